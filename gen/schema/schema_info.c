@@ -1,0 +1,113 @@
+/* schema_info.c: the tables of the schema language. One table per fact: the lexer, the parser,
+ * the printer and the emitters all read these instead of switching over kinds themselves. */
+#include "schema_info.h"
+
+#include <string.h>
+
+#define L  SG_TYF_LEAF
+#define A  SG_TYF_ALIASABLE
+#define TG SG_TYF_TORCHGEN
+#define C  SG_TYF_CALL
+
+const sg_type_info sg_type_infos[SG_TY__COUNT] = {
+    [SG_TY_TENSOR]              = {"Tensor", L | A | TG},
+    [SG_TY_INT]                 = {"int", L | TG},
+    [SG_TY_SYMINT]              = {"SymInt", L | TG},
+    [SG_TY_FLOAT]               = {"float", L | TG},
+    [SG_TY_SYMFLOAT]            = {"SymFloat", L},
+    [SG_TY_BOOL]                = {"bool", L | TG},
+    [SG_TY_SYMBOOL]             = {"SymBool", L | TG},
+    [SG_TY_COMPLEX]             = {"complex", L},
+    [SG_TY_STR]                 = {"str", L | TG},
+    [SG_TY_SCALAR]              = {"Scalar", L | TG},
+    [SG_TY_SCALAR_TYPE]         = {"ScalarType", L | TG},
+    [SG_TY_LAYOUT]              = {"Layout", L | TG},
+    [SG_TY_MEMORY_FORMAT]       = {"MemoryFormat", L | TG},
+    [SG_TY_DEVICE]              = {"Device", L | TG},
+    [SG_TY_DEVICE_INDEX]        = {"DeviceIndex", L | TG},
+    [SG_TY_GENERATOR]           = {"Generator", L | A | TG},
+    [SG_TY_DIMNAME]             = {"Dimname", L | TG},
+    [SG_TY_DIMVECTOR]           = {"DimVector", L | TG},
+    [SG_TY_STORAGE]             = {"Storage", L | A | TG},
+    [SG_TY_STREAM]              = {"Stream", L | TG},
+    [SG_TY_QSCHEME]             = {"QScheme", L | TG},
+    [SG_TY_QUANTIZER]           = {"Quantizer", L | A},
+    [SG_TY_CONST_QUANTIZER_PTR] = {"ConstQuantizerPtr", L | TG},
+    [SG_TY_GRAPH_MODULE]        = {"GraphModule", L | A | TG},
+    [SG_TY_CAPSULE]             = {"Capsule", L | A},
+    [SG_TY_ANY]                 = {"Any", L | A},
+    [SG_TY_ANY_CLASS]           = {"AnyClassType", L | A},
+    [SG_TY_ANY_ENUM]            = {"AnyEnumType", L},
+    [SG_TY_NONE]                = {"NoneType", L},
+    [SG_TY_VAR]                 = {NULL, A},
+    [SG_TY_CLASS]               = {NULL, A},
+    [SG_TY_OPTIONAL]            = {NULL, A},
+    [SG_TY_LIST]                = {NULL, A},
+    [SG_TY_TUPLE]               = {NULL, A},
+    [SG_TY_DICT]                = {"Dict", A | C},
+    [SG_TY_FUTURE]              = {"Future", A | C},
+    [SG_TY_RREF]                = {"RRef", A | C},
+    [SG_TY_AWAIT]               = {"Await", A | C},
+    [SG_TY_UNION]               = {"Union", A | C},
+};
+
+#undef L
+#undef A
+#undef TG
+#undef C
+
+const char *const sg_schema_kind_names[SG_KIND__COUNT] = {
+    [SG_KIND_FUNCTIONAL] = "functional",
+    [SG_KIND_INPLACE]    = "inplace",
+    [SG_KIND_OUT]        = "out",
+    [SG_KIND_MUTABLE]    = "mutable",
+    [SG_KIND_SCRATCH]    = "scratch",
+};
+
+/* Named constants a default may use, and the type each belongs to. Facts from PyTorch's
+ * schema parser and c10's enums (dtype, layout, memory format, qscheme, reduction names). */
+static const struct {
+    const char  *name;
+    sg_type_kind type;
+} constants[] = {
+    {"Mean", SG_TY_INT}, {"Sum", SG_TY_INT},
+    {"contiguous_format", SG_TY_MEMORY_FORMAT}, {"preserve_format", SG_TY_MEMORY_FORMAT},
+    {"channels_last", SG_TY_MEMORY_FORMAT}, {"channels_last_3d", SG_TY_MEMORY_FORMAT},
+    {"strided", SG_TY_LAYOUT}, {"sparse_coo", SG_TY_LAYOUT}, {"sparse_csr", SG_TY_LAYOUT},
+    {"sparse_csc", SG_TY_LAYOUT}, {"sparse_bsr", SG_TY_LAYOUT}, {"sparse_bsc", SG_TY_LAYOUT},
+    {"_mkldnn", SG_TY_LAYOUT}, {"jagged", SG_TY_LAYOUT},
+    {"per_tensor_affine", SG_TY_QSCHEME}, {"per_channel_affine", SG_TY_QSCHEME},
+    {"per_tensor_symmetric", SG_TY_QSCHEME}, {"per_channel_symmetric", SG_TY_QSCHEME},
+    {"per_channel_affine_float_qparams", SG_TY_QSCHEME},
+    {"uint8", SG_TY_SCALAR_TYPE}, {"int8", SG_TY_SCALAR_TYPE}, {"int16", SG_TY_SCALAR_TYPE},
+    {"int32", SG_TY_SCALAR_TYPE}, {"int64", SG_TY_SCALAR_TYPE}, {"uint16", SG_TY_SCALAR_TYPE},
+    {"uint32", SG_TY_SCALAR_TYPE}, {"uint64", SG_TY_SCALAR_TYPE},
+    {"float16", SG_TY_SCALAR_TYPE}, {"float32", SG_TY_SCALAR_TYPE},
+    {"float64", SG_TY_SCALAR_TYPE}, {"bfloat16", SG_TY_SCALAR_TYPE},
+    {"complex32", SG_TY_SCALAR_TYPE}, {"complex64", SG_TY_SCALAR_TYPE},
+    {"complex128", SG_TY_SCALAR_TYPE}, {"bool", SG_TY_SCALAR_TYPE},
+    {"byte", SG_TY_SCALAR_TYPE}, {"char", SG_TY_SCALAR_TYPE}, {"short", SG_TY_SCALAR_TYPE},
+    {"int", SG_TY_SCALAR_TYPE}, {"long", SG_TY_SCALAR_TYPE}, {"half", SG_TY_SCALAR_TYPE},
+    {"float", SG_TY_SCALAR_TYPE}, {"double", SG_TY_SCALAR_TYPE},
+    {"cfloat", SG_TY_SCALAR_TYPE}, {"cdouble", SG_TY_SCALAR_TYPE}, {"chalf", SG_TY_SCALAR_TYPE},
+    {"float8_e4m3fn", SG_TY_SCALAR_TYPE}, {"float8_e5m2", SG_TY_SCALAR_TYPE},
+    {"float8_e4m3fnuz", SG_TY_SCALAR_TYPE}, {"float8_e5m2fnuz", SG_TY_SCALAR_TYPE},
+    {"qint8", SG_TY_SCALAR_TYPE}, {"quint8", SG_TY_SCALAR_TYPE}, {"qint32", SG_TY_SCALAR_TYPE},
+    {"quint4x2", SG_TY_SCALAR_TYPE}, {"quint2x4", SG_TY_SCALAR_TYPE},
+};
+
+int sg_constant_type(const char *name, size_t len) {
+    for (size_t i = 0; i < sizeof constants / sizeof constants[0]; i++)
+        if (strlen(constants[i].name) == len && memcmp(constants[i].name, name, len) == 0)
+            return (int)constants[i].type;
+    return -1;
+}
+
+int sg_type_by_name(const char *name, size_t len) {
+    for (int k = 0; k < SG_TY__COUNT; k++) {
+        const char *n = sg_type_infos[k].name;
+        if (n && strlen(n) == len && memcmp(n, name, len) == 0) return k;
+    }
+    if (len == 4 && memcmp(name, "None", 4) == 0) return SG_TY_NONE;
+    return -1;
+}

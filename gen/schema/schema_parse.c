@@ -1,0 +1,728 @@
+/* schema_parse.c: recursive-descent parser for schema strings (grammar in sg_schema.h).
+ *
+ * Errors unwind with longjmp to sg_schema_parse, the one recovery point; nothing outside this
+ * file sees it. Every node comes from the caller's arena, so an abandoned parse leaks nothing
+ * the arena does not free. */
+#include "schema_info.h"
+#include "schema_lex.h"
+#include "sg_schema.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_DEPTH = 32 }; /* nesting of types and list defaults */
+
+typedef struct parser {
+    const char      *text; /* NUL-terminated copy in the arena */
+    size_t           len;
+    uint32_t         pos;
+    sg_token         tok;  /* current token */
+    sg_arena        *arena;
+    sg_schema_error *err;
+    int              code;
+    jmp_buf          jb;
+} parser;
+
+#if defined(__GNUC__)
+__attribute__((noreturn, format(printf, 3, 4)))
+#endif
+static void fail(parser *p, uint32_t offset, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->err->msg, sizeof p->err->msg, fmt, ap);
+    va_end(ap);
+    p->err->offset = offset;
+    p->code = SG_SCHEMA_ESYNTAX;
+    longjmp(p->jb, 1);
+}
+
+static void *alloc(parser *p, size_t n) {
+    void *m = sg_arena_alloc(p->arena, n);
+    if (!m) {
+        snprintf(p->err->msg, sizeof p->err->msg, "out of memory");
+        p->err->offset = p->tok.start;
+        p->code = SG_SCHEMA_ENOMEM;
+        longjmp(p->jb, 1);
+    }
+    return m;
+}
+
+static const char *dup(parser *p, uint32_t start, uint32_t end) {
+    char *s = alloc(p, end - start + 1);
+    memcpy(s, p->text + start, end - start);
+    return s;
+}
+
+static void next(parser *p) { sg_lex(p->text, p->len, &p->pos, &p->tok); }
+
+static bool accept(parser *p, sg_tok_kind k) {
+    if (p->tok.kind != k) return false;
+    next(p);
+    return true;
+}
+
+/* Describes the current token for a message: its text when it has one. */
+static void describe(parser *p, char *out, size_t n) {
+    sg_token t = p->tok;
+    if (t.kind == SG_T_EOF || t.kind == SG_T_BADSTR) {
+        snprintf(out, n, "%s", sg_tok_describe(t.kind));
+        return;
+    }
+    unsigned char c = (unsigned char)p->text[t.start];
+    if (t.kind == SG_T_BAD && (c < 0x20 || c >= 0x7f))
+        snprintf(out, n, "byte 0x%02x", c);
+    else
+        snprintf(out, n, "'%.*s'", (int)(t.end - t.start > 40 ? 40 : t.end - t.start),
+                 p->text + t.start);
+}
+
+#if defined(__GNUC__)
+__attribute__((noreturn))
+#endif
+static void unexpected(parser *p, const char *wanted) {
+    char got[64];
+    describe(p, got, sizeof got);
+    fail(p, p->tok.start, "expected %s, found %s", wanted, got);
+}
+
+static void expect(parser *p, sg_tok_kind k, const char *wanted) {
+    if (!accept(p, k)) unexpected(p, wanted);
+}
+
+/* ---- alias annotations ------------------------------------------------------------------ */
+
+static const char **alias_set(parser *p, uint32_t *n) {
+    const char *names[64];
+    *n = 0;
+    do {
+        if (*n == 64) fail(p, p->tok.start, "alias set has more than 64 names");
+        if (p->tok.kind == SG_T_STAR) {
+            names[(*n)++] = "*";
+        } else if (p->tok.kind == SG_T_IDENT) {
+            names[(*n)++] = dup(p, p->tok.start, p->tok.end);
+        } else {
+            unexpected(p, "an alias set name or '*'");
+        }
+        next(p);
+    } while (accept(p, SG_T_PIPE));
+    const char **set = alloc(p, *n * sizeof *set);
+    memcpy(set, names, *n * sizeof *set);
+    return set;
+}
+
+/* At '(' or '!' after a type. */
+static sg_alias *parse_alias(parser *p) {
+    sg_alias *a = alloc(p, sizeof *a);
+    a->offset = p->tok.start;
+    if (accept(p, SG_T_BANG)) {
+        a->write = a->fresh = true;
+        a->before = a->after = alloc(p, sizeof(char *));
+        return a;
+    }
+    expect(p, SG_T_LPAREN, "'('");
+    a->before = alias_set(p, &a->nbefore);
+    a->write = accept(p, SG_T_BANG);
+    if (accept(p, SG_T_ARROW)) {
+        a->arrow = true;
+        a->after = alias_set(p, &a->nafter);
+    } else {
+        a->after = a->before;
+        a->nafter = a->nbefore;
+    }
+    expect(p, SG_T_RPAREN, "')' to close the alias annotation");
+    return a;
+}
+
+/* ---- types ------------------------------------------------------------------------------ */
+
+static sg_type *new_type(parser *p, sg_type_kind kind, uint32_t offset) {
+    sg_type *t = alloc(p, sizeof *t);
+    t->kind = kind;
+    t->size = -1;
+    t->offset = offset;
+    return t;
+}
+
+static sg_type *wrap(parser *p, sg_type_kind kind, sg_type *elem) {
+    sg_type *t = new_type(p, kind, elem->offset);
+    t->elems = alloc(p, sizeof *t->elems);
+    t->elems[0] = elem;
+    t->nelems = 1;
+    return t;
+}
+
+static sg_type *parse_type(parser *p, int depth);
+
+/* Element types of Tuple(...), Dict(k, v), Future(t), ... or (a, b); at '('. */
+static void type_args(parser *p, sg_type *t, int depth) {
+    sg_type *elems[64];
+    uint32_t n = 0;
+    expect(p, SG_T_LPAREN, "'('");
+    if (p->tok.kind != SG_T_RPAREN) {
+        do {
+            if (n == 64) fail(p, p->tok.start, "type has more than 64 elements");
+            elems[n++] = parse_type(p, depth + 1);
+        } while (accept(p, SG_T_COMMA));
+    }
+    expect(p, SG_T_RPAREN, "',' or ')' in the type's element list");
+    t->elems = alloc(p, (n ? n : 1) * sizeof *t->elems);
+    memcpy(t->elems, elems, n * sizeof *elems);
+    t->nelems = n;
+}
+
+static void check_arity(parser *p, const sg_type *t) {
+    uint32_t want = t->kind == SG_TY_DICT ? 2 : t->kind == SG_TY_UNION ? 0 : 1;
+    if (t->kind == SG_TY_TUPLE) return;
+    if ((want && t->nelems != want) || (!want && t->nelems == 0))
+        fail(p, t->offset, "'%s' takes %s", sg_type_infos[t->kind].name,
+             want == 2 ? "two types (key, value)" : want == 1 ? "one type" : "at least one type");
+}
+
+static sg_type *parse_named_type(parser *p, int depth) {
+    sg_token t = p->tok;
+    const char *s = p->text + t.start;
+    size_t n = t.end - t.start;
+    if (t.type == SG_TY_TUPLE || (t.type >= 0 && (sg_type_infos[t.type].flags & SG_TYF_CALL))) {
+        sg_type *ty = new_type(p, (sg_type_kind)t.type, t.start);
+        next(p);
+        type_args(p, ty, depth);
+        check_arity(p, ty);
+        return ty;
+    }
+    if (t.type >= 0) {
+        next(p);
+        return new_type(p, (sg_type_kind)t.type, t.start);
+    }
+    if (n == 4 && memcmp(s, "None", 4) == 0) {
+        next(p);
+        return new_type(p, SG_TY_NONE, t.start);
+    }
+    if (n >= 9 && memcmp(s, "__torch__", 9) == 0) {
+        uint32_t end = t.end;
+        next(p);
+        while (p->tok.kind == SG_T_DOT) {
+            next(p);
+            if (p->tok.kind != SG_T_IDENT) unexpected(p, "a class name after '.'");
+            end = p->tok.end;
+            next(p);
+        }
+        sg_type *ty = new_type(p, SG_TY_CLASS, t.start);
+        ty->name = dup(p, t.start, end);
+        return ty;
+    }
+    if (n == 6 && memcmp(s, "double", 6) == 0)
+        fail(p, t.start, "unknown type 'double'; schemas spell a double 'float'");
+    if (n == 7 && memcmp(s, "int64_t", 7) == 0)
+        fail(p, t.start, "unknown type 'int64_t'; schemas spell it 'int' (or 'SymInt')");
+    if (islower((unsigned char)s[0])) { /* PyTorch's rule: other lower-case names are type variables */
+        sg_type *ty = new_type(p, SG_TY_VAR, t.start);
+        ty->name = dup(p, t.start, t.end);
+        next(p);
+        return ty;
+    }
+    fail(p, t.start, "unknown type '%.*s'", (int)(n > 60 ? 60 : n), s);
+}
+
+static void annotate(parser *p, sg_type *t) {
+    const sg_type *base = t;
+    while ((base->kind == SG_TY_OPTIONAL) && base->nelems) base = base->elems[0];
+    if (!(sg_type_infos[base->kind].flags & SG_TYF_ALIASABLE)) {
+        sg_buf b;
+        sg_buf_init(&b);
+        sg_type_print(&b, t, false);
+        char name[64];
+        snprintf(name, sizeof name, "%s", b.data ? b.data : "?");
+        sg_buf_free(&b);
+        fail(p, p->tok.start, "alias annotation on type '%s', which cannot alias; annotations "
+             "belong on Tensor types", name);
+    }
+    t->alias = parse_alias(p);
+}
+
+static sg_type *parse_type(parser *p, int depth) {
+    if (depth > MAX_DEPTH) fail(p, p->tok.start, "type nested more than %d levels deep", MAX_DEPTH);
+    sg_type *t;
+    if (p->tok.kind == SG_T_LPAREN) {
+        t = new_type(p, SG_TY_TUPLE, p->tok.start);
+        type_args(p, t, depth);
+    } else if (p->tok.kind == SG_T_IDENT) {
+        t = parse_named_type(p, depth);
+    } else {
+        unexpected(p, "a type");
+    }
+    if (p->tok.kind == SG_T_LPAREN || p->tok.kind == SG_T_BANG) annotate(p, t);
+    for (;;) {
+        if (p->tok.kind == SG_T_LBRACKET) {
+            next(p);
+            t = wrap(p, SG_TY_LIST, t);
+            if (p->tok.kind == SG_T_INT) {
+                errno = 0;
+                long long v = strtoll(p->text + p->tok.start, NULL, 0);
+                if (errno || v < 0 || v > INT32_MAX) fail(p, p->tok.start, "list size out of range");
+                t->size = (int32_t)v;
+                next(p);
+            }
+            expect(p, SG_T_RBRACKET, "']' (a list type is T[] or T[N])");
+            if (p->tok.kind == SG_T_LPAREN || p->tok.kind == SG_T_BANG) annotate(p, t);
+        } else if (p->tok.kind == SG_T_QUESTION) {
+            next(p);
+            if (t->kind == SG_TY_OPTIONAL) fail(p, p->tok.start, "type is already optional");
+            t = wrap(p, SG_TY_OPTIONAL, t);
+            if (p->tok.kind == SG_T_LPAREN || p->tok.kind == SG_T_BANG)
+                fail(p, p->tok.start, "an alias annotation goes before '?': write Tensor(a)?");
+        } else {
+            return t;
+        }
+    }
+}
+
+/* ---- default values --------------------------------------------------------------------- */
+
+static int hexval(int c) {
+    return isdigit(c) ? c - '0' : isxdigit(c) ? (tolower(c) - 'a' + 10) : -1;
+}
+
+/* Decodes a quoted literal's escapes. */
+static void decode_string(parser *p, sg_value *v) {
+    const char *s = p->text + p->tok.start + 1, *end = p->text + p->tok.end - 1;
+    char *out = alloc(p, (size_t)(end - s) + 1), *o = out;
+    while (s < end) {
+        if (*s != '\\') {
+            *o++ = *s++;
+            continue;
+        }
+        const char *esc = s++;
+        char c = *s++;
+        switch (c) {
+        case 'n': *o++ = '\n'; break;
+        case 't': *o++ = '\t'; break;
+        case 'r': *o++ = '\r'; break;
+        case '0': *o++ = '\0'; break;
+        case 'a': *o++ = '\a'; break;
+        case 'b': *o++ = '\b'; break;
+        case 'f': *o++ = '\f'; break;
+        case 'v': *o++ = '\v'; break;
+        case '\\': case '\'': case '"': *o++ = c; break;
+        case 'x': {
+            int h = s < end ? hexval((unsigned char)s[0]) : -1;
+            int l = s + 1 < end ? hexval((unsigned char)s[1]) : -1;
+            if (h < 0 || l < 0)
+                fail(p, (uint32_t)(esc - p->text), "'\\x' needs two hex digits");
+            *o++ = (char)(h * 16 + l);
+            s += 2;
+            break;
+        }
+        default:
+            fail(p, (uint32_t)(esc - p->text), "unknown escape sequence '\\%c' in string", c);
+        }
+    }
+    v->u.str.s = out;
+    v->u.str.len = (size_t)(o - out);
+}
+
+static bool ident_is(const parser *p, const char *word) {
+    size_t n = strlen(word);
+    return p->tok.kind == SG_T_IDENT && p->tok.end - p->tok.start == n &&
+           memcmp(p->text + p->tok.start, word, n) == 0;
+}
+
+static double parse_double(parser *p) {
+    char buf[128];
+    size_t n = p->tok.end - p->tok.start;
+    if (p->tok.kind == SG_T_IMAG) n--; /* the trailing j */
+    if (n >= sizeof buf) fail(p, p->tok.start, "number too long");
+    memcpy(buf, p->text + p->tok.start, n);
+    buf[n] = '\0';
+    return strtod(buf, NULL);
+}
+
+static sg_value *parse_value(parser *p, int depth);
+
+static void parse_number(parser *p, sg_value *v, bool neg) {
+    if (p->tok.kind == SG_T_INT) {
+        errno = 0;
+        unsigned long long u = strtoull(p->text + p->tok.start, NULL, 0);
+        if (errno || u > (unsigned long long)INT64_MAX + (neg ? 1u : 0u))
+            fail(p, p->tok.start, "integer out of range of a 64-bit int");
+        v->kind = SG_VAL_INT;
+        v->u.i = neg ? (int64_t)(0 - u) : (int64_t)u;
+    } else if (p->tok.kind == SG_T_FLOAT || p->tok.kind == SG_T_IMAG) {
+        v->kind = p->tok.kind == SG_T_FLOAT ? SG_VAL_FLOAT : SG_VAL_COMPLEX;
+        v->u.f = neg ? -parse_double(p) : parse_double(p);
+    } else if (ident_is(p, "inf") || ident_is(p, "nan")) {
+        v->kind = SG_VAL_FLOAT;
+        v->u.f = ident_is(p, "inf") ? (neg ? -INFINITY : INFINITY) : NAN;
+    } else {
+        unexpected(p, "a number after '-'");
+    }
+    next(p);
+}
+
+static sg_value *parse_value(parser *p, int depth) {
+    if (depth > MAX_DEPTH) fail(p, p->tok.start, "list nested more than %d levels deep", MAX_DEPTH);
+    sg_value *v = alloc(p, sizeof *v);
+    switch (p->tok.kind) {
+    case SG_T_MINUS:
+        next(p);
+        parse_number(p, v, true);
+        return v;
+    case SG_T_INT: case SG_T_FLOAT: case SG_T_IMAG:
+        parse_number(p, v, false);
+        return v;
+    case SG_T_STRING:
+        v->kind = SG_VAL_STR;
+        decode_string(p, v);
+        next(p);
+        return v;
+    case SG_T_LBRACKET: {
+        sg_value items[256];
+        uint32_t n = 0;
+        next(p);
+        if (p->tok.kind != SG_T_RBRACKET) {
+            do {
+                if (n == 256) fail(p, p->tok.start, "list default has more than 256 items");
+                items[n++] = *parse_value(p, depth + 1);
+            } while (accept(p, SG_T_COMMA));
+        }
+        expect(p, SG_T_RBRACKET, "',' or ']' in the list");
+        v->kind = SG_VAL_LIST;
+        v->u.list.items = alloc(p, (n ? n : 1) * sizeof *items);
+        memcpy(v->u.list.items, items, n * sizeof *items);
+        v->u.list.n = n;
+        return v;
+    }
+    case SG_T_IDENT:
+        if (ident_is(p, "None")) {
+            v->kind = SG_VAL_NONE;
+        } else if (ident_is(p, "True") || ident_is(p, "False")) {
+            v->kind = SG_VAL_BOOL;
+            v->u.b = ident_is(p, "True");
+        } else if (ident_is(p, "inf") || ident_is(p, "nan")) {
+            parse_number(p, v, false);
+            return v;
+        } else {
+            v->kind = SG_VAL_IDENT;
+            v->u.str.s = dup(p, p->tok.start, p->tok.end);
+            v->u.str.len = p->tok.end - p->tok.start;
+        }
+        next(p);
+        return v;
+    default:
+        unexpected(p, "a default value");
+    }
+}
+
+/* Whether value v may be the default of type t (PyTorch's conversions: an int fills a float,
+ * a sized list takes one element for all, named constants belong to their enum type). */
+static bool fits(const sg_value *v, const sg_type *t) {
+    if (t->kind == SG_TY_ANY || t->kind == SG_TY_VAR) return true;
+    if (v->kind == SG_VAL_NONE) return t->kind == SG_TY_OPTIONAL || t->kind == SG_TY_NONE;
+    switch (t->kind) {
+    case SG_TY_OPTIONAL:
+        return fits(v, t->elems[0]);
+    case SG_TY_LIST:
+        if (v->kind != SG_VAL_LIST) return t->size >= 0 && fits(v, t->elems[0]);
+        for (uint32_t i = 0; i < v->u.list.n; i++)
+            if (!fits(&v->u.list.items[i], t->elems[0])) return false;
+        return true;
+    case SG_TY_BOOL: case SG_TY_SYMBOOL:
+        return v->kind == SG_VAL_BOOL;
+    case SG_TY_INT: case SG_TY_SYMINT: case SG_TY_DEVICE_INDEX:
+        return v->kind == SG_VAL_INT ||
+               (v->kind == SG_VAL_IDENT && sg_constant_type(v->u.str.s, v->u.str.len) == SG_TY_INT);
+    case SG_TY_FLOAT: case SG_TY_SYMFLOAT:
+        return v->kind == SG_VAL_INT || v->kind == SG_VAL_FLOAT;
+    case SG_TY_COMPLEX:
+        return v->kind == SG_VAL_INT || v->kind == SG_VAL_FLOAT || v->kind == SG_VAL_COMPLEX;
+    case SG_TY_SCALAR:
+        return v->kind == SG_VAL_INT || v->kind == SG_VAL_FLOAT || v->kind == SG_VAL_COMPLEX ||
+               v->kind == SG_VAL_BOOL;
+    case SG_TY_STR: case SG_TY_DIMNAME: case SG_TY_DEVICE:
+        return v->kind == SG_VAL_STR;
+    case SG_TY_SCALAR_TYPE: case SG_TY_LAYOUT: case SG_TY_MEMORY_FORMAT: case SG_TY_QSCHEME:
+        return v->kind == SG_VAL_INT ||
+               (v->kind == SG_VAL_IDENT && sg_constant_type(v->u.str.s, v->u.str.len) == (int)t->kind);
+    default:
+        return false;
+    }
+}
+
+static void check_default(parser *p, const sg_arg *a) {
+    if (fits(a->default_value, a->type)) return;
+    sg_buf b;
+    sg_buf_init(&b);
+    sg_type_print(&b, a->type, false);
+    char ty[64];
+    snprintf(ty, sizeof ty, "%s", b.data ? b.data : "?");
+    sg_buf_free(&b);
+    const sg_value *v = a->default_value;
+    const char *why = "";
+    if (v->kind == SG_VAL_NONE) why = " (only optional types, T?, default to None)";
+    else if (v->kind == SG_VAL_IDENT) why = " (unknown constant for this type)";
+    else if (a->type->kind == SG_TY_LIST && v->kind != SG_VAL_LIST)
+        why = " (a list needs a list default like [0,1]; only sized lists T[N] take one value)";
+    fail(p, a->default_offset, "default value '%.40s' does not fit type '%s' of argument '%s'%s",
+         a->default_text, ty, a->name, why);
+}
+
+/* ---- arguments and returns -------------------------------------------------------------- */
+
+static void parse_arg(parser *p, sg_arg *a, bool kwarg_only) {
+    a->offset = p->tok.start;
+    a->kwarg_only = kwarg_only;
+    a->type = parse_type(p, 0);
+    if (p->tok.kind != SG_T_IDENT) unexpected(p, "an argument name after the type");
+    a->name_offset = p->tok.start;
+    a->name = dup(p, p->tok.start, p->tok.end);
+    next(p);
+    if (accept(p, SG_T_EQUALS)) {
+        a->default_offset = p->tok.start;
+        uint32_t start = p->tok.start, end;
+        a->default_value = parse_value(p, 0);
+        end = p->tok.start;
+        while (end > start && isspace((unsigned char)p->text[end - 1])) end--;
+        a->default_text = dup(p, start, end);
+        check_default(p, a);
+    }
+}
+
+static void parse_ret(parser *p, sg_arg *r) {
+    r->offset = p->tok.start;
+    r->type = parse_type(p, 0);
+    r->name_offset = r->offset;
+    if (p->tok.kind == SG_T_IDENT) {
+        r->name_offset = p->tok.start;
+        r->name = dup(p, p->tok.start, p->tok.end);
+        next(p);
+    }
+    if (p->tok.kind == SG_T_EQUALS) fail(p, p->tok.start, "returns cannot have default values");
+}
+
+/* A growable array of sg_arg in the arena (few args: doubling wastes little). */
+typedef struct argvec {
+    sg_arg  *v;
+    uint32_t n, cap;
+} argvec;
+
+static sg_arg *push(parser *p, argvec *av) {
+    if (av->n == av->cap) {
+        uint32_t cap = av->cap ? av->cap * 2 : 8;
+        sg_arg *v = alloc(p, cap * sizeof *v);
+        if (av->n) memcpy(v, av->v, av->n * sizeof *v);
+        av->v = v;
+        av->cap = cap;
+    }
+    return &av->v[av->n++];
+}
+
+static void parse_args(parser *p, sg_schema *s) {
+    argvec av = {0};
+    bool star = false;
+    expect(p, SG_T_LPAREN, "'(' to start the arguments");
+    s->npositional = UINT32_MAX;
+    if (p->tok.kind != SG_T_RPAREN) {
+        do {
+            if (s->varargs) fail(p, p->tok.start, "'...' must be the last argument");
+            if (p->tok.kind == SG_T_STAR) {
+                if (star) fail(p, p->tok.start, "'*' may appear only once in the arguments");
+                star = true;
+                s->npositional = av.n;
+                next(p);
+            } else if (accept(p, SG_T_ELLIPSIS)) {
+                s->varargs = true;
+            } else {
+                parse_arg(p, push(p, &av), star);
+            }
+        } while (accept(p, SG_T_COMMA));
+    }
+    if (p->tok.kind != SG_T_RPAREN) {
+        if (p->tok.kind == SG_T_EOF) fail(p, p->tok.start, "missing ')' to close the arguments");
+        unexpected(p, "',' or ')' after an argument");
+    }
+    next(p);
+    s->args = av.v;
+    s->nargs = av.n;
+    s->star = star;
+    if (s->npositional == UINT32_MAX) s->npositional = av.n;
+}
+
+static void parse_returns(parser *p, sg_schema *s) {
+    argvec av = {0};
+    if (accept(p, SG_T_LPAREN)) {
+        s->ret_parens = true;
+        if (p->tok.kind != SG_T_RPAREN) {
+            do {
+                if (s->varret) fail(p, p->tok.start, "'...' must be the last return");
+                if (accept(p, SG_T_ELLIPSIS)) s->varret = true;
+                else parse_ret(p, push(p, &av));
+            } while (accept(p, SG_T_COMMA));
+        }
+        expect(p, SG_T_RPAREN, "',' or ')' after a return");
+    } else if (accept(p, SG_T_ELLIPSIS)) {
+        s->varret = true;
+    } else {
+        parse_ret(p, push(p, &av));
+    }
+    s->rets = av.v;
+    s->nrets = av.n;
+}
+
+/* ---- names ------------------------------------------------------------------------------ */
+
+static bool is_augmented(const char *inner, size_t n) {
+    static const char *const ops[] = {"add", "sub", "mul", "div", "mod", "pow",
+                                      "lshift", "rshift", "and", "xor", "or"};
+    if (n < 2 || inner[0] != 'i') return false;
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (strlen(ops[i]) == n - 1 && memcmp(ops[i], inner + 1, n - 1) == 0) return true;
+    return false;
+}
+
+/* Splits the name into base, in-place and dunder (torchgen's BaseOperatorName facts). */
+static void classify_name(parser *p, sg_schema *s) {
+    const char *n = s->name;
+    size_t len = strlen(n);
+    s->base = n;
+    if (len > 4 && memcmp(n, "__", 2) == 0 && memcmp(n + len - 2, "__", 2) == 0 &&
+        !memchr(n + 2, '_', len - 4)) {
+        s->dunder = true;
+        if (is_augmented(n + 2, len - 4)) {
+            char *b = alloc(p, len);
+            memcpy(b, "__", 2);
+            memcpy(b + 2, n + 3, len - 3);
+            s->base = b;
+            s->inplace = true;
+        }
+    } else if (len > 1 && n[len - 1] == '_') {
+        s->inplace = true;
+        s->base = dup(p, s->name_offset, s->name_offset + (uint32_t)len - 1);
+    }
+}
+
+static void parse_name(parser *p, sg_schema *s) {
+    if (p->tok.kind != SG_T_IDENT) unexpected(p, "an operator name");
+    sg_token first = p->tok;
+    next(p);
+    if (accept(p, SG_T_COLONCOLON)) {
+        s->ns = dup(p, first.start, first.end);
+        if (p->tok.kind != SG_T_IDENT) unexpected(p, "an operator name after '::'");
+        first = p->tok;
+        next(p);
+        if (p->tok.kind == SG_T_COLONCOLON)
+            fail(p, p->tok.start, "an operator name has at most one namespace ('ns::name')");
+    }
+    s->name_offset = first.start;
+    s->name = dup(p, first.start, first.end);
+    s->overload = "";
+    s->overload_offset = p->tok.start;
+    if (accept(p, SG_T_DOT)) {
+        if (p->tok.kind != SG_T_IDENT) unexpected(p, "an overload name after '.'");
+        s->overload_offset = p->tok.start;
+        s->overload = dup(p, p->tok.start, p->tok.end);
+        next(p);
+    }
+    classify_name(p, s);
+}
+
+/* PyTorch's FunctionSchema check: once a positional argument has a default, every later
+ * positional one needs one too (lists are exempt, for historical reasons). */
+static void check_default_order(parser *p, const sg_schema *s) {
+    bool seen = false;
+    for (uint32_t i = 0; i < s->npositional; i++) {
+        const sg_arg *a = &s->args[i];
+        if (a->default_value) seen = true;
+        else if (seen && a->type->kind != SG_TY_LIST)
+            fail(p, a->offset, "argument '%s' has no default but follows an argument that has "
+                 "one; give it a default or make it keyword-only (after '*')", a->name);
+    }
+}
+
+int sg_schema_parse(const char *text, size_t len, sg_arena *arena, sg_schema *out,
+                    sg_schema_error *err) {
+    parser p;
+    memset(&p, 0, sizeof p);
+    memset(out, 0, sizeof *out);
+    memset(err, 0, sizeof *err);
+    p.err = err;
+    p.arena = arena;
+    if (len > UINT32_MAX - 1) {
+        snprintf(err->msg, sizeof err->msg, "schema longer than 4 GiB");
+        return SG_SCHEMA_ESYNTAX;
+    }
+    if (setjmp(p.jb)) return p.code;
+    char *copy = alloc(&p, len + 1);
+    memcpy(copy, text, len);
+    p.text = copy;
+    p.len = len;
+    next(&p);
+    if (p.tok.kind == SG_T_EOF) fail(&p, 0, "empty schema");
+    parse_name(&p, out);
+    if (p.tok.kind != SG_T_LPAREN) unexpected(&p, "'(' after the operator name");
+    parse_args(&p, out);
+    if (p.tok.kind != SG_T_ARROW) unexpected(&p, "'->' and the returns after the arguments");
+    next(&p);
+    parse_returns(&p, out);
+    if (p.tok.kind != SG_T_EOF) unexpected(&p, "end of schema after the returns");
+    check_default_order(&p, out);
+    return SG_SCHEMA_OK;
+}
+
+/* ---- derived facts ---------------------------------------------------------------------- */
+
+const sg_alias *sg_type_alias(const sg_type *t) {
+    for (; t; t = t->nelems && (t->kind == SG_TY_OPTIONAL || t->kind == SG_TY_LIST) ? t->elems[0] : NULL)
+        if (t->alias) return t->alias;
+    return NULL;
+}
+
+const sg_type *sg_type_base(const sg_type *t) {
+    while ((t->kind == SG_TY_OPTIONAL || t->kind == SG_TY_LIST) && t->nelems) t = t->elems[0];
+    return t;
+}
+
+bool sg_type_is_tensor_like(const sg_type *t) { return sg_type_base(t)->kind == SG_TY_TENSOR; }
+
+bool sg_arg_is_write(const sg_arg *a) {
+    const sg_alias *al = sg_type_alias(a->type);
+    return al && al->write;
+}
+
+bool sg_arg_is_out(const sg_schema *s, const sg_arg *a) {
+    (void)s;
+    return a->kwarg_only && sg_arg_is_write(a);
+}
+
+bool sg_schema_is_mutable(const sg_schema *s) {
+    for (uint32_t i = 0; i < s->nargs; i++)
+        if (sg_arg_is_write(&s->args[i])) return true;
+    return false;
+}
+
+/* torchgen's SchemaKind: in-place by name; out by written keyword-only arguments (scratch when
+ * one is named _scratch_*); mutable when a positional argument other than self is written. */
+sg_schema_kind sg_schema_kind_of(const sg_schema *s) {
+    bool out = false, scratch = false, mutated = false, seen_self = false;
+    for (uint32_t i = 0; i < s->nargs; i++) {
+        const sg_arg *a = &s->args[i];
+        bool self = !seen_self && i < s->npositional && strcmp(a->name, "self") == 0;
+        seen_self |= self;
+        if (!sg_arg_is_write(a)) continue;
+        if (a->kwarg_only) {
+            out = true;
+            scratch |= strncmp(a->name, "_scratch_", 9) == 0;
+        } else if (!self) {
+            mutated = true;
+        }
+    }
+    if (s->inplace) return SG_KIND_INPLACE;
+    if (scratch) return SG_KIND_SCRATCH;
+    if (out) return SG_KIND_OUT;
+    if (mutated) return SG_KIND_MUTABLE;
+    return SG_KIND_FUNCTIONAL;
+}

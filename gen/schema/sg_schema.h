@@ -1,0 +1,270 @@
+/* sg_schema.h: the schema language (aten function schemas), as a small library.
+ *
+ * Parses one schema string such as
+ *     my_ops::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+ * into plain data (sg_schema), prints it back in canonical form, and nothing else: no YAML,
+ * no Lua, no I/O. The generator and the runtime both link it (the runtime defines ops from
+ * schema strings at run time, as TORCH_LIBRARY's def does).
+ *
+ * Memory: everything a parse produces lives in an sg_arena the caller owns; freeing the arena
+ * frees the schema. Strings in the model are NUL-terminated copies, never pointers into the
+ * source text, so the source may be freed after the parse.
+ *
+ * Grammar accepted (PyTorch's runtime schema parser's, which is a superset of torchgen's):
+ *   schema   := [ns '::'] name ['.' overload] '(' args ')' '->' returns
+ *   args     := [arg (',' arg)*] with one optional bare '*' (keyword-only from there on)
+ *               and an optional trailing '...' (varargs)
+ *   arg      := type [ '[' N ']' [annot] ['?'] ] name ['=' default]
+ *   returns  := type [name] | '(' [type [name] (',' type [name])*] [',' '...'] ')' | '...'
+ *   type     := base [annot] ( '[]' [annot] | '?' )*
+ *   base     := Tensor | int | SymInt | ... (sg_type_kind) | t (type variable)
+ *             | Tuple(...) | Dict(k, v) | Future(t) | RRef(t) | Await(t) | Union(...)
+ *             | __torch__.torch.classes.a.b
+ *   annot    := '(' set ['!'] ['->' set] ')' | '!'      set := (ident | '*') ('|' ...)*
+ * Whitespace between tokens is free.
+ */
+#ifndef SG_SCHEMA_H
+#define SG_SCHEMA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- arena ------------------------------------------------------------------------------- */
+
+/* A bump allocator: many small allocations, one free. alloc may be NULL (malloc/free are used);
+ * otherwise it is called as alloc(ud, NULL, n) to allocate and alloc(ud, p, 0) to free, so tests
+ * can inject failures. */
+typedef void *(*sg_alloc_fn)(void *ud, void *ptr, size_t size);
+typedef struct sg_arena sg_arena;
+
+sg_arena *sg_arena_new(sg_alloc_fn alloc, void *ud);
+void      sg_arena_free(sg_arena *a);
+/* Returns 8-byte aligned zeroed memory, or NULL when out of memory. */
+void     *sg_arena_alloc(sg_arena *a, size_t n);
+char     *sg_arena_strndup(sg_arena *a, const char *s, size_t n);
+size_t    sg_arena_used(const sg_arena *a);
+
+/* ---- types ------------------------------------------------------------------------------- */
+
+/* Every type the corpus or PyTorch's parser knows. The order is the order of the info table
+ * (sg_type_infos); SG_TY__COUNT guards it. */
+typedef enum sg_type_kind {
+    /* leaf types, spelled by name */
+    SG_TY_TENSOR,
+    SG_TY_INT,
+    SG_TY_SYMINT,
+    SG_TY_FLOAT,
+    SG_TY_SYMFLOAT,
+    SG_TY_BOOL,
+    SG_TY_SYMBOOL,
+    SG_TY_COMPLEX,
+    SG_TY_STR,
+    SG_TY_SCALAR,
+    SG_TY_SCALAR_TYPE,
+    SG_TY_LAYOUT,
+    SG_TY_MEMORY_FORMAT,
+    SG_TY_DEVICE,
+    SG_TY_DEVICE_INDEX,
+    SG_TY_GENERATOR,
+    SG_TY_DIMNAME,
+    SG_TY_DIMVECTOR,
+    SG_TY_STORAGE,
+    SG_TY_STREAM,
+    SG_TY_QSCHEME,
+    SG_TY_QUANTIZER,
+    SG_TY_CONST_QUANTIZER_PTR,
+    SG_TY_GRAPH_MODULE,
+    SG_TY_CAPSULE,
+    SG_TY_ANY,
+    SG_TY_ANY_CLASS,
+    SG_TY_ANY_ENUM,
+    SG_TY_NONE,      /* "NoneType" (also "None" as a type) */
+    SG_TY_VAR,       /* a type variable: t, t1, T (name in sg_type.name) */
+    SG_TY_CLASS,     /* __torch__.torch.classes.ns.Name (full name in sg_type.name) */
+    /* constructed types */
+    SG_TY_OPTIONAL,  /* elems[0]? */
+    SG_TY_LIST,      /* elems[0][] or elems[0][size] */
+    SG_TY_TUPLE,     /* Tuple(elems...) or (elems...) */
+    SG_TY_DICT,      /* Dict(elems[0], elems[1]) */
+    SG_TY_FUTURE,    /* Future(elems[0]) */
+    SG_TY_RREF,      /* RRef(elems[0]) */
+    SG_TY_AWAIT,     /* Await(elems[0]) */
+    SG_TY_UNION,     /* Union(elems...) */
+    SG_TY__COUNT
+} sg_type_kind;
+
+enum {
+    SG_TYF_LEAF      = 1u << 0, /* spelled by a name alone */
+    SG_TYF_ALIASABLE = 1u << 1, /* may carry an alias annotation */
+    SG_TYF_TORCHGEN  = 1u << 2, /* torchgen's BaseTy knows it (aten entries may use it) */
+    SG_TYF_CALL      = 1u << 3, /* constructed as Name(args...) */
+};
+
+typedef struct sg_type_info {
+    const char *name;  /* spelling in a schema ("ScalarType", "Dict"); NULL where none */
+    unsigned    flags; /* SG_TYF_* */
+} sg_type_info;
+
+extern const sg_type_info sg_type_infos[SG_TY__COUNT];
+
+/* An alias annotation: Tensor(a), (a!), (a|b), (a -> *), (a! -> a|b), (*), and the fresh-set
+ * shorthand Tensor!. Set members are names; "*" is the wildcard. */
+typedef struct sg_alias {
+    const char **before;
+    const char **after;   /* == before (same array) unless an arrow was written */
+    uint32_t     nbefore;
+    uint32_t     nafter;
+    bool         write;   /* '!' */
+    bool         arrow;   /* '->' written */
+    bool         fresh;   /* Tensor!: a fresh written set with no name */
+    uint32_t     offset;  /* byte offset of '(' (or '!') in the schema text */
+} sg_alias;
+
+typedef struct sg_type sg_type;
+struct sg_type {
+    sg_type_kind kind;
+    int32_t      size;    /* SG_TY_LIST: fixed size N of T[N], or -1 */
+    const char  *name;    /* SG_TY_VAR, SG_TY_CLASS: the name as written */
+    sg_type    **elems;   /* constructed types: element types */
+    uint32_t     nelems;
+    sg_alias    *alias;   /* annotation on this node (Tensor(a), T[](a)), or NULL */
+    uint32_t     offset;  /* byte offset in the schema text */
+};
+
+/* ---- default values ---------------------------------------------------------------------- */
+
+typedef enum sg_value_kind {
+    SG_VAL_NONE,    /* None */
+    SG_VAL_BOOL,    /* True / False */
+    SG_VAL_INT,     /* 1, -100, 0x10 */
+    SG_VAL_FLOAT,   /* 1.0, 1e-05, -inf, nan */
+    SG_VAL_COMPLEX, /* 1j, 2.5j (imaginary literal) */
+    SG_VAL_STR,     /* 'linear', "L" (escapes decoded) */
+    SG_VAL_LIST,    /* [0,1], [] */
+    SG_VAL_IDENT,   /* a named constant: Mean, long, contiguous_format */
+} sg_value_kind;
+
+typedef struct sg_value sg_value;
+struct sg_value {
+    sg_value_kind kind;
+    union {
+        bool    b;
+        int64_t i;
+        double  f;                                /* FLOAT, and the imaginary part of COMPLEX */
+        struct { const char *s; size_t len; } str; /* STR (decoded, may hold NUL) and IDENT */
+        struct { sg_value *items; uint32_t n; } list;
+    } u;
+};
+
+/* ---- arguments and schemas --------------------------------------------------------------- */
+
+typedef struct sg_arg {
+    const char *name;          /* NULL for an unnamed return */
+    sg_type    *type;
+    const char *default_text;  /* the default's source text, NULL if none */
+    sg_value   *default_value; /* parsed default, NULL if none */
+    bool        kwarg_only;    /* after '*' */
+    uint32_t    offset;        /* byte offset of the argument's first character */
+    uint32_t    name_offset;   /* byte offset of the name (== offset when unnamed) */
+    uint32_t    default_offset;
+} sg_arg;
+
+/* What an op does to its arguments, torchgen's SchemaKind. */
+typedef enum sg_schema_kind {
+    SG_KIND_FUNCTIONAL,
+    SG_KIND_INPLACE,
+    SG_KIND_OUT,
+    SG_KIND_MUTABLE,
+    SG_KIND_SCRATCH,
+    SG_KIND__COUNT
+} sg_schema_kind;
+
+extern const char *const sg_schema_kind_names[SG_KIND__COUNT];
+
+typedef struct sg_schema {
+    const char *ns;        /* "my_ops", or NULL where none was written */
+    const char *name;      /* as written: "add_", "__iand__" */
+    const char *overload;  /* "" where none */
+    const char *base;      /* name with in-place '_' and augmented dunder 'i' stripped: "add", "__and__" */
+    bool        inplace;   /* add_, __iand__ */
+    bool        dunder;    /* __and__ */
+    sg_arg     *args;
+    uint32_t    nargs;
+    uint32_t    npositional; /* args[0..npositional) are positional, the rest keyword-only */
+    bool        star;        /* a bare '*' was written (it may be followed by nothing) */
+    bool        varargs;     /* '...' ends the arguments */
+    sg_arg     *rets;
+    uint32_t    nrets;
+    bool        varret;      /* '...' ends the returns */
+    bool        ret_parens;  /* returns written in parentheses */
+    uint32_t    name_offset;     /* of name (after any ns::) */
+    uint32_t    overload_offset; /* of the overload name, or of '(' where none */
+} sg_schema;
+
+/* ---- parsing ----------------------------------------------------------------------------- */
+
+typedef struct sg_schema_error {
+    uint32_t offset;    /* byte offset into the schema text where the problem is */
+    char     msg[256];
+} sg_schema_error;
+
+enum { SG_SCHEMA_OK = 0, SG_SCHEMA_ESYNTAX = 1, SG_SCHEMA_ENOMEM = 2 };
+
+/* Parses text[0..len) into *out. Returns SG_SCHEMA_OK, or an error code with *err filled.
+ * Checks what PyTorch checks when a library defines a schema: the grammar, known types,
+ * annotations only on types that can alias, default values that fit their type, and that no
+ * positional argument without a default follows one with a default (lists excepted). */
+int sg_schema_parse(const char *text, size_t len, sg_arena *arena, sg_schema *out,
+                    sg_schema_error *err);
+
+/* Derived facts. */
+sg_schema_kind  sg_schema_kind_of(const sg_schema *s);
+bool            sg_schema_is_mutable(const sg_schema *s); /* any argument written */
+bool            sg_arg_is_write(const sg_arg *a);
+bool            sg_arg_is_out(const sg_schema *s, const sg_arg *a); /* keyword-only and written */
+/* The first annotation inside the type (Tensor(a!)[] gives a!), or NULL. */
+const sg_alias *sg_type_alias(const sg_type *t);
+/* The innermost element type of lists and optionals: Tensor for Tensor?[]. */
+const sg_type  *sg_type_base(const sg_type *t);
+bool            sg_type_is_tensor_like(const sg_type *t); /* Tensor, Tensor?, Tensor[], Tensor?[] */
+
+/* ---- printing ---------------------------------------------------------------------------- */
+
+/* A growable string. */
+typedef struct sg_buf {
+    char  *data;
+    size_t len, cap;
+    bool   oom;  /* set when an append could not grow; data stays valid */
+} sg_buf;
+
+void sg_buf_init(sg_buf *b);
+void sg_buf_free(sg_buf *b);
+void sg_buf_putn(sg_buf *b, const char *s, size_t n);
+void sg_buf_puts(sg_buf *b, const char *s);
+void sg_buf_putc(sg_buf *b, char c);
+void sg_buf_printf(sg_buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Prints a type; with_alias false leaves annotations out ("Tensor?[]", "SymInt[2]?"). */
+void sg_type_print(sg_buf *b, const sg_type *t, bool with_alias);
+void sg_alias_print(sg_buf *b, const sg_alias *a);
+/* Prints the canonical form: one space after each ',', ' -> ' between arguments and returns,
+ * defaults as written, parentheses around returns unless there is exactly one (torchgen's form).
+ * Parsing the output gives an identical model. with_ns false leaves the namespace out. */
+void sg_schema_print(sg_buf *b, const sg_schema *s, bool with_ns);
+
+/* Compares two models (names, types, annotations, defaults, flags); offsets are ignored. */
+bool sg_schema_equal(const sg_schema *a, const sg_schema *b);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
