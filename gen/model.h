@@ -111,6 +111,8 @@ struct sg_op {
 struct sg_group {
     const char *signature;  /* the grouping key, printed */
     sg_op      *ops[SG_KIND__COUNT]; /* indexed by sg_schema_kind; NULL where absent */
+    sg_op      *view;   /* the aliasing view op (torchgen's is_view_op, not in-place) whose
+                           `_copy` twin, if any, is ops[SG_KIND_FUNCTIONAL]; NULL where none */
 };
 
 typedef struct sg_tag {
@@ -162,6 +164,8 @@ void sg_diag_plain(sg_diag *d, sg_severity sev, const char *fmt, ...)
 
 int          sg_model_init(sg_model *m);    /* 0, or -1 when out of memory */
 void         sg_model_free(sg_model *m);
+/* Copies path and text into the arena. text NULL: makes zeroed room for len bytes instead,
+ * for the caller to fill (the loader reads files straight into it). */
 sg_source   *sg_model_add_source(sg_model *m, const char *path, const char *text, size_t len);
 sg_op       *sg_model_add_op(sg_model *m);
 sg_tag      *sg_model_add_tag(sg_model *m);

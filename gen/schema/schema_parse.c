@@ -504,25 +504,29 @@ static void parse_ret(parser *p, sg_arg *r) {
     if (p->tok.kind == SG_T_EQUALS) fail(p, p->tok.start, "returns cannot have default values");
 }
 
-/* A growable array of sg_arg in the arena (few args: doubling wastes little). */
+/* Arguments collect on the stack and move to the arena at their exact count. */
+enum { MAX_ARGS = 256 };
 typedef struct argvec {
-    sg_arg  *v;
-    uint32_t n, cap;
+    sg_arg   v[MAX_ARGS];
+    uint32_t n;
 } argvec;
 
 static sg_arg *push(parser *p, argvec *av) {
-    if (av->n == av->cap) {
-        uint32_t cap = av->cap ? av->cap * 2 : 8;
-        sg_arg *v = alloc(p, cap * sizeof *v);
-        if (av->n) memcpy(v, av->v, av->n * sizeof *v);
-        av->v = v;
-        av->cap = cap;
-    }
-    return &av->v[av->n++];
+    if (av->n == MAX_ARGS) fail(p, p->tok.start, "more than %d arguments or returns", MAX_ARGS);
+    sg_arg *a = &av->v[av->n++];
+    memset(a, 0, sizeof *a);
+    return a;
+}
+
+static sg_arg *finish(parser *p, const argvec *av) {
+    sg_arg *v = alloc(p, (av->n ? av->n : 1) * sizeof *v);
+    memcpy(v, av->v, av->n * sizeof *v);
+    return v;
 }
 
 static void parse_args(parser *p, sg_schema *s) {
-    argvec av = {0};
+    argvec av;
+    av.n = 0;
     bool star = false;
     expect(p, SG_T_LPAREN, "'(' to start the arguments");
     s->npositional = UINT32_MAX;
@@ -546,14 +550,15 @@ static void parse_args(parser *p, sg_schema *s) {
         unexpected(p, "',' or ')' after an argument");
     }
     next(p);
-    s->args = av.v;
+    s->args = finish(p, &av);
     s->nargs = av.n;
     s->star = star;
     if (s->npositional == UINT32_MAX) s->npositional = av.n;
 }
 
 static void parse_returns(parser *p, sg_schema *s) {
-    argvec av = {0};
+    argvec av;
+    av.n = 0;
     if (accept(p, SG_T_LPAREN)) {
         s->ret_parens = true;
         if (p->tok.kind != SG_T_RPAREN) {
@@ -569,7 +574,7 @@ static void parse_returns(parser *p, sg_schema *s) {
     } else {
         parse_ret(p, push(p, &av));
     }
-    s->rets = av.v;
+    s->rets = finish(p, &av);
     s->nrets = av.n;
 }
 

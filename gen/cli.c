@@ -1,0 +1,492 @@
+/* cli.c: the schemagen command line: options, the run (load, group, validate, emit), the
+ * summary, and writing outputs atomically.
+ *
+ * The run has one rule that shapes the code: nothing leaves the process before every phase
+ * has succeeded. Diagnostics accumulate in an sg_diag, outputs in sg_bufs; only at the end is
+ * either the diagnostics or the outputs written.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "cli.h"
+
+#include "emit.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef SG_VERSION
+#define SG_VERSION "unknown"
+#endif
+
+typedef enum emit_kind { EMIT_DEFAULT, EMIT_SUMMARY, EMIT_JSON, EMIT_CANONICAL } emit_kind;
+
+typedef struct options {
+    emit_kind    emit;
+    const char  *outdir;          /* -o DIR, or NULL */
+    const char **tags;            /* --tags FILE... */
+    uint32_t     ntags;
+    const char **inputs;          /* FILE... */
+    uint32_t     ninputs;
+    long         max_errors;      /* -1: the sg_diag default */
+    bool         canonical_check; /* hidden: re-parse every canonical form */
+    bool         help, version;
+} options;
+
+static const char usage_line[] = "usage: schemagen [options] FILE...\n";
+
+static const char help_text[] =
+    "\n"
+    "Reads operator schema files (PyTorch's native_functions.yaml format) and tags\n"
+    "files, checks them, and prints or writes the model they describe.\n"
+    "\n"
+    "options:\n"
+    "  --emit=KIND       what to print on standard output:\n"
+    "                      summary    counts of files, ops, namespaces, schema kinds,\n"
+    "                                 groups, tags and diagnostics (the default\n"
+    "                                 without -o)\n"
+    "                      json       the model as JSON (docs/json-format.md)\n"
+    "                      canonical  every schema in canonical form, one per line\n"
+    "  -o, --output DIR  write DIR/model.json (DIR is created if need be; the file is\n"
+    "                    replaced atomically, and only when its bytes change).\n"
+    "                    Generating C into DIR is coming; today the model is written.\n"
+    "                    With -o, nothing is printed unless --emit asks for it.\n"
+    "  --tags FILE       read FILE as a tags file (tags.yaml); a tags file given as a\n"
+    "                    plain FILE is recognised by its content as well\n"
+    "  --max-errors=N    show at most N errors (0: no limit)\n"
+    "  -h, --help        print this help and exit\n"
+    "  --version         print the version and exit\n"
+    "\n"
+    "When any input has an error, nothing is printed on standard output and no file\n"
+    "is written: diagnostics go to standard error and the exit status is 1.\n"
+    "Usage errors exit with status 2. The same inputs always give the same bytes.\n";
+
+/* ---- options ----------------------------------------------------------------------------- */
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static int usage_error(FILE *err, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("schemagen: error: ", err);
+    vfprintf(err, fmt, ap);
+    va_end(ap);
+    fputc('\n', err);
+    fputs(usage_line, err);
+    fputs("Try 'schemagen --help' for more information.\n", err);
+    return SG_EXIT_USAGE;
+}
+
+/* Matches "--name=VALUE" or "--name VALUE" (and "-o VALUE", "-oVALUE" for short ones): sets
+ * *val and returns 1, returns 0 when arg is another option, -1 when the value is missing. */
+static int take_value(const char *name, int argc, char **argv, int *i, const char **val) {
+    const char *arg = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(arg, name, n) != 0) return 0;
+    bool is_short = name[1] != '-';
+    if (arg[n] == '=' && !is_short) {
+        *val = arg + n + 1;
+        return 1;
+    }
+    if (arg[n] != '\0') {
+        if (!is_short) return 0;
+        *val = arg + n;
+        return 1;
+    }
+    if (*i + 1 >= argc) return -1;
+    *val = argv[++*i];
+    return 1;
+}
+
+static int set_emit(options *o, const char *v, FILE *err) {
+    if (strcmp(v, "summary") == 0)
+        o->emit = EMIT_SUMMARY;
+    else if (strcmp(v, "json") == 0)
+        o->emit = EMIT_JSON;
+    else if (strcmp(v, "canonical") == 0)
+        o->emit = EMIT_CANONICAL;
+    else
+        return usage_error(err, "unknown --emit kind '%s' (summary, json or canonical)", v);
+    return SG_EXIT_OK;
+}
+
+static int set_max_errors(options *o, const char *v, FILE *err) {
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (!*v || *end || n < 0 || errno)
+        return usage_error(err, "--max-errors needs a count, not '%s'", v);
+    o->max_errors = n;
+    return SG_EXIT_OK;
+}
+
+/* One option that takes a value; returns -1 when arg is none of them. */
+static int parse_valued(options *o, int argc, char **argv, int *i, FILE *err) {
+    static const char *const names[] = {"--emit", "--output", "-o", "--tags", "--max-errors"};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        const char *v = NULL;
+        int r = take_value(names[k], argc, argv, i, &v);
+        if (r == 0) continue;
+        if (r < 0) return usage_error(err, "option '%s' needs a value", names[k]);
+        switch (k) {
+        case 0: return set_emit(o, v, err);
+        case 1:
+        case 2: o->outdir = v; return SG_EXIT_OK;
+        case 3: o->tags[o->ntags++] = v; return SG_EXIT_OK;
+        default: return set_max_errors(o, v, err);
+        }
+    }
+    return -1;
+}
+
+static int parse_option(options *o, int argc, char **argv, int *i, FILE *err) {
+    const char *arg = argv[*i];
+    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)
+        o->help = true;
+    else if (strcmp(arg, "--version") == 0)
+        o->version = true;
+    else if (strcmp(arg, "--canonical-check") == 0)
+        o->canonical_check = true;
+    else {
+        int r = parse_valued(o, argc, argv, i, err);
+        return r < 0 ? usage_error(err, "unknown option '%s'", arg) : r;
+    }
+    return SG_EXIT_OK;
+}
+
+static int parse_args(options *o, int argc, char **argv, FILE *err) {
+    bool only_files = false;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (!only_files && strcmp(arg, "--") == 0) {
+            only_files = true;
+        } else if (!only_files && arg[0] == '-' && arg[1] != '\0') {
+            int r = parse_option(o, argc, argv, &i, err);
+            if (r != SG_EXIT_OK) return r;
+        } else {
+            o->inputs[o->ninputs++] = arg;
+        }
+    }
+    if (!o->help && !o->version && o->ninputs == 0 && o->ntags == 0)
+        return usage_error(err, "no input files");
+    return SG_EXIT_OK;
+}
+
+/* ---- summary ----------------------------------------------------------------------------- */
+
+/* Names with counts, in order of first appearance (few distinct names: a linear scan). */
+typedef struct tally {
+    const char **names;
+    uint32_t    *counts;
+    uint32_t     n, cap;
+    bool         oom;
+} tally;
+
+static void tally_add(tally *t, const char *name) {
+    for (uint32_t i = 0; i < t->n; i++)
+        if (strcmp(t->names[i], name) == 0) {
+            t->counts[i]++;
+            return;
+        }
+    if (t->n == t->cap) {
+        uint32_t cap = t->cap ? 2 * t->cap : 16;
+        const char **names = realloc(t->names, cap * sizeof *names);
+        if (names) t->names = names;
+        uint32_t *counts = realloc(t->counts, cap * sizeof *counts);
+        if (counts) t->counts = counts;
+        if (!names || !counts) {
+            t->oom = true;
+            return;
+        }
+        t->cap = cap;
+    }
+    t->names[t->n] = name;
+    t->counts[t->n++] = 1;
+}
+
+static void tally_print(sg_buf *b, const tally *t) {
+    for (uint32_t i = 0; i < t->n; i++)
+        sg_buf_printf(b, "%s%s %u", i ? ", " : "", t->names[i], t->counts[i]);
+    if (!t->n) sg_buf_puts(b, "none");
+    sg_buf_putc(b, '\n');
+}
+
+static void tally_free(tally *t) {
+    free(t->names);
+    free(t->counts);
+}
+
+static void summary_kinds(sg_buf *b, const sg_model *m) {
+    uint32_t kinds[SG_KIND__COUNT] = {0};
+    for (uint32_t i = 0; i < m->nops; i++)
+        if (m->ops[i]->parsed) kinds[sg_schema_kind_of(&m->ops[i]->schema)]++;
+    sg_buf_puts(b, "kinds:      ");
+    for (int k = 0; k < SG_KIND__COUNT; k++)
+        sg_buf_printf(b, "%s%s %u", k ? ", " : "", sg_schema_kind_names[k], kinds[k]);
+    sg_buf_putc(b, '\n');
+}
+
+static void emit_summary(sg_buf *b, const sg_model *m, const sg_diag *d) {
+    tally ns = {0}, tags = {0};
+    uint32_t tagged = 0;
+    for (uint32_t i = 0; i < m->nops; i++) {
+        const sg_op *op = m->ops[i];
+        tally_add(&ns, op->ns ? op->ns : "aten");
+        tagged += op->tags.n != 0;
+        for (uint32_t k = 0; k < op->tags.n; k++) tally_add(&tags, op->tags.items[k]);
+    }
+    sg_buf_printf(b, "files:      %u\n", m->nsources);
+    sg_buf_printf(b, "ops:        %u\n", m->nops);
+    sg_buf_puts(b, "namespaces: ");
+    tally_print(b, &ns);
+    summary_kinds(b, m);
+    sg_buf_printf(b, "groups:     %u\n", m->ngroups);
+    sg_buf_printf(b, "tags:       %u defined, %u used, on %u ops\n", m->ntags, tags.n, tagged);
+    sg_buf_printf(b, "errors:     %u, warnings: %u\n", d->nerrors, d->nwarnings);
+    if (ns.oom || tags.oom) b->oom = true;
+    tally_free(&ns);
+    tally_free(&tags);
+}
+
+/* ---- canonical check (hidden option, for conformance tests) ------------------------------ */
+
+/* Prints every op in canonical form, parses that again and checks that the model and the
+ * printed bytes come back identical. Mismatches are errors at the op's position. */
+static void canonical_check(const sg_model *m, sg_diag *d) {
+    sg_arena *arena = sg_arena_new(NULL, NULL);
+    sg_buf first, second;
+    sg_buf_init(&first);
+    sg_buf_init(&second);
+    for (uint32_t i = 0; arena && i < m->nops; i++) {
+        const sg_op *op = m->ops[i];
+        if (!op->parsed) continue;
+        first.len = second.len = 0;
+        sg_emit_canonical_op(&first, op);
+        sg_schema again;
+        sg_schema_error e;
+        if (first.oom || sg_schema_parse(first.data, first.len, arena, &again, &e) != SG_SCHEMA_OK) {
+            sg_diag_report(d, SG_ERROR, op->pos, "canonical form does not parse: %s",
+                           first.oom ? "out of memory" : e.msg);
+            continue;
+        }
+        /* the listing names aten where the file did not */
+        if (!op->schema.ns && again.ns && op->ns && strcmp(again.ns, op->ns) == 0) again.ns = NULL;
+        sg_emit_schema(&second, op->ns, &again);
+        if (!sg_schema_equal(&op->schema, &again))
+            sg_diag_report(d, SG_ERROR, op->pos, "canonical form '%s' parses to another schema",
+                           first.data);
+        else if (second.len != first.len || memcmp(first.data, second.data, first.len) != 0)
+            sg_diag_report(d, SG_ERROR, op->pos, "canonical form '%s' prints back as '%s'",
+                           first.data, second.data);
+    }
+    if (!arena) sg_diag_plain(d, SG_ERROR, "out of memory");
+    sg_buf_free(&first);
+    sg_buf_free(&second);
+    sg_arena_free(arena);
+}
+
+/* ---- writing ----------------------------------------------------------------------------- */
+
+static void report_errno(FILE *err, const char *what, const char *path) {
+    fprintf(err, "schemagen: error: cannot %s '%s': %s\n", what, path, strerror(errno));
+}
+
+/* mkdir -p: creates dir and its missing parents. */
+static int make_dirs(char *dir, FILE *err) {
+    for (char *p = dir + 1;; p++) {
+        if (*p != '/' && *p != '\0') continue;
+        char saved = *p;
+        *p = '\0';
+        int r = mkdir(dir, 0777);
+        *p = saved;
+        if (r != 0 && errno != EEXIST) break;
+        if (saved == '\0') {
+            struct stat st;
+            if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) return 0;
+            errno = ENOTDIR;
+            break;
+        }
+    }
+    report_errno(err, "create directory", dir);
+    return -1;
+}
+
+/* True when path holds exactly data[0..len). */
+static bool same_bytes(const char *path, const char *data, size_t len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return false;
+    char chunk[65536];
+    size_t off = 0, n;
+    bool same = true;
+    while (same && (n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        same = off + n <= len && memcmp(chunk, data + off, n) == 0;
+        off += n;
+    }
+    same = same && off == len && !ferror(f);
+    fclose(f);
+    return same;
+}
+
+static bool write_all(int fd, const char *data, size_t len) {
+    while (len) {
+        ssize_t n = write(fd, data, len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        data += n;
+        len -= (size_t)n;
+    }
+    return true;
+}
+
+/* Writes dir/name by way of a temporary file in dir and a rename, so readers see the old file
+ * or the new one, never a part; leaves an identical file untouched. */
+static int write_file_atomic(const char *dir, const char *name, const sg_buf *data, FILE *err) {
+    sg_buf path, tmp;
+    sg_buf_init(&path);
+    sg_buf_init(&tmp);
+    sg_buf_printf(&path, "%s/%s", dir, name);
+    sg_buf_printf(&tmp, "%s/.%s.XXXXXX", dir, name);
+    int rc = -1;
+    if (path.oom || tmp.oom) {
+        fputs("schemagen: error: out of memory\n", err);
+    } else if (same_bytes(path.data, data->data, data->len)) {
+        rc = 0;
+    } else {
+        int fd = mkstemp(tmp.data);
+        if (fd < 0) {
+            report_errno(err, "create a file in", dir);
+        } else {
+            mode_t mask = umask(0);
+            umask(mask);
+            bool ok = fchmod(fd, 0666 & ~mask) == 0 && write_all(fd, data->data, data->len);
+            ok = (close(fd) == 0) && ok;
+            if (ok && rename(tmp.data, path.data) == 0)
+                rc = 0;
+            else
+                report_errno(err, "write", path.data);
+            if (rc) unlink(tmp.data);
+        }
+    }
+    sg_buf_free(&path);
+    sg_buf_free(&tmp);
+    return rc;
+}
+
+/* Writes DIR/model.json; `json` is the model as JSON when the caller has it already, else NULL. */
+static int write_outdir(const char *outdir, const sg_model *m, const sg_buf *json, FILE *err) {
+    sg_buf own, dir;
+    sg_buf_init(&own);
+    sg_buf_init(&dir);
+    if (!json) {
+        sg_emit_json(&own, m);
+        json = &own;
+    }
+    sg_buf_puts(&dir, outdir);
+    int rc = -1;
+    if (json->oom || dir.oom)
+        fputs("schemagen: error: out of memory\n", err);
+    else if (make_dirs(dir.data, err) == 0)
+        rc = write_file_atomic(outdir, "model.json", json, err);
+    sg_buf_free(&own);
+    sg_buf_free(&dir);
+    return rc;
+}
+
+/* ---- the run ----------------------------------------------------------------------------- */
+
+static void load_inputs(sg_model *m, const options *o, sg_diag *d) {
+    for (uint32_t i = 0; i < o->ntags; i++) {
+        uint32_t nops = m->nops;
+        sg_load_file(m, o->tags[i], d);
+        if (m->nops != nops)
+            sg_diag_plain(d, SG_ERROR, "'%s' was given with --tags but holds operator entries",
+                          o->tags[i]);
+    }
+    for (uint32_t i = 0; i < o->ninputs; i++) sg_load_file(m, o->inputs[i], d);
+}
+
+/* "2 errors and 1 warning generated." */
+static void print_counts(FILE *err, const sg_diag *d) {
+    unsigned e = d->nerrors, w = d->nwarnings;
+    if (w) fprintf(err, "%u warning%s", w, w == 1 ? "" : "s");
+    if (w && e) fputs(" and ", err);
+    if (e) fprintf(err, "%u error%s", e, e == 1 ? "" : "s");
+    if (w || e) fputs(" generated.\n", err);
+}
+
+static void emit(sg_buf *b, emit_kind kind, const sg_model *m, const sg_diag *d) {
+    if (kind == EMIT_JSON)
+        sg_emit_json(b, m);
+    else if (kind == EMIT_CANONICAL)
+        sg_emit_canonical(b, m);
+    else if (kind == EMIT_SUMMARY)
+        emit_summary(b, m, d);
+}
+
+/* Loads, checks, then writes: outputs only when no phase reported an error. */
+static int run(const options *o, sg_model *m, sg_diag *d, FILE *out, FILE *err) {
+    load_inputs(m, o, d);
+    sg_model_group(m, d);
+    sg_validate(m, d);
+    if (o->canonical_check && d->nerrors == 0) canonical_check(m, d);
+    fwrite(d->out.data ? d->out.data : "", 1, d->out.len, err);
+    print_counts(err, d);
+    if (d->nerrors) return SG_EXIT_FAIL;
+
+    emit_kind kind = o->emit == EMIT_DEFAULT ? (o->outdir ? EMIT_DEFAULT : EMIT_SUMMARY) : o->emit;
+    sg_buf text;
+    sg_buf_init(&text);
+    emit(&text, kind, m, d);
+    int rc = SG_EXIT_OK;
+    if (text.oom) {
+        fputs("schemagen: error: out of memory\n", err);
+        rc = SG_EXIT_FAIL;
+    } else if (o->outdir && write_outdir(o->outdir, m, kind == EMIT_JSON ? &text : NULL, err)) {
+        rc = SG_EXIT_FAIL;
+    } else if (text.len && (fwrite(text.data, 1, text.len, out) != text.len || fflush(out) != 0)) {
+        fprintf(err, "schemagen: error: cannot write the output: %s\n", strerror(errno));
+        rc = SG_EXIT_FAIL;
+    }
+    sg_buf_free(&text);
+    return rc;
+}
+
+static int run_model(const options *o, FILE *out, FILE *err) {
+    sg_model m;
+    if (sg_model_init(&m) != 0) {
+        fputs("schemagen: error: out of memory\n", err);
+        return SG_EXIT_FAIL;
+    }
+    sg_diag d;
+    sg_diag_init(&d);
+    if (o->max_errors >= 0) d.max_errors = (uint32_t)o->max_errors;
+    int rc = run(o, &m, &d, out, err);
+    sg_diag_free(&d);
+    sg_model_free(&m);
+    return rc;
+}
+
+int sg_cli_main(int argc, char **argv, FILE *out, FILE *err) {
+    options o = {.max_errors = -1};
+    size_t n = argc > 0 ? (size_t)argc : 1;
+    o.inputs = malloc(n * sizeof *o.inputs);
+    o.tags = malloc(n * sizeof *o.tags);
+    int rc = SG_EXIT_FAIL;
+    if (!o.inputs || !o.tags)
+        fputs("schemagen: error: out of memory\n", err);
+    else if ((rc = parse_args(&o, argc, argv, err)) != SG_EXIT_OK)
+        ;
+    else if (o.help)
+        rc = fputs(usage_line, out) < 0 || fputs(help_text, out) < 0 ? SG_EXIT_FAIL : SG_EXIT_OK;
+    else if (o.version)
+        rc = fputs("schemagen " SG_VERSION "\n", out) < 0 ? SG_EXIT_FAIL : SG_EXIT_OK;
+    else
+        rc = run_model(&o, out, err);
+    free(o.inputs);
+    free(o.tags);
+    return rc;
+}

@@ -1,0 +1,413 @@
+/* emit_json.c: the model as JSON (the format is documented in docs/json-format.md).
+ *
+ * Speed matters here: the whole corpus goes through this in a benchmark whose budget covers
+ * loading, parsing and validating too. So there is no allocation per field, no printf for
+ * strings or integers (only for the rare float default), appends are memcpys into a chunk that
+ * reaches the caller's sg_buf 16 KiB at a time, and strings with nothing to escape (nearly all)
+ * are scanned 8 bytes at a step and copied in one piece.
+ *
+ * Layout: one op field per line and one argument per line, so golden diffs read well; the
+ * bytes depend on the model alone (no timestamps, no addresses, input order kept).
+ */
+#include "emit.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The writer: appends go to a chunk and reach the sg_buf a chunk at a time, so
+ * the inner loops cost a memcpy each rather than a call that checks capacity. Types and schemas,
+ * which sg_schema prints into an sg_buf, are printed into `tmp` (reused) and copied over. */
+typedef struct jw {
+    sg_buf *b;
+    sg_buf  tmp;
+    size_t  n;
+    char    chunk[16384];
+} jw;
+
+static void flush(jw *w) {
+    sg_buf_putn(w->b, w->chunk, w->n);
+    w->n = 0;
+}
+
+static inline void put(jw *w, const char *s, size_t n) {
+    if (!n) return;
+    if (n > sizeof w->chunk - w->n) {
+        flush(w);
+        if (n > sizeof w->chunk) {
+            sg_buf_putn(w->b, s, n);
+            return;
+        }
+    }
+    memcpy(w->chunk + w->n, s, n);
+    w->n += n;
+}
+
+static inline void putc1(jw *w, char c) {
+    if (w->n == sizeof w->chunk) flush(w);
+    w->chunk[w->n++] = c;
+}
+
+static void puts0(jw *w, const char *s) { put(w, s, strlen(s)); }
+
+/* Appends a string literal (only a literal: the "" pastes make anything else fail to compile,
+ * where sizeof would silently measure a pointer). */
+#define LIT(w, s) put((w), "" s "", sizeof("" s "") - 1)
+
+/* ---- scalars ----------------------------------------------------------------------------- */
+
+/* esc[c]: 0 = copy as is, 1 = \u00XX, otherwise the letter of a two-character escape. */
+static const unsigned char esc[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 'b', 't', 'n', 1, 'f', 'r', 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1,   1,   1,   1, 1,   1,   1, 1,
+    0, 0, '"', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, '\\', 0, 0, 0,
+};
+
+/* Whether any of the 8 bytes in x is below 0x20, '"' or '\\' (the classic "has a zero byte"
+ * tests: exact as to whether any byte matches, which is all that is asked). */
+static inline bool any_special(uint64_t x) {
+    const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+    uint64_t q = x ^ (ones * '"'), bs = x ^ (ones * '\\');
+    uint64_t r = ((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((bs - ones) & ~bs);
+    return (r & high) != 0;
+}
+
+/* Escapes s[0..n), which starts at a character that needs it. */
+static void put_escaped(jw *w, const char *s, size_t n) {
+    static const char hex[] = "0123456789abcdef";
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i], e = esc[c];
+        if (!e) continue;
+        put(w, s + run, i - run);
+        run = i + 1;
+        if (e == 1) {
+            char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            put(w, u, sizeof u);
+        } else {
+            char two[2] = {'\\', (char)e};
+            put(w, two, 2);
+        }
+    }
+    put(w, s + run, n - run);
+}
+
+/* A JSON string. Most strings need no escape: they are scanned 8 bytes at a time and copied in
+ * one piece up to the first byte that does. */
+static void put_strn(jw *w, const char *s, size_t n) {
+    size_t i = 0;
+    if (!s) s = "";
+    for (uint64_t x; i + 8 <= n; i += 8) {
+        memcpy(&x, s + i, 8);
+        if (any_special(x)) break;
+    }
+    while (i < n && !esc[(unsigned char)s[i]]) i++;
+    putc1(w, '"');
+    put(w, s, i);
+    if (i < n) put_escaped(w, s + i, n - i);
+    putc1(w, '"');
+}
+
+/* A string, or null for NULL. */
+static void put_str(jw *w, const char *s) {
+    if (s)
+        put_strn(w, s, strlen(s));
+    else
+        LIT(w, "null");
+}
+
+static void put_bool(jw *w, bool v) {
+    if (v)
+        LIT(w, "true");
+    else
+        LIT(w, "false");
+}
+
+static void put_i64(jw *w, int64_t v) {
+    char tmp[24], *p = tmp + sizeof tmp;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0) *--p = '-';
+    put(w, p, (size_t)(tmp + sizeof tmp - p));
+}
+
+/* The shortest %g form that reads back as the same double, always with a '.' or an exponent
+ * so that a reader keeps it a float (1.0, not 1). Non-finite values are not JSON numbers. */
+static void put_double(jw *w, double v) {
+    if (!isfinite(v)) {
+        LIT(w, "{\"float\": ");
+        put_str(w, isnan(v) ? "nan" : v < 0 ? "-inf" : "inf");
+        putc1(w, '}');
+        return;
+    }
+    char tmp[40];
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*g", prec, v);
+        if (strtod(tmp, NULL) == v) break;
+    }
+    puts0(w, tmp);
+    if (!strpbrk(tmp, ".e")) LIT(w, ".0");
+}
+
+/* ---- schema parts ------------------------------------------------------------------------ */
+
+static void put_value(jw *w, const sg_value *v) {
+    switch (v->kind) {
+    case SG_VAL_NONE: LIT(w, "null"); return;
+    case SG_VAL_BOOL: put_bool(w, v->u.b); return;
+    case SG_VAL_INT: put_i64(w, v->u.i); return;
+    case SG_VAL_FLOAT: put_double(w, v->u.f); return;
+    case SG_VAL_COMPLEX:
+        LIT(w, "{\"imag\": ");
+        put_double(w, v->u.f);
+        putc1(w, '}');
+        return;
+    case SG_VAL_STR: put_strn(w, v->u.str.s, v->u.str.len); return;
+    case SG_VAL_IDENT:
+        LIT(w, "{\"ident\": ");
+        put_strn(w, v->u.str.s, v->u.str.len);
+        putc1(w, '}');
+        return;
+    case SG_VAL_LIST:
+        putc1(w, '[');
+        for (uint32_t i = 0; i < v->u.list.n; i++) {
+            if (i) LIT(w, ", ");
+            put_value(w, &v->u.list.items[i]);
+        }
+        putc1(w, ']');
+        return;
+    }
+    LIT(w, "null");
+}
+
+static void put_set(jw *w, const char *const *names, uint32_t n) {
+    putc1(w, '[');
+    for (uint32_t i = 0; i < n; i++) {
+        if (i) LIT(w, ", ");
+        put_str(w, names[i]);
+    }
+    putc1(w, ']');
+}
+
+static void put_alias(jw *w, const sg_alias *a) {
+    if (!a) {
+        LIT(w, "null");
+        return;
+    }
+    LIT(w, "{\"before\": ");
+    put_set(w, a->before, a->nbefore);
+    LIT(w, ", \"after\": ");
+    put_set(w, a->after, a->nafter);
+    LIT(w, ", \"write\": ");
+    put_bool(w, a->write);
+    LIT(w, ", \"fresh\": ");
+    put_bool(w, a->fresh);
+    putc1(w, '}');
+}
+
+/* The size N of the list T[N] that the type is, through optionals (int[2]?), or -1. */
+static int32_t fixed_size(const sg_type *t) {
+    while (t && t->kind == SG_TY_OPTIONAL && t->nelems) t = t->elems[0];
+    return t && t->kind == SG_TY_LIST ? t->size : -1;
+}
+
+static void put_arg(jw *w, const sg_schema *s, const sg_arg *a, bool is_ret) {
+    LIT(w, "{\"name\": ");
+    put_str(w, a->name);
+    LIT(w, ", \"type\": \"");
+    w->tmp.len = 0;
+    sg_type_print(&w->tmp, a->type, false); /* type spellings need no escaping */
+    put(w, w->tmp.data, w->tmp.len);
+    LIT(w, "\", \"default\": ");
+    put_str(w, a->default_text);
+    LIT(w, ", \"value\": ");
+    if (a->default_value)
+        put_value(w, a->default_value);
+    else
+        LIT(w, "null");
+    LIT(w, ", \"kwarg_only\": ");
+    put_bool(w, a->kwarg_only);
+    LIT(w, ", \"is_out\": ");
+    put_bool(w, !is_ret && sg_arg_is_out(s, a));
+    int32_t size = fixed_size(a->type);
+    if (size >= 0) { /* only on fixed-size lists */
+        LIT(w, ", \"size\": ");
+        put_i64(w, size);
+    }
+    LIT(w, ", \"alias\": ");
+    put_alias(w, sg_type_alias(a->type));
+    putc1(w, '}');
+}
+
+static void put_args(jw *w, const sg_schema *s, const sg_arg *args, uint32_t n, bool is_ret) {
+    if (!n) {
+        LIT(w, "[]");
+        return;
+    }
+    putc1(w, '[');
+    for (uint32_t i = 0; i < n; i++) {
+        puts0(w, i ? ",\n        " : "\n        ");
+        put_arg(w, s, &args[i], is_ret);
+    }
+    LIT(w, "\n      ]");
+}
+
+/* ---- yaml -------------------------------------------------------------------------------- */
+
+/* Keys whose values torchgen reads as booleans. */
+static bool is_bool_key(const char *key) {
+    static const char *const keys[] = {
+        "structured",  "device_guard", "manual_cpp_binding", "manual_kernel_registration",
+        "use_const_ref_for_mutable_tensors",
+    };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (strcmp(key, keys[i]) == 0) return true;
+    return false;
+}
+
+static bool scalar_is(const sg_ynode *n, const char *word) {
+    size_t k = strlen(word);
+    return n->len == k && memcmp(n->text, word, k) == 0;
+}
+
+static void put_ynode(jw *w, const sg_ynode *n, bool as_bool) {
+    if (!n) {
+        LIT(w, "null");
+        return;
+    }
+    switch (n->kind) {
+    case SG_Y_SCALAR:
+        if (as_bool && n->plain && (scalar_is(n, "True") || scalar_is(n, "true")))
+            LIT(w, "true");
+        else if (as_bool && n->plain && (scalar_is(n, "False") || scalar_is(n, "false")))
+            LIT(w, "false");
+        else
+            put_strn(w, n->text ? n->text : "", n->text ? n->len : 0);
+        return;
+    case SG_Y_SEQ:
+        putc1(w, '[');
+        for (uint32_t i = 0; i < n->nitems; i++) {
+            if (i) LIT(w, ", ");
+            put_ynode(w, n->items[i], false);
+        }
+        putc1(w, ']');
+        return;
+    case SG_Y_MAP:
+        putc1(w, '{');
+        for (uint32_t i = 0; i + 1 < n->nitems; i += 2) {
+            const sg_ynode *k = n->items[i];
+            if (i) LIT(w, ", ");
+            if (k && k->kind == SG_Y_SCALAR && k->text)
+                put_strn(w, k->text, k->len);
+            else
+                LIT(w, "\"\""); /* complex keys do not occur in schema files */
+            LIT(w, ": ");
+            put_ynode(w, n->items[i + 1], false);
+        }
+        putc1(w, '}');
+        return;
+    }
+}
+
+static void put_yaml(jw *w, const sg_op *op) {
+    putc1(w, '{');
+    for (uint32_t i = 0; i < op->nkeys; i++) {
+        if (i) LIT(w, ", ");
+        put_str(w, op->keys[i]);
+        LIT(w, ": ");
+        put_ynode(w, op->values[i], is_bool_key(op->keys[i]));
+    }
+    putc1(w, '}');
+}
+
+/* ---- ops and tags ------------------------------------------------------------------------ */
+
+static void put_schema_fields(jw *w, const sg_op *op) {
+    const sg_schema *s = &op->schema;
+    if (!op->parsed) {
+        LIT(w, ",\n      \"name\": null,\n      \"overload\": null,\n      \"schema\": ");
+        put_str(w, op->func);
+        LIT(w, ",\n      \"kind\": null,\n      \"inplace\": false,\n      \"dunder\": false,"
+               "\n      \"is_mutable\": false,\n      \"arguments\": [],\n      \"returns\": []");
+        return;
+    }
+    LIT(w, ",\n      \"name\": ");
+    put_str(w, s->name);
+    LIT(w, ",\n      \"overload\": ");
+    put_str(w, s->overload);
+    LIT(w, ",\n      \"schema\": ");
+    w->tmp.len = 0;
+    sg_emit_canonical_op(&w->tmp, op);
+    put_strn(w, w->tmp.data, w->tmp.len); /* may hold quotes and backslashes (str defaults) */
+    LIT(w, ",\n      \"kind\": ");
+    put_str(w, sg_schema_kind_names[sg_schema_kind_of(s)]);
+    LIT(w, ",\n      \"inplace\": ");
+    put_bool(w, s->inplace);
+    LIT(w, ",\n      \"dunder\": ");
+    put_bool(w, s->dunder);
+    LIT(w, ",\n      \"is_mutable\": ");
+    put_bool(w, sg_schema_is_mutable(s));
+    LIT(w, ",\n      \"arguments\": ");
+    put_args(w, s, s->args, s->nargs, false);
+    LIT(w, ",\n      \"returns\": ");
+    put_args(w, s, s->rets, s->nrets, true);
+}
+
+static void put_op(jw *w, const sg_op *op) {
+    LIT(w, "    {\n      \"namespace\": ");
+    put_str(w, op->ns);
+    put_schema_fields(w, op);
+    LIT(w, ",\n      \"file\": ");
+    put_str(w, op->pos.src ? op->pos.src->path : NULL);
+    LIT(w, ",\n      \"line\": ");
+    put_i64(w, op->pos.line);
+    LIT(w, ",\n      \"col\": ");
+    put_i64(w, op->pos.col);
+    LIT(w, ",\n      \"yaml\": ");
+    put_yaml(w, op);
+    LIT(w, ",\n      \"group\": ");
+    put_str(w, op->group ? op->group->signature : NULL);
+    LIT(w, "\n    }");
+}
+
+static void put_tag(jw *w, const sg_tag *t) {
+    LIT(w, "    {\"name\": ");
+    put_str(w, t->name);
+    LIT(w, ", \"desc\": ");
+    put_str(w, t->desc);
+    putc1(w, '}');
+}
+
+void sg_emit_json(sg_buf *b, const sg_model *m) {
+    jw *w = malloc(sizeof *w); /* the chunk is too big for some threads' stacks */
+    if (!w) {
+        b->oom = true;
+        return;
+    }
+    w->b = b;
+    w->n = 0;
+    sg_buf_init(&w->tmp);
+    sg_buf_putc(&w->tmp, '\0'); /* tmp.data is never NULL from here on */
+    LIT(w, "{\n  \"ops\": [");
+    for (uint32_t i = 0; i < m->nops; i++) {
+        puts0(w, i ? ",\n" : "\n");
+        put_op(w, m->ops[i]);
+    }
+    puts0(w, m->nops ? "\n  ],\n  \"tags\": [" : "],\n  \"tags\": [");
+    for (uint32_t i = 0; i < m->ntags; i++) {
+        puts0(w, i ? ",\n" : "\n");
+        put_tag(w, &m->tags[i]);
+    }
+    puts0(w, m->ntags ? "\n  ]\n}\n" : "]\n}\n");
+    flush(w);
+    if (w->tmp.oom) b->oom = true;
+    sg_buf_free(&w->tmp);
+    free(w);
+}

@@ -1,0 +1,92 @@
+/* model.c: the model container. Objects (sources, ops, strings) live in the model's arena;
+ * the lists of them are growable arrays (sources, ops, tags), freed by sg_model_free. */
+#include "model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int sg_model_init(sg_model *m) {
+    memset(m, 0, sizeof *m);
+    m->arena = sg_arena_new(NULL, NULL);
+    return m->arena ? 0 : -1;
+}
+
+/* groups is built by group.c from the arena, so it is not freed here. */
+void sg_model_free(sg_model *m) {
+    free(m->sources);
+    free(m->ops);
+    free(m->tags);
+    sg_arena_free(m->arena);
+    memset(m, 0, sizeof *m);
+}
+
+/* Makes room for one more element in an array that doubles: returns the (maybe moved) array,
+ * or NULL when out of memory (the old array stays valid). */
+static void *grow(void *items, uint32_t n, uint32_t *cap, size_t size) {
+    if (n < *cap) return items;
+    uint32_t c = *cap ? *cap * 2 : 16;
+    if (c <= n) return NULL; /* overflow */
+    void *p = realloc(items, (size_t)c * size);
+    if (p) *cap = c;
+    return p;
+}
+
+/* text NULL: room for len bytes (zeroed) is made for the caller to fill. */
+sg_source *sg_model_add_source(sg_model *m, const char *path, const char *text, size_t len) {
+    sg_source **v = grow(m->sources, m->nsources, &m->capsources, sizeof *v);
+    if (!v) return NULL;
+    m->sources = v;
+    sg_source *s = sg_arena_alloc(m->arena, sizeof *s);
+    char *p = sg_arena_strndup(m->arena, path, strlen(path));
+    char *t = text ? sg_arena_strndup(m->arena, text, len) : sg_arena_alloc(m->arena, len + 1);
+    if (!s || !p || !t) return NULL;
+    *s = (sg_source){.path = p, .text = t, .len = len};
+    m->sources[m->nsources++] = s;
+    return s;
+}
+
+/* A new op with torchgen's defaults for absent keys: variants function, booleans unset. */
+sg_op *sg_model_add_op(sg_model *m) {
+    sg_op **v = grow(m->ops, m->nops, &m->capops, sizeof *v);
+    if (!v) return NULL;
+    m->ops = v;
+    sg_op *op = sg_arena_alloc(m->arena, sizeof *op);
+    if (!op) return NULL;
+    op->variants = SG_VARIANT_FUNCTION;
+    op->structured = op->device_guard = op->manual_cpp_binding = SG_UNSET;
+    op->manual_kernel_registration = op->use_const_ref_for_mutable_tensors = SG_UNSET;
+    m->ops[m->nops++] = op;
+    return op;
+}
+
+sg_tag *sg_model_add_tag(sg_model *m) {
+    sg_tag *v = grow(m->tags, m->ntags, &m->captags, sizeof *v);
+    if (!v) return NULL;
+    m->tags = v;
+    sg_tag *t = &m->tags[m->ntags++];
+    memset(t, 0, sizeof *t);
+    return t;
+}
+
+/* The last span at or before off gives the line; the column advances byte by byte from it. */
+sg_pos sg_op_pos_at(const sg_op *op, uint32_t off) {
+    if (!op->nspans) return op->pos;
+    uint32_t lo = 0, hi = op->nspans; /* find the last span with offset <= off */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (op->spans[mid].offset <= off)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    const sg_span *s = &op->spans[lo];
+    sg_pos p = s->pos;
+    if (off > s->offset) p.col += off - s->offset;
+    return p;
+}
+
+const sg_ynode *sg_op_key(const sg_op *op, const char *key) {
+    for (uint32_t i = 0; i < op->nkeys; i++)
+        if (strcmp(op->keys[i], key) == 0) return op->values[i];
+    return NULL;
+}

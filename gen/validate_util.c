@@ -1,0 +1,254 @@
+/* validate_util.c: shared facts about ops (see validate_util.h) and the string map. */
+#include "validate_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- one op ------------------------------------------------------------------------------ */
+
+bool sgv_is_aten(const sg_op *op) {
+    return !op->schema.ns || strcmp(op->schema.ns, "aten") == 0;
+}
+
+int sgv_self_index(const sg_schema *s) {
+    for (uint32_t i = 0; i < s->npositional; i++)
+        if (s->args[i].name && strcmp(s->args[i].name, "self") == 0) return (int)i;
+    return -1;
+}
+
+/* `t` is `kind` or `kind?`. */
+static bool is_or_optional(const sg_type *t, sg_type_kind kind) {
+    if (t->kind == SG_TY_OPTIONAL) t = t->elems[0];
+    return t->kind == kind && !t->alias;
+}
+
+static const struct {
+    const char  *name;
+    sg_type_kind kind;
+} tensor_options[4] = {
+    {"dtype", SG_TY_SCALAR_TYPE},
+    {"layout", SG_TY_LAYOUT},
+    {"device", SG_TY_DEVICE},
+    {"pin_memory", SG_TY_BOOL},
+};
+
+static bool options_at(const sg_schema *s, uint32_t i) {
+    for (uint32_t k = 0; k < 4; k++) {
+        const sg_arg *a = &s->args[i + k];
+        if (strcmp(a->name, tensor_options[k].name) != 0 ||
+            !is_or_optional(a->type, tensor_options[k].kind) || sg_arg_is_out(s, a))
+            return false;
+    }
+    return true;
+}
+
+int sgv_tensor_options(const sg_schema *s, uint32_t from) {
+    if (from < s->npositional) from = s->npositional;
+    for (uint32_t i = from; i + 4 <= s->nargs; i++)
+        if (options_at(s, i)) return (int)i;
+    return -1;
+}
+
+static bool set_equal(const char *const *a, uint32_t na, const char *const *b, uint32_t nb) {
+    if (na != nb) return false;
+    for (uint32_t i = 0; i < na; i++)
+        if (strcmp(a[i], b[i]) != 0) return false;
+    return true;
+}
+
+bool sgv_alias_equal(const sg_alias *a, const sg_alias *b) {
+    if (!a || !b) return a == b;
+    if (a->write != b->write || a->fresh != b->fresh || a->arrow != b->arrow) return false;
+    if (a->fresh) return false; /* each Tensor! is a set of its own */
+    if (!set_equal(a->before, a->nbefore, b->before, b->nbefore)) return false;
+    return !a->arrow || set_equal(a->after, a->nafter, b->after, b->nafter);
+}
+
+const sg_alias *sgv_alias(const sg_arg *a) { return sg_type_alias(a->type); }
+
+bool sgv_has_tag(const sg_op *op, const char *tag) {
+    for (uint32_t i = 0; i < op->tags.n; i++)
+        if (strcmp(op->tags.items[i], tag) == 0) return true;
+    return false;
+}
+
+/* The annotation of argument i (returns follow the arguments), from `alias` when given. */
+static const sg_alias *alias_at(const sg_schema *s, const sg_alias *const *alias, uint32_t i) {
+    if (alias) return alias[i];
+    return sg_type_alias(i < s->nargs ? s->args[i].type : s->rets[i - s->nargs].type);
+}
+
+bool sgv_is_view_with(const sg_op *op, const sg_alias *const *alias) {
+    const sg_schema *s = &op->schema;
+    for (uint32_t i = 0; i < s->nrets; i++) {
+        const sg_alias *al = alias_at(s, alias, s->nargs + i);
+        if (al && !al->write) return true; /* a return aliases an input, read-only */
+    }
+    for (uint32_t i = 0; i < s->nargs; i++) {
+        const sg_alias *al = alias_at(s, alias, i);
+        for (uint32_t k = 0; al && al->arrow && k < al->nafter; k++)
+            if (strcmp(al->after[k], "*") == 0) return true; /* enters the wildcard set */
+    }
+    if (!sgv_has_tag(op, "inplace_view")) return false;
+    if (s->overload[0]) return true;
+    return strcmp(s->name, "resize_") != 0 && strcmp(s->name, "resize_as_") != 0;
+}
+
+bool sgv_is_view(const sg_op *op) { return sgv_is_view_with(op, NULL); }
+
+int sgv_view_kind(const sg_op *op) {
+    if (!sgv_is_view(op)) return (int)sg_schema_kind_of(&op->schema);
+    return op->schema.inplace ? SGV_ALIASING_INPLACE : SGV_ALIASING;
+}
+
+bool sgv_has_dispatch_key(const sg_op *op, const char *key) {
+    for (uint32_t i = 0; i < op->ndispatch; i++)
+        for (uint32_t k = 0; k < op->dispatch[i].nkeys; k++)
+            if (strcmp(op->dispatch[i].keys[k], key) == 0) return true;
+    return false;
+}
+
+bool sgv_has_cia(const sg_op *op) {
+    if (op->has_dispatch) return sgv_has_dispatch_key(op, "CompositeImplicitAutograd");
+    return op->structured != SG_TRUE && !op->structured_delegate;
+}
+
+const char *sgv_full_name(const sg_op *op, char *buf, size_t n) {
+    const sg_schema *s = &op->schema;
+    size_t a = strlen(s->name), b = strlen(s->overload), k;
+    if (!n) return buf;
+    k = a < n - 1 ? a : n - 1;
+    memcpy(buf, s->name, k);
+    if (b && k + 1 < n) buf[k++] = '.';
+    if (b && k < n - 1) {
+        size_t m = b < n - 1 - k ? b : n - 1 - k;
+        memcpy(buf + k, s->overload, m);
+        k += m;
+    }
+    buf[k] = '\0';
+    return buf;
+}
+
+#define ENDS_WITH(s, n, lit) ((n) > sizeof lit - 1 && memcmp((s) + (n) - (sizeof lit - 1), lit, sizeof lit - 1) == 0)
+
+size_t sgv_sig_base(const sg_schema *s, bool strip_copy, const char **base, bool *stripped) {
+    size_t n = strlen(s->base);
+    *base = s->base;
+    if (!s->dunder && ENDS_WITH(s->base, n, "_functional")) n -= sizeof "_functional" - 1;
+    *stripped = strip_copy && ENDS_WITH(s->base, n, "_copy");
+    if (*stripped) n -= sizeof "_copy" - 1;
+    return n;
+}
+
+bool sgv_copy_stripped(const sg_op *op) {
+    const char *base;
+    bool stripped;
+    sgv_sig_base(&op->schema, true, &base, &stripped);
+    return stripped;
+}
+
+bool sgv_sig_kept(const sg_schema *s, uint32_t i, int to) {
+    if (to >= 0 && i >= (uint32_t)to && i < (uint32_t)to + 4) return false;
+    return !sg_arg_is_out(s, &s->args[i]);
+}
+
+/* The default of argument i as torchgen's signature() sees it: as written, except that it
+ * gives bernoulli.p's p the default 0.5 (so bernoulli.p groups with bernoulli_.float). */
+static const char *sig_default(const sg_op *op, uint32_t i) {
+    const sg_schema *s = &op->schema;
+    const sg_arg *a = &s->args[i];
+    if (!a->default_text && sgv_is_aten(op) && strcmp(s->name, "bernoulli") == 0 &&
+        strcmp(s->overload, "p") == 0 && strcmp(a->name, "p") == 0)
+        return "0.5";
+    return a->default_text;
+}
+
+static bool same_text(const char *a, const char *b) {
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+bool sgv_same_defaults(const sg_op *x, const sg_op *y) {
+    const sg_schema *a = &x->schema, *b = &y->schema;
+    int ta = sgv_tensor_options(a, 0), tb = sgv_tensor_options(b, 0);
+    uint32_t i = 0, k = 0;
+    for (;;) {
+        while (i < a->nargs && !sgv_sig_kept(a, i, ta)) i++;
+        while (k < b->nargs && !sgv_sig_kept(b, k, tb)) k++;
+        if (i == a->nargs || k == b->nargs) return i == a->nargs && k == b->nargs;
+        if (!same_text(sig_default(x, i), sig_default(y, k))) return false;
+        i++, k++;
+    }
+}
+
+/* ---- string map -------------------------------------------------------------------------- */
+
+/* A word-at-a-time multiplicative hash: keys are signatures of ~90 bytes, hashed once each. */
+static uint32_t hash_bytes(const char *s, size_t n) {
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ n, w;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * 0xFF51AFD7ED558CCDull;
+        h ^= h >> 32;
+    }
+    w = 0;
+    memcpy(&w, s + i, n - i);
+    h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
+    return (uint32_t)(h ^ (h >> 29));
+}
+
+int sgv_map_init(sgv_map *m, sg_arena *arena, uint32_t expected) {
+    uint32_t cap = 16;
+    while (cap < expected + expected / 2 + 1 && cap < (1u << 30)) cap *= 2;
+    m->slots = calloc(cap, sizeof *m->slots);
+    m->cap = m->slots ? cap : 0;
+    m->n = 0;
+    m->arena = arena;
+    return m->slots ? 0 : -1;
+}
+
+void sgv_map_free(sgv_map *m) {
+    free(m->slots);
+    memset(m, 0, sizeof *m);
+}
+
+static sgv_map_slot *find(const sgv_map *m, uint32_t h, const char *key, size_t len) {
+    uint32_t mask = m->cap - 1;
+    for (uint32_t i = h & mask;; i = (i + 1) & mask) {
+        sgv_map_slot *sl = &m->slots[i];
+        if (!sl->key) return sl;
+        if (sl->hash == h && sl->len == len && memcmp(sl->key, key, len) == 0) return sl;
+    }
+}
+
+void *sgv_map_get(const sgv_map *m, const char *key, size_t len) {
+    if (!m->cap) return NULL;
+    return find(m, hash_bytes(key, len), key, len)->value;
+}
+
+static int grow(sgv_map *m) {
+    sgv_map old = *m;
+    m->cap = old.cap * 2;
+    m->slots = calloc(m->cap, sizeof *m->slots);
+    if (!m->slots) {
+        *m = old;
+        return -1;
+    }
+    for (uint32_t i = 0; i < old.cap; i++)
+        if (old.slots[i].key) *find(m, old.slots[i].hash, old.slots[i].key, old.slots[i].len) = old.slots[i];
+    free(old.slots);
+    return 0;
+}
+
+sgv_map_slot *sgv_map_put(sgv_map *m, const char *key, size_t len, void *value) {
+    if (!m->cap || ((m->n + 1) * 4 > m->cap * 3 && grow(m) != 0)) return NULL;
+    uint32_t h = hash_bytes(key, len);
+    sgv_map_slot *sl = find(m, h, key, len);
+    if (sl->key) return sl;
+    char *copy = sg_arena_strndup(m->arena, key, len);
+    if (!copy) return NULL;
+    *sl = (sgv_map_slot){.key = copy, .value = value, .hash = h, .len = (uint32_t)len};
+    m->n++;
+    return sl;
+}

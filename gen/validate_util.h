@@ -1,0 +1,112 @@
+/* validate_util.h: facts about ops that the grouper (group.c) and the validator (validate*.c)
+ * share. Private to gen/: nothing here is part of the model's contract.
+ *
+ * Most helpers answer a torchgen question about one op (is it a view, where is `self`, where
+ * are its TensorOptions), in torchgen's terms, so the rules read like the facts in
+ * shared/reference/torchgen-schema-rules.md. A small string map serves every name index.
+ */
+#ifndef SG_VALIDATE_UTIL_H
+#define SG_VALIDATE_UTIL_H
+
+#include "model.h"
+
+/* ---- one op ------------------------------------------------------------------------------ */
+
+/* torchgen's stricter rules apply to ops of the aten namespace (no `ns::`, or `aten::`). */
+bool sgv_is_aten(const sg_op *op);
+/* Index of the first positional argument named `self`, or -1 (torchgen's self_arg). */
+int sgv_self_index(const sg_schema *s);
+/* Index of the first of torchgen's TensorOptions group (four consecutive keyword-only
+ * arguments dtype: ScalarType, layout: Layout, device: Device, pin_memory: bool, each maybe
+ * optional) at or after `from`, or -1. */
+int sgv_tensor_options(const sg_schema *s, uint32_t from);
+/* Alias annotations equal as torchgen compares them (sets, write flag, after-set); NULL-aware. */
+bool sgv_alias_equal(const sg_alias *a, const sg_alias *b);
+/* The annotation of an argument or return (sg_type_alias of its type), or NULL. */
+const sg_alias *sgv_alias(const sg_arg *a);
+/* Whether the op's `tags:` list holds `tag`. */
+bool sgv_has_tag(const sg_op *op, const char *tag);
+/* torchgen's is_view_op: a return aliases an input without writing it, or the op is tagged
+ * inplace_view (resize_ and resize_as_ excepted), or an input enters the wildcard set. */
+bool sgv_is_view(const sg_op *op);
+/* The same, given the annotations of the op's arguments then returns (sg_type_alias of each). */
+bool sgv_is_view_with(const sg_op *op, const sg_alias *const *alias);
+/* torchgen's view kind: 0..SG_KIND__COUNT-1 the schema kind of an op that is not a view,
+ * SGV_ALIASING for a view, SGV_ALIASING_INPLACE for an in-place view. */
+enum { SGV_ALIASING = SG_KIND__COUNT, SGV_ALIASING_INPLACE };
+int sgv_view_kind(const sg_op *op);
+/* Whether a dispatch key is listed in the op's dispatch table. */
+bool sgv_has_dispatch_key(const sg_op *op, const char *key);
+/* torchgen's has_composite_implicit_autograd_kernel: a CompositeImplicitAutograd entry, or
+ * no dispatch table at all on an op that is neither structured nor a structured delegate. */
+bool sgv_has_cia(const sg_op *op);
+/* "name.overload" or "name" into buf (cut to n - 1 bytes); returns buf. */
+const char *sgv_full_name(const sg_op *op, char *buf, size_t n);
+
+/* The signature's base name: s->base without torchgen's `_functional` suffix, and without a
+ * trailing `_copy` when strip_copy (then *stripped tells whether one was there). */
+size_t sgv_sig_base(const sg_schema *s, bool strip_copy, const char **base, bool *stripped);
+
+/* Whether argument i of s stays in the signature: not out, not TensorOptions (at `to`). */
+bool sgv_sig_kept(const sg_schema *s, uint32_t i, int to);
+/* Whether the op's base name lost a trailing `_copy` in its signature (view_copy ops). */
+bool sgv_copy_stripped(const sg_op *op);
+/* Two ops of one signature key: whether their kept arguments have the same defaults, as
+ * torchgen's signature() (which keeps defaults) compares them. */
+bool sgv_same_defaults(const sg_op *a, const sg_op *b);
+
+/* ---- a string map (open addressing, keys copied into an arena) ---------------------------- */
+
+typedef struct sgv_map_slot {
+    const char *key;   /* NULL: empty */
+    void       *value;
+    uint32_t    hash;
+    uint32_t    len;
+} sgv_map_slot;
+
+typedef struct sgv_map {
+    sgv_map_slot *slots;
+    uint32_t      cap;  /* power of two */
+    uint32_t      n;
+    sg_arena     *arena;
+} sgv_map;
+
+/* Sized for `expected` keys (it grows past that). Returns 0, or -1 when out of memory. */
+int   sgv_map_init(sgv_map *m, sg_arena *arena, uint32_t expected);
+void  sgv_map_free(sgv_map *m);
+void *sgv_map_get(const sgv_map *m, const char *key, size_t len);
+/* Inserts key -> value unless key is there; returns the slot that holds key (its value is the
+ * old one when key was there; its key is the arena copy), or NULL when out of memory. */
+sgv_map_slot *sgv_map_put(sgv_map *m, const char *key, size_t len, void *value);
+
+/* ---- the validator's parts (validate.c runs them) ----------------------------------------- */
+
+typedef struct sgv_ctx {
+    sg_model *m;
+    sg_diag  *d;
+    sgv_map   names; /* "ns::name.overload" -> the first op of that name */
+    sgv_map   bases; /* "ns::name" -> the first op of that name, any overload */
+} sgv_ctx;
+
+/* The op called `name` ("add.out", "add") in namespace ns, or NULL. */
+const sg_op *sgv_find(const sgv_ctx *cx, const char *ns, const char *name);
+/* Whether some op of namespace ns has the name `name` (overload aside). */
+bool sgv_name_exists(const sgv_ctx *cx, const char *ns, const char *name);
+
+/* Position of the value of yaml key `key`, or of the entry where the key is absent. */
+sg_pos sgv_key_pos(const sg_op *op, const char *key);
+
+void sgv_check_schema(sgv_ctx *cx, const sg_op *op);    /* validate_schema.c: on the schema */
+void sgv_check_yaml(sgv_ctx *cx, const sg_op *op);      /* validate_yaml.c: rules on the keys */
+void sgv_check_cross(sgv_ctx *cx);                      /* validate_cross.c: rules across ops */
+void sgv_check_dispatch_once(sgv_ctx *cx, const sg_op *op); /* validate_yaml.c, all ops */
+/* torchgen's operator-name rules (V-17) on `name` (no overload): reports at pos, saying that it
+ * is `what` ("operator name", "autogen name"); returns whether the name is fine. */
+bool sgv_check_op_name(sgv_ctx *cx, const char *name, size_t len, sg_pos pos, const char *what);
+/* The annotation printed ("(a!)", or "no annotation") into buf. */
+const char *sgv_alias_str(const sg_alias *a, char *buf, size_t n);
+
+#define SGV_ERROR(cx, pos, ...) sg_diag_report((cx)->d, SG_ERROR, (pos), __VA_ARGS__)
+#define SGV_NOTE(cx, pos, ...)  sg_diag_report((cx)->d, SG_NOTE, (pos), __VA_ARGS__)
+
+#endif

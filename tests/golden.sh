@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# golden.sh: compares the front end's outputs with the expected files under tests/golden/.
+#
+#   bash tests/golden.sh SCHEMAGEN [CORPUS_DIR]     compare (what ctest runs)
+#   bash tests/golden.sh --update SCHEMAGEN         rewrite the expected files from the tool
+#
+# A case is a folder tests/golden/CASE/ that holds ops.json (cases for later generators are
+# left to their own runners). Its inputs are every *.yaml in the folder, in name order, given
+# by plain file name from inside the folder, so the JSON's "file" fields do not depend on where
+# the checkout lives. Expected outputs:
+#   ops.json       schemagen --emit=json *.yaml
+#   ops.canonical  schemagen --emit=canonical *.yaml
+# An updated expected file is reviewed like code: read the diff before committing it.
+set -uo pipefail
+
+update=0
+if [ "${1:-}" = "--update" ]; then
+    update=1
+    shift
+fi
+if [ $# -lt 1 ]; then
+    echo "usage: bash tests/golden.sh [--update] SCHEMAGEN [CORPUS_DIR]" >&2
+    exit 2
+fi
+tool=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+failures=0
+cases=0
+
+# check CASE_DIR NAME EMIT INPUTS...: runs the tool and compares with (or updates) CASE_DIR/NAME.
+check() {
+    local dir=$1 name=$2 emit=$3
+    shift 3
+    local got=$tmp/$name rc=0
+    (cd "$dir" && "$tool" --emit="$emit" "$@") >"$got" 2>"$tmp/stderr" || rc=$?
+    if [ "$rc" -ne 0 ] || [ -s "$tmp/stderr" ]; then
+        echo "FAIL $dir: schemagen --emit=$emit exited $rc" >&2
+        cat "$tmp/stderr" >&2
+        failures=$((failures + 1))
+    elif [ "$update" -eq 1 ]; then
+        cmp -s "$got" "$dir/$name" || { cp "$got" "$dir/$name" && echo "updated $dir/$name"; }
+    elif ! diff -u "$dir/$name" "$got" >"$tmp/diff"; then
+        echo "FAIL $dir/$name differs from the tool's output:" >&2
+        head -n 60 "$tmp/diff" >&2
+        failures=$((failures + 1))
+    fi
+}
+
+for dir in "$here"/golden/*/; do
+    dir=${dir%/}
+    [ -f "$dir/ops.json" ] || continue
+    inputs=()
+    for f in "$dir"/*.yaml; do inputs+=("$(basename "$f")"); done
+    cases=$((cases + 1))
+    check "$dir" ops.json json "${inputs[@]}"
+    check "$dir" ops.canonical canonical "${inputs[@]}"
+done
+
+if [ "$cases" -eq 0 ]; then
+    echo "skipped: no golden cases under $here/golden" >&2
+    exit 77
+fi
+if [ "$failures" -ne 0 ]; then
+    echo "golden: $failures of $((cases * 2)) outputs differ" >&2
+    [ "$update" -eq 1 ] || echo "(if the change is intended: bash tests/golden.sh --update $1)" >&2
+    exit 1
+fi
+echo "golden: $cases case(s), $((cases * 2)) outputs match"
