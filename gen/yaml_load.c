@@ -70,20 +70,39 @@ typedef struct loader {
 
 static size_t u8len(unsigned char c) { return c < 0xC0 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4; }
 
+/* Length of the ASCII prefix of p[0..max), a word at a time. */
+static size_t ascii_run(const unsigned char *p, size_t max) {
+    size_t k = 0;
+    for (uint64_t w; k + 8 <= max; k += 8) {
+        memcpy(&w, p + k, 8);
+        if (w & 0x8080808080808080u) break;
+    }
+    while (k < max && p[k] < 0x80) k++;
+    return k;
+}
+
 /* Moves the cursor to libyaml's character index chr. Events come in order, so the walk over
- * the whole file is linear; a jump back (an error's context mark) starts again from the top. */
+ * the whole file is linear; a jump back (an error's context mark) starts again from the top.
+ * ASCII runs (one byte, one character) go at memchr's speed. */
 static void seek(loader *L, size_t chr) {
     cursor *c = &L->cur;
     if (chr < c->chr) *c = (cursor){.line = 1};
-    const unsigned char *t = (const unsigned char *)L->src->text;
+    const char *t = L->src->text;
     size_t n = L->src->len;
     while (c->chr < chr && c->byte < n) {
-        if (t[c->byte] == '\n') {
+        size_t want = chr - c->chr, left = n - c->byte;
+        size_t run = ascii_run((const unsigned char *)t + c->byte, want < left ? want : left);
+        const char *q = t + c->byte, *e = q + run;
+        for (; (q = memchr(q, '\n', (size_t)(e - q))); q++) {
             c->line++;
-            c->line_start = c->byte + 1;
+            c->line_start = (size_t)(q - t) + 1;
         }
-        c->byte += u8len(t[c->byte]);
-        c->chr++;
+        c->byte += run;
+        c->chr += run;
+        if (run == 0) { /* one character that is not ASCII */
+            c->byte += u8len((unsigned char)t[c->byte]);
+            c->chr++;
+        }
     }
     if (c->byte > n) c->byte = n;
 }
@@ -527,8 +546,8 @@ static bool split_csv(loader *L, const char *key, const sg_ynode *v, sg_strlist 
         const char *c = memchr(v->text + i, ',', v->len - i);
         e = c ? (size_t)(c - v->text) : v->len;
         size_t b = i, z = e;
-        while (b < z && strchr(" \t\n\r", v->text[b])) b++;
-        while (z > b && strchr(" \t\n\r", v->text[z - 1])) z--;
+        while (b < z && isspace((unsigned char)v->text[b])) b++;
+        while (z > b && isspace((unsigned char)v->text[z - 1])) z--;
         sg_pos p = spans_pos(L, v, b);
         if (b == z) {
             sg_diag_report(L->d, SG_ERROR, p, "empty name in '%s'", key);
