@@ -427,6 +427,10 @@ static void emit(sg_buf *b, emit_kind kind, const sg_model *m, const sg_diag *d)
         emit_summary(b, m, d);
 }
 
+static bool write_stream(void *ud, const char *data, size_t len) {
+    return fwrite(data, 1, len, (FILE *)ud) == len;
+}
+
 /* Loads, checks, then writes: outputs only when no phase reported an error. */
 static int run(const options *o, sg_model *m, sg_diag *d, FILE *out, FILE *err) {
     load_inputs(m, o, d);
@@ -440,17 +444,22 @@ static int run(const options *o, sg_model *m, sg_diag *d, FILE *out, FILE *err) 
     emit_kind kind = o->emit == EMIT_DEFAULT ? (o->outdir ? EMIT_DEFAULT : EMIT_SUMMARY) : o->emit;
     sg_buf text;
     sg_buf_init(&text);
+    /* Everything is checked by now, so standard output can take the text as it is made;
+     * with -o, model.json needs the whole text (compared, then written atomically). */
+    if (!o->outdir) sg_buf_set_sink(&text, write_stream, out);
     emit(&text, kind, m, d);
     int rc = SG_EXIT_OK;
     if (text.oom) {
         fputs("schemagen: error: out of memory\n", err);
         rc = SG_EXIT_FAIL;
-    } else if (o->outdir && write_outdir(o->outdir, m, kind == EMIT_JSON ? &text : NULL, err)) {
-        rc = SG_EXIT_FAIL;
-    } else if (text.len && (fwrite(text.data, 1, text.len, out) != text.len || fflush(out) != 0)) {
-        fprintf(err, "schemagen: error: cannot write the output: %s\n", strerror(errno));
+    } else if (o->outdir) {
+        if (write_outdir(o->outdir, m, kind == EMIT_JSON ? &text : NULL, err)) rc = SG_EXIT_FAIL;
+        else if (kind != EMIT_DEFAULT && !write_stream(out, text.data ? text.data : "", text.len))
+            rc = SG_EXIT_FAIL;
+    } else if (!sg_buf_flush(&text) || fflush(out) != 0) {
         rc = SG_EXIT_FAIL;
     }
+    if (rc && !text.oom) fprintf(err, "schemagen: error: cannot write the output: %s\n", strerror(errno));
     sg_buf_free(&text);
     return rc;
 }

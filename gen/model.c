@@ -17,6 +17,8 @@ void sg_model_free(sg_model *m) {
     free(m->ops);
     free(m->tags);
     sg_arena_free(m->arena);
+    for (uint32_t i = 0; i < m->nadopted; i++) sg_arena_free(m->adopted[i]);
+    free(m->adopted);
     memset(m, 0, sizeof *m);
 }
 
@@ -57,6 +59,24 @@ sg_op *sg_model_add_op(sg_model *m) {
     op->manual_kernel_registration = op->use_const_ref_for_mutable_tensors = SG_UNSET;
     m->ops[m->nops++] = op;
     return op;
+}
+
+bool sg_model_adopt(sg_model *m, sg_model *part) {
+    sg_arena **a = realloc(m->adopted, (m->nadopted + 1) * sizeof *a);
+    if (!a) return false;
+    m->adopted = a;
+    if (m->capops - m->nops < part->nops) {
+        sg_op **v = realloc(m->ops, ((size_t)m->nops + part->nops) * sizeof *v);
+        if (!v) return false;
+        m->ops = v;
+        m->capops = m->nops + part->nops;
+    }
+    memcpy(m->ops + m->nops, part->ops, part->nops * sizeof *part->ops);
+    m->nops += part->nops;
+    part->nops = 0;
+    m->adopted[m->nadopted++] = part->arena;
+    part->arena = NULL;
+    return true;
 }
 
 sg_tag *sg_model_add_tag(sg_model *m) {

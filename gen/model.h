@@ -123,6 +123,8 @@ typedef struct sg_tag {
 
 typedef struct sg_model {
     sg_arena   *arena;
+    sg_arena  **adopted;      /* arenas of parts merged in (sg_model_adopt), freed with it */
+    uint32_t    nadopted;
     sg_source **sources;
     uint32_t    nsources, capsources;
     sg_op     **ops;
@@ -169,6 +171,9 @@ void         sg_model_free(sg_model *m);
 sg_source   *sg_model_add_source(sg_model *m, const char *path, const char *text, size_t len);
 sg_op       *sg_model_add_op(sg_model *m);
 sg_tag      *sg_model_add_tag(sg_model *m);
+/* Moves part's ops (after m's, in order) and its arena into m; part keeps nothing to free but
+ * its empty lists. false when out of memory (then m has taken nothing). */
+bool         sg_model_adopt(sg_model *m, sg_model *part);
 /* Source position of byte offset `off` of op's func string. */
 sg_pos       sg_op_pos_at(const sg_op *op, uint32_t off);
 /* The value of yaml key `key` as written, or NULL. */

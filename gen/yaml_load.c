@@ -13,6 +13,7 @@
 #define _POSIX_C_SOURCE 200809L /* fstat, fileno */
 
 #include "model.h"
+#include "par.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -53,6 +54,8 @@ typedef struct loader {
     sg_diag         *d;
     const sg_source *src;
     sg_arena        *a;
+    size_t           base; /* byte offset in src of what libyaml reads (a part of a file) */
+    cursor           home; /* the cursor at base */
     cursor           cur;
     sg_ynode       **stack; /* children of the open containers */
     size_t           nstack, capstack;
@@ -86,7 +89,7 @@ static size_t ascii_run(const unsigned char *p, size_t max) {
  * ASCII runs (one byte, one character) go at memchr's speed. */
 static void seek(loader *L, size_t chr) {
     cursor *c = &L->cur;
-    if (chr < c->chr) *c = (cursor){.line = 1};
+    if (chr < c->chr) *c = L->home;
     const char *t = L->src->text;
     size_t n = L->src->len;
     while (c->chr < chr && c->byte < n) {
@@ -422,7 +425,7 @@ static void yaml_error(loader *L, const yaml_parser_t *p) {
     L->stop = true;
     const char *what = p->problem ? p->problem : "unknown problem";
     if (p->error == YAML_READER_ERROR) {
-        sg_pos pos = byte_pos(L->src, p->problem_offset);
+        sg_pos pos = byte_pos(L->src, L->base + p->problem_offset);
         if (p->problem_value < 0)
             sg_diag_report(L->d, SG_ERROR, pos, "invalid YAML: %s", what);
         else if (strstr(what, "octet"))
@@ -985,21 +988,19 @@ static void run(loader *L, yaml_parser_t *p) {
     }
 }
 
-/* Loads a source already in the model. */
-static int load(sg_model *m, const sg_source *src, sg_diag *d) {
+/* Loads src->text[begin, end), which starts on line `line`, into m. */
+static int load_range(sg_model *m, const sg_source *src, size_t begin, size_t end, uint32_t line,
+                      sg_diag *d) {
     uint32_t before = d->nerrors;
     yaml_parser_t p;
-    if (src->len > UINT32_MAX - 1) {
-        sg_diag_plain(d, SG_ERROR, "'%s' is larger than 4 GiB", src->path);
-        return 1;
-    }
     if (!yaml_parser_initialize(&p)) {
         sg_diag_plain(d, SG_ERROR, "out of memory reading '%s'", src->path);
         return 1;
     }
-    loader L = {.m = m, .d = d, .src = src, .a = m->arena, .cur = {.line = 1},
-                .root = {src, 1, 1}};
-    yaml_parser_set_input_string(&p, (const unsigned char *)src->text, src->len);
+    cursor home = {.byte = begin, .line_start = begin, .line = line};
+    loader L = {.m = m, .d = d, .src = src, .a = m->arena, .base = begin, .home = home,
+                .cur = home, .root = {src, 1, 1}};
+    yaml_parser_set_input_string(&p, (const unsigned char *)src->text + begin, end - begin);
     yaml_parser_set_encoding(&p, YAML_UTF8_ENCODING); /* no guessing: marks count UTF-8 */
     run(&L, &p);
     if (!L.stop && L.nentries == 0) sg_diag_report(d, SG_ERROR, L.root, "file has no entries");
@@ -1007,6 +1008,87 @@ static int load(sg_model *m, const sg_source *src, sg_diag *d) {
     free(L.stack);
     free(L.spans);
     return (int)(d->nerrors - before);
+}
+
+/* ---- two parts at once ------------------------------------------------------------------- *
+ * Rationale: libyaml's scanner is most of a big file's load, and it is sequential. A schema
+ * file is one block sequence at column 0, so a line that starts with "- " begins an entry: the
+ * two halves of a file cut there are two valid files. Each half loads on its own thread into
+ * a model of its own; the ops then move over in file order. Where either half has anything to
+ * say (an error, a warning, a half that is not a schema file), the parts are thrown away and
+ * the file loads again in one piece, so diagnostics are always those of a whole-file load. */
+
+enum { SPLIT_MIN = 256 * 1024 };
+
+typedef struct part {
+    sg_model         m;
+    sg_diag          d;
+    const sg_source *src;
+    size_t           begin, end;
+    uint32_t         line;
+} part;
+
+static void *load_part(void *arg) {
+    part *pt = arg;
+    load_range(&pt->m, pt->src, pt->begin, pt->end, pt->line, &pt->d);
+    return NULL;
+}
+
+/* Where to cut src in two: the start of an entry line near the middle, or 0 for nowhere. */
+static size_t find_split(const sg_source *src, uint32_t *line) {
+    const char *t = src->text, *e = t + src->len;
+    const char *q = t;
+    while (q < e && (*q == '#' || *q == '\n')) { /* comments and blank lines before the first entry */
+        const char *nl = memchr(q, '\n', (size_t)(e - q));
+        q = nl ? nl + 1 : e;
+    }
+    if (e - q < 2 || q[0] != '-' || q[1] != ' ') return 0; /* not a block sequence at column 0 */
+    const char *cut = t + src->len / 2;
+    while ((cut = memchr(cut, '\n', (size_t)(e - cut))) && !(e - cut > 3 && cut[1] == '-' && cut[2] == ' '))
+        cut++;
+    if (!cut) return 0;
+    *line = 2;
+    for (const char *r = t; (r = memchr(r, '\n', (size_t)(cut - r))); r++) (*line)++;
+    return (size_t)(cut - t) + 1;
+}
+
+static bool clean(const part *pt) {
+    return pt->d.nerrors == 0 && pt->d.nwarnings == 0 && pt->d.out.len == 0 && !pt->m.have_tags &&
+           pt->m.nops > 0;
+}
+
+/* Loads src in two parts at once; false (and nothing added) where it should load whole. */
+static bool load_parallel(sg_model *m, const sg_source *src) {
+    uint32_t line = 0;
+    size_t cut = src->len >= SPLIT_MIN && sg_cpu_count() > 1 ? find_split(src, &line) : 0;
+    if (!cut) return false;
+    part pt[2] = {{.src = src, .begin = 0, .end = cut, .line = 1},
+                  {.src = src, .begin = cut, .end = src->len, .line = line}};
+    bool ok = true;
+    for (int i = 0; i < 2; i++) {
+        ok &= sg_model_init(&pt[i].m) == 0;
+        sg_diag_init(&pt[i].d);
+    }
+    if (ok) ok = sg_run2(load_part, &pt[0], &pt[1]);
+    ok = ok && clean(&pt[0]) && clean(&pt[1]) && sg_model_adopt(m, &pt[0].m) &&
+         sg_model_adopt(m, &pt[1].m);
+    for (int i = 0; i < 2; i++) {
+        sg_model_free(&pt[i].m);
+        sg_diag_free(&pt[i].d);
+    }
+    return ok;
+}
+
+/* Loads a source already in the model. */
+static int load(sg_model *m, const sg_source *src, sg_diag *d) {
+    if (src->len > UINT32_MAX - 1) {
+        sg_diag_plain(d, SG_ERROR, "'%s' is larger than 4 GiB", src->path);
+        return 1;
+    }
+    uint32_t nops = m->nops;
+    if (load_parallel(m, src)) return 0;
+    m->nops = nops;
+    return load_range(m, src, 0, src->len, 1, d);
 }
 
 int sg_load_buffer(sg_model *m, const char *path, const char *text, size_t len, sg_diag *d) {

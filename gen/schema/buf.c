@@ -1,5 +1,6 @@
 /* buf.c: a growable byte string for printers and emitters. Out of memory sets b->oom and
- * drops further appends, so callers check once at the end rather than after every append. */
+ * drops further appends, so callers check once at the end rather than after every append.
+ * A sink turns it into a stream (see sg_buf_set_sink). */
 #include "sg_schema.h"
 
 #include <stdarg.h>
@@ -14,8 +15,23 @@ void sg_buf_free(sg_buf *b) {
     sg_buf_init(b);
 }
 
+void sg_buf_set_sink(sg_buf *b, sg_buf_sink sink, void *ud) {
+    b->sink = sink;
+    b->sink_ud = ud;
+}
+
+bool sg_buf_flush(sg_buf *b) {
+    if (b->sink && b->len && !b->sink_failed) {
+        if (!b->sink(b->sink_ud, b->data, b->len)) b->sink_failed = true;
+        b->len = 0;
+        b->data[0] = '\0';
+    }
+    return !b->oom && !b->sink_failed;
+}
+
 static bool reserve(sg_buf *b, size_t extra) {
-    if (b->oom) return false;
+    if (b->oom || b->sink_failed) return false;
+    if (b->sink && b->len && b->len + extra > SG_BUF_STREAM) sg_buf_flush(b);
     if (b->len + extra + 1 <= b->cap) return true;
     size_t cap = b->cap ? b->cap : 256;
     while (cap < b->len + extra + 1) cap *= 2;

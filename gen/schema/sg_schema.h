@@ -235,15 +235,28 @@ bool            sg_type_is_tensor_like(const sg_type *t); /* Tensor, Tensor?, Te
 
 /* ---- printing ---------------------------------------------------------------------------- */
 
-/* A growable string. */
+/* A growable string. With a sink set, it streams instead: once it holds more than
+ * SG_BUF_STREAM bytes, the next append first hands everything to the sink, so emitters write
+ * large outputs through a small window of memory. */
+typedef bool (*sg_buf_sink)(void *ud, const char *data, size_t len);
+
 typedef struct sg_buf {
-    char  *data;
-    size_t len, cap;
-    bool   oom;  /* set when an append could not grow; data stays valid */
+    char       *data;
+    size_t      len, cap;
+    bool        oom;         /* set when an append could not grow; data stays valid */
+    bool        sink_failed; /* the sink refused bytes; later appends are dropped */
+    sg_buf_sink sink;
+    void       *sink_ud;
 } sg_buf;
+
+enum { SG_BUF_STREAM = 64 * 1024 };
 
 void sg_buf_init(sg_buf *b);
 void sg_buf_free(sg_buf *b);
+void sg_buf_set_sink(sg_buf *b, sg_buf_sink sink, void *ud);
+/* Hands what is held to the sink (if any); false when the sink failed now or before, or the
+ * buffer ran out of memory. */
+bool sg_buf_flush(sg_buf *b);
 void sg_buf_putn(sg_buf *b, const char *s, size_t n);
 void sg_buf_puts(sg_buf *b, const char *s);
 void sg_buf_putc(sg_buf *b, char c);
