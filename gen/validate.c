@@ -60,14 +60,6 @@ bool sgv_name_exists(const sgv_ctx *cx, const char *ns, const char *name) {
     return sgv_map_get(&cx->bases, key, n) != NULL;
 }
 
-static bool is_augmented(const char *inner, size_t n) {
-    static const char *const ops[] = {"add", "sub", "mul", "div", "mod", "pow",
-                                      "lshift", "rshift", "and", "xor", "or"};
-    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
-        if (strlen(ops[i]) == n - 1 && memcmp(ops[i], inner + 1, n - 1) == 0) return true;
-    return false;
-}
-
 static bool ident_ok(const char *s, size_t n) {
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
@@ -88,13 +80,12 @@ bool sgv_check_op_name(sgv_ctx *cx, const char *name, size_t n, sg_pos pos, cons
         SGV_ERROR(cx, pos, "%s '%.*s' is not an operator name [SG-104]", what, w, name);
         return false;
     }
-    bool dunder = n > 4 && memcmp(name, "__", 2) == 0 && ends_with_n(name, n, "__") &&
-                  !memchr(name + 2, '_', n - 4);
-    bool inplace = !dunder && name[n - 1] == '_';
+    sg_name_info info = sg_name_classify(name, n);
+    bool dunder = info.dunder, inplace = !dunder && info.inplace;
     const char *why = NULL;
     if (ends_with_n(name, n, "_out"))
         why = "ends in '_out', which torchgen reserves: make 'out' an overload ('name.out')";
-    else if (dunder && name[2] == 'i' && !is_augmented(name + 2, n - 4))
+    else if (dunder && name[2] == 'i' && !info.augmented)
         why = "is a dunder name starting with 'i', which torchgen allows only for augmented "
               "assignment (__iadd__, __iand__, ...)";
     else if (inplace && ends_with_n(name, n - 1, "_functional"))

@@ -467,8 +467,9 @@ static void check_default(parser *p, const sg_arg *a) {
     else if (v->kind == SG_VAL_IDENT) why = " (unknown constant for this type)";
     else if (a->type->kind == SG_TY_LIST && v->kind != SG_VAL_LIST)
         why = " (a list needs a list default like [0,1]; only sized lists T[N] take one value)";
-    fail(p, a->default_offset, "default value '%.40s' does not fit type '%s' of argument '%s'%s",
-         a->default_text, ty, a->name, why);
+    bool quoted = a->default_text[0] == '\'' || a->default_text[0] == '"';
+    fail(p, a->default_offset, "default value %s%.40s%s does not fit type '%s' of argument '%s'%s",
+         quoted ? "" : "'", a->default_text, quoted ? "" : "'", ty, a->name, why);
 }
 
 /* ---- arguments and returns -------------------------------------------------------------- */
@@ -589,24 +590,34 @@ static bool is_augmented(const char *inner, size_t n) {
     return false;
 }
 
-/* Splits the name into base, in-place and dunder (torchgen's BaseOperatorName facts). */
+sg_name_info sg_name_classify(const char *name, size_t n) {
+    sg_name_info r = {.base_len = n};
+    r.dunder = n > 4 && memcmp(name, "__", 2) == 0 && memcmp(name + n - 2, "__", 2) == 0 &&
+               !memchr(name + 2, '_', n - 4);
+    if (r.dunder) {
+        r.augmented = r.inplace = is_augmented(name + 2, n - 4);
+    } else if (n > 1 && name[n - 1] == '_') {
+        r.inplace = true;
+        r.base_len = n - 1;
+    }
+    return r;
+}
+
+/* Splits the name into base, in-place and dunder. */
 static void classify_name(parser *p, sg_schema *s) {
     const char *n = s->name;
     size_t len = strlen(n);
+    sg_name_info info = sg_name_classify(n, len);
+    s->dunder = info.dunder;
+    s->inplace = info.inplace;
     s->base = n;
-    if (len > 4 && memcmp(n, "__", 2) == 0 && memcmp(n + len - 2, "__", 2) == 0 &&
-        !memchr(n + 2, '_', len - 4)) {
-        s->dunder = true;
-        if (is_augmented(n + 2, len - 4)) {
-            char *b = alloc(p, len);
-            memcpy(b, "__", 2);
-            memcpy(b + 2, n + 3, len - 3);
-            s->base = b;
-            s->inplace = true;
-        }
-    } else if (len > 1 && n[len - 1] == '_') {
-        s->inplace = true;
-        s->base = dup(p, s->name_offset, s->name_offset + (uint32_t)len - 1);
+    if (info.augmented) {
+        char *b = alloc(p, len);
+        memcpy(b, "__", 2);
+        memcpy(b + 2, n + 3, len - 3);
+        s->base = b;
+    } else if (info.base_len < len) {
+        s->base = dup(p, s->name_offset, s->name_offset + (uint32_t)info.base_len);
     }
 }
 

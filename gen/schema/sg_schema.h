@@ -222,6 +222,19 @@ enum { SG_SCHEMA_OK = 0, SG_SCHEMA_ESYNTAX = 1, SG_SCHEMA_ENOMEM = 2 };
 int sg_schema_parse(const char *text, size_t len, sg_arena *arena, sg_schema *out,
                     sg_schema_error *err);
 
+/* torchgen's reading of an operator name (name[0..n)): a dunder is __x__ with no '_' inside;
+ * in-place is a trailing '_' on a non-dunder, or an augmented-assignment dunder (__iadd__).
+ * base_len: the length of the base name when it is a prefix of the name (in-place '_'
+ * dropped); an augmented dunder's base drops the 'i' instead (__iand__ -> __and__). */
+typedef struct sg_name_info {
+    bool   dunder;
+    bool   inplace;
+    bool   augmented; /* __iadd__ and its kin */
+    size_t base_len;
+} sg_name_info;
+
+sg_name_info sg_name_classify(const char *name, size_t n);
+
 /* Derived facts. */
 sg_schema_kind  sg_schema_kind_of(const sg_schema *s);
 bool            sg_schema_is_mutable(const sg_schema *s); /* any argument written */
