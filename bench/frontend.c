@@ -105,7 +105,7 @@ static int run_pipeline(const char *path, double t[PH__COUNT], run_facts *f, int
     f->nops = m.nops;
     f->nerrors = d.nerrors;
     f->json_bytes = json.oom ? 0 : sink.bytes;
-    f->arena_bytes = sg_arena_used(m.arena);
+    f->arena_bytes = sg_model_memory(&m);
     if (show_diags && d.out.len > 0)
         fprintf(stderr, "%.*s", (int)d.out.len, d.out.data);
 

@@ -10,7 +10,6 @@
  * bytes depend on the model alone (no timestamps, no addresses, input order kept).
  */
 #include "emit.h"
-#include "par.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -386,84 +385,29 @@ static void put_tag(jw *w, const sg_tag *t) {
     putc1(w, '}');
 }
 
-static jw *jw_new(sg_buf *b) {
+void sg_emit_json(sg_buf *b, const sg_model *m) {
     jw *w = malloc(sizeof *w); /* the chunk is too big for some threads' stacks */
     if (!w) {
         b->oom = true;
-        return NULL;
+        return;
     }
     w->b = b;
     w->n = 0;
     sg_buf_init(&w->tmp);
     sg_buf_putc(&w->tmp, '\0'); /* tmp.data is never NULL from here on */
-    return w;
-}
-
-static void jw_done(jw *w) {
-    flush(w);
-    if (w->tmp.oom) w->b->oom = true;
-    sg_buf_free(&w->tmp);
-    free(w);
-}
-
-/* ops[begin, end) of m, each after its separator. */
-static void put_ops(sg_buf *b, const sg_model *m, uint32_t begin, uint32_t end) {
-    jw *w = jw_new(b);
-    if (!w) return;
-    for (uint32_t i = begin; i < end; i++) {
+    LIT(w, "{\n  \"ops\": [");
+    for (uint32_t i = 0; i < m->nops; i++) {
         puts0(w, i ? ",\n" : "\n");
         put_op(w, m->ops[i]);
     }
-    jw_done(w);
-}
-
-/* Rationale: a large model's ops go out in two halves made at once: the first straight into
- * b (streamed where b has a sink), the second into a buffer of its own on another thread,
- * appended after. The bytes are those of one pass. */
-enum { PAR_MIN_OPS = 512 };
-
-typedef struct half {
-    sg_buf         *b;
-    const sg_model *m;
-    uint32_t        begin, end;
-} half;
-
-static void *put_half(void *arg) {
-    half *h = arg;
-    put_ops(h->b, h->m, h->begin, h->end);
-    return NULL;
-}
-
-static void put_all_ops(sg_buf *b, const sg_model *m) {
-    uint32_t n = m->nops, k = n / 2;
-    if (n < PAR_MIN_OPS || sg_cpu_count() < 2) {
-        put_ops(b, m, 0, n);
-        return;
-    }
-    sg_buf second;
-    sg_buf_init(&second);
-    half h[2] = {{&second, m, k, n}, {b, m, 0, k}};
-    if (!sg_run2(put_half, &h[0], &h[1])) {
-        put_ops(b, m, 0, k);
-        put_ops(&second, m, k, n);
-    }
-    if (second.oom) b->oom = true;
-    else if (b->sink && sg_buf_flush(b) && second.len && !b->sink(b->sink_ud, second.data, second.len))
-        b->sink_failed = true;
-    else if (!b->sink) sg_buf_putn(b, second.data, second.len);
-    sg_buf_free(&second);
-}
-
-void sg_emit_json(sg_buf *b, const sg_model *m) {
-    sg_buf_puts(b, "{\n  \"ops\": [");
-    put_all_ops(b, m);
-    sg_buf_puts(b, m->nops ? "\n  ],\n  \"tags\": [" : "],\n  \"tags\": [");
-    jw *w = jw_new(b);
-    if (!w) return;
+    puts0(w, m->nops ? "\n  ],\n  \"tags\": [" : "],\n  \"tags\": [");
     for (uint32_t i = 0; i < m->ntags; i++) {
         puts0(w, i ? ",\n" : "\n");
         put_tag(w, &m->tags[i]);
     }
     puts0(w, m->ntags ? "\n  ]\n}\n" : "]\n}\n");
-    jw_done(w);
+    flush(w);
+    if (w->tmp.oom) b->oom = true;
+    sg_buf_free(&w->tmp);
+    free(w);
 }

@@ -79,6 +79,12 @@ bool sg_model_adopt(sg_model *m, sg_model *part) {
     return true;
 }
 
+size_t sg_model_memory(const sg_model *m) {
+    size_t n = sg_arena_used(m->arena);
+    for (uint32_t i = 0; i < m->nadopted; i++) n += sg_arena_used(m->adopted[i]);
+    return n;
+}
+
 sg_tag *sg_model_add_tag(sg_model *m) {
     sg_tag *v = grow(m->tags, m->ntags, &m->captags, sizeof *v);
     if (!v) return NULL;

@@ -174,6 +174,8 @@ sg_tag      *sg_model_add_tag(sg_model *m);
 /* Moves part's ops (after m's, in order) and its arena into m; part keeps nothing to free but
  * its empty lists. false when out of memory (then m has taken nothing). */
 bool         sg_model_adopt(sg_model *m, sg_model *part);
+/* Bytes the model's arenas hand out (its own and adopted ones). */
+size_t       sg_model_memory(const sg_model *m);
 /* Source position of byte offset `off` of op's func string. */
 sg_pos       sg_op_pos_at(const sg_op *op, uint32_t off);
 /* The value of yaml key `key` as written, or NULL. */

@@ -11,7 +11,6 @@
  * Ops whose func did not parse are skipped (the parser said why). Every rule reports where
  * the problem is and the run goes on, so one run shows every error.
  */
-#include "par.h"
 #include "validate_util.h"
 
 #include <stdio.h>
@@ -135,58 +134,15 @@ static void check_op(sgv_ctx *cx, const sg_op *op) {
     sgv_check_yaml(cx, op);
 }
 
-/* ---- the per-op checks, on two threads where it pays ------------------------------------ *
- * Rationale: the per-op checks read the model and the name maps and write only diagnostics,
- * so two halves of the ops can run at once, each with its own diagnostics and scratch arena.
- * Where either half has anything to say, the ops are checked again in one pass, so messages
- * come out as a sequential run gives them (order, error limit). */
-
-enum { PAR_MIN_OPS = 512 };
-
-typedef struct half {
-    sgv_ctx  cx;
-    sg_diag  d;
-    uint32_t begin, end;
-} half;
-
-static void check_range(sgv_ctx *cx, uint32_t begin, uint32_t end) {
-    for (uint32_t i = begin; i < end; i++)
-        if (cx->m->ops[i]->parsed) check_op(cx, cx->m->ops[i]);
-}
-
-static void *check_half(void *arg) {
-    half *h = arg;
-    check_range(&h->cx, h->begin, h->end);
-    return NULL;
-}
-
-static bool check_parallel(const sgv_ctx *cx) {
-    uint32_t n = cx->m->nops;
-    if (n < PAR_MIN_OPS || sg_cpu_count() < 2) return false;
-    half h[2] = {{.cx = *cx, .begin = 0, .end = n / 2}, {.cx = *cx, .begin = n / 2, .end = n}};
-    bool ok = true;
-    for (int i = 0; i < 2; i++) {
-        sg_diag_init(&h[i].d);
-        h[i].cx.d = &h[i].d;
-        ok &= (h[i].cx.scratch = sg_arena_new(NULL, NULL)) != NULL;
-    }
-    ok = ok && sg_run2(check_half, &h[0], &h[1]);
-    for (int i = 0; i < 2; i++) {
-        ok = ok && h[i].d.out.len == 0 && h[i].d.nerrors == 0 && h[i].d.nwarnings == 0;
-        sg_diag_free(&h[i].d);
-        sg_arena_free(h[i].cx.scratch);
-    }
-    return ok;
-}
-
 int sg_validate(sg_model *m, sg_diag *d) {
     uint32_t before = d->nerrors;
-    sgv_ctx cx = {.m = m, .d = d, .scratch = m->arena};
+    sgv_ctx cx = {.m = m, .d = d};
     bool ok = sgv_map_init(&cx.names, m->arena, m->nops) == 0 &&
               sgv_map_init(&cx.bases, m->arena, m->nops) == 0;
     for (uint32_t i = 0; ok && i < m->nops; i++)
         if (m->ops[i]->parsed) ok = index_op(&cx, m->ops[i]);
-    if (ok && !check_parallel(&cx)) check_range(&cx, 0, m->nops);
+    for (uint32_t i = 0; ok && i < m->nops; i++)
+        if (m->ops[i]->parsed) check_op(&cx, m->ops[i]);
     if (ok) sgv_check_cross(&cx);
     else sg_diag_plain(d, SG_ERROR, "out of memory while validating");
     sgv_map_free(&cx.names);

@@ -84,7 +84,6 @@ sgv_map_slot *sgv_map_put(sgv_map *m, const char *key, size_t len, void *value);
 typedef struct sgv_ctx {
     sg_model *m;
     sg_diag  *d;
-    sg_arena *scratch; /* for what a check builds and drops (one per thread) */
     sgv_map   names; /* "ns::name.overload" -> the first op of that name */
     sgv_map   bases; /* "ns::name" -> the first op of that name, any overload */
 } sgv_ctx;

@@ -313,7 +313,7 @@ static void precomputed_decl(sgv_ctx *cx, const char *d, size_t n, sg_pos pos) {
     sg_schema s;
     sg_schema_error err;
     int len = snprintf(text, sizeof text, "f(%.*s) -> ()", (int)n, d);
-    bool ok = n < 256 && sg_schema_parse(text, (size_t)len, cx->scratch, &s, &err) == SG_SCHEMA_OK
+    bool ok = n < 256 && sg_schema_parse(text, (size_t)len, cx->m->arena, &s, &err) == SG_SCHEMA_OK
               && s.nargs == 1 && !s.star && !s.varargs && !s.args[0].default_text;
     if (!ok) {
         SGV_ERROR(cx, pos, "expected a parameter 'TYPE name' in precomputed, not '%.*s' "
