@@ -134,6 +134,7 @@ typedef struct sg_model {
     bool        have_tags;    /* a tags file was given: tags are checked against it */
     sg_group  **groups;
     uint32_t    ngroups;
+    bool        one_piece;    /* load large files whole, on the calling thread (tests, debugging) */
 } sg_model;
 
 /* ---- diagnostics ------------------------------------------------------------------------- */

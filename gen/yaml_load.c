@@ -1086,7 +1086,7 @@ static int load(sg_model *m, const sg_source *src, sg_diag *d) {
         return 1;
     }
     uint32_t nops = m->nops;
-    if (load_parallel(m, src)) return 0;
+    if (!m->one_piece && load_parallel(m, src)) return 0;
     m->nops = nops;
     return load_range(m, src, 0, src->len, 1, d);
 }
