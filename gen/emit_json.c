@@ -262,16 +262,6 @@ static void put_args(jw *w, const sg_schema *s, const sg_arg *args, uint32_t n, 
 /* ---- yaml -------------------------------------------------------------------------------- */
 
 /* Keys whose values torchgen reads as booleans. */
-static bool is_bool_key(const char *key) {
-    static const char *const keys[] = {
-        "structured",  "device_guard", "manual_cpp_binding", "manual_kernel_registration",
-        "use_const_ref_for_mutable_tensors",
-    };
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        if (strcmp(key, keys[i]) == 0) return true;
-    return false;
-}
-
 static bool scalar_is(const sg_ynode *n, const char *word) {
     size_t k = strlen(word);
     return n->len == k && memcmp(n->text, word, k) == 0;
@@ -322,7 +312,7 @@ static void put_yaml(jw *w, const sg_op *op) {
         if (i) LIT(w, ", ");
         put_str(w, op->keys[i]);
         LIT(w, ": ");
-        put_ynode(w, op->values[i], is_bool_key(op->keys[i]));
+        put_ynode(w, op->values[i], sg_op_key_is_bool(op->keys[i]));
     }
     putc1(w, '}');
 }

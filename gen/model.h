@@ -179,6 +179,8 @@ bool         sg_model_adopt(sg_model *m, sg_model *part);
 size_t       sg_model_memory(const sg_model *m);
 /* Source position of byte offset `off` of op's func string. */
 sg_pos       sg_op_pos_at(const sg_op *op, uint32_t off);
+/* Whether `key` is one of the boolean yaml keys (structured, device_guard, ...). */
+bool         sg_op_key_is_bool(const char *key);
 /* The value of yaml key `key` as written, or NULL. */
 const sg_ynode *sg_op_key(const sg_op *op, const char *key);
 

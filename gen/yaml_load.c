@@ -726,6 +726,11 @@ static const struct keydef *find_key(const char *name) {
     return NULL;
 }
 
+bool sg_op_key_is_bool(const char *key) {
+    const struct keydef *kd = find_key(key);
+    return kd && kd->shape == K_BOOL;
+}
+
 static void apply(loader *L, sg_op *op, const struct keydef *kd, const sg_ynode *k,
                   const sg_ynode *v) {
     void *field = (char *)op + kd->off;
