@@ -449,17 +449,21 @@ static int run(const options *o, sg_model *m, sg_diag *d, FILE *out, FILE *err) 
     if (!o->outdir) sg_buf_set_sink(&text, write_stream, out);
     emit(&text, kind, m, d);
     int rc = SG_EXIT_OK;
+    bool written = true; /* standard output took the text */
     if (text.oom) {
         fputs("schemagen: error: out of memory\n", err);
         rc = SG_EXIT_FAIL;
     } else if (o->outdir) {
         if (write_outdir(o->outdir, m, kind == EMIT_JSON ? &text : NULL, err)) rc = SG_EXIT_FAIL;
-        else if (kind != EMIT_DEFAULT && !write_stream(out, text.data ? text.data : "", text.len))
-            rc = SG_EXIT_FAIL;
-    } else if (!sg_buf_flush(&text) || fflush(out) != 0) {
+        else if (kind != EMIT_DEFAULT)
+            written = write_stream(out, text.data ? text.data : "", text.len) && fflush(out) == 0;
+    } else {
+        written = sg_buf_flush(&text) && fflush(out) == 0;
+    }
+    if (!written) {
+        fprintf(err, "schemagen: error: cannot write the output: %s\n", strerror(errno));
         rc = SG_EXIT_FAIL;
     }
-    if (rc && !text.oom) fprintf(err, "schemagen: error: cannot write the output: %s\n", strerror(errno));
     sg_buf_free(&text);
     return rc;
 }

@@ -1049,7 +1049,8 @@ static size_t find_split(const sg_source *src, uint32_t *line) {
     }
     if (e - q < 2 || q[0] != '-' || q[1] != ' ') return 0; /* not a block sequence at column 0 */
     const char *cut = t + src->len / 2;
-    while ((cut = memchr(cut, '\n', (size_t)(e - cut))) && !(e - cut > 3 && cut[1] == '-' && cut[2] == ' '))
+    while ((cut = memchr(cut, '\n', (size_t)(e - cut))) &&
+           !(e - cut > 3 && cut[1] == '-' && cut[2] == ' '))
         cut++;
     if (!cut) return 0;
     *line = 2;
@@ -1062,9 +1063,9 @@ static bool clean(const part *pt) {
            pt->m.nops > 0;
 }
 
-/* Loads src in two parts at once; false (and nothing added) where it should load whole. */
+/* Loads src in two parts at once; false, with m as it was, where it should load whole. */
 static bool load_parallel(sg_model *m, const sg_source *src) {
-    uint32_t line = 0;
+    uint32_t line = 0, nops = m->nops;
     size_t cut = src->len >= SPLIT_MIN && sg_cpu_count() > 1 ? find_split(src, &line) : 0;
     if (!cut) return false;
     part pt[2] = {{.src = src, .begin = 0, .end = cut, .line = 1},
@@ -1081,6 +1082,7 @@ static bool load_parallel(sg_model *m, const sg_source *src) {
         sg_model_free(&pt[i].m);
         sg_diag_free(&pt[i].d);
     }
+    if (!ok) m->nops = nops; /* one part may have moved over before the other failed */
     return ok;
 }
 
@@ -1090,9 +1092,7 @@ static int load(sg_model *m, const sg_source *src, sg_diag *d) {
         sg_diag_plain(d, SG_ERROR, "'%s' is larger than 4 GiB", src->path);
         return 1;
     }
-    uint32_t nops = m->nops;
     if (!m->one_piece && load_parallel(m, src)) return 0;
-    m->nops = nops;
     return load_range(m, src, 0, src->len, 1, d);
 }
 

@@ -102,12 +102,3 @@ int sg_constant_type(const char *name, size_t len) {
             return (int)constants[i].type;
     return -1;
 }
-
-int sg_type_by_name(const char *name, size_t len) {
-    for (int k = 0; k < SG_TY__COUNT; k++) {
-        const char *n = sg_type_infos[k].name;
-        if (n && strlen(n) == len && memcmp(n, name, len) == 0) return k;
-    }
-    if (len == 4 && memcmp(name, "None", 4) == 0) return SG_TY_NONE;
-    return -1;
-}

@@ -6,7 +6,5 @@
 
 /* The sg_type_kind a named default constant belongs to ("Mean" -> int), or -1. */
 int sg_constant_type(const char *name, size_t len);
-/* The sg_type_kind spelled `name` ("ScalarType", "Dict"), or -1. */
-int sg_type_by_name(const char *name, size_t len);
 
 #endif

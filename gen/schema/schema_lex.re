@@ -21,6 +21,8 @@
     DQSTR   = "\"" ([^"\\\x00] | "\\" [^\x00])* "\"";
 */
 
+/* The keyword rules below spell the names of sg_type_infos (schema_info.c): re2c's DFA is the
+ * lookup, and test_schema_lex checks that the two agree. */
 void sg_lex(const char *text, size_t len, uint32_t *pos, sg_token *tok) {
     const unsigned char *base = (const unsigned char *)text;
     const unsigned char *cur = base + *pos, *lim = base + len, *mar = cur, *start;

@@ -60,6 +60,22 @@ static void test_names_and_types(void) {
     CHECK(l.t[1].start == 7 && l.t[1].end == 14);
 }
 
+/* Every named type of the info table lexes as that type, and no other name does. */
+static void test_keywords_match_table(void) {
+    for (int k = 0; k < SG_TY__COUNT; k++) {
+        const char *name = sg_type_infos[k].name;
+        if (!name) continue;
+        lexed l = lex(name);
+        check_count++;
+        if (l.n != 2 || l.t[0].kind != SG_T_IDENT || l.t[0].type != k) {
+            check_failures++;
+            fprintf(stderr, "type name '%s' does not lex as its kind %d\n", name, k);
+        }
+    }
+    lexed l = lex("Tuple");
+    CHECK(l.t[0].type == SG_TY_TUPLE); /* spelled by the parser, not the table */
+}
+
 static void test_numbers(void) {
     static const sg_tok_kind want[] = {SG_T_INT, SG_T_INT, SG_T_FLOAT, SG_T_FLOAT, SG_T_FLOAT,
                                        SG_T_FLOAT, SG_T_IMAG, SG_T_IMAG, SG_T_EOF};
@@ -101,6 +117,7 @@ static void test_describe(void) {
 int main(void) {
     test_punctuation();
     test_names_and_types();
+    test_keywords_match_table();
     test_numbers();
     test_strings();
     test_whitespace_and_bad();
