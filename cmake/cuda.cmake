@@ -1,0 +1,26 @@
+# cmake/cuda.cmake: whether the CUDA toolkit is here, and how the runtime uses it.
+#
+# SG_CUDA=AUTO (default) uses the toolkit where CMake finds one, ON requires it, OFF builds
+# without. With it, runtime/cuda.c is compiled with SG_HAVE_CUDA and linked against the static
+# CUDA runtime (which loads the driver at run time, so the library still loads and runs on a
+# machine without a GPU or driver: the CUDA backend then reports itself unavailable).
+set(SG_CUDA AUTO CACHE STRING "Build the CUDA backend: AUTO, ON or OFF")
+set(SG_HAVE_CUDA OFF)
+if(NOT SG_CUDA STREQUAL "OFF")
+  find_package(CUDAToolkit QUIET)
+  if(CUDAToolkit_FOUND)
+    set(SG_HAVE_CUDA ON)
+    message(STATUS "schemagen: CUDA ${CUDAToolkit_VERSION} found: the CUDA backend is built")
+  elseif(SG_CUDA STREQUAL "ON")
+    message(FATAL_ERROR "SG_CUDA=ON but no CUDA toolkit was found")
+  else()
+    message(STATUS "schemagen: no CUDA toolkit: building CPU only (the CUDA backend reports itself unavailable)")
+  endif()
+endif()
+
+function(sg_runtime_use_cuda target)
+  if(SG_HAVE_CUDA)
+    target_compile_definitions(${target} PUBLIC SG_HAVE_CUDA=1)
+    target_link_libraries(${target} PUBLIC CUDA::cudart_static)
+  endif()
+endfunction()

@@ -1,0 +1,186 @@
+/* device.c: the device implementations (CPU and Meta here, CUDA in cuda.c, PrivateUse ones from
+ * backend authors) and the storage they allocate. */
+#include "rt_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- CPU: 64-byte aligned host memory --------------------------------------------------- */
+
+static int cpu_count(const char **why) {
+    (void)why;
+    return 1;
+}
+
+static sg_status cpu_alloc(sg_device dev, size_t nbytes, void **data, void **ctx) {
+    (void)dev;
+    *ctx = NULL;
+    /* aligned_alloc wants a multiple of the alignment; zero bytes still get a real pointer */
+    size_t n = (nbytes + 63) & ~(size_t)63;
+    if (n < nbytes) return sg_error(SG_ENOMEM, "cannot allocate %zu bytes on cpu", nbytes);
+    *data = aligned_alloc(64, n ? n : 64);
+    if (!*data) return sg_error(SG_ENOMEM, "cannot allocate %zu bytes on cpu", nbytes);
+    return SG_OK;
+}
+
+static void cpu_free(sg_device dev, void *data, void *ctx) {
+    (void)dev, (void)ctx;
+    free(data);
+}
+
+static sg_status cpu_copy_from_host(sg_device d, void *dst, const void *src, size_t n) {
+    (void)d;
+    if (n) memmove(dst, src, n);
+    return SG_OK;
+}
+
+static sg_status cpu_copy_to_host(void *dst, sg_device d, const void *src, size_t n) {
+    (void)d;
+    if (n) memmove(dst, src, n);
+    return SG_OK;
+}
+
+static sg_status cpu_memset_zero(sg_device d, void *dst, size_t n) {
+    (void)d;
+    if (n) memset(dst, 0, n);
+    return SG_OK;
+}
+
+static const sg_device_impl cpu_impl = {
+    .name = "cpu",
+    .count = cpu_count,
+    .alloc = cpu_alloc,
+    .free = cpu_free,
+    .copy_from_host = cpu_copy_from_host,
+    .copy_to_host = cpu_copy_to_host,
+    .memset_zero = cpu_memset_zero,
+};
+
+/* ---- Meta: shapes only ------------------------------------------------------------------ */
+
+static sg_status meta_alloc(sg_device dev, size_t nbytes, void **data, void **ctx) {
+    (void)dev, (void)nbytes;
+    *data = NULL;
+    *ctx = NULL;
+    return SG_OK;
+}
+
+static void meta_free(sg_device dev, void *data, void *ctx) { (void)dev, (void)data, (void)ctx; }
+
+static sg_status meta_copy(void) {
+    return sg_error(SG_EUNSUPPORTED, "meta tensors hold no data: nothing can be copied to or "
+                                     "from them");
+}
+static sg_status meta_copy_from_host(sg_device d, void *dst, const void *src, size_t n) {
+    (void)d, (void)dst, (void)src, (void)n;
+    return meta_copy();
+}
+static sg_status meta_copy_to_host(void *dst, sg_device d, const void *src, size_t n) {
+    (void)d, (void)dst, (void)src, (void)n;
+    return meta_copy();
+}
+
+static sg_status meta_zero(sg_device d, void *dst, size_t n) {
+    (void)d, (void)dst, (void)n;
+    return SG_OK;
+}
+
+static const sg_device_impl meta_impl = {
+    .name = "meta",
+    .count = cpu_count,
+    .alloc = meta_alloc,
+    .free = meta_free,
+    .copy_from_host = meta_copy_from_host,
+    .copy_to_host = meta_copy_to_host,
+    .memset_zero = meta_zero,
+};
+
+/* ---- the registry ----------------------------------------------------------------------- */
+
+/* PrivateUse slots; written once each (atomically), read without a lock. */
+static const sg_device_impl *private_impls[SG_DEV__COUNT];
+
+const sg_device_impl *sg__device_impl(sg_device_type t) {
+    switch (t) {
+    case SG_DEV_CPU: return &cpu_impl;
+    case SG_DEV_META: return &meta_impl;
+    case SG_DEV_CUDA: return sg__cuda_impl();
+    case SG_DEV_PRIVATEUSE1:
+    case SG_DEV_PRIVATEUSE2:
+    case SG_DEV_PRIVATEUSE3: return __atomic_load_n(&private_impls[t], __ATOMIC_ACQUIRE);
+    default: return NULL;
+    }
+}
+
+sg_status sg_device_impl_register(sg_device_type type, const sg_device_impl *impl) {
+    if (type != SG_DEV_PRIVATEUSE1 && type != SG_DEV_PRIVATEUSE2 && type != SG_DEV_PRIVATEUSE3)
+        return sg_error(SG_EINVAL, "sg_device_impl_register: %s is built in; only the "
+                                   "PrivateUse device types take an implementation",
+                        sg_device_type_name(type));
+    if (!impl || !impl->count || !impl->alloc || !impl->free || !impl->copy_from_host ||
+        !impl->copy_to_host)
+        return sg_error(SG_EINVAL, "sg_device_impl_register: count, alloc, free, "
+                                   "copy_from_host and copy_to_host are required");
+    const sg_device_impl *none = NULL;
+    if (!__atomic_compare_exchange_n(&private_impls[type], &none, impl, false, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE))
+        return sg_error(SG_EEXISTS, "sg_device_impl_register: %s has an implementation already",
+                        sg_device_type_name(type));
+    return SG_OK;
+}
+
+int sg_device_count(sg_device_type type, const char **why) {
+    const sg_device_impl *impl = sg__device_impl(type);
+    if (!impl) {
+        if (why)
+            *why = (unsigned)type < SG_DEV__COUNT ? "no implementation is registered for it"
+                                                  : "no such device type";
+        return 0;
+    }
+    return impl->count(why);
+}
+
+sg_status sg_device_check(sg_device dev) {
+    const char *why = "";
+    if ((unsigned)dev.type >= SG_DEV__COUNT)
+        return sg_error(SG_EINVAL, "device type %d does not exist", dev.type);
+    int n = sg_device_count((sg_device_type)dev.type, &why);
+    const char *name = sg_device_type_name((sg_device_type)dev.type);
+    if (n == 0) return sg_error(SG_EDEVICE, "the %s backend is unavailable: %s", name, why);
+    if (dev.index < 0 || dev.index >= n)
+        return sg_error(SG_EDEVICE, "device %s:%d does not exist (%d %s device%s found)", name,
+                        dev.index, n, name, n == 1 ? "" : "s");
+    return SG_OK;
+}
+
+/* ---- storage ---------------------------------------------------------------------------- */
+
+sg_status sg__storage_new(sg_device dev, size_t nbytes, sg_storage **out) {
+    *out = NULL;
+    sg_status st = sg_device_check(dev);
+    if (st) return st;
+    const sg_device_impl *impl = sg__device_impl((sg_device_type)dev.type);
+    sg_storage *s = calloc(1, sizeof *s);
+    if (!s) return sg_error(SG_ENOMEM, "out of memory");
+    st = impl->alloc(dev, nbytes, &s->data, &s->ctx);
+    if (st) {
+        free(s);
+        return st;
+    }
+    s->refs = 1;
+    s->device = dev;
+    s->nbytes = nbytes;
+    *out = s;
+    return SG_OK;
+}
+
+void sg__storage_release(sg_storage *s) {
+    if (!s || __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
+    if (s->release) {
+        s->release(s);
+    } else {
+        const sg_device_impl *impl = sg__device_impl((sg_device_type)s->device.type);
+        if (impl) impl->free(s->device, s->data, s->ctx);
+    }
+    free(s);
+}

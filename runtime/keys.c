@@ -1,0 +1,55 @@
+/* keys.c: dispatch key names and the keys devices select. */
+#include "sg_dispatch.h"
+
+_Thread_local sg_tls_keys sg_tls_keys_state = {SG_KEYSET(SG_KEY_BACKEND_SELECT), 0};
+
+static const char *const names[SG_KEY__ALIAS_END] = {
+    [SG_KEY_UNDEFINED] = "Undefined",
+    [SG_KEY_CPU] = "CPU",
+    [SG_KEY_CUDA] = "CUDA",
+    [SG_KEY_PRIVATEUSE1] = "PrivateUse1",
+    [SG_KEY_PRIVATEUSE2] = "PrivateUse2",
+    [SG_KEY_PRIVATEUSE3] = "PrivateUse3",
+    [SG_KEY_META] = "Meta",
+    [SG_KEY_BACKEND_SELECT] = "BackendSelect",
+    [SG_KEY_AUTOGRAD_CPU] = "AutogradCPU",
+    [SG_KEY_AUTOGRAD_CUDA] = "AutogradCUDA",
+    [SG_KEY_AUTOGRAD_PRIVATEUSE1] = "AutogradPrivateUse1",
+    [SG_KEY_AUTOGRAD_PRIVATEUSE2] = "AutogradPrivateUse2",
+    [SG_KEY_AUTOGRAD_PRIVATEUSE3] = "AutogradPrivateUse3",
+    [SG_KEY_AUTOGRAD_META] = "AutogradMeta",
+    [SG_KEY_OVERRIDE] = "Override",
+    [SG_KEY_AUTOGRAD] = "Autograd",
+    [SG_KEY_COMPOSITE_IMPLICIT_AUTOGRAD] = "CompositeImplicitAutograd",
+    [SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD] = "CompositeExplicitAutograd",
+};
+
+_Static_assert(SG_KEY__COUNT <= 32, "runtime keys stay below the alias keys");
+_Static_assert(SG_KEY_AUTOGRAD_META - SG_KEY_AUTOGRAD_CPU == SG_KEY_META - SG_KEY_CPU,
+               "one Autograd key per backend key, in the same order");
+
+const char *sg_key_name(sg_key k) { return (unsigned)k < SG_KEY__ALIAS_END ? names[k] : NULL; }
+
+bool sg_key_is_alias(sg_key k) { return k >= SG_KEY_AUTOGRAD && k < SG_KEY__ALIAS_END; }
+
+sg_key sg_key_of_device(sg_device_type t) {
+    switch (t) {
+    case SG_DEV_CPU: return SG_KEY_CPU;
+    case SG_DEV_CUDA: return SG_KEY_CUDA;
+    case SG_DEV_META: return SG_KEY_META;
+    case SG_DEV_PRIVATEUSE1: return SG_KEY_PRIVATEUSE1;
+    case SG_DEV_PRIVATEUSE2: return SG_KEY_PRIVATEUSE2;
+    case SG_DEV_PRIVATEUSE3: return SG_KEY_PRIVATEUSE3;
+    default: return SG_KEY_UNDEFINED;
+    }
+}
+
+sg_key sg_key_autograd_of(sg_key backend) {
+    if (backend < SG_KEY_CPU || backend > SG_KEY_META) return SG_KEY_UNDEFINED;
+    return (sg_key)(backend - SG_KEY_CPU + SG_KEY_AUTOGRAD_CPU);
+}
+
+sg_keyset sg_keyset_of_device(sg_device d) {
+    sg_key k = sg_key_of_device((sg_device_type)d.type);
+    return k == SG_KEY_UNDEFINED ? 0 : SG_KEYSET(k) | SG_KEYSET(sg_key_autograd_of(k));
+}

@@ -1,0 +1,256 @@
+/* sg_dispatch.h: dispatch keys, ops, kernels, registration, conditional overrides, calls.
+ *
+ * An op (sg_op) is defined from a schema string and looked up by name once; callers keep the
+ * handle. Each op has a dense table with one entry per dispatch key. A call computes a key set
+ * from its tensor arguments and the thread's include/exclude sets, keeps the keys whose entry
+ * is not a fallthrough (the table's mask), and runs the entry of the highest key left:
+ *
+ *     ks = (tensor keys | included) & ~excluded            sg_tls_apply
+ *     e  = table->entry[highest bit of (ks & table->mask) | 1]    sg_dispatch_entry
+ *
+ * Bit 0 is SG_KEY_UNDEFINED, whose entry reports that nothing selected a kernel, so the lookup
+ * has no branch. The hot path takes no lock and allocates nothing: a table is immutable once
+ * published; registration builds a new one under a lock and publishes it with one atomic store.
+ * Rationale: a reader may hold the old table for the duration of a call, so replaced tables are
+ * kept until sg_runtime_shutdown (registrations are rare and a table is ~500 bytes).
+ *
+ * Keys, lowest priority first: the backends (CPU < CUDA < PrivateUse1..3 < Meta, so a CPU
+ * scalar beside a CUDA tensor goes to CUDA), BackendSelect, one Autograd key per backend, and
+ * Override (a layer a thread enters by including it). Every tensor selects its backend key and
+ * the matching Autograd key; BackendSelect is included by default. Autograd, BackendSelect and
+ * Override fall through unless something is registered for them.
+ *
+ * The alias keys Autograd, CompositeImplicitAutograd and CompositeExplicitAutograd exist for
+ * registration only; each table entry is resolved as PyTorch resolves it:
+ *   1. a kernel registered for the key itself;
+ *   2. for a backend key, a CompositeExplicitAutograd kernel;
+ *   3. for a backend or Autograd key, a CompositeImplicitAutograd kernel (for an Autograd key
+ *      only where its backend has neither a kernel of its own nor a CompositeExplicitAutograd
+ *      one, so autograd does not hide a backend kernel);
+ *   4. for an Autograd key, a kernel registered for the alias Autograd;
+ *   5. the key's backend fallback (a boxed kernel for every op, or a fallthrough);
+ *   6. otherwise: missing (calls fail with a message naming the keys that have kernels).
+ * Registering twice for one (op, key) stacks: the newest wins, and releasing it restores the
+ * previous one, whatever the order of releases.
+ *
+ * Kernels. A kernel is an unboxed function, a boxed function, or both. An unboxed kernel's C type
+ * is the op's typed signature (generated per op), with the key set first:
+ *     sg_status my_abs(sg_keyset ks, sg_tensor *self, sg_tensor **out);
+ * A boxed kernel takes borrowed arguments and fills caller-zeroed results (sg_boxed_fn). Both
+ * receive the key set the call computed, so a kernel registered for key K redispatches to what
+ * lies below it with sg_keyset_below(ks, K).
+ *
+ * Conditional overrides (torch._native's semantics): for (op, key), (predicate, implementation)
+ * pairs ordered by priority, highest first (ties: earliest registered first). A call at that key
+ * runs the first implementation whose predicate holds; where none holds it runs what the entry
+ * would be without overrides, fallthrough included. An op with none pays nothing. Overrides are
+ * switched off by sg_overrides_set_enabled(false) or by SG_DISABLE_OVERRIDES=1 in the
+ * environment (read once, at the first registration or call that builds a table).
+ */
+#ifndef SG_DISPATCH_H
+#define SG_DISPATCH_H
+
+#include "sg_any.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- keys -------------------------------------------------------------------------------- */
+
+typedef enum sg_key {
+    SG_KEY_UNDEFINED = 0,
+    SG_KEY_CPU,
+    SG_KEY_CUDA,
+    SG_KEY_PRIVATEUSE1,
+    SG_KEY_PRIVATEUSE2,
+    SG_KEY_PRIVATEUSE3,
+    SG_KEY_META,
+    SG_KEY_BACKEND_SELECT,
+    SG_KEY_AUTOGRAD_CPU,
+    SG_KEY_AUTOGRAD_CUDA,
+    SG_KEY_AUTOGRAD_PRIVATEUSE1,
+    SG_KEY_AUTOGRAD_PRIVATEUSE2,
+    SG_KEY_AUTOGRAD_PRIVATEUSE3,
+    SG_KEY_AUTOGRAD_META,
+    SG_KEY_OVERRIDE,
+    SG_KEY__COUNT, /* keys that have table entries end here */
+    /* alias keys: registration only */
+    SG_KEY_AUTOGRAD = 32,
+    SG_KEY_COMPOSITE_IMPLICIT_AUTOGRAD,
+    SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD,
+    SG_KEY__ALIAS_END
+} sg_key;
+
+#define SG_KEYSET(k)        ((sg_keyset)1 << (k))
+#define SG_KEYSET_BACKENDS  (SG_KEYSET(SG_KEY_META + 1) - SG_KEYSET(SG_KEY_CPU))
+#define SG_KEYSET_AUTOGRAD  (SG_KEYSET(SG_KEY_AUTOGRAD_META + 1) - SG_KEYSET(SG_KEY_AUTOGRAD_CPU))
+
+/* "CPU", "AutogradCUDA", "CompositeImplicitAutograd"; NULL for a number that is no key. */
+const char *sg_key_name(sg_key k);
+bool        sg_key_is_alias(sg_key k);
+/* The backend key of a device type, and the Autograd key of a backend key. */
+sg_key      sg_key_of_device(sg_device_type t);
+sg_key      sg_key_autograd_of(sg_key backend);
+/* The keys a tensor on this device selects: its backend key and that backend's Autograd key. */
+sg_keyset   sg_keyset_of_device(sg_device d);
+
+/* The keys of ks that rank below k: what a kernel registered for k redispatches to. */
+static inline sg_keyset sg_keyset_below(sg_keyset ks, sg_key k) {
+    return ks & (SG_KEYSET(k) - 1);
+}
+static inline sg_key sg_keyset_highest(sg_keyset ks) {
+    return (sg_key)(63 - __builtin_clzll(ks | 1));
+}
+
+/* The calling thread's include and exclude sets (included: BackendSelect). Save and restore
+ * them around a region, e.g. to run below Autograd:
+ *     sg_tls_keys saved = sg_tls_keys_get();
+ *     sg_tls_keys_exclude(SG_KEYSET_AUTOGRAD);
+ *     ...;
+ *     sg_tls_keys_set(saved);                                                              */
+typedef struct sg_tls_keys {
+    sg_keyset included;
+    sg_keyset excluded;
+} sg_tls_keys;
+
+#if defined(__GNUC__) && !defined(__cplusplus)
+extern _Thread_local sg_tls_keys sg_tls_keys_state __attribute__((tls_model("initial-exec")));
+#elif defined(__cplusplus)
+extern thread_local sg_tls_keys sg_tls_keys_state;
+#else
+extern _Thread_local sg_tls_keys sg_tls_keys_state;
+#endif
+
+static inline sg_tls_keys sg_tls_keys_get(void) { return sg_tls_keys_state; }
+static inline void sg_tls_keys_set(sg_tls_keys k) { sg_tls_keys_state = k; }
+static inline void sg_tls_keys_include(sg_keyset ks) { sg_tls_keys_state.included |= ks; }
+static inline void sg_tls_keys_exclude(sg_keyset ks) { sg_tls_keys_state.excluded |= ks; }
+/* The key set of a call whose tensors select ks. */
+static inline sg_keyset sg_tls_apply(sg_keyset ks) {
+    return (ks | sg_tls_keys_state.included) & ~sg_tls_keys_state.excluded;
+}
+
+/* ---- kernels ----------------------------------------------------------------------------- */
+
+typedef struct sg_op sg_op;
+typedef void (*sg_fn)(void); /* an unboxed kernel, cast to the op's typed signature to call */
+
+/* A boxed kernel: borrowed arguments in, results out (slots zeroed by the caller), status back.
+ * ctx is what was registered with it. */
+typedef sg_status (*sg_boxed_fn)(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
+                                 int32_t nargs, sg_any *rets, int32_t nrets);
+
+typedef struct sg_kernel {
+    sg_fn       unboxed; /* may be NULL: typed calls then go through boxed */
+    sg_boxed_fn boxed;   /* may be NULL where unboxed is given: boxed calls then fail */
+    void       *ctx;     /* for boxed */
+} sg_kernel;
+
+/* Where a table entry came from. */
+typedef enum sg_entry_kind {
+    SG_ENTRY_KERNEL,    /* registered for this key */
+    SG_ENTRY_COMPOSITE_EXPLICIT,
+    SG_ENTRY_COMPOSITE_IMPLICIT,
+    SG_ENTRY_AUTOGRAD_ALIAS,
+    SG_ENTRY_FALLBACK,
+    SG_ENTRY_OVERRIDE,  /* conditional overrides in front of one of the above */
+    SG_ENTRY_MISSING,   /* boxed reports the error; unboxed is NULL */
+    SG_ENTRY_FALLTHROUGH
+} sg_entry_kind;
+
+typedef struct sg_entry {
+    sg_fn       unboxed; /* NULL: call boxed */
+    sg_boxed_fn boxed;   /* never NULL in a table */
+    void       *ctx;
+    uint8_t     kind;    /* sg_entry_kind */
+    uint8_t     key;     /* the key its kernel was registered under (an alias key for 2-4) */
+} sg_entry;
+
+typedef struct sg_table {
+    sg_keyset mask; /* keys whose entry is not a fallthrough, plus bit 0 */
+    sg_entry  entry[SG_KEY__COUNT];
+} sg_table;
+
+/* The first member of every op. Rationale: the hot path needs the table and nothing else, so
+ * this is all of sg_op that callers see. */
+typedef struct sg_op_head {
+    sg_table *table; /* atomic */
+} sg_op_head;
+
+/* The entry a call with key set ks (TLS already applied) runs. */
+static inline const sg_entry *sg_dispatch_entry(const sg_op *op, sg_keyset ks) {
+    const sg_table *t = __atomic_load_n(&((const sg_op_head *)op)->table, __ATOMIC_ACQUIRE);
+    return &t->entry[63 - __builtin_clzll((ks & t->mask) | 1)];
+}
+
+/* ---- ops --------------------------------------------------------------------------------- */
+
+/* Defines an op from a schema string (namespace "aten" where none is written), as a library's
+ * def does. Defining the same schema again returns the same op; a different schema under the
+ * same name and overload fails with SG_EEXISTS. Ops live until sg_runtime_shutdown. */
+sg_status sg_op_define(const char *schema, sg_op **out);
+/* Finds an op by qualified name and overload: ("aten::add", "Tensor"); "" or NULL for none.
+ * A name without "::" is looked up in aten. Lock-free; cache the result. */
+sg_status sg_op_find(const char *name, const char *overload, sg_op **out);
+
+const char *sg_op_name(const sg_op *op);     /* "aten::add" */
+const char *sg_op_overload(const sg_op *op); /* "Tensor", or "" */
+const char *sg_op_schema(const sg_op *op);   /* canonical schema text */
+int32_t     sg_op_nargs(const sg_op *op);
+int32_t     sg_op_nrets(const sg_op *op);
+
+/* ---- registration ------------------------------------------------------------------------ */
+
+typedef struct sg_handle sg_handle;
+
+/* A kernel for (op, key); key may be an alias key. */
+sg_status sg_op_impl(sg_op *op, sg_key key, sg_kernel k, sg_handle **out);
+/* A fallthrough for (op, key): calls skip to the next key. */
+sg_status sg_op_impl_fallthrough(sg_op *op, sg_key key, sg_handle **out);
+/* One boxed kernel for every op at key (a backend fallback), or a fallthrough for every op. */
+sg_status sg_fallback_impl(sg_key key, sg_boxed_fn fn, void *ctx, sg_handle **out);
+sg_status sg_fallback_fallthrough(sg_key key, sg_handle **out);
+
+/* A predicate decides, from the boxed arguments, whether its implementation takes the call. */
+typedef bool (*sg_override_pred)(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
+                                 int32_t nargs);
+sg_status sg_op_override(sg_op *op, sg_key key, int32_t priority, sg_override_pred pred,
+                         sg_boxed_fn impl, void *ctx, sg_handle **out);
+void      sg_overrides_set_enabled(bool on);
+bool      sg_overrides_enabled(void);
+
+/* Undoes a registration; the handle is freed. SG_ESTATE for a handle released already. */
+sg_status sg_handle_release(sg_handle *h);
+
+/* What the entry of (op, key) is now, for tests and tools. */
+sg_entry  sg_op_entry(const sg_op *op, sg_key key);
+
+/* Frees every op, table and registration. No call may be in flight or follow. */
+void      sg_runtime_shutdown(void);
+
+/* ---- calls ------------------------------------------------------------------------------- */
+
+/* A boxed call: one argument per schema argument, in order (defaults are not filled in). Checks
+ * the count and the type of each argument, that no read-only tensor is bound to an argument the
+ * op writes, then dispatches. rets[0..nrets) are zeroed by the callee on entry. */
+sg_status sg_op_call_boxed(const sg_op *op, const sg_any *args, int32_t nargs, sg_any *rets,
+                           int32_t nrets);
+/* Calls the entry ks selects, without the thread's sets and without checks (ks as a kernel
+ * received it, narrowed with sg_keyset_below). */
+sg_status sg_op_redispatch_boxed(const sg_op *op, sg_keyset ks, const sg_any *args,
+                                 int32_t nargs, sg_any *rets, int32_t nrets);
+/* Looks the op up and calls it boxed: ("aten::abs", "", ...). */
+sg_status sg_call_by_name(const char *name, const char *overload, const sg_any *args,
+                          int32_t nargs, sg_any *rets, int32_t nrets);
+/* The keys a boxed call's tensor arguments select (before the thread's sets). */
+sg_keyset sg_op_keys_of_args(const sg_op *op, const sg_any *args, int32_t nargs);
+
+/* For generated typed wrappers: fails with SG_EREADONLY, naming the op and the argument, where
+ * t may not be written. */
+sg_status sg_op_check_writable(const sg_op *op, int32_t arg, const sg_tensor *t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,14 @@
+/* sg_runtime.h: the whole runtime API: tensors and devices (sg_tensor.h), boxed values
+ * (sg_any.h), ops, dispatch and registration (sg_dispatch.h), DLPack (sg_dlpack.h) and the CUDA
+ * backend's per-thread state (sg_cuda.h). */
+#ifndef SG_RUNTIME_H
+#define SG_RUNTIME_H
+
+#include "sg_base.h"
+#include "sg_tensor.h"
+#include "sg_any.h"
+#include "sg_dispatch.h"
+#include "sg_dlpack.h"
+#include "sg_cuda.h"
+
+#endif

@@ -1,0 +1,160 @@
+/* sg_tensor.h: refcounted tensors over refcounted storage, and the devices they live on.
+ *
+ * A tensor is a view: dtype, device, sizes, strides (in elements) and an offset (in elements)
+ * into a storage that views share. Creating a view never copies. Every tensor carries the
+ * dispatch keys its device selects (`keys`), computed once at creation, so that dispatch reads
+ * one word per tensor argument.
+ *
+ * Ownership: functions that return a tensor through an out-pointer give the caller one
+ * reference; sg_tensor_release drops one. Arguments are borrowed.
+ *
+ * Memory: CPU storage is 64-byte aligned. CUDA storage comes from CUDA's stream-ordered pool
+ * (cudaMallocAsync on the thread's current stream). Meta storage holds no memory. A backend
+ * author supplies allocation and copies for PrivateUse1..3 through sg_device_impl_register.
+ */
+#ifndef SG_TENSOR_H
+#define SG_TENSOR_H
+
+#include "sg_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef uint64_t sg_keyset; /* a set of dispatch keys: see sg_dispatch.h */
+
+enum { SG_MAX_DIMS = 64 };
+
+/* Storage flags. */
+enum {
+    SG_STORAGE_READ_ONLY = 1u << 0, /* imported read-only (DLPack): ops may not write it */
+};
+
+typedef struct sg_storage sg_storage;
+struct sg_storage {
+    int32_t    refs;   /* atomically updated; read it through nothing but the API */
+    uint32_t   flags;  /* SG_STORAGE_* */
+    sg_device  device;
+    void      *data;   /* NULL for Meta and for zero bytes */
+    size_t     nbytes;
+    /* Who frees data: the device's allocator (release NULL) or the owner of imported memory. */
+    void     (*release)(sg_storage *s);
+    void      *ctx;    /* the allocator's or the importer's */
+};
+
+typedef struct sg_tensor sg_tensor;
+struct sg_tensor {
+    int32_t     refs;
+    uint8_t     dtype;    /* sg_dtype */
+    uint8_t     flags;    /* SG_STORAGE_READ_ONLY mirrored from the storage */
+    sg_device   device;
+    sg_keyset   keys;     /* the dispatch keys this tensor selects */
+    int64_t     offset;   /* in elements */
+    sg_storage *storage;
+    int32_t     ndim;
+    int32_t     pad_;
+    int64_t    *sizes;    /* ndim entries, followed in memory by strides */
+    int64_t    *strides;  /* ndim entries, in elements */
+};
+
+/* ---- creating and releasing --------------------------------------------------------------- */
+
+/* A new tensor with fresh, uninitialised, contiguous storage. */
+sg_status sg_tensor_empty(const int64_t *sizes, int32_t ndim, sg_dtype dtype, sg_device dev,
+                          sg_tensor **out);
+/* Same, with strides given (storage covers exactly the elements they reach). */
+sg_status sg_tensor_empty_strided(const int64_t *sizes, const int64_t *strides, int32_t ndim,
+                                  sg_dtype dtype, sg_device dev, sg_tensor **out);
+/* A new tensor filled with zeros. */
+sg_status sg_tensor_zeros(const int64_t *sizes, int32_t ndim, sg_dtype dtype, sg_device dev,
+                          sg_tensor **out);
+/* A tensor over storage the caller owns; release(s) is called when the last view goes away. */
+sg_status sg_tensor_from_blob(void *data, const int64_t *sizes, const int64_t *strides,
+                              int32_t ndim, sg_dtype dtype, sg_device dev, uint32_t flags,
+                              void (*release)(sg_storage *s), void *ctx, sg_tensor **out);
+
+static inline sg_tensor *sg_tensor_retain(sg_tensor *t) {
+    if (t) __atomic_fetch_add(&t->refs, 1, __ATOMIC_RELAXED);
+    return t;
+}
+void sg_tensor_release(sg_tensor *t); /* NULL is a no-op */
+
+/* ---- reading ------------------------------------------------------------------------------ */
+
+int64_t sg_tensor_numel(const sg_tensor *t);
+size_t  sg_tensor_nbytes(const sg_tensor *t); /* numel * element size */
+/* The address of element [0, 0, ...] (NULL on Meta). */
+static inline void *sg_tensor_data(const sg_tensor *t) {
+    return t->storage->data
+               ? (char *)t->storage->data + t->offset * (int64_t)sg_dtype_size((sg_dtype)t->dtype)
+               : NULL;
+}
+bool    sg_tensor_is_contiguous(const sg_tensor *t);
+/* Whether the tensor may be written (false for read-only imports). */
+static inline bool sg_tensor_writable(const sg_tensor *t) {
+    return !(t->flags & SG_STORAGE_READ_ONLY);
+}
+/* "float32[2, 3] on cpu", for messages. Writes at most n bytes, NUL included. */
+void    sg_tensor_describe(const sg_tensor *t, char *buf, size_t n);
+
+/* ---- views (share storage, never copy) ---------------------------------------------------- */
+
+sg_status sg_tensor_as_strided(sg_tensor *t, const int64_t *sizes, const int64_t *strides,
+                               int32_t ndim, int64_t offset, sg_tensor **out);
+/* The same elements with new sizes; one size may be -1. Fails where the strides cannot express
+ * it without a copy (as PyTorch's view does). */
+sg_status sg_tensor_view(sg_tensor *t, const int64_t *sizes, int32_t ndim, sg_tensor **out);
+sg_status sg_tensor_transpose(sg_tensor *t, int64_t dim0, int64_t dim1, sg_tensor **out);
+sg_status sg_tensor_permute(sg_tensor *t, const int64_t *dims, int32_t ndim, sg_tensor **out);
+/* Elements start, start+step, ... below end along dim (negative start/end count from the end;
+ * they are clamped as Python slices are). step > 0. */
+sg_status sg_tensor_slice(sg_tensor *t, int64_t dim, int64_t start, int64_t end, int64_t step,
+                          sg_tensor **out);
+/* Index `index` of dim, dropping the dim. */
+sg_status sg_tensor_select(sg_tensor *t, int64_t dim, int64_t index, sg_tensor **out);
+/* Broadcast to sizes (stride 0 where a size-1 or new leading dim grows); -1 keeps a size. */
+sg_status sg_tensor_expand(sg_tensor *t, const int64_t *sizes, int32_t ndim, sg_tensor **out);
+sg_status sg_tensor_unsqueeze(sg_tensor *t, int64_t dim, sg_tensor **out);
+sg_status sg_tensor_squeeze(sg_tensor *t, int64_t dim, sg_tensor **out);
+
+/* ---- copies ------------------------------------------------------------------------------- */
+
+/* dst[...] = src[...], elementwise, any strides; same sizes and dtype; any pair of devices. */
+sg_status sg_tensor_copy_(sg_tensor *dst, const sg_tensor *src);
+/* A contiguous copy (or a new reference where t is contiguous already). */
+sg_status sg_tensor_contiguous(sg_tensor *t, sg_tensor **out);
+/* t on another device: a new reference where it is there already, otherwise a copy with the
+ * same sizes and strides. */
+sg_status sg_tensor_to(sg_tensor *t, sg_device dev, sg_tensor **out);
+
+/* ---- devices ------------------------------------------------------------------------------ */
+
+/* What a device type needs to hold tensors: allocation and copies. Entries marked optional may
+ * be NULL. Copies are synchronous with respect to the host; `n` bytes, contiguous. */
+typedef struct sg_device_impl {
+    const char *name;
+    /* Number of devices of this type found (0: the backend is unavailable; *why says so). */
+    int       (*count)(const char **why);
+    sg_status (*alloc)(sg_device dev, size_t nbytes, void **data, void **ctx);
+    void      (*free)(sg_device dev, void *data, void *ctx);
+    sg_status (*copy_from_host)(sg_device dst_dev, void *dst, const void *src, size_t n);
+    sg_status (*copy_to_host)(void *dst, sg_device src_dev, const void *src, size_t n);
+    /* optional: between two devices of this type (else staged through the host) */
+    sg_status (*copy_device)(sg_device dst_dev, void *dst, sg_device src_dev, const void *src,
+                             size_t n);
+    /* optional: n bytes of zeros (else zeros are copied from the host) */
+    sg_status (*memset_zero)(sg_device dev, void *dst, size_t n);
+} sg_device_impl;
+
+/* Installs the implementation of a PrivateUse device type (CPU, CUDA and Meta are built in).
+ * impl must outlive its use. Fails for a built-in type or one that holds tensors already. */
+sg_status sg_device_impl_register(sg_device_type type, const sg_device_impl *impl);
+/* Number of devices of a type (0 where unavailable; *why, if given, says why). */
+int       sg_device_count(sg_device_type type, const char **why);
+/* SG_OK where dev exists; otherwise an error that says why not. */
+sg_status sg_device_check(sg_device dev);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
