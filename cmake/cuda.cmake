@@ -5,6 +5,10 @@
 # CUDA runtime (which loads the driver at run time, so the library still loads and runs on a
 # machine without a GPU or driver: the CUDA backend then reports itself unavailable).
 set(SG_CUDA AUTO CACHE STRING "Build the CUDA backend: AUTO, ON or OFF")
+set_property(CACHE SG_CUDA PROPERTY STRINGS AUTO ON OFF)
+if(NOT SG_CUDA MATCHES "^(AUTO|ON|OFF)$")
+  message(FATAL_ERROR "SG_CUDA is '${SG_CUDA}': use AUTO, ON or OFF")
+endif()
 set(SG_HAVE_CUDA OFF)
 if(NOT SG_CUDA STREQUAL "OFF")
   find_package(CUDAToolkit QUIET)
@@ -18,6 +22,8 @@ if(NOT SG_CUDA STREQUAL "OFF")
   endif()
 endif()
 
+# The imported target brings the toolkit's include directory as a system one (so its headers
+# pass -Wpedantic) and the libraries the static runtime needs (dl, rt, pthread).
 function(sg_runtime_use_cuda target)
   if(SG_HAVE_CUDA)
     target_compile_definitions(${target} PUBLIC SG_HAVE_CUDA=1)

@@ -1,10 +1,384 @@
-/* cuda.c: the CUDA backend. */
+/* cuda.c: the CUDA backend: finding devices, the per-thread current device and streams, memory
+ * from CUDA's stream-ordered pool, and copies (sg_device_impl for SG_DEV_CUDA, and sg_cuda.h).
+ *
+ * Built with SG_HAVE_CUDA where cmake/cuda.cmake finds the toolkit, against the static CUDA
+ * runtime, which loads the driver only when first called: the library loads everywhere, and on
+ * a machine without a driver or GPU the backend counts 0 devices and says why. Without
+ * SG_HAVE_CUDA the same entry points exist and report "this build has no CUDA support".
+ *
+ * Nothing here prints or aborts: every CUDA error becomes an sg_error naming the operation and
+ * the device, with CUDA's own text after a colon.
+ */
 #include "rt_internal.h"
 #include "sg_cuda.h"
 
-const sg_device_impl *sg__cuda_impl(void) { return NULL; }
+#define NO_CUDA "this build has no CUDA support"
 
-bool sg_cuda_available(const char **why) {
-    if (why) *why = "this build has no CUDA support";
-    return false;
+#ifdef SG_HAVE_CUDA
+
+#include <cuda_runtime_api.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+/* Rationale: sg_device.index is an int8_t, so no tensor can name a device past 127; the
+ * per-device tables below are sized for that and the count is capped to it. */
+enum { MAX_DEVICES = 128 };
+
+/* ---- finding devices (once per process) ------------------------------------------------- */
+
+static pthread_once_t count_once = PTHREAD_ONCE_INIT;
+static int            dev_count;
+static const char    *dev_why = "";
+
+static void find_devices(void) {
+    int         n = 0;
+    cudaError_t err = cudaGetDeviceCount(&n);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError(); /* keep the failure out of later cudaGetLastError calls */
+        dev_why = cudaGetErrorString(err); /* static text, valid for the process */
+        n = 0;
+    } else if (n == 0) {
+        dev_why = "no CUDA device found";
+    }
+    dev_count = n > MAX_DEVICES ? MAX_DEVICES : n;
 }
+
+/* The number of devices; where 0, *why (if given) says why. */
+static int cuda_count(const char **why) {
+    pthread_once(&count_once, find_devices);
+    if (why && dev_count == 0) *why = dev_why;
+    return dev_count;
+}
+
+/* ---- errors ----------------------------------------------------------------------------- */
+
+/* Records "<context>: <CUDA's text>" with SG_ENOMEM for an allocation failure and SG_EDEVICE
+ * otherwise, and clears CUDA's per-thread record of err so that it does not resurface in a
+ * later, unrelated cudaGetLastError (sticky errors, which poison the context, stay). */
+static sg_status fail(cudaError_t err, const char *fmt, ...) SG_PRINTF(2, 3);
+static sg_status fail(cudaError_t err, const char *fmt, ...) {
+    char    ctx[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx, sizeof ctx, fmt, ap);
+    va_end(ap);
+    (void)cudaGetLastError();
+    return sg_error(err == cudaErrorMemoryAllocation ? SG_ENOMEM : SG_EDEVICE, "%s: %s", ctx,
+                    cudaGetErrorString(err));
+}
+
+/* SG_OK where index names a device found; the impl's entries are reached with devices of
+ * existing tensors, but sg_tensor_from_blob lets a caller name any index. */
+static sg_status check_index(int index, const char *op) {
+    const char *why = "";
+    int         n = cuda_count(&why);
+    if (n == 0) return sg_error(SG_EDEVICE, "%s: CUDA is unavailable: %s", op, why);
+    if (index < 0 || index >= n)
+        return sg_error(SG_EDEVICE, "%s: device cuda:%d does not exist (%d CUDA device%s found)",
+                        op, index, n, n == 1 ? "" : "s");
+    return SG_OK;
+}
+
+/* ---- per-thread state ------------------------------------------------------------------- */
+
+/* The calling thread's current stream of each device; NULL is the legacy default stream.
+ * Rationale: the current device needs no slot of ours: CUDA keeps it per host thread already
+ * (cudaSetDevice), and reading it there keeps code that calls CUDA directly in agreement. */
+static _Thread_local cudaStream_t cur_stream[MAX_DEVICES];
+
+/* Makes `device` the thread's current device, leaving in *prev the one to restore. */
+static cudaError_t switch_to(int device, int *prev) {
+    cudaError_t err = cudaGetDevice(prev);
+    if (err == cudaSuccess && *prev != device) err = cudaSetDevice(device);
+    return err;
+}
+
+static void restore(int device, int prev) {
+    if (prev != device) (void)cudaSetDevice(prev);
+}
+
+/* The thread's current device, checked against the devices found. */
+static sg_status current(int *device, const char *op) {
+    cudaError_t err = cudaGetDevice(device);
+    if (err != cudaSuccess) return fail(err, "%s: cannot read the current CUDA device", op);
+    return check_index(*device, op);
+}
+
+/* ---- memory ----------------------------------------------------------------------------- */
+
+/* Whether each device's default pool has been set up (written with atomics; setting it up
+ * twice, where two threads race, is harmless). */
+static unsigned char pool_ready[MAX_DEVICES];
+
+/* Rationale: a pool's release threshold is 0 by default, so every synchronisation hands the
+ * pool's free memory back to the driver and the next allocation pays for cudaMalloc again.
+ * UINT64_MAX keeps freed memory in the pool for reuse, which is what a caching allocator
+ * (PyTorch's) does; cudaDeviceGetDefaultMemPool + cudaMemPoolTrimTo gives it back on demand. */
+static sg_status pool_init(int device) {
+    if (__atomic_load_n(&pool_ready[device], __ATOMIC_ACQUIRE)) return SG_OK;
+    cudaMemPool_t pool;
+    uint64_t      keep = UINT64_MAX;
+    cudaError_t   err = cudaDeviceGetDefaultMemPool(&pool, device);
+    if (err == cudaSuccess)
+        err = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+    if (err != cudaSuccess)
+        return fail(err, "cannot set up the memory pool of cuda:%d", device);
+    __atomic_store_n(&pool_ready[device], 1, __ATOMIC_RELEASE);
+    return SG_OK;
+}
+
+/* Memory on the thread's current stream of dev; the stream is kept in *ctx to free it on.
+ * Zero bytes get no memory (data NULL), as with cudaMalloc. */
+static sg_status cuda_alloc(sg_device dev, size_t nbytes, void **data, void **ctx) {
+    *data = NULL;
+    *ctx = NULL;
+    sg_status st = check_index(dev.index, "cuda alloc");
+    if (st || nbytes == 0) return st;
+    cudaStream_t stream = cur_stream[dev.index];
+    int          prev;
+    cudaError_t  err = switch_to(dev.index, &prev);
+    if (err != cudaSuccess) return fail(err, "cuda alloc: cannot make cuda:%d current", dev.index);
+    if (!(st = pool_init(dev.index))) {
+        err = cudaMallocAsync(data, nbytes, stream);
+        if (err != cudaSuccess) {
+            *data = NULL;
+            st = fail(err, "cannot allocate %zu bytes on cuda:%d (cudaMallocAsync)", nbytes,
+                      dev.index);
+        }
+    }
+    restore(dev.index, prev);
+    *ctx = stream;
+    return st;
+}
+
+/* Frees on the stream the memory was allocated on, so work queued there that still uses it
+ * finishes first. Errors cannot be reported (free returns nothing, and must not overwrite the
+ * thread's error message while a caller cleans up after another failure): CUDA's record of them
+ * is cleared. After CUDA has shut down at exit the calls fail and nothing is freed. */
+static void cuda_free(sg_device dev, void *data, void *ctx) {
+    if (!data) return;
+    int prev;
+    if (switch_to(dev.index, &prev) == cudaSuccess) {
+        if (cudaFreeAsync(data, (cudaStream_t)ctx) != cudaSuccess) (void)cudaGetLastError();
+        restore(dev.index, prev);
+    } else {
+        (void)cudaGetLastError();
+    }
+}
+
+/* ---- copies ----------------------------------------------------------------------------- */
+
+static const char *kind_name(enum cudaMemcpyKind kind) {
+    switch (kind) {
+    case cudaMemcpyHostToDevice: return "from the host to";
+    case cudaMemcpyDeviceToHost: return "to the host from";
+    default: return "within";
+    }
+}
+
+/* n bytes on the thread's current stream of `device`, then a wait for that stream: the copy is
+ * ordered after work queued there and finished when this returns, as sg_device_impl asks. */
+static sg_status copy_on(int device, void *dst, const void *src, size_t n,
+                         enum cudaMemcpyKind kind) {
+    sg_status st = check_index(device, "cuda copy");
+    if (st || n == 0) return st;
+    cudaStream_t stream = cur_stream[device];
+    int          prev;
+    cudaError_t  err = switch_to(device, &prev);
+    if (err == cudaSuccess) {
+        err = cudaMemcpyAsync(dst, src, n, kind, stream);
+        if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
+        restore(device, prev);
+    }
+    if (err != cudaSuccess)
+        return fail(err, "cannot copy %zu bytes %s cuda:%d", n, kind_name(kind), device);
+    return SG_OK;
+}
+
+static sg_status cuda_copy_from_host(sg_device dst_dev, void *dst, const void *src, size_t n) {
+    return copy_on(dst_dev.index, dst, src, n, cudaMemcpyHostToDevice);
+}
+
+static sg_status cuda_copy_to_host(void *dst, sg_device src_dev, const void *src, size_t n) {
+    return copy_on(src_dev.index, dst, src, n, cudaMemcpyDeviceToHost);
+}
+
+/* Between two devices: the source's pending work (on its device's current stream) is waited
+ * for, then the copy runs on the destination's current stream, ordered after the work queued
+ * there, and is waited for too. cudaMemcpyPeerAsync uses the direct link where the GPUs have
+ * one and stages through the host otherwise. */
+static sg_status cuda_copy_device(sg_device dst_dev, void *dst, sg_device src_dev,
+                                  const void *src, size_t n) {
+    if (dst_dev.index == src_dev.index)
+        return copy_on(dst_dev.index, dst, src, n, cudaMemcpyDeviceToDevice);
+    sg_status st = check_index(dst_dev.index, "cuda copy");
+    if (!st) st = check_index(src_dev.index, "cuda copy");
+    if (st || n == 0) return st;
+    int         prev;
+    cudaError_t err = switch_to(src_dev.index, &prev);
+    if (err == cudaSuccess) {
+        err = cudaStreamSynchronize(cur_stream[src_dev.index]);
+        if (err == cudaSuccess) err = cudaSetDevice(dst_dev.index);
+        if (err == cudaSuccess) {
+            cudaStream_t stream = cur_stream[dst_dev.index];
+            err = cudaMemcpyPeerAsync(dst, dst_dev.index, src, src_dev.index, n, stream);
+            if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
+        }
+        (void)cudaSetDevice(prev);
+    }
+    if (err != cudaSuccess)
+        return fail(err, "cannot copy %zu bytes from cuda:%d to cuda:%d", n, src_dev.index,
+                    dst_dev.index);
+    return SG_OK;
+}
+
+/* Queued on the thread's current stream and not waited for: like a kernel, it is ordered
+ * before whatever the thread queues on that stream next (copies included). */
+static sg_status cuda_memset_zero(sg_device dev, void *dst, size_t n) {
+    sg_status st = check_index(dev.index, "cuda memset");
+    if (st || n == 0) return st;
+    int         prev;
+    cudaError_t err = switch_to(dev.index, &prev);
+    if (err == cudaSuccess) {
+        err = cudaMemsetAsync(dst, 0, n, cur_stream[dev.index]);
+        restore(dev.index, prev);
+    }
+    if (err != cudaSuccess) return fail(err, "cannot zero %zu bytes on cuda:%d", n, dev.index);
+    return SG_OK;
+}
+
+static const sg_device_impl cuda_impl = {
+    .name = "cuda",
+    .count = cuda_count,
+    .alloc = cuda_alloc,
+    .free = cuda_free,
+    .copy_from_host = cuda_copy_from_host,
+    .copy_to_host = cuda_copy_to_host,
+    .copy_device = cuda_copy_device,
+    .memset_zero = cuda_memset_zero,
+};
+
+const sg_device_impl *sg__cuda_impl(void) { return &cuda_impl; }
+
+/* ---- sg_cuda.h -------------------------------------------------------------------------- */
+
+bool sg_cuda_available(const char **why) { return cuda_count(why) > 0; }
+
+int sg_cuda_device_count(void) { return cuda_count(NULL); }
+
+sg_status sg_cuda_set_device(int index) {
+    sg_status st = check_index(index, "sg_cuda_set_device");
+    if (st) return st;
+    cudaError_t err = cudaSetDevice(index);
+    if (err != cudaSuccess)
+        return fail(err, "sg_cuda_set_device: cannot make cuda:%d current", index);
+    return SG_OK;
+}
+
+int sg_cuda_current_device(void) {
+    int d;
+    if (cuda_count(NULL) == 0) return -1;
+    if (cudaGetDevice(&d) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    return d;
+}
+
+sg_status sg_cuda_set_stream(void *stream) {
+    int       d;
+    sg_status st = current(&d, "sg_cuda_set_stream");
+    if (st) return st;
+#if CUDART_VERSION >= 12080 /* cudaStreamGetDevice is new in CUDA 12.8 */
+    if (stream) {
+        int         owner;
+        cudaError_t err = cudaStreamGetDevice((cudaStream_t)stream, &owner);
+        if (err != cudaSuccess) {
+            (void)cudaGetLastError();
+            return sg_error(SG_EINVAL, "sg_cuda_set_stream: not a usable stream: %s",
+                            cudaGetErrorString(err));
+        }
+        if (owner != d)
+            return sg_error(SG_EINVAL,
+                            "sg_cuda_set_stream: the stream belongs to cuda:%d, but the "
+                            "thread's current device is cuda:%d",
+                            owner, d);
+    }
+#endif
+    cur_stream[d] = (cudaStream_t)stream;
+    return SG_OK;
+}
+
+void *sg_cuda_current_stream(void) {
+    int d = sg_cuda_current_device();
+    return d >= 0 && d < MAX_DEVICES ? (void *)cur_stream[d] : NULL;
+}
+
+sg_status sg_cuda_synchronize(void) {
+    int       d;
+    sg_status st = current(&d, "sg_cuda_synchronize");
+    if (st) return st;
+    cudaError_t err = cudaStreamSynchronize(cur_stream[d]);
+    if (err != cudaSuccess)
+        return fail(err, "sg_cuda_synchronize: the current stream of cuda:%d failed", d);
+    return SG_OK;
+}
+
+#else /* !SG_HAVE_CUDA: the backend exists and reports itself unavailable */
+
+static int nocuda_count(const char **why) {
+    if (why) *why = NO_CUDA;
+    return 0;
+}
+
+/* Unreachable through the runtime (sg_device_check fails first): kept for callers of the impl. */
+static sg_status nocuda(void) { return sg_error(SG_EDEVICE, "cuda: " NO_CUDA); }
+
+static sg_status nocuda_alloc(sg_device dev, size_t nbytes, void **data, void **ctx) {
+    (void)dev, (void)nbytes;
+    *data = NULL;
+    *ctx = NULL;
+    return nocuda();
+}
+static void nocuda_free(sg_device dev, void *data, void *ctx) { (void)dev, (void)data, (void)ctx; }
+static sg_status nocuda_copy_from_host(sg_device d, void *dst, const void *src, size_t n) {
+    (void)d, (void)dst, (void)src, (void)n;
+    return nocuda();
+}
+static sg_status nocuda_copy_to_host(void *dst, sg_device d, const void *src, size_t n) {
+    (void)d, (void)dst, (void)src, (void)n;
+    return nocuda();
+}
+
+/* Rationale: an impl rather than NULL, so that sg_device_count and sg_device_check say
+ * "this build has no CUDA support" instead of "no implementation is registered". */
+static const sg_device_impl nocuda_impl = {
+    .name = "cuda",
+    .count = nocuda_count,
+    .alloc = nocuda_alloc,
+    .free = nocuda_free,
+    .copy_from_host = nocuda_copy_from_host,
+    .copy_to_host = nocuda_copy_to_host,
+};
+
+const sg_device_impl *sg__cuda_impl(void) { return &nocuda_impl; }
+
+bool sg_cuda_available(const char **why) { return nocuda_count(why) > 0; }
+int  sg_cuda_device_count(void) { return 0; }
+int  sg_cuda_current_device(void) { return -1; }
+void *sg_cuda_current_stream(void) { return NULL; }
+
+sg_status sg_cuda_set_device(int index) {
+    (void)index;
+    return sg_error(SG_EDEVICE, "sg_cuda_set_device: " NO_CUDA);
+}
+sg_status sg_cuda_set_stream(void *stream) {
+    (void)stream;
+    return sg_error(SG_EDEVICE, "sg_cuda_set_stream: " NO_CUDA);
+}
+sg_status sg_cuda_synchronize(void) {
+    return sg_error(SG_EDEVICE, "sg_cuda_synchronize: " NO_CUDA);
+}
+
+#endif

@@ -1,7 +1,7 @@
 /* keys.c: dispatch key names and the keys devices select. */
 #include "sg_dispatch.h"
 
-_Thread_local sg_tls_keys sg_tls_keys_state = {SG_KEYSET(SG_KEY_BACKEND_SELECT), 0};
+_Thread_local sg_tls_state sg_tls_keys_state = {SG_KEYSET(SG_KEY_BACKEND_SELECT), ~(sg_keyset)0};
 
 static const char *const names[SG_KEY__ALIAS_END] = {
     [SG_KEY_UNDEFINED] = "Undefined",

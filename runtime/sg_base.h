@@ -58,7 +58,8 @@ void        sg_error_clear(void);
 sg_status   sg_error(sg_status s, const char *fmt, ...) SG_PRINTF(2, 3);
 
 /* The version this header describes and the sizes of the types that cross the ABI; returns
- * SG_OK where the library linked agrees, so a program can check before its first call. */
+ * SG_OK where the library linked agrees, so a program can check before its first call.
+ * SG_RUNTIME_CHECK_ABI() needs sg_runtime.h (it measures sg_tensor and sg_any). */
 sg_status sg_runtime_check_abi(int major, int minor, size_t tensor_size, size_t any_size);
 #define SG_RUNTIME_CHECK_ABI() \
     sg_runtime_check_abi(SG_RUNTIME_VERSION_MAJOR, SG_RUNTIME_VERSION_MINOR, sizeof(sg_tensor), \

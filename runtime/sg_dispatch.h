@@ -114,21 +114,34 @@ typedef struct sg_tls_keys {
     sg_keyset excluded;
 } sg_tls_keys;
 
-#if defined(__GNUC__) && !defined(__cplusplus)
-extern _Thread_local sg_tls_keys sg_tls_keys_state __attribute__((tls_model("initial-exec")));
-#elif defined(__cplusplus)
-extern thread_local sg_tls_keys sg_tls_keys_state;
+/* The thread's sets as the hot path reads them: `allowed` is the complement of the excluded
+ * set (Rationale: one AND instead of NOT and AND on every call). */
+typedef struct sg_tls_state {
+    sg_keyset included;
+    sg_keyset allowed;
+} sg_tls_state;
+
+#if defined(__cplusplus)
+extern thread_local sg_tls_state sg_tls_keys_state;
+#elif defined(__GNUC__)
+extern _Thread_local sg_tls_state sg_tls_keys_state __attribute__((tls_model("initial-exec")));
 #else
-extern _Thread_local sg_tls_keys sg_tls_keys_state;
+extern _Thread_local sg_tls_state sg_tls_keys_state;
 #endif
 
-static inline sg_tls_keys sg_tls_keys_get(void) { return sg_tls_keys_state; }
-static inline void sg_tls_keys_set(sg_tls_keys k) { sg_tls_keys_state = k; }
+static inline sg_tls_keys sg_tls_keys_get(void) {
+    sg_tls_keys k = {sg_tls_keys_state.included, ~sg_tls_keys_state.allowed};
+    return k;
+}
+static inline void sg_tls_keys_set(sg_tls_keys k) {
+    sg_tls_keys_state.included = k.included;
+    sg_tls_keys_state.allowed = ~k.excluded;
+}
 static inline void sg_tls_keys_include(sg_keyset ks) { sg_tls_keys_state.included |= ks; }
-static inline void sg_tls_keys_exclude(sg_keyset ks) { sg_tls_keys_state.excluded |= ks; }
+static inline void sg_tls_keys_exclude(sg_keyset ks) { sg_tls_keys_state.allowed &= ~ks; }
 /* The key set of a call whose tensors select ks. */
 static inline sg_keyset sg_tls_apply(sg_keyset ks) {
-    return (ks | sg_tls_keys_state.included) & ~sg_tls_keys_state.excluded;
+    return (ks | sg_tls_keys_state.included) & sg_tls_keys_state.allowed;
 }
 
 /* ---- kernels ----------------------------------------------------------------------------- */
@@ -141,6 +154,9 @@ typedef void (*sg_fn)(void); /* an unboxed kernel, cast to the op's typed signat
 typedef sg_status (*sg_boxed_fn)(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
                                  int32_t nargs, sg_any *rets, int32_t nrets);
 
+/* A kernel. Where both functions are given and ctx is NULL, boxed receives as its ctx a
+ * `const sg_fn *` that points at the unboxed function: that is how a generated boxing adapter
+ * (one per op) finds the typed kernel it adapts, with no cast between data and code pointers. */
 typedef struct sg_kernel {
     sg_fn       unboxed; /* may be NULL: typed calls then go through boxed */
     sg_boxed_fn boxed;   /* may be NULL where unboxed is given: boxed calls then fail */
@@ -181,7 +197,7 @@ typedef struct sg_op_head {
 /* The entry a call with key set ks (TLS already applied) runs. */
 static inline const sg_entry *sg_dispatch_entry(const sg_op *op, sg_keyset ks) {
     const sg_table *t = __atomic_load_n(&((const sg_op_head *)op)->table, __ATOMIC_ACQUIRE);
-    return &t->entry[63 - __builtin_clzll((ks & t->mask) | 1)];
+    return &t->entry[(unsigned)__builtin_clzll((ks & t->mask) | 1) ^ 63u];
 }
 
 /* ---- ops --------------------------------------------------------------------------------- */

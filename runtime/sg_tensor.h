@@ -37,7 +37,8 @@ struct sg_storage {
     sg_device  device;
     void      *data;   /* NULL for Meta and for zero bytes */
     size_t     nbytes;
-    /* Who frees data: the device's allocator (release NULL) or the owner of imported memory. */
+    /* Who frees data: the device's allocator (release NULL) or the owner of imported memory
+     * (release is called; it frees data, not the sg_storage). */
     void     (*release)(sg_storage *s);
     void      *ctx;    /* the allocator's or the importer's */
 };
@@ -46,7 +47,7 @@ typedef struct sg_tensor sg_tensor;
 struct sg_tensor {
     int32_t     refs;
     uint8_t     dtype;    /* sg_dtype */
-    uint8_t     flags;    /* SG_STORAGE_READ_ONLY mirrored from the storage */
+    uint8_t     flags;    /* the storage's flags (all of them fit in 8 bits) */
     sg_device   device;
     sg_keyset   keys;     /* the dispatch keys this tensor selects */
     int64_t     offset;   /* in elements */
@@ -56,6 +57,15 @@ struct sg_tensor {
     int64_t    *sizes;    /* ndim entries, followed in memory by strides */
     int64_t    *strides;  /* ndim entries, in elements */
 };
+
+#ifndef __cplusplus
+/* Rationale: these cross the ABI (generated code and kernels read them directly). */
+_Static_assert(sizeof(sg_device) == 2, "sg_device is c10::Device's two bytes");
+_Static_assert(sizeof(sg_tensor) == 56 && offsetof(sg_tensor, keys) == 8 &&
+                   offsetof(sg_tensor, storage) == 24 && offsetof(sg_tensor, sizes) == 40,
+               "sg_tensor layout");
+_Static_assert(offsetof(sg_storage, data) == 16, "sg_storage layout");
+#endif
 
 /* ---- creating and releasing --------------------------------------------------------------- */
 
@@ -68,7 +78,9 @@ sg_status sg_tensor_empty_strided(const int64_t *sizes, const int64_t *strides, 
 /* A new tensor filled with zeros. */
 sg_status sg_tensor_zeros(const int64_t *sizes, int32_t ndim, sg_dtype dtype, sg_device dev,
                           sg_tensor **out);
-/* A tensor over storage the caller owns; release(s) is called when the last view goes away. */
+/* A tensor over memory the caller owns. When the last view goes away, release(s) is called (if
+ * given) to free the memory (s->data, s->ctx); the sg_storage itself is freed by the runtime.
+ * strides NULL means contiguous. */
 sg_status sg_tensor_from_blob(void *data, const int64_t *sizes, const int64_t *strides,
                               int32_t ndim, sg_dtype dtype, sg_device dev, uint32_t flags,
                               void (*release)(sg_storage *s), void *ctx, sg_tensor **out);

@@ -125,6 +125,9 @@ sg_status sg_tensor_zeros(const int64_t *sizes, int32_t ndim, sg_dtype dtype, sg
     return st;
 }
 
+/* The release of memory whose owner gave no release function: the owner frees it. */
+static void keep(sg_storage *s) { (void)s; }
+
 sg_status sg_tensor_from_blob(void *data, const int64_t *sizes, const int64_t *strides,
                               int32_t ndim, sg_dtype dtype, sg_device dev, uint32_t flags,
                               void (*release)(sg_storage *s), void *ctx, sg_tensor **out) {
@@ -149,10 +152,10 @@ sg_status sg_tensor_from_blob(void *data, const int64_t *sizes, const int64_t *s
     s->device = dev;
     s->data = data;
     s->nbytes = nbytes;
-    s->release = release;
+    s->release = release ? release : keep;
     s->ctx = ctx;
     st = sg__tensor_new(s, dtype, sizes, strides, ndim, 0, out);
-    if (st) s->release = NULL; /* the caller keeps its memory when no tensor was made */
+    if (st) s->release = keep; /* the caller keeps its memory when no tensor was made */
     sg__storage_release(s);
     return st;
 }

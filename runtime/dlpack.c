@@ -1,0 +1,290 @@
+/* dlpack.c: DLPack export and import without copies (sg_dlpack.h). */
+#include "sg_dlpack.h"
+#include "rt_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the two tables both directions read ------------------------------------------------- */
+
+/* sg_dtype -> DLPack type; lanes 0 marks a number that is no dtype. Import searches it. */
+static const sg_dl_data_type dl_types[SG_DTYPE__END] = {
+    [SG_UINT8]      = {SG_DL_UINT,    8,   1},
+    [SG_INT8]       = {SG_DL_INT,     8,   1},
+    [SG_INT16]      = {SG_DL_INT,     16,  1},
+    [SG_INT32]      = {SG_DL_INT,     32,  1},
+    [SG_INT64]      = {SG_DL_INT,     64,  1},
+    [SG_FLOAT16]    = {SG_DL_FLOAT,   16,  1},
+    [SG_FLOAT32]    = {SG_DL_FLOAT,   32,  1},
+    [SG_FLOAT64]    = {SG_DL_FLOAT,   64,  1},
+    [SG_COMPLEX64]  = {SG_DL_COMPLEX, 64,  1},
+    [SG_COMPLEX128] = {SG_DL_COMPLEX, 128, 1},
+    [SG_BOOL]       = {SG_DL_BOOL,    8,   1}, /* one byte per element, as PyTorch's bool */
+    [SG_BFLOAT16]   = {SG_DL_BFLOAT,  16,  1},
+};
+_Static_assert(SG_DTYPE__END == 16, "dl_types needs an entry for each new sg_dtype");
+
+/* sg_device_type -> DLPack device type; 0 where DLPack has none (Meta, PrivateUse). */
+static const int32_t dl_devices[SG_DEV__COUNT] = {
+    [SG_DEV_CPU]  = SG_DL_CPU,
+    [SG_DEV_CUDA] = SG_DL_CUDA,
+};
+_Static_assert(SG_DEV__COUNT == 6, "dl_devices needs an entry for each new sg_device_type");
+
+/* The specification's names, for messages: that is what the producer's author knows. */
+static const char *dl_device_name(int32_t t) {
+    static const char *const names[] = {
+        [SG_DL_CPU] = "kDLCPU",           [SG_DL_CUDA] = "kDLCUDA",
+        [SG_DL_CUDA_HOST] = "kDLCUDAHost", [SG_DL_OPENCL] = "kDLOpenCL",
+        [SG_DL_VULKAN] = "kDLVulkan",     [SG_DL_METAL] = "kDLMetal",
+        [SG_DL_VPI] = "kDLVPI",           [SG_DL_ROCM] = "kDLROCM",
+        [SG_DL_ROCM_HOST] = "kDLROCMHost", [SG_DL_EXT_DEV] = "kDLExtDev",
+        [SG_DL_CUDA_MANAGED] = "kDLCUDAManaged", [SG_DL_ONEAPI] = "kDLOneAPI",
+        [SG_DL_WEBGPU] = "kDLWebGPU",     [SG_DL_HEXAGON] = "kDLHexagon",
+        [SG_DL_MAIA] = "kDLMAIA",
+    };
+    const char *n = t >= 0 && (size_t)t < sizeof names / sizeof *names ? names[t] : NULL;
+    return n ? n : "an unknown device type";
+}
+
+static const char *dl_code_name(unsigned c) {
+    static const char *const names[] = {"kDLInt",   "kDLUInt",    "kDLFloat", "kDLOpaqueHandle",
+                                        "kDLBfloat", "kDLComplex", "kDLBool"};
+    return c < sizeof names / sizeof *names ? names[c] : "an unknown type code";
+}
+
+/* ---- export ------------------------------------------------------------------------------ */
+
+/* What an exported managed tensor owns, in one allocation. manager_ctx is the tensor it holds a
+ * reference to; dims holds shape, then strides. */
+typedef struct export_v {
+    sg_dl_managed_tensor_versioned m; /* first, so the deleter's self is the allocation */
+    int64_t                        dims[];
+} export_v;
+
+typedef struct export_legacy {
+    sg_dl_managed_tensor m;
+    int64_t              dims[];
+} export_legacy;
+
+static void delete_versioned(sg_dl_managed_tensor_versioned *self) {
+    if (!self) return;
+    sg_tensor_release(self->manager_ctx);
+    free((export_v *)self);
+}
+
+static void delete_legacy(sg_dl_managed_tensor *self) {
+    if (!self) return;
+    sg_tensor_release(self->manager_ctx);
+    free((export_legacy *)self);
+}
+
+/* Fills dl from t but for shape and strides; fails where DLPack cannot describe t. */
+static sg_status describe(const char *fn, const sg_tensor *t, void *out, sg_dl_tensor *dl) {
+    if (!t || !out)
+        return sg_error(SG_EINVAL, "%s: the tensor and the out-pointer are required", fn);
+    sg_device_type dt = (sg_device_type)t->device.type;
+    if (dt == SG_DEV_META)
+        return sg_error(SG_EUNSUPPORTED, "%s: a meta tensor holds no memory, so DLPack cannot "
+                                         "export it", fn);
+    if ((unsigned)dt >= SG_DEV__COUNT || !dl_devices[dt])
+        return sg_error(SG_EUNSUPPORTED, "%s: DLPack has no device type for %s tensors, so they "
+                                         "cannot be exported", fn, sg_device_type_name(dt));
+    if (!sg_dtype_valid(t->dtype)) return sg_error(SG_EINVAL, "%s: no dtype %d", fn, t->dtype);
+    if (!dl_types[t->dtype].lanes) /* a dtype added without its row in dl_types */
+        return sg_error(SG_EUNSUPPORTED, "%s: %s has no DLPack type", fn,
+                        sg_dtype_name((sg_dtype)t->dtype));
+    /* Rationale: data at the first element and byte_offset 0, as PyTorch exports, because
+     * consumers of CUDA memory often refuse a non-zero byte_offset. */
+    dl->data = sg_tensor_data(t);
+    dl->device = (sg_dl_device){dl_devices[dt], dt == SG_DEV_CPU ? 0 : t->device.index};
+    dl->ndim = t->ndim;
+    dl->dtype = dl_types[t->dtype];
+    dl->shape = dl->strides = NULL;
+    dl->byte_offset = 0;
+    return SG_OK;
+}
+
+/* Points dl's shape and strides at dims (2 * ndim entries the managed tensor owns). Rationale:
+ * strides are always given, since DLPack 1.2 forbids NULL ones and older consumers accept them. */
+static void fill_dims(const sg_tensor *t, sg_dl_tensor *dl, int64_t *dims) {
+    size_t n = (size_t)t->ndim;
+    if (n) {
+        memcpy(dims, t->sizes, n * sizeof *dims);
+        memcpy(dims + n, t->strides, n * sizeof *dims);
+    }
+    dl->shape = dims;
+    dl->strides = dims + n;
+}
+
+sg_status sg_tensor_to_dlpack_versioned(sg_tensor *t, sg_dl_managed_tensor_versioned **out) {
+    const char  *fn = "to_dlpack_versioned";
+    sg_dl_tensor dl;
+    if (out) *out = NULL;
+    sg_status st = describe(fn, t, out, &dl);
+    if (st) return st;
+    export_v *h = malloc(sizeof *h + 2 * (size_t)t->ndim * sizeof(int64_t));
+    if (!h) return sg_error(SG_ENOMEM, "%s: out of memory", fn);
+    h->m.version = (sg_dl_version){SG_DLPACK_MAJOR, SG_DLPACK_MINOR};
+    h->m.manager_ctx = sg_tensor_retain(t);
+    h->m.deleter = delete_versioned;
+    h->m.flags = sg_tensor_writable(t) ? 0 : SG_DLPACK_FLAG_READ_ONLY;
+    h->m.dl_tensor = dl;
+    fill_dims(t, &h->m.dl_tensor, h->dims);
+    *out = &h->m;
+    return SG_OK;
+}
+
+sg_status sg_tensor_to_dlpack(sg_tensor *t, sg_dl_managed_tensor **out) {
+    const char  *fn = "to_dlpack";
+    sg_dl_tensor dl;
+    if (out) *out = NULL;
+    sg_status st = describe(fn, t, out, &dl);
+    if (st) return st;
+    if (!sg_tensor_writable(t))
+        return sg_error(SG_EINVAL, "%s: the tensor is read-only and a legacy DLManagedTensor "
+                                   "cannot say so; use sg_tensor_to_dlpack_versioned", fn);
+    export_legacy *h = malloc(sizeof *h + 2 * (size_t)t->ndim * sizeof(int64_t));
+    if (!h) return sg_error(SG_ENOMEM, "%s: out of memory", fn);
+    h->m.dl_tensor = dl;
+    h->m.manager_ctx = sg_tensor_retain(t);
+    h->m.deleter = delete_legacy;
+    fill_dims(t, &h->m.dl_tensor, h->dims);
+    *out = &h->m;
+    return SG_OK;
+}
+
+/* ---- import ------------------------------------------------------------------------------ */
+
+/* The storage's release: hands the managed tensor back to its producer. */
+static void release_versioned(sg_storage *s) {
+    sg_dl_managed_tensor_versioned *m = s->ctx;
+    if (m->deleter) m->deleter(m);
+}
+
+static void release_legacy(sg_storage *s) {
+    sg_dl_managed_tensor *m = s->ctx;
+    if (m->deleter) m->deleter(m);
+}
+
+/* Checks dl and makes a tensor over its memory whose storage calls release(ctx) at the end.
+ * Every check comes before sg_tensor_from_blob, so a failure leaves m with the caller. */
+static sg_status import(const char *fn, const sg_dl_tensor *dl, uint32_t flags,
+                        void (*release)(sg_storage *s), void *ctx, sg_tensor **out) {
+    int64_t  own[SG_MAX_DIMS];
+    int32_t  ndim = dl->ndim;
+    sg_dtype dtype = SG_DTYPE__END;
+
+    if (ndim < 0 || ndim > SG_MAX_DIMS)
+        return sg_error(ndim < 0 ? SG_EINVAL : SG_EUNSUPPORTED,
+                        "%s: ndim %d is out of range (0 to %d)", fn, ndim, SG_MAX_DIMS);
+
+    if (dl->dtype.lanes != 1)
+        return sg_error(SG_EUNSUPPORTED, "%s: vector dtypes are not supported (lanes %u, "
+                                         "expected 1)", fn, (unsigned)dl->dtype.lanes);
+    for (int d = 0; d < SG_DTYPE__END; d++)
+        if (dl_types[d].lanes && dl_types[d].code == dl->dtype.code &&
+            dl_types[d].bits == dl->dtype.bits)
+            dtype = (sg_dtype)d;
+    if (dtype == SG_DTYPE__END)
+        return sg_error(SG_EUNSUPPORTED, "%s: no dtype for %s (code %u) of %u bits", fn,
+                        dl_code_name(dl->dtype.code), (unsigned)dl->dtype.code,
+                        (unsigned)dl->dtype.bits);
+
+    sg_device dev = {SG_DEV__COUNT, 0};
+    for (int d = 0; d < SG_DEV__COUNT; d++)
+        if (dl_devices[d] && dl_devices[d] == dl->device.device_type) dev.type = (int8_t)d;
+    if (dev.type == SG_DEV__COUNT)
+        return sg_error(SG_EUNSUPPORTED, "%s: device type %s (%d) is not supported: only kDLCPU "
+                                         "and kDLCUDA are", fn,
+                        dl_device_name(dl->device.device_type), (int)dl->device.device_type);
+    if (dev.type != SG_DEV_CPU) {
+        if (dl->device.device_id < 0 || dl->device.device_id > INT8_MAX)
+            return sg_error(SG_EINVAL, "%s: device id %d is out of range (0 to %d)", fn,
+                            (int)dl->device.device_id, INT8_MAX);
+        dev.index = (int8_t)dl->device.device_id;
+    }
+
+    if (ndim && !dl->shape) return sg_error(SG_EINVAL, "%s: shape is NULL with ndim %d", fn, ndim);
+    bool empty = false;
+    for (int32_t i = 0; i < ndim; i++) {
+        if (dl->shape[i] < 0)
+            return sg_error(SG_EINVAL, "%s: negative size %lld at dimension %d", fn,
+                            (long long)dl->shape[i], i);
+        empty |= dl->shape[i] == 0;
+    }
+
+    /* NULL strides: compact row-major (DLPack before 1.2). */
+    const int64_t *strides = dl->strides;
+    if (!strides) {
+        int64_t acc = 1;
+        for (int32_t i = ndim - 1; i >= 0; i--) {
+            own[i] = acc;
+            if (__builtin_mul_overflow(acc, dl->shape[i] > 1 ? dl->shape[i] : 1, &acc))
+                return sg_error(SG_EINVAL, "%s: the tensor is too large", fn);
+        }
+        strides = own;
+    }
+    /* The elements reached, checked for overflow here since the producer is not trusted. */
+    int64_t span = 1, es = (int64_t)sg_dtype_size(dtype), bytes;
+    for (int32_t i = 0; i < ndim; i++) {
+        int64_t step;
+        if (strides[i] < 0)
+            return sg_error(SG_EUNSUPPORTED, "%s: negative stride %lld at dimension %d: views "
+                                             "with negative strides are not supported", fn,
+                            (long long)strides[i], i);
+        if (!empty && (__builtin_mul_overflow(dl->shape[i] - 1, strides[i], &step) ||
+                       __builtin_add_overflow(span, step, &span)))
+            return sg_error(SG_EINVAL, "%s: the tensor is too large", fn);
+    }
+    if (!empty && __builtin_mul_overflow(span, es, &bytes))
+        return sg_error(SG_EINVAL, "%s: the tensor is too large", fn);
+
+    /* Rationale: byte_offset is folded into the storage's data pointer, so the storage starts at
+     * the first element and offsets need not be whole elements before the view is made. */
+    char *first = dl->data;
+    if (!empty) {
+        if (!first) return sg_error(SG_EINVAL, "%s: data is NULL in a non-empty tensor", fn);
+        if (dl->byte_offset > UINTPTR_MAX - (uintptr_t)first)
+            return sg_error(SG_EINVAL, "%s: byte_offset %llu overflows the address space", fn,
+                            (unsigned long long)dl->byte_offset);
+        first += dl->byte_offset;
+        /* An element needs no more alignment than its C type has (complex128: two doubles). */
+        uintptr_t align = (uintptr_t)(es > 8 ? 8 : es);
+        if ((uintptr_t)first % align)
+            return sg_error(SG_EINVAL, "%s: the first element (data + byte_offset %llu) is not "
+                                       "aligned to %u bytes for %s", fn,
+                            (unsigned long long)dl->byte_offset, (unsigned)align,
+                            sg_dtype_name(dtype));
+    } else if (first) {
+        first += dl->byte_offset; /* never read; kept so that a re-export shows the same address */
+    }
+
+    return sg_tensor_from_blob(first, dl->shape, strides, ndim, dtype, dev, flags, release, ctx,
+                               out);
+}
+
+sg_status sg_tensor_from_dlpack_versioned(sg_dl_managed_tensor_versioned *m, sg_tensor **out) {
+    const char *fn = "from_dlpack_versioned";
+    if (out) *out = NULL;
+    if (!m || !out)
+        return sg_error(SG_EINVAL, "%s: the managed tensor and the out-pointer are required", fn);
+    if (m->version.major > SG_DLPACK_MAJOR)
+        return sg_error(SG_EUNSUPPORTED, "%s: DLPack %u.x is newer than the %d.x this runtime "
+                                         "reads", fn, (unsigned)m->version.major, SG_DLPACK_MAJOR);
+    if (m->version.major < 1)
+        return sg_error(SG_EINVAL, "%s: version %u.%u, but versioned managed tensors begin with "
+                                   "DLPack 1.0", fn, (unsigned)m->version.major,
+                        (unsigned)m->version.minor);
+    /* A newer minor version keeps the layout; what it adds (new dtype codes) is refused below. */
+    uint32_t flags = (m->flags & SG_DLPACK_FLAG_READ_ONLY) ? SG_STORAGE_READ_ONLY : 0;
+    return import(fn, &m->dl_tensor, flags, release_versioned, m, out);
+}
+
+sg_status sg_tensor_from_dlpack(sg_dl_managed_tensor *m, sg_tensor **out) {
+    const char *fn = "from_dlpack";
+    if (out) *out = NULL;
+    if (!m || !out)
+        return sg_error(SG_EINVAL, "%s: the managed tensor and the out-pointer are required", fn);
+    return import(fn, &m->dl_tensor, 0, release_legacy, m, out);
+}

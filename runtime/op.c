@@ -1,0 +1,285 @@
+/* op.c: defining ops from schema strings, and finding them by name.
+ *
+ * Lookups take no lock: the name table is an open-addressing array of op pointers that only
+ * grows; a bigger copy is published with one atomic store and the old one is kept until
+ * shutdown (a reader may still be probing it). Definitions take sg__lock.
+ */
+#include "rt_dispatch.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+pthread_mutex_t sg__lock = PTHREAD_MUTEX_INITIALIZER;
+sg_op          *sg__ops;
+
+typedef struct names {
+    size_t         cap;    /* a power of two */
+    size_t         used;
+    struct names  *older;  /* replaced arrays, freed at shutdown */
+    sg_op         *slot[]; /* atomic */
+} names;
+
+static names *table; /* atomic */
+
+/* FNV-1a over "name.overload" without building it. */
+static uint64_t hash_name(const char *ns, size_t nsn, const char *name, const char *overload) {
+    uint64_t h = 1469598103934665603u;
+#define MIX(c) (h = (h ^ (unsigned char)(c)) * 1099511628211u)
+    for (size_t i = 0; i < nsn; i++) MIX(ns[i]);
+    for (const char *p = name; *p; p++) MIX(*p);
+    MIX('.');
+    for (const char *p = overload; *p; p++) MIX(*p);
+#undef MIX
+    return h;
+}
+
+/* Whether op is ns+name with this overload ("aten::" + "add" is "aten::add"). */
+static bool same(const sg_op *op, const char *ns, size_t nsn, const char *name,
+                 const char *overload) {
+    return strncmp(op->name, ns, nsn) == 0 && strcmp(op->name + nsn, name) == 0 &&
+           strcmp(op->overload, overload) == 0;
+}
+
+static sg_op *lookup(const char *ns, size_t nsn, const char *name, const char *overload) {
+    names   *n = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
+    if (!n) return NULL;
+    uint64_t h = hash_name(ns, nsn, name, overload);
+    for (size_t i = h & (n->cap - 1);; i = (i + 1) & (n->cap - 1)) {
+        sg_op *op = __atomic_load_n(&n->slot[i], __ATOMIC_ACQUIRE);
+        if (!op) return NULL;
+        if (same(op, ns, nsn, name, overload)) return op;
+    }
+}
+
+static void put(names *n, sg_op *op) {
+    uint64_t h = hash_name(op->name, strlen(op->name), "", op->overload);
+    size_t   i = h & (n->cap - 1);
+    while (n->slot[i]) i = (i + 1) & (n->cap - 1);
+    __atomic_store_n(&n->slot[i], op, __ATOMIC_RELEASE);
+    n->used++;
+}
+
+/* Adds op to the name table (lock held). */
+static sg_status add_name(sg_op *op) {
+    names *n = table;
+    if (!n || (n->used + 1) * 2 > n->cap) {
+        size_t cap = n ? n->cap * 2 : 256;
+        names *bigger = calloc(1, sizeof *bigger + cap * sizeof(sg_op *));
+        if (!bigger) return sg_error(SG_ENOMEM, "out of memory");
+        bigger->cap = cap;
+        bigger->older = n;
+        for (size_t i = 0; n && i < n->cap; i++)
+            if (n->slot[i]) put(bigger, n->slot[i]);
+        __atomic_store_n(&table, bigger, __ATOMIC_RELEASE);
+        n = bigger;
+    }
+    put(n, op);
+    return SG_OK;
+}
+
+/* Splits "ns::name" into its namespace part (with "::") or "aten::" where none is written. */
+static void split_ns(const char *qualified, const char **ns, size_t *nsn, const char **name) {
+    const char *colons = strstr(qualified, "::");
+    if (colons) {
+        *ns = qualified;
+        *nsn = (size_t)(colons - qualified) + 2;
+        *name = colons + 2;
+    } else {
+        *ns = "aten::";
+        *nsn = 6;
+        *name = qualified;
+    }
+}
+
+sg_status sg_op_find(const char *name, const char *overload, sg_op **out) {
+    const char *ns, *base;
+    size_t      nsn;
+    *out = NULL;
+    if (!name) return sg_error(SG_EINVAL, "sg_op_find: no name given");
+    if (!overload) overload = "";
+    split_ns(name, &ns, &nsn, &base);
+    *out = lookup(ns, nsn, base, overload);
+    if (*out) return SG_OK;
+    return sg_error(SG_ENOTFOUND, "no op %.*s%s%s%s is defined", (int)nsn, ns, base,
+                    *overload ? "." : "", overload);
+}
+
+/* ---- what a boxed call checks, from the schema ------------------------------------------- */
+
+#define TAG(t) (1u << (t))
+
+/* The sg_any tags a value of type ty may take. */
+static uint32_t accepts(const sg_type *ty) {
+    const uint32_t any = TAG(SG_ANY__COUNT) - 1;
+    switch (ty->kind) {
+    case SG_TY_OPTIONAL: return accepts(ty->elems[0]) | TAG(SG_ANY_NONE);
+    case SG_TY_LIST: {
+        const sg_type *e = ty->elems[0];
+        switch (e->kind) {
+        case SG_TY_TENSOR: return TAG(SG_ANY_TENSOR_LIST);
+        case SG_TY_OPTIONAL:
+            return e->elems[0]->kind == SG_TY_TENSOR
+                       ? TAG(SG_ANY_OPT_TENSOR_LIST) | TAG(SG_ANY_TENSOR_LIST)
+                       : TAG(SG_ANY_LIST);
+        case SG_TY_INT:
+        case SG_TY_SYMINT:
+            /* int[2] also takes a single int, which PyTorch broadcasts */
+            return TAG(SG_ANY_INT_LIST) | (ty->size > 0 ? TAG(SG_ANY_INT) : 0);
+        case SG_TY_FLOAT: return TAG(SG_ANY_FLOAT_LIST);
+        case SG_TY_BOOL: return TAG(SG_ANY_BOOL_LIST);
+        default: return TAG(SG_ANY_LIST);
+        }
+    }
+    case SG_TY_TENSOR: return TAG(SG_ANY_TENSOR);
+    case SG_TY_INT:
+    case SG_TY_SYMINT:
+    case SG_TY_DEVICE_INDEX: return TAG(SG_ANY_INT);
+    case SG_TY_FLOAT:
+    case SG_TY_SYMFLOAT: return TAG(SG_ANY_FLOAT);
+    case SG_TY_BOOL:
+    case SG_TY_SYMBOOL: return TAG(SG_ANY_BOOL);
+    case SG_TY_COMPLEX: return TAG(SG_ANY_COMPLEX);
+    case SG_TY_STR:
+    case SG_TY_DIMNAME: return TAG(SG_ANY_STR);
+    case SG_TY_SCALAR:
+        return TAG(SG_ANY_BOOL) | TAG(SG_ANY_INT) | TAG(SG_ANY_FLOAT) | TAG(SG_ANY_COMPLEX);
+    case SG_TY_SCALAR_TYPE: return TAG(SG_ANY_DTYPE);
+    case SG_TY_LAYOUT: return TAG(SG_ANY_LAYOUT);
+    case SG_TY_MEMORY_FORMAT: return TAG(SG_ANY_MEMORY_FORMAT);
+    case SG_TY_DEVICE: return TAG(SG_ANY_DEVICE);
+    case SG_TY_GENERATOR: return TAG(SG_ANY_GENERATOR);
+    case SG_TY_NONE: return TAG(SG_ANY_NONE);
+    default: return any; /* Storage, Stream, Any, t, classes, tuples, dicts, ... */
+    }
+}
+
+/* Fills the boxed-call facts of op from its schema (arena allocations). */
+static sg_status describe(sg_op *op) {
+    const sg_schema *s = &op->schema;
+    op->nargs = (int32_t)s->nargs;
+    op->nrets = (int32_t)s->nrets;
+    op->device_arg = -1;
+    size_t n = s->nargs ? s->nargs : 1;
+    op->accepts = sg_arena_alloc(op->arena, n * sizeof *op->accepts);
+    op->tensor_args = sg_arena_alloc(op->arena, n * sizeof *op->tensor_args);
+    op->written_args = sg_arena_alloc(op->arena, n * sizeof *op->written_args);
+    if (!op->accepts || !op->tensor_args || !op->written_args)
+        return sg_error(SG_ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < s->nargs; i++) {
+        const sg_arg *a = &s->args[i];
+        op->accepts[i] = accepts(a->type);
+        if (sg_type_is_tensor_like(a->type)) {
+            op->tensor_args[op->ntensor_args++] = (int32_t)i;
+            if (sg_arg_is_write(a)) op->written_args[op->nwritten++] = (int32_t)i;
+        }
+        const sg_type *base = sg_type_base(a->type);
+        if (base->kind == SG_TY_DEVICE && a->type->kind != SG_TY_LIST && op->device_arg < 0)
+            op->device_arg = (int32_t)i;
+    }
+    if (op->ntensor_args) op->device_arg = -1; /* tensors pick the backend, not the device */
+    return SG_OK;
+}
+
+/* ---- definitions ------------------------------------------------------------------------- */
+
+static char *dup(sg_arena *a, const char *s, size_t n) { return sg_arena_strndup(a, s, n); }
+
+static sg_status define(const char *text, sg_op **out) {
+    sg_arena       *arena = sg_arena_new(NULL, NULL);
+    sg_schema_error err;
+    if (!arena) return sg_error(SG_ENOMEM, "out of memory");
+    sg_op *op = sg_arena_alloc(arena, sizeof *op);
+    if (!op) {
+        sg_arena_free(arena);
+        return sg_error(SG_ENOMEM, "out of memory");
+    }
+    op->arena = arena;
+    int rc = sg_schema_parse(text, strlen(text), arena, &op->schema, &err);
+    if (rc != SG_SCHEMA_OK) {
+        sg_status st = rc == SG_SCHEMA_ENOMEM
+                           ? sg_error(SG_ENOMEM, "out of memory")
+                           : sg_error(SG_EINVAL, "sg_op_define: %s at column %u of '%s'", err.msg,
+                                      err.offset + 1, text);
+        sg_arena_free(arena);
+        return st;
+    }
+    /* name "ns::name"; text the canonical schema with its namespace, "aten::" where none */
+    const char *ns = op->schema.ns ? op->schema.ns : "aten";
+    sg_buf      b;
+    sg_buf_init(&b);
+    sg_buf_printf(&b, "%s::%s", ns, op->schema.name);
+    size_t namelen = b.len;
+    if (!op->schema.ns) sg_buf_puts(&b, "aten::");
+    sg_schema_print(&b, &op->schema, true);
+    sg_status st = SG_OK;
+    op->name = dup(arena, b.data, namelen);
+    op->text = dup(arena, b.data + namelen, b.len - namelen);
+    op->overload = dup(arena, op->schema.overload, strlen(op->schema.overload));
+    if (b.oom || !op->name || !op->text || !op->overload) st = sg_error(SG_ENOMEM, "out of memory");
+    sg_buf_free(&b);
+    if (!st) st = describe(op);
+    if (st) {
+        sg_arena_free(arena);
+        return st;
+    }
+    *out = op;
+    return SG_OK;
+}
+
+sg_status sg_op_define(const char *schema, sg_op **out) {
+    sg_op *op;
+    *out = NULL;
+    if (!schema) return sg_error(SG_EINVAL, "sg_op_define: no schema given");
+    sg_status st = define(schema, &op);
+    if (st) return st;
+    pthread_mutex_lock(&sg__lock);
+    const char *ns, *base;
+    size_t      nsn;
+    split_ns(op->name, &ns, &nsn, &base);
+    sg_op *old = lookup(ns, nsn, base, op->overload);
+    if (old) {
+        bool equal = strcmp(old->text, op->text) == 0; /* canonical: spacing and ns aside */
+        st = equal ? SG_OK
+                   : sg_error(SG_EEXISTS, "%s%s%s is defined already as '%s'; cannot define it "
+                                          "again as '%s'",
+                              old->name, *old->overload ? "." : "", old->overload, old->text,
+                              op->text);
+        pthread_mutex_unlock(&sg__lock);
+        sg_arena_free(op->arena);
+        *out = equal ? old : NULL;
+        return st;
+    }
+    st = sg__rebuild(op);
+    if (!st) st = add_name(op);
+    if (st) {
+        sg__free_tables(op);
+        pthread_mutex_unlock(&sg__lock);
+        sg_arena_free(op->arena);
+        return st;
+    }
+    op->all_next = sg__ops;
+    sg__ops = op;
+    pthread_mutex_unlock(&sg__lock);
+    *out = op;
+    return SG_OK;
+}
+
+const char *sg_op_name(const sg_op *op) { return op->name; }
+const char *sg_op_overload(const sg_op *op) { return op->overload; }
+const char *sg_op_schema(const sg_op *op) { return op->text; }
+int32_t     sg_op_nargs(const sg_op *op) { return op->nargs; }
+int32_t     sg_op_nrets(const sg_op *op) { return op->nrets; }
+
+void sg__ops_free(void) {
+    for (sg_op *op = sg__ops, *next; op; op = next) {
+        next = op->all_next;
+        sg__free_tables(op);
+        sg_arena_free(op->arena);
+    }
+    sg__ops = NULL;
+    for (names *n = table, *older; n; n = older) {
+        older = n->older;
+        free(n);
+    }
+    table = NULL;
+}

@@ -1,0 +1,88 @@
+/* rt_dispatch.h: the dispatcher's internals, shared by op.c (definitions and lookup),
+ * dispatch.c (registration and tables), override.c and call.c. */
+#ifndef SG_RT_DISPATCH_H
+#define SG_RT_DISPATCH_H
+
+#include "sg_dispatch.h"
+#include "sg_schema.h"
+
+#include <pthread.h>
+
+/* What a registration is. */
+enum { REG_KERNEL, REG_FALLTHROUGH, REG_OVERRIDE };
+
+/* A registration, which is also its handle. Kept (unlinked) after release until shutdown, so a
+ * second release is caught rather than a use after free. */
+struct sg_handle {
+    struct sg_handle *next;     /* in its stack (newest first) or override list */
+    struct sg_handle *all_next; /* every registration, for shutdown */
+    sg_op            *op;       /* NULL for a backend fallback */
+    uint8_t           key;      /* sg_key, alias keys included */
+    uint8_t           what;     /* REG_* */
+    bool              released;
+    sg_kernel         k;        /* REG_KERNEL; REG_OVERRIDE: boxed = implementation */
+    sg_override_pred  pred;     /* REG_OVERRIDE */
+    int32_t           priority; /* REG_OVERRIDE */
+    uint64_t          seq;      /* registration order */
+};
+typedef struct sg_handle reg;
+
+/* A published table and what it owns. */
+typedef struct tbl {
+    sg_table     t;
+    struct tbl  *retired; /* older tables of the same op */
+    void        *owned;   /* override states made for this table (a chain, see override.c) */
+} tbl;
+
+struct sg_op {
+    sg_op_head  head;
+    sg_op      *all_next;   /* every op, definition order, for fallbacks and shutdown */
+    char       *name;       /* "aten::add" */
+    char       *overload;   /* "Tensor" or "" */
+    char       *text;       /* canonical schema, namespace included */
+    sg_arena   *arena;      /* the parsed schema lives here */
+    sg_schema   schema;
+    int32_t     nargs, nrets;
+    uint32_t   *accepts;    /* per argument: mask of sg_any tags it takes */
+    int32_t    *tensor_args;  /* arguments that are tensors or tensor lists */
+    int32_t     ntensor_args;
+    int32_t    *written_args; /* tensor arguments the op writes ((a!)) */
+    int32_t     nwritten;
+    int32_t     device_arg;   /* the Device argument of a factory op (no tensor arguments), or -1 */
+    reg        *regs[SG_KEY__ALIAS_END]; /* per key, newest first */
+    reg        *overrides[SG_KEY__COUNT]; /* priority high to low, then registration order */
+    tbl        *current;
+};
+
+/* The dispatcher's lock: held by every writer (definitions, registrations, table builds) and by
+ * error paths that read registrations. Readers on the hot path never take it. */
+extern pthread_mutex_t sg__lock;
+/* Every op, newest first; the first op defined. Under sg__lock. */
+extern sg_op *sg__ops;
+
+/* Builds and publishes op's table from its registrations (lock held). */
+sg_status sg__rebuild(sg_op *op);
+/* Same for every op (lock held). */
+sg_status sg__rebuild_all(void);
+/* Frees the tables an op has had (lock held, nothing in flight). */
+void      sg__free_tables(sg_op *op);
+
+/* override.c: the entry for key k of op, with its overrides in front of stock (lock held). The
+ * state the entry points to is chained onto t->owned. */
+sg_status sg__override_entry(sg_op *op, sg_key k, const sg_entry *stock, bool stock_falls,
+                             tbl *t, sg_entry *out);
+void      sg__override_free(void *owned);
+bool      sg__overrides_on(void); /* the switch, the environment read once (lock held) */
+
+/* call.c: boxed kernels the tables point to. */
+sg_status sg__missing_kernel(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
+                             int32_t nargs, sg_any *rets, int32_t nrets);
+sg_status sg__no_boxed_kernel(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
+                              int32_t nargs, sg_any *rets, int32_t nrets);
+sg_status sg__backend_select(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
+                             int32_t nargs, sg_any *rets, int32_t nrets);
+
+/* op.c */
+void sg__ops_free(void);
+
+#endif
