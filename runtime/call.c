@@ -34,32 +34,50 @@ sg_status sg_op_check_writable(const sg_op *op, int32_t arg, const sg_tensor *t)
                     op->name, (int)arg, arg_name(op, arg), d);
 }
 
-/* The checks of a boxed call: count, tags, and writability of written tensors. */
-static sg_status check_args(const sg_op *op, const sg_any *args, int32_t nargs, int32_t nrets) {
-    if (SG_UNLIKELY(nargs != op->nargs))
+/* ---- the boxed call ----------------------------------------------------------------------
+ * Rationale: one pass over the arguments checks each tag and gathers the tensors' keys; the
+ * messages are built out of line, so the pass keeps its registers and needs no frame to speak
+ * of. A boxed call costs a few ns, the budget tvm-ffi's boxed calls set. */
+
+static __attribute__((noinline, cold)) sg_status count_error(const sg_op *op, int32_t nargs,
+                                                             int32_t nrets) {
+    if (nargs != op->nargs)
         return sg_error(SG_EINVAL, "%s: expected %d argument%s, got %d (schema: %s)", op->name,
                         (int)op->nargs, op->nargs == 1 ? "" : "s", (int)nargs, op->text);
-    if (SG_UNLIKELY(nrets < op->nrets))
-        return sg_error(SG_EINVAL, "%s: %d result slot%s given for %d result%s", op->name,
-                        (int)nrets, nrets == 1 ? "" : "s", (int)op->nrets,
-                        op->nrets == 1 ? "" : "s");
-    for (int32_t i = 0; i < nargs; i++) {
-        uint32_t tag = (uint32_t)args[i].tag;
-        if (SG_UNLIKELY(tag >= SG_ANY__COUNT || !(op->accepts[i] >> tag & 1))) {
-            sg_buf b;
-            sg_buf_init(&b);
-            sg_type_print(&b, op->schema.args[i].type, false);
-            sg_status st = sg_error(SG_EINVAL, "%s: argument %d '%s' expects %s, got %s",
-                                    op->name, (int)i, arg_name(op, i), b.data ? b.data : "?",
-                                    sg_any_tag_name((int32_t)tag));
-            sg_buf_free(&b);
-            return st;
-        }
-        if (tag == SG_ANY_TENSOR && SG_UNLIKELY(!args[i].u.t))
-            return sg_error(SG_EINVAL, "%s: argument %d '%s' is a NULL tensor (pass None for "
-                                       "a missing optional tensor)",
-                            op->name, (int)i, arg_name(op, i));
+    return sg_error(SG_EINVAL, "%s: %d result slot%s given for %d result%s", op->name,
+                    (int)nrets, nrets == 1 ? "" : "s", (int)op->nrets, op->nrets == 1 ? "" : "s");
+}
+
+static __attribute__((noinline, cold)) sg_status arg_error(const sg_op *op, const sg_any *args,
+                                                           int32_t i) {
+    uint32_t tag = (uint32_t)args[i].tag;
+    if (tag == SG_ANY_TENSOR || tag == SG_ANY_TENSOR_LIST)
+        return sg_error(SG_EINVAL, "%s: argument %d '%s' holds a NULL tensor (pass None for a "
+                                   "missing optional tensor)",
+                        op->name, (int)i, arg_name(op, i));
+    sg_buf b;
+    sg_buf_init(&b);
+    sg_type_print(&b, op->schema.args[i].type, false);
+    sg_status st = sg_error(SG_EINVAL, "%s: argument %d '%s' expects %s, got %s", op->name,
+                            (int)i, arg_name(op, i), b.data ? b.data : "?",
+                            sg_any_tag_name((int32_t)tag));
+    sg_buf_free(&b);
+    return st;
+}
+
+/* Adds the keys of a tensor list's tensors; false where a TENSOR_LIST holds a NULL. */
+static bool list_keys(const sg_any *v, sg_keyset *ks) {
+    for (int32_t j = 0; j < v->len; j++) {
+        const sg_tensor *t = v->u.tensors[j];
+        if (t)
+            *ks |= t->keys;
+        else if (v->tag == SG_ANY_TENSOR_LIST)
+            return false;
     }
+    return true;
+}
+
+static __attribute__((noinline)) sg_status check_written(const sg_op *op, const sg_any *args) {
     for (int32_t w = 0; w < op->nwritten; w++) {
         const sg_any *v = &args[op->written_args[w]];
         sg_status     st = SG_OK;
@@ -76,10 +94,26 @@ static sg_status check_args(const sg_op *op, const sg_any *args, int32_t nargs, 
 
 sg_status sg_op_call_boxed(const sg_op *op, const sg_any *args, int32_t nargs, sg_any *rets,
                            int32_t nrets) {
-    sg_status st = check_args(op, args, nargs, nrets);
-    if (SG_UNLIKELY(st)) return st;
-    if (nrets) memset(rets, 0, (size_t)nrets * sizeof *rets);
-    sg_keyset       ks = sg_tls_apply(sg_op_keys_of_args(op, args, nargs));
+    if (SG_UNLIKELY(nargs != op->nargs || nrets < op->nrets)) return count_error(op, nargs, nrets);
+    sg_keyset       ks = 0;
+    const uint32_t *accepts = op->accepts;
+    for (int32_t i = 0; i < nargs; i++) {
+        uint32_t tag = (uint32_t)args[i].tag;
+        if (SG_UNLIKELY(tag >= SG_ANY__COUNT || !(accepts[i] >> tag & 1)))
+            return arg_error(op, args, i);
+        if (tag == SG_ANY_TENSOR) {
+            if (SG_UNLIKELY(!args[i].u.t)) return arg_error(op, args, i);
+            ks |= args[i].u.t->keys;
+        } else if (tag == SG_ANY_TENSOR_LIST || tag == SG_ANY_OPT_TENSOR_LIST) {
+            if (SG_UNLIKELY(!list_keys(&args[i], &ks))) return arg_error(op, args, i);
+        }
+    }
+    if (SG_UNLIKELY(op->nwritten)) {
+        sg_status st = check_written(op, args);
+        if (st) return st;
+    }
+    for (int32_t i = 0; i < nrets; i++) rets[i] = sg_any_none();
+    ks = sg_tls_apply(ks);
     const sg_entry *e = sg_dispatch_entry(op, ks);
     return e->boxed(e->ctx, op, ks, args, nargs, rets, nrets);
 }

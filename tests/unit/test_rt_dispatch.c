@@ -171,6 +171,11 @@ static void test_missing_and_boxed_checks(void) {
     CHECK(sg_op_call_boxed(add, two, 2, &ret, 1) == SG_EINVAL);
     CHECK_STR(sg_last_error(), "t1::add: argument 1 'b' expects Tensor, got None");
 
+    sg_any nul[2] = {sg_any_tensor(cpu), sg_any_tensor(NULL)};
+    CHECK(sg_op_call_boxed(add, nul, 2, &ret, 1) == SG_EINVAL);
+    CHECK_STR(sg_last_error(), "t1::add: argument 1 'b' holds a NULL tensor (pass None for a "
+                               "missing optional tensor)");
+
     /* Scalar takes bool, int, float and complex; optional takes None; int[2] takes an int */
     sg_op *f = define("t1::f(Tensor x, Scalar s, Tensor? y=None, int[2] k=1, str m='a') -> Tensor");
     sg_handle *h5;
