@@ -34,11 +34,12 @@ static void plan_make(plan *p, const int64_t *sizes, const int64_t *ds, const in
     for (int32_t i = 0; i < ndim; i++) {
         if (sizes[i] == 1) continue;
         int32_t k = n++;
-        for (; k > 0 && (p->dst[k - 1] < ds[i] || (p->dst[k - 1] == ds[i] && p->src[k - 1] < ss[i]));
-             k--) {
+        while (k > 0 &&
+               (p->dst[k - 1] < ds[i] || (p->dst[k - 1] == ds[i] && p->src[k - 1] < ss[i]))) {
             p->size[k] = p->size[k - 1];
             p->dst[k] = p->dst[k - 1];
             p->src[k] = p->src[k - 1];
+            k--;
         }
         p->size[k] = sizes[i];
         p->dst[k] = ds[i];
@@ -114,7 +115,7 @@ static void copy_host(char *d, const int64_t *ds, const char *s, const int64_t *
     run(d, s, &p, es);
 }
 
-/* ---- helpers -------------------------------------------------------------------------------- */
+/* ---- helpers ------------------------------------------------------------------------------ */
 
 static int64_t elem_size(const sg_tensor *t) { return (int64_t)sg_dtype_size((sg_dtype)t->dtype); }
 
@@ -194,7 +195,7 @@ static sg_status move_bytes(sg_device dd, void *d, sg_device sd, const void *s, 
     return st;
 }
 
-/* ---- copy_ ---------------------------------------------------------------------------------- */
+/* ---- copy_ -------------------------------------------------------------------------------- */
 
 /* dst = src between host tensors. Where their bytes overlap, src goes through a temporary
  * first, as an elementwise copy would read elements it has already overwritten. */
@@ -209,7 +210,8 @@ static sg_status copy_cpu(sg_tensor *dst, const sg_tensor *src) {
         int64_t ts[SG_MAX_DIMS];
         size_t  n = sg_tensor_nbytes(src);
         char   *tmp = malloc(n);
-        if (!tmp) return sg_error(SG_ENOMEM, "cannot allocate %zu bytes for an overlapping copy", n);
+        if (!tmp)
+            return sg_error(SG_ENOMEM, "cannot allocate %zu bytes for an overlapping copy", n);
         contiguous_strides(src->sizes, src->ndim, ts);
         copy_host(tmp, ts, s, src->strides, src->sizes, src->ndim, es);
         copy_host(d, dst->strides, tmp, ts, dst->sizes, dst->ndim, es);
@@ -293,7 +295,7 @@ sg_status sg_tensor_copy_(sg_tensor *dst, const sg_tensor *src) {
     return st ? sg_error(st, "copy_: %s", sg_last_error()) : SG_OK;
 }
 
-/* ---- contiguous and to ---------------------------------------------------------------------- */
+/* ---- contiguous and to -------------------------------------------------------------------- */
 
 sg_status sg_tensor_contiguous(sg_tensor *t, sg_tensor **out) {
     *out = NULL;

@@ -111,6 +111,7 @@ void    sg_tensor_describe(const sg_tensor *t, char *buf, size_t n);
 
 /* ---- views (share storage, never copy) ---------------------------------------------------- */
 
+/* offset is the absolute storage offset in elements (as PyTorch's), not relative to t's. */
 sg_status sg_tensor_as_strided(sg_tensor *t, const int64_t *sizes, const int64_t *strides,
                                int32_t ndim, int64_t offset, sg_tensor **out);
 /* The same elements with new sizes; one size may be -1. Fails where the strides cannot express
@@ -131,7 +132,10 @@ sg_status sg_tensor_squeeze(sg_tensor *t, int64_t dim, sg_tensor **out);
 
 /* ---- copies ------------------------------------------------------------------------------- */
 
-/* dst[...] = src[...], elementwise, any strides; same sizes and dtype; any pair of devices. */
+/* dst[...] = src[...], elementwise, any strides, any pair of devices. Unlike PyTorch's copy_,
+ * sizes and dtype must be equal (no broadcasting, no conversion). Fails with SG_EREADONLY for a
+ * read-only dst and SG_EINVAL for a dst with overlapping elements (an expanded view); meta to
+ * meta does nothing, meta to or from a device with memory is SG_EUNSUPPORTED. */
 sg_status sg_tensor_copy_(sg_tensor *dst, const sg_tensor *src);
 /* A contiguous copy (or a new reference where t is contiguous already). */
 sg_status sg_tensor_contiguous(sg_tensor *t, sg_tensor **out);

@@ -142,6 +142,11 @@ sg_status sg_tensor_from_blob(void *data, const int64_t *sizes, const int64_t *s
             return sg_error(SG_EINVAL, "from_blob: the tensor is too large");
         strides = own;
     }
+    for (int32_t i = 0; i < ndim; i++)
+        if (strides[i] < 0)
+            return sg_error(SG_EINVAL, "from_blob: negative stride %lld at dimension %d (views "
+                                       "with negative strides are not supported)",
+                            (long long)strides[i], i);
     size_t nbytes;
     if (!bytes_of(sg__span_elems(sizes, strides, ndim), dtype, &nbytes))
         return sg_error(SG_EINVAL, "from_blob: the tensor is too large");

@@ -14,10 +14,12 @@
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
-/* A new header over t's storage. */
-static sg_status make(sg_tensor *t, const int64_t *sizes, const int64_t *strides, int32_t ndim,
-                      int64_t offset, sg_tensor **out) {
-    return sg__tensor_new(t->storage, (sg_dtype)t->dtype, sizes, strides, ndim, offset, out);
+/* A new header over t's storage; its one failure (memory) is reported as fn's. */
+static sg_status make(const char *fn, sg_tensor *t, const int64_t *sizes, const int64_t *strides,
+                      int32_t ndim, int64_t offset, sg_tensor **out) {
+    sg_status st =
+        sg__tensor_new(t->storage, (sg_dtype)t->dtype, sizes, strides, ndim, offset, out);
+    return st ? sg_error(st, "%s: %s", fn, sg_last_error()) : SG_OK;
 }
 
 /* What every view checks first: a tensor to view, and a rank it can hold. */
@@ -69,7 +71,7 @@ static void insert(int64_t *v, int32_t n, int32_t d, int64_t x) {
     v[d] = x;
 }
 
-/* ---- as_strided ---------------------------------------------------------------------------- */
+/* ---- as_strided --------------------------------------------------------------------------- */
 
 /* Rationale: offset is the storage offset of the view, not one relative to t's, as in
  * PyTorch's as_strided(size, stride, storage_offset). */
@@ -93,7 +95,7 @@ sg_status sg_tensor_as_strided(sg_tensor *t, const int64_t *sizes, const int64_t
     }
     if (offset < 0)
         return sg_error(SG_EINVAL, "as_strided: negative storage offset %lld", (long long)offset);
-    if (empty) return make(t, sizes, strides, ndim, offset, out);
+    if (empty) return make("as_strided", t, sizes, strides, ndim, offset, out);
 
     /* The last element reached, then the bytes up to its end, must lie in the storage. */
     int64_t es = (int64_t)sg_dtype_size((sg_dtype)t->dtype), last = offset, need = 0, step;
@@ -108,10 +110,10 @@ sg_status sg_tensor_as_strided(sg_tensor *t, const int64_t *sizes, const int64_t
                         shape_str(a, sizeof a, sizes, ndim), shape_str(b, sizeof b, strides, ndim),
                         (long long)offset, (long long)es, ok ? "" : "more than ",
                         (long long)(ok ? need : INT64_MAX), t->storage->nbytes);
-    return make(t, sizes, strides, ndim, offset, out);
+    return make("as_strided", t, sizes, strides, ndim, offset, out);
 }
 
-/* ---- view ----------------------------------------------------------------------------------- */
+/* ---- view --------------------------------------------------------------------------------- */
 
 /* The shape asked for with its -1 filled in, checked against numel (PyTorch's infer_size). */
 static sg_status infer_shape(const int64_t *sizes, int32_t ndim, int64_t numel, int64_t *shape) {
@@ -203,10 +205,10 @@ sg_status sg_tensor_view(sg_tensor *t, const int64_t *sizes, int32_t ndim, sg_te
                         "view: view size is not compatible with input tensor's size and stride "
                         "(at least one dimension spans across two contiguous subspaces). Use "
                         ".reshape(...) instead.");
-    return make(t, shape, strides, ndim, t->offset, out);
+    return make("view", t, shape, strides, ndim, t->offset, out);
 }
 
-/* ---- reordering dims ------------------------------------------------------------------------ */
+/* ---- reordering dims ---------------------------------------------------------------------- */
 
 sg_status sg_tensor_transpose(sg_tensor *t, int64_t dim0, int64_t dim1, sg_tensor **out) {
     int64_t   sizes[SG_MAX_DIMS], strides[SG_MAX_DIMS], a = 0, b = 0;
@@ -222,7 +224,7 @@ sg_status sg_tensor_transpose(sg_tensor *t, int64_t dim0, int64_t dim1, sg_tenso
         sizes[a] = t->sizes[b], sizes[b] = t->sizes[a];
         strides[a] = t->strides[b], strides[b] = t->strides[a];
     }
-    return make(t, sizes, strides, n, t->offset, out);
+    return make("transpose", t, sizes, strides, n, t->offset, out);
 }
 
 sg_status sg_tensor_permute(sg_tensor *t, const int64_t *dims, int32_t ndim, sg_tensor **out) {
@@ -247,10 +249,10 @@ sg_status sg_tensor_permute(sg_tensor *t, const int64_t *dims, int32_t ndim, sg_
         sizes[i] = t->sizes[d];
         strides[i] = t->strides[d];
     }
-    return make(t, sizes, strides, ndim, t->offset, out);
+    return make("permute", t, sizes, strides, ndim, t->offset, out);
 }
 
-/* ---- taking parts --------------------------------------------------------------------------- */
+/* ---- taking parts ------------------------------------------------------------------------- */
 
 sg_status sg_tensor_slice(sg_tensor *t, int64_t dim, int64_t start, int64_t end, int64_t step,
                           sg_tensor **out) {
@@ -280,7 +282,7 @@ sg_status sg_tensor_slice(sg_tensor *t, int64_t dim, int64_t start, int64_t end,
         if (len > 1) return sg_error(SG_EINVAL, "slice: step %lld is too large", (long long)step);
         strides[d] = t->strides[d];
     }
-    return make(t, sizes, strides, t->ndim, t->offset + start * t->strides[d], out);
+    return make("slice", t, sizes, strides, t->ndim, t->offset + start * t->strides[d], out);
 }
 
 sg_status sg_tensor_select(sg_tensor *t, int64_t dim, int64_t index, sg_tensor **out) {
@@ -300,10 +302,10 @@ sg_status sg_tensor_select(sg_tensor *t, int64_t dim, int64_t index, sg_tensor *
     memcpy(strides, t->strides, (size_t)t->ndim * sizeof *strides);
     drop(sizes, t->ndim, (int32_t)d);
     drop(strides, t->ndim, (int32_t)d);
-    return make(t, sizes, strides, t->ndim - 1, t->offset + index * t->strides[d], out);
+    return make("select", t, sizes, strides, t->ndim - 1, t->offset + index * t->strides[d], out);
 }
 
-/* ---- changing the rank ---------------------------------------------------------------------- */
+/* ---- changing the rank -------------------------------------------------------------------- */
 
 /* PyTorch's inferExpandGeometry: sizes align from the right; a dim grows only from size 1 and
  * then takes stride 0; a new leading dim is size 1 grown the same way. */
@@ -354,7 +356,7 @@ sg_status sg_tensor_expand(sg_tensor *t, const int64_t *sizes, int32_t ndim, sg_
         sz[i] = size;
         sd[i] = stride;
     }
-    return make(t, sz, sd, ndim, t->offset, out);
+    return make("expand", t, sz, sd, ndim, t->offset, out);
 }
 
 sg_status sg_tensor_unsqueeze(sg_tensor *t, int64_t dim, sg_tensor **out) {
@@ -374,7 +376,7 @@ sg_status sg_tensor_unsqueeze(sg_tensor *t, int64_t dim, sg_tensor **out) {
     if (d < n && !mul(t->sizes[d], t->strides[d], &stride)) stride = 1; /* never used: size 1 */
     insert(sizes, n, (int32_t)d, 1);
     insert(strides, n, (int32_t)d, stride);
-    return make(t, sizes, strides, n + 1, t->offset, out);
+    return make("unsqueeze", t, sizes, strides, n + 1, t->offset, out);
 }
 
 sg_status sg_tensor_squeeze(sg_tensor *t, int64_t dim, sg_tensor **out) {
@@ -391,5 +393,5 @@ sg_status sg_tensor_squeeze(sg_tensor *t, int64_t dim, sg_tensor **out) {
         drop(strides, n, (int32_t)d);
         n--;
     }
-    return make(t, sizes, strides, n, t->offset, out);
+    return make("squeeze", t, sizes, strides, n, t->offset, out);
 }

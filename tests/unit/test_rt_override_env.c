@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L /* setenv */
 /* test_rt_override_env.c: SG_DISABLE_OVERRIDES=1 in the environment switches overrides off
  * (read once, when the first table is built), and the API switches them back on. */
 #include "check.h"

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-/* ---- helpers ------------------------------------------------------------------------------- */
+/* ---- helpers ------------------------------------------------------------------------------ */
 
 /* A rank and its sizes in one argument pair: sg_tensor_view(t, DIMS(3, 2), &v). */
 #define DIMS(...) \
@@ -39,15 +39,23 @@ static sg_tensor *out;
         CHECK_HAS(sg_last_error(), (text));                    \
     } while (0)
 
-static sg_tensor *must(sg_status st, sg_tensor *t) {
+/* The same for a call with no out-pointer (copy_). */
+#define FAILS_NO_OUT(want, text, call)                         \
+    do {                                                       \
+        sg_error_clear();                                      \
+        CHECK((call) == (want));                               \
+        CHECK(sg_last_status() == (want));                     \
+        CHECK_HAS(sg_last_error(), (text));                    \
+    } while (0)
+
+static void must(sg_status st) {
     if (st != SG_OK) {
         fprintf(stderr, "unexpected failure: %s: %s\n", sg_status_name(st), sg_last_error());
         exit(1);
     }
-    return t;
 }
-/* The tensor a call that must succeed returns through &out. */
-#define OK(call) must((call), out)
+/* The tensor a call that must succeed returns through &out (the comma orders the two). */
+#define OK(call) (must(call), out)
 
 /* int32 tensor 0, 1, 2, ... (plus `from`), contiguous on the CPU. */
 static sg_tensor *arange_from(int32_t from, const int64_t *sizes, int32_t ndim) {
@@ -110,7 +118,7 @@ static int32_t storage_refs(const sg_tensor *t) {
 
 static void noop_release(sg_storage *s) { (void)s; }
 
-/* ---- a fake device: host memory behind addresses the host cannot dereference ---------------- */
+/* ---- a fake device: host memory behind addresses the host cannot dereference -------------- */
 
 /* Rationale: each allocation gets a handle in the kernel's half of the address space, so the
  * runtime touching device memory itself (not through the implementation) crashes at once. */
@@ -240,7 +248,7 @@ static int64_t span_elems(const sg_tensor *t) {
     values_from(fake_host((t)->device, sg_tensor_data(t), (size_t)span_elems(t) * 4), (t), \
                 VALS(__VA_ARGS__))
 
-/* ---- creation and sharing ------------------------------------------------------------------ */
+/* ---- creation and sharing ----------------------------------------------------------------- */
 
 static void test_create(void) {
     sg_tensor *t = OK(sg_tensor_empty(DIMS(2, 3), SG_FLOAT32, SG_CPU, &out));
@@ -262,7 +270,7 @@ static void test_create(void) {
     CHECK(VALUES(t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
     sg_tensor_release(t);
 
-    t = OK(sg_tensor_empty_strided(DIMS(2, 3), I64(1, 2), SG_INT16, SG_CPU, &out));
+    t = OK(sg_tensor_empty_strided(I64(2, 3), I64(1, 2), 2, SG_INT16, SG_CPU, &out));
     CHECK(!sg_tensor_is_contiguous(t) && t->storage->nbytes == 12);
     sg_tensor_release(t);
 
@@ -298,42 +306,42 @@ static void test_sharing(void) {
     sg_tensor_release(NULL);
 }
 
-/* ---- views ----------------------------------------------------------------------------------- */
+/* ---- views -------------------------------------------------------------------------------- */
 
 static void test_as_strided(void) {
     sg_tensor *base = arange(DIMS(10));
     /* Sliding windows of 3, starting at element 2. */
-    sg_tensor *v = OK(sg_tensor_as_strided(base, DIMS(3, 3), I64(1, 1), 2, 2, &out));
+    sg_tensor *v = OK(sg_tensor_as_strided(base, I64(3, 3), I64(1, 1), 2, 2, &out));
     CHECK(v->storage == base->storage && is_geom(v, 2, I64(3, 3), I64(1, 1), 2));
     CHECK(VALUES(v, 2, 3, 4, 3, 4, 5, 4, 5, 6));
     sg_tensor *s = OK(sg_tensor_slice(base, 0, 5, 10, 1, &out));
-    sg_tensor *w = OK(sg_tensor_as_strided(s, DIMS(2), I64(3), 1, 1, &out));
+    sg_tensor *w = OK(sg_tensor_as_strided(s, I64(2), I64(3), 1, 1, &out));
     CHECK(VALUES(w, 1, 4)); /* the offset is the storage's, not the slice's */
     sg_tensor_release(w);
     /* The last element may be the storage's last; an empty view may start anywhere. */
-    w = OK(sg_tensor_as_strided(base, DIMS(2, 2), I64(5, 4), 2, 1, &out));
-    CHECK(VALUES(w, 1, 5, 6, 10 - 1));
+    w = OK(sg_tensor_as_strided(base, I64(2, 2), I64(4, 4), 2, 1, &out));
+    CHECK(VALUES(w, 1, 5, 5, 9));
     sg_tensor_release(w);
-    w = OK(sg_tensor_as_strided(base, DIMS(0, 4), I64(100, 1), 2, 1000, &out));
+    w = OK(sg_tensor_as_strided(base, I64(0, 4), I64(100, 1), 2, 1000, &out));
     CHECK(sg_tensor_numel(w) == 0);
     sg_tensor_release(w);
 
     FAILS(SG_EINVAL, "as_strided: negative stride -1 at dimension 1",
-          sg_tensor_as_strided(base, DIMS(2, 2), I64(1, -1), 2, 4, &out));
+          sg_tensor_as_strided(base, I64(2, 2), I64(1, -1), 2, 4, &out));
     FAILS(SG_EINVAL, "as_strided: negative size -2 at dimension 0",
-          sg_tensor_as_strided(base, DIMS(-2), I64(1), 1, 0, &out));
+          sg_tensor_as_strided(base, I64(-2), I64(1), 1, 0, &out));
     FAILS(SG_EINVAL, "as_strided: negative storage offset -1",
-          sg_tensor_as_strided(base, DIMS(2), I64(1), 1, -1, &out));
+          sg_tensor_as_strided(base, I64(2), I64(1), 1, -1, &out));
     FAILS(SG_EINVAL,
           "as_strided: sizes [4, 3], strides [3, 1], storage offset 0 and itemsize 4 need a "
           "storage of 48 bytes, but it has 40",
-          sg_tensor_as_strided(base, DIMS(4, 3), I64(3, 1), 2, 0, &out));
+          sg_tensor_as_strided(base, I64(4, 3), I64(3, 1), 2, 0, &out));
     FAILS(SG_EINVAL, "need a storage of more than",
-          sg_tensor_as_strided(base, DIMS(3), I64(INT64_MAX / 2), 1, 0, &out));
+          sg_tensor_as_strided(base, I64(3), I64(INT64_MAX / 2), 1, 0, &out));
     FAILS(SG_EINVAL, "as_strided: 65 dimensions (at most 64)",
           sg_tensor_as_strided(base, I64(1), I64(1), 65, 0, &out));
     FAILS(SG_EINVAL, "as_strided: the tensor is NULL",
-          sg_tensor_as_strided(NULL, DIMS(1), I64(1), 1, 0, &out));
+          sg_tensor_as_strided(NULL, I64(1), I64(1), 1, 0, &out));
     sg_tensor_release(s);
     sg_tensor_release(v);
     sg_tensor_release(base);
@@ -389,7 +397,8 @@ static void test_view(void) {
     CHECK(is_geom(v, 3, I64(2, 2, 3), I64(2, 1, 4), 0));
     CHECK(VALUES(v, 0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11));
     sg_tensor_release(v);
-    FAILS(SG_EINVAL, "Use .reshape(...) instead", sg_tensor_view(t, DIMS(4, 3, 1, 1, 1, 1, 1), &out) == SG_OK ? SG_EINVAL + 100 : sg_tensor_view(t, DIMS(2, 6), &out));
+    FAILS(SG_EINVAL, "Use .reshape(...) instead", sg_tensor_view(t, DIMS(2, 6), &out));
+    FAILS(SG_EINVAL, "Use .reshape(...) instead", sg_tensor_view(t, DIMS(12), &out));
     sg_tensor_release(t);
     sg_tensor_release(a);
 
@@ -426,13 +435,13 @@ static void test_view(void) {
 
     /* Size-1 dims take part whatever their strides. */
     a = arange(DIMS(6));
-    s = OK(sg_tensor_as_strided(a, DIMS(2, 1, 3), I64(3, 100, 1), 3, 0, &out));
+    s = OK(sg_tensor_as_strided(a, I64(2, 1, 3), I64(3, 100, 1), 3, 0, &out));
     v = OK(sg_tensor_view(s, DIMS(6), &out));
     CHECK(is_geom(v, 1, I64(6), I64(1), 0));
     sg_tensor_release(v);
     sg_tensor_release(s);
     /* An expanded tensor views as itself, but not flat. */
-    s = OK(sg_tensor_as_strided(a, DIMS(2, 3), I64(0, 1), 2, 0, &out));
+    s = OK(sg_tensor_as_strided(a, I64(2, 3), I64(0, 1), 2, 0, &out));
     FAILS(SG_EINVAL, "Use .reshape(...) instead", sg_tensor_view(s, DIMS(6), &out));
     v = OK(sg_tensor_view(s, DIMS(2, 3, 1), &out));
     CHECK(VALUES(v, 0, 1, 2, 0, 1, 2));
@@ -487,7 +496,12 @@ static void test_view_random(void) {
         bool    contig = RAND(3) == 0;
         for (int32_t i = nd - 1; i >= 0; i--) {
             sizes[i] = 1 + RAND(4);
-            strides[i] = contig ? numel : RAND(3) == 0 ? (i + 1 < nd ? strides[i + 1] * sizes[i + 1] : 1) : RAND(13);
+            if (contig)
+                strides[i] = numel;
+            else if (RAND(3) == 0) /* continues the dim inside it */
+                strides[i] = i + 1 < nd ? strides[i + 1] * sizes[i + 1] : 1;
+            else
+                strides[i] = RAND(13);
             numel *= sizes[i];
         }
         sg_tensor *t = OK(sg_tensor_as_strided(buf, sizes, strides, nd, RAND(7), &out));
@@ -599,7 +613,8 @@ static void test_slice_select(void) {
           sg_tensor_slice(a, 0, 0, 5, 0, &out));
     FAILS(SG_EINVAL, "slice: slice step must be positive, got -1",
           sg_tensor_slice(a, 0, 0, 5, -1, &out));
-    FAILS(SG_EINVAL, "slice: dimension out of range (expected to be in range of [-1, 0], but got 1)",
+    FAILS(SG_EINVAL,
+          "slice: dimension out of range (expected to be in range of [-1, 0], but got 1)",
           sg_tensor_slice(a, 1, 0, 5, 1, &out));
     sg_tensor_release(a);
 
@@ -628,7 +643,8 @@ static void test_slice_select(void) {
           sg_tensor_select(a, 0, 4, &out));
     FAILS(SG_EINVAL, "select: index -4 out of range for dimension 1 of size 3",
           sg_tensor_select(a, -1, -4, &out));
-    FAILS(SG_EINVAL, "select: dimension out of range (expected to be in range of [-2, 1], but got 2)",
+    FAILS(SG_EINVAL,
+          "select: dimension out of range (expected to be in range of [-2, 1], but got 2)",
           sg_tensor_select(a, 2, 0, &out));
     sg_tensor_release(a);
 }
@@ -661,7 +677,8 @@ static void test_expand(void) {
           "expand: the expanded size of the tensor (-1) isn't allowed in a leading, non-existing "
           "dimension 0",
           sg_tensor_expand(a, DIMS(-1, 3, 1), &out));
-    FAILS(SG_EINVAL, "expand: invalid size -2 at dimension 1", sg_tensor_expand(a, DIMS(3, -2), &out));
+    FAILS(SG_EINVAL, "expand: invalid size -2 at dimension 1",
+          sg_tensor_expand(a, DIMS(3, -2), &out));
     sg_tensor_release(a);
 
     /* A 0-dim tensor grows in every dim; a new size-1 leading dim steps over the rest. */
@@ -707,7 +724,7 @@ static void test_unsqueeze_squeeze(void) {
     /* Of a transpose: values follow the strides. */
     sg_tensor *t = OK(sg_tensor_transpose(a, 0, 1, &out));
     v = OK(sg_tensor_unsqueeze(t, 1, &out));
-    CHECK(is_geom(v, 3, I64(3, 1, 2), I64(1, 3, 3), 0) && VALUES(v, 0, 3, 1, 4, 2, 5));
+    CHECK(is_geom(v, 3, I64(3, 1, 2), I64(1, 6, 3), 0) && VALUES(v, 0, 3, 1, 4, 2, 5));
     sg_tensor_release(v);
     sg_tensor_release(t);
     sg_tensor_release(a);
@@ -734,7 +751,7 @@ static void test_unsqueeze_squeeze(void) {
     sg_tensor_release(a);
 }
 
-/* ---- copies on the CPU ----------------------------------------------------------------------- */
+/* ---- copies on the CPU -------------------------------------------------------------------- */
 
 /* The address of an element of any dtype. */
 static char *at_bytes(const sg_tensor *t, const int64_t *idx) {
@@ -755,17 +772,17 @@ static void test_copy_cpu(void) {
     CHECK(VALUES(a, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)); /* src untouched */
 
     /* Errors: the shapes or dtypes differ, dst is broadcast or read-only. */
-    FAILS(SG_EINVAL,
+    FAILS_NO_OUT(SG_EINVAL,
           "copy_: src int32[4, 3] on cpu does not match dst int32[2, 4] on cpu (copy_ needs the "
           "same sizes and dtype)",
           sg_tensor_copy_(base, a));
     sg_tensor *f = OK(sg_tensor_empty(DIMS(4, 3), SG_FLOAT32, SG_CPU, &out));
-    FAILS(SG_EINVAL, "copy_: src int32[4, 3] on cpu does not match dst float32[4, 3] on cpu",
+    FAILS_NO_OUT(SG_EINVAL, "copy_: src int32[4, 3] on cpu does not match dst float32[4, 3] on cpu",
           sg_tensor_copy_(f, a));
     sg_tensor_release(f);
     sg_tensor *one = arange(DIMS(1, 3));
     sg_tensor *e = OK(sg_tensor_expand(one, DIMS(4, 3), &out));
-    FAILS(SG_EINVAL,
+    FAILS_NO_OUT(SG_EINVAL,
           "copy_: unsupported operation: more than one element of the written-to tensor (dst "
           "int32[4, 3] on cpu) refers to a single memory location",
           sg_tensor_copy_(e, a));
@@ -774,12 +791,12 @@ static void test_copy_cpu(void) {
     sg_tensor_release(e);
     sg_tensor_release(one);
     int32_t    blob[3] = {7, 8, 9};
-    sg_tensor *ro = OK(sg_tensor_from_blob(blob, DIMS(3), NULL, SG_INT32, SG_CPU,
+    sg_tensor *ro = OK(sg_tensor_from_blob(blob, I64(3), NULL, 1, SG_INT32, SG_CPU,
                                            SG_STORAGE_READ_ONLY, noop_release, NULL, &out));
     sg_tensor *row = OK(sg_tensor_select(a, 0, 0, &out));
-    FAILS(SG_EREADONLY, "copy_: dst int32[3] on cpu is read-only", sg_tensor_copy_(ro, row));
+    FAILS_NO_OUT(SG_EREADONLY, "copy_: dst int32[3] on cpu is read-only", sg_tensor_copy_(ro, row));
     CHECK(sg_tensor_copy_(row, ro) == SG_OK && VALUES(row, 7, 8, 9));
-    FAILS(SG_EINVAL, "copy_: src is NULL", sg_tensor_copy_(row, NULL));
+    FAILS_NO_OUT(SG_EINVAL, "copy_: src is NULL", sg_tensor_copy_(row, NULL));
     sg_tensor_release(row);
     sg_tensor_release(ro);
     /* Nothing to copy. */
@@ -837,7 +854,7 @@ static void test_copy_random(void) {
         int64_t step[5];
         for (int32_t i = 0; i < nd; i++) {
             step[i] = 1 + RAND(2);
-            q[i] = sizes[perm[i]] * step[i] + RAND(2);
+            q[i] = sizes[perm[i]] * step[i] + 1 + RAND(2); /* room for a start of 1 */
         }
         sg_tensor *big = OK(sg_tensor_zeros(q, nd, SG_INT32, SG_CPU, &out));
         sg_tensor *d = sg_tensor_retain(big);
@@ -891,9 +908,9 @@ static void test_copy_overlap(void) {
 
     /* Two storages over the same memory overlap as well. */
     int32_t    mem[6] = {0, 1, 2, 3, 4, 5};
-    sg_tensor *x = OK(sg_tensor_from_blob(mem, DIMS(5), NULL, SG_INT32, SG_CPU, 0, noop_release,
+    sg_tensor *x = OK(sg_tensor_from_blob(mem, I64(5), NULL, 1, SG_INT32, SG_CPU, 0, noop_release,
                                           NULL, &out));
-    sg_tensor *y = OK(sg_tensor_from_blob(mem + 1, DIMS(5), NULL, SG_INT32, SG_CPU, 0,
+    sg_tensor *y = OK(sg_tensor_from_blob(mem + 1, I64(5), NULL, 1, SG_INT32, SG_CPU, 0,
                                           noop_release, NULL, &out));
     CHECK(x->storage != y->storage && sg_tensor_copy_(y, x) == SG_OK);
     CHECK(mem[0] == 0 && mem[1] == 0 && mem[2] == 1 && mem[5] == 4);
@@ -916,7 +933,7 @@ static void test_contiguous(void) {
     sg_tensor_release(a);
 }
 
-/* ---- devices ----------------------------------------------------------------------------------- */
+/* ---- devices ------------------------------------------------------------------------------ */
 
 static void test_meta(void) {
     sg_tensor *m = OK(sg_tensor_empty(DIMS(4, 5), SG_FLOAT32, SG_META, &out));
@@ -933,9 +950,10 @@ static void test_meta(void) {
 
     FAILS(SG_EUNSUPPORTED, "to: meta tensors hold no data", sg_tensor_to(c, SG_META, &out));
     FAILS(SG_EUNSUPPORTED, "to: meta tensors hold no data", sg_tensor_to(m, SG_CPU, &out));
-    FAILS(SG_EUNSUPPORTED, "copy_: meta tensors hold no data", sg_tensor_copy_(c, m));
-    FAILS(SG_EUNSUPPORTED, "copy_: meta tensors hold no data", sg_tensor_copy_(m, c));
-    FAILS(SG_EDEVICE, "to: device meta:1 does not exist", sg_tensor_to(c, (sg_device){SG_DEV_META, 1}, &out));
+    FAILS_NO_OUT(SG_EUNSUPPORTED, "copy_: meta tensors hold no data", sg_tensor_copy_(c, m));
+    FAILS_NO_OUT(SG_EUNSUPPORTED, "copy_: meta tensors hold no data", sg_tensor_copy_(m, c));
+    FAILS(SG_EDEVICE, "to: device meta:1 does not exist (1 meta device found)",
+          sg_tensor_to(c, ((sg_device){SG_DEV_META, 1}), &out));
     sg_tensor_release(mc);
     sg_tensor_release(t);
     sg_tensor_release(c);
@@ -950,7 +968,7 @@ static void test_cuda_unavailable(void) {
     }
     sg_tensor *a = arange(DIMS(3));
     FAILS(SG_EDEVICE, "to: the cuda backend is unavailable: ", sg_tensor_to(a, SG_CUDA(0), &out));
-    CHECK_HAS(sg_last_error(), why);
+    if (why) CHECK_HAS(sg_last_error(), why);
     FAILS(SG_EDEVICE, "to: the privateusethree backend is unavailable: no implementation is "
                       "registered for it",
           sg_tensor_to(a, ((sg_device){SG_DEV_PRIVATEUSE3, 0}), &out));
@@ -1019,7 +1037,8 @@ static void test_fake_device(void) {
     /* From a strided device view to the host: its span comes back and is rearranged. */
     e = OK(sg_tensor_empty(DIMS(4, 2), SG_INT32, SG_CPU, &out));
     RESET();
-    CHECK(sg_tensor_copy_(e, gs) == SG_OK && CALLS(0, 0, 1, 0) && VALUES(e, 1, 2, 3, 4, 5, 6, 7, 8));
+    CHECK(sg_tensor_copy_(e, gs) == SG_OK && CALLS(0, 0, 1, 0));
+    CHECK(VALUES(e, 1, 2, 3, 4, 5, 6, 7, 8));
     /* Contiguous on both sides: one call, whichever way. */
     RESET();
     CHECK(sg_tensor_copy_(e, e) == SG_OK && CALLS(0, 0, 0, 0));
@@ -1048,7 +1067,7 @@ static void test_fake_device(void) {
     fake_fail = 1;
     FAILS(SG_EDEVICE, "to: fake: injected failure", sg_tensor_to(a, PU2(0), &out));
     fake_fail = 1;
-    FAILS(SG_EDEVICE, "copy_: fake: injected failure", sg_tensor_copy_(z, t));
+    FAILS_NO_OUT(SG_EDEVICE, "copy_: fake: injected failure", sg_tensor_copy_(z, t));
     CHECK(!fake_fail);
 
     sg_tensor_release(gs);
