@@ -3,6 +3,7 @@
 #include "check.h"
 #include "sg_runtime.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- helpers ----------------------------------------------------------------------------- */
@@ -562,6 +563,109 @@ static void test_read_only(void) {
     sg_tensor_release(rw);
 }
 
+/* ---- a backend fallback that runs ops on the CPU: PrivateUse1 over host memory ------------ */
+
+static int dev_count(const char **why) {
+    (void)why;
+    return 1;
+}
+static sg_status dev_alloc(sg_device d, size_t n, void **data, void **ctx) {
+    (void)d;
+    *ctx = NULL;
+    *data = malloc(n ? n : 1);
+    return *data ? SG_OK : sg_error(SG_ENOMEM, "dev: out of memory");
+}
+static void dev_free(sg_device d, void *data, void *ctx) {
+    (void)d, (void)ctx;
+    free(data);
+}
+static sg_status dev_in(sg_device d, void *dst, const void *src, size_t n) {
+    (void)d;
+    memcpy(dst, src, n);
+    return SG_OK;
+}
+static sg_status dev_out(void *dst, sg_device d, const void *src, size_t n) {
+    (void)d;
+    memcpy(dst, src, n);
+    return SG_OK;
+}
+static const sg_device_impl dev_impl = {"dev", dev_count, dev_alloc, dev_free, dev_in, dev_out,
+                                        NULL, NULL};
+
+/* The CPU kernel: self *= 2 in place, returns self. */
+static sg_status double_cpu(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
+                            int32_t nargs, sg_any *rets, int32_t nrets) {
+    (void)ctx, (void)op, (void)nargs, (void)nrets;
+    sg_tensor *t = args[0].u.t;
+    CHECK(t->device.type == SG_DEV_CPU && (ks & SG_KEYSET(SG_KEY_CPU)));
+    float *p = sg_tensor_data(t);
+    for (int64_t i = 0; i < sg_tensor_numel(t); i++) p[i * t->strides[0]] *= 2;
+    rets[0] = sg_any_tensor(sg_tensor_retain(t));
+    return SG_OK;
+}
+
+/* Copy every tensor argument to the CPU, run the op there, copy written arguments back, and
+ * hand back results on the original device (an aliased result is the original argument). */
+static sg_status run_on_cpu(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
+                            int32_t nargs, sg_any *rets, int32_t nrets) {
+    (void)ctx, (void)ks;
+    sg_any    cpu_args[8];
+    sg_status st = SG_OK;
+    CHECK(nargs <= 8);
+    for (int32_t i = 0; i < nargs; i++) {
+        cpu_args[i] = args[i];
+        if (args[i].tag == SG_ANY_TENSOR && !st) st = sg_tensor_to(args[i].u.t, SG_CPU, &cpu_args[i].u.t);
+        else if (args[i].tag == SG_ANY_TENSOR) cpu_args[i].u.t = NULL;
+    }
+    if (!st) st = sg_op_redispatch_boxed(op, sg_keyset_of_device(SG_CPU), cpu_args, nargs, rets, nrets);
+    for (int32_t i = 0; i < nargs && !st; i++)
+        if (args[i].tag == SG_ANY_TENSOR && sg_tensor_writable(args[i].u.t))
+            st = sg_tensor_copy_(args[i].u.t, cpu_args[i].u.t);
+    for (int32_t r = 0; r < nrets && !st; r++) {
+        if (rets[r].tag != SG_ANY_TENSOR) continue;
+        sg_tensor *back = NULL;
+        for (int32_t i = 0; i < nargs; i++)
+            if (args[i].tag == SG_ANY_TENSOR && cpu_args[i].u.t == rets[r].u.t)
+                back = sg_tensor_retain(args[i].u.t);
+        if (!back) st = sg_tensor_to(rets[r].u.t, args[0].u.t->device, &back);
+        sg_tensor_release(rets[r].u.t);
+        rets[r].u.t = back;
+    }
+    for (int32_t i = 0; i < nargs; i++)
+        if (args[i].tag == SG_ANY_TENSOR) sg_tensor_release(cpu_args[i].u.t);
+    return st;
+}
+
+static void test_cpu_fallback(void) {
+    CHECK(sg_device_impl_register(SG_DEV_PRIVATEUSE1, &dev_impl) == SG_OK);
+    sg_op     *op = define("t10::double_(Tensor(a!) self) -> Tensor(a!)");
+    sg_handle *k, *fb;
+    CHECK(sg_op_impl(op, SG_KEY_CPU, (sg_kernel){NULL, double_cpu, NULL}, &k) == SG_OK);
+    float      host[4] = {1, 2, 3, 4};
+    int64_t    n[1] = {4};
+    sg_tensor *src, *dev;
+    CHECK(sg_tensor_from_blob(host, n, NULL, 1, SG_FLOAT32, SG_CPU, 0, NULL, NULL, &src) == SG_OK);
+    CHECK(sg_tensor_to(src, (sg_device){SG_DEV_PRIVATEUSE1, 0}, &dev) == SG_OK);
+    sg_any arg = sg_any_tensor(dev), ret;
+    CHECK(sg_op_call_boxed(op, &arg, 1, &ret, 1) == SG_ENOKERNEL);
+    CHECK_STR(sg_last_error(), "could not run 't10::double_' with arguments from the "
+                               "'PrivateUse1' backend; kernels are registered for: CPU");
+    CHECK(sg_fallback_impl(SG_KEY_PRIVATEUSE1, run_on_cpu, NULL, &fb) == SG_OK);
+    CHECK(sg_op_call_boxed(op, &arg, 1, &ret, 1) == SG_OK);
+    CHECK(ret.tag == SG_ANY_TENSOR && ret.u.t == dev); /* the alias, on its own device */
+    sg_any_release(&ret);
+    float back[4] = {0};
+    sg_tensor *out;
+    CHECK(sg_tensor_to(dev, SG_CPU, &out) == SG_OK);
+    memcpy(back, sg_tensor_data(out), sizeof back);
+    CHECK(back[0] == 2 && back[1] == 4 && back[2] == 6 && back[3] == 8);
+    CHECK(host[0] == 1); /* the source stayed where it was */
+    sg_tensor_release(out);
+    CHECK(sg_handle_release(fb) == SG_OK);
+    sg_tensor_release(dev);
+    sg_tensor_release(src);
+}
+
 static void test_keys(void) {
     CHECK_STR(sg_key_name(SG_KEY_AUTOGRAD_PRIVATEUSE2), "AutogradPrivateUse2");
     CHECK_STR(sg_key_name(SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD), "CompositeExplicitAutograd");
@@ -591,6 +695,7 @@ int main(void) {
     test_overrides();
     test_backend_select();
     test_read_only();
+    test_cpu_fallback();
     sg_runtime_shutdown();
     return check_result("test_rt_dispatch");
 }
