@@ -7,7 +7,8 @@
 /* The implementation of a device type (CPU, CUDA, Meta, or a registered PrivateUse one), or NULL
  * where none is installed. */
 const sg_device_impl *sg__device_impl(sg_device_type t);
-/* The CUDA backend's implementation; NULL in a build without the CUDA toolkit. */
+/* The CUDA backend's implementation (in a build without the toolkit, one whose count() says
+ * so). */
 const sg_device_impl *sg__cuda_impl(void);
 
 /* Storage of nbytes on dev through its device implementation, with one reference. */

@@ -35,7 +35,7 @@ struct sg_storage {
     int32_t    refs;   /* atomically updated; read it through nothing but the API */
     uint32_t   flags;  /* SG_STORAGE_* */
     sg_device  device;
-    void      *data;   /* NULL for Meta and for zero bytes */
+    void      *data;   /* NULL for Meta; may be NULL for zero bytes */
     size_t     nbytes;
     /* Who frees data: the device's allocator (release NULL) or the owner of imported memory
      * (release is called; it frees data, not the sg_storage). */
@@ -158,7 +158,9 @@ typedef struct sg_device_impl {
     /* optional: between two devices of this type (else staged through the host) */
     sg_status (*copy_device)(sg_device dst_dev, void *dst, sg_device src_dev, const void *src,
                              size_t n);
-    /* optional: n bytes of zeros (else zeros are copied from the host) */
+    /* optional: n bytes of zeros (else zeros are copied from the host). May be asynchronous
+     * where it is ordered before the device's later work from this thread (CUDA: the thread's
+     * current stream), so later copies see the zeros. */
     sg_status (*memset_zero)(sg_device dev, void *dst, size_t n);
 } sg_device_impl;
 
