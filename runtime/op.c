@@ -227,7 +227,7 @@ static sg_status define(const char *text, sg_op **out) {
 }
 
 sg_status sg_op_define(const char *schema, sg_op **out) {
-    sg_op *op;
+    sg_op *op = NULL;
     *out = NULL;
     if (!schema) return sg_error(SG_EINVAL, "sg_op_define: no schema given");
     sg_status st = define(schema, &op);
