@@ -9,6 +9,7 @@
 
 #include "cli.h"
 
+#include "codegen.h"
 #include "emit.h"
 
 #include <errno.h>
@@ -32,6 +33,10 @@ typedef struct options {
     const char **inputs;          /* FILE... */
     uint32_t     ninputs;
     long         max_errors;      /* -1: the sg_diag default */
+    const char  *lib;             /* --lib NAME */
+    long         shard_size;      /* --shard-size N */
+    const char **template_dirs;   /* --templates DIR... */
+    uint32_t     ntemplate_dirs;
     bool         canonical_check; /* hidden: re-parse every canonical form */
     bool         help, version;
 } options;
@@ -50,10 +55,17 @@ static const char help_text[] =
     "                                 without -o)\n"
     "                      json       the model as JSON (docs/json-format.md)\n"
     "                      canonical  every schema in canonical form, one per line\n"
-    "  -o, --output DIR  write DIR/model.json (DIR is created if need be; the file is\n"
-    "                    replaced atomically, and only when its bytes change).\n"
-    "                    Generating C into DIR is coming; today the model is written.\n"
-    "                    With -o, nothing is printed unless --emit asks for it.\n"
+    "  -o, --output DIR  generate into DIR: the typed C API (LIB.h), wrappers and\n"
+    "                    adapters (LIB_0.c, LIB_1.c, ...), the op table (LIB_table.c),\n"
+    "                    LIB_registrations.json, and what user templates add. DIR is\n"
+    "                    created if need be; each file is replaced atomically, and only\n"
+    "                    when its bytes change. With -o, nothing is printed unless\n"
+    "                    --emit asks for it.\n"
+    "  --lib NAME        the generated library's name (file and function prefix;\n"
+    "                    default: ops)\n"
+    "  --shard-size N    ops per generated wrapper file (default: 200)\n"
+    "  --templates DIR   also render DIR's templates (*.tpl, helpers in DIR/lib);\n"
+    "                    one named like a built-in replaces it (docs/templates.md)\n"
     "  --tags FILE       read FILE as a tags file (tags.yaml); a tags file given as a\n"
     "                    plain FILE is recognised by its content as well\n"
     "  --max-errors=N    show at most N errors (0: no limit)\n"
@@ -114,6 +126,26 @@ static int set_emit(options *o, const char *v, FILE *err) {
     return SG_EXIT_OK;
 }
 
+static int set_lib(options *o, const char *v, FILE *err) {
+    bool ok = (*v >= 'A' && *v <= 'Z') || (*v >= 'a' && *v <= 'z') || *v == '_';
+    for (const char *p = v; *p && ok; p++)
+        ok = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+             *p == '_';
+    if (!ok) return usage_error(err, "--lib needs a C identifier, not '%s'", v);
+    o->lib = v;
+    return SG_EXIT_OK;
+}
+
+static int set_shard_size(options *o, const char *v, FILE *err) {
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (!*v || *end || n <= 0 || n > 1000000 || errno)
+        return usage_error(err, "--shard-size needs a positive count, not '%s'", v);
+    o->shard_size = n;
+    return SG_EXIT_OK;
+}
+
 static int set_max_errors(options *o, const char *v, FILE *err) {
     char *end;
     errno = 0;
@@ -126,7 +158,8 @@ static int set_max_errors(options *o, const char *v, FILE *err) {
 
 /* One option that takes a value; returns -1 when arg is none of them. */
 static int parse_valued(options *o, int argc, char **argv, int *i, FILE *err) {
-    static const char *const names[] = {"--emit", "--output", "-o", "--tags", "--max-errors"};
+    static const char *const names[] = {"--emit", "--output", "-o", "--tags", "--max-errors",
+                                        "--lib", "--shard-size", "--templates"};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         const char *v = NULL;
         int r = take_value(names[k], argc, argv, i, &v);
@@ -137,7 +170,10 @@ static int parse_valued(options *o, int argc, char **argv, int *i, FILE *err) {
         case 1:
         case 2: o->outdir = v; return SG_EXIT_OK;
         case 3: o->tags[o->ntags++] = v; return SG_EXIT_OK;
-        default: return set_max_errors(o, v, err);
+        case 4: return set_max_errors(o, v, err);
+        case 5: return set_lib(o, v, err);
+        case 6: return set_shard_size(o, v, err);
+        default: o->template_dirs[o->ntemplate_dirs++] = v; return SG_EXIT_OK;
         }
     }
     return -1;
@@ -376,24 +412,34 @@ static int write_file_atomic(const char *dir, const char *name, const sg_buf *da
     return rc;
 }
 
-/* Writes DIR/model.json; `json` is the model as JSON when the caller has it already, else NULL. */
-static int write_outdir(const char *outdir, const sg_model *m, const sg_buf *json, FILE *err) {
-    sg_buf own, dir;
-    sg_buf_init(&own);
+/* Writes every output into outdir (created if need be). */
+static int write_outdir(const char *outdir, const sg_outputs *outs, FILE *err) {
+    sg_buf dir;
     sg_buf_init(&dir);
-    if (!json) {
-        sg_emit_json(&own, m);
-        json = &own;
-    }
     sg_buf_puts(&dir, outdir);
     int rc = -1;
-    if (json->oom || dir.oom)
+    if (dir.oom)
         fputs("schemagen: error: out of memory\n", err);
-    else if (make_dirs(dir.data, err) == 0)
-        rc = write_file_atomic(outdir, "model.json", json, err);
-    sg_buf_free(&own);
+    else if (make_dirs(dir.data, err) == 0) {
+        rc = 0;
+        for (uint32_t i = 0; i < outs->n && rc == 0; i++)
+            rc = write_file_atomic(outdir, outs->items[i].name, &outs->items[i].data, err);
+    }
     sg_buf_free(&dir);
     return rc;
+}
+
+/* Renders the templates; diagnostics to d. */
+static int generate(const options *o, const sg_model *m, sg_outputs *outs, sg_diag *d) {
+    sg_codegen_opts co = {
+        .lib = o->lib ? o->lib : "ops",
+        .shard_size = o->shard_size > 0 ? (uint32_t)o->shard_size : 200,
+        .inputs = o->inputs,
+        .ninputs = o->ninputs,
+        .template_dirs = o->template_dirs,
+        .ntemplate_dirs = o->ntemplate_dirs,
+    };
+    return sg_codegen(m, &co, outs, d);
 }
 
 /* ---- the run ----------------------------------------------------------------------------- */
@@ -437,26 +483,29 @@ static int run(const options *o, sg_model *m, sg_diag *d, FILE *out, FILE *err) 
     sg_model_group(m, d);
     sg_validate(m, d);
     if (o->canonical_check && d->nerrors == 0) canonical_check(m, d);
+    sg_outputs outs = {0};
+    if (o->outdir && d->nerrors == 0) generate(o, m, &outs, d);
     fwrite(d->out.data ? d->out.data : "", 1, d->out.len, err);
     print_counts(err, d);
-    if (d->nerrors) return SG_EXIT_FAIL;
+    if (d->nerrors) {
+        sg_outputs_free(&outs);
+        return SG_EXIT_FAIL;
+    }
 
     emit_kind kind = o->emit == EMIT_DEFAULT ? (o->outdir ? EMIT_DEFAULT : EMIT_SUMMARY) : o->emit;
     sg_buf text;
     sg_buf_init(&text);
-    /* Everything is checked by now, so standard output can take the text as it is made;
-     * with -o, model.json needs the whole text (compared, then written atomically). */
-    if (!o->outdir) sg_buf_set_sink(&text, write_stream, out);
+    /* Everything is checked and generated by now, so standard output can take the text as it
+     * is made. */
+    sg_buf_set_sink(&text, write_stream, out);
     emit(&text, kind, m, d);
     int rc = SG_EXIT_OK;
     bool written = true; /* standard output took the text */
     if (text.oom) {
         fputs("schemagen: error: out of memory\n", err);
         rc = SG_EXIT_FAIL;
-    } else if (o->outdir) {
-        if (write_outdir(o->outdir, m, kind == EMIT_JSON ? &text : NULL, err)) rc = SG_EXIT_FAIL;
-        else if (kind != EMIT_DEFAULT)
-            written = write_stream(out, text.data ? text.data : "", text.len) && fflush(out) == 0;
+    } else if (o->outdir && write_outdir(o->outdir, &outs, err)) {
+        rc = SG_EXIT_FAIL;
     } else {
         written = sg_buf_flush(&text) && fflush(out) == 0;
     }
@@ -465,6 +514,7 @@ static int run(const options *o, sg_model *m, sg_diag *d, FILE *out, FILE *err) 
         rc = SG_EXIT_FAIL;
     }
     sg_buf_free(&text);
+    sg_outputs_free(&outs);
     return rc;
 }
 
@@ -488,8 +538,9 @@ int sg_cli_main(int argc, char **argv, FILE *out, FILE *err) {
     size_t n = argc > 0 ? (size_t)argc : 1;
     o.inputs = malloc(n * sizeof *o.inputs);
     o.tags = malloc(n * sizeof *o.tags);
+    o.template_dirs = malloc(n * sizeof *o.template_dirs);
     int rc = SG_EXIT_FAIL;
-    if (!o.inputs || !o.tags)
+    if (!o.inputs || !o.tags || !o.template_dirs)
         fputs("schemagen: error: out of memory\n", err);
     else if ((rc = parse_args(&o, argc, argv, err)) != SG_EXIT_OK)
         ;
@@ -501,5 +552,6 @@ int sg_cli_main(int argc, char **argv, FILE *out, FILE *err) {
         rc = run_model(&o, out, err);
     free(o.inputs);
     free(o.tags);
+    free(o.template_dirs);
     return rc;
 }

@@ -105,6 +105,14 @@ struct sg_op {
 
     /* derived by group.c */
     sg_group    *group;
+
+    /* derived by derive.c (sg_model_derive; zero until it runs) */
+    sg_op       *structured_out;    /* the structured out op named by structured_delegate */
+    bool         structured_is_out; /* a structured out op (structured: True, kind out) */
+    sg_op      **delegates;         /* the ops whose structured_delegate names this one */
+    uint32_t     ndelegates;
+    sg_op       *autogen_from;      /* an op that `autogen:` asks for: the op it derives from */
+    const char  *autogen_kind;      /* then "out" or "functional"; NULL for written ops */
 };
 
 /* The functional / in-place / out / mutable variants of one base name and signature. */

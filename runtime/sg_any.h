@@ -27,7 +27,7 @@ typedef enum sg_any_tag {
     SG_ANY_INT,             /* u.i (int, SymInt, DeviceIndex) */
     SG_ANY_FLOAT,           /* u.f */
     SG_ANY_COMPLEX,         /* u.c -> {re, im} */
-    SG_ANY_STR,             /* u.s, len bytes (str, Dimname); not NUL-terminated necessarily */
+    SG_ANY_STR,             /* u.s, len bytes and then a NUL (str, Dimname) */
     SG_ANY_DTYPE,           /* u.i: sg_dtype (ScalarType) */
     SG_ANY_LAYOUT,          /* u.i: sg_layout */
     SG_ANY_MEMORY_FORMAT,   /* u.i: sg_memory_format */

@@ -20,10 +20,12 @@ extern "C" {
 #define SG_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define SG_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define SG_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define SG_COLD __attribute__((noinline, cold))
 #else
 #define SG_LIKELY(x)   (x)
 #define SG_UNLIKELY(x) (x)
 #define SG_PRINTF(f, a)
+#define SG_COLD
 #endif
 
 #define SG_RUNTIME_VERSION_MAJOR 0

@@ -1,6 +1,6 @@
 /* sg_runtime.h: the whole runtime API: tensors and devices (sg_tensor.h), boxed values
  * (sg_any.h), ops, dispatch and registration (sg_dispatch.h), DLPack (sg_dlpack.h) and the CUDA
- * backend's per-thread state (sg_cuda.h). */
+ * backend's per-thread state (sg_cuda.h), and the types of generated typed APIs (sg_api.h). */
 #ifndef SG_RUNTIME_H
 #define SG_RUNTIME_H
 
@@ -10,5 +10,6 @@
 #include "sg_dispatch.h"
 #include "sg_dlpack.h"
 #include "sg_cuda.h"
+#include "sg_api.h"
 
 #endif

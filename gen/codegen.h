@@ -1,0 +1,57 @@
+/* codegen.h: from the model to generated files, through Lua 5.4 templates.
+ *
+ * A template is text with two kinds of lines (docs/templates.md):
+ *     % lua statement               a line that starts with '%' is Lua
+ *     text with $(expr) in it       any other line is output, each $(...) replaced by its value
+ * and an optional first line `%! output = "{lib}_{shard}.c", per_shard = true` that names the
+ * file it writes ({lib} and {shard} are replaced). Templates see the model as Lua values
+ * (`model`, `ops`, ...) and may load helper modules from a lib/ folder with `import "name"`.
+ *
+ * Everything is rendered in memory first; nothing is written unless every template succeeded.
+ */
+#ifndef SG_CODEGEN_H
+#define SG_CODEGEN_H
+
+#include "model.h"
+
+/* A template or helper module: its name as it appears in messages ("templates/ops.h.tpl"),
+ * the name it is looked up by ("ops.h.tpl", "lib/c.lua"), and its text. */
+typedef struct sg_tpl_file {
+    const char *label;
+    const char *name;
+    const char *text;
+    size_t      len;
+} sg_tpl_file;
+
+/* The built-in templates, compiled into the tool (templates_builtin.c, made at build time). */
+extern const sg_tpl_file sg_builtin_templates[];
+extern const size_t      sg_builtin_ntemplates;
+
+typedef struct sg_codegen_opts {
+    const char        *lib;        /* library name: file and function prefix ("ops") */
+    uint32_t           shard_size; /* ops per shard file */
+    const char *const *inputs;     /* the input paths, for banners */
+    uint32_t           ninputs;
+    const char *const *template_dirs; /* user template folders, searched before the built-ins */
+    uint32_t           ntemplate_dirs;
+} sg_codegen_opts;
+
+typedef struct sg_output {
+    char  *name; /* relative to the output folder */
+    sg_buf data;
+} sg_output;
+
+typedef struct sg_outputs {
+    sg_output *items;
+    uint32_t   n, cap;
+} sg_outputs;
+
+void sg_outputs_free(sg_outputs *o);
+
+/* Renders every template over m into out. Errors go to d; returns their number. */
+int sg_codegen(const sg_model *m, const sg_codegen_opts *o, sg_outputs *out, sg_diag *d);
+
+/* The C name of an op: ns_name_overload (aten_add_Tensor, aten_add__Tensor, my_ops_k). */
+void sg_op_cname(sg_buf *b, const sg_op *op);
+
+#endif

@@ -1,0 +1,212 @@
+/* api.c: boxing helpers of the generated typed API, and static op tables. */
+#include "sg_api.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+double sg_scalar_to_double(sg_scalar s) {
+    switch (s.kind) {
+    case SG_SCALAR_BOOL: return s.u.b;
+    case SG_SCALAR_INT: return (double)s.u.i;
+    case SG_SCALAR_COMPLEX: return s.u.c.re;
+    default: return s.u.f;
+    }
+}
+
+void sg_tensor_list_release(sg_tensor_list *l) {
+    for (int32_t i = 0; i < l->len; i++) sg_tensor_release(l->items[i]);
+    free((void *)l->items);
+    l->items = NULL;
+    l->len = 0;
+}
+
+sg_any sg_box_scalar(const sg_scalar *s) {
+    sg_any v = sg_any_none();
+    if (!s) return v;
+    switch (s->kind) {
+    case SG_SCALAR_BOOL: return sg_any_bool(s->u.b);
+    case SG_SCALAR_INT: return sg_any_int(s->u.i);
+    case SG_SCALAR_COMPLEX:
+        v.tag = SG_ANY_COMPLEX;
+        v.u.c = &s->u.c;
+        return v;
+    default: return sg_any_float(s->u.f);
+    }
+}
+
+sg_scalar sg_unbox_scalar(const sg_any *v) {
+    sg_scalar s = sg_scalar_int(0);
+    switch (v->tag) {
+    case SG_ANY_BOOL: return sg_scalar_bool(v->u.b);
+    case SG_ANY_INT: return sg_scalar_int(v->u.i);
+    case SG_ANY_FLOAT: return sg_scalar_float(v->u.f);
+    case SG_ANY_COMPLEX:
+        s.kind = SG_SCALAR_COMPLEX;
+        s.u.c = *v->u.c;
+        return s;
+    default: return s;
+    }
+}
+
+sg_any sg_box_scalar_list(sg_scalar_list l, sg_any *room) {
+    for (int32_t i = 0; i < l.len; i++) room[i] = sg_box_scalar(&l.items[i]);
+    sg_any v = {SG_ANY_LIST, l.len, {0}};
+    v.u.items = room;
+    return v;
+}
+
+sg_any sg_box_str_list(sg_str_list l, sg_any *room) {
+    for (int32_t i = 0; i < l.len; i++) room[i] = sg_box_str(l.items[i]);
+    sg_any v = {SG_ANY_LIST, l.len, {0}};
+    v.u.items = room;
+    return v;
+}
+
+sg_int_list sg_unbox_int_list(const sg_any *v, int64_t *room, int32_t n) {
+    sg_int_list l = {NULL, 0};
+    if (v->tag == SG_ANY_INT_LIST) {
+        l.items = v->u.ints;
+        l.len = v->len;
+    } else if (v->tag == SG_ANY_INT) {
+        for (int32_t i = 0; i < n; i++) room[i] = v->u.i;
+        l.items = room;
+        l.len = n;
+    }
+    return l;
+}
+
+sg_scalar_list sg_unbox_scalar_list(const sg_any *v, sg_scalar *room) {
+    int32_t n = sg_unbox_list_len(v);
+    for (int32_t i = 0; i < n; i++) room[i] = sg_unbox_scalar(&v->u.items[i]);
+    sg_scalar_list l = {room, n};
+    return l;
+}
+
+sg_str_list sg_unbox_str_list(const sg_any *v, const char **room) {
+    int32_t n = sg_unbox_list_len(v);
+    for (int32_t i = 0; i < n; i++) room[i] = sg_unbox_str(&v->u.items[i]);
+    sg_str_list l = {room, n};
+    return l;
+}
+
+sg_any sg_box_tensor_list_result(sg_tensor_list l) {
+    sg_any v = {SG_ANY_TENSOR_LIST, l.len, {0}};
+    v.u.tensors = l.items;
+    return v;
+}
+
+/* A result of the wrong kind: released, and an error. */
+static sg_status wrong(sg_any *v, const char *expected) {
+    sg_status st = sg_error(SG_EINVAL, "a kernel returned %s where %s was expected",
+                            sg_any_tag_name(v->tag), expected);
+    sg_any_release(v);
+    return st;
+}
+
+sg_any sg_box_scalar_result(sg_scalar s) {
+    if (s.kind != SG_SCALAR_COMPLEX) return sg_box_scalar(&s);
+    sg_complex *c = malloc(sizeof *c);
+    if (!c) return sg_any_none();
+    *c = s.u.c;
+    return sg_box_complex(c);
+}
+
+sg_status sg_result_tensor(sg_any *v, sg_tensor **out) {
+    *out = NULL;
+    if (v->tag != SG_ANY_TENSOR) return wrong(v, "a Tensor");
+    *out = v->u.t;
+    *v = sg_any_none();
+    return SG_OK;
+}
+
+sg_status sg_result_opt_tensor(sg_any *v, sg_tensor **out) {
+    *out = NULL;
+    return v->tag == SG_ANY_NONE ? SG_OK : sg_result_tensor(v, out);
+}
+
+sg_status sg_result_int(sg_any *v, int64_t *out) {
+    if (v->tag != SG_ANY_INT) return wrong(v, "an int");
+    *out = v->u.i;
+    return SG_OK;
+}
+
+sg_status sg_result_float(sg_any *v, double *out) {
+    if (v->tag != SG_ANY_FLOAT) return wrong(v, "a float");
+    *out = v->u.f;
+    return SG_OK;
+}
+
+sg_status sg_result_bool(sg_any *v, bool *out) {
+    if (v->tag != SG_ANY_BOOL) return wrong(v, "a bool");
+    *out = v->u.b;
+    return SG_OK;
+}
+
+sg_status sg_result_scalar(sg_any *v, sg_scalar *out) {
+    if (v->tag != SG_ANY_BOOL && v->tag != SG_ANY_INT && v->tag != SG_ANY_FLOAT &&
+        v->tag != SG_ANY_COMPLEX)
+        return wrong(v, "a Scalar");
+    *out = sg_unbox_scalar(v);
+    sg_any_release(v);
+    return SG_OK;
+}
+
+sg_status sg_result_dtype(sg_any *v, sg_dtype *out) {
+    if (v->tag != SG_ANY_DTYPE) return wrong(v, "a ScalarType");
+    *out = (sg_dtype)v->u.i;
+    return SG_OK;
+}
+
+sg_status sg_result_any(sg_any *v, sg_any *out) {
+    *out = *v;
+    *v = sg_any_none();
+    return SG_OK;
+}
+
+sg_status sg_unbox_tensor_list_result(sg_any *v, sg_tensor_list *out) {
+    if (v->tag != SG_ANY_TENSOR_LIST) {
+        out->items = NULL;
+        out->len = 0;
+        return wrong(v, "a Tensor[]");
+    }
+    out->items = v->u.tensors;
+    out->len = v->len;
+    *v = sg_any_none();
+    return SG_OK;
+}
+
+/* ---- static op tables -------------------------------------------------------------------- */
+
+static int compare(const sg_op_desc *d, const char *ns, size_t nsn, const char *name,
+                   const char *overload) {
+    int c = strncmp(d->name, ns, nsn);
+    if (c) return c;
+    c = strcmp(d->name + nsn, name);
+    return c ? c : strcmp(d->overload, overload);
+}
+
+const sg_op_desc *sg_op_desc_find(const sg_op_desc *table, size_t n, const char *name,
+                                  const char *overload) {
+    const char *colons = strstr(name, "::");
+    const char *ns = colons ? name : "aten::";
+    size_t      nsn = colons ? (size_t)(colons - name) + 2 : 6;
+    const char *base = colons ? colons + 2 : name;
+    if (!overload) overload = "";
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int    c = compare(&table[mid], ns, nsn, base, overload);
+        if (c == 0) return &table[mid];
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return NULL;
+}
+
+sg_status sg_op_desc_define_all(const sg_op_desc *table, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        sg_status st = sg_op_define(table[i].schema, table[i].op);
+        if (st) return st;
+    }
+    return SG_OK;
+}

@@ -1,0 +1,171 @@
+/* sg_api.h: the C types of the generated typed API, the helpers its wrappers and adapters use
+ * to box and unbox, and the static op tables generated libraries carry.
+ *
+ * Type mapping (docs/types.md has the whole table): a schema type maps to one C parameter type,
+ * the same for every op. Optionals of values are pointers (NULL is None); optional tensors and
+ * generators are NULL pointers; lists are {items, len} structs passed by value. A Scalar keeps
+ * its kind (bool, int, float or complex).
+ */
+#ifndef SG_API_H
+#define SG_API_H
+
+#include "sg_dispatch.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- values ------------------------------------------------------------------------------- */
+
+typedef enum sg_scalar_kind { SG_SCALAR_BOOL, SG_SCALAR_INT, SG_SCALAR_FLOAT, SG_SCALAR_COMPLEX } sg_scalar_kind;
+
+typedef struct sg_scalar {
+    int32_t kind; /* sg_scalar_kind */
+    union {
+        bool       b;
+        int64_t    i;
+        double     f;
+        sg_complex c;
+    } u;
+} sg_scalar;
+
+static inline sg_scalar sg_scalar_int(int64_t i) { sg_scalar s; s.kind = SG_SCALAR_INT; s.u.i = i; return s; }
+static inline sg_scalar sg_scalar_float(double f) { sg_scalar s; s.kind = SG_SCALAR_FLOAT; s.u.f = f; return s; }
+static inline sg_scalar sg_scalar_bool(bool b) { sg_scalar s; s.kind = SG_SCALAR_BOOL; s.u.b = b; return s; }
+/* The value as a double (complex: its real part). */
+double sg_scalar_to_double(sg_scalar s);
+
+typedef struct sg_generator sg_generator; /* opaque */
+
+typedef struct { sg_tensor *const *items; int32_t len; } sg_tensor_list; /* Tensor?[]: NULL items */
+typedef struct { const int64_t *items; int32_t len; } sg_int_list;
+typedef struct { const double *items; int32_t len; } sg_float_list;
+typedef struct { const bool *items; int32_t len; } sg_bool_list;
+typedef struct { const sg_scalar *items; int32_t len; } sg_scalar_list;
+typedef struct { const char *const *items; int32_t len; } sg_str_list;
+
+/* Lists a typed call returns (Tensor[] results) own their items: give them back with this. */
+void sg_tensor_list_release(sg_tensor_list *l);
+
+/* ---- for generated wrappers and adapters ------------------------------------------------- */
+
+static inline sg_keyset sg_tensor_keys_opt(const sg_tensor *t) { return t ? t->keys : 0; }
+static inline sg_keyset sg_tensor_list_keys(sg_tensor_list l) {
+    sg_keyset ks = 0;
+    for (int32_t i = 0; i < l.len; i++)
+        if (l.items[i]) ks |= l.items[i]->keys;
+    return ks;
+}
+
+/* Boxing (typed -> sg_any). Pointers must outlive the boxed call. */
+sg_any sg_box_scalar(const sg_scalar *s);
+static inline sg_any sg_box_opt_tensor(sg_tensor *t) { return t ? sg_any_tensor(t) : sg_any_none(); }
+static inline sg_any sg_box_str(const char *s) {
+    sg_any v = {SG_ANY_STR, 0, {0}};
+    int32_t n = 0;
+    if (!s) return sg_any_none();
+    while (s[n]) n++;
+    v.len = n;
+    v.u.s = s;
+    return v;
+}
+static inline sg_any sg_box_tensor_list(sg_tensor_list l, bool optional_items) {
+    sg_any v = {optional_items ? SG_ANY_OPT_TENSOR_LIST : SG_ANY_TENSOR_LIST, l.len, {0}};
+    v.u.tensors = l.items;
+    return v;
+}
+static inline sg_any sg_box_float_list(sg_float_list l) { sg_any v = {SG_ANY_FLOAT_LIST, l.len, {0}}; v.u.floats = l.items; return v; }
+static inline sg_any sg_box_bool_list(sg_bool_list l) { sg_any v = {SG_ANY_BOOL_LIST, l.len, {0}}; v.u.bools = l.items; return v; }
+static inline sg_any sg_box_tag_i(int32_t tag, int64_t i) { sg_any v = {tag, 0, {0}}; v.u.i = i; return v; }
+static inline sg_any sg_box_complex(const sg_complex *c) {
+    sg_any v = {SG_ANY_COMPLEX, 0, {0}};
+    if (!c) return sg_any_none();
+    v.u.c = c;
+    return v;
+}
+static inline sg_any sg_box_opaque(int32_t tag, void *p) {
+    sg_any v = {tag, 0, {0}};
+    if (!p) return sg_any_none();
+    v.u.p = p;
+    return v;
+}
+static inline void *sg_unbox_opaque(const sg_any *v) { return v->tag == SG_ANY_NONE ? NULL : v->u.p; }
+static inline sg_float_list sg_unbox_float_list(const sg_any *v) {
+    sg_float_list l = {v->u.floats, v->len};
+    return l;
+}
+static inline sg_bool_list sg_unbox_bool_list(const sg_any *v) {
+    sg_bool_list l = {v->u.bools, v->len};
+    return l;
+}
+/* Scalar[] and str[] travel as SG_ANY_LIST: the caller gives room for l.len boxed items. */
+sg_any sg_box_scalar_list(sg_scalar_list l, sg_any *room);
+sg_any sg_box_str_list(sg_str_list l, sg_any *room);
+
+/* Unboxing (sg_any -> typed). The boxed call checked the tags already. */
+sg_scalar sg_unbox_scalar(const sg_any *v);
+/* int[N] may arrive as one int: it is repeated N times into room (N entries). */
+sg_int_list sg_unbox_int_list(const sg_any *v, int64_t *room, int32_t n);
+static inline sg_tensor_list sg_unbox_tensor_list(const sg_any *v) {
+    sg_tensor_list l = {v->u.tensors, v->len};
+    return l;
+}
+/* Scalar[] / str[] from an SG_ANY_LIST: decoded into room (v->len entries; the caller sizes it
+ * with sg_unbox_list_len). */
+static inline int32_t sg_unbox_list_len(const sg_any *v) { return v->tag == SG_ANY_LIST ? v->len : 0; }
+sg_scalar_list sg_unbox_scalar_list(const sg_any *v, sg_scalar *room);
+sg_str_list    sg_unbox_str_list(const sg_any *v, const char **room);
+static inline const char *sg_unbox_str(const sg_any *v) {
+    return v->tag == SG_ANY_STR ? v->u.s : NULL;
+}
+
+/* Results: boxing hands ownership to the sg_any; unboxing takes it from v (v becomes None).
+ * An unboxing that finds the wrong tag releases v and fails with SG_EINVAL (a boxed kernel
+ * returned something its schema does not allow). */
+sg_any    sg_box_tensor_list_result(sg_tensor_list l);
+sg_any    sg_box_scalar_result(sg_scalar s); /* a complex value is copied to malloc'ed memory */
+sg_status sg_unbox_tensor_list_result(sg_any *v, sg_tensor_list *out);
+sg_status sg_result_tensor(sg_any *v, sg_tensor **out);
+sg_status sg_result_opt_tensor(sg_any *v, sg_tensor **out);
+sg_status sg_result_int(sg_any *v, int64_t *out);
+sg_status sg_result_float(sg_any *v, double *out);
+sg_status sg_result_bool(sg_any *v, bool *out);
+sg_status sg_result_scalar(sg_any *v, sg_scalar *out);
+sg_status sg_result_dtype(sg_any *v, sg_dtype *out);
+sg_status sg_result_any(sg_any *v, sg_any *out);
+
+/* ---- static op tables -------------------------------------------------------------------- */
+
+typedef struct sg_arg_desc {
+    const char *name;         /* NULL for an unnamed return */
+    const char *type;         /* as written, without annotation: "SymInt[]?", "Tensor?[]" */
+    const char *default_text; /* NULL where none */
+    const char *alias;        /* the annotation as written ("a!", "a -> *"), or NULL */
+    bool        kwarg_only;
+    bool        write;        /* annotated '!' */
+} sg_arg_desc;
+
+typedef struct sg_op_desc {
+    const char        *name;     /* "aten::add" */
+    const char        *overload; /* "Tensor" or "" */
+    const char        *schema;   /* canonical, namespace included */
+    const char        *cname;    /* "aten_add_Tensor" */
+    const sg_arg_desc *args;
+    const sg_arg_desc *rets;
+    int32_t            nargs, nrets;
+    const char *const *tags;
+    int32_t            ntags;
+    sg_op            **op;       /* where the library's init stores the runtime's op */
+} sg_op_desc;
+
+/* Binary search of a table sorted by (name, overload); NULL where absent. A name without "::"
+ * is looked for in aten. */
+const sg_op_desc *sg_op_desc_find(const sg_op_desc *table, size_t n, const char *name,
+                                  const char *overload);
+/* Defines every op of a table with the runtime (sg_op_define) and stores the handles. */
+sg_status         sg_op_desc_define_all(const sg_op_desc *table, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,302 @@
+-- lib/c.lua: the C type mapping of the generated API (docs/types.md is this table in prose),
+-- and the pieces of C the templates assemble per op: parameter lists, boxing, unboxing.
+--
+-- Every schema type has a family (set by the tool on each argument and return: arg.family).
+-- A family gives: the C parameter type, how a value is boxed into an sg_any, how it is
+-- unboxed from one (declarations that need room, then an expression), and for tensors how
+-- its dispatch keys are read.
+
+local C = {}
+
+-- family -> { param = C type, box(x) = expression, unbox(a, room) = decl, expr, keys(x) }
+-- `a` is an expression of type const sg_any *; `room` a name for locals.
+local F = {}
+
+F.tensor = {
+  param = "sg_tensor *",
+  box = function(x) return "sg_any_tensor(" .. x .. ")" end,
+  unbox = function(a) return nil, a .. "->u.t" end,
+  keys = function(x) return x .. "->keys" end,
+}
+F.opt_tensor = {
+  param = "sg_tensor *",
+  box = function(x) return "sg_box_opt_tensor(" .. x .. ")" end,
+  unbox = function(a) return nil, "(" .. a .. "->tag == SG_ANY_TENSOR ? " .. a .. "->u.t : NULL)" end,
+  keys = function(x) return "sg_tensor_keys_opt(" .. x .. ")" end,
+}
+F.tensor_list = {
+  param = "sg_tensor_list",
+  box = function(x) return "sg_box_tensor_list(" .. x .. ", false)" end,
+  unbox = function(a) return nil, "sg_unbox_tensor_list(" .. a .. ")" end,
+  keys = function(x) return "sg_tensor_list_keys(" .. x .. ")" end,
+}
+F.opt_tensor_list = {
+  param = "sg_tensor_list",
+  box = function(x) return "sg_box_tensor_list(" .. x .. ", true)" end,
+  unbox = function(a) return nil, "sg_unbox_tensor_list(" .. a .. ")" end,
+  keys = function(x) return "sg_tensor_list_keys(" .. x .. ")" end,
+}
+
+-- plain values: type, how to box one value, the union member to read
+-- Rationale: enums are stored as int64_t in the payload and need a cast; a struct must not
+-- have one (a cast to a struct type is not C).
+local function cast(ctype)
+  if ctype == "sg_device" then return "" end
+  return "(" .. ctype .. ")"
+end
+local function value(ctype, box_one, member)
+  return {
+    param = ctype,
+    box = box_one,
+    unbox = function(a) return nil, cast(ctype) .. a .. "->u." .. member end,
+  }
+end
+local function optional(ctype, box_one, member, tag)
+  return {
+    param = "const " .. ctype .. " *",
+    box = function(x) return "(" .. x .. " ? " .. box_one("*" .. x) .. " : sg_any_none())" end,
+    unbox = function(a, room)
+      return ctype .. " " .. room .. " = " .. cast(ctype) .. a .. "->u." .. member .. ";",
+             "(" .. a .. "->tag == " .. tag .. " ? &" .. room .. " : NULL)"
+    end,
+  }
+end
+local function boxer(fn) return function(x) return fn .. "(" .. x .. ")" end end
+local function tagged(tag) return function(x) return "sg_box_tag_i(" .. tag .. ", " .. x .. ")" end end
+
+F.int = value("int64_t", boxer("sg_any_int"), "i")
+F.opt_int = optional("int64_t", boxer("sg_any_int"), "i", "SG_ANY_INT")
+F.float = value("double", boxer("sg_any_float"), "f")
+F.opt_float = optional("double", boxer("sg_any_float"), "f", "SG_ANY_FLOAT")
+F.bool = value("bool", boxer("sg_any_bool"), "b")
+F.opt_bool = optional("bool", boxer("sg_any_bool"), "b", "SG_ANY_BOOL")
+F.dtype = value("sg_dtype", tagged("SG_ANY_DTYPE"), "i")
+F.opt_dtype = optional("sg_dtype", tagged("SG_ANY_DTYPE"), "i", "SG_ANY_DTYPE")
+F.layout = value("sg_layout", tagged("SG_ANY_LAYOUT"), "i")
+F.opt_layout = optional("sg_layout", tagged("SG_ANY_LAYOUT"), "i", "SG_ANY_LAYOUT")
+F.memory_format = value("sg_memory_format", tagged("SG_ANY_MEMORY_FORMAT"), "i")
+F.opt_memory_format = optional("sg_memory_format", tagged("SG_ANY_MEMORY_FORMAT"), "i", "SG_ANY_MEMORY_FORMAT")
+F.device = value("sg_device", boxer("sg_any_device"), "dev")
+F.opt_device = optional("sg_device", boxer("sg_any_device"), "dev", "SG_ANY_DEVICE")
+F.complex = {
+  param = "sg_complex",
+  box = function(x) return "sg_box_complex(&" .. x .. ")" end,
+  unbox = function(a) return nil, "*" .. a .. "->u.c" end,
+}
+F.opt_complex = {
+  param = "const sg_complex *",
+  box = function(x) return "sg_box_complex(" .. x .. ")" end,
+  unbox = function(a) return nil, "(" .. a .. "->tag == SG_ANY_COMPLEX ? " .. a .. "->u.c : NULL)" end,
+}
+F.str = {
+  param = "const char *",
+  box = function(x) return "sg_box_str(" .. x .. ")" end,
+  unbox = function(a) return nil, "sg_unbox_str(" .. a .. ")" end,
+}
+F.opt_str = F.str
+F.scalar = {
+  param = "sg_scalar",
+  box = function(x) return "sg_box_scalar(&" .. x .. ")" end,
+  unbox = function(a) return nil, "sg_unbox_scalar(" .. a .. ")" end,
+}
+F.opt_scalar = {
+  param = "const sg_scalar *",
+  box = function(x) return "sg_box_scalar(" .. x .. ")" end,
+  unbox = function(a, room)
+    return "sg_scalar " .. room .. " = sg_unbox_scalar(" .. a .. ");",
+           "(" .. a .. "->tag == SG_ANY_NONE ? NULL : &" .. room .. ")"
+  end,
+}
+F.generator = {
+  param = "sg_generator *",
+  box = function(x) return "sg_box_opaque(SG_ANY_GENERATOR, " .. x .. ")" end,
+  unbox = function(a) return nil, "(sg_generator *)sg_unbox_opaque(" .. a .. ")" end,
+}
+F.opaque = {
+  param = "void *",
+  box = function(x) return "sg_box_opaque(SG_ANY_OPAQUE, " .. x .. ")" end,
+  unbox = function(a) return nil, "sg_unbox_opaque(" .. a .. ")" end,
+}
+F.any = {
+  param = "const sg_any *",
+  box = function(x) return "(" .. x .. " ? *" .. x .. " : sg_any_none())" end,
+  unbox = function(a) return nil, a end,
+}
+
+-- lists by value, and their optional forms as pointers
+local function list(ctype, box_fn, unbox_fn)
+  return {
+    param = ctype,
+    box = function(x) return box_fn(x) end,
+    unbox = unbox_fn,
+  }
+end
+local function opt_list(l, ctype)
+  return {
+    param = "const " .. ctype .. " *",
+    box = function(x) return "(" .. x .. " ? " .. l.box("(*" .. x .. ")") .. " : sg_any_none())" end,
+    unbox = function(a, room, arg)
+      local decl, expr = l.unbox(a, room .. "_v", arg)
+      return (decl and decl .. " " or "") .. ctype .. " " .. room .. " = " .. expr .. ";",
+             "(" .. a .. "->tag == SG_ANY_NONE ? NULL : &" .. room .. ")"
+    end,
+  }
+end
+
+F.int_list = list("sg_int_list",
+  function(x) return "sg_any_int_list(" .. x .. ".items, " .. x .. ".len)" end,
+  function(a, room, arg)
+    local n = arg.size or 0
+    return "int64_t " .. room .. "[" .. math.max(n, 1) .. "];",
+           "sg_unbox_int_list(" .. a .. ", " .. room .. ", " .. n .. ")"
+  end)
+F.float_list = list("sg_float_list",
+  function(x) return "sg_box_float_list(" .. x .. ")" end,
+  function(a) return nil, "sg_unbox_float_list(" .. a .. ")" end)
+F.bool_list = list("sg_bool_list",
+  function(x) return "sg_box_bool_list(" .. x .. ")" end,
+  function(a) return nil, "sg_unbox_bool_list(" .. a .. ")" end)
+-- Scalar[] and str[] box item by item: they need room as long as the list
+F.scalar_list = list("sg_scalar_list",
+  function(x) return "sg_box_scalar_list(" .. x .. ", sg_room_" .. x:gsub("%W", "") .. ")" end,
+  function(a, room)
+    return "sg_scalar " .. room .. "[sg_unbox_list_len(" .. a .. ") + 1];",
+           "sg_unbox_scalar_list(" .. a .. ", " .. room .. ")"
+  end)
+F.str_list = list("sg_str_list",
+  function(x) return "sg_box_str_list(" .. x .. ", sg_room_" .. x:gsub("%W", "") .. ")" end,
+  function(a, room)
+    return "const char *" .. room .. "[sg_unbox_list_len(" .. a .. ") + 1];",
+           "sg_unbox_str_list(" .. a .. ", " .. room .. ")"
+  end)
+-- room for boxing Scalar[] and str[] items (x is the parameter's name)
+F.scalar_list.box_room = function(x) return "sg_any sg_room_" .. x .. "[" .. x .. ".len + 1];" end
+F.str_list.box_room = F.scalar_list.box_room
+F.opt_int_list = opt_list(F.int_list, "sg_int_list")
+F.opt_float_list = opt_list(F.float_list, "sg_float_list")
+F.opt_bool_list = opt_list(F.bool_list, "sg_bool_list")
+F.opt_str_list = opt_list(F.str_list, "sg_str_list")
+F.opt_scalar_list = opt_list(F.scalar_list, "sg_scalar_list")
+F.opt_str_list.box_room = function(x)
+  return "sg_any sg_room_" .. x .. "[" .. x .. " ? " .. x .. "->len + 1 : 1];"
+end
+F.opt_scalar_list.box_room = F.opt_str_list.box_room
+
+C.families = F
+
+-- Returns: family -> { target = C type the out-pointer points to, box(x), unbox(v, out) }
+local R = {}
+R.tensor = { target = "sg_tensor *", init = "NULL",
+  box = function(x) return "sg_any_tensor(" .. x .. ")" end,
+  unbox = function(v, out) return "sg_result_tensor(" .. v .. ", " .. out .. ")" end }
+R.opt_tensor = { target = "sg_tensor *", init = "NULL",
+  box = function(x) return "sg_box_opt_tensor(" .. x .. ")" end,
+  unbox = function(v, out) return "sg_result_opt_tensor(" .. v .. ", " .. out .. ")" end }
+R.tensor_list = { target = "sg_tensor_list", init = "{NULL, 0}",
+  box = function(x) return "sg_box_tensor_list_result(" .. x .. ")" end,
+  unbox = function(v, out) return "sg_unbox_tensor_list_result(" .. v .. ", " .. out .. ")" end }
+R.int = { target = "int64_t", init = "0",
+  box = function(x) return "sg_any_int(" .. x .. ")" end,
+  unbox = function(v, out) return "sg_result_int(" .. v .. ", " .. out .. ")" end }
+R.float = { target = "double", init = "0",
+  box = function(x) return "sg_any_float(" .. x .. ")" end,
+  unbox = function(v, out) return "sg_result_float(" .. v .. ", " .. out .. ")" end }
+R.bool = { target = "bool", init = "false",
+  box = function(x) return "sg_any_bool(" .. x .. ")" end,
+  unbox = function(v, out) return "sg_result_bool(" .. v .. ", " .. out .. ")" end }
+R.scalar = { target = "sg_scalar", init = "{0}",
+  box = function(x) return "sg_box_scalar_result(" .. x .. ")" end,
+  unbox = function(v, out) return "sg_result_scalar(" .. v .. ", " .. out .. ")" end }
+R.dtype = { target = "sg_dtype", init = "SG_FLOAT32",
+  box = function(x) return "sg_box_tag_i(SG_ANY_DTYPE, " .. x .. ")" end,
+  unbox = function(v, out) return "sg_result_dtype(" .. v .. ", " .. out .. ")" end }
+R.any = { target = "sg_any", init = "{0}",
+  box = function(x) return x end,
+  unbox = function(v, out) return "sg_result_any(" .. v .. ", " .. out .. ")" end }
+C.returns = R
+
+function C.ret_family(r)
+  local f = r.family
+  if R[f] then return R[f] end
+  return R.any
+end
+
+function C.family(a)
+  return F[a.family] or F.any
+end
+
+-- C identifiers: schema names that C reserves get a trailing underscore.
+local reserved = {}
+for w in ([[auto break case char const continue default do double else enum extern float for
+  goto if inline int long register restrict return short signed sizeof static struct switch
+  typedef union unsigned void volatile while bool true false NULL]]):gmatch("%S+") do
+  reserved[w] = true
+end
+function C.ident(name)
+  if reserved[name] then return name .. "_" end
+  return name
+end
+
+-- The names of an op's result parameters: ret (one), ret0.. (several), ret_<name> (named).
+function C.ret_names(op)
+  local names = {}
+  local n = #op.returns
+  for i, r in ipairs(op.returns) do
+    if r.name then names[i] = "ret_" .. r.name
+    elseif n == 1 then names[i] = "ret"
+    else names[i] = "ret" .. (i - 1) end
+  end
+  return names
+end
+
+-- "sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor **ret"
+function C.params(op)
+  local p = {}
+  for _, a in ipairs(op.args) do
+    p[#p + 1] = C.decl(C.family(a).param, C.ident(a.name))
+  end
+  local names = C.ret_names(op)
+  for i, r in ipairs(op.returns) do
+    p[#p + 1] = C.decl(C.pointer_to(C.ret_family(r).target), names[i])
+  end
+  if #p == 0 then return "void" end
+  return table.concat(p, ", ")
+end
+
+-- "self, other, alpha, ret"
+function C.call_args(op)
+  local p = {}
+  for _, a in ipairs(op.args) do p[#p + 1] = C.ident(a.name) end
+  for _, n in ipairs(C.ret_names(op)) do p[#p + 1] = n end
+  return table.concat(p, ", ")
+end
+
+-- "T *" for T, "T **" for "T *".
+function C.pointer_to(ctype)
+  if ctype:sub(-1) == "*" then return ctype .. "*" end
+  return ctype .. " *"
+end
+
+-- A declaration "T *name" / "T name" with the star against the name.
+function C.decl(ctype, name)
+  if ctype:sub(-1) == "*" then return ctype .. name end
+  return ctype .. " " .. name
+end
+
+-- The key set expression of a typed call: the tensors' keys OR-ed ("0" without tensors).
+function C.keys(op)
+  local k = {}
+  for _, a in ipairs(op.args) do
+    local f = C.family(a)
+    if f.keys then k[#k + 1] = f.keys(C.ident(a.name)) end
+  end
+  if #k == 0 then return "0" end
+  return table.concat(k, " | ")
+end
+
+-- Whether the typed API can express the op (varargs / varret ops are boxed only).
+function C.typed(op)
+  return not op.varargs and not op.varret
+end
+
+return C

@@ -1,0 +1,46 @@
+%! output = "{lib}.h"
+% local C = import "c"
+/* $(lib).h: the typed C API of $(#model.ops) ops.
+ * $(banner)
+ *
+ * Per op ns::name.overload (C name ns_name_overload):
+ *   ns_name_overload(...)             the typed call: dispatches on its tensors' keys
+ *   ns_name_overload_redispatch(ks, ...)  the same, from a kernel, with a key set it narrowed
+ *   ns_name_overload_kernel           the C type a kernel for it must have
+ *   ns_name_overload_register(key, fn, &handle)  registers a kernel of that type
+ * Arguments map to C types as docs/types.md says; results come back through the trailing
+ * pointers (new references for tensors). Call $(lib)_init() once before anything else. */
+#ifndef $(lib:upper())_H
+#define $(lib:upper())_H
+
+#include "sg_runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Defines every op with the runtime and registers the generated composite kernels. */
+sg_status $(lib)_init(void);
+
+/* The op table, sorted by name and overload, and a lookup in it (NULL where absent). */
+extern const sg_op_desc $(lib)_ops[];
+extern const size_t $(lib)_nops;
+const sg_op_desc *$(lib)_find(const char *name, const char *overload);
+
+% for _, op in ipairs(model.ops) do
+%   local cn = op.cname
+/* $(op.schema) */
+extern sg_op *$(cn)_op;
+%   if C.typed(op) then
+%     local params = C.params(op)
+typedef sg_status (*$(cn)_kernel)(sg_keyset ks$(params == "void" and "" or ", " .. params));
+sg_status $(cn)($(params));
+sg_status $(cn)_redispatch(sg_keyset ks$(params == "void" and "" or ", " .. params));
+sg_status $(cn)_register(sg_key key, $(cn)_kernel fn, sg_handle **out);
+%   end
+
+% end
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,99 @@
+%! output = "{lib}_{shard}.c", per_shard = true
+% local C = import "c"
+/* $(output): typed wrappers, boxing adapters and registrations of $(#ops) ops (shard $(shard + 1) of $(nshards)).
+ * $(banner) */
+#include "$(lib).h"
+
+% for _, op in ipairs(ops) do
+%   local cn, nargs, nrets = op.cname, #op.args, #op.returns
+/* ---- $(op.schema) */
+sg_op *$(cn)_op;
+%   if C.typed(op) then
+%     local params, names = C.params(op), C.ret_names(op)
+%     local sep = params == "void" and "" or ", "
+%     local args = C.call_args(op)
+%     local argsep = args == "" and "" or ", "
+
+/* boxed call -> typed kernel (the kernel is found through ctx: see sg_kernel) */
+static sg_status $(cn)_boxed(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks,
+                             const sg_any *sg_args, int32_t sg_nargs, sg_any *sg_rets,
+                             int32_t sg_nrets) {
+    (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
+%     for i, a in ipairs(op.args) do
+%       local decl, expr = C.family(a).unbox("(&sg_args[" .. (i - 1) .. "])", "sg_room" .. (i - 1), a)
+%       if decl then
+    $(decl)
+%       end
+    $(C.decl(C.family(a).param, "a" .. (i - 1))) = $(expr);
+%     end
+%     for i, r in ipairs(op.returns) do
+    $(C.decl(C.ret_family(r).target, "r" .. (i - 1))) = $(C.ret_family(r).init);
+%     end
+%     local call = {}
+%     for i = 1, nargs do call[#call + 1] = "a" .. (i - 1) end
+%     for i = 1, nrets do call[#call + 1] = "&r" .. (i - 1) end
+    sg_status sg_st = (($(cn)_kernel) * (const sg_fn *)sg_ctx)(sg_ks$(#call > 0 and ", " .. table.concat(call, ", ") or ""));
+    if (sg_st) return sg_st;
+%     for i, r in ipairs(op.returns) do
+    sg_rets[$(i - 1)] = $(C.ret_family(r).box("r" .. (i - 1)));
+%     end
+    return SG_OK;
+}
+
+/* typed call -> boxed entry: a boxed kernel, a fallback, overrides, or the error to report */
+static SG_COLD sg_status $(cn)_slow(const sg_entry *sg_e, sg_keyset sg_ks$(sep)$(params)) {
+%     for _, a in ipairs(op.args) do
+%       local f = C.family(a)
+%       if f.box_room then
+    $(f.box_room(C.ident(a.name)))
+%       end
+%     end
+%     local boxes = {}
+%     for _, a in ipairs(op.args) do boxes[#boxes + 1] = C.family(a).box(C.ident(a.name)) end
+    sg_any sg_args[$(math.max(nargs, 1))] = {$(nargs > 0 and table.concat(boxes, ", ") or "{0}")};
+    sg_any sg_rets[$(math.max(nrets, 1))] = {{0}};
+    sg_status sg_st = sg_e->boxed(sg_e->ctx, $(cn)_op, sg_ks, sg_args, $(nargs), sg_rets, $(nrets));
+%     if nrets > 0 then
+    if (sg_st) {
+        for (int32_t sg_i = 0; sg_i < $(nrets); sg_i++) sg_any_release(&sg_rets[sg_i]);
+        return sg_st;
+    }
+%       for i, r in ipairs(op.returns) do
+%         if i == 1 then
+    sg_st = $(C.ret_family(r).unbox("&sg_rets[0]", names[i]));
+%         else
+    if (!sg_st) sg_st = $(C.ret_family(r).unbox("&sg_rets[" .. (i - 1) .. "]", names[i]));
+    else sg_any_release(&sg_rets[$(i - 1)]);
+%         end
+%       end
+%     end
+    return sg_st;
+}
+
+sg_status $(cn)_redispatch(sg_keyset sg_ks$(sep)$(params)) {
+    const sg_entry *sg_e = sg_dispatch_entry($(cn)_op, sg_ks);
+    if (SG_LIKELY(sg_e->unboxed != NULL)) return (($(cn)_kernel)sg_e->unboxed)(sg_ks$(argsep)$(args));
+    return $(cn)_slow(sg_e, sg_ks$(argsep)$(args));
+}
+
+sg_status $(cn)($(params)) {
+%     for i, a in ipairs(op.args) do
+%       if a.write and (a.family == "tensor" or a.family == "opt_tensor") then
+    if (SG_UNLIKELY($(C.ident(a.name)) && !sg_tensor_writable($(C.ident(a.name)))))
+        return sg_op_check_writable($(cn)_op, $(i - 1), $(C.ident(a.name)));
+%       elseif a.write then
+    for (int32_t sg_i = 0; sg_i < $(C.ident(a.name)).len; sg_i++)
+        if (SG_UNLIKELY($(C.ident(a.name)).items[sg_i] && !sg_tensor_writable($(C.ident(a.name)).items[sg_i])))
+            return sg_op_check_writable($(cn)_op, $(i - 1), $(C.ident(a.name)).items[sg_i]);
+%       end
+%     end
+    return $(cn)_redispatch(sg_tls_apply($(C.keys(op)))$(argsep)$(args));
+}
+
+sg_status $(cn)_register(sg_key key, $(cn)_kernel fn, sg_handle **out) {
+    sg_kernel k = {(sg_fn)fn, $(cn)_boxed, NULL};
+    return sg_op_impl($(cn)_op, key, k, out);
+}
+%   end
+
+% end

@@ -1,0 +1,47 @@
+%! output = "{lib}_table.c"
+% local C = import "c"
+% -- the table is sorted by (qualified name, overload), byte order, for sg_op_desc_find
+% local sorted = {}
+% for i, op in ipairs(model.ops) do sorted[i] = op end
+% table.sort(sorted, function(a, b)
+%   if a.qualified ~= b.qualified then return a.qualified < b.qualified end
+%   return a.overload < b.overload
+% end)
+% local function q(s) if s == nil then return "NULL" end return string.format("%q", s):gsub("\\\n", "\\n") end
+% local function b(v) return v and "true" or "false" end
+/* $(output): the op table of $(lib) ($(#model.ops) ops, sorted by name and overload) and $(lib)_init.
+ * $(banner) */
+#include "$(lib).h"
+
+% for _, op in ipairs(sorted) do
+%   for _, part in ipairs({{"args", op.args}, {"rets", op.returns}}) do
+%     if #part[2] > 0 then
+static const sg_arg_desc $(op.cname)_$(part[1])[] = {
+%       for _, a in ipairs(part[2]) do
+    {$(q(a.name)), $(q(a.type)), $(q(a.default)), $(q(a.alias and a.alias.text)), $(b(a.kwarg_only)), $(b(a.write))},
+%       end
+};
+%     end
+%   end
+%   if #op.tags > 0 then
+static const char *const $(op.cname)_tags[] = {$(table.concat((function() local t = {} for i, g in ipairs(op.tags) do t[i] = q(g) end return t end)(), ", "))};
+%   end
+% end
+
+const sg_op_desc $(lib)_ops[] = {
+% for _, op in ipairs(sorted) do
+%   local cn = op.cname
+    {$(q(op.qualified)), $(q(op.overload)), $(q(op.schema)), $(q(cn)),
+     $(#op.args > 0 and cn .. "_args" or "NULL"), $(#op.returns > 0 and cn .. "_rets" or "NULL"), $(#op.args), $(#op.returns),
+     $(#op.tags > 0 and cn .. "_tags" or "NULL"), $(#op.tags), &$(cn)_op},
+% end
+};
+const size_t $(lib)_nops = sizeof $(lib)_ops / sizeof $(lib)_ops[0];
+
+const sg_op_desc *$(lib)_find(const char *name, const char *overload) {
+    return sg_op_desc_find($(lib)_ops, $(lib)_nops, name, overload);
+}
+
+sg_status $(lib)_init(void) {
+    return sg_op_desc_define_all($(lib)_ops, $(lib)_nops);
+}
