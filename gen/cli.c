@@ -35,6 +35,7 @@ typedef struct options {
     long         max_errors;      /* -1: the sg_diag default */
     const char  *lib;             /* --lib NAME */
     long         shard_size;      /* --shard-size N */
+    long         shards;          /* --shards N (wins over --shard-size) */
     const char **template_dirs;   /* --templates DIR... */
     uint32_t     ntemplate_dirs;
     bool         canonical_check; /* hidden: re-parse every canonical form */
@@ -64,6 +65,8 @@ static const char help_text[] =
     "  --lib NAME        the generated library's name (file and function prefix;\n"
     "                    default: ops)\n"
     "  --shard-size N    ops per generated wrapper file (default: 200)\n"
+    "  --shards N        exactly N wrapper files (some may hold no op), so a build\n"
+    "                    knows their names in advance\n"
     "  --templates DIR   also render DIR's templates (*.tpl, helpers in DIR/lib);\n"
     "                    one named like a built-in replaces it (docs/templates.md)\n"
     "  --tags FILE       read FILE as a tags file (tags.yaml); a tags file given as a\n"
@@ -136,13 +139,13 @@ static int set_lib(options *o, const char *v, FILE *err) {
     return SG_EXIT_OK;
 }
 
-static int set_shard_size(options *o, const char *v, FILE *err) {
+static int set_count(long *out, const char *name, const char *v, FILE *err) {
     char *end;
     errno = 0;
     long n = strtol(v, &end, 10);
     if (!*v || *end || n <= 0 || n > 1000000 || errno)
-        return usage_error(err, "--shard-size needs a positive count, not '%s'", v);
-    o->shard_size = n;
+        return usage_error(err, "%s needs a positive count, not '%s'", name, v);
+    *out = n;
     return SG_EXIT_OK;
 }
 
@@ -159,7 +162,7 @@ static int set_max_errors(options *o, const char *v, FILE *err) {
 /* One option that takes a value; returns -1 when arg is none of them. */
 static int parse_valued(options *o, int argc, char **argv, int *i, FILE *err) {
     static const char *const names[] = {"--emit", "--output", "-o", "--tags", "--max-errors",
-                                        "--lib", "--shard-size", "--templates"};
+                                        "--lib", "--shard-size", "--templates", "--shards"};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         const char *v = NULL;
         int r = take_value(names[k], argc, argv, i, &v);
@@ -172,8 +175,9 @@ static int parse_valued(options *o, int argc, char **argv, int *i, FILE *err) {
         case 3: o->tags[o->ntags++] = v; return SG_EXIT_OK;
         case 4: return set_max_errors(o, v, err);
         case 5: return set_lib(o, v, err);
-        case 6: return set_shard_size(o, v, err);
-        default: o->template_dirs[o->ntemplate_dirs++] = v; return SG_EXIT_OK;
+        case 6: return set_count(&o->shard_size, names[k], v, err);
+        case 7: o->template_dirs[o->ntemplate_dirs++] = v; return SG_EXIT_OK;
+        default: return set_count(&o->shards, names[k], v, err);
         }
     }
     return -1;
@@ -434,6 +438,7 @@ static int generate(const options *o, const sg_model *m, sg_outputs *outs, sg_di
     sg_codegen_opts co = {
         .lib = o->lib ? o->lib : "ops",
         .shard_size = o->shard_size > 0 ? (uint32_t)o->shard_size : 200,
+        .shards = o->shards > 0 ? (uint32_t)o->shards : 0,
         .inputs = o->inputs,
         .ninputs = o->ninputs,
         .template_dirs = o->template_dirs,

@@ -481,7 +481,11 @@ static int render(run *r, const sg_tpl_file *t, int env) {
     }
     int      fn = lua_gettop(L);
     uint32_t size = r->o->shard_size ? r->o->shard_size : r->m->nops + 1;
-    uint32_t nshards = per_shard ? (r->m->nops + size - 1) / size : 1;
+    if (r->o->shards) size = (r->m->nops + r->o->shards - 1) / r->o->shards;
+    if (size == 0) size = 1;
+    uint32_t nshards = !per_shard     ? 1
+                       : r->o->shards ? r->o->shards
+                                      : (r->m->nops + size - 1) / size;
     if (nshards == 0) nshards = 1;
     /* banner: the inputs and this template, no time and no absolute path of ours */
     sg_buf banner;
@@ -496,6 +500,7 @@ static int render(run *r, const sg_tpl_file *t, int env) {
         lua_getfield(L, -1, "ops");
         uint32_t lo = per_shard ? k * size : 0;
         uint32_t hi = per_shard ? lo + size : r->m->nops;
+        if (lo > r->m->nops) lo = r->m->nops;
         if (hi > r->m->nops) hi = r->m->nops;
         lua_createtable(L, (int)(hi - lo), 0);
         for (uint32_t i = lo; i < hi; i++) {

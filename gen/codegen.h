@@ -30,6 +30,7 @@ extern const size_t      sg_builtin_ntemplates;
 typedef struct sg_codegen_opts {
     const char        *lib;        /* library name: file and function prefix ("ops") */
     uint32_t           shard_size; /* ops per shard file */
+    uint32_t           shards;     /* exactly this many shard files (0: by shard_size) */
     const char *const *inputs;     /* the input paths, for banners */
     uint32_t           ninputs;
     const char *const *template_dirs; /* user template folders, searched before the built-ins */

@@ -534,36 +534,35 @@ static sg_pos listed_pos(const sg_op *b, const char *name, sg_pos fallback) {
 
 static void derive_item(deriver *x, const sg_op *lister, uint32_t item) {
     job j = {.x = x, .name = lister->autogen.items[item], .first = true};
+    sg_pos at = lister->autogen.pos[item];
     char out[NAME_MAX_], fn[NAME_MAX_];
     j.b = base_of(lister);
-    j.pos = listed_pos(j.b, j.name, lister->autogen.pos[item]);
+    j.pos = listed_pos(j.b, j.name, at);
     sgv_full_name(j.b, j.bname, sizeof j.bname);
-    variant_names(j.b, out, fn, sizeof out);
-    bool is_out = out[0] && strcmp(j.name, out) == 0;
-    if (!is_out && !(fn[0] && strcmp(j.name, fn) == 0)) {
-        sg_pos pos = lister->autogen.pos[item];
-        if (fn[0])
-            ERROR(x, pos, "autogen name '%s' is not a variant torchgen derives from '%s': those "
-                  "are '%s' (out) and '%s' (functional) [SG-403]", j.name, j.bname, out, fn);
-        else if (out[0])
-            ERROR(x, pos, "autogen name '%s' is not a variant torchgen derives from '%s': that "
-                  "is '%s' (out) [SG-403]", j.name, j.bname, out);
-        else
-            ERROR(x, pos, "autogen name '%s': torchgen derives variants from functional, "
-                  "in-place and mutable operators, not from %s operator '%s' [SG-403]", j.name,
-                  sg_schema_kind_names[kind_of(j.b)], j.bname);
-        return;
-    }
     const sg_op *have = find(x, ns_of(j.b), j.name);
     if (have) {
         if (have->autogen_from == j.b) return; /* listed twice in the pre-group: one op */
-        ERROR(x, lister->autogen.pos[item], "autogen name '%s' names an operator that already "
-              "exists [SG-405]", j.name);
+        ERROR(x, at, "autogen name '%s' names an operator that already exists [SG-405]", j.name);
         if (have->autogen_from)
             NOTE(x, name_pos(have), "'%s' is derived here, from '%s'", j.name,
                  have->autogen_from->schema.name);
         else
             NOTE(x, name_pos(have), "'%s' is defined here", j.name);
+        return;
+    }
+    variant_names(j.b, out, fn, sizeof out);
+    bool is_out = out[0] && strcmp(j.name, out) == 0;
+    if (!is_out && !(fn[0] && strcmp(j.name, fn) == 0)) {
+        if (fn[0])
+            ERROR(x, at, "autogen name '%s' is not a variant torchgen derives from '%s': those "
+                  "are '%s' (out) and '%s' (functional) [SG-403]", j.name, j.bname, out, fn);
+        else if (out[0])
+            ERROR(x, at, "autogen name '%s' is not a variant torchgen derives from '%s': that "
+                  "is '%s' (out) [SG-403]", j.name, j.bname, out);
+        else
+            ERROR(x, at, "autogen name '%s': torchgen derives variants from functional, "
+                  "in-place and mutable operators, not from %s operator '%s' [SG-403]", j.name,
+                  sg_schema_kind_names[kind_of(j.b)], j.bname);
         return;
     }
     const sg_schema *s = &j.b->schema;
