@@ -204,12 +204,16 @@ static size_t close_paren(const char *s, size_t i, size_t n) {
     return 0;
 }
 
-/* One output line: _n = _n + 1; _o[_n] = "text" .. (expr) .. "text\n". Returns false (with
- * *col set) for an unbalanced $(. */
-static bool text_line(sg_buf *out, const char *s, size_t n, size_t *col) {
-    sg_buf_puts(out, "_n=_n+1 _o[_n]=");
+/* One output line: _n = _n + 1; _o[_n] = "text" .. (expr) .. "text\n", or, where it continues
+ * the previous text line (*pieces > 0), just .. "text" .. (expr) .. "text\n": consecutive text
+ * lines make one string (Rationale: one concatenation per block instead of per line made
+ * rendering several times faster; the Lua expression still spans the template's lines, so
+ * messages keep their line numbers). *pieces counts the operands of the statement so far.
+ * Returns false for an unbalanced $(. */
+static bool text_line(sg_buf *out, const char *s, size_t n, size_t *col, int *pieces) {
+    if (*pieces == 0) sg_buf_puts(out, "_n=_n+1 _o[_n]=");
     size_t lit = 0, i = 0;
-    bool   first = true;
+    bool   first = *pieces == 0;
     sg_buf piece;
     sg_buf_init(&piece);
     while (i <= n) {
@@ -232,12 +236,14 @@ static bool text_line(sg_buf *out, const char *s, size_t n, size_t *col) {
                 put_quoted(out, piece.data, piece.len);
                 first = false;
                 piece.len = 0;
+                ++*pieces;
             }
             if (!first) sg_buf_puts(out, "..");
             sg_buf_putc(out, '(');
             sg_buf_putn(out, s + i + 2, end - i - 2);
             sg_buf_putc(out, ')');
             first = false;
+            ++*pieces;
             i = end + 1;
             lit = i;
             continue;
@@ -249,15 +255,20 @@ static bool text_line(sg_buf *out, const char *s, size_t n, size_t *col) {
     sg_buf_putc(&piece, '\n');
     if (!first) sg_buf_puts(out, "..");
     put_quoted(out, piece.data, piece.len);
+    ++*pieces;
     sg_buf_free(&piece);
     return true;
 }
+
+/* Lua evaluates a concatenation in registers: a statement stops well before its limit. */
+enum { MAX_PIECES = 120 };
 
 /* Translates a template; header gets the `%!` line's text (or stays empty). Errors: a
  * diagnostic naming label:line:col. */
 static bool translate(const sg_tpl_file *t, sg_buf *lua, sg_buf *header, sg_diag *d) {
     const char *s = t->text, *end = t->text + t->len;
     uint32_t    line = 1;
+    int         pieces = 0; /* operands of the text statement being built; 0: none open */
     sg_buf_puts(lua, "local _o,_n={},0 ");
     while (s < end) {
         const char *nl = memchr(s, '\n', (size_t)(end - s));
@@ -272,12 +283,15 @@ static bool translate(const sg_tpl_file *t, sg_buf *lua, sg_buf *header, sg_diag
             sg_buf_putn(header, s + 2, n - 2);
         } else if (n >= 2 && s[0] == '%' && s[1] == '%') {
             size_t col;
-            if (!text_line(lua, s + 1, n - 1, &col)) goto unbalanced;
+            if (pieces > MAX_PIECES) pieces = 0;
+            if (!text_line(lua, s + 1, n - 1, &col, &pieces)) goto unbalanced;
         } else if (n >= 1 && s[0] == '%') {
+            pieces = 0;
             sg_buf_putn(lua, s + 1, n - 1);
         } else {
             size_t col;
-            if (!text_line(lua, s, n, &col)) {
+            if (pieces > MAX_PIECES) pieces = 0;
+            if (!text_line(lua, s, n, &col, &pieces)) {
             unbalanced:
                 sg_diag_plain(d, SG_ERROR, "%s:%u: '$(' without its ')'", t->label, line);
                 return false;
@@ -293,22 +307,79 @@ static bool translate(const sg_tpl_file *t, sg_buf *lua, sg_buf *header, sg_diag
 
 /* ---- the Lua state ----------------------------------------------------------------------- */
 
+/* Lua's memory. Rationale: building the model and rendering make millions of small objects
+ * (tables, strings) that die together; malloc spent more time on them than Lua did. Small
+ * blocks come from free lists per 16-byte size class, carved from big chunks; larger ones go
+ * to malloc. Everything is freed with the state. A cap keeps a runaway template from taking
+ * the machine. */
+enum { SMALL_MAX = 2048, CLASSES = SMALL_MAX / 16, CHUNK = 1 << 20 };
+
 typedef struct limits {
-    size_t used;
+    size_t    used;               /* bytes handed out, for the cap */
+    void     *free_list[CLASSES]; /* per class: freed blocks, linked through their first word */
+    char     *cur, *end;          /* the chunk being carved */
+    sg_arena *chunks;             /* where chunks come from (pre-faulted pages on Linux) */
 } limits;
+
+static size_t class_of(size_t n) { return (n + 15) / 16 - 1; }
+
+static void *small_get(limits *lim, size_t n) {
+    size_t c = class_of(n);
+    void  *p = lim->free_list[c];
+    if (p) {
+        lim->free_list[c] = *(void **)p;
+        return p;
+    }
+    size_t size = (c + 1) * 16;
+    if ((size_t)(lim->end - lim->cur) < size) {
+        if (!lim->chunks && !(lim->chunks = sg_arena_new(NULL, NULL))) return NULL;
+        char *chunk = sg_arena_alloc(lim->chunks, CHUNK);
+        if (!chunk) return NULL;
+        lim->cur = chunk;
+        lim->end = chunk + CHUNK;
+    }
+    p = lim->cur;
+    lim->cur += size;
+    return p;
+}
+
+static void small_put(limits *lim, void *p, size_t n) {
+    size_t c = class_of(n);
+    *(void **)p = lim->free_list[c];
+    lim->free_list[c] = p;
+}
 
 static void *alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     limits *lim = ud;
-    if (ptr) lim->used -= osize;
+    if (!ptr) osize = 0; /* Lua passes a type tag there for new blocks */
     if (nsize == 0) {
-        free(ptr);
+        if (ptr) {
+            if (osize <= SMALL_MAX) small_put(lim, ptr, osize);
+            else free(ptr);
+            lim->used -= osize;
+        }
         return NULL;
     }
-    if (lim->used + nsize > MEMORY_LIMIT) return NULL; /* Lua raises "not enough memory" */
-    void *p = realloc(ptr, nsize);
-    if (p) lim->used += nsize;
-    else if (ptr) lim->used += osize;
+    if (nsize > osize && lim->used + (nsize - osize) > MEMORY_LIMIT) return NULL;
+    void *p;
+    if (osize > SMALL_MAX && nsize > SMALL_MAX) {
+        p = realloc(ptr, nsize);
+    } else if (ptr && osize <= SMALL_MAX && nsize <= SMALL_MAX && class_of(osize) == class_of(nsize)) {
+        p = ptr;
+    } else {
+        p = nsize <= SMALL_MAX ? small_get(lim, nsize) : malloc(nsize);
+        if (p && ptr) {
+            memcpy(p, ptr, osize < nsize ? osize : nsize);
+            if (osize <= SMALL_MAX) small_put(lim, ptr, osize);
+            else free(ptr);
+        }
+    }
+    if (p) lim->used = lim->used - osize + nsize;
     return p;
+}
+
+static void limits_free(limits *lim) {
+    if (lim->chunks) sg_arena_free(lim->chunks);
 }
 
 /* The registry keeps the sources (light userdata) for import(). */
@@ -600,6 +671,9 @@ int sg_codegen(const sg_model *m, const sg_codegen_opts *o, sg_outputs *out, sg_
         errors = 1;
         goto done;
     }
+    /* Rationale: the model is big, lives the whole run, and rendering makes short-lived
+     * strings: a generational collector leaves the model alone on most cycles. */
+    lua_gc(r.L, LUA_GCGEN, 0, 0);
     lua_pushcfunction(r.L, protected_model);
     lua_pushlightuserdata(r.L, &r);
     if (lua_pcall(r.L, 1, 1, 0) != LUA_OK) {
@@ -613,6 +687,7 @@ int sg_codegen(const sg_model *m, const sg_codegen_opts *o, sg_outputs *out, sg_
             errors += render(&r, &r.src.items[i], env);
 done:
     if (r.L) lua_close(r.L);
+    limits_free(&r.lim);
     sources_free(&r.src);
     if (errors) sg_outputs_free(out);
     return errors;

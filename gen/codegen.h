@@ -14,6 +14,8 @@
 
 #include "model.h"
 
+#include <stdio.h>
+
 /* A template or helper module: its name as it appears in messages ("templates/ops.h.tpl"),
  * the name it is looked up by ("ops.h.tpl", "lib/c.lua"), and its text. */
 typedef struct sg_tpl_file {
@@ -48,6 +50,9 @@ typedef struct sg_outputs {
 } sg_outputs;
 
 void sg_outputs_free(sg_outputs *o);
+/* Writes every output into outdir (created with its parents if need be), each atomically and
+ * only where its bytes change. Problems are reported on err; returns 0 or -1. */
+int  sg_outputs_write(const char *outdir, const sg_outputs *outs, FILE *err);
 
 /* Renders every template over m into out. Errors go to d; returns their number. */
 int sg_codegen(const sg_model *m, const sg_codegen_opts *o, sg_outputs *out, sg_diag *d);
