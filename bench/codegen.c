@@ -3,13 +3,14 @@
  *   sg_bench_codegen [--reps N] native_functions.yaml tags.yaml OUTDIR
  *
  * One repetition is what `schemagen --tags tags.yaml -o OUTDIR native_functions.yaml` does: a
- * fresh model, load, group, validate, render every built-in template into memory, write the
+ * fresh model, load, group, validate, derive (structured links, autogen variants), render every built-in template into memory, write the
  * files into OUTDIR (after the first repetition their bytes are unchanged, so writing is the
  * comparison the tool makes before it leaves a file alone, as in an incremental build), free.
  * Figures: medians over N after one warm-up, "name value unit" a line.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "codegen.h"
+#include "derive.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +67,7 @@ int main(int argc, char **argv) {
         sg_load_file(&m, yaml, &d);
         sg_model_group(&m, &d);
         sg_validate(&m, &d);
+        if (!d.nerrors) sg_model_derive(&m, &d);
         double t1 = now_ms();
         sg_codegen_opts o = {.lib = "corpus", .shard_size = 200, .inputs = inputs, .ninputs = 1};
         if (!d.nerrors) sg_codegen(&m, &o, &outs, &d);

@@ -10,6 +10,7 @@
 #include "cli.h"
 
 #include "codegen.h"
+#include "derive.h"
 #include "emit.h"
 
 #include <errno.h>
@@ -386,6 +387,8 @@ static int run(const options *o, sg_model *m, sg_diag *d, FILE *out, FILE *err) 
     sg_model_group(m, d);
     sg_validate(m, d);
     if (o->canonical_check && d->nerrors == 0) canonical_check(m, d);
+    /* generation works on the derived model: structured links, autogen variants */
+    if (o->outdir && d->nerrors == 0) sg_model_derive(m, d);
     sg_outputs outs = {0};
     if (o->outdir && d->nerrors == 0) generate(o, m, &outs, d);
     fwrite(d->out.data ? d->out.data : "", 1, d->out.len, err);

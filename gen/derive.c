@@ -38,8 +38,8 @@ typedef struct deriver {
     bool      oom;
 } deriver;
 
-#define ERROR(x, pos, ...) sg_diag_report((x)->d, SG_ERROR, (pos), __VA_ARGS__)
-#define NOTE(x, pos, ...)  sg_diag_report((x)->d, SG_NOTE, (pos), __VA_ARGS__)
+#define ERR(x, pos, ...)  sg_diag_report((x)->d, SG_ERROR, (pos), __VA_ARGS__)
+#define NOTE(x, pos, ...) sg_diag_report((x)->d, SG_NOTE, (pos), __VA_ARGS__)
 
 static sg_schema_kind kind_of(const sg_op *op) { return sg_schema_kind_of(&op->schema); }
 
@@ -79,8 +79,8 @@ static sg_op *delegate_target(deriver *x, const sg_op *op) {
         int n = (int)(sep - dname);
         if (strlen(ns) != (size_t)n || strncmp(dname, ns, (size_t)n) != 0) {
             if (report)
-                ERROR(x, pos, "structured_delegate '%s' names namespace '%.*s'; a delegate is in "
-                      "the operator's own namespace, '%s' [SG-401]", dname, n, dname, ns);
+                ERR(x, pos, "structured_delegate '%s' names namespace '%.*s'; a delegate is in "
+                    "the operator's own namespace, '%s' [SG-401]", dname, n, dname, ns);
             return NULL;
         }
         dname = sep + 2;
@@ -88,19 +88,19 @@ static sg_op *delegate_target(deriver *x, const sg_op *op) {
     sg_op *t = find(x, ns, dname);
     if (!t) {
         if (report)
-            ERROR(x, pos, "structured_delegate '%s' names no operator of namespace '%s' [SG-401]",
-                  dname, ns);
+            ERR(x, pos, "structured_delegate '%s' names no operator of namespace '%s' [SG-401]",
+                dname, ns);
         return NULL;
     }
     bool structured = t->structured == SG_TRUE;
     if (structured && kind_of(t) == SG_KIND_OUT) return t;
     if (report) {
         if (!structured)
-            ERROR(x, pos, "structured_delegate '%s' is not structured; add 'structured: True' to "
-                  "it [SG-402]", dname);
+            ERR(x, pos, "structured_delegate '%s' is not structured; add 'structured: True' to "
+                "it [SG-402]", dname);
         else
-            ERROR(x, pos, "structured_delegate '%s' is not an out operator; a structured kernel "
-                  "is its out variant's [SG-402]", dname);
+            ERR(x, pos, "structured_delegate '%s' is not an out operator; a structured kernel "
+                "is its out variant's [SG-402]", dname);
         NOTE(x, name_pos(t), "'%s' is defined here", dname);
     }
     return NULL;
@@ -127,8 +127,13 @@ static void link_structured(deriver *x) {
         sg_op *op = m->ops[i];
         if (!op->ndelegates) continue;
         op->delegates = sg_arena_alloc(m->arena, op->ndelegates * sizeof *op->delegates);
-        if (!op->delegates) {
+        if (!op->delegates) { /* no links rather than half of them */
             x->oom = true;
+            for (uint32_t k = 0; k < m->nops; k++) {
+                m->ops[k]->structured_out = NULL;
+                m->ops[k]->delegates = NULL;
+                m->ops[k]->ndelegates = 0;
+            }
             return;
         }
         op->ndelegates = 0;
@@ -304,8 +309,8 @@ static bool out_sets(job *j, char *sets) {
     bool used[26] = {false};
     char buf[128];
     if (s->nrets == 0) {
-        ERROR(j->x, j->pos, "cannot derive '%s' from '%s': it returns nothing, so there is no "
-              "result for an out argument to hold [SG-404]", j->name, j->bname);
+        ERR(j->x, j->pos, "cannot derive '%s' from '%s': it returns nothing, so there is no "
+            "result for an out argument to hold [SG-404]", j->name, j->bname);
         return false;
     }
     for (uint32_t r = 0; r < s->nrets; r++) {
@@ -317,14 +322,14 @@ static bool out_sets(job *j, char *sets) {
         snprintf(buf, sizeof buf, "%s", t.data ? t.data : "?");
         sg_buf_free(&t);
         if (!tensor_like(ret->type)) {
-            ERROR(j->x, j->pos, "cannot derive '%s' from '%s': return %u ('%s') is not a tensor, "
-                  "and only tensors become out arguments [SG-404]", j->name, j->bname, r + 1, buf);
+            ERR(j->x, j->pos, "cannot derive '%s' from '%s': return %u ('%s') is not a tensor, "
+                "and only tensors become out arguments [SG-404]", j->name, j->bname, r + 1, buf);
             return false;
         }
         if (a && a->write) {
-            ERROR(j->x, j->pos, "cannot derive '%s' from '%s': return %u ('%s') is written, and "
-                  "torchgen makes out arguments of fresh results only [SG-404]", j->name,
-                  j->bname, r + 1, buf);
+            ERR(j->x, j->pos, "cannot derive '%s' from '%s': return %u ('%s') is written, and "
+                "torchgen makes out arguments of fresh results only [SG-404]", j->name,
+                j->bname, r + 1, buf);
             return false;
         }
     }
@@ -339,8 +344,8 @@ static bool out_sets(job *j, char *sets) {
     for (int c = 0; c < 26 && r < s->nrets; c++)
         if (!used[c]) sets[r++] = (char)('a' + c);
     if (r < s->nrets) {
-        ERROR(j->x, j->pos, "cannot derive '%s' from '%s': no alias letter is left for out "
-              "argument %u [SG-404]", j->name, j->bname, r + 1);
+        ERR(j->x, j->pos, "cannot derive '%s' from '%s': no alias letter is left for out "
+            "argument %u [SG-404]", j->name, j->bname, r + 1);
         return false;
     }
     return true;
@@ -382,7 +387,8 @@ static bool derive_out_of_results(job *j) {
     if (kind_of(j->b) == SG_KIND_FUNCTIONAL)
         put_signature_args(j);
     else
-        for (uint32_t i = 0; i < s->nargs; i++) put_arg(j, &s->args[i], s->args[i].kwarg_only, true);
+        for (uint32_t i = 0; i < s->nargs; i++)
+            put_arg(j, &s->args[i], s->args[i].kwarg_only, true);
     put_outs(j, sets);
     sg_buf_puts(&j->x->text, ") -> ");
     put_out_rets(j, sets);
@@ -397,14 +403,14 @@ static bool derive_out_of_inplace(job *j) {
     int self = sgv_self_index(s);
     const sg_alias *sa = self >= 0 ? sgv_alias(&s->args[self]) : NULL;
     if (!sa || !sa->write) {
-        ERROR(j->x, j->pos, "cannot derive '%s' from in-place '%s': it has no written 'self' to "
-              "become the out argument [SG-404]", j->name, j->bname);
+        ERR(j->x, j->pos, "cannot derive '%s' from in-place '%s': it has no written 'self' to "
+            "become the out argument [SG-404]", j->name, j->bname);
         return false;
     }
     for (uint32_t i = 0; i < s->nargs; i++)
         if (sg_arg_is_out(s, &s->args[i])) {
-            ERROR(j->x, j->pos, "cannot derive '%s' from in-place '%s': it has an out argument "
-                  "already, '%s' [SG-404]", j->name, j->bname, s->args[i].name);
+            ERR(j->x, j->pos, "cannot derive '%s' from in-place '%s': it has an out argument "
+                "already, '%s' [SG-404]", j->name, j->bname, s->args[i].name);
             return false;
         }
     for (uint32_t i = 0; i < s->nargs; i++)
@@ -428,12 +434,11 @@ static bool symint_like(const sg_type *t) {
     return t->kind == SG_TY_SYMINT;
 }
 
-/* torchgen's has_symint: a SymInt among the inputs (out arguments aside) or the returns. */
+/* torchgen's has_symint: a SymInt among the arguments, out arguments aside (torchgen 1.13
+ * also looked at the returns; later versions do not). */
 static bool has_symint(const sg_schema *s) {
     for (uint32_t i = 0; i < s->nargs; i++)
         if (!sg_arg_is_out(s, &s->args[i]) && symint_like(s->args[i].type)) return true;
-    for (uint32_t r = 0; r < s->nrets; r++)
-        if (symint_like(s->rets[r].type)) return true;
     return false;
 }
 
@@ -497,15 +502,15 @@ static void add_derived(job *j, const char *what) {
         return;
     }
     if (rc != SG_SCHEMA_OK) {
-        ERROR(x, j->pos, "the schema derived for '%s', '%s', does not parse: %s [SG-406]",
-              j->name, text, err.msg);
+        ERR(x, j->pos, "the schema derived for '%s', '%s', does not parse: %s [SG-406]",
+            j->name, text, err.msg);
         return;
     }
     for (uint32_t i = 1; i < s.nargs; i++)
         for (uint32_t k = 0; k < i; k++)
             if (strcmp(s.args[i].name, s.args[k].name) == 0) {
-                ERROR(x, j->pos, "the schema derived for '%s', '%s', has two arguments named "
-                      "'%s' [SG-406]", j->name, text, s.args[i].name);
+                ERR(x, j->pos, "the schema derived for '%s', '%s', has two arguments named "
+                    "'%s' [SG-406]", j->name, text, s.args[i].name);
                 return;
             }
     sg_op *op = sg_model_add_op(x->m);
@@ -542,7 +547,7 @@ static void derive_item(deriver *x, const sg_op *lister, uint32_t item) {
     const sg_op *have = find(x, ns_of(j.b), j.name);
     if (have) {
         if (have->autogen_from == j.b) return; /* listed twice in the pre-group: one op */
-        ERROR(x, at, "autogen name '%s' names an operator that already exists [SG-405]", j.name);
+        ERR(x, at, "autogen name '%s' names an operator that already exists [SG-405]", j.name);
         if (have->autogen_from)
             NOTE(x, name_pos(have), "'%s' is derived here, from '%s'", j.name,
                  have->autogen_from->schema.name);
@@ -554,21 +559,21 @@ static void derive_item(deriver *x, const sg_op *lister, uint32_t item) {
     bool is_out = out[0] && strcmp(j.name, out) == 0;
     if (!is_out && !(fn[0] && strcmp(j.name, fn) == 0)) {
         if (fn[0])
-            ERROR(x, at, "autogen name '%s' is not a variant torchgen derives from '%s': those "
-                  "are '%s' (out) and '%s' (functional) [SG-403]", j.name, j.bname, out, fn);
+            ERR(x, at, "autogen name '%s' is not a variant torchgen derives from '%s': those "
+                "are '%s' (out) and '%s' (functional) [SG-403]", j.name, j.bname, out, fn);
         else if (out[0])
-            ERROR(x, at, "autogen name '%s' is not a variant torchgen derives from '%s': that "
-                  "is '%s' (out) [SG-403]", j.name, j.bname, out);
+            ERR(x, at, "autogen name '%s' is not a variant torchgen derives from '%s': that "
+                "is '%s' (out) [SG-403]", j.name, j.bname, out);
         else
-            ERROR(x, at, "autogen name '%s': torchgen derives variants from functional, "
-                  "in-place and mutable operators, not from %s operator '%s' [SG-403]", j.name,
-                  sg_schema_kind_names[kind_of(j.b)], j.bname);
+            ERR(x, at, "autogen name '%s': torchgen derives variants from functional, "
+                "in-place and mutable operators, not from %s operator '%s' [SG-403]", j.name,
+                sg_schema_kind_names[kind_of(j.b)], j.bname);
         return;
     }
     const sg_schema *s = &j.b->schema;
     if (s->varargs || s->varret) {
-        ERROR(x, j.pos, "cannot derive '%s' from '%s': its schema has '...' [SG-404]", j.name,
-              j.bname);
+        ERR(x, j.pos, "cannot derive '%s' from '%s': its schema has '...' [SG-404]", j.name,
+            j.bname);
         return;
     }
     x->text.len = 0;

@@ -285,9 +285,22 @@ static void link(lua_State *L, int ops, const opmap *mp, uint32_t i, const char 
 }
 
 /* Links that derive.c computes: structured out op and delegates, autogen source. */
-static void sg_lua_link_derived(lua_State *L, int ops, const sg_op *op, uint32_t i,
-                                const opmap *mp) {
-    (void)L, (void)ops, (void)op, (void)i, (void)mp, (void)link;
+static void link_derived(lua_State *L, int ops, const sg_op *op, uint32_t i, const opmap *mp) {
+    link(L, ops, mp, i, "structured_out", op->structured_out);
+    link(L, ops, mp, i, "autogen_from", op->autogen_from);
+    if (!op->structured_is_out && !op->autogen_kind) return;
+    lua_rawgeti(L, ops, (lua_Integer)i + 1);
+    if (op->autogen_kind) set_str(L, "autogen_kind", op->autogen_kind);
+    if (op->structured_is_out) {
+        set_bool(L, "structured_is_out", true);
+        lua_createtable(L, (int)op->ndelegates, 0);
+        for (uint32_t k = 0; k < op->ndelegates; k++) {
+            lua_rawgeti(L, ops, opmap_get(mp, op->delegates[k]));
+            lua_rawseti(L, -2, (lua_Integer)k + 1);
+        }
+        SETF(L, "delegates");
+    }
+    lua_pop(L, 1);
 }
 
 bool sg_lua_push_model(lua_State *L, const sg_model *m) {
@@ -325,7 +338,7 @@ bool sg_lua_push_model(lua_State *L, const sg_model *m) {
         lua_rawseti(L, groups, (lua_Integer)g + 1);
     }
     lua_setfield(L, -3, "groups");
-    for (uint32_t i = 0; i < m->nops; i++) sg_lua_link_derived(L, ops, m->ops[i], i, &mp);
+    for (uint32_t i = 0; i < m->nops; i++) link_derived(L, ops, m->ops[i], i, &mp);
     lua_setfield(L, -2, "ops");
 
     lua_createtable(L, (int)m->ntags, 0);

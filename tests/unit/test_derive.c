@@ -243,9 +243,13 @@ static void test_out_of_inplace(void) {
             "  dispatch:\n"
             "    CPU: fz_\n"
             "  autogen: _foreach_z, _foreach_z.out\n"
-            "- func: __ishl__.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)\n"
+            "- func: __lshift__.Scalar(Tensor self, Scalar other) -> Tensor\n"
             "  dispatch:\n"
-            "    CPU: ishl\n"
+            "    CPU: lshift\n"
+            "- func: __ilshift__.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)\n"
+            "  dispatch:\n"
+            "    CPU: ilshift\n"
+            "  autogen: __lshift__.Scalar_out\n"
             "- func: rr_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)\n"
             "  tags: nondeterministic_seeded\n"
             "  dispatch:\n"
@@ -274,7 +278,10 @@ static void test_out_of_inplace(void) {
     CHECK_STR(rr->func, "rr.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)");
     CHECK(rr->tags.n == 2);
     CHECK_STR(rr->tags.items[1], "nondeterministic_seeded");
-    CHECK(nderived(&f) == 8);
+    CHECK_STR(func_of(&f.m, "__lshift__.Scalar_out"),
+              "__lshift__.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)");
+    CHECK_STR(find(&f.m, "__lshift__.Scalar_out")->dispatch[0].kernel, "__lshift___Scalar_out");
+    CHECK(nderived(&f) == 9);
     CHECK(find(&f.m, "u")->group == find(&f.m, "u_")->group);
     CHECK(find(&f.m, "u_")->group->ops[SG_KIND_FUNCTIONAL] == find(&f.m, "u"));
     CHECK(find(&f.m, "u_")->group->ops[SG_KIND_OUT] == find(&f.m, "u.out"));
@@ -412,6 +419,8 @@ static void test_autogen_twice(void) {
                    "autogen name 'v.out' names an operator that already exists [SG-405]"));
     CHECK(has_diag(&f, 6, "v.out", "note", "'v.out' is derived here, from 'v'"));
     CHECK(nderived(&f) == 3);
+    CHECK_STR(func_of(&f.m, "t"), "my::t(Tensor self, int k) -> Tensor");
+    CHECK_STR(func_of(&f.m, "t.x"), "my::t.x(Tensor self) -> Tensor");
     done(&f);
 }
 
