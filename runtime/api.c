@@ -1,6 +1,7 @@
 /* api.c: boxing helpers of the generated typed API, and static op tables. */
 #include "sg_api.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -172,6 +173,75 @@ sg_status sg_unbox_tensor_list_result(sg_any *v, sg_tensor_list *out) {
     out->items = v->u.tensors;
     out->len = v->len;
     *v = sg_any_none();
+    return SG_OK;
+}
+
+/* ---- composite kernels ------------------------------------------------------------------ */
+
+sg_status sg_meta_empty(const sg_meta *m, sg_tensor **out) {
+    return sg_tensor_empty(m->sizes, m->ndim, m->dtype, m->device, out);
+}
+
+sg_status sg_meta_check(const sg_meta *m, const sg_tensor *t, const char *op) {
+    bool same = m->ndim == t->ndim && m->dtype == (sg_dtype)t->dtype;
+    for (int32_t i = 0; same && i < m->ndim; i++) same = m->sizes[i] == t->sizes[i];
+    if (same) return SG_OK;
+    char have[160];
+    sg_tensor_describe(t, have, sizeof have);
+    char want[160];
+    size_t k = (size_t)snprintf(want, sizeof want, "%s[", sg_dtype_name(m->dtype));
+    for (int32_t i = 0; i < m->ndim && k < sizeof want; i++)
+        k += (size_t)snprintf(want + k, sizeof want - k, "%s%lld", i ? ", " : "",
+                              (long long)m->sizes[i]);
+    if (k < sizeof want) snprintf(want + k, sizeof want - k, "]");
+    return sg_error(SG_EINVAL, "%s: the result is %s, which the tensor written in place (%s) "
+                               "cannot hold",
+                    op, want, have);
+}
+
+sg_status sg_tensor_clone(const sg_tensor *t, sg_tensor **out) {
+    sg_status st = sg_tensor_empty(t->sizes, t->ndim, (sg_dtype)t->dtype, t->device, out);
+    if (!st && (st = sg_tensor_copy_(*out, t))) {
+        sg_tensor_release(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+static sg_status new_list(int32_t n, sg_tensor_list *out) {
+    out->len = 0;
+    out->items = calloc(n > 0 ? (size_t)n : 1, sizeof(sg_tensor *));
+    return out->items ? SG_OK : sg_error(SG_ENOMEM, "out of memory");
+}
+
+sg_status sg_tensor_list_clone(sg_tensor_list l, sg_tensor_list *out) {
+    sg_status st = new_list(l.len, out);
+    for (int32_t i = 0; i < l.len && !st; i++) {
+        sg_tensor **items = (sg_tensor **)out->items;
+        if (l.items[i] && (st = sg_tensor_clone(l.items[i], &items[i]))) break;
+        out->len = i + 1;
+    }
+    if (st) sg_tensor_list_release(out);
+    return st;
+}
+
+sg_status sg_tensor_list_copy_(sg_tensor_list dst, sg_tensor_list src) {
+    if (dst.len != src.len)
+        return sg_error(SG_EINVAL, "copying a list of %d tensors into a list of %d", (int)src.len,
+                        (int)dst.len);
+    for (int32_t i = 0; i < dst.len; i++) {
+        if (!dst.items[i] || !src.items[i]) continue;
+        sg_status st = sg_tensor_copy_(dst.items[i], src.items[i]);
+        if (st) return st;
+    }
+    return SG_OK;
+}
+
+sg_status sg_tensor_list_retain(sg_tensor_list l, sg_tensor_list *out) {
+    sg_status st = new_list(l.len, out);
+    if (st) return st;
+    for (int32_t i = 0; i < l.len; i++) ((sg_tensor **)out->items)[i] = sg_tensor_retain(l.items[i]);
+    out->len = l.len;
     return SG_OK;
 }
 

@@ -151,7 +151,7 @@ static sg_status publish(reg **list, reg *r, sg_handle **out) {
     }
     r->all_next = all_regs;
     all_regs = r;
-    *out = r;
+    if (out) *out = r;
     return SG_OK;
 }
 
@@ -169,7 +169,7 @@ static sg_status add(sg_op *op, sg_key key, int what, sg_kernel k, sg_handle **o
 }
 
 sg_status sg_op_impl(sg_op *op, sg_key key, sg_kernel k, sg_handle **out) {
-    *out = NULL;
+    if (out) *out = NULL;
     sg_status st = check_key("sg_op_impl", key, true);
     if (st) return st;
     if (!k.unboxed && !k.boxed)
@@ -180,13 +180,13 @@ sg_status sg_op_impl(sg_op *op, sg_key key, sg_kernel k, sg_handle **out) {
 }
 
 sg_status sg_op_impl_fallthrough(sg_op *op, sg_key key, sg_handle **out) {
-    *out = NULL;
+    if (out) *out = NULL;
     sg_status st = check_key("sg_op_impl_fallthrough", key, true);
     return st ? st : add(op, key, REG_FALLTHROUGH, (sg_kernel){0}, out);
 }
 
 sg_status sg_fallback_impl(sg_key key, sg_boxed_fn fn, void *ctx, sg_handle **out) {
-    *out = NULL;
+    if (out) *out = NULL;
     sg_status st = check_key("sg_fallback_impl", key, false);
     if (st) return st;
     if (!fn) return sg_error(SG_EINVAL, "sg_fallback_impl: a fallback needs a boxed function");
@@ -194,14 +194,14 @@ sg_status sg_fallback_impl(sg_key key, sg_boxed_fn fn, void *ctx, sg_handle **ou
 }
 
 sg_status sg_fallback_fallthrough(sg_key key, sg_handle **out) {
-    *out = NULL;
+    if (out) *out = NULL;
     sg_status st = check_key("sg_fallback_fallthrough", key, false);
     return st ? st : add(NULL, key, REG_FALLTHROUGH, (sg_kernel){0}, out);
 }
 
 sg_status sg_op_override(sg_op *op, sg_key key, int32_t priority, sg_override_pred pred,
                          sg_boxed_fn impl, void *ctx, sg_handle **out) {
-    *out = NULL;
+    if (out) *out = NULL;
     if (key <= SG_KEY_UNDEFINED || key >= SG_KEY__COUNT)
         return sg_error(SG_EINVAL, "sg_op_override: %d is not a dispatch key with a table entry "
                                    "(alias keys take no overrides)",

@@ -134,6 +134,30 @@ sg_status sg_result_scalar(sg_any *v, sg_scalar *out);
 sg_status sg_result_dtype(sg_any *v, sg_dtype *out);
 sg_status sg_result_any(sg_any *v, sg_any *out);
 
+/* ---- composite kernels the generator writes (structured ops, autogen variants) --------- */
+
+/* What a structured op's meta function says of one output: shape, dtype, device. */
+typedef struct sg_meta {
+    int32_t   ndim;
+    sg_dtype  dtype;
+    sg_device device;
+    int64_t   sizes[SG_MAX_DIMS];
+} sg_meta;
+
+/* A new contiguous tensor as m describes. */
+sg_status sg_meta_empty(const sg_meta *m, sg_tensor **out);
+/* SG_OK where t has m's shape and dtype (an in-place structured op writes into t); else an
+ * error naming op and both shapes. */
+sg_status sg_meta_check(const sg_meta *m, const sg_tensor *t, const char *op);
+/* A copy of t: same sizes, dtype and device, contiguous. */
+sg_status sg_tensor_clone(const sg_tensor *t, sg_tensor **out);
+/* Clones of every tensor of l (owned by *out: sg_tensor_list_release). */
+sg_status sg_tensor_list_clone(sg_tensor_list l, sg_tensor_list *out);
+/* dst[i] = src[i] for each i; the lists must be as long. */
+sg_status sg_tensor_list_copy_(sg_tensor_list dst, sg_tensor_list src);
+/* A list of new references to l's tensors (owned by *out). */
+sg_status sg_tensor_list_retain(sg_tensor_list l, sg_tensor_list *out);
+
 /* ---- static op tables -------------------------------------------------------------------- */
 
 typedef struct sg_arg_desc {

@@ -218,6 +218,8 @@ int32_t     sg_op_nrets(const sg_op *op);
 
 /* ---- registration ------------------------------------------------------------------------ */
 
+/* Every registration hands back a handle through `out`; out may be NULL for a registration
+ * that stays until sg_runtime_shutdown. */
 typedef struct sg_handle sg_handle;
 
 /* A kernel for (op, key); key may be an alias key. */

@@ -8,6 +8,10 @@
  *   ns_name_overload_redispatch(ks, ...)  the same, from a kernel, with a key set it narrowed
  *   ns_name_overload_kernel           the C type a kernel for it must have
  *   ns_name_overload_register(key, fn, &handle)  registers a kernel of that type
+ * A structured out op also has ns_name_overload_set_meta(fn): its functional and in-place
+ * variants then work wherever the out op has a kernel. Variants that `autogen:` asks for, and
+ * those structured variants, have kernels written by the generator (ns_name_overload_composite),
+ * registered by $(lib)_init for CompositeExplicitAutograd.
  * Arguments map to C types as docs/types.md says; results come back through the trailing
  * pointers (new references for tensors). Call $(lib)_init() once before anything else. */
 #ifndef $(lib:upper())_H
@@ -37,6 +41,17 @@ typedef sg_status (*$(cn)_kernel)(sg_keyset ks$(params == "void" and "" or ", " 
 sg_status $(cn)($(params));
 sg_status $(cn)_redispatch(sg_keyset ks$(params == "void" and "" or ", " .. params));
 sg_status $(cn)_register(sg_key key, $(cn)_kernel fn, sg_handle **out);
+%     if op.structured_is_out then
+/* structured: its functional and in-place variants run this meta function, then this op */
+typedef sg_status (*$(cn)_meta_fn)($(C.meta_params(op)));
+extern $(cn)_meta_fn $(cn)_meta;
+void $(cn)_set_meta($(cn)_meta_fn fn);
+%     end
+%     local composite = C.composite(op)
+%     if composite then
+/* the generator's kernel ($(composite)), registered for CompositeExplicitAutograd */
+sg_status $(cn)_composite(sg_keyset ks$(params == "void" and "" or ", " .. params));
+%     end
 %   end
 
 % end

@@ -43,5 +43,13 @@ const sg_op_desc *$(lib)_find(const char *name, const char *overload) {
 }
 
 sg_status $(lib)_init(void) {
-    return sg_op_desc_define_all($(lib)_ops, $(lib)_nops);
+    static int registered; /* the composites are registered once */
+    sg_status st = sg_op_desc_define_all($(lib)_ops, $(lib)_nops);
+    if (st || __atomic_exchange_n(&registered, 1, __ATOMIC_ACQ_REL)) return st;
+% for _, op in ipairs(model.ops) do
+%   if C.composite(op) then
+    if ((st = $(op.cname)_register(SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD, $(op.cname)_composite, NULL))) return st;
+%   end
+% end
+    return SG_OK;
 }

@@ -299,4 +299,99 @@ function C.typed(op)
   return not op.varargs and not op.varret
 end
 
+-- ---- composite kernels: structured ops and autogen variants ----------------------------
+
+-- The out arguments of an out op: keyword-only and written.
+function C.is_out_arg(a) return a.kwarg_only and a.write end
+
+-- The meta function's parameters: the out op's arguments that are not out arguments.
+function C.meta_params(op)
+  local p = {}
+  for _, a in ipairs(op.args) do
+    if not C.is_out_arg(a) then p[#p + 1] = C.decl(C.family(a).param, C.ident(a.name)) end
+  end
+  p[#p + 1] = "sg_meta *outs"
+  return table.concat(p, ", ")
+end
+
+local function all_tensors(list)
+  for _, r in ipairs(list) do
+    if r.family ~= "tensor" then return false end
+  end
+  return true
+end
+
+local function find_arg(op, name)
+  for _, a in ipairs(op.args) do
+    if a.name == name then return a end
+  end
+end
+
+-- Which composite kernel the generator writes for op, or nil:
+--   "structured"  a structured_delegate: meta function, then the structured out op
+--   "out"         an autogen out variant of a functional or mutable op: call it, copy results
+--   "out_inplace" an autogen out variant of an in-place op: copy self into out, run in place
+--   "functional"  an autogen functional variant: clone what the op writes, run it on clones
+function C.composite(op)
+  if not C.typed(op) then return nil end
+  local x = op.structured_out
+  if x and C.typed(x) then
+    local outs = {}
+    for _, a in ipairs(x.args) do if C.is_out_arg(a) then outs[#outs + 1] = a end end
+    if #outs == 0 or not all_tensors(outs) or not all_tensors(op.returns) then return nil end
+    if op.kind == "functional" and #op.returns == #outs then return "structured" end
+    if op.kind == "inplace" and #outs == 1 and #op.returns == 1 then return "structured" end
+    return nil
+  end
+  local b = op.autogen_from
+  if not b or not C.typed(b) then return nil end
+  if op.autogen_kind == "out" then
+    if b.kind == "inplace" then
+      local self = op.args[1]
+      return (self and (self.family == "tensor" or self.family == "tensor_list")) and "out_inplace" or nil
+    end
+    return "out"
+  end
+  if op.autogen_kind == "functional" then return "functional" end
+  return nil
+end
+
+-- Arguments for a call of target (its typed function): each by name from the caller's
+-- parameters, where `subst` may replace some ({name = "expr"}); then its result pointers.
+--
+-- An argument the caller lacks is one of the TensorOptions an out variant drops (dtype,
+-- layout, device, pin_memory): it is taken from the caller's first out argument, as torchgen's
+-- generated out kernels do, or None where optional.
+function C.call_of(target, subst, results, caller)
+  local p = {}
+  local out
+  for _, a in ipairs(caller and caller.args or {}) do
+    if C.is_out_arg(a) and a.family == "tensor" then out = out or C.ident(a.name) end
+  end
+  for _, a in ipairs(target.args) do
+    local e = (subst and subst[a.name])
+    if not e and caller and not find_arg(caller, a.name) then
+      local f = a.family
+      if a.name == "dtype" and out then
+        e = f == "opt_dtype" and "&(sg_dtype){(sg_dtype)" .. out .. "->dtype}" or "(sg_dtype)" .. out .. "->dtype"
+      elseif a.name == "device" and out then
+        e = f == "opt_device" and "&" .. out .. "->device" or out .. "->device"
+      elseif a.optional or f:sub(1, 4) == "opt_" or f == "generator" then
+        e = "NULL"
+      elseif a.name == "layout" then
+        e = "SG_STRIDED"
+      elseif a.name == "pin_memory" then
+        e = "false"
+      else
+        error("cannot call " .. target.schema .. " from " .. caller.schema .. ": no '" .. a.name .. "'")
+      end
+    end
+    p[#p + 1] = e or C.ident(a.name)
+  end
+  for _, r in ipairs(results) do p[#p + 1] = r end
+  return table.concat(p, ", ")
+end
+
+C.find_arg = find_arg
+
 return C

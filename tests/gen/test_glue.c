@@ -35,6 +35,70 @@ static sg_status add_boxed(void *ctx, const sg_op *op, sg_keyset ks, const sg_an
     return SG_OK;
 }
 
+/* structured mul: a meta function (same shape as self) and one out kernel */
+static int meta_calls;
+static sg_status mul_meta(sg_tensor *self, sg_tensor *other, sg_meta *outs) {
+    (void)other;
+    meta_calls++;
+    outs[0].ndim = self->ndim;
+    outs[0].dtype = (sg_dtype)self->dtype;
+    outs[0].device = self->device;
+    for (int32_t i = 0; i < self->ndim; i++) outs[0].sizes[i] = self->sizes[i];
+    return SG_OK;
+}
+
+static sg_status mul_out_cpu(sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_tensor *out,
+                             sg_tensor **ret) {
+    (void)ks;
+    const float *x = sg_tensor_data(self), *y = sg_tensor_data(other);
+    float       *z = sg_tensor_data(out);
+    for (int64_t i = 0; i < sg_tensor_numel(out); i++) z[i] = x[i] * y[i];
+    *ret = sg_tensor_retain(out);
+    return SG_OK;
+}
+
+/* relu_ in place: its autogen out variant relu.out copies, then runs it */
+static sg_status relu__cpu(sg_keyset ks, sg_tensor *self, sg_tensor **ret) {
+    (void)ks;
+    float *x = sg_tensor_data(self);
+    for (int64_t i = 0; i < sg_tensor_numel(self); i++) x[i] = x[i] < 0 ? 0 : x[i];
+    *ret = sg_tensor_retain(self);
+    return SG_OK;
+}
+
+static void test_composites(sg_tensor *t) {
+    int64_t    n[1] = {4};
+    sg_tensor *r = NULL, *buf;
+    CHECK(aten_mul_Tensor(t, t, &r) == SG_ENOKERNEL || sg_last_status() == SG_EUNSUPPORTED);
+    sg_handle *h;
+    CHECK(aten_mul_out_register(SG_KEY_CPU, mul_out_cpu, &h) == SG_OK);
+    CHECK(aten_mul_Tensor(t, t, &r) == SG_EUNSUPPORTED);
+    CHECK_STR(sg_last_error(), "aten::mul.Tensor runs as structured aten::mul.out, whose meta "
+                               "function is not set (aten_mul_out_set_meta)");
+    aten_mul_out_set_meta(mul_meta);
+    /* functional: meta, a fresh output, the out kernel */
+    CHECK(aten_mul_Tensor(t, t, &r) == SG_OK && r && meta_calls == 1);
+    CHECK(r && ((float *)sg_tensor_data(r))[2] == 9 && r != t);
+    sg_tensor_release(r);
+    /* in place: meta checks self can hold the result, the out kernel writes self */
+    float v[4] = {1, 2, 3, 4};
+    CHECK(sg_tensor_from_blob(v, n, NULL, 1, SG_FLOAT32, SG_CPU, 0, NULL, NULL, &buf) == SG_OK);
+    CHECK(aten_mul__Tensor(buf, buf, &r) == SG_OK && r == buf && v[3] == 16);
+    sg_tensor_release(r);
+    sg_tensor_release(buf);
+    CHECK(sg_handle_release(h) == SG_OK);
+
+    /* autogen relu.out from relu_: copy into out, then relu_ on out */
+    CHECK(aten_relu__register(SG_KEY_CPU, relu__cpu, &h) == SG_OK);
+    float o[4] = {9, 9, 9, 9};
+    CHECK(sg_tensor_from_blob(o, n, NULL, 1, SG_FLOAT32, SG_CPU, 0, NULL, NULL, &buf) == SG_OK);
+    CHECK(aten_relu_out(t, buf, &r) == SG_OK && r == buf);
+    CHECK(o[0] == 0 && o[1] == 2 && o[2] == 0 && o[3] == 4 && data[0] == -1);
+    sg_tensor_release(r);
+    sg_tensor_release(buf);
+    CHECK(sg_handle_release(h) == SG_OK);
+}
+
 int main(void) {
     CHECK(GLUE_INIT() == SG_OK);
     CHECK(GLUE_INIT() == SG_OK); /* twice: the ops are the same */
@@ -91,6 +155,8 @@ int main(void) {
                               NULL, &ro) == SG_OK);
     CHECK(aten_add__Tensor(ro, t, sg_scalar_int(1), &r) == SG_EREADONLY);
     CHECK(strstr(sg_last_error(), "argument 0 'self' is written by the op") != NULL);
+
+    test_composites(t);
 
     CHECK(sg_handle_release(h) == SG_OK && sg_handle_release(h2) == SG_OK);
     CHECK(aten_abs(t, &r) == SG_ENOKERNEL);

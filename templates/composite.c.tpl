@@ -1,0 +1,185 @@
+%! output = "{lib}_composite_{shard}.c", per_shard = true
+% local C = import "c"
+/* $(output): kernels the generator writes (shard $(shard + 1) of $(nshards)): the functional
+ * and in-place variants of structured ops (a meta function, then the out kernel), and the
+ * variants `autogen:` asks for. $(lib)_init registers each for CompositeExplicitAutograd, so a
+ * backend with a kernel of its own for the op still wins.
+ * $(banner) */
+#include "$(lib).h"
+
+% for _, op in ipairs(ops) do
+%   if op.structured_is_out and C.typed(op) then
+/* the meta function of structured $(op.schema) */
+$(op.cname)_meta_fn $(op.cname)_meta;
+void $(op.cname)_set_meta($(op.cname)_meta_fn fn) { __atomic_store_n(&$(op.cname)_meta, fn, __ATOMIC_RELEASE); }
+
+%   end
+%   local kind = C.composite(op)
+%   if kind then
+%     local cn, params = op.cname, C.params(op)
+%     local rets = C.ret_names(op)
+/* $(op.schema)$(kind == "structured" and "\n * structured: " .. op.structured_out.schema or "\n * autogen (" .. kind .. ") from " .. op.autogen_from.schema) */
+sg_status $(cn)_composite(sg_keyset ks, $(params)) {
+%     if kind == "structured" then
+%       local x = op.structured_out
+%       local outs, subst, results = {}, {}, {}
+%       for _, a in ipairs(x.args) do if C.is_out_arg(a) then outs[#outs + 1] = a end end
+%       local margs = {}
+%       for _, a in ipairs(x.args) do if not C.is_out_arg(a) then margs[#margs + 1] = C.ident(a.name) end end
+%       margs[#margs + 1] = "m"
+    $(x.cname)_meta_fn meta = __atomic_load_n(&$(x.cname)_meta, __ATOMIC_ACQUIRE);
+    if (!meta)
+        return sg_error(SG_EUNSUPPORTED, "$(op.qualified)$(op.overload ~= "" and "." .. op.overload or "") runs as structured $(x.qualified).$(x.overload), whose meta function is not set ($(x.cname)_set_meta)");
+    sg_meta m[$(#outs)];
+    sg_status st = meta($(table.concat(margs, ", ")));
+    if (st) return st;
+%       if op.kind == "inplace" then
+%         local self = C.ident(op.args[1].name)
+    if ((st = sg_meta_check(&m[0], $(self), "$(op.qualified)"))) return st;
+%         subst[outs[1].name] = self
+%         results[1] = rets[1]
+    return $(x.cname)_redispatch(ks, $(C.call_of(x, subst, results)));
+%       else
+    sg_tensor *o[$(#outs)] = {NULL};
+%         for i, a in ipairs(outs) do
+%           subst[a.name] = "o[" .. (i - 1) .. "]"
+%         end
+%         local xr = {}
+%         for i = 1, #x.returns do xr[i] = "&r[" .. (i - 1) .. "]" end
+    sg_tensor *r[$(math.max(#x.returns, 1))] = {NULL};
+    for (int i = 0; i < $(#outs) && !st; i++) st = sg_meta_empty(&m[i], &o[i]);
+    if (!st) st = $(x.cname)_redispatch(ks, $(C.call_of(x, subst, xr)));
+    for (int i = 0; i < $(#x.returns); i++) sg_tensor_release(r[i]);
+%         for i, name in ipairs(rets) do
+    *$(name) = st ? NULL : o[$(i - 1)];
+%         end
+    if (st)
+        for (int i = 0; i < $(#outs); i++) sg_tensor_release(o[i]);
+    return st;
+%       end
+%     elseif kind == "out" then
+%       local b = op.autogen_from
+%       local outs = {}
+%       for _, a in ipairs(op.args) do if C.is_out_arg(a) then outs[#outs + 1] = a end end
+%       local br = {}
+%       for i, r in ipairs(b.returns) do br[i] = "&r" .. (i - 1) end
+    (void)ks;
+%       for i, r in ipairs(b.returns) do
+    $(C.decl(C.ret_family(r).target, "r" .. (i - 1))) = $(C.ret_family(r).init);
+%       end
+    sg_status st = $(b.cname)($(C.call_of(b, nil, br, op)));
+%       for i, a in ipairs(outs) do
+%         local r = b.returns[i]
+%         if r and r.family == "tensor_list" then
+    if (!st) st = sg_tensor_list_copy_($(C.ident(a.name)), r$(i - 1));
+%         elseif r then
+    if (!st) st = sg_tensor_copy_($(C.ident(a.name)), r$(i - 1));
+%         end
+%       end
+%       for i, r in ipairs(b.returns) do
+%         if r.family == "tensor_list" then
+    sg_tensor_list_release(&r$(i - 1));
+%         elseif r.family == "tensor" or r.family == "opt_tensor" then
+    sg_tensor_release(r$(i - 1));
+%         end
+%       end
+%       for i, name in ipairs(rets) do
+    if (!st) *$(name) = sg_tensor_retain($(C.ident(outs[i].name)));
+%       end
+    return st;
+%     elseif kind == "out_inplace" then
+%       local b = op.autogen_from
+%       local self, out = op.args[1], nil
+%       for _, a in ipairs(op.args) do if C.is_out_arg(a) then out = out or a end end
+%       local br = {}
+%       for i = 1, #b.returns do br[i] = "&r" .. (i - 1) end
+    (void)ks;
+%       if self.family == "tensor_list" then
+    sg_status st = sg_tensor_list_copy_($(C.ident(out.name)), $(C.ident(self.name)));
+%       else
+    sg_status st = sg_tensor_copy_($(C.ident(out.name)), $(C.ident(self.name)));
+%       end
+%       for i, r in ipairs(b.returns) do
+    $(C.decl(C.ret_family(r).target, "r" .. (i - 1))) = $(C.ret_family(r).init);
+%       end
+    if (!st) st = $(b.cname)($(C.call_of(b, {[b.args[1].name] = C.ident(out.name)}, br, op)));
+%       for i, r in ipairs(b.returns) do
+%         if r.family == "tensor_list" then
+    sg_tensor_list_release(&r$(i - 1));
+%         else
+    sg_tensor_release(r$(i - 1));
+%         end
+%       end
+%       for i, name in ipairs(rets) do
+    if (!st) *$(name) = sg_tensor_retain($(C.ident(out.name)));
+%       end
+    return st;
+%     elseif kind == "functional" then
+%       local b = op.autogen_from
+%       local written, subst = {}, {}
+%       for _, a in ipairs(b.args) do if a.write then written[#written + 1] = a end end
+    (void)ks;
+    sg_status st = SG_OK;
+%       for i, a in ipairs(written) do
+%         if a.family == "tensor_list" then
+    sg_tensor_list c$(i - 1) = {NULL, 0};
+    if (!st) st = sg_tensor_list_clone($(C.ident(a.name)), &c$(i - 1));
+%         else
+    sg_tensor *c$(i - 1) = NULL;
+    if (!st) st = sg_tensor_clone($(C.ident(a.name)), &c$(i - 1));
+%         end
+%         subst[a.name] = "c" .. (i - 1)
+%       end
+%       local br = {}
+%       for i, r in ipairs(b.returns) do
+    $(C.decl(C.ret_family(r).target, "r" .. (i - 1))) = $(C.ret_family(r).init);
+%         br[i] = "&r" .. (i - 1)
+%       end
+    if (!st) st = $(b.cname)($(C.call_of(b, subst, br, op)));
+%       -- results: the op's own returns (those that alias a written argument become its clone),
+%       -- then one clone per written argument it does not return
+%       local returned = {}
+%       for i, r in ipairs(b.returns) do
+%         local src = nil
+%         if r.alias and r.alias.write then
+%           for k, a in ipairs(written) do
+%             if a.alias and a.alias.before[1] == r.alias.before[1] then src = k end
+%           end
+%         end
+%         returned[i] = src
+%         if src then returned["w" .. src] = true end
+%       end
+%       local j = 0
+%       for i, r in ipairs(b.returns) do
+%         j = j + 1
+%         if returned[i] then
+%           local k = returned[i] - 1
+%           if r.family == "tensor_list" then
+    sg_tensor_list_release(&r$(i - 1));
+%           else
+    sg_tensor_release(r$(i - 1));
+%           end
+    if (!st) { *$(rets[j]) = c$(k); c$(k) = $(written[k + 1].family == "tensor_list" and "(sg_tensor_list){NULL, 0}" or "NULL"); }
+%         else
+    if (!st) *$(rets[j]) = r$(i - 1);
+%         end
+%       end
+%       for k, a in ipairs(written) do
+%         if not returned["w" .. k] and rets[j + 1] then
+%           j = j + 1
+    if (!st) { *$(rets[j]) = c$(k - 1); c$(k - 1) = $(a.family == "tensor_list" and "(sg_tensor_list){NULL, 0}" or "NULL"); }
+%         end
+%       end
+%       for k, a in ipairs(written) do
+%         if a.family == "tensor_list" then
+    sg_tensor_list_release(&c$(k - 1));
+%         else
+    sg_tensor_release(c$(k - 1));
+%         end
+%       end
+    return st;
+%     end
+}
+
+%   end
+% end
