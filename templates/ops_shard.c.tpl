@@ -40,40 +40,10 @@ static sg_status $(cn)_boxed(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks,
     return SG_OK;
 }
 
-/* typed call -> boxed entry: a boxed kernel, a fallback, overrides, or the error to report */
-static SG_COLD sg_status $(cn)_slow(const sg_entry *sg_e, sg_keyset sg_ks$(sep)$(params)) {
-%     for _, a in ipairs(op.args) do
-%       local f = C.family(a)
-%       if f.box_room then
-    $(f.box_room(C.ident(a.name)))
-%       end
-%     end
-%     local boxes = {}
-%     for _, a in ipairs(op.args) do boxes[#boxes + 1] = C.family(a).box(C.ident(a.name)) end
-    sg_any sg_args[$(math.max(nargs, 1))] = {$(nargs > 0 and table.concat(boxes, ", ") or "{0}")};
-    sg_any sg_rets[$(math.max(nrets, 1))] = {{0}};
-    sg_status sg_st = sg_e->boxed(sg_e->ctx, $(cn)_op, sg_ks, sg_args, $(nargs), sg_rets, $(nrets));
-%     if nrets > 0 then
-    if (sg_st) {
-        for (int32_t sg_i = 0; sg_i < $(nrets); sg_i++) sg_any_release(&sg_rets[sg_i]);
-        return sg_st;
-    }
-%       for i, r in ipairs(op.returns) do
-%         if i == 1 then
-    sg_st = $(C.ret_family(r).unbox("&sg_rets[0]", names[i]));
-%         else
-    if (!sg_st) sg_st = $(C.ret_family(r).unbox("&sg_rets[" .. (i - 1) .. "]", names[i]));
-    else sg_any_release(&sg_rets[$(i - 1)]);
-%         end
-%       end
-%     end
-    return sg_st;
-}
-
 sg_status $(cn)_redispatch(sg_keyset sg_ks$(sep)$(params)) {
     const sg_entry *sg_e = sg_dispatch_entry($(cn)_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return (($(cn)_kernel)sg_e->unboxed)(sg_ks$(argsep)$(args));
-    return $(cn)_slow(sg_e, sg_ks$(argsep)$(args));
+    return sg_call_boxed_sig(sg_e, $(cn)_op, sg_ks, "$(C.signature(op))"$(argsep)$(args));
 }
 
 sg_status $(cn)($(params)) {

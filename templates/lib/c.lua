@@ -182,6 +182,29 @@ F.opt_str_list.box_room = function(x)
 end
 F.opt_scalar_list.box_room = F.opt_str_list.box_room
 
+-- the letter of each family in a signature string (sg_call_boxed_sig, sg_api.h)
+local letters = {
+  tensor = "t", opt_tensor = "T", tensor_list = "l", opt_tensor_list = "L",
+  int = "i", float = "f", bool = "b", complex = "c", str = "s", opt_str = "s", scalar = "S",
+  dtype = "d", layout = "y", memory_format = "m", device = "v", generator = "g", opaque = "o",
+  any = "a", int_list = "n", float_list = "r", bool_list = "k", scalar_list = "z", str_list = "w",
+  opt_int = "I", opt_float = "F", opt_bool = "B", opt_complex = "C", opt_scalar = "Q",
+  opt_dtype = "D", opt_layout = "Y", opt_memory_format = "M", opt_device = "V",
+  opt_int_list = "N", opt_float_list = "R", opt_bool_list = "K", opt_scalar_list = "Z",
+  opt_str_list = "W",
+}
+local ret_letters = { tensor = "t", opt_tensor = "T", tensor_list = "l", int = "i", float = "f",
+                      bool = "b", scalar = "S", dtype = "d" }
+
+-- "ttS>t": what sg_call_boxed_sig needs to box the arguments and unbox the results
+function C.signature(op)
+  local s = {}
+  for _, a in ipairs(op.args) do s[#s + 1] = letters[a.family] or "a" end
+  s[#s + 1] = ">"
+  for _, r in ipairs(op.returns) do s[#s + 1] = ret_letters[r.family] or "a" end
+  return table.concat(s)
+end
+
 C.families = F
 
 -- Returns: family -> { target = C type the out-pointer points to, box(x), unbox(v, out) }

@@ -20,23 +20,10 @@ static sg_status aten_add_Tensor_boxed(void *sg_ctx, const sg_op *sg_op_, sg_key
     return SG_OK;
 }
 
-/* typed call -> boxed entry: a boxed kernel, a fallback, overrides, or the error to report */
-static SG_COLD sg_status aten_add_Tensor_slow(const sg_entry *sg_e, sg_keyset sg_ks, sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor **ret) {
-    sg_any sg_args[3] = {sg_any_tensor(self), sg_any_tensor(other), sg_box_scalar(&alpha)};
-    sg_any sg_rets[1] = {{0}};
-    sg_status sg_st = sg_e->boxed(sg_e->ctx, aten_add_Tensor_op, sg_ks, sg_args, 3, sg_rets, 1);
-    if (sg_st) {
-        for (int32_t sg_i = 0; sg_i < 1; sg_i++) sg_any_release(&sg_rets[sg_i]);
-        return sg_st;
-    }
-    sg_st = sg_result_tensor(&sg_rets[0], ret);
-    return sg_st;
-}
-
 sg_status aten_add_Tensor_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor **ret) {
     const sg_entry *sg_e = sg_dispatch_entry(aten_add_Tensor_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_add_Tensor_kernel)sg_e->unboxed)(sg_ks, self, other, alpha, ret);
-    return aten_add_Tensor_slow(sg_e, sg_ks, self, other, alpha, ret);
+    return sg_call_boxed_sig(sg_e, aten_add_Tensor_op, sg_ks, "ttS>t", self, other, alpha, ret);
 }
 
 sg_status aten_add_Tensor(sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor **ret) {
@@ -66,23 +53,10 @@ static sg_status aten_add__Tensor_boxed(void *sg_ctx, const sg_op *sg_op_, sg_ke
     return SG_OK;
 }
 
-/* typed call -> boxed entry: a boxed kernel, a fallback, overrides, or the error to report */
-static SG_COLD sg_status aten_add__Tensor_slow(const sg_entry *sg_e, sg_keyset sg_ks, sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor **ret) {
-    sg_any sg_args[3] = {sg_any_tensor(self), sg_any_tensor(other), sg_box_scalar(&alpha)};
-    sg_any sg_rets[1] = {{0}};
-    sg_status sg_st = sg_e->boxed(sg_e->ctx, aten_add__Tensor_op, sg_ks, sg_args, 3, sg_rets, 1);
-    if (sg_st) {
-        for (int32_t sg_i = 0; sg_i < 1; sg_i++) sg_any_release(&sg_rets[sg_i]);
-        return sg_st;
-    }
-    sg_st = sg_result_tensor(&sg_rets[0], ret);
-    return sg_st;
-}
-
 sg_status aten_add__Tensor_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor **ret) {
     const sg_entry *sg_e = sg_dispatch_entry(aten_add__Tensor_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_add__Tensor_kernel)sg_e->unboxed)(sg_ks, self, other, alpha, ret);
-    return aten_add__Tensor_slow(sg_e, sg_ks, self, other, alpha, ret);
+    return sg_call_boxed_sig(sg_e, aten_add__Tensor_op, sg_ks, "ttS>t", self, other, alpha, ret);
 }
 
 sg_status aten_add__Tensor(sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor **ret) {
@@ -115,23 +89,10 @@ static sg_status aten_add_out_boxed(void *sg_ctx, const sg_op *sg_op_, sg_keyset
     return SG_OK;
 }
 
-/* typed call -> boxed entry: a boxed kernel, a fallback, overrides, or the error to report */
-static SG_COLD sg_status aten_add_out_slow(const sg_entry *sg_e, sg_keyset sg_ks, sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor *out, sg_tensor **ret) {
-    sg_any sg_args[4] = {sg_any_tensor(self), sg_any_tensor(other), sg_box_scalar(&alpha), sg_any_tensor(out)};
-    sg_any sg_rets[1] = {{0}};
-    sg_status sg_st = sg_e->boxed(sg_e->ctx, aten_add_out_op, sg_ks, sg_args, 4, sg_rets, 1);
-    if (sg_st) {
-        for (int32_t sg_i = 0; sg_i < 1; sg_i++) sg_any_release(&sg_rets[sg_i]);
-        return sg_st;
-    }
-    sg_st = sg_result_tensor(&sg_rets[0], ret);
-    return sg_st;
-}
-
 sg_status aten_add_out_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor *out, sg_tensor **ret) {
     const sg_entry *sg_e = sg_dispatch_entry(aten_add_out_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_add_out_kernel)sg_e->unboxed)(sg_ks, self, other, alpha, out, ret);
-    return aten_add_out_slow(sg_e, sg_ks, self, other, alpha, out, ret);
+    return sg_call_boxed_sig(sg_e, aten_add_out_op, sg_ks, "ttSt>t", self, other, alpha, out, ret);
 }
 
 sg_status aten_add_out(sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor *out, sg_tensor **ret) {
@@ -161,23 +122,10 @@ static sg_status aten_relu__boxed(void *sg_ctx, const sg_op *sg_op_, sg_keyset s
     return SG_OK;
 }
 
-/* typed call -> boxed entry: a boxed kernel, a fallback, overrides, or the error to report */
-static SG_COLD sg_status aten_relu__slow(const sg_entry *sg_e, sg_keyset sg_ks, sg_tensor *self, sg_tensor **ret) {
-    sg_any sg_args[1] = {sg_any_tensor(self)};
-    sg_any sg_rets[1] = {{0}};
-    sg_status sg_st = sg_e->boxed(sg_e->ctx, aten_relu__op, sg_ks, sg_args, 1, sg_rets, 1);
-    if (sg_st) {
-        for (int32_t sg_i = 0; sg_i < 1; sg_i++) sg_any_release(&sg_rets[sg_i]);
-        return sg_st;
-    }
-    sg_st = sg_result_tensor(&sg_rets[0], ret);
-    return sg_st;
-}
-
 sg_status aten_relu__redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tensor **ret) {
     const sg_entry *sg_e = sg_dispatch_entry(aten_relu__op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_relu__kernel)sg_e->unboxed)(sg_ks, self, ret);
-    return aten_relu__slow(sg_e, sg_ks, self, ret);
+    return sg_call_boxed_sig(sg_e, aten_relu__op, sg_ks, "t>t", self, ret);
 }
 
 sg_status aten_relu_(sg_tensor *self, sg_tensor **ret) {
@@ -212,25 +160,10 @@ static sg_status aten_native_dropout_boxed(void *sg_ctx, const sg_op *sg_op_, sg
     return SG_OK;
 }
 
-/* typed call -> boxed entry: a boxed kernel, a fallback, overrides, or the error to report */
-static SG_COLD sg_status aten_native_dropout_slow(const sg_entry *sg_e, sg_keyset sg_ks, sg_tensor *input, double p, const bool *train, sg_tensor **ret0, sg_tensor **ret1) {
-    sg_any sg_args[3] = {sg_any_tensor(input), sg_any_float(p), (train ? sg_any_bool(*train) : sg_any_none())};
-    sg_any sg_rets[2] = {{0}};
-    sg_status sg_st = sg_e->boxed(sg_e->ctx, aten_native_dropout_op, sg_ks, sg_args, 3, sg_rets, 2);
-    if (sg_st) {
-        for (int32_t sg_i = 0; sg_i < 2; sg_i++) sg_any_release(&sg_rets[sg_i]);
-        return sg_st;
-    }
-    sg_st = sg_result_tensor(&sg_rets[0], ret0);
-    if (!sg_st) sg_st = sg_result_tensor(&sg_rets[1], ret1);
-    else sg_any_release(&sg_rets[1]);
-    return sg_st;
-}
-
 sg_status aten_native_dropout_redispatch(sg_keyset sg_ks, sg_tensor *input, double p, const bool *train, sg_tensor **ret0, sg_tensor **ret1) {
     const sg_entry *sg_e = sg_dispatch_entry(aten_native_dropout_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_native_dropout_kernel)sg_e->unboxed)(sg_ks, input, p, train, ret0, ret1);
-    return aten_native_dropout_slow(sg_e, sg_ks, input, p, train, ret0, ret1);
+    return sg_call_boxed_sig(sg_e, aten_native_dropout_op, sg_ks, "tfB>tt", input, p, train, ret0, ret1);
 }
 
 sg_status aten_native_dropout(sg_tensor *input, double p, const bool *train, sg_tensor **ret0, sg_tensor **ret1) {
@@ -263,23 +196,10 @@ static sg_status aten_sum_dim_IntList_boxed(void *sg_ctx, const sg_op *sg_op_, s
     return SG_OK;
 }
 
-/* typed call -> boxed entry: a boxed kernel, a fallback, overrides, or the error to report */
-static SG_COLD sg_status aten_sum_dim_IntList_slow(const sg_entry *sg_e, sg_keyset sg_ks, sg_tensor *self, const sg_int_list *dim, bool keepdim, const sg_dtype *dtype, sg_tensor **ret) {
-    sg_any sg_args[4] = {sg_any_tensor(self), (dim ? sg_any_int_list((*dim).items, (*dim).len) : sg_any_none()), sg_any_bool(keepdim), (dtype ? sg_box_tag_i(SG_ANY_DTYPE, *dtype) : sg_any_none())};
-    sg_any sg_rets[1] = {{0}};
-    sg_status sg_st = sg_e->boxed(sg_e->ctx, aten_sum_dim_IntList_op, sg_ks, sg_args, 4, sg_rets, 1);
-    if (sg_st) {
-        for (int32_t sg_i = 0; sg_i < 1; sg_i++) sg_any_release(&sg_rets[sg_i]);
-        return sg_st;
-    }
-    sg_st = sg_result_tensor(&sg_rets[0], ret);
-    return sg_st;
-}
-
 sg_status aten_sum_dim_IntList_redispatch(sg_keyset sg_ks, sg_tensor *self, const sg_int_list *dim, bool keepdim, const sg_dtype *dtype, sg_tensor **ret) {
     const sg_entry *sg_e = sg_dispatch_entry(aten_sum_dim_IntList_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_sum_dim_IntList_kernel)sg_e->unboxed)(sg_ks, self, dim, keepdim, dtype, ret);
-    return aten_sum_dim_IntList_slow(sg_e, sg_ks, self, dim, keepdim, dtype, ret);
+    return sg_call_boxed_sig(sg_e, aten_sum_dim_IntList_op, sg_ks, "tNbD>t", self, dim, keepdim, dtype, ret);
 }
 
 sg_status aten_sum_dim_IntList(sg_tensor *self, const sg_int_list *dim, bool keepdim, const sg_dtype *dtype, sg_tensor **ret) {
@@ -308,23 +228,10 @@ static sg_status aten_index_Tensor_boxed(void *sg_ctx, const sg_op *sg_op_, sg_k
     return SG_OK;
 }
 
-/* typed call -> boxed entry: a boxed kernel, a fallback, overrides, or the error to report */
-static SG_COLD sg_status aten_index_Tensor_slow(const sg_entry *sg_e, sg_keyset sg_ks, sg_tensor *self, sg_tensor_list indices, sg_tensor **ret) {
-    sg_any sg_args[2] = {sg_any_tensor(self), sg_box_tensor_list(indices, true)};
-    sg_any sg_rets[1] = {{0}};
-    sg_status sg_st = sg_e->boxed(sg_e->ctx, aten_index_Tensor_op, sg_ks, sg_args, 2, sg_rets, 1);
-    if (sg_st) {
-        for (int32_t sg_i = 0; sg_i < 1; sg_i++) sg_any_release(&sg_rets[sg_i]);
-        return sg_st;
-    }
-    sg_st = sg_result_tensor(&sg_rets[0], ret);
-    return sg_st;
-}
-
 sg_status aten_index_Tensor_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tensor_list indices, sg_tensor **ret) {
     const sg_entry *sg_e = sg_dispatch_entry(aten_index_Tensor_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_index_Tensor_kernel)sg_e->unboxed)(sg_ks, self, indices, ret);
-    return aten_index_Tensor_slow(sg_e, sg_ks, self, indices, ret);
+    return sg_call_boxed_sig(sg_e, aten_index_Tensor_op, sg_ks, "tL>t", self, indices, ret);
 }
 
 sg_status aten_index_Tensor(sg_tensor *self, sg_tensor_list indices, sg_tensor **ret) {
@@ -353,23 +260,10 @@ static sg_status aten_cat_boxed(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_
     return SG_OK;
 }
 
-/* typed call -> boxed entry: a boxed kernel, a fallback, overrides, or the error to report */
-static SG_COLD sg_status aten_cat_slow(const sg_entry *sg_e, sg_keyset sg_ks, sg_tensor_list tensors, int64_t dim, sg_tensor **ret) {
-    sg_any sg_args[2] = {sg_box_tensor_list(tensors, false), sg_any_int(dim)};
-    sg_any sg_rets[1] = {{0}};
-    sg_status sg_st = sg_e->boxed(sg_e->ctx, aten_cat_op, sg_ks, sg_args, 2, sg_rets, 1);
-    if (sg_st) {
-        for (int32_t sg_i = 0; sg_i < 1; sg_i++) sg_any_release(&sg_rets[sg_i]);
-        return sg_st;
-    }
-    sg_st = sg_result_tensor(&sg_rets[0], ret);
-    return sg_st;
-}
-
 sg_status aten_cat_redispatch(sg_keyset sg_ks, sg_tensor_list tensors, int64_t dim, sg_tensor **ret) {
     const sg_entry *sg_e = sg_dispatch_entry(aten_cat_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_cat_kernel)sg_e->unboxed)(sg_ks, tensors, dim, ret);
-    return aten_cat_slow(sg_e, sg_ks, tensors, dim, ret);
+    return sg_call_boxed_sig(sg_e, aten_cat_op, sg_ks, "li>t", tensors, dim, ret);
 }
 
 sg_status aten_cat(sg_tensor_list tensors, int64_t dim, sg_tensor **ret) {
@@ -408,23 +302,10 @@ static sg_status aten_empty_memory_format_boxed(void *sg_ctx, const sg_op *sg_op
     return SG_OK;
 }
 
-/* typed call -> boxed entry: a boxed kernel, a fallback, overrides, or the error to report */
-static SG_COLD sg_status aten_empty_memory_format_slow(const sg_entry *sg_e, sg_keyset sg_ks, sg_int_list size, const sg_dtype *dtype, const sg_layout *layout, const sg_device *device, const bool *pin_memory, const sg_memory_format *memory_format, sg_tensor **ret) {
-    sg_any sg_args[6] = {sg_any_int_list(size.items, size.len), (dtype ? sg_box_tag_i(SG_ANY_DTYPE, *dtype) : sg_any_none()), (layout ? sg_box_tag_i(SG_ANY_LAYOUT, *layout) : sg_any_none()), (device ? sg_any_device(*device) : sg_any_none()), (pin_memory ? sg_any_bool(*pin_memory) : sg_any_none()), (memory_format ? sg_box_tag_i(SG_ANY_MEMORY_FORMAT, *memory_format) : sg_any_none())};
-    sg_any sg_rets[1] = {{0}};
-    sg_status sg_st = sg_e->boxed(sg_e->ctx, aten_empty_memory_format_op, sg_ks, sg_args, 6, sg_rets, 1);
-    if (sg_st) {
-        for (int32_t sg_i = 0; sg_i < 1; sg_i++) sg_any_release(&sg_rets[sg_i]);
-        return sg_st;
-    }
-    sg_st = sg_result_tensor(&sg_rets[0], ret);
-    return sg_st;
-}
-
 sg_status aten_empty_memory_format_redispatch(sg_keyset sg_ks, sg_int_list size, const sg_dtype *dtype, const sg_layout *layout, const sg_device *device, const bool *pin_memory, const sg_memory_format *memory_format, sg_tensor **ret) {
     const sg_entry *sg_e = sg_dispatch_entry(aten_empty_memory_format_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_empty_memory_format_kernel)sg_e->unboxed)(sg_ks, size, dtype, layout, device, pin_memory, memory_format, ret);
-    return aten_empty_memory_format_slow(sg_e, sg_ks, size, dtype, layout, device, pin_memory, memory_format, ret);
+    return sg_call_boxed_sig(sg_e, aten_empty_memory_format_op, sg_ks, "nDYVBM>t", size, dtype, layout, device, pin_memory, memory_format, ret);
 }
 
 sg_status aten_empty_memory_format(sg_int_list size, const sg_dtype *dtype, const sg_layout *layout, const sg_device *device, const bool *pin_memory, const sg_memory_format *memory_format, sg_tensor **ret) {
@@ -456,23 +337,10 @@ static sg_status aten_clamp_boxed(void *sg_ctx, const sg_op *sg_op_, sg_keyset s
     return SG_OK;
 }
 
-/* typed call -> boxed entry: a boxed kernel, a fallback, overrides, or the error to report */
-static SG_COLD sg_status aten_clamp_slow(const sg_entry *sg_e, sg_keyset sg_ks, sg_tensor *self, const sg_scalar *min, const sg_scalar *max, sg_tensor **ret) {
-    sg_any sg_args[3] = {sg_any_tensor(self), sg_box_scalar(min), sg_box_scalar(max)};
-    sg_any sg_rets[1] = {{0}};
-    sg_status sg_st = sg_e->boxed(sg_e->ctx, aten_clamp_op, sg_ks, sg_args, 3, sg_rets, 1);
-    if (sg_st) {
-        for (int32_t sg_i = 0; sg_i < 1; sg_i++) sg_any_release(&sg_rets[sg_i]);
-        return sg_st;
-    }
-    sg_st = sg_result_tensor(&sg_rets[0], ret);
-    return sg_st;
-}
-
 sg_status aten_clamp_redispatch(sg_keyset sg_ks, sg_tensor *self, const sg_scalar *min, const sg_scalar *max, sg_tensor **ret) {
     const sg_entry *sg_e = sg_dispatch_entry(aten_clamp_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_clamp_kernel)sg_e->unboxed)(sg_ks, self, min, max, ret);
-    return aten_clamp_slow(sg_e, sg_ks, self, min, max, ret);
+    return sg_call_boxed_sig(sg_e, aten_clamp_op, sg_ks, "tQQ>t", self, min, max, ret);
 }
 
 sg_status aten_clamp(sg_tensor *self, const sg_scalar *min, const sg_scalar *max, sg_tensor **ret) {
@@ -502,23 +370,10 @@ static sg_status aten_bernoulli_p_boxed(void *sg_ctx, const sg_op *sg_op_, sg_ke
     return SG_OK;
 }
 
-/* typed call -> boxed entry: a boxed kernel, a fallback, overrides, or the error to report */
-static SG_COLD sg_status aten_bernoulli_p_slow(const sg_entry *sg_e, sg_keyset sg_ks, sg_tensor *self, double p, sg_generator *generator, sg_tensor **ret) {
-    sg_any sg_args[3] = {sg_any_tensor(self), sg_any_float(p), sg_box_opaque(SG_ANY_GENERATOR, generator)};
-    sg_any sg_rets[1] = {{0}};
-    sg_status sg_st = sg_e->boxed(sg_e->ctx, aten_bernoulli_p_op, sg_ks, sg_args, 3, sg_rets, 1);
-    if (sg_st) {
-        for (int32_t sg_i = 0; sg_i < 1; sg_i++) sg_any_release(&sg_rets[sg_i]);
-        return sg_st;
-    }
-    sg_st = sg_result_tensor(&sg_rets[0], ret);
-    return sg_st;
-}
-
 sg_status aten_bernoulli_p_redispatch(sg_keyset sg_ks, sg_tensor *self, double p, sg_generator *generator, sg_tensor **ret) {
     const sg_entry *sg_e = sg_dispatch_entry(aten_bernoulli_p_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_bernoulli_p_kernel)sg_e->unboxed)(sg_ks, self, p, generator, ret);
-    return aten_bernoulli_p_slow(sg_e, sg_ks, self, p, generator, ret);
+    return sg_call_boxed_sig(sg_e, aten_bernoulli_p_op, sg_ks, "tfg>t", self, p, generator, ret);
 }
 
 sg_status aten_bernoulli_p(sg_tensor *self, double p, sg_generator *generator, sg_tensor **ret) {
@@ -548,24 +403,10 @@ static sg_status aten__foreach_add_ScalarList_boxed(void *sg_ctx, const sg_op *s
     return SG_OK;
 }
 
-/* typed call -> boxed entry: a boxed kernel, a fallback, overrides, or the error to report */
-static SG_COLD sg_status aten__foreach_add_ScalarList_slow(const sg_entry *sg_e, sg_keyset sg_ks, sg_tensor_list self, sg_scalar_list scalars, sg_tensor_list *ret) {
-    sg_any sg_room_scalars[scalars.len + 1];
-    sg_any sg_args[2] = {sg_box_tensor_list(self, false), sg_box_scalar_list(scalars, sg_room_scalars)};
-    sg_any sg_rets[1] = {{0}};
-    sg_status sg_st = sg_e->boxed(sg_e->ctx, aten__foreach_add_ScalarList_op, sg_ks, sg_args, 2, sg_rets, 1);
-    if (sg_st) {
-        for (int32_t sg_i = 0; sg_i < 1; sg_i++) sg_any_release(&sg_rets[sg_i]);
-        return sg_st;
-    }
-    sg_st = sg_unbox_tensor_list_result(&sg_rets[0], ret);
-    return sg_st;
-}
-
 sg_status aten__foreach_add_ScalarList_redispatch(sg_keyset sg_ks, sg_tensor_list self, sg_scalar_list scalars, sg_tensor_list *ret) {
     const sg_entry *sg_e = sg_dispatch_entry(aten__foreach_add_ScalarList_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten__foreach_add_ScalarList_kernel)sg_e->unboxed)(sg_ks, self, scalars, ret);
-    return aten__foreach_add_ScalarList_slow(sg_e, sg_ks, self, scalars, ret);
+    return sg_call_boxed_sig(sg_e, aten__foreach_add_ScalarList_op, sg_ks, "lz>l", self, scalars, ret);
 }
 
 sg_status aten__foreach_add_ScalarList(sg_tensor_list self, sg_scalar_list scalars, sg_tensor_list *ret) {
@@ -598,24 +439,10 @@ static sg_status aten_unflatten_Dimname_boxed(void *sg_ctx, const sg_op *sg_op_,
     return SG_OK;
 }
 
-/* typed call -> boxed entry: a boxed kernel, a fallback, overrides, or the error to report */
-static SG_COLD sg_status aten_unflatten_Dimname_slow(const sg_entry *sg_e, sg_keyset sg_ks, sg_tensor *self, const char *dim, sg_int_list sizes, sg_str_list names, sg_tensor **ret) {
-    sg_any sg_room_names[names.len + 1];
-    sg_any sg_args[4] = {sg_any_tensor(self), sg_box_str(dim), sg_any_int_list(sizes.items, sizes.len), sg_box_str_list(names, sg_room_names)};
-    sg_any sg_rets[1] = {{0}};
-    sg_status sg_st = sg_e->boxed(sg_e->ctx, aten_unflatten_Dimname_op, sg_ks, sg_args, 4, sg_rets, 1);
-    if (sg_st) {
-        for (int32_t sg_i = 0; sg_i < 1; sg_i++) sg_any_release(&sg_rets[sg_i]);
-        return sg_st;
-    }
-    sg_st = sg_result_tensor(&sg_rets[0], ret);
-    return sg_st;
-}
-
 sg_status aten_unflatten_Dimname_redispatch(sg_keyset sg_ks, sg_tensor *self, const char *dim, sg_int_list sizes, sg_str_list names, sg_tensor **ret) {
     const sg_entry *sg_e = sg_dispatch_entry(aten_unflatten_Dimname_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_unflatten_Dimname_kernel)sg_e->unboxed)(sg_ks, self, dim, sizes, names, ret);
-    return aten_unflatten_Dimname_slow(sg_e, sg_ks, self, dim, sizes, names, ret);
+    return sg_call_boxed_sig(sg_e, aten_unflatten_Dimname_op, sg_ks, "tsnw>t", self, dim, sizes, names, ret);
 }
 
 sg_status aten_unflatten_Dimname(sg_tensor *self, const char *dim, sg_int_list sizes, sg_str_list names, sg_tensor **ret) {
@@ -648,23 +475,10 @@ static sg_status aten_quantile_boxed(void *sg_ctx, const sg_op *sg_op_, sg_keyse
     return SG_OK;
 }
 
-/* typed call -> boxed entry: a boxed kernel, a fallback, overrides, or the error to report */
-static SG_COLD sg_status aten_quantile_slow(const sg_entry *sg_e, sg_keyset sg_ks, sg_tensor *self, sg_tensor *q, const int64_t *dim, bool keepdim, const char *interpolation, sg_tensor **ret) {
-    sg_any sg_args[5] = {sg_any_tensor(self), sg_any_tensor(q), (dim ? sg_any_int(*dim) : sg_any_none()), sg_any_bool(keepdim), sg_box_str(interpolation)};
-    sg_any sg_rets[1] = {{0}};
-    sg_status sg_st = sg_e->boxed(sg_e->ctx, aten_quantile_op, sg_ks, sg_args, 5, sg_rets, 1);
-    if (sg_st) {
-        for (int32_t sg_i = 0; sg_i < 1; sg_i++) sg_any_release(&sg_rets[sg_i]);
-        return sg_st;
-    }
-    sg_st = sg_result_tensor(&sg_rets[0], ret);
-    return sg_st;
-}
-
 sg_status aten_quantile_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tensor *q, const int64_t *dim, bool keepdim, const char *interpolation, sg_tensor **ret) {
     const sg_entry *sg_e = sg_dispatch_entry(aten_quantile_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_quantile_kernel)sg_e->unboxed)(sg_ks, self, q, dim, keepdim, interpolation, ret);
-    return aten_quantile_slow(sg_e, sg_ks, self, q, dim, keepdim, interpolation, ret);
+    return sg_call_boxed_sig(sg_e, aten_quantile_op, sg_ks, "ttIbs>t", self, q, dim, keepdim, interpolation, ret);
 }
 
 sg_status aten_quantile(sg_tensor *self, sg_tensor *q, const int64_t *dim, bool keepdim, const char *interpolation, sg_tensor **ret) {
@@ -697,23 +511,10 @@ static sg_status aten_upsample_linear1d_boxed(void *sg_ctx, const sg_op *sg_op_,
     return SG_OK;
 }
 
-/* typed call -> boxed entry: a boxed kernel, a fallback, overrides, or the error to report */
-static SG_COLD sg_status aten_upsample_linear1d_slow(const sg_entry *sg_e, sg_keyset sg_ks, sg_tensor *self, sg_int_list output_size, bool align_corners, const double *scales, sg_tensor **ret) {
-    sg_any sg_args[4] = {sg_any_tensor(self), sg_any_int_list(output_size.items, output_size.len), sg_any_bool(align_corners), (scales ? sg_any_float(*scales) : sg_any_none())};
-    sg_any sg_rets[1] = {{0}};
-    sg_status sg_st = sg_e->boxed(sg_e->ctx, aten_upsample_linear1d_op, sg_ks, sg_args, 4, sg_rets, 1);
-    if (sg_st) {
-        for (int32_t sg_i = 0; sg_i < 1; sg_i++) sg_any_release(&sg_rets[sg_i]);
-        return sg_st;
-    }
-    sg_st = sg_result_tensor(&sg_rets[0], ret);
-    return sg_st;
-}
-
 sg_status aten_upsample_linear1d_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_int_list output_size, bool align_corners, const double *scales, sg_tensor **ret) {
     const sg_entry *sg_e = sg_dispatch_entry(aten_upsample_linear1d_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_upsample_linear1d_kernel)sg_e->unboxed)(sg_ks, self, output_size, align_corners, scales, ret);
-    return aten_upsample_linear1d_slow(sg_e, sg_ks, self, output_size, align_corners, scales, ret);
+    return sg_call_boxed_sig(sg_e, aten_upsample_linear1d_op, sg_ks, "tnbF>t", self, output_size, align_corners, scales, ret);
 }
 
 sg_status aten_upsample_linear1d(sg_tensor *self, sg_int_list output_size, bool align_corners, const double *scales, sg_tensor **ret) {

@@ -27,23 +27,10 @@ static sg_status aten_max_pool3d_boxed(void *sg_ctx, const sg_op *sg_op_, sg_key
     return SG_OK;
 }
 
-/* typed call -> boxed entry: a boxed kernel, a fallback, overrides, or the error to report */
-static SG_COLD sg_status aten_max_pool3d_slow(const sg_entry *sg_e, sg_keyset sg_ks, sg_tensor *self, sg_int_list kernel_size, sg_int_list stride, sg_int_list padding, sg_int_list dilation, bool ceil_mode, sg_tensor **ret) {
-    sg_any sg_args[6] = {sg_any_tensor(self), sg_any_int_list(kernel_size.items, kernel_size.len), sg_any_int_list(stride.items, stride.len), sg_any_int_list(padding.items, padding.len), sg_any_int_list(dilation.items, dilation.len), sg_any_bool(ceil_mode)};
-    sg_any sg_rets[1] = {{0}};
-    sg_status sg_st = sg_e->boxed(sg_e->ctx, aten_max_pool3d_op, sg_ks, sg_args, 6, sg_rets, 1);
-    if (sg_st) {
-        for (int32_t sg_i = 0; sg_i < 1; sg_i++) sg_any_release(&sg_rets[sg_i]);
-        return sg_st;
-    }
-    sg_st = sg_result_tensor(&sg_rets[0], ret);
-    return sg_st;
-}
-
 sg_status aten_max_pool3d_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_int_list kernel_size, sg_int_list stride, sg_int_list padding, sg_int_list dilation, bool ceil_mode, sg_tensor **ret) {
     const sg_entry *sg_e = sg_dispatch_entry(aten_max_pool3d_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_max_pool3d_kernel)sg_e->unboxed)(sg_ks, self, kernel_size, stride, padding, dilation, ceil_mode, ret);
-    return aten_max_pool3d_slow(sg_e, sg_ks, self, kernel_size, stride, padding, dilation, ceil_mode, ret);
+    return sg_call_boxed_sig(sg_e, aten_max_pool3d_op, sg_ks, "tnnnnb>t", self, kernel_size, stride, padding, dilation, ceil_mode, ret);
 }
 
 sg_status aten_max_pool3d(sg_tensor *self, sg_int_list kernel_size, sg_int_list stride, sg_int_list padding, sg_int_list dilation, bool ceil_mode, sg_tensor **ret) {
@@ -72,23 +59,10 @@ static sg_status aten_result_type_Scalar_boxed(void *sg_ctx, const sg_op *sg_op_
     return SG_OK;
 }
 
-/* typed call -> boxed entry: a boxed kernel, a fallback, overrides, or the error to report */
-static SG_COLD sg_status aten_result_type_Scalar_slow(const sg_entry *sg_e, sg_keyset sg_ks, sg_tensor *tensor, sg_scalar other, sg_dtype *ret) {
-    sg_any sg_args[2] = {sg_any_tensor(tensor), sg_box_scalar(&other)};
-    sg_any sg_rets[1] = {{0}};
-    sg_status sg_st = sg_e->boxed(sg_e->ctx, aten_result_type_Scalar_op, sg_ks, sg_args, 2, sg_rets, 1);
-    if (sg_st) {
-        for (int32_t sg_i = 0; sg_i < 1; sg_i++) sg_any_release(&sg_rets[sg_i]);
-        return sg_st;
-    }
-    sg_st = sg_result_dtype(&sg_rets[0], ret);
-    return sg_st;
-}
-
 sg_status aten_result_type_Scalar_redispatch(sg_keyset sg_ks, sg_tensor *tensor, sg_scalar other, sg_dtype *ret) {
     const sg_entry *sg_e = sg_dispatch_entry(aten_result_type_Scalar_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_result_type_Scalar_kernel)sg_e->unboxed)(sg_ks, tensor, other, ret);
-    return aten_result_type_Scalar_slow(sg_e, sg_ks, tensor, other, ret);
+    return sg_call_boxed_sig(sg_e, aten_result_type_Scalar_op, sg_ks, "tS>d", tensor, other, ret);
 }
 
 sg_status aten_result_type_Scalar(sg_tensor *tensor, sg_scalar other, sg_dtype *ret) {
@@ -116,23 +90,10 @@ static sg_status aten__nnz_boxed(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg
     return SG_OK;
 }
 
-/* typed call -> boxed entry: a boxed kernel, a fallback, overrides, or the error to report */
-static SG_COLD sg_status aten__nnz_slow(const sg_entry *sg_e, sg_keyset sg_ks, sg_tensor *self, int64_t *ret) {
-    sg_any sg_args[1] = {sg_any_tensor(self)};
-    sg_any sg_rets[1] = {{0}};
-    sg_status sg_st = sg_e->boxed(sg_e->ctx, aten__nnz_op, sg_ks, sg_args, 1, sg_rets, 1);
-    if (sg_st) {
-        for (int32_t sg_i = 0; sg_i < 1; sg_i++) sg_any_release(&sg_rets[sg_i]);
-        return sg_st;
-    }
-    sg_st = sg_result_int(&sg_rets[0], ret);
-    return sg_st;
-}
-
 sg_status aten__nnz_redispatch(sg_keyset sg_ks, sg_tensor *self, int64_t *ret) {
     const sg_entry *sg_e = sg_dispatch_entry(aten__nnz_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten__nnz_kernel)sg_e->unboxed)(sg_ks, self, ret);
-    return aten__nnz_slow(sg_e, sg_ks, self, ret);
+    return sg_call_boxed_sig(sg_e, aten__nnz_op, sg_ks, "t>i", self, ret);
 }
 
 sg_status aten__nnz(sg_tensor *self, int64_t *ret) {
@@ -160,23 +121,10 @@ static sg_status aten_is_nonzero_boxed(void *sg_ctx, const sg_op *sg_op_, sg_key
     return SG_OK;
 }
 
-/* typed call -> boxed entry: a boxed kernel, a fallback, overrides, or the error to report */
-static SG_COLD sg_status aten_is_nonzero_slow(const sg_entry *sg_e, sg_keyset sg_ks, sg_tensor *self, bool *ret) {
-    sg_any sg_args[1] = {sg_any_tensor(self)};
-    sg_any sg_rets[1] = {{0}};
-    sg_status sg_st = sg_e->boxed(sg_e->ctx, aten_is_nonzero_op, sg_ks, sg_args, 1, sg_rets, 1);
-    if (sg_st) {
-        for (int32_t sg_i = 0; sg_i < 1; sg_i++) sg_any_release(&sg_rets[sg_i]);
-        return sg_st;
-    }
-    sg_st = sg_result_bool(&sg_rets[0], ret);
-    return sg_st;
-}
-
 sg_status aten_is_nonzero_redispatch(sg_keyset sg_ks, sg_tensor *self, bool *ret) {
     const sg_entry *sg_e = sg_dispatch_entry(aten_is_nonzero_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_is_nonzero_kernel)sg_e->unboxed)(sg_ks, self, ret);
-    return aten_is_nonzero_slow(sg_e, sg_ks, self, ret);
+    return sg_call_boxed_sig(sg_e, aten_is_nonzero_op, sg_ks, "t>b", self, ret);
 }
 
 sg_status aten_is_nonzero(sg_tensor *self, bool *ret) {
@@ -204,23 +152,10 @@ static sg_status aten_item_boxed(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg
     return SG_OK;
 }
 
-/* typed call -> boxed entry: a boxed kernel, a fallback, overrides, or the error to report */
-static SG_COLD sg_status aten_item_slow(const sg_entry *sg_e, sg_keyset sg_ks, sg_tensor *self, sg_scalar *ret) {
-    sg_any sg_args[1] = {sg_any_tensor(self)};
-    sg_any sg_rets[1] = {{0}};
-    sg_status sg_st = sg_e->boxed(sg_e->ctx, aten_item_op, sg_ks, sg_args, 1, sg_rets, 1);
-    if (sg_st) {
-        for (int32_t sg_i = 0; sg_i < 1; sg_i++) sg_any_release(&sg_rets[sg_i]);
-        return sg_st;
-    }
-    sg_st = sg_result_scalar(&sg_rets[0], ret);
-    return sg_st;
-}
-
 sg_status aten_item_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_scalar *ret) {
     const sg_entry *sg_e = sg_dispatch_entry(aten_item_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_item_kernel)sg_e->unboxed)(sg_ks, self, ret);
-    return aten_item_slow(sg_e, sg_ks, self, ret);
+    return sg_call_boxed_sig(sg_e, aten_item_op, sg_ks, "t>S", self, ret);
 }
 
 sg_status aten_item(sg_tensor *self, sg_scalar *ret) {
@@ -249,23 +184,10 @@ static sg_status aten_set__source_Storage_boxed(void *sg_ctx, const sg_op *sg_op
     return SG_OK;
 }
 
-/* typed call -> boxed entry: a boxed kernel, a fallback, overrides, or the error to report */
-static SG_COLD sg_status aten_set__source_Storage_slow(const sg_entry *sg_e, sg_keyset sg_ks, sg_tensor *self, void *source, sg_tensor **ret) {
-    sg_any sg_args[2] = {sg_any_tensor(self), sg_box_opaque(SG_ANY_OPAQUE, source)};
-    sg_any sg_rets[1] = {{0}};
-    sg_status sg_st = sg_e->boxed(sg_e->ctx, aten_set__source_Storage_op, sg_ks, sg_args, 2, sg_rets, 1);
-    if (sg_st) {
-        for (int32_t sg_i = 0; sg_i < 1; sg_i++) sg_any_release(&sg_rets[sg_i]);
-        return sg_st;
-    }
-    sg_st = sg_result_tensor(&sg_rets[0], ret);
-    return sg_st;
-}
-
 sg_status aten_set__source_Storage_redispatch(sg_keyset sg_ks, sg_tensor *self, void *source, sg_tensor **ret) {
     const sg_entry *sg_e = sg_dispatch_entry(aten_set__source_Storage_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_set__source_Storage_kernel)sg_e->unboxed)(sg_ks, self, source, ret);
-    return aten_set__source_Storage_slow(sg_e, sg_ks, self, source, ret);
+    return sg_call_boxed_sig(sg_e, aten_set__source_Storage_op, sg_ks, "to>t", self, source, ret);
 }
 
 sg_status aten_set__source_Storage(sg_tensor *self, void *source, sg_tensor **ret) {
@@ -294,18 +216,10 @@ static sg_status aten_record_stream_boxed(void *sg_ctx, const sg_op *sg_op_, sg_
     return SG_OK;
 }
 
-/* typed call -> boxed entry: a boxed kernel, a fallback, overrides, or the error to report */
-static SG_COLD sg_status aten_record_stream_slow(const sg_entry *sg_e, sg_keyset sg_ks, sg_tensor *self, void *s) {
-    sg_any sg_args[2] = {sg_any_tensor(self), sg_box_opaque(SG_ANY_OPAQUE, s)};
-    sg_any sg_rets[1] = {{0}};
-    sg_status sg_st = sg_e->boxed(sg_e->ctx, aten_record_stream_op, sg_ks, sg_args, 2, sg_rets, 0);
-    return sg_st;
-}
-
 sg_status aten_record_stream_redispatch(sg_keyset sg_ks, sg_tensor *self, void *s) {
     const sg_entry *sg_e = sg_dispatch_entry(aten_record_stream_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_record_stream_kernel)sg_e->unboxed)(sg_ks, self, s);
-    return aten_record_stream_slow(sg_e, sg_ks, self, s);
+    return sg_call_boxed_sig(sg_e, aten_record_stream_op, sg_ks, "to>", self, s);
 }
 
 sg_status aten_record_stream(sg_tensor *self, void *s) {
@@ -343,23 +257,10 @@ static sg_status aten__cudnn_rnn_flatten_weight_boxed(void *sg_ctx, const sg_op 
     return SG_OK;
 }
 
-/* typed call -> boxed entry: a boxed kernel, a fallback, overrides, or the error to report */
-static SG_COLD sg_status aten__cudnn_rnn_flatten_weight_slow(const sg_entry *sg_e, sg_keyset sg_ks, sg_tensor_list weight_arr, int64_t weight_stride0, int64_t input_size, int64_t mode, int64_t hidden_size, int64_t proj_size, int64_t num_layers, bool batch_first, bool bidirectional, sg_tensor **ret) {
-    sg_any sg_args[9] = {sg_box_tensor_list(weight_arr, false), sg_any_int(weight_stride0), sg_any_int(input_size), sg_any_int(mode), sg_any_int(hidden_size), sg_any_int(proj_size), sg_any_int(num_layers), sg_any_bool(batch_first), sg_any_bool(bidirectional)};
-    sg_any sg_rets[1] = {{0}};
-    sg_status sg_st = sg_e->boxed(sg_e->ctx, aten__cudnn_rnn_flatten_weight_op, sg_ks, sg_args, 9, sg_rets, 1);
-    if (sg_st) {
-        for (int32_t sg_i = 0; sg_i < 1; sg_i++) sg_any_release(&sg_rets[sg_i]);
-        return sg_st;
-    }
-    sg_st = sg_result_tensor(&sg_rets[0], ret);
-    return sg_st;
-}
-
 sg_status aten__cudnn_rnn_flatten_weight_redispatch(sg_keyset sg_ks, sg_tensor_list weight_arr, int64_t weight_stride0, int64_t input_size, int64_t mode, int64_t hidden_size, int64_t proj_size, int64_t num_layers, bool batch_first, bool bidirectional, sg_tensor **ret) {
     const sg_entry *sg_e = sg_dispatch_entry(aten__cudnn_rnn_flatten_weight_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten__cudnn_rnn_flatten_weight_kernel)sg_e->unboxed)(sg_ks, weight_arr, weight_stride0, input_size, mode, hidden_size, proj_size, num_layers, batch_first, bidirectional, ret);
-    return aten__cudnn_rnn_flatten_weight_slow(sg_e, sg_ks, weight_arr, weight_stride0, input_size, mode, hidden_size, proj_size, num_layers, batch_first, bidirectional, ret);
+    return sg_call_boxed_sig(sg_e, aten__cudnn_rnn_flatten_weight_op, sg_ks, "liiiiiibb>t", weight_arr, weight_stride0, input_size, mode, hidden_size, proj_size, num_layers, batch_first, bidirectional, ret);
 }
 
 sg_status aten__cudnn_rnn_flatten_weight(sg_tensor_list weight_arr, int64_t weight_stride0, int64_t input_size, int64_t mode, int64_t hidden_size, int64_t proj_size, int64_t num_layers, bool batch_first, bool bidirectional, sg_tensor **ret) {
@@ -392,23 +293,10 @@ static sg_status aten__amp_update_scale__boxed(void *sg_ctx, const sg_op *sg_op_
     return SG_OK;
 }
 
-/* typed call -> boxed entry: a boxed kernel, a fallback, overrides, or the error to report */
-static SG_COLD sg_status aten__amp_update_scale__slow(const sg_entry *sg_e, sg_keyset sg_ks, sg_tensor *self, sg_tensor *growth_tracker, sg_tensor *found_inf, double scale_growth_factor, double scale_backoff_factor, int64_t growth_interval, sg_tensor **ret) {
-    sg_any sg_args[6] = {sg_any_tensor(self), sg_any_tensor(growth_tracker), sg_any_tensor(found_inf), sg_any_float(scale_growth_factor), sg_any_float(scale_backoff_factor), sg_any_int(growth_interval)};
-    sg_any sg_rets[1] = {{0}};
-    sg_status sg_st = sg_e->boxed(sg_e->ctx, aten__amp_update_scale__op, sg_ks, sg_args, 6, sg_rets, 1);
-    if (sg_st) {
-        for (int32_t sg_i = 0; sg_i < 1; sg_i++) sg_any_release(&sg_rets[sg_i]);
-        return sg_st;
-    }
-    sg_st = sg_result_tensor(&sg_rets[0], ret);
-    return sg_st;
-}
-
 sg_status aten__amp_update_scale__redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tensor *growth_tracker, sg_tensor *found_inf, double scale_growth_factor, double scale_backoff_factor, int64_t growth_interval, sg_tensor **ret) {
     const sg_entry *sg_e = sg_dispatch_entry(aten__amp_update_scale__op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten__amp_update_scale__kernel)sg_e->unboxed)(sg_ks, self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval, ret);
-    return aten__amp_update_scale__slow(sg_e, sg_ks, self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval, ret);
+    return sg_call_boxed_sig(sg_e, aten__amp_update_scale__op, sg_ks, "tttffi>t", self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval, ret);
 }
 
 sg_status aten__amp_update_scale_(sg_tensor *self, sg_tensor *growth_tracker, sg_tensor *found_inf, double scale_growth_factor, double scale_backoff_factor, int64_t growth_interval, sg_tensor **ret) {
@@ -456,27 +344,10 @@ static sg_status golden_mix_boxed(void *sg_ctx, const sg_op *sg_op_, sg_keyset s
     return SG_OK;
 }
 
-/* typed call -> boxed entry: a boxed kernel, a fallback, overrides, or the error to report */
-static SG_COLD sg_status golden_mix_slow(const sg_entry *sg_e, sg_keyset sg_ks, sg_tensor *x, sg_complex c, const sg_any *extra, sg_layout layout, sg_memory_format mf, sg_device dev, const sg_float_list *weights, sg_bool_list mask, const sg_str_list *names, sg_str_list labels, const int64_t *k, sg_tensor **ret_out, double *ret_score) {
-    sg_any sg_room_names[names ? names->len + 1 : 1];
-    sg_any sg_room_labels[labels.len + 1];
-    sg_any sg_args[11] = {sg_any_tensor(x), sg_box_complex(&c), (extra ? *extra : sg_any_none()), sg_box_tag_i(SG_ANY_LAYOUT, layout), sg_box_tag_i(SG_ANY_MEMORY_FORMAT, mf), sg_any_device(dev), (weights ? sg_box_float_list((*weights)) : sg_any_none()), sg_box_bool_list(mask), (names ? sg_box_str_list((*names), sg_room_names) : sg_any_none()), sg_box_str_list(labels, sg_room_labels), (k ? sg_any_int(*k) : sg_any_none())};
-    sg_any sg_rets[2] = {{0}};
-    sg_status sg_st = sg_e->boxed(sg_e->ctx, golden_mix_op, sg_ks, sg_args, 11, sg_rets, 2);
-    if (sg_st) {
-        for (int32_t sg_i = 0; sg_i < 2; sg_i++) sg_any_release(&sg_rets[sg_i]);
-        return sg_st;
-    }
-    sg_st = sg_result_tensor(&sg_rets[0], ret_out);
-    if (!sg_st) sg_st = sg_result_float(&sg_rets[1], ret_score);
-    else sg_any_release(&sg_rets[1]);
-    return sg_st;
-}
-
 sg_status golden_mix_redispatch(sg_keyset sg_ks, sg_tensor *x, sg_complex c, const sg_any *extra, sg_layout layout, sg_memory_format mf, sg_device dev, const sg_float_list *weights, sg_bool_list mask, const sg_str_list *names, sg_str_list labels, const int64_t *k, sg_tensor **ret_out, double *ret_score) {
     const sg_entry *sg_e = sg_dispatch_entry(golden_mix_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((golden_mix_kernel)sg_e->unboxed)(sg_ks, x, c, extra, layout, mf, dev, weights, mask, names, labels, k, ret_out, ret_score);
-    return golden_mix_slow(sg_e, sg_ks, x, c, extra, layout, mf, dev, weights, mask, names, labels, k, ret_out, ret_score);
+    return sg_call_boxed_sig(sg_e, golden_mix_op, sg_ks, "tcaymvRkWwI>tf", x, c, extra, layout, mf, dev, weights, mask, names, labels, k, ret_out, ret_score);
 }
 
 sg_status golden_mix(sg_tensor *x, sg_complex c, const sg_any *extra, sg_layout layout, sg_memory_format mf, sg_device dev, const sg_float_list *weights, sg_bool_list mask, const sg_str_list *names, sg_str_list labels, const int64_t *k, sg_tensor **ret_out, double *ret_score) {
@@ -502,18 +373,10 @@ static sg_status golden_clean__boxed(void *sg_ctx, const sg_op *sg_op_, sg_keyse
     return SG_OK;
 }
 
-/* typed call -> boxed entry: a boxed kernel, a fallback, overrides, or the error to report */
-static SG_COLD sg_status golden_clean__slow(const sg_entry *sg_e, sg_keyset sg_ks, sg_tensor *self) {
-    sg_any sg_args[1] = {sg_any_tensor(self)};
-    sg_any sg_rets[1] = {{0}};
-    sg_status sg_st = sg_e->boxed(sg_e->ctx, golden_clean__op, sg_ks, sg_args, 1, sg_rets, 0);
-    return sg_st;
-}
-
 sg_status golden_clean__redispatch(sg_keyset sg_ks, sg_tensor *self) {
     const sg_entry *sg_e = sg_dispatch_entry(golden_clean__op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((golden_clean__kernel)sg_e->unboxed)(sg_ks, self);
-    return golden_clean__slow(sg_e, sg_ks, self);
+    return sg_call_boxed_sig(sg_e, golden_clean__op, sg_ks, "t>", self);
 }
 
 sg_status golden_clean_(sg_tensor *self) {
@@ -543,23 +406,10 @@ static sg_status aten_relu_boxed(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg
     return SG_OK;
 }
 
-/* typed call -> boxed entry: a boxed kernel, a fallback, overrides, or the error to report */
-static SG_COLD sg_status aten_relu_slow(const sg_entry *sg_e, sg_keyset sg_ks, sg_tensor *self, sg_tensor **ret) {
-    sg_any sg_args[1] = {sg_any_tensor(self)};
-    sg_any sg_rets[1] = {{0}};
-    sg_status sg_st = sg_e->boxed(sg_e->ctx, aten_relu_op, sg_ks, sg_args, 1, sg_rets, 1);
-    if (sg_st) {
-        for (int32_t sg_i = 0; sg_i < 1; sg_i++) sg_any_release(&sg_rets[sg_i]);
-        return sg_st;
-    }
-    sg_st = sg_result_tensor(&sg_rets[0], ret);
-    return sg_st;
-}
-
 sg_status aten_relu_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tensor **ret) {
     const sg_entry *sg_e = sg_dispatch_entry(aten_relu_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_relu_kernel)sg_e->unboxed)(sg_ks, self, ret);
-    return aten_relu_slow(sg_e, sg_ks, self, ret);
+    return sg_call_boxed_sig(sg_e, aten_relu_op, sg_ks, "t>t", self, ret);
 }
 
 sg_status aten_relu(sg_tensor *self, sg_tensor **ret) {
@@ -588,23 +438,10 @@ static sg_status aten_relu_out_boxed(void *sg_ctx, const sg_op *sg_op_, sg_keyse
     return SG_OK;
 }
 
-/* typed call -> boxed entry: a boxed kernel, a fallback, overrides, or the error to report */
-static SG_COLD sg_status aten_relu_out_slow(const sg_entry *sg_e, sg_keyset sg_ks, sg_tensor *self, sg_tensor *out, sg_tensor **ret) {
-    sg_any sg_args[2] = {sg_any_tensor(self), sg_any_tensor(out)};
-    sg_any sg_rets[1] = {{0}};
-    sg_status sg_st = sg_e->boxed(sg_e->ctx, aten_relu_out_op, sg_ks, sg_args, 2, sg_rets, 1);
-    if (sg_st) {
-        for (int32_t sg_i = 0; sg_i < 1; sg_i++) sg_any_release(&sg_rets[sg_i]);
-        return sg_st;
-    }
-    sg_st = sg_result_tensor(&sg_rets[0], ret);
-    return sg_st;
-}
-
 sg_status aten_relu_out_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tensor *out, sg_tensor **ret) {
     const sg_entry *sg_e = sg_dispatch_entry(aten_relu_out_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_relu_out_kernel)sg_e->unboxed)(sg_ks, self, out, ret);
-    return aten_relu_out_slow(sg_e, sg_ks, self, out, ret);
+    return sg_call_boxed_sig(sg_e, aten_relu_out_op, sg_ks, "tt>t", self, out, ret);
 }
 
 sg_status aten_relu_out(sg_tensor *self, sg_tensor *out, sg_tensor **ret) {
@@ -641,25 +478,10 @@ static sg_status aten_native_dropout_out_boxed(void *sg_ctx, const sg_op *sg_op_
     return SG_OK;
 }
 
-/* typed call -> boxed entry: a boxed kernel, a fallback, overrides, or the error to report */
-static SG_COLD sg_status aten_native_dropout_out_slow(const sg_entry *sg_e, sg_keyset sg_ks, sg_tensor *input, double p, const bool *train, sg_tensor *out0, sg_tensor *out1, sg_tensor **ret0, sg_tensor **ret1) {
-    sg_any sg_args[5] = {sg_any_tensor(input), sg_any_float(p), (train ? sg_any_bool(*train) : sg_any_none()), sg_any_tensor(out0), sg_any_tensor(out1)};
-    sg_any sg_rets[2] = {{0}};
-    sg_status sg_st = sg_e->boxed(sg_e->ctx, aten_native_dropout_out_op, sg_ks, sg_args, 5, sg_rets, 2);
-    if (sg_st) {
-        for (int32_t sg_i = 0; sg_i < 2; sg_i++) sg_any_release(&sg_rets[sg_i]);
-        return sg_st;
-    }
-    sg_st = sg_result_tensor(&sg_rets[0], ret0);
-    if (!sg_st) sg_st = sg_result_tensor(&sg_rets[1], ret1);
-    else sg_any_release(&sg_rets[1]);
-    return sg_st;
-}
-
 sg_status aten_native_dropout_out_redispatch(sg_keyset sg_ks, sg_tensor *input, double p, const bool *train, sg_tensor *out0, sg_tensor *out1, sg_tensor **ret0, sg_tensor **ret1) {
     const sg_entry *sg_e = sg_dispatch_entry(aten_native_dropout_out_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_native_dropout_out_kernel)sg_e->unboxed)(sg_ks, input, p, train, out0, out1, ret0, ret1);
-    return aten_native_dropout_out_slow(sg_e, sg_ks, input, p, train, out0, out1, ret0, ret1);
+    return sg_call_boxed_sig(sg_e, aten_native_dropout_out_op, sg_ks, "tfBtt>tt", input, p, train, out0, out1, ret0, ret1);
 }
 
 sg_status aten_native_dropout_out(sg_tensor *input, double p, const bool *train, sg_tensor *out0, sg_tensor *out1, sg_tensor **ret0, sg_tensor **ret1) {

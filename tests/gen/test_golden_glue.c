@@ -1,0 +1,113 @@
+/* test_golden_glue.c: the glue of the golden case (every type family), linked and called: a
+ * typed call that lands on a boxed kernel must box each kind of argument faithfully
+ * (sg_call_boxed_sig) and unbox each kind of result; a boxed call must reach a typed kernel
+ * with every argument unboxed (the generated adapters). */
+#include "check.h"
+#include "golden.h"
+
+#include <string.h>
+
+static sg_tensor *t;
+
+/* boxed golden::mix: checks what arrived, returns (x, 2.5) */
+static sg_status mix_boxed(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *a,
+                           int32_t nargs, sg_any *rets, int32_t nrets) {
+    (void)ctx, (void)op, (void)ks;
+    CHECK(nargs == 11 && nrets == 2);
+    CHECK(a[0].tag == SG_ANY_TENSOR && a[0].u.t == t);
+    CHECK(a[1].tag == SG_ANY_COMPLEX && a[1].u.c->re == 1 && a[1].u.c->im == -2);
+    CHECK(a[2].tag == SG_ANY_INT && a[2].u.i == 42); /* Any: passed through as given */
+    CHECK(a[3].tag == SG_ANY_LAYOUT && a[3].u.i == SG_STRIDED);
+    CHECK(a[4].tag == SG_ANY_MEMORY_FORMAT && a[4].u.i == SG_CHANNELS_LAST);
+    CHECK(a[5].tag == SG_ANY_DEVICE && a[5].u.dev.type == SG_DEV_META);
+    CHECK(a[6].tag == SG_ANY_FLOAT_LIST && a[6].len == 2 && a[6].u.floats[1] == 0.25);
+    CHECK(a[7].tag == SG_ANY_BOOL_LIST && a[7].len == 3 && !a[7].u.bools[1]);
+    CHECK(a[8].tag == SG_ANY_NONE);
+    CHECK(a[9].tag == SG_ANY_LIST && a[9].len == 2 && a[9].u.items[1].tag == SG_ANY_STR &&
+          strcmp(a[9].u.items[1].u.s, "b") == 0);
+    CHECK(a[10].tag == SG_ANY_INT && a[10].u.i == 7);
+    rets[0] = sg_any_tensor(sg_tensor_retain(a[0].u.t));
+    rets[1] = sg_any_float(2.5);
+    return SG_OK;
+}
+
+/* typed golden::mix: reached from a boxed call through the generated adapter */
+static sg_status mix_typed(sg_keyset ks, sg_tensor *x, sg_complex c, const sg_any *extra,
+                           sg_layout layout, sg_memory_format mf, sg_device dev,
+                           const sg_float_list *weights, sg_bool_list mask,
+                           const sg_str_list *names, sg_str_list labels, const int64_t *k,
+                           sg_tensor **ret_out, double *ret_score) {
+    (void)ks;
+    CHECK(x == t && c.re == 1 && c.im == -2 && extra && extra->u.i == 42);
+    CHECK(layout == SG_STRIDED && mf == SG_CHANNELS_LAST && dev.type == SG_DEV_META);
+    CHECK(weights && weights->len == 2 && weights->items[0] == 0.5);
+    CHECK(mask.len == 3 && mask.items[2]);
+    CHECK(names == NULL && labels.len == 2 && strcmp(labels.items[0], "a") == 0);
+    CHECK(k && *k == 7);
+    *ret_out = sg_tensor_retain(x);
+    *ret_score = 1.5;
+    return SG_OK;
+}
+
+/* a Scalar result and a ScalarType result, boxed kernels */
+static sg_status item_boxed(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *a,
+                            int32_t nargs, sg_any *rets, int32_t nrets) {
+    (void)ctx, (void)op, (void)ks, (void)a, (void)nargs, (void)nrets;
+    rets[0] = sg_any_int(-3);
+    return SG_OK;
+}
+
+int main(void) {
+    CHECK(golden_init() == SG_OK);
+    float   v[2] = {1, 2};
+    int64_t n[1] = {2};
+    CHECK(sg_tensor_from_blob(v, n, NULL, 1, SG_FLOAT32, SG_CPU, 0, NULL, NULL, &t) == SG_OK);
+
+    sg_complex  c = {1, -2};
+    sg_any      extra = sg_any_int(42);
+    double      w[2] = {0.5, 0.25};
+    bool        m[3] = {true, false, true};
+    const char *labels[2] = {"a", "b"};
+    int64_t     k = 7;
+    sg_float_list wl = {w, 2};
+    sg_bool_list  ml = {m, 3};
+    sg_str_list   ll = {labels, 2};
+
+    /* typed call -> boxed kernel */
+    sg_handle *h;
+    CHECK(sg_op_impl(golden_mix_op, SG_KEY_CPU, (sg_kernel){NULL, mix_boxed, NULL}, &h) == SG_OK);
+    sg_tensor *out = NULL;
+    double     score = 0;
+    CHECK(golden_mix(t, c, &extra, SG_STRIDED, SG_CHANNELS_LAST, SG_META, &wl, ml, NULL, ll, &k,
+                     &out, &score) == SG_OK);
+    CHECK(out == t && score == 2.5);
+    sg_tensor_release(out);
+    CHECK(sg_handle_release(h) == SG_OK);
+
+    /* boxed call -> typed kernel */
+    CHECK(golden_mix_register(SG_KEY_CPU, mix_typed, &h) == SG_OK);
+    sg_any args[11] = {sg_any_tensor(t), {SG_ANY_COMPLEX, 0, {0}}, extra,
+                       sg_box_tag_i(SG_ANY_LAYOUT, SG_STRIDED),
+                       sg_box_tag_i(SG_ANY_MEMORY_FORMAT, SG_CHANNELS_LAST), sg_any_device(SG_META),
+                       sg_box_float_list(wl), sg_box_bool_list(ml), sg_any_none(), sg_any_none(),
+                       sg_any_int(7)};
+    sg_any room[2];
+    args[1].u.c = &c;
+    args[9] = sg_box_str_list(ll, room);
+    sg_any rets[2];
+    CHECK(sg_op_call_boxed(golden_mix_op, args, 11, rets, 2) == SG_OK);
+    CHECK(rets[0].tag == SG_ANY_TENSOR && rets[0].u.t == t);
+    CHECK(rets[1].tag == SG_ANY_FLOAT && rets[1].u.f == 1.5);
+    sg_any_release(&rets[0]);
+    CHECK(sg_handle_release(h) == SG_OK);
+
+    /* a Scalar result keeps its kind through unboxing */
+    CHECK(sg_op_impl(aten_item_op, SG_KEY_CPU, (sg_kernel){NULL, item_boxed, NULL}, &h) == SG_OK);
+    sg_scalar s;
+    CHECK(aten_item(t, &s) == SG_OK && s.kind == SG_SCALAR_INT && s.u.i == -3);
+    CHECK(sg_handle_release(h) == SG_OK);
+
+    sg_tensor_release(t);
+    sg_runtime_shutdown();
+    return check_result("test_golden_glue");
+}
