@@ -69,7 +69,7 @@ int main(int argc, char **argv) {
         sg_validate(&m, &d);
         if (!d.nerrors) sg_model_derive(&m, &d);
         double t1 = now_ms();
-        sg_codegen_opts o = {.lib = "corpus", .shard_size = 200, .inputs = inputs, .ninputs = 1};
+        sg_codegen_opts o = {.lib = "corpus", .shard_size = 400, .inputs = inputs, .ninputs = 1};
         if (!d.nerrors) sg_codegen(&m, &o, &outs, &d);
         double t2 = now_ms();
         if (d.nerrors) {

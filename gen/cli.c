@@ -58,14 +58,15 @@ static const char help_text[] =
     "                      json       the model as JSON (docs/json-format.md)\n"
     "                      canonical  every schema in canonical form, one per line\n"
     "  -o, --output DIR  generate into DIR: the typed C API (LIB.h), wrappers and\n"
-    "                    adapters (LIB_0.c, LIB_1.c, ...), the op table (LIB_table.c),\n"
+    "                    adapters (LIB_0.c, LIB_1.c, ...), the generator's kernels\n"
+    "                    (LIB_composite.c), the op table (LIB_table.c),\n"
     "                    LIB_registrations.json, and what user templates add. DIR is\n"
     "                    created if need be; each file is replaced atomically, and only\n"
     "                    when its bytes change. With -o, nothing is printed unless\n"
     "                    --emit asks for it.\n"
     "  --lib NAME        the generated library's name (file and function prefix;\n"
     "                    default: ops)\n"
-    "  --shard-size N    ops per generated wrapper file (default: 200)\n"
+    "  --shard-size N    ops per generated wrapper file (default: 400)\n"
     "  --shards N        exactly N wrapper files (some may hold no op), so a build\n"
     "                    knows their names in advance\n"
     "  --templates DIR   also render DIR's templates (*.tpl, helpers in DIR/lib);\n"
@@ -336,7 +337,7 @@ static void canonical_check(const sg_model *m, sg_diag *d) {
 static int generate(const options *o, const sg_model *m, sg_outputs *outs, sg_diag *d) {
     sg_codegen_opts co = {
         .lib = o->lib ? o->lib : "ops",
-        .shard_size = o->shard_size > 0 ? (uint32_t)o->shard_size : 200,
+        .shard_size = o->shard_size > 0 ? (uint32_t)o->shard_size : 400,
         .shards = o->shards > 0 ? (uint32_t)o->shards : 0,
         .inputs = o->inputs,
         .ninputs = o->ninputs,

@@ -37,9 +37,13 @@ const sg_op_desc *$(lib)_find(const char *name, const char *overload);
 extern sg_op *$(cn)_op;
 %   if C.typed(op) then
 %     local params = C.params(op)
-typedef sg_status (*$(cn)_kernel)(sg_keyset ks$(params == "void" and "" or ", " .. params));
+%     -- Rationale: the parameter list is written once, in a function type; the wrapper, the
+%     -- kernel type and the rest are declared from it (a smaller header parses faster in
+%     -- every file that includes it).
+typedef sg_status $(cn)_fn(sg_keyset ks$(params == "void" and "" or ", " .. params));
+typedef $(cn)_fn *$(cn)_kernel;
+$(cn)_fn $(cn)_redispatch;
 sg_status $(cn)($(params));
-sg_status $(cn)_redispatch(sg_keyset ks$(params == "void" and "" or ", " .. params));
 sg_status $(cn)_register(sg_key key, $(cn)_kernel fn, sg_handle **out);
 %     if op.structured_is_out then
 /* structured: its functional and in-place variants run this meta function, then this op */
@@ -47,10 +51,8 @@ typedef sg_status (*$(cn)_meta_fn)($(C.meta_params(op)));
 extern $(cn)_meta_fn $(cn)_meta;
 void $(cn)_set_meta($(cn)_meta_fn fn);
 %     end
-%     local composite = C.composite(op)
-%     if composite then
-/* the generator's kernel ($(composite)), registered for CompositeExplicitAutograd */
-sg_status $(cn)_composite(sg_keyset ks$(params == "void" and "" or ", " .. params));
+%     if C.composite(op) then
+$(cn)_fn $(cn)_composite; /* the generator's kernel ($(C.composite(op))) */
 %     end
 %   end
 

@@ -1,4 +1,4 @@
-/* golden_composite_0.c: kernels the generator writes (shard 1 of 2): the functional
+/* golden_composite.c: kernels the generator writes: the functional
  * and in-place variants of structured ops (a meta function, then the out kernel), and the
  * variants `autogen:` asks for. golden_init registers each for CompositeExplicitAutograd, so a
  * backend with a kernel of its own for the op still wins.
@@ -41,4 +41,47 @@ sg_status aten_add__Tensor_composite(sg_keyset ks, sg_tensor *self, sg_tensor *o
 /* the meta function of structured aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
 aten_add_out_meta_fn aten_add_out_meta;
 void aten_add_out_set_meta(aten_add_out_meta_fn fn) { __atomic_store_n(&aten_add_out_meta, fn, __ATOMIC_RELEASE); }
+
+/* aten::relu(Tensor self) -> Tensor
+ * autogen (functional) from aten::relu_(Tensor(a!) self) -> Tensor(a!) */
+sg_status aten_relu_composite(sg_keyset ks, sg_tensor *self, sg_tensor **ret) {
+    (void)ks;
+    sg_status st = SG_OK;
+    sg_tensor *c0 = NULL;
+    if (!st) st = sg_tensor_clone(self, &c0);
+    sg_tensor *r0 = NULL;
+    if (!st) st = aten_relu_(c0, &r0);
+    sg_tensor_release(r0);
+    if (!st) { *ret = c0; c0 = NULL; }
+    sg_tensor_release(c0);
+    return st;
+}
+
+/* aten::relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+ * autogen (out_inplace) from aten::relu_(Tensor(a!) self) -> Tensor(a!) */
+sg_status aten_relu_out_composite(sg_keyset ks, sg_tensor *self, sg_tensor *out, sg_tensor **ret) {
+    (void)ks;
+    sg_status st = sg_tensor_copy_(out, self);
+    sg_tensor *r0 = NULL;
+    if (!st) st = aten_relu_(out, &r0);
+    sg_tensor_release(r0);
+    if (!st) *ret = sg_tensor_retain(out);
+    return st;
+}
+
+/* aten::native_dropout.out(Tensor input, float p, bool? train, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))
+ * autogen (out) from aten::native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor) */
+sg_status aten_native_dropout_out_composite(sg_keyset ks, sg_tensor *input, double p, const bool *train, sg_tensor *out0, sg_tensor *out1, sg_tensor **ret0, sg_tensor **ret1) {
+    (void)ks;
+    sg_tensor *r0 = NULL;
+    sg_tensor *r1 = NULL;
+    sg_status st = aten_native_dropout(input, p, train, &r0, &r1);
+    if (!st) st = sg_tensor_copy_(out0, r0);
+    if (!st) st = sg_tensor_copy_(out1, r1);
+    sg_tensor_release(r0);
+    sg_tensor_release(r1);
+    if (!st) *ret0 = sg_tensor_retain(out0);
+    if (!st) *ret1 = sg_tensor_retain(out1);
+    return st;
+}
 
