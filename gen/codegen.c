@@ -415,6 +415,40 @@ static int l_import(lua_State *L) {
     return 1;
 }
 
+/* cstr(s): s as a C string literal ("NULL" for nil); jstr(s): s as a JSON string ("null").
+ * Rationale: quoting every name, type and default of the corpus in Lua took longer than the
+ * rest of the op table; these are the templates' two quoting needs, done once in C. */
+static int quote(lua_State *L, bool json) {
+    if (lua_isnoneornil(L, 1)) {
+        lua_pushstring(L, json ? "null" : "NULL");
+        return 1;
+    }
+    size_t      n;
+    const char *s = luaL_checklstring(L, 1, &n);
+    luaL_Buffer b;
+    luaL_buffinitsize(L, &b, n + 2);
+    luaL_addchar(&b, '"');
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') {
+            luaL_addchar(&b, '\\');
+            luaL_addchar(&b, (char)c);
+        } else if (c < 0x20 || c == 0x7f) {
+            char e[8];
+            snprintf(e, sizeof e, json ? "\\u%04x" : "\\%03o", c);
+            luaL_addstring(&b, e);
+        } else {
+            luaL_addchar(&b, (char)c);
+        }
+    }
+    luaL_addchar(&b, '"');
+    luaL_pushresult(&b);
+    return 1;
+}
+
+static int l_cstr(lua_State *L) { return quote(L, false); }
+static int l_jstr(lua_State *L) { return quote(L, true); }
+
 /* A new state: base, string, table, math and utf8 libraries; no io, os, package, debug;
  * no dofile or loadfile. The templates' environment table is left in the registry. */
 static lua_State *new_state(limits *lim, const sources *s) {
@@ -437,6 +471,10 @@ static lua_State *new_state(limits *lim, const sources *s) {
     lua_setfield(L, LUA_REGISTRYINDEX, "sg.imported");
     lua_pushcfunction(L, l_import);
     lua_setglobal(L, "import");
+    lua_pushcfunction(L, l_cstr);
+    lua_setglobal(L, "cstr");
+    lua_pushcfunction(L, l_jstr);
+    lua_setglobal(L, "jstr");
     return L;
 }
 

@@ -303,6 +303,31 @@ static void link_derived(lua_State *L, int ops, const sg_op *op, uint32_t i, con
     lua_pop(L, 1);
 }
 
+/* model.sorted: the ops by qualified name, then overload, byte order (the op table's order). */
+static const sg_model *sort_model;
+static int by_qualified(const void *a, const void *b) {
+    const sg_op *x = sort_model->ops[*(const uint32_t *)a], *y = sort_model->ops[*(const uint32_t *)b];
+    int c = strcmp(x->ns, y->ns);
+    if (c) return c;
+    c = strcmp(x->schema.name, y->schema.name);
+    return c ? c : strcmp(x->schema.overload, y->schema.overload);
+}
+
+static bool push_sorted(lua_State *L, int ops, const sg_model *m) {
+    uint32_t *order = malloc((m->nops ? m->nops : 1) * sizeof *order);
+    if (!order) return false;
+    for (uint32_t i = 0; i < m->nops; i++) order[i] = i;
+    sort_model = m;
+    qsort(order, m->nops, sizeof *order, by_qualified);
+    lua_createtable(L, (int)m->nops, 0);
+    for (uint32_t i = 0; i < m->nops; i++) {
+        lua_rawgeti(L, ops, (lua_Integer)order[i] + 1);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    free(order);
+    return true;
+}
+
 bool sg_lua_push_model(lua_State *L, const sg_model *m) {
     opmap mp;
     if (!opmap_init(&mp, m)) {
@@ -339,6 +364,8 @@ bool sg_lua_push_model(lua_State *L, const sg_model *m) {
     }
     lua_setfield(L, -3, "groups");
     for (uint32_t i = 0; i < m->nops; i++) link_derived(L, ops, m->ops[i], i, &mp);
+    bool ok = push_sorted(L, ops, m);
+    if (ok) lua_setfield(L, -3, "sorted");
     lua_setfield(L, -2, "ops");
 
     lua_createtable(L, (int)m->ntags, 0);
@@ -357,5 +384,5 @@ bool sg_lua_push_model(lua_State *L, const sg_model *m) {
     SETF(L, "files");
     sg_buf_free(&tmp);
     opmap_free(&mp);
-    return !tmp.oom;
+    return ok && !tmp.oom;
 }

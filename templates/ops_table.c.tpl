@@ -1,13 +1,8 @@
 %! output = "{lib}_table.c"
 % local C = import "c"
 % -- the table is sorted by (qualified name, overload), byte order, for sg_op_desc_find
-% local sorted = {}
-% for i, op in ipairs(model.ops) do sorted[i] = op end
-% table.sort(sorted, function(a, b)
-%   if a.qualified ~= b.qualified then return a.qualified < b.qualified end
-%   return a.overload < b.overload
-% end)
-% local function q(s) if s == nil then return "NULL" end return string.format("%q", s):gsub("\\\n", "\\n") end
+% local sorted = model.sorted
+% local q = cstr
 % local function b(v) return v and "true" or "false" end
 /* $(output): the op table of $(lib) ($(#model.ops) ops, sorted by name and overload) and $(lib)_init.
  * $(banner) */

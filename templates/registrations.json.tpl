@@ -3,7 +3,7 @@
 % -- a new backend must implement it (it dispatches, and no composite kernel covers it).
 % local composite = { CompositeImplicitAutograd = true, CompositeExplicitAutograd = true,
 %                     CompositeExplicitAutogradNonFunctional = true, CompositeImplicitAutogradNestedTensor = true }
-% local function q(s) return string.format("%q", s):gsub("\\\n", "\\n") end
+% local q = jstr
 {
   "generated_by": $(q(banner)),
   "ops": [

@@ -417,4 +417,18 @@ end
 
 C.find_arg = find_arg
 
+-- Rationale: several templates ask the same op for the same strings; each is built once.
+for _, name in ipairs({"params", "call_args", "keys", "ret_names", "signature", "composite",
+                       "meta_params"}) do
+  local build, memo = C[name], {}
+  C[name] = function(op)
+    local v = memo[op]
+    if v == nil then
+      v = build(op)
+      memo[op] = v == nil and false or v
+    end
+    return v or nil
+  end
+end
+
 return C
