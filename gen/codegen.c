@@ -5,11 +5,14 @@
  * attempt to concatenate a nil value") point at the template's line. Each runs in a protected
  * call, in a state that has no io, os or package library: templates read the model and return
  * text, nothing else. */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE
 #include "codegen.h"
 #include "lua_model.h"
 
 #include <dirent.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 #include <lauxlib.h>
 #include <lualib.h>
 #include <stdio.h>
@@ -22,13 +25,20 @@
 
 enum { MEMORY_LIMIT = 1u << 30 }; /* a runaway template fails instead of taking the machine */
 
+static void renderer_free(void *owner);
+
 void sg_outputs_free(sg_outputs *o) {
     for (uint32_t i = 0; i < o->n; i++) {
         free(o->items[i].name);
-        sg_buf_free(&o->items[i].data);
+        free(o->items[i].pieces);
     }
     free(o->items);
+    if (o->owner) renderer_free(o->owner);
     memset(o, 0, sizeof *o);
+}
+
+void sg_output_text(const sg_output *o, sg_buf *b) {
+    for (size_t i = 0; i < o->npieces; i++) sg_buf_putn(b, o->pieces[i].p, o->pieces[i].n);
 }
 
 /* ---- the template sources ---------------------------------------------------------------- */
@@ -301,7 +311,7 @@ static bool translate(const sg_tpl_file *t, sg_buf *lua, sg_buf *header, sg_diag
         line++;
         s = nl ? nl + 1 : end;
     }
-    sg_buf_puts(lua, " return table.concat(_o)\n");
+    sg_buf_puts(lua, " return _o, _n\n");
     return !lua->oom && !header->oom;
 }
 
@@ -349,29 +359,66 @@ static void small_put(limits *lim, void *p, size_t n) {
     lim->free_list[c] = p;
 }
 
+/* Big blocks (table arrays, long strings): mapped with their pages faulted in at once, which
+ * costs a fraction of faulting them one by one as they are first written. */
+enum { BIG_MIN = 64 * 1024 };
+
+static void *big_get(size_t n) {
+#if defined(__linux__) && defined(MAP_POPULATE)
+    void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+                   -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+#else
+    return malloc(n);
+#endif
+}
+
+static void big_put(void *p, size_t n) {
+#if defined(__linux__) && defined(MAP_POPULATE)
+    munmap(p, n);
+#else
+    (void)n;
+    free(p);
+#endif
+}
+
+/* A block of n bytes, small, big or in between (malloc). */
+static void *get(limits *lim, size_t n) {
+    return n <= SMALL_MAX ? small_get(lim, n) : n >= BIG_MIN ? big_get(n) : malloc(n);
+}
+
+static void put(limits *lim, void *p, size_t n) {
+    if (n <= SMALL_MAX) small_put(lim, p, n);
+    else if (n >= BIG_MIN) big_put(p, n);
+    else free(p);
+}
+
+/* Whether a block of osize bytes can serve nsize in place. */
+static bool same_kind(size_t osize, size_t nsize) {
+    if (osize <= SMALL_MAX || nsize <= SMALL_MAX)
+        return osize <= SMALL_MAX && nsize <= SMALL_MAX && class_of(osize) == class_of(nsize);
+    return osize < BIG_MIN && nsize < BIG_MIN; /* both malloc'ed: realloc */
+}
+
 static void *alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     limits *lim = ud;
     if (!ptr) osize = 0; /* Lua passes a type tag there for new blocks */
     if (nsize == 0) {
         if (ptr) {
-            if (osize <= SMALL_MAX) small_put(lim, ptr, osize);
-            else free(ptr);
+            put(lim, ptr, osize);
             lim->used -= osize;
         }
         return NULL;
     }
     if (nsize > osize && lim->used + (nsize - osize) > MEMORY_LIMIT) return NULL;
     void *p;
-    if (osize > SMALL_MAX && nsize > SMALL_MAX) {
-        p = realloc(ptr, nsize);
-    } else if (ptr && osize <= SMALL_MAX && nsize <= SMALL_MAX && class_of(osize) == class_of(nsize)) {
-        p = ptr;
+    if (ptr && same_kind(osize, nsize)) {
+        p = osize <= SMALL_MAX ? ptr : realloc(ptr, nsize);
     } else {
-        p = nsize <= SMALL_MAX ? small_get(lim, nsize) : malloc(nsize);
+        p = get(lim, nsize);
         if (p && ptr) {
             memcpy(p, ptr, osize < nsize ? osize : nsize);
-            if (osize <= SMALL_MAX) small_put(lim, ptr, osize);
-            else free(ptr);
+            put(lim, ptr, osize);
         }
     }
     if (p) lim->used = lim->used - osize + nsize;
@@ -469,6 +516,8 @@ static lua_State *new_state(limits *lim, const sources *s) {
     lua_rawsetp(L, LUA_REGISTRYINDEX, &SOURCES_KEY);
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, "sg.imported");
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, "sg.keep");
     lua_pushcfunction(L, l_import);
     lua_setglobal(L, "import");
     lua_pushcfunction(L, l_cstr);
@@ -480,6 +529,20 @@ static lua_State *new_state(limits *lim, const sources *s) {
 
 /* ---- rendering ---------------------------------------------------------------------------- */
 
+/* The Lua state and its memory: they hold the outputs' bytes, so they live as long as the
+ * outputs (sg_outputs.owner). */
+typedef struct renderer {
+    lua_State *L;
+    limits     lim;
+} renderer;
+
+static void renderer_free(void *owner) {
+    renderer *rd = owner;
+    if (rd->L) lua_close(rd->L);
+    limits_free(&rd->lim);
+    free(rd);
+}
+
 typedef struct run {
     const sg_model        *m;
     const sg_codegen_opts *o;
@@ -487,7 +550,7 @@ typedef struct run {
     sg_outputs            *out;
     sg_diag               *d;
     lua_State             *L;
-    limits                 lim;
+    renderer              *rd;
 } run;
 
 static sg_output *new_output(sg_outputs *o, const char *name) {
@@ -501,7 +564,8 @@ static sg_output *new_output(sg_outputs *o, const char *name) {
     sg_output *out = &o->items[o->n];
     out->name = strdup(name);
     if (!out->name) return NULL;
-    sg_buf_init(&out->data);
+    out->pieces = NULL;
+    out->npieces = out->len = 0;
     o->n++;
     return out;
 }
@@ -632,29 +696,37 @@ static int render(run *r, const sg_tpl_file *t, int env) {
         lua_pushvalue(L, fn);
         lua_pushvalue(L, env);
         lua_setupvalue(L, -2, 1); /* _ENV */
-        if (lua_pcall(L, 0, 1, 0) != LUA_OK) {
+        if (lua_pcall(L, 0, 2, 0) != LUA_OK) {
             lua_fail(r, t);
             errors = 1;
             break;
         }
-        size_t      n;
-        const char *text = lua_tolstring(L, -1, &n);
+        /* the pieces: _o[1.._n]; _o stays referenced (sg.keep) so its strings stay put */
+        lua_Integer np = lua_tointeger(L, -1);
+        lua_pop(L, 1);
+        sg_output *o = NULL;
         if (!safe_name(name.data)) {
             sg_diag_plain(r->d, SG_ERROR, "%s: the output name '%s' leaves the output folder",
                           t->label, name.data);
             errors = 1;
+        } else if (!(o = new_output(r->out, name.data)) ||
+                   !(o->pieces = malloc((np > 0 ? (size_t)np : 1) * sizeof *o->pieces))) {
+            sg_diag_plain(r->d, SG_ERROR, "out of memory");
+            errors = 1;
         } else {
-            sg_output *o = new_output(r->out, name.data);
-            if (!o) {
-                sg_diag_plain(r->d, SG_ERROR, "out of memory");
-                errors = 1;
-            } else {
-                sg_buf_putn(&o->data, text ? text : "", text ? n : 0);
-                if (o->data.oom) {
-                    sg_diag_plain(r->d, SG_ERROR, "out of memory");
-                    errors = 1;
-                }
+            for (lua_Integer k2 = 1; k2 <= np; k2++) {
+                lua_rawgeti(L, -1, k2);
+                size_t      n;
+                const char *text = lua_tolstring(L, -1, &n);
+                lua_pop(L, 1);
+                if (!text) continue; /* only strings reach _o: see translate() */
+                o->pieces[o->npieces++] = (sg_piece){text, n};
+                o->len += n;
             }
+            lua_getfield(L, LUA_REGISTRYINDEX, "sg.keep");
+            lua_pushvalue(L, -2);
+            lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+            lua_pop(L, 1);
         }
         lua_pop(L, 1);
     }
@@ -703,7 +775,9 @@ int sg_codegen(const sg_model *m, const sg_codegen_opts *o, sg_outputs *out, sg_
     for (size_t i = 0; i < sg_builtin_ntemplates; i++)
         if (!add_source(&r.src, sg_builtin_templates[i])) errors++;
     if (errors) goto done;
-    r.L = new_state(&r.lim, &r.src);
+    r.rd = calloc(1, sizeof *r.rd);
+    r.L = r.rd ? new_state(&r.rd->lim, &r.src) : NULL;
+    if (r.rd) r.rd->L = r.L;
     if (!r.L) {
         sg_diag_plain(d, SG_ERROR, "out of memory starting Lua");
         errors = 1;
@@ -724,9 +798,12 @@ int sg_codegen(const sg_model *m, const sg_codegen_opts *o, sg_outputs *out, sg_
         if (ends_with(r.src.items[i].name, ".tpl") && !strchr(r.src.items[i].name, '/'))
             errors += render(&r, &r.src.items[i], env);
 done:
-    if (r.L) lua_close(r.L);
-    limits_free(&r.lim);
     sources_free(&r.src);
-    if (errors) sg_outputs_free(out);
+    if (errors) {
+        sg_outputs_free(out);
+        if (r.rd) renderer_free(r.rd);
+    } else {
+        out->owner = r.rd;
+    }
     return errors;
 }

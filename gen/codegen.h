@@ -39,15 +39,29 @@ typedef struct sg_codegen_opts {
     uint32_t           ntemplate_dirs;
 } sg_codegen_opts;
 
+/* A generated file: its text as the pieces the template made, in order. Rationale: joining
+ * 13 MB of pieces into one string, then copying it, cost more than rendering it (fresh memory
+ * is dear on the machines we measured); the pieces are written out as they are. */
+typedef struct sg_piece {
+    const char *p;
+    size_t      n;
+} sg_piece;
+
 typedef struct sg_output {
-    char  *name; /* relative to the output folder */
-    sg_buf data;
+    char     *name;    /* relative to the output folder */
+    sg_piece *pieces;  /* valid until sg_outputs_free */
+    size_t    npieces;
+    size_t    len;     /* bytes in all */
 } sg_output;
 
 typedef struct sg_outputs {
     sg_output *items;
     uint32_t   n, cap;
+    void      *owner;  /* what holds the pieces' bytes (the renderer) */
 } sg_outputs;
+
+/* The whole text of o, appended to b (tests and tools that want one string). */
+void sg_output_text(const sg_output *o, sg_buf *b);
 
 void sg_outputs_free(sg_outputs *o);
 /* Writes every output into outdir (created with its parents if need be), each atomically and

@@ -35,55 +35,60 @@ static int make_dirs(char *dir, FILE *err) {
     return -1;
 }
 
-/* True when path holds exactly data[0..len). */
-static bool same_bytes(const char *path, const char *data, size_t len) {
+/* True when path holds exactly o's bytes. */
+static bool same_bytes(const char *path, const sg_output *o) {
     FILE *f = fopen(path, "rb");
     if (!f) return false;
-    char chunk[65536];
-    size_t off = 0, n;
-    bool same = true;
+    char   chunk[65536];
+    size_t k = 0, off = 0; /* the piece, and the offset in it, to compare next */
+    bool   same = true;
+    size_t n, total = 0;
     while (same && (n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        same = off + n <= len && memcmp(chunk, data + off, n) == 0;
-        off += n;
+        total += n;
+        for (size_t i = 0; same && i < n;) {
+            while (k < o->npieces && off == o->pieces[k].n) k++, off = 0;
+            if (k == o->npieces) {
+                same = false;
+                break;
+            }
+            size_t m = o->pieces[k].n - off;
+            if (m > n - i) m = n - i;
+            same = memcmp(chunk + i, o->pieces[k].p + off, m) == 0;
+            i += m;
+            off += m;
+        }
     }
-    same = same && off == len && !ferror(f);
+    same = same && total == o->len && !ferror(f);
     fclose(f);
     return same;
 }
 
-static bool write_all(int fd, const char *data, size_t len) {
-    while (len) {
-        ssize_t n = write(fd, data, len);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        data += n;
-        len -= (size_t)n;
-    }
-    return true;
-}
-
 /* Writes dir/name by way of a temporary file in dir and a rename, so readers see the old file
  * or the new one, never a part; leaves an identical file untouched. */
-static int write_file_atomic(const char *dir, const char *name, const sg_buf *data, FILE *err) {
+static int write_file_atomic(const char *dir, const sg_output *o, FILE *err) {
     sg_buf path, tmp;
     sg_buf_init(&path);
     sg_buf_init(&tmp);
-    sg_buf_printf(&path, "%s/%s", dir, name);
-    sg_buf_printf(&tmp, "%s/.%s.XXXXXX", dir, name);
+    sg_buf_printf(&path, "%s/%s", dir, o->name);
+    sg_buf_printf(&tmp, "%s/.%s.XXXXXX", dir, o->name);
     int rc = -1;
     if (path.oom || tmp.oom) {
         fputs("schemagen: error: out of memory\n", err);
-    } else if (same_bytes(path.data, data->data, data->len)) {
+    } else if (same_bytes(path.data, o)) {
         rc = 0;
     } else {
-        int fd = mkstemp(tmp.data);
-        if (fd < 0) {
+        int   fd = mkstemp(tmp.data);
+        FILE *f = fd < 0 ? NULL : fdopen(fd, "wb");
+        if (!f) {
             report_errno(err, "create a file in", dir);
+            if (fd >= 0) close(fd);
         } else {
             mode_t mask = umask(0);
             umask(mask);
-            bool ok = fchmod(fd, 0666 & ~mask) == 0 && write_all(fd, data->data, data->len);
-            ok = (close(fd) == 0) && ok;
+            bool ok = fchmod(fd, 0666 & ~mask) == 0;
+            for (size_t i = 0; ok && i < o->npieces; i++)
+                ok = fwrite(o->pieces[i].p, 1, o->pieces[i].n, f) == o->pieces[i].n;
+            ok = (fclose(f) == 0) && ok;
             if (ok && rename(tmp.data, path.data) == 0)
                 rc = 0;
             else
@@ -106,7 +111,7 @@ int sg_outputs_write(const char *outdir, const sg_outputs *outs, FILE *err) {
     else if (make_dirs(dir.data, err) == 0) {
         rc = 0;
         for (uint32_t i = 0; i < outs->n && rc == 0; i++)
-            rc = write_file_atomic(outdir, outs->items[i].name, &outs->items[i].data, err);
+            rc = write_file_atomic(outdir, &outs->items[i], err);
     }
     sg_buf_free(&dir);
     return rc;
