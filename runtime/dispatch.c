@@ -255,8 +255,13 @@ sg_entry sg_op_entry(const sg_op *op, sg_key key) {
     return (unsigned)key < SG_KEY__COUNT ? t->entry[key] : none;
 }
 
+static uint64_t epoch = 1;
+
+uint64_t sg_runtime_epoch(void) { return __atomic_load_n(&epoch, __ATOMIC_ACQUIRE); }
+
 void sg_runtime_shutdown(void) {
     pthread_mutex_lock(&sg__lock);
+    __atomic_fetch_add(&epoch, 1, __ATOMIC_ACQ_REL);
     sg__ops_free();
     for (reg *r = all_regs, *next; r; r = next) {
         next = r->all_next;

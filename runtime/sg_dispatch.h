@@ -246,6 +246,8 @@ sg_entry  sg_op_entry(const sg_op *op, sg_key key);
 
 /* Frees every op, table and registration. No call may be in flight or follow. */
 void      sg_runtime_shutdown(void);
+/* Counts sg_runtime_shutdown calls: a library's init registers its kernels once per epoch. */
+uint64_t  sg_runtime_epoch(void);
 
 /* ---- calls ------------------------------------------------------------------------------- */
 

@@ -38,9 +38,10 @@ const sg_op_desc *$(lib)_find(const char *name, const char *overload) {
 }
 
 sg_status $(lib)_init(void) {
-    static int registered; /* the composites are registered once */
+    static uint64_t registered; /* the runtime epoch the composites were registered in */
     sg_status st = sg_op_desc_define_all($(lib)_ops, $(lib)_nops);
-    if (st || __atomic_exchange_n(&registered, 1, __ATOMIC_ACQ_REL)) return st;
+    uint64_t  now = sg_runtime_epoch();
+    if (st || __atomic_exchange_n(&registered, now, __ATOMIC_ACQ_REL) == now) return st;
 % for _, op in ipairs(model.ops) do
 %   if C.composite(op) then
     if ((st = $(op.cname)_register(SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD, $(op.cname)_composite, NULL))) return st;

@@ -345,9 +345,10 @@ const sg_op_desc *golden_find(const char *name, const char *overload) {
 }
 
 sg_status golden_init(void) {
-    static int registered; /* the composites are registered once */
+    static uint64_t registered; /* the runtime epoch the composites were registered in */
     sg_status st = sg_op_desc_define_all(golden_ops, golden_nops);
-    if (st || __atomic_exchange_n(&registered, 1, __ATOMIC_ACQ_REL)) return st;
+    uint64_t  now = sg_runtime_epoch();
+    if (st || __atomic_exchange_n(&registered, now, __ATOMIC_ACQ_REL) == now) return st;
     if ((st = aten_add_Tensor_register(SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD, aten_add_Tensor_composite, NULL))) return st;
     if ((st = aten_add__Tensor_register(SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD, aten_add__Tensor_composite, NULL))) return st;
     if ((st = aten_relu_register(SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD, aten_relu_composite, NULL))) return st;
