@@ -30,6 +30,12 @@ enum {
     SG_STORAGE_READ_ONLY = 1u << 0, /* imported read-only (DLPack): ops may not write it */
 };
 
+/* Tensor flags beyond the storage's (sg_tensor.flags, bits 7 down). */
+enum {
+    SG_TENSOR_WRAPPED_NUMBER = 1u << 7, /* a Scalar made a 0-dim tensor: type promotion ranks
+                                           it below every tensor (aten's wrapped numbers) */
+};
+
 typedef struct sg_storage sg_storage;
 struct sg_storage {
     int32_t    refs;   /* atomically updated; read it through nothing but the API */
@@ -53,7 +59,7 @@ struct sg_tensor {
     int64_t     offset;   /* in elements */
     sg_storage *storage;
     int32_t     ndim;
-    int32_t     pad_;
+    int32_t     cap;      /* room for this many dims (sg_tensor_resize_ stays within it) */
     int64_t    *sizes;    /* ndim entries, followed in memory by strides */
     int64_t    *strides;  /* ndim entries, in elements */
 };
@@ -94,6 +100,8 @@ void sg_tensor_release(sg_tensor *t); /* NULL is a no-op */
 /* ---- reading ------------------------------------------------------------------------------ */
 
 int64_t sg_tensor_numel(const sg_tensor *t);
+/* How many storage elements past its offset the view reaches (0 when empty). */
+int64_t sg_tensor_span(const sg_tensor *t);
 size_t  sg_tensor_nbytes(const sg_tensor *t); /* numel * element size */
 /* The address of element [0, 0, ...] (NULL on Meta). */
 static inline void *sg_tensor_data(const sg_tensor *t) {
@@ -137,6 +145,10 @@ sg_status sg_tensor_squeeze(sg_tensor *t, int64_t dim, sg_tensor **out);
  * read-only dst and SG_EINVAL for a dst with overlapping elements (an expanded view); meta to
  * meta does nothing, meta to or from a device with memory is SG_EUNSUPPORTED. */
 sg_status sg_tensor_copy_(sg_tensor *dst, const sg_tensor *src);
+/* Gives t new sizes, contiguous, in place (an out= argument being resized): the storage is
+ * replaced with a larger one of t's device where the new size needs more bytes. ndim must
+ * not exceed t->cap. Views of the old storage keep it. */
+sg_status sg_tensor_resize_(sg_tensor *t, const int64_t *sizes, int32_t ndim);
 /* A contiguous copy (or a new reference where t is contiguous already). */
 sg_status sg_tensor_contiguous(sg_tensor *t, sg_tensor **out);
 /* t on another device: a new reference where it is there already, otherwise a copy with the

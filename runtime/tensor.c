@@ -29,8 +29,10 @@ int64_t sg__span_elems(const int64_t *sizes, const int64_t *strides, int32_t ndi
 
 sg_status sg__tensor_new(sg_storage *s, sg_dtype dtype, const int64_t *sizes,
                          const int64_t *strides, int32_t ndim, int64_t offset, sg_tensor **out) {
-    /* Rationale: one allocation holds the header and its dims, so a view costs one malloc. */
-    sg_tensor *t = malloc(sizeof *t + 2 * (size_t)ndim * sizeof(int64_t));
+    /* Rationale: one allocation holds the header and its dims, so a view costs one malloc;
+     * room for 4 dims at least, so an out= tensor can be resized to a few more in place. */
+    int32_t    cap = ndim > 4 ? ndim : 4;
+    sg_tensor *t = malloc(sizeof *t + 2 * (size_t)cap * sizeof(int64_t));
     *out = NULL;
     if (!t) return sg_error(SG_ENOMEM, "out of memory");
     t->refs = 1;
@@ -41,9 +43,9 @@ sg_status sg__tensor_new(sg_storage *s, sg_dtype dtype, const int64_t *sizes,
     t->offset = offset;
     t->storage = s;
     t->ndim = ndim;
-    t->pad_ = 0;
+    t->cap = cap;
     t->sizes = (int64_t *)(t + 1);
-    t->strides = t->sizes + ndim;
+    t->strides = t->sizes + cap;
     if (ndim) {
         memcpy(t->sizes, sizes, (size_t)ndim * sizeof *sizes);
         memcpy(t->strides, strides, (size_t)ndim * sizeof *strides);
@@ -165,11 +167,44 @@ sg_status sg_tensor_from_blob(void *data, const int64_t *sizes, const int64_t *s
     return st;
 }
 
+sg_status sg_tensor_resize_(sg_tensor *t, const int64_t *sizes, int32_t ndim) {
+    int64_t   strides[SG_MAX_DIMS];
+    sg_status st = check_shape("resize_", sizes, ndim, (sg_dtype)t->dtype);
+    if (st) return st;
+    if (ndim > t->cap)
+        return sg_error(SG_EUNSUPPORTED, "resize_: a tensor made with %d dimensions cannot be "
+                                         "resized to %d",
+                        t->ndim, ndim);
+    if (!contiguous_strides(sizes, ndim, strides))
+        return sg_error(SG_EINVAL, "resize_: the tensor is too large");
+    size_t nbytes;
+    if (!bytes_of(sg__span_elems(sizes, strides, ndim), (sg_dtype)t->dtype, &nbytes))
+        return sg_error(SG_EINVAL, "resize_: the tensor is too large");
+    size_t have = t->storage->nbytes > (size_t)t->offset * sg_dtype_size((sg_dtype)t->dtype)
+                      ? t->storage->nbytes - (size_t)t->offset * sg_dtype_size((sg_dtype)t->dtype)
+                      : 0;
+    if (nbytes > have) {
+        sg_storage *s;
+        if ((st = sg__storage_new(t->device, nbytes, &s))) return st;
+        sg__storage_release(t->storage);
+        t->storage = s;
+        t->offset = 0;
+    }
+    t->ndim = ndim;
+    if (ndim) {
+        memcpy(t->sizes, sizes, (size_t)ndim * sizeof *sizes);
+        memcpy(t->strides, strides, (size_t)ndim * sizeof *strides);
+    }
+    return SG_OK;
+}
+
 void sg_tensor_release(sg_tensor *t) {
     if (!t || __atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
     sg__storage_release(t->storage);
     free(t);
 }
+
+int64_t sg_tensor_span(const sg_tensor *t) { return sg__span_elems(t->sizes, t->strides, t->ndim); }
 
 int64_t sg_tensor_numel(const sg_tensor *t) {
     int64_t n = 1;

@@ -1,0 +1,117 @@
+/* cast.c: elementwise conversion between dtypes on the CPU (the iterator's casts, out= writes
+ * of another dtype, `to(dtype)`). Values pass through int64 (integral and bool sources), double
+ * or a double complex (the rest), so every pair of dtypes is covered by one loop; a copy within
+ * one dtype is a memcpy per line. */
+#include "cpu.h"
+
+typedef struct value {
+    int     kind; /* 0 integral, 1 real, 2 complex */
+    int64_t i;
+    double  re, im;
+} value;
+
+static value load(sg_dtype t, const char *p) {
+    value v = {0, 0, 0, 0};
+    switch (t) {
+    case SG_BOOL: v.i = *(const bool *)p; break;
+    case SG_UINT8: v.i = *(const uint8_t *)p; break;
+    case SG_INT8: v.i = *(const int8_t *)p; break;
+    case SG_INT16: v.i = *(const int16_t *)p; break;
+    case SG_INT32: v.i = *(const int32_t *)p; break;
+    case SG_INT64: v.i = *(const int64_t *)p; break;
+    case SG_FLOAT16: v.kind = 1, v.re = sg_half_to_float(*(const sg_half *)p); break;
+    case SG_BFLOAT16: v.kind = 1, v.re = sg_bf16_to_float(*(const sg_bf16 *)p); break;
+    case SG_FLOAT32: v.kind = 1, v.re = *(const float *)p; break;
+    case SG_FLOAT64: v.kind = 1, v.re = *(const double *)p; break;
+    case SG_COMPLEX64: {
+        const float *c = (const float *)p;
+        v.kind = 2, v.re = c[0], v.im = c[1];
+        break;
+    }
+    case SG_COMPLEX128: {
+        const double *c = (const double *)p;
+        v.kind = 2, v.re = c[0], v.im = c[1];
+        break;
+    }
+    default: break;
+    }
+    return v;
+}
+
+/* A real value into an integer type: truncated toward zero as C (and PyTorch) cast; NaN and
+ * out-of-range values give what the cast through int64 gives, without undefined behaviour. */
+static int64_t to_int(double x) {
+    if (x != x) return 0;
+    if (x >= 9.2233720368547758e18) return INT64_MAX;
+    if (x <= -9.2233720368547758e18) return INT64_MIN;
+    return (int64_t)x;
+}
+
+static void store(sg_dtype t, char *p, value v) {
+    double  re = v.kind ? v.re : (double)v.i;
+    int64_t i = v.kind ? to_int(v.re) : v.i;
+    switch (t) {
+    case SG_BOOL: *(bool *)p = v.kind ? (v.re != 0 || v.im != 0) : v.i != 0; break;
+    case SG_UINT8: *(uint8_t *)p = (uint8_t)i; break;
+    case SG_INT8: *(int8_t *)p = (int8_t)i; break;
+    case SG_INT16: *(int16_t *)p = (int16_t)i; break;
+    case SG_INT32: *(int32_t *)p = (int32_t)i; break;
+    case SG_INT64: *(int64_t *)p = i; break;
+    case SG_FLOAT16: *(sg_half *)p = sg_float_to_half((float)re); break;
+    case SG_BFLOAT16: *(sg_bf16 *)p = sg_float_to_bf16((float)re); break;
+    case SG_FLOAT32: *(float *)p = (float)re; break;
+    case SG_FLOAT64: *(double *)p = re; break;
+    case SG_COMPLEX64: ((float *)p)[0] = (float)re, ((float *)p)[1] = (float)v.im; break;
+    case SG_COMPLEX128: ((double *)p)[0] = re, ((double *)p)[1] = v.im; break;
+    default: break;
+    }
+}
+
+typedef struct cast_ctx {
+    sg_dtype from, to;
+    size_t   size;
+} cast_ctx;
+
+static void cast_loop(void *ctx, char *const *data, const int64_t *s, int64_t n) {
+    const cast_ctx *c = ctx;
+    char *d = data[0], *p = data[1];
+    for (int64_t i = 0; i < n; i++, d += s[0], p += s[1]) store(c->to, d, load(c->from, p));
+}
+
+static void copy_loop(void *ctx, char *const *data, const int64_t *s, int64_t n) {
+    const cast_ctx *c = ctx;
+    if (s[0] == (int64_t)c->size && s[1] == (int64_t)c->size) {
+        memcpy(data[0], data[1], (size_t)n * c->size);
+        return;
+    }
+    char *d = data[0], *p = data[1];
+    for (int64_t i = 0; i < n; i++, d += s[0], p += s[1]) memcpy(d, p, c->size);
+}
+
+sg_status sg_cast_copy_(sg_tensor *dst, const sg_tensor *src) {
+    sg_iter      it;
+    sg_tensor   *res;
+    sg_iter_spec spec = {.op = "copy_", .out = dst, .in = {src}, .nin = 1,
+                         .compute = (sg_dtype)src->dtype, .result = (sg_dtype)dst->dtype,
+                         .out_dtype = (sg_dtype)dst->dtype, .to_out = true};
+    sg_status st = sg_iter_build(&it, &spec, &res);
+    if (st) return st;
+    cast_ctx c = {(sg_dtype)src->dtype, (sg_dtype)dst->dtype, sg_dtype_size((sg_dtype)dst->dtype)};
+    sg_iter_run(&it, c.from == c.to ? copy_loop : cast_loop, &c);
+    st = sg_iter_finish(&it, &res);
+    sg_tensor_release(res);
+    return st;
+}
+
+sg_status sg_cast(const sg_tensor *t, sg_dtype dtype, sg_tensor **out) {
+    if ((sg_dtype)t->dtype == dtype && sg_tensor_is_contiguous(t)) {
+        *out = sg_tensor_retain((sg_tensor *)t);
+        return SG_OK;
+    }
+    sg_status st = sg_tensor_empty(t->sizes, t->ndim, dtype, t->device, out);
+    if (!st && (st = sg_cast_copy_(*out, t))) {
+        sg_tensor_release(*out);
+        *out = NULL;
+    }
+    return st;
+}

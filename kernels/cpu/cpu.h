@@ -1,0 +1,118 @@
+/* cpu.h: what the CPU kernels share: the generated aten API, element types, type promotion,
+ * the strided iterator, and each op family's registration. */
+#ifndef SG_CPU_H
+#define SG_CPU_H
+
+#include "aten.h"
+#include "dtype.h"
+#include "sg_aten_cpu.h"
+
+#include <string.h>
+
+/* ---- type promotion (promote.c) ----------------------------------------------------------- */
+
+typedef struct sg_result_type {
+    sg_dtype dim, zero, wrapped;
+    bool     has_dim, has_zero, has_wrapped;
+} sg_result_type;
+
+sg_dtype  sg_promote_types(sg_dtype a, sg_dtype b);
+void      sg_rt_init(sg_result_type *r);
+void      sg_rt_tensor(sg_result_type *r, const sg_tensor *t); /* NULL is skipped */
+void      sg_rt_scalar(sg_result_type *r, sg_scalar s);
+sg_dtype  sg_rt_result(const sg_result_type *r);
+bool      sg_can_cast(sg_dtype from, sg_dtype to);
+/* A Scalar as a 0-dim CPU tensor flagged as a wrapped number (bool, int64, float64, complex128). */
+sg_status sg_scalar_tensor(sg_scalar s, sg_tensor **out);
+
+/* ---- the strided iterator (iter.c) ---------------------------------------------------------
+ * The one walker of pointwise and reduction kernels. It broadcasts the inputs to a common
+ * shape, casts the inputs whose dtype is not the compute dtype (into temporaries), allocates or
+ * checks (and resizes) the output, orders dimensions by the output's strides and merges those
+ * that are contiguous across every operand, then calls a loop function on inner lines, in
+ * parallel where the work is large. Operand 0 is the output; inputs follow. */
+
+enum { SG_ITER_MAX = 6, SG_GRAIN = 32768 };
+
+/* data[k]: operand k's first element of the line; strides[k]: its byte stride along it. */
+typedef void (*sg_loop_fn)(void *ctx, char *const *data, const int64_t *strides, int64_t n);
+
+typedef struct sg_iter {
+    int32_t    ndim;                          /* after merging; dim 0 is innermost */
+    int64_t    shape[SG_MAX_DIMS];
+    int32_t    nops;
+    char      *data[SG_ITER_MAX];
+    int64_t    stride[SG_ITER_MAX][SG_MAX_DIMS]; /* bytes */
+    int64_t    numel;
+    sg_dtype   compute;                       /* the inputs' dtype as loops see them */
+    sg_dtype   out_dtype;                     /* the output's dtype as loops see it */
+    sg_tensor *out;                           /* the result (what the caller gets) */
+    sg_tensor *staged;                        /* where loops write when not `out` itself */
+    sg_tensor *tmp[SG_ITER_MAX];              /* temporaries to release */
+    int32_t    ntmp;
+    int32_t    out_ndim;                      /* the broadcast shape, outermost first */
+    int64_t    out_shape[SG_MAX_DIMS];
+} sg_iter;
+
+typedef struct sg_iter_spec {
+    const char      *op;        /* for messages: "add" */
+    sg_tensor       *out;       /* NULL: allocate the result */
+    const sg_tensor *in[SG_ITER_MAX - 1];
+    int32_t          nin;
+    sg_dtype         compute;   /* inputs are cast to it (see sg_compute_dtype) */
+    sg_dtype         result;    /* the result's dtype when allocated; an out= must be castable */
+    sg_dtype         out_dtype; /* what loops write: compute, or bool for comparisons */
+    bool             to_out;    /* the inputs broadcast to out's shape (copies), rather than out
+                                   being resized to the inputs' broadcast shape */
+} sg_iter_spec;
+
+/* Builds the iteration; *result gets a new reference to the output. */
+sg_status sg_iter_build(sg_iter *it, const sg_iter_spec *s, sg_tensor **result);
+/* Runs fn over every element. */
+void      sg_iter_run(const sg_iter *it, sg_loop_fn fn, void *ctx);
+/* Writes a staged output back into the real one (casting), and frees the temporaries. On
+ * failure *result is released and set to NULL. */
+sg_status sg_iter_finish(sg_iter *it, sg_tensor **result);
+/* Frees without writing back (an error path). */
+void      sg_iter_free(sg_iter *it);
+
+/* Broadcasts a and b (outermost first) into out; false where they cannot be. */
+bool      sg_broadcast_shape(const int64_t *a, int32_t na, const int64_t *b, int32_t nb,
+                             int64_t *out, int32_t *nout);
+/* "[2, 3]" into buf. */
+const char *sg_shape_str(const int64_t *sizes, int32_t n, char *buf, size_t len);
+
+/* ---- casts (cast.c) ------------------------------------------------------------------------- */
+
+/* dst = src elementwise with conversion; same shape (broadcast src allowed), CPU. */
+sg_status sg_cast_copy_(sg_tensor *dst, const sg_tensor *src);
+/* A contiguous copy of t in dtype (a new reference to t where it is that already and
+ * contiguous). */
+sg_status sg_cast(const sg_tensor *t, sg_dtype dtype, sg_tensor **out);
+
+/* ---- op families ----------------------------------------------------------------------------- */
+
+sg_status sg_cpu_register_pointwise(void);
+sg_status sg_cpu_register_reduce(void);
+sg_status sg_cpu_register_linalg(void);
+sg_status sg_cpu_register_norm(void);
+sg_status sg_cpu_register_index(void);
+sg_status sg_cpu_register_factory(void);
+sg_status sg_cpu_register_views(void);
+
+/* Registers a typed kernel for CPU, returning early on failure. */
+#define SG_REG(op, fn)                                                    \
+    do {                                                                  \
+        sg_status st_ = op##_register(SG_KEY_CPU, fn, NULL);              \
+        if (st_) return st_;                                              \
+    } while (0)
+
+/* Wraps a negative dim; false where out of range. */
+static inline bool sg_wrap_dim(int64_t *dim, int32_t ndim) {
+    int32_t n = ndim > 0 ? ndim : 1;
+    if (*dim < -n || *dim >= n) return false;
+    if (*dim < 0) *dim += n;
+    return true;
+}
+
+#endif

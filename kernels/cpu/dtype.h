@@ -1,0 +1,92 @@
+/* dtype.h: element types for CPU kernels: C types per dtype, float16/bfloat16 conversions, and
+ * the X-macro that stamps a loop out once per dtype. */
+#ifndef SG_CPU_DTYPE_H
+#define SG_CPU_DTYPE_H
+
+#include "sg_runtime.h"
+
+#include <complex.h>
+#include <string.h>
+
+typedef uint16_t sg_half; /* IEEE binary16, as bits */
+typedef uint16_t sg_bf16; /* bfloat16, as bits */
+
+static inline float sg_half_to_float(sg_half h) {
+    uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
+    if (exp == 0) {
+        if (man == 0) {
+            bits = sign;
+        } else { /* subnormal: normalise */
+            int e = -1;
+            do {
+                e++;
+                man <<= 1;
+            } while (!(man & 0x400));
+            bits = sign | (uint32_t)(127 - 15 - e) << 23 | (man & 0x3ff) << 13;
+        }
+    } else if (exp == 0x1f) {
+        bits = sign | 0x7f800000u | man << 13; /* inf, nan */
+    } else {
+        bits = sign | (exp + 127 - 15) << 23 | man << 13;
+    }
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+static inline sg_half sg_float_to_half(float f) {
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint32_t sign = (x >> 16) & 0x8000, absx = x & 0x7fffffffu;
+    if (absx >= 0x7f800000u) /* inf or nan */
+        return (sg_half)(sign | 0x7c00 | (absx > 0x7f800000u ? 0x200 : 0));
+    if (absx >= 0x477ff000u) return (sg_half)(sign | 0x7c00); /* rounds to inf */
+    if (absx < 0x38800000u) { /* subnormal or zero in half */
+        float a;
+        memcpy(&a, &absx, 4);
+        /* scale so that the half's subnormal unit is 1, then round to nearest even */
+        float   scaled = a * 16777216.0f; /* 2^24 */
+        int32_t r = (int32_t)scaled;
+        float   rem = scaled - (float)r;
+        if (rem > 0.5f || (rem == 0.5f && (r & 1))) r++;
+        return (sg_half)(sign | (uint32_t)r);
+    }
+    uint32_t mant = absx & 0x7fffff, exp = (absx >> 23) - 127 + 15;
+    uint32_t h = exp << 10 | mant >> 13, rest = mant & 0x1fff;
+    if (rest > 0x1000 || (rest == 0x1000 && (h & 1))) h++; /* may carry into the exponent: fine */
+    return (sg_half)(sign | h);
+}
+
+static inline float sg_bf16_to_float(sg_bf16 b) {
+    uint32_t bits = (uint32_t)b << 16;
+    float    f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+static inline sg_bf16 sg_float_to_bf16(float f) {
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    if ((x & 0x7fffffffu) > 0x7f800000u) return (sg_bf16)((x >> 16) | 0x40); /* quiet nan */
+    x += 0x7fff + ((x >> 16) & 1); /* round to nearest even */
+    return (sg_bf16)(x >> 16);
+}
+
+/* X(dtype enum, C type) for the dtypes loops are written for directly. float16 and bfloat16
+ * are computed in float32 (as PyTorch's CPU kernels do) and only converted. */
+#define SG_FOR_REAL(X)                                                                     \
+    X(SG_UINT8, uint8_t) X(SG_INT8, int8_t) X(SG_INT16, int16_t) X(SG_INT32, int32_t)      \
+    X(SG_INT64, int64_t) X(SG_FLOAT32, float) X(SG_FLOAT64, double) X(SG_BOOL, bool)
+#define SG_FOR_INTEGRAL(X) \
+    X(SG_UINT8, uint8_t) X(SG_INT8, int8_t) X(SG_INT16, int16_t) X(SG_INT32, int32_t) X(SG_INT64, int64_t)
+#define SG_FOR_FLOATING(X) X(SG_FLOAT32, float) X(SG_FLOAT64, double)
+
+typedef float _Complex  sg_c64;
+typedef double _Complex sg_c128;
+
+/* The dtype kernels compute in for a result dtype: float32 for the 16-bit floats. */
+static inline sg_dtype sg_compute_dtype(sg_dtype t) {
+    return t == SG_FLOAT16 || t == SG_BFLOAT16 ? SG_FLOAT32 : t;
+}
+
+#endif

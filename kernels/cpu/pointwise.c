@@ -1,0 +1,761 @@
+/* pointwise.c: elementwise ops on the CPU: arithmetic, comparisons, logical ops, and the
+ * unary math functions, each one loop per dtype over the strided iterator. Structured ops
+ * register their out kernel and a meta function (the functional and in-place variants then
+ * come from the generator's composites); the Scalar overloads wrap the scalar as a 0-dim
+ * tensor (aten's wrapped number) and call the Tensor overload.
+ *
+ * Semantics follow aten: type promotion with wrapped numbers, true division that makes
+ * integers floating, floor and trunc division modes, NaN-propagating maximum/minimum, the
+ * integer-division-by-zero error, no negation of bool tensors. */
+#include "cpu.h"
+
+#include <math.h>
+
+/* What a loop needs beyond its operands. */
+typedef struct ew {
+    double  af;   /* alpha (add, sub) as a real */
+    int64_t ai;   /* and as an integer */
+    int     mode; /* div: 0 true, 1 trunc, 2 floor; gelu: 0 none, 1 tanh */
+    bool    zero_div; /* set by integer division loops that met a zero divisor */
+} ew;
+
+#define ALPHA(T) _Generic((T)0, float: (T)c->af, double: (T)c->af, default: (T)c->ai)
+
+/* One loop over an inner line for a binary op on T, writing OT: a contiguous case the
+ * compiler vectorises, a scalar-second-operand case, and the general strided case. */
+#define BIN(NAME, T, OT, EXPR)                                                              \
+    static void NAME(void *ctx, char *const *d, const int64_t *s, int64_t n) {              \
+        ew *c = ctx;                                                                        \
+        (void)c;                                                                            \
+        if (s[0] == sizeof(OT) && s[1] == sizeof(T) && s[2] == sizeof(T)) {                 \
+            OT *o = (OT *)d[0];                                                             \
+            const T *x = (const T *)d[1], *y = (const T *)d[2];                             \
+            for (int64_t i = 0; i < n; i++) {                                               \
+                T a = x[i], b = y[i];                                                       \
+                o[i] = (OT)(EXPR);                                                          \
+            }                                                                               \
+        } else if (s[0] == sizeof(OT) && s[1] == sizeof(T) && s[2] == 0) {                  \
+            OT *o = (OT *)d[0];                                                             \
+            const T *x = (const T *)d[1];                                                   \
+            const T  b = *(const T *)d[2];                                                  \
+            for (int64_t i = 0; i < n; i++) {                                               \
+                T a = x[i];                                                                 \
+                o[i] = (OT)(EXPR);                                                          \
+            }                                                                               \
+        } else {                                                                            \
+            char *o = d[0], *x = d[1], *y = d[2];                                           \
+            for (int64_t i = 0; i < n; i++, o += s[0], x += s[1], y += s[2]) {              \
+                T a = *(const T *)x, b = *(const T *)y;                                     \
+                *(OT *)o = (OT)(EXPR);                                                      \
+            }                                                                               \
+        }                                                                                   \
+    }
+
+#define UN(NAME, T, OT, EXPR)                                                               \
+    static void NAME(void *ctx, char *const *d, const int64_t *s, int64_t n) {              \
+        ew *c = ctx;                                                                        \
+        (void)c;                                                                            \
+        if (s[0] == sizeof(OT) && s[1] == sizeof(T)) {                                      \
+            OT *o = (OT *)d[0];                                                             \
+            const T *x = (const T *)d[1];                                                   \
+            for (int64_t i = 0; i < n; i++) {                                               \
+                T a = x[i];                                                                 \
+                o[i] = (OT)(EXPR);                                                          \
+            }                                                                               \
+        } else {                                                                            \
+            char *o = d[0], *x = d[1];                                                      \
+            for (int64_t i = 0; i < n; i++, o += s[0], x += s[1]) {                         \
+                T a = *(const T *)x;                                                        \
+                *(OT *)o = (OT)(EXPR);                                                      \
+            }                                                                               \
+        }                                                                                   \
+    }
+
+/* ---- binary arithmetic ------------------------------------------------------------------ */
+
+#define DEF_ARITH(E, T)                                                                     \
+    BIN(add_##T, T, T, a + ALPHA(T) * b)                                                     \
+    BIN(sub_##T, T, T, a - ALPHA(T) * b)                                                     \
+    BIN(mul_##T, T, T, a * b)                                                                \
+    BIN(max_##T, T, T, (a != a || b != b) ? (a != a ? a : b) : (a > b ? a : b))              \
+    BIN(min_##T, T, T, (a != a || b != b) ? (a != a ? a : b) : (a < b ? a : b))              \
+    BIN(eq_##T, T, bool, a == b)                                                             \
+    BIN(ne_##T, T, bool, a != b)                                                             \
+    BIN(lt_##T, T, bool, a < b)                                                              \
+    BIN(le_##T, T, bool, a <= b)                                                             \
+    BIN(gt_##T, T, bool, a > b)                                                              \
+    BIN(ge_##T, T, bool, a >= b)                                                             \
+    BIN(land_##T, T, bool, a && b)                                                           \
+    BIN(lor_##T, T, bool, a || b)                                                            \
+    BIN(lxor_##T, T, bool, !a != !b)                                                         \
+    UN(lnot_##T, T, bool, !a)
+SG_FOR_REAL(DEF_ARITH)
+
+/* division: true division on floats; trunc and floor modes on any real type */
+static inline double floor_div(double a, double b) {
+    /* as aten's div_floor_floating: the quotient of fmod's remainder-corrected division */
+    if (b == 0) return a / b;
+    double mod = fmod(a, b), div = (a - mod) / b;
+    if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1;
+    double fl = floor(div);
+    if (div - fl > 0.5) fl += 1;
+    return div != 0 ? fl : copysign(0.0, a / b);
+}
+#define DEF_FDIV(E, T)                                                                      \
+    BIN(div_##T, T, T, a / b)                                                                \
+    BIN(divt_##T, T, T, trunc((double)a / (double)b))                                        \
+    BIN(divf_##T, T, T, floor_div(a, b))                                                     \
+    UN(exp_##T, T, T, exp(a))                                                                \
+    UN(log_##T, T, T, log(a))                                                                \
+    UN(sqrt_##T, T, T, sqrt(a))                                                              \
+    UN(rsqrt_##T, T, T, 1 / sqrt(a))                                                         \
+    UN(sin_##T, T, T, sin(a))                                                                \
+    UN(cos_##T, T, T, cos(a))                                                                \
+    UN(tanh_##T, T, T, tanh(a))                                                              \
+    UN(sigmoid_##T, T, T, 1 / (1 + exp(-a)))                                                 \
+    UN(silu_##T, T, T, a / (1 + exp(-a)))                                                    \
+    UN(erf_##T, T, T, erf(a))                                                                \
+    UN(recip_##T, T, T, 1 / a)                                                               \
+    UN(gelu_##T, T, T, (T)0.5 * a * (1 + erf(a * (T)0.70710678118654752440)))                \
+    UN(gelut_##T, T, T,                                                                      \
+       (T)0.5 * a * (1 + tanh((T)0.79788456080286535588 * (a + (T)0.044715 * a * a * a))))  \
+    UN(floor_##T, T, T, floor(a))                                                            \
+    UN(ceil_##T, T, T, ceil(a))                                                              \
+    UN(round_##T, T, T, nearbyint(a))                                                        \
+    BIN(pow_##T, T, T, pow(a, b))
+SG_FOR_FLOATING(DEF_FDIV)
+
+/* integer division: C's / truncates; zero divisors are reported after the loop */
+#define DEF_IDIV(E, T)                                                                      \
+    BIN(divt_##T, T, T, b == 0 ? (c->zero_div = true, 0) : a / b)                            \
+    BIN(divf_##T, T, T,                                                                      \
+        b == 0 ? (c->zero_div = true, 0) : (a / b - ((a % b != 0) && ((a < 0) != (b < 0)))))   \
+    BIN(pow_##T, T, T, ipow((int64_t)a, (int64_t)b))
+static inline int64_t ipow(int64_t a, int64_t b) {
+    if (b < 0) return a == 1 ? 1 : a == -1 ? (b % 2 ? -1 : 1) : 0;
+    int64_t r = 1;
+    while (b) {
+        if (b & 1) r *= a;
+        a *= a;
+        b >>= 1;
+    }
+    return r;
+}
+SG_FOR_INTEGRAL(DEF_IDIV)
+
+/* dtype-preserving unary ops */
+#define DEF_SIGNED(E, T)                                                                    \
+    UN(neg_##T, T, T, -a)                                                                    \
+    UN(abs_##T, T, T, a < 0 ? -a : a)                                                        \
+    UN(relu_##T, T, T, a > 0 ? a : (a != a ? a : 0))                                          \
+    UN(sign_##T, T, T, (a > 0) - (a < 0))                                                    \
+    UN(ident_##T, T, T, a)
+SG_FOR_INTEGRAL(DEF_SIGNED)
+SG_FOR_FLOATING(DEF_SIGNED)
+UN(abs_bool, bool, bool, a)
+UN(relu_bool, bool, bool, a)
+UN(sign_bool, bool, bool, a)
+UN(ident_bool, bool, bool, a)
+
+#define TABLE(NAME, FOR)                                                                    \
+    static const sg_loop_fn NAME##_loops[SG_DTYPE__END] = {FOR(ENTRY_##NAME)};
+#define ENTRY_add(E, T) [E] = add_##T,
+#define ENTRY_sub(E, T) [E] = sub_##T,
+#define ENTRY_mul(E, T) [E] = mul_##T,
+#define ENTRY_max(E, T) [E] = max_##T,
+#define ENTRY_min(E, T) [E] = min_##T,
+#define ENTRY_eq(E, T) [E] = eq_##T,
+#define ENTRY_ne(E, T) [E] = ne_##T,
+#define ENTRY_lt(E, T) [E] = lt_##T,
+#define ENTRY_le(E, T) [E] = le_##T,
+#define ENTRY_gt(E, T) [E] = gt_##T,
+#define ENTRY_ge(E, T) [E] = ge_##T,
+#define ENTRY_land(E, T) [E] = land_##T,
+#define ENTRY_lor(E, T) [E] = lor_##T,
+#define ENTRY_lxor(E, T) [E] = lxor_##T,
+#define ENTRY_lnot(E, T) [E] = lnot_##T,
+#define ENTRY_div(E, T) [E] = div_##T,
+#define ENTRY_divt(E, T) [E] = divt_##T,
+#define ENTRY_divf(E, T) [E] = divf_##T,
+#define ENTRY_pow(E, T) [E] = pow_##T,
+#define ENTRY_exp(E, T) [E] = exp_##T,
+#define ENTRY_log(E, T) [E] = log_##T,
+#define ENTRY_sqrt(E, T) [E] = sqrt_##T,
+#define ENTRY_rsqrt(E, T) [E] = rsqrt_##T,
+#define ENTRY_sin(E, T) [E] = sin_##T,
+#define ENTRY_cos(E, T) [E] = cos_##T,
+#define ENTRY_tanh(E, T) [E] = tanh_##T,
+#define ENTRY_sigmoid(E, T) [E] = sigmoid_##T,
+#define ENTRY_silu(E, T) [E] = silu_##T,
+#define ENTRY_erf(E, T) [E] = erf_##T,
+#define ENTRY_recip(E, T) [E] = recip_##T,
+#define ENTRY_gelu(E, T) [E] = gelu_##T,
+#define ENTRY_gelut(E, T) [E] = gelut_##T,
+#define ENTRY_floor(E, T) [E] = floor_##T,
+#define ENTRY_ceil(E, T) [E] = ceil_##T,
+#define ENTRY_round(E, T) [E] = round_##T,
+#define ENTRY_neg(E, T) [E] = neg_##T,
+#define ENTRY_abs(E, T) [E] = abs_##T,
+#define ENTRY_relu(E, T) [E] = relu_##T,
+#define ENTRY_sign(E, T) [E] = sign_##T,
+#define ENTRY_ident(E, T) [E] = ident_##T,
+#define FOR_SIGNED(X) SG_FOR_INTEGRAL(X) SG_FOR_FLOATING(X) X(SG_BOOL, bool)
+#define FOR_INT_FLOAT(X) SG_FOR_INTEGRAL(X) SG_FOR_FLOATING(X)
+
+TABLE(add, SG_FOR_REAL)
+TABLE(sub, SG_FOR_REAL)
+TABLE(mul, SG_FOR_REAL)
+TABLE(max, SG_FOR_REAL)
+TABLE(min, SG_FOR_REAL)
+TABLE(eq, SG_FOR_REAL)
+TABLE(ne, SG_FOR_REAL)
+TABLE(lt, SG_FOR_REAL)
+TABLE(le, SG_FOR_REAL)
+TABLE(gt, SG_FOR_REAL)
+TABLE(ge, SG_FOR_REAL)
+TABLE(land, SG_FOR_REAL)
+TABLE(lor, SG_FOR_REAL)
+TABLE(lxor, SG_FOR_REAL)
+TABLE(lnot, SG_FOR_REAL)
+TABLE(div, SG_FOR_FLOATING)
+TABLE(divt, FOR_INT_FLOAT)
+TABLE(divf, FOR_INT_FLOAT)
+TABLE(pow, FOR_INT_FLOAT)
+TABLE(exp, SG_FOR_FLOATING)
+TABLE(log, SG_FOR_FLOATING)
+TABLE(sqrt, SG_FOR_FLOATING)
+TABLE(rsqrt, SG_FOR_FLOATING)
+TABLE(sin, SG_FOR_FLOATING)
+TABLE(cos, SG_FOR_FLOATING)
+TABLE(tanh, SG_FOR_FLOATING)
+TABLE(sigmoid, SG_FOR_FLOATING)
+TABLE(silu, SG_FOR_FLOATING)
+TABLE(erf, SG_FOR_FLOATING)
+TABLE(recip, SG_FOR_FLOATING)
+TABLE(gelu, SG_FOR_FLOATING)
+TABLE(gelut, SG_FOR_FLOATING)
+TABLE(floor, SG_FOR_FLOATING)
+TABLE(ceil, SG_FOR_FLOATING)
+TABLE(round, SG_FOR_FLOATING)
+TABLE(neg, FOR_INT_FLOAT)
+TABLE(abs, FOR_SIGNED)
+TABLE(relu, FOR_SIGNED)
+TABLE(sign, FOR_SIGNED)
+TABLE(ident, FOR_SIGNED)
+
+/* ---- running one op ------------------------------------------------------------------------ */
+
+static sg_status not_implemented(const char *op, sg_dtype t) {
+    return sg_error(SG_EUNSUPPORTED, "\"%s_cpu\" not implemented for '%s'", op,
+                    sg_dtype_name(t));
+}
+
+/* Runs loops[compute] over out = f(inputs); result dtype and compute dtype as given. With
+ * out NULL the result is allocated; either way *ret gets a reference to it. */
+static sg_status run(const char *op, const sg_loop_fn *loops, ew *c, sg_tensor *out,
+                     const sg_tensor *a, const sg_tensor *b, sg_dtype result, sg_dtype compute,
+                     sg_dtype out_dtype, sg_tensor **ret) {
+    sg_loop_fn fn = sg_dtype_valid((int)compute) ? loops[compute] : NULL;
+    if (!fn) return not_implemented(op, result);
+    sg_iter      it;
+    sg_iter_spec spec = {.op = op, .out = out, .in = {a, b}, .nin = b ? 2 : 1,
+                         .compute = compute, .result = result, .out_dtype = out_dtype};
+    sg_status    st = sg_iter_build(&it, &spec, ret);
+    if (st) return st;
+    sg_iter_run(&it, fn, c);
+    st = sg_iter_finish(&it, ret);
+    if (!st && c->zero_div) {
+        sg_tensor_release(*ret);
+        *ret = NULL;
+        st = sg_error(SG_EINVAL, "%s: ZeroDivisionError", op);
+    }
+    return st;
+}
+
+static sg_dtype result2(const sg_tensor *a, const sg_tensor *b) {
+    sg_result_type r;
+    sg_rt_init(&r);
+    sg_rt_tensor(&r, a);
+    sg_rt_tensor(&r, b);
+    return sg_rt_result(&r);
+}
+
+/* The real value of a Scalar alpha for a result dtype, checked as aten checks it. */
+static sg_status alpha_of(const char *op, sg_scalar alpha, sg_dtype result, ew *c) {
+    if (alpha.kind == SG_SCALAR_FLOAT && sg_dtype_is_integral(result, true))
+        return sg_error(SG_EINVAL, "%s: for integral input tensors, argument alpha must not be a "
+                                   "floating point number.",
+                        op);
+    if (alpha.kind == SG_SCALAR_BOOL && result != SG_BOOL)
+        return sg_error(SG_EINVAL, "%s: boolean alpha only supported for Boolean results.", op);
+    c->af = sg_scalar_to_double(alpha);
+    c->ai = alpha.kind == SG_SCALAR_INT ? alpha.u.i : (int64_t)c->af;
+    return SG_OK;
+}
+
+/* ---- structured out kernels and meta functions --------------------------------------------- */
+
+/* a meta function of a broadcasting binary op whose result is the promoted type */
+static sg_status meta2(const sg_tensor *a, const sg_tensor *b, sg_dtype dtype, const char *op,
+                       sg_meta *m) {
+    char x[160], y[160];
+    if (!sg_broadcast_shape(a->sizes, a->ndim, b->sizes, b->ndim, m->sizes, &m->ndim))
+        return sg_error(SG_EINVAL, "%s: the size of tensor a %s must match the size of tensor b "
+                                   "%s at a non-singleton dimension",
+                        op, sg_shape_str(a->sizes, a->ndim, x, sizeof x),
+                        sg_shape_str(b->sizes, b->ndim, y, sizeof y));
+    m->dtype = dtype;
+    m->device = a->ndim || !b->ndim ? a->device : b->device;
+    return SG_OK;
+}
+
+static sg_status meta1(const sg_tensor *a, sg_dtype dtype, sg_meta *m) {
+    m->ndim = a->ndim;
+    memcpy(m->sizes, a->sizes, (size_t)a->ndim * sizeof(int64_t));
+    m->dtype = dtype;
+    m->device = a->device;
+    return SG_OK;
+}
+
+static sg_status add_meta(sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_meta *m) {
+    (void)alpha;
+    return meta2(self, other, result2(self, other), "add", m);
+}
+
+static sg_status add_out(sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_scalar alpha,
+                         sg_tensor *out, sg_tensor **ret) {
+    (void)ks;
+    ew       c = {0};
+    sg_dtype r = result2(self, other);
+    sg_status st = alpha_of("add", alpha, r, &c);
+    if (st) return st;
+    sg_dtype k = sg_compute_dtype(r);
+    return run("add", add_loops, &c, out, self, other, r, k, k, ret);
+}
+
+static sg_status sub_out(sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_scalar alpha,
+                         sg_tensor *out, sg_tensor **ret) {
+    (void)ks;
+    ew       c = {0};
+    sg_dtype r = result2(self, other);
+    if (r == SG_BOOL)
+        return sg_error(SG_EINVAL, "Subtraction, the `-` operator, with two bool tensors is not "
+                                   "supported. Use the `^` or `logical_xor()` operator instead.");
+    sg_status st = alpha_of("sub", alpha, r, &c);
+    if (st) return st;
+    sg_dtype k = sg_compute_dtype(r);
+    return run("sub", sub_loops, &c, out, self, other, r, k, k, ret);
+}
+
+static sg_status mul_meta(sg_tensor *self, sg_tensor *other, sg_meta *m) {
+    return meta2(self, other, result2(self, other), "mul", m);
+}
+
+static sg_status mul_out(sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_tensor *out,
+                         sg_tensor **ret) {
+    (void)ks;
+    ew       c = {0};
+    sg_dtype r = result2(self, other), k = sg_compute_dtype(r);
+    return run("mul", mul_loops, &c, out, self, other, r, k, k, ret);
+}
+
+/* div: true division gives a floating result even for integers */
+static sg_dtype div_result(const sg_tensor *a, const sg_tensor *b, int mode) {
+    sg_dtype r = result2(a, b);
+    if (mode == 0 && sg_dtype_is_integral(r, true)) r = SG_FLOAT32;
+    return r;
+}
+
+static sg_status mode_of(const char *rounding, int *mode) {
+    if (!rounding) *mode = 0;
+    else if (strcmp(rounding, "trunc") == 0) *mode = 1;
+    else if (strcmp(rounding, "floor") == 0) *mode = 2;
+    else
+        return sg_error(SG_EINVAL, "div expected rounding_mode to be one of None, 'trunc', or "
+                                   "'floor' but found '%s'",
+                        rounding);
+    return SG_OK;
+}
+
+static sg_status div_run(sg_tensor *self, sg_tensor *other, int mode, sg_tensor *out,
+                         sg_tensor **ret) {
+    ew       c = {.mode = mode};
+    sg_dtype r = div_result(self, other, mode), k = sg_compute_dtype(r);
+    const sg_loop_fn *loops = mode == 0 ? div_loops : mode == 1 ? divt_loops : divf_loops;
+    return run("div", loops, &c, out, self, other, r, k, k, ret);
+}
+
+static sg_status div_meta(sg_tensor *self, sg_tensor *other, sg_meta *m) {
+    return meta2(self, other, div_result(self, other, 0), "div", m);
+}
+
+static sg_status div_out(sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_tensor *out,
+                         sg_tensor **ret) {
+    (void)ks;
+    return div_run(self, other, 0, out, ret);
+}
+
+static sg_status div_mode_meta(sg_tensor *self, sg_tensor *other, const char *rounding,
+                               sg_meta *m) {
+    int       mode = 0;
+    sg_status st = mode_of(rounding, &mode);
+    return st ? st : meta2(self, other, div_result(self, other, mode), "div", m);
+}
+
+static sg_status div_out_mode(sg_keyset ks, sg_tensor *self, sg_tensor *other,
+                              const char *rounding, sg_tensor *out, sg_tensor **ret) {
+    (void)ks;
+    int       mode = 0;
+    sg_status st = mode_of(rounding, &mode);
+    return st ? st : div_run(self, other, mode, out, ret);
+}
+
+/* comparisons and logical ops: computed in the promoted type, written as bool */
+#define CMP(NAME)                                                                             \
+    static sg_status NAME##_meta(sg_tensor *self, sg_tensor *other, sg_meta *m) {             \
+        return meta2(self, other, SG_BOOL, #NAME, m);                                          \
+    }                                                                                          \
+    static sg_status NAME##_out(sg_keyset ks, sg_tensor *self, sg_tensor *other,               \
+                                sg_tensor *out, sg_tensor **ret) {                             \
+        (void)ks;                                                                              \
+        ew       c = {0};                                                                      \
+        sg_dtype k = sg_compute_dtype(result2(self, other));                                   \
+        return run(#NAME, NAME##_loops, &c, out, self, other, SG_BOOL, k, SG_BOOL, ret);       \
+    }
+CMP(eq)
+CMP(ne)
+CMP(lt)
+CMP(le)
+CMP(gt)
+CMP(ge)
+
+/* the Scalar comparisons: the scalar as a wrapped number */
+#define CMP_SCALAR(NAME)                                                                          static sg_status NAME##_scalar_meta(sg_tensor *self, sg_scalar other, sg_meta *m) {               (void)other;                                                                                   return meta1(self, SG_BOOL, m);                                                            }                                                                                              static sg_status NAME##_scalar_out(sg_keyset ks, sg_tensor *self, sg_scalar other,                                               sg_tensor *out, sg_tensor **ret) {                              sg_tensor *o;                                                                                  sg_status  st = sg_scalar_tensor(other, &o);                                                   if (st) return st;                                                                             st = NAME##_out(ks, self, o, out, ret);                                                        sg_tensor_release(o);                                                                          return st;                                                                                 }
+CMP_SCALAR(eq)
+CMP_SCALAR(ne)
+CMP_SCALAR(lt)
+CMP_SCALAR(le)
+CMP_SCALAR(gt)
+CMP_SCALAR(ge)
+
+static sg_status maximum_meta(sg_tensor *self, sg_tensor *other, sg_meta *m) {
+    return meta2(self, other, result2(self, other), "maximum", m);
+}
+static sg_status maximum_out(sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_tensor *out,
+                             sg_tensor **ret) {
+    (void)ks;
+    ew       c = {0};
+    sg_dtype r = result2(self, other), k = sg_compute_dtype(r);
+    return run("maximum", max_loops, &c, out, self, other, r, k, k, ret);
+}
+static sg_status minimum_meta(sg_tensor *self, sg_tensor *other, sg_meta *m) {
+    return meta2(self, other, result2(self, other), "minimum", m);
+}
+static sg_status minimum_out(sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_tensor *out,
+                             sg_tensor **ret) {
+    (void)ks;
+    ew       c = {0};
+    sg_dtype r = result2(self, other), k = sg_compute_dtype(r);
+    return run("minimum", min_loops, &c, out, self, other, r, k, k, ret);
+}
+
+/* unary floating functions: integers become the default dtype (float32) */
+static sg_dtype float_result(const sg_tensor *a) {
+    sg_dtype t = (sg_dtype)a->dtype;
+    return sg_dtype_is_integral(t, true) ? SG_FLOAT32 : t;
+}
+
+#define UNARY_FLOAT(NAME, LOOPS)                                                              \
+    static sg_status NAME##_meta(sg_tensor *self, sg_meta *m) {                               \
+        return meta1(self, float_result(self), m);                                             \
+    }                                                                                          \
+    static sg_status NAME##_out(sg_keyset ks, sg_tensor *self, sg_tensor *out,                \
+                                sg_tensor **ret) {                                             \
+        (void)ks;                                                                              \
+        ew       c = {0};                                                                      \
+        sg_dtype r = float_result(self), k = sg_compute_dtype(r);                              \
+        return run(#NAME, LOOPS, &c, out, self, NULL, r, k, k, ret);                           \
+    }
+UNARY_FLOAT(exp, exp_loops)
+UNARY_FLOAT(log, log_loops)
+UNARY_FLOAT(sqrt, sqrt_loops)
+UNARY_FLOAT(rsqrt, rsqrt_loops)
+UNARY_FLOAT(sin, sin_loops)
+UNARY_FLOAT(cos, cos_loops)
+UNARY_FLOAT(tanh, tanh_loops)
+UNARY_FLOAT(sigmoid, sigmoid_loops)
+UNARY_FLOAT(silu, silu_loops)
+UNARY_FLOAT(erf, erf_loops)
+UNARY_FLOAT(reciprocal, recip_loops)
+
+/* dtype-keeping unary ops; floor/ceil/round of integers are copies */
+#define UNARY_SAME(NAME, LOOPS, INT_LOOPS, BOOL_OK)                                            \
+    static sg_status NAME##_meta(sg_tensor *self, sg_meta *m) {                               \
+        return meta1(self, (sg_dtype)self->dtype, m);                                          \
+    }                                                                                          \
+    static sg_status NAME##_out(sg_keyset ks, sg_tensor *self, sg_tensor *out,                \
+                                sg_tensor **ret) {                                             \
+        (void)ks;                                                                              \
+        ew       c = {0};                                                                      \
+        sg_dtype r = (sg_dtype)self->dtype, k = sg_compute_dtype(r);                           \
+        if (r == SG_BOOL && !(BOOL_OK))                                                        \
+            return not_implemented(#NAME, r);                                                  \
+        return run(#NAME, sg_dtype_is_integral(k, true) ? INT_LOOPS : LOOPS, &c, out, self,    \
+                   NULL, r, k, k, ret);                                                        \
+    }
+UNARY_SAME(floor, floor_loops, ident_loops, 1)
+UNARY_SAME(ceil, ceil_loops, ident_loops, 1)
+UNARY_SAME(round, round_loops, ident_loops, 1)
+UNARY_SAME(sign, sign_loops, sign_loops, 1)
+
+static sg_status neg_meta(sg_tensor *self, sg_meta *m) {
+    if (self->dtype == SG_BOOL)
+        return sg_error(SG_EINVAL, "Negation, the `-` operator, on a bool tensor is not "
+                                   "supported. If you are trying to invert a mask, use the `~` or "
+                                   "`logical_not()` operator instead.");
+    return meta1(self, (sg_dtype)self->dtype, m);
+}
+static sg_status neg_out(sg_keyset ks, sg_tensor *self, sg_tensor *out, sg_tensor **ret) {
+    (void)ks;
+    sg_meta   m;
+    sg_status st = neg_meta(self, &m);
+    if (st) return st;
+    ew       c = {0};
+    sg_dtype r = (sg_dtype)self->dtype, k = sg_compute_dtype(r);
+    return run("neg", neg_loops, &c, out, self, NULL, r, k, k, ret);
+}
+
+/* abs is not structured in aten: functional, in-place and out each */
+static sg_status abs_out(sg_keyset ks, sg_tensor *self, sg_tensor *out, sg_tensor **ret) {
+    (void)ks;
+    ew       c = {0};
+    sg_dtype r = (sg_dtype)self->dtype, k = sg_compute_dtype(r);
+    return run("abs", abs_loops, &c, out, self, NULL, r, k, k, ret);
+}
+static sg_status abs_fn(sg_keyset ks, sg_tensor *self, sg_tensor **ret) {
+    return abs_out(ks, self, NULL, ret);
+}
+static sg_status abs_inplace(sg_keyset ks, sg_tensor *self, sg_tensor **ret) {
+    return abs_out(ks, self, self, ret);
+}
+
+/* relu: CompositeExplicitAutograd in aten (clamp_min(self, 0)); a kernel of its own here */
+static sg_status relu_fn(sg_keyset ks, sg_tensor *self, sg_tensor **ret) {
+    (void)ks;
+    ew       c = {0};
+    sg_dtype r = (sg_dtype)self->dtype, k = sg_compute_dtype(r);
+    if (r == SG_BOOL) return not_implemented("clamp", r);
+    return run("relu", relu_loops, &c, NULL, self, NULL, r, k, k, ret);
+}
+static sg_status relu_inplace(sg_keyset ks, sg_tensor *self, sg_tensor **ret) {
+    (void)ks;
+    ew       c = {0};
+    sg_dtype r = (sg_dtype)self->dtype, k = sg_compute_dtype(r);
+    if (r == SG_BOOL) return not_implemented("clamp", r);
+    return run("relu", relu_loops, &c, self, self, NULL, r, k, k, ret);
+}
+
+/* gelu, structured, with its approximation */
+static sg_status gelu_mode(const char *approximate, int *mode) {
+    if (!approximate || strcmp(approximate, "none") == 0) *mode = 0;
+    else if (strcmp(approximate, "tanh") == 0) *mode = 1;
+    else return sg_error(SG_EINVAL, "approximate argument must be either none or tanh.");
+    return SG_OK;
+}
+static sg_status gelu_meta(sg_tensor *self, const char *approximate, sg_meta *m) {
+    int       mode = 0;
+    sg_status st = gelu_mode(approximate, &mode);
+    return st ? st : meta1(self, (sg_dtype)self->dtype, m);
+}
+static sg_status gelu_out(sg_keyset ks, sg_tensor *self, const char *approximate,
+                          sg_tensor *out, sg_tensor **ret) {
+    (void)ks;
+    ew        c = {0};
+    int       mode = 0;
+    sg_status st = gelu_mode(approximate, &mode);
+    if (st) return st;
+    sg_dtype r = (sg_dtype)self->dtype, k = sg_compute_dtype(r);
+    return run("gelu", mode ? gelut_loops : gelu_loops, &c, out, self, NULL, r, k, k, ret);
+}
+
+/* logical ops: any input dtype, a bool result (an out= of another dtype gets 0/1) */
+#define LOGICAL(NAME, LOOPS)                                                                  \
+    static sg_status NAME##_out(sg_keyset ks, sg_tensor *self, sg_tensor *other,              \
+                                sg_tensor *out, sg_tensor **ret) {                             \
+        (void)ks;                                                                              \
+        ew       c = {0};                                                                      \
+        sg_dtype k = sg_compute_dtype(result2(self, other));                                   \
+        return run(#NAME, LOOPS, &c, out, self, other, SG_BOOL, k, SG_BOOL, ret);              \
+    }                                                                                          \
+    static sg_status NAME##_fn(sg_keyset ks, sg_tensor *self, sg_tensor *other,               \
+                               sg_tensor **ret) {                                              \
+        return NAME##_out(ks, self, other, NULL, ret);                                         \
+    }                                                                                          \
+    static sg_status NAME##_inplace(sg_keyset ks, sg_tensor *self, sg_tensor *other,          \
+                                    sg_tensor **ret) {                                         \
+        return NAME##_out(ks, self, other, self, ret);                                         \
+    }
+LOGICAL(logical_and, land_loops)
+LOGICAL(logical_or, lor_loops)
+LOGICAL(logical_xor, lxor_loops)
+
+static sg_status logical_not_out(sg_keyset ks, sg_tensor *self, sg_tensor *out, sg_tensor **ret) {
+    (void)ks;
+    ew       c = {0};
+    sg_dtype k = sg_compute_dtype((sg_dtype)self->dtype);
+    return run("logical_not", lnot_loops, &c, out, self, NULL, SG_BOOL, k, SG_BOOL, ret);
+}
+static sg_status logical_not_fn(sg_keyset ks, sg_tensor *self, sg_tensor **ret) {
+    return logical_not_out(ks, self, NULL, ret);
+}
+static sg_status logical_not_inplace(sg_keyset ks, sg_tensor *self, sg_tensor **ret) {
+    return logical_not_out(ks, self, self, ret);
+}
+
+/* pow(Tensor, Tensor) */
+static sg_status pow_meta(sg_tensor *self, sg_tensor *exponent, sg_meta *m) {
+    return meta2(self, exponent, result2(self, exponent), "pow", m);
+}
+static sg_status pow_out(sg_keyset ks, sg_tensor *self, sg_tensor *exponent, sg_tensor *out,
+                         sg_tensor **ret) {
+    (void)ks;
+    ew       c = {0};
+    sg_dtype r = result2(self, exponent), k = sg_compute_dtype(r);
+    if (r == SG_BOOL) return not_implemented("pow", r);
+    return run("pow", pow_loops, &c, out, self, exponent, r, k, k, ret);
+}
+
+/* ---- Scalar overloads: the scalar as a wrapped number, then the Tensor overload ------------ */
+
+#define WITH_SCALAR(s, t, body)                                                               \
+    sg_tensor *t;                                                                              \
+    sg_status  st_ = sg_scalar_tensor(s, &t);                                                  \
+    if (st_) return st_;                                                                       \
+    st_ = (body);                                                                              \
+    sg_tensor_release(t);                                                                      \
+    return st_;
+
+static sg_status add_scalar(sg_keyset ks, sg_tensor *self, sg_scalar other, sg_scalar alpha,
+                            sg_tensor **ret) {
+    (void)ks;
+    WITH_SCALAR(other, o, aten_add_Tensor(self, o, alpha, ret))
+}
+static sg_status add__scalar(sg_keyset ks, sg_tensor *self, sg_scalar other, sg_scalar alpha,
+                             sg_tensor **ret) {
+    (void)ks;
+    WITH_SCALAR(other, o, aten_add__Tensor(self, o, alpha, ret))
+}
+static sg_status sub_scalar(sg_keyset ks, sg_tensor *self, sg_scalar other, sg_scalar alpha,
+                            sg_tensor **ret) {
+    (void)ks;
+    WITH_SCALAR(other, o, aten_sub_Tensor(self, o, alpha, ret))
+}
+static sg_status sub__scalar(sg_keyset ks, sg_tensor *self, sg_scalar other, sg_scalar alpha,
+                             sg_tensor **ret) {
+    (void)ks;
+    WITH_SCALAR(other, o, aten_sub__Tensor(self, o, alpha, ret))
+}
+static sg_status mul_scalar(sg_keyset ks, sg_tensor *self, sg_scalar other, sg_tensor **ret) {
+    (void)ks;
+    WITH_SCALAR(other, o, aten_mul_Tensor(self, o, ret))
+}
+static sg_status mul__scalar(sg_keyset ks, sg_tensor *self, sg_scalar other, sg_tensor **ret) {
+    (void)ks;
+    WITH_SCALAR(other, o, aten_mul__Tensor(self, o, ret))
+}
+static sg_status div_scalar(sg_keyset ks, sg_tensor *self, sg_scalar other, sg_tensor **ret) {
+    (void)ks;
+    WITH_SCALAR(other, o, aten_div_Tensor(self, o, ret))
+}
+static sg_status div__scalar(sg_keyset ks, sg_tensor *self, sg_scalar other, sg_tensor **ret) {
+    (void)ks;
+    WITH_SCALAR(other, o, aten_div__Tensor(self, o, ret))
+}
+static sg_status div_scalar_mode(sg_keyset ks, sg_tensor *self, sg_scalar other,
+                                 const char *rounding, sg_tensor **ret) {
+    (void)ks;
+    WITH_SCALAR(other, o, aten_div_Tensor_mode(self, o, rounding, ret))
+}
+
+/* ---- registration -------------------------------------------------------------------------- */
+
+/* A structured op: its meta function and its out kernel for the CPU. */
+#define STRUCTURED(OUT, META, KERNEL)                                                         \
+    do {                                                                                       \
+        OUT##_set_meta(META);                                                                  \
+        SG_REG(OUT, KERNEL);                                                                   \
+    } while (0)
+
+/* A kernel for every backend (CompositeExplicitAutograd), as aten registers these. */
+#define COMPOSITE(op, fn)                                                                     \
+    do {                                                                                       \
+        sg_status st_ = op##_register(SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD, fn, NULL);          \
+        if (st_) return st_;                                                                   \
+    } while (0)
+
+sg_status sg_cpu_register_pointwise(void) {
+    STRUCTURED(aten_add_out, add_meta, add_out);
+    STRUCTURED(aten_sub_out, add_meta, sub_out);
+    STRUCTURED(aten_mul_out, mul_meta, mul_out);
+    STRUCTURED(aten_div_out, div_meta, div_out);
+    STRUCTURED(aten_div_out_mode, div_mode_meta, div_out_mode);
+    STRUCTURED(aten_eq_Tensor_out, eq_meta, eq_out);
+    STRUCTURED(aten_ne_Tensor_out, ne_meta, ne_out);
+    STRUCTURED(aten_lt_Tensor_out, lt_meta, lt_out);
+    STRUCTURED(aten_le_Tensor_out, le_meta, le_out);
+    STRUCTURED(aten_gt_Tensor_out, gt_meta, gt_out);
+    STRUCTURED(aten_ge_Tensor_out, ge_meta, ge_out);
+    STRUCTURED(aten_eq_Scalar_out, eq_scalar_meta, eq_scalar_out);
+    STRUCTURED(aten_ne_Scalar_out, ne_scalar_meta, ne_scalar_out);
+    STRUCTURED(aten_lt_Scalar_out, lt_scalar_meta, lt_scalar_out);
+    STRUCTURED(aten_le_Scalar_out, le_scalar_meta, le_scalar_out);
+    STRUCTURED(aten_gt_Scalar_out, gt_scalar_meta, gt_scalar_out);
+    STRUCTURED(aten_ge_Scalar_out, ge_scalar_meta, ge_scalar_out);
+    STRUCTURED(aten_maximum_out, maximum_meta, maximum_out);
+    STRUCTURED(aten_minimum_out, minimum_meta, minimum_out);
+    STRUCTURED(aten_pow_Tensor_Tensor_out, pow_meta, pow_out);
+    STRUCTURED(aten_exp_out, exp_meta, exp_out);
+    STRUCTURED(aten_log_out, log_meta, log_out);
+    STRUCTURED(aten_sqrt_out, sqrt_meta, sqrt_out);
+    STRUCTURED(aten_rsqrt_out, rsqrt_meta, rsqrt_out);
+    STRUCTURED(aten_sin_out, sin_meta, sin_out);
+    STRUCTURED(aten_cos_out, cos_meta, cos_out);
+    STRUCTURED(aten_tanh_out, tanh_meta, tanh_out);
+    STRUCTURED(aten_sigmoid_out, sigmoid_meta, sigmoid_out);
+    STRUCTURED(aten_silu_out, silu_meta, silu_out);
+    STRUCTURED(aten_erf_out, erf_meta, erf_out);
+    STRUCTURED(aten_reciprocal_out, reciprocal_meta, reciprocal_out);
+    STRUCTURED(aten_floor_out, floor_meta, floor_out);
+    STRUCTURED(aten_ceil_out, ceil_meta, ceil_out);
+    STRUCTURED(aten_round_out, round_meta, round_out);
+    STRUCTURED(aten_sign_out, sign_meta, sign_out);
+    STRUCTURED(aten_neg_out, neg_meta, neg_out);
+    STRUCTURED(aten_gelu_out, gelu_meta, gelu_out);
+    SG_REG(aten_abs, abs_fn);
+    SG_REG(aten_abs_, abs_inplace);
+    SG_REG(aten_abs_out, abs_out);
+    SG_REG(aten_relu, relu_fn);
+    SG_REG(aten_relu_, relu_inplace);
+    SG_REG(aten_logical_and, logical_and_fn);
+    SG_REG(aten_logical_and_, logical_and_inplace);
+    SG_REG(aten_logical_and_out, logical_and_out);
+    SG_REG(aten_logical_or, logical_or_fn);
+    SG_REG(aten_logical_or_, logical_or_inplace);
+    SG_REG(aten_logical_or_out, logical_or_out);
+    SG_REG(aten_logical_xor, logical_xor_fn);
+    SG_REG(aten_logical_xor_, logical_xor_inplace);
+    SG_REG(aten_logical_xor_out, logical_xor_out);
+    SG_REG(aten_logical_not, logical_not_fn);
+    SG_REG(aten_logical_not_, logical_not_inplace);
+    SG_REG(aten_logical_not_out, logical_not_out);
+    COMPOSITE(aten_add_Scalar, add_scalar);
+    COMPOSITE(aten_add__Scalar, add__scalar);
+    COMPOSITE(aten_sub_Scalar, sub_scalar);
+    COMPOSITE(aten_sub__Scalar, sub__scalar);
+    COMPOSITE(aten_mul_Scalar, mul_scalar);
+    COMPOSITE(aten_mul__Scalar, mul__scalar);
+    COMPOSITE(aten_div_Scalar, div_scalar);
+    COMPOSITE(aten_div__Scalar, div__scalar);
+    COMPOSITE(aten_div_Scalar_mode, div_scalar_mode);
+    return SG_OK;
+}

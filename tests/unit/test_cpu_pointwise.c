@@ -1,0 +1,259 @@
+/* test_cpu_pointwise.c: elementwise CPU kernels through the generated aten API: broadcasting,
+ * aten's type promotion (wrapped numbers included), division modes, NaN propagation,
+ * 16-bit floats, strided and overlapping inputs, out= resizing and casting rules, and the
+ * errors aten gives. Expected values are worked out by hand here; tests/data holds PyTorch's
+ * own outputs for the wider sweep (test_cpu_reference). */
+#include "check.h"
+#include "sg_aten_cpu.h"
+#include "aten.h"
+
+#include <math.h>
+#include <string.h>
+
+static sg_tensor *make(sg_dtype dt, const int64_t *sizes, int32_t n, const double *v) {
+    sg_tensor *t = NULL;
+    CHECK(sg_tensor_empty(sizes, n, dt, SG_CPU, &t) == SG_OK);
+    int64_t k = sg_tensor_numel(t);
+    for (int64_t i = 0; i < k; i++) {
+        char *p = (char *)sg_tensor_data(t) + i * (int64_t)sg_dtype_size(dt);
+        switch (dt) {
+        case SG_FLOAT32: *(float *)p = (float)v[i]; break;
+        case SG_FLOAT64: *(double *)p = v[i]; break;
+        case SG_INT64: *(int64_t *)p = (int64_t)v[i]; break;
+        case SG_INT32: *(int32_t *)p = (int32_t)v[i]; break;
+        case SG_BOOL: *(bool *)p = v[i] != 0; break;
+        case SG_UINT8: *(uint8_t *)p = (uint8_t)v[i]; break;
+        default: break;
+        }
+    }
+    return t;
+}
+
+/* element i of t as a double (t contiguous or not) */
+static double at(const sg_tensor *t, int64_t i) {
+    int64_t off = 0, rest = i;
+    for (int32_t d = t->ndim - 1; d >= 0; d--) {
+        off += (rest % t->sizes[d]) * t->strides[d];
+        rest /= t->sizes[d];
+    }
+    const char *p = (const char *)sg_tensor_data(t) + off * (int64_t)sg_dtype_size((sg_dtype)t->dtype);
+    switch (t->dtype) {
+    case SG_FLOAT32: return *(const float *)p;
+    case SG_FLOAT64: return *(const double *)p;
+    case SG_INT64: return (double)*(const int64_t *)p;
+    case SG_INT32: return *(const int32_t *)p;
+    case SG_BOOL: return *(const bool *)p;
+    case SG_UINT8: return *(const uint8_t *)p;
+    case SG_INT16: return *(const int16_t *)p;
+    default: return NAN;
+    }
+}
+
+static bool all_eq(const sg_tensor *t, const double *want, int64_t n) {
+    if (!t || sg_tensor_numel(t) != n) return false;
+    for (int64_t i = 0; i < n; i++) {
+        double g = at(t, i);
+        if (!(g == want[i] || (isnan(g) && isnan(want[i])) || fabs(g - want[i]) < 1e-6)) {
+            fprintf(stderr, "  element %lld: got %g, want %g\n", (long long)i, g, want[i]);
+            return false;
+        }
+    }
+    return true;
+}
+
+static void test_add_broadcast_promotion(void) {
+    int64_t    s23[2] = {2, 3}, s3[1] = {3};
+    double     a[6] = {1, 2, 3, 4, 5, 6}, b[3] = {10, 20, 30};
+    sg_tensor *x = make(SG_FLOAT32, s23, 2, a), *y = make(SG_INT64, s3, 1, b), *r = NULL;
+    /* float32 [2,3] + 2 * int64 [3] -> float32 [2,3] */
+    CHECK(aten_add_Tensor(x, y, sg_scalar_int(2), &r) == SG_OK);
+    CHECK(r && r->dtype == SG_FLOAT32 && r->ndim == 2 && r->sizes[1] == 3);
+    double want[6] = {21, 42, 63, 24, 45, 66};
+    CHECK(all_eq(r, want, 6));
+    sg_tensor_release(r);
+    /* int64 tensor + a float wrapped number -> float32 (the default dtype) */
+    CHECK(aten_add_Scalar(y, sg_scalar_float(0.5), sg_scalar_int(1), &r) == SG_OK);
+    CHECK(r && r->dtype == SG_FLOAT32);
+    double want2[3] = {10.5, 20.5, 30.5};
+    CHECK(all_eq(r, want2, 3));
+    sg_tensor_release(r);
+    /* int32 tensor + int64 wrapped number stays int32; + int64 0-dim tensor stays int32 too */
+    sg_tensor *i32 = make(SG_INT32, s3, 1, b);
+    CHECK(aten_mul_Scalar(i32, sg_scalar_int(3), &r) == SG_OK && r->dtype == SG_INT32);
+    sg_tensor_release(r);
+    sg_tensor *z0 = make(SG_INT64, NULL, 0, (double[]){7});
+    CHECK(aten_mul_Tensor(i32, z0, &r) == SG_OK && r->dtype == SG_INT32);
+    double want3[3] = {70, 140, 210};
+    CHECK(all_eq(r, want3, 3));
+    sg_tensor_release(r);
+    /* but a float 0-dim tensor raises the category: float32 */
+    sg_tensor *f0 = make(SG_FLOAT64, NULL, 0, (double[]){0.5});
+    CHECK(aten_mul_Tensor(i32, f0, &r) == SG_OK && r->dtype == SG_FLOAT64);
+    sg_tensor_release(r);
+    /* float alpha with integral inputs is refused */
+    CHECK(aten_add_Tensor(i32, i32, sg_scalar_float(1.5), &r) == SG_EINVAL);
+    CHECK(strstr(sg_last_error(), "alpha must not be a floating point number") != NULL);
+    /* shapes that do not broadcast */
+    int64_t s4[1] = {4};
+    sg_tensor *w = make(SG_FLOAT32, s4, 1, a);
+    CHECK(aten_add_Tensor(x, w, sg_scalar_int(1), &r) == SG_EINVAL);
+    CHECK_STR(sg_last_error(), "add: the size of tensor a [2, 3] must match the size of tensor b "
+                               "[4] at a non-singleton dimension");
+    sg_tensor_release(w);
+    sg_tensor_release(f0);
+    sg_tensor_release(z0);
+    sg_tensor_release(i32);
+    sg_tensor_release(x);
+    sg_tensor_release(y);
+}
+
+static void test_div(void) {
+    int64_t    s4[1] = {4};
+    double     a[4] = {7, -7, 7, -7}, b[4] = {2, 2, -2, -2};
+    sg_tensor *x = make(SG_INT64, s4, 1, a), *y = make(SG_INT64, s4, 1, b), *r = NULL;
+    CHECK(aten_div_Tensor(x, y, &r) == SG_OK && r->dtype == SG_FLOAT32);
+    CHECK(all_eq(r, (double[]){3.5, -3.5, -3.5, 3.5}, 4));
+    sg_tensor_release(r);
+    CHECK(aten_div_Tensor_mode(x, y, "trunc", &r) == SG_OK && r->dtype == SG_INT64);
+    CHECK(all_eq(r, (double[]){3, -3, -3, 3}, 4));
+    sg_tensor_release(r);
+    CHECK(aten_div_Tensor_mode(x, y, "floor", &r) == SG_OK);
+    CHECK(all_eq(r, (double[]){3, -4, -4, 3}, 4));
+    sg_tensor_release(r);
+    CHECK(aten_div_Tensor_mode(x, y, "round", &r) == SG_EINVAL);
+    CHECK(strstr(sg_last_error(), "rounding_mode to be one of None, 'trunc', or 'floor'") != NULL);
+    sg_tensor *zero = make(SG_INT64, s4, 1, (double[]){1, 0, 1, 1});
+    CHECK(aten_div_Tensor_mode(x, zero, "trunc", &r) == SG_EINVAL && r == NULL);
+    CHECK(strstr(sg_last_error(), "ZeroDivisionError") != NULL);
+    /* floats: floor division of negative values, and x / 0 */
+    sg_tensor *fx = make(SG_FLOAT64, s4, 1, (double[]){7.5, -7.5, 1, -1});
+    sg_tensor *fy = make(SG_FLOAT64, s4, 1, (double[]){2, 2, 0, 0});
+    CHECK(aten_div_Tensor_mode(fx, fy, "floor", &r) == SG_OK);
+    CHECK(all_eq(r, (double[]){3, -4, INFINITY, -INFINITY}, 4));
+    sg_tensor_release(r);
+    CHECK(aten_div_Scalar(fx, sg_scalar_int(2), &r) == SG_OK);
+    CHECK(all_eq(r, (double[]){3.75, -3.75, 0.5, -0.5}, 4));
+    sg_tensor_release(r);
+    sg_tensor_release(fx);
+    sg_tensor_release(fy);
+    sg_tensor_release(zero);
+    sg_tensor_release(x);
+    sg_tensor_release(y);
+}
+
+static void test_compare_minmax_unary(void) {
+    int64_t    s4[1] = {4};
+    sg_tensor *x = make(SG_FLOAT32, s4, 1, (double[]){1, NAN, 3, -2});
+    sg_tensor *y = make(SG_FLOAT32, s4, 1, (double[]){2, 0, 3, -5});
+    sg_tensor *r = NULL;
+    CHECK(aten_lt_Tensor(x, y, &r) == SG_OK && r->dtype == SG_BOOL);
+    CHECK(all_eq(r, (double[]){1, 0, 0, 0}, 4));
+    sg_tensor_release(r);
+    CHECK(aten_eq_Scalar(x, sg_scalar_int(3), &r) == SG_OK);
+    CHECK(all_eq(r, (double[]){0, 0, 1, 0}, 4));
+    sg_tensor_release(r);
+    CHECK(aten_maximum(x, y, &r) == SG_OK);
+    CHECK(all_eq(r, (double[]){2, NAN, 3, -2}, 4)); /* NaN propagates */
+    sg_tensor_release(r);
+    CHECK(aten_minimum(x, y, &r) == SG_OK);
+    CHECK(all_eq(r, (double[]){1, NAN, 3, -5}, 4));
+    sg_tensor_release(r);
+    CHECK(aten_neg(y, &r) == SG_OK && all_eq(r, (double[]){-2, -0.0, -3, 5}, 4));
+    sg_tensor_release(r);
+    CHECK(aten_abs(y, &r) == SG_OK && all_eq(r, (double[]){2, 0, 3, 5}, 4));
+    sg_tensor_release(r);
+    CHECK(aten_relu(y, &r) == SG_OK && all_eq(r, (double[]){2, 0, 3, 0}, 4));
+    sg_tensor_release(r);
+    CHECK(aten_sigmoid(y, &r) == SG_OK && fabs(at(r, 0) - 1 / (1 + exp(-2.0))) < 1e-6);
+    sg_tensor_release(r);
+    CHECK(aten_gelu(y, "tanh", &r) == SG_OK && fabs(at(r, 0) - 1.9545977) < 1e-5);
+    sg_tensor_release(r);
+    CHECK(aten_gelu(y, "none", &r) == SG_OK && fabs(at(r, 0) - 1.9544997) < 1e-5);
+    sg_tensor_release(r);
+    CHECK(aten_gelu(y, "fast", &r) == SG_EINVAL);
+    /* integers become float32 for floating functions */
+    sg_tensor *iv = make(SG_INT64, s4, 1, (double[]){0, 1, 4, 9});
+    CHECK(aten_sqrt(iv, &r) == SG_OK && r->dtype == SG_FLOAT32 && all_eq(r, (double[]){0, 1, 2, 3}, 4));
+    sg_tensor_release(r);
+    CHECK(aten_floor(iv, &r) == SG_OK && r->dtype == SG_INT64);
+    sg_tensor_release(r);
+    /* bool: no negation */
+    sg_tensor *bv = make(SG_BOOL, s4, 1, (double[]){1, 0, 1, 0});
+    CHECK(aten_neg(bv, &r) == SG_EINVAL);
+    CHECK(strstr(sg_last_error(), "Negation, the `-` operator, on a bool tensor is not supported") != NULL);
+    CHECK(aten_sub_Tensor(bv, bv, sg_scalar_int(1), &r) == SG_EINVAL);
+    CHECK(aten_logical_not(bv, &r) == SG_OK && r->dtype == SG_BOOL && all_eq(r, (double[]){0, 1, 0, 1}, 4));
+    sg_tensor_release(r);
+    CHECK(aten_logical_and(bv, iv, &r) == SG_OK && all_eq(r, (double[]){0, 0, 1, 0}, 4));
+    sg_tensor_release(r);
+    sg_tensor_release(bv);
+    sg_tensor_release(iv);
+    sg_tensor_release(x);
+    sg_tensor_release(y);
+}
+
+static void test_layouts_and_out(void) {
+    int64_t    s23[2] = {2, 3};
+    double     a[6] = {1, 2, 3, 4, 5, 6};
+    sg_tensor *x = make(SG_FLOAT32, s23, 2, a), *xt = NULL, *r = NULL;
+    /* a transposed (non-contiguous) input */
+    CHECK(sg_tensor_transpose(x, 0, 1, &xt) == SG_OK);
+    CHECK(aten_mul_Tensor(xt, xt, &r) == SG_OK && r->sizes[0] == 3);
+    CHECK(all_eq(r, (double[]){1, 16, 4, 25, 9, 36}, 6));
+    sg_tensor_release(r);
+    /* in place through an overlapping view: x[:, 1:] += x[:, :2] reads what it writes */
+    sg_tensor *left = NULL, *right = NULL;
+    CHECK(sg_tensor_slice(x, 1, 0, 2, 1, &left) == SG_OK && sg_tensor_slice(x, 1, 1, 3, 1, &right) == SG_OK);
+    CHECK(aten_add__Tensor(right, left, sg_scalar_int(1), &r) == SG_OK && r == right);
+    sg_tensor_release(r);
+    CHECK(all_eq(x, (double[]){1, 3, 5, 4, 9, 11}, 6));
+    /* out= of the wrong shape is resized; of a narrower category it is refused */
+    int64_t    s1[1] = {1};
+    sg_tensor *out = make(SG_FLOAT64, s1, 1, a);
+    CHECK(aten_add_out(x, x, sg_scalar_int(1), out, &r) == SG_OK && r == out);
+    CHECK(out->ndim == 2 && out->sizes[0] == 2 && out->sizes[1] == 3);
+    CHECK(all_eq(out, (double[]){2, 6, 10, 8, 18, 22}, 6));
+    sg_tensor_release(r);
+    sg_tensor *iout = make(SG_INT64, s23, 2, a);
+    CHECK(aten_add_out(x, x, sg_scalar_int(1), iout, &r) == SG_EINVAL);
+    CHECK_STR(sg_last_error(), "add: result type Float can't be cast to the desired output type Long");
+    /* float16: computed in float32, stored in float16 */
+    sg_tensor *h = NULL;
+    CHECK(sg_tensor_empty(s23, 2, SG_FLOAT16, SG_CPU, &h) == SG_OK);
+    CHECK(aten_mul_out(x, x, h, &r) == SG_OK && r == h);
+    sg_tensor_release(r);
+    CHECK(((uint16_t *)sg_tensor_data(h))[5] == 0x5790); /* 121 in binary16 */
+    sg_tensor_release(h);
+    sg_tensor_release(iout);
+    sg_tensor_release(out);
+    sg_tensor_release(left);
+    sg_tensor_release(right);
+    sg_tensor_release(xt);
+    sg_tensor_release(x);
+}
+
+static void test_large_parallel(void) {
+    int64_t    n[1] = {1 << 20};
+    sg_tensor *x = NULL, *r = NULL;
+    CHECK(sg_tensor_empty(n, 1, SG_FLOAT32, SG_CPU, &x) == SG_OK);
+    float *p = sg_tensor_data(x);
+    for (int64_t i = 0; i < n[0]; i++) p[i] = (float)(i % 1000);
+    CHECK(aten_add_Scalar(x, sg_scalar_int(1), sg_scalar_int(1), &r) == SG_OK);
+    bool ok = true;
+    const float *q = sg_tensor_data(r);
+    for (int64_t i = 0; i < n[0] && ok; i++) ok = q[i] == (float)(i % 1000) + 1;
+    CHECK(ok);
+    sg_tensor_release(r);
+    sg_tensor_release(x);
+}
+
+int main(void) {
+    CHECK(sg_aten_cpu_init() == SG_OK);
+    test_add_broadcast_promotion();
+    test_div();
+    test_compare_minmax_unary();
+    test_layouts_and_out();
+    test_large_parallel();
+    sg_runtime_shutdown();
+    return check_result("test_cpu_pointwise");
+}
