@@ -1,0 +1,198 @@
+/* cpu.c: CPU kernels through the dispatcher, against the machine's own limits, in one run.
+ *
+ *   sg_bench_cpu
+ *
+ * - memory bandwidth: memcpy of as many bytes as an op moves (read and written), the best of
+ *   several runs; then, per op family, the op's bytes over its time as a ratio of it:
+ *   pointwise add and mul (float32, 2 x 16 M elements in, 16 M out, written into a
+ *   preallocated out=), a unary op (exp), a reduction (sum of 32 M floats). Goal >= 0.8 for
+ *   the large ones.
+ * - matmul 1024 x 1024 x 1024 float32 through aten_mm against cblas_sgemm on the same
+ *   buffers (goal >= 0.98).
+ * - small_add_ns: aten_add_Tensor on 1-element tensors, output allocation included
+ *   (goal <= 100 ns).
+ * Every figure is one line, "name value unit".
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "aten.h"
+#include "sg_aten_cpu.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef SG_HAVE_OPENBLAS
+#include <cblas.h>
+#endif
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static sg_tensor *filled(int64_t n, float v) {
+    sg_tensor *t = NULL;
+    if (sg_tensor_empty(&n, 1, SG_FLOAT32, SG_CPU, &t)) return NULL;
+    float *p = sg_tensor_data(t);
+    for (int64_t i = 0; i < n; i++) p[i] = v + (float)(i % 7) * 0.125f;
+    return t;
+}
+
+/* memcpy bandwidth in bytes/s for a copy of `bytes` (read + write counted), with the threads
+ * the kernels use. */
+static double memcpy_bw(size_t bytes) {
+    size_t half = bytes / 2;
+    char  *a = malloc(half), *b = malloc(half);
+    memset(a, 1, half);
+    memset(b, 2, half);
+    double best = 1e30;
+    for (int r = 0; r < 5; r++) {
+        double t0 = now_s();
+#ifdef _OPENMP
+#pragma omp parallel
+        {
+            size_t nt = (size_t)omp_get_num_threads(), t = (size_t)omp_get_thread_num();
+            size_t chunk = (half + nt - 1) / nt, lo = t * chunk, hi = lo + chunk < half ? lo + chunk : half;
+            if (lo < hi) memcpy(b + lo, a + lo, hi - lo);
+        }
+#else
+        memcpy(b, a, half);
+#endif
+        double dt = now_s() - t0;
+        if (dt < best) best = dt;
+    }
+    free(a);
+    free(b);
+    return (double)bytes / best;
+}
+
+/* Rationale: the ops write into a preallocated out= tensor, as the memcpy writes into a buffer
+ * it touched before: the figure is the kernel's throughput, not the first-touch cost of fresh
+ * pages (which dominates on the VMs we measure: about 25 us a page). */
+static sg_tensor *out_buf;
+
+typedef sg_status (*op2)(sg_tensor *, sg_tensor *, sg_tensor **);
+
+static sg_status add1(sg_tensor *a, sg_tensor *b, sg_tensor **r) {
+    return aten_add_out(a, b, sg_scalar_int(1), out_buf, r);
+}
+static sg_status mul2(sg_tensor *a, sg_tensor *b, sg_tensor **r) {
+    return aten_mul_out(a, b, out_buf, r);
+}
+static sg_status exp1(sg_tensor *a, sg_tensor *b, sg_tensor **r) {
+    (void)b;
+    return aten_exp_out(a, out_buf, r);
+}
+static sg_status sum1(sg_tensor *a, sg_tensor *b, sg_tensor **r) {
+    (void)b;
+    return aten_sum(a, NULL, r);
+}
+
+/* Best time of an op over a few runs; -1 where it fails (not implemented yet). */
+static double time_op(op2 f, sg_tensor *a, sg_tensor *b) {
+    double best = 1e30;
+    for (int r = 0; r < 5; r++) {
+        sg_tensor *out = NULL;
+        double     t0 = now_s();
+        if (f(a, b, &out) != SG_OK) {
+            fprintf(stderr, "sg_bench_cpu: %s\n", sg_last_error());
+            return -1;
+        }
+        double dt = now_s() - t0;
+        sg_tensor_release(out);
+        if (dt < best) best = dt;
+    }
+    return best;
+}
+
+static void family(const char *name, op2 f, sg_tensor *a, sg_tensor *b, double bytes) {
+    double t = time_op(f, a, b);
+    if (t < 0) return;
+    double bw = memcpy_bw((size_t)bytes);
+    printf("%s_gbps %.2f GB/s\n", name, bytes / t * 1e-9);
+    printf("%s_memcpy_gbps %.2f GB/s\n", name, bw * 1e-9);
+    printf("%s_vs_memcpy %.3f ratio\n", name, bytes / t / bw);
+}
+
+int main(void) {
+    if (sg_aten_cpu_init() != SG_OK) {
+        fprintf(stderr, "sg_bench_cpu: %s\n", sg_last_error());
+        return 1;
+    }
+#ifdef _OPENMP
+    printf("cpu_threads %d threads\n", omp_get_max_threads());
+#endif
+    const int64_t n = 16 << 20;
+    sg_tensor    *a = filled(n, 1), *b = filled(n, 2), *big = filled(2 * n, 0.5f);
+    out_buf = filled(n, 0);
+    family("add_f32", add1, a, b, 3.0 * 4 * (double)n);
+    family("mul_f32", mul2, a, b, 3.0 * 4 * (double)n);
+    family("exp_f32", exp1, a, NULL, 2.0 * 4 * (double)n);
+    family("sum_f32", sum1, big, NULL, 4.0 * 2 * (double)n);
+
+    /* matmul 1024^3: aten_mm against cblas_sgemm on the same buffers */
+    const int64_t m = 1024, sz[2] = {m, m};
+    sg_tensor    *x = NULL, *y = NULL, *z = NULL;
+    if (!sg_tensor_empty(sz, 2, SG_FLOAT32, SG_CPU, &x) && !sg_tensor_empty(sz, 2, SG_FLOAT32, SG_CPU, &y)) {
+        for (int64_t i = 0; i < m * m; i++) {
+            ((float *)sg_tensor_data(x))[i] = (float)(i % 13) * 0.01f;
+            ((float *)sg_tensor_data(y))[i] = (float)(i % 7) * 0.02f;
+        }
+        double best_op = 1e30, best_blas = 1e30;
+        bool   ok = true;
+        for (int r = 0; r < 5 && ok; r++) {
+            double t0 = now_s();
+            ok = aten_mm(x, y, &z) == SG_OK;
+            double t1 = now_s();
+            sg_tensor_release(z);
+            z = NULL;
+            if (t1 - t0 < best_op) best_op = t1 - t0;
+        }
+#ifdef SG_HAVE_OPENBLAS
+        float *c = malloc((size_t)(m * m) * sizeof *c);
+        for (int r = 0; r < 5; r++) {
+            double t0 = now_s();
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)m, (int)m, 1.0f,
+                        sg_tensor_data(x), (int)m, sg_tensor_data(y), (int)m, 0.0f, c, (int)m);
+            double t1 = now_s();
+            if (t1 - t0 < best_blas) best_blas = t1 - t0;
+        }
+        free(c);
+#endif
+        if (ok) {
+            printf("mm_1024_ms %.3f ms\n", best_op * 1e3);
+            printf("mm_1024_gflops %.1f GFLOP/s\n", 2.0 * m * m * m / best_op * 1e-9);
+#ifdef SG_HAVE_OPENBLAS
+            printf("sgemm_1024_ms %.3f ms\n", best_blas * 1e3);
+            printf("mm_vs_sgemm %.3f ratio\n", best_blas / best_op);
+#endif
+        } else {
+            fprintf(stderr, "sg_bench_cpu: mm: %s\n", sg_last_error());
+        }
+    }
+
+    /* a small op end to end: 1-element add, output allocated by the call */
+    sg_tensor *s1 = filled(1, 1), *s2 = filled(1, 2);
+    const int  iters = 200000;
+    double     best = 1e30;
+    for (int r = 0; r < 5; r++) {
+        double t0 = now_s();
+        for (int i = 0; i < iters; i++) {
+            sg_tensor *out = NULL;
+            if (aten_add_Tensor(s1, s2, sg_scalar_int(1), &out) != SG_OK) return 1;
+            sg_tensor_release(out);
+        }
+        double dt = (now_s() - t0) / iters;
+        if (dt < best) best = dt;
+    }
+    printf("small_add_ns %.1f ns\n", best * 1e9);
+
+    sg_tensor *all[] = {a, b, big, x, y, s1, s2, out_buf};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) sg_tensor_release(all[i]);
+    sg_runtime_shutdown();
+    return 0;
+}
