@@ -11,6 +11,8 @@
 
 #include <math.h>
 
+#include "vmath.h"
+
 /* What a loop needs beyond its operands. */
 typedef struct ew {
     double  af;   /* alpha (add, sub) as a real */
@@ -91,6 +93,9 @@ typedef struct ew {
     UN(lnot_##T, T, bool, !a)
 SG_FOR_REAL(DEF_ARITH)
 
+/* exp in the loop's type: float32 through the vectorisable sg_expf (vmath.h) */
+#define EXP(T, x) _Generic((T)0, float: sg_expf((float)(x)), default: exp(x))
+
 /* division: true division on floats; trunc and floor modes on any real type */
 static inline double floor_div(double a, double b) {
     /* as aten's div_floor_floating: the quotient of fmod's remainder-corrected division */
@@ -105,15 +110,15 @@ static inline double floor_div(double a, double b) {
     BIN(div_##T, T, T, a / b)                                                                \
     BIN(divt_##T, T, T, trunc((double)a / (double)b))                                        \
     BIN(divf_##T, T, T, floor_div(a, b))                                                     \
-    UN(exp_##T, T, T, exp(a))                                                                \
+    UN(exp_##T, T, T, EXP(T, a))                                                             \
     UN(log_##T, T, T, log(a))                                                                \
     UN(sqrt_##T, T, T, sqrt(a))                                                              \
     UN(rsqrt_##T, T, T, 1 / sqrt(a))                                                         \
     UN(sin_##T, T, T, sin(a))                                                                \
     UN(cos_##T, T, T, cos(a))                                                                \
     UN(tanh_##T, T, T, tanh(a))                                                              \
-    UN(sigmoid_##T, T, T, 1 / (1 + exp(-a)))                                                 \
-    UN(silu_##T, T, T, a / (1 + exp(-a)))                                                    \
+    UN(sigmoid_##T, T, T, 1 / (1 + EXP(T, -a)))                                              \
+    UN(silu_##T, T, T, a / (1 + EXP(T, -a)))                                                 \
     UN(erf_##T, T, T, erf(a))                                                                \
     UN(recip_##T, T, T, 1 / a)                                                               \
     UN(gelu_##T, T, T, (T)0.5 * a * (1 + erf(a * (T)0.70710678118654752440)))                \
