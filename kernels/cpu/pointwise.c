@@ -19,7 +19,17 @@ typedef struct ew {
     int64_t ai;   /* and as an integer */
     int     mode; /* div: 0 true, 1 trunc, 2 floor; gelu: 0 none, 1 tanh */
     bool    zero_div; /* set by integer division loops that met a zero divisor */
+    sg_dtype narrow;  /* float16/bfloat16 results computed in float32: the quotient is rounded
+                         to that type before trunc/floor, as aten does */
+    int64_t  decimals; /* round.decimals */
 } ew;
+
+/* x rounded to c->narrow (float16 or bfloat16), or x where there is none */
+static inline float narrow_to(const ew *c, float x) {
+    return c->narrow == SG_FLOAT16    ? sg_half_to_float(sg_float_to_half(x))
+           : c->narrow == SG_BFLOAT16 ? sg_bf16_to_float(sg_float_to_bf16(x))
+                                      : x;
+}
 
 #define ALPHA(T) _Generic((T)0, float: (T)c->af, double: (T)c->af, default: (T)c->ai)
 
@@ -129,6 +139,18 @@ static inline double floor_div(double a, double b) {
     UN(round_##T, T, T, nearbyint(a))                                                        \
     BIN(pow_##T, T, T, pow(a, b))
 SG_FOR_FLOATING(DEF_FDIV)
+
+/* round.decimals: as aten, x * 10^d rounded half to even, then scaled back (the other way for
+ * d < 0), in the loop's type */
+#define DEF_ROUNDD(E, T)                                                                    \
+    UN(roundd_##T, T, T,                                                                    \
+       c->decimals >= 0 ? nearbyint(a * (T)pow(10, (double)c->decimals)) / (T)pow(10, (double)c->decimals) \
+                        : nearbyint(a / (T)pow(10, (double)-c->decimals)) * (T)pow(10, (double)-c->decimals))
+SG_FOR_FLOATING(DEF_ROUNDD)
+
+/* float32 loops for float16/bfloat16 results: the quotient rounded to the narrow type first */
+BIN(divt16_float, float, float, truncf(narrow_to(c, a / b)))
+BIN(divf16_float, float, float, narrow_to(c, (float)floor_div(a, b)))
 
 /* integer division: C's / truncates; zero divisors are reported after the loop */
 #define DEF_IDIV(E, T)                                                                      \
@@ -242,6 +264,8 @@ TABLE(gelut, SG_FOR_FLOATING)
 TABLE(floor, SG_FOR_FLOATING)
 TABLE(ceil, SG_FOR_FLOATING)
 TABLE(round, SG_FOR_FLOATING)
+#define ENTRY_roundd(E, T) [E] = roundd_##T,
+TABLE(roundd, SG_FOR_FLOATING)
 TABLE(neg, FOR_INT_FLOAT)
 TABLE(abs, FOR_SIGNED)
 TABLE(relu, FOR_SIGNED)
@@ -387,6 +411,12 @@ static sg_status div_run(sg_tensor *self, sg_tensor *other, int mode, sg_tensor 
     ew       c = {.mode = mode};
     sg_dtype r = div_result(self, other, mode), k = sg_compute_dtype(r);
     const sg_loop_fn *loops = mode == 0 ? div_loops : mode == 1 ? divt_loops : divf_loops;
+    if (mode && k != r) { /* float16/bfloat16 computed in float32 */
+        static sg_loop_fn t16[SG_DTYPE__END] = {[SG_FLOAT32] = divt16_float};
+        static sg_loop_fn f16[SG_DTYPE__END] = {[SG_FLOAT32] = divf16_float};
+        c.narrow = r;
+        loops = mode == 1 ? t16 : f16;
+    }
     return run("div", loops, &c, out, self, other, r, k, k, ret);
 }
 
@@ -512,6 +542,21 @@ UNARY_SAME(floor, floor_loops, ident_loops, 1)
 UNARY_SAME(ceil, ceil_loops, ident_loops, 1)
 UNARY_SAME(round, round_loops, ident_loops, 1)
 UNARY_SAME(sign, sign_loops, sign_loops, 1)
+
+static sg_status round_decimals_meta(sg_tensor *self, int64_t decimals, sg_meta *m) {
+    (void)decimals;
+    return meta1(self, (sg_dtype)self->dtype, m);
+}
+static sg_status round_decimals_out(sg_keyset ks, sg_tensor *self, int64_t decimals,
+                                    sg_tensor *out, sg_tensor **ret) {
+    (void)ks;
+    ew       c = {.decimals = decimals};
+    sg_dtype r = (sg_dtype)self->dtype, k = sg_compute_dtype(r);
+    if (sg_dtype_is_integral(r, true))
+        return sg_error(SG_EINVAL, "round_cpu not implemented for '%s' with decimals",
+                        sg_dtype_name(r));
+    return run("round", roundd_loops, &c, out, self, NULL, r, k, k, ret);
+}
 
 static sg_status neg_meta(sg_tensor *self, sg_meta *m) {
     if (self->dtype == SG_BOOL)
@@ -733,6 +778,7 @@ sg_status sg_cpu_register_pointwise(void) {
     STRUCTURED(aten_floor_out, floor_meta, floor_out);
     STRUCTURED(aten_ceil_out, ceil_meta, ceil_out);
     STRUCTURED(aten_round_out, round_meta, round_out);
+    STRUCTURED(aten_round_decimals_out, round_decimals_meta, round_decimals_out);
     STRUCTURED(aten_sign_out, sign_meta, sign_out);
     STRUCTURED(aten_neg_out, neg_meta, neg_out);
     STRUCTURED(aten_gelu_out, gelu_meta, gelu_out);
