@@ -1,0 +1,320 @@
+/* attention.c: scaled_dot_product_attention on the CPU by aten's math path,
+ *     out = softmax(q . k^T * scale + mask) . v,
+ * and _scaled_dot_product_attention_math, which also returns the attention weights.
+ *
+ * q is [..., L, E], k [..., S, E], v [..., S, Ev]; their batch dims broadcast as matmul's do.
+ * The two products run through the dispatched matmul (so BLAS where it is linked); between
+ * them one pass over each row of scores scales it, applies the mask and takes a numerically
+ * stable softmax (the row's maximum subtracted before exp). float16 and bfloat16 are computed
+ * in float32 and rounded once at the end, as aten's math path does on the CPU.
+ *
+ * Semantics follow PyTorch 2.11:
+ *  - scale None is 1 / sqrt(E);
+ *  - a bool attn_mask says which positions take part (True), so False adds -inf; a float mask
+ *    (float32, or the query's dtype) is added. _scaled_dot_product_attention_math called
+ *    directly adds a bool mask as 0/1, as aten's does (the conversion is sdpa's);
+ *  - is_causal keeps position j for query i where j <= i (torch.ones(L, S).tril(), aligned
+ *    top-left), and refuses an explicit mask beside it;
+ *  - a row whose scores are all -inf gives zeros, not NaN (aten's _safe_softmax);
+ *  - enable_gqa repeats each key/value head for Hq / Hkv consecutive query heads
+ *    (repeat_interleave on dim -3);
+ *  - dropout_p > 0 is refused: dropout needs a random generator, which these kernels lack. */
+#include "cpu.h"
+
+#include <math.h>
+#include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+sg_status sg_cpu_register_attention(void); /* called by sg_cpu_register_linalg */
+
+static sg_dtype dtype_of(const sg_tensor *t) { return (sg_dtype)t->dtype; }
+
+/* caffe2::TypeMeta's name, as aten prints a dtype(). */
+static const char *meta_name(sg_dtype t) {
+    static const char *const names[SG_DTYPE__END] = {
+        [SG_UINT8] = "unsigned char", [SG_INT8] = "signed char", [SG_INT16] = "short int",
+        [SG_INT32] = "int",           [SG_INT64] = "long int",   [SG_FLOAT16] = "c10::Half",
+        [SG_FLOAT32] = "float",       [SG_FLOAT64] = "double",
+        [SG_COMPLEX64] = "c10::complex<float>", [SG_COMPLEX128] = "c10::complex<double>",
+        [SG_BOOL] = "bool",           [SG_BFLOAT16] = "c10::BFloat16"};
+    return sg_dtype_valid((int)t) && names[t] ? names[t] : "?";
+}
+
+#ifdef _OPENMP
+#define PAR_FOR _Pragma("omp parallel for schedule(static) if (par)")
+#else
+#define PAR_FOR
+#endif
+
+/* Tensors to release at the end. */
+typedef struct pool {
+    sg_tensor *t[24];
+    int        n;
+} pool;
+
+static sg_tensor *keep(pool *p, sg_tensor *t) {
+    if (p->n < (int)(sizeof p->t / sizeof p->t[0])) p->t[p->n++] = t;
+    return t;
+}
+static void drain(pool *p) {
+    while (p->n) sg_tensor_release(p->t[--p->n]);
+}
+
+/* ---- the softmax pass ------------------------------------------------------------------------ */
+
+enum { MASK_NONE, MASK_ALLOW, MASK_ADD };
+
+typedef struct rows {
+    char          *x;      /* scores, contiguous [rows, S] */
+    int64_t        rows, L, S;
+    double         scale;
+    bool           causal;
+    int            mode;   /* MASK_*: ALLOW reads bools, ADD values of the scores' dtype */
+    const sg_tensor *mask; /* expanded to the scores' shape (strides may be 0) */
+} rows;
+
+/* The mask's element offset of row r's first column. */
+static int64_t mask_row(const sg_tensor *m, int64_t r) {
+    int64_t off = 0;
+    for (int32_t d = m->ndim - 2; d >= 0; d--) {
+        off += (r % m->sizes[d]) * m->strides[d];
+        r /= m->sizes[d];
+    }
+    return off;
+}
+
+#define DEF_SOFTMAX(T, SUF, EXP)                                                              \
+    static void softmax_##SUF(const rows *c) {                                                \
+        int64_t S = c->S;                                                                     \
+        T       scale = (T)c->scale;                                                          \
+        bool    par = c->rows > 1 && c->rows * S > 16384;                                     \
+        (void)par;                                                                            \
+        PAR_FOR                                                                               \
+        for (int64_t r = 0; r < c->rows; r++) {                                               \
+            T         *x = (T *)c->x + r * S;                                                 \
+            int64_t    i = r % c->L, ms = 0;                                                  \
+            const bool *mb = NULL;                                                            \
+            const T    *mv = NULL;                                                            \
+            if (c->mode != MASK_NONE) {                                                       \
+                const char *base = sg_tensor_data(c->mask);                                   \
+                int64_t     off = mask_row(c->mask, r);                                       \
+                ms = c->mask->strides[c->mask->ndim - 1];                                     \
+                if (c->mode == MASK_ALLOW) mb = (const bool *)base + off;                     \
+                else mv = (const T *)base + off;                                              \
+            }                                                                                 \
+            T    mx = -INFINITY;                                                              \
+            bool nan = false;                                                                 \
+            for (int64_t j = 0; j < S; j++) {                                                 \
+                T v = x[j] * scale;                                                           \
+                if (c->causal && j > i) v = -INFINITY;                                        \
+                else if (mb && !mb[j * ms]) v = -INFINITY;                                    \
+                else if (mv) v += mv[j * ms];                                                 \
+                x[j] = v;                                                                     \
+                if (v != v) nan = true;                                                       \
+                else if (v > mx) mx = v;                                                      \
+            }                                                                                 \
+            if (nan || mx == -INFINITY) { /* NaN stays NaN; all -inf gives zeros */           \
+                for (int64_t j = 0; j < S; j++) x[j] = nan ? (T)NAN : (T)0;                   \
+                continue;                                                                     \
+            }                                                                                 \
+            T sum = 0;                                                                        \
+            for (int64_t j = 0; j < S; j++) sum += (x[j] = EXP(x[j] - mx));                   \
+            T inv = (T)1 / sum;                                                               \
+            for (int64_t j = 0; j < S; j++) x[j] *= inv;                                      \
+        }                                                                                     \
+    }
+DEF_SOFTMAX(float, f, expf)
+DEF_SOFTMAX(double, d, exp)
+
+/* ---- pieces ---------------------------------------------------------------------------------- */
+
+static sg_status validate(const sg_tensor *q, const sg_tensor *k, const sg_tensor *v,
+                          const sg_tensor *mask) {
+    if (q->dtype != k->dtype || q->dtype != v->dtype)
+        return sg_error(SG_EINVAL, "Expected query, key, and value to have the same dtype, but "
+                                   "got query.dtype: %s key.dtype: %s and value.dtype: %s "
+                                   "instead.",
+                        meta_name(dtype_of(q)), meta_name(dtype_of(k)), meta_name(dtype_of(v)));
+    if (!sg_device_eq(q->device, k->device) || !sg_device_eq(q->device, v->device))
+        return sg_error(SG_EINVAL, "Expected query, key, and value to have the same device type, "
+                                   "but got query.device: %s key.device: %s and value.device: %s "
+                                   "instead.",
+                        sg_device_type_name((sg_device_type)q->device.type),
+                        sg_device_type_name((sg_device_type)k->device.type),
+                        sg_device_type_name((sg_device_type)v->device.type));
+    if (q->ndim < 2 || k->ndim < 2 || v->ndim < 2)
+        return sg_error(SG_EINVAL, "Expected query, key, and value to all be  at least 2 "
+                                   "dimensional, but got query.dim: %d key.dim: %d and value.dim: "
+                                   "%d instead.",
+                        q->ndim, k->ndim, v->ndim);
+    if (mask && mask->dtype != SG_BOOL && mask->dtype != SG_FLOAT32 && mask->dtype != q->dtype)
+        return sg_error(SG_EINVAL, "Expected attn_mask dtype to be bool or float or to match query "
+                                   "dtype, but got attn_mask.dtype: %s and  query.dtype: %s "
+                                   "instead.",
+                        meta_name(dtype_of(mask)), meta_name(dtype_of(q)));
+    return SG_OK;
+}
+
+/* t repeated `rep` times along dim -3, each head kept together (repeat_interleave). */
+static sg_status repeat_heads(pool *p, sg_tensor *t, int64_t rep, sg_tensor **out) {
+    int32_t   n = t->ndim;
+    int64_t   sizes[SG_MAX_DIMS];
+    sg_tensor *u, *e, *c;
+    sg_status st;
+    if ((st = sg_tensor_unsqueeze(t, n - 2, &u))) return st; /* [..., H, 1, S, E] */
+    keep(p, u);
+    memcpy(sizes, u->sizes, (size_t)(n + 1) * sizeof *sizes);
+    sizes[n - 2] = rep;
+    if ((st = sg_tensor_expand(u, sizes, n + 1, &e))) return st;
+    keep(p, e);
+    if ((st = sg_tensor_contiguous(e, &c))) return st;
+    keep(p, c);
+    memcpy(sizes, t->sizes, (size_t)n * sizeof *sizes);
+    sizes[n - 3] *= rep;
+    if ((st = sg_tensor_view(c, sizes, n, out))) return st;
+    keep(p, *out);
+    return SG_OK;
+}
+
+/* aten's pre_process_group_query_attention_input. */
+static sg_status gqa(pool *p, const sg_tensor *q, sg_tensor **k, sg_tensor **v) {
+    const sg_tensor *ts[3] = {q, *k, *v}; /* aten reads size(-3) of each */
+    for (int i = 0; i < 3; i++)
+        if (ts[i]->ndim < 3)
+            return sg_error(SG_EINVAL, "Dimension out of range (expected to be in range of [-%d, "
+                                       "%d], but got -3)",
+                            ts[i]->ndim, ts[i]->ndim - 1);
+    int64_t hq = q->sizes[q->ndim - 3], hk = (*k)->sizes[(*k)->ndim - 3],
+            hv = (*v)->sizes[(*v)->ndim - 3];
+    if (hq == hk && hk == hv) return SG_OK;
+    if (hk == 0 || hv == 0 || hq % hk || hq % hv)
+        return sg_error(SG_EINVAL, /* aten's words, cut short as in aten */
+                        "Number of heads in key and value must divide the number of heads in ");
+    sg_status st;
+    if (hq != hk && (st = repeat_heads(p, *k, hq / hk, k))) return st;
+    if (hq != hv && (st = repeat_heads(p, *v, hq / hv, v))) return st;
+    return SG_OK;
+}
+
+/* The mask broadcast to the scores' shape, as an in-place add would take it. */
+static sg_status mask_to(pool *p, sg_tensor *mask, const sg_tensor *scores, sg_tensor **out) {
+    char    a[256], b[256];
+    int32_t n = scores->ndim > mask->ndim ? scores->ndim : mask->ndim;
+    int64_t shape[SG_MAX_DIMS];
+    for (int32_t i = n - 1; i >= 0; i--) {
+        int32_t is = i - (n - scores->ndim), im = i - (n - mask->ndim);
+        int64_t ss = is >= 0 ? scores->sizes[is] : 1, sm = im >= 0 ? mask->sizes[im] : 1;
+        if (ss != sm && ss != 1 && sm != 1)
+            return sg_error(SG_EINVAL, "The size of tensor a (%lld) must match the size of tensor "
+                                       "b (%lld) at non-singleton dimension %d",
+                            (long long)ss, (long long)sm, i);
+        shape[i] = ss == 1 ? sm : ss;
+    }
+    bool same = n == scores->ndim;
+    for (int32_t i = 0; same && i < n; i++) same = shape[i] == scores->sizes[i];
+    if (!same)
+        return sg_error(SG_EINVAL, "output with shape %s doesn't match the broadcast shape %s",
+                        sg_shape_str(scores->sizes, scores->ndim, a, sizeof a),
+                        sg_shape_str(shape, n, b, sizeof b));
+    sg_status st = sg_tensor_expand(mask, scores->sizes, scores->ndim, out);
+    if (!st) keep(p, *out);
+    return st;
+}
+
+/* ---- the op ---------------------------------------------------------------------------------- */
+
+/* out (and attn where wanted) of attention; bool_allows: a bool mask says who takes part (sdpa)
+ * rather than being added as 0/1 (_scaled_dot_product_attention_math). */
+static sg_status attention(sg_tensor *q, sg_tensor *k, sg_tensor *v, sg_tensor *mask,
+                           double dropout_p, bool is_causal, const double *scale,
+                           bool enable_gqa, bool bool_allows, sg_tensor **out,
+                           sg_tensor **attn_out) {
+    sg_status st = validate(q, k, v, mask);
+    if (st) return st;
+    if (dropout_p > 0)
+        return sg_error(SG_EUNSUPPORTED,
+                        "scaled_dot_product_attention: dropout_p > 0 (got %g) is not supported on "
+                        "the CPU yet: dropout needs a random generator, which these kernels do "
+                        "not have; pass dropout_p=0 (as in evaluation)",
+                        dropout_p);
+    sg_dtype qt = dtype_of(q);
+    if (qt != SG_FLOAT16 && qt != SG_BFLOAT16 && qt != SG_FLOAT32 && qt != SG_FLOAT64)
+        return sg_error(SG_EUNSUPPORTED, "scaled_dot_product_attention: expected query, key and "
+                                         "value of a floating dtype, but got %s",
+                        meta_name(qt));
+    if (is_causal && mask)
+        return sg_error(SG_EINVAL, "_scaled_dot_product_attention: Explicit attn_mask should not "
+                                   "be set when is_causal=True");
+    sg_dtype   cd = qt == SG_FLOAT64 ? SG_FLOAT64 : SG_FLOAT32;
+    pool       p = {.n = 0};
+    sg_tensor *qc, *kc, *vc, *kt, *s, *scores, *mc = NULL, *me = NULL, *o = NULL;
+    if ((st = sg_cast(q, cd, &qc))) goto done;
+    keep(&p, qc);
+    if ((st = sg_cast(k, cd, &kc))) goto done;
+    keep(&p, kc);
+    if ((st = sg_cast(v, cd, &vc))) goto done;
+    keep(&p, vc);
+    if (enable_gqa && (st = gqa(&p, qc, &kc, &vc))) goto done;
+    if ((st = sg_tensor_transpose(kc, -2, -1, &kt))) goto done;
+    keep(&p, kt);
+    if ((st = aten_matmul(qc, kt, &s))) goto done;
+    keep(&p, s);
+    if ((st = sg_tensor_contiguous(s, &scores))) goto done; /* a fresh tensor: ours to write */
+    keep(&p, scores);
+    int  mode = MASK_NONE;
+    if (mask) {
+        mode = mask->dtype == SG_BOOL && bool_allows ? MASK_ALLOW : MASK_ADD;
+        if ((st = sg_cast(mask, mode == MASK_ALLOW ? SG_BOOL : cd, &mc))) goto done;
+        keep(&p, mc);
+        if ((st = mask_to(&p, mc, scores, &me))) goto done;
+    }
+    rows r = {
+        .x = sg_tensor_data(scores),
+        .L = scores->sizes[scores->ndim - 2],
+        .S = scores->sizes[scores->ndim - 1],
+        .scale = scale ? *scale : 1.0 / sqrt((double)q->sizes[q->ndim - 1]),
+        .causal = is_causal,
+        .mode = mode,
+        .mask = me,
+    };
+    r.rows = r.S ? sg_tensor_numel(scores) / r.S : 0;
+    if (r.rows > 0 && r.S > 0) {
+        if (cd == SG_FLOAT64) softmax_d(&r);
+        else softmax_f(&r);
+    }
+    if ((st = aten_matmul(scores, vc, &o))) goto done;
+    keep(&p, o);
+    if ((st = sg_cast(o, qt, out))) goto done;
+    if (attn_out && (st = sg_cast(scores, qt, attn_out))) {
+        sg_tensor_release(*out);
+        *out = NULL;
+    }
+done:
+    drain(&p);
+    return st;
+}
+
+static sg_status sdpa_fn(sg_keyset ks, sg_tensor *query, sg_tensor *key, sg_tensor *value,
+                         sg_tensor *attn_mask, double dropout_p, bool is_causal,
+                         const double *scale, bool enable_gqa, sg_tensor **ret) {
+    (void)ks;
+    return attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa, true,
+                     ret, NULL);
+}
+
+static sg_status sdpa_math_fn(sg_keyset ks, sg_tensor *query, sg_tensor *key, sg_tensor *value,
+                              sg_tensor *attn_mask, double dropout_p, bool is_causal,
+                              sg_tensor *dropout_mask, const double *scale, bool enable_gqa,
+                              sg_tensor **ret0, sg_tensor **ret1) {
+    (void)ks, (void)dropout_mask; /* read only where dropout_p > 0, which is refused */
+    return attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa, false,
+                     ret0, ret1);
+}
+
+sg_status sg_cpu_register_attention(void) {
+    SG_REG(aten_scaled_dot_product_attention, sdpa_fn);
+    SG_REG(aten__scaled_dot_product_attention_math, sdpa_math_fn);
+    return SG_OK;
+}
