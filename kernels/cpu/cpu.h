@@ -82,6 +82,57 @@ bool      sg_broadcast_shape(const int64_t *a, int32_t na, const int64_t *b, int
 /* "[2, 3]" into buf. */
 const char *sg_shape_str(const int64_t *sizes, int32_t n, char *buf, size_t len);
 
+/* ---- the iterator's reduction mode ----------------------------------------------------------
+ * One driver for every reduction. spec.out is required and has the input's ndim with size 1
+ * along the reduced dims (the keepdim form; a view of the real result), so its stride there is
+ * 0: a dim is reduced exactly where the output's stride is 0. in[0] is the reduced input; any
+ * further operands are shaped like the output and travel beside it (a per-output parameter
+ * such as a mean the loops read, or a second result such as max's indices that `finish`
+ * writes). Inputs are never cast (`compute` is ignored: loops read each operand's own dtype),
+ * the output is never resized, and dims are ordered by the input's strides, so the input is
+ * read in memory order.
+ *
+ * sg_iter_reduce splits the dims into kept dims K and reduced dims R. Where the input's
+ * innermost dim is reduced, each output is the reduction of lines along R's innermost dim
+ * (`inner`, a contiguous line being the tight loop). Where it is kept, a block of outputs along
+ * K's innermost dim advances together, one input row at a time (`outer`, a loop across
+ * outputs). Accumulators are 8-byte values (sg_rval) with an optional int64 index each (the
+ * position along the reduced dims, for argmax; correct where R is one dim). Work runs in
+ * parallel over blocks of outputs when there are enough of them, otherwise over ranges of the
+ * reduced dims with per-thread partials that `combine` joins in order. */
+
+typedef union sg_rval {
+    double   f;
+    int64_t  i;
+    uint64_t u;
+} sg_rval;
+
+typedef struct sg_reducer {
+    /* v[0, n) (and idx, where used) = the identity */
+    void (*init)(void *ctx, sg_rval *v, int64_t *idx, int64_t n);
+    /* v[0] <op>= the n input elements at in, stride bytes apart, whose reduced positions start at
+     * i0; op[k] (k >= 2) is operand k's element of this output */
+    void (*inner)(void *ctx, sg_rval *v, int64_t *idx, const char *in, int64_t stride,
+                  int64_t n, int64_t i0, char *const *op);
+    /* v[j] <op>= in[r * rstride + j * stride] for j < n, r < rows: rows at reduced positions
+     * i0, i0 + 1, ...; op[k] + j * ostride[k] is operand k's element of output j */
+    void (*outer)(void *ctx, sg_rval *v, int64_t *idx, const char *in, int64_t stride,
+                  int64_t n, int64_t rstride, int64_t rows, int64_t i0, char *const *op,
+                  const int64_t *ostride);
+    /* a[j] = a[j] <op> b[j] for j < n, where b's elements follow a's in the reduction */
+    void (*combine)(void *ctx, sg_rval *a, int64_t *ai, const sg_rval *b, const int64_t *bi,
+                    int64_t n);
+    /* writes outputs j < n (op[0] + j * ostride[0], and operands 2.. likewise) from v[j] (and
+     * idx[j]); count is how many input elements each output reduced */
+    void (*finish)(void *ctx, const sg_rval *v, const int64_t *idx, int64_t n, int64_t count,
+                   char *const *op, const int64_t *ostride);
+} sg_reducer;
+
+/* Builds a reduction (above); *result gets a new reference to spec.out. */
+sg_status sg_iter_build_reduce(sg_iter *it, const sg_iter_spec *s, sg_tensor **result);
+/* Runs a reduction built by sg_iter_build_reduce. */
+void      sg_iter_reduce(const sg_iter *it, const sg_reducer *r, void *ctx);
+
 /* ---- casts (cast.c) ------------------------------------------------------------------------- */
 
 /* dst = src elementwise with conversion; same shape (broadcast src allowed), CPU. */

@@ -85,7 +85,7 @@ static void set_strides(sg_iter *it, int k, const sg_tensor *t) {
 
 /* Drops size-1 dims, orders the rest by the output's strides (innermost first), then merges
  * dims that are contiguous across all operands. */
-static void simplify(sg_iter *it) {
+static void simplify(sg_iter *it, bool reduce) {
     int32_t n = 0;
     int64_t shape[SG_MAX_DIMS], stride[SG_ITER_MAX][SG_MAX_DIMS];
     for (int32_t d = 0; d < it->out_ndim; d++) {
@@ -94,11 +94,13 @@ static void simplify(sg_iter *it) {
         for (int k = 0; k < it->nops; k++) stride[k][n] = it->stride[k][d];
         n++;
     }
-    /* insertion sort by the output's stride, then the first input's: stable, few dims */
+    /* insertion sort by the output's stride, then the first input's (a reduction: the other
+     * way round, so that the input is read in memory order): stable, few dims */
+    int p = reduce ? 1 : 0, q = reduce ? 0 : 1;
     for (int32_t i = 1; i < n; i++)
         for (int32_t j = i; j > 0; j--) {
-            int64_t a = stride[0][j], b = stride[0][j - 1];
-            if (a == b && it->nops > 1) a = stride[1][j], b = stride[1][j - 1];
+            int64_t a = stride[p][j], b = stride[p][j - 1];
+            if (a == b && it->nops > 1) a = stride[q][j], b = stride[q][j - 1];
             if (!(a < b)) break;
             int64_t t = shape[j];
             shape[j] = shape[j - 1];
@@ -132,7 +134,9 @@ static void simplify(sg_iter *it) {
     for (int k = 0; k < it->nops; k++) memcpy(it->stride[k], stride[k], (size_t)m * sizeof(int64_t));
 }
 
-sg_status sg_iter_build(sg_iter *it, const sg_iter_spec *s, sg_tensor **result) {
+/* Both modes: pointwise (out broadcast from or to the inputs, inputs cast to `compute`) and
+ * reduction (out in keepdim form, nothing cast or resized). */
+static sg_status build(sg_iter *it, const sg_iter_spec *s, sg_tensor **result, bool reduce) {
     char      a[160], b[160];
     sg_status st = SG_OK;
     memset(it, 0, sizeof *it);
@@ -171,6 +175,17 @@ sg_status sg_iter_build(sg_iter *it, const sg_iter_spec *s, sg_tensor **result) 
                                 sg_shape_str(s->in[0]->sizes, s->in[0]->ndim, a, sizeof a),
                                 sg_shape_str(s->out->sizes, s->out->ndim, b, sizeof b));
 
+    /* a reduction's output: the input's rank, each size the input's or 1 */
+    if (reduce) {
+        bool fits = s->out && s->nin > 0 && s->out->ndim == it->out_ndim;
+        for (int32_t i = 0; fits && i < it->out_ndim; i++)
+            fits = s->out->sizes[i] == it->out_shape[i] || s->out->sizes[i] == 1;
+        if (!fits)
+            return sg_error(SG_EINVAL, "%s: the output %s is not a reduction of %s", s->op,
+                            s->out ? sg_shape_str(s->out->sizes, s->out->ndim, a, sizeof a) : "-",
+                            sg_shape_str(it->out_shape, it->out_ndim, b, sizeof b));
+    }
+
     /* the output: given (checked, resized) or allocated */
     sg_tensor *out = s->out;
     if (out) {
@@ -183,7 +198,8 @@ sg_status sg_iter_build(sg_iter *it, const sg_iter_spec *s, sg_tensor **result) 
                             s->op, upper_name(s->result), upper_name(dtype_of(out)));
         bool same = out->ndim == it->out_ndim;
         for (int32_t i = 0; same && i < out->ndim; i++) same = out->sizes[i] == it->out_shape[i];
-        if (!same && (st = sg_tensor_resize_(out, it->out_shape, it->out_ndim))) return st;
+        if (!same && !reduce && (st = sg_tensor_resize_(out, it->out_shape, it->out_ndim)))
+            return st;
         if (has_internal_overlap(out))
             return sg_error(SG_EINVAL, "%s: unsupported operation: more than one element of the "
                                        "written-to tensor refers to a single memory location",
@@ -198,7 +214,8 @@ sg_status sg_iter_build(sg_iter *it, const sg_iter_spec *s, sg_tensor **result) 
     for (int32_t i = 0; i < s->nin && !stage; i++)
         stage = may_overlap(it->out, s->in[i]) && !same_view(it->out, s->in[i]);
     if (stage) {
-        if ((st = sg_tensor_empty(it->out_shape, it->out_ndim, s->out_dtype, SG_CPU, &it->staged)))
+        const int64_t *shape = reduce ? it->out->sizes : it->out_shape;
+        if ((st = sg_tensor_empty(shape, it->out_ndim, s->out_dtype, SG_CPU, &it->staged)))
             goto fail;
     }
     set_strides(it, 0, it->staged ? it->staged : it->out);
@@ -206,7 +223,7 @@ sg_status sg_iter_build(sg_iter *it, const sg_iter_spec *s, sg_tensor **result) 
     /* inputs, cast to the compute dtype where they differ */
     for (int32_t i = 0; i < s->nin; i++) {
         const sg_tensor *t = s->in[i];
-        if (dtype_of(t) != s->compute) {
+        if (!reduce && dtype_of(t) != s->compute) {
             sg_tensor *c;
             if ((st = sg_cast(t, s->compute, &c))) goto fail;
             keep_tmp(it, c);
@@ -217,12 +234,20 @@ sg_status sg_iter_build(sg_iter *it, const sg_iter_spec *s, sg_tensor **result) 
     for (int32_t d = 0; d < it->out_ndim; d++) it->shape[d] = it->out_shape[it->out_ndim - 1 - d];
     it->numel = 1;
     for (int32_t d = 0; d < it->out_ndim; d++) it->numel *= it->out_shape[d];
-    simplify(it);
+    simplify(it, reduce);
     *result = sg_tensor_retain(it->out);
     return SG_OK;
 fail:
     sg_iter_free(it);
     return st;
+}
+
+sg_status sg_iter_build(sg_iter *it, const sg_iter_spec *s, sg_tensor **result) {
+    return build(it, s, result, false);
+}
+
+sg_status sg_iter_build_reduce(sg_iter *it, const sg_iter_spec *s, sg_tensor **result) {
+    return build(it, s, result, true);
 }
 
 /* Elements [begin, end) in iteration order: whole or partial inner lines. */
@@ -271,6 +296,233 @@ void sg_iter_run(const sg_iter *it, sg_loop_fn fn, void *ctx) {
     }
 #endif
     run_range(it, fn, ctx, 0, it->numel);
+}
+
+/* ---- the reduction driver (cpu.h describes it) ---------------------------------------------- */
+
+enum {
+    RBLOCK_OUTER = 4096, /* outputs advanced together along K's innermost dim (`outer`): long
+                            enough that each input row is read as a stream of whole pages */
+    RBLOCK_INNER = 16,   /* outputs finished together when each reduces its own lines */
+    RBLOCK_STACK = 64,   /* the block where no memory is left for accumulators */
+    OUTER_MIN = 8,       /* fewer kept elements in the innermost dim: each output on its own */
+};
+
+/* The reduction's shape: kept dims K and reduced dims R, innermost first. */
+typedef struct rplan {
+    int32_t nk, nr;
+    int64_t kshape[SG_MAX_DIMS], kstride[SG_ITER_MAX][SG_MAX_DIMS];
+    int64_t rshape[SG_MAX_DIMS], rstride[SG_MAX_DIMS]; /* the input's: the others' are 0 */
+    int64_t nout, nred, nrest;                         /* nrest: outputs per K[0] position */
+    bool    outer;                                     /* the input's innermost dim is kept */
+    int64_t bs, nblk, units;                           /* blocks of bs outputs along K[0] */
+} rplan;
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+static int max_threads(void) {
+#ifdef _OPENMP
+    return omp_in_parallel() ? 1 : omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+static void plan_reduce(const sg_iter *it, rplan *p, int threads, int64_t max_block) {
+    p->nk = p->nr = 0;
+    for (int32_t d = 0; d < it->ndim; d++) {
+        if (it->stride[0][d] == 0) {
+            p->rshape[p->nr] = it->shape[d];
+            p->rstride[p->nr++] = it->stride[1][d];
+        } else {
+            p->kshape[p->nk] = it->shape[d];
+            for (int k = 0; k < it->nops; k++) p->kstride[k][p->nk] = it->stride[k][d];
+            p->nk++;
+        }
+    }
+    if (p->nk == 0) { /* a single output */
+        p->kshape[0] = 1;
+        for (int k = 0; k < it->nops; k++) p->kstride[k][0] = 0;
+        p->nk = 1;
+    }
+    bool no_r = p->nr == 0; /* only size-1 dims were reduced */
+    if (no_r) {
+        p->rshape[0] = 1;
+        p->rstride[0] = 0;
+        p->nr = 1;
+    }
+    p->nrest = 1;
+    for (int32_t d = 1; d < p->nk; d++) p->nrest *= p->kshape[d];
+    p->nout = p->nrest * p->kshape[0];
+    p->nred = 1;
+    for (int32_t d = 0; d < p->nr; d++) p->nred *= p->rshape[d];
+    int64_t k0 = p->kshape[0], ks = p->kstride[1][0], rs = p->rstride[0];
+    p->outer = k0 >= OUTER_MIN && (no_r || (ks < 0 ? -ks : ks) <= (rs < 0 ? -rs : rs));
+    /* blocks: as large as their loops like, smaller where the threads would go short */
+    int64_t bs = p->outer ? RBLOCK_OUTER : RBLOCK_INNER, least = p->outer ? OUTER_MIN : 1;
+    if (bs > max_block) bs = max_block;
+    if (bs > k0) bs = k0 > 0 ? k0 : 1;
+    while (bs > least && p->nrest * ceil_div(k0, bs) < 4 * (int64_t)threads &&
+           p->nred < 16 * (int64_t)threads)
+        bs = (bs + 1) / 2;
+    if (bs < least && k0 >= least) bs = least;
+    p->bs = bs;
+    p->nblk = ceil_div(k0, bs);
+    p->units = p->nblk * p->nrest;
+}
+
+/* Walks reduced positions [rb, re) for one output (inner) or one block of them (outer). */
+static void walk(const rplan *p, const sg_reducer *r, void *ctx, sg_rval *v, int64_t *idx,
+                 int64_t n, char *const *op, const int64_t *ostride, int64_t rb, int64_t re) {
+    int64_t ridx[SG_MAX_DIMS], rest = rb, off = 0;
+    if (rb >= re) return; /* nothing (an empty reduced dim has size 0 to divide by) */
+    for (int32_t d = 0; d < p->nr; d++) {
+        ridx[d] = rest % p->rshape[d];
+        rest /= p->rshape[d];
+        off += ridx[d] * p->rstride[d];
+    }
+    const char *in = op[1];
+    int64_t     s0 = p->rstride[0], pos = rb;
+    while (pos < re) {
+        int64_t len = p->rshape[0] - ridx[0];
+        if (len > re - pos) len = re - pos;
+        if (p->outer) {
+            r->outer(ctx, v, idx, in + off, p->kstride[1][0], n, s0, len, pos, op, ostride);
+        } else {
+            r->inner(ctx, v, idx, in + off, s0, len, pos, op);
+        }
+        pos += len;
+        ridx[0] += len;
+        off += len * s0;
+        for (int32_t d = 0; d + 1 < p->nr && ridx[d] == p->rshape[d]; d++) {
+            ridx[d] = 0;
+            ridx[d + 1]++;
+            off += p->rstride[d + 1] - p->rshape[d] * p->rstride[d];
+        }
+    }
+}
+
+/* The first elements of unit u's outputs (and of every operand beside them). */
+static int64_t unit_base(const sg_iter *it, const rplan *p, int64_t u, char **base,
+                         int64_t *ostride) {
+    int64_t blk = u % p->nblk, rest = u / p->nblk;
+    for (int k = 0; k < it->nops; k++) {
+        base[k] = it->data[k] + blk * p->bs * p->kstride[k][0];
+        ostride[k] = p->kstride[k][0];
+    }
+    for (int32_t d = 1; d < p->nk; d++) {
+        int64_t i = rest % p->kshape[d];
+        rest /= p->kshape[d];
+        for (int k = 0; k < it->nops; k++) base[k] += i * p->kstride[k][d];
+    }
+    int64_t n = p->kshape[0] - blk * p->bs;
+    return n < p->bs ? n : p->bs;
+}
+
+/* One unit (a block of outputs): its accumulators over reduced positions [rb, re), then its
+ * outputs written where `fin`. v and idx have room for p->bs. */
+static void run_unit(const sg_iter *it, const rplan *p, const sg_reducer *r, void *ctx,
+                     int64_t u, int64_t rb, int64_t re, sg_rval *v, int64_t *idx, bool fin) {
+    char   *base[SG_ITER_MAX];
+    int64_t ostride[SG_ITER_MAX];
+    int64_t n = unit_base(it, p, u, base, ostride);
+    r->init(ctx, v, idx, n);
+    if (p->outer) {
+        walk(p, r, ctx, v, idx, n, base, ostride, rb, re);
+    } else if (p->nr == 1) { /* one reduced dim: a line per output */
+        char *op[SG_ITER_MAX];
+        memcpy(op, base, sizeof op);
+        for (int64_t j = 0; j < n && rb < re; j++) {
+            r->inner(ctx, v + j, idx + j, base[1] + j * ostride[1] + rb * p->rstride[0],
+                     p->rstride[0], re - rb, rb, op);
+            for (int k = 0; k < it->nops; k++) op[k] += ostride[k];
+        }
+    } else {
+        for (int64_t j = 0; j < n; j++) {
+            char *op[SG_ITER_MAX];
+            for (int k = 0; k < it->nops; k++) op[k] = base[k] + j * ostride[k];
+            walk(p, r, ctx, v + j, idx + j, 1, op, ostride, rb, re);
+        }
+    }
+    if (fin) r->finish(ctx, v, idx, n, p->nred, base, ostride);
+}
+
+#ifdef _OPENMP
+/* Per-thread partials over ranges of the reduced positions, joined in order. buf has room
+ * for threads * units * bs accumulators (and as many indices). */
+static void run_split(const sg_iter *it, const rplan *p, const sg_reducer *r, void *ctx,
+                      int threads, sg_rval *v, int64_t *idx) {
+    int64_t per = p->units * p->bs;
+    int     used = 1;
+#pragma omp parallel num_threads(threads)
+    {
+        int     nt = omp_get_num_threads(), t = omp_get_thread_num();
+        int64_t chunk = ceil_div(p->nred, nt), rb = t * chunk;
+        int64_t re = rb + chunk < p->nred ? rb + chunk : p->nred;
+        if (t == 0) used = nt;
+        if (rb < re)
+            for (int64_t u = 0; u < p->units; u++)
+                run_unit(it, p, r, ctx, u, rb, re, v + t * per + u * p->bs,
+                         idx + t * per + u * p->bs, false);
+    }
+    int64_t chunk = ceil_div(p->nred, used);
+    for (int64_t u = 0; u < p->units; u++) {
+        char    *base[SG_ITER_MAX];
+        int64_t  ostride[SG_ITER_MAX];
+        int64_t  n = unit_base(it, p, u, base, ostride);
+        sg_rval *a = v + u * p->bs;
+        int64_t *ai = idx + u * p->bs;
+        for (int t = 1; t < used && t * chunk < p->nred; t++)
+            r->combine(ctx, a, ai, v + t * per + u * p->bs, idx + t * per + u * p->bs, n);
+        r->finish(ctx, a, ai, n, p->nred, base, ostride);
+    }
+}
+#endif
+
+void sg_iter_reduce(const sg_iter *it, const sg_reducer *r, void *ctx) {
+    rplan p;
+    int   threads = max_threads();
+    plan_reduce(it, &p, threads, RBLOCK_OUTER);
+    if (p.nout == 0) return;
+    int64_t total = p.nout * p.nred;
+    bool    par = threads > 1 && total >= SG_GRAIN;
+    bool    by_units = par && (p.units >= 4 * (int64_t)threads ||
+                               (p.nred < 16 * (int64_t)threads && p.units > 1));
+    bool    split = par && !by_units && p.nred >= 16 * (int64_t)threads;
+    int     nt = by_units ? (p.units < threads ? (int)p.units : threads) : split ? threads : 1;
+    /* accumulators: a block per thread (by units), or every output's per thread (split) */
+    int64_t  room = split ? nt * p.units * p.bs : nt * p.bs;
+    sg_rval  vs[RBLOCK_STACK];
+    int64_t  is[RBLOCK_STACK];
+    sg_rval *v = malloc((size_t)room * sizeof *v);
+    int64_t *idx = malloc((size_t)room * sizeof *idx);
+    if (!v || !idx) { /* no memory: serially, in small blocks on the stack */
+        free(v);
+        free(idx);
+        v = vs, idx = is, nt = 1, split = by_units = false;
+        plan_reduce(it, &p, 1, RBLOCK_STACK);
+    }
+#ifdef _OPENMP
+    if (by_units) {
+#pragma omp parallel num_threads(nt)
+        {
+            int64_t n = omp_get_num_threads(), t = omp_get_thread_num();
+            int64_t chunk = ceil_div(p.units, n), b = t * chunk;
+            int64_t e = b + chunk < p.units ? b + chunk : p.units;
+            for (int64_t u = b; u < e; u++)
+                run_unit(it, &p, r, ctx, u, 0, p.nred, v + t * p.bs, idx + t * p.bs, true);
+        }
+    } else if (split) {
+        run_split(it, &p, r, ctx, nt, v, idx);
+    } else
+#endif
+    {
+        for (int64_t u = 0; u < p.units; u++) run_unit(it, &p, r, ctx, u, 0, p.nred, v, idx, true);
+    }
+    if (v != vs) {
+        free(v);
+        free(idx);
+    }
 }
 
 void sg_iter_free(sg_iter *it) {

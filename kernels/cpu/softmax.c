@@ -1,0 +1,360 @@
+/* softmax.c: softmax and log_softmax along one dim on the CPU (aten's _softmax and
+ * _log_softmax, structured, and the softmax.int / log_softmax.int front ends with their dtype
+ * argument).
+ *
+ * The input is made contiguous and seen as [outer, D, inner] with D the softmax dim. Each line
+ * subtracts its max before exponentiating (so large inputs do not overflow), sums, then scales
+ * (softmax) or subtracts the log of the sum (log_softmax). Where inner is 1 each line is
+ * contiguous and handled on its own; otherwise a block of up to BLOCK neighbouring lines
+ * advances together along D, so that every read is contiguous. float16 and bfloat16 compute in
+ * float32, float32 in float32 with vmath.h's vectorisable exp (as aten's CPU kernels compute in
+ * float32 with a vectorised exp), float64 in float64. As on aten's CPU, half_to_float is
+ * refused. */
+#include "cpu.h"
+#include "vmath.h"
+
+#include <math.h>
+#include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+enum { BLOCK = 256 }; /* lines advanced together where the dim is not innermost */
+
+static const char *scalar_name(sg_dtype t) {
+    static const char *const names[SG_DTYPE__END] = {
+        [SG_UINT8] = "Byte",     [SG_INT8] = "Char",       [SG_INT16] = "Short",
+        [SG_INT32] = "Int",      [SG_INT64] = "Long",      [SG_FLOAT16] = "Half",
+        [SG_FLOAT32] = "Float",  [SG_FLOAT64] = "Double",  [SG_COMPLEX64] = "ComplexFloat",
+        [SG_COMPLEX128] = "ComplexDouble", [SG_BOOL] = "Bool", [SG_BFLOAT16] = "BFloat16"};
+    return sg_dtype_valid((int)t) && names[t] ? names[t] : "?";
+}
+
+static const char *meta_name(sg_dtype t) {
+    static const char *const names[SG_DTYPE__END] = {
+        [SG_UINT8] = "unsigned char", [SG_INT8] = "signed char", [SG_INT16] = "short int",
+        [SG_INT32] = "int",           [SG_INT64] = "long int",   [SG_FLOAT16] = "c10::Half",
+        [SG_FLOAT32] = "float",       [SG_FLOAT64] = "double",
+        [SG_COMPLEX64] = "c10::complex<float>", [SG_COMPLEX128] = "c10::complex<double>",
+        [SG_BOOL] = "bool",           [SG_BFLOAT16] = "c10::BFloat16"};
+    return sg_dtype_valid((int)t) && names[t] ? names[t] : "?";
+}
+
+static sg_dtype dtype_of(const sg_tensor *t) { return (sg_dtype)t->dtype; }
+
+/* ---- the kernels ---------------------------------------------------------------------------- */
+
+/* What one run needs: the [outer, D, inner] view and the mode. */
+typedef struct sm {
+    int64_t outer, len, inner;
+    bool    log;
+} sm;
+
+#define LOAD_PLAIN(x) (x)
+#define LOAD_HALF(x)  half_load(x)
+#define LOAD_BF16(x)  sg_bf16_to_float(x)
+#define STORE_PLAIN(x) (x)
+#define STORE_HALF(x)  sg_float_to_half(x)
+#define STORE_BF16(x)  sg_float_to_bf16(x)
+/* float: the vectorisable exp of vmath.h; double: libm's */
+#define EXP(x)        _Generic((x), float: sg_expf, default: exp)(x)
+#define LOG(x)        _Generic((x), float: logf, default: log)(x)
+/* NaN-propagating max, branch-free */
+#define MAXN(a, x) ((((x) > (a)) | ((x) != (x))) ? (x) : (a))
+
+enum { LANES = 32 };
+
+/* float16 to float32 without branches, so that loops over it vectorise */
+static inline float half_load(sg_half h) {
+    uint32_t em = h & 0x7fffu, sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t bits = (em << 13) + (112u << 23);
+    bits += em >= 0x7c00u ? 112u << 23 : 0;
+    float f;
+    memcpy(&f, &bits, 4);
+    f = em < 0x400u ? (float)em * 5.9604644775390625e-8f : f;
+    memcpy(&bits, &f, 4);
+    bits |= sign;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+/* T: storage, C: compute. Where they are the same, exp values are kept in the output between
+ * the sum and the scaling; otherwise they are computed again. Reductions along a line run in
+ * LANES independent lanes, each in a loop of its own, so that they vectorise. */
+#define SOFTMAX_LOOPS(SUF, T, C, LOAD, STORE)                                                     \
+    static C max_##SUF(const T *restrict x, int64_t n) {                                        \
+        C       m = -INFINITY;                                                                  \
+        int64_t i = 0;                                                                          \
+        if (n >= LANES) {                                                                       \
+            C a[LANES];                                                                         \
+            for (int k = 0; k < LANES; k++) a[k] = (C)LOAD(x[k]);                               \
+            for (i = LANES; i + LANES <= n; i += LANES)                                         \
+                for (int k = 0; k < LANES; k++) a[k] = MAXN(a[k], (C)LOAD(x[i + k]));           \
+            for (int k = 0; k < LANES; k++) m = MAXN(m, a[k]);                                  \
+        }                                                                                       \
+        for (; i < n; i++) m = MAXN(m, (C)LOAD(x[i]));                                          \
+        return m;                                                                               \
+    }                                                                                           \
+    /* the sum of exp(x - m); o (where given, T being C) gets the exps */                      \
+    static C sumexp_##SUF(const T *restrict x, T *restrict o, int64_t n, C m) {                 \
+        C       a[LANES], s = 0;                                                                \
+        int64_t i = 0;                                                                          \
+        for (int k = 0; k < LANES; k++) a[k] = 0;                                               \
+        if (o) {                                                                                \
+            for (; i + LANES <= n; i += LANES)                                                  \
+                for (int k = 0; k < LANES; k++) {                                               \
+                    C e = EXP((C)LOAD(x[i + k]) - m);                                           \
+                    o[i + k] = (T)e;                                                            \
+                    a[k] += e;                                                                  \
+                }                                                                               \
+        } else {                                                                                \
+            for (; i + LANES <= n; i += LANES)                                                  \
+                for (int k = 0; k < LANES; k++) a[k] += EXP((C)LOAD(x[i + k]) - m);             \
+        }                                                                                       \
+        for (; i < n; i++) {                                                                    \
+            C e = EXP((C)LOAD(x[i]) - m);                                                       \
+            if (o) o[i] = (T)e;                                                                 \
+            s += e;                                                                             \
+        }                                                                                       \
+        for (int k = 0; k < LANES; k++) s += a[k];                                              \
+        return s;                                                                               \
+    }                                                                                           \
+    /* one contiguous line */                                                                   \
+    static void line_##SUF(const sm *p, const T *restrict x, T *restrict o) {                   \
+        int64_t n = p->len;                                                                     \
+        bool    keep = sizeof(T) == sizeof(C) && !p->log;                                       \
+        C       m = max_##SUF(x, n), s = sumexp_##SUF(x, keep ? o : NULL, n, m);                \
+        if (p->log) {                                                                           \
+            C ls = LOG(s); /* (x - m) - ls: m + ls would round away the small differences */    \
+            for (int64_t i = 0; i < n; i++) o[i] = STORE(((C)LOAD(x[i]) - m) - ls);             \
+        } else if (keep) {                                                                      \
+            C r = 1 / s;                                                                        \
+            for (int64_t i = 0; i < n; i++) o[i] = (T)((C)o[i] * r);                            \
+        } else {                                                                                \
+            C r = 1 / s;                                                                        \
+            for (int64_t i = 0; i < n; i++) o[i] = STORE(EXP((C)LOAD(x[i]) - m) * r);           \
+        }                                                                                       \
+    }                                                                                           \
+    /* w neighbouring lines, inner apart, advancing together along the dim */                  \
+    static void block_##SUF(const sm *p, const T *restrict x, T *restrict o, int64_t w) {       \
+        C       m[BLOCK], s[BLOCK];                                                             \
+        int64_t n = p->len, st = p->inner;                                                      \
+        for (int64_t j = 0; j < w; j++) m[j] = -INFINITY, s[j] = 0;                             \
+        for (int64_t i = 0; i < n; i++)                                                         \
+            for (int64_t j = 0; j < w; j++) m[j] = MAXN(m[j], (C)LOAD(x[i * st + j]));          \
+        bool keep = sizeof(T) == sizeof(C) && !p->log;                                          \
+        if (keep) {                                                                             \
+            for (int64_t i = 0; i < n; i++)                                                     \
+                for (int64_t j = 0; j < w; j++) {                                               \
+                    C e = EXP((C)LOAD(x[i * st + j]) - m[j]);                                   \
+                    o[i * st + j] = (T)e;                                                       \
+                    s[j] += e;                                                                  \
+                }                                                                               \
+        } else {                                                                                \
+            for (int64_t i = 0; i < n; i++)                                                     \
+                for (int64_t j = 0; j < w; j++) s[j] += EXP((C)LOAD(x[i * st + j]) - m[j]);     \
+        }                                                                                       \
+        if (p->log) {                                                                           \
+            for (int64_t j = 0; j < w; j++) s[j] = LOG(s[j]);                                   \
+            for (int64_t i = 0; i < n; i++)                                                     \
+                for (int64_t j = 0; j < w; j++)                                                 \
+                    o[i * st + j] = STORE(((C)LOAD(x[i * st + j]) - m[j]) - s[j]);              \
+        } else if (keep) {                                                                      \
+            for (int64_t j = 0; j < w; j++) s[j] = 1 / s[j];                                    \
+            for (int64_t i = 0; i < n; i++)                                                     \
+                for (int64_t j = 0; j < w; j++) o[i * st + j] = (T)((C)o[i * st + j] * s[j]);   \
+        } else {                                                                                \
+            for (int64_t j = 0; j < w; j++) s[j] = 1 / s[j];                                    \
+            for (int64_t i = 0; i < n; i++)                                                     \
+                for (int64_t j = 0; j < w; j++)                                                 \
+                    o[i * st + j] = STORE(EXP((C)LOAD(x[i * st + j]) - m[j]) * s[j]);           \
+        }                                                                                       \
+    }                                                                                           \
+    /* units [b, e): lines (inner == 1) or blocks of lines */                                   \
+    static void range_##SUF(const sm *p, const char *xin, char *oin, int64_t b, int64_t e) {    \
+        const T *x = (const T *)xin;                                                            \
+        T       *o = (T *)oin;                                                                  \
+        if (p->inner == 1) {                                                                    \
+            for (int64_t u = b; u < e; u++) line_##SUF(p, x + u * p->len, o + u * p->len);     \
+            return;                                                                             \
+        }                                                                                       \
+        int64_t nb = (p->inner + BLOCK - 1) / BLOCK;                                            \
+        for (int64_t u = b; u < e; u++) {                                                       \
+            int64_t q = u / nb, j0 = (u % nb) * BLOCK;                                          \
+            int64_t w = p->inner - j0 < BLOCK ? p->inner - j0 : BLOCK;                          \
+            int64_t off = q * p->len * p->inner + j0;                                           \
+            block_##SUF(p, x + off, o + off, w);                                                \
+        }                                                                                       \
+    }
+
+SOFTMAX_LOOPS(f32, float, float, LOAD_PLAIN, STORE_PLAIN)
+SOFTMAX_LOOPS(f64, double, double, LOAD_PLAIN, STORE_PLAIN)
+SOFTMAX_LOOPS(f16, sg_half, float, LOAD_HALF, STORE_HALF)
+SOFTMAX_LOOPS(bf16, sg_bf16, float, LOAD_BF16, STORE_BF16)
+
+typedef void (*range_fn)(const sm *p, const char *x, char *o, int64_t b, int64_t e);
+static const range_fn ranges[SG_DTYPE__END] = {
+    [SG_FLOAT32] = range_f32, [SG_FLOAT64] = range_f64, [SG_FLOAT16] = range_f16,
+    [SG_BFLOAT16] = range_bf16};
+
+/* Runs fn over every unit, in parallel where the work is large. */
+static void run_units(range_fn fn, const sm *p, const char *x, char *o) {
+    int64_t units = p->inner == 1 ? p->outer : p->outer * ((p->inner + BLOCK - 1) / BLOCK);
+#ifdef _OPENMP
+    if (p->outer * p->len * p->inner >= SG_GRAIN && units > 1 && omp_get_max_threads() > 1 &&
+        !omp_in_parallel()) {
+#pragma omp parallel
+        {
+            int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
+            int64_t chunk = (units + nt - 1) / nt, b = t * chunk;
+            int64_t e = b + chunk < units ? b + chunk : units;
+            if (b < e) fn(p, x, o, b, e);
+        }
+        return;
+    }
+#endif
+    fn(p, x, o, 0, units);
+}
+
+/* ---- _softmax / _log_softmax ---------------------------------------------------------------- */
+
+static sg_status sm_meta(sg_tensor *self, int64_t dim, bool half_to_float, sg_meta *m) {
+    int64_t d = dim;
+    if (!sg_wrap_dim(&d, self->ndim)) {
+        int32_t n = self->ndim > 0 ? self->ndim : 1;
+        return sg_error(SG_EINVAL, "Dimension out of range (expected to be in range of [%d, %d], "
+                                   "but got %lld)",
+                        -n, n - 1, (long long)dim);
+    }
+    m->ndim = self->ndim;
+    memcpy(m->sizes, self->sizes, (size_t)self->ndim * sizeof(int64_t));
+    m->dtype = half_to_float ? SG_FLOAT32 : dtype_of(self);
+    m->device = self->device;
+    return SG_OK;
+}
+
+static sg_status sm_run(bool log, sg_tensor *self, int64_t dim, bool half_to_float,
+                        sg_tensor *out) {
+    sg_meta m;
+    m.dtype = dtype_of(self);
+    sg_status st = sm_meta(self, dim, half_to_float, &m);
+    if (st) return st;
+    if (dtype_of(out) != m.dtype)
+        return sg_error(SG_EINVAL, "Expected out tensor to have dtype %s, but got %s instead",
+                        meta_name(m.dtype), meta_name(dtype_of(out)));
+    if (half_to_float)
+        return sg_error(SG_EUNSUPPORTED, "softmax with half to float conversion is not supported "
+                                         "on CPU");
+    if (self->device.type != SG_DEV_CPU || out->device.type != SG_DEV_CPU)
+        return sg_error(SG_EINVAL, "%s: expected CPU tensors", log ? "_log_softmax" : "_softmax");
+    sg_wrap_dim(&dim, self->ndim);
+    bool     last = self->ndim == 0 || dim == self->ndim - 1;
+    range_fn fn = ranges[m.dtype];
+    if (!fn)
+        return sg_error(SG_EUNSUPPORTED, "\"%s%s_kernel_impl\" not implemented for '%s'",
+                        log ? "log_softmax" : "softmax", last ? "_lastdim" : "",
+                        scalar_name(m.dtype));
+    bool same = out->ndim == self->ndim;
+    for (int32_t i = 0; same && i < self->ndim; i++) same = out->sizes[i] == self->sizes[i];
+    if (!same && (st = sg_tensor_resize_(out, self->sizes, self->ndim))) return st;
+    if (sg_tensor_numel(self) == 0) return SG_OK;
+
+    sm p = {1, 1, 1, log};
+    for (int32_t d = 0; d < self->ndim; d++) {
+        if (d < dim) p.outer *= self->sizes[d];
+        else if (d == dim) p.len = self->sizes[d];
+        else p.inner *= self->sizes[d];
+    }
+    /* a contiguous input, and a contiguous output that is the input or apart from it */
+    sg_tensor *x = NULL, *o = NULL;
+    if ((st = sg_tensor_contiguous(self, &x))) return st;
+    bool direct = sg_tensor_is_contiguous(out) &&
+                  (out->storage != x->storage ||
+                   (out->offset == x->offset && out->storage == x->storage));
+    if (direct) o = sg_tensor_retain(out);
+    else st = sg_tensor_empty(self->sizes, self->ndim, m.dtype, SG_CPU, &o);
+    if (!st) {
+        run_units(fn, &p, sg_tensor_data(x), sg_tensor_data(o));
+        if (!direct) st = sg_tensor_copy_(out, o);
+    }
+    sg_tensor_release(o);
+    sg_tensor_release(x);
+    return st;
+}
+
+static sg_status softmax_out(sg_keyset ks, sg_tensor *self, int64_t dim, bool half_to_float,
+                             sg_tensor *out, sg_tensor **ret) {
+    (void)ks;
+    sg_status st = sm_run(false, self, dim, half_to_float, out);
+    *ret = st ? NULL : sg_tensor_retain(out);
+    return st;
+}
+
+static sg_status log_softmax_out(sg_keyset ks, sg_tensor *self, int64_t dim, bool half_to_float,
+                                 sg_tensor *out, sg_tensor **ret) {
+    (void)ks;
+    sg_status st = sm_run(true, self, dim, half_to_float, out);
+    *ret = st ? NULL : sg_tensor_retain(out);
+    return st;
+}
+
+/* ---- softmax.int / log_softmax.int: the input in `dtype` first ------------------------------ */
+
+/* self in dtype (a new reference): cast here on the CPU, through the dispatched to.dtype on
+ * other devices (these front ends are registered for every backend, as aten's are) */
+static sg_status converted(sg_tensor *self, const sg_dtype *dtype, sg_tensor **x) {
+    if (!dtype || *dtype == dtype_of(self)) {
+        *x = sg_tensor_retain(self);
+        return SG_OK;
+    }
+    if (self->device.type != SG_DEV_CPU) return aten_to_dtype(self, *dtype, false, false, NULL, x);
+    sg_status st = sg_tensor_empty(self->sizes, self->ndim, *dtype, self->device, x);
+    if (!st && (st = sg_cast_copy_(*x, self))) {
+        sg_tensor_release(*x);
+        *x = NULL;
+    }
+    return st;
+}
+
+#define FRONT(NAME, FN, FN_OUT)                                                                \
+    static sg_status NAME##_int(sg_keyset ks, sg_tensor *self, int64_t dim,                    \
+                                const sg_dtype *dtype, sg_tensor **ret) {                      \
+        (void)ks;                                                                              \
+        sg_tensor *x = NULL;                                                                   \
+        sg_status  st = converted(self, dtype, &x);                                            \
+        if (!st) st = FN(x, dim, false, ret);                                                  \
+        sg_tensor_release(x);                                                                  \
+        return st;                                                                             \
+    }                                                                                          \
+    static sg_status NAME##_int_out(sg_keyset ks, sg_tensor *self, int64_t dim,                \
+                                    const sg_dtype *dtype, sg_tensor *out, sg_tensor **ret) {  \
+        (void)ks;                                                                              \
+        sg_tensor *x = NULL;                                                                   \
+        sg_status  st = converted(self, dtype, &x);                                            \
+        if (!st) st = FN_OUT(x, dim, false, out, ret);                                         \
+        sg_tensor_release(x);                                                                  \
+        return st;                                                                             \
+    }
+FRONT(softmax, aten__softmax, aten__softmax_out)
+FRONT(log_softmax, aten__log_softmax, aten__log_softmax_out)
+
+/* ---- registration --------------------------------------------------------------------------- */
+
+sg_status sg_cpu_register_softmax(void);
+
+sg_status sg_cpu_register_softmax(void) {
+    aten__softmax_out_set_meta(sm_meta);
+    SG_REG(aten__softmax_out, softmax_out);
+    aten__log_softmax_out_set_meta(sm_meta);
+    SG_REG(aten__log_softmax_out, log_softmax_out);
+    sg_status st;
+    if ((st = aten_softmax_int_register(SG_KEY_COMPOSITE_IMPLICIT_AUTOGRAD, softmax_int, NULL)) ||
+        (st = aten_softmax_int_out_register(SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD, softmax_int_out,
+                                            NULL)) ||
+        (st = aten_log_softmax_int_register(SG_KEY_COMPOSITE_IMPLICIT_AUTOGRAD, log_softmax_int,
+                                            NULL)) ||
+        (st = aten_log_softmax_int_out_register(SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD,
+                                                log_softmax_int_out, NULL)))
+        return st;
+    return SG_OK;
+}
