@@ -37,12 +37,12 @@ enum { SG_ITER_MAX = 6, SG_GRAIN = 32768 };
 /* data[k]: operand k's first element of the line; strides[k]: its byte stride along it. */
 typedef void (*sg_loop_fn)(void *ctx, char *const *data, const int64_t *strides, int64_t n);
 
+/* Rationale: the scalar fields come first and only they are zeroed when an iteration is
+ * built (the arrays are filled for the dims and operands in use); zeroing all 4 KB was the
+ * largest cost of a 1-element op. */
 typedef struct sg_iter {
     int32_t    ndim;                          /* after merging; dim 0 is innermost */
-    int64_t    shape[SG_MAX_DIMS];
     int32_t    nops;
-    char      *data[SG_ITER_MAX];
-    int64_t    stride[SG_ITER_MAX][SG_MAX_DIMS]; /* bytes */
     int64_t    numel;
     sg_dtype   compute;                       /* the inputs' dtype as loops see them */
     sg_dtype   out_dtype;                     /* the output's dtype as loops see it */
@@ -51,6 +51,9 @@ typedef struct sg_iter {
     sg_tensor *tmp[SG_ITER_MAX];              /* temporaries to release */
     int32_t    ntmp;
     int32_t    out_ndim;                      /* the broadcast shape, outermost first */
+    char      *data[SG_ITER_MAX];             /* arrays from here on: not zeroed */
+    int64_t    shape[SG_MAX_DIMS];
+    int64_t    stride[SG_ITER_MAX][SG_MAX_DIMS]; /* bytes */
     int64_t    out_shape[SG_MAX_DIMS];
 } sg_iter;
 

@@ -139,7 +139,7 @@ static void simplify(sg_iter *it, bool reduce) {
 static sg_status build(sg_iter *it, const sg_iter_spec *s, sg_tensor **result, bool reduce) {
     char      a[160], b[160];
     sg_status st = SG_OK;
-    memset(it, 0, sizeof *it);
+    memset(it, 0, offsetof(sg_iter, data));
     *result = NULL;
     it->compute = s->compute;
     it->out_dtype = s->out_dtype;
