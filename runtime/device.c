@@ -161,10 +161,33 @@ sg_status sg_device_check(sg_device dev) {
 enum { INLINE_MAX = 4096, INLINE_AT = 64, STORAGE_INLINE = 1u << 8 };
 _Static_assert(sizeof(sg_storage) <= INLINE_AT, "the storage header fits before its data");
 
+/* The smallest inline blocks (up to 64 data bytes) are kept per thread for reuse, as tensor
+ * headers are (tensor.c). */
+enum { KEEP_BYTES = 64, KEEP_MAX = 64 };
+static _Thread_local sg_storage *kept;
+static _Thread_local int         nkept;
+
+void sg__storage_cache_flush(void) {
+    while (kept) {
+        sg_storage *next = *(sg_storage **)kept;
+        free(kept);
+        kept = next;
+    }
+    nkept = 0;
+}
+
 sg_status sg__storage_new(sg_device dev, size_t nbytes, sg_storage **out) {
     *out = NULL;
     if (dev.type == SG_DEV_CPU && dev.index == 0 && nbytes <= INLINE_MAX) {
-        sg_storage *s = aligned_alloc(64, INLINE_AT + ((nbytes + 63) & ~(size_t)63));
+        sg_storage *s;
+        if (nbytes <= KEEP_BYTES && kept) {
+            s = kept;
+            kept = *(sg_storage **)s;
+            nkept--;
+        } else {
+            size_t block = INLINE_AT + (nbytes <= KEEP_BYTES ? KEEP_BYTES : (nbytes + 63) & ~(size_t)63);
+            s = aligned_alloc(64, block);
+        }
         if (!s) return sg_error(SG_ENOMEM, "cannot allocate %zu bytes on cpu", nbytes);
         memset(s, 0, sizeof *s);
         s->refs = 1;
@@ -195,7 +218,13 @@ sg_status sg__storage_new(sg_device dev, size_t nbytes, sg_storage **out) {
 void sg__storage_release(sg_storage *s) {
     if (!s || __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
     if (s->flags & STORAGE_INLINE) {
-        free(s);
+        if (s->nbytes <= KEEP_BYTES && nkept < KEEP_MAX) {
+            *(sg_storage **)s = kept;
+            kept = s;
+            nkept++;
+        } else {
+            free(s);
+        }
         return;
     }
     if (s->release) {

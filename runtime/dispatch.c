@@ -4,6 +4,7 @@
  * tables of the ops it touches (one op for a kernel, every op for a backend fallback) and
  * publishes each with one atomic store. */
 #include "rt_dispatch.h"
+#include "rt_internal.h"
 
 #include <stdlib.h>
 
@@ -270,4 +271,6 @@ void sg_runtime_shutdown(void) {
     all_regs = NULL;
     for (int k = 0; k < SG_KEY__COUNT; k++) fallbacks[k] = NULL;
     pthread_mutex_unlock(&sg__lock);
+    sg__tensor_cache_flush();
+    sg__storage_cache_flush();
 }

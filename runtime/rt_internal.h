@@ -21,4 +21,8 @@ sg_status sg__tensor_new(sg_storage *s, sg_dtype dtype, const int64_t *sizes,
 /* The number of storage elements a view reaches past its offset (0 when any size is 0). */
 int64_t   sg__span_elems(const int64_t *sizes, const int64_t *strides, int32_t ndim);
 
+/* Frees the calling thread's kept tensor headers and small storages (sg_runtime_shutdown). */
+void sg__tensor_cache_flush(void);
+void sg__storage_cache_flush(void);
+
 #endif

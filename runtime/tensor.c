@@ -27,12 +27,47 @@ int64_t sg__span_elems(const int64_t *sizes, const int64_t *strides, int32_t ndi
     return span;
 }
 
+/* Headers with room for 4 dims (nearly all) are kept on a short per-thread list when released
+ * and reused. Rationale: malloc and free were most of the cost of a 1-element op. */
+enum { SMALL_CAP = 4, KEEP_MAX = 64 };
+static _Thread_local sg_tensor *kept;
+static _Thread_local int        nkept;
+
+static sg_tensor *header_new(int32_t cap) {
+    if (cap == SMALL_CAP && kept) {
+        sg_tensor *t = kept;
+        kept = *(sg_tensor **)t;
+        nkept--;
+        return t;
+    }
+    return malloc(sizeof(sg_tensor) + 2 * (size_t)cap * sizeof(int64_t));
+}
+
+static void header_free(sg_tensor *t) {
+    if (t->cap == SMALL_CAP && nkept < KEEP_MAX) {
+        *(sg_tensor **)t = kept;
+        kept = t;
+        nkept++;
+        return;
+    }
+    free(t);
+}
+
+void sg__tensor_cache_flush(void) {
+    while (kept) {
+        sg_tensor *next = *(sg_tensor **)kept;
+        free(kept);
+        kept = next;
+    }
+    nkept = 0;
+}
+
 sg_status sg__tensor_new(sg_storage *s, sg_dtype dtype, const int64_t *sizes,
                          const int64_t *strides, int32_t ndim, int64_t offset, sg_tensor **out) {
     /* Rationale: one allocation holds the header and its dims, so a view costs one malloc;
      * room for 4 dims at least, so an out= tensor can be resized to a few more in place. */
-    int32_t    cap = ndim > 4 ? ndim : 4;
-    sg_tensor *t = malloc(sizeof *t + 2 * (size_t)cap * sizeof(int64_t));
+    int32_t    cap = ndim > SMALL_CAP ? ndim : SMALL_CAP;
+    sg_tensor *t = header_new(cap);
     *out = NULL;
     if (!t) return sg_error(SG_ENOMEM, "out of memory");
     t->refs = 1;
@@ -201,7 +236,7 @@ sg_status sg_tensor_resize_(sg_tensor *t, const int64_t *sizes, int32_t ndim) {
 void sg_tensor_release(sg_tensor *t) {
     if (!t || __atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
     sg__storage_release(t->storage);
-    free(t);
+    header_free(t);
 }
 
 int64_t sg_tensor_span(const sg_tensor *t) { return sg__span_elems(t->sizes, t->strides, t->ndim); }
