@@ -281,11 +281,43 @@ static sg_status not_implemented(const char *op, sg_dtype t) {
 
 /* Runs loops[compute] over out = f(inputs); result dtype and compute dtype as given. With
  * out NULL the result is allocated; either way *ret gets a reference to it. */
+/* Whether t is contiguous with exactly these sizes and this dtype. */
+static bool plain(const sg_tensor *t, const sg_tensor *like, sg_dtype dtype) {
+    if (!t || t->dtype != dtype || t->ndim != like->ndim || t->device.type != SG_DEV_CPU) return false;
+    for (int32_t i = 0; i < t->ndim; i++)
+        if (t->sizes[i] != like->sizes[i]) return false;
+    return sg_tensor_is_contiguous(t);
+}
+
+/* The fast path of a small op: an out= tensor and inputs all contiguous, of one shape, in the
+ * compute dtype, and no input a different view of the output's memory. Rationale: building the
+ * iteration was the largest part of a 1-element op; this runs the inner loop at once. */
+static bool fast(sg_loop_fn fn, ew *c, sg_tensor *out, const sg_tensor *a, const sg_tensor *b,
+                 sg_dtype compute, sg_dtype out_dtype) {
+    if (!out || !plain(out, out, out_dtype) || !plain(a, out, compute) || (b && !plain(b, out, compute)))
+        return false;
+    int64_t n = sg_tensor_numel(out);
+    if (n >= SG_GRAIN) return false; /* large: the iterator runs it in parallel */
+    char *pa = sg_tensor_data(a), *pb = b ? sg_tensor_data(b) : NULL, *po = sg_tensor_data(out);
+    if ((a->storage == out->storage && pa != po) || (b && b->storage == out->storage && pb != po))
+        return false;
+    char   *data[3] = {po, pa, pb};
+    int64_t es = (int64_t)sg_dtype_size(compute);
+    int64_t strides[3] = {(int64_t)sg_dtype_size(out_dtype), es, es};
+    if (n) fn(c, data, strides, n);
+    return true;
+}
+
 static sg_status run(const char *op, const sg_loop_fn *loops, ew *c, sg_tensor *out,
                      const sg_tensor *a, const sg_tensor *b, sg_dtype result, sg_dtype compute,
                      sg_dtype out_dtype, sg_tensor **ret) {
     sg_loop_fn fn = sg_dtype_valid((int)compute) ? loops[compute] : NULL;
     if (!fn) return not_implemented(op, result);
+    if (out && (sg_dtype)out->dtype == result && fast(fn, c, out, a, b, compute, out_dtype)) {
+        if (c->zero_div) return sg_error(SG_EINVAL, "%s: ZeroDivisionError", op);
+        *ret = sg_tensor_retain(out);
+        return SG_OK;
+    }
     sg_iter      it;
     sg_iter_spec spec = {.op = op, .out = out, .in = {a, b}, .nin = b ? 2 : 1,
                          .compute = compute, .result = result, .out_dtype = out_dtype};
