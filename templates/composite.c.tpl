@@ -20,6 +20,11 @@ void $(op.cname)_set_meta($(op.cname)_meta_fn fn) { __atomic_store_n(&$(op.cname
 %     local rets = C.ret_names(op)
 /* $(op.schema)$(kind == "structured" and "\n * structured: " .. op.structured_out.schema or "\n * autogen (" .. kind .. ") from " .. op.autogen_from.schema) */
 sg_status $(cn)_composite(sg_keyset ks, $(params)) {
+%     for i, r in ipairs(op.returns) do
+%       if r.family == "tensor" or r.family == "opt_tensor" then
+    *$(rets[i]) = NULL; /* on failure a caller gets NULL, never a stale pointer */
+%       end
+%     end
 %     if kind == "structured" then
 %       local x = op.structured_out
 %       local outs, subst, results = {}, {}, {}

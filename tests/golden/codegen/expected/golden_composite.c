@@ -8,6 +8,7 @@
 /* aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
  * structured: aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
 sg_status aten_add_Tensor_composite(sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor **ret) {
+    *ret = NULL; /* on failure a caller gets NULL, never a stale pointer */
     aten_add_out_meta_fn meta = __atomic_load_n(&aten_add_out_meta, __ATOMIC_ACQUIRE);
     if (!meta)
         return sg_error(SG_EUNSUPPORTED, "aten::add.Tensor runs as structured aten::add.out, whose meta function is not set (aten_add_out_set_meta)");
@@ -28,6 +29,7 @@ sg_status aten_add_Tensor_composite(sg_keyset ks, sg_tensor *self, sg_tensor *ot
 /* aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
  * structured: aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
 sg_status aten_add__Tensor_composite(sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor **ret) {
+    *ret = NULL; /* on failure a caller gets NULL, never a stale pointer */
     aten_add_out_meta_fn meta = __atomic_load_n(&aten_add_out_meta, __ATOMIC_ACQUIRE);
     if (!meta)
         return sg_error(SG_EUNSUPPORTED, "aten::add_.Tensor runs as structured aten::add.out, whose meta function is not set (aten_add_out_set_meta)");
@@ -45,6 +47,7 @@ void aten_add_out_set_meta(aten_add_out_meta_fn fn) { __atomic_store_n(&aten_add
 /* aten::relu(Tensor self) -> Tensor
  * autogen (functional) from aten::relu_(Tensor(a!) self) -> Tensor(a!) */
 sg_status aten_relu_composite(sg_keyset ks, sg_tensor *self, sg_tensor **ret) {
+    *ret = NULL; /* on failure a caller gets NULL, never a stale pointer */
     (void)ks;
     sg_status st = SG_OK;
     sg_tensor *c0 = NULL;
@@ -60,6 +63,7 @@ sg_status aten_relu_composite(sg_keyset ks, sg_tensor *self, sg_tensor **ret) {
 /* aten::relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
  * autogen (out_inplace) from aten::relu_(Tensor(a!) self) -> Tensor(a!) */
 sg_status aten_relu_out_composite(sg_keyset ks, sg_tensor *self, sg_tensor *out, sg_tensor **ret) {
+    *ret = NULL; /* on failure a caller gets NULL, never a stale pointer */
     (void)ks;
     sg_status st = sg_tensor_copy_(out, self);
     sg_tensor *r0 = NULL;
@@ -72,6 +76,8 @@ sg_status aten_relu_out_composite(sg_keyset ks, sg_tensor *self, sg_tensor *out,
 /* aten::native_dropout.out(Tensor input, float p, bool? train, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))
  * autogen (out) from aten::native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor) */
 sg_status aten_native_dropout_out_composite(sg_keyset ks, sg_tensor *input, double p, const bool *train, sg_tensor *out0, sg_tensor *out1, sg_tensor **ret0, sg_tensor **ret1) {
+    *ret0 = NULL; /* on failure a caller gets NULL, never a stale pointer */
+    *ret1 = NULL; /* on failure a caller gets NULL, never a stale pointer */
     (void)ks;
     sg_tensor *r0 = NULL;
     sg_tensor *r1 = NULL;
