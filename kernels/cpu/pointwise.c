@@ -63,8 +63,19 @@ static inline float narrow_to(const ew *c, float x) {
         }                                                                                   \
     }
 
-#define UN(NAME, T, OT, EXPR)                                                               \
-    static void NAME(void *ctx, char *const *d, const int64_t *s, int64_t n) {              \
+#define UN(NAME, T, OT, EXPR) UN_ATTR(NAME, T, OT, EXPR, )
+
+/* Rationale: exp and what uses it are compute-bound; where the compiler and the C library can
+ * pick a function version per CPU at load time (gcc's target_clones on x86-64 with an ifunc
+ * capable libc), these loops also get an AVX2 version with twice the lanes. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#define SG_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define SG_CLONES
+#endif
+
+#define UN_ATTR(NAME, T, OT, EXPR, ATTR)                                                    \
+    ATTR static void NAME(void *ctx, char *const *d, const int64_t *s, int64_t n) {         \
         ew *c = ctx;                                                                        \
         (void)c;                                                                            \
         if (s[0] == sizeof(OT) && s[1] == sizeof(T)) {                                      \
@@ -120,15 +131,15 @@ static inline double floor_div(double a, double b) {
     BIN(div_##T, T, T, a / b)                                                                \
     BIN(divt_##T, T, T, trunc((double)a / (double)b))                                        \
     BIN(divf_##T, T, T, floor_div(a, b))                                                     \
-    UN(exp_##T, T, T, EXP(T, a))                                                             \
+    UN_ATTR(exp_##T, T, T, EXP(T, a), SG_CLONES)                                             \
     UN(log_##T, T, T, log(a))                                                                \
     UN(sqrt_##T, T, T, sqrt(a))                                                              \
     UN(rsqrt_##T, T, T, 1 / sqrt(a))                                                         \
     UN(sin_##T, T, T, sin(a))                                                                \
     UN(cos_##T, T, T, cos(a))                                                                \
     UN(tanh_##T, T, T, tanh(a))                                                              \
-    UN(sigmoid_##T, T, T, 1 / (1 + EXP(T, -a)))                                              \
-    UN(silu_##T, T, T, a / (1 + EXP(T, -a)))                                                 \
+    UN_ATTR(sigmoid_##T, T, T, 1 / (1 + EXP(T, -a)), SG_CLONES)                              \
+    UN_ATTR(silu_##T, T, T, a / (1 + EXP(T, -a)), SG_CLONES)                                 \
     UN(erf_##T, T, T, erf(a))                                                                \
     UN(recip_##T, T, T, 1 / a)                                                               \
     UN(gelu_##T, T, T, (T)0.5 * a * (1 + erf(a * (T)0.70710678118654752440)))                \
