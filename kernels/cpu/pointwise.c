@@ -33,10 +33,21 @@ static inline float narrow_to(const ew *c, float x) {
 
 #define ALPHA(T) _Generic((T)0, float: (T)c->af, double: (T)c->af, default: (T)c->ai)
 
+/* Rationale: exp and what uses it are compute-bound, and the arithmetic loops move more per
+ * instruction with wider registers; where the compiler and the C library can
+ * pick a function version per CPU at load time (gcc's target_clones on x86-64 with an ifunc
+ * capable libc), these loops also get an AVX2 version with twice the lanes. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#define SG_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define SG_CLONES
+#endif
+
 /* One loop over an inner line for a binary op on T, writing OT: a contiguous case the
  * compiler vectorises, a scalar-second-operand case, and the general strided case. */
-#define BIN(NAME, T, OT, EXPR)                                                              \
-    static void NAME(void *ctx, char *const *d, const int64_t *s, int64_t n) {              \
+#define BIN(NAME, T, OT, EXPR) BIN_ATTR(NAME, T, OT, EXPR, )
+#define BIN_ATTR(NAME, T, OT, EXPR, ATTR)                                                   \
+    ATTR static void NAME(void *ctx, char *const *d, const int64_t *s, int64_t n) {         \
         ew *c = ctx;                                                                        \
         (void)c;                                                                            \
         if (s[0] == sizeof(OT) && s[1] == sizeof(T) && s[2] == sizeof(T)) {                 \
@@ -65,15 +76,6 @@ static inline float narrow_to(const ew *c, float x) {
 
 #define UN(NAME, T, OT, EXPR) UN_ATTR(NAME, T, OT, EXPR, )
 
-/* Rationale: exp and what uses it are compute-bound; where the compiler and the C library can
- * pick a function version per CPU at load time (gcc's target_clones on x86-64 with an ifunc
- * capable libc), these loops also get an AVX2 version with twice the lanes. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
-#define SG_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define SG_CLONES
-#endif
-
 #define UN_ATTR(NAME, T, OT, EXPR, ATTR)                                                    \
     ATTR static void NAME(void *ctx, char *const *d, const int64_t *s, int64_t n) {         \
         ew *c = ctx;                                                                        \
@@ -97,9 +99,9 @@ static inline float narrow_to(const ew *c, float x) {
 /* ---- binary arithmetic ------------------------------------------------------------------ */
 
 #define DEF_ARITH(E, T)                                                                     \
-    BIN(add_##T, T, T, a + ALPHA(T) * b)                                                     \
-    BIN(sub_##T, T, T, a - ALPHA(T) * b)                                                     \
-    BIN(mul_##T, T, T, a * b)                                                                \
+    BIN_ATTR(add_##T, T, T, a + ALPHA(T) * b, SG_CLONES)                                     \
+    BIN_ATTR(sub_##T, T, T, a - ALPHA(T) * b, SG_CLONES)                                     \
+    BIN_ATTR(mul_##T, T, T, a * b, SG_CLONES)                                                \
     BIN(max_##T, T, T, (a != a || b != b) ? (a != a ? a : b) : (a > b ? a : b))              \
     BIN(min_##T, T, T, (a != a || b != b) ? (a != a ? a : b) : (a < b ? a : b))              \
     BIN(eq_##T, T, bool, a == b)                                                             \
