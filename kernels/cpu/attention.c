@@ -29,18 +29,7 @@
 
 sg_status sg_cpu_register_attention(void); /* called by sg_cpu_register_linalg */
 
-static sg_dtype dtype_of(const sg_tensor *t) { return (sg_dtype)t->dtype; }
 
-/* caffe2::TypeMeta's name, as aten prints a dtype(). */
-static const char *meta_name(sg_dtype t) {
-    static const char *const names[SG_DTYPE__END] = {
-        [SG_UINT8] = "unsigned char", [SG_INT8] = "signed char", [SG_INT16] = "short int",
-        [SG_INT32] = "int",           [SG_INT64] = "long int",   [SG_FLOAT16] = "c10::Half",
-        [SG_FLOAT32] = "float",       [SG_FLOAT64] = "double",
-        [SG_COMPLEX64] = "c10::complex<float>", [SG_COMPLEX128] = "c10::complex<double>",
-        [SG_BOOL] = "bool",           [SG_BFLOAT16] = "c10::BFloat16"};
-    return sg_dtype_valid((int)t) && names[t] ? names[t] : "?";
-}
 
 #ifdef _OPENMP
 #define PAR_FOR _Pragma("omp parallel for schedule(static) if (par)")
@@ -136,7 +125,7 @@ static sg_status validate(const sg_tensor *q, const sg_tensor *k, const sg_tenso
         return sg_error(SG_EINVAL, "Expected query, key, and value to have the same dtype, but "
                                    "got query.dtype: %s key.dtype: %s and value.dtype: %s "
                                    "instead.",
-                        meta_name(dtype_of(q)), meta_name(dtype_of(k)), meta_name(dtype_of(v)));
+                        sg_meta_type_name(dtype_of(q)), sg_meta_type_name(dtype_of(k)), sg_meta_type_name(dtype_of(v)));
     if (!sg_device_eq(q->device, k->device) || !sg_device_eq(q->device, v->device))
         return sg_error(SG_EINVAL, "Expected query, key, and value to have the same device type, "
                                    "but got query.device: %s key.device: %s and value.device: %s "
@@ -153,7 +142,7 @@ static sg_status validate(const sg_tensor *q, const sg_tensor *k, const sg_tenso
         return sg_error(SG_EINVAL, "Expected attn_mask dtype to be bool or float or to match query "
                                    "dtype, but got attn_mask.dtype: %s and  query.dtype: %s "
                                    "instead.",
-                        meta_name(dtype_of(mask)), meta_name(dtype_of(q)));
+                        sg_meta_type_name(dtype_of(mask)), sg_meta_type_name(dtype_of(q)));
     return SG_OK;
 }
 
@@ -243,7 +232,7 @@ static sg_status attention(sg_tensor *q, sg_tensor *k, sg_tensor *v, sg_tensor *
     if (qt != SG_FLOAT16 && qt != SG_BFLOAT16 && qt != SG_FLOAT32 && qt != SG_FLOAT64)
         return sg_error(SG_EUNSUPPORTED, "scaled_dot_product_attention: expected query, key and "
                                          "value of a floating dtype, but got %s",
-                        meta_name(qt));
+                        sg_meta_type_name(qt));
     if (is_causal && mask)
         return sg_error(SG_EINVAL, "_scaled_dot_product_attention: Explicit attn_mask should not "
                                    "be set when is_causal=True");

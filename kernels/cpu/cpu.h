@@ -9,6 +9,17 @@
 
 #include <string.h>
 
+/* ---- names (promote.c) ----------------------------------------------------------------------- */
+
+/* c10::ScalarType's name as aten's messages print it: "Float", "Long", "Half". */
+const char *sg_aten_type_name(sg_dtype t);
+/* caffe2::TypeMeta's name, as aten prints a tensor's dtype(): "float", "long int", "c10::Half". */
+const char *sg_meta_type_name(sg_dtype t);
+/* The C++ type aten's value-range checks print: "uint8_t", "int", "c10::Half". */
+const char *sg_cpp_type_name(sg_dtype t);
+
+static inline sg_dtype dtype_of(const sg_tensor *t) { return (sg_dtype)t->dtype; }
+
 /* ---- type promotion (promote.c) ----------------------------------------------------------- */
 
 typedef struct sg_result_type {

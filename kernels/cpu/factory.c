@@ -27,18 +27,9 @@ static const double PI = 3.14159265358979323846;
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
-/* c10's names of dtypes, as aten's messages spell them ("Long"). */
-static const char *upper_name(sg_dtype t) {
-    static const char *const names[SG_DTYPE__END] = {
-        [SG_UINT8] = "Byte",     [SG_INT8] = "Char",       [SG_INT16] = "Short",
-        [SG_INT32] = "Int",      [SG_INT64] = "Long",      [SG_FLOAT16] = "Half",
-        [SG_FLOAT32] = "Float",  [SG_FLOAT64] = "Double",  [SG_COMPLEX64] = "ComplexFloat",
-        [SG_COMPLEX128] = "ComplexDouble", [SG_BOOL] = "Bool", [SG_BFLOAT16] = "BFloat16"};
-    return sg_dtype_valid((int)t) ? names[t] : "?";
-}
 
 static sg_status not_implemented(const char *kernel, sg_dtype t) {
-    return sg_error(SG_EUNSUPPORTED, "\"%s\" not implemented for '%s'", kernel, upper_name(t));
+    return sg_error(SG_EUNSUPPORTED, "\"%s\" not implemented for '%s'", kernel, sg_aten_type_name(t));
 }
 
 static bool same_shape(const sg_tensor *t, const int64_t *sizes, int32_t n) {
@@ -189,23 +180,6 @@ static sg_status resize_out(sg_tensor *out, const int64_t *sizes, int32_t n) {
 
 /* ---- filling ------------------------------------------------------------------------------ */
 
-/* The C++ names aten's "without overflow" message uses. */
-static const char *cpp_name(sg_dtype t) {
-    switch (t) {
-    case SG_UINT8: return "uint8_t";
-    case SG_INT8: return "int8_t";
-    case SG_INT16: return "int16_t";
-    case SG_INT32: return "int";
-    case SG_INT64: return "int64_t";
-    case SG_FLOAT16: return "c10::Half";
-    case SG_BFLOAT16: return "c10::BFloat16";
-    case SG_FLOAT32: return "float";
-    case SG_FLOAT64: return "double";
-    case SG_BOOL: return "bool";
-    case SG_COMPLEX64: return "c10::complex<float>";
-    default: return "c10::complex<double>";
-    }
-}
 
 /* c10's checked_convert of a Scalar to dtype t: whether the value overflows it. */
 static bool overflows(sg_scalar v, sg_dtype t) {
@@ -238,7 +212,7 @@ static bool overflows(sg_scalar v, sg_dtype t) {
 static sg_status fill(const char *op, sg_tensor *t, sg_scalar v) {
     if (overflows(v, (sg_dtype)t->dtype))
         return sg_error(SG_EINVAL, "%s: value cannot be converted to type %s without overflow",
-                        op, cpp_name((sg_dtype)t->dtype));
+                        op, sg_cpp_type_name((sg_dtype)t->dtype));
     if (t->device.type == SG_DEV_META || sg_tensor_numel(t) == 0) return SG_OK;
     sg_tensor *s = NULL, *one = NULL, *host = NULL;
     sg_status  st = sg_scalar_tensor(v, &s);
@@ -869,12 +843,12 @@ static sg_status uniform_run(sg_tensor *self, double from, double to, sg_generat
                : t == SG_FLOAT16 ? 65504.0 : 3.3895313892515355e38;
     if (from < -max || to > max)
         return sg_error(SG_EINVAL, "uniform_: %s is out of bounds for %s",
-                        from < -max ? "from" : "to", upper_name(t));
+                        from < -max ? "from" : "to", sg_aten_type_name(t));
     if (to - from > max)
         return sg_error(SG_EINVAL, "uniform_: uniform_ expects to-from <= std::numeric_limits<%s>"
                                    "::max(), but found to=%g and from=%g which result in "
                                    "to-from to exceed the limit",
-                        upper_name(t), to, from);
+                        sg_aten_type_name(t), to, from);
     if (self->device.type == SG_DEV_META || sg_tensor_numel(self) == 0) return SG_OK;
     if (self->device.type != SG_DEV_CPU)
         return sg_error(SG_EUNSUPPORTED, "uniform_: random numbers are made on the CPU only");

@@ -22,17 +22,9 @@
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
-static const char *upper_name(sg_dtype t) {
-    static const char *const names[SG_DTYPE__END] = {
-        [SG_UINT8] = "Byte",     [SG_INT8] = "Char",       [SG_INT16] = "Short",
-        [SG_INT32] = "Int",      [SG_INT64] = "Long",      [SG_FLOAT16] = "Half",
-        [SG_FLOAT32] = "Float",  [SG_FLOAT64] = "Double",  [SG_COMPLEX64] = "ComplexFloat",
-        [SG_COMPLEX128] = "ComplexDouble", [SG_BOOL] = "Bool", [SG_BFLOAT16] = "BFloat16"};
-    return sg_dtype_valid((int)t) ? names[t] : "?";
-}
 
 static sg_status not_implemented(const char *kernel, sg_dtype t) {
-    return sg_error(SG_EUNSUPPORTED, "\"%s\" not implemented for '%s'", kernel, upper_name(t));
+    return sg_error(SG_EUNSUPPORTED, "\"%s\" not implemented for '%s'", kernel, sg_aten_type_name(t));
 }
 
 static sg_dtype dt(const sg_tensor *t) { return (sg_dtype)t->dtype; }
@@ -102,7 +94,7 @@ static sg_status prep_out(const char *op, sg_tensor *out, const sg_meta *m, bool
     if (!sg_can_cast(m->dtype, dt(out)))
         return sg_error(SG_EINVAL, "%s: result type %s can't be cast to the desired output type "
                                    "%s",
-                        op, upper_name(m->dtype), upper_name(dt(out)));
+                        op, sg_aten_type_name(m->dtype), sg_aten_type_name(dt(out)));
     if (!same_shape(out, m->sizes, m->ndim) && (st = sg_tensor_resize_(out, m->sizes, m->ndim)))
         return st;
     return no_internal_overlap(op, out);
@@ -156,21 +148,12 @@ static bool overflows(sg_scalar v, sg_dtype t) {
     return fabs(d) > max;
 }
 
-static const char *cpp_name(sg_dtype t) {
-    static const char *const names[SG_DTYPE__END] = {
-        [SG_UINT8] = "uint8_t", [SG_INT8] = "int8_t", [SG_INT16] = "int16_t", [SG_INT32] = "int",
-        [SG_INT64] = "int64_t", [SG_FLOAT16] = "c10::Half", [SG_FLOAT32] = "float",
-        [SG_FLOAT64] = "double", [SG_COMPLEX64] = "c10::complex<float>",
-        [SG_COMPLEX128] = "c10::complex<double>", [SG_BOOL] = "bool",
-        [SG_BFLOAT16] = "c10::BFloat16"};
-    return sg_dtype_valid((int)t) ? names[t] : "?";
-}
 
 /* A Scalar as one element of dtype t (es bytes into buf), checked as aten's to<T>() is. */
 static sg_status scalar_bytes(const char *op, sg_scalar v, sg_dtype t, void *buf) {
     if (overflows(v, t))
         return sg_error(SG_EINVAL, "%s: value cannot be converted to type %s without overflow",
-                        op, cpp_name(t));
+                        op, sg_cpp_type_name(t));
     sg_tensor *s = NULL, *c = NULL;
     sg_status  st = sg_scalar_tensor(v, &s);
     if (!st) st = sg_cast(s, t, &c);
@@ -259,7 +242,7 @@ static sg_status cat_out_k(sg_keyset ks, sg_tensor_list ts, int64_t dim, sg_tens
     if (st) return st;
     if (!sg_can_cast(m.dtype, dt(out)))
         return sg_error(SG_EINVAL, "cat: input types can't be cast to the desired output type %s",
-                        upper_name(dt(out)));
+                        sg_aten_type_name(dt(out)));
     for (int32_t i = 0; i < ts.len; i++)
         if ((st = need_cpu("cat", ts.items[i])) || (st = no_overlap("cat", out, ts.items[i])))
             return st;
@@ -430,7 +413,7 @@ static sg_status embedding_k(sg_keyset ks, sg_tensor *weight, sg_tensor *indices
                                    "one of the following scalar types: Long, Int; but got "
                                    "torch.%sTensor instead (while checking arguments for "
                                    "embedding)",
-                        upper_name(dt(indices)));
+                        sg_aten_type_name(dt(indices)));
     if (indices->ndim + 1 > SG_MAX_DIMS)
         return sg_error(SG_EINVAL, "embedding: too many dimensions");
     int64_t    flat = sg_tensor_numel(indices), shape[SG_MAX_DIMS];
@@ -1016,10 +999,10 @@ static sg_status where_run(sg_tensor *cond, sg_tensor *self, sg_tensor *other, s
     if (dt(cond) != SG_BOOL && dt(cond) != SG_UINT8)
         return sg_error(SG_EINVAL, "where: where expected condition to be a boolean tensor, but "
                                    "got a tensor with dtype %s",
-                        upper_name(dt(cond)));
+                        sg_aten_type_name(dt(cond)));
     if (out && dt(out) != r)
         return sg_error(SG_EINVAL, "where: Expected out type to be %s but got %s",
-                        upper_name(r), upper_name(dt(out)));
+                        sg_aten_type_name(r), sg_aten_type_name(dt(out)));
     sg_iter      it;
     sg_iter_spec spec = {.op = "where", .out = out, .in = {cond, self, other}, .nin = 3,
                          .compute = k, .result = r, .out_dtype = k};
@@ -1295,7 +1278,7 @@ static sg_status clamp_scalar_run(const char *op, sg_tensor *self, const sg_scal
         if (overflows(*b[i], r))
             return sg_error(SG_EINVAL, "%s: value cannot be converted to type %s without "
                                        "overflow",
-                            op, cpp_name(r));
+                            op, sg_cpp_type_name(r));
         double  f = sg_scalar_to_double(*b[i]);
         int64_t v = b[i]->kind == SG_SCALAR_INT ? b[i]->u.i : (int64_t)f;
         if (r == SG_FLOAT16) f = sg_half_to_float(sg_float_to_half((float)f));
@@ -1517,7 +1500,7 @@ static sg_status pow_ts_out_k(sg_keyset ks, sg_tensor *self, sg_scalar exponent,
     if (!fn) return not_implemented("pow", r);
     if (sg_dtype_is_integral(k, false) && overflows(exponent, k))
         return sg_error(SG_EINVAL, "pow: value cannot be converted to type %s without overflow",
-                        cpp_name(k));
+                        sg_cpp_type_name(k));
     powc c = {sg_scalar_to_double(exponent),
               exponent.kind == SG_SCALAR_INT ? exponent.u.i : (int64_t)sg_scalar_to_double(exponent)};
     if (r == SG_FLOAT16) c.e = sg_half_to_float(sg_float_to_half((float)c.e)); /* aten: Half exp */

@@ -28,16 +28,7 @@ bool sg_broadcast_shape(const int64_t *a, int32_t na, const int64_t *b, int32_t 
     return true;
 }
 
-static sg_dtype dtype_of(const sg_tensor *t) { return (sg_dtype)t->dtype; }
 
-static const char *upper_name(sg_dtype t) {
-    static const char *const names[SG_DTYPE__END] = {
-        [SG_UINT8] = "Byte",     [SG_INT8] = "Char",       [SG_INT16] = "Short",
-        [SG_INT32] = "Int",      [SG_INT64] = "Long",      [SG_FLOAT16] = "Half",
-        [SG_FLOAT32] = "Float",  [SG_FLOAT64] = "Double",  [SG_COMPLEX64] = "ComplexFloat",
-        [SG_COMPLEX128] = "ComplexDouble", [SG_BOOL] = "Bool", [SG_BFLOAT16] = "BFloat16"};
-    return sg_dtype_valid((int)t) ? names[t] : "?";
-}
 
 /* Whether two views over one storage reach any common byte (a coarse test: their spans). */
 static bool may_overlap(const sg_tensor *a, const sg_tensor *b) {
@@ -195,7 +186,7 @@ static sg_status build(sg_iter *it, const sg_iter_spec *s, sg_tensor **result, b
         if (!sg_can_cast(s->result, dtype_of(out)))
             return sg_error(SG_EINVAL, "%s: result type %s can't be cast to the desired output "
                                        "type %s",
-                            s->op, upper_name(s->result), upper_name(dtype_of(out)));
+                            s->op, sg_aten_type_name(s->result), sg_aten_type_name(dtype_of(out)));
         bool same = out->ndim == it->out_ndim;
         for (int32_t i = 0; same && i < out->ndim; i++) same = out->sizes[i] == it->out_shape[i];
         if (!same && !reduce && (st = sg_tensor_resize_(out, it->out_shape, it->out_ndim)))

@@ -33,28 +33,8 @@
 
 /* ---- names as aten prints them --------------------------------------------------------------- */
 
-/* c10::ScalarType's name, as aten prints a scalar_type(): "Float". */
-static const char *type_name(sg_dtype t) {
-    static const char *const names[SG_DTYPE__END] = {
-        [SG_UINT8] = "Byte",    [SG_INT8] = "Char",       [SG_INT16] = "Short",
-        [SG_INT32] = "Int",     [SG_INT64] = "Long",      [SG_FLOAT16] = "Half",
-        [SG_FLOAT32] = "Float", [SG_FLOAT64] = "Double",  [SG_COMPLEX64] = "ComplexFloat",
-        [SG_COMPLEX128] = "ComplexDouble", [SG_BOOL] = "Bool", [SG_BFLOAT16] = "BFloat16"};
-    return sg_dtype_valid((int)t) && names[t] ? names[t] : "?";
-}
 
-/* caffe2::TypeMeta's name, as aten prints a dtype(): "float", "c10::Half". */
-static const char *meta_name(sg_dtype t) {
-    static const char *const names[SG_DTYPE__END] = {
-        [SG_UINT8] = "unsigned char", [SG_INT8] = "signed char", [SG_INT16] = "short int",
-        [SG_INT32] = "int",           [SG_INT64] = "long int",   [SG_FLOAT16] = "c10::Half",
-        [SG_FLOAT32] = "float",       [SG_FLOAT64] = "double",
-        [SG_COMPLEX64] = "c10::complex<float>", [SG_COMPLEX128] = "c10::complex<double>",
-        [SG_BOOL] = "bool",           [SG_BFLOAT16] = "c10::BFloat16"};
-    return sg_dtype_valid((int)t) && names[t] ? names[t] : "?";
-}
 
-static sg_dtype dtype_of(const sg_tensor *t) { return (sg_dtype)t->dtype; }
 
 static bool scalar_is_zero(sg_scalar s) {
     switch (s.kind) {
@@ -418,7 +398,7 @@ static sg_status mm_compute(const char *op, sg_tensor *result, const sg_tensor *
                             sg_scalar alpha) {
     sg_dtype t = dtype_of(result);
     if (!mm_dtype_ok(t))
-        return sg_error(SG_EUNSUPPORTED, "\"%s\" not implemented for '%s'", op, type_name(t));
+        return sg_error(SG_EUNSUPPORTED, "\"%s\" not implemented for '%s'", op, sg_aten_type_name(t));
     if (sg_tensor_numel(result) == 0) return SG_OK;
     bool       beta0 = scalar_is_zero(beta);
     sg_tensor *w = result;
@@ -458,7 +438,7 @@ done:
 static sg_status out_prepare(sg_tensor *out, const sg_meta *m) {
     if (dtype_of(out) != m->dtype)
         return sg_error(SG_EINVAL, "Expected out tensor to have dtype %s, but got %s instead",
-                        meta_name(m->dtype), meta_name(dtype_of(out)));
+                        sg_meta_type_name(m->dtype), sg_meta_type_name(dtype_of(out)));
     if (!sg_device_eq(out->device, m->device))
         return sg_error(SG_EINVAL, "Expected out tensor to have device %s, but got %s instead",
                         sg_device_type_name((sg_device_type)m->device.type),
@@ -513,7 +493,7 @@ static sg_status mm_meta(sg_tensor *self, sg_tensor *mat2, sg_meta *m) {
 static sg_status same_dtype_m1_m2(const sg_tensor *m1, const sg_tensor *m2) {
     if (m1->dtype != m2->dtype)
         return sg_error(SG_EINVAL, "expected m1 and m2 to have the same dtype, but got: %s != %s",
-                        meta_name(dtype_of(m1)), meta_name(dtype_of(m2)));
+                        sg_meta_type_name(dtype_of(m1)), sg_meta_type_name(dtype_of(m2)));
     return SG_OK;
 }
 
@@ -536,10 +516,10 @@ static sg_status addmm_meta(sg_tensor *self, sg_tensor *mat1, sg_tensor *mat2, s
     (void)beta, (void)alpha;
     if (self->dtype != mat2->dtype)
         return sg_error(SG_EINVAL, "self and mat2 must have the same dtype, but got %s and %s",
-                        type_name(dtype_of(self)), type_name(dtype_of(mat2)));
+                        sg_aten_type_name(dtype_of(self)), sg_aten_type_name(dtype_of(mat2)));
     if (mat1->dtype != mat2->dtype)
         return sg_error(SG_EINVAL, "mat1 and mat2 must have the same dtype, but got %s and %s",
-                        type_name(dtype_of(mat1)), type_name(dtype_of(mat2)));
+                        sg_aten_type_name(dtype_of(mat1)), sg_aten_type_name(dtype_of(mat2)));
     if (mat1->ndim != 2)
         return sg_error(SG_EINVAL, "mat1 must be a matrix, got %d-D tensor", mat1->ndim);
     if (mat2->ndim != 2)
@@ -591,7 +571,7 @@ static sg_status bmm_checks(const sg_tensor *b1, const sg_tensor *b2, sg_meta *m
 static sg_status bmm_dtypes(const sg_tensor *b1, const sg_tensor *b2) {
     if (b1->dtype != b2->dtype)
         return sg_error(SG_EINVAL, "expected scalar type %s but found %s",
-                        type_name(dtype_of(b1)), type_name(dtype_of(b2)));
+                        sg_aten_type_name(dtype_of(b1)), sg_aten_type_name(dtype_of(b2)));
     return SG_OK;
 }
 
@@ -622,8 +602,8 @@ static sg_status baddbmm_checks(sg_tensor *self, const sg_tensor *b1, const sg_t
     if (self->dtype != b1->dtype)
         st = sg_error(SG_EINVAL, "Input dtypes must be the same, got: input %s, batch1: %s, "
                                  "batch2: %s",
-                      meta_name(dtype_of(self)), meta_name(dtype_of(b1)),
-                      meta_name(dtype_of(b2)));
+                      sg_meta_type_name(dtype_of(self)), sg_meta_type_name(dtype_of(b1)),
+                      sg_meta_type_name(dtype_of(b2)));
     if (!st) st = bmm_checks(b1, b2, m);
     if (st) {
         sg_tensor_release(*expanded);
@@ -711,7 +691,7 @@ static sg_status dot_(pool *p, sg_tensor *a, sg_tensor *b, sg_tensor **ret) {
     if (a->dtype != b->dtype)
         return sg_error(SG_EINVAL, "dot : expected both vectors to have same dtype, but found "
                                    "%s and %s",
-                        type_name(dtype_of(a)), type_name(dtype_of(b)));
+                        sg_aten_type_name(dtype_of(a)), sg_aten_type_name(dtype_of(b)));
     if (a->sizes[0] != b->sizes[0])
         return sg_error(SG_EINVAL, "inconsistent tensor size, expected tensor [%lld] and src "
                                    "[%lld] to have the same number of elements, but got %lld "
@@ -736,7 +716,7 @@ static sg_status mv_(pool *p, sg_tensor *mat, sg_tensor *vec, sg_tensor **ret) {
                         (long long)mat->sizes[1], (long long)vec->sizes[0]);
     if (mat->dtype != vec->dtype) /* addmv's kernel reads vec as mat's type */
         return sg_error(SG_EINVAL, "expected scalar type %s but found %s",
-                        type_name(dtype_of(mat)), type_name(dtype_of(vec)));
+                        sg_aten_type_name(dtype_of(mat)), sg_aten_type_name(dtype_of(vec)));
     sg_tensor *cv, *r;
     sg_status  st;
     if ((st = sg_tensor_unsqueeze(vec, 1, &cv))) return st;

@@ -29,16 +29,7 @@
 
 /* ---- small helpers --------------------------------------------------------------------------- */
 
-static const char *type_name(sg_dtype t) {
-    static const char *const names[SG_DTYPE__END] = {
-        [SG_UINT8] = "Byte",    [SG_INT8] = "Char",       [SG_INT16] = "Short",
-        [SG_INT32] = "Int",     [SG_INT64] = "Long",      [SG_FLOAT16] = "Half",
-        [SG_FLOAT32] = "Float", [SG_FLOAT64] = "Double",  [SG_COMPLEX64] = "ComplexFloat",
-        [SG_COMPLEX128] = "ComplexDouble", [SG_BOOL] = "Bool", [SG_BFLOAT16] = "BFloat16"};
-    return sg_dtype_valid((int)t) && names[t] ? names[t] : "?";
-}
 
-static sg_dtype dtype_of(const sg_tensor *t) { return (sg_dtype)t->dtype; }
 
 static bool is_float(sg_dtype t) {
     return t == SG_FLOAT16 || t == SG_BFLOAT16 || t == SG_FLOAT32 || t == SG_FLOAT64;
@@ -229,8 +220,8 @@ static sg_status param_dtype(const sg_tensor *x, const sg_tensor *w, const sg_te
     }
     for (int i = 0; i < 2; i++)
         if (ps[i] && ps[i]->dtype != xt)
-            return sg_error(SG_EINVAL, "expected scalar type %s but found %s", type_name(xt),
-                            type_name(dtype_of(ps[i])));
+            return sg_error(SG_EINVAL, "expected scalar type %s but found %s", sg_aten_type_name(xt),
+                            sg_aten_type_name(dtype_of(ps[i])));
     *pd = xt;
     return SG_OK;
 }
@@ -274,7 +265,7 @@ static sg_status native_layer_norm_cpu(sg_keyset ks, sg_tensor *input, sg_int_li
         return st;
     if (!is_float(xt))
         return sg_error(SG_EUNSUPPORTED, "\"LayerNormKernelImpl\" not implemented for '%s'",
-                        type_name(xt));
+                        sg_aten_type_name(xt));
     int32_t axis = input->ndim - ns.len;
     int64_t stat[SG_MAX_DIMS];
     for (int32_t i = 0; i < input->ndim; i++) stat[i] = i < axis ? input->sizes[i] : 1;
@@ -391,7 +382,7 @@ static sg_status native_group_norm_cpu(sg_keyset ks, sg_tensor *input, sg_tensor
                                    "an enhancement request to PyTorch.)");
     if (!is_float(xt))
         return sg_error(SG_EUNSUPPORTED, "\"GroupNormKernelImpl\" not implemented for '%s'",
-                        type_name(xt));
+                        sg_aten_type_name(xt));
     sg_dtype   acc = xt == SG_FLOAT64 ? SG_FLOAT64 : SG_FLOAT32;
     int64_t    stat[2] = {N, group};
     sg_tensor *y = NULL, *mean = NULL, *rstd = NULL;
@@ -482,7 +473,7 @@ static sg_status rms_norm_run(sg_tensor *input, sg_int_list ns, sg_tensor *weigh
     sg_status st = check_norm_inputs(input, ns, weight, NULL, &M, &N);
     if (st) return st;
     if (!is_float(xt))
-        return sg_error(SG_EUNSUPPORTED, "\"rms_norm\" not implemented for '%s'", type_name(xt));
+        return sg_error(SG_EUNSUPPORTED, "\"rms_norm\" not implemented for '%s'", sg_aten_type_name(xt));
     sg_dtype acc = xt == SG_FLOAT64 ? SG_FLOAT64 : SG_FLOAT32;
     /* the weight multiplies in the promoted type: float64 wins over float32 */
     bool     wide = acc == SG_FLOAT32 && weight && weight->dtype == SG_FLOAT64;

@@ -289,7 +289,7 @@ TABLE(ident, FOR_SIGNED)
 
 static sg_status not_implemented(const char *op, sg_dtype t) {
     return sg_error(SG_EUNSUPPORTED, "\"%s_cpu\" not implemented for '%s'", op,
-                    sg_dtype_name(t));
+                    sg_aten_type_name(t));
 }
 
 /* Runs loops[compute] over out = f(inputs); result dtype and compute dtype as given. With

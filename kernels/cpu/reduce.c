@@ -28,38 +28,18 @@
 
 /* ---- names and messages --------------------------------------------------------------------- */
 
-/* c10's ScalarType names ("Long"), as aten's messages print them. */
-static const char *scalar_name(sg_dtype t) {
-    static const char *const names[SG_DTYPE__END] = {
-        [SG_UINT8] = "Byte",     [SG_INT8] = "Char",       [SG_INT16] = "Short",
-        [SG_INT32] = "Int",      [SG_INT64] = "Long",      [SG_FLOAT16] = "Half",
-        [SG_FLOAT32] = "Float",  [SG_FLOAT64] = "Double",  [SG_COMPLEX64] = "ComplexFloat",
-        [SG_COMPLEX128] = "ComplexDouble", [SG_BOOL] = "Bool", [SG_BFLOAT16] = "BFloat16"};
-    return sg_dtype_valid((int)t) && names[t] ? names[t] : "?";
-}
 
-/* caffe2's TypeMeta names ("long int"), as the structured out= checks print them. */
-static const char *meta_name(sg_dtype t) {
-    static const char *const names[SG_DTYPE__END] = {
-        [SG_UINT8] = "unsigned char", [SG_INT8] = "signed char", [SG_INT16] = "short int",
-        [SG_INT32] = "int",           [SG_INT64] = "long int",   [SG_FLOAT16] = "c10::Half",
-        [SG_FLOAT32] = "float",       [SG_FLOAT64] = "double",
-        [SG_COMPLEX64] = "c10::complex<float>", [SG_COMPLEX128] = "c10::complex<double>",
-        [SG_BOOL] = "bool",           [SG_BFLOAT16] = "c10::BFloat16"};
-    return sg_dtype_valid((int)t) && names[t] ? names[t] : "?";
-}
 
-static sg_dtype dtype_of(const sg_tensor *t) { return (sg_dtype)t->dtype; }
 
 static sg_status not_implemented(const char *what, sg_dtype t) {
-    return sg_error(SG_EUNSUPPORTED, "\"%s\" not implemented for '%s'", what, scalar_name(t));
+    return sg_error(SG_EUNSUPPORTED, "\"%s\" not implemented for '%s'", what, sg_aten_type_name(t));
 }
 
 /* A structured op's out= must have the dtype its meta function computed. */
 static sg_status check_out_dtype(const sg_tensor *out, sg_dtype want) {
     if (dtype_of(out) == want) return SG_OK;
     return sg_error(SG_EINVAL, "Expected out tensor to have dtype %s, but got %s instead",
-                    meta_name(want), meta_name(dtype_of(out)));
+                    sg_meta_type_name(want), sg_meta_type_name(dtype_of(out)));
 }
 
 static sg_status dim_range_error(int64_t dim, int32_t ndim) {
@@ -803,7 +783,7 @@ static sg_status mean_dtype(const sg_tensor *self, const sg_dtype *dtype) {
     if (sg_dtype_is_floating(in) || sg_dtype_is_complex(in)) return SG_OK;
     return sg_error(SG_EINVAL, "mean(): could not infer output dtype. %s dtype must be either a "
                                "floating point or complex dtype. Got: %s",
-                    dtype ? "Optional" : "Input", scalar_name(dtype ? *dtype : dtype_of(self)));
+                    dtype ? "Optional" : "Input", sg_aten_type_name(dtype ? *dtype : dtype_of(self)));
 }
 
 static sg_status mean_meta(sg_tensor *self, const sg_int_list *dim, bool keepdim,
@@ -824,7 +804,7 @@ static sg_status mean_out(sg_keyset ks, sg_tensor *self, const sg_int_list *dim,
     if (!st && !sg_dtype_is_floating(dtype_of(out)) && !sg_dtype_is_complex(dtype_of(out)))
         st = sg_error(SG_EINVAL, "mean(): result type Float can't be cast to the desired output "
                                  "type %s",
-                      scalar_name(dtype_of(out)));
+                      sg_aten_type_name(dtype_of(out)));
     if (!st) st = sum_like("mean", &sum_t, self, &r, keepdim, out, true);
     return give(st, out, ret);
 }
@@ -926,7 +906,7 @@ static sg_status extremum_run(const char *op, const rtable *t, sg_tensor *self, 
         if (dtype_of(out) != dtype_of(self))                                                   \
             st = sg_error(SG_EINVAL, "Expected the dtype for input and out to match, but got "  \
                                      "%s for input's dtype and %s for out's dtype.",           \
-                          scalar_name(dtype_of(self)), scalar_name(dtype_of(out)));            \
+                          sg_aten_type_name(dtype_of(self)), sg_aten_type_name(dtype_of(out)));            \
         if (!st) st = dims_list(self, &dim, &r);                                               \
         if (!st) st = check_nonempty(#NAME "()", self, dim.items, dim.len);                    \
         if (!st) st = extremum_run(#NAME, &TABLE, self, &r, keepdim, out);                     \
@@ -944,7 +924,7 @@ AMAX_LIKE(amin, min_t)
         if (!st && !sg_can_cast(dtype_of(self), dtype_of(out)))                                \
             st = sg_error(SG_EINVAL, #NAME "(): result type %s can't be cast to the desired "   \
                                      "output type %s",                                         \
-                          scalar_name(dtype_of(self)), scalar_name(dtype_of(out)));            \
+                          sg_aten_type_name(dtype_of(self)), sg_aten_type_name(dtype_of(out)));            \
         if (!st) st = dims_of(self, NULL, 0, &r);                                              \
         if (!st) st = extremum_run(#NAME, &TABLE, self, &r, false, out);                       \
         return give(st, out, ret);                                                             \
@@ -1072,7 +1052,7 @@ static sg_status var_run(const char *op, sg_tensor *self, const sg_int_list *dim
     if ((st = no_complex(op, self)) || (st = dims_list(self, dim, &r))) return st;
     if (!sg_can_cast(t, dtype_of(out)))
         return sg_error(SG_EINVAL, "result type %s can't be cast to the desired output type %s",
-                        scalar_name(t), scalar_name(dtype_of(out)));
+                        sg_aten_type_name(t), sg_aten_type_name(dtype_of(out)));
     if ((st = shape_out(out, self, &r, keepdim))) return st;
     sg_dtype   read = t; /* every floating dtype has its loops */
     sg_tensor *mean = NULL;
@@ -1133,7 +1113,7 @@ static sg_status lse_run(sg_tensor *self, sg_int_list dim, bool keepdim, sg_tens
     if (!sg_dtype_is_floating(dtype_of(out)))
         return sg_error(SG_EINVAL, "logsumexp(): Expected floating point type for result tensor, "
                                    "but got: %s",
-                        scalar_name(dtype_of(out)));
+                        sg_aten_type_name(dtype_of(out)));
     if ((st = no_complex("logsumexp", self)) || (st = dims_list(self, &dim, &r))) return st;
     if ((st = shape_out(out, self, &r, keepdim))) return st;
     sg_dtype t = dtype_of(self);

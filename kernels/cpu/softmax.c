@@ -21,26 +21,8 @@
 
 enum { BLOCK = 256 }; /* lines advanced together where the dim is not innermost */
 
-static const char *scalar_name(sg_dtype t) {
-    static const char *const names[SG_DTYPE__END] = {
-        [SG_UINT8] = "Byte",     [SG_INT8] = "Char",       [SG_INT16] = "Short",
-        [SG_INT32] = "Int",      [SG_INT64] = "Long",      [SG_FLOAT16] = "Half",
-        [SG_FLOAT32] = "Float",  [SG_FLOAT64] = "Double",  [SG_COMPLEX64] = "ComplexFloat",
-        [SG_COMPLEX128] = "ComplexDouble", [SG_BOOL] = "Bool", [SG_BFLOAT16] = "BFloat16"};
-    return sg_dtype_valid((int)t) && names[t] ? names[t] : "?";
-}
 
-static const char *meta_name(sg_dtype t) {
-    static const char *const names[SG_DTYPE__END] = {
-        [SG_UINT8] = "unsigned char", [SG_INT8] = "signed char", [SG_INT16] = "short int",
-        [SG_INT32] = "int",           [SG_INT64] = "long int",   [SG_FLOAT16] = "c10::Half",
-        [SG_FLOAT32] = "float",       [SG_FLOAT64] = "double",
-        [SG_COMPLEX64] = "c10::complex<float>", [SG_COMPLEX128] = "c10::complex<double>",
-        [SG_BOOL] = "bool",           [SG_BFLOAT16] = "c10::BFloat16"};
-    return sg_dtype_valid((int)t) && names[t] ? names[t] : "?";
-}
 
-static sg_dtype dtype_of(const sg_tensor *t) { return (sg_dtype)t->dtype; }
 
 /* ---- the kernels ---------------------------------------------------------------------------- */
 
@@ -241,7 +223,7 @@ static sg_status sm_run(bool log, sg_tensor *self, int64_t dim, bool half_to_flo
     if (st) return st;
     if (dtype_of(out) != m.dtype)
         return sg_error(SG_EINVAL, "Expected out tensor to have dtype %s, but got %s instead",
-                        meta_name(m.dtype), meta_name(dtype_of(out)));
+                        sg_meta_type_name(m.dtype), sg_meta_type_name(dtype_of(out)));
     if (half_to_float)
         return sg_error(SG_EUNSUPPORTED, "softmax with half to float conversion is not supported "
                                          "on CPU");
@@ -253,7 +235,7 @@ static sg_status sm_run(bool log, sg_tensor *self, int64_t dim, bool half_to_flo
     if (!fn)
         return sg_error(SG_EUNSUPPORTED, "\"%s%s_kernel_impl\" not implemented for '%s'",
                         log ? "log_softmax" : "softmax", last ? "_lastdim" : "",
-                        scalar_name(m.dtype));
+                        sg_aten_type_name(m.dtype));
     bool same = out->ndim == self->ndim;
     for (int32_t i = 0; same && i < self->ndim; i++) same = out->sizes[i] == self->sizes[i];
     if (!same && (st = sg_tensor_resize_(out, self->sizes, self->ndim))) return st;
