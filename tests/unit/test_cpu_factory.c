@@ -6,6 +6,7 @@
  * its portable ones (ATEN_CPU_CAPABILITY=default), which the two modes reproduce bit for bit. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "check.h"
+#include "cpu_tensors.h"
 #include "sg_aten_cpu.h"
 #include "aten.h"
 #include "sg_generator.h"
@@ -13,24 +14,6 @@
 #include <math.h>
 #include <string.h>
 
-static sg_tensor *make(sg_dtype dt, const int64_t *sizes, int32_t n, const double *v) {
-    sg_tensor *t = NULL;
-    CHECK(sg_tensor_empty(sizes, n, dt, SG_CPU, &t) == SG_OK);
-    int64_t k = sg_tensor_numel(t);
-    for (int64_t i = 0; i < k; i++) {
-        char *p = (char *)sg_tensor_data(t) + i * (int64_t)sg_dtype_size(dt);
-        switch (dt) {
-        case SG_FLOAT32: *(float *)p = (float)v[i]; break;
-        case SG_FLOAT64: *(double *)p = v[i]; break;
-        case SG_INT64: *(int64_t *)p = (int64_t)v[i]; break;
-        case SG_INT32: *(int32_t *)p = (int32_t)v[i]; break;
-        case SG_UINT8: *(uint8_t *)p = (uint8_t)v[i]; break;
-        case SG_BOOL: *(bool *)p = v[i] != 0; break;
-        default: break;
-        }
-    }
-    return t;
-}
 
 static const char *elem_ptr(const sg_tensor *t, int64_t i) {
     int64_t off = 0, rest = i;
@@ -41,20 +24,6 @@ static const char *elem_ptr(const sg_tensor *t, int64_t i) {
     return (const char *)sg_tensor_data(t) + off * (int64_t)sg_dtype_size((sg_dtype)t->dtype);
 }
 
-static double at(const sg_tensor *t, int64_t i) {
-    const char *p = elem_ptr(t, i);
-    switch (t->dtype) {
-    case SG_FLOAT32: return *(const float *)p;
-    case SG_FLOAT64: return *(const double *)p;
-    case SG_INT64: return (double)*(const int64_t *)p;
-    case SG_INT32: return *(const int32_t *)p;
-    case SG_INT16: return *(const int16_t *)p;
-    case SG_UINT8: return *(const uint8_t *)p;
-    case SG_BOOL: return *(const bool *)p;
-    case SG_COMPLEX64: return ((const float *)p)[0];
-    default: return NAN;
-    }
-}
 
 static bool all_eq(const sg_tensor *t, const double *want, int64_t n) {
     if (!t || sg_tensor_numel(t) != n) return false;
@@ -94,12 +63,6 @@ static bool bits64(const sg_tensor *t, const uint64_t *want, int64_t n) {
     return true;
 }
 
-static bool shape_is(const sg_tensor *t, const int64_t *sizes, int32_t n) {
-    if (!t || t->ndim != n) return false;
-    for (int32_t i = 0; i < n; i++)
-        if (t->sizes[i] != sizes[i]) return false;
-    return true;
-}
 
 #define L(...) ((sg_int_list){(const int64_t[]){__VA_ARGS__}, sizeof((int64_t[]){__VA_ARGS__}) / 8})
 

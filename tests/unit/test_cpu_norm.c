@@ -5,6 +5,7 @@
  * float64, and aten's errors. Expected values are small hand-worked cases, written out as the
  * formulas they come from. */
 #include "check.h"
+#include "cpu_tensors.h"
 #include "sg_aten_cpu.h"
 #include "aten.h"
 #include "dtype.h"
@@ -15,42 +16,8 @@
 
 /* ---- helpers --------------------------------------------------------------------------------- */
 
-static void put(sg_dtype dt, char *p, double v) {
-    switch (dt) {
-    case SG_FLOAT32: *(float *)p = (float)v; break;
-    case SG_FLOAT64: *(double *)p = v; break;
-    case SG_FLOAT16: *(sg_half *)p = sg_float_to_half((float)v); break;
-    case SG_BFLOAT16: *(sg_bf16 *)p = sg_float_to_bf16((float)v); break;
-    case SG_INT64: *(int64_t *)p = (int64_t)v; break;
-    default: break;
-    }
-}
 
-static sg_tensor *make(sg_dtype dt, const int64_t *sizes, int32_t n, const double *v) {
-    sg_tensor *t = NULL;
-    CHECK(sg_tensor_empty(sizes, n, dt, SG_CPU, &t) == SG_OK);
-    int64_t k = sg_tensor_numel(t);
-    for (int64_t i = 0; i < k; i++)
-        put(dt, (char *)sg_tensor_data(t) + i * (int64_t)sg_dtype_size(dt), v ? v[i] : 0);
-    return t;
-}
 
-static double at(const sg_tensor *t, int64_t i) {
-    int64_t off = 0, rest = i;
-    for (int32_t d = t->ndim - 1; d >= 0; d--) {
-        off += (rest % t->sizes[d]) * t->strides[d];
-        rest /= t->sizes[d];
-    }
-    const char *p = (const char *)sg_tensor_data(t) +
-                    off * (int64_t)sg_dtype_size((sg_dtype)t->dtype);
-    switch (t->dtype) {
-    case SG_FLOAT32: return *(const float *)p;
-    case SG_FLOAT64: return *(const double *)p;
-    case SG_FLOAT16: return sg_half_to_float(*(const sg_half *)p);
-    case SG_BFLOAT16: return sg_bf16_to_float(*(const sg_bf16 *)p);
-    default: return NAN;
-    }
-}
 
 static bool close_to(const sg_tensor *t, const double *want, int64_t n, double tol) {
     if (!t || sg_tensor_numel(t) != n) return false;
@@ -64,12 +31,6 @@ static bool close_to(const sg_tensor *t, const double *want, int64_t n, double t
     return true;
 }
 
-static bool shape_is(const sg_tensor *t, const int64_t *s, int32_t n) {
-    if (!t || t->ndim != n) return false;
-    for (int32_t i = 0; i < n; i++)
-        if (t->sizes[i] != s[i]) return false;
-    return true;
-}
 #define SHAPE(t, ...) shape_is(t, (int64_t[]){__VA_ARGS__}, sizeof((int64_t[]){__VA_ARGS__}) / 8)
 #define REL(t) sg_tensor_release(t)
 #define LIST(...) ((sg_int_list){(int64_t[]){__VA_ARGS__}, sizeof((int64_t[]){__VA_ARGS__}) / 8})

@@ -4,50 +4,14 @@
  * errors aten gives. Expected values are worked out by hand here; tests/data holds PyTorch's
  * own outputs for the wider sweep (test_cpu_reference). */
 #include "check.h"
+#include "cpu_tensors.h"
 #include "sg_aten_cpu.h"
 #include "aten.h"
 
 #include <math.h>
 #include <string.h>
 
-static sg_tensor *make(sg_dtype dt, const int64_t *sizes, int32_t n, const double *v) {
-    sg_tensor *t = NULL;
-    CHECK(sg_tensor_empty(sizes, n, dt, SG_CPU, &t) == SG_OK);
-    int64_t k = sg_tensor_numel(t);
-    for (int64_t i = 0; i < k; i++) {
-        char *p = (char *)sg_tensor_data(t) + i * (int64_t)sg_dtype_size(dt);
-        switch (dt) {
-        case SG_FLOAT32: *(float *)p = (float)v[i]; break;
-        case SG_FLOAT64: *(double *)p = v[i]; break;
-        case SG_INT64: *(int64_t *)p = (int64_t)v[i]; break;
-        case SG_INT32: *(int32_t *)p = (int32_t)v[i]; break;
-        case SG_BOOL: *(bool *)p = v[i] != 0; break;
-        case SG_UINT8: *(uint8_t *)p = (uint8_t)v[i]; break;
-        default: break;
-        }
-    }
-    return t;
-}
 
-/* element i of t as a double (t contiguous or not) */
-static double at(const sg_tensor *t, int64_t i) {
-    int64_t off = 0, rest = i;
-    for (int32_t d = t->ndim - 1; d >= 0; d--) {
-        off += (rest % t->sizes[d]) * t->strides[d];
-        rest /= t->sizes[d];
-    }
-    const char *p = (const char *)sg_tensor_data(t) + off * (int64_t)sg_dtype_size((sg_dtype)t->dtype);
-    switch (t->dtype) {
-    case SG_FLOAT32: return *(const float *)p;
-    case SG_FLOAT64: return *(const double *)p;
-    case SG_INT64: return (double)*(const int64_t *)p;
-    case SG_INT32: return *(const int32_t *)p;
-    case SG_BOOL: return *(const bool *)p;
-    case SG_UINT8: return *(const uint8_t *)p;
-    case SG_INT16: return *(const int16_t *)p;
-    default: return NAN;
-    }
-}
 
 static bool all_eq(const sg_tensor *t, const double *want, int64_t n) {
     if (!t || sg_tensor_numel(t) != n) return false;
