@@ -117,6 +117,19 @@ static sg_status unbox_result(char c, sg_any *v, void *out) {
     }
 }
 
+/* Undoes unbox_result for an output already filled: its tensors are released, it is reset. */
+static void take_back(char c, void *out) {
+    if (c == 't' || c == 'T') {
+        sg_tensor **t = out;
+        sg_tensor_release(*t);
+        *t = NULL;
+    } else if (c == 'l') {
+        sg_tensor_list_release(out);
+    } else if (c == 'a') {
+        sg_any_release(out);
+    }
+}
+
 sg_status sg_call_boxed_sig(const sg_entry *e, const sg_op *op, sg_keyset ks, const char *sig,
                             ...) {
     const char *arrow = strchr(sig, '>');
@@ -146,10 +159,19 @@ sg_status sg_call_boxed_sig(const sg_entry *e, const sg_op *op, sg_keyset ks, co
     if (!st) {
         for (int32_t i = 0; i < nrets; i++) rets[i] = sg_any_none();
         st = e->boxed(e->ctx, op, ks, args, nargs, rets, nrets);
+        void *outs[ROOM];
         for (int32_t i = 0; i < nrets; i++) {
             void *out = va_arg(ap, void *);
+            if (i < ROOM) outs[i] = out;
             if (!st) st = unbox_result(arrow[1 + i], &rets[i], out);
             else sg_any_release(&rets[i]);
+            if (st) {
+                /* a result of the wrong kind, or the call failed: what was handed out goes
+                 * back, and what is left is released */
+                for (int32_t j = 0; j < i && j < ROOM; j++) take_back(arrow[1 + j], outs[j]);
+                for (int32_t k = i + 1; k < nrets; k++) sg_any_release(&rets[k]);
+                break;
+            }
         }
     }
     va_end(ap);

@@ -49,6 +49,15 @@ static sg_status mix_typed(sg_keyset ks, sg_tensor *x, sg_complex c, const sg_an
     return SG_OK;
 }
 
+/* golden::mix with a result of the wrong kind (an int where the schema says float) */
+static sg_status mix_wrong(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *a,
+                           int32_t nargs, sg_any *rets, int32_t nrets) {
+    (void)ctx, (void)op, (void)ks, (void)nargs, (void)nrets;
+    rets[0] = sg_any_tensor(sg_tensor_retain(a[0].u.t));
+    rets[1] = sg_any_int(3);
+    return SG_OK;
+}
+
 /* a Scalar result and a ScalarType result, boxed kernels */
 static sg_status item_boxed(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *a,
                             int32_t nargs, sg_any *rets, int32_t nrets) {
@@ -82,6 +91,15 @@ int main(void) {
                      &out, &score) == SG_OK);
     CHECK(out == t && score == 2.5);
     sg_tensor_release(out);
+    CHECK(sg_handle_release(h) == SG_OK);
+
+    /* a boxed kernel breaking its schema: the typed call fails and hands nothing out */
+    CHECK(sg_op_impl(golden_mix_op, SG_KEY_CPU, (sg_kernel){NULL, mix_wrong, NULL}, &h) == SG_OK);
+    out = t;
+    CHECK(golden_mix(t, c, &extra, SG_STRIDED, SG_CHANNELS_LAST, SG_META, &wl, ml, NULL, ll, &k,
+                     &out, &score) == SG_EINVAL);
+    CHECK(out == NULL);
+    CHECK_STR(sg_last_error(), "a kernel returned int where a float was expected");
     CHECK(sg_handle_release(h) == SG_OK);
 
     /* boxed call -> typed kernel */
