@@ -33,6 +33,8 @@ void sg_outputs_free(sg_outputs *o) {
         free(o->items[i].pieces);
     }
     free(o->items);
+    for (uint32_t i = 0; i < o->nstale; i++) free(o->stale[i].pattern);
+    free(o->stale);
     if (o->owner) renderer_free(o->owner);
     memset(o, 0, sizeof *o);
 }
@@ -729,6 +731,26 @@ static int render(run *r, const sg_tpl_file *t, int env) {
             lua_pop(L, 1);
         }
         lua_pop(L, 1);
+    }
+    if (per_shard && !errors) { /* shards from nshards up, if an earlier run made them */
+        sg_buf p2;
+        sg_buf_init(&p2);
+        for (const char *q = pat; *q;) {
+            if (strncmp(q, "{lib}", 5) == 0) {
+                sg_buf_puts(&p2, r->o->lib);
+                q += 5;
+            } else {
+                sg_buf_putc(&p2, *q++);
+            }
+        }
+        sg_stale *g = realloc(r->out->stale, (r->out->nstale + 1) * sizeof *g);
+        if (g && !p2.oom) {
+            r->out->stale = g;
+            g[r->out->nstale++] = (sg_stale){p2.data, nshards};
+        } else {
+            if (g) r->out->stale = g;
+            sg_buf_free(&p2);
+        }
     }
     sg_buf_free(&banner);
     free(pat);

@@ -54,10 +54,20 @@ typedef struct sg_output {
     size_t    len;     /* bytes in all */
 } sg_output;
 
+/* A per-shard output pattern and the first shard number this run did not write: files of
+ * that pattern from an earlier run with more shards are stale (sg_outputs_write removes them,
+ * so a build that globs the folder never compiles an old shard). */
+typedef struct sg_stale {
+    char    *pattern; /* "ops_{shard}.c", {lib} already replaced */
+    uint32_t from;
+} sg_stale;
+
 typedef struct sg_outputs {
     sg_output *items;
     uint32_t   n, cap;
     void      *owner;  /* what holds the pieces' bytes (the renderer) */
+    sg_stale  *stale;
+    uint32_t   nstale;
 } sg_outputs;
 
 /* The whole text of o, appended to b (tests and tools that want one string). */

@@ -101,6 +101,27 @@ static int write_file_atomic(const char *dir, const sg_output *o, FILE *err) {
     return rc;
 }
 
+/* Removes dir/pattern for shard numbers from s->from up, while such files exist. */
+static void remove_stale(const char *dir, const sg_stale *s, FILE *err) {
+    for (uint32_t k = s->from;; k++) {
+        sg_buf path;
+        sg_buf_init(&path);
+        sg_buf_printf(&path, "%s/", dir);
+        const char *at = strstr(s->pattern, "{shard}");
+        if (!at) {
+            sg_buf_free(&path);
+            return;
+        }
+        sg_buf_putn(&path, s->pattern, (size_t)(at - s->pattern));
+        sg_buf_printf(&path, "%u%s", k, at + 7);
+        struct stat st;
+        bool gone = path.oom || stat(path.data, &st) != 0;
+        if (!gone && unlink(path.data) != 0) report_errno(err, "remove the stale", path.data);
+        sg_buf_free(&path);
+        if (gone) return;
+    }
+}
+
 int sg_outputs_write(const char *outdir, const sg_outputs *outs, FILE *err) {
     sg_buf dir;
     sg_buf_init(&dir);
@@ -112,6 +133,7 @@ int sg_outputs_write(const char *outdir, const sg_outputs *outs, FILE *err) {
         rc = 0;
         for (uint32_t i = 0; i < outs->n && rc == 0; i++)
             rc = write_file_atomic(outdir, &outs->items[i], err);
+        for (uint32_t i = 0; i < outs->nstale && rc == 0; i++) remove_stale(outdir, &outs->stale[i], err);
     }
     sg_buf_free(&dir);
     return rc;

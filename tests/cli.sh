@@ -112,6 +112,14 @@ t 2 --lib=1x "$golden/ops.yaml"
 has "$err" "--lib needs a C identifier"
 t 2 --shard-size=0 "$golden/ops.yaml"
 
+# ---- fewer shards than before: the old shard files go ----
+t 0 --shards 4 -o "$tmp/out6" "$golden/ops.yaml"
+[ -f "$tmp/out6/ops_3.c" ] || fail "--shards 4 did not write ops_3.c"
+: >"$tmp/out6/ops_x.c" # not a shard of ours: stays
+t 0 --shards 2 -o "$tmp/out6" "$golden/ops.yaml"
+[ ! -e "$tmp/out6/ops_2.c" ] && [ ! -e "$tmp/out6/ops_3.c" ] || fail "stale shard files were left"
+[ -f "$tmp/out6/ops_1.c" ] && [ -f "$tmp/out6/ops_x.c" ] || fail "a file that is not stale was removed"
+
 # ---- templates: a user's template beside the built-ins; errors name file and line ----
 mkdir -p "$tmp/tpl"
 printf '%%! output = "{lib}.md"\n# $(lib)\n%% for _, op in ipairs(model.ops) do\n- `$(op.schema)`\n%% end\n' >"$tmp/tpl/list.md.tpl"
