@@ -5,8 +5,8 @@
  * - memory bandwidth: memcpy of as many bytes as an op moves (read and written), the best of
  *   several runs; then, per op family, the op's bytes over its time as a ratio of it:
  *   pointwise add and mul (float32, 2 x 16 M elements in, 16 M out, written into a
- *   preallocated out=), a unary op (exp), a reduction (sum of 32 M floats). Goal >= 0.8 for
- *   the large ones.
+ *   preallocated out=), a unary op (exp), a reduction (sum of 32 M floats), softmax over
+ *   the rows of a 4096 x 4096 matrix. Goal >= 0.8 for the large ones.
  * - matmul 1024 x 1024 x 1024 float32 through aten_mm against cblas_sgemm on the same
  *   buffers (goal >= 0.98).
  * - small_add_ns: aten_add_Tensor on 1-element tensors, output allocation included
@@ -87,6 +87,11 @@ static sg_status exp1(sg_tensor *a, sg_tensor *b, sg_tensor **r) {
     (void)b;
     return aten_exp_out(a, out_buf, r);
 }
+static sg_tensor *rows_out; /* [4096, 4096]: softmax's out= */
+static sg_status softmax1(sg_tensor *a, sg_tensor *b, sg_tensor **r) {
+    (void)b;
+    return aten__softmax_out(a, -1, false, rows_out, r);
+}
 static sg_status sum1(sg_tensor *a, sg_tensor *b, sg_tensor **r) {
     (void)b;
     return aten_sum(a, NULL, r);
@@ -133,6 +138,19 @@ int main(void) {
     family("mul_f32", mul2, a, b, 3.0 * 4 * (double)n);
     family("exp_f32", exp1, a, NULL, 2.0 * 4 * (double)n);
     family("sum_f32", sum1, big, NULL, 4.0 * 2 * (double)n);
+    /* softmax over the rows of [4096, 4096]: reads and writes 64 MB each */
+    sg_tensor *rows = NULL;
+    const int64_t rs[2] = {4096, 4096};
+    if (!sg_tensor_empty(rs, 2, SG_FLOAT32, SG_CPU, &rows) &&
+        !sg_tensor_empty(rs, 2, SG_FLOAT32, SG_CPU, &rows_out)) {
+        for (int64_t i = 0; i < 4096 * 4096; i++) {
+            ((float *)sg_tensor_data(rows))[i] = (float)(i % 97) * 0.01f;
+            ((float *)sg_tensor_data(rows_out))[i] = 0;
+        }
+        family("softmax_f32", softmax1, rows, NULL, 2.0 * 4 * 4096 * 4096);
+    }
+    sg_tensor_release(rows);
+    sg_tensor_release(rows_out);
 
     /* matmul 1024^3: aten_mm against cblas_sgemm on the same buffers */
     const int64_t m = 1024, sz[2] = {m, m};

@@ -37,11 +37,6 @@ static inline float narrow_to(const ew *c, float x) {
  * instruction with wider registers; where the compiler and the C library can
  * pick a function version per CPU at load time (gcc's target_clones on x86-64 with an ifunc
  * capable libc), these loops also get an AVX2 version with twice the lanes. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
-#define SG_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define SG_CLONES
-#endif
 
 /* One loop over an inner line for a binary op on T, writing OT: a contiguous case the
  * compiler vectorises, a scalar-second-operand case, and the general strided case. */
