@@ -40,7 +40,8 @@ struct sg_op {
     char       *name;       /* "aten::add" */
     char       *overload;   /* "Tensor" or "" */
     char       *text;       /* canonical schema, namespace included */
-    sg_arena   *arena;      /* the parsed schema lives here */
+    sg_arena   *arena;      /* the parsed schema lives here (the runtime's one arena for ops) */
+    char       *source;     /* the schema text as given to sg_op_define */
     sg_schema   schema;
     int32_t     nargs, nrets;
     uint32_t   *accepts;    /* per argument: mask of sg_any tags it takes */
