@@ -88,7 +88,28 @@ static void copy_loop(void *ctx, char *const *data, const int64_t *s, int64_t n)
     for (int64_t i = 0; i < n; i++, d += s[0], p += s[1]) memcpy(d, p, c->size);
 }
 
+static sg_cast_copy_fn cast_hooks[SG_DEV__COUNT];
+
+void sg_set_cast_copy(sg_device_type type, sg_cast_copy_fn fn) {
+    if ((unsigned)type < SG_DEV__COUNT && type != SG_DEV_CPU)
+        __atomic_store_n(&cast_hooks[type], fn, __ATOMIC_RELEASE);
+}
+
+bool sg_has_cast_copy(sg_device_type type) {
+    return type == SG_DEV_CPU ||
+           ((unsigned)type < SG_DEV__COUNT && __atomic_load_n(&cast_hooks[type], __ATOMIC_ACQUIRE));
+}
+
 sg_status sg_cast_copy_(sg_tensor *dst, const sg_tensor *src) {
+    if (dst->device.type != SG_DEV_CPU) {
+        sg_cast_copy_fn fn = (unsigned)dst->device.type < SG_DEV__COUNT
+                                 ? __atomic_load_n(&cast_hooks[dst->device.type], __ATOMIC_ACQUIRE)
+                                 : NULL;
+        if (!fn)
+            return sg_error(SG_EUNSUPPORTED, "copy_: no conversion kernel for %s tensors",
+                            sg_device_type_name((sg_device_type)dst->device.type));
+        return fn(dst, src);
+    }
     sg_iter      it;
     sg_tensor   *res;
     sg_iter_spec spec = {.op = "copy_", .out = dst, .in = {src}, .nin = 1,

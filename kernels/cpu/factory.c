@@ -1452,11 +1452,19 @@ static sg_status copy_run(sg_tensor *self, sg_tensor *src) {
     if (src->device.type == SG_DEV_META)
         return sg_error(SG_EINVAL, "copy_: Cannot copy out of meta tensor; no data!");
     if (sg_tensor_numel(self) == 0) return SG_OK;
-    if (self->device.type == SG_DEV_CPU && src->device.type == SG_DEV_CPU)
-        return sg_cast_copy_(self, src); /* overlapping views are staged */
+    /* on one device with a conversion kernel (the CPU's, CUDA's): overlapping views are staged */
+    if (sg_device_eq(self->device, src->device) && sg_has_cast_copy(self->device.type))
+        return sg_cast_copy_(self, src);
     if (same) return sg_tensor_copy_(self, src); /* any devices, no conversion */
     sg_tensor *host = NULL, *tmp = NULL;
-    sg_status  st = sg_tensor_to(src, SG_CPU, &host);
+    sg_status  st;
+    if (self->device.type != SG_DEV_CPU && sg_has_cast_copy(self->device.type)) {
+        /* the bytes move as they are; the destination's device converts them */
+        if (!(st = sg_tensor_to(src, self->device, &tmp))) st = sg_cast_copy_(self, tmp);
+        sg_tensor_release(tmp);
+        return st;
+    }
+    st = sg_tensor_to(src, SG_CPU, &host);
     if (!st && self->device.type == SG_DEV_CPU) {
         st = sg_cast_copy_(self, host);
     } else if (!st) {

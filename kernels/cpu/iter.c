@@ -57,6 +57,28 @@ static bool has_internal_overlap(const sg_tensor *t) {
     return false;
 }
 
+/* The device an iteration runs on: the out= tensor's, else the first input's that is not a
+ * host scalar, else the CPU. */
+static sg_device iter_device(const sg_iter_spec *s) {
+    if (s->out) return s->out->device;
+    for (int32_t i = 0; i < s->nin; i++)
+        if (s->in[i]->device.type != SG_DEV_CPU || s->in[i]->ndim != 0) return s->in[i]->device;
+    return s->nin ? s->in[0]->device : SG_CPU;
+}
+
+/* A 0-dim CPU tensor beside another device's tensors: aten passes it to the kernel by value. */
+static bool is_host_scalar(const sg_iter *it, const sg_tensor *t) {
+    return it->device.type != SG_DEV_CPU && t->device.type == SG_DEV_CPU && t->ndim == 0;
+}
+
+/* "cuda:0", "cpu" as aten prints devices. */
+static const char *device_str(sg_device d, char *buf, size_t n) {
+    const char *name = sg_device_type_name((sg_device_type)d.type);
+    if (d.type == SG_DEV_CPU || d.type == SG_DEV_META) snprintf(buf, n, "%s", name);
+    else snprintf(buf, n, "%s:%d", name, d.index);
+    return buf;
+}
+
 static sg_status keep_tmp(sg_iter *it, sg_tensor *t) {
     it->tmp[it->ntmp++] = t;
     return SG_OK;
@@ -142,12 +164,14 @@ static sg_status build(sg_iter *it, const sg_iter_spec *s, sg_tensor **result, b
         it->out_ndim = s->out->ndim;
         memcpy(it->out_shape, s->out->sizes, (size_t)s->out->ndim * sizeof(int64_t));
     }
+    it->device = iter_device(s);
     for (int32_t i = 0; i < s->nin; i++) {
         const sg_tensor *t = s->in[i];
-        if (t->device.type != SG_DEV_CPU)
-            return sg_error(SG_EINVAL, "%s: expected all tensors to be on the CPU, but input %d "
-                                       "is on %s",
-                            s->op, (int)i, sg_device_type_name((sg_device_type)t->device.type));
+        if (!sg_device_eq(t->device, it->device) && !(!reduce && is_host_scalar(it, t)))
+            return sg_error(SG_EINVAL, "%s: expected all tensors to be on the same device, but "
+                                       "found at least two devices, %s and %s",
+                            s->op, device_str(it->device, a, sizeof a),
+                            device_str(t->device, b, sizeof b));
         int64_t shape[SG_MAX_DIMS];
         int32_t n;
         if (!sg_broadcast_shape(it->out_shape, it->out_ndim, t->sizes, t->ndim, shape, &n) ||
@@ -180,9 +204,10 @@ static sg_status build(sg_iter *it, const sg_iter_spec *s, sg_tensor **result, b
     /* the output: given (checked, resized) or allocated */
     sg_tensor *out = s->out;
     if (out) {
-        if (out->device.type != SG_DEV_CPU)
-            return sg_error(SG_EINVAL, "%s: the out= tensor is on %s, expected the CPU", s->op,
-                            sg_device_type_name((sg_device_type)out->device.type));
+        if (!sg_device_eq(out->device, it->device))
+            return sg_error(SG_EINVAL, "%s: expected the out= tensor on %s, but it is on %s",
+                            s->op, device_str(it->device, a, sizeof a),
+                            device_str(out->device, b, sizeof b));
         if (!sg_can_cast(s->result, dtype_of(out)))
             return sg_error(SG_EINVAL, "%s: result type %s can't be cast to the desired output "
                                        "type %s",
@@ -196,7 +221,8 @@ static sg_status build(sg_iter *it, const sg_iter_spec *s, sg_tensor **result, b
                                        "written-to tensor refers to a single memory location",
                             s->op);
         it->out = sg_tensor_retain(out);
-    } else if ((st = sg_tensor_empty(it->out_shape, it->out_ndim, s->result, SG_CPU, &it->out))) {
+    } else if ((st = sg_tensor_empty(it->out_shape, it->out_ndim, s->result, it->device,
+                                     &it->out))) {
         return st;
     }
 
@@ -206,7 +232,7 @@ static sg_status build(sg_iter *it, const sg_iter_spec *s, sg_tensor **result, b
         stage = may_overlap(it->out, s->in[i]) && !same_view(it->out, s->in[i]);
     if (stage) {
         const int64_t *shape = reduce ? it->out->sizes : it->out_shape;
-        if ((st = sg_tensor_empty(shape, it->out_ndim, s->out_dtype, SG_CPU, &it->staged)))
+        if ((st = sg_tensor_empty(shape, it->out_ndim, s->out_dtype, it->device, &it->staged)))
             goto fail;
     }
     set_strides(it, 0, it->staged ? it->staged : it->out);
@@ -214,12 +240,13 @@ static sg_status build(sg_iter *it, const sg_iter_spec *s, sg_tensor **result, b
     /* inputs, cast to the compute dtype where they differ */
     for (int32_t i = 0; i < s->nin; i++) {
         const sg_tensor *t = s->in[i];
-        if (!reduce && dtype_of(t) != s->compute) {
+        if (!reduce && dtype_of(t) != s->compute && !(s->keep >> i & 1u)) {
             sg_tensor *c;
             if ((st = sg_cast(t, s->compute, &c))) goto fail;
             keep_tmp(it, c);
             t = c;
         }
+        if (!sg_device_eq(t->device, it->device)) it->host_scalars |= 1u << (1 + i);
         set_strides(it, 1 + i, t);
     }
     for (int32_t d = 0; d < it->out_ndim; d++) it->shape[d] = it->out_shape[it->out_ndim - 1 - d];

@@ -28,10 +28,18 @@
  * run). Each failure prints the case: op, argument dtypes and shapes, the first differing
  * element. The path may be given as the first argument; the test skips (77) where the file is
  * missing. SG_REF_VERBOSE=1 prints every case; SG_REF_NOFORK=1 runs them in this process (for
- * a debugger). */
+ * a debugger).
+ *
+ * The same program built with SG_REF_CUDA (test_cuda_reference) runs every case on the GPU
+ * instead: it moves each tensor argument there (views are made there from the
+ * moved base, so transposed and expanded inputs stay what they are), passes device arguments
+ * as CUDA, and copies results back to compare them. It skips (77) where no GPU is usable. */
 #define _POSIX_C_SOURCE 200809L /* fork, pipe, waitpid, alarm, strsignal */
 #include "check.h"
 #include "sg_aten_cpu.h"
+#ifdef SG_REF_CUDA
+#include "sg_aten_cuda.h"
+#endif
 
 #include <errno.h>
 #include <inttypes.h>
@@ -50,6 +58,17 @@
 #endif
 
 enum { MAX_FAIL_PRINTS_PER_OP = 4, MAX_ITEMS = 255 };
+
+/* Where the cases run (--device), and the library's init for it. */
+static sg_device dev_under_test = {SG_DEV_CPU, 0};
+
+static sg_status init_library(void) {
+#ifdef SG_REF_CUDA
+    return sg_aten_cuda_init();
+#else
+    return sg_aten_cpu_init();
+#endif
+}
 
 /* ---- per-case memory --------------------------------------------------------------------- */
 
@@ -345,6 +364,13 @@ static sg_status build_tensor(const tdesc *d, sg_tensor **out) {
     }
     if (st) return st;
     if (d->nbytes) memcpy(sg_tensor_data(base), d->data, d->nbytes);
+    if (dev_under_test.type != SG_DEV_CPU) {
+        sg_tensor *moved;
+        st = sg_tensor_to(base, dev_under_test, &moved);
+        sg_tensor_release(base);
+        if (st) return st;
+        base = moved;
+    }
     if (d->layout == 0) {
         *out = base;
         return SG_OK;
@@ -373,6 +399,7 @@ static sg_status build_arg(const value *v, arena *a, owned *o, sg_any *out) {
         break;
     case SG_ANY_DEVICE: {
         sg_device d = {(int8_t)v->dev[0], (int8_t)v->dev[1]};
+        if (d.type == SG_DEV_CPU) d = dev_under_test;
         r = sg_any_device(d);
         break;
     }
@@ -473,9 +500,21 @@ static bool compare_tensor(const sg_tensor *g, const tdesc *w, double rtol, doub
         sb_printf(why, "got no tensor (NULL)");
         return false;
     }
-    if (g->device.type != SG_DEV_CPU) {
+    if (!sg_device_eq(g->device, dev_under_test)) {
         sb_printf(why, "got a tensor on %s", sg_device_type_name((sg_device_type)g->device.type));
         return false;
+    }
+    if (g->device.type != SG_DEV_CPU) {
+        sg_tensor *host;
+        sg_status  st = sg_tensor_to((sg_tensor *)g, (sg_device){SG_DEV_CPU, 0}, &host);
+        if (st) {
+            sb_printf(why, "copying the result to the host: %s: %s", sg_status_name(st),
+                      sg_last_error());
+            return false;
+        }
+        bool same = compare_tensor(host, w, rtol, atol, why);
+        sg_tensor_release(host);
+        return same;
     }
     if (g->dtype != w->dtype) {
         sb_printf(why, "dtype %s, want %s", sg_dtype_name((sg_dtype)g->dtype),
@@ -784,6 +823,11 @@ static void run_range(const uint8_t *buf, size_t size, const caseinfo *cases, ui
 
 int main(int argc, char **argv) {
     const char *path = argc > 1 ? argv[1] : SG_TESTS_DIR "/data/cpu_reference.bin";
+#ifdef SG_REF_CUDA
+    const char *why = NULL;
+    if (!sg_cuda_available(&why)) SKIP("no usable GPU: %s", why);
+    dev_under_test = (sg_device){SG_DEV_CUDA, 0};
+#endif
     const char *env = getenv("SG_REF_VERBOSE");
     verbose = env && *env && strcmp(env, "0") != 0;
     env = getenv("SG_REF_NOFORK");
@@ -838,9 +882,9 @@ int main(int argc, char **argv) {
     totals tot = {0, 0, 0, 0};
     int    crashes = 0;
     if (nofork) {
-        sg_status st = sg_aten_cpu_init();
+        sg_status st = init_library();
         if (st) {
-            fprintf(stderr, "sg_aten_cpu_init: %s: %s\n", sg_status_name(st), sg_last_error());
+            fprintf(stderr, "init: %s: %s\n", sg_status_name(st), sg_last_error());
             return 1;
         }
         run_range(buf, (size_t)size, cases, 0, ncases, -1, &tot, c, rec);
@@ -862,9 +906,9 @@ int main(int argc, char **argv) {
             }
             if (pid == 0) {
                 close(fds[0]);
-                sg_status st = sg_aten_cpu_init();
+                sg_status st = init_library();
                 if (st) {
-                    fprintf(stderr, "sg_aten_cpu_init: %s: %s\n", sg_status_name(st),
+                    fprintf(stderr, "init: %s: %s\n", sg_status_name(st),
                             sg_last_error());
                     _exit(3);
                 }

@@ -1,0 +1,4 @@
+/* linalg.cu: (being written) */
+#include "loops.cuh"
+
+extern "C" sg_status sg_cu_register_linalg(void) { return SG_OK; }

@@ -1,0 +1,4 @@
+/* norm.cu: (being written) */
+#include "loops.cuh"
+
+extern "C" sg_status sg_cu_register_norm(void) { return SG_OK; }
