@@ -493,7 +493,11 @@ static bool float_close(double g, double w, double rtol, double atol) {
     return fabs(g - w) <= atol + rtol * fabs(w);
 }
 
-/* Compares a result tensor with the expected one; on a mismatch writes why into why. */
+static bool compare_host_tensor(const sg_tensor *g, const tdesc *w, double rtol, double atol,
+                                sbuf *why);
+
+/* Compares a result tensor with the expected one; on a mismatch writes why into why. A result
+ * must be on the device under test; it is read through a copy on the host. */
 static bool compare_tensor(const sg_tensor *g, const tdesc *w, double rtol, double atol,
                            sbuf *why) {
     if (!g) {
@@ -504,18 +508,21 @@ static bool compare_tensor(const sg_tensor *g, const tdesc *w, double rtol, doub
         sb_printf(why, "got a tensor on %s", sg_device_type_name((sg_device_type)g->device.type));
         return false;
     }
-    if (g->device.type != SG_DEV_CPU) {
-        sg_tensor *host;
-        sg_status  st = sg_tensor_to((sg_tensor *)g, (sg_device){SG_DEV_CPU, 0}, &host);
-        if (st) {
-            sb_printf(why, "copying the result to the host: %s: %s", sg_status_name(st),
-                      sg_last_error());
-            return false;
-        }
-        bool same = compare_tensor(host, w, rtol, atol, why);
-        sg_tensor_release(host);
-        return same;
+    if (g->device.type == SG_DEV_CPU) return compare_host_tensor(g, w, rtol, atol, why);
+    sg_tensor *host;
+    sg_status  st = sg_tensor_to((sg_tensor *)g, (sg_device){SG_DEV_CPU, 0}, &host);
+    if (st) {
+        sb_printf(why, "copying the result to the host: %s: %s", sg_status_name(st),
+                  sg_last_error());
+        return false;
     }
+    bool same = compare_host_tensor(host, w, rtol, atol, why);
+    sg_tensor_release(host);
+    return same;
+}
+
+static bool compare_host_tensor(const sg_tensor *g, const tdesc *w, double rtol, double atol,
+                                sbuf *why) {
     if (g->dtype != w->dtype) {
         sb_printf(why, "dtype %s, want %s", sg_dtype_name((sg_dtype)g->dtype),
                   sg_dtype_name((sg_dtype)w->dtype));
@@ -824,8 +831,25 @@ static void run_range(const uint8_t *buf, size_t size, const caseinfo *cases, ui
 int main(int argc, char **argv) {
     const char *path = argc > 1 ? argv[1] : SG_TESTS_DIR "/data/cpu_reference.bin";
 #ifdef SG_REF_CUDA
-    const char *why = NULL;
-    if (!sg_cuda_available(&why)) SKIP("no usable GPU: %s", why);
+    /* Rationale: asked in a child, since a process that has started CUDA cannot use it in the
+     * children it forks, and the cases run in children. */
+    fflush(stdout);
+    pid_t probe = fork();
+    if (probe == 0) {
+        const char *why = NULL;
+        if (sg_cuda_available(&why)) _exit(0);
+        printf("skipped: no usable GPU: %s\n", why);
+        fflush(stdout);
+        _exit(77);
+    }
+    int pst = 0;
+    while (probe > 0 && waitpid(probe, &pst, 0) < 0 && errno == EINTR) {
+    }
+    if (probe < 0 || !WIFEXITED(pst)) {
+        fprintf(stderr, "cannot probe for a GPU\n");
+        return 1;
+    }
+    if (WEXITSTATUS(pst) != 0) return 77;
     dev_under_test = (sg_device){SG_DEV_CUDA, 0};
 #endif
     const char *env = getenv("SG_REF_VERBOSE");
