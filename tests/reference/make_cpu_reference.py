@@ -3,11 +3,14 @@
 tests/unit/test_cpu_reference.c replays through the boxed dispatcher.
 
     python3 tests/reference/make_cpu_reference.py tests/data/cpu_reference.bin
+    python3 tests/reference/make_cpu_reference.py --seed 1234 /tmp/fresh.bin
 
 Needs torch (written against 2.11; runs on the CPU only, so any machine with torch will do; here
 it was run on the device machine, the one place torch is installed). Every input is made from
-torch.manual_seed(0) and no case calls a random op, so running it again gives the same file with
-the same torch. A case whose torch call raises is left out and named on stderr.
+torch.manual_seed(SEED) (--seed, default 0: the checked-in file) and no case calls a random op,
+so running it again gives the same file with the same torch and seed. Another seed gives the
+same cases with other values (what .ci/gpu does, to check the GPU against fresh cases). A case
+whose torch call raises is left out and named on stderr.
 
 A case is one aten op overload, its FULL boxed argument list in schema order (defaults filled
 in from op._schema.arguments, so the C side passes exactly sg_op_nargs values), and torch's
@@ -59,6 +62,7 @@ File format (little-endian throughout; strings are u16 length + bytes, no NUL):
 Families and what they cover are listed by build_cases(); the script prints the count per family
 and per op.
 """
+import argparse
 import math
 import os
 import re
@@ -1082,8 +1086,8 @@ def cast_cases():
          _label="rounding")
 
 
-def build_cases():
-    torch.manual_seed(0)
+def build_cases(seed=0):
+    torch.manual_seed(seed)
     pointwise_cases()
     reduce_cases()
     norm_cases()
@@ -1160,11 +1164,13 @@ def emit(w, fam, opname, args, kwargs, cls, label, core):
 
 
 def main():
-    if len(sys.argv) != 2:
-        print("usage: make_cpu_reference.py OUT.bin", file=sys.stderr)
-        return 2
+    ap = argparse.ArgumentParser(description="PyTorch's results for the CPU kernels' tests.")
+    ap.add_argument("--seed", type=int, default=0,
+                    help="torch.manual_seed for every input (default 0: the checked-in file)")
+    ap.add_argument("out", help="the file to write (OUT.bin)")
+    opts = ap.parse_args()
     torch.set_num_threads(1)
-    build_cases()
+    build_cases(opts.seed)
     core = load_core_ops()
     body = Writer()
     n = 0
@@ -1186,12 +1192,12 @@ def main():
     head.b += b"SGCPUREF"
     head.u32(1)
     head.u32(n)
-    with open(sys.argv[1], "wb") as f:
+    with open(opts.out, "wb") as f:
         f.write(head.b)
         f.write(body.b)
     size = len(head.b) + len(body.b)
-    print("torch %s: %d cases (%d left out), %d bytes -> %s" % (torch.__version__, n,
-                                                              len(left_out), size, sys.argv[1]))
+    print("torch %s, seed %d: %d cases (%d left out), %d bytes -> %s" % (
+        torch.__version__, opts.seed, n, len(left_out), size, opts.out))
     for fam, c in fams.items():
         print("  %-10s %d" % (fam, c))
     print("per op: " + ", ".join("%s %d" % (k, v) for k, v in ops.items()))
