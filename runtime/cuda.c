@@ -20,6 +20,8 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* Rationale: sg_device.index is an int8_t, so no tensor can name a device past 127; the
  * per-device tables below are sized for that and the count is capped to it. */
@@ -128,19 +130,89 @@ static sg_status pool_init(int device) {
     return SG_OK;
 }
 
-/* Memory on the thread's current stream of dev; the stream is kept in *ctx to free it on.
- * Zero bytes get no memory (data NULL), as with cudaMalloc. */
+/* A block's record (the storage's ctx): the stream it belongs to, freed on, and its size. */
+typedef struct block {
+    cudaStream_t stream;
+    size_t       bytes; /* rounded up to BLOCK_ROUND */
+    int          device;
+} block;
+
+/* ---- a per-thread cache of small blocks ---------------------------------------------------
+ * Rationale: cudaMallocAsync and cudaFreeAsync cost about a microsecond together, a quarter of
+ * a small op. Work on one stream runs in order, so a block freed on stream S may serve the next
+ * allocation on S at once, with no call into CUDA (as PyTorch's caching allocator reuses
+ * blocks per stream). Each thread keeps a few freed small blocks; one is reused for a request
+ * of its device, stream and size class. They go back to the pool at thread exit and at
+ * sg_runtime_shutdown. */
+enum { BLOCK_ROUND = 512, CACHE_MAX_BYTES = 1 << 20, CACHE_SLOTS = 16 };
+
+typedef struct cached {
+    void  *data;
+    block *rec;
+} cached;
+
+static _Thread_local cached tcache[CACHE_SLOTS];
+static _Thread_local int    tcache_n;
+static pthread_key_t        tcache_key;
+static pthread_once_t       tcache_once = PTHREAD_ONCE_INIT;
+
+static void release_block(void *data, block *rec) {
+    int prev;
+    if (switch_to(rec->device, &prev) == cudaSuccess) {
+        if (cudaFreeAsync(data, rec->stream) != cudaSuccess) (void)cudaGetLastError();
+        restore(rec->device, prev);
+    } else {
+        (void)cudaGetLastError();
+    }
+    free(rec);
+}
+
+static void tcache_flush(void) {
+    while (tcache_n > 0) {
+        cached c = tcache[--tcache_n];
+        release_block(c.data, c.rec);
+    }
+}
+
+static void tcache_at_exit(void *unused) {
+    (void)unused;
+    tcache_flush();
+}
+
+static void tcache_key_init(void) { (void)pthread_key_create(&tcache_key, tcache_at_exit); }
+
+void sg__cuda_cache_flush(void) { tcache_flush(); }
+
+/* Memory on the thread's current stream of dev; *ctx is its record (its stream, to free it
+ * on). Zero bytes get no memory (data NULL), as with cudaMalloc. */
 static sg_status cuda_alloc(sg_device dev, size_t nbytes, void **data, void **ctx) {
     *data = NULL;
     *ctx = NULL;
     sg_status st = check_index(dev.index, "cuda alloc");
     if (st || nbytes == 0) return st;
     cudaStream_t stream = cur_stream[dev.index];
-    int          prev;
-    cudaError_t  err = switch_to(dev.index, &prev);
-    if (err != cudaSuccess) return fail(err, "cuda alloc: cannot make cuda:%d current", dev.index);
+    size_t       bytes = (nbytes + BLOCK_ROUND - 1) / BLOCK_ROUND * BLOCK_ROUND;
+    if (bytes <= CACHE_MAX_BYTES)
+        for (int i = tcache_n - 1; i >= 0; i--) {
+            block *r = tcache[i].rec;
+            if (r->bytes == bytes && r->stream == stream && r->device == dev.index) {
+                *data = tcache[i].data;
+                *ctx = r;
+                tcache[i] = tcache[--tcache_n];
+                return SG_OK;
+            }
+        }
+    block *rec = malloc(sizeof *rec);
+    if (!rec) return sg_error(SG_ENOMEM, "cuda alloc: out of host memory");
+    *rec = (block){stream, bytes, dev.index};
+    int         prev;
+    cudaError_t err = switch_to(dev.index, &prev);
+    if (err != cudaSuccess) {
+        free(rec);
+        return fail(err, "cuda alloc: cannot make cuda:%d current", dev.index);
+    }
     if (!(st = pool_init(dev.index))) {
-        err = cudaMallocAsync(data, nbytes, stream);
+        err = cudaMallocAsync(data, bytes, stream);
         if (err != cudaSuccess) {
             *data = NULL;
             st = fail(err, "cannot allocate %zu bytes on cuda:%d (cudaMallocAsync)", nbytes,
@@ -148,23 +220,38 @@ static sg_status cuda_alloc(sg_device dev, size_t nbytes, void **data, void **ct
         }
     }
     restore(dev.index, prev);
-    *ctx = stream;
-    return st;
+    if (st) {
+        free(rec);
+        return st;
+    }
+    *ctx = rec;
+    return SG_OK;
 }
 
 /* Frees on the stream the memory was allocated on, so work queued there that still uses it
- * finishes first. Errors cannot be reported (free returns nothing, and must not overwrite the
- * thread's error message while a caller cleans up after another failure): CUDA's record of them
- * is cleared. After CUDA has shut down at exit the calls fail and nothing is freed. */
+ * finishes first (or keeps a small block for that stream's next allocation). Errors cannot be
+ * reported (free returns nothing, and must not overwrite the thread's error message while a
+ * caller cleans up after another failure): CUDA's record of them is cleared. After CUDA has
+ * shut down at exit the calls fail and nothing is freed. */
 static void cuda_free(sg_device dev, void *data, void *ctx) {
-    if (!data) return;
-    int prev;
-    if (switch_to(dev.index, &prev) == cudaSuccess) {
-        if (cudaFreeAsync(data, (cudaStream_t)ctx) != cudaSuccess) (void)cudaGetLastError();
-        restore(dev.index, prev);
-    } else {
-        (void)cudaGetLastError();
+    (void)dev;
+    block *rec = ctx;
+    if (!data || !rec) return;
+    if (rec->bytes <= CACHE_MAX_BYTES) {
+        if (tcache_n == CACHE_SLOTS) {
+            cached old = tcache[0]; /* the oldest goes back to the pool */
+            memmove(tcache, tcache + 1, (CACHE_SLOTS - 1) * sizeof *tcache);
+            tcache_n--;
+            release_block(old.data, old.rec);
+        }
+        if (tcache_n == 0) {
+            (void)pthread_once(&tcache_once, tcache_key_init);
+            (void)pthread_setspecific(tcache_key, tcache); /* so tcache_at_exit runs */
+        }
+        tcache[tcache_n++] = (cached){data, rec};
+        return;
     }
+    release_block(data, rec);
 }
 
 /* ---- copies ----------------------------------------------------------------------------- */
@@ -306,6 +393,8 @@ sg_status sg_cuda_set_stream(void *stream) {
                             owner, d);
     }
 #endif
+    /* the cached blocks of the stream left behind go back to the pool while it surely lives */
+    if (cur_stream[d] != (cudaStream_t)stream) tcache_flush();
     cur_stream[d] = (cudaStream_t)stream;
     return SG_OK;
 }
@@ -326,6 +415,8 @@ sg_status sg_cuda_synchronize(void) {
 }
 
 #else /* !SG_HAVE_CUDA: the backend exists and reports itself unavailable */
+
+void sg__cuda_cache_flush(void) {}
 
 static int nocuda_count(const char **why) {
     if (why) *why = NO_CUDA;

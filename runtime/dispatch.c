@@ -273,4 +273,5 @@ void sg_runtime_shutdown(void) {
     pthread_mutex_unlock(&sg__lock);
     sg__tensor_cache_flush();
     sg__storage_cache_flush();
+    sg__cuda_cache_flush();
 }

@@ -24,5 +24,7 @@ int64_t   sg__span_elems(const int64_t *sizes, const int64_t *strides, int32_t n
 /* Frees the calling thread's kept tensor headers and small storages (sg_runtime_shutdown). */
 void sg__tensor_cache_flush(void);
 void sg__storage_cache_flush(void);
+/* Gives the calling thread's cached CUDA blocks back to the pool (cuda.c). */
+void sg__cuda_cache_flush(void);
 
 #endif
