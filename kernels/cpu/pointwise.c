@@ -36,7 +36,8 @@ static inline float narrow_to(const ew *c, float x) {
 /* Rationale: exp and what uses it are compute-bound, and the arithmetic loops move more per
  * instruction with wider registers; where the compiler and the C library can
  * pick a function version per CPU at load time (gcc's target_clones on x86-64 with an ifunc
- * capable libc), these loops also get an AVX2 version with twice the lanes. */
+ * capable libc), the arithmetic loops also get AVX2 and AVX-512 versions, and float32 exp,
+ * sigmoid and silu versions of their own (vmath.h: FMA, and AVX-512 code by hand). */
 
 /* One loop over an inner line for a binary op on T, writing OT: a contiguous case the
  * compiler vectorises, a scalar-second-operand case, and the general strided case. */
@@ -111,8 +112,54 @@ static inline float narrow_to(const ew *c, float x) {
     UN(lnot_##T, T, bool, !a)
 SG_FOR_REAL(DEF_ARITH)
 
-/* exp in the loop's type: float32 through the vectorisable sg_expf (vmath.h) */
-#define EXP(T, x) _Generic((T)0, float: sg_expf((float)(x)), default: exp(x))
+/* exp, sigmoid and silu: float64 through libm; float32 (and float16/bfloat16, computed in
+ * float32) through vmath.h's exp, in one version per instruction set (SG_VM_VERSIONS), picked
+ * at load time. The AVX-512 version maps contiguous lines 16 lanes at a time by hand (gcc makes
+ * compare-and-blend sequences of the clamps and cannot use vscalefps); the others are plain
+ * loops the compiler vectorises, with FMA where the version has it. */
+UN(exp_double, double, double, exp(a))
+UN(sigmoid_double, double, double, 1 / (1 + exp(-a)))
+UN(silu_double, double, double, a / (1 + exp(-a)))
+
+#ifdef SG_VM_X86
+/* contiguous lines through vmath.h's 16-lane loops, strided ones element by element */
+#define UN_VM512(NAME, EXPR)                                                                \
+    SG_VM_AVX512 static void NAME##_float_avx512(void *ctx, char *const *d, const int64_t *s, \
+                                                 int64_t n) {                               \
+        (void)ctx;                                                                          \
+        if (s[0] == sizeof(float) && s[1] == sizeof(float)) {                               \
+            sg_vm_##NAME((const float *)d[1], (float *)d[0], n);                            \
+            return;                                                                         \
+        }                                                                                   \
+        char *o = d[0], *x = d[1];                                                          \
+        for (int64_t i = 0; i < n; i++, o += s[0], x += s[1]) {                             \
+            float a = *(const float *)x;                                                    \
+            *(float *)o = (EXPR);                                                           \
+        }                                                                                   \
+    }
+UN_VM512(exp, sg_expf_fma(a))
+UN_VM512(sigmoid, 1 / (1 + sg_expf_fma(-a)))
+UN_VM512(silu, a / (1 + sg_expf_fma(-a)))
+#define DEF_EXPF(V, ATTR, EXPF)                                                             \
+    UN_ATTR(exp_float_##V, float, float, EXPF(a), ATTR)                                     \
+    UN_ATTR(sigmoid_float_##V, float, float, 1 / (1 + EXPF(-a)), ATTR)                      \
+    UN_ATTR(silu_float_##V, float, float, a / (1 + EXPF(-a)), ATTR)
+DEF_EXPF(avx2, SG_VM_AVX2, sg_expf_fma)
+DEF_EXPF(base, , sg_expf)
+#else
+#define DEF_EXPF(V, ATTR, EXPF)                                                             \
+    UN_ATTR(exp_float_##V, float, float, EXPF(a), ATTR)                                     \
+    UN_ATTR(sigmoid_float_##V, float, float, 1 / (1 + EXPF(-a)), ATTR)                      \
+    UN_ATTR(silu_float_##V, float, float, a / (1 + EXPF(-a)), ATTR)
+SG_VM_VERSIONS(DEF_EXPF)
+#endif
+typedef void vm_loop(void *ctx, char *const *d, const int64_t *s, int64_t n);
+#define PICK_LOOP(NAME)                                                                     \
+    SG_VM_PICK(NAME, vm_loop, (void *ctx, char *const *d, const int64_t *s, int64_t n),     \
+               (ctx, d, s, n))
+PICK_LOOP(exp_float)
+PICK_LOOP(sigmoid_float)
+PICK_LOOP(silu_float)
 
 /* division: true division on floats; trunc and floor modes on any real type */
 static inline double floor_div(double a, double b) {
@@ -128,15 +175,12 @@ static inline double floor_div(double a, double b) {
     BIN(div_##T, T, T, a / b)                                                                \
     BIN(divt_##T, T, T, trunc((double)a / (double)b))                                        \
     BIN(divf_##T, T, T, floor_div(a, b))                                                     \
-    UN_ATTR(exp_##T, T, T, EXP(T, a), SG_CLONES)                                             \
     UN(log_##T, T, T, log(a))                                                                \
     UN(sqrt_##T, T, T, sqrt(a))                                                              \
     UN(rsqrt_##T, T, T, 1 / sqrt(a))                                                         \
     UN(sin_##T, T, T, sin(a))                                                                \
     UN(cos_##T, T, T, cos(a))                                                                \
     UN(tanh_##T, T, T, tanh(a))                                                              \
-    UN_ATTR(sigmoid_##T, T, T, 1 / (1 + EXP(T, -a)), SG_CLONES)                              \
-    UN_ATTR(silu_##T, T, T, a / (1 + EXP(T, -a)), SG_CLONES)                                 \
     UN(erf_##T, T, T, erf(a))                                                                \
     UN(recip_##T, T, T, 1 / a)                                                               \
     UN(gelu_##T, T, T, (T)0.5 * a * (1 + erf(a * (T)0.70710678118654752440)))                \

@@ -9,7 +9,13 @@
  * advances together along D, so that every read is contiguous. float16 and bfloat16 compute in
  * float32, float32 in float32 with vmath.h's vectorisable exp (as aten's CPU kernels compute in
  * float32 with a vectorised exp), float64 in float64. As on aten's CPU, half_to_float is
- * refused. */
+ * refused.
+ *
+ * A line makes three passes: max, exp and sum, scale. Only the first reads memory: a line of
+ * up to a few thousand floats is still in L1 for the other two, so fusing max and sum online
+ * (rescaling the sum at each new max) would add work without saving traffic. The float32 and
+ * float16/bfloat16 loops exist in one version per instruction set (vmath.h's SG_VM_VERSIONS,
+ * picked at load time); float32 lines on AVX-512 use vmath.h's 16-lane exp by hand. */
 #include "cpu.h"
 #include "vmath.h"
 
@@ -38,8 +44,8 @@ typedef struct sm {
 #define STORE_PLAIN(x) (x)
 #define STORE_HALF(x)  sg_float_to_half(x)
 #define STORE_BF16(x)  sg_float_to_bf16(x)
-/* float: the vectorisable exp of vmath.h; double: libm's */
-#define EXP(x)        _Generic((x), float: sg_expf, default: exp)(x)
+/* float: F, a vectorisable exp of vmath.h (the version's flavour); double: libm's */
+#define EXP(F, x)     _Generic((x), float: F, default: exp)(x)
 #define LOG(x)        _Generic((x), float: logf, default: log)(x)
 /* NaN-propagating max, branch-free */
 #define MAXN(a, x) ((((x) > (a)) | ((x) != (x))) ? (x) : (a))
@@ -63,8 +69,11 @@ static inline float half_load(sg_half h) {
 /* T: storage, C: compute. Where they are the same, exp values are kept in the output between
  * the sum and the scaling; otherwise they are computed again. Reductions along a line run in
  * LANES independent lanes, each in a loop of its own, so that they vectorise. */
-#define SOFTMAX_LOOPS(SUF, T, C, LOAD, STORE)                                                     \
-    static C max_##SUF(const T *restrict x, int64_t n) {                                        \
+/* ATTR: the version's target attribute; EXPF: its float exp; HOOK(p, x, o): true where a
+ * contiguous line was done by a version's own code (NO_HOOK: never) */
+#define NO_HOOK(p, x, o) false
+#define SOFTMAX_LOOPS(SUF, T, C, LOAD, STORE, ATTR, EXPF, HOOK)                                 \
+    ATTR static C max_##SUF(const T *restrict x, int64_t n) {                                   \
         C       m = -INFINITY;                                                                  \
         int64_t i = 0;                                                                          \
         if (n >= LANES) {                                                                       \
@@ -77,24 +86,24 @@ static inline float half_load(sg_half h) {
         for (; i < n; i++) m = MAXN(m, (C)LOAD(x[i]));                                          \
         return m;                                                                               \
     }                                                                                           \
-    /* the sum of exp(x - m); o (where given, T being C) gets the exps */                      \
-    static C sumexp_##SUF(const T *restrict x, T *restrict o, int64_t n, C m) {                 \
+    /* the sum of exp(x - m); o (where given, T being C) gets the exps */                       \
+    ATTR static C sumexp_##SUF(const T *restrict x, T *restrict o, int64_t n, C m) {            \
         C       a[LANES], s = 0;                                                                \
         int64_t i = 0;                                                                          \
         for (int k = 0; k < LANES; k++) a[k] = 0;                                               \
         if (o) {                                                                                \
             for (; i + LANES <= n; i += LANES)                                                  \
                 for (int k = 0; k < LANES; k++) {                                               \
-                    C e = EXP((C)LOAD(x[i + k]) - m);                                           \
+                    C e = EXP(EXPF, (C)LOAD(x[i + k]) - m);                                     \
                     o[i + k] = (T)e;                                                            \
                     a[k] += e;                                                                  \
                 }                                                                               \
         } else {                                                                                \
             for (; i + LANES <= n; i += LANES)                                                  \
-                for (int k = 0; k < LANES; k++) a[k] += EXP((C)LOAD(x[i + k]) - m);             \
+                for (int k = 0; k < LANES; k++) a[k] += EXP(EXPF, (C)LOAD(x[i + k]) - m);       \
         }                                                                                       \
         for (; i < n; i++) {                                                                    \
-            C e = EXP((C)LOAD(x[i]) - m);                                                       \
+            C e = EXP(EXPF, (C)LOAD(x[i]) - m);                                                 \
             if (o) o[i] = (T)e;                                                                 \
             s += e;                                                                             \
         }                                                                                       \
@@ -102,7 +111,8 @@ static inline float half_load(sg_half h) {
         return s;                                                                               \
     }                                                                                           \
     /* one contiguous line */                                                                   \
-    static void line_##SUF(const sm *p, const T *restrict x, T *restrict o) {                   \
+    ATTR static void line_##SUF(const sm *p, const T *restrict x, T *restrict o) {              \
+        if (HOOK(p, x, o)) return;                                                              \
         int64_t n = p->len;                                                                     \
         bool    keep = sizeof(T) == sizeof(C) && !p->log;                                       \
         C       m = max_##SUF(x, n), s = sumexp_##SUF(x, keep ? o : NULL, n, m);                \
@@ -114,11 +124,11 @@ static inline float half_load(sg_half h) {
             for (int64_t i = 0; i < n; i++) o[i] = (T)((C)o[i] * r);                            \
         } else {                                                                                \
             C r = 1 / s;                                                                        \
-            for (int64_t i = 0; i < n; i++) o[i] = STORE(EXP((C)LOAD(x[i]) - m) * r);           \
+            for (int64_t i = 0; i < n; i++) o[i] = STORE(EXP(EXPF, (C)LOAD(x[i]) - m) * r);     \
         }                                                                                       \
     }                                                                                           \
-    /* w neighbouring lines, inner apart, advancing together along the dim */                  \
-    static void block_##SUF(const sm *p, const T *restrict x, T *restrict o, int64_t w) {       \
+    /* w neighbouring lines, inner apart, advancing together along the dim */                   \
+    ATTR static void block_##SUF(const sm *p, const T *restrict x, T *restrict o, int64_t w) {  \
         C       m[BLOCK], s[BLOCK];                                                             \
         int64_t n = p->len, st = p->inner;                                                      \
         for (int64_t j = 0; j < w; j++) m[j] = -INFINITY, s[j] = 0;                             \
@@ -128,13 +138,13 @@ static inline float half_load(sg_half h) {
         if (keep) {                                                                             \
             for (int64_t i = 0; i < n; i++)                                                     \
                 for (int64_t j = 0; j < w; j++) {                                               \
-                    C e = EXP((C)LOAD(x[i * st + j]) - m[j]);                                   \
+                    C e = EXP(EXPF, (C)LOAD(x[i * st + j]) - m[j]);                             \
                     o[i * st + j] = (T)e;                                                       \
                     s[j] += e;                                                                  \
                 }                                                                               \
         } else {                                                                                \
             for (int64_t i = 0; i < n; i++)                                                     \
-                for (int64_t j = 0; j < w; j++) s[j] += EXP((C)LOAD(x[i * st + j]) - m[j]);     \
+                for (int64_t j = 0; j < w; j++) s[j] += EXP(EXPF, (C)LOAD(x[i * st + j]) - m[j]); \
         }                                                                                       \
         if (p->log) {                                                                           \
             for (int64_t j = 0; j < w; j++) s[j] = LOG(s[j]);                                   \
@@ -149,15 +159,15 @@ static inline float half_load(sg_half h) {
             for (int64_t j = 0; j < w; j++) s[j] = 1 / s[j];                                    \
             for (int64_t i = 0; i < n; i++)                                                     \
                 for (int64_t j = 0; j < w; j++)                                                 \
-                    o[i * st + j] = STORE(EXP((C)LOAD(x[i * st + j]) - m[j]) * s[j]);           \
+                    o[i * st + j] = STORE(EXP(EXPF, (C)LOAD(x[i * st + j]) - m[j]) * s[j]);     \
         }                                                                                       \
     }                                                                                           \
     /* units [b, e): lines (inner == 1) or blocks of lines */                                   \
-    static void range_##SUF(const sm *p, const char *xin, char *oin, int64_t b, int64_t e) {    \
+    ATTR static void range_##SUF(const sm *p, const char *xin, char *oin, int64_t b, int64_t e) { \
         const T *x = (const T *)xin;                                                            \
         T       *o = (T *)oin;                                                                  \
         if (p->inner == 1) {                                                                    \
-            for (int64_t u = b; u < e; u++) line_##SUF(p, x + u * p->len, o + u * p->len);     \
+            for (int64_t u = b; u < e; u++) line_##SUF(p, x + u * p->len, o + u * p->len);      \
             return;                                                                             \
         }                                                                                       \
         int64_t nb = (p->inner + BLOCK - 1) / BLOCK;                                            \
@@ -169,12 +179,86 @@ static inline float half_load(sg_half h) {
         }                                                                                       \
     }
 
-SOFTMAX_LOOPS(f32, float, float, LOAD_PLAIN, STORE_PLAIN)
-SOFTMAX_LOOPS(f64, double, double, LOAD_PLAIN, STORE_PLAIN)
-SOFTMAX_LOOPS(f16, sg_half, float, LOAD_HALF, STORE_HALF)
-SOFTMAX_LOOPS(bf16, sg_bf16, float, LOAD_BF16, STORE_BF16)
+#ifdef SG_VM_X86
+/* A float32 line on AVX-512: the generic line's steps with vmath.h's 16-lane exp, giving the
+ * same bits as the generic loops built with FMA (the AVX2 version). */
 
-typedef void (*range_fn)(const sm *p, const char *x, char *o, int64_t b, int64_t e);
+/* The max by vmaxps, which can drop a NaN where the generic MAXN keeps it; the line comes out
+ * all NaN either way, as exp(NaN - m) makes the sum NaN. */
+SG_VM_AVX512 static float max_f32_512(const float *x, int64_t n) {
+    __m512  a = _mm512_set1_ps(-INFINITY);
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) a = _mm512_max_ps(a, _mm512_loadu_ps(x + i));
+    if (i < n) {
+        __mmask16 k = (__mmask16)((1u << (n - i)) - 1u);
+        a = _mm512_mask_max_ps(a, k, a, _mm512_maskz_loadu_ps(k, x + i));
+    }
+    return _mm512_reduce_max_ps(a);
+}
+
+/* The sum of exp(x - m), o (where given) getting the exps; summed as the generic sumexp does
+ * (LANES running sums, the tail first, then the running sums in order). o may be x. */
+SG_VM_AVX512 static float sumexp_f32_512(const float *x, float *o, int64_t n, float m) {
+    _Static_assert(LANES == 32, "two vectors of running sums");
+    __m512  vm = _mm512_set1_ps(m), a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
+    int64_t i = 0;
+    for (; i + LANES <= n; i += LANES) {
+        __m512 e0 = sg_exp16(_mm512_sub_ps(_mm512_loadu_ps(x + i), vm));
+        __m512 e1 = sg_exp16(_mm512_sub_ps(_mm512_loadu_ps(x + i + 16), vm));
+        if (o) {
+            _mm512_storeu_ps(o + i, e0);
+            _mm512_storeu_ps(o + i + 16, e1);
+        }
+        a0 = _mm512_add_ps(a0, e0);
+        a1 = _mm512_add_ps(a1, e1);
+    }
+    float s = 0, a[LANES];
+    for (; i < n; i++) {
+        float e = sg_expf_fma(x[i] - m);
+        if (o) o[i] = e;
+        s += e;
+    }
+    _mm512_storeu_ps(a, a0);
+    _mm512_storeu_ps(a + 16, a1);
+    for (int k = 0; k < LANES; k++) s += a[k];
+    return s;
+}
+
+SG_VM_AVX512 static bool line_f32_512(const sm *p, const float *x, float *o) {
+    int64_t n = p->len;
+    float   m = max_f32_512(x, n);
+    if (p->log) {
+        float ls = logf(sumexp_f32_512(x, NULL, n, m));
+        for (int64_t i = 0; i < n; i++) o[i] = (x[i] - m) - ls;
+    } else {
+        float r = 1 / sumexp_f32_512(x, o, n, m);
+        for (int64_t i = 0; i < n; i++) o[i] *= r;
+    }
+    return true;
+}
+#define HOOK_avx512(p, x, o) line_f32_512(p, x, o)
+#define HOOK_avx2            NO_HOOK
+#define HOOK_base            NO_HOOK
+#else
+#define HOOK_base NO_HOOK
+#endif
+
+#define DEF_SOFTMAX(V, ATTR, EXPF)                                                              \
+    SOFTMAX_LOOPS(f32_##V, float, float, LOAD_PLAIN, STORE_PLAIN, ATTR, EXPF, HOOK_##V)         \
+    SOFTMAX_LOOPS(f16_##V, sg_half, float, LOAD_HALF, STORE_HALF, ATTR, EXPF, NO_HOOK)          \
+    SOFTMAX_LOOPS(bf16_##V, sg_bf16, float, LOAD_BF16, STORE_BF16, ATTR, EXPF, NO_HOOK)
+SG_VM_VERSIONS(DEF_SOFTMAX)
+SOFTMAX_LOOPS(f64, double, double, LOAD_PLAIN, STORE_PLAIN, , sg_expf, NO_HOOK)
+
+typedef void range_type(const sm *p, const char *x, char *o, int64_t b, int64_t e);
+#define PICK_RANGE(NAME)                                                                        \
+    SG_VM_PICK(NAME, range_type,                                                                \
+               (const sm *p, const char *x, char *o, int64_t b, int64_t e), (p, x, o, b, e))
+PICK_RANGE(range_f32)
+PICK_RANGE(range_f16)
+PICK_RANGE(range_bf16)
+
+typedef range_type *range_fn;
 static const range_fn ranges[SG_DTYPE__END] = {
     [SG_FLOAT32] = range_f32, [SG_FLOAT64] = range_f64, [SG_FLOAT16] = range_f16,
     [SG_BFLOAT16] = range_bf16};
