@@ -1,4 +1,749 @@
-/* linalg.cu: (being written) */
+/* linalg.cu: matrix products on CUDA: the out kernels of mm, addmm, bmm and baddbmm (the
+ * structured ops; their functional and in-place variants are generated over them, and matmul,
+ * matmul.out, linear and linear.out are the CPU library's composites over the dispatched ops,
+ * registered for CompositeImplicit/ExplicitAutograd, so they run here unchanged).
+ *
+ * One engine computes C = alpha * A.B + beta * C over a batch of strided matrices:
+ *  - float32, float16, bfloat16 and float64 through cuBLASLt (16-bit inputs accumulate in
+ *    float32 and are written in their own dtype; float32 uses TF32 only where
+ *    sg_cuda_set_allow_tf32(true) said so, as torch.backends.cuda.matmul.allow_tf32).
+ *    cuBLASLt is column-major: a row-major C (m x n) is its C^T, so it computes C^T = B^T.A^T
+ *    with the operands swapped. A matrix whose rows or columns are contiguous goes as it is
+ *    (the transpose flags say which), any other is copied contiguous first. A C that is not
+ *    row- or column-major, or that overlaps an input, is staged in a fresh tensor.
+ *  - integers (and whatever cuBLASLt finds no algorithm for, and k == 0) through a plain tiled
+ *    kernel accumulating modulo 2^64 for integers (aten's CPU wraparound; aten's CUDA refuses
+ *    integer products, but the CPU kernels are the specification here) and in float32/float64
+ *    for the floats.
+ * beta == 0 never reads C (BLAS's rule), so NaN in an uninitialised out does not propagate.
+ *
+ * cuBLASLt state: a handle and a 32 MiB workspace per (device, stream), created at first use
+ * and kept for the process; and, per problem (device, dtype, tf32, transposes, sizes, leading
+ * dimensions, batch strides, pointer alignments), the matmul and layout descriptors with the
+ * heuristic's best algorithm, so a repeated call makes no heuristic query. Both caches are
+ * small maps under a mutex; entries are never freed, so a pointer taken under the lock stays
+ * valid after it. */
 #include "loops.cuh"
+#include "sg_aten_cuda.h"
 
-extern "C" sg_status sg_cu_register_linalg(void) { return SG_OK; }
+#include <cublasLt.h>
+
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+/* ---- the TF32 switch ------------------------------------------------------------------------- */
+
+static bool g_allow_tf32; /* off by default, as PyTorch's */
+
+extern "C" sg_status sg_cuda_set_allow_tf32(bool allow) {
+    __atomic_store_n(&g_allow_tf32, allow, __ATOMIC_RELAXED);
+    return SG_OK;
+}
+
+extern "C" bool sg_cuda_allow_tf32(void) {
+    return __atomic_load_n(&g_allow_tf32, __ATOMIC_RELAXED);
+}
+
+namespace {
+
+/* ---- helpers as the CPU's (kernels/cpu/linalg.c) --------------------------------------------- */
+
+bool scalar_is_zero(sg_scalar s) {
+    switch (s.kind) {
+    case SG_SCALAR_BOOL: return !s.u.b;
+    case SG_SCALAR_INT: return s.u.i == 0;
+    case SG_SCALAR_FLOAT: return s.u.f == 0;
+    default: return s.u.c.re == 0 && s.u.c.im == 0;
+    }
+}
+
+/* A Scalar as Scalar::to<int64_t>() gives it (floats truncate, saturating). */
+int64_t scalar_to_int(sg_scalar s) {
+    switch (s.kind) {
+    case SG_SCALAR_BOOL: return s.u.b;
+    case SG_SCALAR_INT: return s.u.i;
+    default: {
+        double d = sg_scalar_to_double(s);
+        if (d != d) return 0;
+        if (d >= 9.2233720368547758e18) return INT64_MAX;
+        if (d <= -9.2233720368547758e18) return INT64_MIN;
+        return (int64_t)d;
+    }
+    }
+}
+
+bool mm_dtype_ok(sg_dtype t) {
+    return t == SG_FLOAT32 || t == SG_FLOAT64 || t == SG_FLOAT16 || t == SG_BFLOAT16 ||
+           t == SG_UINT8 || t == SG_INT8 || t == SG_INT16 || t == SG_INT32 || t == SG_INT64;
+}
+
+/* Whether a rows x cols matrix with these strides is row-major in BLAS's sense (unit column
+ * stride, leading dimension >= max(1, cols)); *ld gets its leading dimension. Strides of size-1
+ * dims are never used, so they may be anything. */
+bool row_major(int64_t rows, int64_t cols, int64_t rs, int64_t cs, int64_t *ld) {
+    int64_t need = cols > 1 ? cols : 1;
+    if (!(cs == 1 || cols == 1)) return false;
+    if (rows == 1) {
+        *ld = need;
+        return true;
+    }
+    if (rs < need) return false;
+    *ld = rs;
+    return true;
+}
+
+bool matrix_ok(const sg_tensor *t) {
+    int32_t n = t->ndim;
+    int64_t r = t->sizes[n - 2], c = t->sizes[n - 1], rs = t->strides[n - 2],
+            cs = t->strides[n - 1], ld;
+    return row_major(r, c, rs, cs, &ld) || row_major(c, r, cs, rs, &ld);
+}
+
+/* Whether t's matrices can be C as they are: each row- or column-major, distinct matrices of
+ * a batch apart. */
+bool gemm_layout_ok(const sg_tensor *t) {
+    if (t->ndim == 3 && t->sizes[0] > 1 && t->strides[0] == 0) return false;
+    return matrix_ok(t);
+}
+
+bool overlaps(const sg_tensor *a, const sg_tensor *b) {
+    if (a->storage->data != b->storage->data || !a->storage->data) return false;
+    int64_t ea = (int64_t)sg_dtype_size(dtype_of(a)), eb = (int64_t)sg_dtype_size(dtype_of(b));
+    int64_t sa = sg_tensor_span(a), sb = sg_tensor_span(b);
+    if (!sa || !sb) return false;
+    int64_t a0 = a->offset * ea, a1 = a0 + sa * ea, b0 = b->offset * eb, b1 = b0 + sb * eb;
+    return a0 < b1 && b0 < a1;
+}
+
+bool same_view(const sg_tensor *a, const sg_tensor *b) {
+    if (a == b) return true;
+    if (a->storage->data != b->storage->data || a->offset != b->offset || a->ndim != b->ndim ||
+        a->dtype != b->dtype)
+        return false;
+    for (int32_t i = 0; i < a->ndim; i++)
+        if (a->sizes[i] != b->sizes[i] || (a->sizes[i] > 1 && a->strides[i] != b->strides[i]))
+            return false;
+    return true;
+}
+
+/* ---- the tiled fallback kernel --------------------------------------------------------------- */
+
+/* One operand of a batched product: its first element and element strides. */
+struct operand {
+    char   *p;
+    int64_t bs, rs, cs; /* batch, row, column */
+};
+
+template <class Acc> struct plain_job {
+    int64_t batch, m, n, k;
+    operand a, b, c;
+    Acc     alpha, beta;
+    bool    beta0;
+};
+
+enum { TILE = 16 };
+
+/* Integers accumulate as uint64 (modular, as the CPU's CV_U64), floats in float or double. */
+template <class T> struct plain_acc { using type = float; };
+template <> struct plain_acc<double> { using type = double; };
+template <> struct plain_acc<uint8_t> { using type = uint64_t; };
+template <> struct plain_acc<int8_t> { using type = uint64_t; };
+template <> struct plain_acc<int16_t> { using type = uint64_t; };
+template <> struct plain_acc<int32_t> { using type = uint64_t; };
+template <> struct plain_acc<int64_t> { using type = uint64_t; };
+
+template <class Acc, class T> __device__ __forceinline__ Acc widen(T v) {
+    if constexpr (std::is_same<Acc, uint64_t>::value) return (uint64_t)(int64_t)v;
+    else return sg_cu_convert<Acc>(v);
+}
+template <class T, class Acc> __device__ __forceinline__ T narrow(Acc v) {
+    if constexpr (std::is_same<Acc, uint64_t>::value) return (T)v; /* modular, as the CPU's */
+    else return sg_cu_convert<T>(v);
+}
+
+/* Blocks of TILE x TILE threads; blockIdx.x walks the output tiles, blockIdx.y the batch (both
+ * grid-stride, so any size fits the grid's limits). Loops are uniform per block, so the
+ * barriers are reached by every thread. */
+template <class T, class Acc>
+__global__ void __launch_bounds__(TILE *TILE) plain_gemm(const plain_job<Acc> g) {
+    __shared__ Acc sa[TILE][TILE + 1], sb[TILE][TILE + 1];
+    const int      tx = threadIdx.x, ty = threadIdx.y;
+    const int64_t  tm = (g.m + TILE - 1) / TILE, tn = (g.n + TILE - 1) / TILE;
+    for (int64_t bi = blockIdx.y; bi < g.batch; bi += gridDim.y) {
+        const T *a = reinterpret_cast<const T *>(g.a.p) + bi * g.a.bs;
+        const T *b = reinterpret_cast<const T *>(g.b.p) + bi * g.b.bs;
+        T       *c = reinterpret_cast<T *>(g.c.p) + bi * g.c.bs;
+        for (int64_t tile = blockIdx.x; tile < tm * tn; tile += gridDim.x) {
+            int64_t i = (tile / tn) * TILE + ty, j = (tile % tn) * TILE + tx;
+            Acc     acc = Acc(0);
+            for (int64_t p0 = 0; p0 < g.k; p0 += TILE) {
+                int64_t pa = p0 + tx, pb = p0 + ty;
+                sa[ty][tx] = i < g.m && pa < g.k ? widen<Acc>(a[i * g.a.rs + pa * g.a.cs]) : Acc(0);
+                sb[ty][tx] = pb < g.k && j < g.n ? widen<Acc>(b[pb * g.b.rs + j * g.b.cs]) : Acc(0);
+                __syncthreads();
+#pragma unroll
+                for (int q = 0; q < TILE; q++) acc += sa[ty][q] * sb[q][tx];
+                __syncthreads();
+            }
+            if (i < g.m && j < g.n) {
+                T  *o = c + i * g.c.rs + j * g.c.cs;
+                Acc v = g.alpha * acc;
+                if (!g.beta0) v += g.beta * widen<Acc>(*o);
+                *o = narrow<T>(v);
+            }
+        }
+    }
+}
+
+struct gemm_job {
+    sg_dtype  dtype;
+    int64_t   batch, m, n, k;
+    operand   a, b, c; /* a: m x k, b: k x n, c: m x n, row-major (ld in c.rs) */
+    sg_scalar alpha, beta;
+    bool      beta0;
+};
+
+sg_status run_plain(const gemm_job &g, cudaStream_t s) {
+    return sg_cu_visit(g.dtype, SG_CU_FLOATS | SG_CU_INTS, "mm", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        using Acc = typename plain_acc<T>::type;
+        plain_job<Acc> j;
+        j.batch = g.batch, j.m = g.m, j.n = g.n, j.k = g.k;
+        j.a = g.a, j.b = g.b, j.c = g.c;
+        if constexpr (std::is_same<Acc, uint64_t>::value) {
+            j.alpha = (uint64_t)scalar_to_int(g.alpha);
+            j.beta = (uint64_t)scalar_to_int(g.beta);
+            j.beta0 = g.beta0 || j.beta == 0;
+        } else {
+            j.alpha = (Acc)sg_scalar_to_double(g.alpha);
+            j.beta = (Acc)sg_scalar_to_double(g.beta);
+            j.beta0 = g.beta0;
+        }
+        int64_t  tiles = sg_cu_ceil_div(g.m, TILE) * sg_cu_ceil_div(g.n, TILE);
+        int64_t  cap = (int64_t)sg_cu_sm_count() * 16;
+        unsigned gx = (unsigned)(tiles < cap ? tiles : cap);
+        unsigned gy = (unsigned)(g.batch < 65535 ? g.batch : 65535);
+        plain_gemm<T, Acc><<<dim3(gx, gy), dim3(TILE, TILE), 0, s>>>(j);
+        return sg_cu_check("mm");
+    });
+}
+
+/* ---- cuBLASLt: handles and workspaces per (device, stream) ----------------------------------- */
+
+enum : size_t { WORKSPACE_BYTES = (size_t)32 << 20 };
+
+struct lt_ctx {
+    int              dev;
+    cudaStream_t     stream;
+    cublasLtHandle_t handle;
+    void            *work;
+    size_t           work_bytes;
+};
+
+std::mutex                           g_ctx_mu;
+std::vector<std::unique_ptr<lt_ctx>> g_ctxs;
+
+sg_status lt_fail(cublasStatus_t s, const char *what) {
+    return sg_error(SG_EDEVICE, "mm: cuBLASLt %s failed: %s (%s)", what, cublasLtGetStatusName(s),
+                    cublasLtGetStatusString(s));
+}
+
+/* The context of the current device and stream. The workspace is plain device memory (not from
+ * the stream-ordered pool) so that it outlives any stream; its one allocation per (device,
+ * stream) happens at the first product there. */
+sg_status lt_context(lt_ctx **out) {
+    thread_local lt_ctx *last;
+    int                  dev = 0;
+    cudaError_t          e = cudaGetDevice(&dev);
+    if (e != cudaSuccess) return sg_cu_status(e, "mm");
+    cudaStream_t s = sg_cu_stream();
+    if (last && last->dev == dev && last->stream == s) {
+        *out = last;
+        return SG_OK;
+    }
+    std::lock_guard<std::mutex> lock(g_ctx_mu);
+    for (auto &c : g_ctxs)
+        if (c->dev == dev && c->stream == s) {
+            *out = last = c.get();
+            return SG_OK;
+        }
+    std::unique_ptr<lt_ctx> c(new lt_ctx{dev, s, nullptr, nullptr, 0});
+    cublasStatus_t          bs = cublasLtCreate(&c->handle);
+    if (bs != CUBLAS_STATUS_SUCCESS) return lt_fail(bs, "handle creation");
+    if (cudaMalloc(&c->work, WORKSPACE_BYTES) == cudaSuccess) {
+        c->work_bytes = WORKSPACE_BYTES;
+    } else { /* no room: run without a workspace (fewer algorithms) rather than fail */
+        (void)cudaGetLastError();
+        c->work = nullptr;
+    }
+    g_ctxs.push_back(std::move(c));
+    *out = last = g_ctxs.back().get();
+    return SG_OK;
+}
+
+/* ---- cuBLASLt: plans per problem ------------------------------------------------------------ */
+
+struct plan_key {
+    int32_t dev, dtype, tf32, ta, tb;
+    int32_t align_a, align_b, align_c;
+    int64_t m, n, k, lda, ldb, ldc, batch, sa, sb, sc;
+    bool operator==(const plan_key &o) const { return memcmp(this, &o, sizeof *this) == 0; }
+};
+static_assert(sizeof(plan_key) == 8 * 4 + 10 * 8, "plan_key has no padding");
+
+struct plan_hash {
+    size_t operator()(const plan_key &k) const {
+        const unsigned char *p = reinterpret_cast<const unsigned char *>(&k);
+        uint64_t             h = 1469598103934665603ull; /* FNV-1a */
+        for (size_t i = 0; i < sizeof k; i++) h = (h ^ p[i]) * 1099511628211ull;
+        return (size_t)h;
+    }
+};
+
+struct plan {
+    cublasLtMatmulDesc_t   op = nullptr;
+    cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
+    cublasLtMatmulAlgo_t   algo;
+    bool                   found = false; /* false: no algorithm; the plain kernel runs */
+    ~plan() {
+        if (lc) cublasLtMatrixLayoutDestroy(lc);
+        if (lb) cublasLtMatrixLayoutDestroy(lb);
+        if (la) cublasLtMatrixLayoutDestroy(la);
+        if (op) cublasLtMatmulDescDestroy(op);
+    }
+};
+
+enum { MAX_PLANS = 4096 }; /* beyond it, plans are made per call and dropped */
+
+std::mutex                                                     g_plan_mu;
+std::unordered_map<plan_key, std::unique_ptr<plan>, plan_hash> g_plans;
+
+/* The largest power of two (at most 256) dividing every address the operand's matrices start
+ * at: what the heuristic may assume. */
+int32_t alignment(const void *p, int64_t batch_stride_bytes, int64_t batch) {
+    uint64_t bits = (uint64_t)(uintptr_t)p | 256u;
+    if (batch > 1) bits |= (uint64_t)batch_stride_bytes;
+    return (int32_t)(bits & (~bits + 1));
+}
+
+cudaDataType_t lt_type(sg_dtype t) {
+    switch (t) {
+    case SG_FLOAT16: return CUDA_R_16F;
+    case SG_BFLOAT16: return CUDA_R_16BF;
+    case SG_FLOAT64: return CUDA_R_64F;
+    default: return CUDA_R_32F;
+    }
+}
+
+sg_status layout(cublasLtMatrixLayout_t *l, cudaDataType_t t, int64_t rows, int64_t cols,
+                 int64_t ld, int64_t batch, int64_t stride) {
+    cublasStatus_t s = cublasLtMatrixLayoutCreate(l, t, (uint64_t)rows, (uint64_t)cols, ld);
+    if (s != CUBLAS_STATUS_SUCCESS) return lt_fail(s, "layout creation");
+    if (batch > 1) {
+        int32_t count = (int32_t)batch;
+        if ((s = cublasLtMatrixLayoutSetAttribute(*l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count,
+                                                  sizeof count)) != CUBLAS_STATUS_SUCCESS ||
+            (s = cublasLtMatrixLayoutSetAttribute(*l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                                                  &stride, sizeof stride)) != CUBLAS_STATUS_SUCCESS)
+            return lt_fail(s, "layout attribute");
+    }
+    return SG_OK;
+}
+
+/* Builds the descriptors for key k and asks the heuristic for its best algorithm. */
+sg_status make_plan(const plan_key &k, const lt_ctx *ctx, plan *p) {
+    cudaDataType_t       dt = lt_type((sg_dtype)k.dtype);
+    cublasComputeType_t  ct = CUBLAS_COMPUTE_32F;
+    cudaDataType_t       st = CUDA_R_32F;
+    if (k.dtype == SG_FLOAT64) ct = CUBLAS_COMPUTE_64F, st = CUDA_R_64F;
+    else if (k.dtype == SG_FLOAT32 && k.tf32) ct = CUBLAS_COMPUTE_32F_FAST_TF32;
+    cublasStatus_t s = cublasLtMatmulDescCreate(&p->op, ct, st);
+    if (s != CUBLAS_STATUS_SUCCESS) return lt_fail(s, "descriptor creation");
+    cublasOperation_t ta = k.ta ? CUBLAS_OP_T : CUBLAS_OP_N, tb = k.tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+    if ((s = cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta)) !=
+            CUBLAS_STATUS_SUCCESS ||
+        (s = cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb)) !=
+            CUBLAS_STATUS_SUCCESS)
+        return lt_fail(s, "descriptor attribute");
+    /* cuBLASLt's D (k.m x k.n, column-major) = op(A) (k.m x k.k) . op(B) (k.k x k.n) */
+    sg_status r;
+    if ((r = layout(&p->la, dt, k.ta ? k.k : k.m, k.ta ? k.m : k.k, k.lda, k.batch, k.sa)) ||
+        (r = layout(&p->lb, dt, k.tb ? k.n : k.k, k.tb ? k.k : k.n, k.ldb, k.batch, k.sb)) ||
+        (r = layout(&p->lc, dt, k.m, k.n, k.ldc, k.batch, k.sc)))
+        return r;
+    cublasLtMatmulPreference_t pref;
+    if ((s = cublasLtMatmulPreferenceCreate(&pref)) != CUBLAS_STATUS_SUCCESS)
+        return lt_fail(s, "preference creation");
+    uint64_t ws = ctx->work_bytes;
+    uint32_t al[3] = {(uint32_t)k.align_a, (uint32_t)k.align_b, (uint32_t)k.align_c};
+    const cublasLtMatmulPreferenceAttributes_t which[4] = {
+        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES};
+    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
+                                         sizeof ws);
+    for (int i = 0; i < 4; i++)
+        cublasLtMatmulPreferenceSetAttribute(pref, which[i], &al[i < 3 ? i : 2], sizeof al[0]);
+    cublasLtMatmulHeuristicResult_t res;
+    int                             n = 0;
+    s = cublasLtMatmulAlgoGetHeuristic(ctx->handle, p->op, p->la, p->lb, p->lc, p->lc, pref, 1,
+                                       &res, &n);
+    cublasLtMatmulPreferenceDestroy(pref);
+    /* no algorithm (NOT_SUPPORTED: this type or layout has none) sends the problem to the
+     * plain kernel, which is always right if slower; so does any other refusal of the query */
+    p->found = s == CUBLAS_STATUS_SUCCESS && n > 0 && res.state == CUBLAS_STATUS_SUCCESS;
+    if (p->found) p->algo = res.algo;
+    return SG_OK;
+}
+
+/* Runs the job through cuBLASLt; *done false where no algorithm fits (the caller then runs the
+ * plain kernel). C is row-major (g.c.cs == 1 or n == 1, ld g.c.rs). */
+sg_status run_lt(const gemm_job &g, cudaStream_t stream, bool *done) {
+    *done = false;
+    int64_t es = (int64_t)sg_dtype_size(g.dtype), lda = 0, ldb = 0, ldc = 0;
+    /* cuBLASLt sees C^T (n x m) = B^T (n x k) . A^T (k x m) */
+    bool ok = row_major(g.m, g.n, g.c.rs, g.c.cs, &ldc);
+    bool b_rm = row_major(g.k, g.n, g.b.rs, g.b.cs, &ldb);
+    bool b_cm = !b_rm && row_major(g.n, g.k, g.b.cs, g.b.rs, &ldb);
+    bool a_rm = row_major(g.m, g.k, g.a.rs, g.a.cs, &lda);
+    bool a_cm = !a_rm && row_major(g.k, g.m, g.a.cs, g.a.rs, &lda);
+    if (!ok || !(b_rm || b_cm) || !(a_rm || a_cm) || g.batch > INT32_MAX) return SG_OK;
+
+    lt_ctx   *ctx;
+    sg_status st = lt_context(&ctx);
+    if (st) return st;
+    plan_key k;
+    memset(&k, 0, sizeof k);
+    k.dev = ctx->dev;
+    k.dtype = g.dtype;
+    k.tf32 = g.dtype == SG_FLOAT32 && sg_cuda_allow_tf32();
+    k.ta = b_cm, k.tb = a_cm; /* cuBLASLt's A is our B, its B our A */
+    k.m = g.n, k.n = g.m, k.k = g.k;
+    k.lda = ldb, k.ldb = lda, k.ldc = ldc;
+    k.batch = g.batch;
+    if (g.batch > 1) k.sa = g.b.bs, k.sb = g.a.bs, k.sc = g.c.bs;
+    k.align_a = alignment(g.b.p, g.b.bs * es, g.batch);
+    k.align_b = alignment(g.a.p, g.a.bs * es, g.batch);
+    k.align_c = alignment(g.c.p, g.c.bs * es, g.batch);
+
+    plan                 *p = nullptr;
+    std::unique_ptr<plan> own;
+    {
+        std::lock_guard<std::mutex> lock(g_plan_mu);
+        auto                        it = g_plans.find(k);
+        if (it != g_plans.end()) p = it->second.get();
+    }
+    if (!p) {
+        own.reset(new plan);
+        if ((st = make_plan(k, ctx, own.get()))) return st;
+        std::lock_guard<std::mutex> lock(g_plan_mu);
+        auto                        it = g_plans.find(k);
+        if (it != g_plans.end()) {
+            p = it->second.get(); /* another thread made it meanwhile; ours is dropped */
+        } else if (g_plans.size() < MAX_PLANS) {
+            p = own.get();
+            g_plans.emplace(k, std::move(own));
+        } else {
+            p = own.get();
+        }
+    }
+    if (!p->found) return SG_OK;
+
+    double dal = sg_scalar_to_double(g.alpha), dbe = g.beta0 ? 0.0 : sg_scalar_to_double(g.beta);
+    float  fal = (float)dal, fbe = (float)dbe;
+    const void *al = g.dtype == SG_FLOAT64 ? (const void *)&dal : (const void *)&fal;
+    const void *be = g.dtype == SG_FLOAT64 ? (const void *)&dbe : (const void *)&fbe;
+    cublasStatus_t s = cublasLtMatmul(ctx->handle, p->op, al, g.b.p, p->la, g.a.p, p->lb, be, g.c.p,
+                                      p->lc, g.c.p, p->lc, &p->algo, ctx->work, ctx->work_bytes,
+                                      stream);
+    if (s == CUBLAS_STATUS_NOT_SUPPORTED) return SG_OK; /* the plain kernel takes it */
+    if (s != CUBLAS_STATUS_SUCCESS) return lt_fail(s, "matmul");
+    *done = true;
+    return SG_OK;
+}
+
+/* Runs the job: C = alpha * A.B + beta * C for every matrix of the batch. */
+sg_status gemm_run(gemm_job g) {
+    if (g.m == 0 || g.n == 0 || g.batch == 0) return SG_OK;
+    int64_t ld;
+    /* A column-major C: compute C^T = B^T . A^T, whose C is row-major. */
+    if (!row_major(g.m, g.n, g.c.rs, g.c.cs, &ld)) {
+        operand at = {g.a.p, g.a.bs, g.a.cs, g.a.rs}, bt = {g.b.p, g.b.bs, g.b.cs, g.b.rs};
+        g.c = operand{g.c.p, g.c.bs, g.c.cs, g.c.rs};
+        g.a = bt, g.b = at;
+        int64_t tmp = g.m;
+        g.m = g.n, g.n = tmp;
+    }
+    cudaStream_t s = sg_cu_stream();
+    bool         floating = g.dtype == SG_FLOAT32 || g.dtype == SG_FLOAT64 ||
+                    g.dtype == SG_FLOAT16 || g.dtype == SG_BFLOAT16;
+    if (floating && g.k > 0) {
+        bool      done;
+        sg_status st = run_lt(g, s, &done);
+        if (st || done) return st;
+    }
+    return run_plain(g, s);
+}
+
+/* ---- mm_compute ------------------------------------------------------------------------------ */
+
+sg_status same_device(const char *op, const sg_tensor *r, const sg_tensor *x) {
+    if (!x || sg_device_eq(r->device, x->device)) return SG_OK;
+    return sg_error(SG_EINVAL, "%s: Expected all tensors to be on the same device, but found at "
+                               "least two devices, %s:%d and %s:%d!",
+                    op, sg_device_type_name((sg_device_type)r->device.type), r->device.index,
+                    sg_device_type_name((sg_device_type)x->device.type), x->device.index);
+}
+
+/* t itself where its matrices suit a gemm (rows or columns contiguous), else a contiguous copy
+ * (*owned gets the reference to release). */
+sg_status usable(sg_tensor *t, sg_tensor **use, sg_tensor **owned) {
+    *owned = nullptr;
+    if (matrix_ok(t)) {
+        *use = t;
+        return SG_OK;
+    }
+    sg_status st = sg_tensor_contiguous(t, owned);
+    *use = *owned;
+    return st;
+}
+
+/* result ([B,] m, n) = beta * self + alpha * a . b, as the CPU's mm_compute: self is already
+ * expanded to the result (NULL where beta is 0); result is staged in a contiguous tensor where
+ * its layout does not suit a gemm or it overlaps a or b. */
+sg_status mm_compute(const char *op, sg_tensor *result, sg_tensor *self, sg_tensor *a,
+                     sg_tensor *b, sg_scalar beta, sg_scalar alpha) {
+    sg_dtype  t = dtype_of(result);
+    sg_status st;
+    if (!mm_dtype_ok(t))
+        return sg_error(SG_EUNSUPPORTED, "\"%s\" not implemented for '%s'", op,
+                        sg_aten_type_name(t));
+    if ((st = same_device(op, result, a)) || (st = same_device(op, result, b)) ||
+        (st = same_device(op, result, self)))
+        return st;
+    if (sg_tensor_numel(result) == 0) return SG_OK;
+    sg_cu_guard guard(result->device);
+    bool        beta0 = scalar_is_zero(beta);
+    sg_tensor  *w = result, *ao = nullptr, *bo = nullptr, *ua, *ub;
+    if (!gemm_layout_ok(result) || overlaps(result, a) || overlaps(result, b)) {
+        if ((st = sg_tensor_empty(result->sizes, result->ndim, t, result->device, &w))) return st;
+    }
+    if (!beta0 && self && !same_view(self, w) && (st = sg_cast_copy_(w, self))) goto done;
+    if ((st = usable(a, &ua, &ao)) || (st = usable(b, &ub, &bo))) goto done;
+    {
+        int32_t  nd = ua->ndim;
+        bool     batched = nd == 3;
+        gemm_job g;
+        g.dtype = t;
+        g.batch = batched ? ua->sizes[0] : 1;
+        g.m = ua->sizes[nd - 2], g.k = ua->sizes[nd - 1], g.n = ub->sizes[nd - 1];
+        g.a = operand{(char *)sg_tensor_data(ua), batched ? ua->strides[0] : 0,
+                      ua->strides[nd - 2], ua->strides[nd - 1]};
+        g.b = operand{(char *)sg_tensor_data(ub), batched ? ub->strides[0] : 0,
+                      ub->strides[nd - 2], ub->strides[nd - 1]};
+        g.c = operand{(char *)sg_tensor_data(w), batched ? w->strides[0] : 0, w->strides[nd - 2],
+                      w->strides[nd - 1]};
+        g.alpha = alpha;
+        g.beta = beta0 ? sg_scalar_int(0) : beta;
+        g.beta0 = beta0;
+        if ((st = gemm_run(g))) goto done;
+    }
+    if (w != result) st = sg_tensor_copy_(result, w);
+done:
+    sg_tensor_release(ao);
+    sg_tensor_release(bo);
+    if (w != result) sg_tensor_release(w);
+    return st;
+}
+
+/* ---- out= tensors and checks (as the CPU's) -------------------------------------------------- */
+
+sg_status out_prepare(sg_tensor *out, const sg_meta *m) {
+    if (dtype_of(out) != m->dtype)
+        return sg_error(SG_EINVAL, "Expected out tensor to have dtype %s, but got %s instead",
+                        sg_meta_type_name(m->dtype), sg_meta_type_name(dtype_of(out)));
+    if (!sg_device_eq(out->device, m->device))
+        return sg_error(SG_EINVAL, "Expected out tensor to have device %s, but got %s instead",
+                        sg_device_type_name((sg_device_type)m->device.type),
+                        sg_device_type_name((sg_device_type)out->device.type));
+    bool same = out->ndim == m->ndim;
+    for (int32_t i = 0; same && i < m->ndim; i++) same = out->sizes[i] == m->sizes[i];
+    return same ? SG_OK : sg_tensor_resize_(out, m->sizes, m->ndim);
+}
+
+void meta_set(sg_meta *m, const sg_tensor *like, sg_dtype dtype, const int64_t *sizes, int32_t n) {
+    m->ndim = n;
+    m->dtype = dtype;
+    m->device = like->device;
+    memcpy(m->sizes, sizes, (size_t)n * sizeof *sizes);
+}
+
+sg_status expand_self(sg_tensor *self, const int64_t *sizes, int32_t n, sg_tensor **out) {
+    char      a[160], b[160];
+    sg_status st = sg_tensor_expand(self, sizes, n, out);
+    if (st && self->ndim <= n) {
+        for (int32_t i = n - 1, d = self->ndim - 1; d >= 0; i--, d--)
+            if (self->sizes[d] != sizes[i] && self->sizes[d] != 1)
+                return sg_error(SG_EINVAL,
+                                "The expanded size of the tensor (%lld) must match the existing "
+                                "size (%lld) at non-singleton dimension %d.  Target sizes: %s.  "
+                                "Tensor sizes: %s",
+                                (long long)sizes[i], (long long)self->sizes[d], i,
+                                sg_shape_str(sizes, n, a, sizeof a),
+                                sg_shape_str(self->sizes, self->ndim, b, sizeof b));
+    }
+    return st;
+}
+
+sg_status mm_meta(sg_tensor *self, sg_tensor *mat2, sg_meta *m) {
+    if (self->ndim != 2) return sg_error(SG_EINVAL, "self must be a matrix");
+    if (mat2->ndim != 2) return sg_error(SG_EINVAL, "mat2 must be a matrix");
+    if (self->sizes[1] != mat2->sizes[0])
+        return sg_error(SG_EINVAL, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and "
+                                   "%lldx%lld)",
+                        (long long)self->sizes[0], (long long)self->sizes[1],
+                        (long long)mat2->sizes[0], (long long)mat2->sizes[1]);
+    int64_t sizes[2] = {self->sizes[0], mat2->sizes[1]};
+    meta_set(m, self, dtype_of(self), sizes, 2);
+    return SG_OK;
+}
+
+sg_status same_dtype_m1_m2(const sg_tensor *m1, const sg_tensor *m2) {
+    if (m1->dtype != m2->dtype)
+        return sg_error(SG_EINVAL, "expected m1 and m2 to have the same dtype, but got: %s != %s",
+                        sg_meta_type_name(dtype_of(m1)), sg_meta_type_name(dtype_of(m2)));
+    return SG_OK;
+}
+
+sg_status addmm_meta(sg_tensor *self, sg_tensor *mat1, sg_tensor *mat2, sg_meta *m) {
+    if (self->dtype != mat2->dtype)
+        return sg_error(SG_EINVAL, "self and mat2 must have the same dtype, but got %s and %s",
+                        sg_aten_type_name(dtype_of(self)), sg_aten_type_name(dtype_of(mat2)));
+    if (mat1->dtype != mat2->dtype)
+        return sg_error(SG_EINVAL, "mat1 and mat2 must have the same dtype, but got %s and %s",
+                        sg_aten_type_name(dtype_of(mat1)), sg_aten_type_name(dtype_of(mat2)));
+    if (mat1->ndim != 2)
+        return sg_error(SG_EINVAL, "mat1 must be a matrix, got %d-D tensor", mat1->ndim);
+    if (mat2->ndim != 2)
+        return sg_error(SG_EINVAL, "mat2 must be a matrix, got %d-D tensor", mat2->ndim);
+    if (mat1->sizes[1] != mat2->sizes[0])
+        return sg_error(SG_EINVAL, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and "
+                                   "%lldx%lld)",
+                        (long long)mat1->sizes[0], (long long)mat1->sizes[1],
+                        (long long)mat2->sizes[0], (long long)mat2->sizes[1]);
+    int64_t sizes[2] = {mat1->sizes[0], mat2->sizes[1]};
+    meta_set(m, mat1, dtype_of(mat1), sizes, 2);
+    return SG_OK;
+}
+
+sg_status bmm_checks(const sg_tensor *b1, const sg_tensor *b2, sg_meta *m) {
+    if (b1->ndim != 3) return sg_error(SG_EINVAL, "batch1 must be a 3D tensor");
+    if (b2->ndim != 3) return sg_error(SG_EINVAL, "batch2 must be a 3D tensor");
+    int64_t bs = b1->sizes[0], kk = b1->sizes[2];
+    if (b2->sizes[0] != bs || b2->sizes[1] != kk)
+        return sg_error(SG_EINVAL, "Expected size for first two dimensions of batch2 tensor to "
+                                   "be: [%lld, %lld] but got: [%lld, %lld].",
+                        (long long)bs, (long long)kk, (long long)b2->sizes[0],
+                        (long long)b2->sizes[1]);
+    int64_t sizes[3] = {bs, b1->sizes[1], b2->sizes[2]};
+    meta_set(m, b2, dtype_of(b2), sizes, 3);
+    return SG_OK;
+}
+
+sg_status bmm_dtypes(const sg_tensor *b1, const sg_tensor *b2) {
+    if (b1->dtype != b2->dtype)
+        return sg_error(SG_EINVAL, "expected scalar type %s but found %s",
+                        sg_aten_type_name(dtype_of(b1)), sg_aten_type_name(dtype_of(b2)));
+    return SG_OK;
+}
+
+sg_status baddbmm_checks(sg_tensor *self, const sg_tensor *b1, const sg_tensor *b2, sg_meta *m,
+                         sg_tensor **expanded) {
+    if (b1->ndim != 3) return sg_error(SG_EINVAL, "batch1 must be a 3D tensor");
+    if (b2->ndim != 3) return sg_error(SG_EINVAL, "batch2 must be a 3D tensor");
+    int64_t   sizes[3] = {b1->sizes[0], b1->sizes[1], b2->sizes[2]};
+    sg_status st = expand_self(self, sizes, 3, expanded);
+    if (st) return st;
+    if (self->dtype != b1->dtype)
+        st = sg_error(SG_EINVAL, "Input dtypes must be the same, got: input %s, batch1: %s, "
+                                 "batch2: %s",
+                      sg_meta_type_name(dtype_of(self)), sg_meta_type_name(dtype_of(b1)),
+                      sg_meta_type_name(dtype_of(b2)));
+    if (!st) st = bmm_checks(b1, b2, m);
+    if (st) {
+        sg_tensor_release(*expanded);
+        *expanded = nullptr;
+    }
+    return st;
+}
+
+/* ---- the out kernels ------------------------------------------------------------------------- */
+
+sg_status mm_out(sg_keyset ks, sg_tensor *self, sg_tensor *mat2, sg_tensor *out, sg_tensor **ret) {
+    (void)ks;
+    sg_meta   m;
+    sg_status st;
+    if ((st = mm_meta(self, mat2, &m)) || (st = out_prepare(out, &m)) ||
+        (st = same_dtype_m1_m2(self, mat2)) ||
+        (st = mm_compute("addmm_cuda", out, nullptr, self, mat2, sg_scalar_int(0),
+                         sg_scalar_int(1))))
+        return st;
+    *ret = sg_tensor_retain(out);
+    return SG_OK;
+}
+
+sg_status addmm_out(sg_keyset ks, sg_tensor *self, sg_tensor *mat1, sg_tensor *mat2,
+                    sg_scalar beta, sg_scalar alpha, sg_tensor *out, sg_tensor **ret) {
+    (void)ks;
+    sg_meta    m;
+    sg_tensor *s = nullptr;
+    sg_status  st;
+    if ((st = addmm_meta(self, mat1, mat2, &m)) || (st = expand_self(self, m.sizes, 2, &s)))
+        return st;
+    /* self is read before out is resized: out may be self (addmm_) or share its storage */
+    if (!(st = out_prepare(out, &m)) && !(st = same_dtype_m1_m2(mat1, mat2)))
+        st = mm_compute("addmm_cuda", out, s, mat1, mat2, beta, alpha);
+    sg_tensor_release(s);
+    if (!st) *ret = sg_tensor_retain(out);
+    return st;
+}
+
+sg_status bmm_out(sg_keyset ks, sg_tensor *self, sg_tensor *mat2, sg_tensor *out, sg_tensor **ret) {
+    (void)ks;
+    sg_meta   m;
+    sg_status st;
+    if ((st = bmm_checks(self, mat2, &m)) || (st = out_prepare(out, &m)) ||
+        (st = bmm_dtypes(self, mat2)) ||
+        (st = mm_compute("bmm_cuda", out, nullptr, self, mat2, sg_scalar_int(0), sg_scalar_int(1))))
+        return st;
+    *ret = sg_tensor_retain(out);
+    return SG_OK;
+}
+
+sg_status baddbmm_out(sg_keyset ks, sg_tensor *self, sg_tensor *batch1, sg_tensor *batch2,
+                      sg_scalar beta, sg_scalar alpha, sg_tensor *out, sg_tensor **ret) {
+    (void)ks;
+    sg_meta    m;
+    sg_tensor *s = nullptr;
+    sg_status  st = baddbmm_checks(self, batch1, batch2, &m, &s);
+    if (st) return st;
+    if (!(st = out_prepare(out, &m)) && !(st = bmm_dtypes(batch1, batch2)))
+        st = mm_compute("baddbmm_cuda", out, s, batch1, batch2, beta, alpha);
+    sg_tensor_release(s);
+    if (!st) *ret = sg_tensor_retain(out);
+    return st;
+}
+
+} // namespace
+
+extern "C" sg_status sg_cu_register_attention(void); /* attention.cu */
+
+extern "C" sg_status sg_cu_register_linalg(void) {
+    /* the meta functions are the CPU library's (set once by sg_aten_cpu_init) */
+    SG_CU_REG(aten_mm_out, mm_out);
+    SG_CU_REG(aten_addmm_out, addmm_out);
+    SG_CU_REG(aten_bmm_out, bmm_out);
+    SG_CU_REG(aten_baddbmm_out, baddbmm_out);
+    return sg_cu_register_attention();
+}

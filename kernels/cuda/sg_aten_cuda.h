@@ -13,6 +13,13 @@ extern "C" {
  * CUDA tensor can be made. */
 sg_status sg_aten_cuda_init(void);
 
+/* Whether float32 matrix products on CUDA (mm, addmm, bmm, baddbmm and what is built on them:
+ * matmul, linear, scaled_dot_product_attention) may round their inputs to TF32 on tensor cores,
+ * as torch.backends.cuda.matmul.allow_tf32. Off by default (full float32 precision); the switch
+ * is process-wide and takes effect for the products launched after it. */
+sg_status sg_cuda_set_allow_tf32(bool allow);
+bool      sg_cuda_allow_tf32(void);
+
 #ifdef __cplusplus
 }
 #endif
