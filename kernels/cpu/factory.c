@@ -607,6 +607,7 @@ struct sg_generator {
     int32_t         left, next;
     bool            has_normal; /* CPUGeneratorImpl's next_double_normal_sample */
     double          normal;
+    uint64_t        philox;     /* Philox stream numbers handed to device generators */
 };
 
 /* at::mt19937's init_with_uint32 */
@@ -618,6 +619,7 @@ static void mt_seed(sg_generator *g, uint64_t seed) {
     g->left = 1;
     g->next = 0;
     g->has_normal = false;
+    g->philox = 0;
 }
 
 static uint32_t twist(uint32_t u, uint32_t v) {
@@ -692,6 +694,16 @@ uint64_t sg_generator_initial_seed(sg_generator *g) {
     uint64_t s = g->seed;
     pthread_mutex_unlock(&g->lock);
     return s;
+}
+
+void sg_generator_philox_reserve(sg_generator *g, uint64_t n, uint64_t *seed,
+                                 uint64_t *offset) {
+    g = gen_of(g);
+    pthread_mutex_lock(&g->lock);
+    *seed = g->seed;
+    *offset = g->philox;
+    g->philox += n;
+    pthread_mutex_unlock(&g->lock);
 }
 
 uint32_t sg_generator_random(sg_generator *g) {

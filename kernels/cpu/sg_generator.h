@@ -53,6 +53,12 @@ sg_generator *sg_generator_default(void);
 void          sg_generator_manual_seed(sg_generator *g, uint64_t seed);
 /* The seed g was last seeded with (NULL: the default generator). */
 uint64_t      sg_generator_initial_seed(sg_generator *g);
+/* For counter-based device generators (CUDA's Philox): reserves n stream numbers of g (NULL:
+ * the default generator) past those already handed out: *seed gets g's seed and *offset the
+ * first number reserved. Seeding g restarts them at 0; the Mersenne Twister's stream is
+ * untouched. */
+void          sg_generator_philox_reserve(sg_generator *g, uint64_t n, uint64_t *seed,
+                                          uint64_t *offset);
 /* Raw draws, as CPUGeneratorImpl::random() and random64(). */
 uint32_t      sg_generator_random(sg_generator *g);
 uint64_t      sg_generator_random64(sg_generator *g);

@@ -1,4 +1,874 @@
-/* index.cu: (being written) */
-#include "loops.cuh"
+/* index.cu: joining (cat, stack), indexing (index_select, embedding, gather, scatter,
+ * scatter_add) and triangles (tril, triu) on CUDA, with kernels/cpu/index.c's semantics and
+ * messages (its meta functions make the checks of the structured ops). sort and topk are in
+ * sort.cu. where, masked_fill, clamp and pow are elsewhere.
+ *
+ * Gathers and scatters move elements as bytes (any dtype), one thread per element of the
+ * index (or of the result), with operands read through their strides. cat copies the parts
+ * that are contiguous and of the output's dtype in one launch (up to 64 parts, each in the
+ * widest unit their sizes and alignments allow); other parts go through the casting copy.
+ * Index tensors are bounds-checked before anything is written (see sg_cu_find_oob).
+ * scatter's reductions use atomics (add on float, double, int32, int64 natively; otherwise a
+ * compare-and-swap loop); float16 and bfloat16 accumulate in a float32 copy, rounded once at
+ * the end, as the CPU's. */
+#include "index.cuh"
 
-extern "C" sg_status sg_cu_register_index(void) { return SG_OK; }
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+
+/* ---- shared helpers (index.cuh) ------------------------------------------------------------ */
+
+sg_status sg_cu_same_device(const char *op, const sg_tensor *t, sg_device dev) {
+    if (sg_device_eq(t->device, dev)) return SG_OK;
+    return sg_error(SG_EINVAL, "%s: Expected all tensors to be on the same device, but found at "
+                               "least two devices, %s:%d and %s:%d!",
+                    op, sg_device_type_name((sg_device_type)dev.type), dev.index,
+                    sg_device_type_name((sg_device_type)t->device.type), t->device.index);
+}
+
+bool sg_cu_overlap(const sg_tensor *a, const sg_tensor *b) {
+    if (!a->storage->data || a->storage->data != b->storage->data) return false;
+    int64_t sa = sg_tensor_span(a), sb = sg_tensor_span(b);
+    if (!sa || !sb) return false;
+    int64_t ea = (int64_t)sg_dtype_size(dtype_of(a)), eb = (int64_t)sg_dtype_size(dtype_of(b));
+    int64_t a0 = a->offset * ea, a1 = a0 + sa * ea, b0 = b->offset * eb, b1 = b0 + sb * eb;
+    return a0 < b1 && b0 < a1;
+}
+
+sg_status sg_cu_no_overlap(const char *op, const sg_tensor *out, const sg_tensor *in) {
+    if (!sg_cu_overlap(out, in)) return SG_OK;
+    return sg_error(SG_EINVAL, "%s: unsupported operation: some elements of the input tensor "
+                               "and the written-to tensor refer to a single memory location. "
+                               "Please clone() the tensor before performing the operation.",
+                    op);
+}
+
+sg_status sg_cu_no_internal_overlap(const char *op, const sg_tensor *t) {
+    for (int32_t i = 0; i < t->ndim; i++)
+        if (t->sizes[i] > 1 && t->strides[i] == 0)
+            return sg_error(SG_EINVAL, "%s: unsupported operation: more than one element of the "
+                                       "written-to tensor refers to a single memory location. "
+                                       "Please clone() the tensor before performing the "
+                                       "operation.",
+                            op);
+    return SG_OK;
+}
+
+sg_status sg_cu_prep_out(const char *op, sg_tensor *out, const sg_meta *m, bool exact) {
+    sg_status st = sg_cu_same_device(op, out, m->device);
+    if (st) return st;
+    if (exact && dtype_of(out) != m->dtype)
+        return sg_error(SG_EINVAL, "%s: Expected out tensor to have dtype %s, but got %s instead",
+                        op, sg_dtype_name(m->dtype), sg_dtype_name(dtype_of(out)));
+    if (!sg_can_cast(m->dtype, dtype_of(out)))
+        return sg_error(SG_EINVAL, "%s: result type %s can't be cast to the desired output type "
+                                   "%s",
+                        op, sg_aten_type_name(m->dtype), sg_aten_type_name(dtype_of(out)));
+    bool same = out->ndim == m->ndim;
+    for (int32_t i = 0; same && i < m->ndim; i++) same = out->sizes[i] == m->sizes[i];
+    if (!same && (st = sg_tensor_resize_(out, m->sizes, m->ndim))) return st;
+    return sg_cu_no_internal_overlap(op, out);
+}
+
+sg_status sg_cu_index_i64(const char *op, const sg_tensor *idx, sg_device dev, sg_tensor **out) {
+    *out = NULL;
+    if (idx->device.type == SG_DEV_CPU && dev.type != SG_DEV_CPU) {
+        /* an index on the host is moved over (as a contiguous int64 copy) */
+        sg_tensor *c = NULL;
+        sg_status  st = sg_cast(idx, SG_INT64, &c);
+        if (!st) st = sg_tensor_to(c, dev, out);
+        sg_tensor_release(c);
+        return st;
+    }
+    sg_status st = sg_cu_same_device(op, idx, dev);
+    return st ? st : sg_cast(idx, SG_INT64, out);
+}
+
+namespace {
+
+__global__ void oob_kernel(const int64_t *idx, int64_t n, int64_t bound,
+                           unsigned long long *first) {
+    int64_t step = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
+        int64_t v = idx[i];
+        if (v < 0 || v >= bound) atomicMin(first, (unsigned long long)i);
+    }
+}
+
+} // namespace
+
+sg_status sg_cu_find_oob(const char *op, const sg_tensor *idx, int64_t bound, int64_t *bad,
+                         int64_t *value) {
+    *bad = -1;
+    *value = 0;
+    int64_t n = sg_tensor_numel(idx);
+    if (n == 0) return SG_OK;
+    sg_cu_guard  guard(idx->device);
+    cudaStream_t s = sg_cu_stream();
+    sg_tensor   *flag = NULL;
+    int64_t      one = 1;
+    sg_status    st = sg_tensor_empty(&one, 1, SG_INT64, idx->device, &flag);
+    if (st) return st;
+    unsigned long long *f = (unsigned long long *)sg_tensor_data(flag), first = 0;
+    const int64_t      *iv = (const int64_t *)sg_tensor_data(idx);
+    st = sg_cu_status(cudaMemsetAsync(f, 0xff, sizeof *f, s), op);
+    if (!st) {
+        oob_kernel<<<sg_cu_blocks(n), SG_CU_BLOCK, 0, s>>>(iv, n, bound, f);
+        st = sg_cu_check(op);
+    }
+    if (!st) st = sg_cu_status(cudaMemcpyAsync(&first, f, sizeof first, cudaMemcpyDeviceToHost, s), op);
+    if (!st) st = sg_cu_status(cudaStreamSynchronize(s), op);
+    if (!st && first != ~0ull) {
+        *bad = (int64_t)first;
+        st = sg_cu_status(cudaMemcpyAsync(value, iv + first, sizeof *value,
+                                          cudaMemcpyDeviceToHost, s), op);
+        if (!st) st = sg_cu_status(cudaStreamSynchronize(s), op);
+    }
+    sg_tensor_release(flag);
+    return st;
+}
+
+namespace {
+
+/* ---- helpers ------------------------------------------------------------------------------ */
+
+sg_dtype dt(const sg_tensor *t) { return (sg_dtype)t->dtype; }
+size_t   esize(const sg_tensor *t) { return sg_dtype_size(dt(t)); }
+
+sg_status not_implemented(const char *kernel, sg_dtype t) {
+    return sg_error(SG_EUNSUPPORTED, "\"%s\" not implemented for '%s'", kernel,
+                    sg_aten_type_name(t));
+}
+
+/* The tensor a kernel runs on must be a CUDA one (a CPU operand beside CUDA ones dispatches
+ * here too). */
+sg_status need_cuda(const char *op, const sg_tensor *t) {
+    if (t->device.type == SG_DEV_CUDA) return SG_OK;
+    return sg_error(SG_EINVAL, "%s: expected a tensor on cuda, got one on %s", op,
+                    sg_device_type_name((sg_device_type)t->device.type));
+}
+
+sg_status no_meta(const char *op) {
+    return sg_error(SG_EUNSUPPORTED, "%s: the meta function is not set (sg_aten_cpu_init)", op);
+}
+
+sg_status wrap(const char *op, int64_t *dim, int64_t ndim) {
+    int64_t n = ndim > 0 ? ndim : 1;
+    if (*dim < -n || *dim >= n)
+        return sg_error(SG_EINVAL,
+                        "%s: dimension out of range (expected to be in range of [%lld, %lld], "
+                        "but got %lld)",
+                        op, (long long)-n, (long long)(n - 1), (long long)*dim);
+    if (*dim < 0) *dim += n;
+    return SG_OK;
+}
+
+void meta_of(sg_meta *m, const int64_t *sizes, int32_t n, sg_dtype t, sg_device d) {
+    m->ndim = n;
+    memcpy(m->sizes, sizes, (size_t)n * sizeof *sizes);
+    m->dtype = t;
+    m->device = d;
+}
+
+/* Fills a geometry of t's (ensure_nonempty) sizes, operand k's strides from each tensor. */
+template <int N> void nd_of(sg_cu_nd<N> &g, const sg_tensor *shape, const sg_tensor *const *ops) {
+    g.ndim = sg_cu_ne_dim(shape);
+    for (int32_t d = 0; d < g.ndim; d++) {
+        g.size[d] = sg_cu_ne_size(shape, d);
+        for (int k = 0; k < N; k++) g.st[k][d] = ops[k] ? sg_cu_ne_stride(ops[k], d) : 0;
+    }
+}
+
+/* c10's checked conversion of a Scalar to a dtype: whether the value overflows it. */
+bool overflows(sg_scalar v, sg_dtype t) {
+    if (t == SG_BOOL || v.kind == SG_SCALAR_BOOL) return false;
+    if (v.kind == SG_SCALAR_COMPLEX && !sg_dtype_is_complex(t) && v.u.c.im != 0) return true;
+    if (sg_dtype_is_integral(t, false)) {
+        double lo = -9.2233720368547758e18, hi = 9.2233720368547758e18;
+        switch (t) {
+        case SG_UINT8: lo = -255.0, hi = UINT8_MAX; break;
+        case SG_INT8: lo = INT8_MIN, hi = INT8_MAX; break;
+        case SG_INT16: lo = INT16_MIN, hi = INT16_MAX; break;
+        case SG_INT32: lo = INT32_MIN, hi = INT32_MAX; break;
+        default: break;
+        }
+        if (v.kind == SG_SCALAR_INT)
+            return t != SG_INT64 && ((double)v.u.i < lo || (double)v.u.i > hi);
+        double d = sg_scalar_to_double(v);
+        return !isfinite(d) || d < lo || d > hi;
+    }
+    if (v.kind == SG_SCALAR_INT) return false;
+    double d = sg_scalar_to_double(v);
+    if (isinf(d) || isnan(d) || t == SG_FLOAT64 || t == SG_COMPLEX128) return false;
+    double max = t == SG_FLOAT16 ? 65504.0 : t == SG_BFLOAT16 ? 3.3895313892515355e38 : FLT_MAX;
+    return fabs(d) > max;
+}
+
+/* A Scalar as one element of dtype t (into buf), checked as aten's to<T>() is; converted on
+ * the host by the CPU's cast, so the bytes are the CPU's. */
+sg_status scalar_bytes(const char *op, sg_scalar v, sg_dtype t, void *buf) {
+    if (overflows(v, t))
+        return sg_error(SG_EINVAL, "%s: value cannot be converted to type %s without overflow",
+                        op, sg_cpp_type_name(t));
+    sg_tensor *s = NULL, *c = NULL;
+    sg_status  st = sg_scalar_tensor(v, &s);
+    if (!st) st = sg_cast(s, t, &c);
+    if (!st) memcpy(buf, sg_tensor_data(c), sg_dtype_size(t));
+    sg_tensor_release(c);
+    sg_tensor_release(s);
+    return st;
+}
+
+/* ---- cat, stack --------------------------------------------------------------------------- */
+
+enum { CAT_BATCH = 64 };
+
+struct cat_part {
+    const void *src;
+    int64_t     cols; /* units per outer row */
+    int64_t     col0; /* where they start in the output's row */
+};
+struct cat_batch {
+    cat_part p[CAT_BATCH];
+};
+
+/* Part blockIdx.y: its outer x cols units into the output's rows (out_cols units each). */
+template <class U>
+__global__ void __launch_bounds__(SG_CU_BLOCK)
+    cat_kernel(const cat_batch b, U *out, int64_t out_cols, int64_t outer) {
+    const cat_part p = b.p[blockIdx.y];
+    const U       *src = (const U *)p.src;
+    int64_t        n = outer * p.cols, step = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
+        int64_t r = i / p.cols, c = i - r * p.cols;
+        out[r * out_cols + p.col0 + c] = src[i];
+    }
+}
+
+/* Launches one batch of n parts whose byte sizes and addresses are multiples of `unit`. */
+sg_status cat_launch(const cat_batch &b, int n, int64_t unit, char *out, int64_t out_row_bytes,
+                     int64_t outer, int64_t max_bytes) {
+    cat_batch     u = b;
+    cudaStream_t  s = sg_cu_stream();
+    for (int i = 0; i < n; i++) u.p[i].cols /= unit, u.p[i].col0 /= unit;
+    int64_t  out_cols = out_row_bytes / unit;
+    dim3     grid(sg_cu_blocks(outer * (max_bytes / unit)), (unsigned)n);
+    return sg_cu_visit_size((size_t)unit, [&](auto tag) {
+        using U = typename decltype(tag)::type;
+        cat_kernel<U><<<grid, SG_CU_BLOCK, 0, s>>>(u, (U *)out, out_cols, outer);
+        return sg_cu_check("cat");
+    });
+}
+
+/* The parts of ts (along dim) into out: those contiguous and of out's dtype batched, the rest
+ * through the casting copy. out is contiguous where `batched` is asked for. */
+sg_status cat_copy(sg_tensor_list ts, int64_t dim, sg_tensor *out) {
+    sg_status st = SG_OK;
+    int64_t   outer = 1, inner = 1, es = (int64_t)esize(out);
+    for (int64_t d = 0; d < dim; d++) outer *= out->sizes[d];
+    for (int64_t d = dim + 1; d < out->ndim; d++) inner *= out->sizes[d];
+    bool      batched = sg_tensor_is_contiguous(out) && outer > 0;
+    sg_cu_guard guard(out->device);
+    cat_batch b;
+    int       nb = 0;
+    int64_t   max_bytes = 0, row = out->sizes[dim] * inner * es, at = 0;
+    char     *o = (char *)sg_tensor_data(out);
+    /* each batch moves the widest unit that divides every address and size in it */
+    auto flush = [&]() -> sg_status {
+        if (!nb) return SG_OK;
+        int64_t   w = 16;
+        uintptr_t bits = (uintptr_t)o | (uintptr_t)row;
+        for (int i = 0; i < nb; i++)
+            bits |= (uintptr_t)b.p[i].src | (uintptr_t)b.p[i].cols | (uintptr_t)b.p[i].col0;
+        while (w > 1 && bits % (uintptr_t)w) w /= 2;
+        sg_status r = cat_launch(b, nb, w, o, row, outer, max_bytes);
+        nb = 0;
+        max_bytes = 0;
+        return r;
+    };
+    for (int32_t i = 0; i < ts.len && !st; i++) {
+        sg_tensor *t = ts.items[i], *part;
+        if (t->ndim == 1 && t->sizes[0] == 0) continue; /* the legacy empty tensor */
+        int64_t len = t->sizes[dim];
+        if (len > 0 && batched && dt(t) == dt(out) && sg_tensor_is_contiguous(t)) {
+            b.p[nb].src = sg_tensor_data(t);
+            b.p[nb].cols = len * inner * es;
+            b.p[nb].col0 = at * inner * es;
+            if (b.p[nb].cols > max_bytes) max_bytes = b.p[nb].cols;
+            if (++nb == CAT_BATCH) st = flush();
+        } else if (len > 0 && !(st = sg_tensor_slice(out, dim, at, at + len, 1, &part))) {
+            st = sg_cast_copy_(part, t);
+            sg_tensor_release(part);
+        }
+        at += len;
+    }
+    if (!st) st = flush();
+    return st;
+}
+
+sg_status cat_out_k(sg_keyset ks, sg_tensor_list ts, int64_t dim, sg_tensor *out,
+                    sg_tensor **ret) {
+    (void)ks;
+    sg_meta   m;
+    sg_status st;
+    *ret = NULL;
+    if (!aten_cat_out_meta) return no_meta("cat");
+    if ((st = aten_cat_out_meta(ts, dim, &m)) || (st = need_cuda("cat", out))) return st;
+    if (!sg_can_cast(m.dtype, dt(out)))
+        return sg_error(SG_EINVAL, "cat: input types can't be cast to the desired output type %s",
+                        sg_aten_type_name(dt(out)));
+    const sg_tensor *first = NULL;
+    for (int32_t i = 0; i < ts.len; i++) {
+        if ((st = sg_cu_same_device("cat", ts.items[i], out->device)) ||
+            (st = sg_cu_no_overlap("cat", out, ts.items[i])))
+            return st;
+        if (!first && !(ts.items[i]->ndim == 1 && ts.items[i]->sizes[0] == 0)) first = ts.items[i];
+    }
+    m.dtype = dt(out);
+    if ((st = sg_cu_prep_out("cat", out, &m, false))) return st;
+    if (first) {
+        if ((st = wrap("cat", &dim, first->ndim))) return st;
+        if (sg_tensor_numel(out) > 0 && (st = cat_copy(ts, dim, out))) return st;
+    }
+    *ret = sg_tensor_retain(out);
+    return SG_OK;
+}
+
+/* stack: every tensor of one shape, each unsqueezed at dim, then cat */
+sg_status stack_run(sg_tensor_list ts, int64_t dim, sg_tensor *out, sg_tensor **ret) {
+    char      a[160], b[160];
+    sg_status st = SG_OK;
+    *ret = NULL;
+    if (ts.len == 0) return sg_error(SG_EINVAL, "stack: stack expects a non-empty TensorList");
+    for (int32_t i = 0; i < ts.len; i++)
+        if (!ts.items[i]) return sg_error(SG_EINVAL, "stack: tensor %d is None", i);
+    if ((st = wrap("stack", &dim, (int64_t)ts.items[0]->ndim + 1))) return st;
+    for (int32_t i = 1; i < ts.len; i++) {
+        const sg_tensor *t = ts.items[i], *t0 = ts.items[0];
+        bool             same = t->ndim == t0->ndim;
+        for (int32_t d = 0; same && d < t->ndim; d++) same = t->sizes[d] == t0->sizes[d];
+        if (!same)
+            return sg_error(SG_EINVAL, "stack: stack expects each tensor to be equal size, but got "
+                                       "%s at entry 0 and %s at entry %d",
+                            sg_shape_str(t0->sizes, t0->ndim, a, sizeof a),
+                            sg_shape_str(t->sizes, t->ndim, b, sizeof b), i);
+    }
+    sg_tensor **u = (sg_tensor **)calloc((size_t)ts.len, sizeof *u);
+    if (!u) return sg_error(SG_ENOMEM, "out of memory");
+    for (int32_t i = 0; i < ts.len && !st; i++) st = sg_tensor_unsqueeze(ts.items[i], dim, &u[i]);
+    sg_tensor_list l = {u, ts.len};
+    if (!st) {
+        if (out) {
+            st = cat_out_k(0, l, dim, out, ret);
+        } else {
+            sg_meta    m;
+            sg_tensor *r = NULL;
+            if (!(st = aten_cat_out_meta ? aten_cat_out_meta(l, dim, &m) : no_meta("cat")) &&
+                !(st = sg_meta_empty(&m, ret))) {
+                st = cat_out_k(0, l, dim, *ret, &r);
+                sg_tensor_release(r);
+                if (st) {
+                    sg_tensor_release(*ret);
+                    *ret = NULL;
+                }
+            }
+        }
+    }
+    for (int32_t i = 0; i < ts.len; i++) sg_tensor_release(u[i]);
+    free(u);
+    return st;
+}
+
+sg_status stack_k(sg_keyset ks, sg_tensor_list ts, int64_t dim, sg_tensor **ret) {
+    (void)ks;
+    return stack_run(ts, dim, NULL, ret);
+}
+
+sg_status stack_out_k(sg_keyset ks, sg_tensor_list ts, int64_t dim, sg_tensor *out,
+                      sg_tensor **ret) {
+    (void)ks;
+    return stack_run(ts, dim, out, ret);
+}
+
+/* ---- index_select, embedding, gather ------------------------------------------------------ */
+
+/* out[c] = self[c with c[dim] replaced by the index]: the index at c[dim] (index_select) or
+ * at c itself (gather: the index has out's shape, contiguous). st[0]: out, st[1]: self. */
+template <class E, bool BY_COORD>
+__global__ void __launch_bounds__(SG_CU_BLOCK)
+    take_kernel(const sg_cu_nd<2> g, int32_t dim, const int64_t *idx, const E *self, E *out,
+                int64_t n) {
+    int64_t step = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
+        int64_t oo = 0, so = 0;
+        sg_cu_coords(g, i, [&](int d, int64_t c) {
+            oo += c * g.st[0][d];
+            if (d == dim) so += (BY_COORD ? idx[c] : idx[i]) * g.st[1][d];
+            else so += c * g.st[1][d];
+        });
+        out[oo] = self[so];
+    }
+}
+
+template <bool BY_COORD>
+sg_status take(const char *op, const sg_tensor *self, int64_t dim, const sg_tensor *idx,
+               sg_tensor *out) {
+    int64_t n = sg_tensor_numel(out);
+    if (n == 0) return SG_OK;
+    sg_cu_nd<2>      g;
+    const sg_tensor *ops[2] = {out, self};
+    nd_of(g, out, ops);
+    sg_cu_guard  guard(out->device);
+    cudaStream_t s = sg_cu_stream();
+    return sg_cu_visit_size(esize(self), [&](auto tag) {
+        using E = typename decltype(tag)::type;
+        take_kernel<E, BY_COORD><<<sg_cu_blocks(n), SG_CU_BLOCK, 0, s>>>(
+            g, (int32_t)dim, (const int64_t *)sg_tensor_data(idx),
+            (const E *)sg_tensor_data(self), (E *)sg_tensor_data(out), n);
+        return sg_cu_check(op);
+    });
+}
+
+sg_status index_select_run(const char *op, sg_tensor *self, int64_t dim, sg_tensor *index,
+                           sg_tensor *out, sg_tensor **ret) {
+    int64_t   numel = sg_tensor_numel(index);
+    sg_status st;
+    *ret = NULL;
+    if ((st = wrap(op, &dim, self->ndim)) || (st = need_cuda(op, self))) return st;
+    if (index->ndim > 1)
+        return sg_error(SG_EINVAL, "%s: index_select(): Index is supposed to be a vector", op);
+    if (self->ndim == 0 && numel != 1)
+        return sg_error(SG_EINVAL, "%s: index_select(): Index to scalar can have only 1 value, got "
+                                   "%lld value(s)",
+                        op, (long long)numel);
+    if (dt(index) != SG_INT64 && dt(index) != SG_INT32)
+        return sg_error(SG_EINVAL, "%s: index_select(): Expected dtype int32 or int64 for index",
+                        op);
+    if (out && dt(out) != dt(self))
+        return sg_error(SG_EINVAL, "%s: index_select(): self and result must have the same scalar "
+                                   "type",
+                        op);
+    sg_meta m;
+    meta_of(&m, self->sizes, self->ndim, dt(self), self->device);
+    if (self->ndim > 0) m.sizes[dim] = numel;
+    if (out && ((st = sg_cu_no_overlap(op, out, self)) || (st = sg_cu_no_overlap(op, out, index)) ||
+                (st = sg_cu_prep_out(op, out, &m, true))))
+        return st;
+
+    sg_tensor *idx = NULL, *res = NULL;
+    int64_t    bad, value;
+    if ((st = sg_cu_index_i64(op, index, self->device, &idx))) return st;
+    if (!(st = sg_cu_find_oob(op, idx, sg_cu_ne_size(self, (int32_t)dim), &bad, &value)) &&
+        bad >= 0)
+        st = sg_error(SG_EINVAL, "%s: index out of range in self", op);
+    if (!st) {
+        if (out) res = sg_tensor_retain(out);
+        else st = sg_tensor_empty(m.sizes, m.ndim, dt(self), self->device, &res);
+    }
+    if (!st) st = take<true>(op, self, dim, idx, res);
+    sg_tensor_release(idx);
+    if (st) {
+        sg_tensor_release(res);
+        return st;
+    }
+    *ret = res;
+    return SG_OK;
+}
+
+sg_status index_select_k(sg_keyset ks, sg_tensor *self, int64_t dim, sg_tensor *index,
+                         sg_tensor **ret) {
+    (void)ks;
+    return index_select_run("index_select", self, dim, index, NULL, ret);
+}
+
+sg_status index_select_out_k(sg_keyset ks, sg_tensor *self, int64_t dim, sg_tensor *index,
+                             sg_tensor *out, sg_tensor **ret) {
+    (void)ks;
+    return index_select_run("index_select", self, dim, index, out, ret);
+}
+
+/* embedding: the rows of weight the indices name, shaped indices.shape + [weight.size(1)] */
+sg_status embedding_k(sg_keyset ks, sg_tensor *weight, sg_tensor *indices, int64_t padding_idx,
+                      bool scale_grad_by_freq, bool sparse, sg_tensor **ret) {
+    (void)ks, (void)padding_idx, (void)scale_grad_by_freq, (void)sparse;
+    *ret = NULL;
+    if (weight->ndim != 2) return sg_error(SG_EINVAL, "embedding: 'weight' must be 2-D");
+    if (dt(indices) != SG_INT64 && dt(indices) != SG_INT32)
+        return sg_error(SG_EINVAL, "embedding: Expected tensor for argument #1 'indices' to have "
+                                   "one of the following scalar types: Long, Int; but got "
+                                   "torch.%sTensor instead (while checking arguments for "
+                                   "embedding)",
+                        sg_aten_type_name(dt(indices)));
+    if (indices->ndim + 1 > SG_MAX_DIMS)
+        return sg_error(SG_EINVAL, "embedding: too many dimensions");
+    int64_t    flat = sg_tensor_numel(indices), shape[SG_MAX_DIMS];
+    sg_tensor *idx = NULL, *c = NULL, *rows = NULL;
+    /* the indices as a vector (contiguous int64: a view of the copy sg_cast makes or keeps) */
+    sg_status  st = sg_cu_index_i64("embedding", indices, weight->device, &c);
+    if (!st) st = sg_tensor_view(c, &flat, 1, &idx);
+    if (!st) st = index_select_run("embedding", weight, 0, idx, NULL, &rows);
+    if (!st) {
+        memcpy(shape, indices->sizes, (size_t)indices->ndim * sizeof *shape);
+        shape[indices->ndim] = weight->sizes[1];
+        st = sg_tensor_view(rows, shape, indices->ndim + 1, ret);
+    }
+    sg_tensor_release(rows);
+    sg_tensor_release(idx);
+    sg_tensor_release(c);
+    return st;
+}
+
+sg_status gather_out_k(sg_keyset ks, sg_tensor *self, int64_t dim, sg_tensor *index,
+                       bool sparse_grad, sg_tensor *out, sg_tensor **ret) {
+    (void)ks;
+    sg_meta   m;
+    sg_status st;
+    *ret = NULL;
+    if (!aten_gather_out_meta) return no_meta("gather");
+    if ((st = aten_gather_out_meta(self, dim, index, sparse_grad, &m)) ||
+        (st = wrap("gather", &dim, self->ndim)) || (st = need_cuda("gather", self)) ||
+        (st = sg_cu_same_device("gather", self, out->device)) ||
+        (st = sg_cu_no_overlap("gather", out, self)) ||
+        (st = sg_cu_no_overlap("gather", out, index)) ||
+        (st = sg_cu_prep_out("gather", out, &m, true)))
+        return st;
+    if (sg_tensor_numel(index) > 0) {
+        sg_tensor *idx = NULL;
+        int64_t    bad, v, bound = sg_cu_ne_size(self, (int32_t)dim);
+        if ((st = sg_cu_index_i64("gather", index, self->device, &idx))) return st;
+        if (!(st = sg_cu_find_oob("gather", idx, bound, &bad, &v)) && bad >= 0)
+            st = sg_error(SG_EINVAL, "gather: index %lld is out of bounds for dimension %lld with "
+                                     "size %lld",
+                          (long long)v, (long long)dim, (long long)bound);
+        if (!st) st = take<false>("gather", self, dim, idx, out);
+        sg_tensor_release(idx);
+        if (st) return st;
+    }
+    *ret = sg_tensor_retain(out);
+    return SG_OK;
+}
+
+/* ---- scatter ------------------------------------------------------------------------------ */
+
+/* The reductions: 0 none, 1 add, 2 multiply */
+sg_status reduce_of(const char *reduce, int *mode) {
+    if (!reduce) *mode = 0;
+    else if (strcmp(reduce, "add") == 0) *mode = 1;
+    else if (strcmp(reduce, "multiply") == 0) *mode = 2;
+    else return sg_error(SG_EINVAL, "scatter: reduce argument must be either add or multiply.");
+    return SG_OK;
+}
+
+template <class T> __device__ __forceinline__ T combine(T x, T y, int mode) {
+    if constexpr (std::is_same<T, bool>::value) return mode == 1 ? (x || y) : (x && y);
+    else return (T)(mode == 1 ? x + y : x * y);
+}
+
+template <class W, class T> __device__ __forceinline__ W bits_of(T v) {
+    W w = 0;
+    memcpy(&w, &v, sizeof v);
+    return w;
+}
+
+/* *p (op)= v atomically: native adds where CUDA has them, a compare-and-swap loop otherwise
+ * (on the aligned 32-bit word that holds a 1- or 2-byte element). */
+template <class T> __device__ void atomic_combine(T *p, T v, int mode) {
+    if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
+        if (mode == 1) {
+            atomicAdd(p, v);
+            return;
+        }
+    } else if constexpr (std::is_same<T, int32_t>::value) {
+        if (mode == 1) {
+            atomicAdd((int *)p, (int)v);
+            return;
+        }
+    } else if constexpr (std::is_same<T, int64_t>::value) {
+        if (mode == 1) {
+            atomicAdd((unsigned long long *)p, (unsigned long long)v);
+            return;
+        }
+    }
+    if constexpr (sizeof(T) == 8) {
+        unsigned long long *w = (unsigned long long *)p, old = *w, assumed;
+        do {
+            assumed = old;
+            T x;
+            memcpy(&x, &assumed, 8);
+            old = atomicCAS(w, assumed, bits_of<unsigned long long>(combine(x, v, mode)));
+        } while (old != assumed);
+    } else if constexpr (sizeof(T) == 4) {
+        unsigned *w = (unsigned *)p, old = *w, assumed;
+        do {
+            assumed = old;
+            T x;
+            memcpy(&x, &assumed, 4);
+            old = atomicCAS(w, assumed, bits_of<unsigned>(combine(x, v, mode)));
+        } while (old != assumed);
+    } else {
+        unsigned *w = (unsigned *)((uintptr_t)p & ~(uintptr_t)3), old = *w, assumed;
+        unsigned  shift = (unsigned)((uintptr_t)p & 3) * 8;
+        unsigned  mask = (sizeof(T) == 1 ? 0xffu : 0xffffu) << shift;
+        do {
+            assumed = old;
+            unsigned part = (assumed & mask) >> shift;
+            T        x;
+            memcpy(&x, &part, sizeof x); /* little-endian: the low bytes */
+            unsigned r = bits_of<unsigned>(combine(x, v, mode)) << shift;
+            old = atomicCAS(w, assumed, (assumed & ~mask) | (r & mask));
+        } while (old != assumed);
+    }
+}
+
+/* dst[c with c[dim] = idx[i]] (op)= src[c] or value, over the index's elements (i row-major,
+ * c its coordinate). st[0]: dst, st[1]: src. */
+template <class E>
+__global__ void __launch_bounds__(SG_CU_BLOCK)
+    scatter_kernel(const sg_cu_nd<2> g, int32_t dim, const int64_t *idx, const E *src, E value,
+                   E *dst, int64_t n, int mode) {
+    int64_t step = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
+        int64_t doff = 0, soff = 0;
+        sg_cu_coords(g, i, [&](int d, int64_t c) {
+            doff += (d == dim ? idx[i] : c) * g.st[0][d];
+            soff += c * g.st[1][d];
+        });
+        E v = src ? src[soff] : value;
+        if constexpr (std::is_same<E, sg_cu_b16>::value || sg_cu_is_half<E>()) {
+            dst[doff] = v; /* never reduced: complex is refused, 16-bit floats are staged */
+        } else {
+            if (mode) atomic_combine(dst + doff, v, mode);
+            else dst[doff] = v;
+        }
+    }
+}
+
+/* dst (op)= src or value through idx (contiguous int64 of the index's shape `shape`). */
+sg_status scatter_launch(const char *op, sg_tensor *dst, int64_t dim, const sg_tensor *shape,
+                         const sg_tensor *idx, const sg_tensor *src, const char *value,
+                         int mode) {
+    int64_t n = sg_tensor_numel(shape);
+    if (n == 0) return SG_OK;
+    sg_cu_nd<2>      g;
+    const sg_tensor *ops[2] = {dst, src};
+    nd_of(g, shape, ops);
+    sg_cu_guard  guard(dst->device);
+    cudaStream_t s = sg_cu_stream();
+    const int64_t *iv = (const int64_t *)sg_tensor_data(idx);
+    auto launch = [&](auto tag) -> sg_status {
+        using E = typename decltype(tag)::type;
+        E v{};
+        if (value) memcpy(&v, value, sizeof v);
+        scatter_kernel<E><<<sg_cu_blocks(n), SG_CU_BLOCK, 0, s>>>(
+            g, (int32_t)dim, iv, src ? (const E *)sg_tensor_data(src) : nullptr, v,
+            (E *)sg_tensor_data(dst), n, mode);
+        return sg_cu_check(op);
+    };
+    if (!mode) return sg_cu_visit_size(esize(dst), launch);
+    return sg_cu_visit(dt(dst), SG_CU_ALL, op, launch);
+}
+
+/* out = self (unless the same), then out[index] (op)= src or value, along dim (the meta has
+ * checked the arguments) */
+sg_status scatter_run(const char *op, sg_tensor *self, int64_t dim, sg_tensor *index,
+                      sg_tensor *src, const sg_scalar *value, int mode, const sg_meta *m,
+                      sg_tensor *out, sg_tensor **ret) {
+    sg_status st;
+    *ret = NULL;
+    if ((st = wrap(op, &dim, self->ndim)) || (st = need_cuda(op, self)) ||
+        (st = sg_cu_same_device(op, self, out->device)) ||
+        (src && (st = sg_cu_same_device(op, src, out->device))) ||
+        (st = sg_cu_prep_out(op, out, m, true)) || (st = sg_cu_no_overlap(op, out, index)) ||
+        (src && (st = sg_cu_no_overlap(op, out, src))))
+        return st;
+    sg_dtype t = dt(self);
+    if (mode && sg_dtype_is_complex(t)) return not_implemented(op, t);
+    char vbuf[16];
+    if (value && (st = scalar_bytes(op, *value, t, vbuf))) return st;
+    sg_tensor *idx = NULL;
+    if (sg_tensor_numel(index) > 0) {
+        int64_t bad, v, bound = sg_cu_ne_size(self, (int32_t)dim);
+        if ((st = sg_cu_index_i64(op, index, out->device, &idx))) return st;
+        if (!(st = sg_cu_find_oob(op, idx, bound, &bad, &v)) && bad >= 0)
+            st = sg_error(SG_EINVAL, "%s: index %lld is out of bounds for dimension %lld with size "
+                                     "%lld",
+                          op, (long long)v, (long long)dim, (long long)bound);
+    }
+    if (!st && out != self) st = sg_cast_copy_(out, self);
+    if (!st && idx) {
+        if (mode && (t == SG_FLOAT16 || t == SG_BFLOAT16)) {
+            /* reductions of the 16-bit floats accumulate in float, rounded once at the end */
+            sg_tensor *acc = NULL, *src32 = NULL;
+            char       v32[16];
+            st = sg_cast(out, SG_FLOAT32, &acc);
+            if (!st && src) st = sg_cast(src, SG_FLOAT32, &src32);
+            if (!st && value) st = scalar_bytes(op, *value, SG_FLOAT32, v32);
+            if (!st) st = scatter_launch(op, acc, dim, index, idx, src32, value ? v32 : NULL, mode);
+            if (!st) st = sg_cast_copy_(out, acc);
+            sg_tensor_release(src32);
+            sg_tensor_release(acc);
+        } else {
+            st = scatter_launch(op, out, dim, index, idx, src, value ? vbuf : NULL, mode);
+        }
+    }
+    sg_tensor_release(idx);
+    if (st) return st;
+    *ret = sg_tensor_retain(out);
+    return SG_OK;
+}
+
+sg_status scatter_src_out_k(sg_keyset ks, sg_tensor *self, int64_t dim, sg_tensor *index,
+                            sg_tensor *src, sg_tensor *out, sg_tensor **ret) {
+    (void)ks;
+    sg_meta   m;
+    sg_status st = aten_scatter_src_out_meta ? aten_scatter_src_out_meta(self, dim, index, src, &m)
+                                             : no_meta("scatter");
+    *ret = NULL;
+    return st ? st : scatter_run("scatter", self, dim, index, src, NULL, 0, &m, out, ret);
+}
+
+sg_status scatter_value_out_k(sg_keyset ks, sg_tensor *self, int64_t dim, sg_tensor *index,
+                              sg_scalar value, sg_tensor *out, sg_tensor **ret) {
+    (void)ks;
+    sg_meta   m;
+    sg_status st = aten_scatter_value_out_meta
+                       ? aten_scatter_value_out_meta(self, dim, index, value, &m)
+                       : no_meta("scatter");
+    *ret = NULL;
+    return st ? st : scatter_run("scatter", self, dim, index, NULL, &value, 0, &m, out, ret);
+}
+
+sg_status scatter_reduce_out_k(sg_keyset ks, sg_tensor *self, int64_t dim, sg_tensor *index,
+                               sg_tensor *src, const char *reduce, sg_tensor *out,
+                               sg_tensor **ret) {
+    (void)ks;
+    sg_meta   m;
+    int       mode = 0;
+    sg_status st = aten_scatter_reduce_out_meta
+                       ? aten_scatter_reduce_out_meta(self, dim, index, src, reduce, &m)
+                       : no_meta("scatter");
+    *ret = NULL;
+    if (!st) st = reduce_of(reduce, &mode);
+    return st ? st : scatter_run("scatter", self, dim, index, src, NULL, mode, &m, out, ret);
+}
+
+sg_status scatter_value_reduce_out_k(sg_keyset ks, sg_tensor *self, int64_t dim,
+                                     sg_tensor *index, sg_scalar value, const char *reduce,
+                                     sg_tensor *out, sg_tensor **ret) {
+    (void)ks;
+    sg_meta   m;
+    int       mode = 0;
+    sg_status st = aten_scatter_value_reduce_out_meta
+                       ? aten_scatter_value_reduce_out_meta(self, dim, index, value, reduce, &m)
+                       : no_meta("scatter");
+    *ret = NULL;
+    if (!st) st = reduce_of(reduce, &mode);
+    return st ? st : scatter_run("scatter", self, dim, index, NULL, &value, mode, &m, out, ret);
+}
+
+sg_status scatter_add_out_k(sg_keyset ks, sg_tensor *self, int64_t dim, sg_tensor *index,
+                            sg_tensor *src, sg_tensor *out, sg_tensor **ret) {
+    (void)ks;
+    sg_meta   m;
+    sg_status st = aten_scatter_add_out_meta ? aten_scatter_add_out_meta(self, dim, index, src, &m)
+                                             : no_meta("scatter_add");
+    *ret = NULL;
+    return st ? st : scatter_run("scatter_add", self, dim, index, src, NULL, 1, &m, out, ret);
+}
+
+/* ---- tril, triu --------------------------------------------------------------------------- */
+
+/* out = src where the element is on the kept side of the diagonal, else zero; in place
+ * (out == src), only the zeros are written. st[0]: out, st[1]: src. */
+template <class E>
+__global__ void __launch_bounds__(SG_CU_BLOCK)
+    tri_kernel(const sg_cu_nd<2> g, const E *src, E *out, int64_t n, int64_t k, bool lower,
+               bool inplace) {
+    int64_t step = (int64_t)gridDim.x * blockDim.x;
+    int     rd = g.ndim - 2, cd = g.ndim - 1;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
+        int64_t oo = 0, so = 0, row = 0, col = 0;
+        sg_cu_coords(g, i, [&](int d, int64_t c) {
+            oo += c * g.st[0][d];
+            so += c * g.st[1][d];
+            if (d == rd) row = c;
+            if (d == cd) col = c;
+        });
+        bool keep = lower ? col - row <= k : col - row >= k;
+        if (!keep) out[oo] = E{};
+        else if (!inplace) out[oo] = src[so];
+    }
+}
+
+sg_status tri_run(const char *op, bool lower, sg_tensor *self, int64_t k, sg_tensor *out,
+                  sg_tensor **ret) {
+    sg_meta   m;
+    sg_status st;
+    auto      meta = lower ? aten_tril_out_meta : aten_triu_out_meta;
+    *ret = NULL;
+    if (!meta) return no_meta(op);
+    if ((st = meta(self, k, &m)) || (st = need_cuda(op, self)) ||
+        (st = sg_cu_same_device(op, self, out->device)) ||
+        (st = sg_cu_prep_out(op, out, &m, true)))
+        return st;
+    sg_tensor *src = NULL;
+    if (out != self && sg_cu_overlap(out, self)) {
+        if ((st = sg_tensor_clone(self, &src))) return st;
+    } else {
+        src = sg_tensor_retain(self);
+    }
+    int64_t n = sg_tensor_numel(self);
+    if (n > 0) {
+        sg_cu_nd<2>      g;
+        const sg_tensor *ops[2] = {out, src};
+        nd_of(g, self, ops);
+        sg_cu_guard  guard(out->device);
+        cudaStream_t s = sg_cu_stream();
+        bool         inplace = out == self;
+        st = sg_cu_visit_size(esize(self), [&](auto tag) {
+            using E = typename decltype(tag)::type;
+            tri_kernel<E><<<sg_cu_blocks(n), SG_CU_BLOCK, 0, s>>>(
+                g, (const E *)sg_tensor_data(src), (E *)sg_tensor_data(out), n, k, lower, inplace);
+            return sg_cu_check(op);
+        });
+    }
+    sg_tensor_release(src);
+    if (st) return st;
+    *ret = sg_tensor_retain(out);
+    return SG_OK;
+}
+
+sg_status tril_out_k(sg_keyset ks, sg_tensor *self, int64_t diagonal, sg_tensor *out,
+                     sg_tensor **ret) {
+    (void)ks;
+    return tri_run("tril", true, self, diagonal, out, ret);
+}
+sg_status triu_out_k(sg_keyset ks, sg_tensor *self, int64_t diagonal, sg_tensor *out,
+                     sg_tensor **ret) {
+    (void)ks;
+    return tri_run("triu", false, self, diagonal, out, ret);
+}
+
+} // namespace
+
+/* sort.cu */
+sg_status sg_cu_register_sort(void);
+
+extern "C" sg_status sg_cu_register_index(void) {
+    SG_CU_REG(aten_cat_out, cat_out_k);
+    SG_CU_REG(aten_stack, stack_k);
+    SG_CU_REG(aten_stack_out, stack_out_k);
+    SG_CU_REG(aten_index_select, index_select_k);
+    SG_CU_REG(aten_index_select_out, index_select_out_k);
+    SG_CU_REG(aten_embedding, embedding_k);
+    SG_CU_REG(aten_gather_out, gather_out_k);
+    SG_CU_REG(aten_scatter_src_out, scatter_src_out_k);
+    SG_CU_REG(aten_scatter_value_out, scatter_value_out_k);
+    SG_CU_REG(aten_scatter_reduce_out, scatter_reduce_out_k);
+    SG_CU_REG(aten_scatter_value_reduce_out, scatter_value_reduce_out_k);
+    SG_CU_REG(aten_scatter_add_out, scatter_add_out_k);
+    SG_CU_REG(aten_tril_out, tril_out_k);
+    SG_CU_REG(aten_triu_out, triu_out_k);
+    return sg_cu_register_sort();
+}

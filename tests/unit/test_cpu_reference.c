@@ -35,6 +35,7 @@
  * moved base, so transposed and expanded inputs stay what they are), passes device arguments
  * as CUDA, and copies results back to compare them. It skips (77) where no GPU is usable. */
 #define _POSIX_C_SOURCE 200809L /* fork, pipe, waitpid, alarm, strsignal */
+#include "aten.h"
 #include "check.h"
 #include "sg_aten_cpu.h"
 #ifdef SG_REF_CUDA
@@ -677,6 +678,12 @@ static void run_case(const parsed *c, arena *a, record *rec) {
     memset(out, 0, sizeof out);
     sg_status st = SG_OK;
     for (int i = 0; i < c->nargs && !st; i++) st = build_arg(&c->args[i], a, &o, &in[i]);
+    /* a factory's `Device? device=None` means the CPU to torch: here the device under test */
+    const sg_op_desc *d = dev_under_test.type != SG_DEV_CPU ? aten_find(c->name, c->overload)
+                                                             : NULL;
+    for (int i = 0; d && !st && i < c->nargs && i < d->nargs; i++)
+        if (in[i].tag == SG_ANY_NONE && !strcmp(d->args[i].type, "Device?"))
+            in[i] = sg_any_device(dev_under_test);
     bool harness = st != SG_OK;
     if (!st) {
         sg_error_clear();
