@@ -38,6 +38,16 @@ template <class Idx, int NOPS> struct sg_cu_geom {
     alignas(8) char scalar[NOPS][8];    /* host scalars, in their operand's type */
 };
 
+/* The contiguous kernel's parameters: no shape or strides. Rationale: a launch copies its
+ * parameters, and sg_cu_geom is over 2 KB (SG_MAX_DIMS sizes and strides), which was most of a
+ * small op's host time beyond an empty kernel's launch. */
+template <int NOPS> struct sg_cu_flat {
+    char    *data[NOPS];
+    int64_t  numel;
+    unsigned scalar_mask;
+    alignas(8) char scalar[NOPS][8];
+};
+
 template <class T> __device__ __forceinline__ T sg_cu_ld(const char *p) {
     return *reinterpret_cast<const T *>(p);
 }
@@ -79,17 +89,17 @@ template <class Out, class... In> struct sg_cu_sig {
     static constexpr int N = 1 + sizeof...(In);
 
     /* out[off[0]] = f(in_k[off[k]]...) */
-    template <class Idx, class F, size_t... K>
-    __device__ __forceinline__ static void at(const sg_cu_geom<Idx, N> &g, const F &f,
-                                              const Idx *off, std::index_sequence<K...>) {
+    template <class G, class Idx, class F, size_t... K>
+    __device__ __forceinline__ static void at(const G &g, const F &f, const Idx *off,
+                                              std::index_sequence<K...>) {
         Out r = f(sg_cu_operand<In, K + 1>(g, off[K + 1])...);
         *reinterpret_cast<Out *>(g.data[0] + off[0]) = r;
     }
 
     /* V outputs from V elements of each input, at vector index i */
     template <int V, class F, size_t... K>
-    __device__ __forceinline__ static void vec(const sg_cu_geom<int64_t, N> &g, const F &f,
-                                               int64_t i, std::index_sequence<K...>) {
+    __device__ __forceinline__ static void vec(const sg_cu_flat<N> &g, const F &f, int64_t i,
+                                               std::index_sequence<K...>) {
         auto ins = std::make_tuple(sg_cu_load_vec<In, V, K + 1>(g, i)...);
         sg_cu_vec<Out, V> o;
 #pragma unroll
@@ -99,8 +109,7 @@ template <class Out, class... In> struct sg_cu_sig {
 
     /* the element at linear index e of contiguous operands */
     template <class F>
-    __device__ __forceinline__ static void one(const sg_cu_geom<int64_t, N> &g, const F &f,
-                                               int64_t e) {
+    __device__ __forceinline__ static void one(const sg_cu_flat<N> &g, const F &f, int64_t e) {
         const int64_t off[N] = {e * (int64_t)sizeof(Out), e * (int64_t)sizeof(In)...};
         at(g, f, off, std::index_sequence_for<In...>{});
     }
@@ -125,7 +134,7 @@ __global__ void __launch_bounds__(SG_CU_BLOCK)
 
 template <class Sig, int V, class F>
 __global__ void __launch_bounds__(SG_CU_BLOCK)
-    sg_cu_vec_kernel(const sg_cu_geom<int64_t, Sig::N> g, const F f) {
+    sg_cu_vec_kernel(const sg_cu_flat<Sig::N> g, const F f) {
     int64_t nvec = g.numel / V, step = (int64_t)gridDim.x * blockDim.x;
     int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     for (int64_t i = t; i < nvec; i += step)
@@ -190,9 +199,16 @@ sg_status sg_cu_pointwise(const sg_iter *it, const F &f, const char *op) {
                      (uintptr_t)it->data[k] % 16 == 0;
     }
     if (contiguous && V > 1) {
-        sg_cu_geom<int64_t, N> g;
-        sg_cu_fill_geom(g, it, esize);
-        g.ndim = 0;
+        sg_cu_flat<N> g;
+        g.numel = it->numel;
+        g.scalar_mask = 0;
+        for (int k = 0; k < N; k++) {
+            g.data[k] = it->data[k];
+            if (it->host_scalars & (1u << k)) {
+                g.scalar_mask |= 1u << k;
+                memcpy(g.scalar[k], it->data[k], esize[k]);
+            }
+        }
         sg_cu_vec_kernel<sg_cu_sig<Out, In...>, V><<<sg_cu_grid(it->numel, V), SG_CU_BLOCK, 0, s>>>(g, f);
     } else if (sg_cu_fits32(it)) {
         sg_cu_geom<uint32_t, N> g;
