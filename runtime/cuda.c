@@ -183,6 +183,11 @@ static void tcache_key_init(void) { (void)pthread_key_create(&tcache_key, tcache
 
 void sg__cuda_cache_flush(void) { tcache_flush(); }
 
+void *sg__cuda_storage_stream(const sg_storage *s) {
+    const block *rec = s->ctx;
+    return s->device.type == SG_DEV_CUDA && s->data && rec ? (void *)rec->stream : NULL;
+}
+
 /* Memory on the thread's current stream of dev; *ctx is its record (its stream, to free it
  * on). Zero bytes get no memory (data NULL), as with cudaMalloc. */
 static sg_status cuda_alloc(sg_device dev, size_t nbytes, void **data, void **ctx) {
@@ -417,6 +422,10 @@ sg_status sg_cuda_synchronize(void) {
 #else /* !SG_HAVE_CUDA: the backend exists and reports itself unavailable */
 
 void sg__cuda_cache_flush(void) {}
+void *sg__cuda_storage_stream(const sg_storage *s) {
+    (void)s;
+    return NULL;
+}
 
 static int nocuda_count(const char **why) {
     if (why) *why = NO_CUDA;

@@ -26,5 +26,7 @@ void sg__tensor_cache_flush(void);
 void sg__storage_cache_flush(void);
 /* Gives the calling thread's cached CUDA blocks back to the pool (cuda.c). */
 void sg__cuda_cache_flush(void);
+/* The stream a CUDA storage was allocated on, and is freed on (NULL: the legacy stream). */
+void *sg__cuda_storage_stream(const sg_storage *s);
 
 #endif

@@ -200,6 +200,10 @@ SG_FOR_FLOATING(DEF_FDIV)
                         : nearbyint(a / (T)pow(10, (double)-c->decimals)) * (T)pow(10, (double)-c->decimals))
 SG_FOR_FLOATING(DEF_ROUNDD)
 
+/* float32 loops for float16/bfloat16 add/sub with an alpha: alpha * b is rounded to the narrow
+ * type before the sum, as aten's CPU loop computes in the element type (c10::Half arithmetic) */
+BIN(add16_float, float, float, a + narrow_to(c, (float)c->af * b))
+BIN(sub16_float, float, float, a - narrow_to(c, (float)c->af * b))
 /* float32 loops for float16/bfloat16 results: the quotient rounded to the narrow type first */
 BIN(divt16_float, float, float, truncf(narrow_to(c, a / b)))
 BIN(divf16_float, float, float, narrow_to(c, (float)floor_div(a, b)))
@@ -443,6 +447,11 @@ static sg_status add_out(sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_sca
     sg_status st = alpha_of("add", alpha, r, &c);
     if (st) return st;
     sg_dtype k = sg_compute_dtype(r);
+    if (k != r && c.af != 1) {
+        static sg_loop_fn a16[SG_DTYPE__END] = {[SG_FLOAT32] = add16_float};
+        c.narrow = r;
+        return run("add", a16, &c, out, self, other, r, k, k, ret);
+    }
     return run("add", add_loops, &c, out, self, other, r, k, k, ret);
 }
 
@@ -457,6 +466,11 @@ static sg_status sub_out(sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_sca
     sg_status st = alpha_of("sub", alpha, r, &c);
     if (st) return st;
     sg_dtype k = sg_compute_dtype(r);
+    if (k != r && c.af != 1) {
+        static sg_loop_fn s16[SG_DTYPE__END] = {[SG_FLOAT32] = sub16_float};
+        c.narrow = r;
+        return run("sub", s16, &c, out, self, other, r, k, k, ret);
+    }
     return run("sub", sub_loops, &c, out, self, other, r, k, k, ret);
 }
 

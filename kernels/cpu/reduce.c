@@ -645,7 +645,8 @@ static const rtable sumexp_t = {FLOAT_ROW(sumexp)};
  * (sum, prod): the input's own where that cast is exact or wraps alike, else `out`. */
 static sg_dtype read_dtype(sg_dtype in, sg_dtype out) {
     if (sg_dtype_is_integral(out, true)) return sg_dtype_is_integral(in, true) ? in : out;
-    if (in == out || out == SG_FLOAT64) return sg_dtype_is_floating(in) ? in : out;
+    if (in == out) return in;
+    if (out == SG_FLOAT64) return out; /* summed in double, as aten casts first */
     if (out == SG_FLOAT32) return in == SG_FLOAT16 || in == SG_BFLOAT16 ? in : out;
     return out;
 }

@@ -124,6 +124,9 @@ template <class T> struct add_fn {
     __device__ T operator()(T a, T b) const {
         if constexpr (sg_pw_is_int<T>()) return (T)(wide(a) + wide(alpha) * wide(b));
         else if constexpr (std::is_same<T, bool>::value) return (a + alpha * b) != 0;
+        /* alpha * b rounded to a 16-bit type first, as aten's CPU loop (the reference) does */
+        else if constexpr (sg_cu_is_half<T>())
+            return sg_pw_st<T>(sg_pw_ld(a) + sg_pw_ld(sg_pw_st<T>(alpha * sg_pw_ld(b))));
         else return sg_pw_st<T>(sg_pw_ld(a) + alpha * sg_pw_ld(b));
     }
 };

@@ -117,7 +117,7 @@ static void test_impl_copies(void) {
     }
     CHECK(sg_device_eq(e->device, SG_CUDA(0)) && sg_device_eq(z->device, SG_CUDA(0)));
     CHECK(e->storage->data != NULL && e->storage->nbytes == N * sizeof(float));
-    CHECK(e->storage->ctx == NULL); /* allocated on the legacy default stream */
+    CHECK(sg__cuda_storage_stream(e->storage) == NULL); /* on the legacy default stream */
 
     memset(back, 0xff, sizeof back);
     CHECK(read_back(z, back));
@@ -207,6 +207,40 @@ static void test_pool(void) {
     sg_tensor_release(t);
 }
 
+/* Small freed blocks are reused by the same thread for the same stream and size class, never
+ * for another stream; large ones go back to the pool. */
+static void test_block_cache(void) {
+    const int64_t small[1] = {1000}, other[1] = {5000}, big[1] = {1 << 20}; /* floats */
+    sg_tensor    *a = NULL, *b = NULL;
+    CHECK(sg_tensor_empty(small, 1, SG_FLOAT32, SG_CUDA(0), &a) == SG_OK);
+    void *p = a ? a->storage->data : NULL;
+    sg_tensor_release(a);
+    CHECK(sg_tensor_empty(small, 1, SG_FLOAT32, SG_CUDA(0), &a) == SG_OK);
+    CHECK(a && a->storage->data == p); /* the same block, with no call into CUDA */
+    CHECK(sg_tensor_empty(other, 1, SG_FLOAT32, SG_CUDA(0), &b) == SG_OK);
+    CHECK(b && b->storage->data != p); /* another size class */
+    sg_tensor_release(b);
+    sg_tensor_release(a);
+
+    cudaStream_t s;
+    CHECK(cudaStreamCreate(&s) == cudaSuccess);
+    CHECK(sg_cuda_set_stream(s) == SG_OK);
+    CHECK(sg_tensor_empty(small, 1, SG_FLOAT32, SG_CUDA(0), &a) == SG_OK);
+    CHECK(a && sg__cuda_storage_stream(a->storage) == (void *)s);
+    void *q = a ? a->storage->data : NULL;
+    sg_tensor_release(a);
+    CHECK(sg_cuda_set_stream(NULL) == SG_OK); /* gives s's cached block back to the pool */
+    CHECK(cudaStreamSynchronize(s) == cudaSuccess && cudaStreamDestroy(s) == cudaSuccess);
+    CHECK(sg_tensor_empty(small, 1, SG_FLOAT32, SG_CUDA(0), &a) == SG_OK);
+    CHECK(a && sg__cuda_storage_stream(a->storage) == NULL);
+    (void)q;
+    sg_tensor_release(a);
+
+    CHECK(sg_tensor_empty(big, 1, SG_FLOAT32, SG_CUDA(0), &a) == SG_OK);
+    sg_tensor_release(a); /* 4 MiB: not cached */
+    CHECK(sg_cuda_synchronize() == SG_OK);
+}
+
 /* Allocation, copies and zeroing on a user stream; freed while the stream still exists. */
 static void test_user_stream(void) {
     cudaStream_t s;
@@ -218,7 +252,7 @@ static void test_user_stream(void) {
     static float buf[N];
     CHECK(sg_tensor_zeros(sizes, 2, SG_FLOAT32, SG_CUDA(0), &z) == SG_OK);
     if (z && h) {
-        CHECK(z->storage->ctx == (void *)s); /* freed on the stream it came from */
+        CHECK(sg__cuda_storage_stream(z->storage) == (void *)s); /* freed on the one it came from */
         CHECK(read_back(z, buf) && buf[0] == 0.0f && buf[N - 1] == 0.0f);
         const sg_device_impl *impl = sg__device_impl(SG_DEV_CUDA);
         CHECK(impl->copy_from_host(z->device, sg_tensor_data(z), sg_tensor_data(h),
@@ -256,7 +290,7 @@ static void *other_thread(void *arg) {
     seen->stream_after = sg_cuda_current_stream() == (void *)s ? (void *)s : NULL;
     sg_tensor *t = NULL;
     seen->ok &= sg_tensor_zeros(sizes, 2, SG_FLOAT32, SG_CUDA(0), &t) == SG_OK;
-    seen->ok &= t && t->storage->ctx == (void *)s;
+    seen->ok &= t && sg__cuda_storage_stream(t->storage) == (void *)s;
     sg_tensor_release(t);
     seen->ok &= sg_cuda_set_stream(NULL) == SG_OK;
     seen->ok &= cudaStreamSynchronize(s) == cudaSuccess && cudaStreamDestroy(s) == cudaSuccess;
@@ -329,6 +363,7 @@ int main(void) {
     test_impl_copies();
     test_tensor_copies();
     test_pool();
+    test_block_cache();
     test_user_stream();
     test_threads(ndev);
     test_peer(ndev);
