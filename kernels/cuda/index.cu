@@ -855,8 +855,38 @@ sg_status triu_out_k(sg_keyset ks, sg_tensor *self, int64_t diagonal, sg_tensor 
 /* sort.cu */
 sg_status sg_cu_register_sort(void);
 
+/* where(condition): the coordinates of the nonzero elements. Rationale: the result's length is
+ * the count of nonzero elements, which the host must know to allocate, so the condition is
+ * read on the host anyway (aten's CUDA nonzero synchronises too); the CPU kernel finds the
+ * coordinates there and they move back to the condition's device. */
+static sg_status where_cond_k(sg_keyset ks, sg_tensor *cond, sg_tensor_list *ret) {
+    (void)ks;
+    ret->items = NULL, ret->len = 0;
+    sg_tensor     *host = NULL;
+    sg_tensor_list cpu = {NULL, 0};
+    sg_status      st = sg_tensor_to(cond, sg_device{SG_DEV_CPU, 0}, &host);
+    if (!st) st = aten_where(host, &cpu);
+    sg_tensor_release(host);
+    if (st) return st;
+    int32_t     n = cpu.len;
+    sg_tensor **items = (sg_tensor **)calloc((size_t)(n ? n : 1), sizeof *items);
+    if (!items) st = sg_error(SG_ENOMEM, "where: out of memory");
+    for (int32_t d = 0; !st && d < n; d++)
+        st = sg_tensor_to(cpu.items[d], cond->device, &items[d]);
+    sg_tensor_list_release(&cpu);
+    if (st) {
+        for (int32_t d = 0; items && d < n; d++) sg_tensor_release(items[d]);
+        free(items);
+        return st;
+    }
+    ret->items = items;
+    ret->len = n;
+    return SG_OK;
+}
+
 extern "C" sg_status sg_cu_register_index(void) {
     SG_CU_REG(aten_cat_out, cat_out_k);
+    SG_CU_REG(aten_where, where_cond_k);
     SG_CU_REG(aten_stack, stack_k);
     SG_CU_REG(aten_stack_out, stack_out_k);
     SG_CU_REG(aten_index_select, index_select_k);
