@@ -114,7 +114,7 @@ SG_FOR_REAL(DEF_ARITH)
 
 /* exp, sigmoid and silu: float64 through libm; float32 (and float16/bfloat16, computed in
  * float32) through vmath.h's exp, in one version per instruction set (SG_VM_VERSIONS), picked
- * at load time. The AVX-512 version maps contiguous lines 16 lanes at a time by hand (gcc makes
+ * on first use. The AVX-512 version maps contiguous lines 16 lanes at a time by hand (gcc makes
  * compare-and-blend sequences of the clamps and cannot use vscalefps); the others are plain
  * loops the compiler vectorises, with FMA where the version has it. */
 UN(exp_double, double, double, exp(a))

@@ -15,7 +15,7 @@
  * up to a few thousand floats is still in L1 for the other two, so fusing max and sum online
  * (rescaling the sum at each new max) would add work without saving traffic. The float32 and
  * float16/bfloat16 loops exist in one version per instruction set (vmath.h's SG_VM_VERSIONS,
- * picked at load time); float32 lines on AVX-512 use vmath.h's 16-lane exp by hand. */
+ * picked on first use); float32 lines on AVX-512 use vmath.h's 16-lane exp by hand. */
 #include "cpu.h"
 #include "vmath.h"
 

@@ -15,8 +15,8 @@
  * of AVX-512 with the same operations in the same order, the scaling by 2^n done at once by
  * vscalefps (which rounds once, as the two halves do): it gives the same bits as sg_expf_fma.
  *
- * Loops over these are built in several versions (SG_VM_VERSIONS) and one is picked at load time
- * by the CPU (SG_VM_PICK), as gcc's target_clones do; target_clones alone cannot do it, because
+ * Loops over these are built in several versions (SG_VM_VERSIONS) and one is picked by the CPU
+ * on first use (SG_VM_PICK), as gcc's target_clones pick at load time; they alone cannot, because
  * the versions differ in their source (FMA or not, AVX-512 intrinsics), not only in flags. */
 #ifndef SG_CPU_VMATH_H
 #define SG_CPU_VMATH_H
@@ -103,7 +103,9 @@ static inline float sg_tanhf(float x) {
     DEF(avx512, SG_VM_AVX512, sg_expf_fma)                                                      \
     DEF(avx2, SG_VM_AVX2, sg_expf_fma)                                                          \
     DEF(base, , sg_expf)
-/* an ifunc: the resolver runs once, when the library is loaded */
+/* The version is picked on first use and kept. Rationale: not an ifunc, whose resolver runs
+ * while the program is being relocated, before a sanitizer's runtime has started (an
+ * instrumented resolver crashes there). */
 #define SG_VM_PICK(NAME, TYPE, PARAMS, ARGS)                                                    \
     static TYPE *NAME##_pick(void) {                                                            \
         __builtin_cpu_init();                                                                   \
@@ -113,7 +115,12 @@ static inline float sg_tanhf(float x) {
             return NAME##_avx2;                                                                 \
         return NAME##_base;                                                                     \
     }                                                                                           \
-    static TYPE NAME __attribute__((ifunc(#NAME "_pick")));
+    static TYPE *NAME##_chosen;                                                                 \
+    static void  NAME PARAMS {                                                                  \
+        TYPE *f = __atomic_load_n(&NAME##_chosen, __ATOMIC_RELAXED);                            \
+        if (!f) __atomic_store_n(&NAME##_chosen, f = NAME##_pick(), __ATOMIC_RELAXED);          \
+        f ARGS;                                                                                 \
+    }
 
 /* sg_expf_fma on 16 lanes (same operations, same order, same results) */
 SG_VM_AVX512 static inline __m512 sg_exp16(__m512 x) {
