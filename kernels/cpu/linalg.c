@@ -22,6 +22,7 @@
  * tensors checked for dtype and resized, and matmul's dim cases (dot, mv, mm, folding a batched
  * operand into mm, broadcasting batch dims into bmm). */
 #include "cpu.h"
+#include "sg_mm_shape.h"
 
 #include <stdlib.h>
 #ifdef SG_HAVE_OPENBLAS
@@ -36,14 +37,6 @@
 
 
 
-static bool scalar_is_zero(sg_scalar s) {
-    switch (s.kind) {
-    case SG_SCALAR_BOOL: return !s.u.b;
-    case SG_SCALAR_INT: return s.u.i == 0;
-    case SG_SCALAR_FLOAT: return s.u.f == 0;
-    default: return s.u.c.re == 0 && s.u.c.im == 0;
-    }
-}
 
 /* A Scalar as an integer, as Scalar::to<int64_t>() gives it (floats truncate). */
 static int64_t scalar_to_int(sg_scalar s) {
@@ -60,10 +53,6 @@ static int64_t scalar_to_int(sg_scalar s) {
     }
 }
 
-static bool mm_dtype_ok(sg_dtype t) {
-    return t == SG_FLOAT32 || t == SG_FLOAT64 || t == SG_FLOAT16 || t == SG_BFLOAT16 ||
-           t == SG_UINT8 || t == SG_INT8 || t == SG_INT16 || t == SG_INT32 || t == SG_INT64;
-}
 
 /* ---- strided matrices ------------------------------------------------------------------------ */
 
@@ -73,20 +62,6 @@ typedef struct operand {
     int64_t bs, rs, cs; /* batch, row, column */
 } operand;
 
-/* Whether a rows x cols matrix with these strides is row-major in BLAS's sense (unit column
- * stride, leading dimension >= max(1, cols)); *ld gets its leading dimension. Strides of
- * size-1 dims are never used, so they may be anything. */
-static bool row_major(int64_t rows, int64_t cols, int64_t rs, int64_t cs, int64_t *ld) {
-    int64_t need = cols > 1 ? cols : 1;
-    if (!(cs == 1 || cols == 1)) return false;
-    if (rows == 1) {
-        *ld = need;
-        return true;
-    }
-    if (rs < need) return false;
-    *ld = rs;
-    return true;
-}
 
 /* Whether the matrices of t (its last two dims) can be C of a gemm as they are: each row- or
  * column-major, and distinct matrices of a batch apart. */
@@ -95,29 +70,10 @@ static bool gemm_layout_ok(const sg_tensor *t) {
     int64_t r = t->sizes[n - 2], c = t->sizes[n - 1], rs = t->strides[n - 2],
             cs = t->strides[n - 1], ld;
     if (n == 3 && t->sizes[0] > 1 && t->strides[0] == 0) return false;
-    return row_major(r, c, rs, cs, &ld) || row_major(c, r, cs, rs, &ld);
+    return sg_mm_row_major(r, c, rs, cs, &ld) || sg_mm_row_major(c, r, cs, rs, &ld);
 }
 
-/* Whether two tensors' bytes may overlap (a coarse test on their spans). */
-static bool overlaps(const sg_tensor *a, const sg_tensor *b) {
-    if (a->storage->data != b->storage->data || !a->storage->data) return false;
-    int64_t ea = (int64_t)sg_dtype_size(dtype_of(a)), eb = (int64_t)sg_dtype_size(dtype_of(b));
-    int64_t sa = sg_tensor_span(a), sb = sg_tensor_span(b);
-    if (!sa || !sb) return false;
-    int64_t a0 = a->offset * ea, a1 = a0 + sa * ea, b0 = b->offset * eb, b1 = b0 + sb * eb;
-    return a0 < b1 && b0 < a1;
-}
 
-static bool same_view(const sg_tensor *a, const sg_tensor *b) {
-    if (a == b) return true;
-    if (a->storage->data != b->storage->data || a->offset != b->offset || a->ndim != b->ndim ||
-        a->dtype != b->dtype)
-        return false;
-    for (int32_t i = 0; i < a->ndim; i++)
-        if (a->sizes[i] != b->sizes[i] || (a->sizes[i] > 1 && a->strides[i] != b->strides[i]))
-            return false;
-    return true;
-}
 
 /* ---- the blocked loop ------------------------------------------------------------------------
  * C[m x n] = alpha * A[m x k] . B[k x n] + beta * C for one matrix. B is packed into rows of unit
@@ -208,11 +164,11 @@ static bool fits_blas(int64_t x) { return (int64_t)(blasint)x == x; }
  * at all (false: it needs packing). */
 static bool blas_view(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool *trans,
                       int64_t *ld) {
-    if (row_major(rows, cols, rs, cs, ld)) {
+    if (sg_mm_row_major(rows, cols, rs, cs, ld)) {
         *trans = false;
         return fits_blas(*ld);
     }
-    if (row_major(cols, rows, cs, rs, ld)) {
+    if (sg_mm_row_major(cols, rows, cs, rs, ld)) {
         *trans = true;
         return fits_blas(*ld);
     }
@@ -246,7 +202,7 @@ static sg_status gemm_real(sg_dtype t, int64_t m, int64_t n, int64_t k, double a
     int64_t ldc, lda, ldb;
     bool    ta, tb;
     if (k > 0 && fits_blas(m) && fits_blas(n) && fits_blas(k) &&
-        row_major(m, n, crs, ccs, &ldc) && fits_blas(ldc)) {
+        sg_mm_row_major(m, n, crs, ccs, &ldc) && fits_blas(ldc)) {
         size_t es = sg_dtype_size(t);
         if (!blas_view(m, k, ars, acs, &ta, &lda)) { /* pack A row-major */
             char *pa = room(sc, 0);
@@ -339,7 +295,7 @@ static sg_status gemm_run(gemm_job *g) {
     operand  a = g->a, b = g->b, c = g->c;
     if (m == 0 || n == 0 || g->batch == 0) return SG_OK;
     /* A column-major C: compute C^T = B^T . A^T, whose C is row-major. */
-    if (!row_major(m, n, c.rs, c.cs, &ld)) {
+    if (!sg_mm_row_major(m, n, c.rs, c.cs, &ld)) {
         operand at = {a.p, a.bs, a.cs, a.rs}, bt = {b.p, b.bs, b.cs, b.rs};
         c = (operand){c.p, c.bs, c.cs, c.rs};
         a = bt, b = at;
@@ -397,16 +353,16 @@ static sg_status mm_compute(const char *op, sg_tensor *result, const sg_tensor *
                             const sg_tensor *a, const sg_tensor *b, sg_scalar beta,
                             sg_scalar alpha) {
     sg_dtype t = dtype_of(result);
-    if (!mm_dtype_ok(t))
+    if (!sg_mm_dtype_ok(t))
         return sg_error(SG_EUNSUPPORTED, "\"%s\" not implemented for '%s'", op, sg_aten_type_name(t));
     if (sg_tensor_numel(result) == 0) return SG_OK;
-    bool       beta0 = scalar_is_zero(beta);
+    bool       beta0 = sg_mm_scalar_is_zero(beta);
     sg_tensor *w = result;
     sg_status  st = SG_OK;
-    if (!gemm_layout_ok(result) || overlaps(result, a) || overlaps(result, b)) {
+    if (!gemm_layout_ok(result) || sg_mm_overlaps(result, a) || sg_mm_overlaps(result, b)) {
         if ((st = sg_tensor_empty(result->sizes, result->ndim, t, SG_CPU, &w))) return st;
     }
-    if (!beta0 && self && !same_view(self, w) && (st = sg_cast_copy_(w, self))) goto done;
+    if (!beta0 && self && !sg_mm_same_view(self, w) && (st = sg_cast_copy_(w, self))) goto done;
     int32_t  nd = a->ndim;
     bool     batched = nd == 3;
     gemm_job g = {
@@ -433,77 +389,20 @@ done:
 
 /* ---- out= tensors ---------------------------------------------------------------------------- */
 
-/* Checks an out= tensor against what the meta function computed, as aten's structured out
- * wrappers do (same dtype and device), and resizes it where its shape differs. */
-static sg_status out_prepare(sg_tensor *out, const sg_meta *m) {
-    if (dtype_of(out) != m->dtype)
-        return sg_error(SG_EINVAL, "Expected out tensor to have dtype %s, but got %s instead",
-                        sg_meta_type_name(m->dtype), sg_meta_type_name(dtype_of(out)));
-    if (!sg_device_eq(out->device, m->device))
-        return sg_error(SG_EINVAL, "Expected out tensor to have device %s, but got %s instead",
-                        sg_device_type_name((sg_device_type)m->device.type),
-                        sg_device_type_name((sg_device_type)out->device.type));
-    bool same = out->ndim == m->ndim;
-    for (int32_t i = 0; same && i < m->ndim; i++) same = out->sizes[i] == m->sizes[i];
-    return same ? SG_OK : sg_tensor_resize_(out, m->sizes, m->ndim);
-}
 
-static void meta_set(sg_meta *m, const sg_tensor *like, sg_dtype dtype, const int64_t *sizes,
-                     int32_t n) {
-    m->ndim = n;
-    m->dtype = dtype;
-    m->device = like->device;
-    memcpy(m->sizes, sizes, (size_t)n * sizeof *sizes);
-}
 
-/* self expanded to sizes, with aten's expand_size message. */
-static sg_status expand_self(sg_tensor *self, const int64_t *sizes, int32_t n, sg_tensor **out) {
-    char      a[160], b[160];
-    sg_status st = sg_tensor_expand(self, sizes, n, out);
-    if (st && self->ndim <= n) {
-        for (int32_t i = n - 1, d = self->ndim - 1; d >= 0; i--, d--)
-            if (self->sizes[d] != sizes[i] && self->sizes[d] != 1)
-                return sg_error(SG_EINVAL,
-                                "The expanded size of the tensor (%lld) must match the existing "
-                                "size (%lld) at non-singleton dimension %d.  Target sizes: %s.  "
-                                "Tensor sizes: %s",
-                                (long long)sizes[i], (long long)self->sizes[d], i,
-                                sg_shape_str(sizes, n, a, sizeof a),
-                                sg_shape_str(self->sizes, self->ndim, b, sizeof b));
-    }
-    return st;
-}
 
 /* ---- mm, addmm ------------------------------------------------------------------------------- */
 
-static sg_status mm_meta(sg_tensor *self, sg_tensor *mat2, sg_meta *m) {
-    if (self->ndim != 2) return sg_error(SG_EINVAL, "self must be a matrix");
-    if (mat2->ndim != 2) return sg_error(SG_EINVAL, "mat2 must be a matrix");
-    if (self->sizes[1] != mat2->sizes[0])
-        return sg_error(SG_EINVAL, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and "
-                                   "%lldx%lld)",
-                        (long long)self->sizes[0], (long long)self->sizes[1],
-                        (long long)mat2->sizes[0], (long long)mat2->sizes[1]);
-    int64_t sizes[2] = {self->sizes[0], mat2->sizes[1]};
-    meta_set(m, self, dtype_of(self), sizes, 2);
-    return SG_OK;
-}
 
-/* addmm_impl_cpu_'s own check */
-static sg_status same_dtype_m1_m2(const sg_tensor *m1, const sg_tensor *m2) {
-    if (m1->dtype != m2->dtype)
-        return sg_error(SG_EINVAL, "expected m1 and m2 to have the same dtype, but got: %s != %s",
-                        sg_meta_type_name(dtype_of(m1)), sg_meta_type_name(dtype_of(m2)));
-    return SG_OK;
-}
 
 static sg_status mm_out(sg_keyset ks, sg_tensor *self, sg_tensor *mat2, sg_tensor *out,
                         sg_tensor **ret) {
     (void)ks;
     sg_meta   m;
     sg_status st;
-    if ((st = mm_meta(self, mat2, &m)) || (st = out_prepare(out, &m)) ||
-        (st = same_dtype_m1_m2(self, mat2)) ||
+    if ((st = sg_mm_meta(self, mat2, &m)) || (st = sg_mm_out_prepare(out, &m)) ||
+        (st = sg_mm_same_dtype_m1_m2(self, mat2)) ||
         (st = mm_compute("addmm_impl_cpu_", out, NULL, self, mat2, sg_scalar_int(0),
                          sg_scalar_int(1))))
         return st;
@@ -514,24 +413,7 @@ static sg_status mm_out(sg_keyset ks, sg_tensor *self, sg_tensor *mat2, sg_tenso
 static sg_status addmm_meta(sg_tensor *self, sg_tensor *mat1, sg_tensor *mat2, sg_scalar beta,
                             sg_scalar alpha, sg_meta *m) {
     (void)beta, (void)alpha;
-    if (self->dtype != mat2->dtype)
-        return sg_error(SG_EINVAL, "self and mat2 must have the same dtype, but got %s and %s",
-                        sg_aten_type_name(dtype_of(self)), sg_aten_type_name(dtype_of(mat2)));
-    if (mat1->dtype != mat2->dtype)
-        return sg_error(SG_EINVAL, "mat1 and mat2 must have the same dtype, but got %s and %s",
-                        sg_aten_type_name(dtype_of(mat1)), sg_aten_type_name(dtype_of(mat2)));
-    if (mat1->ndim != 2)
-        return sg_error(SG_EINVAL, "mat1 must be a matrix, got %d-D tensor", mat1->ndim);
-    if (mat2->ndim != 2)
-        return sg_error(SG_EINVAL, "mat2 must be a matrix, got %d-D tensor", mat2->ndim);
-    if (mat1->sizes[1] != mat2->sizes[0])
-        return sg_error(SG_EINVAL, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and "
-                                   "%lldx%lld)",
-                        (long long)mat1->sizes[0], (long long)mat1->sizes[1],
-                        (long long)mat2->sizes[0], (long long)mat2->sizes[1]);
-    int64_t sizes[2] = {mat1->sizes[0], mat2->sizes[1]};
-    meta_set(m, mat1, dtype_of(mat1), sizes, 2);
-    return SG_OK;
+    return sg_mm_addmm_checks(self, mat1, mat2, m);
 }
 
 static sg_status addmm_out(sg_keyset ks, sg_tensor *self, sg_tensor *mat1, sg_tensor *mat2,
@@ -541,10 +423,10 @@ static sg_status addmm_out(sg_keyset ks, sg_tensor *self, sg_tensor *mat1, sg_te
     sg_tensor *s = NULL;
     sg_status  st;
     if ((st = addmm_meta(self, mat1, mat2, beta, alpha, &m)) ||
-        (st = expand_self(self, m.sizes, 2, &s)))
+        (st = sg_mm_expand_self(self, m.sizes, 2, &s)))
         return st;
     /* self is read before out is resized: out may be self (addmm_) or share its storage */
-    if (!(st = out_prepare(out, &m)) && !(st = same_dtype_m1_m2(mat1, mat2)))
+    if (!(st = sg_mm_out_prepare(out, &m)) && !(st = sg_mm_same_dtype_m1_m2(mat1, mat2)))
         st = mm_compute("addmm_impl_cpu_", out, s, mat1, mat2, beta, alpha);
     sg_tensor_release(s);
     if (!st) *ret = sg_tensor_retain(out);
@@ -553,30 +435,10 @@ static sg_status addmm_out(sg_keyset ks, sg_tensor *self, sg_tensor *mat1, sg_te
 
 /* ---- bmm, baddbmm ---------------------------------------------------------------------------- */
 
-static sg_status bmm_checks(const sg_tensor *b1, const sg_tensor *b2, sg_meta *m) {
-    if (b1->ndim != 3) return sg_error(SG_EINVAL, "batch1 must be a 3D tensor");
-    if (b2->ndim != 3) return sg_error(SG_EINVAL, "batch2 must be a 3D tensor");
-    int64_t bs = b1->sizes[0], kk = b1->sizes[2];
-    if (b2->sizes[0] != bs || b2->sizes[1] != kk)
-        return sg_error(SG_EINVAL, "Expected size for first two dimensions of batch2 tensor to "
-                                   "be: [%lld, %lld] but got: [%lld, %lld].",
-                        (long long)bs, (long long)kk, (long long)b2->sizes[0],
-                        (long long)b2->sizes[1]);
-    int64_t sizes[3] = {bs, b1->sizes[1], b2->sizes[2]};
-    meta_set(m, b2, dtype_of(b2), sizes, 3);
-    return SG_OK;
-}
 
-/* the kernel reads batch2 as batch1's type */
-static sg_status bmm_dtypes(const sg_tensor *b1, const sg_tensor *b2) {
-    if (b1->dtype != b2->dtype)
-        return sg_error(SG_EINVAL, "expected scalar type %s but found %s",
-                        sg_aten_type_name(dtype_of(b1)), sg_aten_type_name(dtype_of(b2)));
-    return SG_OK;
-}
 
 static sg_status bmm_meta(sg_tensor *self, sg_tensor *mat2, sg_meta *m) {
-    return bmm_checks(self, mat2, m);
+    return sg_mm_bmm_checks(self, mat2, m);
 }
 
 static sg_status bmm_out(sg_keyset ks, sg_tensor *self, sg_tensor *mat2, sg_tensor *out,
@@ -584,39 +446,20 @@ static sg_status bmm_out(sg_keyset ks, sg_tensor *self, sg_tensor *mat2, sg_tens
     (void)ks;
     sg_meta   m;
     sg_status st;
-    if ((st = bmm_checks(self, mat2, &m)) || (st = out_prepare(out, &m)) ||
-        (st = bmm_dtypes(self, mat2)) ||
+    if ((st = sg_mm_bmm_checks(self, mat2, &m)) || (st = sg_mm_out_prepare(out, &m)) ||
+        (st = sg_mm_bmm_dtypes(self, mat2)) ||
         (st = mm_compute("bmm", out, NULL, self, mat2, sg_scalar_int(0), sg_scalar_int(1))))
         return st;
     *ret = sg_tensor_retain(out);
     return SG_OK;
 }
 
-static sg_status baddbmm_checks(sg_tensor *self, const sg_tensor *b1, const sg_tensor *b2,
-                                sg_meta *m, sg_tensor **expanded) {
-    if (b1->ndim != 3) return sg_error(SG_EINVAL, "batch1 must be a 3D tensor");
-    if (b2->ndim != 3) return sg_error(SG_EINVAL, "batch2 must be a 3D tensor");
-    int64_t   sizes[3] = {b1->sizes[0], b1->sizes[1], b2->sizes[2]};
-    sg_status st = expand_self(self, sizes, 3, expanded);
-    if (st) return st;
-    if (self->dtype != b1->dtype)
-        st = sg_error(SG_EINVAL, "Input dtypes must be the same, got: input %s, batch1: %s, "
-                                 "batch2: %s",
-                      sg_meta_type_name(dtype_of(self)), sg_meta_type_name(dtype_of(b1)),
-                      sg_meta_type_name(dtype_of(b2)));
-    if (!st) st = bmm_checks(b1, b2, m);
-    if (st) {
-        sg_tensor_release(*expanded);
-        *expanded = NULL;
-    }
-    return st;
-}
 
 static sg_status baddbmm_meta(sg_tensor *self, sg_tensor *batch1, sg_tensor *batch2,
                               sg_scalar beta, sg_scalar alpha, sg_meta *m) {
     (void)beta, (void)alpha;
     sg_tensor *s = NULL;
-    sg_status  st = baddbmm_checks(self, batch1, batch2, m, &s);
+    sg_status  st = sg_mm_baddbmm_checks(self, batch1, batch2, m, &s);
     sg_tensor_release(s);
     return st;
 }
@@ -626,9 +469,9 @@ static sg_status baddbmm_out(sg_keyset ks, sg_tensor *self, sg_tensor *batch1, s
     (void)ks;
     sg_meta    m;
     sg_tensor *s = NULL;
-    sg_status  st = baddbmm_checks(self, batch1, batch2, &m, &s);
+    sg_status  st = sg_mm_baddbmm_checks(self, batch1, batch2, &m, &s);
     if (st) return st;
-    if (!(st = out_prepare(out, &m)) && !(st = bmm_dtypes(batch1, batch2)))
+    if (!(st = sg_mm_out_prepare(out, &m)) && !(st = sg_mm_bmm_dtypes(batch1, batch2)))
         st = mm_compute("baddbmm", out, s, batch1, batch2, beta, alpha);
     sg_tensor_release(s);
     if (!st) *ret = sg_tensor_retain(out);
@@ -840,8 +683,8 @@ static sg_status matmul_fn(sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_t
 /* An out= tensor given a computed result: aten's out checks, a resize, a copy. */
 static sg_status copy_to_out(sg_tensor *r, sg_tensor *out) {
     sg_meta m;
-    meta_set(&m, r, dtype_of(r), r->sizes, r->ndim);
-    sg_status st = out_prepare(out, &m);
+    sg_mm_meta_set(&m, r, dtype_of(r), r->sizes, r->ndim);
+    sg_status st = sg_mm_out_prepare(out, &m);
     return st ? st : sg_tensor_copy_(out, r);
 }
 
@@ -965,7 +808,7 @@ sg_status sg_cpu_register_attention(void); /* attention.c */
     } while (0)
 
 sg_status sg_cpu_register_linalg(void) {
-    STRUCTURED(aten_mm_out, mm_meta, mm_out);
+    STRUCTURED(aten_mm_out, sg_mm_meta, mm_out);
     STRUCTURED(aten_addmm_out, addmm_meta, addmm_out);
     STRUCTURED(aten_bmm_out, bmm_meta, bmm_out);
     STRUCTURED(aten_baddbmm_out, baddbmm_meta, baddbmm_out);

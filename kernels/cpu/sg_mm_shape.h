@@ -1,0 +1,50 @@
+/* sg_mm_shape.h: the matrix products' checks, result shapes and layout tests, shared by the
+ * CPU kernels (linalg.c) and the CUDA ones (kernels/cuda/linalg.cu), so both give aten's
+ * messages from one place. */
+#ifndef SG_MM_SHAPE_H
+#define SG_MM_SHAPE_H
+
+#include "sg_iter.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Whether a Scalar (beta) is zero: then the input it scales is not read (NaN included). */
+bool sg_mm_scalar_is_zero(sg_scalar s);
+/* Whether the matrix products take this dtype. */
+bool sg_mm_dtype_ok(sg_dtype t);
+/* Whether a rows x cols matrix with these strides is row-major in BLAS's sense (unit column
+ * stride, leading dimension >= max(1, cols)); *ld gets its leading dimension. Strides of
+ * size-1 dims are never used, so they may be anything. */
+bool sg_mm_row_major(int64_t rows, int64_t cols, int64_t rs, int64_t cs, int64_t *ld);
+/* Whether two tensors' bytes may overlap (a coarse test on their spans). */
+bool sg_mm_overlaps(const sg_tensor *a, const sg_tensor *b);
+/* Whether two tensors are the same view of the same bytes. */
+bool sg_mm_same_view(const sg_tensor *a, const sg_tensor *b);
+/* Checks an out= tensor against what the meta function computed, as aten's structured out
+ * wrappers do (same dtype and device), and resizes it where its shape differs. */
+sg_status sg_mm_out_prepare(sg_tensor *out, const sg_meta *m);
+/* m = a contiguous result of these sizes and dtype on like's device. */
+void sg_mm_meta_set(sg_meta *m, const sg_tensor *like, sg_dtype dtype, const int64_t *sizes,
+                    int32_t n);
+/* self expanded to sizes, with aten's expand_size message. */
+sg_status sg_mm_expand_self(sg_tensor *self, const int64_t *sizes, int32_t n, sg_tensor **out);
+/* mm's checks and result. */
+sg_status sg_mm_meta(sg_tensor *self, sg_tensor *mat2, sg_meta *m);
+/* addmm_impl_cpu_'s own check */
+sg_status sg_mm_same_dtype_m1_m2(const sg_tensor *m1, const sg_tensor *m2);
+/* bmm's checks and result. */
+sg_status sg_mm_bmm_checks(const sg_tensor *b1, const sg_tensor *b2, sg_meta *m);
+/* the kernel reads batch2 as batch1's type */
+sg_status sg_mm_bmm_dtypes(const sg_tensor *b1, const sg_tensor *b2);
+/* baddbmm's checks and result; *expanded gets self expanded to the result's shape. */
+sg_status sg_mm_baddbmm_checks(sg_tensor *self, const sg_tensor *b1, const sg_tensor *b2,
+                               sg_meta *m, sg_tensor **expanded);
+/* addmm's checks and result (its meta function without beta and alpha) */
+sg_status sg_mm_addmm_checks(sg_tensor *self, sg_tensor *mat1, sg_tensor *mat2, sg_meta *m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
