@@ -18,6 +18,7 @@
  *    for float64. _fused_rms_norm also returns rstd (opmath dtype, reduced dims kept).
  *  - the same argument checks and messages as aten. */
 #include "cpu.h"
+#include "sg_norm_shape.h"
 
 #include <float.h>
 #include <math.h>
@@ -31,9 +32,6 @@
 
 
 
-static bool is_float(sg_dtype t) {
-    return t == SG_FLOAT16 || t == SG_BFLOAT16 || t == SG_FLOAT32 || t == SG_FLOAT64;
-}
 
 static int max_threads(void) {
 #ifdef _OPENMP
@@ -157,74 +155,8 @@ static const void *data_or_null(const sg_tensor *t) { return t ? sg_tensor_data(
 
 /* ---- argument checks ------------------------------------------------------------------------- */
 
-static bool shape_eq(const int64_t *a, int32_t na, const int64_t *b, int32_t nb) {
-    if (na != nb) return false;
-    for (int32_t i = 0; i < na; i++)
-        if (a[i] != b[i]) return false;
-    return true;
-}
 
-/* aten's _check_layer_norm_inputs (and _check_rms_norm_inputs: bias NULL): M rows of N. */
-static sg_status check_norm_inputs(const sg_tensor *input, sg_int_list ns, const sg_tensor *w,
-                                   const sg_tensor *b, int64_t *M, int64_t *N) {
-    char x[256], y[256];
-    if (ns.len < 1)
-        return sg_error(SG_EINVAL, "Expected normalized_shape to be at least 1-dimensional, i.e., "
-                                   "containing at least one element, but got normalized_shape = "
-                                   "[]");
-    if (w && !shape_eq(w->sizes, w->ndim, ns.items, ns.len))
-        return sg_error(SG_EINVAL, "Expected weight to be of same shape as normalized_shape, but "
-                                   "got weight of shape %s and normalized_shape = %s",
-                        sg_shape_str(w->sizes, w->ndim, x, sizeof x),
-                        sg_shape_str(ns.items, ns.len, y, sizeof y));
-    if (b && !shape_eq(b->sizes, b->ndim, ns.items, ns.len))
-        return sg_error(SG_EINVAL, "Expected bias to be of same shape as normalized_shape, but "
-                                   "got bias of shape %s and normalized_shape = %s",
-                        sg_shape_str(b->sizes, b->ndim, x, sizeof x),
-                        sg_shape_str(ns.items, ns.len, y, sizeof y));
-    int32_t axis = input->ndim - ns.len;
-    if (axis < 0 || !shape_eq(input->sizes + axis, ns.len, ns.items, ns.len)) {
-        char   want[256];
-        size_t o = (size_t)snprintf(want, sizeof want, "[*");
-        for (int32_t i = 0; i < ns.len && o < sizeof want; i++)
-            o += (size_t)snprintf(want + o, sizeof want - o, ", %lld", (long long)ns.items[i]);
-        if (o < sizeof want) snprintf(want + o, sizeof want - o, "]");
-        return sg_error(SG_EINVAL, "Given normalized_shape=%s, expected input with shape %s, but "
-                                   "got input of size%s",
-                        sg_shape_str(ns.items, ns.len, x, sizeof x), want,
-                        sg_shape_str(input->sizes, input->ndim, y, sizeof y));
-    }
-    *M = 1, *N = 1;
-    for (int32_t i = 0; i < axis; i++) *M *= input->sizes[i];
-    for (int32_t i = axis; i < input->ndim; i++) *N *= input->sizes[i];
-    return SG_OK;
-}
 
-/* aten's is_mixed_type / check_mixed_data_type: the parameters are "mixed" where the first one
- * given (weight, else bias) differs in dtype from the input; then every parameter must be
- * float32 and the input float16 or bfloat16, and the statistics are float32. Otherwise every
- * parameter must have the input's dtype. *pd gets the dtype of mean and rstd. */
-static sg_status param_dtype(const sg_tensor *x, const sg_tensor *w, const sg_tensor *b,
-                             sg_dtype *pd) {
-    sg_dtype         xt = dtype_of(x);
-    const sg_tensor *first = w ? w : b, *ps[2] = {w, b};
-    if (first && first->dtype != xt) {
-        for (int i = 0; i < 2; i++)
-            if (ps[i] && ps[i]->dtype != SG_FLOAT32)
-                return sg_error(SG_EINVAL, "mixed dtype (CPU): expect parameter to have scalar "
-                                           "type of Float");
-        if (xt != SG_FLOAT16 && xt != SG_BFLOAT16)
-            return sg_error(SG_EINVAL, "mixed dtype (CPU): all inputs must share same datatype.");
-        *pd = SG_FLOAT32;
-        return SG_OK;
-    }
-    for (int i = 0; i < 2; i++)
-        if (ps[i] && ps[i]->dtype != xt)
-            return sg_error(SG_EINVAL, "expected scalar type %s but found %s", sg_aten_type_name(xt),
-                            sg_aten_type_name(dtype_of(ps[i])));
-    *pd = xt;
-    return SG_OK;
-}
 
 /* ---- native_layer_norm ----------------------------------------------------------------------- */
 
@@ -260,10 +192,10 @@ static sg_status native_layer_norm_cpu(sg_keyset ks, sg_tensor *input, sg_int_li
     int64_t   M, N;
     sg_dtype  pt = SG_FLOAT32, xt = dtype_of(input);
     sg_status st;
-    if ((st = param_dtype(input, weight, bias, &pt)) ||
-        (st = check_norm_inputs(input, ns, weight, bias, &M, &N)))
+    if ((st = sg_norm_param_dtype(input, weight, bias, &pt)) ||
+        (st = sg_norm_check_inputs(input, ns, weight, bias, &M, &N)))
         return st;
-    if (!is_float(xt))
+    if (!sg_norm_is_float(xt))
         return sg_error(SG_EUNSUPPORTED, "\"LayerNormKernelImpl\" not implemented for '%s'",
                         sg_aten_type_name(xt));
     int32_t axis = input->ndim - ns.len;
@@ -310,30 +242,6 @@ static sg_status layer_norm_fn(sg_keyset ks, sg_tensor *input, sg_int_list ns, s
 
 /* ---- native_group_norm ----------------------------------------------------------------------- */
 
-static sg_status check_group_norm_inputs(const sg_tensor *input, const sg_tensor *w,
-                                         const sg_tensor *b, int64_t C, int64_t groups) {
-    char x[256], y[256];
-    if (groups <= 0)
-        return sg_error(SG_EINVAL, "Expected num groups to be greater than 0, got %lld",
-                        (long long)groups);
-    if (C % groups != 0)
-        return sg_error(SG_EINVAL, "Expected number of channels in input to be divisible by "
-                                   "num_groups, but got input of shape %s and num_groups=%lld",
-                        sg_shape_str(input->sizes, input->ndim, x, sizeof x), (long long)groups);
-    if (w && !(w->ndim == 1 && w->sizes[0] == C))
-        return sg_error(SG_EINVAL, "Expected weight to be a vector of size equal to the number of "
-                                   "channels in input, but got weight of shape %s and input of "
-                                   "shape %s",
-                        sg_shape_str(w->sizes, w->ndim, x, sizeof x),
-                        sg_shape_str(input->sizes, input->ndim, y, sizeof y));
-    if (b && !(b->ndim == 1 && b->sizes[0] == C))
-        return sg_error(SG_EINVAL, "Expected bias to be a vector of size equal to the number of "
-                                   "channels in input, but got bias of shape %s and input of "
-                                   "shape %s",
-                        sg_shape_str(b->sizes, b->ndim, x, sizeof x),
-                        sg_shape_str(input->sizes, input->ndim, y, sizeof y));
-    return SG_OK;
-}
 
 #define DEF_GROUP_NORM(ACC, SUF)                                                              \
     static void group_norm_##SUF(const char *x, sg_dtype xt, char *y, char *mean, char *rstd, \
@@ -373,14 +281,14 @@ static sg_status native_group_norm_cpu(sg_keyset ks, sg_tensor *input, sg_tensor
     (void)ks;
     sg_dtype  pt = SG_FLOAT32, xt = dtype_of(input);
     sg_status st;
-    if ((st = check_group_norm_inputs(input, weight, bias, C, group)) ||
-        (st = param_dtype(input, weight, bias, &pt)))
+    if ((st = sg_norm_check_group_inputs(input, weight, bias, C, group)) ||
+        (st = sg_norm_param_dtype(input, weight, bias, &pt)))
         return st;
     if (N < 0 || C < 0 || HxW < 0 || sg_tensor_numel(input) != N * C * HxW)
         return sg_error(SG_EINVAL, "Expected X.numel() == N * C * HxW to be true, but got false.  "
                                    "(Could this error message be improved?  If so, please report "
                                    "an enhancement request to PyTorch.)");
-    if (!is_float(xt))
+    if (!sg_norm_is_float(xt))
         return sg_error(SG_EUNSUPPORTED, "\"GroupNormKernelImpl\" not implemented for '%s'",
                         sg_aten_type_name(xt));
     sg_dtype   acc = xt == SG_FLOAT64 ? SG_FLOAT64 : SG_FLOAT32;
@@ -423,7 +331,7 @@ static sg_status group_norm_fn(sg_keyset ks, sg_tensor *input, int64_t num_group
         return sg_error(SG_EINVAL, "Dimension out of range (expected to be in range of [-1, 0], "
                                    "but got 1)");
     int64_t   N = input->sizes[0], C = input->sizes[1], HxW = 1;
-    sg_status st = check_group_norm_inputs(input, weight, bias, C, num_groups);
+    sg_status st = sg_norm_check_group_inputs(input, weight, bias, C, num_groups);
     if (st) return st;
     for (int32_t i = 2; i < input->ndim; i++) HxW *= input->sizes[i];
     sg_tensor *x = NULL, *mean = NULL, *rstd = NULL;
@@ -470,9 +378,9 @@ static sg_status rms_norm_run(sg_tensor *input, sg_int_list ns, sg_tensor *weigh
                               const double *eps, sg_tensor **out, sg_tensor **rstd_out) {
     int64_t   M, N;
     sg_dtype  xt = dtype_of(input);
-    sg_status st = check_norm_inputs(input, ns, weight, NULL, &M, &N);
+    sg_status st = sg_norm_check_inputs(input, ns, weight, NULL, &M, &N);
     if (st) return st;
-    if (!is_float(xt))
+    if (!sg_norm_is_float(xt))
         return sg_error(SG_EUNSUPPORTED, "\"rms_norm\" not implemented for '%s'", sg_aten_type_name(xt));
     sg_dtype acc = xt == SG_FLOAT64 ? SG_FLOAT64 : SG_FLOAT32;
     /* the weight multiplies in the promoted type: float64 wins over float32 */
@@ -529,7 +437,7 @@ static sg_status rms_norm_fn(sg_keyset ks, sg_tensor *input, sg_int_list ns, sg_
     (void)ks;
     int64_t    M, N;
     sg_tensor *rstd = NULL;
-    sg_status  st = check_norm_inputs(input, ns, weight, NULL, &M, &N);
+    sg_status  st = sg_norm_check_inputs(input, ns, weight, NULL, &M, &N);
     if (!st) st = aten__fused_rms_norm(input, ns, weight, eps, ret, &rstd);
     sg_tensor_release(rstd);
     return st;

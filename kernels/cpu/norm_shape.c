@@ -1,0 +1,104 @@
+/* norm_shape.c: the norms' argument checks and parameter dtypes (sg_norm_shape.h). */
+#include "sg_norm_shape.h"
+
+#include "cpu.h"
+
+#include <stdio.h>
+
+sg_status sg_norm_check_group_inputs(const sg_tensor *input, const sg_tensor *w,
+                                     const sg_tensor *b, int64_t C, int64_t groups) {
+    char x[256], y[256];
+    if (groups <= 0)
+        return sg_error(SG_EINVAL, "Expected num groups to be greater than 0, got %lld",
+                        (long long)groups);
+    if (C % groups != 0)
+        return sg_error(SG_EINVAL, "Expected number of channels in input to be divisible by "
+                                   "num_groups, but got input of shape %s and num_groups=%lld",
+                        sg_shape_str(input->sizes, input->ndim, x, sizeof x), (long long)groups);
+    if (w && !(w->ndim == 1 && w->sizes[0] == C))
+        return sg_error(SG_EINVAL, "Expected weight to be a vector of size equal to the number of "
+                                   "channels in input, but got weight of shape %s and input of "
+                                   "shape %s",
+                        sg_shape_str(w->sizes, w->ndim, x, sizeof x),
+                        sg_shape_str(input->sizes, input->ndim, y, sizeof y));
+    if (b && !(b->ndim == 1 && b->sizes[0] == C))
+        return sg_error(SG_EINVAL, "Expected bias to be a vector of size equal to the number of "
+                                   "channels in input, but got bias of shape %s and input of "
+                                   "shape %s",
+                        sg_shape_str(b->sizes, b->ndim, x, sizeof x),
+                        sg_shape_str(input->sizes, input->ndim, y, sizeof y));
+    return SG_OK;
+}
+
+/* aten's _check_layer_norm_inputs (and _check_rms_norm_inputs: bias NULL): M rows of N. */
+sg_status sg_norm_check_inputs(const sg_tensor *input, sg_int_list ns, const sg_tensor *w,
+                               const sg_tensor *b, int64_t *M, int64_t *N) {
+    char x[256], y[256];
+    if (ns.len < 1)
+        return sg_error(SG_EINVAL, "Expected normalized_shape to be at least 1-dimensional, i.e., "
+                                   "containing at least one element, but got normalized_shape = "
+                                   "[]");
+    if (w && !sg_norm_shape_eq(w->sizes, w->ndim, ns.items, ns.len))
+        return sg_error(SG_EINVAL, "Expected weight to be of same shape as normalized_shape, but "
+                                   "got weight of shape %s and normalized_shape = %s",
+                        sg_shape_str(w->sizes, w->ndim, x, sizeof x),
+                        sg_shape_str(ns.items, ns.len, y, sizeof y));
+    if (b && !sg_norm_shape_eq(b->sizes, b->ndim, ns.items, ns.len))
+        return sg_error(SG_EINVAL, "Expected bias to be of same shape as normalized_shape, but "
+                                   "got bias of shape %s and normalized_shape = %s",
+                        sg_shape_str(b->sizes, b->ndim, x, sizeof x),
+                        sg_shape_str(ns.items, ns.len, y, sizeof y));
+    int32_t axis = input->ndim - ns.len;
+    if (axis < 0 || !sg_norm_shape_eq(input->sizes + axis, ns.len, ns.items, ns.len)) {
+        char   want[256];
+        size_t o = (size_t)snprintf(want, sizeof want, "[*");
+        for (int32_t i = 0; i < ns.len && o < sizeof want; i++)
+            o += (size_t)snprintf(want + o, sizeof want - o, ", %lld", (long long)ns.items[i]);
+        if (o < sizeof want) snprintf(want + o, sizeof want - o, "]");
+        return sg_error(SG_EINVAL, "Given normalized_shape=%s, expected input with shape %s, but "
+                                   "got input of size%s",
+                        sg_shape_str(ns.items, ns.len, x, sizeof x), want,
+                        sg_shape_str(input->sizes, input->ndim, y, sizeof y));
+    }
+    *M = 1, *N = 1;
+    for (int32_t i = 0; i < axis; i++) *M *= input->sizes[i];
+    for (int32_t i = axis; i < input->ndim; i++) *N *= input->sizes[i];
+    return SG_OK;
+}
+
+bool sg_norm_is_float(sg_dtype t) {
+    return t == SG_FLOAT16 || t == SG_BFLOAT16 || t == SG_FLOAT32 || t == SG_FLOAT64;
+}
+
+/* aten's is_mixed_type / check_mixed_data_type: the parameters are "mixed" where the first one
+ * given (weight, else bias) differs in dtype from the input; then every parameter must be
+ * float32 and the input float16 or bfloat16, and the statistics are float32. Otherwise every
+ * parameter must have the input's dtype. *pd gets the dtype of mean and rstd. */
+sg_status sg_norm_param_dtype(const sg_tensor *x, const sg_tensor *w, const sg_tensor *b,
+                              sg_dtype *pd) {
+    sg_dtype         xt = dtype_of(x);
+    const sg_tensor *first = w ? w : b, *ps[2] = {w, b};
+    if (first && first->dtype != xt) {
+        for (int i = 0; i < 2; i++)
+            if (ps[i] && ps[i]->dtype != SG_FLOAT32)
+                return sg_error(SG_EINVAL, "mixed dtype (CPU): expect parameter to have scalar "
+                                           "type of Float");
+        if (xt != SG_FLOAT16 && xt != SG_BFLOAT16)
+            return sg_error(SG_EINVAL, "mixed dtype (CPU): all inputs must share same datatype.");
+        *pd = SG_FLOAT32;
+        return SG_OK;
+    }
+    for (int i = 0; i < 2; i++)
+        if (ps[i] && ps[i]->dtype != xt)
+            return sg_error(SG_EINVAL, "expected scalar type %s but found %s", sg_aten_type_name(xt),
+                            sg_aten_type_name(dtype_of(ps[i])));
+    *pd = xt;
+    return SG_OK;
+}
+
+bool sg_norm_shape_eq(const int64_t *a, int32_t na, const int64_t *b, int32_t nb) {
+    if (na != nb) return false;
+    for (int32_t i = 0; i < na; i++)
+        if (a[i] != b[i]) return false;
+    return true;
+}

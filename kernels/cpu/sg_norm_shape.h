@@ -1,0 +1,33 @@
+/* sg_norm_shape.h: the norms' argument checks and parameter dtypes, shared by the CPU kernels
+ * (norm.c) and the CUDA ones (kernels/cuda/norm.cu), so both give aten's messages from one
+ * place. */
+#ifndef SG_NORM_SHAPE_H
+#define SG_NORM_SHAPE_H
+
+#include "sg_iter.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* aten's group_norm checks: weight and bias of C elements, C divisible by groups. */
+sg_status sg_norm_check_group_inputs(const sg_tensor *input, const sg_tensor *w,
+                                     const sg_tensor *b, int64_t C, int64_t groups);
+/* aten's _check_layer_norm_inputs (and _check_rms_norm_inputs: bias NULL): M rows of N. */
+sg_status sg_norm_check_inputs(const sg_tensor *input, sg_int_list ns, const sg_tensor *w,
+                               const sg_tensor *b, int64_t *M, int64_t *N);
+/* Whether t is a floating dtype the norms take. */
+bool sg_norm_is_float(sg_dtype t);
+/* aten's is_mixed_type / check_mixed_data_type: the parameters are "mixed" where the first one
+ * given (weight, else bias) differs in dtype from the input; then every parameter must be
+ * float32 and the input float16 or bfloat16, and the statistics are float32. Otherwise every
+ * parameter must have the input's dtype. *pd gets the dtype of mean and rstd. */
+sg_status sg_norm_param_dtype(const sg_tensor *x, const sg_tensor *w, const sg_tensor *b,
+                              sg_dtype *pd);
+/* Whether two shapes are equal. */
+bool sg_norm_shape_eq(const int64_t *a, int32_t na, const int64_t *b, int32_t nb);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
