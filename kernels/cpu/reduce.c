@@ -61,12 +61,12 @@ typedef struct rdims {
     bool mask[SG_MAX_DIMS];
 } rdims;
 
-/* From a dim list; n == 0 (None or []) reduces every dim. */
-static sg_status dims_of(const sg_tensor *t, const int64_t *dims, int32_t n, rdims *r) {
+/* From a dim list; n == 0 (None or []) reduces every dim (sg_iter.h; CUDA's reductions too). */
+sg_status sg_reduce_dims(const sg_tensor *t, const int64_t *dims, int32_t n, bool *mask) {
     bool seen[SG_MAX_DIMS] = {false};
-    memset(r->mask, 0, sizeof r->mask);
+    memset(mask, 0, SG_MAX_DIMS * sizeof *mask);
     if (n == 0) {
-        for (int32_t d = 0; d < t->ndim; d++) r->mask[d] = true;
+        for (int32_t d = 0; d < t->ndim; d++) mask[d] = true;
         return SG_OK;
     }
     for (int32_t i = 0; i < n; i++) {
@@ -77,9 +77,13 @@ static sg_status dims_of(const sg_tensor *t, const int64_t *dims, int32_t n, rdi
             return sg_error(SG_EINVAL, "dim %lld appears multiple times in the list of dims",
                             (long long)d);
         seen[d] = true;
-        if (t->ndim) r->mask[d] = true;
+        if (t->ndim) mask[d] = true;
     }
     return SG_OK;
+}
+
+static sg_status dims_of(const sg_tensor *t, const int64_t *dims, int32_t n, rdims *r) {
+    return sg_reduce_dims(t, dims, n, r->mask);
 }
 
 static sg_status dims_list(const sg_tensor *t, const sg_int_list *l, rdims *r) {

@@ -151,6 +151,9 @@ typedef struct sg_reducer {
                    char *const *op, const int64_t *ostride);
 } sg_reducer;
 
+/* The dims a reduction over a dim list covers: mask[d] (SG_MAX_DIMS entries) for each of t's
+ * dims; n == 0 (None or []) means all. aten's messages for a dim out of range or repeated. */
+sg_status sg_reduce_dims(const sg_tensor *t, const int64_t *dims, int32_t n, bool *mask);
 /* Builds a reduction (above); *result gets a new reference to spec.out. */
 sg_status sg_iter_build_reduce(sg_iter *it, const sg_iter_spec *s, sg_tensor **result);
 /* Runs a reduction built by sg_iter_build_reduce. */

@@ -33,23 +33,7 @@ sg_status sg_cu_wrap_dim(int64_t *dim, int32_t ndim) {
 }
 
 sg_status sg_cu_dims_of(const sg_tensor *t, const int64_t *dims, int32_t n, sg_cu_rdims *r) {
-    bool seen[SG_MAX_DIMS] = {false};
-    memset(r->mask, 0, sizeof r->mask);
-    if (n == 0) {
-        for (int32_t d = 0; d < t->ndim; d++) r->mask[d] = true;
-        return SG_OK;
-    }
-    for (int32_t i = 0; i < n; i++) {
-        int64_t   d = dims[i];
-        sg_status st = sg_cu_wrap_dim(&d, t->ndim);
-        if (st) return st;
-        if (seen[d])
-            return sg_error(SG_EINVAL, "dim %lld appears multiple times in the list of dims",
-                            (long long)d);
-        seen[d] = true;
-        if (t->ndim) r->mask[d] = true;
-    }
-    return SG_OK;
+    return sg_reduce_dims(t, dims, n, r->mask);
 }
 
 void sg_cu_dims_one(const sg_tensor *t, int64_t dim, sg_cu_rdims *r) {
