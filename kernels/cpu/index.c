@@ -1023,13 +1023,15 @@ static sg_status where_out_k(sg_keyset ks, sg_tensor *cond, sg_tensor *self, sg_
     (void)ks;
     return where_run(cond, self, other, out, ret);
 }
-/* the Scalar overloads: wrapped numbers (which rank below any tensor in promotion) */
+/* the Scalar overloads: wrapped numbers (which rank below any tensor in promotion), then
+ * where.self through the dispatcher. Rationale: these are composite kernels, registered for
+ * every backend; calling the CPU loop here would run it on another device's pointers. */
 static sg_status where_scalars(sg_tensor *cond, const sg_scalar *a, sg_tensor *ta,
                                const sg_scalar *b, sg_tensor *tb, sg_tensor **ret) {
     sg_tensor *wa = NULL, *wb = NULL;
     sg_status  st = a ? sg_scalar_tensor(*a, &wa) : SG_OK;
     if (!st && b) st = sg_scalar_tensor(*b, &wb);
-    if (!st) st = where_run(cond, a ? wa : ta, b ? wb : tb, NULL, ret);
+    if (!st) st = aten_where_self(cond, a ? wa : ta, b ? wb : tb, ret);
     sg_tensor_release(wa);
     sg_tensor_release(wb);
     return st;

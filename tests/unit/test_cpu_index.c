@@ -550,6 +550,87 @@ static void test_pow(void) {
     sg_tensor_release(f);
 }
 
+/* ---- a backend of its own ------------------------------------------------------------------ *
+ * A PrivateUse1 device whose memory is host memory, with one kernel of its own (where.self).
+ * The composite where.Scalar* kernels must reach it through the dispatcher. */
+
+static sg_status host_alloc(sg_device dev, size_t nbytes, void **data, void **ctx) {
+    (void)dev;
+    *ctx = NULL;
+    *data = malloc(nbytes ? nbytes : 1);
+    return *data ? SG_OK : sg_error(SG_ENOMEM, "host1: out of memory");
+}
+static void host_free(sg_device dev, void *data, void *ctx) {
+    (void)dev, (void)ctx;
+    free(data);
+}
+static sg_status host_from(sg_device dev, void *dst, const void *src, size_t n) {
+    (void)dev;
+    memcpy(dst, src, n);
+    return SG_OK;
+}
+static sg_status host_to(void *dst, sg_device dev, const void *src, size_t n) {
+    (void)dev;
+    memcpy(dst, src, n);
+    return SG_OK;
+}
+static int host_count(const char **why) {
+    (void)why;
+    return 1;
+}
+static const sg_device_impl host1 = {.name = "host1", .count = host_count, .alloc = host_alloc,
+                                     .free = host_free, .copy_from_host = host_from,
+                                     .copy_to_host = host_to};
+#define PU1 ((sg_device){SG_DEV_PRIVATEUSE1, 0})
+
+static int pu1_where_calls;
+/* where.self on PrivateUse1: computed on the CPU, handed back on the device */
+static sg_status pu1_where(sg_keyset ks, sg_tensor *cond, sg_tensor *self, sg_tensor *other,
+                           sg_tensor **ret) {
+    (void)ks;
+    pu1_where_calls++;
+    sg_tensor *c = NULL, *a = NULL, *b = NULL, *r = NULL;
+    sg_status  st = sg_tensor_to(cond, SG_CPU, &c);
+    if (!st) st = sg_tensor_to(self, SG_CPU, &a);
+    if (!st) st = sg_tensor_to(other, SG_CPU, &b);
+    if (!st) st = aten_where_self(c, a, b, &r);
+    if (!st) st = sg_tensor_to(r, PU1, ret);
+    sg_tensor_release(c);
+    sg_tensor_release(a);
+    sg_tensor_release(b);
+    sg_tensor_release(r);
+    return st;
+}
+
+static void test_where_other_backend(void) {
+    CHECK(sg_device_impl_register(SG_DEV_PRIVATEUSE1, &host1) == SG_OK);
+    CHECK(aten_where_self_register(SG_KEY_PRIVATEUSE1, pu1_where, NULL) == SG_OK);
+    sg_tensor *cc = make(SG_BOOL, S(3), V(1, 0, 1)), *ca = make(SG_INT32, S(3), V(1, 2, 3));
+    sg_tensor *cond = NULL, *a = NULL, *r = NULL, *h = NULL;
+    CHECK(sg_tensor_to(cc, PU1, &cond) == SG_OK && sg_tensor_to(ca, PU1, &a) == SG_OK);
+    CHECK(aten_where_ScalarOther(cond, a, sg_scalar_int(9), &r) == SG_OK && pu1_where_calls == 1);
+    CHECK(r && sg_device_eq(r->device, PU1) && r->dtype == SG_INT32);
+    CHECK(r && sg_tensor_to(r, SG_CPU, &h) == SG_OK && all_eq(h, V(1, 9, 3), 3));
+    sg_tensor_release(h);
+    sg_tensor_release(r);
+    h = r = NULL;
+    CHECK(aten_where_ScalarSelf(cond, sg_scalar_float(2.5), a, &r) == SG_OK && pu1_where_calls == 2);
+    CHECK(r && sg_tensor_to(r, SG_CPU, &h) == SG_OK && h->dtype == SG_FLOAT32 &&
+          all_eq(h, V(2.5, 2, 2.5), 3));
+    sg_tensor_release(h);
+    sg_tensor_release(r);
+    h = r = NULL;
+    CHECK(aten_where_Scalar(cond, sg_scalar_int(1), sg_scalar_int(0), &r) == SG_OK && pu1_where_calls == 3);
+    CHECK(r && sg_device_eq(r->device, PU1) && sg_tensor_to(r, SG_CPU, &h) == SG_OK &&
+          h->dtype == SG_INT64 && all_eq(h, V(1, 0, 1), 3));
+    sg_tensor_release(h);
+    sg_tensor_release(r);
+    sg_tensor_release(a);
+    sg_tensor_release(cond);
+    sg_tensor_release(ca);
+    sg_tensor_release(cc);
+}
+
 int main(void) {
     CHECK(sg_aten_cpu_init() == SG_OK);
     test_cat_stack();
@@ -558,6 +639,7 @@ int main(void) {
     test_tril_triu();
     test_sort_topk();
     test_where_masked_fill();
+    test_where_other_backend();
     test_clamp();
     test_pow();
     sg_runtime_shutdown();
