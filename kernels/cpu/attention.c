@@ -18,8 +18,10 @@
  *  - a row whose scores are all -inf gives zeros, not NaN (aten's _safe_softmax);
  *  - enable_gqa repeats each key/value head for Hq / Hkv consecutive query heads
  *    (repeat_interleave on dim -3);
- *  - dropout_p > 0 is refused: dropout needs a random generator, which these kernels lack. */
+ *  - dropout_p > 0 drops weights after the softmax (sg_attention.h: a bernoulli draw from the
+ *    default generator, or the dropout_mask given to _scaled_dot_product_attention_math). */
 #include "cpu.h"
+#include "sg_attention.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -119,33 +121,6 @@ DEF_SOFTMAX(double, d, exp)
 
 /* ---- pieces ---------------------------------------------------------------------------------- */
 
-static sg_status validate(const sg_tensor *q, const sg_tensor *k, const sg_tensor *v,
-                          const sg_tensor *mask) {
-    if (q->dtype != k->dtype || q->dtype != v->dtype)
-        return sg_error(SG_EINVAL, "Expected query, key, and value to have the same dtype, but "
-                                   "got query.dtype: %s key.dtype: %s and value.dtype: %s "
-                                   "instead.",
-                        sg_meta_type_name(dtype_of(q)), sg_meta_type_name(dtype_of(k)), sg_meta_type_name(dtype_of(v)));
-    if (!sg_device_eq(q->device, k->device) || !sg_device_eq(q->device, v->device))
-        return sg_error(SG_EINVAL, "Expected query, key, and value to have the same device type, "
-                                   "but got query.device: %s key.device: %s and value.device: %s "
-                                   "instead.",
-                        sg_device_type_name((sg_device_type)q->device.type),
-                        sg_device_type_name((sg_device_type)k->device.type),
-                        sg_device_type_name((sg_device_type)v->device.type));
-    if (q->ndim < 2 || k->ndim < 2 || v->ndim < 2)
-        return sg_error(SG_EINVAL, "Expected query, key, and value to all be  at least 2 "
-                                   "dimensional, but got query.dim: %d key.dim: %d and value.dim: "
-                                   "%d instead.",
-                        q->ndim, k->ndim, v->ndim);
-    if (mask && mask->dtype != SG_BOOL && mask->dtype != SG_FLOAT32 && mask->dtype != q->dtype)
-        return sg_error(SG_EINVAL, "Expected attn_mask dtype to be bool or float or to match query "
-                                   "dtype, but got attn_mask.dtype: %s and  query.dtype: %s "
-                                   "instead.",
-                        sg_meta_type_name(dtype_of(mask)), sg_meta_type_name(dtype_of(q)));
-    return SG_OK;
-}
-
 /* t repeated `rep` times along dim -3, each head kept together (repeat_interleave). */
 static sg_status repeat_heads(pool *p, sg_tensor *t, int64_t rep, sg_tensor **out) {
     int32_t   n = t->ndim;
@@ -217,28 +192,15 @@ static sg_status mask_to(pool *p, sg_tensor *mask, const sg_tensor *scores, sg_t
 /* out (and attn where wanted) of attention; bool_allows: a bool mask says who takes part (sdpa)
  * rather than being added as 0/1 (_scaled_dot_product_attention_math). */
 static sg_status attention(sg_tensor *q, sg_tensor *k, sg_tensor *v, sg_tensor *mask,
-                           double dropout_p, bool is_causal, const double *scale,
-                           bool enable_gqa, bool bool_allows, sg_tensor **out,
-                           sg_tensor **attn_out) {
-    sg_status st = validate(q, k, v, mask);
+                           double dropout_p, sg_tensor *dropout_mask, bool is_causal,
+                           const double *scale, bool enable_gqa, bool bool_allows,
+                           sg_tensor **out, sg_tensor **attn_out) {
+    sg_status st = sg_attn_check(q, k, v, mask, is_causal);
     if (st) return st;
-    if (dropout_p > 0)
-        return sg_error(SG_EUNSUPPORTED,
-                        "scaled_dot_product_attention: dropout_p > 0 (got %g) is not supported on "
-                        "the CPU yet: dropout needs a random generator, which these kernels do "
-                        "not have; pass dropout_p=0 (as in evaluation)",
-                        dropout_p);
-    sg_dtype qt = dtype_of(q);
-    if (qt != SG_FLOAT16 && qt != SG_BFLOAT16 && qt != SG_FLOAT32 && qt != SG_FLOAT64)
-        return sg_error(SG_EUNSUPPORTED, "scaled_dot_product_attention: expected query, key and "
-                                         "value of a floating dtype, but got %s",
-                        sg_meta_type_name(qt));
-    if (is_causal && mask)
-        return sg_error(SG_EINVAL, "_scaled_dot_product_attention: Explicit attn_mask should not "
-                                   "be set when is_causal=True");
+    sg_dtype   qt = dtype_of(q);
     sg_dtype   cd = qt == SG_FLOAT64 ? SG_FLOAT64 : SG_FLOAT32;
     pool       p = {.n = 0};
-    sg_tensor *qc, *kc, *vc, *kt, *s, *scores, *mc = NULL, *me = NULL, *o = NULL;
+    sg_tensor *qc, *kc, *vc, *kt, *s, *scores, *mc = NULL, *me = NULL, *o = NULL, *a, *vd;
     if ((st = sg_cast(q, cd, &qc))) goto done;
     keep(&p, qc);
     if ((st = sg_cast(k, cd, &kc))) goto done;
@@ -273,10 +235,13 @@ static sg_status attention(sg_tensor *q, sg_tensor *k, sg_tensor *v, sg_tensor *
         if (cd == SG_FLOAT64) softmax_d(&r);
         else softmax_f(&r);
     }
-    if ((st = aten_matmul(scores, vc, &o))) goto done;
+    if ((st = sg_attn_dropout(scores, vc, dropout_p, dropout_mask, &a, &vd))) goto done;
+    keep(&p, a);
+    keep(&p, vd);
+    if ((st = aten_matmul(a, vd, &o))) goto done;
     keep(&p, o);
     if ((st = sg_cast(o, qt, out))) goto done;
-    if (attn_out && (st = sg_cast(scores, qt, attn_out))) {
+    if (attn_out && (st = sg_cast(dropout_mask ? scores : a, qt, attn_out))) {
         sg_tensor_release(*out);
         *out = NULL;
     }
@@ -289,17 +254,17 @@ static sg_status sdpa_fn(sg_keyset ks, sg_tensor *query, sg_tensor *key, sg_tens
                          sg_tensor *attn_mask, double dropout_p, bool is_causal,
                          const double *scale, bool enable_gqa, sg_tensor **ret) {
     (void)ks;
-    return attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa, true,
-                     ret, NULL);
+    return attention(query, key, value, attn_mask, dropout_p, NULL, is_causal, scale, enable_gqa,
+                     true, ret, NULL);
 }
 
 static sg_status sdpa_math_fn(sg_keyset ks, sg_tensor *query, sg_tensor *key, sg_tensor *value,
                               sg_tensor *attn_mask, double dropout_p, bool is_causal,
                               sg_tensor *dropout_mask, const double *scale, bool enable_gqa,
                               sg_tensor **ret0, sg_tensor **ret1) {
-    (void)ks, (void)dropout_mask; /* read only where dropout_p > 0, which is refused */
-    return attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa, false,
-                     ret0, ret1);
+    (void)ks;
+    return attention(query, key, value, attn_mask, dropout_p, dropout_mask, is_causal, scale,
+                     enable_gqa, false, ret0, ret1);
 }
 
 sg_status sg_cpu_register_attention(void) {

@@ -13,8 +13,10 @@
  *    explicit mask beside it; a bool mask says who takes part (sdpa) or is added as 0/1
  *    (_scaled_dot_product_attention_math called directly); a float mask is added;
  *  - enable_gqa repeats each key/value head for Hq / Hkv consecutive query heads;
- *  - dropout_p > 0 is refused (no random generator in these kernels). */
+ *  - dropout_p > 0 drops weights after the softmax, by the shared step of sg_attention.h
+ *    (bernoulli on this backend's Philox generator, or the dropout_mask given). */
 #include "cu.cuh"
+#include "sg_attention.h"
 
 #include <math.h>
 
@@ -32,34 +34,6 @@ struct pool {
         while (n) sg_tensor_release(t[--n]);
     }
 };
-
-sg_status validate(const sg_tensor *q, const sg_tensor *k, const sg_tensor *v,
-                   const sg_tensor *mask) {
-    if (q->dtype != k->dtype || q->dtype != v->dtype)
-        return sg_error(SG_EINVAL, "Expected query, key, and value to have the same dtype, but "
-                                   "got query.dtype: %s key.dtype: %s and value.dtype: %s "
-                                   "instead.",
-                        sg_meta_type_name(dtype_of(q)), sg_meta_type_name(dtype_of(k)),
-                        sg_meta_type_name(dtype_of(v)));
-    if (!sg_device_eq(q->device, k->device) || !sg_device_eq(q->device, v->device))
-        return sg_error(SG_EINVAL, "Expected query, key, and value to have the same device type, "
-                                   "but got query.device: %s key.device: %s and value.device: %s "
-                                   "instead.",
-                        sg_device_type_name((sg_device_type)q->device.type),
-                        sg_device_type_name((sg_device_type)k->device.type),
-                        sg_device_type_name((sg_device_type)v->device.type));
-    if (q->ndim < 2 || k->ndim < 2 || v->ndim < 2)
-        return sg_error(SG_EINVAL, "Expected query, key, and value to all be  at least 2 "
-                                   "dimensional, but got query.dim: %d key.dim: %d and value.dim: "
-                                   "%d instead.",
-                        q->ndim, k->ndim, v->ndim);
-    if (mask && mask->dtype != SG_BOOL && mask->dtype != SG_FLOAT32 && mask->dtype != q->dtype)
-        return sg_error(SG_EINVAL, "Expected attn_mask dtype to be bool or float or to match query "
-                                   "dtype, but got attn_mask.dtype: %s and  query.dtype: %s "
-                                   "instead.",
-                        sg_meta_type_name(dtype_of(mask)), sg_meta_type_name(dtype_of(q)));
-    return SG_OK;
-}
 
 /* t repeated `rep` times along dim -3, each head kept together (repeat_interleave). */
 sg_status repeat_heads(pool &p, sg_tensor *t, int64_t rep, sg_tensor **out) {
@@ -139,28 +113,15 @@ template <class F> sg_status inplace(F &&f) {
 /* out (and attn where wanted); bool_allows: a bool mask says who takes part (sdpa) rather than
  * being added as 0/1 (_scaled_dot_product_attention_math). */
 sg_status attention(sg_tensor *q, sg_tensor *k, sg_tensor *v, sg_tensor *mask, double dropout_p,
-                    bool is_causal, const double *scale, bool enable_gqa, bool bool_allows,
-                    sg_tensor **out, sg_tensor **attn_out) {
-    sg_status st = validate(q, k, v, mask);
+                    sg_tensor *dropout_mask, bool is_causal, const double *scale, bool enable_gqa,
+                    bool bool_allows, sg_tensor **out, sg_tensor **attn_out) {
+    sg_status st = sg_attn_check(q, k, v, mask, is_causal);
     if (st) return st;
-    if (dropout_p > 0)
-        return sg_error(SG_EUNSUPPORTED,
-                        "scaled_dot_product_attention: dropout_p > 0 (got %g) is not supported on "
-                        "CUDA yet: dropout needs a random generator, which these kernels do not "
-                        "have; pass dropout_p=0 (as in evaluation)",
-                        dropout_p);
     sg_dtype qt = dtype_of(q);
-    if (qt != SG_FLOAT16 && qt != SG_BFLOAT16 && qt != SG_FLOAT32 && qt != SG_FLOAT64)
-        return sg_error(SG_EUNSUPPORTED, "scaled_dot_product_attention: expected query, key and "
-                                         "value of a floating dtype, but got %s",
-                        sg_meta_type_name(qt));
-    if (is_causal && mask)
-        return sg_error(SG_EINVAL, "_scaled_dot_product_attention: Explicit attn_mask should not "
-                                   "be set when is_causal=True");
     sg_cu_guard guard(q->device);
     sg_dtype    cd = qt == SG_FLOAT64 ? SG_FLOAT64 : SG_FLOAT32;
     pool        p;
-    sg_tensor  *qc, *kc, *vc, *kt, *s, *scores, *probs, *o;
+    sg_tensor  *qc, *kc, *vc, *kt, *s, *scores, *probs, *o, *a, *vd;
     const sg_scalar ninf = sg_scalar_float(-INFINITY);
     if ((st = sg_cast(q, cd, &qc))) return st;
     p.keep(qc);
@@ -235,10 +196,13 @@ sg_status attention(sg_tensor *q, sg_tensor *k, sg_tensor *v, sg_tensor *mask, d
              })))
             return st;
     }
-    if ((st = aten_matmul(probs, vc, &o))) return st;
+    if ((st = sg_attn_dropout(probs, vc, dropout_p, dropout_mask, &a, &vd))) return st;
+    p.keep(a);
+    p.keep(vd);
+    if ((st = aten_matmul(a, vd, &o))) return st;
     p.keep(o);
     if ((st = sg_cast(o, qt, out))) return st;
-    if (attn_out && (st = sg_cast(probs, qt, attn_out))) {
+    if (attn_out && (st = sg_cast(dropout_mask ? probs : a, qt, attn_out))) {
         sg_tensor_release(*out);
         *out = nullptr;
     }
@@ -249,17 +213,17 @@ sg_status sdpa_fn(sg_keyset ks, sg_tensor *query, sg_tensor *key, sg_tensor *val
                   sg_tensor *attn_mask, double dropout_p, bool is_causal, const double *scale,
                   bool enable_gqa, sg_tensor **ret) {
     (void)ks;
-    return attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa, true,
-                     ret, nullptr);
+    return attention(query, key, value, attn_mask, dropout_p, nullptr, is_causal, scale,
+                     enable_gqa, true, ret, nullptr);
 }
 
 sg_status sdpa_math_fn(sg_keyset ks, sg_tensor *query, sg_tensor *key, sg_tensor *value,
                        sg_tensor *attn_mask, double dropout_p, bool is_causal,
                        sg_tensor *dropout_mask, const double *scale, bool enable_gqa,
                        sg_tensor **ret0, sg_tensor **ret1) {
-    (void)ks, (void)dropout_mask; /* read only where dropout_p > 0, which is refused */
-    return attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa, false,
-                     ret0, ret1);
+    (void)ks;
+    return attention(query, key, value, attn_mask, dropout_p, dropout_mask, is_causal, scale,
+                     enable_gqa, false, ret0, ret1);
 }
 
 } // namespace
