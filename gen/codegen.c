@@ -8,11 +8,9 @@
 #define _DEFAULT_SOURCE
 #include "codegen.h"
 #include "lua_model.h"
+#include "sg_pages.h"
 
 #include <dirent.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 #include <lauxlib.h>
 #include <lualib.h>
 #include <stdio.h>
@@ -324,7 +322,7 @@ static bool translate(const sg_tpl_file *t, sg_buf *lua, sg_buf *header, sg_diag
  * blocks come from free lists per 16-byte size class, carved from big chunks; larger ones go
  * to malloc. Everything is freed with the state. A cap keeps a runaway template from taking
  * the machine. */
-enum { SMALL_MAX = 2048, CLASSES = SMALL_MAX / 16, CHUNK = 1 << 20 };
+enum { SMALL_MAX = 2048, CLASSES = SMALL_MAX / 16, CHUNK = 256 * 1024 };
 
 typedef struct limits {
     size_t    used;               /* bytes handed out, for the cap */
@@ -361,28 +359,13 @@ static void small_put(limits *lim, void *p, size_t n) {
     lim->free_list[c] = p;
 }
 
-/* Big blocks (table arrays, long strings): mapped with their pages faulted in at once, which
- * costs a fraction of faulting them one by one as they are first written. */
+/* Big blocks (table arrays, long strings): pages from the system (sg_pages.h), faulted in at
+ * once, which costs a fraction of faulting them one by one as they are first written. The size
+ * Lua frees a block with is the size it asked for, which is what sg_pages_free wants. */
 enum { BIG_MIN = 64 * 1024 };
 
-static void *big_get(size_t n) {
-#if defined(__linux__) && defined(MAP_POPULATE)
-    void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
-                   -1, 0);
-    return p == MAP_FAILED ? NULL : p;
-#else
-    return malloc(n);
-#endif
-}
-
-static void big_put(void *p, size_t n) {
-#if defined(__linux__) && defined(MAP_POPULATE)
-    munmap(p, n);
-#else
-    (void)n;
-    free(p);
-#endif
-}
+static void *big_get(size_t n) { return sg_pages_alloc(n); }
+static void  big_put(void *p, size_t n) { sg_pages_free(p, n); }
 
 /* A block of n bytes, small, big or in between (malloc). */
 static void *get(limits *lim, size_t n) {

@@ -2,18 +2,15 @@
  * together; one free per arena beats tracking each, and an allocator hook lets tests fail
  * allocations on purpose.
  *
- * Chunks grow with the arena (each as large as everything before it, up to 8 MiB), so a big
- * model takes few chunks. Without a hook, on Linux, chunks are mapped with MAP_POPULATE:
- * Rationale: first-touch page faults, one per 4 KiB, cost more than the parse that fills the
- * pages on virtual machines (measured: 33 ms to touch 8 MiB page by page, 7 ms populated). */
-#define _DEFAULT_SOURCE
+ * Chunks grow with the arena (each as large as everything before it, up to 8 MiB; from 2 MiB
+ * once the arena is past 256 KiB), so a big model takes few chunks. Without a hook they come from sg_pages_alloc (sg_pages.h: pages
+ * faulted in at once, huge ones from 2 MiB up), which on virtual machines costs a fraction of
+ * faulting small pages one by one as they are first written. */
+#include "sg_pages.h"
 #include "sg_schema.h"
 
 #include <stdlib.h>
 #include <string.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 typedef struct chunk {
     struct chunk *next;
@@ -28,7 +25,15 @@ struct sg_arena {
     size_t      total;
 };
 
-enum { CHUNK_MIN = 64 * 1024, CHUNK_MAX = 8 * 1024 * 1024, HDR = (sizeof(chunk) + 15) & ~(size_t)15 };
+/* Past BIG_FROM bytes an arena is a big one: its chunks jump to BIG_MIN, the size from which
+ * sg_pages_alloc hands out huge pages. */
+enum {
+    CHUNK_MIN = 64 * 1024,
+    BIG_FROM = 256 * 1024,
+    BIG_MIN = 2 * 1024 * 1024,
+    CHUNK_MAX = 8 * 1024 * 1024,
+    HDR = (sizeof(chunk) + 15) & ~(size_t)15
+};
 
 static void *sys_alloc(void *ud, void *ptr, size_t size) {
     (void)ud;
@@ -39,29 +44,22 @@ static void *sys_alloc(void *ud, void *ptr, size_t size) {
     return malloc(size);
 }
 
-/* Chunk memory, zeroed: the hook's, or pages mapped ready for use (zero already).
- * Rationale: zeroing whole chunks here, not each allocation, touches each byte once. */
-static chunk *chunk_alloc(sg_arena *a, size_t bytes) {
-#if defined(__linux__) && defined(MAP_POPULATE)
+/* Chunk memory, zeroed, of at least *bytes (set to what was really taken): the hook's, or
+ * pages from the system. Rationale: zeroing whole chunks, not each allocation, touches each
+ * byte once. */
+static chunk *chunk_alloc(sg_arena *a, size_t *bytes) {
     if (a->alloc == sys_alloc) {
-        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-        return p == MAP_FAILED ? NULL : p;
+        *bytes = sg_pages_size(*bytes);
+        return sg_pages_alloc(*bytes);
     }
-#endif
-    chunk *c = a->alloc(a->ud, NULL, bytes);
-    if (c) memset(c, 0, bytes);
+    chunk *c = a->alloc(a->ud, NULL, *bytes);
+    if (c) memset(c, 0, *bytes);
     return c;
 }
 
 static void chunk_free(sg_arena *a, chunk *c) {
-#if defined(__linux__) && defined(MAP_POPULATE)
-    if (a->alloc == sys_alloc) {
-        munmap(c, HDR + c->size);
-        return;
-    }
-#endif
-    a->alloc(a->ud, c, 0);
+    if (a->alloc == sys_alloc) sg_pages_free(c, HDR + c->size);
+    else a->alloc(a->ud, c, 0);
 }
 
 sg_arena *sg_arena_new(sg_alloc_fn alloc, void *ud) {
@@ -89,11 +87,15 @@ void *sg_arena_alloc(sg_arena *a, size_t n) {
     if (n == 0) n = 8;
     chunk *c = a->head;
     if (!c || c->size - c->used < n) {
-        size_t grow = a->total < CHUNK_MIN ? CHUNK_MIN : a->total > CHUNK_MAX ? CHUNK_MAX : a->total;
-        size_t size = n > grow / 2 ? n : grow - HDR;
-        c = chunk_alloc(a, HDR + size);
+        size_t grow = a->total < CHUNK_MIN   ? CHUNK_MIN
+                      : a->total < BIG_FROM ? a->total
+                      : a->total < BIG_MIN  ? BIG_MIN
+                      : a->total > CHUNK_MAX ? CHUNK_MAX
+                                            : a->total;
+        size_t size = n > grow / 2 ? n : grow - HDR, bytes = HDR + size;
+        c = chunk_alloc(a, &bytes);
         if (!c) return NULL;
-        c->size = size;
+        c->size = bytes - HDR;
         c->used = 0;
         if (a->head && n > grow / 2) { /* keep the current chunk's free space in use */
             c->next = a->head->next;
