@@ -10,10 +10,16 @@
 #define SG_EMIT_H
 
 #include "model.h"
+#include "spool.h"
 
 /* The model as one JSON document: {"ops": [...], "tags": [...]} (docs/json-format.md).
  * Strings are escaped for JSON; bytes >= 0x80 pass through, so UTF-8 input gives UTF-8 output. */
 void sg_emit_json(sg_buf *b, const sg_model *m);
+
+/* sg_validate(m, d), with m's JSON (sg_emit_json) rendered into *json (initialised, empty) on
+ * a second thread meanwhile; *json keeps it only where validation added no error (otherwise it
+ * is left empty). Returns the number of errors added. */
+int sg_validate_json(sg_model *m, sg_diag *d, sg_spool *json);
 
 /* One line per op, in input order: the canonical schema with its namespace written out
  * ("aten::abs(Tensor self) -> Tensor"), as sg_schema_print prints it. */

@@ -46,6 +46,10 @@ static bool reserve(sg_buf *b, size_t extra) {
 }
 
 void sg_buf_putn(sg_buf *b, const char *s, size_t n) {
+    if (b->sink && n >= SG_BUF_STREAM) { /* a stream passes big pieces on without a copy */
+        if (sg_buf_flush(b) && !b->sink(b->sink_ud, s, n)) b->sink_failed = true;
+        return;
+    }
     if (!reserve(b, n)) return;
     memcpy(b->data + b->len, s, n);
     b->len += n;

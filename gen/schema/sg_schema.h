@@ -250,7 +250,8 @@ bool            sg_type_is_tensor_like(const sg_type *t); /* Tensor, Tensor?, Te
 
 /* A growable string. With a sink set, it streams instead: once it holds more than
  * SG_BUF_STREAM bytes, the next append first hands everything to the sink, so emitters write
- * large outputs through a small window of memory. */
+ * large outputs through a small window of memory; an append of SG_BUF_STREAM bytes or more
+ * goes to the sink as it is, without a copy. */
 typedef bool (*sg_buf_sink)(void *ud, const char *data, size_t len);
 
 typedef struct sg_buf {

@@ -1,0 +1,24 @@
+/* spool.h: text kept in a few big blocks of fresh pages, for output made before it may be
+ * written (the JSON is rendered while validation runs, and written only if it passes).
+ * Rationale: growing one buffer to megabytes reallocates and copies it, and its pages are
+ * faulted one by one; blocks from sg_pages_alloc are never moved and are faulted at once. */
+#ifndef SG_SPOOL_H
+#define SG_SPOOL_H
+
+#include "schema/sg_schema.h"
+
+typedef struct sg_spool_block sg_spool_block;
+
+typedef struct sg_spool {
+    sg_spool_block *head, *tail;
+    bool            oom;
+} sg_spool;
+
+void sg_spool_init(sg_spool *s);
+void sg_spool_free(sg_spool *s);
+/* An sg_buf sink (ud: the spool) that appends to it. */
+bool sg_spool_sink(void *ud, const char *data, size_t len);
+/* Appends everything held to b (a sink of b's gets the blocks as they are). */
+void sg_spool_put(const sg_spool *s, sg_buf *b);
+
+#endif

@@ -1,0 +1,121 @@
+/* The spool (gen/spool.h) keeps text in big blocks and hands it on unchanged; sg_validate_json
+ * validates while the JSON is rendered on another thread, and must give exactly what
+ * sg_validate then sg_emit_json give: the same diagnostics, and the same JSON only where
+ * validation passed. */
+#include "check.h"
+#include "emit.h"
+#include "model.h"
+
+/* A sink that gathers what reaches it, counting the calls. */
+typedef struct gather {
+    sg_buf all;
+    int    calls;
+} gather;
+
+static bool gather_sink(void *ud, const char *data, size_t len) {
+    gather *g = ud;
+    g->calls++;
+    sg_buf_putn(&g->all, data, len);
+    return true;
+}
+
+static void test_spool(void) {
+    /* 9 MB in pieces of many sizes: more than two blocks, pieces across block ends */
+    sg_spool s;
+    sg_spool_init(&s);
+    sg_buf want;
+    sg_buf_init(&want);
+    uint32_t x = 1;
+    char     piece[70000];
+    while (want.len < 9u << 20) {
+        size_t n = (x = x * 1103515245u + 12345u) % sizeof piece;
+        for (size_t i = 0; i < n; i++) piece[i] = (char)('a' + (i + want.len) % 26);
+        CHECK(sg_spool_sink(&s, piece, n));
+        sg_buf_putn(&want, piece, n);
+    }
+    CHECK(!s.oom);
+    sg_buf got;
+    sg_buf_init(&got);
+    sg_spool_put(&s, &got);
+    CHECK(got.len == want.len && memcmp(got.data, want.data, want.len) == 0);
+    /* to a streaming buffer the blocks go as they are: one call each */
+    gather g = {.calls = 0};
+    sg_buf_init(&g.all);
+    sg_buf stream;
+    sg_buf_init(&stream);
+    sg_buf_set_sink(&stream, gather_sink, &g);
+    sg_buf_puts(&stream, "head:");
+    sg_spool_put(&s, &stream);
+    CHECK(sg_buf_flush(&stream));
+    CHECK(g.all.len == want.len + 5 && memcmp(g.all.data + 5, want.data, want.len) == 0);
+    CHECK(g.calls >= 4 && g.calls <= 5); /* "head:" then 3 blocks (4 MiB, less a header, each) */
+    sg_buf_free(&stream);
+    sg_buf_free(&g.all);
+    sg_buf_free(&got);
+    sg_buf_free(&want);
+    sg_spool_free(&s);
+    CHECK(s.head == NULL);
+}
+
+/* n entries; entry `bad` (if >= 0) breaks an aten rule (an in-place op that returns nothing) */
+static sg_buf schema_file(int n, int bad) {
+    sg_buf b;
+    sg_buf_init(&b);
+    for (int i = 0; i < n; i++) {
+        if (i == bad) sg_buf_printf(&b, "- func: op_%d_(Tensor(a!) self) -> ()\n\n", i);
+        else
+            sg_buf_printf(&b, "- func: op_%d(Tensor self, int x=%d, *, float eps=1e-05) -> Tensor\n"
+                              "  variants: function\n  dispatch:\n    CPU: op_%d_kernel\n\n",
+                          i, i, i);
+    }
+    return b;
+}
+
+/* The two ways over the same text: diagnostics and JSON must agree. */
+static void both(const sg_buf *text, bool want_errors) {
+    sg_model m1, m2;
+    sg_diag  d1, d2;
+    CHECK(sg_model_init(&m1) == 0 && sg_model_init(&m2) == 0);
+    sg_diag_init(&d1);
+    sg_diag_init(&d2);
+    sg_load_buffer(&m1, "ops.yaml", text->data, text->len, &d1);
+    sg_load_buffer(&m2, "ops.yaml", text->data, text->len, &d2);
+    sg_model_group(&m1, &d1);
+    sg_model_group(&m2, &d2);
+    int e1 = sg_validate(&m1, &d1);
+    sg_spool s;
+    sg_spool_init(&s);
+    int e2 = sg_validate_json(&m2, &d2, &s);
+    CHECK(e1 == e2 && (e1 > 0) == want_errors);
+    CHECK(d1.out.len == d2.out.len && (!d1.out.len || memcmp(d1.out.data, d2.out.data, d1.out.len) == 0));
+    sg_buf j1, j2;
+    sg_buf_init(&j1);
+    sg_buf_init(&j2);
+    if (!e1) sg_emit_json(&j1, &m1);
+    sg_spool_put(&s, &j2);
+    CHECK(j1.len == j2.len && (!j1.len || memcmp(j1.data, j2.data, j1.len) == 0));
+    CHECK(want_errors ? j2.len == 0 : j2.len > 1000);
+    sg_buf_free(&j1);
+    sg_buf_free(&j2);
+    sg_spool_free(&s);
+    sg_diag_free(&d1);
+    sg_diag_free(&d2);
+    sg_model_free(&m1);
+    sg_model_free(&m2);
+}
+
+static void test_validate_json(void) {
+    for (int n = 10; n <= 1000; n *= 10) { /* below and above the size that uses a thread */
+        sg_buf ok = schema_file(n, -1), bad = schema_file(n, n / 2);
+        both(&ok, false);
+        both(&bad, true);
+        sg_buf_free(&ok);
+        sg_buf_free(&bad);
+    }
+}
+
+int main(void) {
+    test_spool();
+    test_validate_json();
+    return check_result("test_check_json");
+}
