@@ -3,8 +3,8 @@
  * Speed matters here: the whole corpus goes through this in a benchmark whose budget covers
  * loading, parsing and validating too. So there is no allocation per field, no printf for
  * strings or integers (only for the rare float default), appends are memcpys into a chunk that
- * reaches the caller's sg_buf 16 KiB at a time, and strings with nothing to escape (nearly all)
- * are scanned 8 bytes at a step and copied in one piece.
+ * reaches the caller's sg_buf a window (64 KiB) at a time, and strings with nothing to escape
+ * (nearly all) are scanned 8 bytes at a step and copied in one piece.
  *
  * Layout: one op field per line and one argument per line, so golden diffs read well; the
  * bytes depend on the model alone (no timestamps, no addresses, input order kept).
@@ -23,7 +23,7 @@ typedef struct jw {
     sg_buf *b;
     sg_buf  tmp;
     size_t  n;
-    char    chunk[16384];
+    char    chunk[SG_BUF_STREAM]; /* a full window: a stream takes it without a copy */
 } jw;
 
 static void flush(jw *w) {

@@ -233,6 +233,10 @@ static int cmp_name(const void *key, const void *item) {
 }
 
 static bool python_keyword(const char *name) {
+    /* most names are longer than any keyword (8) or start where none does: no search */
+    size_t n = 0;
+    while (n < 9 && name[n]) n++;
+    if (n < 2 || n > 8 || !strchr("FNTabcdefgilnoprtwy", name[0])) return false;
     static const char *const kw[] = { /* sorted (strcmp order) for bsearch */
         "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
         "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",

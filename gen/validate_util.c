@@ -198,20 +198,23 @@ static uint32_t hash_bytes(const char *s, size_t n) {
     return (uint32_t)(h ^ (h >> 29));
 }
 
+/* Slots come from the arena (zeroed already, and on fresh pages faulted in at once), where
+ * calloc's big blocks are faulted a page at a time as the hash scatters over them. */
+static sgv_map_slot *new_slots(sg_arena *a, uint32_t cap) {
+    return sg_arena_alloc(a, (size_t)cap * sizeof(sgv_map_slot));
+}
+
 int sgv_map_init(sgv_map *m, sg_arena *arena, uint32_t expected) {
     uint32_t cap = 16;
     while (cap < expected + expected / 2 + 1 && cap < (1u << 30)) cap *= 2;
-    m->slots = calloc(cap, sizeof *m->slots);
+    m->arena = arena;
+    m->slots = new_slots(arena, cap);
     m->cap = m->slots ? cap : 0;
     m->n = 0;
-    m->arena = arena;
     return m->slots ? 0 : -1;
 }
 
-void sgv_map_free(sgv_map *m) {
-    free(m->slots);
-    memset(m, 0, sizeof *m);
-}
+void sgv_map_free(sgv_map *m) { memset(m, 0, sizeof *m); /* the arena holds it all */ }
 
 static sgv_map_slot *find(const sgv_map *m, uint32_t h, const char *key, size_t len) {
     uint32_t mask = m->cap - 1;
@@ -230,14 +233,13 @@ void *sgv_map_get(const sgv_map *m, const char *key, size_t len) {
 static int grow(sgv_map *m) {
     sgv_map old = *m;
     m->cap = old.cap * 2;
-    m->slots = calloc(m->cap, sizeof *m->slots);
+    m->slots = new_slots(m->arena, m->cap);
     if (!m->slots) {
         *m = old;
         return -1;
     }
     for (uint32_t i = 0; i < old.cap; i++)
         if (old.slots[i].key) *find(m, old.slots[i].hash, old.slots[i].key, old.slots[i].len) = old.slots[i];
-    free(old.slots);
     return 0;
 }
 

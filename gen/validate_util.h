@@ -55,7 +55,7 @@ bool sgv_copy_stripped(const sg_op *op);
  * torchgen's signature() (which keeps defaults) compares them. */
 bool sgv_same_defaults(const sg_op *a, const sg_op *b);
 
-/* ---- a string map (open addressing, keys copied into an arena) ---------------------------- */
+/* ---- a string map (open addressing; slots and key copies in an arena) -------------------- */
 
 typedef struct sgv_map_slot {
     const char *key;   /* NULL: empty */
@@ -73,7 +73,7 @@ typedef struct sgv_map {
 
 /* Sized for `expected` keys (it grows past that). Returns 0, or -1 when out of memory. */
 int   sgv_map_init(sgv_map *m, sg_arena *arena, uint32_t expected);
-void  sgv_map_free(sgv_map *m);
+void  sgv_map_free(sgv_map *m); /* forgets it; the memory goes with the arena */
 void *sgv_map_get(const sgv_map *m, const char *key, size_t len);
 /* Inserts key -> value unless key is there; returns the slot that holds key (its value is the
  * old one when key was there; its key is the arena copy), or NULL when out of memory. */

@@ -722,13 +722,20 @@ bool sg_schema_is_mutable(const sg_schema *s) {
 
 /* torchgen's SchemaKind: in-place by name; out by written keyword-only arguments (scratch when
  * one is named _scratch_*); mutable when a positional argument other than self is written. */
+/* Whether args[i] is self: the first positional argument named so. */
+static bool is_self(const sg_schema *s, uint32_t i) {
+    if (i >= s->npositional || strcmp(s->args[i].name, "self") != 0) return false;
+    for (uint32_t k = 0; k < i; k++)
+        if (strcmp(s->args[k].name, "self") == 0) return false;
+    return true;
+}
+
 sg_schema_kind sg_schema_kind_of(const sg_schema *s) {
-    bool out = false, scratch = false, mutated = false, seen_self = false;
+    bool out = false, scratch = false, mutated = false;
     for (uint32_t i = 0; i < s->nargs; i++) {
         const sg_arg *a = &s->args[i];
-        bool self = !seen_self && i < s->npositional && strcmp(a->name, "self") == 0;
-        seen_self |= self;
-        if (!sg_arg_is_write(a)) continue;
+        if (!sg_arg_is_write(a)) continue; /* most arguments: nothing more to ask */
+        bool self = !a->kwarg_only && is_self(s, i);
         if (a->kwarg_only) {
             out = true;
             scratch |= strncmp(a->name, "_scratch_", 9) == 0;
