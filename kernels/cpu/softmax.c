@@ -15,7 +15,8 @@
  * up to a few thousand floats is still in L1 for the other two, so fusing max and sum online
  * (rescaling the sum at each new max) would add work without saving traffic. The float32 and
  * float16/bfloat16 loops exist in one version per instruction set (vmath.h's SG_VM_VERSIONS,
- * picked on first use); float32 lines on AVX-512 use vmath.h's 16-lane exp by hand. */
+ * picked on first use); float32 lines on AVX-512 are written by hand (below: a cheaper exp for
+ * x - max <= 0, the next line prefetched, streaming stores for large outputs). */
 #include "cpu.h"
 #include "vmath.h"
 
@@ -25,7 +26,11 @@
 #include <omp.h>
 #endif
 
-enum { BLOCK = 256 }; /* lines advanced together where the dim is not innermost */
+enum {
+    BLOCK = 256,             /* lines advanced together where the dim is not innermost */
+    STREAM_BYTES = 32 << 20, /* outputs from 32 MiB are written past the cache (an EPYC's L3 is
+                                32 MB per 8 cores); smaller ones are kept for their reader */
+};
 
 
 
@@ -36,6 +41,7 @@ enum { BLOCK = 256 }; /* lines advanced together where the dim is not innermost 
 typedef struct sm {
     int64_t outer, len, inner;
     bool    log;
+    bool    stream; /* an output large enough for streaming stores, where a version has them */
 } sm;
 
 #define LOAD_PLAIN(x) (x)
@@ -180,48 +186,79 @@ static inline float half_load(sg_half h) {
     }
 
 #ifdef SG_VM_X86
-/* A float32 line on AVX-512: the generic line's steps with vmath.h's 16-lane exp, giving the
- * same bits as the generic loops built with FMA (the AVX2 version). */
+/* A float32 line on AVX-512: the generic line's steps with vmath.h's exp for x <= 0
+ * (sg_exp16_neg: 10 operations where sg_exp16 takes 14, and the exp is what bounds a line in
+ * cache; its last bit differs from sg_exp16's on 1.6% of inputs). Where the data is in memory,
+ * the max pass waits on it: the exp pass prefetches the next line into L2 while it computes, and
+ * where p->stream a line of up to SCRATCH floats keeps its exps on the stack, so that the
+ * output is written once, by streaming stores (no read of it into the cache first). */
+enum { SCRATCH = 8192 }; /* 32 KiB: a line of 4096 and its exps fit in L1 together */
+
+/* mask of the last n - i < 16 lanes */
+#define TAIL(n, i) ((__mmask16)((1u << ((n) - (i))) - 1u))
 
 /* The max by vmaxps, which can drop a NaN where the generic MAXN keeps it; the line comes out
- * all NaN either way, as exp(NaN - m) makes the sum NaN. */
+ * all NaN either way, as exp(NaN - m) makes the sum NaN. Four running maxima, so that the loop
+ * does not wait on the latency of vmaxps. */
 SG_VM_AVX512 static float max_f32_512(const float *x, int64_t n) {
-    __m512  a = _mm512_set1_ps(-INFINITY);
+    __m512  a0 = _mm512_set1_ps(-INFINITY), a1 = a0, a2 = a0, a3 = a0;
     int64_t i = 0;
-    for (; i + 16 <= n; i += 16) a = _mm512_max_ps(a, _mm512_loadu_ps(x + i));
-    if (i < n) {
-        __mmask16 k = (__mmask16)((1u << (n - i)) - 1u);
-        a = _mm512_mask_max_ps(a, k, a, _mm512_maskz_loadu_ps(k, x + i));
+    for (; i + 64 <= n; i += 64) {
+        a0 = _mm512_max_ps(a0, _mm512_loadu_ps(x + i));
+        a1 = _mm512_max_ps(a1, _mm512_loadu_ps(x + i + 16));
+        a2 = _mm512_max_ps(a2, _mm512_loadu_ps(x + i + 32));
+        a3 = _mm512_max_ps(a3, _mm512_loadu_ps(x + i + 48));
     }
-    return _mm512_reduce_max_ps(a);
+    for (; i + 16 <= n; i += 16) a0 = _mm512_max_ps(a0, _mm512_loadu_ps(x + i));
+    if (i < n)
+        a1 = _mm512_mask_max_ps(a1, TAIL(n, i), a1, _mm512_maskz_loadu_ps(TAIL(n, i), x + i));
+    return _mm512_reduce_max_ps(_mm512_max_ps(_mm512_max_ps(a0, a1), _mm512_max_ps(a2, a3)));
 }
 
-/* The sum of exp(x - m), o (where given) getting the exps; summed as the generic sumexp does
- * (LANES running sums, the tail first, then the running sums in order). o may be x. */
-SG_VM_AVX512 static float sumexp_f32_512(const float *x, float *o, int64_t n, float m) {
-    _Static_assert(LANES == 32, "two vectors of running sums");
-    __m512  vm = _mm512_set1_ps(m), a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
+/* The sum of exp(x - m), e (where given) getting the exps; two vectors in flight, each with its
+ * own running sum. Prefetches the n floats after x (the next line; a prefetch past the end of
+ * the data does not fault). e may be x. Inlined, so that each caller's loop has no test of e. */
+SG_VM_AVX512 static inline __attribute__((always_inline)) float
+sumexp_f32_512(const float *x, float *e, int64_t n, float m) {
+    __m512  vm = _mm512_set1_ps(m), a0 = _mm512_setzero_ps(), a1 = a0;
     int64_t i = 0;
-    for (; i + LANES <= n; i += LANES) {
-        __m512 e0 = sg_exp16(_mm512_sub_ps(_mm512_loadu_ps(x + i), vm));
-        __m512 e1 = sg_exp16(_mm512_sub_ps(_mm512_loadu_ps(x + i + 16), vm));
-        if (o) {
-            _mm512_storeu_ps(o + i, e0);
-            _mm512_storeu_ps(o + i + 16, e1);
+    for (; i + 32 <= n; i += 32) {
+        _mm_prefetch((const char *)(x + n + i), _MM_HINT_T1);
+        _mm_prefetch((const char *)(x + n + i + 16), _MM_HINT_T1);
+        __m512 e0 = sg_exp16_neg(_mm512_sub_ps(_mm512_loadu_ps(x + i), vm));
+        __m512 e1 = sg_exp16_neg(_mm512_sub_ps(_mm512_loadu_ps(x + i + 16), vm));
+        if (e) {
+            _mm512_storeu_ps(e + i, e0);
+            _mm512_storeu_ps(e + i + 16, e1);
         }
         a0 = _mm512_add_ps(a0, e0);
         a1 = _mm512_add_ps(a1, e1);
     }
-    float s = 0, a[LANES];
-    for (; i < n; i++) {
-        float e = sg_expf_fma(x[i] - m);
-        if (o) o[i] = e;
-        s += e;
+    for (; i < n; i += 16) { /* masked-off lanes are neither read, written nor summed */
+        __mmask16 k = n - i >= 16 ? (__mmask16)0xffff : TAIL(n, i);
+        __m512    e0 = sg_exp16_neg(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), vm));
+        if (e) _mm512_mask_storeu_ps(e + i, k, e0);
+        a0 = _mm512_mask_add_ps(a0, k, a0, e0);
     }
-    _mm512_storeu_ps(a, a0);
-    _mm512_storeu_ps(a + 16, a1);
-    for (int k = 0; k < LANES; k++) s += a[k];
-    return s;
+    return _mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
+}
+
+/* o = e * r, by streaming stores where `stream` (plain ones for o's partial first and last
+ * cache lines). e may be o. */
+SG_VM_AVX512 static void scale_f32_512(const float *e, float *o, int64_t n, float r, bool stream) {
+    __m512  vr = _mm512_set1_ps(r);
+    int64_t i = 0, last = n - 16, head = (int64_t)((64 - ((uintptr_t)o & 63)) & 63) / 4;
+    if (stream && head < n) {
+        if (head)
+            _mm512_mask_storeu_ps(o, TAIL(head, 0),
+                                  _mm512_mul_ps(_mm512_maskz_loadu_ps(TAIL(head, 0), e), vr));
+        for (i = head; i <= last; i += 16)
+            _mm512_stream_ps(o + i, _mm512_mul_ps(_mm512_loadu_ps(e + i), vr));
+    }
+    for (; i <= last; i += 16) _mm512_storeu_ps(o + i, _mm512_mul_ps(_mm512_loadu_ps(e + i), vr));
+    if (i < n)
+        _mm512_mask_storeu_ps(o + i, TAIL(n, i),
+                              _mm512_mul_ps(_mm512_maskz_loadu_ps(TAIL(n, i), e + i), vr));
 }
 
 SG_VM_AVX512 static bool line_f32_512(const sm *p, const float *x, float *o) {
@@ -230,17 +267,24 @@ SG_VM_AVX512 static bool line_f32_512(const sm *p, const float *x, float *o) {
     if (p->log) {
         float ls = logf(sumexp_f32_512(x, NULL, n, m));
         for (int64_t i = 0; i < n; i++) o[i] = (x[i] - m) - ls;
+    } else if (p->stream && n <= SCRATCH) {
+        _Alignas(64) float e[SCRATCH];
+        scale_f32_512(e, o, n, 1 / sumexp_f32_512(x, e, n, m), true);
     } else {
-        float r = 1 / sumexp_f32_512(x, o, n, m);
-        for (int64_t i = 0; i < n; i++) o[i] *= r;
+        scale_f32_512(o, o, n, 1 / sumexp_f32_512(x, o, n, m), false);
     }
     return true;
 }
+#undef TAIL
+
+/* orders the streaming stores before the threads' results are used */
+static inline void store_fence(void) { _mm_sfence(); }
 #define HOOK_avx512(p, x, o) line_f32_512(p, x, o)
 #define HOOK_avx2            NO_HOOK
 #define HOOK_base            NO_HOOK
 #else
 #define HOOK_base NO_HOOK
+static inline void store_fence(void) {}
 #endif
 
 #define DEF_SOFTMAX(V, ATTR, EXPF)                                                              \
@@ -275,11 +319,13 @@ static void run_units(range_fn fn, const sm *p, const char *x, char *o) {
             int64_t chunk = (units + nt - 1) / nt, b = t * chunk;
             int64_t e = b + chunk < units ? b + chunk : units;
             if (b < e) fn(p, x, o, b, e);
+            if (p->stream) store_fence();
         }
         return;
     }
 #endif
     fn(p, x, o, 0, units);
+    if (p->stream) store_fence();
 }
 
 /* ---- _softmax / _log_softmax ---------------------------------------------------------------- */
@@ -325,7 +371,7 @@ static sg_status sm_run(bool log, sg_tensor *self, int64_t dim, bool half_to_flo
     if (!same && (st = sg_tensor_resize_(out, self->sizes, self->ndim))) return st;
     if (sg_tensor_numel(self) == 0) return SG_OK;
 
-    sm p = {1, 1, 1, log};
+    sm p = {1, 1, 1, log, false};
     for (int32_t d = 0; d < self->ndim; d++) {
         if (d < dim) p.outer *= self->sizes[d];
         else if (d == dim) p.len = self->sizes[d];
@@ -339,6 +385,7 @@ static sg_status sm_run(bool log, sg_tensor *self, int64_t dim, bool half_to_flo
                    (out->offset == x->offset && out->storage == x->storage));
     if (direct) o = sg_tensor_retain(out);
     else st = sg_tensor_empty(self->sizes, self->ndim, m.dtype, SG_CPU, &o);
+    p.stream = direct && sg_tensor_numel(self) * (int64_t)sg_dtype_size(m.dtype) >= STREAM_BYTES;
     if (!st) {
         run_units(fn, &p, sg_tensor_data(x), sg_tensor_data(o));
         if (!direct) st = sg_tensor_copy_(out, o);
