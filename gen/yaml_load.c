@@ -7,8 +7,10 @@
  *
  * Positions: libyaml counts characters, the model counts bytes (sg_pos.col is a byte column,
  * as gcc's is). A cursor walks the text once, converting libyaml's character index of each
- * event into a byte offset, line and column. The characters of a scalar's value are mapped back
- * to the source by re-reading the scalar's source (quotes, escapes, folded lines): see spans().
+ * event into a byte offset, line and column; where the text is all ASCII and breaks lines with
+ * '\n' alone (nearly always), libyaml's own line and column are used as they are. The
+ * characters of a scalar's value are mapped back to the source by re-reading the scalar's
+ * source (quotes, escapes, folded lines): see spans().
  */
 #define _POSIX_C_SOURCE 200809L /* fstat, fileno */
 
@@ -66,6 +68,7 @@ typedef struct loader {
     file_kind        kind;
     uint32_t         nentries;
     sg_pos           root;
+    bool             simple; /* all ASCII, no '\r': a character is a byte, a break a '\n' */
     bool             stop; /* a problem after which the rest of the file is not read */
 } loader;
 
@@ -111,6 +114,10 @@ static void seek(loader *L, size_t chr) {
 }
 
 static sg_pos mark_pos(loader *L, yaml_mark_t mk, size_t *off) {
+    if (L->simple) { /* libyaml's own line and column are ours */
+        if (off) *off = L->base + mk.index;
+        return (sg_pos){L->src, L->home.line + (uint32_t)mk.line, (uint32_t)mk.column + 1};
+    }
     seek(L, mk.index);
     if (off) *off = L->cur.byte;
     return (sg_pos){L->src, L->cur.line, (uint32_t)(L->cur.byte - L->cur.line_start + 1)};
@@ -1005,7 +1012,9 @@ static int load_range(sg_model *m, const sg_source *src, size_t begin, size_t en
     cursor home = {.byte = begin, .line_start = begin, .line = line};
     loader L = {.m = m, .d = d, .src = src, .a = m->arena, .base = begin, .home = home,
                 .cur = home, .root = {src, 1, 1}};
-    yaml_parser_set_input_string(&p, (const unsigned char *)src->text + begin, end - begin);
+    const unsigned char *t = (const unsigned char *)src->text + begin;
+    L.simple = ascii_run(t, end - begin) == end - begin && !memchr(t, '\r', end - begin);
+    yaml_parser_set_input_string(&p, t, end - begin);
     yaml_parser_set_encoding(&p, YAML_UTF8_ENCODING); /* no guessing: marks count UTF-8 */
     run(&L, &p);
     if (!L.stop && L.nentries == 0) sg_diag_report(d, SG_ERROR, L.root, "file has no entries");

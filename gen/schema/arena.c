@@ -3,9 +3,10 @@
  * allocations on purpose.
  *
  * Chunks grow with the arena (each as large as everything before it, up to 8 MiB; from 2 MiB
- * once the arena is past 256 KiB), so a big model takes few chunks. Without a hook they come from sg_pages_alloc (sg_pages.h: pages
- * faulted in at once, huge ones from 2 MiB up), which on virtual machines costs a fraction of
- * faulting small pages one by one as they are first written. */
+ * once the arena is past 256 KiB or a block asked for is that big), so a big model takes few
+ * chunks. Without a hook they come from sg_pages_alloc (sg_pages.h: pages faulted in at once,
+ * huge ones from 2 MiB up), which on virtual machines costs a fraction of faulting small pages
+ * one by one as they are first written. */
 #include "sg_pages.h"
 #include "sg_schema.h"
 
@@ -92,6 +93,7 @@ void *sg_arena_alloc(sg_arena *a, size_t n) {
                       : a->total < BIG_MIN  ? BIG_MIN
                       : a->total > CHUNK_MAX ? CHUNK_MAX
                                             : a->total;
+        if (n >= BIG_FROM && grow < BIG_MIN) grow = BIG_MIN; /* a big block: huge pages too */
         size_t size = n > grow / 2 ? n : grow - HDR, bytes = HDR + size;
         c = chunk_alloc(a, &bytes);
         if (!c) return NULL;
