@@ -83,22 +83,30 @@ void sg_arena_free(sg_arena *a) {
     a->alloc(a->ud, a, 0);
 }
 
+/* A chunk of at least HDR + n bytes (more: the arena's growth), or NULL. */
+static chunk *new_chunk(sg_arena *a, size_t n, size_t *grow_out) {
+    size_t grow = a->total < CHUNK_MIN   ? CHUNK_MIN
+                  : a->total < BIG_FROM ? a->total
+                  : a->total < BIG_MIN  ? BIG_MIN
+                  : a->total > CHUNK_MAX ? CHUNK_MAX
+                                        : a->total;
+    if (n >= BIG_FROM && grow < BIG_MIN) grow = BIG_MIN; /* a big block: huge pages too */
+    size_t size = n > grow / 2 ? n : grow - HDR, bytes = HDR + size;
+    chunk *c = chunk_alloc(a, &bytes);
+    if (!c) return NULL;
+    c->size = bytes - HDR;
+    c->used = 0;
+    *grow_out = grow;
+    return c;
+}
+
 void *sg_arena_alloc(sg_arena *a, size_t n) {
     n = (n + 7) & ~(size_t)7;
     if (n == 0) n = 8;
     chunk *c = a->head;
     if (!c || c->size - c->used < n) {
-        size_t grow = a->total < CHUNK_MIN   ? CHUNK_MIN
-                      : a->total < BIG_FROM ? a->total
-                      : a->total < BIG_MIN  ? BIG_MIN
-                      : a->total > CHUNK_MAX ? CHUNK_MAX
-                                            : a->total;
-        if (n >= BIG_FROM && grow < BIG_MIN) grow = BIG_MIN; /* a big block: huge pages too */
-        size_t size = n > grow / 2 ? n : grow - HDR, bytes = HDR + size;
-        c = chunk_alloc(a, &bytes);
-        if (!c) return NULL;
-        c->size = bytes - HDR;
-        c->used = 0;
+        size_t grow;
+        if (!(c = new_chunk(a, n, &grow))) return NULL;
         if (a->head && n > grow / 2) { /* keep the current chunk's free space in use */
             c->next = a->head->next;
             a->head->next = c;
@@ -111,6 +119,16 @@ void *sg_arena_alloc(sg_arena *a, size_t n) {
     c->used += n;
     a->total += n;
     return p;
+}
+
+bool sg_arena_reserve(sg_arena *a, size_t n) {
+    size_t grow;
+    if (a->head && a->head->size - a->head->used >= n) return true;
+    chunk *c = new_chunk(a, n, &grow);
+    if (!c) return false;
+    c->next = a->head;
+    a->head = c;
+    return true;
 }
 
 char *sg_arena_strndup(sg_arena *a, const char *s, size_t n) {

@@ -48,6 +48,9 @@ void      sg_arena_free(sg_arena *a);
 void     *sg_arena_alloc(sg_arena *a, size_t n);
 char     *sg_arena_strndup(sg_arena *a, const char *s, size_t n);
 size_t    sg_arena_used(const sg_arena *a);
+/* Room for n bytes ahead in one chunk, for an arena about to take about that much: fewer,
+ * bigger chunks. false when out of memory (the arena works on). */
+bool      sg_arena_reserve(sg_arena *a, size_t n);
 
 /* ---- types ------------------------------------------------------------------------------- */
 

@@ -251,7 +251,30 @@ static void test_errors(void) {
     CHECK(err.offset == 11);
 }
 
+/* The arena: zeroed blocks; growth in chunks (small ones first, huge pages past 2 MiB); a
+ * reservation makes the blocks that follow one run of memory. */
+static void test_arena(void) {
+    sg_arena *a = sg_arena_new(NULL, NULL);
+    char     *first = sg_arena_alloc(a, 100), *big = sg_arena_alloc(a, 3u << 20);
+    CHECK(first && big && ((uintptr_t)first & 7) == 0);
+    bool zero = true;
+    for (size_t i = 0; big && i < 3u << 20; i += 4093) zero &= big[i] == 0;
+    CHECK(zero);
+    CHECK(sg_arena_reserve(a, 1u << 20));
+    char *prev = sg_arena_alloc(a, 8192);
+    bool  run = prev != NULL;
+    for (int i = 0; i < 100 && run; i++) {
+        char *p = sg_arena_alloc(a, 8192);
+        run = p == prev + 8192;
+        prev = p;
+    }
+    CHECK(run);
+    CHECK(sg_arena_used(a) == 104 + (3u << 20) + 101 * 8192);
+    sg_arena_free(a);
+}
+
 int main(void) {
+    test_arena();
     arena = sg_arena_new(NULL, NULL);
     test_names();
     test_types();
