@@ -205,11 +205,11 @@ static void structured_agree(sgv_ctx *cx, const pregroup *pg) {
     const sg_op *out = PG_OUT(pg);
     bool structured = out && out->structured == SG_TRUE;
     char name[NAME_MAX_], oname[NAME_MAX_];
-    if (out) sgv_full_name(out, oname, sizeof oname);
-    else snprintf(oname, sizeof oname, "%s", pg->out_name);
     for (int k = 0; k < SG_KIND__COUNT; k++) {
         const sg_op *x = pg->by_kind[k];
         if (!x || x == out || in_structured_group(x) == structured) continue;
+        if (out) sgv_full_name(out, oname, sizeof oname); /* names only for a message */
+        else join(oname, (const char *[]){pg->out_name, NULL});
         sgv_full_name(x, name, sizeof name);
         if (structured)
             SGV_ERROR(cx, name_pos(x), "'%s' is a variant of structured '%s' and must say "

@@ -368,8 +368,7 @@ static void device_check(sgv_ctx *cx, const sg_op *op) {
     if (v && strcmp(v, "NoCheck") != 0 && strcmp(v, "ExactSame") != 0)
         SGV_ERROR(cx, sgv_key_pos(op, "device_check"), "device_check is NoCheck or ExactSame, "
                   "not '%s' [SG-202]", v);
-    char name[256];
-    if (starts_with(sgv_full_name(op, name, sizeof name), "_foreach") &&
+    if (starts_with(op->schema.name, "_foreach") && /* the full name starts as the name does */
         (!v || strcmp(v, "NoCheck") != 0))
         SGV_ERROR(cx, v ? sgv_key_pos(op, "device_check") : sg_op_pos_at(op, op->schema.name_offset),
                   "_foreach operators need 'device_check: NoCheck' (their kernels handle tensors "

@@ -727,9 +727,12 @@ static const struct keydef {
     {"ufunc_inner_loop", K_MAP, offsetof(sg_op, ufunc_inner_loop)},
 };
 
+/* Rationale: asked for every key of every entry (and again by the JSON writer), so the few
+ * keys of one first letter are compared, not all of them. */
 static const struct keydef *find_key(const char *name) {
     for (size_t i = 0; i < sizeof op_keys / sizeof *op_keys; i++)
-        if (strcmp(op_keys[i].name, name) == 0) return &op_keys[i];
+        if (op_keys[i].name[0] == name[0] && strcmp(op_keys[i].name, name) == 0)
+            return &op_keys[i];
     return NULL;
 }
 

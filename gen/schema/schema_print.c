@@ -43,8 +43,17 @@ void sg_type_print(sg_buf *b, const sg_type *t, bool with_alias) {
         return; /* an optional node carries no annotation of its own */
     case SG_TY_LIST:
         sg_type_print(b, t->elems[0], with_alias);
-        if (t->size >= 0) sg_buf_printf(b, "[%d]", (int)t->size);
-        else sg_buf_puts(b, "[]");
+        if (t->size >= 0) { /* "[N]": digits by hand, printf is the slow part of a type */
+            char d[16], *p = d + sizeof d;
+            uint32_t v = (uint32_t)t->size;
+            *--p = ']';
+            do *--p = (char)('0' + v % 10);
+            while ((v /= 10) != 0);
+            *--p = '[';
+            sg_buf_putn(b, p, (size_t)(d + sizeof d - p));
+        } else {
+            sg_buf_putn(b, "[]", 2);
+        }
         break;
     case SG_TY_TUPLE:
         put_elems(b, t, with_alias);
