@@ -11,7 +11,7 @@
 #include "sg_aten_cpu.h"
 #include "aten.h"
 #include "dtype.h"
-#include "sg_generator.h"
+#include "sdpa_dropout.h"
 
 #include <math.h>
 #include <string.h>
@@ -731,92 +731,6 @@ static void test_sdpa(void) {
         REL(v);
 }
 
-/* ---- dropout in attention -------------------------------------------------------------------- */
-
-/* r [1, L, Ev] == w [1, L, S] . v [1, S, Ev] * vscale, in double */
-static bool is_product(const sg_tensor *r, const sg_tensor *w, const sg_tensor *v, double vscale) {
-    int64_t L = w->sizes[1], S = w->sizes[2], Ev = v->sizes[2];
-    for (int64_t i = 0; i < L; i++)
-        for (int64_t e = 0; e < Ev; e++) {
-            double want = 0;
-            for (int64_t j = 0; j < S; j++) want += at(w, i * S + j) * at(v, j * Ev + e) * vscale;
-            if (fabs(at(r, i * Ev + e) - want) > 1e-5 * (1 + fabs(want))) {
-                fprintf(stderr, "  [%lld, %lld]: got %g, want %g\n", (long long)i, (long long)e,
-                        at(r, i * Ev + e), want);
-                return false;
-            }
-        }
-    return true;
-}
-
-static void test_sdpa_dropout(void) {
-    enum { L = 48, S = 40, E = 8, EV = 4 };
-    double  qd[L * E], kd[S * E], vd[S * EV], md[L * S];
-    int64_t sq[3] = {1, L, E}, sk[3] = {1, S, E}, sv[3] = {1, S, EV}, sm[3] = {1, L, S};
-    uint32_t x = 12345;
-    for (int i = 0; i < L * E; i++) qd[i] = ((x = x * 1664525u + 1013904223u) >> 8) / 16777216.0 - 0.5;
-    for (int i = 0; i < S * E; i++) kd[i] = ((x = x * 1664525u + 1013904223u) >> 8) / 16777216.0 - 0.5;
-    for (int i = 0; i < S * EV; i++) vd[i] = ((x = x * 1664525u + 1013904223u) >> 8) / 16777216.0;
-    for (int i = 0; i < L * S; i++) md[i] = ((x = x * 1664525u + 1013904223u) >> 30) != 0;
-    sg_tensor *q = make(SG_FLOAT32, sq, 3, qd), *k = make(SG_FLOAT32, sk, 3, kd);
-    sg_tensor *v = make(SG_FLOAT32, sv, 3, vd), *dm = make(SG_BOOL, sm, 3, md);
-    sg_tensor *r = NULL, *w = NULL, *r0 = NULL, *w0 = NULL, *r2 = NULL, *w2 = NULL;
-    CHECK(aten__scaled_dot_product_attention_math(q, k, v, NULL, 0.0, false, NULL, NULL, false,
-                                                  &r0, &w0) == SG_OK);
-    /* no mask: each weight is dropped (0) or kept and scaled by 1 / (1 - p); the weights returned
-     * are the dropped ones, and the output is their product with v */
-    sg_generator_manual_seed(NULL, 7);
-    CHECK(aten__scaled_dot_product_attention_math(q, k, v, NULL, 0.25, false, NULL, NULL, false,
-                                                  &r, &w) == SG_OK);
-    int64_t dropped = 0, bad = 0;
-    for (int64_t i = 0; w && i < L * S; i++) {
-        double g = at(w, i), keep = at(w0, i) / 0.75;
-        if (g == 0) dropped++;
-        else if (fabs(g - keep) > 1e-6 * keep) bad++;
-    }
-    CHECK(w && bad == 0 && dropped > L * S / 8 && dropped < L * S * 3 / 8); /* about a quarter */
-    CHECK(r && is_product(r, w, v, 1.0));
-    /* the default generator's seed gives the same draw again */
-    sg_generator_manual_seed(NULL, 7);
-    CHECK(aten__scaled_dot_product_attention_math(q, k, v, NULL, 0.25, false, NULL, NULL, false,
-                                                  &r2, &w2) == SG_OK);
-    CHECK(r2 && w2);
-    for (int64_t i = 0; w && w2 && i < L * S; i++)
-        if (at(w, i) != at(w2, i)) bad++;
-    for (int64_t i = 0; r && r2 && i < L * EV; i++)
-        if (at(r, i) != at(r2, i)) bad++;
-    CHECK(bad == 0);
-    REL(r), REL(w), REL(r2), REL(w2);
-    /* a dropout_mask: the weights returned are the softmax's; the output drops where the mask is
-     * False and scales v by 1 / (1 - p) */
-    CHECK(aten__scaled_dot_product_attention_math(q, k, v, NULL, 0.5, false, dm, NULL, false, &r,
-                                                  &w) == SG_OK);
-    for (int64_t i = 0; w && i < L * S; i++)
-        if (at(w, i) != at(w0, i)) bad++;
-    CHECK(bad == 0);
-    sg_tensor *kept = NULL, *not_m = NULL;
-    CHECK(aten_logical_not(dm, &not_m) == SG_OK &&
-          aten_masked_fill_Scalar(w0, not_m, sg_scalar_int(0), &kept) == SG_OK);
-    CHECK(r && kept && is_product(r, kept, v, 2.0));
-    REL(r), REL(w), REL(kept), REL(not_m);
-    /* p = 1 drops everything; sdpa itself drops too */
-    CHECK(aten__scaled_dot_product_attention_math(q, k, v, NULL, 1.0, false, NULL, NULL, false,
-                                                  &r, &w) == SG_OK);
-    double zeros[L * S] = {0};
-    CHECK(r && w && close_to(w, zeros, L * S, 0) && close_to(r, zeros, L * EV, 0));
-    REL(r), REL(w);
-    CHECK(aten_scaled_dot_product_attention(q, k, v, NULL, 0.5, false, NULL, false, &r) == SG_OK);
-    CHECK(r && SHAPE(r, 1, L, EV));
-    int64_t differ = 0;
-    for (int64_t i = 0; r && i < L * EV; i++) differ += at(r, i) != at(r0, i);
-    CHECK(differ > 0);
-    REL(r);
-    CHECK(aten_scaled_dot_product_attention(q, k, v, NULL, 1.5, false, NULL, false, &r) ==
-          SG_EINVAL);
-    CHECK_STR(sg_last_error(), "dropout probability has to be between 0 and 1, but got 1.5");
-    REL(r0), REL(w0), REL(dm), REL(v), REL(k), REL(q);
-}
-
 /* t[b, h:h+1] (a 4-D tensor) as a [1, rows, cols] view */
 static sg_tensor *head(sg_tensor *t, int64_t b, int64_t h) {
     sg_tensor *s = NULL, *o = NULL;
@@ -905,7 +819,7 @@ int main(void) {
     test_linear();
     test_random();
     test_sdpa();
-    test_sdpa_dropout();
+    check_sdpa_dropout(SG_CPU);
     test_sdpa_random();
     sg_runtime_shutdown();
     return check_result("test_cpu_linalg");
