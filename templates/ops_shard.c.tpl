@@ -4,20 +4,20 @@
  * $(banner) */
 #include "$(lib).h"
 
+/* ---- boxing adapters: boxed call -> typed kernel, one per C signature (the kernel is found
+ * through ctx: see sg_kernel) */
+% local adapters = {}
 % for _, op in ipairs(ops) do
-%   local cn, nargs, nrets = op.cname, #op.args, #op.returns
-/* ---- $(op.schema) */
-sg_op *$(cn)_op;
-%   if C.typed(op) then
-%     local params, names = C.params(op), C.ret_names(op)
-%     local sep = params == "void" and "" or ", "
-%     local args = C.call_args(op)
-%     local argsep = args == "" and "" or ", "
-
-/* boxed call -> typed kernel (the kernel is found through ctx: see sg_kernel) */
-static sg_status $(cn)_boxed(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks,
-                             const sg_any *sg_args, int32_t sg_nargs, sg_any *sg_rets,
-                             int32_t sg_nrets) {
+%   local bn = C.typed(op) and C.boxed_name(op)
+%   if bn and not adapters[bn] then
+%     adapters[bn] = true
+%     local nargs, nrets = #op.args, #op.returns
+%     local types = {"sg_keyset"}
+%     for _, a in ipairs(op.args) do types[#types + 1] = C.family(a).param end
+%     for _, r in ipairs(op.returns) do types[#types + 1] = C.pointer_to(C.ret_family(r).target) end
+typedef sg_status (*$(bn)_fn)($(table.concat(types, ", ")));
+static sg_status $(bn)(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
+                       int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
     (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
 %     for i, a in ipairs(op.args) do
 %       local decl, expr = C.family(a).unbox("(&sg_args[" .. (i - 1) .. "])", "sg_room" .. (i - 1), a)
@@ -32,13 +32,25 @@ static sg_status $(cn)_boxed(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks,
 %     local call = {}
 %     for i = 1, nargs do call[#call + 1] = "a" .. (i - 1) end
 %     for i = 1, nrets do call[#call + 1] = "&r" .. (i - 1) end
-    sg_status sg_st = (($(cn)_kernel) * (const sg_fn *)sg_ctx)(sg_ks$(#call > 0 and ", " .. table.concat(call, ", ") or ""));
+    sg_status sg_st = (($(bn)_fn) * (const sg_fn *)sg_ctx)(sg_ks$(#call > 0 and ", " .. table.concat(call, ", ") or ""));
     if (sg_st) return sg_st;
 %     for i, r in ipairs(op.returns) do
     sg_rets[$(i - 1)] = $(C.ret_family(r).box("r" .. (i - 1)));
 %     end
     return SG_OK;
 }
+
+%   end
+% end
+% for _, op in ipairs(ops) do
+%   local cn = op.cname
+/* ---- $(op.schema) */
+sg_op *$(cn)_op;
+%   if C.typed(op) then
+%     local params, names = C.params(op), C.ret_names(op)
+%     local sep = params == "void" and "" or ", "
+%     local args = C.call_args(op)
+%     local argsep = args == "" and "" or ", "
 
 sg_status $(cn)_redispatch(sg_keyset sg_ks$(sep)$(params)) {
     const sg_entry *sg_e = sg_dispatch_entry($(cn)_op, sg_ks);
@@ -61,7 +73,7 @@ sg_status $(cn)($(params)) {
 }
 
 sg_status $(cn)_register(sg_key key, $(cn)_kernel fn, sg_handle **out) {
-    sg_kernel k = {(sg_fn)fn, $(cn)_boxed, NULL};
+    sg_kernel k = {(sg_fn)fn, $(C.boxed_name(op)), NULL};
     return sg_op_impl($(cn)_op, key, k, out);
 }
 %   end

@@ -207,6 +207,22 @@ end
 
 C.families = F
 
+-- The boxing adapter's name for op: "sg_boxed_" and a key of what the adapter's code depends
+-- on (each argument's family letter, with a fixed list size after int lists; "_"; each
+-- return's). Ops with one key share one adapter: its code never names the op.
+function C.boxed_name(op)
+  local s = {"sg_boxed_"}
+  for _, a in ipairs(op.args) do
+    s[#s + 1] = letters[a.family] or "a"
+    if (a.family == "int_list" or a.family == "opt_int_list") and a.size then
+      s[#s + 1] = tostring(a.size)
+    end
+  end
+  s[#s + 1] = "_"
+  for _, r in ipairs(op.returns) do s[#s + 1] = ret_letters[r.family] or "a" end
+  return table.concat(s)
+end
+
 -- Returns: family -> { target = C type the out-pointer points to, box(x), unbox(v, out) }
 local R = {}
 R.tensor = { target = "sg_tensor *", init = "NULL",
@@ -419,7 +435,7 @@ C.find_arg = find_arg
 
 -- Rationale: several templates ask the same op for the same strings; each is built once.
 for _, name in ipairs({"params", "call_args", "keys", "ret_names", "signature", "composite",
-                       "meta_params"}) do
+                       "meta_params", "boxed_name"}) do
   local build, memo = C[name], {}
   C[name] = function(op)
     local v = memo[op]
