@@ -6,6 +6,7 @@
  * examples of PyTorch's documentation). */
 #include "check.h"
 #include "cpu_tensors.h"
+#include "host_device.h"
 #include "sg_aten_cpu.h"
 #include "aten.h"
 
@@ -551,36 +552,9 @@ static void test_pow(void) {
 }
 
 /* ---- a backend of its own ------------------------------------------------------------------ *
- * A PrivateUse1 device whose memory is host memory, with one kernel of its own (where.self).
+ * A PrivateUse1 device over host memory (host_device.h), with one kernel of its own (where.self).
  * The composite where.Scalar* kernels must reach it through the dispatcher. */
 
-static sg_status host_alloc(sg_device dev, size_t nbytes, void **data, void **ctx) {
-    (void)dev;
-    *ctx = NULL;
-    *data = malloc(nbytes ? nbytes : 1);
-    return *data ? SG_OK : sg_error(SG_ENOMEM, "host1: out of memory");
-}
-static void host_free(sg_device dev, void *data, void *ctx) {
-    (void)dev, (void)ctx;
-    free(data);
-}
-static sg_status host_from(sg_device dev, void *dst, const void *src, size_t n) {
-    (void)dev;
-    memcpy(dst, src, n);
-    return SG_OK;
-}
-static sg_status host_to(void *dst, sg_device dev, const void *src, size_t n) {
-    (void)dev;
-    memcpy(dst, src, n);
-    return SG_OK;
-}
-static int host_count(const char **why) {
-    (void)why;
-    return 1;
-}
-static const sg_device_impl host1 = {.name = "host1", .count = host_count, .alloc = host_alloc,
-                                     .free = host_free, .copy_from_host = host_from,
-                                     .copy_to_host = host_to};
 #define PU1 ((sg_device){SG_DEV_PRIVATEUSE1, 0})
 
 static int pu1_where_calls;
@@ -603,7 +577,7 @@ static sg_status pu1_where(sg_keyset ks, sg_tensor *cond, sg_tensor *self, sg_te
 }
 
 static void test_where_other_backend(void) {
-    CHECK(sg_device_impl_register(SG_DEV_PRIVATEUSE1, &host1) == SG_OK);
+    CHECK(sg_device_impl_register(SG_DEV_PRIVATEUSE1, &host_device) == SG_OK);
     CHECK(aten_where_self_register(SG_KEY_PRIVATEUSE1, pu1_where, NULL) == SG_OK);
     sg_tensor *cc = make(SG_BOOL, S(3), V(1, 0, 1)), *ca = make(SG_INT32, S(3), V(1, 2, 3));
     sg_tensor *cond = NULL, *a = NULL, *r = NULL, *h = NULL;

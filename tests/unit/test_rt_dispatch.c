@@ -1,6 +1,7 @@
 /* test_rt_dispatch.c: ops, keys, registration, alias keys, fallbacks, fallthroughs,
  * redispatch, overrides, boxed and typed calls, and their error messages. */
 #include "check.h"
+#include "host_device.h"
 #include "sg_runtime.h"
 
 #include <stdlib.h>
@@ -565,33 +566,6 @@ static void test_read_only(void) {
 
 /* ---- a backend fallback that runs ops on the CPU: PrivateUse1 over host memory ------------ */
 
-static int dev_count(const char **why) {
-    (void)why;
-    return 1;
-}
-static sg_status dev_alloc(sg_device d, size_t n, void **data, void **ctx) {
-    (void)d;
-    *ctx = NULL;
-    *data = malloc(n ? n : 1);
-    return *data ? SG_OK : sg_error(SG_ENOMEM, "dev: out of memory");
-}
-static void dev_free(sg_device d, void *data, void *ctx) {
-    (void)d, (void)ctx;
-    free(data);
-}
-static sg_status dev_in(sg_device d, void *dst, const void *src, size_t n) {
-    (void)d;
-    memcpy(dst, src, n);
-    return SG_OK;
-}
-static sg_status dev_out(void *dst, sg_device d, const void *src, size_t n) {
-    (void)d;
-    memcpy(dst, src, n);
-    return SG_OK;
-}
-static const sg_device_impl dev_impl = {"dev", dev_count, dev_alloc, dev_free, dev_in, dev_out,
-                                        NULL, NULL};
-
 /* The CPU kernel: self *= 2 in place, returns self. */
 static sg_status double_cpu(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
                             int32_t nargs, sg_any *rets, int32_t nrets) {
@@ -637,7 +611,7 @@ static sg_status run_on_cpu(void *ctx, const sg_op *op, sg_keyset ks, const sg_a
 }
 
 static void test_cpu_fallback(void) {
-    CHECK(sg_device_impl_register(SG_DEV_PRIVATEUSE1, &dev_impl) == SG_OK);
+    CHECK(sg_device_impl_register(SG_DEV_PRIVATEUSE1, &host_device) == SG_OK);
     sg_op     *op = define("t10::double_(Tensor(a!) self) -> Tensor(a!)");
     sg_handle *k, *fb;
     CHECK(sg_op_impl(op, SG_KEY_CPU, (sg_kernel){NULL, double_cpu, NULL}, &k) == SG_OK);
