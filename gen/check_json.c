@@ -7,7 +7,13 @@
 #include "emit.h"
 #include "par.h"
 
-enum { SIDE_BY_SIDE_MIN = 256 }; /* ops; below this a thread costs more than it saves */
+/* ops: below MIN a thread costs more than it saves; above MAX holding the JSON in memory
+ * (about 1.5 KB an op) costs more than streaming it after validation */
+enum { SIDE_BY_SIDE_MIN = 256, SIDE_BY_SIDE_MAX = 40000 };
+
+bool sg_validate_json_pays(const sg_model *m) {
+    return m->nops >= SIDE_BY_SIDE_MIN && m->nops <= SIDE_BY_SIDE_MAX && sg_cpu_count() > 1;
+}
 
 typedef struct job {
     sg_model *m;
@@ -34,7 +40,7 @@ static void *run_job(void *arg) {
 int sg_validate_json(sg_model *m, sg_diag *d, sg_spool *json) {
     uint32_t before = d->nerrors;
     job      check = {m, d, NULL}, emit = {m, d, json};
-    if (m->nops < SIDE_BY_SIDE_MIN || sg_cpu_count() < 2 || !sg_run2(run_job, &emit, &check)) {
+    if (!sg_validate_json_pays(m) || !sg_run2(run_job, &emit, &check)) {
         sg_validate(m, d);
         if (d->nerrors == before) render(m, json);
     }

@@ -390,7 +390,8 @@ static int run(const options *o, sg_model *m, sg_diag *d, FILE *out, FILE *err) 
     /* JSON alone: rendered while validation runs (kept only if it passes) */
     sg_spool json;
     sg_spool_init(&json);
-    bool spooled = kind == EMIT_JSON && !o->outdir && !o->canonical_check && d->nerrors == 0;
+    bool spooled = kind == EMIT_JSON && !o->outdir && !o->canonical_check && d->nerrors == 0 &&
+                   sg_validate_json_pays(m);
     if (spooled) sg_validate_json(m, d, &json);
     else sg_validate(m, d);
     if (o->canonical_check && d->nerrors == 0) canonical_check(m, d);

@@ -5,6 +5,7 @@
 #include "check.h"
 #include "emit.h"
 #include "model.h"
+#include "par.h"
 
 /* A sink that gathers what reaches it, counting the calls. */
 typedef struct gather {
@@ -86,6 +87,8 @@ static void both(const sg_buf *text, bool want_errors) {
     sg_spool s;
     sg_spool_init(&s);
     int e2 = sg_validate_json(&m2, &d2, &s);
+    /* side by side from a few hundred ops, where there is a second processor */
+    CHECK(sg_validate_json_pays(&m2) == (m2.nops >= 256 && sg_cpu_count() > 1));
     CHECK(e1 == e2 && (e1 > 0) == want_errors);
     CHECK(d1.out.len == d2.out.len && (!d1.out.len || memcmp(d1.out.data, d2.out.data, d1.out.len) == 0));
     sg_buf j1, j2;
