@@ -31,8 +31,6 @@
 
 sg_status sg_cpu_register_attention(void); /* called by sg_cpu_register_linalg */
 
-
-
 #ifdef _OPENMP
 #define PAR_FOR _Pragma("omp parallel for schedule(static) if (par)")
 #else
@@ -121,68 +119,10 @@ DEF_SOFTMAX(double, d, exp)
 
 /* ---- pieces ---------------------------------------------------------------------------------- */
 
-/* t repeated `rep` times along dim -3, each head kept together (repeat_interleave). */
-static sg_status repeat_heads(pool *p, sg_tensor *t, int64_t rep, sg_tensor **out) {
-    int32_t   n = t->ndim;
-    int64_t   sizes[SG_MAX_DIMS];
-    sg_tensor *u, *e, *c;
-    sg_status st;
-    if ((st = sg_tensor_unsqueeze(t, n - 2, &u))) return st; /* [..., H, 1, S, E] */
-    keep(p, u);
-    memcpy(sizes, u->sizes, (size_t)(n + 1) * sizeof *sizes);
-    sizes[n - 2] = rep;
-    if ((st = sg_tensor_expand(u, sizes, n + 1, &e))) return st;
-    keep(p, e);
-    if ((st = sg_tensor_contiguous(e, &c))) return st;
-    keep(p, c);
-    memcpy(sizes, t->sizes, (size_t)n * sizeof *sizes);
-    sizes[n - 3] *= rep;
-    if ((st = sg_tensor_view(c, sizes, n, out))) return st;
-    keep(p, *out);
-    return SG_OK;
-}
-
-/* aten's pre_process_group_query_attention_input. */
-static sg_status gqa(pool *p, const sg_tensor *q, sg_tensor **k, sg_tensor **v) {
-    const sg_tensor *ts[3] = {q, *k, *v}; /* aten reads size(-3) of each */
-    for (int i = 0; i < 3; i++)
-        if (ts[i]->ndim < 3)
-            return sg_error(SG_EINVAL, "Dimension out of range (expected to be in range of [-%d, "
-                                       "%d], but got -3)",
-                            ts[i]->ndim, ts[i]->ndim - 1);
-    int64_t hq = q->sizes[q->ndim - 3], hk = (*k)->sizes[(*k)->ndim - 3],
-            hv = (*v)->sizes[(*v)->ndim - 3];
-    if (hq == hk && hk == hv) return SG_OK;
-    if (hk == 0 || hv == 0 || hq % hk || hq % hv)
-        return sg_error(SG_EINVAL, /* aten's words, cut short as in aten */
-                        "Number of heads in key and value must divide the number of heads in ");
-    sg_status st;
-    if (hq != hk && (st = repeat_heads(p, *k, hq / hk, k))) return st;
-    if (hq != hv && (st = repeat_heads(p, *v, hq / hv, v))) return st;
-    return SG_OK;
-}
-
 /* The mask broadcast to the scores' shape, as an in-place add would take it. */
 static sg_status mask_to(pool *p, sg_tensor *mask, const sg_tensor *scores, sg_tensor **out) {
-    char    a[256], b[256];
-    int32_t n = scores->ndim > mask->ndim ? scores->ndim : mask->ndim;
-    int64_t shape[SG_MAX_DIMS];
-    for (int32_t i = n - 1; i >= 0; i--) {
-        int32_t is = i - (n - scores->ndim), im = i - (n - mask->ndim);
-        int64_t ss = is >= 0 ? scores->sizes[is] : 1, sm = im >= 0 ? mask->sizes[im] : 1;
-        if (ss != sm && ss != 1 && sm != 1)
-            return sg_error(SG_EINVAL, "The size of tensor a (%lld) must match the size of tensor "
-                                       "b (%lld) at non-singleton dimension %d",
-                            (long long)ss, (long long)sm, i);
-        shape[i] = ss == 1 ? sm : ss;
-    }
-    bool same = n == scores->ndim;
-    for (int32_t i = 0; same && i < n; i++) same = shape[i] == scores->sizes[i];
-    if (!same)
-        return sg_error(SG_EINVAL, "output with shape %s doesn't match the broadcast shape %s",
-                        sg_shape_str(scores->sizes, scores->ndim, a, sizeof a),
-                        sg_shape_str(shape, n, b, sizeof b));
-    sg_status st = sg_tensor_expand(mask, scores->sizes, scores->ndim, out);
+    sg_status st = sg_attn_mask_fits(mask, scores);
+    if (!st) st = sg_tensor_expand(mask, scores->sizes, scores->ndim, out);
     if (!st) keep(p, *out);
     return st;
 }
@@ -207,7 +147,11 @@ static sg_status attention(sg_tensor *q, sg_tensor *k, sg_tensor *v, sg_tensor *
     keep(&p, kc);
     if ((st = sg_cast(v, cd, &vc))) goto done;
     keep(&p, vc);
-    if (enable_gqa && (st = gqa(&p, qc, &kc, &vc))) goto done;
+    if (enable_gqa) {
+        if ((st = sg_attn_gqa(qc, kc, vc, &kc, &vc))) goto done;
+        keep(&p, kc);
+        keep(&p, vc);
+    }
     if ((st = sg_tensor_transpose(kc, -2, -1, &kt))) goto done;
     keep(&p, kt);
     if ((st = aten_matmul(qc, kt, &s))) goto done;
@@ -240,11 +184,7 @@ static sg_status attention(sg_tensor *q, sg_tensor *k, sg_tensor *v, sg_tensor *
     keep(&p, vd);
     if ((st = aten_matmul(a, vd, &o))) goto done;
     keep(&p, o);
-    if ((st = sg_cast(o, qt, out))) goto done;
-    if (attn_out && (st = sg_cast(dropout_mask ? scores : a, qt, attn_out))) {
-        sg_tensor_release(*out);
-        *out = NULL;
-    }
+    st = sg_attn_outputs(o, dropout_mask ? scores : a, qt, out, attn_out);
 done:
     drain(&p);
     return st;

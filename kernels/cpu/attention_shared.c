@@ -1,5 +1,5 @@
-/* attention_shared.c: scaled_dot_product_attention's checks and dropout step, one copy for the
- * CPU and CUDA kernels (sg_attention.h). */
+/* attention_shared.c: scaled_dot_product_attention's checks and its device-generic steps, one
+ * copy for the CPU and CUDA kernels (sg_attention.h). */
 #include "sg_attention.h"
 
 #include "aten.h"
@@ -40,6 +40,83 @@ sg_status sg_attn_check(const sg_tensor *q, const sg_tensor *k, const sg_tensor 
     return SG_OK;
 }
 
+/* t repeated `rep` times along dim -3, each head kept together (repeat_interleave); the
+ * intermediate views are released (the result holds the storage). */
+static sg_status repeat_heads(sg_tensor *t, int64_t rep, sg_tensor **out) {
+    int32_t    n = t->ndim;
+    int64_t    sizes[SG_MAX_DIMS + 1];
+    sg_tensor *u = NULL, *e = NULL, *c = NULL;
+    sg_status  st;
+    *out = NULL;
+    if (!(st = sg_tensor_unsqueeze(t, n - 2, &u))) { /* [..., H, 1, S, E] */
+        memcpy(sizes, u->sizes, (size_t)(n + 1) * sizeof *sizes);
+        sizes[n - 2] = rep;
+        st = sg_tensor_expand(u, sizes, n + 1, &e);
+    }
+    if (!st) st = sg_tensor_contiguous(e, &c);
+    if (!st) {
+        memcpy(sizes, t->sizes, (size_t)n * sizeof *sizes);
+        sizes[n - 3] *= rep;
+        st = sg_tensor_view(c, sizes, n, out);
+    }
+    sg_tensor_release(c);
+    sg_tensor_release(e);
+    sg_tensor_release(u);
+    return st;
+}
+
+sg_status sg_attn_gqa(const sg_tensor *q, sg_tensor *k, sg_tensor *v, sg_tensor **ko,
+                      sg_tensor **vo) {
+    const sg_tensor *ts[3] = {q, k, v}; /* aten reads size(-3) of each */
+    for (int i = 0; i < 3; i++)
+        if (ts[i]->ndim < 3)
+            return sg_error(SG_EINVAL, "Dimension out of range (expected to be in range of [-%d, "
+                                       "%d], but got -3)",
+                            ts[i]->ndim, ts[i]->ndim - 1);
+    int64_t hq = q->sizes[q->ndim - 3], hk = k->sizes[k->ndim - 3], hv = v->sizes[v->ndim - 3];
+    if (hq != hk || hk != hv) {
+        if (hk == 0 || hv == 0 || hq % hk || hq % hv)
+            return sg_error(SG_EINVAL, /* aten's words, cut short as in aten */
+                            "Number of heads in key and value must divide the number of heads "
+                            "in ");
+    }
+    sg_tensor *kr = NULL, *vr = NULL;
+    sg_status  st = hq != hk ? repeat_heads(k, hq / hk, &kr) : SG_OK;
+    if (!st && hq == hk) kr = sg_tensor_retain(k);
+    if (!st) st = hq != hv ? repeat_heads(v, hq / hv, &vr) : SG_OK;
+    if (!st && hq == hv) vr = sg_tensor_retain(v);
+    if (st) {
+        sg_tensor_release(kr);
+        sg_tensor_release(vr);
+        return st;
+    }
+    *ko = kr;
+    *vo = vr;
+    return SG_OK;
+}
+
+sg_status sg_attn_mask_fits(const sg_tensor *mask, const sg_tensor *scores) {
+    char    a[256], b[256];
+    int32_t n = scores->ndim > mask->ndim ? scores->ndim : mask->ndim; /* <= SG_MAX_DIMS */
+    int64_t shape[SG_MAX_DIMS];
+    for (int32_t i = n - 1; i >= 0; i--) {
+        int32_t is = i - (n - scores->ndim), im = i - (n - mask->ndim);
+        int64_t ss = is >= 0 ? scores->sizes[is] : 1, sm = im >= 0 ? mask->sizes[im] : 1;
+        if (ss != sm && ss != 1 && sm != 1)
+            return sg_error(SG_EINVAL, "The size of tensor a (%lld) must match the size of tensor "
+                                       "b (%lld) at non-singleton dimension %d",
+                            (long long)ss, (long long)sm, i);
+        shape[i] = ss == 1 ? sm : ss;
+    }
+    bool same = n == scores->ndim;
+    for (int32_t i = 0; same && i < n; i++) same = shape[i] == scores->sizes[i];
+    if (!same)
+        return sg_error(SG_EINVAL, "output with shape %s doesn't match the broadcast shape %s",
+                        sg_shape_str(scores->sizes, scores->ndim, a, sizeof a),
+                        sg_shape_str(shape, n, b, sizeof b));
+    return SG_OK;
+}
+
 sg_status sg_attn_dropout(sg_tensor *probs, sg_tensor *v, double p, sg_tensor *dropout_mask,
                           sg_tensor **a, sg_tensor **vv) {
     sg_status  st = SG_OK;
@@ -69,6 +146,16 @@ sg_status sg_attn_dropout(sg_tensor *probs, sg_tensor *v, double p, sg_tensor *d
         sg_tensor_release(*a);
         sg_tensor_release(*vv);
         *a = *vv = NULL;
+    }
+    return st;
+}
+
+sg_status sg_attn_outputs(sg_tensor *o, sg_tensor *w, sg_dtype qt, sg_tensor **out,
+                          sg_tensor **attn_out) {
+    sg_status st = sg_cast(o, qt, out);
+    if (!st && attn_out && (st = sg_cast(w, qt, attn_out))) {
+        sg_tensor_release(*out);
+        *out = NULL;
     }
     return st;
 }

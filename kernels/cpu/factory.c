@@ -14,6 +14,7 @@
  * complex64 from its value; arange gives int64 for integer bounds and float32 where any bound
  * is a float, with aten's size computation and errors. */
 #include "cpu.h"
+#include "sg_factory_shape.h"
 #include "sg_generator.h"
 
 #include <float.h>
@@ -28,50 +29,11 @@ static const double PI = 3.14159265358979323846;
 /* ---- helpers ------------------------------------------------------------------------------ */
 
 
-static sg_status not_implemented(const char *kernel, sg_dtype t) {
-    return sg_error(SG_EUNSUPPORTED, "\"%s\" not implemented for '%s'", kernel, sg_aten_type_name(t));
-}
-
 static bool same_shape(const sg_tensor *t, const int64_t *sizes, int32_t n) {
     if (t->ndim != n) return false;
     for (int32_t i = 0; i < n; i++)
         if (t->sizes[i] != sizes[i]) return false;
     return true;
-}
-
-/* aten's check_size_nonnegative */
-static sg_status check_sizes(const char *op, sg_int_list size) {
-    char b[256];
-    if (size.len > SG_MAX_DIMS)
-        return sg_error(SG_EINVAL, "%s: %d dimensions (at most %d)", op, size.len, SG_MAX_DIMS);
-    for (int32_t i = 0; i < size.len; i++)
-        if (size.items[i] < 0)
-            return sg_error(SG_EINVAL, "%s: Trying to create tensor with negative dimension %lld: "
-                                       "%s",
-                            op, (long long)size.items[i],
-                            sg_shape_str(size.items, size.len, b, sizeof b));
-    return SG_OK;
-}
-
-/* The options of a factory: dtype (default given), strided layout only, device (default
- * given: the CPU, or a _like op's input's device). */
-typedef struct opts {
-    sg_dtype  dtype;
-    sg_device dev;
-} opts;
-
-static sg_status options(const char *op, const sg_dtype *dtype, sg_dtype def,
-                         const sg_layout *layout, const sg_device *device, sg_device defdev,
-                         opts *o) {
-    o->dtype = def;
-    o->dev = defdev;
-    if (layout && *layout != SG_STRIDED)
-        return sg_error(SG_EUNSUPPORTED, "%s: only the strided layout is supported", op);
-    if (dtype && !sg_dtype_valid((int)*dtype))
-        return sg_error(SG_EINVAL, "%s: no dtype %d", op, (int)*dtype);
-    o->dtype = dtype ? *dtype : def;
-    o->dev = device ? *device : defdev;
-    return SG_OK;
 }
 
 /* Strides of a memory format (not preserve) for sizes; false with an error set where the rank
@@ -135,28 +97,6 @@ static sg_memory_format suggest_format(const sg_tensor *t) {
     return SG_CONTIGUOUS_FORMAT;
 }
 
-/* c10's compute_non_overlapping_and_dense: the elements fill a span exactly, in some order. */
-static bool non_overlapping_dense(const sg_tensor *t) {
-    int32_t perm[SG_MAX_DIMS], n = t->ndim;
-    if (n == 1) return t->sizes[0] < 2 || t->strides[0] == 1;
-    for (int32_t i = 0; i < n; i++) perm[i] = i;
-    for (int32_t i = 1; i < n; i++) /* insertion sort: size < 2 last, then by stride */
-        for (int32_t j = i; j > 0; j--) {
-            int32_t a = perm[j], b = perm[j - 1];
-            bool    less = t->sizes[a] >= 2 && (t->sizes[b] < 2 || t->strides[a] < t->strides[b]);
-            if (!less) break;
-            perm[j] = b, perm[j - 1] = a;
-        }
-    int64_t require = 1;
-    for (int32_t i = 0; i < n; i++) {
-        int64_t size = t->sizes[perm[i]];
-        if (size < 2) return true;
-        if (t->strides[perm[i]] != require) return false;
-        require *= size;
-    }
-    return true;
-}
-
 /* An uninitialised tensor shaped like t with format mf (NULL or preserve: t's own strides
  * where they are dense, else its suggested format), of dtype and device (aten's empty_like). */
 static sg_status empty_like_fmt(const char *op, const sg_tensor *t, const sg_memory_format *mf,
@@ -164,7 +104,7 @@ static sg_status empty_like_fmt(const char *op, const sg_tensor *t, const sg_mem
     int64_t strides[SG_MAX_DIMS];
     *out = NULL;
     if (!mf || *mf == SG_PRESERVE_FORMAT) {
-        if (non_overlapping_dense(t))
+        if (sg_factory_dense(t))
             return sg_tensor_empty_strided(t->sizes, t->strides, t->ndim, dtype, dev, out);
         sg_status st = format_strides(op, t->sizes, t->ndim, suggest_format(t), strides);
         return st ? st : sg_tensor_empty_strided(t->sizes, strides, t->ndim, dtype, dev, out);
@@ -173,44 +113,12 @@ static sg_status empty_like_fmt(const char *op, const sg_tensor *t, const sg_mem
     return st ? st : sg_tensor_empty_strided(t->sizes, strides, t->ndim, dtype, dev, out);
 }
 
-/* Gives an out= tensor the shape asked for, where it has another. */
-static sg_status resize_out(sg_tensor *out, const int64_t *sizes, int32_t n) {
-    return same_shape(out, sizes, n) ? SG_OK : sg_tensor_resize_(out, sizes, n);
-}
-
 /* ---- filling ------------------------------------------------------------------------------ */
 
 
-/* c10's checked_convert of a Scalar to dtype t: whether the value overflows it. */
-static bool overflows(sg_scalar v, sg_dtype t) {
-    if (t == SG_BOOL || v.kind == SG_SCALAR_BOOL) return false;
-    if (v.kind == SG_SCALAR_COMPLEX && !sg_dtype_is_complex(t) && v.u.c.im != 0) return true;
-    if (sg_dtype_is_integral(t, false)) {
-        static const int64_t lo[] = {[SG_UINT8] = 0, [SG_INT8] = INT8_MIN, [SG_INT16] = INT16_MIN,
-                                     [SG_INT32] = INT32_MIN, [SG_INT64] = INT64_MIN};
-        static const int64_t hi[] = {[SG_UINT8] = UINT8_MAX, [SG_INT8] = INT8_MAX,
-                                     [SG_INT16] = INT16_MAX, [SG_INT32] = INT32_MAX,
-                                     [SG_INT64] = INT64_MAX};
-        if (v.kind == SG_SCALAR_INT) {
-            /* as c10: an unsigned type takes negative values whose magnitude fits (they wrap) */
-            if (t == SG_UINT8) return v.u.i > hi[t] || (v.u.i < 0 && v.u.i < -(int64_t)hi[t]);
-            return v.u.i < lo[t] || v.u.i > hi[t];
-        }
-        double d = sg_scalar_to_double(v);
-        if (!isfinite(d)) return true;
-        if (t == SG_UINT8) return d > 255.0 || (d < 0 && -d > 255.0);
-        return d < (double)lo[t] || d > (double)hi[t];
-    }
-    if (v.kind == SG_SCALAR_INT) return false;
-    double d = sg_scalar_to_double(v);
-    if (isinf(d) || isnan(d) || t == SG_FLOAT64 || t == SG_COMPLEX128) return false;
-    double max = t == SG_FLOAT16 ? 65504.0 : t == SG_BFLOAT16 ? 3.3895313892515355e38 : FLT_MAX;
-    return fabs(d) > max;
-}
-
 /* Every element of t (any device, any strides) becomes v converted to t's dtype. */
 static sg_status fill(const char *op, sg_tensor *t, sg_scalar v) {
-    if (overflows(v, (sg_dtype)t->dtype))
+    if (sg_factory_overflows(v, (sg_dtype)t->dtype))
         return sg_error(SG_EINVAL, "%s: value cannot be converted to type %s without overflow",
                         op, sg_cpp_type_name((sg_dtype)t->dtype));
     if (t->device.type == SG_DEV_META || sg_tensor_numel(t) == 0) return SG_OK;
@@ -231,10 +139,10 @@ static sg_status fill(const char *op, sg_tensor *t, sg_scalar v) {
 }
 
 /* A new tensor of size, opts, format (NULL: contiguous), filled with v where v is given. */
-static sg_status make(const char *op, sg_int_list size, opts o, const sg_memory_format *mf,
-                      const sg_scalar *v, sg_tensor **ret) {
+static sg_status make(const char *op, sg_int_list size, sg_factory_opts o,
+                      const sg_memory_format *mf, const sg_scalar *v, sg_tensor **ret) {
     int64_t   strides[SG_MAX_DIMS];
-    sg_status st = check_sizes(op, size);
+    sg_status st = sg_factory_check_sizes(op, size);
     *ret = NULL;
     if (st || (st = format_strides(op, size.items, size.len, mf ? *mf : SG_CONTIGUOUS_FORMAT,
                                    strides)))
@@ -248,28 +156,14 @@ static sg_status make(const char *op, sg_int_list size, opts o, const sg_memory_
     return st;
 }
 
-/* full's dtype where none is given: from the value's kind (the default dtype for floats) */
-static sg_dtype scalar_dtype(sg_scalar v) {
-    switch (v.kind) {
-    case SG_SCALAR_BOOL: return SG_BOOL;
-    case SG_SCALAR_INT: return SG_INT64;
-    case SG_SCALAR_COMPLEX: return SG_COMPLEX64;
-    default: return SG_FLOAT32;
-    }
-}
-
-static sg_status no_names(const char *op, const sg_str_list *names) {
-    return names ? sg_error(SG_EUNSUPPORTED, "%s: named tensors are not supported", op) : SG_OK;
-}
-
 /* ---- empty, zeros, ones, full ------------------------------------------------------------- */
 
 static sg_status empty_k(sg_keyset ks, sg_int_list size, const sg_dtype *dtype,
                          const sg_layout *layout, const sg_device *device, const bool *pin,
                          const sg_memory_format *mf, sg_tensor **ret) {
     (void)ks, (void)pin;
-    opts      o = {SG_FLOAT32, {SG_DEV_CPU, 0}};
-    sg_status st = options("empty", dtype, SG_FLOAT32, layout, device, SG_CPU, &o);
+    sg_factory_opts o;
+    sg_status       st = sg_factory_options("empty", dtype, SG_FLOAT32, layout, device, SG_CPU, &o);
     *ret = NULL;
     return st ? st : make("empty", size, o, mf, NULL, ret);
 }
@@ -278,7 +172,7 @@ static sg_status empty_names_k(sg_keyset ks, sg_int_list size, const sg_str_list
                                const sg_dtype *dtype, const sg_layout *layout,
                                const sg_device *device, const bool *pin,
                                const sg_memory_format *mf, sg_tensor **ret) {
-    sg_status st = no_names("empty", names);
+    sg_status st = sg_factory_no_names("empty", names);
     *ret = NULL;
     return st ? st : empty_k(ks, size, dtype, layout, device, pin, mf, ret);
 }
@@ -286,12 +180,12 @@ static sg_status empty_names_k(sg_keyset ks, sg_int_list size, const sg_str_list
 static sg_status empty_out_k(sg_keyset ks, sg_int_list size, const sg_memory_format *mf,
                              sg_tensor *out, sg_tensor **ret) {
     (void)ks;
-    sg_status st = check_sizes("empty", size);
+    sg_status st = sg_factory_check_sizes("empty", size);
     *ret = NULL;
     if (st) return st;
     if (mf && *mf != SG_CONTIGUOUS_FORMAT && *mf != SG_PRESERVE_FORMAT)
         return sg_error(SG_EUNSUPPORTED, "empty: out= takes the contiguous format only");
-    if ((st = resize_out(out, size.items, size.len))) return st;
+    if ((st = sg_factory_resize_out(out, size.items, size.len))) return st;
     *ret = sg_tensor_retain(out);
     return SG_OK;
 }
@@ -300,10 +194,11 @@ static sg_status empty_strided_k(sg_keyset ks, sg_int_list size, sg_int_list str
                                  const sg_dtype *dtype, const sg_layout *layout,
                                  const sg_device *device, const bool *pin, sg_tensor **ret) {
     (void)ks, (void)pin;
-    opts      o = {SG_FLOAT32, {SG_DEV_CPU, 0}};
-    sg_status st = options("empty_strided", dtype, SG_FLOAT32, layout, device, SG_CPU, &o);
+    sg_factory_opts o;
+    sg_status       st = sg_factory_options("empty_strided", dtype, SG_FLOAT32, layout, device,
+                                            SG_CPU, &o);
     *ret = NULL;
-    if (st || (st = check_sizes("empty_strided", size))) return st;
+    if (st || (st = sg_factory_check_sizes("empty_strided", size))) return st;
     if (size.len != stride.len)
         return sg_error(SG_EINVAL, "empty_strided: mismatch in length of strides and shape");
     return sg_tensor_empty_strided(size.items, stride.items, size.len, o.dtype, o.dev, ret);
@@ -313,9 +208,9 @@ static sg_status empty_like_k(sg_keyset ks, sg_tensor *self, const sg_dtype *dty
                               const sg_layout *layout, const sg_device *device, const bool *pin,
                               const sg_memory_format *mf, sg_tensor **ret) {
     (void)ks, (void)pin;
-    opts      o = {SG_FLOAT32, {SG_DEV_CPU, 0}};
-    sg_status st = options("empty_like", dtype, (sg_dtype)self->dtype, layout, device,
-                           self->device, &o);
+    sg_factory_opts o;
+    sg_status       st = sg_factory_options("empty_like", dtype, (sg_dtype)self->dtype, layout,
+                                            device, self->device, &o);
     *ret = NULL;
     return st ? st : empty_like_fmt("empty_like", self, mf, o.dtype, o.dev, ret);
 }
@@ -324,17 +219,17 @@ static sg_status zeros_k(sg_keyset ks, sg_int_list size, const sg_dtype *dtype,
                          const sg_layout *layout, const sg_device *device, const bool *pin,
                          sg_tensor **ret) {
     (void)ks, (void)pin;
-    opts      o = {SG_FLOAT32, {SG_DEV_CPU, 0}};
-    sg_status st = options("zeros", dtype, SG_FLOAT32, layout, device, SG_CPU, &o);
+    sg_factory_opts o;
+    sg_status       st = sg_factory_options("zeros", dtype, SG_FLOAT32, layout, device, SG_CPU, &o);
     *ret = NULL;
-    if (st || (st = check_sizes("zeros", size))) return st;
+    if (st || (st = sg_factory_check_sizes("zeros", size))) return st;
     return sg_tensor_zeros(size.items, size.len, o.dtype, o.dev, ret);
 }
 
 static sg_status zeros_names_k(sg_keyset ks, sg_int_list size, const sg_str_list *names,
                                const sg_dtype *dtype, const sg_layout *layout,
                                const sg_device *device, const bool *pin, sg_tensor **ret) {
-    sg_status st = no_names("zeros", names);
+    sg_status st = sg_factory_no_names("zeros", names);
     *ret = NULL;
     return st ? st : zeros_k(ks, size, dtype, layout, device, pin, ret);
 }
@@ -342,9 +237,10 @@ static sg_status zeros_names_k(sg_keyset ks, sg_int_list size, const sg_str_list
 /* The fill of an out= form: out takes size, then every element becomes v. */
 static sg_status fill_out(const char *op, sg_int_list size, sg_scalar v, sg_tensor *out,
                           sg_tensor **ret) {
-    sg_status st = check_sizes(op, size);
+    sg_status st = sg_factory_check_sizes(op, size);
     *ret = NULL;
-    if (st || (st = resize_out(out, size.items, size.len)) || (st = fill(op, out, v))) return st;
+    if (st || (st = sg_factory_resize_out(out, size.items, size.len)) || (st = fill(op, out, v)))
+        return st;
     *ret = sg_tensor_retain(out);
     return SG_OK;
 }
@@ -358,8 +254,9 @@ static sg_status zeros_out_k(sg_keyset ks, sg_int_list size, sg_tensor *out, sg_
 static sg_status like(const char *op, sg_tensor *self, const sg_dtype *dtype,
                       const sg_layout *layout, const sg_device *device,
                       const sg_memory_format *mf, const sg_scalar *v, sg_tensor **ret) {
-    opts      o = {SG_FLOAT32, {SG_DEV_CPU, 0}};
-    sg_status st = options(op, dtype, (sg_dtype)self->dtype, layout, device, self->device, &o);
+    sg_factory_opts o;
+    sg_status       st = sg_factory_options(op, dtype, (sg_dtype)self->dtype, layout, device,
+                                            self->device, &o);
     *ret = NULL;
     if (st || (st = empty_like_fmt(op, self, mf, o.dtype, o.dev, ret))) return st;
     if (v && (st = fill(op, *ret, *v))) {
@@ -381,9 +278,9 @@ static sg_status ones_k(sg_keyset ks, sg_int_list size, const sg_dtype *dtype,
                         const sg_layout *layout, const sg_device *device, const bool *pin,
                         sg_tensor **ret) {
     (void)ks, (void)pin;
-    opts      o = {SG_FLOAT32, {SG_DEV_CPU, 0}};
-    sg_scalar one = sg_scalar_int(1);
-    sg_status st = options("ones", dtype, SG_FLOAT32, layout, device, SG_CPU, &o);
+    sg_factory_opts o;
+    sg_scalar       one = sg_scalar_int(1);
+    sg_status       st = sg_factory_options("ones", dtype, SG_FLOAT32, layout, device, SG_CPU, &o);
     *ret = NULL;
     return st ? st : make("ones", size, o, NULL, &one, ret);
 }
@@ -391,7 +288,7 @@ static sg_status ones_k(sg_keyset ks, sg_int_list size, const sg_dtype *dtype,
 static sg_status ones_names_k(sg_keyset ks, sg_int_list size, const sg_str_list *names,
                               const sg_dtype *dtype, const sg_layout *layout,
                               const sg_device *device, const bool *pin, sg_tensor **ret) {
-    sg_status st = no_names("ones", names);
+    sg_status st = sg_factory_no_names("ones", names);
     *ret = NULL;
     return st ? st : ones_k(ks, size, dtype, layout, device, pin, ret);
 }
@@ -413,8 +310,9 @@ static sg_status full_k(sg_keyset ks, sg_int_list size, sg_scalar v, const sg_dt
                         const sg_layout *layout, const sg_device *device, const bool *pin,
                         sg_tensor **ret) {
     (void)ks, (void)pin;
-    opts      o = {SG_FLOAT32, {SG_DEV_CPU, 0}};
-    sg_status st = options("full", dtype, scalar_dtype(v), layout, device, SG_CPU, &o);
+    sg_factory_opts o;
+    sg_status       st = sg_factory_options("full", dtype, sg_factory_scalar_dtype(v), layout,
+                                            device, SG_CPU, &o);
     *ret = NULL;
     return st ? st : make("full", size, o, NULL, &v, ret);
 }
@@ -423,7 +321,7 @@ static sg_status full_names_k(sg_keyset ks, sg_int_list size, sg_scalar v,
                               const sg_str_list *names, const sg_dtype *dtype,
                               const sg_layout *layout, const sg_device *device, const bool *pin,
                               sg_tensor **ret) {
-    sg_status st = no_names("full", names);
+    sg_status st = sg_factory_no_names("full", names);
     *ret = NULL;
     return st ? st : full_k(ks, size, v, dtype, layout, device, pin, ret);
 }
@@ -476,57 +374,12 @@ static void arange_fill(void *data, sg_dtype t, int64_t n, sg_scalar start, sg_s
     }
 }
 
-/* aten's arange_out: checks, then the element count. */
-static sg_status arange_size(sg_scalar start, sg_scalar end, sg_scalar step, sg_dtype t,
-                             int64_t *size) {
-    if (!sg_dtype_valid((int)t) || sg_dtype_is_complex(t) || t == SG_BOOL)
-        return not_implemented("arange_cpu", t);
-    if (start.kind == SG_SCALAR_COMPLEX || end.kind == SG_SCALAR_COMPLEX ||
-        step.kind == SG_SCALAR_COMPLEX)
-        return sg_error(SG_EINVAL, "arange: complex bounds are not supported");
-    double size_d;
-    if (sg_dtype_is_integral(t, false)) {
-        /* the bounds as the int64 accumulator sees them */
-        double  fa = sg_scalar_to_double(start), fe = sg_scalar_to_double(end);
-        double  fs = sg_scalar_to_double(step);
-        if (!isfinite(fa) || !isfinite(fe))
-            return sg_error(SG_EINVAL, "arange: unsupported range: %g -> %g", fa, fe);
-        int64_t a = start.kind == SG_SCALAR_INT ? start.u.i : (int64_t)fa;
-        int64_t e = end.kind == SG_SCALAR_INT ? end.u.i : (int64_t)fe;
-        int64_t s = step.kind == SG_SCALAR_INT ? step.u.i : (int64_t)fs;
-        if (s == 0) return sg_error(SG_EINVAL, "arange: step must be nonzero");
-        if (!((s > 0 && e >= a) || (s < 0 && e <= a)))
-            return sg_error(SG_EINVAL, "arange: upper bound and larger bound inconsistent with "
-                                       "step sign");
-        if (t == SG_INT64) {
-            int64_t sgn = s > 0 ? 1 : -1;
-            size_d = ceil((double)((e - a + s - sgn) / s));
-        } else {
-            size_d = ceil((fe - fa) / fs);
-        }
-    } else {
-        double a = sg_scalar_to_double(start), e = sg_scalar_to_double(end);
-        double s = sg_scalar_to_double(step);
-        if (!(s > 0 || s < 0)) return sg_error(SG_EINVAL, "arange: step must be nonzero");
-        if (!isfinite(a) || !isfinite(e))
-            return sg_error(SG_EINVAL, "arange: unsupported range: %g -> %g", a, e);
-        if (!((s > 0 && e >= a) || (s < 0 && e <= a)))
-            return sg_error(SG_EINVAL, "arange: upper bound and larger bound inconsistent with "
-                                       "step sign");
-        size_d = ceil((e - a) / s);
-    }
-    if (!(size_d >= 0 && size_d <= 9.2233720368547758e18))
-        return sg_error(SG_EINVAL, "arange: invalid size, possible overflow?");
-    *size = (int64_t)size_d;
-    return SG_OK;
-}
-
 /* arange into out (resized to [size] where its element count differs, as aten does), or into
  * a new tensor of dtype t on dev. */
 static sg_status arange_run(sg_scalar start, sg_scalar end, sg_scalar step, sg_dtype t,
                             sg_device dev, sg_tensor *out, sg_tensor **ret) {
     int64_t   n = 0;
-    sg_status st = arange_size(start, end, step, t, &n);
+    sg_status st = sg_factory_arange_size("arange_cpu", start, end, step, t, &n);
     *ret = NULL;
     if (st) return st;
     sg_tensor *dst = out, *host = NULL;
@@ -553,20 +406,14 @@ static sg_status arange_run(sg_scalar start, sg_scalar end, sg_scalar step, sg_d
     return SG_OK;
 }
 
-static sg_dtype arange_dtype(sg_scalar a, sg_scalar b, sg_scalar c) {
-    return a.kind == SG_SCALAR_FLOAT || b.kind == SG_SCALAR_FLOAT || c.kind == SG_SCALAR_FLOAT
-               ? SG_FLOAT32
-               : SG_INT64;
-}
-
 static sg_status arange_start_step_k(sg_keyset ks, sg_scalar start, sg_scalar end,
                                      sg_scalar step, const sg_dtype *dtype,
                                      const sg_layout *layout, const sg_device *device,
                                      const bool *pin, sg_tensor **ret) {
     (void)ks, (void)pin;
-    opts      o = {SG_FLOAT32, {SG_DEV_CPU, 0}};
-    sg_status st = options("arange", dtype, arange_dtype(start, end, step), layout, device,
-                           SG_CPU, &o);
+    sg_factory_opts o;
+    sg_dtype        def = sg_factory_arange_dtype(start, end, step);
+    sg_status       st = sg_factory_options("arange", dtype, def, layout, device, SG_CPU, &o);
     *ret = NULL;
     return st ? st : arange_run(start, end, step, o.dtype, o.dev, NULL, ret);
 }
@@ -845,38 +692,13 @@ static bool is_float_dtype(sg_dtype t) { return sg_dtype_is_floating(t); }
 
 /* uniform_: aten's checks, then one draw per element in iteration order. */
 static sg_status uniform_run(sg_tensor *self, double from, double to, sg_generator *gen) {
-    sg_dtype t = (sg_dtype)self->dtype;
-    if (!is_float_dtype(t)) return not_implemented("check_uniform_bounds", t);
-    if (!(from <= to))
-        return sg_error(SG_EINVAL, "uniform_: uniform_ expects to return a [from, to) range, but "
-                                   "found from=%g > to=%g",
-                        from, to);
-    double max = t == SG_FLOAT64 ? DBL_MAX : t == SG_FLOAT32 ? FLT_MAX
-               : t == SG_FLOAT16 ? 65504.0 : 3.3895313892515355e38;
-    if (from < -max || to > max)
-        return sg_error(SG_EINVAL, "uniform_: %s is out of bounds for %s",
-                        from < -max ? "from" : "to", sg_aten_type_name(t));
-    if (to - from > max)
-        return sg_error(SG_EINVAL, "uniform_: uniform_ expects to-from <= std::numeric_limits<%s>"
-                                   "::max(), but found to=%g and from=%g which result in "
-                                   "to-from to exceed the limit",
-                        sg_aten_type_name(t), to, from);
+    sg_dtype  t = (sg_dtype)self->dtype;
+    rng       r = {gen_of(gen), t, from, to, 0, 0};
+    sg_status st = sg_factory_uniform_check(t, from, to, &r.fa, &r.fd);
+    if (st) return st;
     if (self->device.type == SG_DEV_META || sg_tensor_numel(self) == 0) return SG_OK;
     if (self->device.type != SG_DEV_CPU)
         return sg_error(SG_EUNSUPPORTED, "uniform_: random numbers are made on the CPU only");
-    rng r = {gen_of(gen), t, from, to, 0, 0};
-    if (t == SG_FLOAT32) {
-        r.fa = (float)from;
-        r.fd = (float)to - (float)from;
-    } else if (t == SG_FLOAT16) { /* from, to and to - from are c10::Half values */
-        r.fa = sg_half_to_float(sg_float_to_half((float)from));
-        float fb = sg_half_to_float(sg_float_to_half((float)to));
-        r.fd = sg_half_to_float(sg_float_to_half(fb - r.fa));
-    } else if (t == SG_BFLOAT16) {
-        r.fa = sg_bf16_to_float(sg_float_to_bf16((float)from));
-        float fb = sg_bf16_to_float(sg_float_to_bf16((float)to));
-        r.fd = sg_bf16_to_float(sg_float_to_bf16(fb - r.fa));
-    }
     return run_serial("uniform_", self, NULL, r.g, uniform_elem, &r);
 }
 
@@ -1019,10 +841,9 @@ static void normal_fill(sg_generator *g, sg_dtype t, void *data, int64_t n, doub
 /* normal_: the vector fill for 16 or more contiguous elements, else the scalar Box-Muller in
  * iteration order (aten's normal_kernel). */
 static sg_status normal_run(sg_tensor *self, double mean, double std, sg_generator *gen) {
-    sg_dtype t = (sg_dtype)self->dtype;
-    if (!(std >= 0.0))
-        return sg_error(SG_EINVAL, "normal_: normal expects std >= 0.0, but found std %g", std);
-    if (!is_float_dtype(t)) return not_implemented("normal_kernel_cpu", t);
+    sg_dtype  t = (sg_dtype)self->dtype;
+    sg_status st = sg_factory_normal_check("normal_kernel_cpu", t, std);
+    if (st) return st;
     if (self->device.type == SG_DEV_META || sg_tensor_numel(self) == 0) return SG_OK;
     if (self->device.type != SG_DEV_CPU)
         return sg_error(SG_EUNSUPPORTED, "normal_: random numbers are made on the CPU only");
@@ -1057,7 +878,7 @@ static void bernoulli_tensor_float(void *ctx, char *const *p) {
 
 static sg_status bernoulli_check_self(const char *op, const sg_tensor *self) {
     sg_dtype t = (sg_dtype)self->dtype;
-    if (sg_dtype_is_complex(t)) return not_implemented("bernoulli_scalar_cpu_", t);
+    if (sg_dtype_is_complex(t)) return sg_not_implemented("bernoulli_scalar_cpu_", t);
     if (self->device.type != SG_DEV_CPU && self->device.type != SG_DEV_META)
         return sg_error(SG_EUNSUPPORTED, "%s: random numbers are made on the CPU only", op);
     return SG_OK;
@@ -1065,11 +886,7 @@ static sg_status bernoulli_check_self(const char *op, const sg_tensor *self) {
 
 static sg_status bernoulli_float_run(sg_tensor *self, double p, sg_generator *gen) {
     sg_status st = bernoulli_check_self("bernoulli_", self);
-    if (st) return st;
-    if (!(p >= 0 && p <= 1))
-        return sg_error(SG_EINVAL, "bernoulli_: bernoulli_ expects p to be in [0, 1], but got "
-                                   "p=%g",
-                        p);
+    if (st || (st = sg_factory_bernoulli_p_check(p))) return st;
     if (self->device.type == SG_DEV_META || sg_tensor_numel(self) == 0) return SG_OK;
     rng r = {gen_of(gen), (sg_dtype)self->dtype, p, 0, 0, 0};
     return run_serial("bernoulli_", self, NULL, r.g, bernoulli_elem, &r);
@@ -1079,7 +896,7 @@ static sg_status bernoulli_tensor_run(sg_tensor *self, sg_tensor *p, sg_generato
     sg_status st = bernoulli_check_self("bernoulli_", self);
     if (st) return st;
     sg_dtype pt = (sg_dtype)p->dtype;
-    if (!is_float_dtype(pt)) return not_implemented("bernoulli_tensor_cpu_p_", pt);
+    if (!is_float_dtype(pt)) return sg_not_implemented("bernoulli_tensor_cpu_p_", pt);
     if (self->device.type == SG_DEV_META || sg_tensor_numel(self) == 0) return SG_OK;
     /* p on the CPU in float64 or float32, every element checked before any is drawn */
     sg_tensor *host = NULL, *pc = NULL;
@@ -1158,7 +975,7 @@ static sg_status bernoulli_k(sg_keyset ks, sg_tensor *self, sg_generator *gen, s
 static sg_status bernoulli_out_k(sg_keyset ks, sg_tensor *self, sg_generator *gen,
                                  sg_tensor *out, sg_tensor **ret) {
     (void)ks;
-    sg_status st = resize_out(out, self->sizes, self->ndim);
+    sg_status st = sg_factory_resize_out(out, self->sizes, self->ndim);
     if (!st) st = bernoulli_tensor_run(out, self, gen);
     *ret = st ? NULL : sg_tensor_retain(out);
     return st;
@@ -1176,8 +993,8 @@ static sg_status bernoulli_p_k(sg_keyset ks, sg_tensor *self, double p, sg_gener
 static sg_status rand_make(const char *op, bool normal, sg_int_list size, sg_generator *gen,
                            const sg_dtype *dtype, const sg_layout *layout,
                            const sg_device *device, sg_tensor **ret) {
-    opts      o = {SG_FLOAT32, {SG_DEV_CPU, 0}};
-    sg_status st = options(op, dtype, SG_FLOAT32, layout, device, SG_CPU, &o);
+    sg_factory_opts o;
+    sg_status       st = sg_factory_options(op, dtype, SG_FLOAT32, layout, device, SG_CPU, &o);
     *ret = NULL;
     if (st || (st = make(op, size, o, NULL, NULL, ret))) return st;
     return keep_if(normal ? normal_run(*ret, 0, 1, gen) : uniform_run(*ret, 0, 1, gen), ret);
@@ -1198,7 +1015,7 @@ static sg_status rand_gen_k(sg_keyset ks, sg_int_list size, sg_generator *gen,
 static sg_status rand_names_k(sg_keyset ks, sg_int_list size, const sg_str_list *names,
                               const sg_dtype *dtype, const sg_layout *layout,
                               const sg_device *device, const bool *pin, sg_tensor **ret) {
-    sg_status st = no_names("rand", names);
+    sg_status st = sg_factory_no_names("rand", names);
     *ret = NULL;
     return st ? st : rand_k(ks, size, dtype, layout, device, pin, ret);
 }
@@ -1206,7 +1023,7 @@ static sg_status rand_gen_names_k(sg_keyset ks, sg_int_list size, sg_generator *
                                   const sg_str_list *names, const sg_dtype *dtype,
                                   const sg_layout *layout, const sg_device *device,
                                   const bool *pin, sg_tensor **ret) {
-    sg_status st = no_names("rand", names);
+    sg_status st = sg_factory_no_names("rand", names);
     *ret = NULL;
     return st ? st : rand_gen_k(ks, size, gen, dtype, layout, device, pin, ret);
 }
@@ -1225,7 +1042,7 @@ static sg_status randn_gen_k(sg_keyset ks, sg_int_list size, sg_generator *gen,
 static sg_status randn_names_k(sg_keyset ks, sg_int_list size, const sg_str_list *names,
                                const sg_dtype *dtype, const sg_layout *layout,
                                const sg_device *device, const bool *pin, sg_tensor **ret) {
-    sg_status st = no_names("randn", names);
+    sg_status st = sg_factory_no_names("randn", names);
     *ret = NULL;
     return st ? st : randn_k(ks, size, dtype, layout, device, pin, ret);
 }
@@ -1233,7 +1050,7 @@ static sg_status randn_gen_names_k(sg_keyset ks, sg_int_list size, sg_generator 
                                    const sg_str_list *names, const sg_dtype *dtype,
                                    const sg_layout *layout, const sg_device *device,
                                    const bool *pin, sg_tensor **ret) {
-    sg_status st = no_names("randn", names);
+    sg_status st = sg_factory_no_names("randn", names);
     *ret = NULL;
     return st ? st : randn_gen_k(ks, size, gen, dtype, layout, device, pin, ret);
 }
@@ -1241,8 +1058,8 @@ static sg_status randn_gen_names_k(sg_keyset ks, sg_int_list size, sg_generator 
 /* the out= forms: out takes the size, then is drawn */
 static sg_status rand_out_run(const char *op, bool normal, sg_int_list size, sg_generator *gen,
                               sg_tensor *out, sg_tensor **ret) {
-    sg_status st = check_sizes(op, size);
-    if (!st) st = resize_out(out, size.items, size.len);
+    sg_status st = sg_factory_check_sizes(op, size);
+    if (!st) st = sg_factory_resize_out(out, size.items, size.len);
     if (!st) st = normal ? normal_run(out, 0, 1, gen) : uniform_run(out, 0, 1, gen);
     *ret = st ? NULL : sg_tensor_retain(out);
     return st;
@@ -1310,85 +1127,30 @@ static sg_status normal_functional_k(sg_keyset ks, sg_tensor *self, double mean,
     return st ? st : keep_if(normal_run(*ret, mean, std, gen), ret);
 }
 
-/* normal with tensor mean and/or std (aten's normal_out_impl): out takes the broadcast shape,
- * gets standard normals (scaled by a float std), then out * std + mean with the pointwise
- * ops. */
+/* Whether every element of std (any device) is >= 0, by the dispatched ops. */
+static sg_status std_ok(sg_tensor *std, bool *ok) {
+    sg_tensor *zero = NULL, *ge = NULL, *all = NULL, *host = NULL;
+    sg_status  st = SG_OK;
+    *ok = true;
+    if (sg_tensor_numel(std) == 0 || std->device.type == SG_DEV_META) return SG_OK;
+    if ((st = sg_scalar_tensor(sg_scalar_int(0), &zero))) return st;
+    st = aten_ge_Tensor(std, zero, &ge);
+    if (!st) st = sg_cast(ge, SG_BOOL, &all);
+    if (!st) st = sg_tensor_to(all, SG_CPU, &host);
+    if (!st) {
+        const bool *v = sg_tensor_data(host);
+        for (int64_t i = 0, k = sg_tensor_numel(host); i < k; i++) *ok = *ok && v[i];
+    }
+    sg_tensor_release(host);
+    sg_tensor_release(all);
+    sg_tensor_release(ge);
+    sg_tensor_release(zero);
+    return st;
+}
+
 static sg_status normal_tensors(sg_tensor *mean_t, double mean, sg_tensor *std_t, double std,
                                 sg_generator *gen, sg_tensor *out, sg_tensor **ret) {
-    char      a[160], b[160];
-    int64_t   shape[SG_MAX_DIMS];
-    int32_t   n = 0;
-    sg_status st = SG_OK;
-    *ret = NULL;
-    if (std_t) {
-        if (sg_dtype_is_complex((sg_dtype)std_t->dtype))
-            return sg_error(SG_EINVAL, "normal: normal expects standard deviation to be "
-                                       "non-complex");
-        sg_tensor *ge = NULL, *all = NULL;
-        bool       ok = true;
-        if (sg_tensor_numel(std_t) > 0 && std_t->device.type != SG_DEV_META) {
-            /* every element of std >= 0 */
-            sg_tensor *zero;
-            if ((st = sg_scalar_tensor(sg_scalar_int(0), &zero))) return st;
-            st = aten_ge_Tensor(std_t, zero, &ge);
-            sg_tensor_release(zero);
-            if (!st) st = sg_cast(ge, SG_BOOL, &all);
-            if (!st) {
-                sg_tensor *host = NULL;
-                if (!(st = sg_tensor_to(all, SG_CPU, &host))) {
-                    const bool *v = sg_tensor_data(host);
-                    for (int64_t i = 0, k = sg_tensor_numel(host); i < k; i++) ok = ok && v[i];
-                }
-                sg_tensor_release(host);
-            }
-        }
-        sg_tensor_release(ge);
-        sg_tensor_release(all);
-        if (st) return st;
-        if (!ok) return sg_error(SG_EINVAL, "normal: normal expects all elements of std >= 0.0");
-    } else if (!(std >= 0.0)) {
-        return sg_error(SG_EINVAL, "normal: normal expects std >= 0.0, but found std %g", std);
-    }
-    const sg_tensor *x = mean_t ? mean_t : std_t, *y = mean_t && std_t ? std_t : x;
-    if (!sg_broadcast_shape(x->sizes, x->ndim, y->sizes, y->ndim, shape, &n))
-        return sg_error(SG_EINVAL, "normal: the size of tensor a %s must match the size of "
-                                   "tensor b %s at a non-singleton dimension",
-                        sg_shape_str(x->sizes, x->ndim, a, sizeof a),
-                        sg_shape_str(y->sizes, y->ndim, b, sizeof b));
-    sg_tensor *o = out;
-    if (!o) {
-        sg_dtype t = (sg_dtype)(mean_t ? mean_t : std_t)->dtype;
-        if ((st = sg_tensor_empty(shape, n, t, x->device, &o))) return st;
-    } else if ((st = resize_out(o, shape, n))) {
-        return st;
-    }
-    sg_tensor *r = NULL;
-    st = normal_run(o, 0, std_t ? 1 : std, gen);
-    if (!st && o->device.type == SG_DEV_META) { /* shapes only */
-        *ret = out ? sg_tensor_retain(out) : o;
-        return SG_OK;
-    }
-    if (!st && std_t) {
-        st = aten_mul__Tensor(o, std_t, &r);
-        sg_tensor_release(r);
-        r = NULL;
-    }
-    if (!st && mean_t) {
-        st = aten_add__Tensor(o, mean_t, sg_scalar_int(1), &r);
-    } else if (!st && mean != 0) {
-        sg_tensor *m;
-        if (!(st = sg_scalar_tensor(sg_scalar_float(mean), &m))) {
-            st = aten_add__Tensor(o, m, sg_scalar_int(1), &r);
-            sg_tensor_release(m);
-        }
-    }
-    sg_tensor_release(r);
-    if (st) {
-        if (!out) sg_tensor_release(o);
-        return st;
-    }
-    *ret = out ? sg_tensor_retain(out) : o;
-    return SG_OK;
+    return sg_factory_normal_tensors(mean_t, mean, std_t, std, gen, out, std_ok, normal_run, ret);
 }
 
 static sg_status normal_tf_k(sg_keyset ks, sg_tensor *mean, double std, sg_generator *gen,
@@ -1426,8 +1188,9 @@ static sg_status normal_ff_k(sg_keyset ks, double mean, double std, sg_int_list 
                              sg_generator *gen, const sg_dtype *dtype, const sg_layout *layout,
                              const sg_device *device, const bool *pin, sg_tensor **ret) {
     (void)ks, (void)pin;
-    opts      o = {SG_FLOAT32, {SG_DEV_CPU, 0}};
-    sg_status st = options("normal", dtype, SG_FLOAT32, layout, device, SG_CPU, &o);
+    sg_factory_opts o;
+    sg_status       st = sg_factory_options("normal", dtype, SG_FLOAT32, layout, device, SG_CPU,
+                                            &o);
     *ret = NULL;
     if (st || (st = make("normal", size, o, NULL, NULL, ret))) return st;
     return keep_if(normal_run(*ret, mean, std, gen), ret);
@@ -1436,8 +1199,8 @@ static sg_status normal_ff_k(sg_keyset ks, double mean, double std, sg_int_list 
 static sg_status normal_ff_out_k(sg_keyset ks, double mean, double std, sg_int_list size,
                                  sg_generator *gen, sg_tensor *out, sg_tensor **ret) {
     (void)ks;
-    sg_status st = check_sizes("normal", size);
-    if (!st) st = resize_out(out, size.items, size.len);
+    sg_status st = sg_factory_check_sizes("normal", size);
+    if (!st) st = sg_factory_resize_out(out, size.items, size.len);
     if (!st) st = normal_run(out, mean, std, gen);
     *ret = st ? NULL : sg_tensor_retain(out);
     return st;

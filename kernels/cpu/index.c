@@ -14,6 +14,7 @@
  * Gathers and scatters move elements as bytes (any dtype); arithmetic (scatter's reductions,
  * clamp, pow) has one loop per dtype. The elementwise ones run on the strided iterator. */
 #include "cpu.h"
+#include "sg_index_shape.h"
 
 #include <float.h>
 #include <math.h>
@@ -23,23 +24,8 @@
 /* ---- helpers ------------------------------------------------------------------------------ */
 
 
-static sg_status not_implemented(const char *kernel, sg_dtype t) {
-    return sg_error(SG_EUNSUPPORTED, "\"%s\" not implemented for '%s'", kernel, sg_aten_type_name(t));
-}
-
 static sg_dtype dt(const sg_tensor *t) { return (sg_dtype)t->dtype; }
 static size_t   esize(const sg_tensor *t) { return sg_dtype_size(dt(t)); }
-
-static sg_status wrap(const char *op, int64_t *dim, int64_t ndim) {
-    int64_t n = ndim > 0 ? ndim : 1;
-    if (*dim < -n || *dim >= n)
-        return sg_error(SG_EINVAL,
-                        "%s: dimension out of range (expected to be in range of [%lld, %lld], "
-                        "but got %lld)",
-                        op, (long long)-n, (long long)(n - 1), (long long)*dim);
-    if (*dim < 0) *dim += n;
-    return SG_OK;
-}
 
 static bool same_shape(const sg_tensor *t, const int64_t *sizes, int32_t n) {
     if (t->ndim != n) return false;
@@ -54,57 +40,11 @@ static sg_status need_cpu(const char *op, const sg_tensor *t) {
                     sg_device_type_name((sg_device_type)t->device.type));
 }
 
-/* Whether two tensors reach a common byte (a coarse test on their spans). */
-static bool overlap(const sg_tensor *a, const sg_tensor *b) {
-    if (!a->storage->data || a->storage->data != b->storage->data) return false;
-    int64_t sa = sg_tensor_span(a), sb = sg_tensor_span(b);
-    if (!sa || !sb) return false;
-    int64_t a0 = a->offset * (int64_t)esize(a), a1 = a0 + sa * (int64_t)esize(a);
-    int64_t b0 = b->offset * (int64_t)esize(b), b1 = b0 + sb * (int64_t)esize(b);
-    return a0 < b1 && b0 < a1;
-}
-
-static sg_status no_overlap(const char *op, const sg_tensor *out, const sg_tensor *in) {
-    if (!overlap(out, in)) return SG_OK;
-    return sg_error(SG_EINVAL, "%s: unsupported operation: some elements of the input tensor "
-                               "and the written-to tensor refer to a single memory location. "
-                               "Please clone() the tensor before performing the operation.",
-                    op);
-}
-
-static sg_status no_internal_overlap(const char *op, const sg_tensor *t) {
-    for (int32_t i = 0; i < t->ndim; i++)
-        if (t->sizes[i] > 1 && t->strides[i] == 0)
-            return sg_error(SG_EINVAL, "%s: unsupported operation: more than one element of the "
-                                       "written-to tensor refers to a single memory location. "
-                                       "Please clone() the tensor before performing the "
-                                       "operation.",
-                            op);
-    return SG_OK;
-}
-
 /* An out= tensor of a structured op made ready for its meta's result: on the CPU, of the
  * dtype (exactly, or one it casts to), resized where its shape differs. */
 static sg_status prep_out(const char *op, sg_tensor *out, const sg_meta *m, bool exact) {
     sg_status st = need_cpu(op, out);
-    if (st) return st;
-    if (exact && dt(out) != m->dtype)
-        return sg_error(SG_EINVAL, "%s: Expected out tensor to have dtype %s, but got %s instead",
-                        op, sg_dtype_name(m->dtype), sg_dtype_name(dt(out)));
-    if (!sg_can_cast(m->dtype, dt(out)))
-        return sg_error(SG_EINVAL, "%s: result type %s can't be cast to the desired output type "
-                                   "%s",
-                        op, sg_aten_type_name(m->dtype), sg_aten_type_name(dt(out)));
-    if (!same_shape(out, m->sizes, m->ndim) && (st = sg_tensor_resize_(out, m->sizes, m->ndim)))
-        return st;
-    return no_internal_overlap(op, out);
-}
-
-static void meta_of(sg_meta *m, const int64_t *sizes, int32_t n, sg_dtype t, sg_device d) {
-    m->ndim = n;
-    memcpy(m->sizes, sizes, (size_t)n * sizeof *sizes);
-    m->dtype = t;
-    m->device = d;
+    return st ? st : sg_index_out_ready(op, out, m, exact);
 }
 
 static char *elem(const sg_tensor *t, const int64_t *c, int32_t n) {
@@ -125,43 +65,6 @@ static bool next_coord(int64_t *c, const int64_t *sizes, int32_t n) {
 /* aten's ensure_nonempty: a 0-dim tensor seen as [1] */
 static int32_t ne_dim(const sg_tensor *t) { return t->ndim > 0 ? t->ndim : 1; }
 static int64_t ne_size(const sg_tensor *t, int32_t d) { return t->ndim > 0 ? t->sizes[d] : 1; }
-
-/* c10's checked conversion of a Scalar to a dtype: whether the value overflows it. */
-static bool overflows(sg_scalar v, sg_dtype t) {
-    if (t == SG_BOOL || v.kind == SG_SCALAR_BOOL) return false;
-    if (v.kind == SG_SCALAR_COMPLEX && !sg_dtype_is_complex(t) && v.u.c.im != 0) return true;
-    if (sg_dtype_is_integral(t, false)) {
-        static const double lo[] = {[SG_UINT8] = -255.0, [SG_INT8] = INT8_MIN,
-                                    [SG_INT16] = INT16_MIN, [SG_INT32] = INT32_MIN,
-                                    [SG_INT64] = -9.2233720368547758e18};
-        static const double hi[] = {[SG_UINT8] = UINT8_MAX, [SG_INT8] = INT8_MAX,
-                                    [SG_INT16] = INT16_MAX, [SG_INT32] = INT32_MAX,
-                                    [SG_INT64] = 9.2233720368547758e18};
-        if (v.kind == SG_SCALAR_INT) return t != SG_INT64 && (v.u.i < lo[t] || v.u.i > hi[t]);
-        double d = sg_scalar_to_double(v);
-        return !isfinite(d) || d < lo[t] || d > hi[t];
-    }
-    if (v.kind == SG_SCALAR_INT) return false;
-    double d = sg_scalar_to_double(v);
-    if (isinf(d) || isnan(d) || t == SG_FLOAT64 || t == SG_COMPLEX128) return false;
-    double max = t == SG_FLOAT16 ? 65504.0 : t == SG_BFLOAT16 ? 3.3895313892515355e38 : FLT_MAX;
-    return fabs(d) > max;
-}
-
-
-/* A Scalar as one element of dtype t (es bytes into buf), checked as aten's to<T>() is. */
-static sg_status scalar_bytes(const char *op, sg_scalar v, sg_dtype t, void *buf) {
-    if (overflows(v, t))
-        return sg_error(SG_EINVAL, "%s: value cannot be converted to type %s without overflow",
-                        op, sg_cpp_type_name(t));
-    sg_tensor *s = NULL, *c = NULL;
-    sg_status  st = sg_scalar_tensor(v, &s);
-    if (!st) st = sg_cast(s, t, &c);
-    if (!st) memcpy(buf, sg_tensor_data(c), sg_dtype_size(t));
-    sg_tensor_release(c);
-    sg_tensor_release(s);
-    return st;
-}
 
 static sg_dtype result_of(const sg_tensor *a, const sg_tensor *b, const sg_tensor *c) {
     sg_result_type r;
@@ -201,11 +104,11 @@ static sg_status cat_check(sg_tensor_list ts, int64_t *dimp, sg_meta *m) {
     for (int32_t i = 0; i < ts.len; i++) sg_rt_tensor(&r, ts.items[i]);
     sg_dtype out_dtype = sg_rt_result(&r);
     if (valid == ts.len) { /* every input is a legacy empty tensor: the result is [0] */
-        meta_of(m, (int64_t[]){0}, 1, out_dtype, ts.items[0]->device);
+        sg_index_meta_of(m, (int64_t[]){0}, 1, out_dtype, ts.items[0]->device);
         return SG_OK;
     }
     const sg_tensor *first = ts.items[valid];
-    sg_status        st = wrap("cat", dimp, first->ndim);
+    sg_status        st = sg_check_dim("cat", dimp, first->ndim);
     if (st) return st;
     int64_t dim = *dimp, total = 0;
     for (int32_t i = 0; i < ts.len; i++) {
@@ -224,7 +127,7 @@ static sg_status cat_check(sg_tensor_list ts, int64_t *dimp, sg_meta *m) {
                                 (long long)t->sizes[d], i);
         total += t->sizes[dim];
     }
-    meta_of(m, first->sizes, first->ndim, out_dtype, first->device);
+    sg_index_meta_of(m, first->sizes, first->ndim, out_dtype, first->device);
     m->sizes[dim] = total;
     return SG_OK;
 }
@@ -244,7 +147,8 @@ static sg_status cat_out_k(sg_keyset ks, sg_tensor_list ts, int64_t dim, sg_tens
         return sg_error(SG_EINVAL, "cat: input types can't be cast to the desired output type %s",
                         sg_aten_type_name(dt(out)));
     for (int32_t i = 0; i < ts.len; i++)
-        if ((st = need_cpu("cat", ts.items[i])) || (st = no_overlap("cat", out, ts.items[i])))
+        if ((st = need_cpu("cat", ts.items[i])) ||
+            (st = sg_index_no_overlap("cat", out, ts.items[i])))
             return st;
     m.dtype = dt(out);
     if ((st = prep_out("cat", out, &m, false))) return st;
@@ -264,19 +168,9 @@ static sg_status cat_out_k(sg_keyset ks, sg_tensor_list ts, int64_t dim, sg_tens
 
 /* stack: every tensor of one shape, each unsqueezed at dim, then cat */
 static sg_status stack_run(sg_tensor_list ts, int64_t dim, sg_tensor *out, sg_tensor **ret) {
-    char      a[160], b[160];
-    sg_status st = SG_OK;
+    sg_status st = sg_index_stack_check(ts, &dim);
     *ret = NULL;
-    if (ts.len == 0) return sg_error(SG_EINVAL, "stack: stack expects a non-empty TensorList");
-    for (int32_t i = 0; i < ts.len; i++)
-        if (!ts.items[i]) return sg_error(SG_EINVAL, "stack: tensor %d is None", i);
-    if ((st = wrap("stack", &dim, (int64_t)ts.items[0]->ndim + 1))) return st;
-    for (int32_t i = 1; i < ts.len; i++)
-        if (!same_shape(ts.items[i], ts.items[0]->sizes, ts.items[0]->ndim))
-            return sg_error(SG_EINVAL, "stack: stack expects each tensor to be equal size, but got "
-                                       "%s at entry 0 and %s at entry %d",
-                            sg_shape_str(ts.items[0]->sizes, ts.items[0]->ndim, a, sizeof a),
-                            sg_shape_str(ts.items[i]->sizes, ts.items[i]->ndim, b, sizeof b), i);
+    if (st) return st;
     sg_tensor **u = calloc((size_t)ts.len, sizeof *u);
     if (!u) return sg_error(SG_ENOMEM, "out of memory");
     for (int32_t i = 0; i < ts.len && !st; i++) st = sg_tensor_unsqueeze(ts.items[i], dim, &u[i]);
@@ -327,28 +221,14 @@ static sg_status index_i64(const sg_tensor *index, sg_tensor **out) {
 static sg_status index_select_run(const char *op, sg_tensor *self, int64_t dim, sg_tensor *index,
                                   sg_tensor *out, sg_tensor **ret) {
     int64_t   numel = sg_tensor_numel(index);
+    sg_meta   m;
     sg_status st;
     *ret = NULL;
-    if ((st = wrap(op, &dim, self->ndim))) return st;
-    if (index->ndim > 1)
-        return sg_error(SG_EINVAL, "%s: index_select(): Index is supposed to be a vector", op);
-    if (self->ndim == 0 && numel != 1)
-        return sg_error(SG_EINVAL, "%s: index_select(): Index to scalar can have only 1 value, got "
-                                   "%lld value(s)",
-                        op, (long long)numel);
-    if (dt(index) != SG_INT64 && dt(index) != SG_INT32)
-        return sg_error(SG_EINVAL, "%s: index_select(): Expected dtype int32 or int64 for index",
-                        op);
-    if ((st = need_cpu(op, self))) return st;
-    if (out && dt(out) != dt(self))
-        return sg_error(SG_EINVAL, "%s: index_select(): self and result must have the same scalar "
-                                   "type",
-                        op);
-    sg_meta m;
-    meta_of(&m, self->sizes, self->ndim, dt(self), self->device);
-    if (self->ndim > 0) m.sizes[dim] = numel;
-    if (out && ((st = no_overlap(op, out, self)) || (st = no_overlap(op, out, index)) ||
-                (st = prep_out(op, out, &m, true))))
+    if ((st = sg_index_select_check(op, self, &dim, index, out, &m)) ||
+        (st = need_cpu(op, self)))
+        return st;
+    if (out && ((st = sg_index_no_overlap(op, out, self)) ||
+                (st = sg_index_no_overlap(op, out, index)) || (st = prep_out(op, out, &m, true))))
         return st;
 
     sg_tensor *idx = NULL, *src = NULL, *res = NULL;
@@ -407,19 +287,11 @@ static sg_status embedding_k(sg_keyset ks, sg_tensor *weight, sg_tensor *indices
                              sg_tensor **ret) {
     (void)ks, (void)padding_idx, (void)scale_grad_by_freq, (void)sparse;
     *ret = NULL;
-    if (weight->ndim != 2) return sg_error(SG_EINVAL, "embedding: 'weight' must be 2-D");
-    if (dt(indices) != SG_INT64 && dt(indices) != SG_INT32)
-        return sg_error(SG_EINVAL, "embedding: Expected tensor for argument #1 'indices' to have "
-                                   "one of the following scalar types: Long, Int; but got "
-                                   "torch.%sTensor instead (while checking arguments for "
-                                   "embedding)",
-                        sg_aten_type_name(dt(indices)));
-    if (indices->ndim + 1 > SG_MAX_DIMS)
-        return sg_error(SG_EINVAL, "embedding: too many dimensions");
+    sg_status st = sg_index_embedding_check(weight, indices);
+    if (st) return st;
     int64_t    flat = sg_tensor_numel(indices), shape[SG_MAX_DIMS];
     sg_tensor *idx = NULL, *rows = NULL;
-    sg_status  st = sg_tensor_is_contiguous(indices) ? sg_tensor_view(indices, &flat, 1, &idx)
-                                                     : SG_EINVAL;
+    st = sg_tensor_is_contiguous(indices) ? sg_tensor_view(indices, &flat, 1, &idx) : SG_EINVAL;
     if (st) {
         sg_tensor *c = NULL;
         sg_error_clear();
@@ -441,7 +313,7 @@ static sg_status embedding_k(sg_keyset ks, sg_tensor *weight, sg_tensor *indices
 
 static sg_status gather_check(sg_tensor *self, int64_t *dim, sg_tensor *index, sg_meta *m) {
     char      a[160], b[160];
-    sg_status st = wrap("gather", dim, self->ndim);
+    sg_status st = sg_check_dim("gather", dim, self->ndim);
     if (st) return st;
     if (sg_tensor_numel(index) != 0) {
         if (dt(index) != SG_INT64)
@@ -458,7 +330,7 @@ static sg_status gather_check(sg_tensor *self, int64_t *dim, sg_tensor *index, s
                                 sg_shape_str(self->sizes, self->ndim, b, sizeof b),
                                 (long long)*dim);
     }
-    meta_of(m, index->sizes, index->ndim, dt(self), self->device);
+    sg_index_meta_of(m, index->sizes, index->ndim, dt(self), self->device);
     return SG_OK;
 }
 
@@ -492,8 +364,8 @@ static sg_status gather_out_k(sg_keyset ks, sg_tensor *self, int64_t dim, sg_ten
     sg_status st = gather_check(self, &dim, index, &m);
     *ret = NULL;
     if (st || (st = need_cpu("gather", self)) || (st = need_cpu("gather", index)) ||
-        (st = no_overlap("gather", out, self)) || (st = no_overlap("gather", out, index)) ||
-        (st = prep_out("gather", out, &m, true)))
+        (st = sg_index_no_overlap("gather", out, self)) ||
+        (st = sg_index_no_overlap("gather", out, index)) || (st = prep_out("gather", out, &m, true)))
         return st;
     if (sg_tensor_numel(index) > 0) {
         if ((st = check_indices("gather", index, dim, ne_size(self, (int32_t)dim)))) return st;
@@ -511,19 +383,10 @@ static sg_status gather_out_k(sg_keyset ks, sg_tensor *self, int64_t dim, sg_ten
     return SG_OK;
 }
 
-/* scatter's reductions: 0 none, 1 add, 2 multiply */
-static sg_status reduce_of(const char *reduce, int *mode) {
-    if (!reduce) *mode = 0;
-    else if (strcmp(reduce, "add") == 0) *mode = 1;
-    else if (strcmp(reduce, "multiply") == 0) *mode = 2;
-    else return sg_error(SG_EINVAL, "scatter: reduce argument must be either add or multiply.");
-    return SG_OK;
-}
-
 static sg_status scatter_check(const char *op, sg_tensor *self, int64_t *dim, sg_tensor *index,
                                const sg_tensor *src, sg_meta *m) {
     char      a[160], b[160], c[160];
-    sg_status st = wrap(op, dim, self->ndim);
+    sg_status st = sg_check_dim(op, dim, self->ndim);
     if (st) return st;
     if (sg_tensor_numel(index) != 0 && dt(index) != SG_INT64)
         return sg_error(SG_EINVAL, "%s: %s(): Expected dtype int64 for index", op, op);
@@ -556,7 +419,7 @@ static sg_status scatter_check(const char *op, sg_tensor *self, int64_t *dim, sg
                             op, sg_shape_str(index->sizes, index->ndim, a, sizeof a),
                             sg_shape_str(self->sizes, self->ndim, b, sizeof b), (long long)*dim);
     }
-    meta_of(m, self->sizes, self->ndim, dt(self), self->device);
+    sg_index_meta_of(m, self->sizes, self->ndim, dt(self), self->device);
     return SG_OK;
 }
 
@@ -612,12 +475,13 @@ static sg_status scatter_run(const char *op, sg_tensor *self, int64_t dim, sg_te
     *ret = NULL;
     if (st || (st = need_cpu(op, self)) || (st = need_cpu(op, index)) ||
         (src && (st = need_cpu(op, src))) || (st = prep_out(op, out, &m, true)) ||
-        (st = no_overlap(op, out, index)) || (src && (st = no_overlap(op, out, src))))
+        (st = sg_index_no_overlap(op, out, index)) ||
+        (src && (st = sg_index_no_overlap(op, out, src))))
         return st;
     sg_dtype t = dt(self);
-    if (mode && sg_dtype_is_complex(t)) return not_implemented(op, t);
+    if (mode && sg_dtype_is_complex(t)) return sg_not_implemented(op, t);
     char vbuf[16];
-    if (value && (st = scalar_bytes(op, *value, t, vbuf))) return st;
+    if (value && (st = sg_index_scalar_bytes(op, *value, t, vbuf))) return st;
     if (sg_tensor_numel(index) > 0 &&
         (st = check_indices(op, index, dim, ne_size(self, (int32_t)dim))))
         return st;
@@ -630,7 +494,7 @@ static sg_status scatter_run(const char *op, sg_tensor *self, int64_t dim, sg_te
             char       v32[16];
             st = sg_cast(out, SG_FLOAT32, &acc);
             if (!st && src) st = sg_cast(src, SG_FLOAT32, &src32);
-            if (!st && value) st = scalar_bytes(op, *value, SG_FLOAT32, v32);
+            if (!st && value) st = sg_index_scalar_bytes(op, *value, SG_FLOAT32, v32);
             if (!st) {
                 scatter_loop(acc, dim, index, src32, value ? v32 : NULL, mode);
                 st = sg_cast_copy_(out, acc);
@@ -670,14 +534,14 @@ static sg_status scatter_reduce_meta(sg_tensor *self, int64_t dim, sg_tensor *in
                                      sg_tensor *src, const char *reduce, sg_meta *m) {
     int       mode = 0;
     sg_status st = scatter_check("scatter", self, &dim, index, src, m);
-    return st ? st : reduce_of(reduce, &mode);
+    return st ? st : sg_index_reduce_of(reduce, &mode);
 }
 static sg_status scatter_reduce_out_k(sg_keyset ks, sg_tensor *self, int64_t dim,
                                       sg_tensor *index, sg_tensor *src, const char *reduce,
                                       sg_tensor *out, sg_tensor **ret) {
     (void)ks;
     int       mode = 0;
-    sg_status st = reduce_of(reduce, &mode);
+    sg_status st = sg_index_reduce_of(reduce, &mode);
     *ret = NULL;
     return st ? st : scatter_run("scatter", self, dim, index, src, NULL, mode, out, ret);
 }
@@ -686,7 +550,7 @@ static sg_status scatter_value_reduce_meta(sg_tensor *self, int64_t dim, sg_tens
     (void)value;
     int       mode = 0;
     sg_status st = scatter_check("scatter", self, &dim, index, NULL, m);
-    return st ? st : reduce_of(reduce, &mode);
+    return st ? st : sg_index_reduce_of(reduce, &mode);
 }
 static sg_status scatter_value_reduce_out_k(sg_keyset ks, sg_tensor *self, int64_t dim,
                                             sg_tensor *index, sg_scalar value,
@@ -694,7 +558,7 @@ static sg_status scatter_value_reduce_out_k(sg_keyset ks, sg_tensor *self, int64
                                             sg_tensor **ret) {
     (void)ks;
     int       mode = 0;
-    sg_status st = reduce_of(reduce, &mode);
+    sg_status st = sg_index_reduce_of(reduce, &mode);
     *ret = NULL;
     return st ? st : scatter_run("scatter", self, dim, index, NULL, &value, mode, out, ret);
 }
@@ -713,7 +577,7 @@ static sg_status scatter_add_out_k(sg_keyset ks, sg_tensor *self, int64_t dim, s
 static sg_status tri_meta(const char *op, sg_tensor *self, sg_meta *m) {
     if (self->ndim < 2)
         return sg_error(SG_EINVAL, "%s: input tensor must have at least 2 dimensions", op);
-    meta_of(m, self->sizes, self->ndim, dt(self), self->device);
+    sg_index_meta_of(m, self->sizes, self->ndim, dt(self), self->device);
     return SG_OK;
 }
 static sg_status tril_meta(sg_tensor *self, int64_t diagonal, sg_meta *m) {
@@ -735,7 +599,7 @@ static sg_status tri_run(const char *op, bool lower, sg_tensor *self, int64_t k,
     sg_tensor *src = NULL;
     if (out == self) {
         src = sg_tensor_retain(self);
-    } else if (overlap(out, self)) {
+    } else if (sg_index_overlap(out, self)) {
         if ((st = sg_tensor_clone(self, &src))) return st;
     } else {
         src = sg_tensor_retain(self);
@@ -867,10 +731,10 @@ static sg_status sort_slices(sg_tensor *self, int64_t dim, bool desc, int64_t k,
 static sg_status sort_meta(sg_tensor *self, const bool *stable, int64_t dim, bool descending,
                            sg_meta *m) {
     (void)stable, (void)descending;
-    sg_status st = wrap("sort", &dim, self->ndim);
+    sg_status st = sg_check_dim("sort", &dim, self->ndim);
     if (st) return st;
-    meta_of(&m[0], self->sizes, self->ndim, dt(self), self->device);
-    meta_of(&m[1], self->sizes, self->ndim, SG_INT64, self->device);
+    sg_index_meta_of(&m[0], self->sizes, self->ndim, dt(self), self->device);
+    sg_index_meta_of(&m[1], self->sizes, self->ndim, SG_INT64, self->device);
     return SG_OK;
 }
 
@@ -881,11 +745,12 @@ static sg_status sort_out_k(sg_keyset ks, sg_tensor *self, const bool *stable, i
     sg_meta   m[2];
     sg_status st = sort_meta(self, stable, dim, descending, m);
     *ret_values = *ret_indices = NULL;
-    if (st || (st = wrap("sort", &dim, self->ndim))) return st;
-    if (sg_dtype_is_complex(dt(self))) return not_implemented("sort", dt(self));
+    if (st || (st = sg_check_dim("sort", &dim, self->ndim))) return st;
+    if (sg_dtype_is_complex(dt(self))) return sg_not_implemented("sort", dt(self));
     if ((st = need_cpu("sort", self)) || (st = prep_out("sort", values, &m[0], true)) ||
         (st = prep_out("sort", indices, &m[1], true)) ||
-        (st = no_overlap("sort", values, self)) || (st = no_overlap("sort", indices, self)))
+        (st = sg_index_no_overlap("sort", values, self)) ||
+        (st = sg_index_no_overlap("sort", indices, self)))
         return st;
     if ((st = sort_slices(self, dim, descending, ne_size(self, (int32_t)dim), values, indices)))
         return st;
@@ -913,11 +778,11 @@ static sg_status sort_values_k(sg_keyset ks, sg_tensor *self, int64_t dim, bool 
 static sg_status topk_meta(sg_tensor *self, int64_t k, int64_t dim, bool largest, bool sorted,
                            sg_meta *m) {
     (void)largest, (void)sorted;
-    sg_status st = wrap("topk", &dim, self->ndim);
+    sg_status st = sg_check_dim("topk", &dim, self->ndim);
     if (st) return st;
     if (k < 0 || k > (self->ndim > 0 ? self->sizes[dim] : 1))
         return sg_error(SG_EINVAL, "topk: selected index k out of range");
-    meta_of(&m[0], self->sizes, self->ndim, dt(self), self->device);
+    sg_index_meta_of(&m[0], self->sizes, self->ndim, dt(self), self->device);
     if (self->ndim) m[0].sizes[dim] = k;
     m[1] = m[0];
     m[1].dtype = SG_INT64;
@@ -931,12 +796,13 @@ static sg_status topk_out_k(sg_keyset ks, sg_tensor *self, int64_t k, int64_t di
     sg_meta   m[2];
     sg_status st = topk_meta(self, k, dim, largest, sorted, m);
     *ret_values = *ret_indices = NULL;
-    if (st || (st = wrap("topk", &dim, self->ndim))) return st;
+    if (st || (st = sg_check_dim("topk", &dim, self->ndim))) return st;
     if (sg_dtype_is_complex(dt(self)) || dt(self) == SG_BOOL)
-        return not_implemented("topk_cpu", dt(self));
+        return sg_not_implemented("topk_cpu", dt(self));
     if ((st = need_cpu("topk", self)) || (st = prep_out("topk", values, &m[0], true)) ||
         (st = prep_out("topk", indices, &m[1], true)) ||
-        (st = no_overlap("topk", values, self)) || (st = no_overlap("topk", indices, self)))
+        (st = sg_index_no_overlap("topk", values, self)) ||
+        (st = sg_index_no_overlap("topk", indices, self)))
         return st;
     /* largest: descending with NaN first, as aten ranks NaN above every number */
     if ((st = sort_slices(self, dim, largest, k, values, indices))) return st;
@@ -1085,7 +951,7 @@ static sg_status masked_fill_run(sg_tensor *self, sg_tensor *mask, sg_scalar v) 
     if ((st = need_cpu("masked_fill_", self)) || (st = need_cpu("masked_fill_", mask)))
         return st;
     fillc f = {esize(self), {0}};
-    if ((st = scalar_bytes("masked_fill_", v, dt(self), f.v))) return st;
+    if ((st = sg_index_scalar_bytes("masked_fill_", v, dt(self), f.v))) return st;
     sg_iter      it;
     sg_tensor   *res;
     sg_iter_spec spec = {.op = "masked_fill_", .out = self, .in = {mask}, .nin = 1,
@@ -1243,28 +1109,10 @@ static const sg_loop_fn clamp_t_loops[SG_DTYPE__END] = {FOR_NUM(ENTRY_T)};
 static const sg_loop_fn max_t_loops[SG_DTYPE__END] = {FOR_NUM(ENTRY_MAX)};
 static const sg_loop_fn min_t_loops[SG_DTYPE__END] = {FOR_NUM(ENTRY_MIN)};
 
-/* aten's clamp result type: self's dtype where floating, else promoted with the bounds */
-static sg_status clamp_type(const sg_tensor *self, const sg_scalar *lo, const sg_scalar *hi,
-                            sg_dtype *r) {
-    *r = dt(self);
-    if (sg_dtype_is_complex(*r) || (lo && lo->kind == SG_SCALAR_COMPLEX) ||
-        (hi && hi->kind == SG_SCALAR_COMPLEX))
-        return sg_error(SG_EINVAL, "clamp: clamp is not supported for complex types");
-    if (!sg_dtype_is_floating(*r)) {
-        sg_result_type rt;
-        sg_rt_init(&rt);
-        sg_rt_tensor(&rt, self);
-        if (lo) sg_rt_scalar(&rt, *lo);
-        if (hi) sg_rt_scalar(&rt, *hi);
-        *r = sg_rt_result(&rt);
-    }
-    return SG_OK;
-}
-
 static sg_status clamp_scalar_run(const char *op, sg_tensor *self, const sg_scalar *lo,
                                   const sg_scalar *hi, sg_tensor *out, sg_tensor **ret) {
     sg_dtype  r = SG_FLOAT32;
-    sg_status st = clamp_type(self, lo, hi, &r);
+    sg_status st = sg_index_clamp_type(self, lo, hi, &r);
     *ret = NULL;
     if (st) return st;
     if (!lo && !hi)
@@ -1272,12 +1120,12 @@ static sg_status clamp_scalar_run(const char *op, sg_tensor *self, const sg_scal
                                    "be None");
     sg_dtype   k = sg_compute_dtype(r);
     sg_loop_fn fn = sg_dtype_valid((int)k) ? clamp_s_loops[k] : NULL;
-    if (!fn) return not_implemented("clamp_scalar_cpu", r);
+    if (!fn) return sg_not_implemented("clamp_scalar_cpu", r);
     clampc c = {lo != NULL, hi != NULL, 0, 0, 0, 0};
     const sg_scalar *b[2] = {lo, hi};
     for (int i = 0; i < 2; i++) {
         if (!b[i]) continue;
-        if (overflows(*b[i], r))
+        if (sg_index_overflows(*b[i], r))
             return sg_error(SG_EINVAL, "%s: value cannot be converted to type %s without "
                                        "overflow",
                             op, sg_cpp_type_name(r));
@@ -1299,12 +1147,12 @@ static sg_status clamp_scalar_run(const char *op, sg_tensor *self, const sg_scal
 static sg_status clamp_meta(sg_tensor *self, const sg_scalar *min, const sg_scalar *max,
                             sg_meta *m) {
     sg_dtype  r = SG_FLOAT32;
-    sg_status st = clamp_type(self, min, max, &r);
+    sg_status st = sg_index_clamp_type(self, min, max, &r);
     if (st) return st;
     if (!min && !max)
         return sg_error(SG_EINVAL, "clamp: torch.clamp: At least one of 'min' or 'max' must not "
                                    "be None");
-    meta_of(m, self->sizes, self->ndim, r, self->device);
+    sg_index_meta_of(m, self->sizes, self->ndim, r, self->device);
     return SG_OK;
 }
 static sg_status clamp_out_k(sg_keyset ks, sg_tensor *self, const sg_scalar *min,
@@ -1332,24 +1180,11 @@ static sg_status clamp_max_out_k(sg_keyset ks, sg_tensor *self, sg_scalar max, s
 /* tensor bounds: promoted and broadcast with self (NULL bounds left out) */
 static sg_status clamp_tensor_check(const char *op, sg_tensor *self, sg_tensor *lo,
                                     sg_tensor *hi, sg_meta *m) {
-    char a[160], b[160];
-    if (!lo && !hi)
-        return sg_error(SG_EINVAL, "%s: torch.clamp: At least one of 'min' or 'max' must not be "
-                                   "None",
-                        op);
-    if (sg_dtype_is_complex(dt(self)))
-        return sg_error(SG_EINVAL, "%s: clamp is not supported for complex types", op);
-    int64_t shape[SG_MAX_DIMS];
-    int32_t n = self->ndim;
-    memcpy(shape, self->sizes, (size_t)n * sizeof *shape);
-    sg_tensor *bs[2] = {lo, hi};
-    for (int i = 0; i < 2; i++)
-        if (bs[i] && !sg_broadcast_shape(shape, n, bs[i]->sizes, bs[i]->ndim, shape, &n))
-            return sg_error(SG_EINVAL, "%s: the size of tensor a %s must match the size of tensor "
-                                       "b %s at a non-singleton dimension",
-                            op, sg_shape_str(self->sizes, self->ndim, a, sizeof a),
-                            sg_shape_str(bs[i]->sizes, bs[i]->ndim, b, sizeof b));
-    meta_of(m, shape, n, result_of(self, lo, hi), self->device);
+    int64_t   shape[SG_MAX_DIMS];
+    int32_t   n = 0;
+    sg_status st = sg_index_clamp_shape(op, self, lo, hi, shape, &n);
+    if (st) return st;
+    sg_index_meta_of(m, shape, n, result_of(self, lo, hi), self->device);
     return SG_OK;
 }
 
@@ -1362,7 +1197,7 @@ static sg_status clamp_tensor_run(const char *op, sg_tensor *self, sg_tensor *lo
     sg_dtype          r = m.dtype, k = sg_compute_dtype(r);
     const sg_loop_fn *loops = lo && hi ? clamp_t_loops : lo ? max_t_loops : min_t_loops;
     sg_loop_fn        fn = sg_dtype_valid((int)k) ? loops[k] : NULL;
-    if (!fn) return not_implemented("clamp_cpu", r);
+    if (!fn) return sg_not_implemented("clamp_cpu", r);
     sg_iter      it;
     sg_iter_spec spec = {.op = op, .out = out, .in = {self, lo ? lo : hi, hi}, .nin = lo && hi ? 3 : 2,
                          .compute = k, .result = r, .out_dtype = k};
@@ -1468,7 +1303,7 @@ static sg_status pow_ts_meta(sg_tensor *self, sg_scalar exponent, sg_meta *m) {
     sg_dtype  r = SG_FLOAT32;
     sg_status st = pow_ts_check(self, exponent, &r);
     if (st) return st;
-    meta_of(m, self->sizes, self->ndim, r, self->device);
+    sg_index_meta_of(m, self->sizes, self->ndim, r, self->device);
     return SG_OK;
 }
 
@@ -1499,8 +1334,8 @@ static sg_status pow_ts_out_k(sg_keyset ks, sg_tensor *self, sg_scalar exponent,
     }
     sg_dtype   r = m.dtype, k = sg_compute_dtype(r);
     sg_loop_fn fn = sg_dtype_valid((int)k) ? pow_loops[k] : NULL;
-    if (!fn) return not_implemented("pow", r);
-    if (sg_dtype_is_integral(k, false) && overflows(exponent, k))
+    if (!fn) return sg_not_implemented("pow", r);
+    if (sg_dtype_is_integral(k, false) && sg_index_overflows(exponent, k))
         return sg_error(SG_EINVAL, "pow: value cannot be converted to type %s without overflow",
                         sg_cpp_type_name(k));
     powc c = {sg_scalar_to_double(exponent),
@@ -1520,7 +1355,7 @@ static sg_status pow_s_meta(sg_scalar self, sg_tensor *exponent, sg_meta *m) {
     sg_rt_init(&rt);
     sg_rt_scalar(&rt, self);
     sg_rt_tensor(&rt, exponent);
-    meta_of(m, exponent->sizes, exponent->ndim, sg_rt_result(&rt), exponent->device);
+    sg_index_meta_of(m, exponent->sizes, exponent->ndim, sg_rt_result(&rt), exponent->device);
     return SG_OK;
 }
 

@@ -12,23 +12,12 @@
  * written here follow aten's wording ("shape '[5]' is invalid for input of size 6"), prefixed
  * with the op's name as the other kernels do. */
 #include "cpu.h"
+#include "sg_checks.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
 /* ---- helpers ------------------------------------------------------------------------------ */
-
-/* dim wrapped into [0, ndim); a 0-dim tensor takes -1 and 0 (aten's maybe_wrap_dim). */
-static sg_status wrap(const char *op, int64_t *dim, int64_t ndim) {
-    int64_t n = ndim > 0 ? ndim : 1;
-    if (*dim < -n || *dim >= n)
-        return sg_error(SG_EINVAL,
-                        "%s: dimension out of range (expected to be in range of [%lld, %lld], "
-                        "but got %lld)",
-                        op, (long long)-n, (long long)(n - 1), (long long)*dim);
-    if (*dim < 0) *dim += n;
-    return SG_OK;
-}
 
 static const char *list_str(sg_int_list l, char *buf, size_t n) {
     return sg_shape_str(l.items, l.len, buf, n);
@@ -298,10 +287,11 @@ static sg_status narrow_view(const char *op, sg_tensor *self, int64_t dim, int64
     if (self->ndim == 0)
         return sg_error(SG_EINVAL, "%s: narrow() cannot be applied to a 0-dim tensor.", op);
     if (length < 0) return sg_error(SG_EINVAL, "%s: narrow(): length must be non-negative.", op);
-    sg_status st = wrap(op, &dim, self->ndim);
+    sg_status st = sg_check_dim(op, &dim, self->ndim);
     if (st) return st;
     int64_t size = self->sizes[dim];
-    if (start != size && (st = wrap(op, &start, size))) return st; /* as aten: maybe_wrap_dim */
+    /* as aten: maybe_wrap_dim */
+    if (start != size && (st = sg_check_dim(op, &start, size))) return st;
     if (start > size || length > size - start)
         return sg_error(SG_EINVAL, "%s: start (%lld) + length (%lld) exceeds dimension size "
                                    "(%lld).",
@@ -362,7 +352,7 @@ static sg_status mark_dims(const char *op, const sg_tensor *self, sg_int_list di
     memset(mark, 0, SG_MAX_DIMS * sizeof *mark);
     for (int32_t i = 0; i < dims.len; i++) {
         int64_t   d = dims.items[i];
-        sg_status st = wrap(op, &d, self->ndim);
+        sg_status st = sg_check_dim(op, &d, self->ndim);
         if (st) return st;
         if (mark[d])
             return sg_error(SG_EINVAL, "%s: dim %lld appears multiple times in the list of dims",
@@ -416,8 +406,8 @@ static sg_status flatten_k(sg_keyset ks, sg_tensor *self, int64_t start, int64_t
     (void)ks;
     *ret = NULL;
     if (self->ndim == 0) return reshape_to("flatten", self, (sg_int_list){(int64_t[]){1}, 1}, ret);
-    sg_status st = wrap("flatten", &start, self->ndim);
-    if (st || (st = wrap("flatten", &end, self->ndim))) return st;
+    sg_status st = sg_check_dim("flatten", &start, self->ndim);
+    if (st || (st = sg_check_dim("flatten", &end, self->ndim))) return st;
     if (start > end)
         return sg_error(SG_EINVAL,
                         "flatten: flatten() has invalid args: start_dim cannot come after end_dim");
@@ -459,7 +449,7 @@ static sg_status split_with_sizes_view(const char *op, sg_tensor *self, sg_int_l
     ret->items = NULL, ret->len = 0;
     if (self->ndim == 0)
         return sg_error(SG_EINVAL, "%s: split expects at least a 1-dimensional tensor", op);
-    sg_status st = wrap(op, &dim, self->ndim);
+    sg_status st = sg_check_dim(op, &dim, self->ndim);
     if (st) return st;
     int64_t sum = 0;
     for (int32_t i = 0; i < split.len; i++) {
@@ -487,7 +477,7 @@ static sg_status split_view(const char *op, sg_tensor *self, int64_t split_size,
         return sg_error(SG_EINVAL, "%s: split expects split_size be non-negative, but got "
                                    "split_size=%lld",
                         op, (long long)split_size);
-    sg_status st = wrap(op, &dim, self->ndim);
+    sg_status st = sg_check_dim(op, &dim, self->ndim);
     if (st) return st;
     int64_t size = self->sizes[dim];
     if (split_size == 0 && size != 0)
@@ -532,7 +522,7 @@ static sg_status chunk_k(sg_keyset ks, sg_tensor *self, int64_t chunks, int64_t 
     if (chunks <= 0)
         return sg_error(SG_EINVAL, "chunk: chunk expects `chunks` to be greater than 0, got: %lld",
                         (long long)chunks);
-    sg_status st = wrap("chunk", &dim, self->ndim);
+    sg_status st = sg_check_dim("chunk", &dim, self->ndim);
     if (st) return st;
     int64_t size = self->sizes[dim], split_size = (size + chunks - 1) / chunks;
     if (split_size == 0 && size == 0) { /* chunks empty pieces */

@@ -35,73 +35,6 @@ struct pool {
     }
 };
 
-/* t repeated `rep` times along dim -3, each head kept together (repeat_interleave). */
-sg_status repeat_heads(pool &p, sg_tensor *t, int64_t rep, sg_tensor **out) {
-    int32_t    n = t->ndim;
-    int64_t    sizes[SG_MAX_DIMS + 1];
-    sg_tensor *u, *e, *c;
-    sg_status  st;
-    if ((st = sg_tensor_unsqueeze(t, n - 2, &u))) return st; /* [..., H, 1, S, E] */
-    p.keep(u);
-    memcpy(sizes, u->sizes, (size_t)(n + 1) * sizeof *sizes);
-    sizes[n - 2] = rep;
-    if ((st = sg_tensor_expand(u, sizes, n + 1, &e))) return st;
-    p.keep(e);
-    if ((st = sg_tensor_contiguous(e, &c))) return st;
-    p.keep(c);
-    memcpy(sizes, t->sizes, (size_t)n * sizeof *sizes);
-    sizes[n - 3] *= rep;
-    if ((st = sg_tensor_view(c, sizes, n, out))) return st;
-    p.keep(*out);
-    return SG_OK;
-}
-
-/* aten's pre_process_group_query_attention_input. */
-sg_status gqa(pool &p, const sg_tensor *q, sg_tensor **k, sg_tensor **v) {
-    const sg_tensor *ts[3] = {q, *k, *v}; /* aten reads size(-3) of each */
-    for (int i = 0; i < 3; i++)
-        if (ts[i]->ndim < 3)
-            return sg_error(SG_EINVAL, "Dimension out of range (expected to be in range of [-%d, "
-                                       "%d], but got -3)",
-                            ts[i]->ndim, ts[i]->ndim - 1);
-    int64_t hq = q->sizes[q->ndim - 3], hk = (*k)->sizes[(*k)->ndim - 3],
-            hv = (*v)->sizes[(*v)->ndim - 3];
-    if (hq == hk && hk == hv) return SG_OK;
-    if (hk == 0 || hv == 0 || hq % hk || hq % hv)
-        return sg_error(SG_EINVAL, /* aten's words, cut short as in aten */
-                        "Number of heads in key and value must divide the number of heads in ");
-    sg_status st;
-    if (hq != hk && (st = repeat_heads(p, *k, hq / hk, k))) return st;
-    if (hq != hv && (st = repeat_heads(p, *v, hq / hv, v))) return st;
-    return SG_OK;
-}
-
-/* The mask must broadcast to the scores' shape without growing it (as an in-place add takes
- * it), with the CPU's messages. */
-sg_status mask_fits(const sg_tensor *mask, const sg_tensor *scores) {
-    char    a[256], b[256];
-    int32_t n = scores->ndim > mask->ndim ? scores->ndim : mask->ndim;
-    int64_t shape[SG_MAX_DIMS];
-    if (n > SG_MAX_DIMS)
-        return sg_error(SG_EINVAL, "scaled_dot_product_attention: attn_mask has too many dims");
-    for (int32_t i = n - 1; i >= 0; i--) {
-        int32_t is = i - (n - scores->ndim), im = i - (n - mask->ndim);
-        int64_t ss = is >= 0 ? scores->sizes[is] : 1, sm = im >= 0 ? mask->sizes[im] : 1;
-        if (ss != sm && ss != 1 && sm != 1)
-            return sg_error(SG_EINVAL, "The size of tensor a (%lld) must match the size of tensor "
-                                       "b (%lld) at non-singleton dimension %d",
-                            (long long)ss, (long long)sm, i);
-        shape[i] = ss == 1 ? sm : ss;
-    }
-    bool same = n == scores->ndim;
-    for (int32_t i = 0; same && i < n; i++) same = shape[i] == scores->sizes[i];
-    if (!same)
-        return sg_error(SG_EINVAL, "output with shape %s doesn't match the broadcast shape %s",
-                        sg_shape_str(scores->sizes, scores->ndim, a, sizeof a),
-                        sg_shape_str(shape, n, b, sizeof b));
-    return SG_OK;
-}
-
 /* Calls an in-place op and drops the extra reference it returns. */
 template <class F> sg_status inplace(F &&f) {
     sg_tensor *same = nullptr;
@@ -129,7 +62,11 @@ sg_status attention(sg_tensor *q, sg_tensor *k, sg_tensor *v, sg_tensor *mask, d
     p.keep(kc);
     if ((st = sg_cast(v, cd, &vc))) return st;
     p.keep(vc);
-    if (enable_gqa && (st = gqa(p, qc, &kc, &vc))) return st;
+    if (enable_gqa) {
+        if ((st = sg_attn_gqa(qc, kc, vc, &kc, &vc))) return st;
+        p.keep(kc);
+        p.keep(vc);
+    }
     if ((st = sg_tensor_transpose(kc, -2, -1, &kt))) return st;
     p.keep(kt);
     if ((st = aten_matmul(qc, kt, &s))) return st;
@@ -160,7 +97,7 @@ sg_status attention(sg_tensor *q, sg_tensor *k, sg_tensor *v, sg_tensor *mask, d
              })))
             return st;
     } else if (mask) {
-        if ((st = mask_fits(mask, scores))) return st;
+        if ((st = sg_attn_mask_fits(mask, scores))) return st;
         maybe_empty_rows = true;
         if (mask->dtype == SG_BOOL && bool_allows) {
             sg_tensor *drop;
@@ -201,12 +138,7 @@ sg_status attention(sg_tensor *q, sg_tensor *k, sg_tensor *v, sg_tensor *mask, d
     p.keep(vd);
     if ((st = aten_matmul(a, vd, &o))) return st;
     p.keep(o);
-    if ((st = sg_cast(o, qt, out))) return st;
-    if (attn_out && (st = sg_cast(dropout_mask ? probs : a, qt, attn_out))) {
-        sg_tensor_release(*out);
-        *out = nullptr;
-    }
-    return st;
+    return sg_attn_outputs(o, dropout_mask ? probs : a, qt, out, attn_out);
 }
 
 sg_status sdpa_fn(sg_keyset ks, sg_tensor *query, sg_tensor *key, sg_tensor *value,

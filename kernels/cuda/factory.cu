@@ -1,103 +1,16 @@
 /* factory.cu: the filling factories on CUDA (full, ones, zeros.out, the _like forms, arange),
  * so that a CUDA tensor is filled by a kernel on its stream rather than on the host and
  * copied (the device-generic composites of kernels/cpu/factory.c do that). Checks, dtype rules
- * and messages are factory.c's; the values are the CPU's to the bit (a fill value is converted
- * by the CPU's cast; arange computes as arange_fill does: int64 for integers, double rounded
- * once for float32 and float64, float for the 16-bit floats, with no fused multiply-add).
- * zeros and empty need no kernel (the runtime zeroes with cudaMemsetAsync). The random ops
- * are in random.cu. */
+ * and messages are factory.c's (sg_factory_shape.h); the values are the CPU's to the bit (a
+ * fill value is converted by the CPU's cast; arange computes as arange_fill does: int64 for
+ * integers, double rounded once for float32 and float64, float for the 16-bit floats, with no
+ * fused multiply-add). zeros and empty need no kernel (the runtime zeroes with
+ * cudaMemsetAsync). The random ops are in random.cu. */
 #include "factory.cuh"
-
-#include <float.h>
-#include <math.h>
 
 /* ---- helpers (factory.cuh) ----------------------------------------------------------------- */
 
-sg_status sg_cu_check_sizes(const char *op, sg_int_list size) {
-    char b[256];
-    if (size.len > SG_MAX_DIMS)
-        return sg_error(SG_EINVAL, "%s: %d dimensions (at most %d)", op, size.len, SG_MAX_DIMS);
-    for (int32_t i = 0; i < size.len; i++)
-        if (size.items[i] < 0)
-            return sg_error(SG_EINVAL, "%s: Trying to create tensor with negative dimension %lld: "
-                                       "%s",
-                            op, (long long)size.items[i],
-                            sg_shape_str(size.items, size.len, b, sizeof b));
-    return SG_OK;
-}
-
-sg_status sg_cu_options(const char *op, const sg_dtype *dtype, sg_dtype def,
-                        const sg_layout *layout, const sg_device *device, sg_device defdev,
-                        sg_cu_opts *o) {
-    o->dtype = def;
-    o->dev = defdev;
-    if (layout && *layout != SG_STRIDED)
-        return sg_error(SG_EUNSUPPORTED, "%s: only the strided layout is supported", op);
-    if (dtype && !sg_dtype_valid((int)*dtype))
-        return sg_error(SG_EINVAL, "%s: no dtype %d", op, (int)*dtype);
-    o->dtype = dtype ? *dtype : def;
-    o->dev = device ? *device : defdev;
-    return SG_OK;
-}
-
-sg_status sg_cu_resize_out(sg_tensor *out, const int64_t *sizes, int32_t n) {
-    bool same = out->ndim == n;
-    for (int32_t i = 0; same && i < n; i++) same = out->sizes[i] == sizes[i];
-    return same ? SG_OK : sg_tensor_resize_(out, sizes, n);
-}
-
-bool sg_cu_dense(const sg_tensor *t) {
-    int32_t perm[SG_MAX_DIMS], n = t->ndim;
-    if (n == 0) return true;
-    for (int32_t i = 0; i < n; i++) perm[i] = i;
-    for (int32_t i = 1; i < n; i++) /* insertion sort: size < 2 last, then by stride */
-        for (int32_t j = i; j > 0; j--) {
-            int32_t a = perm[j], b = perm[j - 1];
-            bool    less = t->sizes[a] >= 2 && (t->sizes[b] < 2 || t->strides[a] < t->strides[b]);
-            if (!less) break;
-            perm[j] = b, perm[j - 1] = a;
-        }
-    int64_t require = 1;
-    for (int32_t i = 0; i < n; i++) {
-        int64_t size = t->sizes[perm[i]];
-        if (size < 2) return true;
-        if (t->strides[perm[i]] != require) return false;
-        require *= size;
-    }
-    return true;
-}
-
 namespace {
-
-/* c10's checked_convert of a Scalar to dtype t: whether the value overflows it. */
-bool overflows(sg_scalar v, sg_dtype t) {
-    if (t == SG_BOOL || v.kind == SG_SCALAR_BOOL) return false;
-    if (v.kind == SG_SCALAR_COMPLEX && !sg_dtype_is_complex(t) && v.u.c.im != 0) return true;
-    if (sg_dtype_is_integral(t, false)) {
-        int64_t lo = INT64_MIN, hi = INT64_MAX;
-        switch (t) {
-        case SG_UINT8: lo = 0, hi = UINT8_MAX; break;
-        case SG_INT8: lo = INT8_MIN, hi = INT8_MAX; break;
-        case SG_INT16: lo = INT16_MIN, hi = INT16_MAX; break;
-        case SG_INT32: lo = INT32_MIN, hi = INT32_MAX; break;
-        default: break;
-        }
-        if (v.kind == SG_SCALAR_INT) {
-            /* as c10: an unsigned type takes negative values whose magnitude fits (they wrap) */
-            if (t == SG_UINT8) return v.u.i > hi || (v.u.i < 0 && v.u.i < -hi);
-            return v.u.i < lo || v.u.i > hi;
-        }
-        double d = sg_scalar_to_double(v);
-        if (!isfinite(d)) return true;
-        if (t == SG_UINT8) return d > 255.0 || (d < 0 && -d > 255.0);
-        return d < (double)lo || d > (double)hi;
-    }
-    if (v.kind == SG_SCALAR_INT) return false;
-    double d = sg_scalar_to_double(v);
-    if (isinf(d) || isnan(d) || t == SG_FLOAT64 || t == SG_COMPLEX128) return false;
-    double max = t == SG_FLOAT16 ? 65504.0 : t == SG_BFLOAT16 ? 3.3895313892515355e38 : FLT_MAX;
-    return fabs(d) > max;
-}
 
 /* 16-byte stores of a repeated pattern over nvec aligned chunks */
 __global__ void __launch_bounds__(SG_CU_BLOCK) fill_vec_kernel(uint4 *p, uint4 pat, int64_t nvec) {
@@ -132,7 +45,7 @@ sg_status sg_cu_fill_bytes(sg_tensor *t, const void *value) {
     sg_cu_guard  guard(t->device);
     cudaStream_t s = sg_cu_stream();
     char        *p = (char *)sg_tensor_data(t);
-    bool         dense = sg_cu_dense(t); /* the elements fill [p, p + n) in some order */
+    bool         dense = sg_factory_dense(t); /* the elements fill [p, p + n) in some order */
     return sg_cu_visit_size(es, [&](auto tag) -> sg_status {
         using E = typename decltype(tag)::type;
         E v;
@@ -165,7 +78,7 @@ sg_dtype dt(const sg_tensor *t) { return (sg_dtype)t->dtype; }
 
 /* Every element of t becomes v converted to t's dtype (by the CPU's cast, checked as c10). */
 sg_status fill(const char *op, sg_tensor *t, sg_scalar v) {
-    if (overflows(v, dt(t)))
+    if (sg_factory_overflows(v, dt(t)))
         return sg_error(SG_EINVAL, "%s: value cannot be converted to type %s without overflow",
                         op, sg_cpp_type_name(dt(t)));
     if (t->device.type != SG_DEV_CUDA)
@@ -183,8 +96,9 @@ sg_status fill(const char *op, sg_tensor *t, sg_scalar v) {
 }
 
 /* A new contiguous tensor of size and opts filled with v. */
-sg_status make(const char *op, sg_int_list size, sg_cu_opts o, sg_scalar v, sg_tensor **ret) {
-    sg_status st = sg_cu_check_sizes(op, size);
+sg_status make(const char *op, sg_int_list size, sg_factory_opts o, sg_scalar v,
+               sg_tensor **ret) {
+    sg_status st = sg_factory_check_sizes(op, size);
     *ret = NULL;
     if (st || (st = sg_tensor_empty(size.items, size.len, o.dtype, o.dev, ret))) return st;
     if ((st = fill(op, *ret, v))) {
@@ -194,19 +108,6 @@ sg_status make(const char *op, sg_int_list size, sg_cu_opts o, sg_scalar v, sg_t
     return st;
 }
 
-sg_dtype scalar_dtype(sg_scalar v) {
-    switch (v.kind) {
-    case SG_SCALAR_BOOL: return SG_BOOL;
-    case SG_SCALAR_INT: return SG_INT64;
-    case SG_SCALAR_COMPLEX: return SG_COMPLEX64;
-    default: return SG_FLOAT32;
-    }
-}
-
-sg_status no_names(const char *op, const sg_str_list *names) {
-    return names ? sg_error(SG_EUNSUPPORTED, "%s: named tensors are not supported", op) : SG_OK;
-}
-
 bool on_cuda(sg_device d) { return d.type == SG_DEV_CUDA; }
 
 /* ---- full, ones, zeros -------------------------------------------------------------------- */
@@ -214,8 +115,9 @@ bool on_cuda(sg_device d) { return d.type == SG_DEV_CUDA; }
 sg_status full_k(sg_keyset ks, sg_int_list size, sg_scalar v, const sg_dtype *dtype,
                  const sg_layout *layout, const sg_device *device, const bool *pin,
                  sg_tensor **ret) {
-    sg_cu_opts o;
-    sg_status  st = sg_cu_options("full", dtype, scalar_dtype(v), layout, device, SG_CPU, &o);
+    sg_factory_opts o;
+    sg_status       st = sg_factory_options("full", dtype, sg_factory_scalar_dtype(v), layout,
+                                            device, SG_CPU, &o);
     *ret = NULL;
     if (st) return st;
     if (!on_cuda(o.dev)) /* reached with another device asked for: its kernel */
@@ -228,15 +130,15 @@ sg_status full_k(sg_keyset ks, sg_int_list size, sg_scalar v, const sg_dtype *dt
 sg_status full_names_k(sg_keyset ks, sg_int_list size, sg_scalar v, const sg_str_list *names,
                        const sg_dtype *dtype, const sg_layout *layout, const sg_device *device,
                        const bool *pin, sg_tensor **ret) {
-    sg_status st = no_names("full", names);
+    sg_status st = sg_factory_no_names("full", names);
     *ret = NULL;
     return st ? st : full_k(ks, size, v, dtype, layout, device, pin, ret);
 }
 
 sg_status ones_k(sg_keyset ks, sg_int_list size, const sg_dtype *dtype, const sg_layout *layout,
                  const sg_device *device, const bool *pin, sg_tensor **ret) {
-    sg_cu_opts o;
-    sg_status  st = sg_cu_options("ones", dtype, SG_FLOAT32, layout, device, SG_CPU, &o);
+    sg_factory_opts o;
+    sg_status       st = sg_factory_options("ones", dtype, SG_FLOAT32, layout, device, SG_CPU, &o);
     *ret = NULL;
     if (st) return st;
     if (!on_cuda(o.dev))
@@ -249,7 +151,7 @@ sg_status ones_k(sg_keyset ks, sg_int_list size, const sg_dtype *dtype, const sg
 sg_status ones_names_k(sg_keyset ks, sg_int_list size, const sg_str_list *names,
                        const sg_dtype *dtype, const sg_layout *layout, const sg_device *device,
                        const bool *pin, sg_tensor **ret) {
-    sg_status st = no_names("ones", names);
+    sg_status st = sg_factory_no_names("ones", names);
     *ret = NULL;
     return st ? st : ones_k(ks, size, dtype, layout, device, pin, ret);
 }
@@ -257,9 +159,9 @@ sg_status ones_names_k(sg_keyset ks, sg_int_list size, const sg_str_list *names,
 /* The fill of an out= form: out takes size, then every element becomes v. */
 sg_status fill_out(const char *op, sg_int_list size, sg_scalar v, sg_tensor *out,
                    sg_tensor **ret) {
-    sg_status st = sg_cu_check_sizes(op, size);
+    sg_status st = sg_factory_check_sizes(op, size);
     *ret = NULL;
-    if (st || (st = sg_cu_resize_out(out, size.items, size.len)) || (st = fill(op, out, v)))
+    if (st || (st = sg_factory_resize_out(out, size.items, size.len)) || (st = fill(op, out, v)))
         return st;
     *ret = sg_tensor_retain(out);
     return SG_OK;
@@ -283,8 +185,8 @@ sg_status zeros_out_k(sg_keyset ks, sg_int_list size, sg_tensor *out, sg_tensor 
 sg_status like(const char *op, sg_tensor *self, const sg_dtype *dtype, const sg_layout *layout,
                const sg_device *device, const bool *pin, const sg_memory_format *mf, sg_scalar v,
                sg_tensor **ret) {
-    sg_cu_opts o;
-    sg_status  st = sg_cu_options(op, dtype, dt(self), layout, device, self->device, &o);
+    sg_factory_opts o;
+    sg_status       st = sg_factory_options(op, dtype, dt(self), layout, device, self->device, &o);
     *ret = NULL;
     if (st || (st = aten_empty_like(self, dtype, layout, device, pin, mf, ret))) return st;
     if ((st = fill(op, *ret, v))) {
@@ -324,55 +226,6 @@ sg_status zeros_like_k(sg_keyset ks, sg_tensor *self, const sg_dtype *dtype,
 
 /* ---- arange ------------------------------------------------------------------------------- */
 
-sg_status not_implemented(const char *kernel, sg_dtype t) {
-    return sg_error(SG_EUNSUPPORTED, "\"%s\" not implemented for '%s'", kernel,
-                    sg_aten_type_name(t));
-}
-
-/* aten's arange_out: checks, then the element count (as factory.c's arange_size). */
-sg_status arange_size(sg_scalar start, sg_scalar end, sg_scalar step, sg_dtype t,
-                      int64_t *size) {
-    if (!sg_dtype_valid((int)t) || sg_dtype_is_complex(t) || t == SG_BOOL)
-        return not_implemented("arange_cuda", t);
-    if (start.kind == SG_SCALAR_COMPLEX || end.kind == SG_SCALAR_COMPLEX ||
-        step.kind == SG_SCALAR_COMPLEX)
-        return sg_error(SG_EINVAL, "arange: complex bounds are not supported");
-    double size_d;
-    if (sg_dtype_is_integral(t, false)) {
-        double fa = sg_scalar_to_double(start), fe = sg_scalar_to_double(end);
-        double fs = sg_scalar_to_double(step);
-        if (!isfinite(fa) || !isfinite(fe))
-            return sg_error(SG_EINVAL, "arange: unsupported range: %g -> %g", fa, fe);
-        int64_t a = start.kind == SG_SCALAR_INT ? start.u.i : (int64_t)fa;
-        int64_t e = end.kind == SG_SCALAR_INT ? end.u.i : (int64_t)fe;
-        int64_t s = step.kind == SG_SCALAR_INT ? step.u.i : (int64_t)fs;
-        if (s == 0) return sg_error(SG_EINVAL, "arange: step must be nonzero");
-        if (!((s > 0 && e >= a) || (s < 0 && e <= a)))
-            return sg_error(SG_EINVAL, "arange: upper bound and larger bound inconsistent with "
-                                       "step sign");
-        if (t == SG_INT64) {
-            int64_t sgn = s > 0 ? 1 : -1;
-            size_d = ceil((double)((e - a + s - sgn) / s));
-        } else {
-            size_d = ceil((fe - fa) / fs);
-        }
-    } else {
-        double a = sg_scalar_to_double(start), e = sg_scalar_to_double(end);
-        double s = sg_scalar_to_double(step);
-        if (!(s > 0 || s < 0)) return sg_error(SG_EINVAL, "arange: step must be nonzero");
-        if (!isfinite(a) || !isfinite(e))
-            return sg_error(SG_EINVAL, "arange: unsupported range: %g -> %g", a, e);
-        if (!((s > 0 && e >= a) || (s < 0 && e <= a)))
-            return sg_error(SG_EINVAL, "arange: upper bound and larger bound inconsistent with "
-                                       "step sign");
-        size_d = ceil((e - a) / s);
-    }
-    if (!(size_d >= 0 && size_d <= 9.2233720368547758e18))
-        return sg_error(SG_EINVAL, "arange: invalid size, possible overflow?");
-    *size = (int64_t)size_d;
-    return SG_OK;
-}
-
 /* start + step * i, rounded as factory.c's arange_fill (explicit roundings: no contraction) */
 template <class T>
 __global__ void __launch_bounds__(SG_CU_BLOCK)
@@ -398,7 +251,7 @@ __global__ void __launch_bounds__(SG_CU_BLOCK)
 sg_status arange_run(sg_scalar start, sg_scalar end, sg_scalar step, sg_dtype t, sg_device dev,
                      sg_tensor *out, sg_tensor **ret) {
     int64_t   n = 0;
-    sg_status st = arange_size(start, end, step, t, &n);
+    sg_status st = sg_factory_arange_size("arange_cuda", start, end, step, t, &n);
     *ret = NULL;
     if (st) return st;
     sg_tensor *dst = out, *tmp = NULL;
@@ -439,18 +292,12 @@ sg_status arange_run(sg_scalar start, sg_scalar end, sg_scalar step, sg_dtype t,
     return SG_OK;
 }
 
-sg_dtype arange_dtype(sg_scalar a, sg_scalar b, sg_scalar c) {
-    return a.kind == SG_SCALAR_FLOAT || b.kind == SG_SCALAR_FLOAT || c.kind == SG_SCALAR_FLOAT
-               ? SG_FLOAT32
-               : SG_INT64;
-}
-
 sg_status arange_start_step_k(sg_keyset ks, sg_scalar start, sg_scalar end, sg_scalar step,
                               const sg_dtype *dtype, const sg_layout *layout,
                               const sg_device *device, const bool *pin, sg_tensor **ret) {
-    sg_cu_opts o;
-    sg_status  st = sg_cu_options("arange", dtype, arange_dtype(start, end, step), layout, device,
-                                  SG_CPU, &o);
+    sg_factory_opts o;
+    sg_dtype        def = sg_factory_arange_dtype(start, end, step);
+    sg_status       st = sg_factory_options("arange", dtype, def, layout, device, SG_CPU, &o);
     *ret = NULL;
     if (st) return st;
     if (!on_cuda(o.dev))

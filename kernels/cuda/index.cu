@@ -27,48 +27,9 @@ sg_status sg_cu_same_device(const char *op, const sg_tensor *t, sg_device dev) {
                     sg_device_type_name((sg_device_type)t->device.type), t->device.index);
 }
 
-bool sg_cu_overlap(const sg_tensor *a, const sg_tensor *b) {
-    if (!a->storage->data || a->storage->data != b->storage->data) return false;
-    int64_t sa = sg_tensor_span(a), sb = sg_tensor_span(b);
-    if (!sa || !sb) return false;
-    int64_t ea = (int64_t)sg_dtype_size(dtype_of(a)), eb = (int64_t)sg_dtype_size(dtype_of(b));
-    int64_t a0 = a->offset * ea, a1 = a0 + sa * ea, b0 = b->offset * eb, b1 = b0 + sb * eb;
-    return a0 < b1 && b0 < a1;
-}
-
-sg_status sg_cu_no_overlap(const char *op, const sg_tensor *out, const sg_tensor *in) {
-    if (!sg_cu_overlap(out, in)) return SG_OK;
-    return sg_error(SG_EINVAL, "%s: unsupported operation: some elements of the input tensor "
-                               "and the written-to tensor refer to a single memory location. "
-                               "Please clone() the tensor before performing the operation.",
-                    op);
-}
-
-sg_status sg_cu_no_internal_overlap(const char *op, const sg_tensor *t) {
-    for (int32_t i = 0; i < t->ndim; i++)
-        if (t->sizes[i] > 1 && t->strides[i] == 0)
-            return sg_error(SG_EINVAL, "%s: unsupported operation: more than one element of the "
-                                       "written-to tensor refers to a single memory location. "
-                                       "Please clone() the tensor before performing the "
-                                       "operation.",
-                            op);
-    return SG_OK;
-}
-
 sg_status sg_cu_prep_out(const char *op, sg_tensor *out, const sg_meta *m, bool exact) {
     sg_status st = sg_cu_same_device(op, out, m->device);
-    if (st) return st;
-    if (exact && dtype_of(out) != m->dtype)
-        return sg_error(SG_EINVAL, "%s: Expected out tensor to have dtype %s, but got %s instead",
-                        op, sg_dtype_name(m->dtype), sg_dtype_name(dtype_of(out)));
-    if (!sg_can_cast(m->dtype, dtype_of(out)))
-        return sg_error(SG_EINVAL, "%s: result type %s can't be cast to the desired output type "
-                                   "%s",
-                        op, sg_aten_type_name(m->dtype), sg_aten_type_name(dtype_of(out)));
-    bool same = out->ndim == m->ndim;
-    for (int32_t i = 0; same && i < m->ndim; i++) same = out->sizes[i] == m->sizes[i];
-    if (!same && (st = sg_tensor_resize_(out, m->sizes, m->ndim))) return st;
-    return sg_cu_no_internal_overlap(op, out);
+    return st ? st : sg_index_out_ready(op, out, m, exact);
 }
 
 sg_status sg_cu_index_i64(const char *op, const sg_tensor *idx, sg_device dev, sg_tensor **out) {
@@ -136,11 +97,6 @@ namespace {
 sg_dtype dt(const sg_tensor *t) { return (sg_dtype)t->dtype; }
 size_t   esize(const sg_tensor *t) { return sg_dtype_size(dt(t)); }
 
-sg_status not_implemented(const char *kernel, sg_dtype t) {
-    return sg_error(SG_EUNSUPPORTED, "\"%s\" not implemented for '%s'", kernel,
-                    sg_aten_type_name(t));
-}
-
 /* The tensor a kernel runs on must be a CUDA one (a CPU operand beside CUDA ones dispatches
  * here too). */
 sg_status need_cuda(const char *op, const sg_tensor *t) {
@@ -153,24 +109,6 @@ sg_status no_meta(const char *op) {
     return sg_error(SG_EUNSUPPORTED, "%s: the meta function is not set (sg_aten_cpu_init)", op);
 }
 
-sg_status wrap(const char *op, int64_t *dim, int64_t ndim) {
-    int64_t n = ndim > 0 ? ndim : 1;
-    if (*dim < -n || *dim >= n)
-        return sg_error(SG_EINVAL,
-                        "%s: dimension out of range (expected to be in range of [%lld, %lld], "
-                        "but got %lld)",
-                        op, (long long)-n, (long long)(n - 1), (long long)*dim);
-    if (*dim < 0) *dim += n;
-    return SG_OK;
-}
-
-void meta_of(sg_meta *m, const int64_t *sizes, int32_t n, sg_dtype t, sg_device d) {
-    m->ndim = n;
-    memcpy(m->sizes, sizes, (size_t)n * sizeof *sizes);
-    m->dtype = t;
-    m->device = d;
-}
-
 /* Fills a geometry of t's (ensure_nonempty) sizes, operand k's strides from each tensor. */
 template <int N> void nd_of(sg_cu_nd<N> &g, const sg_tensor *shape, const sg_tensor *const *ops) {
     g.ndim = sg_cu_ne_dim(shape);
@@ -178,46 +116,6 @@ template <int N> void nd_of(sg_cu_nd<N> &g, const sg_tensor *shape, const sg_ten
         g.size[d] = sg_cu_ne_size(shape, d);
         for (int k = 0; k < N; k++) g.st[k][d] = ops[k] ? sg_cu_ne_stride(ops[k], d) : 0;
     }
-}
-
-/* c10's checked conversion of a Scalar to a dtype: whether the value overflows it. */
-bool overflows(sg_scalar v, sg_dtype t) {
-    if (t == SG_BOOL || v.kind == SG_SCALAR_BOOL) return false;
-    if (v.kind == SG_SCALAR_COMPLEX && !sg_dtype_is_complex(t) && v.u.c.im != 0) return true;
-    if (sg_dtype_is_integral(t, false)) {
-        double lo = -9.2233720368547758e18, hi = 9.2233720368547758e18;
-        switch (t) {
-        case SG_UINT8: lo = -255.0, hi = UINT8_MAX; break;
-        case SG_INT8: lo = INT8_MIN, hi = INT8_MAX; break;
-        case SG_INT16: lo = INT16_MIN, hi = INT16_MAX; break;
-        case SG_INT32: lo = INT32_MIN, hi = INT32_MAX; break;
-        default: break;
-        }
-        if (v.kind == SG_SCALAR_INT)
-            return t != SG_INT64 && ((double)v.u.i < lo || (double)v.u.i > hi);
-        double d = sg_scalar_to_double(v);
-        return !isfinite(d) || d < lo || d > hi;
-    }
-    if (v.kind == SG_SCALAR_INT) return false;
-    double d = sg_scalar_to_double(v);
-    if (isinf(d) || isnan(d) || t == SG_FLOAT64 || t == SG_COMPLEX128) return false;
-    double max = t == SG_FLOAT16 ? 65504.0 : t == SG_BFLOAT16 ? 3.3895313892515355e38 : FLT_MAX;
-    return fabs(d) > max;
-}
-
-/* A Scalar as one element of dtype t (into buf), checked as aten's to<T>() is; converted on
- * the host by the CPU's cast, so the bytes are the CPU's. */
-sg_status scalar_bytes(const char *op, sg_scalar v, sg_dtype t, void *buf) {
-    if (overflows(v, t))
-        return sg_error(SG_EINVAL, "%s: value cannot be converted to type %s without overflow",
-                        op, sg_cpp_type_name(t));
-    sg_tensor *s = NULL, *c = NULL;
-    sg_status  st = sg_scalar_tensor(v, &s);
-    if (!st) st = sg_cast(s, t, &c);
-    if (!st) memcpy(buf, sg_tensor_data(c), sg_dtype_size(t));
-    sg_tensor_release(c);
-    sg_tensor_release(s);
-    return st;
 }
 
 /* ---- cat, stack --------------------------------------------------------------------------- */
@@ -321,14 +219,14 @@ sg_status cat_out_k(sg_keyset ks, sg_tensor_list ts, int64_t dim, sg_tensor *out
     const sg_tensor *first = NULL;
     for (int32_t i = 0; i < ts.len; i++) {
         if ((st = sg_cu_same_device("cat", ts.items[i], out->device)) ||
-            (st = sg_cu_no_overlap("cat", out, ts.items[i])))
+            (st = sg_index_no_overlap("cat", out, ts.items[i])))
             return st;
         if (!first && !(ts.items[i]->ndim == 1 && ts.items[i]->sizes[0] == 0)) first = ts.items[i];
     }
     m.dtype = dt(out);
     if ((st = sg_cu_prep_out("cat", out, &m, false))) return st;
     if (first) {
-        if ((st = wrap("cat", &dim, first->ndim))) return st;
+        if ((st = sg_check_dim("cat", &dim, first->ndim))) return st;
         if (sg_tensor_numel(out) > 0 && (st = cat_copy(ts, dim, out))) return st;
     }
     *ret = sg_tensor_retain(out);
@@ -337,23 +235,9 @@ sg_status cat_out_k(sg_keyset ks, sg_tensor_list ts, int64_t dim, sg_tensor *out
 
 /* stack: every tensor of one shape, each unsqueezed at dim, then cat */
 sg_status stack_run(sg_tensor_list ts, int64_t dim, sg_tensor *out, sg_tensor **ret) {
-    char      a[160], b[160];
-    sg_status st = SG_OK;
+    sg_status st = sg_index_stack_check(ts, &dim);
     *ret = NULL;
-    if (ts.len == 0) return sg_error(SG_EINVAL, "stack: stack expects a non-empty TensorList");
-    for (int32_t i = 0; i < ts.len; i++)
-        if (!ts.items[i]) return sg_error(SG_EINVAL, "stack: tensor %d is None", i);
-    if ((st = wrap("stack", &dim, (int64_t)ts.items[0]->ndim + 1))) return st;
-    for (int32_t i = 1; i < ts.len; i++) {
-        const sg_tensor *t = ts.items[i], *t0 = ts.items[0];
-        bool             same = t->ndim == t0->ndim;
-        for (int32_t d = 0; same && d < t->ndim; d++) same = t->sizes[d] == t0->sizes[d];
-        if (!same)
-            return sg_error(SG_EINVAL, "stack: stack expects each tensor to be equal size, but got "
-                                       "%s at entry 0 and %s at entry %d",
-                            sg_shape_str(t0->sizes, t0->ndim, a, sizeof a),
-                            sg_shape_str(t->sizes, t->ndim, b, sizeof b), i);
-    }
+    if (st) return st;
     sg_tensor **u = (sg_tensor **)calloc((size_t)ts.len, sizeof *u);
     if (!u) return sg_error(SG_ENOMEM, "out of memory");
     for (int32_t i = 0; i < ts.len && !st; i++) st = sg_tensor_unsqueeze(ts.items[i], dim, &u[i]);
@@ -432,27 +316,14 @@ sg_status take(const char *op, const sg_tensor *self, int64_t dim, const sg_tens
 
 sg_status index_select_run(const char *op, sg_tensor *self, int64_t dim, sg_tensor *index,
                            sg_tensor *out, sg_tensor **ret) {
-    int64_t   numel = sg_tensor_numel(index);
+    sg_meta   m;
     sg_status st;
     *ret = NULL;
-    if ((st = wrap(op, &dim, self->ndim)) || (st = need_cuda(op, self))) return st;
-    if (index->ndim > 1)
-        return sg_error(SG_EINVAL, "%s: index_select(): Index is supposed to be a vector", op);
-    if (self->ndim == 0 && numel != 1)
-        return sg_error(SG_EINVAL, "%s: index_select(): Index to scalar can have only 1 value, got "
-                                   "%lld value(s)",
-                        op, (long long)numel);
-    if (dt(index) != SG_INT64 && dt(index) != SG_INT32)
-        return sg_error(SG_EINVAL, "%s: index_select(): Expected dtype int32 or int64 for index",
-                        op);
-    if (out && dt(out) != dt(self))
-        return sg_error(SG_EINVAL, "%s: index_select(): self and result must have the same scalar "
-                                   "type",
-                        op);
-    sg_meta m;
-    meta_of(&m, self->sizes, self->ndim, dt(self), self->device);
-    if (self->ndim > 0) m.sizes[dim] = numel;
-    if (out && ((st = sg_cu_no_overlap(op, out, self)) || (st = sg_cu_no_overlap(op, out, index)) ||
+    if ((st = sg_index_select_check(op, self, &dim, index, out, &m)) ||
+        (st = need_cuda(op, self)))
+        return st;
+    if (out && ((st = sg_index_no_overlap(op, out, self)) ||
+                (st = sg_index_no_overlap(op, out, index)) ||
                 (st = sg_cu_prep_out(op, out, &m, true))))
         return st;
 
@@ -492,20 +363,13 @@ sg_status index_select_out_k(sg_keyset ks, sg_tensor *self, int64_t dim, sg_tens
 sg_status embedding_k(sg_keyset ks, sg_tensor *weight, sg_tensor *indices, int64_t padding_idx,
                       bool scale_grad_by_freq, bool sparse, sg_tensor **ret) {
     (void)ks, (void)padding_idx, (void)scale_grad_by_freq, (void)sparse;
+    sg_status st = sg_index_embedding_check(weight, indices);
     *ret = NULL;
-    if (weight->ndim != 2) return sg_error(SG_EINVAL, "embedding: 'weight' must be 2-D");
-    if (dt(indices) != SG_INT64 && dt(indices) != SG_INT32)
-        return sg_error(SG_EINVAL, "embedding: Expected tensor for argument #1 'indices' to have "
-                                   "one of the following scalar types: Long, Int; but got "
-                                   "torch.%sTensor instead (while checking arguments for "
-                                   "embedding)",
-                        sg_aten_type_name(dt(indices)));
-    if (indices->ndim + 1 > SG_MAX_DIMS)
-        return sg_error(SG_EINVAL, "embedding: too many dimensions");
+    if (st) return st;
     int64_t    flat = sg_tensor_numel(indices), shape[SG_MAX_DIMS];
     sg_tensor *idx = NULL, *c = NULL, *rows = NULL;
     /* the indices as a vector (contiguous int64: a view of the copy sg_cast makes or keeps) */
-    sg_status  st = sg_cu_index_i64("embedding", indices, weight->device, &c);
+    st = sg_cu_index_i64("embedding", indices, weight->device, &c);
     if (!st) st = sg_tensor_view(c, &flat, 1, &idx);
     if (!st) st = index_select_run("embedding", weight, 0, idx, NULL, &rows);
     if (!st) {
@@ -527,10 +391,10 @@ sg_status gather_out_k(sg_keyset ks, sg_tensor *self, int64_t dim, sg_tensor *in
     *ret = NULL;
     if (!aten_gather_out_meta) return no_meta("gather");
     if ((st = aten_gather_out_meta(self, dim, index, sparse_grad, &m)) ||
-        (st = wrap("gather", &dim, self->ndim)) || (st = need_cuda("gather", self)) ||
+        (st = sg_check_dim("gather", &dim, self->ndim)) || (st = need_cuda("gather", self)) ||
         (st = sg_cu_same_device("gather", self, out->device)) ||
-        (st = sg_cu_no_overlap("gather", out, self)) ||
-        (st = sg_cu_no_overlap("gather", out, index)) ||
+        (st = sg_index_no_overlap("gather", out, self)) ||
+        (st = sg_index_no_overlap("gather", out, index)) ||
         (st = sg_cu_prep_out("gather", out, &m, true)))
         return st;
     if (sg_tensor_numel(index) > 0) {
@@ -550,15 +414,6 @@ sg_status gather_out_k(sg_keyset ks, sg_tensor *self, int64_t dim, sg_tensor *in
 }
 
 /* ---- scatter ------------------------------------------------------------------------------ */
-
-/* The reductions: 0 none, 1 add, 2 multiply */
-sg_status reduce_of(const char *reduce, int *mode) {
-    if (!reduce) *mode = 0;
-    else if (strcmp(reduce, "add") == 0) *mode = 1;
-    else if (strcmp(reduce, "multiply") == 0) *mode = 2;
-    else return sg_error(SG_EINVAL, "scatter: reduce argument must be either add or multiply.");
-    return SG_OK;
-}
 
 template <class T> __device__ __forceinline__ T combine(T x, T y, int mode) {
     if constexpr (std::is_same<T, bool>::value) return mode == 1 ? (x || y) : (x && y);
@@ -676,16 +531,16 @@ sg_status scatter_run(const char *op, sg_tensor *self, int64_t dim, sg_tensor *i
                       sg_tensor *out, sg_tensor **ret) {
     sg_status st;
     *ret = NULL;
-    if ((st = wrap(op, &dim, self->ndim)) || (st = need_cuda(op, self)) ||
+    if ((st = sg_check_dim(op, &dim, self->ndim)) || (st = need_cuda(op, self)) ||
         (st = sg_cu_same_device(op, self, out->device)) ||
         (src && (st = sg_cu_same_device(op, src, out->device))) ||
-        (st = sg_cu_prep_out(op, out, m, true)) || (st = sg_cu_no_overlap(op, out, index)) ||
-        (src && (st = sg_cu_no_overlap(op, out, src))))
+        (st = sg_cu_prep_out(op, out, m, true)) || (st = sg_index_no_overlap(op, out, index)) ||
+        (src && (st = sg_index_no_overlap(op, out, src))))
         return st;
     sg_dtype t = dt(self);
-    if (mode && sg_dtype_is_complex(t)) return not_implemented(op, t);
+    if (mode && sg_dtype_is_complex(t)) return sg_not_implemented(op, t);
     char vbuf[16];
-    if (value && (st = scalar_bytes(op, *value, t, vbuf))) return st;
+    if (value && (st = sg_index_scalar_bytes(op, *value, t, vbuf))) return st;
     sg_tensor *idx = NULL;
     if (sg_tensor_numel(index) > 0) {
         int64_t bad, v, bound = sg_cu_ne_size(self, (int32_t)dim);
@@ -703,7 +558,7 @@ sg_status scatter_run(const char *op, sg_tensor *self, int64_t dim, sg_tensor *i
             char       v32[16];
             st = sg_cast(out, SG_FLOAT32, &acc);
             if (!st && src) st = sg_cast(src, SG_FLOAT32, &src32);
-            if (!st && value) st = scalar_bytes(op, *value, SG_FLOAT32, v32);
+            if (!st && value) st = sg_index_scalar_bytes(op, *value, SG_FLOAT32, v32);
             if (!st) st = scatter_launch(op, acc, dim, index, idx, src32, value ? v32 : NULL, mode);
             if (!st) st = sg_cast_copy_(out, acc);
             sg_tensor_release(src32);
@@ -749,7 +604,7 @@ sg_status scatter_reduce_out_k(sg_keyset ks, sg_tensor *self, int64_t dim, sg_te
                        ? aten_scatter_reduce_out_meta(self, dim, index, src, reduce, &m)
                        : no_meta("scatter");
     *ret = NULL;
-    if (!st) st = reduce_of(reduce, &mode);
+    if (!st) st = sg_index_reduce_of(reduce, &mode);
     return st ? st : scatter_run("scatter", self, dim, index, src, NULL, mode, &m, out, ret);
 }
 
@@ -763,7 +618,7 @@ sg_status scatter_value_reduce_out_k(sg_keyset ks, sg_tensor *self, int64_t dim,
                        ? aten_scatter_value_reduce_out_meta(self, dim, index, value, reduce, &m)
                        : no_meta("scatter");
     *ret = NULL;
-    if (!st) st = reduce_of(reduce, &mode);
+    if (!st) st = sg_index_reduce_of(reduce, &mode);
     return st ? st : scatter_run("scatter", self, dim, index, NULL, &value, mode, &m, out, ret);
 }
 
@@ -813,7 +668,7 @@ sg_status tri_run(const char *op, bool lower, sg_tensor *self, int64_t k, sg_ten
         (st = sg_cu_prep_out(op, out, &m, true)))
         return st;
     sg_tensor *src = NULL;
-    if (out != self && sg_cu_overlap(out, self)) {
+    if (out != self && sg_index_overlap(out, self)) {
         if ((st = sg_tensor_clone(self, &src))) return st;
     } else {
         src = sg_tensor_retain(self);

@@ -5,6 +5,7 @@
 #define SG_CU_INDEX_CUH
 
 #include "loops.cuh"
+#include "sg_index_shape.h"
 
 /* Elements moved as bytes: one unsigned type per element size (complex128 as two words). */
 struct alignas(8) sg_cu_b16 {
@@ -54,10 +55,6 @@ static inline unsigned sg_cu_blocks(int64_t n) { return sg_cu_grid(n, 1); }
 
 /* SG_OK where t is on dev; otherwise aten's message for tensors on two devices. */
 sg_status sg_cu_same_device(const char *op, const sg_tensor *t, sg_device dev);
-/* Whether a and b reach a common byte (a coarse test on their spans). */
-bool      sg_cu_overlap(const sg_tensor *a, const sg_tensor *b);
-sg_status sg_cu_no_overlap(const char *op, const sg_tensor *out, const sg_tensor *in);
-sg_status sg_cu_no_internal_overlap(const char *op, const sg_tensor *t);
 /* An out= tensor of a structured op made ready for its meta's result: on self's device, of the
  * dtype (exactly, or one it casts to), resized where its shape differs. */
 sg_status sg_cu_prep_out(const char *op, sg_tensor *out, const sg_meta *m, bool exact);

@@ -10,6 +10,7 @@
  * or 1. A masked_fill value tensor is an operand (0-dim, broadcast), so a value on the GPU is
  * never read back to the host. */
 #include "pointwise.cuh"
+#include "sg_index_shape.h"
 
 namespace {
 
@@ -235,24 +236,6 @@ template <class T> struct clamp_t_fn {
     }
 };
 
-/* aten's clamp result type: self's dtype where floating, else promoted with the bounds */
-sg_status clamp_type(const sg_tensor *self, const sg_scalar *lo, const sg_scalar *hi,
-                     sg_dtype *r) {
-    *r = dtype_of(self);
-    if (sg_dtype_is_complex(*r) || (lo && lo->kind == SG_SCALAR_COMPLEX) ||
-        (hi && hi->kind == SG_SCALAR_COMPLEX))
-        return sg_error(SG_EINVAL, "clamp: clamp is not supported for complex types");
-    if (!sg_dtype_is_floating(*r)) {
-        sg_result_type rt;
-        sg_rt_init(&rt);
-        sg_rt_tensor(&rt, self);
-        if (lo) sg_rt_scalar(&rt, *lo);
-        if (hi) sg_rt_scalar(&rt, *hi);
-        *r = sg_rt_result(&rt);
-    }
-    return SG_OK;
-}
-
 /* a bound as the loops compare it: rounded to a 16-bit float result's type first */
 double bound_f(sg_scalar b, sg_dtype r) {
     double f = sg_scalar_to_double(b);
@@ -267,7 +250,7 @@ int64_t bound_i(sg_scalar b) {
 sg_status clamp_scalar_run(const char *op, sg_tensor *self, const sg_scalar *lo,
                            const sg_scalar *hi, sg_tensor *out, sg_tensor **ret) {
     sg_dtype  r = SG_FLOAT32;
-    sg_status st = clamp_type(self, lo, hi, &r);
+    sg_status st = sg_index_clamp_type(self, lo, hi, &r);
     *ret = NULL;
     if (st) return st;
     if (!lo && !hi)
@@ -315,24 +298,11 @@ sg_status clamp_max_out_k(sg_keyset ks, sg_tensor *self, sg_scalar max, sg_tenso
 
 sg_status clamp_tensor_run(const char *op, sg_tensor *self, sg_tensor *lo, sg_tensor *hi,
                            sg_tensor *out, sg_tensor **ret) {
-    char a[160], b[160];
+    int64_t   shape[SG_MAX_DIMS];
+    int32_t   n = 0;
+    sg_status st = sg_index_clamp_shape(op, self, lo, hi, shape, &n);
     *ret = NULL;
-    if (!lo && !hi)
-        return sg_error(SG_EINVAL, "%s: torch.clamp: At least one of 'min' or 'max' must not be "
-                                   "None",
-                        op);
-    if (sg_dtype_is_complex(dtype_of(self)))
-        return sg_error(SG_EINVAL, "%s: clamp is not supported for complex types", op);
-    int64_t shape[SG_MAX_DIMS];
-    int32_t n = self->ndim;
-    memcpy(shape, self->sizes, (size_t)n * sizeof *shape);
-    sg_tensor *bs[2] = {lo, hi};
-    for (int i = 0; i < 2; i++)
-        if (bs[i] && !sg_broadcast_shape(shape, n, bs[i]->sizes, bs[i]->ndim, shape, &n))
-            return sg_error(SG_EINVAL, "%s: the size of tensor a %s must match the size of tensor "
-                                       "b %s at a non-singleton dimension",
-                            op, sg_shape_str(self->sizes, self->ndim, a, sizeof a),
-                            sg_shape_str(bs[i]->sizes, bs[i]->ndim, b, sizeof b));
+    if (st) return st;
     sg_dtype     r = sg_pw_result(self, lo, hi);
     sg_iter_spec spec = {};
     spec.op = op;
@@ -422,14 +392,7 @@ sg_status prep_out(const char *op, sg_tensor *out, const int64_t *sizes, int32_t
                         op, sg_aten_type_name(r), sg_aten_type_name(dtype_of(out)));
     sg_status st;
     if (!same_shape(out, sizes, n) && (st = sg_tensor_resize_(out, sizes, n))) return st;
-    for (int32_t i = 0; i < out->ndim; i++)
-        if (out->sizes[i] > 1 && out->strides[i] == 0)
-            return sg_error(SG_EINVAL, "%s: unsupported operation: more than one element of the "
-                                       "written-to tensor refers to a single memory location. "
-                                       "Please clone() the tensor before performing the "
-                                       "operation.",
-                            op);
-    return SG_OK;
+    return sg_index_no_internal_overlap(op, out);
 }
 
 /* out takes the shape and every element becomes one (exponent 0, base 1) */

@@ -20,7 +20,6 @@
 #include "factory.cuh"
 #include "sg_generator.h"
 
-#include <float.h>
 #include <math.h>
 
 namespace {
@@ -126,11 +125,6 @@ __global__ void __launch_bounds__(SG_CU_BLOCK) random_kernel(T *out, int64_t n, 
 
 sg_dtype dt(const sg_tensor *t) { return (sg_dtype)t->dtype; }
 
-sg_status not_implemented(const char *kernel, sg_dtype t) {
-    return sg_error(SG_EUNSUPPORTED, "\"%s\" not implemented for '%s'", kernel,
-                    sg_aten_type_name(t));
-}
-
 /* Draws every element of self (CUDA) with KIND; p: bernoulli's probabilities (contiguous
  * float64 or float32 of self's shape, on self's device), else NULL. */
 template <int KIND>
@@ -235,45 +229,17 @@ sg_status first_bad(const char *op, const sg_tensor *t, bool upper, bool *found,
 /* ---- the kernels (as factory.c's uniform_run, normal_run, bernoulli_*_run) ---------------- */
 
 sg_status uniform_run(sg_tensor *self, double from, double to, sg_generator *gen) {
-    sg_dtype t = dt(self);
-    if (!sg_dtype_is_floating(t)) return not_implemented("check_uniform_bounds", t);
-    if (!(from <= to))
-        return sg_error(SG_EINVAL, "uniform_: uniform_ expects to return a [from, to) range, but "
-                                   "found from=%g > to=%g",
-                        from, to);
-    double max = t == SG_FLOAT64 ? DBL_MAX : t == SG_FLOAT32 ? FLT_MAX
-               : t == SG_FLOAT16 ? 65504.0 : 3.3895313892515355e38;
-    if (from < -max || to > max)
-        return sg_error(SG_EINVAL, "uniform_: %s is out of bounds for %s",
-                        from < -max ? "from" : "to", sg_aten_type_name(t));
-    if (to - from > max)
-        return sg_error(SG_EINVAL, "uniform_: uniform_ expects to-from <= std::numeric_limits<%s>"
-                                   "::max(), but found to=%g and from=%g which result in "
-                                   "to-from to exceed the limit",
-                        sg_aten_type_name(t), to, from);
-    rparams rp = {};
+    rparams   rp = {};
+    sg_status st = sg_factory_uniform_check(dt(self), from, to, &rp.fa, &rp.fb);
+    if (st) return st;
     rp.a = from;
     rp.b = to - from;
-    if (t == SG_FLOAT32) {
-        rp.fa = (float)from;
-        rp.fb = (float)to - (float)from;
-    } else if (t == SG_FLOAT16) { /* from, to and to - from are c10::Half values */
-        rp.fa = __half2float(__float2half_rn((float)from));
-        float fb = __half2float(__float2half_rn((float)to));
-        rp.fb = __half2float(__float2half_rn(fb - rp.fa));
-    } else if (t == SG_BFLOAT16) {
-        rp.fa = __bfloat162float(__float2bfloat16_rn((float)from));
-        float fb = __bfloat162float(__float2bfloat16_rn((float)to));
-        rp.fb = __bfloat162float(__float2bfloat16_rn(fb - rp.fa));
-    }
     return draw<UNIFORM>("uniform_", self, gen, rp, NULL, SG_CU_FLOATS);
 }
 
 sg_status normal_run(sg_tensor *self, double mean, double std, sg_generator *gen) {
-    sg_dtype t = dt(self);
-    if (!(std >= 0.0))
-        return sg_error(SG_EINVAL, "normal_: normal expects std >= 0.0, but found std %g", std);
-    if (!sg_dtype_is_floating(t)) return not_implemented("normal_kernel_cuda", t);
+    sg_status st = sg_factory_normal_check("normal_kernel_cuda", dt(self), std);
+    if (st) return st;
     rparams rp = {};
     rp.a = mean;
     rp.b = std;
@@ -281,17 +247,14 @@ sg_status normal_run(sg_tensor *self, double mean, double std, sg_generator *gen
 }
 
 sg_status bernoulli_check_self(const sg_tensor *self) {
-    if (sg_dtype_is_complex(dt(self))) return not_implemented("bernoulli_scalar_cuda_", dt(self));
+    if (sg_dtype_is_complex(dt(self)))
+        return sg_not_implemented("bernoulli_scalar_cuda_", dt(self));
     return SG_OK;
 }
 
 sg_status bernoulli_float_run(sg_tensor *self, double p, sg_generator *gen) {
     sg_status st = bernoulli_check_self(self);
-    if (st) return st;
-    if (!(p >= 0 && p <= 1))
-        return sg_error(SG_EINVAL, "bernoulli_: bernoulli_ expects p to be in [0, 1], but got "
-                                   "p=%g",
-                        p);
+    if (st || (st = sg_factory_bernoulli_p_check(p))) return st;
     rparams rp = {};
     rp.a = p;
     return draw<BERN_SCALAR>("bernoulli_", self, gen, rp, NULL, SG_CU_ALL);
@@ -301,7 +264,8 @@ sg_status bernoulli_tensor_run(sg_tensor *self, sg_tensor *p, sg_generator *gen)
     sg_status st = bernoulli_check_self(self);
     if (st) return st;
     sg_dtype pt = dt(p);
-    if (!sg_dtype_is_floating(pt)) return not_implemented("bernoulli_tensor_cuda_p_", pt);
+    if (!sg_dtype_is_floating(pt))
+        return sg_not_implemented("bernoulli_tensor_cuda_p_", pt);
     if (sg_tensor_numel(self) == 0) return SG_OK;
     bool   bad = false;
     double v = 0;
@@ -396,7 +360,7 @@ sg_status bernoulli_out_k(sg_keyset ks, sg_tensor *self, sg_generator *gen, sg_t
                           sg_tensor **ret) {
     (void)ks;
     sg_status st = sg_cu_same_device("bernoulli", out, self->device);
-    if (!st) st = sg_cu_resize_out(out, self->sizes, self->ndim);
+    if (!st) st = sg_factory_resize_out(out, self->sizes, self->ndim);
     if (!st) st = bernoulli_tensor_run(out, self, gen);
     *ret = st ? NULL : sg_tensor_retain(out);
     return st;
@@ -413,17 +377,13 @@ sg_status bernoulli_p_k(sg_keyset ks, sg_tensor *self, double p, sg_generator *g
 sg_status rand_make(const char *op, bool normal, sg_int_list size, sg_generator *gen,
                     const sg_dtype *dtype, const sg_layout *layout, const sg_device *device,
                     sg_tensor **ret) {
-    sg_cu_opts o;
-    sg_status  st = sg_cu_options(op, dtype, SG_FLOAT32, layout, device, SG_CPU, &o);
+    sg_factory_opts o;
+    sg_status       st = sg_factory_options(op, dtype, SG_FLOAT32, layout, device, SG_CPU, &o);
     *ret = NULL;
-    if (st || (st = sg_cu_check_sizes(op, size)) ||
+    if (st || (st = sg_factory_check_sizes(op, size)) ||
         (st = sg_tensor_empty(size.items, size.len, o.dtype, o.dev, ret)))
         return st;
     return keep_if(normal ? normal_any(*ret, 0, 1, gen) : uniform_any(*ret, gen), ret);
-}
-
-sg_status no_names(const char *op, const sg_str_list *names) {
-    return names ? sg_error(SG_EUNSUPPORTED, "%s: named tensors are not supported", op) : SG_OK;
 }
 
 sg_status rand_k(sg_keyset ks, sg_int_list size, const sg_dtype *dtype, const sg_layout *layout,
@@ -440,7 +400,7 @@ sg_status rand_gen_k(sg_keyset ks, sg_int_list size, sg_generator *gen, const sg
 sg_status rand_names_k(sg_keyset ks, sg_int_list size, const sg_str_list *names,
                        const sg_dtype *dtype, const sg_layout *layout, const sg_device *device,
                        const bool *pin, sg_tensor **ret) {
-    sg_status st = no_names("rand", names);
+    sg_status st = sg_factory_no_names("rand", names);
     *ret = NULL;
     return st ? st : rand_k(ks, size, dtype, layout, device, pin, ret);
 }
@@ -448,7 +408,7 @@ sg_status rand_gen_names_k(sg_keyset ks, sg_int_list size, sg_generator *gen,
                            const sg_str_list *names, const sg_dtype *dtype,
                            const sg_layout *layout, const sg_device *device, const bool *pin,
                            sg_tensor **ret) {
-    sg_status st = no_names("rand", names);
+    sg_status st = sg_factory_no_names("rand", names);
     *ret = NULL;
     return st ? st : rand_gen_k(ks, size, gen, dtype, layout, device, pin, ret);
 }
@@ -466,7 +426,7 @@ sg_status randn_gen_k(sg_keyset ks, sg_int_list size, sg_generator *gen, const s
 sg_status randn_names_k(sg_keyset ks, sg_int_list size, const sg_str_list *names,
                         const sg_dtype *dtype, const sg_layout *layout, const sg_device *device,
                         const bool *pin, sg_tensor **ret) {
-    sg_status st = no_names("randn", names);
+    sg_status st = sg_factory_no_names("randn", names);
     *ret = NULL;
     return st ? st : randn_k(ks, size, dtype, layout, device, pin, ret);
 }
@@ -474,7 +434,7 @@ sg_status randn_gen_names_k(sg_keyset ks, sg_int_list size, sg_generator *gen,
                             const sg_str_list *names, const sg_dtype *dtype,
                             const sg_layout *layout, const sg_device *device, const bool *pin,
                             sg_tensor **ret) {
-    sg_status st = no_names("randn", names);
+    sg_status st = sg_factory_no_names("randn", names);
     *ret = NULL;
     return st ? st : randn_gen_k(ks, size, gen, dtype, layout, device, pin, ret);
 }
@@ -482,8 +442,8 @@ sg_status randn_gen_names_k(sg_keyset ks, sg_int_list size, sg_generator *gen,
 /* the out= forms: out takes the size, then is drawn */
 sg_status rand_out_run(const char *op, bool normal, sg_int_list size, sg_generator *gen,
                        sg_tensor *out, sg_tensor **ret) {
-    sg_status st = sg_cu_check_sizes(op, size);
-    if (!st) st = sg_cu_resize_out(out, size.items, size.len);
+    sg_status st = sg_factory_check_sizes(op, size);
+    if (!st) st = sg_factory_resize_out(out, size.items, size.len);
     if (!st) st = normal ? normal_any(out, 0, 1, gen) : uniform_any(out, gen);
     *ret = st ? NULL : sg_tensor_retain(out);
     return st;
@@ -511,8 +471,8 @@ sg_status randn_gen_out_k(sg_keyset ks, sg_int_list size, sg_generator *gen, sg_
 sg_status rand_like_run(const char *op, bool normal, sg_tensor *self, sg_generator *gen,
                         const sg_dtype *dtype, const sg_layout *layout, const sg_device *device,
                         const bool *pin, const sg_memory_format *mf, sg_tensor **ret) {
-    sg_cu_opts o;
-    sg_status  st = sg_cu_options(op, dtype, dt(self), layout, device, self->device, &o);
+    sg_factory_opts o;
+    sg_status       st = sg_factory_options(op, dtype, dt(self), layout, device, self->device, &o);
     *ret = NULL;
     if (st || (st = aten_empty_like(self, dtype, layout, device, pin, mf, ret))) return st;
     return keep_if(normal ? normal_any(*ret, 0, 1, gen) : uniform_any(*ret, gen), ret);
@@ -552,62 +512,18 @@ sg_status normal_functional_k(sg_keyset ks, sg_tensor *self, double mean, double
     return st ? st : keep_if(normal_any(*ret, mean, std, gen), ret);
 }
 
-/* normal with tensor mean and/or std (aten's normal_out_impl): out takes the broadcast shape,
- * gets standard normals (scaled by a float std), then out * std + mean with the pointwise
- * ops. */
+/* Whether every element of std is >= 0 (first_bad's one flag read). */
+sg_status std_ok(sg_tensor *std, bool *ok) {
+    bool      bad = false;
+    double    v = 0;
+    sg_status st = first_bad("normal", std, false, &bad, &v);
+    *ok = !bad;
+    return st;
+}
+
 sg_status normal_tensors(sg_tensor *mean_t, double mean, sg_tensor *std_t, double std,
                          sg_generator *gen, sg_tensor *out, sg_tensor **ret) {
-    char      a[160], b[160];
-    int64_t   shape[SG_MAX_DIMS];
-    int32_t   n = 0;
-    sg_status st = SG_OK;
-    *ret = NULL;
-    if (std_t) {
-        if (sg_dtype_is_complex(dt(std_t)))
-            return sg_error(SG_EINVAL, "normal: normal expects standard deviation to be "
-                                       "non-complex");
-        bool   bad = false;
-        double v = 0;
-        if ((st = first_bad("normal", std_t, false, &bad, &v))) return st;
-        if (bad) return sg_error(SG_EINVAL, "normal: normal expects all elements of std >= 0.0");
-    } else if (!(std >= 0.0)) {
-        return sg_error(SG_EINVAL, "normal: normal expects std >= 0.0, but found std %g", std);
-    }
-    const sg_tensor *x = mean_t ? mean_t : std_t, *y = mean_t && std_t ? std_t : x;
-    if (!sg_broadcast_shape(x->sizes, x->ndim, y->sizes, y->ndim, shape, &n))
-        return sg_error(SG_EINVAL, "normal: the size of tensor a %s must match the size of "
-                                   "tensor b %s at a non-singleton dimension",
-                        sg_shape_str(x->sizes, x->ndim, a, sizeof a),
-                        sg_shape_str(y->sizes, y->ndim, b, sizeof b));
-    sg_tensor *o = out;
-    if (!o) {
-        if ((st = sg_tensor_empty(shape, n, dt(x), x->device, &o))) return st;
-    } else if ((st = sg_cu_resize_out(o, shape, n))) {
-        return st;
-    }
-    sg_tensor *r = NULL;
-    st = normal_any(o, 0, std_t ? 1 : std, gen);
-    if (!st && std_t) {
-        st = aten_mul__Tensor(o, std_t, &r);
-        sg_tensor_release(r);
-        r = NULL;
-    }
-    if (!st && mean_t) {
-        st = aten_add__Tensor(o, mean_t, sg_scalar_int(1), &r);
-    } else if (!st && mean != 0) {
-        sg_tensor *m;
-        if (!(st = sg_scalar_tensor(sg_scalar_float(mean), &m))) {
-            st = aten_add__Tensor(o, m, sg_scalar_int(1), &r);
-            sg_tensor_release(m);
-        }
-    }
-    sg_tensor_release(r);
-    if (st) {
-        if (!out) sg_tensor_release(o);
-        return st;
-    }
-    *ret = out ? sg_tensor_retain(out) : o;
-    return SG_OK;
+    return sg_factory_normal_tensors(mean_t, mean, std_t, std, gen, out, std_ok, normal_any, ret);
 }
 
 sg_status normal_tf_k(sg_keyset ks, sg_tensor *mean, double std, sg_generator *gen,
@@ -645,10 +561,11 @@ sg_status normal_ff_k(sg_keyset ks, double mean, double std, sg_int_list size,
                       sg_generator *gen, const sg_dtype *dtype, const sg_layout *layout,
                       const sg_device *device, const bool *pin, sg_tensor **ret) {
     (void)ks, (void)pin;
-    sg_cu_opts o;
-    sg_status  st = sg_cu_options("normal", dtype, SG_FLOAT32, layout, device, SG_CPU, &o);
+    sg_factory_opts o;
+    sg_status       st = sg_factory_options("normal", dtype, SG_FLOAT32, layout, device, SG_CPU,
+                                            &o);
     *ret = NULL;
-    if (st || (st = sg_cu_check_sizes("normal", size)) ||
+    if (st || (st = sg_factory_check_sizes("normal", size)) ||
         (st = sg_tensor_empty(size.items, size.len, o.dtype, o.dev, ret)))
         return st;
     return keep_if(normal_any(*ret, mean, std, gen), ret);
@@ -657,8 +574,8 @@ sg_status normal_ff_k(sg_keyset ks, double mean, double std, sg_int_list size,
 sg_status normal_ff_out_k(sg_keyset ks, double mean, double std, sg_int_list size,
                           sg_generator *gen, sg_tensor *out, sg_tensor **ret) {
     (void)ks;
-    sg_status st = sg_cu_check_sizes("normal", size);
-    if (!st) st = sg_cu_resize_out(out, size.items, size.len);
+    sg_status st = sg_factory_check_sizes("normal", size);
+    if (!st) st = sg_factory_resize_out(out, size.items, size.len);
     if (!st) st = normal_any(out, mean, std, gen);
     *ret = st ? NULL : sg_tensor_retain(out);
     return st;

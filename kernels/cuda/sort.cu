@@ -162,22 +162,6 @@ sg_status sort_slices(const char *op, sg_tensor *self, int64_t dim, bool desc, i
     });
 }
 
-sg_status wrap(const char *op, int64_t *dim, int64_t ndim) {
-    int64_t n = ndim > 0 ? ndim : 1;
-    if (*dim < -n || *dim >= n)
-        return sg_error(SG_EINVAL,
-                        "%s: dimension out of range (expected to be in range of [%lld, %lld], "
-                        "but got %lld)",
-                        op, (long long)-n, (long long)(n - 1), (long long)*dim);
-    if (*dim < 0) *dim += n;
-    return SG_OK;
-}
-
-sg_status not_implemented(const char *kernel, sg_dtype t) {
-    return sg_error(SG_EUNSUPPORTED, "\"%s\" not implemented for '%s'", kernel,
-                    sg_aten_type_name(t));
-}
-
 sg_status need_cuda(const char *op, const sg_tensor *t) {
     if (t->device.type == SG_DEV_CUDA) return SG_OK;
     return sg_error(SG_EINVAL, "%s: expected a tensor on cuda, got one on %s", op,
@@ -194,13 +178,13 @@ sg_status sort_out_k(sg_keyset ks, sg_tensor *self, const bool *stable, int64_t 
     if (!aten_sort_values_stable_meta)
         return sg_error(SG_EUNSUPPORTED, "sort: the meta function is not set (sg_aten_cpu_init)");
     if ((st = aten_sort_values_stable_meta(self, stable, dim, descending, m)) ||
-        (st = wrap("sort", &dim, self->ndim)))
+        (st = sg_check_dim("sort", &dim, self->ndim)))
         return st;
-    if (sg_dtype_is_complex(dtype_of(self))) return not_implemented("sort", dtype_of(self));
+    if (sg_dtype_is_complex(dtype_of(self))) return sg_not_implemented("sort", dtype_of(self));
     if ((st = need_cuda("sort", self)) || (st = sg_cu_prep_out("sort", values, &m[0], true)) ||
         (st = sg_cu_prep_out("sort", indices, &m[1], true)) ||
-        (st = sg_cu_no_overlap("sort", values, self)) ||
-        (st = sg_cu_no_overlap("sort", indices, self)) ||
+        (st = sg_index_no_overlap("sort", values, self)) ||
+        (st = sg_index_no_overlap("sort", indices, self)) ||
         (st = sort_slices("sort", self, dim, descending, sg_cu_ne_size(self, (int32_t)dim), values,
                           indices)))
         return st;
@@ -219,14 +203,14 @@ sg_status topk_out_k(sg_keyset ks, sg_tensor *self, int64_t k, int64_t dim, bool
     if (!aten_topk_values_meta)
         return sg_error(SG_EUNSUPPORTED, "topk: the meta function is not set (sg_aten_cpu_init)");
     if ((st = aten_topk_values_meta(self, k, dim, largest, sorted, m)) ||
-        (st = wrap("topk", &dim, self->ndim)))
+        (st = sg_check_dim("topk", &dim, self->ndim)))
         return st;
     if (sg_dtype_is_complex(dtype_of(self)) || dtype_of(self) == SG_BOOL)
-        return not_implemented("topk_cuda", dtype_of(self));
+        return sg_not_implemented("topk_cuda", dtype_of(self));
     if ((st = need_cuda("topk", self)) || (st = sg_cu_prep_out("topk", values, &m[0], true)) ||
         (st = sg_cu_prep_out("topk", indices, &m[1], true)) ||
-        (st = sg_cu_no_overlap("topk", values, self)) ||
-        (st = sg_cu_no_overlap("topk", indices, self)) ||
+        (st = sg_index_no_overlap("topk", values, self)) ||
+        (st = sg_index_no_overlap("topk", indices, self)) ||
         /* largest: descending with NaN first, as aten ranks NaN above every number */
         (st = sort_slices("topk", self, dim, largest, k, values, indices)))
         return st;
