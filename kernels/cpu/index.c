@@ -15,6 +15,7 @@
  * clamp, pow) has one loop per dtype. The elementwise ones run on the strided iterator. */
 #include "cpu.h"
 #include "sg_index_shape.h"
+#include "sg_pointwise_shape.h"
 
 #include <float.h>
 #include <math.h>
@@ -65,15 +66,6 @@ static bool next_coord(int64_t *c, const int64_t *sizes, int32_t n) {
 /* aten's ensure_nonempty: a 0-dim tensor seen as [1] */
 static int32_t ne_dim(const sg_tensor *t) { return t->ndim > 0 ? t->ndim : 1; }
 static int64_t ne_size(const sg_tensor *t, int32_t d) { return t->ndim > 0 ? t->sizes[d] : 1; }
-
-static sg_dtype result_of(const sg_tensor *a, const sg_tensor *b, const sg_tensor *c) {
-    sg_result_type r;
-    sg_rt_init(&r);
-    sg_rt_tensor(&r, a);
-    sg_rt_tensor(&r, b);
-    sg_rt_tensor(&r, c);
-    return sg_rt_result(&r);
-}
 
 /* ---- cat, stack --------------------------------------------------------------------------- */
 
@@ -860,20 +852,15 @@ static void where_loop(void *ctx, char *const *d, const int64_t *s, int64_t n) {
 
 static sg_status where_run(sg_tensor *cond, sg_tensor *self, sg_tensor *other, sg_tensor *out,
                            sg_tensor **ret) {
-    sg_dtype r = result_of(self, other, NULL), k = sg_compute_dtype(r);
+    sg_dtype  r;
+    sg_status st = sg_pointwise_where_args(cond, self, other, out, &r);
     *ret = NULL;
-    if (dt(cond) != SG_BOOL && dt(cond) != SG_UINT8)
-        return sg_error(SG_EINVAL, "where: where expected condition to be a boolean tensor, but "
-                                   "got a tensor with dtype %s",
-                        sg_aten_type_name(dt(cond)));
-    if (out && dt(out) != r)
-        return sg_error(SG_EINVAL, "where: Expected out type to be %s but got %s",
-                        sg_aten_type_name(r), sg_aten_type_name(dt(out)));
+    if (st) return st;
+    sg_dtype     k = sg_compute_dtype(r);
     sg_iter      it;
     sg_iter_spec spec = {.op = "where", .out = out, .in = {cond, self, other}, .nin = 3,
                          .compute = k, .result = r, .out_dtype = k};
-    sg_status    st = sg_iter_build(&it, &spec, ret);
-    if (st) return st;
+    if ((st = sg_iter_build(&it, &spec, ret))) return st;
     size_t es = sg_dtype_size(k);
     sg_iter_run(&it, where_loop, &es);
     return sg_iter_finish(&it, ret);
@@ -1112,12 +1099,9 @@ static const sg_loop_fn min_t_loops[SG_DTYPE__END] = {FOR_NUM(ENTRY_MIN)};
 static sg_status clamp_scalar_run(const char *op, sg_tensor *self, const sg_scalar *lo,
                                   const sg_scalar *hi, sg_tensor *out, sg_tensor **ret) {
     sg_dtype  r = SG_FLOAT32;
-    sg_status st = sg_index_clamp_type(self, lo, hi, &r);
+    sg_status st = sg_pointwise_clamp_scalar_type(self, lo, hi, &r);
     *ret = NULL;
     if (st) return st;
-    if (!lo && !hi)
-        return sg_error(SG_EINVAL, "clamp: torch.clamp: At least one of 'min' or 'max' must not "
-                                   "be None");
     sg_dtype   k = sg_compute_dtype(r);
     sg_loop_fn fn = sg_dtype_valid((int)k) ? clamp_s_loops[k] : NULL;
     if (!fn) return sg_not_implemented("clamp_scalar_cpu", r);
@@ -1184,7 +1168,7 @@ static sg_status clamp_tensor_check(const char *op, sg_tensor *self, sg_tensor *
     int32_t   n = 0;
     sg_status st = sg_index_clamp_shape(op, self, lo, hi, shape, &n);
     if (st) return st;
-    sg_index_meta_of(m, shape, n, result_of(self, lo, hi), self->device);
+    sg_index_meta_of(m, shape, n, sg_pointwise_result(self, lo, hi), self->device);
     return SG_OK;
 }
 

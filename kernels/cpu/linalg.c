@@ -32,28 +32,6 @@
 #include <omp.h>
 #endif
 
-/* ---- names as aten prints them --------------------------------------------------------------- */
-
-
-
-
-
-/* A Scalar as an integer, as Scalar::to<int64_t>() gives it (floats truncate). */
-static int64_t scalar_to_int(sg_scalar s) {
-    switch (s.kind) {
-    case SG_SCALAR_BOOL: return s.u.b;
-    case SG_SCALAR_INT: return s.u.i;
-    default: {
-        double d = sg_scalar_to_double(s);
-        if (d != d) return 0;
-        if (d >= 9.2233720368547758e18) return INT64_MAX;
-        if (d <= -9.2233720368547758e18) return INT64_MIN;
-        return (int64_t)d;
-    }
-    }
-}
-
-
 /* ---- strided matrices ------------------------------------------------------------------------ */
 
 /* One operand of a batched product: the first element and element strides. */
@@ -61,19 +39,6 @@ typedef struct operand {
     char   *p;
     int64_t bs, rs, cs; /* batch, row, column */
 } operand;
-
-
-/* Whether the matrices of t (its last two dims) can be C of a gemm as they are: each row- or
- * column-major, and distinct matrices of a batch apart. */
-static bool gemm_layout_ok(const sg_tensor *t) {
-    int32_t n = t->ndim;
-    int64_t r = t->sizes[n - 2], c = t->sizes[n - 1], rs = t->strides[n - 2],
-            cs = t->strides[n - 1], ld;
-    if (n == 3 && t->sizes[0] > 1 && t->strides[0] == 0) return false;
-    return sg_mm_row_major(r, c, rs, cs, &ld) || sg_mm_row_major(c, r, cs, rs, &ld);
-}
-
-
 
 /* ---- the blocked loop ------------------------------------------------------------------------
  * C[m x n] = alpha * A[m x k] . B[k x n] + beta * C for one matrix. B is packed into rows of unit
@@ -308,7 +273,8 @@ static sg_status gemm_run(gemm_job *g) {
                   {(size_t)(m * k) * fes, (size_t)(k * n) * fes,
                    half ? (size_t)(m * k + k * n + m * n) * sizeof(float) : 0}};
     double    al = sg_scalar_to_double(g->alpha), be = sg_scalar_to_double(g->beta);
-    uint64_t  ial = (uint64_t)scalar_to_int(g->alpha), ibe = (uint64_t)scalar_to_int(g->beta);
+    uint64_t  ial = (uint64_t)sg_mm_scalar_to_int(g->alpha);
+    uint64_t  ibe = (uint64_t)sg_mm_scalar_to_int(g->beta);
     sg_status st = SG_OK;
     for (int64_t bi = 0; bi < g->batch && !st; bi++) {
         const char *ab = a.p + bi * a.bs * es, *bb = b.p + bi * b.bs * es;
@@ -353,13 +319,13 @@ static sg_status mm_compute(const char *op, sg_tensor *result, const sg_tensor *
                             const sg_tensor *a, const sg_tensor *b, sg_scalar beta,
                             sg_scalar alpha) {
     sg_dtype t = dtype_of(result);
-    if (!sg_mm_dtype_ok(t))
-        return sg_error(SG_EUNSUPPORTED, "\"%s\" not implemented for '%s'", op, sg_aten_type_name(t));
+    if (!sg_mm_dtype_ok(t)) return sg_not_implemented(op, t);
     if (sg_tensor_numel(result) == 0) return SG_OK;
     bool       beta0 = sg_mm_scalar_is_zero(beta);
     sg_tensor *w = result;
     sg_status  st = SG_OK;
-    if (!gemm_layout_ok(result) || sg_mm_overlaps(result, a) || sg_mm_overlaps(result, b)) {
+    if (!sg_mm_gemm_layout_ok(result) || sg_mm_overlaps(result, a) ||
+        sg_mm_overlaps(result, b)) {
         if ((st = sg_tensor_empty(result->sizes, result->ndim, t, SG_CPU, &w))) return st;
     }
     if (!beta0 && self && !sg_mm_same_view(self, w) && (st = sg_cast_copy_(w, self))) goto done;
@@ -387,22 +353,13 @@ done:
     return st;
 }
 
-/* ---- out= tensors ---------------------------------------------------------------------------- */
-
-
-
-
 /* ---- mm, addmm ------------------------------------------------------------------------------- */
-
-
 
 static sg_status mm_out(sg_keyset ks, sg_tensor *self, sg_tensor *mat2, sg_tensor *out,
                         sg_tensor **ret) {
     (void)ks;
-    sg_meta   m;
     sg_status st;
-    if ((st = sg_mm_meta(self, mat2, &m)) || (st = sg_mm_out_prepare(out, &m)) ||
-        (st = sg_mm_same_dtype_m1_m2(self, mat2)) ||
+    if ((st = sg_mm_mm_prepare(self, mat2, out)) ||
         (st = mm_compute("addmm_impl_cpu_", out, NULL, self, mat2, sg_scalar_int(0),
                          sg_scalar_int(1))))
         return st;
@@ -419,23 +376,15 @@ static sg_status addmm_meta(sg_tensor *self, sg_tensor *mat1, sg_tensor *mat2, s
 static sg_status addmm_out(sg_keyset ks, sg_tensor *self, sg_tensor *mat1, sg_tensor *mat2,
                            sg_scalar beta, sg_scalar alpha, sg_tensor *out, sg_tensor **ret) {
     (void)ks;
-    sg_meta    m;
     sg_tensor *s = NULL;
-    sg_status  st;
-    if ((st = addmm_meta(self, mat1, mat2, beta, alpha, &m)) ||
-        (st = sg_mm_expand_self(self, m.sizes, 2, &s)))
-        return st;
-    /* self is read before out is resized: out may be self (addmm_) or share its storage */
-    if (!(st = sg_mm_out_prepare(out, &m)) && !(st = sg_mm_same_dtype_m1_m2(mat1, mat2)))
-        st = mm_compute("addmm_impl_cpu_", out, s, mat1, mat2, beta, alpha);
+    sg_status  st = sg_mm_addmm_prepare(self, mat1, mat2, out, &s);
+    if (!st) st = mm_compute("addmm_impl_cpu_", out, s, mat1, mat2, beta, alpha);
     sg_tensor_release(s);
     if (!st) *ret = sg_tensor_retain(out);
     return st;
 }
 
 /* ---- bmm, baddbmm ---------------------------------------------------------------------------- */
-
-
 
 static sg_status bmm_meta(sg_tensor *self, sg_tensor *mat2, sg_meta *m) {
     return sg_mm_bmm_checks(self, mat2, m);
@@ -444,16 +393,13 @@ static sg_status bmm_meta(sg_tensor *self, sg_tensor *mat2, sg_meta *m) {
 static sg_status bmm_out(sg_keyset ks, sg_tensor *self, sg_tensor *mat2, sg_tensor *out,
                          sg_tensor **ret) {
     (void)ks;
-    sg_meta   m;
     sg_status st;
-    if ((st = sg_mm_bmm_checks(self, mat2, &m)) || (st = sg_mm_out_prepare(out, &m)) ||
-        (st = sg_mm_bmm_dtypes(self, mat2)) ||
+    if ((st = sg_mm_bmm_prepare(self, mat2, out)) ||
         (st = mm_compute("bmm", out, NULL, self, mat2, sg_scalar_int(0), sg_scalar_int(1))))
         return st;
     *ret = sg_tensor_retain(out);
     return SG_OK;
 }
-
 
 static sg_status baddbmm_meta(sg_tensor *self, sg_tensor *batch1, sg_tensor *batch2,
                               sg_scalar beta, sg_scalar alpha, sg_meta *m) {
@@ -467,12 +413,9 @@ static sg_status baddbmm_meta(sg_tensor *self, sg_tensor *batch1, sg_tensor *bat
 static sg_status baddbmm_out(sg_keyset ks, sg_tensor *self, sg_tensor *batch1, sg_tensor *batch2,
                              sg_scalar beta, sg_scalar alpha, sg_tensor *out, sg_tensor **ret) {
     (void)ks;
-    sg_meta    m;
     sg_tensor *s = NULL;
-    sg_status  st = sg_mm_baddbmm_checks(self, batch1, batch2, &m, &s);
-    if (st) return st;
-    if (!(st = sg_mm_out_prepare(out, &m)) && !(st = sg_mm_bmm_dtypes(batch1, batch2)))
-        st = mm_compute("baddbmm", out, s, batch1, batch2, beta, alpha);
+    sg_status  st = sg_mm_baddbmm_prepare(self, batch1, batch2, out, &s);
+    if (!st) st = mm_compute("baddbmm", out, s, batch1, batch2, beta, alpha);
     sg_tensor_release(s);
     if (!st) *ret = sg_tensor_retain(out);
     return st;

@@ -178,3 +178,71 @@ sg_status sg_mm_addmm_checks(sg_tensor *self, sg_tensor *mat1, sg_tensor *mat2, 
     sg_mm_meta_set(m, mat1, dtype_of(mat1), sizes, 2);
     return SG_OK;
 }
+
+int64_t sg_mm_scalar_to_int(sg_scalar s) {
+    switch (s.kind) {
+    case SG_SCALAR_BOOL: return s.u.b;
+    case SG_SCALAR_INT: return s.u.i;
+    default: {
+        double d = sg_scalar_to_double(s);
+        if (d != d) return 0;
+        if (d >= 9.2233720368547758e18) return INT64_MAX;
+        if (d <= -9.2233720368547758e18) return INT64_MIN;
+        return (int64_t)d;
+    }
+    }
+}
+
+bool sg_mm_matrix_ok(const sg_tensor *t) {
+    int32_t n = t->ndim;
+    int64_t r = t->sizes[n - 2], c = t->sizes[n - 1], rs = t->strides[n - 2],
+            cs = t->strides[n - 1], ld;
+    return sg_mm_row_major(r, c, rs, cs, &ld) || sg_mm_row_major(c, r, cs, rs, &ld);
+}
+
+bool sg_mm_gemm_layout_ok(const sg_tensor *t) {
+    if (t->ndim == 3 && t->sizes[0] > 1 && t->strides[0] == 0) return false;
+    return sg_mm_matrix_ok(t);
+}
+
+sg_status sg_mm_mm_prepare(sg_tensor *self, sg_tensor *mat2, sg_tensor *out) {
+    sg_meta   m;
+    sg_status st;
+    if ((st = sg_mm_meta(self, mat2, &m)) || (st = sg_mm_out_prepare(out, &m))) return st;
+    return sg_mm_same_dtype_m1_m2(self, mat2);
+}
+
+sg_status sg_mm_addmm_prepare(sg_tensor *self, sg_tensor *mat1, sg_tensor *mat2, sg_tensor *out,
+                              sg_tensor **expanded) {
+    sg_meta   m;
+    sg_status st;
+    *expanded = NULL;
+    if ((st = sg_mm_addmm_checks(self, mat1, mat2, &m)) ||
+        (st = sg_mm_expand_self(self, m.sizes, 2, expanded)))
+        return st;
+    /* self is read before out is resized: out may be self (addmm_) or share its storage */
+    if ((st = sg_mm_out_prepare(out, &m)) || (st = sg_mm_same_dtype_m1_m2(mat1, mat2))) {
+        sg_tensor_release(*expanded);
+        *expanded = NULL;
+    }
+    return st;
+}
+
+sg_status sg_mm_bmm_prepare(sg_tensor *self, sg_tensor *mat2, sg_tensor *out) {
+    sg_meta   m;
+    sg_status st;
+    if ((st = sg_mm_bmm_checks(self, mat2, &m)) || (st = sg_mm_out_prepare(out, &m))) return st;
+    return sg_mm_bmm_dtypes(self, mat2);
+}
+
+sg_status sg_mm_baddbmm_prepare(sg_tensor *self, sg_tensor *b1, sg_tensor *b2, sg_tensor *out,
+                                sg_tensor **expanded) {
+    sg_meta   m;
+    sg_status st = sg_mm_baddbmm_checks(self, b1, b2, &m, expanded);
+    if (st) return st;
+    if ((st = sg_mm_out_prepare(out, &m)) || (st = sg_mm_bmm_dtypes(b1, b2))) {
+        sg_tensor_release(*expanded);
+        *expanded = NULL;
+    }
+    return st;
+}

@@ -30,9 +30,6 @@
 
 /* ---- small helpers --------------------------------------------------------------------------- */
 
-
-
-
 static int max_threads(void) {
 #ifdef _OPENMP
     return omp_in_parallel() ? 1 : omp_get_max_threads();
@@ -153,11 +150,6 @@ static sg_status work_init(norm_work *w, sg_tensor *input, sg_tensor *weight, sg
 
 static const void *data_or_null(const sg_tensor *t) { return t ? sg_tensor_data(t) : NULL; }
 
-/* ---- argument checks ------------------------------------------------------------------------- */
-
-
-
-
 /* ---- native_layer_norm ----------------------------------------------------------------------- */
 
 #define DEF_LAYER_NORM(ACC, SUF)                                                              \
@@ -189,18 +181,10 @@ static sg_status native_layer_norm_cpu(sg_keyset ks, sg_tensor *input, sg_int_li
                                        sg_tensor *weight, sg_tensor *bias, double eps,
                                        sg_tensor **ret0, sg_tensor **ret1, sg_tensor **ret2) {
     (void)ks;
-    int64_t   M, N;
+    int64_t   M, N, stat[SG_MAX_DIMS];
     sg_dtype  pt = SG_FLOAT32, xt = dtype_of(input);
-    sg_status st;
-    if ((st = sg_norm_param_dtype(input, weight, bias, &pt)) ||
-        (st = sg_norm_check_inputs(input, ns, weight, bias, &M, &N)))
-        return st;
-    if (!sg_norm_is_float(xt))
-        return sg_error(SG_EUNSUPPORTED, "\"LayerNormKernelImpl\" not implemented for '%s'",
-                        sg_aten_type_name(xt));
-    int32_t axis = input->ndim - ns.len;
-    int64_t stat[SG_MAX_DIMS];
-    for (int32_t i = 0; i < input->ndim; i++) stat[i] = i < axis ? input->sizes[i] : 1;
+    sg_status st = sg_norm_layer_checks(input, ns, weight, bias, &pt, &M, &N, stat);
+    if (st) return st;
     sg_dtype   acc = xt == SG_FLOAT64 ? SG_FLOAT64 : SG_FLOAT32;
     sg_tensor *y = NULL, *mean = NULL, *rstd = NULL;
     norm_work  w;
@@ -242,7 +226,6 @@ static sg_status layer_norm_fn(sg_keyset ks, sg_tensor *input, sg_int_list ns, s
 
 /* ---- native_group_norm ----------------------------------------------------------------------- */
 
-
 #define DEF_GROUP_NORM(ACC, SUF)                                                              \
     static void group_norm_##SUF(const char *x, sg_dtype xt, char *y, char *mean, char *rstd, \
                                  sg_dtype pt, const ACC *g, const ACC *b, int64_t N,         \
@@ -280,17 +263,8 @@ static sg_status native_group_norm_cpu(sg_keyset ks, sg_tensor *input, sg_tensor
                                        sg_tensor **ret1, sg_tensor **ret2) {
     (void)ks;
     sg_dtype  pt = SG_FLOAT32, xt = dtype_of(input);
-    sg_status st;
-    if ((st = sg_norm_check_group_inputs(input, weight, bias, C, group)) ||
-        (st = sg_norm_param_dtype(input, weight, bias, &pt)))
-        return st;
-    if (N < 0 || C < 0 || HxW < 0 || sg_tensor_numel(input) != N * C * HxW)
-        return sg_error(SG_EINVAL, "Expected X.numel() == N * C * HxW to be true, but got false.  "
-                                   "(Could this error message be improved?  If so, please report "
-                                   "an enhancement request to PyTorch.)");
-    if (!sg_norm_is_float(xt))
-        return sg_error(SG_EUNSUPPORTED, "\"GroupNormKernelImpl\" not implemented for '%s'",
-                        sg_aten_type_name(xt));
+    sg_status st = sg_norm_group_checks(input, weight, bias, N, C, HxW, group, &pt);
+    if (st) return st;
     sg_dtype   acc = xt == SG_FLOAT64 ? SG_FLOAT64 : SG_FLOAT32;
     int64_t    stat[2] = {N, group};
     sg_tensor *y = NULL, *mean = NULL, *rstd = NULL;
@@ -376,18 +350,13 @@ DEF_RMS_NORM(double, d)
 
 static sg_status rms_norm_run(sg_tensor *input, sg_int_list ns, sg_tensor *weight,
                               const double *eps, sg_tensor **out, sg_tensor **rstd_out) {
-    int64_t   M, N;
+    int64_t   M, N, stat[SG_MAX_DIMS];
     sg_dtype  xt = dtype_of(input);
-    sg_status st = sg_norm_check_inputs(input, ns, weight, NULL, &M, &N);
+    sg_status st = sg_norm_rms_checks(input, ns, weight, &M, &N, stat);
     if (st) return st;
-    if (!sg_norm_is_float(xt))
-        return sg_error(SG_EUNSUPPORTED, "\"rms_norm\" not implemented for '%s'", sg_aten_type_name(xt));
     sg_dtype acc = xt == SG_FLOAT64 ? SG_FLOAT64 : SG_FLOAT32;
     /* the weight multiplies in the promoted type: float64 wins over float32 */
     bool     wide = acc == SG_FLOAT32 && weight && weight->dtype == SG_FLOAT64;
-    int32_t  axis = input->ndim - ns.len;
-    int64_t  stat[SG_MAX_DIMS];
-    for (int32_t i = 0; i < input->ndim; i++) stat[i] = i < axis ? input->sizes[i] : 1;
     sg_tensor *y = NULL, *rstd = NULL;
     double    *dscratch = NULL;
     norm_work  w;

@@ -102,3 +102,47 @@ bool sg_norm_shape_eq(const int64_t *a, int32_t na, const int64_t *b, int32_t nb
         if (a[i] != b[i]) return false;
     return true;
 }
+
+/* the statistics' shape: input's, with size 1 over the normalized dims */
+static void stat_shape(const sg_tensor *input, int32_t nnorm, int64_t *stat) {
+    int32_t axis = input->ndim - nnorm;
+    for (int32_t i = 0; i < input->ndim; i++) stat[i] = i < axis ? input->sizes[i] : 1;
+}
+
+sg_status sg_norm_layer_checks(const sg_tensor *input, sg_int_list ns, const sg_tensor *w,
+                               const sg_tensor *b, sg_dtype *pt, int64_t *M, int64_t *N,
+                               int64_t *stat) {
+    sg_status st;
+    if ((st = sg_norm_param_dtype(input, w, b, pt)) ||
+        (st = sg_norm_check_inputs(input, ns, w, b, M, N)))
+        return st;
+    if (!sg_norm_is_float(dtype_of(input)))
+        return sg_not_implemented("LayerNormKernelImpl", dtype_of(input));
+    stat_shape(input, ns.len, stat);
+    return SG_OK;
+}
+
+sg_status sg_norm_group_checks(const sg_tensor *input, const sg_tensor *w, const sg_tensor *b,
+                               int64_t N, int64_t C, int64_t HxW, int64_t group, sg_dtype *pt) {
+    sg_status st;
+    if ((st = sg_norm_check_group_inputs(input, w, b, C, group)) ||
+        (st = sg_norm_param_dtype(input, w, b, pt)))
+        return st;
+    if (N < 0 || C < 0 || HxW < 0 || sg_tensor_numel(input) != N * C * HxW)
+        return sg_error(SG_EINVAL, "Expected X.numel() == N * C * HxW to be true, but got false.  "
+                                   "(Could this error message be improved?  If so, please report "
+                                   "an enhancement request to PyTorch.)");
+    if (!sg_norm_is_float(dtype_of(input)))
+        return sg_not_implemented("GroupNormKernelImpl", dtype_of(input));
+    return SG_OK;
+}
+
+sg_status sg_norm_rms_checks(const sg_tensor *input, sg_int_list ns, const sg_tensor *w,
+                             int64_t *M, int64_t *N, int64_t *stat) {
+    sg_status st = sg_norm_check_inputs(input, ns, w, NULL, M, N);
+    if (st) return st;
+    if (!sg_norm_is_float(dtype_of(input)))
+        return sg_not_implemented("rms_norm", dtype_of(input));
+    stat_shape(input, ns.len, stat);
+    return SG_OK;
+}

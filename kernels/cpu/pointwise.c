@@ -8,6 +8,7 @@
  * integers floating, floor and trunc division modes, NaN-propagating maximum/minimum, the
  * integer-division-by-zero error, no negation of bool tensors. */
 #include "cpu.h"
+#include "sg_pointwise_shape.h"
 
 #include <math.h>
 
@@ -389,27 +390,6 @@ static sg_status run(const char *op, const sg_loop_fn *loops, ew *c, sg_tensor *
     return st;
 }
 
-static sg_dtype result2(const sg_tensor *a, const sg_tensor *b) {
-    sg_result_type r;
-    sg_rt_init(&r);
-    sg_rt_tensor(&r, a);
-    sg_rt_tensor(&r, b);
-    return sg_rt_result(&r);
-}
-
-/* The real value of a Scalar alpha for a result dtype, checked as aten checks it. */
-static sg_status alpha_of(const char *op, sg_scalar alpha, sg_dtype result, ew *c) {
-    if (alpha.kind == SG_SCALAR_FLOAT && sg_dtype_is_integral(result, true))
-        return sg_error(SG_EINVAL, "%s: for integral input tensors, argument alpha must not be a "
-                                   "floating point number.",
-                        op);
-    if (alpha.kind == SG_SCALAR_BOOL && result != SG_BOOL)
-        return sg_error(SG_EINVAL, "%s: boolean alpha only supported for Boolean results.", op);
-    c->af = sg_scalar_to_double(alpha);
-    c->ai = alpha.kind == SG_SCALAR_INT ? alpha.u.i : (int64_t)c->af;
-    return SG_OK;
-}
-
 /* ---- structured out kernels and meta functions --------------------------------------------- */
 
 /* a meta function of a broadcasting binary op whose result is the promoted type */
@@ -436,15 +416,15 @@ static sg_status meta1(const sg_tensor *a, sg_dtype dtype, sg_meta *m) {
 
 static sg_status add_meta(sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_meta *m) {
     (void)alpha;
-    return meta2(self, other, result2(self, other), "add", m);
+    return meta2(self, other, sg_pointwise_result(self, other, NULL), "add", m);
 }
 
 static sg_status add_out(sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_scalar alpha,
                          sg_tensor *out, sg_tensor **ret) {
     (void)ks;
-    ew       c = {0};
-    sg_dtype r = result2(self, other);
-    sg_status st = alpha_of("add", alpha, r, &c);
+    ew        c = {0};
+    sg_dtype  r;
+    sg_status st = sg_pointwise_add_args("add", self, other, alpha, false, &r, &c.af, &c.ai);
     if (st) return st;
     sg_dtype k = sg_compute_dtype(r);
     if (k != r && c.af != 1) {
@@ -458,12 +438,9 @@ static sg_status add_out(sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_sca
 static sg_status sub_out(sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_scalar alpha,
                          sg_tensor *out, sg_tensor **ret) {
     (void)ks;
-    ew       c = {0};
-    sg_dtype r = result2(self, other);
-    if (r == SG_BOOL)
-        return sg_error(SG_EINVAL, "Subtraction, the `-` operator, with two bool tensors is not "
-                                   "supported. Use the `^` or `logical_xor()` operator instead.");
-    sg_status st = alpha_of("sub", alpha, r, &c);
+    ew        c = {0};
+    sg_dtype  r;
+    sg_status st = sg_pointwise_add_args("sub", self, other, alpha, true, &r, &c.af, &c.ai);
     if (st) return st;
     sg_dtype k = sg_compute_dtype(r);
     if (k != r && c.af != 1) {
@@ -475,39 +452,22 @@ static sg_status sub_out(sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_sca
 }
 
 static sg_status mul_meta(sg_tensor *self, sg_tensor *other, sg_meta *m) {
-    return meta2(self, other, result2(self, other), "mul", m);
+    return meta2(self, other, sg_pointwise_result(self, other, NULL), "mul", m);
 }
 
 static sg_status mul_out(sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_tensor *out,
                          sg_tensor **ret) {
     (void)ks;
     ew       c = {0};
-    sg_dtype r = result2(self, other), k = sg_compute_dtype(r);
+    sg_dtype r = sg_pointwise_result(self, other, NULL), k = sg_compute_dtype(r);
     return run("mul", mul_loops, &c, out, self, other, r, k, k, ret);
 }
 
 /* div: true division gives a floating result even for integers */
-static sg_dtype div_result(const sg_tensor *a, const sg_tensor *b, int mode) {
-    sg_dtype r = result2(a, b);
-    if (mode == 0 && sg_dtype_is_integral(r, true)) r = SG_FLOAT32;
-    return r;
-}
-
-static sg_status mode_of(const char *rounding, int *mode) {
-    if (!rounding) *mode = 0;
-    else if (strcmp(rounding, "trunc") == 0) *mode = 1;
-    else if (strcmp(rounding, "floor") == 0) *mode = 2;
-    else
-        return sg_error(SG_EINVAL, "div expected rounding_mode to be one of None, 'trunc', or "
-                                   "'floor' but found '%s'",
-                        rounding);
-    return SG_OK;
-}
-
 static sg_status div_run(sg_tensor *self, sg_tensor *other, int mode, sg_tensor *out,
                          sg_tensor **ret) {
     ew       c = {.mode = mode};
-    sg_dtype r = div_result(self, other, mode), k = sg_compute_dtype(r);
+    sg_dtype r = sg_pointwise_div_result(self, other, mode), k = sg_compute_dtype(r);
     const sg_loop_fn *loops = mode == 0 ? div_loops : mode == 1 ? divt_loops : divf_loops;
     if (mode && k != r) { /* float16/bfloat16 computed in float32 */
         static sg_loop_fn t16[SG_DTYPE__END] = {[SG_FLOAT32] = divt16_float};
@@ -519,7 +479,7 @@ static sg_status div_run(sg_tensor *self, sg_tensor *other, int mode, sg_tensor 
 }
 
 static sg_status div_meta(sg_tensor *self, sg_tensor *other, sg_meta *m) {
-    return meta2(self, other, div_result(self, other, 0), "div", m);
+    return meta2(self, other, sg_pointwise_div_result(self, other, 0), "div", m);
 }
 
 static sg_status div_out(sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_tensor *out,
@@ -531,15 +491,15 @@ static sg_status div_out(sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_ten
 static sg_status div_mode_meta(sg_tensor *self, sg_tensor *other, const char *rounding,
                                sg_meta *m) {
     int       mode = 0;
-    sg_status st = mode_of(rounding, &mode);
-    return st ? st : meta2(self, other, div_result(self, other, mode), "div", m);
+    sg_status st = sg_pointwise_div_mode(rounding, &mode);
+    return st ? st : meta2(self, other, sg_pointwise_div_result(self, other, mode), "div", m);
 }
 
 static sg_status div_out_mode(sg_keyset ks, sg_tensor *self, sg_tensor *other,
                               const char *rounding, sg_tensor *out, sg_tensor **ret) {
     (void)ks;
     int       mode = 0;
-    sg_status st = mode_of(rounding, &mode);
+    sg_status st = sg_pointwise_div_mode(rounding, &mode);
     return st ? st : div_run(self, other, mode, out, ret);
 }
 
@@ -552,7 +512,7 @@ static sg_status div_out_mode(sg_keyset ks, sg_tensor *self, sg_tensor *other,
                                 sg_tensor *out, sg_tensor **ret) {                             \
         (void)ks;                                                                              \
         ew       c = {0};                                                                      \
-        sg_dtype k = sg_compute_dtype(result2(self, other));                                   \
+        sg_dtype k = sg_compute_dtype(sg_pointwise_result(self, other, NULL));                 \
         return run(#NAME, NAME##_loops, &c, out, self, other, SG_BOOL, k, SG_BOOL, ret);       \
     }
 CMP(eq)
@@ -572,23 +532,23 @@ CMP_SCALAR(gt)
 CMP_SCALAR(ge)
 
 static sg_status maximum_meta(sg_tensor *self, sg_tensor *other, sg_meta *m) {
-    return meta2(self, other, result2(self, other), "maximum", m);
+    return meta2(self, other, sg_pointwise_result(self, other, NULL), "maximum", m);
 }
 static sg_status maximum_out(sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_tensor *out,
                              sg_tensor **ret) {
     (void)ks;
     ew       c = {0};
-    sg_dtype r = result2(self, other), k = sg_compute_dtype(r);
+    sg_dtype r = sg_pointwise_result(self, other, NULL), k = sg_compute_dtype(r);
     return run("maximum", max_loops, &c, out, self, other, r, k, k, ret);
 }
 static sg_status minimum_meta(sg_tensor *self, sg_tensor *other, sg_meta *m) {
-    return meta2(self, other, result2(self, other), "minimum", m);
+    return meta2(self, other, sg_pointwise_result(self, other, NULL), "minimum", m);
 }
 static sg_status minimum_out(sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_tensor *out,
                              sg_tensor **ret) {
     (void)ks;
     ew       c = {0};
-    sg_dtype r = result2(self, other), k = sg_compute_dtype(r);
+    sg_dtype r = sg_pointwise_result(self, other, NULL), k = sg_compute_dtype(r);
     return run("minimum", min_loops, &c, out, self, other, r, k, k, ret);
 }
 
@@ -732,7 +692,7 @@ static sg_status gelu_out(sg_keyset ks, sg_tensor *self, const char *approximate
                                 sg_tensor *out, sg_tensor **ret) {                             \
         (void)ks;                                                                              \
         ew       c = {0};                                                                      \
-        sg_dtype k = sg_compute_dtype(result2(self, other));                                   \
+        sg_dtype k = sg_compute_dtype(sg_pointwise_result(self, other, NULL));                 \
         return run(#NAME, LOOPS, &c, out, self, other, SG_BOOL, k, SG_BOOL, ret);              \
     }                                                                                          \
     static sg_status NAME##_fn(sg_keyset ks, sg_tensor *self, sg_tensor *other,               \
@@ -762,13 +722,13 @@ static sg_status logical_not_inplace(sg_keyset ks, sg_tensor *self, sg_tensor **
 
 /* pow(Tensor, Tensor) */
 static sg_status pow_meta(sg_tensor *self, sg_tensor *exponent, sg_meta *m) {
-    return meta2(self, exponent, result2(self, exponent), "pow", m);
+    return meta2(self, exponent, sg_pointwise_result(self, exponent, NULL), "pow", m);
 }
 static sg_status pow_out(sg_keyset ks, sg_tensor *self, sg_tensor *exponent, sg_tensor *out,
                          sg_tensor **ret) {
     (void)ks;
     ew       c = {0};
-    sg_dtype r = result2(self, exponent), k = sg_compute_dtype(r);
+    sg_dtype r = sg_pointwise_result(self, exponent, NULL), k = sg_compute_dtype(r);
     if (r == SG_BOOL) return not_implemented("pow", r);
     return run("pow", pow_loops, &c, out, self, exponent, r, k, k, ret);
 }

@@ -1,7 +1,8 @@
 /* reduce.c: reductions on the CPU: sum, mean, prod, amax/amin, max/min (whole, and along a dim
  * with indices), argmax/argmin, var/std, logsumexp, and cumsum. Every reduction runs on the
  * iterator's reduction driver (cpu.h): this file gives it the typed loops (one reducer per op
- * and input dtype) and does aten's argument handling around it. softmax.c has the softmaxes.
+ * and input dtype) around aten's argument handling (reduce_shape.c, one copy with CUDA's).
+ * softmax.c has the softmaxes.
  *
  * Semantics follow aten: a dim list that is None or empty reduces every dim; dims wrap and may
  * not repeat; keepdim; the `dtype` argument casts the input before reducing (sum and prod of
@@ -18,6 +19,7 @@
  * logsumexp subtracts the max first. Each loop is written so that gcc vectorises it at -O3
  * with plain SSE2: independent lanes, branch-free selects, `restrict` pointers. */
 #include "cpu.h"
+#include "sg_reduce_shape.h"
 
 #include "vmath.h"
 
@@ -26,96 +28,17 @@
 #include <omp.h>
 #endif
 
-/* ---- names and messages --------------------------------------------------------------------- */
+/* ---- dims and shapes (sg_reduce_shape.h has the rest) ---------------------------------------- */
 
-
-
-
-static sg_status not_implemented(const char *what, sg_dtype t) {
-    return sg_error(SG_EUNSUPPORTED, "\"%s\" not implemented for '%s'", what, sg_aten_type_name(t));
-}
-
-/* A structured op's out= must have the dtype its meta function computed. */
-static sg_status check_out_dtype(const sg_tensor *out, sg_dtype want) {
-    if (dtype_of(out) == want) return SG_OK;
-    return sg_error(SG_EINVAL, "Expected out tensor to have dtype %s, but got %s instead",
-                    sg_meta_type_name(want), sg_meta_type_name(dtype_of(out)));
-}
-
-static sg_status dim_range_error(int64_t dim, int32_t ndim) {
-    int32_t n = ndim > 0 ? ndim : 1;
-    return sg_error(SG_EINVAL, "Dimension out of range (expected to be in range of [%d, %d], "
-                               "but got %lld)",
-                    -n, n - 1, (long long)dim);
-}
-
-static sg_status wrap_dim(int64_t *dim, int32_t ndim) {
-    int64_t d = *dim;
-    return sg_wrap_dim(dim, ndim) ? SG_OK : dim_range_error(d, ndim);
-}
-
-/* ---- dims and shapes ------------------------------------------------------------------------ */
-
-/* The dims reduced: mask[d] for each of self's dims. */
-typedef struct rdims {
-    bool mask[SG_MAX_DIMS];
-} rdims;
-
-/* From a dim list; n == 0 (None or []) reduces every dim (sg_iter.h; CUDA's reductions too). */
-sg_status sg_reduce_dims(const sg_tensor *t, const int64_t *dims, int32_t n, bool *mask) {
-    bool seen[SG_MAX_DIMS] = {false};
-    memset(mask, 0, SG_MAX_DIMS * sizeof *mask);
-    if (n == 0) {
-        for (int32_t d = 0; d < t->ndim; d++) mask[d] = true;
-        return SG_OK;
-    }
-    for (int32_t i = 0; i < n; i++) {
-        int64_t   d = dims[i];
-        sg_status st = wrap_dim(&d, t->ndim);
-        if (st) return st;
-        if (seen[d])
-            return sg_error(SG_EINVAL, "dim %lld appears multiple times in the list of dims",
-                            (long long)d);
-        seen[d] = true;
-        if (t->ndim) mask[d] = true;
-    }
-    return SG_OK;
-}
-
-static sg_status dims_of(const sg_tensor *t, const int64_t *dims, int32_t n, rdims *r) {
-    return sg_reduce_dims(t, dims, n, r->mask);
-}
-
-static sg_status dims_list(const sg_tensor *t, const sg_int_list *l, rdims *r) {
-    return dims_of(t, l ? l->items : NULL, l ? l->len : 0, r);
-}
-
-/* One dim (already wrapped). */
-static void dims_one(const sg_tensor *t, int64_t dim, rdims *r) {
-    memset(r->mask, 0, sizeof r->mask);
-    if (t->ndim) r->mask[dim] = true;
-}
-
-static void reduced_shape(const sg_tensor *t, const rdims *r, bool keepdim, int64_t *sizes,
-                          int32_t *n) {
-    *n = 0;
-    for (int32_t d = 0; d < t->ndim; d++)
-        if (!r->mask[d]) sizes[(*n)++] = t->sizes[d];
-        else if (keepdim) sizes[(*n)++] = 1;
-}
-
-static sg_status fill_meta(const sg_tensor *t, const rdims *r, bool keepdim, sg_dtype dtype,
+static sg_status fill_meta(const sg_tensor *t, const sg_rdims *r, bool keepdim, sg_dtype dtype,
                            sg_meta *m) {
-    reduced_shape(t, r, keepdim, m->sizes, &m->ndim);
+    sg_reduce_shape(t, r, keepdim, m->sizes, &m->ndim);
     m->dtype = dtype;
     m->device = t->device;
     return SG_OK;
 }
 
-/* The result's dtype for sum/prod/cumsum without a dtype argument. */
-static sg_dtype int_to_long(sg_dtype t) { return sg_dtype_is_integral(t, true) ? SG_INT64 : t; }
-
-/* ---- loading and storing -------------------------------------------------------------------- */
+/* ---- loading and storing --------------------------------------------------------------------- */
 
 /* float16 to float32 without branches, so that loops over it vectorise. */
 static inline float half_load(sg_half h) {
@@ -178,7 +101,7 @@ static void store_i(sg_dtype t, char *p, int64_t x) {
     }
 }
 
-/* ---- the reducers' shared state ------------------------------------------------------------- */
+/* ---- the reducers' shared state -------------------------------------------------------------- */
 
 typedef struct rctx {
     sg_dtype out;     /* operand 0's dtype */
@@ -253,7 +176,7 @@ ARG_COMBINE(argmin_f, f, ARG_BETTER_MIN)
 ARG_COMBINE(argmax_i, i, IBETTER_MAX)
 ARG_COMBINE(argmin_i, i, IBETTER_MIN)
 
-/* ---- finishing: accumulators into outputs --------------------------------------------------- */
+/* ---- finishing: accumulators into outputs ---------------------------------------------------- */
 
 static void fin_f(void *ctx, const sg_rval *v, const int64_t *idx, int64_t n, int64_t count,
                   char *const *op, const int64_t *os) {
@@ -317,7 +240,7 @@ static void fin_arg_i(void *ctx, const sg_rval *v, const int64_t *idx, int64_t n
     }
 }
 
-/* ---- the typed loops ------------------------------------------------------------------------ */
+/* ---- the typed loops ------------------------------------------------------------------------- */
 
 /* An associative reduction of lines into ACC. Contiguous lines: NL independent lanes of type
  * BT (the loop the compiler vectorises) over blocks of at most BLK elements; each block's lanes
@@ -601,7 +524,7 @@ FOR_INT_IN(DEF_INT_ARG)
     PARAM_LOOPS(sumexp_##SUF, T, XT, LOAD, lse_shift, TERM_EXP)
 FOR_FLOAT_IN(DEF_PARAM)
 
-/* ---- reducer tables: one reducer per op and input dtype ------------------------------------- */
+/* ---- reducer tables: one reducer per op and input dtype -------------------------------------- */
 
 typedef const sg_reducer *rtable[SG_DTYPE__END];
 
@@ -643,7 +566,7 @@ static const rtable argmin_t = {FLOAT_ROW(argmin), INT_ROW(argmin)};
 static const rtable sqdev_t = {FLOAT_ROW(sqdev)};
 static const rtable sumexp_t = {FLOAT_ROW(sumexp)};
 
-/* ---- running a reduction -------------------------------------------------------------------- */
+/* ---- running a reduction --------------------------------------------------------------------- */
 
 /* The dtype the loops must read for a reduction into `out` that casts its input to `out` first
  * (sum, prod): the input's own where that cast is exact or wraps alike, else `out`. */
@@ -655,43 +578,12 @@ static sg_dtype read_dtype(sg_dtype in, sg_dtype out) {
     return out;
 }
 
-/* A view of t (the result, in its final shape) with size 1 at the reduced dims of an input of
- * rank ndim: the keepdim form the driver writes through. */
-static sg_status keepdim_view(sg_tensor *t, const rdims *r, int32_t ndim, bool keepdim,
-                              sg_tensor **out) {
-    if (keepdim || t->ndim == ndim) {
-        *out = sg_tensor_retain(t);
-        return SG_OK;
-    }
-    int64_t sizes[SG_MAX_DIMS], strides[SG_MAX_DIMS];
-    int32_t k = 0;
-    for (int32_t d = 0; d < ndim; d++) {
-        if (r->mask[d]) {
-            sizes[d] = 1, strides[d] = 0;
-        } else {
-            sizes[d] = t->sizes[k], strides[d] = t->strides[k];
-            k++;
-        }
-    }
-    return sg_tensor_as_strided(t, sizes, strides, ndim, t->offset, out);
-}
-
-/* Gives out the reduced shape (out= tensors are resized as aten resizes them). */
-static sg_status shape_out(sg_tensor *out, const sg_tensor *self, const rdims *r, bool keepdim) {
-    int64_t sizes[SG_MAX_DIMS];
-    int32_t n;
-    reduced_shape(self, r, keepdim, sizes, &n);
-    bool same = out->ndim == n;
-    for (int32_t i = 0; same && i < n; i++) same = out->sizes[i] == sizes[i];
-    return same ? SG_OK : sg_tensor_resize_(out, sizes, n);
-}
-
 /* Runs reducer `red` of self (read as `read`, cast where it is not) into out (already shaped,
- * see shape_out) and the extra operands (shaped like out, in keepdim form or not). */
+ * see sg_reduce_shape_out) and the extra operands (shaped like out, in keepdim form or not). */
 static sg_status reduce_into(const char *op, const sg_reducer *red, rctx *c, sg_tensor *self,
-                             sg_dtype read, const rdims *r, bool keepdim, sg_tensor *out,
+                             sg_dtype read, const sg_rdims *r, bool keepdim, sg_tensor *out,
                              sg_tensor *const *extra, int32_t nextra) {
-    if (!red) return not_implemented(op, read);
+    if (!red) return sg_not_implemented(op, read);
     sg_tensor *x = NULL, *views[SG_ITER_MAX] = {NULL}, *res = NULL;
     sg_status  st;
     if (self->device.type != SG_DEV_CPU)
@@ -699,9 +591,9 @@ static sg_status reduce_into(const char *op, const sg_reducer *red, rctx *c, sg_
                         sg_device_type_name((sg_device_type)self->device.type));
     if (read == dtype_of(self)) x = sg_tensor_retain(self); /* read where it lies */
     else if ((st = sg_cast(self, read, &x))) return st;
-    st = keepdim_view(out, r, self->ndim, keepdim, &views[0]);
+    st = sg_reduce_keepdim_view(out, r, self->ndim, keepdim, &views[0]);
     for (int32_t i = 0; !st && i < nextra; i++)
-        st = keepdim_view(extra[i], r, self->ndim, keepdim, &views[1 + i]);
+        st = sg_reduce_keepdim_view(extra[i], r, self->ndim, keepdim, &views[1 + i]);
     if (!st) {
         sg_iter      it;
         sg_iter_spec spec = {.op = op, .out = views[0], .in = {x}, .nin = 1 + nextra,
@@ -719,41 +611,15 @@ static sg_status reduce_into(const char *op, const sg_reducer *red, rctx *c, sg_
     return st;
 }
 
-/* A fresh result of the reduced shape. */
-static sg_status new_result(const sg_tensor *self, const rdims *r, bool keepdim, sg_dtype dtype,
-                            sg_tensor **out) {
-    int64_t sizes[SG_MAX_DIMS];
-    int32_t n;
-    reduced_shape(self, r, keepdim, sizes, &n);
-    return sg_tensor_empty(sizes, n, dtype, SG_CPU, out);
-}
-
-/* The last step of an out= kernel: the reference it returns. */
-static sg_status give(sg_status st, sg_tensor *out, sg_tensor **ret) {
-    *ret = st ? NULL : sg_tensor_retain(out);
-    return st;
-}
-
-/* A functional kernel's result: out on success, released on failure. */
-static sg_status give_new(sg_status st, sg_tensor *out, sg_tensor **ret) {
-    if (st) sg_tensor_release(out), out = NULL;
-    *ret = out;
-    return st;
-}
-
-static sg_status no_complex(const char *op, const sg_tensor *t) {
-    return sg_dtype_is_complex(dtype_of(t)) ? not_implemented(op, dtype_of(t)) : SG_OK;
-}
-
-/* ---- sum, mean, prod ------------------------------------------------------------------------ */
+/* ---- sum, mean, prod ------------------------------------------------------------------------- */
 
 /* sum and prod: the input cast to the result dtype, then reduced */
-static sg_status sum_like(const char *op, const rtable *t, sg_tensor *self, const rdims *r,
+static sg_status sum_like(const char *op, const rtable *t, sg_tensor *self, const sg_rdims *r,
                           bool keepdim, sg_tensor *out, bool mean) {
     sg_status st;
     sg_dtype  res = dtype_of(out);
-    if ((st = no_complex(op, self)) || (st = no_complex(op, out))) return st;
-    if ((st = shape_out(out, self, r, keepdim))) return st;
+    if ((st = sg_reduce_no_complex(op, self)) || (st = sg_reduce_no_complex(op, out))) return st;
+    if ((st = sg_reduce_shape_out(out, self, r, keepdim))) return st;
     sg_dtype read = read_dtype(dtype_of(self), res);
     rctx     c = {.mean = mean, .values = -1};
     return reduce_into(op, (*t)[read], &c, self, read, r, keepdim, out, NULL, 0);
@@ -761,19 +627,20 @@ static sg_status sum_like(const char *op, const rtable *t, sg_tensor *self, cons
 
 static sg_status sum_meta(sg_tensor *self, const sg_int_list *dim, bool keepdim,
                           const sg_dtype *dtype, sg_meta *m) {
-    rdims     r;
-    sg_status st = dims_list(self, dim, &r);
-    return st ? st : fill_meta(self, &r, keepdim, dtype ? *dtype : int_to_long(dtype_of(self)), m);
+    sg_rdims  r;
+    sg_status st = sg_reduce_dims_list(self, dim, &r);
+    return st ? st
+              : fill_meta(self, &r, keepdim,
+                          dtype ? *dtype : sg_reduce_int_to_long(dtype_of(self)), m);
 }
 
 static sg_status sum_out(sg_keyset ks, sg_tensor *self, const sg_int_list *dim, bool keepdim,
                          const sg_dtype *dtype, sg_tensor *out, sg_tensor **ret) {
     (void)ks;
-    rdims     r;
-    sg_status st = dims_list(self, dim, &r);
-    if (!st && dtype) st = check_out_dtype(out, *dtype);
+    sg_rdims  r;
+    sg_status st = sg_reduce_sum_args(self, dim, dtype, out, &r);
     if (!st) st = sum_like("sum", &sum_t, self, &r, keepdim, out, false);
-    return give(st, out, ret);
+    return sg_reduce_give(st, out, ret);
 }
 
 static sg_status sum_all(sg_keyset ks, sg_tensor *self, const sg_dtype *dtype, sg_tensor **ret) {
@@ -782,36 +649,21 @@ static sg_status sum_all(sg_keyset ks, sg_tensor *self, const sg_dtype *dtype, s
     return aten_sum_dim_IntList(self, &all, false, dtype, ret);
 }
 
-/* mean: a floating (or complex) dtype only, never inferred from integers */
-static sg_status mean_dtype(const sg_tensor *self, const sg_dtype *dtype) {
-    sg_dtype in = dtype ? *dtype : int_to_long(dtype_of(self));
-    if (sg_dtype_is_floating(in) || sg_dtype_is_complex(in)) return SG_OK;
-    return sg_error(SG_EINVAL, "mean(): could not infer output dtype. %s dtype must be either a "
-                               "floating point or complex dtype. Got: %s",
-                    dtype ? "Optional" : "Input", sg_aten_type_name(dtype ? *dtype : dtype_of(self)));
-}
-
 static sg_status mean_meta(sg_tensor *self, const sg_int_list *dim, bool keepdim,
                            const sg_dtype *dtype, sg_meta *m) {
-    rdims     r;
-    sg_status st = mean_dtype(self, dtype);
-    if (!st) st = dims_list(self, dim, &r);
+    sg_rdims  r;
+    sg_status st = sg_reduce_mean_dtype(self, dtype);
+    if (!st) st = sg_reduce_dims_list(self, dim, &r);
     return st ? st : fill_meta(self, &r, keepdim, dtype ? *dtype : dtype_of(self), m);
 }
 
 static sg_status mean_out(sg_keyset ks, sg_tensor *self, const sg_int_list *dim, bool keepdim,
                           const sg_dtype *dtype, sg_tensor *out, sg_tensor **ret) {
     (void)ks;
-    rdims     r;
-    sg_status st = mean_dtype(self, dtype);
-    if (!st) st = dims_list(self, dim, &r);
-    if (!st && dtype) st = check_out_dtype(out, *dtype);
-    if (!st && !sg_dtype_is_floating(dtype_of(out)) && !sg_dtype_is_complex(dtype_of(out)))
-        st = sg_error(SG_EINVAL, "mean(): result type Float can't be cast to the desired output "
-                                 "type %s",
-                      sg_aten_type_name(dtype_of(out)));
+    sg_rdims  r;
+    sg_status st = sg_reduce_mean_args(self, dim, dtype, out, &r);
     if (!st) st = sum_like("mean", &sum_t, self, &r, keepdim, out, true);
-    return give(st, out, ret);
+    return sg_reduce_give(st, out, ret);
 }
 
 static sg_status mean_all(sg_keyset ks, sg_tensor *self, const sg_dtype *dtype, sg_tensor **ret) {
@@ -829,68 +681,44 @@ static sg_status mean_dtype_out(sg_keyset ks, sg_tensor *self, const sg_dtype *d
 
 static sg_status prod_all(sg_keyset ks, sg_tensor *self, const sg_dtype *dtype, sg_tensor **ret) {
     (void)ks;
-    rdims      r;
+    sg_rdims   r;
     sg_tensor *out = NULL;
-    sg_status  st = dims_of(self, NULL, 0, &r);
-    if (!st) st = new_result(self, &r, false, dtype ? *dtype : int_to_long(dtype_of(self)), &out);
+    sg_status  st = sg_reduce_dims_list(self, NULL, &r);
+    if (!st)
+        st = sg_reduce_new_result(self, &r, false,
+                                  dtype ? *dtype : sg_reduce_int_to_long(dtype_of(self)), SG_CPU,
+                                  &out);
     if (!st) st = sum_like("prod", &prod_t, self, &r, false, out, false);
-    return give_new(st, out, ret);
+    return sg_reduce_give_new(st, out, ret);
 }
 
 static sg_status prod_meta(sg_tensor *self, int64_t dim, bool keepdim, const sg_dtype *dtype,
                            sg_meta *m) {
-    rdims     r;
-    sg_status st = wrap_dim(&dim, self->ndim);
+    sg_rdims  r;
+    sg_status st = sg_check_wrap_dim(&dim, self->ndim);
     if (st) return st;
-    dims_one(self, dim, &r);
-    return fill_meta(self, &r, keepdim, dtype ? *dtype : int_to_long(dtype_of(self)), m);
+    sg_reduce_dims_one(self, dim, &r);
+    return fill_meta(self, &r, keepdim, dtype ? *dtype : sg_reduce_int_to_long(dtype_of(self)),
+                     m);
 }
 
 static sg_status prod_out(sg_keyset ks, sg_tensor *self, int64_t dim, bool keepdim,
                           const sg_dtype *dtype, sg_tensor *out, sg_tensor **ret) {
     (void)ks;
-    rdims     r;
-    sg_status st = wrap_dim(&dim, self->ndim);
-    if (!st && dtype) st = check_out_dtype(out, *dtype);
-    if (!st) {
-        dims_one(self, dim, &r);
-        st = sum_like("prod", &prod_t, self, &r, keepdim, out, false);
-    }
-    return give(st, out, ret);
+    sg_rdims  r;
+    sg_status st = sg_reduce_prod_args(self, &dim, dtype, out, &r);
+    if (!st) st = sum_like("prod", &prod_t, self, &r, keepdim, out, false);
+    return sg_reduce_give(st, out, ret);
 }
 
-/* ---- amax, amin, max(), min() --------------------------------------------------------------- */
+/* ---- amax, amin, max(), min() ---------------------------------------------------------------- */
 
-/* aten's zero_numel_check_dims: a reduction without an identity needs non-empty dims */
-static sg_status check_nonempty(const char *fn, const sg_tensor *self, const int64_t *dims,
-                                int32_t n) {
-    if (sg_tensor_numel(self) != 0) return SG_OK;
-    if (n == 0)
-        return sg_error(SG_EINVAL, "%s: Expected reduction dim to be specified for input.numel() "
-                                   "== 0. Specify the reduction dim with the 'dim' argument.",
-                        fn);
-    for (int32_t i = 0; i < n; i++) {
-        int64_t d = dims[i];
-        if (self->ndim == 0) {
-            if (d != 0 && d != -1)
-                return sg_error(SG_EINVAL, "%s: Expected reduction dim -1 or 0 for scalar but got "
-                                           "%lld",
-                                fn, (long long)d);
-            continue;
-        }
-        int64_t w = d;
-        if (wrap_dim(&w, self->ndim)) return SG_EINVAL;
-        if (self->sizes[w] == 0)
-            return sg_error(SG_EINVAL, "%s: Expected reduction dim %lld to have non-zero size.", fn,
-                            (long long)d);
-    }
-    return SG_OK;
-}
-
-static sg_status extremum_run(const char *op, const rtable *t, sg_tensor *self, const rdims *r,
-                              bool keepdim, sg_tensor *out) {
+static sg_status extremum_run(const char *op, const rtable *t, sg_tensor *self,
+                              const sg_rdims *r, bool keepdim, sg_tensor *out) {
     sg_status st;
-    if ((st = no_complex(op, self)) || (st = shape_out(out, self, r, keepdim))) return st;
+    if ((st = sg_reduce_no_complex(op, self)) ||
+        (st = sg_reduce_shape_out(out, self, r, keepdim)))
+        return st;
     rctx c = {.values = -1};
     return reduce_into(op, (*t)[dtype_of(self)], &c, self, dtype_of(self), r, keepdim, out,
                        NULL, 0);
@@ -898,24 +726,18 @@ static sg_status extremum_run(const char *op, const rtable *t, sg_tensor *self, 
 
 #define AMAX_LIKE(NAME, TABLE)                                                                 \
     static sg_status NAME##_meta(sg_tensor *self, sg_int_list dim, bool keepdim, sg_meta *m) { \
-        rdims     r;                                                                           \
-        sg_status st = dims_list(self, &dim, &r);                                              \
-        if (!st) st = check_nonempty(#NAME "()", self, dim.items, dim.len);                    \
+        sg_rdims  r;                                                                           \
+        sg_status st = sg_reduce_dims_list(self, &dim, &r);                                    \
+        if (!st) st = sg_reduce_check_nonempty(#NAME "()", self, dim.items, dim.len);          \
         return st ? st : fill_meta(self, &r, keepdim, dtype_of(self), m);                      \
     }                                                                                          \
     static sg_status NAME##_out(sg_keyset ks, sg_tensor *self, sg_int_list dim, bool keepdim,  \
                                 sg_tensor *out, sg_tensor **ret) {                             \
         (void)ks;                                                                              \
-        rdims     r;                                                                           \
-        sg_status st = SG_OK;                                                                  \
-        if (dtype_of(out) != dtype_of(self))                                                   \
-            st = sg_error(SG_EINVAL, "Expected the dtype for input and out to match, but got "  \
-                                     "%s for input's dtype and %s for out's dtype.",           \
-                          sg_aten_type_name(dtype_of(self)), sg_aten_type_name(dtype_of(out)));            \
-        if (!st) st = dims_list(self, &dim, &r);                                               \
-        if (!st) st = check_nonempty(#NAME "()", self, dim.items, dim.len);                    \
+        sg_rdims  r;                                                                           \
+        sg_status st = sg_reduce_amax_args(#NAME "()", self, dim, out, &r);                    \
         if (!st) st = extremum_run(#NAME, &TABLE, self, &r, keepdim, out);                     \
-        return give(st, out, ret);                                                             \
+        return sg_reduce_give(st, out, ret);                                                   \
     }
 AMAX_LIKE(amax, max_t)
 AMAX_LIKE(amin, min_t)
@@ -924,46 +746,31 @@ AMAX_LIKE(amin, min_t)
     static sg_status NAME##_unary_out(sg_keyset ks, sg_tensor *self, sg_tensor *out,           \
                                       sg_tensor **ret) {                                       \
         (void)ks;                                                                              \
-        rdims     r;                                                                           \
-        sg_status st = check_nonempty(#NAME "()", self, NULL, 0);                              \
-        if (!st && !sg_can_cast(dtype_of(self), dtype_of(out)))                                \
-            st = sg_error(SG_EINVAL, #NAME "(): result type %s can't be cast to the desired "   \
-                                     "output type %s",                                         \
-                          sg_aten_type_name(dtype_of(self)), sg_aten_type_name(dtype_of(out)));            \
-        if (!st) st = dims_of(self, NULL, 0, &r);                                              \
+        sg_rdims  r;                                                                           \
+        sg_status st = sg_reduce_all_args(#NAME "()", self, out, &r);                          \
         if (!st) st = extremum_run(#NAME, &TABLE, self, &r, false, out);                       \
-        return give(st, out, ret);                                                             \
+        return sg_reduce_give(st, out, ret);                                                   \
     }                                                                                          \
     static sg_status NAME##_all(sg_keyset ks, sg_tensor *self, sg_tensor **ret) {              \
         sg_tensor *out = NULL;                                                                 \
-        sg_status  st = check_nonempty(#NAME "()", self, NULL, 0);                             \
+        sg_status  st = sg_reduce_check_nonempty(#NAME "()", self, NULL, 0);                   \
         if (!st) st = sg_tensor_empty(NULL, 0, dtype_of(self), SG_CPU, &out);                  \
         sg_tensor *r = NULL;                                                                   \
         if (!st) st = NAME##_unary_out(ks, self, out, &r);                                     \
         sg_tensor_release(r);                                                                  \
-        return give_new(st, out, ret);                                                         \
+        return sg_reduce_give_new(st, out, ret);                                               \
     }
 ALL_EXTREMUM(max, max_t)
 ALL_EXTREMUM(min, min_t)
 
-/* ---- max.dim, min.dim, argmax, argmin ------------------------------------------------------- */
+/* ---- max.dim, min.dim, argmax, argmin -------------------------------------------------------- */
 
 /* values (may be NULL) and indices of the best element along the dims of r */
-static sg_status arg_run(const char *op, const rtable *t, sg_tensor *self, const rdims *r,
+static sg_status arg_run(const char *op, const rtable *t, sg_tensor *self, const sg_rdims *r,
                          bool keepdim, sg_tensor *values, sg_tensor *indices) {
-    sg_status st;
-    if ((st = no_complex(op, self))) return st;
-    if ((st = shape_out(indices, self, r, keepdim))) return st;
-    if (values && (st = shape_out(values, self, r, keepdim))) return st;
-    /* the position counts along the reduced dims in order: one dim, or all of them contiguous */
-    int32_t nred = 0;
-    for (int32_t d = 0; d < self->ndim; d++) nred += r->mask[d] && self->sizes[d] != 1;
     sg_tensor *x = NULL;
-    if (nred > 1 && !sg_tensor_is_contiguous(self)) {
-        if ((st = sg_tensor_contiguous(self, &x))) return st;
-    } else {
-        x = sg_tensor_retain(self);
-    }
+    sg_status  st = sg_reduce_arg_prepare(op, self, r, keepdim, values, indices, &x);
+    if (st) return st;
     rctx c = {.values = values ? 0 : -1, .indices = values ? 2 : 0};
     if (values)
         st = reduce_into(op, (*t)[dtype_of(x)], &c, x, dtype_of(x), r, keepdim, values,
@@ -975,18 +782,12 @@ static sg_status arg_run(const char *op, const rtable *t, sg_tensor *self, const
     return st;
 }
 
-/* max.dim / min.dim */
-static sg_status dim_check(const char *fn, sg_tensor *self, int64_t *dim) {
-    sg_status st = wrap_dim(dim, self->ndim);
-    return st ? st : check_nonempty(fn, self, dim, 1);
-}
-
 #define MAX_DIM(NAME, TABLE)                                                                   \
     static sg_status NAME##_dim_meta(sg_tensor *self, int64_t dim, bool keepdim, sg_meta *m) { \
-        rdims     r;                                                                           \
-        sg_status st = dim_check(#NAME "()", self, &dim);                                      \
+        sg_rdims  r;                                                                           \
+        sg_status st = sg_reduce_dim_check(#NAME "()", self, &dim);                            \
         if (st) return st;                                                                     \
-        dims_one(self, dim, &r);                                                               \
+        sg_reduce_dims_one(self, dim, &r);                                                     \
         fill_meta(self, &r, keepdim, dtype_of(self), &m[0]);                                   \
         return fill_meta(self, &r, keepdim, SG_INT64, &m[1]);                                  \
     }                                                                                          \
@@ -994,14 +795,9 @@ static sg_status dim_check(const char *fn, sg_tensor *self, int64_t *dim) {
                                     sg_tensor *values, sg_tensor *indices,                     \
                                     sg_tensor **ret_values, sg_tensor **ret_indices) {         \
         (void)ks;                                                                              \
-        rdims     r;                                                                           \
-        sg_status st = dim_check(#NAME "()", self, &dim);                                      \
-        if (!st) st = check_out_dtype(values, dtype_of(self));                                 \
-        if (!st) st = check_out_dtype(indices, SG_INT64);                                      \
-        if (!st) {                                                                             \
-            dims_one(self, dim, &r);                                                           \
-            st = arg_run(#NAME, &TABLE, self, &r, keepdim, values, indices);                   \
-        }                                                                                      \
+        sg_rdims  r;                                                                           \
+        sg_status st = sg_reduce_max_dim_args(#NAME "()", self, dim, values, indices, &r);     \
+        if (!st) st = arg_run(#NAME, &TABLE, self, &r, keepdim, values, indices);              \
         *ret_values = st ? NULL : sg_tensor_retain(values);                                    \
         *ret_indices = st ? NULL : sg_tensor_retain(indices);                                  \
         return st;                                                                             \
@@ -1009,59 +805,35 @@ static sg_status dim_check(const char *fn, sg_tensor *self, int64_t *dim) {
 MAX_DIM(max, argmax_t)
 MAX_DIM(min, argmin_t)
 
-/* argmax / argmin: dim None flattens */
-static sg_status arg_dims(const char *fn, sg_tensor *self, const int64_t *dim, rdims *r) {
-    if (!dim) {
-        if (sg_tensor_numel(self) == 0)
-            return sg_error(SG_EINVAL, "%s: Expected reduction dim to be specified for "
-                                       "input.numel() == 0.",
-                            fn);
-        return dims_of(self, NULL, 0, r);
-    }
-    int64_t   d = *dim;
-    sg_status st = dim_check(fn, self, &d);
-    if (!st) dims_one(self, d, r);
-    return st;
-}
-
 #define ARG_OP(NAME, TABLE)                                                                     \
     static sg_status NAME##_meta(sg_tensor *self, const int64_t *dim, bool keepdim, sg_meta *m) { \
-        rdims     r;                                                                            \
-        sg_status st = arg_dims(#NAME "()", self, dim, &r);                                     \
+        sg_rdims  r;                                                                            \
+        sg_status st = sg_reduce_arg_dims(#NAME "()", self, dim, &r);                           \
         return st ? st : fill_meta(self, &r, keepdim, SG_INT64, m);                             \
     }                                                                                           \
     static sg_status NAME##_out(sg_keyset ks, sg_tensor *self, const int64_t *dim, bool keepdim, \
                                 sg_tensor *out, sg_tensor **ret) {                              \
         (void)ks;                                                                               \
-        rdims     r;                                                                            \
-        sg_status st = arg_dims(#NAME "()", self, dim, &r);                                     \
-        if (!st) st = check_out_dtype(out, SG_INT64);                                           \
-        if (!st && dtype_of(self) == SG_BOOL) st = not_implemented(#NAME "_cpu", SG_BOOL);       \
+        sg_rdims  r;                                                                            \
+        sg_status st = sg_reduce_argmax_args(#NAME "()", #NAME "_cpu", self, dim, out, &r);     \
         if (!st) st = arg_run(#NAME, &TABLE, self, &r, keepdim, NULL, out);                     \
-        return give(st, out, ret);                                                              \
+        return sg_reduce_give(st, out, ret);                                                    \
     }
 ARG_OP(argmax, argmax_t)
 ARG_OP(argmin, argmin_t)
 
-/* ---- var, std ------------------------------------------------------------------------------- */
+/* ---- var, std -------------------------------------------------------------------------------- */
 
 /* var/std into out (resized), dtype as out's: the mean first (float64), then the squared
  * deviations from it. */
 static sg_status var_run(const char *op, sg_tensor *self, const sg_int_list *dim,
                          const sg_scalar *correction, bool keepdim, bool root, sg_tensor *out) {
-    rdims     r;
-    sg_status st;
-    sg_dtype  t = dtype_of(self);
-    if (!sg_dtype_is_floating(t) && !sg_dtype_is_complex(t))
-        return sg_error(SG_EINVAL, "std and var only support floating point and complex dtypes");
-    if ((st = no_complex(op, self)) || (st = dims_list(self, dim, &r))) return st;
-    if (!sg_can_cast(t, dtype_of(out)))
-        return sg_error(SG_EINVAL, "result type %s can't be cast to the desired output type %s",
-                        sg_aten_type_name(t), sg_aten_type_name(dtype_of(out)));
-    if ((st = shape_out(out, self, &r, keepdim))) return st;
-    sg_dtype   read = t; /* every floating dtype has its loops */
+    sg_rdims  r;
+    sg_status st = sg_reduce_var_args(op, self, dim, keepdim, out, &r);
+    if (st) return st;
+    sg_dtype   read = dtype_of(self); /* every floating dtype has its loops */
     sg_tensor *mean = NULL;
-    if ((st = new_result(self, &r, true, SG_FLOAT64, &mean))) return st;
+    if ((st = sg_reduce_new_result(self, &r, true, SG_FLOAT64, SG_CPU, &mean))) return st;
     rctx cm = {.mean = true, .values = -1};
     st = reduce_into(op, sum_t[read], &cm, self, read, &r, true, mean, NULL, 0);
     rctx cv = {.root = root, .corr = correction ? sg_scalar_to_double(*correction) : 1.0,
@@ -1077,7 +849,8 @@ static sg_status var_run(const char *op, sg_tensor *self, const sg_int_list *dim
                                            const sg_scalar *correction, bool keepdim,          \
                                            sg_tensor *out, sg_tensor **ret) {                  \
         (void)ks;                                                                              \
-        return give(var_run(#NAME, self, dim, correction, keepdim, ROOT, out), out, ret);      \
+        return sg_reduce_give(var_run(#NAME, self, dim, correction, keepdim, ROOT, out), out,  \
+                              ret);                                                            \
     }                                                                                          \
     static sg_status NAME##_correction(sg_keyset ks, sg_tensor *self, const sg_int_list *dim,  \
                                        const sg_scalar *correction, bool keepdim,              \
@@ -1086,7 +859,7 @@ static sg_status var_run(const char *op, sg_tensor *self, const sg_int_list *dim
         sg_tensor *out = NULL;                                                                 \
         sg_status  st = sg_tensor_empty(NULL, 0, dtype_of(self), SG_CPU, &out);                \
         if (!st) st = var_run(#NAME, self, dim, correction, keepdim, ROOT, out);               \
-        return give_new(st, out, ret);                                                         \
+        return sg_reduce_give_new(st, out, ret);                                               \
     }                                                                                          \
     static sg_status NAME##_unbiased(sg_keyset ks, sg_tensor *self, bool unbiased,             \
                                      sg_tensor **ret) {                                        \
@@ -1109,22 +882,17 @@ static sg_status var_run(const char *op, sg_tensor *self, const sg_int_list *dim
 VAR_OP(var, false)
 VAR_OP(std, true)
 
-/* ---- logsumexp ------------------------------------------------------------------------------ */
+/* ---- logsumexp ------------------------------------------------------------------------------- */
 
 /* the max (float64, keepdim) first, then the sum of exp(x - max); integers become float32 */
 static sg_status lse_run(sg_tensor *self, sg_int_list dim, bool keepdim, sg_tensor *out) {
-    rdims     r;
-    sg_status st;
-    if (!sg_dtype_is_floating(dtype_of(out)))
-        return sg_error(SG_EINVAL, "logsumexp(): Expected floating point type for result tensor, "
-                                   "but got: %s",
-                        sg_aten_type_name(dtype_of(out)));
-    if ((st = no_complex("logsumexp", self)) || (st = dims_list(self, &dim, &r))) return st;
-    if ((st = shape_out(out, self, &r, keepdim))) return st;
+    sg_rdims  r;
+    sg_status st = sg_reduce_lse_args(self, dim, keepdim, out, &r);
+    if (st) return st;
     sg_dtype t = dtype_of(self);
     sg_dtype read = sg_dtype_is_floating(t) ? t : SG_FLOAT32;
     sg_tensor *mx = NULL;
-    if ((st = new_result(self, &r, true, SG_FLOAT64, &mx))) return st;
+    if ((st = sg_reduce_new_result(self, &r, true, SG_FLOAT64, SG_CPU, &mx))) return st;
     rctx cm = {.values = -1};
     st = reduce_into("logsumexp", max_t[read], &cm, self, read, &r, true, mx, NULL, 0);
     rctx cs = {.values = -1};
@@ -1137,7 +905,7 @@ static sg_status lse_run(sg_tensor *self, sg_int_list dim, bool keepdim, sg_tens
 static sg_status logsumexp_out(sg_keyset ks, sg_tensor *self, sg_int_list dim, bool keepdim,
                                sg_tensor *out, sg_tensor **ret) {
     (void)ks;
-    return give(lse_run(self, dim, keepdim, out), out, ret);
+    return sg_reduce_give(lse_run(self, dim, keepdim, out), out, ret);
 }
 
 static sg_status logsumexp_fn(sg_keyset ks, sg_tensor *self, sg_int_list dim, bool keepdim,
@@ -1148,10 +916,10 @@ static sg_status logsumexp_fn(sg_keyset ks, sg_tensor *self, sg_int_list dim, bo
     sg_status  st = sg_tensor_empty(NULL, 0, sg_dtype_is_integral(t, true) ? SG_FLOAT32 : t,
                                     SG_CPU, &out);
     if (!st) st = lse_run(self, dim, keepdim, out);
-    return give_new(st, out, ret);
+    return sg_reduce_give_new(st, out, ret);
 }
 
-/* ---- cumsum --------------------------------------------------------------------------------- */
+/* ---- cumsum ---------------------------------------------------------------------------------- */
 
 /* A scan along one dim of contiguous tensors seen as [outer, len, inner]. */
 typedef struct scan {
@@ -1250,19 +1018,12 @@ static void scan_units(scan_fn fn, const scan *p, const char *x, char *o) {
 /* out (of self's shape, dtype r) = the running sums of self along dim (wrapped) */
 static sg_status cumsum_run(sg_tensor *self, int64_t dim, sg_dtype r, sg_tensor *out) {
     sg_status st;
-    if (sg_dtype_is_complex(r) || !scans[r]) return not_implemented("cumsum_out_cpu", r);
+    if (sg_dtype_is_complex(r) || !scans[r]) return sg_not_implemented("cumsum_out_cpu", r);
     if (self->device.type != SG_DEV_CPU || out->device.type != SG_DEV_CPU)
         return sg_error(SG_EINVAL, "cumsum: expected CPU tensors");
-    bool same = out->ndim == self->ndim;
-    for (int32_t i = 0; same && i < self->ndim; i++) same = out->sizes[i] == self->sizes[i];
-    if (!same && (st = sg_tensor_resize_(out, self->sizes, self->ndim))) return st;
+    scan p;
+    if ((st = sg_reduce_lines(self, dim, out, &p.outer, &p.len, &p.inner))) return st;
     if (sg_tensor_numel(self) == 0) return SG_OK;
-    scan p = {1, 1, 1};
-    for (int32_t d = 0; d < self->ndim; d++) {
-        if (d < dim) p.outer *= self->sizes[d];
-        else if (d == dim) p.len = self->sizes[d];
-        else p.inner *= self->sizes[d];
-    }
     /* the input contiguous in the result's dtype; the output contiguous, and either the input
      * itself or apart from it */
     sg_tensor *x = NULL, *o = NULL;
@@ -1289,11 +1050,11 @@ static sg_status cumsum_run(sg_tensor *self, int64_t dim, sg_dtype r, sg_tensor 
 }
 
 static sg_status cumsum_meta(sg_tensor *self, int64_t dim, const sg_dtype *dtype, sg_meta *m) {
-    sg_status st = wrap_dim(&dim, self->ndim);
+    sg_status st = sg_check_wrap_dim(&dim, self->ndim);
     if (st) return st;
     m->ndim = self->ndim;
     memcpy(m->sizes, self->sizes, (size_t)self->ndim * sizeof(int64_t));
-    m->dtype = dtype ? *dtype : int_to_long(dtype_of(self));
+    m->dtype = dtype ? *dtype : sg_reduce_int_to_long(dtype_of(self));
     m->device = self->device;
     return SG_OK;
 }
@@ -1301,25 +1062,21 @@ static sg_status cumsum_meta(sg_tensor *self, int64_t dim, const sg_dtype *dtype
 static sg_status cumsum_out(sg_keyset ks, sg_tensor *self, int64_t dim, const sg_dtype *dtype,
                             sg_tensor *out, sg_tensor **ret) {
     (void)ks;
-    sg_status st = wrap_dim(&dim, self->ndim);
-    if (!st && dtype) st = check_out_dtype(out, *dtype);
+    sg_status st = sg_reduce_cumsum_args(self, &dim, dtype, out, false);
     if (!st) st = cumsum_run(self, dim, dtype_of(out), out);
-    return give(st, out, ret);
+    return sg_reduce_give(st, out, ret);
 }
 
 /* in place: the result keeps self's dtype (a dtype argument must be it) */
 static sg_status cumsum_inplace(sg_keyset ks, sg_tensor *self, int64_t dim,
                                 const sg_dtype *dtype, sg_tensor **ret) {
     (void)ks;
-    sg_status st = wrap_dim(&dim, self->ndim);
-    if (!st && dtype) st = check_out_dtype(self, *dtype);
-    if (!st && !sg_tensor_writable(self))
-        st = sg_error(SG_EREADONLY, "cumsum_: the tensor is read-only");
+    sg_status st = sg_reduce_cumsum_args(self, &dim, dtype, self, true);
     if (!st) st = cumsum_run(self, dim, dtype_of(self), self);
-    return give(st, self, ret);
+    return sg_reduce_give(st, self, ret);
 }
 
-/* ---- max.other / min.other: aten's aliases of maximum / minimum ----------------------------- */
+/* ---- max.other / min.other: aten's aliases of maximum / minimum ------------------------------ */
 
 static sg_status max_other(sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_tensor **ret) {
     (void)ks;
@@ -1340,7 +1097,7 @@ static sg_status min_other_out(sg_keyset ks, sg_tensor *self, sg_tensor *other, 
     return aten_minimum_out(self, other, out, ret);
 }
 
-/* ---- registration --------------------------------------------------------------------------- */
+/* ---- registration ---------------------------------------------------------------------------- */
 
 #define STRUCTURED(OUT, META, KERNEL)                                                         \
     do {                                                                                       \

@@ -15,6 +15,10 @@ sg_status sg_not_implemented(const char *kernel, sg_dtype t);
 /* *dim wrapped into [0, ndim) (a 0-dim tensor takes dims -1 and 0), with aten's message
  * prefixed by op. */
 sg_status sg_check_dim(const char *op, int64_t *dim, int64_t ndim);
+/* *dim wrapped as sg_check_dim does, with aten's bare message (maybe_wrap_dim's, no prefix). */
+sg_status sg_check_wrap_dim(int64_t *dim, int32_t ndim);
+/* A structured op's out= must have the dtype its meta function computed. */
+sg_status sg_check_out_dtype(const sg_tensor *out, sg_dtype want);
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,7 @@
 #ifndef SG_MM_SHAPE_H
 #define SG_MM_SHAPE_H
 
-#include "sg_iter.h"
+#include "sg_checks.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,6 +43,22 @@ sg_status sg_mm_baddbmm_checks(sg_tensor *self, const sg_tensor *b1, const sg_te
                                sg_meta *m, sg_tensor **expanded);
 /* addmm's checks and result (its meta function without beta and alpha) */
 sg_status sg_mm_addmm_checks(sg_tensor *self, sg_tensor *mat1, sg_tensor *mat2, sg_meta *m);
+/* A Scalar as an integer, as Scalar::to<int64_t>() gives it (floats truncate, saturating). */
+int64_t   sg_mm_scalar_to_int(sg_scalar s);
+/* Whether t's matrices (its last two dims) are each row- or column-major. */
+bool      sg_mm_matrix_ok(const sg_tensor *t);
+/* Whether t's matrices can be C of a gemm as they are: sg_mm_matrix_ok, and distinct
+ * matrices of a batch apart. */
+bool      sg_mm_gemm_layout_ok(const sg_tensor *t);
+
+/* The out kernels' checks before they compute, out checked and resized as the meta function
+ * says; addmm and baddbmm give *expanded, self expanded to the result (NULL on failure). */
+sg_status sg_mm_mm_prepare(sg_tensor *self, sg_tensor *mat2, sg_tensor *out);
+sg_status sg_mm_addmm_prepare(sg_tensor *self, sg_tensor *mat1, sg_tensor *mat2, sg_tensor *out,
+                              sg_tensor **expanded);
+sg_status sg_mm_bmm_prepare(sg_tensor *self, sg_tensor *mat2, sg_tensor *out);
+sg_status sg_mm_baddbmm_prepare(sg_tensor *self, sg_tensor *b1, sg_tensor *b2, sg_tensor *out,
+                                sg_tensor **expanded);
 
 #ifdef __cplusplus
 }

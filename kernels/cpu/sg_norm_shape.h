@@ -4,7 +4,7 @@
 #ifndef SG_NORM_SHAPE_H
 #define SG_NORM_SHAPE_H
 
-#include "sg_iter.h"
+#include "sg_checks.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -26,6 +26,19 @@ sg_status sg_norm_param_dtype(const sg_tensor *x, const sg_tensor *w, const sg_t
                               sg_dtype *pd);
 /* Whether two shapes are equal. */
 bool sg_norm_shape_eq(const int64_t *a, int32_t na, const int64_t *b, int32_t nb);
+
+/* native_layer_norm's checks: the parameters' dtypes (*pt: the statistics'), M rows of N, a
+ * floating input; stat gets the statistics' shape (input's rank). */
+sg_status sg_norm_layer_checks(const sg_tensor *input, sg_int_list ns, const sg_tensor *w,
+                               const sg_tensor *b, sg_dtype *pt, int64_t *M, int64_t *N,
+                               int64_t *stat);
+/* native_group_norm's checks: the group shapes, the parameters' dtypes (*pt: the
+ * statistics'), N * C * HxW elements, a floating input. */
+sg_status sg_norm_group_checks(const sg_tensor *input, const sg_tensor *w, const sg_tensor *b,
+                               int64_t N, int64_t C, int64_t HxW, int64_t group, sg_dtype *pt);
+/* _fused_rms_norm's checks: M rows of N, a floating input; stat gets rstd's shape. */
+sg_status sg_norm_rms_checks(const sg_tensor *input, sg_int_list ns, const sg_tensor *w,
+                             int64_t *M, int64_t *N, int64_t *stat);
 
 #ifdef __cplusplus
 }

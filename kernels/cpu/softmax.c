@@ -18,6 +18,7 @@
  * picked on first use); float32 lines on AVX-512 are written by hand (below: a cheaper exp for
  * x - max <= 0, the next line prefetched, streaming stores for large outputs). */
 #include "cpu.h"
+#include "sg_reduce_shape.h"
 #include "vmath.h"
 
 #include <math.h>
@@ -331,13 +332,8 @@ static void run_units(range_fn fn, const sm *p, const char *x, char *o) {
 /* ---- _softmax / _log_softmax ---------------------------------------------------------------- */
 
 static sg_status sm_meta(sg_tensor *self, int64_t dim, bool half_to_float, sg_meta *m) {
-    int64_t d = dim;
-    if (!sg_wrap_dim(&d, self->ndim)) {
-        int32_t n = self->ndim > 0 ? self->ndim : 1;
-        return sg_error(SG_EINVAL, "Dimension out of range (expected to be in range of [%d, %d], "
-                                   "but got %lld)",
-                        -n, n - 1, (long long)dim);
-    }
+    sg_status st = sg_check_wrap_dim(&dim, self->ndim);
+    if (st) return st;
     m->ndim = self->ndim;
     memcpy(m->sizes, self->sizes, (size_t)self->ndim * sizeof(int64_t));
     m->dtype = half_to_float ? SG_FLOAT32 : dtype_of(self);
@@ -351,9 +347,7 @@ static sg_status sm_run(bool log, sg_tensor *self, int64_t dim, bool half_to_flo
     m.dtype = dtype_of(self);
     sg_status st = sm_meta(self, dim, half_to_float, &m);
     if (st) return st;
-    if (dtype_of(out) != m.dtype)
-        return sg_error(SG_EINVAL, "Expected out tensor to have dtype %s, but got %s instead",
-                        sg_meta_type_name(m.dtype), sg_meta_type_name(dtype_of(out)));
+    if ((st = sg_check_out_dtype(out, m.dtype))) return st;
     if (half_to_float)
         return sg_error(SG_EUNSUPPORTED, "softmax with half to float conversion is not supported "
                                          "on CPU");
@@ -366,17 +360,10 @@ static sg_status sm_run(bool log, sg_tensor *self, int64_t dim, bool half_to_flo
         return sg_error(SG_EUNSUPPORTED, "\"%s%s_kernel_impl\" not implemented for '%s'",
                         log ? "log_softmax" : "softmax", last ? "_lastdim" : "",
                         sg_aten_type_name(m.dtype));
-    bool same = out->ndim == self->ndim;
-    for (int32_t i = 0; same && i < self->ndim; i++) same = out->sizes[i] == self->sizes[i];
-    if (!same && (st = sg_tensor_resize_(out, self->sizes, self->ndim))) return st;
+    sm p = {1, 1, 1, log, false};
+    if ((st = sg_reduce_lines(self, dim, out, &p.outer, &p.len, &p.inner))) return st;
     if (sg_tensor_numel(self) == 0) return SG_OK;
 
-    sm p = {1, 1, 1, log, false};
-    for (int32_t d = 0; d < self->ndim; d++) {
-        if (d < dim) p.outer *= self->sizes[d];
-        else if (d == dim) p.len = self->sizes[d];
-        else p.inner *= self->sizes[d];
-    }
     /* a contiguous input, and a contiguous output that is the input or apart from it */
     sg_tensor *x = NULL, *o = NULL;
     if ((st = sg_tensor_contiguous(self, &x))) return st;

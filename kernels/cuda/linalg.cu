@@ -49,42 +49,6 @@ extern "C" bool sg_cuda_allow_tf32(void) {
 
 namespace {
 
-/* ---- helpers as the CPU's (kernels/cpu/linalg.c) --------------------------------------------- */
-
-
-/* A Scalar as Scalar::to<int64_t>() gives it (floats truncate, saturating). */
-int64_t scalar_to_int(sg_scalar s) {
-    switch (s.kind) {
-    case SG_SCALAR_BOOL: return s.u.b;
-    case SG_SCALAR_INT: return s.u.i;
-    default: {
-        double d = sg_scalar_to_double(s);
-        if (d != d) return 0;
-        if (d >= 9.2233720368547758e18) return INT64_MAX;
-        if (d <= -9.2233720368547758e18) return INT64_MIN;
-        return (int64_t)d;
-    }
-    }
-}
-
-
-
-bool matrix_ok(const sg_tensor *t) {
-    int32_t n = t->ndim;
-    int64_t r = t->sizes[n - 2], c = t->sizes[n - 1], rs = t->strides[n - 2],
-            cs = t->strides[n - 1], ld;
-    return sg_mm_row_major(r, c, rs, cs, &ld) || sg_mm_row_major(c, r, cs, rs, &ld);
-}
-
-/* Whether t's matrices can be C as they are: each row- or column-major, distinct matrices of
- * a batch apart. */
-bool gemm_layout_ok(const sg_tensor *t) {
-    if (t->ndim == 3 && t->sizes[0] > 1 && t->strides[0] == 0) return false;
-    return matrix_ok(t);
-}
-
-
-
 /* ---- the tiled fallback kernel --------------------------------------------------------------- */
 
 /* One operand of a batched product: its first element and element strides. */
@@ -170,8 +134,8 @@ sg_status run_plain(const gemm_job &g, cudaStream_t s) {
         j.batch = g.batch, j.m = g.m, j.n = g.n, j.k = g.k;
         j.a = g.a, j.b = g.b, j.c = g.c;
         if constexpr (std::is_same<Acc, uint64_t>::value) {
-            j.alpha = (uint64_t)scalar_to_int(g.alpha);
-            j.beta = (uint64_t)scalar_to_int(g.beta);
+            j.alpha = (uint64_t)sg_mm_scalar_to_int(g.alpha);
+            j.beta = (uint64_t)sg_mm_scalar_to_int(g.beta);
             j.beta0 = g.beta0 || j.beta == 0;
         } else {
             j.alpha = (Acc)sg_scalar_to_double(g.alpha);
@@ -457,7 +421,7 @@ sg_status same_device(const char *op, const sg_tensor *r, const sg_tensor *x) {
  * (*owned gets the reference to release). */
 sg_status usable(sg_tensor *t, sg_tensor **use, sg_tensor **owned) {
     *owned = nullptr;
-    if (matrix_ok(t)) {
+    if (sg_mm_matrix_ok(t)) {
         *use = t;
         return SG_OK;
     }
@@ -473,9 +437,7 @@ sg_status mm_compute(const char *op, sg_tensor *result, sg_tensor *self, sg_tens
                      sg_tensor *b, sg_scalar beta, sg_scalar alpha) {
     sg_dtype  t = dtype_of(result);
     sg_status st;
-    if (!sg_mm_dtype_ok(t))
-        return sg_error(SG_EUNSUPPORTED, "\"%s\" not implemented for '%s'", op,
-                        sg_aten_type_name(t));
+    if (!sg_mm_dtype_ok(t)) return sg_not_implemented(op, t);
     if ((st = same_device(op, result, a)) || (st = same_device(op, result, b)) ||
         (st = same_device(op, result, self)))
         return st;
@@ -483,7 +445,8 @@ sg_status mm_compute(const char *op, sg_tensor *result, sg_tensor *self, sg_tens
     sg_cu_guard guard(result->device);
     bool        beta0 = sg_mm_scalar_is_zero(beta);
     sg_tensor  *w = result, *ao = nullptr, *bo = nullptr, *ua, *ub;
-    if (!gemm_layout_ok(result) || sg_mm_overlaps(result, a) || sg_mm_overlaps(result, b)) {
+    if (!sg_mm_gemm_layout_ok(result) || sg_mm_overlaps(result, a) ||
+        sg_mm_overlaps(result, b)) {
         if ((st = sg_tensor_empty(result->sizes, result->ndim, t, result->device, &w))) return st;
     }
     if (!beta0 && self && !sg_mm_same_view(self, w) && (st = sg_cast_copy_(w, self))) goto done;
@@ -514,25 +477,12 @@ done:
     return st;
 }
 
-/* ---- out= tensors and checks (as the CPU's) -------------------------------------------------- */
-
-
-
-
-
-
-
-
-
-
 /* ---- the out kernels ------------------------------------------------------------------------- */
 
 sg_status mm_out(sg_keyset ks, sg_tensor *self, sg_tensor *mat2, sg_tensor *out, sg_tensor **ret) {
     (void)ks;
-    sg_meta   m;
     sg_status st;
-    if ((st = sg_mm_meta(self, mat2, &m)) || (st = sg_mm_out_prepare(out, &m)) ||
-        (st = sg_mm_same_dtype_m1_m2(self, mat2)) ||
+    if ((st = sg_mm_mm_prepare(self, mat2, out)) ||
         (st = mm_compute("addmm_cuda", out, nullptr, self, mat2, sg_scalar_int(0),
                          sg_scalar_int(1))))
         return st;
@@ -543,14 +493,9 @@ sg_status mm_out(sg_keyset ks, sg_tensor *self, sg_tensor *mat2, sg_tensor *out,
 sg_status addmm_out(sg_keyset ks, sg_tensor *self, sg_tensor *mat1, sg_tensor *mat2,
                     sg_scalar beta, sg_scalar alpha, sg_tensor *out, sg_tensor **ret) {
     (void)ks;
-    sg_meta    m;
     sg_tensor *s = nullptr;
-    sg_status  st;
-    if ((st = sg_mm_addmm_checks(self, mat1, mat2, &m)) || (st = sg_mm_expand_self(self, m.sizes, 2, &s)))
-        return st;
-    /* self is read before out is resized: out may be self (addmm_) or share its storage */
-    if (!(st = sg_mm_out_prepare(out, &m)) && !(st = sg_mm_same_dtype_m1_m2(mat1, mat2)))
-        st = mm_compute("addmm_cuda", out, s, mat1, mat2, beta, alpha);
+    sg_status  st = sg_mm_addmm_prepare(self, mat1, mat2, out, &s);
+    if (!st) st = mm_compute("addmm_cuda", out, s, mat1, mat2, beta, alpha);
     sg_tensor_release(s);
     if (!st) *ret = sg_tensor_retain(out);
     return st;
@@ -558,10 +503,8 @@ sg_status addmm_out(sg_keyset ks, sg_tensor *self, sg_tensor *mat1, sg_tensor *m
 
 sg_status bmm_out(sg_keyset ks, sg_tensor *self, sg_tensor *mat2, sg_tensor *out, sg_tensor **ret) {
     (void)ks;
-    sg_meta   m;
     sg_status st;
-    if ((st = sg_mm_bmm_checks(self, mat2, &m)) || (st = sg_mm_out_prepare(out, &m)) ||
-        (st = sg_mm_bmm_dtypes(self, mat2)) ||
+    if ((st = sg_mm_bmm_prepare(self, mat2, out)) ||
         (st = mm_compute("bmm_cuda", out, nullptr, self, mat2, sg_scalar_int(0), sg_scalar_int(1))))
         return st;
     *ret = sg_tensor_retain(out);
@@ -571,12 +514,9 @@ sg_status bmm_out(sg_keyset ks, sg_tensor *self, sg_tensor *mat2, sg_tensor *out
 sg_status baddbmm_out(sg_keyset ks, sg_tensor *self, sg_tensor *batch1, sg_tensor *batch2,
                       sg_scalar beta, sg_scalar alpha, sg_tensor *out, sg_tensor **ret) {
     (void)ks;
-    sg_meta    m;
     sg_tensor *s = nullptr;
-    sg_status  st = sg_mm_baddbmm_checks(self, batch1, batch2, &m, &s);
-    if (st) return st;
-    if (!(st = sg_mm_out_prepare(out, &m)) && !(st = sg_mm_bmm_dtypes(batch1, batch2)))
-        st = mm_compute("baddbmm_cuda", out, s, batch1, batch2, beta, alpha);
+    sg_status  st = sg_mm_baddbmm_prepare(self, batch1, batch2, out, &s);
+    if (!st) st = mm_compute("baddbmm_cuda", out, s, batch1, batch2, beta, alpha);
     sg_tensor_release(s);
     if (!st) *ret = sg_tensor_retain(out);
     return st;

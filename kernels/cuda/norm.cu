@@ -2,7 +2,8 @@
  * rstd) and native_group_norm (out, mean, rstd); layer_norm, rms_norm and group_norm are
  * composites over them, registered once by the CPU library. Also registers softmax.cu's ops.
  *
- * The semantics, checks, messages and result dtypes are the CPU kernels' (kernels/cpu/norm.c):
+ * The semantics and result dtypes are the CPU kernels' (kernels/cpu/norm.c), the checks and
+ * messages one copy with theirs (sg_norm_shape.h):
  *  - layer/group norm: biased variance from a second pass over the row (x - mean)^2, rstd =
  *    1 / sqrt(max(var, 0) + eps), y = (x - mean) * rstd * weight + bias; mean and rstd in the
  *    input's dtype, or float32 for a float16/bfloat16 input with float32 parameters. (The CPU
@@ -257,11 +258,7 @@ sg_status norm_dispatch(sg_dtype xt, wkind wk, const norm_args &a, const char *o
     });
 }
 
-/* ---- argument checks (the CPU's, kernels/cpu/norm.c) ----------------------------------------- */
-
-
-
-
+/* ---- operands and results -------------------------------------------------------------------- */
 
 /* Every tensor given on the input's CUDA device. */
 sg_status check_devices(const char *op, const sg_tensor *input, const sg_tensor *w,
@@ -310,20 +307,13 @@ sg_status native_layer_norm_cuda(sg_keyset ks, sg_tensor *input, sg_int_list ns,
                                  sg_tensor **ret2) {
     (void)ks;
     const char *op = "native_layer_norm";
-    int64_t     M, N;
+    int64_t     M, N, stat[SG_MAX_DIMS];
     sg_dtype    pt = SG_FLOAT32, xt = dtype_of(input);
     sg_status   st;
-    if ((st = sg_norm_param_dtype(input, weight, bias, &pt)) ||
-        (st = sg_norm_check_inputs(input, ns, weight, bias, &M, &N)))
+    if ((st = sg_norm_layer_checks(input, ns, weight, bias, &pt, &M, &N, stat)) ||
+        (st = check_devices(op, input, weight, bias)))
         return st;
-    if (!sg_norm_is_float(xt))
-        return sg_error(SG_EUNSUPPORTED, "\"LayerNormKernelImpl\" not implemented for '%s'",
-                        sg_aten_type_name(xt));
-    if ((st = check_devices(op, input, weight, bias))) return st;
     sg_cu_guard guard(input->device);
-    int32_t     axis = input->ndim - ns.len;
-    int64_t     stat[SG_MAX_DIMS];
-    for (int32_t i = 0; i < input->ndim; i++) stat[i] = i < axis ? input->sizes[i] : 1;
     operands o;
     results  r;
     if ((st = sg_tensor_contiguous(input, &o.x)) || (st = contiguous_or_null(weight, &o.w)) ||
@@ -351,19 +341,14 @@ sg_status fused_rms_norm_cuda(sg_keyset ks, sg_tensor *input, sg_int_list ns, sg
                               const double *eps, sg_tensor **ret0, sg_tensor **ret1) {
     (void)ks;
     const char *op = "_fused_rms_norm";
-    int64_t     M, N;
+    int64_t     M, N, stat[SG_MAX_DIMS];
     sg_dtype    xt = dtype_of(input);
-    sg_status   st = sg_norm_check_inputs(input, ns, weight, NULL, &M, &N);
-    if (st) return st;
-    if (!sg_norm_is_float(xt))
-        return sg_error(SG_EUNSUPPORTED, "\"rms_norm\" not implemented for '%s'",
-                        sg_aten_type_name(xt));
-    if ((st = check_devices(op, input, weight, NULL))) return st;
+    sg_status   st;
+    if ((st = sg_norm_rms_checks(input, ns, weight, &M, &N, stat)) ||
+        (st = check_devices(op, input, weight, NULL)))
+        return st;
     sg_cu_guard guard(input->device);
     sg_dtype    acc = xt == SG_FLOAT64 ? SG_FLOAT64 : SG_FLOAT32;
-    int32_t     axis = input->ndim - ns.len;
-    int64_t     stat[SG_MAX_DIMS];
-    for (int32_t i = 0; i < input->ndim; i++) stat[i] = i < axis ? input->sizes[i] : 1;
     /* the weight as it multiplies: its own dtype where that is the input's, float32 beside a
      * 16-bit input, float64 where it is float64 (aten's promotion); otherwise cast to the
      * accumulation dtype, as the CPU's */
@@ -397,7 +382,6 @@ sg_status fused_rms_norm_cuda(sg_keyset ks, sg_tensor *input, sg_int_list ns, sg
 
 /* ---- native_group_norm ----------------------------------------------------------------------- */
 
-
 sg_status native_group_norm_cuda(sg_keyset ks, sg_tensor *input, sg_tensor *weight,
                                  sg_tensor *bias, int64_t N, int64_t C, int64_t HxW, int64_t group,
                                  double eps, sg_tensor **ret0, sg_tensor **ret1,
@@ -406,17 +390,9 @@ sg_status native_group_norm_cuda(sg_keyset ks, sg_tensor *input, sg_tensor *weig
     const char *op = "native_group_norm";
     sg_dtype    pt = SG_FLOAT32, xt = dtype_of(input);
     sg_status   st;
-    if ((st = sg_norm_check_group_inputs(input, weight, bias, C, group)) ||
-        (st = sg_norm_param_dtype(input, weight, bias, &pt)))
+    if ((st = sg_norm_group_checks(input, weight, bias, N, C, HxW, group, &pt)) ||
+        (st = check_devices(op, input, weight, bias)))
         return st;
-    if (N < 0 || C < 0 || HxW < 0 || sg_tensor_numel(input) != N * C * HxW)
-        return sg_error(SG_EINVAL, "Expected X.numel() == N * C * HxW to be true, but got false.  "
-                                   "(Could this error message be improved?  If so, please report "
-                                   "an enhancement request to PyTorch.)");
-    if (!sg_norm_is_float(xt))
-        return sg_error(SG_EUNSUPPORTED, "\"GroupNormKernelImpl\" not implemented for '%s'",
-                        sg_aten_type_name(xt));
-    if ((st = check_devices(op, input, weight, bias))) return st;
     sg_cu_guard guard(input->device);
     int64_t     stat[2] = {N, group};
     operands    o;

@@ -18,15 +18,6 @@ sg_status sg_pw_not_implemented(const char *op, sg_dtype t) {
                     sg_aten_type_name(t));
 }
 
-sg_dtype sg_pw_result(const sg_tensor *a, const sg_tensor *b, const sg_tensor *c) {
-    sg_result_type r;
-    sg_rt_init(&r);
-    sg_rt_tensor(&r, a);
-    sg_rt_tensor(&r, b);
-    sg_rt_tensor(&r, c);
-    return sg_rt_result(&r);
-}
-
 bool sg_pw_overflows(sg_scalar v, sg_dtype t) {
     if (t == SG_BOOL || v.kind == SG_SCALAR_BOOL) return false;
     if (v.kind == SG_SCALAR_COMPLEX && !sg_dtype_is_complex(t) && v.u.c.im != 0) return true;
@@ -230,35 +221,18 @@ constexpr unsigned NUM = SG_CU_FLOATS | SG_CU_INTS;
 
 /* ---- add, sub, mul ------------------------------------------------------------------------ */
 
-/* alpha as aten checks it; negated for sub (in uint64 for integers, so INT64_MIN wraps) */
-sg_status alpha_of(const char *op, sg_scalar alpha, sg_dtype result, bool negate, double *af,
-                   int64_t *ai) {
-    if (alpha.kind == SG_SCALAR_FLOAT && sg_dtype_is_integral(result, true))
-        return sg_error(SG_EINVAL, "%s: for integral input tensors, argument alpha must not be a "
-                                   "floating point number.",
-                        op);
-    if (alpha.kind == SG_SCALAR_BOOL && result != SG_BOOL)
-        return sg_error(SG_EINVAL, "%s: boolean alpha only supported for Boolean results.", op);
-    *af = sg_scalar_to_double(alpha);
-    *ai = alpha.kind == SG_SCALAR_INT ? alpha.u.i : (int64_t)*af;
-    if (negate) {
-        *af = -*af;
-        *ai = (int64_t)(0 - (uint64_t)*ai);
-    }
-    return SG_OK;
-}
-
 sg_status add_sub(const char *op, sg_tensor *self, sg_tensor *other, sg_scalar alpha, bool sub,
                   sg_tensor *out, sg_tensor **ret) {
     *ret = NULL;
-    sg_dtype r = sg_pw_result(self, other, NULL);
-    if (sub && r == SG_BOOL)
-        return sg_error(SG_EINVAL, "Subtraction, the `-` operator, with two bool tensors is not "
-                                   "supported. Use the `^` or `logical_xor()` operator instead.");
+    sg_dtype  r;
     double    af = 0;
     int64_t   ai = 0;
-    sg_status st = alpha_of(op, alpha, r, sub, &af, &ai);
+    sg_status st = sg_pointwise_add_args(op, self, other, alpha, sub, &r, &af, &ai);
     if (st) return st;
+    if (sub) { /* negated in uint64 for integers, so INT64_MIN wraps */
+        af = -af;
+        ai = (int64_t)(0 - (uint64_t)ai);
+    }
     sg_iter_spec spec = sg_pw_spec(op, out, self, other, r, r, r);
     return sg_pw_visit<SG_CU_ALL>(r, op, [&](auto tag) {
         using T = typename decltype(tag)::type;
@@ -284,7 +258,7 @@ sg_status mul_out(sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_tensor *ou
                   sg_tensor **ret) {
     (void)ks;
     *ret = NULL;
-    sg_dtype     r = sg_pw_result(self, other, NULL);
+    sg_dtype     r = sg_pointwise_result(self, other, NULL);
     sg_iter_spec spec = sg_pw_spec("mul", out, self, other, r, r, r);
     return sg_pw_visit<SG_CU_ALL>(r, "mul", [&](auto tag) {
         using T = typename decltype(tag)::type;
@@ -294,21 +268,9 @@ sg_status mul_out(sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_tensor *ou
 
 /* ---- div ---------------------------------------------------------------------------------- */
 
-sg_status mode_of(const char *rounding, int *mode) {
-    if (!rounding) *mode = 0;
-    else if (strcmp(rounding, "trunc") == 0) *mode = 1;
-    else if (strcmp(rounding, "floor") == 0) *mode = 2;
-    else
-        return sg_error(SG_EINVAL, "div expected rounding_mode to be one of None, 'trunc', or "
-                                   "'floor' but found '%s'",
-                        rounding);
-    return SG_OK;
-}
-
 sg_status div_run(sg_tensor *self, sg_tensor *other, int mode, sg_tensor *out, sg_tensor **ret) {
     *ret = NULL;
-    sg_dtype r = sg_pw_result(self, other, NULL);
-    if (mode == 0 && sg_dtype_is_integral(r, true)) r = SG_FLOAT32; /* true division */
+    sg_dtype r = sg_pointwise_div_result(self, other, mode);
     if (mode && sg_dtype_is_integral(r, true) && sg_pw_host_zero(other) &&
         sg_tensor_numel(self) > 0)
         return sg_error(SG_EINVAL, "div: ZeroDivisionError");
@@ -334,7 +296,7 @@ sg_status div_out_mode(sg_keyset ks, sg_tensor *self, sg_tensor *other, const ch
                        sg_tensor *out, sg_tensor **ret) {
     (void)ks;
     int       mode = 0;
-    sg_status st = mode_of(rounding, &mode);
+    sg_status st = sg_pointwise_div_mode(rounding, &mode);
     if (st) {
         *ret = NULL;
         return st;
@@ -347,7 +309,7 @@ sg_status div_out_mode(sg_keyset ks, sg_tensor *self, sg_tensor *other, const ch
 sg_status maxmin(const char *op, bool is_max, sg_tensor *self, sg_tensor *other, sg_tensor *out,
                  sg_tensor **ret) {
     *ret = NULL;
-    sg_dtype     r = sg_pw_result(self, other, NULL);
+    sg_dtype     r = sg_pointwise_result(self, other, NULL);
     sg_iter_spec spec = sg_pw_spec(op, out, self, other, r, r, r);
     return sg_pw_visit<SG_CU_ALL>(r, op, [&](auto tag) {
         using T = typename decltype(tag)::type;
@@ -369,7 +331,7 @@ sg_status pow_out(sg_keyset ks, sg_tensor *self, sg_tensor *exponent, sg_tensor 
                   sg_tensor **ret) {
     (void)ks;
     *ret = NULL;
-    sg_dtype     r = sg_pw_result(self, exponent, NULL);
+    sg_dtype     r = sg_pointwise_result(self, exponent, NULL);
     sg_iter_spec spec = sg_pw_spec("pow", out, self, exponent, r, r, r);
     return sg_pw_visit<NUM>(r, "pow", [&](auto tag) {
         using T = typename decltype(tag)::type;

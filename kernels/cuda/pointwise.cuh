@@ -5,6 +5,7 @@
 #define SG_CU_POINTWISE_CUH
 
 #include "loops.cuh"
+#include "sg_pointwise_shape.h"
 
 #include <math.h>
 
@@ -150,9 +151,6 @@ static inline sg_iter_spec sg_pw_spec(const char *op, sg_tensor *out, const sg_t
 }
 
 /* ---- promotion, scalars ------------------------------------------------------------------- */
-
-/* The promoted dtype of up to three tensors (NULL skipped), wrapped numbers ranked lowest. */
-sg_dtype sg_pw_result(const sg_tensor *a, const sg_tensor *b, const sg_tensor *c);
 
 /* c10's checked conversion of a Scalar to a dtype: whether the value overflows it. */
 bool sg_pw_overflows(sg_scalar v, sg_dtype t);

@@ -40,7 +40,7 @@ template <class T> struct not_fn {
 sg_status cmp_run(const char *op, int code, sg_tensor *self, sg_tensor *other, sg_tensor *out,
                   sg_tensor **ret) {
     *ret = NULL;
-    sg_dtype     k = sg_pw_result(self, other, NULL);
+    sg_dtype     k = sg_pointwise_result(self, other, NULL);
     sg_iter_spec spec = sg_pw_spec(op, out, self, other, SG_BOOL, k, SG_BOOL);
     return sg_pw_visit<SG_CU_ALL>(k, op, [&](auto tag) {
         using T = typename decltype(tag)::type;
@@ -82,7 +82,7 @@ CMP(ge, GE)
 sg_status logic_run(const char *op, int code, sg_tensor *self, sg_tensor *other, sg_tensor *out,
                     sg_tensor **ret) {
     *ret = NULL;
-    sg_dtype     k = sg_pw_result(self, other, NULL);
+    sg_dtype     k = sg_pointwise_result(self, other, NULL);
     sg_iter_spec spec = sg_pw_spec(op, out, self, other, SG_BOOL, k, SG_BOOL);
     return sg_pw_visit<SG_CU_ALL>(k, op, [&](auto tag) {
         using T = typename decltype(tag)::type;

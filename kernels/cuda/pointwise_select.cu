@@ -24,15 +24,10 @@ template <class U> struct where_fn {
 
 sg_status where_run(sg_tensor *cond, sg_tensor *self, sg_tensor *other, sg_tensor *out,
                     sg_tensor **ret) {
-    sg_dtype r = sg_pw_result(self, other, NULL);
+    sg_dtype  r;
+    sg_status st = sg_pointwise_where_args(cond, self, other, out, &r);
     *ret = NULL;
-    if (dtype_of(cond) != SG_BOOL && dtype_of(cond) != SG_UINT8)
-        return sg_error(SG_EINVAL, "where: where expected condition to be a boolean tensor, but "
-                                   "got a tensor with dtype %s",
-                        sg_aten_type_name(dtype_of(cond)));
-    if (out && dtype_of(out) != r)
-        return sg_error(SG_EINVAL, "where: Expected out type to be %s but got %s",
-                        sg_aten_type_name(r), sg_aten_type_name(dtype_of(out)));
+    if (st) return st;
     sg_iter_spec spec = {};
     spec.op = "where";
     spec.out = out;
@@ -250,12 +245,9 @@ int64_t bound_i(sg_scalar b) {
 sg_status clamp_scalar_run(const char *op, sg_tensor *self, const sg_scalar *lo,
                            const sg_scalar *hi, sg_tensor *out, sg_tensor **ret) {
     sg_dtype  r = SG_FLOAT32;
-    sg_status st = sg_index_clamp_type(self, lo, hi, &r);
+    sg_status st = sg_pointwise_clamp_scalar_type(self, lo, hi, &r);
     *ret = NULL;
     if (st) return st;
-    if (!lo && !hi)
-        return sg_error(SG_EINVAL, "clamp: torch.clamp: At least one of 'min' or 'max' must not "
-                                   "be None");
     sg_iter_spec spec = sg_pw_spec(op, out, self, NULL, r, r, r);
     return sg_pw_visit<NUM>(r, "clamp_scalar", [&](auto tag) {
         using T = typename decltype(tag)::type;
@@ -303,7 +295,7 @@ sg_status clamp_tensor_run(const char *op, sg_tensor *self, sg_tensor *lo, sg_te
     sg_status st = sg_index_clamp_shape(op, self, lo, hi, shape, &n);
     *ret = NULL;
     if (st) return st;
-    sg_dtype     r = sg_pw_result(self, lo, hi);
+    sg_dtype     r = sg_pointwise_result(self, lo, hi);
     sg_iter_spec spec = {};
     spec.op = op;
     spec.out = out;

@@ -1,6 +1,7 @@
-/* reduce.cuh: the CUDA reduction engine, and aten's argument handling shared by the reduction
- * files (reduce.cu: sum/mean/prod; reduce_ext.cu: amax/amin/max/min/argmax/argmin;
- * reduce_stat.cu: var/std/logsumexp; reduce_scan.cu: cumsum).
+/* reduce.cuh: the CUDA reduction engine shared by the reduction files (reduce.cu:
+ * sum/mean/prod; reduce_ext.cu: amax/amin/max/min/argmax/argmin; reduce_stat.cu:
+ * var/std/logsumexp; reduce_scan.cu: cumsum). aten's argument handling is the CPU's
+ * (kernels/cpu/sg_reduce_shape.h).
  *
  * The engine runs over an iteration built by sg_iter_build_reduce (the CPU's iterator: merged
  * dims ordered by the input's strides, the output's stride 0 exactly along reduced dims). Its
@@ -24,10 +25,11 @@
 #define SG_CU_REDUCE_CUH
 
 #include "loops.cuh"
+#include "sg_reduce_shape.h"
 
 #include <math.h>
 
-/* ---- the engine --------------------------------------------------------------------------- */
+/* ---- the engine ------------------------------------------------------------------------------ */
 
 enum { SG_CU_RDIMS = 16 }; /* kept or reduced dims after merging (more: refused) */
 
@@ -367,7 +369,7 @@ sg_status sg_cu_reduce(const sg_iter *it, const Ops &ops, const char *op) {
     return s;
 }
 
-/* ---- element helpers ------------------------------------------------------------------------ */
+/* ---- element helpers ------------------------------------------------------------------------- */
 
 /* a value of T in the type a reduction accumulates it in */
 template <class A, class T> __device__ __forceinline__ A sg_cu_racc(T x) {
@@ -415,60 +417,22 @@ template <class T, class F> sg_status sg_cu_visit_w(sg_dtype w, F &&f) {
     }
 }
 
-/* ---- argument handling (aten's, as kernels/cpu/reduce.c) ------------------------------------ */
-
-/* the dims reduced: mask[d] for each of self's dims */
-struct sg_cu_rdims {
-    bool mask[SG_MAX_DIMS];
-};
-
-sg_status sg_cu_wrap_dim(int64_t *dim, int32_t ndim);
-/* from a dim list; n == 0 reduces every dim */
-sg_status sg_cu_dims_of(const sg_tensor *t, const int64_t *dims, int32_t n, sg_cu_rdims *r);
-void      sg_cu_dims_one(const sg_tensor *t, int64_t dim, sg_cu_rdims *r);
-void      sg_cu_reduced_shape(const sg_tensor *t, const sg_cu_rdims *r, bool keepdim,
-                              int64_t *sizes, int32_t *n);
-/* resizes out to the reduced shape where it differs */
-sg_status sg_cu_shape_out(sg_tensor *out, const sg_tensor *self, const sg_cu_rdims *r,
-                          bool keepdim);
-sg_status sg_cu_new_result(const sg_tensor *self, const sg_cu_rdims *r, bool keepdim,
-                           sg_dtype dtype, sg_tensor **out);
-sg_status sg_cu_check_out_dtype(const sg_tensor *out, sg_dtype want);
-sg_status sg_cu_not_implemented(const char *what, sg_dtype t);
-sg_status sg_cu_no_complex(const char *op, const sg_tensor *t);
-/* aten's zero_numel_check_dims */
-sg_status sg_cu_check_nonempty(const char *fn, const sg_tensor *self, const int64_t *dims,
-                               int32_t n);
-static inline sg_dtype sg_cu_int_to_long(sg_dtype t) {
-    return sg_dtype_is_integral(t, true) ? SG_INT64 : t;
-}
-static inline sg_status sg_cu_give(sg_status st, sg_tensor *out, sg_tensor **ret) {
-    *ret = st ? NULL : sg_tensor_retain(out);
-    return st;
-}
-static inline sg_status sg_cu_give_new(sg_status st, sg_tensor *out, sg_tensor **ret) {
-    if (st) sg_tensor_release(out), out = NULL;
-    *ret = out;
-    return st;
-}
+/* ---- running a reduction --------------------------------------------------------------------- */
 
 /* Builds the reduction of x (read as it is) into out (already shaped) with `extra` operands
  * shaped like out (keepdim form or not), loops writing out_dtype (the iterator stages and
  * casts where out's dtype differs), and calls run(const sg_iter *) to launch. */
-sg_status sg_cu_keepdim_view(sg_tensor *t, const sg_cu_rdims *r, int32_t ndim, bool keepdim,
-                             sg_tensor **out);
-
 template <class F>
-sg_status sg_cu_reduce_into(const char *op, sg_tensor *x, const sg_cu_rdims *r, bool keepdim,
+sg_status sg_cu_reduce_into(const char *op, sg_tensor *x, const sg_rdims *r, bool keepdim,
                             sg_tensor *out, sg_dtype out_dtype, sg_tensor *const *extra,
                             int32_t nextra, F &&run) {
     if (x->device.type != SG_DEV_CUDA)
         return sg_error(SG_EINVAL, "%s: expected a CUDA tensor, got one on %s", op,
                         sg_device_type_name((sg_device_type)x->device.type));
     sg_tensor *views[SG_ITER_MAX] = {NULL}, *res = NULL;
-    sg_status  st = sg_cu_keepdim_view(out, r, x->ndim, keepdim, &views[0]);
+    sg_status  st = sg_reduce_keepdim_view(out, r, x->ndim, keepdim, &views[0]);
     for (int32_t i = 0; !st && i < nextra; i++)
-        st = sg_cu_keepdim_view(extra[i], r, x->ndim, keepdim, &views[1 + i]);
+        st = sg_reduce_keepdim_view(extra[i], r, x->ndim, keepdim, &views[1 + i]);
     if (!st) {
         sg_iter      it;
         sg_iter_spec spec = {};

@@ -72,10 +72,10 @@ template <class T, bool MAX> struct arg_ops {
 
 /* amax/amin/max()/min(): self into out (written in self's dtype, cast by the iterator) */
 template <bool MAX>
-sg_status extremum_run(const char *op, sg_tensor *self, const sg_cu_rdims *r, bool keepdim,
+sg_status extremum_run(const char *op, sg_tensor *self, const sg_rdims *r, bool keepdim,
                        sg_tensor *out) {
     sg_status st;
-    if ((st = sg_cu_no_complex(op, self)) || (st = sg_cu_shape_out(out, self, r, keepdim)))
+    if ((st = sg_reduce_no_complex(op, self)) || (st = sg_reduce_shape_out(out, self, r, keepdim)))
         return st;
     return sg_cu_reduce_into(op, self, r, keepdim, out, dtype_of(self), NULL, 0,
                              [&](const sg_iter *it) {
@@ -89,60 +89,38 @@ sg_status extremum_run(const char *op, sg_tensor *self, const sg_cu_rdims *r, bo
 template <bool MAX>
 sg_status amax_out(sg_keyset, sg_tensor *self, sg_int_list dim, bool keepdim, sg_tensor *out,
                    sg_tensor **ret) {
-    const char *name = MAX ? "amax()" : "amin()";
-    sg_cu_rdims r;
-    sg_status   st = SG_OK;
-    if (dtype_of(out) != dtype_of(self))
-        st = sg_error(SG_EINVAL, "Expected the dtype for input and out to match, but got %s for "
-                                 "input's dtype and %s for out's dtype.",
-                      sg_aten_type_name(dtype_of(self)), sg_aten_type_name(dtype_of(out)));
-    if (!st) st = sg_cu_dims_of(self, dim.items, dim.len, &r);
-    if (!st) st = sg_cu_check_nonempty(name, self, dim.items, dim.len);
+    sg_rdims  r;
+    sg_status st = sg_reduce_amax_args(MAX ? "amax()" : "amin()", self, dim, out, &r);
     if (!st) st = extremum_run<MAX>(MAX ? "amax" : "amin", self, &r, keepdim, out);
-    return sg_cu_give(st, out, ret);
+    return sg_reduce_give(st, out, ret);
 }
 
 template <bool MAX>
 sg_status unary_out(sg_keyset, sg_tensor *self, sg_tensor *out, sg_tensor **ret) {
-    const char *name = MAX ? "max()" : "min()";
-    sg_cu_rdims r;
-    sg_status   st = sg_cu_check_nonempty(name, self, NULL, 0);
-    if (!st && !sg_can_cast(dtype_of(self), dtype_of(out)))
-        st = sg_error(SG_EINVAL, "%s: result type %s can't be cast to the desired output type %s",
-                      name, sg_aten_type_name(dtype_of(self)), sg_aten_type_name(dtype_of(out)));
-    if (!st) st = sg_cu_dims_of(self, NULL, 0, &r);
+    sg_rdims  r;
+    sg_status st = sg_reduce_all_args(MAX ? "max()" : "min()", self, out, &r);
     if (!st) st = extremum_run<MAX>(MAX ? "max" : "min", self, &r, false, out);
-    return sg_cu_give(st, out, ret);
+    return sg_reduce_give(st, out, ret);
 }
 
 template <bool MAX> sg_status all_fn(sg_keyset ks, sg_tensor *self, sg_tensor **ret) {
     sg_tensor *out = NULL;
-    sg_status  st = sg_cu_check_nonempty(MAX ? "max()" : "min()", self, NULL, 0);
+    sg_status  st = sg_reduce_check_nonempty(MAX ? "max()" : "min()", self, NULL, 0);
     if (!st) st = sg_tensor_empty(NULL, 0, dtype_of(self), self->device, &out);
     sg_tensor *r = NULL;
     if (!st) st = unary_out<MAX>(ks, self, out, &r);
     sg_tensor_release(r);
-    return sg_cu_give_new(st, out, ret);
+    return sg_reduce_give_new(st, out, ret);
 }
 
 /* values (may be NULL) and indices of the best element along the dims of r */
 template <bool MAX>
-sg_status arg_run(const char *op, sg_tensor *self, const sg_cu_rdims *r, bool keepdim,
+sg_status arg_run(const char *op, sg_tensor *self, const sg_rdims *r, bool keepdim,
                   sg_tensor *values, sg_tensor *indices) {
-    sg_status st;
-    if ((st = sg_cu_no_complex(op, self))) return st;
-    if ((st = sg_cu_shape_out(indices, self, r, keepdim))) return st;
-    if (values && (st = sg_cu_shape_out(values, self, r, keepdim))) return st;
-    /* positions count along the reduced dims in order: one dim, or all of them contiguous (so
-     * that the iterator merges them into one) */
-    int32_t nred = 0;
-    for (int32_t d = 0; d < self->ndim; d++) nred += r->mask[d] && self->sizes[d] != 1;
+    /* x: self, or contiguous where several dims are reduced (the iterator merges them) */
     sg_tensor *x = NULL;
-    if (nred > 1 && !sg_tensor_is_contiguous(self)) {
-        if ((st = sg_tensor_contiguous(self, &x))) return st;
-    } else {
-        x = sg_tensor_retain(self);
-    }
+    sg_status  st = sg_reduce_arg_prepare(op, self, r, keepdim, values, indices, &x);
+    if (st) return st;
     sg_dtype t = dtype_of(x);
     auto     launch = [&](const sg_iter *it) {
         return sg_cu_visit(t, SG_CU_ALL, op, [&](auto tt) {
@@ -156,52 +134,25 @@ sg_status arg_run(const char *op, sg_tensor *self, const sg_cu_rdims *r, bool ke
     return st;
 }
 
-sg_status dim_check(const char *fn, sg_tensor *self, int64_t *dim) {
-    sg_status st = sg_cu_wrap_dim(dim, self->ndim);
-    return st ? st : sg_cu_check_nonempty(fn, self, dim, 1);
-}
-
 template <bool MAX>
 sg_status max_dim_out(sg_keyset, sg_tensor *self, int64_t dim, bool keepdim, sg_tensor *values,
                       sg_tensor *indices, sg_tensor **ret_values, sg_tensor **ret_indices) {
-    sg_cu_rdims r;
-    sg_status   st = dim_check(MAX ? "max()" : "min()", self, &dim);
-    if (!st) st = sg_cu_check_out_dtype(values, dtype_of(self));
-    if (!st) st = sg_cu_check_out_dtype(indices, SG_INT64);
-    if (!st) {
-        sg_cu_dims_one(self, dim, &r);
-        st = arg_run<MAX>(MAX ? "max" : "min", self, &r, keepdim, values, indices);
-    }
+    sg_rdims  r;
+    sg_status st = sg_reduce_max_dim_args(MAX ? "max()" : "min()", self, dim, values, indices, &r);
+    if (!st) st = arg_run<MAX>(MAX ? "max" : "min", self, &r, keepdim, values, indices);
     *ret_values = st ? NULL : sg_tensor_retain(values);
     *ret_indices = st ? NULL : sg_tensor_retain(indices);
-    return st;
-}
-
-/* argmax / argmin: dim None flattens */
-sg_status arg_dims(const char *fn, sg_tensor *self, const int64_t *dim, sg_cu_rdims *r) {
-    if (!dim) {
-        if (sg_tensor_numel(self) == 0)
-            return sg_error(SG_EINVAL, "%s: Expected reduction dim to be specified for "
-                                       "input.numel() == 0.",
-                            fn);
-        return sg_cu_dims_of(self, NULL, 0, r);
-    }
-    int64_t   d = *dim;
-    sg_status st = dim_check(fn, self, &d);
-    if (!st) sg_cu_dims_one(self, d, r);
     return st;
 }
 
 template <bool MAX>
 sg_status argmax_out(sg_keyset, sg_tensor *self, const int64_t *dim, bool keepdim,
                      sg_tensor *out, sg_tensor **ret) {
-    sg_cu_rdims r;
-    sg_status   st = arg_dims(MAX ? "argmax()" : "argmin()", self, dim, &r);
-    if (!st) st = sg_cu_check_out_dtype(out, SG_INT64);
-    if (!st && dtype_of(self) == SG_BOOL)
-        st = sg_cu_not_implemented(MAX ? "argmax_cuda" : "argmin_cuda", SG_BOOL);
+    sg_rdims  r;
+    sg_status st = sg_reduce_argmax_args(MAX ? "argmax()" : "argmin()",
+                                         MAX ? "argmax_cuda" : "argmin_cuda", self, dim, out, &r);
     if (!st) st = arg_run<MAX>(MAX ? "argmax" : "argmin", self, &r, keepdim, NULL, out);
-    return sg_cu_give(st, out, ret);
+    return sg_reduce_give(st, out, ret);
 }
 
 } // namespace

@@ -157,19 +157,12 @@ sg_status scan_columns(const T *x, T *o, int64_t outer, int64_t len, int64_t inn
 sg_status cumsum_run(sg_tensor *self, int64_t dim, sg_dtype r, sg_tensor *out) {
     sg_status st;
     if (sg_dtype_is_complex(r) || (!sg_dtype_is_floating(r) && !sg_dtype_is_integral(r, true)))
-        return sg_cu_not_implemented("cumsum_out_cuda", r);
+        return sg_not_implemented("cumsum_out_cuda", r);
     if (self->device.type != SG_DEV_CUDA || out->device.type != SG_DEV_CUDA)
         return sg_error(SG_EINVAL, "cumsum: expected CUDA tensors");
-    bool same = out->ndim == self->ndim;
-    for (int32_t i = 0; same && i < self->ndim; i++) same = out->sizes[i] == self->sizes[i];
-    if (!same && (st = sg_tensor_resize_(out, self->sizes, self->ndim))) return st;
+    int64_t outer, len, inner;
+    if ((st = sg_reduce_lines(self, dim, out, &outer, &len, &inner))) return st;
     if (sg_tensor_numel(self) == 0) return SG_OK;
-    int64_t outer = 1, len = 1, inner = 1;
-    for (int32_t d = 0; d < self->ndim; d++) {
-        if (d < dim) outer *= self->sizes[d];
-        else if (d == dim) len = self->sizes[d];
-        else inner *= self->sizes[d];
-    }
     /* the input contiguous in the result's dtype; the output contiguous, and either the input
      * itself or apart from it */
     sg_tensor *x = NULL, *o = NULL;
@@ -198,21 +191,17 @@ sg_status cumsum_run(sg_tensor *self, int64_t dim, sg_dtype r, sg_tensor *out) {
 
 sg_status cumsum_out(sg_keyset, sg_tensor *self, int64_t dim, const sg_dtype *dtype,
                      sg_tensor *out, sg_tensor **ret) {
-    sg_status st = sg_cu_wrap_dim(&dim, self->ndim);
-    if (!st && dtype) st = sg_cu_check_out_dtype(out, *dtype);
+    sg_status st = sg_reduce_cumsum_args(self, &dim, dtype, out, false);
     if (!st) st = cumsum_run(self, dim, dtype_of(out), out);
-    return sg_cu_give(st, out, ret);
+    return sg_reduce_give(st, out, ret);
 }
 
 /* in place: the result keeps self's dtype (a dtype argument must be it) */
 sg_status cumsum_inplace(sg_keyset, sg_tensor *self, int64_t dim, const sg_dtype *dtype,
                          sg_tensor **ret) {
-    sg_status st = sg_cu_wrap_dim(&dim, self->ndim);
-    if (!st && dtype) st = sg_cu_check_out_dtype(self, *dtype);
-    if (!st && !sg_tensor_writable(self))
-        st = sg_error(SG_EREADONLY, "cumsum_: the tensor is read-only");
+    sg_status st = sg_reduce_cumsum_args(self, &dim, dtype, self, true);
     if (!st) st = cumsum_run(self, dim, dtype_of(self), self);
-    return sg_cu_give(st, self, ret);
+    return sg_reduce_give(st, self, ret);
 }
 
 } // namespace

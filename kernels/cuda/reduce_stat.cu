@@ -43,18 +43,10 @@ template <class T, class W, bool ROOT> struct var_ops {
 
 sg_status var_run(const char *op, sg_tensor *self, const sg_int_list *dim,
                   const sg_scalar *correction, bool keepdim, bool root, sg_tensor *out) {
-    sg_cu_rdims r;
-    sg_status   st;
-    sg_dtype    t = dtype_of(self);
-    if (!sg_dtype_is_floating(t) && !sg_dtype_is_complex(t))
-        return sg_error(SG_EINVAL, "std and var only support floating point and complex dtypes");
-    if ((st = sg_cu_no_complex(op, self)) ||
-        (st = sg_cu_dims_of(self, dim ? dim->items : NULL, dim ? dim->len : 0, &r)))
-        return st;
-    if (!sg_can_cast(t, dtype_of(out)))
-        return sg_error(SG_EINVAL, "result type %s can't be cast to the desired output type %s",
-                        sg_aten_type_name(t), sg_aten_type_name(dtype_of(out)));
-    if ((st = sg_cu_shape_out(out, self, &r, keepdim))) return st;
+    sg_rdims  r;
+    sg_status st = sg_reduce_var_args(op, self, dim, keepdim, out, &r);
+    if (st) return st;
+    sg_dtype t = dtype_of(self);
     double   corr = correction ? sg_scalar_to_double(*correction) : 1.0;
     sg_dtype w = sg_cu_w_dtype(t, dtype_of(out));
     return sg_cu_reduce_into(op, self, &r, keepdim, out, w, NULL, 0, [&](const sg_iter *it) {
@@ -73,7 +65,7 @@ template <bool ROOT>
 sg_status var_correction_out(sg_keyset, sg_tensor *self, const sg_int_list *dim,
                              const sg_scalar *correction, bool keepdim, sg_tensor *out,
                              sg_tensor **ret) {
-    return sg_cu_give(var_run(ROOT ? "std" : "var", self, dim, correction, keepdim, ROOT, out),
+    return sg_reduce_give(var_run(ROOT ? "std" : "var", self, dim, correction, keepdim, ROOT, out),
                       out, ret);
 }
 
@@ -83,7 +75,7 @@ sg_status var_correction(sg_keyset, sg_tensor *self, const sg_int_list *dim,
     sg_tensor *out = NULL;
     sg_status  st = sg_tensor_empty(NULL, 0, dtype_of(self), self->device, &out);
     if (!st) st = var_run(ROOT ? "std" : "var", self, dim, correction, keepdim, ROOT, out);
-    return sg_cu_give_new(st, out, ret);
+    return sg_reduce_give_new(st, out, ret);
 }
 
 /* ---- logsumexp ------------------------------------------------------------------------------ */
@@ -132,16 +124,9 @@ template <class T, class W> struct lse_ops {
 };
 
 sg_status lse_run(sg_tensor *self, sg_int_list dim, bool keepdim, sg_tensor *out) {
-    sg_cu_rdims r;
-    sg_status   st;
-    if (!sg_dtype_is_floating(dtype_of(out)))
-        return sg_error(SG_EINVAL, "logsumexp(): Expected floating point type for result tensor, "
-                                   "but got: %s",
-                        sg_aten_type_name(dtype_of(out)));
-    if ((st = sg_cu_no_complex("logsumexp", self)) ||
-        (st = sg_cu_dims_of(self, dim.items, dim.len, &r)))
-        return st;
-    if ((st = sg_cu_shape_out(out, self, &r, keepdim))) return st;
+    sg_rdims  r;
+    sg_status st = sg_reduce_lse_args(self, dim, keepdim, out, &r);
+    if (st) return st;
     sg_dtype   t = dtype_of(self);
     sg_dtype   read = sg_dtype_is_floating(t) ? t : SG_FLOAT32;
     sg_dtype   w = sg_cu_w_dtype(read, dtype_of(out));
@@ -163,7 +148,7 @@ sg_status lse_run(sg_tensor *self, sg_int_list dim, bool keepdim, sg_tensor *out
 
 sg_status logsumexp_out(sg_keyset, sg_tensor *self, sg_int_list dim, bool keepdim,
                         sg_tensor *out, sg_tensor **ret) {
-    return sg_cu_give(lse_run(self, dim, keepdim, out), out, ret);
+    return sg_reduce_give(lse_run(self, dim, keepdim, out), out, ret);
 }
 
 sg_status logsumexp_fn(sg_keyset, sg_tensor *self, sg_int_list dim, bool keepdim,
@@ -173,7 +158,7 @@ sg_status logsumexp_fn(sg_keyset, sg_tensor *self, sg_int_list dim, bool keepdim
     sg_status  st = sg_tensor_empty(NULL, 0, sg_dtype_is_integral(t, true) ? SG_FLOAT32 : t,
                                     self->device, &out);
     if (!st) st = lse_run(self, dim, keepdim, out);
-    return sg_cu_give_new(st, out, ret);
+    return sg_reduce_give_new(st, out, ret);
 }
 
 } // namespace

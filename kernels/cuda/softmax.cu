@@ -9,6 +9,7 @@
  * the accurate expf/exp. half_to_float (a float16 input, float32 output) is supported, as on
  * aten's CUDA. */
 #include "rows.cuh"
+#include "sg_reduce_shape.h"
 
 namespace {
 
@@ -154,16 +155,9 @@ template <bool LOG>
 sg_status softmax_run(sg_tensor *self, int64_t dim, bool half_to_float, sg_tensor *out) {
     const char *op = LOG ? "_log_softmax" : "_softmax";
     int64_t     d = dim;
-    if (!sg_wrap_dim(&d, self->ndim)) {
-        int32_t n = self->ndim > 0 ? self->ndim : 1;
-        return sg_error(SG_EINVAL, "Dimension out of range (expected to be in range of [%d, %d], "
-                                   "but got %lld)",
-                        -n, n - 1, (long long)dim);
-    }
-    sg_dtype xt = dtype_of(self), ot = half_to_float ? SG_FLOAT32 : xt;
-    if (dtype_of(out) != ot)
-        return sg_error(SG_EINVAL, "Expected out tensor to have dtype %s, but got %s instead",
-                        sg_meta_type_name(ot), sg_meta_type_name(dtype_of(out)));
+    sg_dtype    xt = dtype_of(self), ot = half_to_float ? SG_FLOAT32 : xt;
+    sg_status   st;
+    if ((st = sg_check_wrap_dim(&d, self->ndim)) || (st = sg_check_out_dtype(out, ot))) return st;
     if (half_to_float && xt != SG_FLOAT16)
         return sg_error(SG_EINVAL, "conversion is supported for Half type only");
     if (self->device.type != SG_DEV_CUDA || !sg_device_eq(out->device, self->device))
@@ -172,18 +166,10 @@ sg_status softmax_run(sg_tensor *self, int64_t dim, bool half_to_float, sg_tenso
         return sg_error(SG_EUNSUPPORTED, "\"host_softmax\" not implemented for '%s'",
                         sg_aten_type_name(xt));
     sg_cu_guard guard(self->device);
-    sg_status   st;
-    bool        same = out->ndim == self->ndim;
-    for (int32_t i = 0; same && i < self->ndim; i++) same = out->sizes[i] == self->sizes[i];
-    if (!same && (st = sg_tensor_resize_(out, self->sizes, self->ndim))) return st;
+    int64_t     outer, len, inner;
+    if ((st = sg_reduce_lines(self, d, out, &outer, &len, &inner))) return st;
     if (sg_tensor_numel(self) == 0) return SG_OK;
 
-    int64_t outer = 1, len = 1, inner = 1;
-    for (int32_t i = 0; i < self->ndim; i++) {
-        if (i < d) outer *= self->sizes[i];
-        else if (i == d) len = self->sizes[i];
-        else inner *= self->sizes[i];
-    }
     /* a contiguous input, and a contiguous output that is the input or apart from it (a row
      * is read whole before it is written, so in place is safe; a partial overlap is not) */
     sg_tensor *x = NULL, *o = NULL;

@@ -1,0 +1,73 @@
+/* pointwise_shape.c: the elementwise ops' result types and argument checks, one copy for the
+ * CPU and CUDA kernels (sg_pointwise_shape.h). */
+#include "sg_pointwise_shape.h"
+
+#include "cpu.h"
+#include "sg_index_shape.h"
+
+sg_dtype sg_pointwise_result(const sg_tensor *a, const sg_tensor *b, const sg_tensor *c) {
+    sg_result_type r;
+    sg_rt_init(&r);
+    sg_rt_tensor(&r, a);
+    sg_rt_tensor(&r, b);
+    sg_rt_tensor(&r, c);
+    return sg_rt_result(&r);
+}
+
+sg_status sg_pointwise_add_args(const char *op, const sg_tensor *self, const sg_tensor *other,
+                                sg_scalar alpha, bool sub, sg_dtype *r, double *af,
+                                int64_t *ai) {
+    *r = sg_pointwise_result(self, other, NULL);
+    if (sub && *r == SG_BOOL)
+        return sg_error(SG_EINVAL, "Subtraction, the `-` operator, with two bool tensors is not "
+                                   "supported. Use the `^` or `logical_xor()` operator instead.");
+    if (alpha.kind == SG_SCALAR_FLOAT && sg_dtype_is_integral(*r, true))
+        return sg_error(SG_EINVAL, "%s: for integral input tensors, argument alpha must not be a "
+                                   "floating point number.",
+                        op);
+    if (alpha.kind == SG_SCALAR_BOOL && *r != SG_BOOL)
+        return sg_error(SG_EINVAL, "%s: boolean alpha only supported for Boolean results.", op);
+    *af = sg_scalar_to_double(alpha);
+    *ai = alpha.kind == SG_SCALAR_INT ? alpha.u.i : (int64_t)*af;
+    return SG_OK;
+}
+
+sg_status sg_pointwise_div_mode(const char *rounding, int *mode) {
+    if (!rounding) *mode = 0;
+    else if (strcmp(rounding, "trunc") == 0) *mode = 1;
+    else if (strcmp(rounding, "floor") == 0) *mode = 2;
+    else
+        return sg_error(SG_EINVAL, "div expected rounding_mode to be one of None, 'trunc', or "
+                                   "'floor' but found '%s'",
+                        rounding);
+    return SG_OK;
+}
+
+sg_dtype sg_pointwise_div_result(const sg_tensor *a, const sg_tensor *b, int mode) {
+    sg_dtype r = sg_pointwise_result(a, b, NULL);
+    if (mode == 0 && sg_dtype_is_integral(r, true)) r = SG_FLOAT32;
+    return r;
+}
+
+sg_status sg_pointwise_where_args(const sg_tensor *cond, const sg_tensor *self,
+                                  const sg_tensor *other, const sg_tensor *out, sg_dtype *r) {
+    *r = sg_pointwise_result(self, other, NULL);
+    if (dtype_of(cond) != SG_BOOL && dtype_of(cond) != SG_UINT8)
+        return sg_error(SG_EINVAL, "where: where expected condition to be a boolean tensor, but "
+                                   "got a tensor with dtype %s",
+                        sg_aten_type_name(dtype_of(cond)));
+    if (out && dtype_of(out) != *r)
+        return sg_error(SG_EINVAL, "where: Expected out type to be %s but got %s",
+                        sg_aten_type_name(*r), sg_aten_type_name(dtype_of(out)));
+    return SG_OK;
+}
+
+sg_status sg_pointwise_clamp_scalar_type(const sg_tensor *self, const sg_scalar *lo,
+                                         const sg_scalar *hi, sg_dtype *r) {
+    sg_status st = sg_index_clamp_type(self, lo, hi, r);
+    if (st) return st;
+    if (!lo && !hi)
+        return sg_error(SG_EINVAL, "clamp: torch.clamp: At least one of 'min' or 'max' must not "
+                                   "be None");
+    return SG_OK;
+}
