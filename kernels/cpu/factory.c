@@ -118,7 +118,7 @@ static sg_status empty_like_fmt(const char *op, const sg_tensor *t, const sg_mem
 
 /* Every element of t (any device, any strides) becomes v converted to t's dtype. */
 static sg_status fill(const char *op, sg_tensor *t, sg_scalar v) {
-    if (sg_factory_overflows(v, (sg_dtype)t->dtype))
+    if (sg_scalar_overflows(v, (sg_dtype)t->dtype))
         return sg_error(SG_EINVAL, "%s: value cannot be converted to type %s without overflow",
                         op, sg_cpp_type_name((sg_dtype)t->dtype));
     if (t->device.type == SG_DEV_META || sg_tensor_numel(t) == 0) return SG_OK;

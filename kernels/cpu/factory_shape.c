@@ -61,31 +61,6 @@ bool sg_factory_dense(const sg_tensor *t) {
     return true;
 }
 
-bool sg_factory_overflows(sg_scalar v, sg_dtype t) {
-    if (t == SG_BOOL || v.kind == SG_SCALAR_BOOL) return false;
-    if (v.kind == SG_SCALAR_COMPLEX && !sg_dtype_is_complex(t) && v.u.c.im != 0) return true;
-    if (sg_dtype_is_integral(t, false)) {
-        static const int64_t lo[] = {[SG_UINT8] = 0, [SG_INT8] = INT8_MIN, [SG_INT16] = INT16_MIN,
-                                     [SG_INT32] = INT32_MIN, [SG_INT64] = INT64_MIN};
-        static const int64_t hi[] = {[SG_UINT8] = UINT8_MAX, [SG_INT8] = INT8_MAX,
-                                     [SG_INT16] = INT16_MAX, [SG_INT32] = INT32_MAX,
-                                     [SG_INT64] = INT64_MAX};
-        if (v.kind == SG_SCALAR_INT) {
-            /* as c10: an unsigned type takes negative values whose magnitude fits (they wrap) */
-            if (t == SG_UINT8) return v.u.i > hi[t] || (v.u.i < 0 && v.u.i < -(int64_t)hi[t]);
-            return v.u.i < lo[t] || v.u.i > hi[t];
-        }
-        double d = sg_scalar_to_double(v);
-        if (!isfinite(d)) return true;
-        if (t == SG_UINT8) return d > 255.0 || (d < 0 && -d > 255.0);
-        return d < (double)lo[t] || d > (double)hi[t];
-    }
-    if (v.kind == SG_SCALAR_INT) return false;
-    double d = sg_scalar_to_double(v);
-    if (isinf(d) || isnan(d) || t == SG_FLOAT64 || t == SG_COMPLEX128) return false;
-    double max = t == SG_FLOAT16 ? 65504.0 : t == SG_BFLOAT16 ? 3.3895313892515355e38 : FLT_MAX;
-    return fabs(d) > max;
-}
 
 sg_dtype sg_factory_scalar_dtype(sg_scalar v) {
     switch (v.kind) {

@@ -591,7 +591,7 @@ static sg_status tri_run(const char *op, bool lower, sg_tensor *self, int64_t k,
     sg_tensor *src = NULL;
     if (out == self) {
         src = sg_tensor_retain(self);
-    } else if (sg_index_overlap(out, self)) {
+    } else if (sg_may_overlap(out, self)) {
         if ((st = sg_tensor_clone(self, &src))) return st;
     } else {
         src = sg_tensor_retain(self);
@@ -1109,7 +1109,7 @@ static sg_status clamp_scalar_run(const char *op, sg_tensor *self, const sg_scal
     const sg_scalar *b[2] = {lo, hi};
     for (int i = 0; i < 2; i++) {
         if (!b[i]) continue;
-        if (sg_index_overflows(*b[i], r))
+        if (sg_scalar_overflows(*b[i], r))
             return sg_error(SG_EINVAL, "%s: value cannot be converted to type %s without "
                                        "overflow",
                             op, sg_cpp_type_name(r));
@@ -1319,7 +1319,7 @@ static sg_status pow_ts_out_k(sg_keyset ks, sg_tensor *self, sg_scalar exponent,
     sg_dtype   r = m.dtype, k = sg_compute_dtype(r);
     sg_loop_fn fn = sg_dtype_valid((int)k) ? pow_loops[k] : NULL;
     if (!fn) return sg_not_implemented("pow", r);
-    if (sg_dtype_is_integral(k, false) && sg_index_overflows(exponent, k))
+    if (sg_dtype_is_integral(k, false) && sg_scalar_overflows(exponent, k))
         return sg_error(SG_EINVAL, "pow: value cannot be converted to type %s without overflow",
                         sg_cpp_type_name(k));
     powc c = {sg_scalar_to_double(exponent),

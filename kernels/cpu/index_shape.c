@@ -9,17 +9,9 @@
 
 static sg_dtype dt(const sg_tensor *t) { return (sg_dtype)t->dtype; }
 
-bool sg_index_overlap(const sg_tensor *a, const sg_tensor *b) {
-    if (!a->storage->data || a->storage->data != b->storage->data) return false;
-    int64_t sa = sg_tensor_span(a), sb = sg_tensor_span(b);
-    if (!sa || !sb) return false;
-    int64_t ea = (int64_t)sg_dtype_size(dt(a)), eb = (int64_t)sg_dtype_size(dt(b));
-    int64_t a0 = a->offset * ea, a1 = a0 + sa * ea, b0 = b->offset * eb, b1 = b0 + sb * eb;
-    return a0 < b1 && b0 < a1;
-}
 
 sg_status sg_index_no_overlap(const char *op, const sg_tensor *out, const sg_tensor *in) {
-    if (!sg_index_overlap(out, in)) return SG_OK;
+    if (!sg_may_overlap(out, in)) return SG_OK;
     return sg_error(SG_EINVAL, "%s: unsupported operation: some elements of the input tensor "
                                "and the written-to tensor refer to a single memory location. "
                                "Please clone() the tensor before performing the operation.",
@@ -59,30 +51,9 @@ void sg_index_meta_of(sg_meta *m, const int64_t *sizes, int32_t n, sg_dtype t, s
     m->device = d;
 }
 
-bool sg_index_overflows(sg_scalar v, sg_dtype t) {
-    if (t == SG_BOOL || v.kind == SG_SCALAR_BOOL) return false;
-    if (v.kind == SG_SCALAR_COMPLEX && !sg_dtype_is_complex(t) && v.u.c.im != 0) return true;
-    if (sg_dtype_is_integral(t, false)) {
-        static const double lo[] = {[SG_UINT8] = -255.0, [SG_INT8] = INT8_MIN,
-                                    [SG_INT16] = INT16_MIN, [SG_INT32] = INT32_MIN,
-                                    [SG_INT64] = -9.2233720368547758e18};
-        static const double hi[] = {[SG_UINT8] = UINT8_MAX, [SG_INT8] = INT8_MAX,
-                                    [SG_INT16] = INT16_MAX, [SG_INT32] = INT32_MAX,
-                                    [SG_INT64] = 9.2233720368547758e18};
-        if (v.kind == SG_SCALAR_INT)
-            return t != SG_INT64 && ((double)v.u.i < lo[t] || (double)v.u.i > hi[t]);
-        double d = sg_scalar_to_double(v);
-        return !isfinite(d) || d < lo[t] || d > hi[t];
-    }
-    if (v.kind == SG_SCALAR_INT) return false;
-    double d = sg_scalar_to_double(v);
-    if (isinf(d) || isnan(d) || t == SG_FLOAT64 || t == SG_COMPLEX128) return false;
-    double max = t == SG_FLOAT16 ? 65504.0 : t == SG_BFLOAT16 ? 3.3895313892515355e38 : FLT_MAX;
-    return fabs(d) > max;
-}
 
 sg_status sg_index_scalar_bytes(const char *op, sg_scalar v, sg_dtype t, void *buf) {
-    if (sg_index_overflows(v, t))
+    if (sg_scalar_overflows(v, t))
         return sg_error(SG_EINVAL, "%s: value cannot be converted to type %s without overflow",
                         op, sg_cpp_type_name(t));
     sg_tensor *s = NULL, *c = NULL;

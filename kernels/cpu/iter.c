@@ -1,5 +1,6 @@
 /* iter.c: the strided iterator (cpu.h says what it does). */
 #include "cpu.h"
+#include "sg_checks.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,26 +31,7 @@ bool sg_broadcast_shape(const int64_t *a, int32_t na, const int64_t *b, int32_t 
 
 
 
-/* Whether two views over one storage reach any common byte (a coarse test: their spans). */
-static bool may_overlap(const sg_tensor *a, const sg_tensor *b) {
-    if (a->storage->data != b->storage->data || !a->storage->data) return false;
-    size_t  ea = sg_dtype_size(dtype_of(a)), eb = sg_dtype_size(dtype_of(b));
-    int64_t sa = sg_tensor_span(a), sb = sg_tensor_span(b);
-    if (!sa || !sb) return false;
-    int64_t a0 = a->offset * (int64_t)ea, a1 = a0 + sa * (int64_t)ea;
-    int64_t b0 = b->offset * (int64_t)eb, b1 = b0 + sb * (int64_t)eb;
-    return a0 < b1 && b0 < a1;
-}
 
-static bool same_view(const sg_tensor *a, const sg_tensor *b) {
-    if (a->storage->data != b->storage->data || a->offset != b->offset || a->ndim != b->ndim ||
-        a->dtype != b->dtype)
-        return false;
-    for (int32_t i = 0; i < a->ndim; i++)
-        if (a->sizes[i] != b->sizes[i] || (a->sizes[i] > 1 && a->strides[i] != b->strides[i]))
-            return false;
-    return true;
-}
 
 static bool has_internal_overlap(const sg_tensor *t) {
     for (int32_t i = 0; i < t->ndim; i++)
@@ -229,7 +211,7 @@ static sg_status build(sg_iter *it, const sg_iter_spec *s, sg_tensor **result, b
     /* where loops write: the output itself, or a staging tensor of out_dtype */
     bool stage = dtype_of(it->out) != s->out_dtype;
     for (int32_t i = 0; i < s->nin && !stage; i++)
-        stage = may_overlap(it->out, s->in[i]) && !same_view(it->out, s->in[i]);
+        stage = sg_may_overlap(it->out, s->in[i]) && !sg_same_view(it->out, s->in[i]);
     if (stage) {
         const int64_t *shape = reduce ? it->out->sizes : it->out_shape;
         if ((st = sg_tensor_empty(shape, it->out_ndim, s->out_dtype, it->device, &it->staged)))

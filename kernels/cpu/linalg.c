@@ -324,11 +324,11 @@ static sg_status mm_compute(const char *op, sg_tensor *result, const sg_tensor *
     bool       beta0 = sg_mm_scalar_is_zero(beta);
     sg_tensor *w = result;
     sg_status  st = SG_OK;
-    if (!sg_mm_gemm_layout_ok(result) || sg_mm_overlaps(result, a) ||
-        sg_mm_overlaps(result, b)) {
+    if (!sg_mm_gemm_layout_ok(result) || sg_may_overlap(result, a) ||
+        sg_may_overlap(result, b)) {
         if ((st = sg_tensor_empty(result->sizes, result->ndim, t, SG_CPU, &w))) return st;
     }
-    if (!beta0 && self && !sg_mm_same_view(self, w) && (st = sg_cast_copy_(w, self))) goto done;
+    if (!beta0 && self && !sg_same_view(self, w) && (st = sg_cast_copy_(w, self))) goto done;
     int32_t  nd = a->ndim;
     bool     batched = nd == 3;
     gemm_job g = {

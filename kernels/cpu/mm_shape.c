@@ -32,26 +32,7 @@ bool sg_mm_row_major(int64_t rows, int64_t cols, int64_t rs, int64_t cs, int64_t
     return true;
 }
 
-/* Whether two tensors' bytes may overlap (a coarse test on their spans). */
-bool sg_mm_overlaps(const sg_tensor *a, const sg_tensor *b) {
-    if (a->storage->data != b->storage->data || !a->storage->data) return false;
-    int64_t ea = (int64_t)sg_dtype_size(dtype_of(a)), eb = (int64_t)sg_dtype_size(dtype_of(b));
-    int64_t sa = sg_tensor_span(a), sb = sg_tensor_span(b);
-    if (!sa || !sb) return false;
-    int64_t a0 = a->offset * ea, a1 = a0 + sa * ea, b0 = b->offset * eb, b1 = b0 + sb * eb;
-    return a0 < b1 && b0 < a1;
-}
 
-bool sg_mm_same_view(const sg_tensor *a, const sg_tensor *b) {
-    if (a == b) return true;
-    if (a->storage->data != b->storage->data || a->offset != b->offset || a->ndim != b->ndim ||
-        a->dtype != b->dtype)
-        return false;
-    for (int32_t i = 0; i < a->ndim; i++)
-        if (a->sizes[i] != b->sizes[i] || (a->sizes[i] > 1 && a->strides[i] != b->strides[i]))
-            return false;
-    return true;
-}
 
 /* Checks an out= tensor against what the meta function computed, as aten's structured out
  * wrappers do (same dtype and device), and resizes it where its shape differs. */

@@ -20,6 +20,13 @@ sg_status sg_check_wrap_dim(int64_t *dim, int32_t ndim);
 /* A structured op's out= must have the dtype its meta function computed. */
 sg_status sg_check_out_dtype(const sg_tensor *out, sg_dtype want);
 
+/* c10's checked_convert of a Scalar to dtype t: whether the value overflows it. */
+bool      sg_scalar_overflows(sg_scalar v, sg_dtype t);
+/* Whether two views over one storage reach a common byte (a coarse test on their spans). */
+bool      sg_may_overlap(const sg_tensor *a, const sg_tensor *b);
+/* Whether two tensors are the same view of the same bytes. */
+bool      sg_same_view(const sg_tensor *a, const sg_tensor *b);
+
 #ifdef __cplusplus
 }
 #endif

@@ -29,8 +29,6 @@ sg_status sg_factory_options(const char *op, const sg_dtype *dtype, sg_dtype def
 sg_status sg_factory_resize_out(sg_tensor *out, const int64_t *sizes, int32_t n);
 /* c10's compute_non_overlapping_and_dense: the elements fill a span exactly, in some order. */
 bool      sg_factory_dense(const sg_tensor *t);
-/* c10's checked_convert of a Scalar to dtype t: whether the value overflows it. */
-bool      sg_factory_overflows(sg_scalar v, sg_dtype t);
 /* full's dtype where none is given: from the value's kind (the default dtype for floats) */
 sg_dtype  sg_factory_scalar_dtype(sg_scalar v);
 /* arange's dtype where none is given: float32 where any bound is a float, else int64 */

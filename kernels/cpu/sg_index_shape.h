@@ -11,8 +11,6 @@
 extern "C" {
 #endif
 
-/* Whether two tensors reach a common byte (a coarse test on their spans). */
-bool      sg_index_overlap(const sg_tensor *a, const sg_tensor *b);
 /* aten's assert_no_overlap between a written tensor and an input. */
 sg_status sg_index_no_overlap(const char *op, const sg_tensor *out, const sg_tensor *in);
 /* aten's assert_no_internal_overlap of a written tensor. */
@@ -23,8 +21,6 @@ sg_status sg_index_no_internal_overlap(const char *op, const sg_tensor *t);
 sg_status sg_index_out_ready(const char *op, sg_tensor *out, const sg_meta *m, bool exact);
 /* m = sizes, dtype t, device d */
 void      sg_index_meta_of(sg_meta *m, const int64_t *sizes, int32_t n, sg_dtype t, sg_device d);
-/* c10's checked conversion of a Scalar to a dtype (aten's to<T>()): whether it overflows. */
-bool      sg_index_overflows(sg_scalar v, sg_dtype t);
 /* A Scalar as one element of dtype t (into buf), checked as aten's to<T>() is; converted on
  * the host by the CPU's cast, so the bytes are the CPU's. */
 sg_status sg_index_scalar_bytes(const char *op, sg_scalar v, sg_dtype t, void *buf);

@@ -18,10 +18,6 @@ bool sg_mm_dtype_ok(sg_dtype t);
  * stride, leading dimension >= max(1, cols)); *ld gets its leading dimension. Strides of
  * size-1 dims are never used, so they may be anything. */
 bool sg_mm_row_major(int64_t rows, int64_t cols, int64_t rs, int64_t cs, int64_t *ld);
-/* Whether two tensors' bytes may overlap (a coarse test on their spans). */
-bool sg_mm_overlaps(const sg_tensor *a, const sg_tensor *b);
-/* Whether two tensors are the same view of the same bytes. */
-bool sg_mm_same_view(const sg_tensor *a, const sg_tensor *b);
 /* Checks an out= tensor against what the meta function computed, as aten's structured out
  * wrappers do (same dtype and device), and resizes it where its shape differs. */
 sg_status sg_mm_out_prepare(sg_tensor *out, const sg_meta *m);

@@ -78,7 +78,7 @@ sg_dtype dt(const sg_tensor *t) { return (sg_dtype)t->dtype; }
 
 /* Every element of t becomes v converted to t's dtype (by the CPU's cast, checked as c10). */
 sg_status fill(const char *op, sg_tensor *t, sg_scalar v) {
-    if (sg_factory_overflows(v, dt(t)))
+    if (sg_scalar_overflows(v, dt(t)))
         return sg_error(SG_EINVAL, "%s: value cannot be converted to type %s without overflow",
                         op, sg_cpp_type_name(dt(t)));
     if (t->device.type != SG_DEV_CUDA)

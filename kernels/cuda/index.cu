@@ -668,7 +668,7 @@ sg_status tri_run(const char *op, bool lower, sg_tensor *self, int64_t k, sg_ten
         (st = sg_cu_prep_out(op, out, &m, true)))
         return st;
     sg_tensor *src = NULL;
-    if (out != self && sg_index_overlap(out, self)) {
+    if (out != self && sg_may_overlap(out, self)) {
         if ((st = sg_tensor_clone(self, &src))) return st;
     } else {
         src = sg_tensor_retain(self);

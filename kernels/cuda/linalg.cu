@@ -445,11 +445,11 @@ sg_status mm_compute(const char *op, sg_tensor *result, sg_tensor *self, sg_tens
     sg_cu_guard guard(result->device);
     bool        beta0 = sg_mm_scalar_is_zero(beta);
     sg_tensor  *w = result, *ao = nullptr, *bo = nullptr, *ua, *ub;
-    if (!sg_mm_gemm_layout_ok(result) || sg_mm_overlaps(result, a) ||
-        sg_mm_overlaps(result, b)) {
+    if (!sg_mm_gemm_layout_ok(result) || sg_may_overlap(result, a) ||
+        sg_may_overlap(result, b)) {
         if ((st = sg_tensor_empty(result->sizes, result->ndim, t, result->device, &w))) return st;
     }
-    if (!beta0 && self && !sg_mm_same_view(self, w) && (st = sg_cast_copy_(w, self))) goto done;
+    if (!beta0 && self && !sg_same_view(self, w) && (st = sg_cast_copy_(w, self))) goto done;
     if ((st = usable(a, &ua, &ao)) || (st = usable(b, &ub, &bo))) goto done;
     {
         int32_t  nd = ua->ndim;

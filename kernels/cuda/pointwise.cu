@@ -18,29 +18,6 @@ sg_status sg_pw_not_implemented(const char *op, sg_dtype t) {
                     sg_aten_type_name(t));
 }
 
-bool sg_pw_overflows(sg_scalar v, sg_dtype t) {
-    if (t == SG_BOOL || v.kind == SG_SCALAR_BOOL) return false;
-    if (v.kind == SG_SCALAR_COMPLEX && !sg_dtype_is_complex(t) && v.u.c.im != 0) return true;
-    if (sg_dtype_is_integral(t, false)) {
-        double lo, hi;
-        switch (t) {
-        case SG_UINT8: lo = -255.0, hi = UINT8_MAX; break; /* c10 lets uint8 wrap from -255 */
-        case SG_INT8: lo = INT8_MIN, hi = INT8_MAX; break;
-        case SG_INT16: lo = INT16_MIN, hi = INT16_MAX; break;
-        case SG_INT32: lo = INT32_MIN, hi = INT32_MAX; break;
-        default: lo = -9.2233720368547758e18, hi = 9.2233720368547758e18; break;
-        }
-        if (v.kind == SG_SCALAR_INT)
-            return t != SG_INT64 && ((double)v.u.i < lo || (double)v.u.i > hi);
-        double d = sg_scalar_to_double(v);
-        return !isfinite(d) || d < lo || d > hi;
-    }
-    if (v.kind == SG_SCALAR_INT) return false;
-    double d = sg_scalar_to_double(v);
-    if (isinf(d) || isnan(d) || t == SG_FLOAT64 || t == SG_COMPLEX128) return false;
-    double max = t == SG_FLOAT16 ? 65504.0 : t == SG_BFLOAT16 ? 3.3895313892515355e38 : FLT_MAX;
-    return fabs(d) > max;
-}
 
 bool sg_pw_host_zero(const sg_tensor *t) {
     if (!t || t->device.type != SG_DEV_CPU || t->ndim != 0) return false;
@@ -52,14 +29,6 @@ bool sg_pw_host_zero(const sg_tensor *t) {
     return true; /* an integer's or bool's zero is all zero bytes */
 }
 
-bool sg_pw_overlap(const sg_tensor *a, const sg_tensor *b) {
-    if (!a->storage->data || a->storage->data != b->storage->data) return false;
-    int64_t sa = sg_tensor_span(a), sb = sg_tensor_span(b);
-    if (!sa || !sb) return false;
-    int64_t ea = (int64_t)sg_dtype_size(dtype_of(a)), eb = (int64_t)sg_dtype_size(dtype_of(b));
-    int64_t a0 = a->offset * ea, a1 = a0 + sa * ea, b0 = b->offset * eb, b1 = b0 + sb * eb;
-    return a0 < b1 && b0 < a1;
-}
 
 static bool same_sizes(const sg_tensor *a, const sg_tensor *b) {
     if (a->ndim != b->ndim) return false;

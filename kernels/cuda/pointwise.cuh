@@ -152,15 +152,11 @@ static inline sg_iter_spec sg_pw_spec(const char *op, sg_tensor *out, const sg_t
 
 /* ---- promotion, scalars ------------------------------------------------------------------- */
 
-/* c10's checked conversion of a Scalar to a dtype: whether the value overflows it. */
-bool sg_pw_overflows(sg_scalar v, sg_dtype t);
 
 /* Whether t is a 0-dim CPU tensor whose value is zero (an integer divisor read on the host;
  * a divisor on the device is not checked, as that would need a synchronisation). */
 bool sg_pw_host_zero(const sg_tensor *t);
 
-/* Whether two tensors reach a common byte of one storage (a coarse test on their spans). */
-bool sg_pw_overlap(const sg_tensor *a, const sg_tensor *b);
 
 /* ---- the families (pointwise*.cu) --------------------------------------------------------- */
 

@@ -149,7 +149,7 @@ sg_status masked_scalar(sg_tensor *self, sg_tensor *mask, sg_scalar value, bool 
     *ret = NULL;
     sg_status st = masked_check(self, mask, inplace);
     if (st) return st;
-    if (sg_pw_overflows(value, dtype_of(self)))
+    if (sg_scalar_overflows(value, dtype_of(self)))
         return sg_error(SG_EINVAL, "masked_fill_: value cannot be converted to type %s without "
                                    "overflow",
                         sg_cpp_type_name(dtype_of(self)));
@@ -254,7 +254,7 @@ sg_status clamp_scalar_run(const char *op, sg_tensor *self, const sg_scalar *lo,
         using A = sg_acc_t<T>;
         const sg_scalar *b[2] = {lo, hi};
         for (int i = 0; i < 2; i++)
-            if (b[i] && sg_pw_overflows(*b[i], r))
+            if (b[i] && sg_scalar_overflows(*b[i], r))
                 return sg_error(SG_EINVAL, "%s: value cannot be converted to type %s without "
                                            "overflow",
                                 op, sg_cpp_type_name(r));
@@ -423,7 +423,7 @@ sg_status pow_ts_out_k(sg_keyset ks, sg_tensor *self, sg_scalar exponent, sg_ten
         using T = typename decltype(tag)::type;
         pow_s_fn<T> f{};
         if constexpr (sg_pw_is_int<T>()) {
-            if (sg_pw_overflows(exponent, r))
+            if (sg_scalar_overflows(exponent, r))
                 return sg_error(SG_EINVAL, "pow: value cannot be converted to type %s without "
                                            "overflow",
                                 sg_cpp_type_name(r));
