@@ -98,6 +98,20 @@ static bool bytes_of(int64_t n, sg_dtype dtype, size_t *out) {
     return true;
 }
 
+/* A new tensor over fresh storage; sizes, strides and dtype checked by the caller. */
+static sg_status empty_checked(const char *fn, const int64_t *sizes, const int64_t *strides,
+                               int32_t ndim, sg_dtype dtype, sg_device dev, sg_tensor **out) {
+    size_t nbytes;
+    if (!bytes_of(sg__span_elems(sizes, strides, ndim), dtype, &nbytes))
+        return sg_error(SG_EINVAL, "%s: the tensor is too large", fn);
+    sg_storage *s;
+    sg_status   st = sg__storage_new(dev, nbytes, &s);
+    if (st) return st;
+    st = sg__tensor_new(s, dtype, sizes, strides, ndim, 0, out);
+    sg__storage_release(s);
+    return st;
+}
+
 sg_status sg_tensor_empty_strided(const int64_t *sizes, const int64_t *strides, int32_t ndim,
                                   sg_dtype dtype, sg_device dev, sg_tensor **out) {
     *out = NULL;
@@ -107,14 +121,7 @@ sg_status sg_tensor_empty_strided(const int64_t *sizes, const int64_t *strides, 
         if (strides[i] < 0)
             return sg_error(SG_EINVAL, "empty_strided: negative stride %lld at dimension %d",
                             (long long)strides[i], i);
-    size_t nbytes;
-    if (!bytes_of(sg__span_elems(sizes, strides, ndim), dtype, &nbytes))
-        return sg_error(SG_EINVAL, "empty_strided: the tensor is too large");
-    sg_storage *s;
-    if ((st = sg__storage_new(dev, nbytes, &s))) return st;
-    st = sg__tensor_new(s, dtype, sizes, strides, ndim, 0, out);
-    sg__storage_release(s);
-    return st;
+    return empty_checked("empty_strided", sizes, strides, ndim, dtype, dev, out);
 }
 
 /* Contiguous strides for sizes; false where the element count overflows. */
@@ -137,7 +144,7 @@ sg_status sg_tensor_empty(const int64_t *sizes, int32_t ndim, sg_dtype dtype, sg
     if (st) return st;
     if (!contiguous_strides(sizes, ndim, strides))
         return sg_error(SG_EINVAL, "empty: the tensor is too large");
-    return sg_tensor_empty_strided(sizes, strides, ndim, dtype, dev, out);
+    return empty_checked("empty", sizes, strides, ndim, dtype, dev, out);
 }
 
 sg_status sg_tensor_zeros(const int64_t *sizes, int32_t ndim, sg_dtype dtype, sg_device dev,

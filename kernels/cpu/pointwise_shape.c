@@ -6,6 +6,11 @@
 #include "sg_index_shape.h"
 
 sg_dtype sg_pointwise_result(const sg_tensor *a, const sg_tensor *b, const sg_tensor *c) {
+    /* the usual case at once: tensors of one dtype, none a wrapped number (whatever their
+     * ranks, promotion gives that dtype) */
+    if (a && b && a->dtype == b->dtype && (!c || c->dtype == a->dtype) &&
+        !((a->flags | b->flags | (c ? c->flags : 0)) & SG_TENSOR_WRAPPED_NUMBER))
+        return (sg_dtype)a->dtype;
     sg_result_type r;
     sg_rt_init(&r);
     sg_rt_tensor(&r, a);
