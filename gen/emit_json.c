@@ -17,25 +17,42 @@
 #include <string.h>
 
 /* The writer: appends go to a chunk and reach the sg_buf a chunk at a time, so
- * the inner loops cost a memcpy each rather than a call that checks capacity. Types and schemas,
+ * the inner loops cost a memcpy each rather than a call that checks capacity. The chunk has
+ * SLACK bytes past its window, so that string copies may store whole 8-byte words. Schemas,
  * which sg_schema prints into an sg_buf, are printed into `tmp` (reused) and copied over. */
+enum { SLACK = 64, SHORT = 4096 /* strings up to this long are copied in place */ };
+
 typedef struct jw {
     sg_buf *b;
     sg_buf  tmp;
     size_t  n;
-    char    chunk[SG_BUF_STREAM]; /* a full window: a stream takes it without a copy */
+    char    chunk[SG_BUF_STREAM + SLACK];
 } jw;
 
+/* A stream gets the window as it is (sg_buf would copy a piece shorter than its own window
+ * once more); a plain buffer appends it. */
 static void flush(jw *w) {
-    sg_buf_putn(w->b, w->chunk, w->n);
+    sg_buf *b = w->b;
+    if (b->sink && w->n) {
+        if (sg_buf_flush(b) && !b->sink(b->sink_ud, w->chunk, w->n)) b->sink_failed = true;
+    } else {
+        sg_buf_putn(b, w->chunk, w->n);
+    }
     w->n = 0;
+}
+
+/* Where `need` bytes (need <= SG_BUF_STREAM) may be written, flushing first if they would
+ * run past the window. */
+static inline char *room(jw *w, size_t need) {
+    if (need > SG_BUF_STREAM - w->n) flush(w);
+    return w->chunk + w->n;
 }
 
 static inline void put(jw *w, const char *s, size_t n) {
     if (!n) return;
-    if (n > sizeof w->chunk - w->n) {
+    if (n > SG_BUF_STREAM - w->n) {
         flush(w);
-        if (n > sizeof w->chunk) {
+        if (n > SG_BUF_STREAM) {
             sg_buf_putn(w->b, s, n);
             return;
         }
@@ -45,8 +62,8 @@ static inline void put(jw *w, const char *s, size_t n) {
 }
 
 static inline void putc1(jw *w, char c) {
-    if (w->n == sizeof w->chunk) flush(w);
-    w->chunk[w->n++] = c;
+    *room(w, 1) = c;
+    w->n++;
 }
 
 static void puts0(jw *w, const char *s) { put(w, s, strlen(s)); }
@@ -76,7 +93,7 @@ static inline bool any_special(uint64_t x) {
     return (r & high) != 0;
 }
 
-/* Escapes s[0..n), which starts at a character that needs it. */
+/* Escapes s[0..n). */
 static void put_escaped(jw *w, const char *s, size_t n) {
     static const char hex[] = "0123456789abcdef";
     size_t run = 0;
@@ -96,23 +113,37 @@ static void put_escaped(jw *w, const char *s, size_t n) {
     put(w, s + run, n - run);
 }
 
-/* A JSON string. Most strings need no escape: they are scanned 8 bytes at a time and copied in
- * one piece up to the first byte that does. */
+/* A JSON string. Most strings are short and need no escape: they are copied into the chunk
+ * 8 bytes at a step, checked as they go; from the first byte that needs an escape on, the
+ * rest goes through put_escaped. */
 static void put_strn(jw *w, const char *s, size_t n) {
-    size_t i = 0;
     if (!s) s = "";
+    if (n > SHORT) {
+        putc1(w, '"');
+        put_escaped(w, s, n);
+        putc1(w, '"');
+        return;
+    }
+    char *d = room(w, n + 2) + 1; /* SLACK covers the last word's overrun */
+    size_t i = 0;
+    d[-1] = '"';
     for (uint64_t x; i + 8 <= n; i += 8) {
         memcpy(&x, s + i, 8);
         if (any_special(x)) break;
+        memcpy(d + i, &x, 8);
     }
-    while (i < n && !esc[(unsigned char)s[i]]) i++;
-    putc1(w, '"');
-    put(w, s, i);
-    if (i < n) put_escaped(w, s + i, n - i);
+    for (; i < n && !esc[(unsigned char)s[i]]; i++) d[i] = s[i];
+    if (i == n) {
+        d[n] = '"';
+        w->n += n + 2;
+        return;
+    }
+    w->n += i + 1;
+    put_escaped(w, s + i, n - i);
     putc1(w, '"');
 }
 
-/* A string, or null for NULL. */
+/* A NUL-terminated string, or null for NULL. */
 static void put_str(jw *w, const char *s) {
     if (s)
         put_strn(w, s, strlen(s));
@@ -218,13 +249,23 @@ static int32_t fixed_size(const sg_type *t) {
     return t && t->kind == SG_TY_LIST ? t->size : -1;
 }
 
+/* A type as written, without its annotation (type spellings need no escaping). */
+static void put_type(jw *w, const sg_type *t) {
+    size_t n = sg_type_spell(t, room(w, 128), 128);
+    if (n) {
+        w->n += n;
+        return;
+    }
+    w->tmp.len = 0;
+    sg_type_print(&w->tmp, t, false);
+    put(w, w->tmp.data, w->tmp.len);
+}
+
 static void put_arg(jw *w, const sg_schema *s, const sg_arg *a, bool is_ret) {
     LIT(w, "{\"name\": ");
     put_str(w, a->name);
     LIT(w, ", \"type\": \"");
-    w->tmp.len = 0;
-    sg_type_print(&w->tmp, a->type, false); /* type spellings need no escaping */
-    put(w, w->tmp.data, w->tmp.len);
+    put_type(w, a->type);
     LIT(w, "\", \"default\": ");
     put_str(w, a->default_text);
     LIT(w, ", \"value\": ");

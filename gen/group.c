@@ -50,35 +50,13 @@ static void put(sg_buf *b, const char *s, size_t n) {
 
 #define PUT_LIT(b, lit) put((b), lit, sizeof lit - 1)
 
-/* Writes v in decimal at p (at most 10 bytes); returns the count. */
-static int put_uint(char *p, uint32_t v) {
-    char digits[10];
-    int n = 0, k = 0;
-    do digits[n++] = (char)('0' + v % 10);
-    while ((v /= 10) != 0);
-    while (n) p[k++] = digits[--n];
-    return k;
-}
-
-/* A type without annotations; lists, optionals and named leaves here, the rest by the
- * schema library's printer (same text). */
+/* A type without annotations, spelled in place where there is room. */
 static void put_type(sg_buf *b, const sg_type *t) {
-    if (t->kind == SG_TY_OPTIONAL) {
-        put_type(b, t->elems[0]);
-        PUT_LIT(b, "?");
-    } else if (t->kind == SG_TY_LIST) {
-        char size[16];
-        int n = 0;
-        put_type(b, t->elems[0]);
-        size[n++] = '[';
-        if (t->size >= 0) n += put_uint(size + n, (uint32_t)t->size);
-        size[n++] = ']';
-        put(b, size, (size_t)n);
-    } else if ((sg_type_infos[t->kind].flags & SG_TYF_LEAF) && sg_type_infos[t->kind].name) {
-        put(b, sg_type_infos[t->kind].name, strlen(sg_type_infos[t->kind].name));
-    } else {
+    size_t n = b->cap - b->len > 128 ? sg_type_spell(t, b->data + b->len, 128) : 0;
+    if (n)
+        b->len += n;
+    else
         sg_type_print(b, t, false);
-    }
 }
 
 /* Fills g->alias for s: one walk of each type, reused by every question below. */

@@ -100,7 +100,7 @@ static void unique_arg_names(sgv_ctx *cx, const sg_op *op) {
     const sg_schema *s = &op->schema;
     for (uint32_t i = 1; i < s->nargs; i++)
         for (uint32_t k = 0; k < i; k++)
-            if (strcmp(s->args[i].name, s->args[k].name) == 0) {
+            if (sgv_streq(s->args[i].name, s->args[k].name)) {
                 SGV_ERROR(cx, sg_op_pos_at(op, s->args[i].name_offset), "argument name '%s' is "
                           "used twice in '%s' [SG-001]", s->args[i].name, s->name);
                 SGV_NOTE(cx, sg_op_pos_at(op, s->args[k].name_offset), "first used here");

@@ -96,7 +96,7 @@ static const sg_type *alias_slot(const sg_type *t) {
 }
 
 static bool letter_set(const char *const *set, uint32_t n, bool wildcard_ok) {
-    if (wildcard_ok && n == 1 && strcmp(set[0], "*") == 0) return true;
+    if (wildcard_ok && n == 1 && sgv_streq(set[0], "*")) return true;
     for (uint32_t i = 0; i < n; i++)
         if (strlen(set[i]) != 1 || set[i][0] < 'a' || set[i][0] > 'z') return false;
     return true;
@@ -224,7 +224,7 @@ static bool keyword_exempt(const sg_op *op, const char *arg) {
     char name[256];
     sgv_full_name(op, name, sizeof name);
     for (size_t e = 0; e < sizeof exempt / sizeof *exempt; e++)
-        if (strcmp(arg, "from") == 0 && strcmp(name, exempt[e]) == 0) return true;
+        if (sgv_streq(arg, "from") && sgv_streq(name, exempt[e])) return true;
     return false;
 }
 
@@ -316,7 +316,7 @@ static void returns_uniform(sgv_ctx *cx, const sg_op *op) {
 
 static bool is_out_or_self(const sg_schema *s, const sg_arg *a) {
     uint32_t i = (uint32_t)(a - s->args);
-    return sg_arg_is_out(s, a) || (i < s->npositional && strcmp(a->name, "self") == 0);
+    return sg_arg_is_out(s, a) || (i < s->npositional && sgv_streq(a->name, "self"));
 }
 
 /* V-06: a written return aliases an out argument or self. V-18: at most one input. */

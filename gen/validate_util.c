@@ -8,14 +8,10 @@
 /* ---- one op ------------------------------------------------------------------------------ */
 
 bool sgv_is_aten(const sg_op *op) {
-    return !op->schema.ns || strcmp(op->schema.ns, "aten") == 0;
+    return !op->schema.ns || sgv_streq(op->schema.ns, "aten");
 }
 
-int sgv_self_index(const sg_schema *s) {
-    for (uint32_t i = 0; i < s->npositional; i++)
-        if (s->args[i].name && strcmp(s->args[i].name, "self") == 0) return (int)i;
-    return -1;
-}
+int sgv_self_index(const sg_schema *s) { return s->self_index; }
 
 /* `t` is `kind` or `kind?`. */
 static bool is_or_optional(const sg_type *t, sg_type_kind kind) {
@@ -36,7 +32,7 @@ static const struct {
 static bool options_at(const sg_schema *s, uint32_t i) {
     for (uint32_t k = 0; k < 4; k++) {
         const sg_arg *a = &s->args[i + k];
-        if (strcmp(a->name, tensor_options[k].name) != 0 ||
+        if (!sgv_streq(a->name, tensor_options[k].name) ||
             !is_or_optional(a->type, tensor_options[k].kind) || sg_arg_is_out(s, a))
             return false;
     }
@@ -53,7 +49,7 @@ int sgv_tensor_options(const sg_schema *s, uint32_t from) {
 static bool set_equal(const char *const *a, uint32_t na, const char *const *b, uint32_t nb) {
     if (na != nb) return false;
     for (uint32_t i = 0; i < na; i++)
-        if (strcmp(a[i], b[i]) != 0) return false;
+        if (!sgv_streq(a[i], b[i])) return false;
     return true;
 }
 
@@ -69,7 +65,7 @@ const sg_alias *sgv_alias(const sg_arg *a) { return sg_type_alias(a->type); }
 
 bool sgv_has_tag(const sg_op *op, const char *tag) {
     for (uint32_t i = 0; i < op->tags.n; i++)
-        if (strcmp(op->tags.items[i], tag) == 0) return true;
+        if (sgv_streq(op->tags.items[i], tag)) return true;
     return false;
 }
 
@@ -88,11 +84,11 @@ bool sgv_is_view_with(const sg_op *op, const sg_alias *const *alias) {
     for (uint32_t i = 0; i < s->nargs; i++) {
         const sg_alias *al = alias_at(s, alias, i);
         for (uint32_t k = 0; al && al->arrow && k < al->nafter; k++)
-            if (strcmp(al->after[k], "*") == 0) return true; /* enters the wildcard set */
+            if (sgv_streq(al->after[k], "*")) return true; /* enters the wildcard set */
     }
     if (!sgv_has_tag(op, "inplace_view")) return false;
     if (s->overload[0]) return true;
-    return strcmp(s->name, "resize_") != 0 && strcmp(s->name, "resize_as_") != 0;
+    return !sgv_streq(s->name, "resize_") && !sgv_streq(s->name, "resize_as_");
 }
 
 bool sgv_is_view(const sg_op *op) { return sgv_is_view_with(op, NULL); }
@@ -105,7 +101,7 @@ int sgv_view_kind(const sg_op *op) {
 bool sgv_has_dispatch_key(const sg_op *op, const char *key) {
     for (uint32_t i = 0; i < op->ndispatch; i++)
         for (uint32_t k = 0; k < op->dispatch[i].nkeys; k++)
-            if (strcmp(op->dispatch[i].keys[k], key) == 0) return true;
+            if (sgv_streq(op->dispatch[i].keys[k], key)) return true;
     return false;
 }
 
@@ -158,14 +154,14 @@ bool sgv_sig_kept(const sg_schema *s, uint32_t i, int to) {
 static const char *sig_default(const sg_op *op, uint32_t i) {
     const sg_schema *s = &op->schema;
     const sg_arg *a = &s->args[i];
-    if (!a->default_text && sgv_is_aten(op) && strcmp(s->name, "bernoulli") == 0 &&
-        strcmp(s->overload, "p") == 0 && strcmp(a->name, "p") == 0)
+    if (!a->default_text && sgv_is_aten(op) && sgv_streq(s->name, "bernoulli") &&
+        sgv_streq(s->overload, "p") && sgv_streq(a->name, "p"))
         return "0.5";
     return a->default_text;
 }
 
 static bool same_text(const char *a, const char *b) {
-    return a == b || (a && b && strcmp(a, b) == 0);
+    return a == b || (a && b && sgv_streq(a, b));
 }
 
 bool sgv_same_defaults(const sg_op *x, const sg_op *y) {

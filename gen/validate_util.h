@@ -10,6 +10,15 @@
 
 #include "model.h"
 
+#include <string.h>
+
+/* Whether two strings are equal. Rationale: most names compared here differ in their first
+ * byte, and answering that inline saves a library call per comparison (strcmp was a sixth of
+ * validation's time). */
+static inline bool sgv_streq(const char *a, const char *b) {
+    return a[0] == b[0] && strcmp(a, b) == 0;
+}
+
 /* ---- one op ------------------------------------------------------------------------------ */
 
 /* torchgen's stricter rules apply to ops of the aten namespace (no `ns::`, or `aten::`). */

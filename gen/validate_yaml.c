@@ -74,7 +74,7 @@ static const struct dispatch_key {
 
 static const struct dispatch_key *find_dispatch_key(const char *name) {
     for (size_t i = 0; i < sizeof dispatch_keys / sizeof *dispatch_keys; i++)
-        if (dispatch_keys[i].name[0] == name[0] && strcmp(dispatch_keys[i].name, name) == 0)
+        if (dispatch_keys[i].name[0] == name[0] && sgv_streq(dispatch_keys[i].name, name))
             return &dispatch_keys[i];
     return NULL;
 }
@@ -109,7 +109,7 @@ static bool given_before(const sg_op *op, uint32_t i, uint32_t k, sg_pos *first)
     const char *key = op->dispatch[i].keys[k];
     for (uint32_t j = 0; j <= i; j++)
         for (uint32_t l = 0; l < (j < i ? op->dispatch[j].nkeys : k); l++)
-            if (strcmp(key, op->dispatch[j].keys[l]) == 0) {
+            if (sgv_streq(key, op->dispatch[j].keys[l])) {
                 *first = op->dispatch[j].key_pos[l];
                 return true;
             }
@@ -138,12 +138,12 @@ static void cpp_name(const sg_op *op, char *buf, size_t n) {
 /* V-27, V-28: a table whose only key is CompositeImplicitAutograd. */
 static void sole_cia(sgv_ctx *cx, const sg_op *op) {
     if (op->ndispatch != 1 || op->dispatch[0].nkeys != 1 ||
-        strcmp(op->dispatch[0].keys[0], "CompositeImplicitAutograd") != 0)
+        !sgv_streq(op->dispatch[0].keys[0], "CompositeImplicitAutograd"))
         return;
     const sg_dispatch *dl = &op->dispatch[0];
     char name[256];
     cpp_name(op, name, sizeof name);
-    if (strcmp(dl->kernel, name) == 0)
+    if (sgv_streq(dl->kernel, name))
         SGV_ERROR(cx, dl->pos, "this dispatch table says what having none says "
                   "(CompositeImplicitAutograd: %s); delete it [SG-211]", name);
     else if (!op->structured_delegate && !strstr(dl->kernel, "_symint"))
@@ -163,7 +163,7 @@ static bool starts_with(const char *s, const char *prefix) {
 
 static bool ends_with(const char *s, const char *suffix) {
     size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
+    return n >= k && sgv_streq(s + n - k, suffix);
 }
 
 /* V-29: without a dispatch table an op is CompositeImplicitAutograd; factories may not be. */
@@ -189,8 +189,8 @@ static void composites(sgv_ctx *cx, const sg_op *op) {
             const char *key = op->dispatch[i].keys[k];
             if (!(key_flags(key) & DK_COMPOSITE)) continue;
             if (++n == 2) second = op->dispatch[i].key_pos[k];
-            nested |= strcmp(key, "CompositeImplicitAutogradNestedTensor") == 0;
-            nonfunctional |= strcmp(key, "CompositeExplicitAutogradNonFunctional") == 0;
+            nested |= sgv_streq(key, "CompositeImplicitAutogradNestedTensor");
+            nonfunctional |= sgv_streq(key, "CompositeExplicitAutogradNonFunctional");
         }
     if (n > 2 || (n == 2 && (!nested || nonfunctional)))
         SGV_ERROR(cx, second, "more than one composite kernel (CompositeExplicitAutograd, "
@@ -212,7 +212,7 @@ static bool ufunc_key_known(const char *k) {
     static const char *const keys[] = {"CUDAFunctor", "CUDAFunctorOnOther", "CUDAFunctorOnSelf",
                                        "CPUScalar", "CPUVector", "ScalarOnly", "Generic"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
-        if (strcmp(k, keys[i]) == 0) return true;
+        if (sgv_streq(k, keys[i])) return true;
     return false;
 }
 
@@ -365,11 +365,11 @@ static void precomputed(sgv_ctx *cx, const sg_op *op) {
 
 static void device_check(sgv_ctx *cx, const sg_op *op) {
     const char *v = op->device_check;
-    if (v && strcmp(v, "NoCheck") != 0 && strcmp(v, "ExactSame") != 0)
+    if (v && !sgv_streq(v, "NoCheck") && !sgv_streq(v, "ExactSame"))
         SGV_ERROR(cx, sgv_key_pos(op, "device_check"), "device_check is NoCheck or ExactSame, "
                   "not '%s' [SG-202]", v);
     if (starts_with(op->schema.name, "_foreach") && /* the full name starts as the name does */
-        (!v || strcmp(v, "NoCheck") != 0))
+        (!v || !sgv_streq(v, "NoCheck")))
         SGV_ERROR(cx, v ? sgv_key_pos(op, "device_check") : sg_op_pos_at(op, op->schema.name_offset),
                   "_foreach operators need 'device_check: NoCheck' (their kernels handle tensors "
                   "on different devices) [SG-223]");
@@ -399,7 +399,7 @@ static void known_tags(sgv_ctx *cx, const sg_op *op) {
     for (uint32_t i = 0; cx->m->have_tags && i < op->tags.n; i++) {
         bool found = false;
         for (uint32_t t = 0; t < cx->m->ntags && !found; t++)
-            found = strcmp(cx->m->tags[t].name, op->tags.items[i]) == 0;
+            found = sgv_streq(cx->m->tags[t].name, op->tags.items[i]);
         if (!found)
             SGV_ERROR(cx, op->tags.pos[i], "unknown tag '%s' (not in the tags file) [SG-207]",
                       op->tags.items[i]);
@@ -412,7 +412,7 @@ static void no_default_args(sgv_ctx *cx, const sg_op *op) {
         const char *name = op->cpp_no_default_args.items[i];
         const sg_arg *a = NULL;
         for (uint32_t k = 0; k < s->nargs && !a; k++)
-            if (strcmp(s->args[k].name, name) == 0) a = &s->args[k];
+            if (sgv_streq(s->args[k].name, name)) a = &s->args[k];
         if (!a || !a->default_text)
             SGV_ERROR(cx, op->cpp_no_default_args.pos[i], "cpp_no_default_args names '%s', "
                       "which is %s [SG-222]", name, a ? "an argument without a default"
@@ -420,19 +420,31 @@ static void no_default_args(sgv_ctx *cx, const sg_op *op) {
     }
 }
 
+/* Whether word occurs in s. Rationale: strstr's set-up outweighs the search on names this
+ * short, and this runs for every argument of every op. */
+static bool contains(const char *s, const char *word) {
+    for (; *s; s++)
+        if (*s == word[0]) {
+            size_t k = 1;
+            while (word[k] && s[k] == word[k]) k++;
+            if (!word[k]) return true;
+        }
+    return false;
+}
+
 /* V-40: operators that look random must say so with the nondeterministic_seeded tag. */
 static bool looks_random(const sg_op *op) {
     const sg_schema *s = &op->schema;
     char name[256];
     sgv_full_name(op, name, sizeof name);
-    bool dropout = strstr(name, "dropout") != NULL, generator = false;
+    bool dropout = contains(name, "dropout"), generator = false;
     for (uint32_t i = 0; i < s->nargs; i++) {
-        dropout |= strstr(s->args[i].name, "dropout") != NULL;
+        dropout |= contains(s->args[i].name, "dropout");
         generator |= !sg_arg_is_out(s, &s->args[i]) &&
                      sg_type_base(s->args[i].type)->kind == SG_TY_GENERATOR;
     }
-    dropout &= !strstr(name, "backward") && strcmp(s->name, "_cudnn_init_dropout_state") != 0;
-    return strstr(name, "rand") || dropout || generator;
+    dropout &= !contains(name, "backward") && !sgv_streq(s->name, "_cudnn_init_dropout_state");
+    return contains(name, "rand") || dropout || generator;
 }
 
 static void seeded_tag(sgv_ctx *cx, const sg_op *op) {

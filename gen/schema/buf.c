@@ -45,7 +45,7 @@ static bool reserve(sg_buf *b, size_t extra) {
     return true;
 }
 
-void sg_buf_putn(sg_buf *b, const char *s, size_t n) {
+void sg_buf_putn_slow(sg_buf *b, const char *s, size_t n) {
     if (b->sink && n >= SG_BUF_STREAM) { /* a stream passes big pieces on without a copy */
         if (sg_buf_flush(b) && !b->sink(b->sink_ud, s, n)) b->sink_failed = true;
         return;
@@ -53,14 +53,6 @@ void sg_buf_putn(sg_buf *b, const char *s, size_t n) {
     if (!reserve(b, n)) return;
     memcpy(b->data + b->len, s, n);
     b->len += n;
-    b->data[b->len] = '\0';
-}
-
-void sg_buf_puts(sg_buf *b, const char *s) { sg_buf_putn(b, s, strlen(s)); }
-
-void sg_buf_putc(sg_buf *b, char c) {
-    if (!reserve(b, 1)) return;
-    b->data[b->len++] = c;
     b->data[b->len] = '\0';
 }
 

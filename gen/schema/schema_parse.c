@@ -659,6 +659,8 @@ static void check_default_order(parser *p, const sg_schema *s) {
     }
 }
 
+static void derive_facts(sg_schema *s);
+
 int sg_schema_parse(const char *text, size_t len, sg_arena *arena, sg_schema *out,
                     sg_schema_error *err) {
     parser p;
@@ -686,6 +688,7 @@ int sg_schema_parse(const char *text, size_t len, sg_arena *arena, sg_schema *ou
     parse_returns(&p, out);
     if (p.tok.kind != SG_T_EOF) unexpected(&p, "end of schema after the returns");
     check_default_order(&p, out);
+    derive_facts(out);
     return SG_SCHEMA_OK;
 }
 
@@ -704,16 +707,6 @@ const sg_type *sg_type_base(const sg_type *t) {
 
 bool sg_type_is_tensor_like(const sg_type *t) { return sg_type_base(t)->kind == SG_TY_TENSOR; }
 
-bool sg_arg_is_write(const sg_arg *a) {
-    const sg_alias *al = sg_type_alias(a->type);
-    return al && al->write;
-}
-
-bool sg_arg_is_out(const sg_schema *s, const sg_arg *a) {
-    (void)s;
-    return a->kwarg_only && sg_arg_is_write(a);
-}
-
 bool sg_schema_is_mutable(const sg_schema *s) {
     for (uint32_t i = 0; i < s->nargs; i++)
         if (sg_arg_is_write(&s->args[i])) return true;
@@ -730,7 +723,7 @@ static bool is_self(const sg_schema *s, uint32_t i) {
     return true;
 }
 
-sg_schema_kind sg_schema_kind_of(const sg_schema *s) {
+static sg_schema_kind kind_of(const sg_schema *s) {
     bool out = false, scratch = false, mutated = false;
     for (uint32_t i = 0; i < s->nargs; i++) {
         const sg_arg *a = &s->args[i];
@@ -748,4 +741,17 @@ sg_schema_kind sg_schema_kind_of(const sg_schema *s) {
     if (out) return SG_KIND_OUT;
     if (mutated) return SG_KIND_MUTABLE;
     return SG_KIND_FUNCTIONAL;
+}
+
+/* The facts that every later pass asks for, many times per op: worked out once, here. */
+static void derive_facts(sg_schema *s) {
+    for (uint32_t i = 0; i < s->nargs + s->nrets; i++) {
+        sg_arg *a = i < s->nargs ? &s->args[i] : &s->rets[i - s->nargs];
+        const sg_alias *al = sg_type_alias(a->type);
+        a->write = al && al->write;
+    }
+    s->self_index = -1;
+    for (uint32_t i = 0; i < s->npositional && s->self_index < 0; i++)
+        if (is_self(s, i)) s->self_index = (int32_t)i;
+    s->kind = kind_of(s);
 }

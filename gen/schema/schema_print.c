@@ -70,6 +70,43 @@ void sg_type_print(sg_buf *b, const sg_type *t, bool with_alias) {
     if (with_alias && t->alias) sg_alias_print(b, t->alias);
 }
 
+size_t sg_type_spell(const sg_type *t, char *dst, size_t cap) {
+    size_t n;
+    const char *name;
+    switch (t->kind) {
+    case SG_TY_OPTIONAL:
+        n = sg_type_spell(t->elems[0], dst, cap);
+        if (!n || n == cap) return 0;
+        dst[n++] = '?';
+        return n;
+    case SG_TY_LIST: {
+        n = sg_type_spell(t->elems[0], dst, cap);
+        char d[16], *p = d + sizeof d;
+        uint32_t v = (uint32_t)t->size;
+        *--p = ']';
+        if (t->size >= 0) do *--p = (char)('0' + v % 10);
+            while ((v /= 10) != 0);
+        *--p = '[';
+        size_t k = (size_t)(d + sizeof d - p);
+        if (!n || k > cap - n) return 0;
+        memcpy(dst + n, p, k);
+        return n + k;
+    }
+    case SG_TY_VAR:
+    case SG_TY_CLASS:
+        name = t->name;
+        break;
+    default:
+        if (sg_type_infos[t->kind].flags & SG_TYF_CALL) return 0;
+        name = sg_type_infos[t->kind].name;
+        break;
+    }
+    n = name ? strlen(name) : 0;
+    if (!n || n > cap) return 0;
+    memcpy(dst, name, n);
+    return n;
+}
+
 static void put_arg(sg_buf *b, const sg_arg *a) {
     sg_type_print(b, a->type, true);
     if (a->name) {

@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -172,6 +173,7 @@ typedef struct sg_arg {
     const char *default_text;  /* the default's source text, NULL if none */
     sg_value   *default_value; /* parsed default, NULL if none */
     bool        kwarg_only;    /* after '*' */
+    bool        write;         /* its annotation writes ('!'), on the type or an element */
     uint32_t    offset;        /* byte offset of the argument's first character */
     uint32_t    name_offset;   /* byte offset of the name (== offset when unnamed) */
     uint32_t    default_offset;
@@ -205,6 +207,8 @@ typedef struct sg_schema {
     uint32_t    nrets;
     bool        varret;      /* '...' ends the returns */
     bool        ret_parens;  /* returns written in parentheses */
+    sg_schema_kind kind;         /* torchgen's SchemaKind (sg_schema_kind_of) */
+    int32_t     self_index;      /* the first positional argument named self, or -1 */
     uint32_t    name_offset;     /* of name (after any ns::) */
     uint32_t    overload_offset; /* of the overload name, or of '(' where none */
 } sg_schema;
@@ -238,11 +242,15 @@ typedef struct sg_name_info {
 
 sg_name_info sg_name_classify(const char *name, size_t n);
 
-/* Derived facts. */
-sg_schema_kind  sg_schema_kind_of(const sg_schema *s);
+/* Derived facts (the first three as the parser worked them out). */
+static inline sg_schema_kind sg_schema_kind_of(const sg_schema *s) { return s->kind; }
+static inline bool sg_arg_is_write(const sg_arg *a) { return a->write; }
+/* keyword-only and written */
+static inline bool sg_arg_is_out(const sg_schema *s, const sg_arg *a) {
+    (void)s;
+    return a->kwarg_only && a->write;
+}
 bool            sg_schema_is_mutable(const sg_schema *s); /* any argument written */
-bool            sg_arg_is_write(const sg_arg *a);
-bool            sg_arg_is_out(const sg_schema *s, const sg_arg *a); /* keyword-only and written */
 /* The first annotation inside the type (Tensor(a!)[] gives a!), or NULL. */
 const sg_alias *sg_type_alias(const sg_type *t);
 /* The innermost element type of lists and optionals: Tensor for Tensor?[]. */
@@ -274,9 +282,22 @@ void sg_buf_set_sink(sg_buf *b, sg_buf_sink sink, void *ud);
 /* Hands what is held to the sink (if any); false when the sink failed now or before, or the
  * buffer ran out of memory. */
 bool sg_buf_flush(sg_buf *b);
-void sg_buf_putn(sg_buf *b, const char *s, size_t n);
-void sg_buf_puts(sg_buf *b, const char *s);
-void sg_buf_putc(sg_buf *b, char c);
+/* Appends n bytes (that may hold NUL). The buffer stays NUL-terminated. */
+void sg_buf_putn_slow(sg_buf *b, const char *s, size_t n);
+/* Rationale: printers append a few bytes at a time, millions of times over a large schema
+ * set; where there is room and no sink the append is a memcpy in the caller, and only growing
+ * and streaming go out of line. */
+static inline void sg_buf_putn(sg_buf *b, const char *s, size_t n) {
+    if (!b->sink && !b->oom && n < b->cap - b->len) {
+        memcpy(b->data + b->len, s, n);
+        b->len += n;
+        b->data[b->len] = '\0';
+        return;
+    }
+    sg_buf_putn_slow(b, s, n);
+}
+static inline void sg_buf_puts(sg_buf *b, const char *s) { sg_buf_putn(b, s, strlen(s)); }
+static inline void sg_buf_putc(sg_buf *b, char c) { sg_buf_putn(b, &c, 1); }
 void sg_buf_printf(sg_buf *b, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -285,6 +306,11 @@ void sg_buf_printf(sg_buf *b, const char *fmt, ...)
 
 /* Prints a type; with_alias false leaves annotations out ("Tensor?[]", "SymInt[2]?"). */
 void sg_type_print(sg_buf *b, const sg_type *t, bool with_alias);
+/* The type as sg_type_print(b, t, false) spells it, written to dst[0..cap) without a NUL;
+ * returns the length, or 0 where it does not fit or is a tuple or a constructed type such as
+ * Dict(...) (print those with sg_type_print). Rationale: the spelling of nearly every type is
+ * a few bytes that emitters want in place, not through a buffer. */
+size_t sg_type_spell(const sg_type *t, char *dst, size_t cap);
 void sg_alias_print(sg_buf *b, const sg_alias *a);
 /* Prints the canonical form: one space after each ',', ' -> ' between arguments and returns,
  * defaults as written, parentheses around returns unless there is exactly one (torchgen's form).
