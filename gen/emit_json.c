@@ -127,10 +127,18 @@ static void put_strn(jw *w, const char *s, size_t n) {
     char *d = room(w, n + 2) + 1; /* SLACK covers the last word's overrun */
     size_t i = 0;
     d[-1] = '"';
-    for (uint64_t x; i + 8 <= n; i += 8) {
+    uint64_t x;
+    for (; i + 8 <= n; i += 8) {
         memcpy(&x, s + i, 8);
         if (any_special(x)) break;
         memcpy(d + i, &x, 8);
+    }
+    if (i < n && n >= 8 && i + 8 > n) { /* the tail as one word that overlaps the last */
+        memcpy(&x, s + n - 8, 8);
+        if (!any_special(x)) {
+            memcpy(d + n - 8, &x, 8);
+            i = n;
+        }
     }
     for (; i < n && !esc[(unsigned char)s[i]]; i++) d[i] = s[i];
     if (i == n) {
@@ -308,25 +316,28 @@ static bool scalar_is(const sg_ynode *n, const char *word) {
     return n->len == k && memcmp(n->text, word, k) == 0;
 }
 
-static void put_ynode(jw *w, const sg_ynode *n, bool as_bool) {
+/* key: the map key whose value n is (top level only), for keys torchgen reads as booleans. */
+static void put_ynode(jw *w, const sg_ynode *n, const char *key) {
     if (!n) {
         LIT(w, "null");
         return;
     }
     switch (n->kind) {
-    case SG_Y_SCALAR:
-        if (as_bool && n->plain && (scalar_is(n, "True") || scalar_is(n, "true")))
-            LIT(w, "true");
-        else if (as_bool && n->plain && (scalar_is(n, "False") || scalar_is(n, "false")))
-            LIT(w, "false");
+    case SG_Y_SCALAR: {
+        /* the key's shape is asked only of the few values spelled like a boolean */
+        int b = !n->plain ? -1 : scalar_is(n, "True") || scalar_is(n, "true") ? 1
+                : scalar_is(n, "False") || scalar_is(n, "false") ? 0 : -1;
+        if (b >= 0 && key && sg_op_key_is_bool(key))
+            put_bool(w, b);
         else
             put_strn(w, n->text ? n->text : "", n->text ? n->len : 0);
         return;
+    }
     case SG_Y_SEQ:
         putc1(w, '[');
         for (uint32_t i = 0; i < n->nitems; i++) {
             if (i) LIT(w, ", ");
-            put_ynode(w, n->items[i], false);
+            put_ynode(w, n->items[i], NULL);
         }
         putc1(w, ']');
         return;
@@ -340,7 +351,7 @@ static void put_ynode(jw *w, const sg_ynode *n, bool as_bool) {
             else
                 LIT(w, "\"\""); /* complex keys do not occur in schema files */
             LIT(w, ": ");
-            put_ynode(w, n->items[i + 1], false);
+            put_ynode(w, n->items[i + 1], NULL);
         }
         putc1(w, '}');
         return;
@@ -353,7 +364,7 @@ static void put_yaml(jw *w, const sg_op *op) {
         if (i) LIT(w, ", ");
         put_str(w, op->keys[i]);
         LIT(w, ": ");
-        put_ynode(w, op->values[i], sg_op_key_is_bool(op->keys[i]));
+        put_ynode(w, op->values[i], op->keys[i]);
     }
     putc1(w, '}');
 }

@@ -23,16 +23,15 @@
 #include "validate_util.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct grouper {
-    sg_model        *m;
-    sg_diag         *d;
-    sgv_map          map;
-    sg_buf           key;
-    const sg_alias **alias; /* scratch: the annotations of the current op's args, then rets */
-    uint32_t         capalias;
-    int              errors;
+    sg_model  *m;
+    sg_diag   *d;
+    sgv_map    map;
+    sg_signer  sign;
+    int        errors;
 } grouper;
 
 /* ---- the key ----------------------------------------------------------------------------- */
@@ -60,22 +59,23 @@ static void put_type(sg_buf *b, const sg_type *t) {
 }
 
 /* Fills g->alias for s: one walk of each type, reused by every question below. */
-static bool load_aliases(grouper *g, const sg_schema *s) {
+static bool load_aliases(sg_signer *g, const sg_schema *s) {
     uint32_t n = s->nargs + s->nrets;
     if (n > g->capalias) {
         uint32_t cap = n < 64 ? 64 : n;
-        g->alias = sg_arena_alloc(g->m->arena, cap * sizeof *g->alias);
-        g->capalias = g->alias ? cap : 0;
-        if (!g->alias) return false;
+        const sg_alias **a = realloc(g->alias, cap * sizeof *g->alias);
+        if (!a) return false;
+        g->alias = a;
+        g->capalias = cap;
     }
     for (uint32_t i = 0; i < n; i++)
         g->alias[i] = sg_type_alias(i < s->nargs ? s->args[i].type : s->rets[i - s->nargs].type);
     return true;
 }
 
-static bool written(const grouper *g, uint32_t i) { return g->alias[i] && g->alias[i]->write; }
+static bool written(const sg_signer *g, uint32_t i) { return g->alias[i] && g->alias[i]->write; }
 
-static void sig_args(grouper *g, const sg_schema *s) {
+static void sig_args(sg_signer *g, const sg_schema *s) {
     sg_buf *b = &g->key;
     int to = sgv_tensor_options(s, 0);
     bool first = true, star = false;
@@ -98,7 +98,7 @@ static void sig_args(grouper *g, const sg_schema *s) {
     PUT_LIT(b, ")");
 }
 
-static bool returned(const grouper *g, const sg_schema *s, uint32_t i) {
+static bool returned(const sg_signer *g, const sg_schema *s, uint32_t i) {
     for (uint32_t r = 0; r < s->nrets; r++)
         if (sgv_alias_equal(g->alias[i], g->alias[s->nargs + r])) return true;
     return false;
@@ -106,7 +106,7 @@ static bool returned(const grouper *g, const sg_schema *s, uint32_t i) {
 
 /* Where a written input that is not returned goes among the extra returns: 0 self, 1 an out
  * argument, 2 another positional; -1 it is not one. */
-static int extra_rank(const grouper *g, const sg_schema *s, uint32_t i, int self) {
+static int extra_rank(const sg_signer *g, const sg_schema *s, uint32_t i, int self) {
     if (!written(g, i) || returned(g, s, i)) return -1;
     if ((int)i == self) return 0;
     return s->args[i].kwarg_only ? 1 : 2;
@@ -117,7 +117,7 @@ static void put_ret(sg_buf *b, const sg_type *t, uint32_t *n) {
     put_type(b, t);
 }
 
-static void sig_rets(grouper *g, const sg_schema *s) {
+static void sig_rets(sg_signer *g, const sg_schema *s) {
     sg_buf *b = &g->key;
     int self = sgv_self_index(s);
     uint32_t total = s->nrets, n = 0;
@@ -135,10 +135,17 @@ static void sig_rets(grouper *g, const sg_schema *s) {
     if (parens) PUT_LIT(b, ")");
 }
 
-/* Prints op's key into g->key; *copy tells whether a `_copy` was stripped from its name. */
-static bool sig_print(grouper *g, const sg_op *op, bool *copy) {
+void sg_signer_free(sg_signer *g) {
+    sg_buf_free(&g->key);
+    free(g->alias);
+    memset(g, 0, sizeof *g);
+}
+
+bool sg_op_sign(sg_op *op, sg_arena *a, sg_signer *g) {
     const char *base, *ns = op->ns ? op->ns : "aten";
-    size_t n = sgv_sig_base(&op->schema, true, &base, copy);
+    bool copy;
+    size_t n = sgv_sig_base(&op->schema, true, &base, &copy);
+    if (!g->key.cap) sg_buf_putn(&g->key, "", 0); /* room for typical keys from the first */
     g->key.len = 0;
     if (!load_aliases(g, &op->schema)) return false;
     put(&g->key, ns, strlen(ns));
@@ -147,9 +154,15 @@ static bool sig_print(grouper *g, const sg_op *op, bool *copy) {
     sig_args(g, &op->schema);
     PUT_LIT(&g->key, " -> ");
     sig_rets(g, &op->schema);
-    sg_buf_putc(&g->key, '\0'); /* terminates (and makes sure there is room to) */
-    g->key.len--;
-    return !g->key.oom;
+    char *sig = g->key.oom ? NULL : sg_arena_strndup(a, g->key.data, g->key.len);
+    if (!sig) return false;
+    op->sig = sig;
+    op->sig_len = (uint32_t)g->key.len;
+    op->sig_copy = copy;
+    int vk = (int)sg_schema_kind_of(&op->schema);
+    if (sgv_is_view_with(op, g->alias)) vk = op->schema.inplace ? SGV_ALIASING_INPLACE : SGV_ALIASING;
+    op->view_kind = (int8_t)(vk + 1);
+    return true;
 }
 
 /* ---- clashes ----------------------------------------------------------------------------- */
@@ -162,11 +175,9 @@ typedef struct facts {
     bool           copy; /* sgv_copy_stripped */
 } facts;
 
-static facts facts_of(const sg_op *op, const sg_alias *const *alias, bool copy) {
-    sg_schema_kind kind = sg_schema_kind_of(&op->schema);
-    int vk = (int)kind;
-    if (sgv_is_view_with(op, alias)) vk = op->schema.inplace ? SGV_ALIASING_INPLACE : SGV_ALIASING;
-    return (facts){op, vk, kind, copy};
+static facts facts_of(const sg_op *op) {
+    bool copy = op->sig ? op->sig_copy : sgv_copy_stripped(op);
+    return (facts){op, sgv_view_kind(op), sg_schema_kind_of(&op->schema), copy};
 }
 
 /* Whether torchgen refuses a and b, two ops of one key (see the file comment). */
@@ -207,14 +218,14 @@ static const sg_op *clashing_member(const sg_group *grp, const facts *f) {
     for (int k = 0; k <= SG_KIND__COUNT; k++) {
         const sg_op *x = k < SG_KIND__COUNT ? grp->ops[k] : grp->view;
         if (!x) continue;
-        facts fx = facts_of(x, NULL, sgv_copy_stripped(x));
+        facts fx = facts_of(x);
         if (clash(f, &fx)) return x;
     }
     return NULL;
 }
 
-static void place(grouper *g, sg_group *grp, sg_op *op, bool copy) {
-    facts f = facts_of(op, g->alias, copy);
+static void place(grouper *g, sg_group *grp, sg_op *op) {
+    facts f = facts_of(op);
     op->group = grp;
     const sg_op *x = clashing_member(grp, &f);
     if (x) {
@@ -225,9 +236,9 @@ static void place(grouper *g, sg_group *grp, sg_op *op, bool copy) {
     if (!*slot) *slot = op;
 }
 
-static sg_group *group_for(grouper *g, const sg_op *op, bool *copy) {
-    if (!sig_print(g, op, copy)) return NULL;
-    sgv_map_slot *sl = sgv_map_put(&g->map, g->key.data, g->key.len, NULL);
+static sg_group *group_for(grouper *g, sg_op *op) {
+    if (!op->sig && !sg_op_sign(op, g->m->arena, &g->sign)) return NULL;
+    sgv_map_slot *sl = sgv_map_put_kept(&g->map, op->sig, op->sig_len, NULL);
     if (!sl) return NULL;
     if (sl->value) return sl->value;
     sg_group *grp = sg_arena_alloc(g->m->arena, sizeof *grp);
@@ -240,8 +251,6 @@ static sg_group *group_for(grouper *g, const sg_op *op, bool *copy) {
 
 int sg_model_group(sg_model *m, sg_diag *d) {
     grouper g = {.m = m, .d = d};
-    sg_buf_init(&g.key);
-    sg_buf_putn(&g.key, "", 0); /* room for typical keys before the first one */
     m->ngroups = 0;
     m->groups = sg_arena_alloc(m->arena, (m->nops ? m->nops : 1) * sizeof *m->groups);
     bool ok = m->groups && sgv_map_init(&g.map, m->arena, m->nops) == 0;
@@ -249,9 +258,8 @@ int sg_model_group(sg_model *m, sg_diag *d) {
     for (uint32_t i = 0; ok && i < m->nops; i++) {
         sg_op *op = m->ops[i];
         if (!op->parsed) continue;
-        bool copy;
-        sg_group *grp = group_for(&g, op, &copy);
-        if (grp) place(&g, grp, op, copy);
+        sg_group *grp = group_for(&g, op);
+        if (grp) place(&g, grp, op);
         ok = grp != NULL;
     }
     if (!ok) {
@@ -259,6 +267,6 @@ int sg_model_group(sg_model *m, sg_diag *d) {
         g.errors++;
     }
     sgv_map_free(&g.map);
-    sg_buf_free(&g.key);
+    sg_signer_free(&g.sign);
     return g.errors;
 }

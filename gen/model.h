@@ -105,6 +105,10 @@ struct sg_op {
 
     /* derived by group.c */
     sg_group    *group;
+    const char  *sig;      /* the grouping key (sg_op_sign), worked out where the op is loaded */
+    uint32_t     sig_len;
+    bool         sig_copy; /* a trailing `_copy` was stripped from the name for the key */
+    int8_t       view_kind; /* sgv_view_kind + 1 where sg_op_sign worked it out, else 0 */
 
     /* derived by derive.c (sg_model_derive; zero until it runs) */
     sg_op       *structured_out;    /* the structured out op named by structured_delegate */
@@ -201,6 +205,17 @@ int sg_load_file(sg_model *m, const char *path, sg_diag *d);
 int sg_load_buffer(sg_model *m, const char *path, const char *text, size_t len, sg_diag *d);
 /* Derives groups (sg_op.group); run after loading, before validation. */
 int sg_model_group(sg_model *m, sg_diag *d);
+/* Working memory for sg_op_sign, reused op after op. */
+typedef struct sg_signer {
+    sg_buf                 key;
+    const struct sg_alias **alias; /* the annotations of the op's args, then rets */
+    uint32_t               capalias;
+} sg_signer;
+/* Works out a parsed op's grouping key into op->sig (memory from a). Rationale: the loader
+ * calls it for each op as it is read, while the op is in cache and on the loading threads,
+ * and grouping is then one hash lookup per op. false when out of memory. */
+bool sg_op_sign(sg_op *op, sg_arena *a, sg_signer *g);
+void sg_signer_free(sg_signer *g);
 /* Applies every rule of docs/rules.md; returns the number of errors added. */
 int sg_validate(sg_model *m, sg_diag *d);
 

@@ -91,9 +91,13 @@ bool sgv_is_view_with(const sg_op *op, const sg_alias *const *alias) {
     return !sgv_streq(s->name, "resize_") && !sgv_streq(s->name, "resize_as_");
 }
 
-bool sgv_is_view(const sg_op *op) { return sgv_is_view_with(op, NULL); }
+bool sgv_is_view(const sg_op *op) {
+    if (op->view_kind) return op->view_kind - 1 >= SGV_ALIASING;
+    return sgv_is_view_with(op, NULL);
+}
 
 int sgv_view_kind(const sg_op *op) {
+    if (op->view_kind) return op->view_kind - 1;
     if (!sgv_is_view(op)) return (int)sg_schema_kind_of(&op->schema);
     return op->schema.inplace ? SGV_ALIASING_INPLACE : SGV_ALIASING;
 }
@@ -239,14 +243,22 @@ static int grow(sgv_map *m) {
     return 0;
 }
 
-sgv_map_slot *sgv_map_put(sgv_map *m, const char *key, size_t len, void *value) {
+static sgv_map_slot *put(sgv_map *m, const char *key, size_t len, void *value, bool keep) {
     if (!m->cap || ((m->n + 1) * 4 > m->cap * 3 && grow(m) != 0)) return NULL;
     uint32_t h = hash_bytes(key, len);
     sgv_map_slot *sl = find(m, h, key, len);
     if (sl->key) return sl;
-    char *copy = sg_arena_strndup(m->arena, key, len);
-    if (!copy) return NULL;
-    *sl = (sgv_map_slot){.key = copy, .value = value, .hash = h, .len = (uint32_t)len};
+    const char *k = keep ? key : sg_arena_strndup(m->arena, key, len);
+    if (!k) return NULL;
+    *sl = (sgv_map_slot){.key = k, .value = value, .hash = h, .len = (uint32_t)len};
     m->n++;
     return sl;
+}
+
+sgv_map_slot *sgv_map_put(sgv_map *m, const char *key, size_t len, void *value) {
+    return put(m, key, len, value, false);
+}
+
+sgv_map_slot *sgv_map_put_kept(sgv_map *m, const char *key, size_t len, void *value) {
+    return put(m, key, len, value, true);
 }

@@ -437,14 +437,15 @@ static bool looks_random(const sg_op *op) {
     const sg_schema *s = &op->schema;
     char name[256];
     sgv_full_name(op, name, sizeof name);
+    if (contains(name, "rand")) return true;
     bool dropout = contains(name, "dropout"), generator = false;
     for (uint32_t i = 0; i < s->nargs; i++) {
         dropout |= contains(s->args[i].name, "dropout");
         generator |= !sg_arg_is_out(s, &s->args[i]) &&
                      sg_type_base(s->args[i].type)->kind == SG_TY_GENERATOR;
     }
-    dropout &= !contains(name, "backward") && !sgv_streq(s->name, "_cudnn_init_dropout_state");
-    return contains(name, "rand") || dropout || generator;
+    return generator || (dropout && !contains(name, "backward") &&
+                         !sgv_streq(s->name, "_cudnn_init_dropout_state"));
 }
 
 static void seeded_tag(sgv_ctx *cx, const sg_op *op) {

@@ -68,6 +68,7 @@ typedef struct loader {
     file_kind        kind;
     uint32_t         nentries;
     sg_pos           root;
+    sg_signer        sign;   /* for each op's grouping key (sg_op_sign) */
     bool             simple; /* all ASCII, no '\r': a character is a byte, a break a '\n' */
     bool             stop; /* a problem after which the rest of the file is not read */
 } loader;
@@ -828,6 +829,7 @@ static void op_entry(loader *L, const sg_ynode *e) {
     if (!op->keys || !op->values) oom(L);
     if (!has_func) sg_diag_report(L->d, SG_ERROR, e->pos, "entry has no 'func' key");
     if (!op->func) L->m->nops--; /* it is the last op */
+    else if (op->parsed) sg_op_sign(op, L->a, &L->sign); /* else grouping works it out */
 }
 
 /* A tags.yaml entry: tag and desc. */
@@ -1024,6 +1026,7 @@ static int load_range(sg_model *m, const sg_source *src, size_t begin, size_t en
     yaml_parser_delete(&p);
     free(L.stack);
     free(L.spans);
+    sg_signer_free(&L.sign);
     return (int)(d->nerrors - before);
 }
 
