@@ -4,8 +4,10 @@
  * here are the rules on what the values mean and how keys combine. Dispatch keys are one
  * table, with what torchgen knows of each. docs/rules.md lists the rules (SG-2xx).
  */
+#define _POSIX_C_SOURCE 200809L /* pthread_once */
 #include "validate_util.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -72,12 +74,34 @@ static const struct dispatch_key {
     {"PythonDispatcher", 0}, {"FuncTorchBatchedDecomposition", 0},
 };
 
+/* Rationale: each dispatch key of each op is looked up several times; a hash of the table,
+ * built once, answers in a probe or two where a scan made dozens of comparisons. */
+enum { KEY_SLOTS = 256, NKEYS = sizeof dispatch_keys / sizeof *dispatch_keys };
+static unsigned char  key_slot[KEY_SLOTS]; /* index + 1 into dispatch_keys; 0: empty */
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+
+static unsigned key_hash(const char *s) {
+    uint32_t h = 2166136261u;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h & (KEY_SLOTS - 1);
+}
+
+static void index_keys(void) {
+    for (unsigned i = 0; i < NKEYS; i++) {
+        unsigned h = key_hash(dispatch_keys[i].name);
+        while (key_slot[h]) h = (h + 1) & (KEY_SLOTS - 1);
+        key_slot[h] = (unsigned char)(i + 1);
+    }
+}
+
 static const struct dispatch_key *find_dispatch_key(const char *name) {
-    for (size_t i = 0; i < sizeof dispatch_keys / sizeof *dispatch_keys; i++)
-        if (dispatch_keys[i].name[0] == name[0] && sgv_streq(dispatch_keys[i].name, name))
-            return &dispatch_keys[i];
+    pthread_once(&key_once, index_keys);
+    for (unsigned h = key_hash(name); key_slot[h]; h = (h + 1) & (KEY_SLOTS - 1))
+        if (sgv_streq(dispatch_keys[key_slot[h] - 1].name, name))
+            return &dispatch_keys[key_slot[h] - 1];
     return NULL;
 }
+_Static_assert(NKEYS < 255 && 2 * NKEYS < KEY_SLOTS, "the key hash needs room");
 
 static unsigned key_flags(const char *name) {
     const struct dispatch_key *k = find_dispatch_key(name);
