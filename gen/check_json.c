@@ -21,18 +21,9 @@ typedef struct job {
     sg_spool *json; /* NULL: this job validates */
 } job;
 
-static void render(const sg_model *m, sg_spool *json) {
-    sg_buf b;
-    sg_buf_init(&b);
-    sg_buf_set_sink(&b, sg_spool_sink, json);
-    sg_emit_json(&b, m);
-    if (!sg_buf_flush(&b)) json->oom = true;
-    sg_buf_free(&b);
-}
-
 static void *run_job(void *arg) {
     job *j = arg;
-    if (j->json) render(j->m, j->json);
+    if (j->json) sg_emit_json_spool(j->json, j->m);
     else sg_validate(j->m, j->d);
     return NULL;
 }
@@ -42,7 +33,7 @@ int sg_validate_json(sg_model *m, sg_diag *d, sg_spool *json) {
     job      check = {m, d, NULL}, emit = {m, d, json};
     if (!sg_validate_json_pays(m) || !sg_run2(run_job, &emit, &check)) {
         sg_validate(m, d);
-        if (d->nerrors == before) render(m, json);
+        if (d->nerrors == before) sg_emit_json_spool(json, m);
     }
     if (d->nerrors != before) sg_spool_free(json);
     return (int)(d->nerrors - before);

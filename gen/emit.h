@@ -15,6 +15,8 @@
 /* The model as one JSON document: {"ops": [...], "tags": [...]} (docs/json-format.md).
  * Strings are escaped for JSON; bytes >= 0x80 pass through, so UTF-8 input gives UTF-8 output. */
 void sg_emit_json(sg_buf *b, const sg_model *m);
+/* The same, appended to a spool, written in place there (s->oom set when out of memory). */
+void sg_emit_json_spool(sg_spool *s, const sg_model *m);
 
 /* sg_validate(m, d), with m's JSON (sg_emit_json) rendered into *json (initialised, empty) on
  * a second thread meanwhile; *json keeps it only where validation added no error (otherwise it

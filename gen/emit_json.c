@@ -16,48 +16,73 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The writer: appends go to a chunk and reach the sg_buf a chunk at a time, so
- * the inner loops cost a memcpy each rather than a call that checks capacity. The chunk has
- * SLACK bytes past its window, so that string copies may store whole 8-byte words. Schemas,
- * which sg_schema prints into an sg_buf, are printed into `tmp` (reused) and copied over. */
-enum { SLACK = 64, SHORT = 4096 /* strings up to this long are copied in place */ };
+/* The writer: appends go to a window of memory that reaches the destination a window at a
+ * time, so the inner loops cost a memcpy each rather than a call that checks capacity. For an
+ * sg_buf the window is the writer's own chunk; for a spool it is the spool's memory itself,
+ * so the text is written once, where it stays. Schemas, which sg_schema prints into an sg_buf,
+ * are printed into `tmp` (reused) and copied over. */
+enum { WINDOW = SG_BUF_STREAM, SHORT = 4096 /* strings up to this long are copied in place */ };
 
 typedef struct jw {
-    sg_buf *b;
-    sg_buf  tmp;
-    size_t  n;
-    char    chunk[SG_BUF_STREAM + SLACK];
+    sg_buf   *b;     /* the destination, or NULL when it is */
+    sg_spool *spool; /* this spool */
+    char     *buf;   /* the window: buf[0..n) written, room up to cap (at least WINDOW) */
+    size_t    n, cap;
+    sg_buf    tmp;
+    char      chunk[WINDOW];
 } jw;
 
-/* A stream gets the window as it is (sg_buf would copy a piece shorter than its own window
- * once more); a plain buffer appends it. */
-static void flush(jw *w) {
-    sg_buf *b = w->b;
-    if (b->sink && w->n) {
+/* A window in the spool: the rest of its last block where `need` bytes fit there, else a new
+ * block. Out of memory, writing goes on into the chunk and is kept nowhere (s->oom tells). */
+static void open_window(jw *w, size_t need) {
+    size_t avail = 0;
+    char  *p = w->spool->oom ? NULL : sg_spool_room(w->spool, need, &avail);
+    w->buf = p ? p : w->chunk;
+    w->cap = p ? avail : WINDOW;
+}
+
+/* Hands the window over and opens the next, with room for `need` bytes (need <= WINDOW). A
+ * stream gets the chunk as it is (sg_buf would copy a piece shorter than its own window once
+ * more); a plain buffer appends it. */
+static void flush(jw *w, size_t need) {
+    if (w->spool) {
+        if (w->buf != w->chunk) sg_spool_commit(w->spool, w->n);
+        w->n = 0;
+        open_window(w, need);
+        return;
+    }
+    if (w->b->sink && w->n) {
+        sg_buf *b = w->b;
         if (sg_buf_flush(b) && !b->sink(b->sink_ud, w->chunk, w->n)) b->sink_failed = true;
     } else {
-        sg_buf_putn(b, w->chunk, w->n);
+        sg_buf_putn(w->b, w->chunk, w->n);
     }
     w->n = 0;
 }
 
-/* Where `need` bytes (need <= SG_BUF_STREAM) may be written, flushing first if they would
- * run past the window. */
+/* Where `need` bytes (need <= WINDOW) may be written, flushing first if they would run past
+ * the window. */
 static inline char *room(jw *w, size_t need) {
-    if (need > SG_BUF_STREAM - w->n) flush(w);
-    return w->chunk + w->n;
+    if (need > w->cap - w->n) flush(w, need);
+    return w->buf + w->n;
 }
 
 static inline void put(jw *w, const char *s, size_t n) {
     if (!n) return;
-    if (n > SG_BUF_STREAM - w->n) {
-        flush(w);
-        if (n > SG_BUF_STREAM) {
-            sg_buf_putn(w->b, s, n);
+    if (n > w->cap - w->n) {
+        if (n > WINDOW) { /* longer than a window: straight through */
+            flush(w, 0);
+            if (w->spool) {
+                sg_spool_sink(w->spool, s, n);
+                open_window(w, 0); /* past what the spool took */
+            } else {
+                sg_buf_putn(w->b, s, n);
+            }
             return;
         }
+        flush(w, n);
     }
-    memcpy(w->chunk + w->n, s, n);
+    memcpy(w->buf + w->n, s, n);
     w->n += n;
 }
 
@@ -427,14 +452,7 @@ static void put_tag(jw *w, const sg_tag *t) {
     putc1(w, '}');
 }
 
-void sg_emit_json(sg_buf *b, const sg_model *m) {
-    jw *w = malloc(sizeof *w); /* the chunk is too big for some threads' stacks */
-    if (!w) {
-        b->oom = true;
-        return;
-    }
-    w->b = b;
-    w->n = 0;
+static void render(jw *w, const sg_model *m) {
     sg_buf_init(&w->tmp);
     sg_buf_putc(&w->tmp, '\0'); /* tmp.data is never NULL from here on */
     LIT(w, "{\n  \"ops\": [");
@@ -448,8 +466,45 @@ void sg_emit_json(sg_buf *b, const sg_model *m) {
         put_tag(w, &m->tags[i]);
     }
     puts0(w, m->ntags ? "\n  ]\n}\n" : "]\n}\n");
-    flush(w);
+    if (!w->spool) flush(w, 0);
+    else if (w->buf != w->chunk) sg_spool_commit(w->spool, w->n);
+}
+
+/* Sets up w (fields only: a whole-struct assignment would build the chunk on the stack). */
+static void start(jw *w, sg_buf *b, sg_spool *s) {
+    w->b = b;
+    w->spool = s;
+    w->n = 0;
+    if (s) {
+        open_window(w, WINDOW);
+    } else {
+        w->buf = w->chunk;
+        w->cap = WINDOW;
+    }
+}
+
+void sg_emit_json(sg_buf *b, const sg_model *m) {
+    jw *w = malloc(sizeof *w); /* the chunk is too big for some threads' stacks */
+    if (!w) {
+        b->oom = true;
+        return;
+    }
+    start(w, b, NULL);
+    render(w, m);
     if (w->tmp.oom) b->oom = true;
+    sg_buf_free(&w->tmp);
+    free(w);
+}
+
+void sg_emit_json_spool(sg_spool *s, const sg_model *m) {
+    jw *w = malloc(sizeof *w);
+    if (!w) {
+        s->oom = true;
+        return;
+    }
+    start(w, NULL, s);
+    render(w, m);
+    if (w->tmp.oom) s->oom = true;
     sg_buf_free(&w->tmp);
     free(w);
 }

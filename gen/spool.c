@@ -27,24 +27,37 @@ void sg_spool_free(sg_spool *s) {
     sg_spool_init(s);
 }
 
+char *sg_spool_room(sg_spool *s, size_t need, size_t *avail) {
+    sg_spool_block *b = s->tail;
+    if (s->oom) return NULL;
+    if (!b || b->cap - b->len < need) {
+        size_t bytes = sg_pages_size(need > BLOCK - HDR ? HDR + need : BLOCK);
+        if (!(b = sg_pages_alloc(bytes))) {
+            s->oom = true;
+            return NULL;
+        }
+        b->cap = bytes - HDR;
+        if (s->tail) s->tail->next = b;
+        else s->head = b;
+        s->tail = b;
+    }
+    *avail = b->cap - b->len;
+    return data_of(b) + b->len;
+}
+
+void sg_spool_commit(sg_spool *s, size_t n) {
+    if (s->tail) s->tail->len += n;
+}
+
 bool sg_spool_sink(void *ud, const char *data, size_t len) {
     sg_spool *s = ud;
     while (len && !s->oom) {
-        sg_spool_block *b = s->tail;
-        if (!b || b->len == b->cap) {
-            size_t bytes = sg_pages_size(len > BLOCK - HDR ? HDR + len : BLOCK);
-            if (!(b = sg_pages_alloc(bytes))) {
-                s->oom = true;
-                break;
-            }
-            b->cap = bytes - HDR;
-            if (s->tail) s->tail->next = b;
-            else s->head = b;
-            s->tail = b;
-        }
-        size_t n = b->cap - b->len < len ? b->cap - b->len : len;
-        memcpy(data_of(b) + b->len, data, n);
-        b->len += n;
+        size_t avail;
+        char *p = sg_spool_room(s, 1, &avail);
+        if (!p) break;
+        size_t n = avail < len ? avail : len;
+        memcpy(p, data, n);
+        sg_spool_commit(s, n);
         data += n;
         len -= n;
     }

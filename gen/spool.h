@@ -18,6 +18,11 @@ void sg_spool_init(sg_spool *s);
 void sg_spool_free(sg_spool *s);
 /* An sg_buf sink (ud: the spool) that appends to it. */
 bool sg_spool_sink(void *ud, const char *data, size_t len);
+/* Room for at least `need` more bytes in one piece, for a writer to fill in place (a new block
+ * is started where the last one has less); *avail tells how many there are. The bytes count
+ * once sg_spool_commit says how many were written. NULL (and s->oom) when out of memory. */
+char *sg_spool_room(sg_spool *s, size_t need, size_t *avail);
+void  sg_spool_commit(sg_spool *s, size_t n);
 /* Appends everything held to b (a sink of b's gets the blocks as they are). */
 void sg_spool_put(const sg_spool *s, sg_buf *b);
 

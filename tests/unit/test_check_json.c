@@ -72,8 +72,8 @@ static sg_buf schema_file(int n, int bad) {
     return b;
 }
 
-/* The two ways over the same text: diagnostics and JSON must agree. */
-static void both(const sg_buf *text, bool want_errors) {
+/* The two ways over the same text: diagnostics and JSON must agree. Returns the JSON's size. */
+static size_t both(const sg_buf *text, bool want_errors) {
     sg_model m1, m2;
     sg_diag  d1, d2;
     CHECK(sg_model_init(&m1) == 0 && sg_model_init(&m2) == 0);
@@ -98,6 +98,7 @@ static void both(const sg_buf *text, bool want_errors) {
     sg_spool_put(&s, &j2);
     CHECK(j1.len == j2.len && (!j1.len || memcmp(j1.data, j2.data, j1.len) == 0));
     CHECK(want_errors ? j2.len == 0 : j2.len > 1000);
+    size_t len = j2.len;
     sg_buf_free(&j1);
     sg_buf_free(&j2);
     sg_spool_free(&s);
@@ -105,6 +106,7 @@ static void both(const sg_buf *text, bool want_errors) {
     sg_diag_free(&d2);
     sg_model_free(&m1);
     sg_model_free(&m2);
+    return len;
 }
 
 static void test_validate_json(void) {
@@ -117,8 +119,30 @@ static void test_validate_json(void) {
     }
 }
 
+/* JSON past a spool block (4 MiB) and strings longer than the writer's window (64 KiB): the
+ * spooled JSON, written in place block by block, is byte for byte the buffered one. */
+static void test_big_json(void) {
+    sg_buf text;
+    sg_buf_init(&text);
+    char *big = malloc(70001);
+    CHECK(big != NULL);
+    for (int i = 0; i < 70000; i++) big[i] = (char)('a' + i % 26);
+    big[70000] = '\0';
+    for (int i = 0; i < 12000; i++) {
+        if (i % 3000 == 7)
+            sg_buf_printf(&text, "- func: long_%d(Tensor self, str s='%s') -> Tensor\n\n", i, big);
+        else
+            sg_buf_printf(&text, "- func: op_%d(Tensor self, int x=%d, *, float eps=1e-05) -> "
+                                 "Tensor\n  variants: function\n  dispatch:\n    CPU: k_%d\n\n", i, i, i);
+    }
+    CHECK(both(&text, false) > (5u << 20)); /* more than one block */
+    sg_buf_free(&text);
+    free(big);
+}
+
 int main(void) {
     test_spool();
     test_validate_json();
+    test_big_json();
     return check_result("test_check_json");
 }
