@@ -11,6 +11,18 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Whether word occurs in s. Rationale: strstr's set-up outweighs the search on names this
+ * short, and this runs for every argument of every op. */
+static bool contains(const char *s, const char *word) {
+    for (; *s; s++)
+        if (*s == word[0]) {
+            size_t k = 1;
+            while (word[k] && s[k] == word[k]) k++;
+            if (!word[k]) return true;
+        }
+    return false;
+}
+
 /* ---- dispatch keys ----------------------------------------------------------------------- */
 
 enum {
@@ -121,7 +133,8 @@ static void dispatch_keys_known(sgv_ctx *cx, const sg_op *op) {
                           "file's dispatch table [SG-209]", dl->keys[k]);
         }
         uint32_t levels = 0;
-        for (const char *p = dl->kernel; (p = strstr(p, "::")); p += 2) levels++;
+        for (const char *p = dl->kernel; *p; p++)
+            if (p[0] == ':' && p[1] == ':') levels++, p++;
         if (levels > 3)
             SGV_ERROR(cx, dl->pos, "kernel '%s' has %u namespace levels; at most 3 [SG-209]",
                       dl->kernel, levels);
@@ -170,7 +183,7 @@ static void sole_cia(sgv_ctx *cx, const sg_op *op) {
     if (sgv_streq(dl->kernel, name))
         SGV_ERROR(cx, dl->pos, "this dispatch table says what having none says "
                   "(CompositeImplicitAutograd: %s); delete it [SG-211]", name);
-    else if (!op->structured_delegate && !strstr(dl->kernel, "_symint"))
+    else if (!op->structured_delegate && !contains(dl->kernel, "_symint"))
         SGV_ERROR(cx, dl->pos, "a sole CompositeImplicitAutograd kernel must be named '%s', not "
                   "'%s': rename it and delete the dispatch table [SG-212]", name, dl->kernel);
 }
@@ -303,7 +316,7 @@ static void structured_kind(sgv_ctx *cx, const sg_op *op) {
 }
 
 static void no_namespace(sgv_ctx *cx, const sg_op *op, const char *key, const char *value) {
-    if (value && strstr(value, "::"))
+    if (value && contains(value, "::"))
         SGV_ERROR(cx, sgv_key_pos(op, key), "%s cannot name a namespace: it is always the "
                   "operator's own [SG-203]", key);
 }
@@ -442,18 +455,6 @@ static void no_default_args(sgv_ctx *cx, const sg_op *op) {
                       "which is %s [SG-222]", name, a ? "an argument without a default"
                                                        : "not an argument");
     }
-}
-
-/* Whether word occurs in s. Rationale: strstr's set-up outweighs the search on names this
- * short, and this runs for every argument of every op. */
-static bool contains(const char *s, const char *word) {
-    for (; *s; s++)
-        if (*s == word[0]) {
-            size_t k = 1;
-            while (word[k] && s[k] == word[k]) k++;
-            if (!word[k]) return true;
-        }
-    return false;
 }
 
 /* V-40: operators that look random must say so with the nondeterministic_seeded tag. */
