@@ -1050,6 +1050,9 @@ typedef struct part {
 
 static void *load_part(void *arg) {
     part *pt = arg;
+    /* a model takes about 12 bytes per byte of schema file: one big chunk, not six, and
+     * faulted in on this part's own thread */
+    sg_arena_reserve(pt->m.arena, 12 * (pt->end - pt->begin));
     load_range(&pt->m, pt->src, pt->begin, pt->end, pt->line, &pt->d);
     return NULL;
 }
@@ -1089,8 +1092,6 @@ static bool load_parallel(sg_model *m, const sg_source *src) {
     for (int i = 0; i < 2; i++) {
         ok &= sg_model_init(&pt[i].m) == 0;
         sg_diag_init(&pt[i].d);
-        /* a model takes about 12 bytes per byte of schema file: one big chunk, not six */
-        if (ok) sg_arena_reserve(pt[i].m.arena, 12 * (pt[i].end - pt[i].begin));
     }
     if (ok) ok = sg_run2(load_part, &pt[0], &pt[1]);
     ok = ok && clean(&pt[0]) && clean(&pt[1]) && sg_model_adopt(m, &pt[0].m) &&
