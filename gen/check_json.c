@@ -1,9 +1,11 @@
-/* check_json.c: sg_validate_json, validation with the JSON rendered beside it.
+/* check_json.c: sg_check_json, grouping and validation with the JSON rendered beside them.
  *
- * Rationale: both only read the model (validation allocates from the model's arena, which the
- * JSON writer never touches) and they take similar time, so on two cores running them side by
- * side hides most of the shorter one. The JSON goes to a spool, kept only where validation
- * finds no error; diagnostics are those of sg_validate alone, in its order. */
+ * Rationale: they take similar time, so on two cores running them side by side hides most of
+ * the shorter. The JSON names each op's group by the op's key, which the loader worked out
+ * (sg_op_sign), so it need not wait for grouping; grouping then writes only op->group, which
+ * the JSON writer does not read, and validation allocates from the model's arena, which the
+ * writer never touches. The JSON goes to a spool, kept only where there is no error;
+ * diagnostics are those of sg_model_group then sg_validate, in their order. */
 #include "emit.h"
 #include "par.h"
 
@@ -11,7 +13,7 @@
  * (about 1.5 KB an op) costs more than streaming it after validation */
 enum { SIDE_BY_SIDE_MIN = 256, SIDE_BY_SIDE_MAX = 40000 };
 
-bool sg_validate_json_pays(const sg_model *m) {
+bool sg_check_json_pays(const sg_model *m) {
     return m->nops >= SIDE_BY_SIDE_MIN && m->nops <= SIDE_BY_SIDE_MAX && sg_cpu_count() > 1;
 }
 
@@ -23,15 +25,28 @@ typedef struct job {
 
 static void *run_job(void *arg) {
     job *j = arg;
-    if (j->json) sg_emit_json_spool(j->json, j->m);
-    else sg_validate(j->m, j->d);
+    if (j->json) {
+        sg_emit_json_spool(j->json, j->m);
+    } else {
+        sg_model_group(j->m, j->d);
+        sg_validate(j->m, j->d);
+    }
     return NULL;
 }
 
-int sg_validate_json(sg_model *m, sg_diag *d, sg_spool *json) {
+/* Whether every op that parsed has its key from the loader, so grouping will not set one
+ * while the JSON is written (it would only where the loader ran out of memory). */
+static bool keyed(const sg_model *m) {
+    for (uint32_t i = 0; i < m->nops; i++)
+        if (m->ops[i]->parsed && !m->ops[i]->sig) return false;
+    return true;
+}
+
+int sg_check_json(sg_model *m, sg_diag *d, sg_spool *json) {
     uint32_t before = d->nerrors;
     job      check = {m, d, NULL}, emit = {m, d, json};
-    if (!sg_validate_json_pays(m) || !sg_run2(run_job, &emit, &check)) {
+    if (!sg_check_json_pays(m) || !keyed(m) || !sg_run2(run_job, &emit, &check)) {
+        sg_model_group(m, d);
         sg_validate(m, d);
         if (d->nerrors == before) sg_emit_json_spool(json, m);
     }

@@ -386,14 +386,17 @@ static bool write_stream(void *ud, const char *data, size_t len) {
 static int run(const options *o, sg_model *m, sg_diag *d, FILE *out, FILE *err) {
     emit_kind kind = o->emit == EMIT_DEFAULT ? (o->outdir ? EMIT_DEFAULT : EMIT_SUMMARY) : o->emit;
     load_inputs(m, o, d);
-    sg_model_group(m, d);
-    /* JSON alone: rendered while validation runs (kept only if it passes) */
+    /* JSON alone: rendered while grouping and validation run (kept only if they pass) */
     sg_spool json;
     sg_spool_init(&json);
     bool spooled = kind == EMIT_JSON && !o->outdir && !o->canonical_check && d->nerrors == 0 &&
-                   sg_validate_json_pays(m);
-    if (spooled) sg_validate_json(m, d, &json);
-    else sg_validate(m, d);
+                   sg_check_json_pays(m);
+    if (spooled) {
+        sg_check_json(m, d, &json);
+    } else {
+        sg_model_group(m, d);
+        sg_validate(m, d);
+    }
     if (o->canonical_check && d->nerrors == 0) canonical_check(m, d);
     /* generation works on the derived model: structured links, autogen variants */
     if (o->outdir && d->nerrors == 0) sg_model_derive(m, d);

@@ -18,14 +18,14 @@ void sg_emit_json(sg_buf *b, const sg_model *m);
 /* The same, appended to a spool, written in place there (s->oom set when out of memory). */
 void sg_emit_json_spool(sg_spool *s, const sg_model *m);
 
-/* sg_validate(m, d), with m's JSON (sg_emit_json) rendered into *json (initialised, empty) on
- * a second thread meanwhile; *json keeps it only where validation added no error (otherwise it
- * is left empty). Returns the number of errors added. */
-int sg_validate_json(sg_model *m, sg_diag *d, sg_spool *json);
-/* Whether sg_validate_json gains over sg_validate then a streamed sg_emit_json for m: a model
- * neither small nor huge, and a second processor. (Where it does not, it still works, on one
- * thread.) */
-bool sg_validate_json_pays(const sg_model *m);
+/* sg_model_group(m, d) then sg_validate(m, d), with m's JSON (sg_emit_json) rendered into
+ * *json (initialised, empty) on a second thread meanwhile; *json keeps it only where they
+ * added no error (otherwise it is left empty). Returns the number of errors added. */
+int sg_check_json(sg_model *m, sg_diag *d, sg_spool *json);
+/* Whether sg_check_json gains over grouping and validating, then a streamed sg_emit_json: a
+ * model neither small nor huge, and a second processor. (Where it does not, it still works,
+ * on one thread.) */
+bool sg_check_json_pays(const sg_model *m);
 
 /* One line per op, in input order: the canonical schema with its namespace written out
  * ("aten::abs(Tensor self) -> Tensor"), as sg_schema_print prints it. */

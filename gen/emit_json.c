@@ -440,7 +440,8 @@ static void put_op(jw *w, const sg_op *op) {
     LIT(w, ",\n      \"yaml\": ");
     put_yaml(w, op);
     LIT(w, ",\n      \"group\": ");
-    put_str(w, op->group ? op->group->signature : NULL);
+    /* the op's key, which grouping makes its group's signature (docs/json-format.md) */
+    put_str(w, op->parsed ? op->sig : NULL);
     LIT(w, "\n    }");
 }
 

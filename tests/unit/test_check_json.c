@@ -1,7 +1,7 @@
-/* The spool (gen/spool.h) keeps text in big blocks and hands it on unchanged; sg_validate_json
- * validates while the JSON is rendered on another thread, and must give exactly what
- * sg_validate then sg_emit_json give: the same diagnostics, and the same JSON only where
- * validation passed. */
+/* The spool (gen/spool.h) keeps text in big blocks and hands it on unchanged; sg_check_json
+ * groups and validates while the JSON is rendered on another thread, and must give exactly
+ * what sg_model_group, sg_validate then sg_emit_json give: the same diagnostics, and the same
+ * JSON only where they passed. */
 #include "check.h"
 #include "emit.h"
 #include "model.h"
@@ -81,14 +81,13 @@ static size_t both(const sg_buf *text, bool want_errors) {
     sg_diag_init(&d2);
     sg_load_buffer(&m1, "ops.yaml", text->data, text->len, &d1);
     sg_load_buffer(&m2, "ops.yaml", text->data, text->len, &d2);
-    sg_model_group(&m1, &d1);
-    sg_model_group(&m2, &d2);
-    int e1 = sg_validate(&m1, &d1);
+    int e1 = sg_model_group(&m1, &d1);
+    e1 += sg_validate(&m1, &d1);
     sg_spool s;
     sg_spool_init(&s);
-    int e2 = sg_validate_json(&m2, &d2, &s);
+    int e2 = sg_check_json(&m2, &d2, &s);
     /* side by side from a few hundred ops, where there is a second processor */
-    CHECK(sg_validate_json_pays(&m2) == (m2.nops >= 256 && sg_cpu_count() > 1));
+    CHECK(sg_check_json_pays(&m2) == (m2.nops >= 256 && sg_cpu_count() > 1));
     CHECK(e1 == e2 && (e1 > 0) == want_errors);
     CHECK(d1.out.len == d2.out.len && (!d1.out.len || memcmp(d1.out.data, d2.out.data, d1.out.len) == 0));
     sg_buf j1, j2;
@@ -113,6 +112,9 @@ static void test_validate_json(void) {
     for (int n = 10; n <= 1000; n *= 10) { /* below and above the size that uses a thread */
         sg_buf ok = schema_file(n, -1), bad = schema_file(n, n / 2);
         both(&ok, false);
+        both(&bad, true);
+        /* grouping's error (a second functional op of one signature) comes before validation's */
+        sg_buf_printf(&bad, "- func: op_1.again(Tensor self, int x=1, *, float eps=1e-05) -> Tensor\n");
         both(&bad, true);
         sg_buf_free(&ok);
         sg_buf_free(&bad);
