@@ -45,7 +45,7 @@ static bool keyed(const sg_model *m) {
 int sg_check_json(sg_model *m, sg_diag *d, sg_spool *json) {
     uint32_t before = d->nerrors;
     job      check = {m, d, NULL}, emit = {m, d, json};
-    if (!sg_check_json_pays(m) || !keyed(m) || !sg_run2(run_job, &emit, &check)) {
+    if (!sg_check_json_pays(m) || !keyed(m) || !sg_worker_run2(m->worker, run_job, &emit, &check)) {
         sg_model_group(m, d);
         sg_validate(m, d);
         if (d->nerrors == before) sg_emit_json_spool(json, m);

@@ -147,6 +147,8 @@ typedef struct sg_model {
     sg_group  **groups;
     uint32_t    ngroups;
     bool        one_piece;    /* load large files whole, on the calling thread (tests, debugging) */
+    struct sg_worker *worker; /* the second thread of its parallel steps (par.h), kept from the
+                                 first big file's load to sg_model_free; NULL where none */
 } sg_model;
 
 /* ---- diagnostics ------------------------------------------------------------------------- */

@@ -7,6 +7,9 @@
 #include "par.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 #if defined(__linux__)
 #include <sched.h>
@@ -76,5 +79,106 @@ bool sg_run2(void *(*fn)(void *), void *a, void *b) {
     if (rc != 0) return false;
     fn(b);
     pthread_join(t, NULL);
+    return true;
+}
+
+/* ---- a kept worker ----------------------------------------------------------------------- */
+
+enum { IDLE, POSTED, DONE, QUIT };
+enum { SPIN_NS = 2000000 }; /* how long the worker waits awake for the next job */
+
+struct sg_worker {
+    pthread_t       thread;
+    pthread_mutex_t mu;
+    pthread_cond_t  cv;
+    atomic_int      state; /* main thread: IDLE -> POSTED (or QUIT); worker: POSTED -> DONE */
+    void *(*fn)(void *);
+    void           *arg;
+    start           go;
+};
+
+static void relax(void) {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    __builtin_ia32_pause();
+#endif
+}
+
+static long long now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* Waits for the main thread to post a job or say quit; returns which. */
+static int next_job(sg_worker *w) {
+    int       s;
+    long long until = now_ns() + SPIN_NS;
+    for (unsigned i = 1;; i++) {
+        if ((s = atomic_load(&w->state)) == POSTED || s == QUIT) return s;
+        relax();
+        if (i % 256 == 0 && now_ns() > until) break;
+    }
+    pthread_mutex_lock(&w->mu);
+    while ((s = atomic_load(&w->state)) != POSTED && s != QUIT) pthread_cond_wait(&w->cv, &w->mu);
+    pthread_mutex_unlock(&w->mu);
+    return s;
+}
+
+static void *worker_main(void *p) {
+    sg_worker *w = p;
+    while (next_job(w) == POSTED) {
+        w->fn(w->arg);
+        atomic_store(&w->state, DONE);
+    }
+    return NULL;
+}
+
+/* Sets the state and wakes the worker if it sleeps. */
+static void post(sg_worker *w, int state) {
+    pthread_mutex_lock(&w->mu);
+    atomic_store(&w->state, state);
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+}
+
+sg_worker *sg_worker_new(void) {
+    sg_worker *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
+    atomic_init(&w->state, IDLE);
+    w->go = (start){.fn = worker_main, .arg = w};
+    if (pthread_mutex_init(&w->mu, NULL) != 0) goto no_mutex;
+    if (pthread_cond_init(&w->cv, NULL) != 0) goto no_cond;
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0) goto no_thread;
+    place(&attr, &w->go);
+    int rc = pthread_create(&w->thread, &attr, trampoline, &w->go);
+    pthread_attr_destroy(&attr);
+    if (rc == 0) return w;
+no_thread:
+    pthread_cond_destroy(&w->cv);
+no_cond:
+    pthread_mutex_destroy(&w->mu);
+no_mutex:
+    free(w);
+    return NULL;
+}
+
+void sg_worker_free(sg_worker *w) {
+    if (!w) return;
+    post(w, QUIT);
+    pthread_join(w->thread, NULL);
+    pthread_cond_destroy(&w->cv);
+    pthread_mutex_destroy(&w->mu);
+    free(w);
+}
+
+bool sg_worker_run2(sg_worker *w, void *(*fn)(void *), void *a, void *b) {
+    if (!w) return sg_run2(fn, a, b);
+    w->fn = fn;
+    w->arg = a;
+    post(w, POSTED);
+    fn(b);
+    while (atomic_load(&w->state) != DONE) relax(); /* the other half ends about as soon */
+    atomic_store(&w->state, IDLE);
     return true;
 }

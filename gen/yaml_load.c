@@ -1093,7 +1093,7 @@ static bool load_parallel(sg_model *m, const sg_source *src) {
         ok &= sg_model_init(&pt[i].m) == 0;
         sg_diag_init(&pt[i].d);
     }
-    if (ok) ok = sg_run2(load_part, &pt[0], &pt[1]);
+    if (ok) ok = sg_worker_run2(m->worker, load_part, &pt[0], &pt[1]);
     ok = ok && clean(&pt[0]) && clean(&pt[1]) && sg_model_adopt(m, &pt[0].m) &&
          sg_model_adopt(m, &pt[1].m);
     for (int i = 0; i < 2; i++) {
@@ -1172,6 +1172,11 @@ int sg_load_file(sg_model *m, const char *path, sg_diag *d) {
         sg_diag_plain(d, SG_ERROR, "cannot read '%s': %s", path, strerror(errno));
         return 1;
     }
+    /* a file big enough to load in two parts: the second thread starts while it is read */
+    struct stat st;
+    if (!m->worker && !m->one_piece && fstat(fileno(f), &st) == 0 && st.st_size >= SPLIT_MIN &&
+        sg_cpu_count() > 1)
+        m->worker = sg_worker_new();
     int err = 0;
     const sg_source *src = read_file(m, path, f, &err);
     fclose(f);
