@@ -1,13 +1,18 @@
 /* check_json.c: sg_check_json, grouping and validation with the JSON rendered beside them.
  *
- * Rationale: they take similar time, so on two cores running them side by side hides most of
- * the shorter. The JSON names each op's group by the op's key, which the loader worked out
- * (sg_op_sign), so it need not wait for grouping; grouping then writes only op->group, which
- * the JSON writer does not read, and validation allocates from the model's arena, which the
- * writer never touches. The JSON goes to a spool, kept only where there is no error;
- * diagnostics are those of sg_model_group then sg_validate, in their order. */
+ * Rationale: on two cores, running side by side hides most of the shorter. Validation, the
+ * longest, runs on the calling thread; the worker groups (into an arena of its own, as
+ * validation allocates from the model's), then writes the JSON, which names each op's group
+ * by the op's key from the loader (sg_op_sign). Validation reads the groups only in its rules
+ * across ops, which come last, and waits there for grouping to be done. The JSON goes to a
+ * spool, kept only where there is no error; diagnostics are those of sg_model_group then
+ * sg_validate, in their order: where either had anything to say, both run again, in turn. */
+#define _POSIX_C_SOURCE 200809L /* sched_yield */
 #include "emit.h"
 #include "par.h"
+
+#include <sched.h>
+#include <stdatomic.h>
 
 /* ops: below MIN a thread costs more than it saves; above MAX holding the JSON in memory
  * (about 1.5 KB an op) costs more than streaming it after validation */
@@ -17,38 +22,73 @@ bool sg_check_json_pays(const sg_model *m) {
     return m->nops >= SIDE_BY_SIDE_MIN && m->nops <= SIDE_BY_SIDE_MAX && sg_cpu_count() > 1;
 }
 
+typedef struct run {
+    sg_model  *m;
+    sg_spool  *json;
+    sg_diag    dg, dv;  /* what grouping and validation said */
+    sg_arena  *groups;  /* grouping's memory: validation allocates from the model's arena */
+    atomic_int grouped; /* set once grouping is done */
+} run;
+
 typedef struct job {
-    sg_model *m;
-    sg_diag  *d;
-    sg_spool *json; /* NULL: this job validates */
+    run *r;
+    bool emits; /* groups, then writes the JSON; else validates */
 } job;
+
+/* Validation reads the groups only in its rules across ops, which come last. */
+static void wait_grouped(void *ud) {
+    run *r = ud;
+    while (!atomic_load(&r->grouped)) sched_yield(); /* seldom: grouping is short */
+}
 
 static void *run_job(void *arg) {
     job *j = arg;
-    if (j->json) {
-        sg_emit_json_spool(j->json, j->m);
+    run *r = j->r;
+    if (j->emits) {
+        sg_model_group_in(r->m, &r->dg, r->groups);
+        atomic_store(&r->grouped, 1);
+        sg_emit_json_spool(r->json, r->m);
     } else {
-        sg_model_group(j->m, j->d);
-        sg_validate(j->m, j->d);
+        sg_validate_then(r->m, &r->dv, wait_grouped, r);
     }
     return NULL;
 }
 
-/* Whether every op that parsed has its key from the loader, so grouping will not set one
- * while the JSON is written (it would only where the loader ran out of memory). */
+/* Whether every op that parsed has its key from the loader, so grouping will not work one out
+ * (and write the op's key and view kind, which validation reads meanwhile): it would only
+ * where the loader ran out of memory. */
 static bool keyed(const sg_model *m) {
     for (uint32_t i = 0; i < m->nops; i++)
         if (m->ops[i]->parsed && !m->ops[i]->sig) return false;
     return true;
 }
 
+static bool quiet(const sg_diag *d) { return d->nerrors == 0 && d->nwarnings == 0 && !d->out.len; }
+
+/* Grouping then the JSON on the worker, validation here. true where it ran and had nothing
+ * to say; otherwise the caller runs grouping and validation again, one after the other, so
+ * that what they say comes in their order (the JSON, where rendered, stays valid). */
+static bool side_by_side(sg_model *m, sg_spool *json) {
+    run r = {.m = m, .json = json, .groups = sg_arena_new(NULL, NULL)};
+    atomic_init(&r.grouped, 0);
+    sg_diag_init(&r.dg);
+    sg_diag_init(&r.dv);
+    job emits = {&r, true}, checks = {&r, false};
+    bool ran = r.groups && sg_worker_run2(m->worker, run_job, &emits, &checks);
+    bool ok = ran && quiet(&r.dg) && quiet(&r.dv) && sg_model_keep_arena(m, r.groups);
+    if (!ok && ran) sg_model_group(m, &r.dg); /* off the groups' arena before it goes */
+    if (!ok && r.groups) sg_arena_free(r.groups);
+    sg_diag_free(&r.dg);
+    sg_diag_free(&r.dv);
+    return ok;
+}
+
 int sg_check_json(sg_model *m, sg_diag *d, sg_spool *json) {
     uint32_t before = d->nerrors;
-    job      check = {m, d, NULL}, emit = {m, d, json};
-    if (!sg_check_json_pays(m) || !keyed(m) || !sg_worker_run2(m->worker, run_job, &emit, &check)) {
+    if (!sg_check_json_pays(m) || !keyed(m) || !side_by_side(m, json)) {
         sg_model_group(m, d);
         sg_validate(m, d);
-        if (d->nerrors == before) sg_emit_json_spool(json, m);
+        if (d->nerrors == before && !json->head) sg_emit_json_spool(json, m);
     }
     if (d->nerrors != before) sg_spool_free(json);
     return (int)(d->nerrors - before);

@@ -28,6 +28,7 @@
 
 typedef struct grouper {
     sg_model  *m;
+    sg_arena  *arena; /* where the groups go */
     sg_diag   *d;
     sgv_map    map;
     sg_signer  sign;
@@ -237,11 +238,11 @@ static void place(grouper *g, sg_group *grp, sg_op *op) {
 }
 
 static sg_group *group_for(grouper *g, sg_op *op) {
-    if (!op->sig && !sg_op_sign(op, g->m->arena, &g->sign)) return NULL;
+    if (!op->sig && !sg_op_sign(op, g->arena, &g->sign)) return NULL;
     sgv_map_slot *sl = sgv_map_put_kept(&g->map, op->sig, op->sig_len, NULL);
     if (!sl) return NULL;
     if (sl->value) return sl->value;
-    sg_group *grp = sg_arena_alloc(g->m->arena, sizeof *grp);
+    sg_group *grp = sg_arena_alloc(g->arena, sizeof *grp);
     if (!grp) return NULL;
     grp->signature = sl->key;
     sl->value = grp;
@@ -249,11 +250,13 @@ static sg_group *group_for(grouper *g, sg_op *op) {
     return grp;
 }
 
-int sg_model_group(sg_model *m, sg_diag *d) {
-    grouper g = {.m = m, .d = d};
+int sg_model_group(sg_model *m, sg_diag *d) { return sg_model_group_in(m, d, m->arena); }
+
+int sg_model_group_in(sg_model *m, sg_diag *d, sg_arena *a) {
+    grouper g = {.m = m, .d = d, .arena = a};
     m->ngroups = 0;
-    m->groups = sg_arena_alloc(m->arena, (m->nops ? m->nops : 1) * sizeof *m->groups);
-    bool ok = m->groups && sgv_map_init(&g.map, m->arena, m->nops) == 0;
+    m->groups = sg_arena_alloc(a, (m->nops ? m->nops : 1) * sizeof *m->groups);
+    bool ok = m->groups && sgv_map_init(&g.map, a, m->nops) == 0;
     for (uint32_t i = 0; i < m->nops; i++) m->ops[i]->group = NULL;
     for (uint32_t i = 0; ok && i < m->nops; i++) {
         sg_op *op = m->ops[i];

@@ -63,6 +63,14 @@ sg_op *sg_model_add_op(sg_model *m) {
     return op;
 }
 
+bool sg_model_keep_arena(sg_model *m, sg_arena *a) {
+    sg_arena **v = realloc(m->adopted, (m->nadopted + 1) * sizeof *v);
+    if (!v) return false;
+    m->adopted = v;
+    m->adopted[m->nadopted++] = a;
+    return true;
+}
+
 bool sg_model_adopt(sg_model *m, sg_model *part) {
     sg_arena **a = realloc(m->adopted, (m->nadopted + 1) * sizeof *a);
     if (!a) return false;

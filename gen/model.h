@@ -207,6 +207,11 @@ int sg_load_file(sg_model *m, const char *path, sg_diag *d);
 int sg_load_buffer(sg_model *m, const char *path, const char *text, size_t len, sg_diag *d);
 /* Derives groups (sg_op.group); run after loading, before validation. */
 int sg_model_group(sg_model *m, sg_diag *d);
+/* The same, with the groups' memory from arena a, which must live as long as the model (see
+ * sg_model_keep_arena): for grouping beside other work that allocates from m->arena. */
+int sg_model_group_in(sg_model *m, sg_diag *d, sg_arena *a);
+/* Gives a to m, to be freed with it; false (a not taken) when out of memory. */
+bool sg_model_keep_arena(sg_model *m, sg_arena *a);
 /* Working memory for sg_op_sign, reused op after op. */
 typedef struct sg_signer {
     sg_buf                 key;
@@ -220,5 +225,8 @@ bool sg_op_sign(sg_op *op, sg_arena *a, sg_signer *g);
 void sg_signer_free(sg_signer *g);
 /* Applies every rule of docs/rules.md; returns the number of errors added. */
 int sg_validate(sg_model *m, sg_diag *d);
+/* The same, calling before_cross(ud) once the one-op rules are applied and before the rules
+ * across ops, which read the groups (a caller grouping on another thread waits there). */
+int sg_validate_then(sg_model *m, sg_diag *d, void (*before_cross)(void *ud), void *ud);
 
 #endif

@@ -134,7 +134,9 @@ static void check_op(sgv_ctx *cx, const sg_op *op) {
     sgv_check_yaml(cx, op);
 }
 
-int sg_validate(sg_model *m, sg_diag *d) {
+int sg_validate(sg_model *m, sg_diag *d) { return sg_validate_then(m, d, NULL, NULL); }
+
+int sg_validate_then(sg_model *m, sg_diag *d, void (*before_cross)(void *ud), void *ud) {
     uint32_t before = d->nerrors;
     sgv_ctx cx = {.m = m, .d = d};
     bool ok = sgv_map_init(&cx.names, m->arena, m->nops) == 0 &&
@@ -143,6 +145,7 @@ int sg_validate(sg_model *m, sg_diag *d) {
         if (m->ops[i]->parsed) ok = index_op(&cx, m->ops[i]);
     for (uint32_t i = 0; ok && i < m->nops; i++)
         if (m->ops[i]->parsed) check_op(&cx, m->ops[i]);
+    if (before_cross) before_cross(ud);
     if (ok) sgv_check_cross(&cx);
     else sg_diag_plain(d, SG_ERROR, "out of memory while validating");
     sgv_map_free(&cx.names);
