@@ -85,7 +85,11 @@ bool sg_run2(void *(*fn)(void *), void *a, void *b) {
 /* ---- a kept worker ----------------------------------------------------------------------- */
 
 enum { IDLE, POSTED, DONE, QUIT };
-enum { SPIN_NS = 2000000 }; /* how long the worker waits awake for the next job */
+/* How long each side waits awake before it sleeps: the worker for its next job (the next
+ * step usually follows within half a millisecond), the caller for the worker to finish.
+ * Rationale: where the host runs both vCPUs on one core, a thread that spins delays the one
+ * it waits for, so neither spins for long. */
+enum { JOB_SPIN_NS = 500000, DONE_SPIN_NS = 100000 };
 
 struct sg_worker {
     pthread_t       thread;
@@ -109,36 +113,36 @@ static long long now_ns(void) {
     return (long long)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-/* Waits for the main thread to post a job or say quit; returns which. */
-static int next_job(sg_worker *w) {
+/* Waits until the state is one of a and b, awake for spin_ns at most, then asleep; returns it. */
+static int wait_for(sg_worker *w, int a, int b, long long spin_ns) {
     int       s;
-    long long until = now_ns() + SPIN_NS;
+    long long until = now_ns() + spin_ns;
     for (unsigned i = 1;; i++) {
-        if ((s = atomic_load(&w->state)) == POSTED || s == QUIT) return s;
+        if ((s = atomic_load(&w->state)) == a || s == b) return s;
         relax();
-        if (i % 256 == 0 && now_ns() > until) break;
+        if (i % 64 == 0 && now_ns() > until) break;
     }
     pthread_mutex_lock(&w->mu);
-    while ((s = atomic_load(&w->state)) != POSTED && s != QUIT) pthread_cond_wait(&w->cv, &w->mu);
+    while ((s = atomic_load(&w->state)) != a && s != b) pthread_cond_wait(&w->cv, &w->mu);
     pthread_mutex_unlock(&w->mu);
     return s;
 }
 
-static void *worker_main(void *p) {
-    sg_worker *w = p;
-    while (next_job(w) == POSTED) {
-        w->fn(w->arg);
-        atomic_store(&w->state, DONE);
-    }
-    return NULL;
-}
-
-/* Sets the state and wakes the worker if it sleeps. */
+/* Sets the state and wakes the other side if it sleeps. */
 static void post(sg_worker *w, int state) {
     pthread_mutex_lock(&w->mu);
     atomic_store(&w->state, state);
-    pthread_cond_signal(&w->cv);
+    pthread_cond_broadcast(&w->cv);
     pthread_mutex_unlock(&w->mu);
+}
+
+static void *worker_main(void *p) {
+    sg_worker *w = p;
+    while (wait_for(w, POSTED, QUIT, JOB_SPIN_NS) == POSTED) {
+        w->fn(w->arg);
+        post(w, DONE);
+    }
+    return NULL;
 }
 
 sg_worker *sg_worker_new(void) {
@@ -178,7 +182,7 @@ bool sg_worker_run2(sg_worker *w, void *(*fn)(void *), void *a, void *b) {
     w->arg = a;
     post(w, POSTED);
     fn(b);
-    while (atomic_load(&w->state) != DONE) relax(); /* the other half ends about as soon */
+    wait_for(w, DONE, DONE, DONE_SPIN_NS);
     atomic_store(&w->state, IDLE);
     return true;
 }
