@@ -72,19 +72,23 @@ bool sg_model_keep_arena(sg_model *m, sg_arena *a) {
 }
 
 bool sg_model_adopt(sg_model *m, sg_model *part) {
-    sg_arena **a = realloc(m->adopted, (m->nadopted + 1) * sizeof *a);
-    if (!a) return false;
-    m->adopted = a;
+    if (part->arena) { /* a part without one allocated from an arena m keeps otherwise */
+        sg_arena **a = realloc(m->adopted, (m->nadopted + 1) * sizeof *a);
+        if (!a) return false;
+        m->adopted = a;
+    }
     if (m->capops - m->nops < part->nops) {
-        sg_op **v = realloc(m->ops, ((size_t)m->nops + part->nops) * sizeof *v);
+        size_t cap = (size_t)m->nops + part->nops;
+        cap = cap < 2 * (size_t)m->capops ? 2 * (size_t)m->capops : cap;
+        sg_op **v = cap <= UINT32_MAX ? realloc(m->ops, cap * sizeof *v) : NULL;
         if (!v) return false;
         m->ops = v;
-        m->capops = m->nops + part->nops;
+        m->capops = (uint32_t)cap;
     }
     memcpy(m->ops + m->nops, part->ops, part->nops * sizeof *part->ops);
     m->nops += part->nops;
     part->nops = 0;
-    m->adopted[m->nadopted++] = part->arena;
+    if (part->arena) m->adopted[m->nadopted++] = part->arena;
     part->arena = NULL;
     return true;
 }

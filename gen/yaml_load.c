@@ -19,6 +19,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1030,50 +1031,86 @@ static int load_range(sg_model *m, const sg_source *src, size_t begin, size_t en
     return (int)(d->nerrors - before);
 }
 
-/* ---- two parts at once ------------------------------------------------------------------- *
+/* ---- parts at once ----------------------------------------------------------------------- *
  * Rationale: libyaml's scanner is most of a big file's load, and it is sequential. A schema
- * file is one block sequence at column 0, so a line that starts with "- " begins an entry: the
- * two halves of a file cut there are two valid files. Each half loads on its own thread into
- * a model of its own; the ops then move over in file order. Where either half has anything to
- * say (an error, a warning, a half that is not a schema file), the parts are thrown away and
- * the file loads again in one piece, so diagnostics are always those of a whole-file load. */
+ * file is one block sequence at column 0, so a line that starts with "- " begins an entry: a
+ * file cut there is cut into valid files. A big file is cut into pieces of about 64 KiB,
+ * which this thread and the model's worker take one at a time until none is left, so that a
+ * thread on a slower CPU (on a busy host one vCPU may run at half speed) simply takes fewer.
+ * Each piece loads into a model of its own, from its thread's arena; the ops then move over
+ * in file order. Where any piece has anything to say (an error, a warning, a piece that is
+ * not a schema file), the pieces are thrown away and the file loads again in one piece, so
+ * diagnostics are always those of a whole-file load. */
 
-enum { SPLIT_MIN = 256 * 1024 };
+enum { SPLIT_MIN = 256 * 1024, PIECE = 100 * 1024, MAX_PIECES = 32 };
 
 typedef struct part {
-    sg_model         m;
-    sg_diag          d;
-    const sg_source *src;
-    size_t           begin, end;
-    uint32_t         line;
+    sg_model m;
+    sg_diag  d;
+    size_t   begin, end;
+    uint32_t line;
 } part;
 
-static void *load_part(void *arg) {
-    part *pt = arg;
-    /* a model takes about 12 bytes per byte of schema file: one big chunk, not six, and
-     * faulted in on this part's own thread */
-    sg_arena_reserve(pt->m.arena, 12 * (pt->end - pt->begin));
-    load_range(&pt->m, pt->src, pt->begin, pt->end, pt->line, &pt->d);
+typedef struct loading {
+    const sg_source *src;
+    part             parts[MAX_PIECES];
+    uint32_t         nparts;
+    atomic_uint      next;     /* the next piece to take */
+    sg_arena        *arena[2]; /* a thread's: the pieces it loads allocate from it */
+} loading;
+
+typedef struct side {
+    loading *ld;
+    int      k;
+} side;
+
+static void *load_side(void *arg) {
+    side     *sd = arg;
+    loading  *ld = sd->ld;
+    sg_arena *a = ld->arena[sd->k];
+    /* a model takes about 12 bytes per byte of schema file: a share of it in one chunk,
+     * faulted in on this thread */
+    sg_arena_reserve(a, 12 * (ld->src->len / 2));
+    for (uint32_t i; (i = atomic_fetch_add(&ld->next, 1)) < ld->nparts;) {
+        part *pt = &ld->parts[i];
+        pt->m.arena = a;
+        load_range(&pt->m, ld->src, pt->begin, pt->end, pt->line, &pt->d);
+    }
     return NULL;
 }
 
-/* Where to cut src in two: the start of an entry line near the middle, or 0 for nowhere. */
-static size_t find_split(const sg_source *src, uint32_t *line) {
-    const char *t = src->text, *e = t + src->len;
-    const char *q = t;
+/* The start of the first entry line at or after `from` (the byte after a '\n' followed by
+ * "- "), or 0 for none. */
+static size_t entry_at_or_after(const sg_source *src, size_t from) {
+    const char *t = src->text, *e = t + src->len, *c = t + from - 1;
+    while ((c = memchr(c, '\n', (size_t)(e - c))) && !(e - c > 3 && c[1] == '-' && c[2] == ' '))
+        c++;
+    return c ? (size_t)(c - t) + 1 : 0;
+}
+
+/* Cuts src into pieces at entry lines (their first lines counted as it goes); false for a file
+ * that is not a block sequence at column 0, or that gives fewer than two pieces. */
+static bool cut(loading *ld) {
+    const sg_source *src = ld->src;
+    const char *t = src->text, *e = t + src->len, *q = t;
     while (q < e && (*q == '#' || *q == '\n')) { /* comments and blank lines before the first entry */
         const char *nl = memchr(q, '\n', (size_t)(e - q));
         q = nl ? nl + 1 : e;
     }
-    if (e - q < 2 || q[0] != '-' || q[1] != ' ') return 0; /* not a block sequence at column 0 */
-    const char *cut = t + src->len / 2;
-    while ((cut = memchr(cut, '\n', (size_t)(e - cut))) &&
-           !(e - cut > 3 && cut[1] == '-' && cut[2] == ' '))
-        cut++;
-    if (!cut) return 0;
-    *line = 2;
-    for (const char *r = t; (r = memchr(r, '\n', (size_t)(cut - r))); r++) (*line)++;
-    return (size_t)(cut - t) + 1;
+    if (e - q < 2 || q[0] != '-' || q[1] != ' ') return false;
+    size_t   n = src->len / PIECE, begin = 0;
+    uint32_t line = 1;
+    n = n < 2 ? 2 : n > MAX_PIECES ? MAX_PIECES : n;
+    ld->nparts = 0;
+    for (size_t i = 1; i <= n; i++) {
+        size_t end = i == n ? src->len : entry_at_or_after(src, i * src->len / n);
+        if (i < n && (!end || end <= begin)) continue; /* one long entry: fewer pieces */
+        ld->parts[ld->nparts++] = (part){.begin = begin, .end = end, .line = line};
+        for (const char *r = t + begin; (r = memchr(r, '\n', (size_t)(t + end - r))); r++) line++;
+        begin = end;
+        if (begin == src->len) break;
+    }
+    return ld->nparts >= 2;
 }
 
 static bool clean(const part *pt) {
@@ -1081,26 +1118,36 @@ static bool clean(const part *pt) {
            pt->m.nops > 0;
 }
 
-/* Loads src in two parts at once; false, with m as it was, where it should load whole. */
+/* Loads src in pieces on two threads; false, with m as it was, where it should load whole. */
 static bool load_parallel(sg_model *m, const sg_source *src) {
-    uint32_t line = 0, nops = m->nops;
-    size_t cut = src->len >= SPLIT_MIN && sg_cpu_count() > 1 ? find_split(src, &line) : 0;
-    if (!cut) return false;
-    part pt[2] = {{.src = src, .begin = 0, .end = cut, .line = 1},
-                  {.src = src, .begin = cut, .end = src->len, .line = line}};
-    bool ok = true;
-    for (int i = 0; i < 2; i++) {
-        ok &= sg_model_init(&pt[i].m) == 0;
-        sg_diag_init(&pt[i].d);
+    if (src->len < SPLIT_MIN || sg_cpu_count() < 2) return false;
+    loading *ld = calloc(1, sizeof *ld);
+    if (!ld) return false;
+    ld->src = src;
+    atomic_init(&ld->next, 0);
+    uint32_t nops = m->nops;
+    bool ok = cut(ld) && (ld->arena[0] = sg_arena_new(NULL, NULL)) != NULL &&
+              (ld->arena[1] = sg_arena_new(NULL, NULL)) != NULL;
+    for (uint32_t i = 0; i < ld->nparts; i++) sg_diag_init(&ld->parts[i].d);
+    side here = {ld, 0}, there = {ld, 1};
+    if (ok) ok = sg_worker_run2(m->worker, load_side, &there, &here);
+    for (uint32_t i = 0; ok && i < ld->nparts; i++) ok = clean(&ld->parts[i]);
+    for (uint32_t i = 0; i < ld->nparts; i++) {
+        ld->parts[i].m.arena = NULL; /* the threads' arenas go to m, or are freed below */
+        if (ok) ok = sg_model_adopt(m, &ld->parts[i].m);
     }
-    if (ok) ok = sg_worker_run2(m->worker, load_part, &pt[0], &pt[1]);
-    ok = ok && clean(&pt[0]) && clean(&pt[1]) && sg_model_adopt(m, &pt[0].m) &&
-         sg_model_adopt(m, &pt[1].m);
-    for (int i = 0; i < 2; i++) {
-        sg_model_free(&pt[i].m);
-        sg_diag_free(&pt[i].d);
+    ok = ok && sg_model_keep_arena(m, ld->arena[0]);
+    if (ok) ld->arena[0] = NULL;
+    ok = ok && sg_model_keep_arena(m, ld->arena[1]);
+    if (ok) ld->arena[1] = NULL;
+    if (!ok) m->nops = nops; /* some pieces may have moved over before one failed */
+    for (uint32_t i = 0; i < ld->nparts; i++) {
+        sg_model_free(&ld->parts[i].m);
+        sg_diag_free(&ld->parts[i].d);
     }
-    if (!ok) m->nops = nops; /* one part may have moved over before the other failed */
+    for (int k = 0; k < 2; k++)
+        if (ld->arena[k]) sg_arena_free(ld->arena[k]);
+    free(ld);
     return ok;
 }
 
