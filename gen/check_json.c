@@ -3,7 +3,8 @@
  * Rationale: on two cores, running side by side hides most of the shorter. Validation, the
  * longest, runs on the calling thread; the worker groups (into an arena of its own, as
  * validation allocates from the model's), then writes the JSON, which names each op's group
- * by the op's key from the loader (sg_op_sign). Validation reads the groups only in its rules
+ * by the op's key from the loader (sg_op_sign); where the worker's CPU proved slower during
+ * the load, the calling thread writes the JSON's end after validating (split_at). Validation reads the groups only in its rules
  * across ops, which come last, and waits there for grouping to be done. The JSON goes to a
  * spool, kept only where there is no error; diagnostics are those of sg_model_group then
  * sg_validate, in their order: where either had anything to say, both run again, in turn. */
@@ -24,7 +25,9 @@ bool sg_check_json_pays(const sg_model *m) {
 
 typedef struct run {
     sg_model  *m;
-    sg_spool  *json;
+    sg_spool  *json;    /* the JSON of ops [0, split), by the worker */
+    sg_spool   rest;    /* of ops [split, nops), by the validating thread when done */
+    uint32_t   split;
     sg_diag    dg, dv;  /* what grouping and validation said */
     sg_arena  *groups;  /* grouping's memory: validation allocates from the model's arena */
     atomic_int grouped; /* set once grouping is done */
@@ -47,11 +50,27 @@ static void *run_job(void *arg) {
     if (j->emits) {
         sg_model_group_in(r->m, &r->dg, r->groups);
         atomic_store(&r->grouped, 1);
-        sg_emit_json_spool(r->json, r->m);
+        sg_emit_json_part(r->json, r->m, 0, r->split);
     } else {
         sg_validate_then(r->m, &r->dv, wait_grouped, r);
+        if (r->split < r->m->nops && r->dv.nerrors == 0)
+            sg_emit_json_part(&r->rest, r->m, r->split, r->m->nops);
     }
     return NULL;
+}
+
+/* Where the worker's JSON ends: the worker groups and writes the JSON while this thread
+ * validates, which takes about as long where both CPUs run at one speed; where the worker's
+ * is slower (it took fewer pieces of the load), this thread writes the JSON's end after
+ * validating. The costs, in units of the JSON's, are this VM's (docs/perf.md). */
+static uint32_t split_at(const sg_model *m) {
+    const double validate = 1.16, group = 0.11;
+    double share = sg_worker_share(m->worker);
+    share = share < 0.05 ? 0.05 : share > 0.95 ? 0.95 : share;
+    double speed = share / (1 - share); /* the worker's, this thread's being 1 */
+    double mine = (group + 1 - speed * validate) / (1 + speed);
+    mine = mine < 0 ? 0 : mine > 0.9 ? 0.9 : mine;
+    return m->nops - (uint32_t)(mine * m->nops);
 }
 
 /* Whether every op that parsed has its key from the loader, so grouping will not work one out
@@ -69,15 +88,19 @@ static bool quiet(const sg_diag *d) { return d->nerrors == 0 && d->nwarnings == 
  * to say; otherwise the caller runs grouping and validation again, one after the other, so
  * that what they say comes in their order (the JSON, where rendered, stays valid). */
 static bool side_by_side(sg_model *m, sg_spool *json) {
-    run r = {.m = m, .json = json, .groups = sg_arena_new(NULL, NULL)};
+    run r = {.m = m, .json = json, .split = split_at(m), .groups = sg_arena_new(NULL, NULL)};
     atomic_init(&r.grouped, 0);
+    sg_spool_init(&r.rest);
     sg_diag_init(&r.dg);
     sg_diag_init(&r.dv);
     job emits = {&r, true}, checks = {&r, false};
     bool ran = r.groups && sg_worker_run2(m->worker, run_job, &emits, &checks);
     bool ok = ran && quiet(&r.dg) && quiet(&r.dv) && sg_model_keep_arena(m, r.groups);
+    if (ok) sg_spool_splice(json, &r.rest);
     if (!ok && ran) sg_model_group(m, &r.dg); /* off the groups' arena before it goes */
     if (!ok && r.groups) sg_arena_free(r.groups);
+    if (!ok) sg_spool_free(json); /* the run again writes it whole */
+    sg_spool_free(&r.rest);
     sg_diag_free(&r.dg);
     sg_diag_free(&r.dv);
     return ok;
@@ -88,7 +111,7 @@ int sg_check_json(sg_model *m, sg_diag *d, sg_spool *json) {
     if (!sg_check_json_pays(m) || !keyed(m) || !side_by_side(m, json)) {
         sg_model_group(m, d);
         sg_validate(m, d);
-        if (d->nerrors == before && !json->head) sg_emit_json_spool(json, m);
+        if (d->nerrors == before) sg_emit_json_spool(json, m);
     }
     if (d->nerrors != before) sg_spool_free(json);
     return (int)(d->nerrors - before);

@@ -17,6 +17,10 @@
 void sg_emit_json(sg_buf *b, const sg_model *m);
 /* The same, appended to a spool, written in place there (s->oom set when out of memory). */
 void sg_emit_json_spool(sg_spool *s, const sg_model *m);
+/* The part of that text for ops [from, to) (with the document's head where from is 0, and its
+ * tail where to is m->nops): parts for consecutive ranges, put one after the other, are the
+ * whole. */
+void sg_emit_json_part(sg_spool *s, const sg_model *m, uint32_t from, uint32_t to);
 
 /* sg_model_group(m, d) then sg_validate(m, d), with m's JSON (sg_emit_json) rendered into
  * *json (initialised, empty) on a second thread meanwhile; *json keeps it only where they

@@ -453,20 +453,24 @@ static void put_tag(jw *w, const sg_tag *t) {
     putc1(w, '}');
 }
 
-static void render(jw *w, const sg_model *m) {
+/* The document's part for ops [from, to): the head where from is 0, the tail (with the tags)
+ * where to is the last. */
+static void render(jw *w, const sg_model *m, uint32_t from, uint32_t to) {
     sg_buf_init(&w->tmp);
     sg_buf_putc(&w->tmp, '\0'); /* tmp.data is never NULL from here on */
-    LIT(w, "{\n  \"ops\": [");
-    for (uint32_t i = 0; i < m->nops; i++) {
+    if (from == 0) LIT(w, "{\n  \"ops\": [");
+    for (uint32_t i = from; i < to; i++) {
         puts0(w, i ? ",\n" : "\n");
         put_op(w, m->ops[i]);
     }
-    puts0(w, m->nops ? "\n  ],\n  \"tags\": [" : "],\n  \"tags\": [");
-    for (uint32_t i = 0; i < m->ntags; i++) {
-        puts0(w, i ? ",\n" : "\n");
-        put_tag(w, &m->tags[i]);
+    if (to == m->nops) {
+        puts0(w, m->nops ? "\n  ],\n  \"tags\": [" : "],\n  \"tags\": [");
+        for (uint32_t i = 0; i < m->ntags; i++) {
+            puts0(w, i ? ",\n" : "\n");
+            put_tag(w, &m->tags[i]);
+        }
+        puts0(w, m->ntags ? "\n  ]\n}\n" : "]\n}\n");
     }
-    puts0(w, m->ntags ? "\n  ]\n}\n" : "]\n}\n");
     if (!w->spool) flush(w, 0);
     else if (w->buf != w->chunk) sg_spool_commit(w->spool, w->n);
 }
@@ -491,21 +495,23 @@ void sg_emit_json(sg_buf *b, const sg_model *m) {
         return;
     }
     start(w, b, NULL);
-    render(w, m);
+    render(w, m, 0, m->nops);
     if (w->tmp.oom) b->oom = true;
     sg_buf_free(&w->tmp);
     free(w);
 }
 
-void sg_emit_json_spool(sg_spool *s, const sg_model *m) {
+void sg_emit_json_part(sg_spool *s, const sg_model *m, uint32_t from, uint32_t to) {
     jw *w = malloc(sizeof *w);
     if (!w) {
         s->oom = true;
         return;
     }
     start(w, NULL, s);
-    render(w, m);
+    render(w, m, from, to);
     if (w->tmp.oom) s->oom = true;
     sg_buf_free(&w->tmp);
     free(w);
 }
+
+void sg_emit_json_spool(sg_spool *s, const sg_model *m) { sg_emit_json_part(s, m, 0, m->nops); }

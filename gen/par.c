@@ -99,6 +99,7 @@ struct sg_worker {
     void *(*fn)(void *);
     void           *arg;
     start           go;
+    double          share; /* sg_worker_note_share */
 };
 
 static void relax(void) {
@@ -149,6 +150,7 @@ sg_worker *sg_worker_new(void) {
     sg_worker *w = calloc(1, sizeof *w);
     if (!w) return NULL;
     atomic_init(&w->state, IDLE);
+    w->share = 0.5;
     w->go = (start){.fn = worker_main, .arg = w};
     if (pthread_mutex_init(&w->mu, NULL) != 0) goto no_mutex;
     if (pthread_cond_init(&w->cv, NULL) != 0) goto no_cond;
@@ -186,3 +188,9 @@ bool sg_worker_run2(sg_worker *w, void *(*fn)(void *), void *a, void *b) {
     atomic_store(&w->state, IDLE);
     return true;
 }
+
+void sg_worker_note_share(sg_worker *w, double share) {
+    if (w) w->share = share;
+}
+
+double sg_worker_share(const sg_worker *w) { return w ? w->share : 0.5; }

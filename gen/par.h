@@ -22,5 +22,10 @@ void sg_worker_free(sg_worker *w);
 /* fn(a) on w's thread and fn(b) on this one; returns when both are done. false when no thread
  * could run fn(a) (then neither ran). */
 bool sg_worker_run2(sg_worker *w, void *(*fn)(void *), void *a, void *b);
+/* What a caller that shared out like pieces of work noted: the worker's share of the speed
+ * (its rate over both rates; 1/2 until noted, less where its CPU is slower), for later steps
+ * to share by. */
+void   sg_worker_note_share(sg_worker *w, double share);
+double sg_worker_share(const sg_worker *w);
 
 #endif

@@ -64,6 +64,16 @@ bool sg_spool_sink(void *ud, const char *data, size_t len) {
     return !s->oom;
 }
 
+void sg_spool_splice(sg_spool *dst, sg_spool *src) {
+    dst->oom |= src->oom;
+    if (src->head) {
+        if (dst->tail) dst->tail->next = src->head;
+        else dst->head = src->head;
+        dst->tail = src->tail;
+    }
+    sg_spool_init(src);
+}
+
 void sg_spool_put(const sg_spool *s, sg_buf *b) {
     if (s->oom) b->oom = true;
     for (sg_spool_block *k = s->head; k && !b->oom; k = k->next) sg_buf_putn(b, data_of(k), k->len);

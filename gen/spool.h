@@ -23,6 +23,8 @@ bool sg_spool_sink(void *ud, const char *data, size_t len);
  * once sg_spool_commit says how many were written. NULL (and s->oom) when out of memory. */
 char *sg_spool_room(sg_spool *s, size_t need, size_t *avail);
 void  sg_spool_commit(sg_spool *s, size_t n);
+/* Moves src's text to the end of dst (no copy: its blocks change hands); src is left empty. */
+void sg_spool_splice(sg_spool *dst, sg_spool *src);
 /* Appends everything held to b (a sink of b's gets the blocks as they are). */
 void sg_spool_put(const sg_spool *s, sg_buf *b);
 

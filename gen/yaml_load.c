@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <yaml.h>
 
 enum {
@@ -1056,6 +1057,7 @@ typedef struct loading {
     part             parts[MAX_PIECES];
     uint32_t         nparts;
     atomic_uint      next;     /* the next piece to take */
+    double           rate[2];  /* bytes per second each thread loaded */
     sg_arena        *arena[2]; /* a thread's: the pieces it loads allocate from it */
 } loading;
 
@@ -1071,11 +1073,18 @@ static void *load_side(void *arg) {
     /* a model takes about 12 bytes per byte of schema file: a share of it in one chunk,
      * faulted in on this thread */
     sg_arena_reserve(a, 12 * (ld->src->len / 2));
+    struct timespec t0, t1;
+    size_t bytes = 0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     for (uint32_t i; (i = atomic_fetch_add(&ld->next, 1)) < ld->nparts;) {
         part *pt = &ld->parts[i];
         pt->m.arena = a;
         load_range(&pt->m, ld->src, pt->begin, pt->end, pt->line, &pt->d);
+        bytes += pt->end - pt->begin;
     }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    ld->rate[sd->k] = s > 0 ? (double)bytes / s : 0;
     return NULL;
 }
 
@@ -1121,6 +1130,7 @@ static bool clean(const part *pt) {
 /* Loads src in pieces on two threads; false, with m as it was, where it should load whole. */
 static bool load_parallel(sg_model *m, const sg_source *src) {
     if (src->len < SPLIT_MIN || sg_cpu_count() < 2) return false;
+    if (!m->worker) m->worker = sg_worker_new(); /* (sg_load_file starts it before reading) */
     loading *ld = calloc(1, sizeof *ld);
     if (!ld) return false;
     ld->src = src;
@@ -1131,6 +1141,9 @@ static bool load_parallel(sg_model *m, const sg_source *src) {
     for (uint32_t i = 0; i < ld->nparts; i++) sg_diag_init(&ld->parts[i].d);
     side here = {ld, 0}, there = {ld, 1};
     if (ok) ok = sg_worker_run2(m->worker, load_side, &there, &here);
+    /* how fast each thread went, for the next step to share by */
+    if (ok && ld->rate[0] > 0 && ld->rate[1] > 0)
+        sg_worker_note_share(m->worker, ld->rate[1] / (ld->rate[0] + ld->rate[1]));
     for (uint32_t i = 0; ok && i < ld->nparts; i++) ok = clean(&ld->parts[i]);
     for (uint32_t i = 0; i < ld->nparts; i++) {
         ld->parts[i].m.arena = NULL; /* the threads' arenas go to m, or are freed below */
