@@ -142,6 +142,8 @@ void sg_signer_free(sg_signer *g) {
     memset(g, 0, sizeof *g);
 }
 
+static bool name_keys(sg_op *op, sg_arena *a);
+
 bool sg_op_sign(sg_op *op, sg_arena *a, sg_signer *g) {
     const char *base, *ns = op->ns ? op->ns : "aten";
     bool copy;
@@ -163,6 +165,24 @@ bool sg_op_sign(sg_op *op, sg_arena *a, sg_signer *g) {
     int vk = (int)sg_schema_kind_of(&op->schema);
     if (sgv_is_view_with(op, g->alias)) vk = op->schema.inplace ? SGV_ALIASING_INPLACE : SGV_ALIASING;
     op->view_kind = (int8_t)(vk + 1);
+    return name_keys(op, a);
+}
+
+/* The name index's keys (validate.c's index_op), as it would make them. */
+static bool name_keys(sg_op *op, sg_arena *a) {
+    char   name[256], key[512];
+    size_t n = sgv_key_of(key, sizeof key, op->ns, sgv_full_name(op, name, sizeof name));
+    char  *full = sg_arena_strndup(a, key, n);
+    if (!full) return false;
+    op->name_key_len = (uint32_t)n;
+    op->name_key_hash = sgv_hash(full, n);
+    n = sgv_key_of(key, sizeof key, op->ns, op->schema.name);
+    char *base = sg_arena_strndup(a, key, n);
+    if (!base) return false;
+    op->base_key_len = (uint32_t)n;
+    op->base_key_hash = sgv_hash(base, n);
+    op->base_key = base;
+    op->name_key = full; /* last: index_op takes both once this is set */
     return true;
 }
 

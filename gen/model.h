@@ -109,6 +109,10 @@ struct sg_op {
     uint32_t     sig_len;
     bool         sig_copy; /* a trailing `_copy` was stripped from the name for the key */
     int8_t       view_kind; /* sgv_view_kind + 1 where sg_op_sign worked it out, else 0 */
+    /* the name index's keys, "ns::name.overload" and "ns::name", with their hashes, from
+     * sg_op_sign too (NULL where it did not run: validation then works them out) */
+    const char  *name_key, *base_key;
+    uint32_t     name_key_len, base_key_len, name_key_hash, base_key_hash;
 
     /* derived by derive.c (sg_model_derive; zero until it runs) */
     sg_op       *structured_out;    /* the structured out op named by structured_delegate */

@@ -36,8 +36,7 @@ const char *sgv_alias_str(const sg_alias *a, char *buf, size_t n) {
     return buf;
 }
 
-/* "ns::name" into buf (cut to n - 1 bytes); returns its length. */
-static size_t key_of(char *buf, size_t n, const char *ns, const char *name) {
+size_t sgv_key_of(char *buf, size_t n, const char *ns, const char *name) {
     size_t k = 0;
     ns = ns ? ns : "aten";
     for (const char *p = ns; *p && k + 1 < n; p++) buf[k++] = *p;
@@ -49,13 +48,13 @@ static size_t key_of(char *buf, size_t n, const char *ns, const char *name) {
 
 const sg_op *sgv_find(const sgv_ctx *cx, const char *ns, const char *name) {
     char key[512];
-    size_t n = key_of(key, sizeof key, ns, name);
+    size_t n = sgv_key_of(key, sizeof key, ns, name);
     return sgv_map_get(&cx->names, key, n);
 }
 
 bool sgv_name_exists(const sgv_ctx *cx, const char *ns, const char *name) {
     char key[512];
-    size_t n = key_of(key, sizeof key, ns, name);
+    size_t n = sgv_key_of(key, sizeof key, ns, name);
     return sgv_map_get(&cx->bases, key, n) != NULL;
 }
 
@@ -111,12 +110,21 @@ static void unique_arg_names(sgv_ctx *cx, const sg_op *op) {
 /* Indexes op by name; an operator defined twice (in any of the inputs) is an error. */
 static bool index_op(sgv_ctx *cx, sg_op *op) {
     char name[256], key[512];
-    size_t n = key_of(key, sizeof key, op->ns, sgv_full_name(op, name, sizeof name));
-    sgv_map_slot *sl = sgv_map_put(&cx->names, key, n, op);
-    n = key_of(key, sizeof key, op->ns, op->schema.name);
-    if (!sl || !sgv_map_put(&cx->bases, key, n, op)) return false;
+    sgv_map_slot *sl;
+    if (op->name_key) { /* the loader's (sg_op_sign) */
+        sl = sgv_map_put_hashed(&cx->names, op->name_key, op->name_key_len, op->name_key_hash, op);
+        if (!sl || !sgv_map_put_hashed(&cx->bases, op->base_key, op->base_key_len,
+                                       op->base_key_hash, op))
+            return false;
+    } else {
+        size_t n = sgv_key_of(key, sizeof key, op->ns, sgv_full_name(op, name, sizeof name));
+        sl = sgv_map_put(&cx->names, key, n, op);
+        n = sgv_key_of(key, sizeof key, op->ns, op->schema.name);
+        if (!sl || !sgv_map_put(&cx->bases, key, n, op)) return false;
+    }
     const sg_op *first = sl->value;
     if (first != op) {
+        sgv_full_name(op, name, sizeof name);
         SGV_ERROR(cx, sg_op_pos_at(op, op->schema.name_offset), "operator '%s::%s' is defined "
                   "twice [SG-002]", op->ns ? op->ns : "aten", name);
         SGV_NOTE(cx, sg_op_pos_at(first, first->schema.name_offset), "first defined here");

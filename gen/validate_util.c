@@ -184,7 +184,7 @@ bool sgv_same_defaults(const sg_op *x, const sg_op *y) {
 /* ---- string map -------------------------------------------------------------------------- */
 
 /* A word-at-a-time multiplicative hash: keys are signatures of ~90 bytes, hashed once each. */
-static uint32_t hash_bytes(const char *s, size_t n) {
+uint32_t sgv_hash(const char *s, size_t n) {
     uint64_t h = 0x9E3779B97F4A7C15ull ^ n, w;
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
@@ -227,7 +227,7 @@ static sgv_map_slot *find(const sgv_map *m, uint32_t h, const char *key, size_t 
 
 void *sgv_map_get(const sgv_map *m, const char *key, size_t len) {
     if (!m->cap) return NULL;
-    return find(m, hash_bytes(key, len), key, len)->value;
+    return find(m, sgv_hash(key, len), key, len)->value;
 }
 
 static int grow(sgv_map *m) {
@@ -243,9 +243,9 @@ static int grow(sgv_map *m) {
     return 0;
 }
 
-static sgv_map_slot *put(sgv_map *m, const char *key, size_t len, void *value, bool keep) {
+static sgv_map_slot *put(sgv_map *m, const char *key, size_t len, uint32_t h, void *value,
+                         bool keep) {
     if (!m->cap || ((m->n + 1) * 4 > m->cap * 3 && grow(m) != 0)) return NULL;
-    uint32_t h = hash_bytes(key, len);
     sgv_map_slot *sl = find(m, h, key, len);
     if (sl->key) return sl;
     const char *k = keep ? key : sg_arena_strndup(m->arena, key, len);
@@ -256,9 +256,14 @@ static sgv_map_slot *put(sgv_map *m, const char *key, size_t len, void *value, b
 }
 
 sgv_map_slot *sgv_map_put(sgv_map *m, const char *key, size_t len, void *value) {
-    return put(m, key, len, value, false);
+    return put(m, key, len, sgv_hash(key, len), value, false);
+}
+
+sgv_map_slot *sgv_map_put_hashed(sgv_map *m, const char *key, size_t len, uint32_t hash,
+                                 void *value) {
+    return put(m, key, len, hash, value, true);
 }
 
 sgv_map_slot *sgv_map_put_kept(sgv_map *m, const char *key, size_t len, void *value) {
-    return put(m, key, len, value, true);
+    return put(m, key, len, sgv_hash(key, len), value, true);
 }

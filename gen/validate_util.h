@@ -89,6 +89,14 @@ void *sgv_map_get(const sgv_map *m, const char *key, size_t len);
 sgv_map_slot *sgv_map_put(sgv_map *m, const char *key, size_t len, void *value);
 /* The same, keeping the key itself rather than a copy (it must outlive the map). */
 sgv_map_slot *sgv_map_put_kept(sgv_map *m, const char *key, size_t len, void *value);
+/* The same again, with the key's sgv_hash worked out before. */
+sgv_map_slot *sgv_map_put_hashed(sgv_map *m, const char *key, size_t len, uint32_t hash,
+                                 void *value);
+/* The maps' hash of key[0..n). */
+uint32_t sgv_hash(const char *s, size_t n);
+/* "ns::name" (aten where ns is NULL) into buf, cut to n - 1 bytes; returns its length. The
+ * name index's keys (sg_op.name_key, sgv_find). */
+size_t sgv_key_of(char *buf, size_t n, const char *ns, const char *name);
 
 /* ---- the validator's parts (validate.c runs them) ----------------------------------------- */
 
