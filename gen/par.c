@@ -85,11 +85,12 @@ bool sg_run2(void *(*fn)(void *), void *a, void *b) {
 /* ---- a kept worker ----------------------------------------------------------------------- */
 
 enum { IDLE, POSTED, DONE, QUIT };
-/* How long each side waits awake before it sleeps: the worker for its next job (the next
- * step usually follows within half a millisecond), the caller for the worker to finish.
- * Rationale: where the host runs both vCPUs on one core, a thread that spins delays the one
- * it waits for, so neither spins for long. */
-enum { JOB_SPIN_NS = 500000, DONE_SPIN_NS = 100000 };
+/* How long each side waits awake before it sleeps: the worker for its next job, the caller
+ * for the worker to finish. Rationale: on the VMs we measure on, waking a thread that sleeps
+ * took up to 7 ms (its vCPU had halted), longer than a whole step, so both stay awake through
+ * the few milliseconds between the steps of a run, pausing as they spin, and sleep only when
+ * a run is over. */
+enum { JOB_SPIN_NS = 20000000, DONE_SPIN_NS = 20000000 };
 
 struct sg_worker {
     pthread_t       thread;
