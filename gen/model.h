@@ -113,6 +113,12 @@ struct sg_op {
      * sg_op_sign too (NULL where it did not run: validation then works them out) */
     const char  *name_key, *base_key;
     uint32_t     name_key_len, base_key_len, name_key_hash, base_key_hash;
+    /* what validation's rules on argument names will find, noted by the loader while the
+     * names are in cache (sgv_note_args); valid where args_noted is set */
+    bool         args_noted;
+    bool         dup_arg;     /* an argument is named as an earlier one */
+    bool         keyword_arg; /* an argument is named as a Python keyword */
+    bool         dropout_arg; /* an argument's name says dropout */
 
     /* derived by derive.c (sg_model_derive; zero until it runs) */
     sg_op       *structured_out;    /* the structured out op named by structured_delegate */

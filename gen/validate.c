@@ -94,9 +94,21 @@ bool sgv_check_op_name(sgv_ctx *cx, const char *name, size_t n, sg_pos pos, cons
 
 /* ---- tier 1: every op -------------------------------------------------------------------- */
 
+void sgv_note_args(sg_op *op) {
+    const sg_schema *s = &op->schema;
+    for (uint32_t i = 0; i < s->nargs; i++) {
+        const char *name = s->args[i].name;
+        for (uint32_t k = 0; k < i && !op->dup_arg; k++) op->dup_arg = sgv_streq(name, s->args[k].name);
+        op->keyword_arg |= sgv_python_keyword(name);
+        op->dropout_arg |= sgv_contains(name, "dropout");
+    }
+    op->args_noted = true;
+}
+
 /* An argument name given twice. */
 static void unique_arg_names(sgv_ctx *cx, const sg_op *op) {
     const sg_schema *s = &op->schema;
+    if (op->args_noted && !op->dup_arg) return;
     for (uint32_t i = 1; i < s->nargs; i++)
         for (uint32_t k = 0; k < i; k++)
             if (sgv_streq(s->args[i].name, s->args[k].name)) {

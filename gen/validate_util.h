@@ -94,6 +94,11 @@ sgv_map_slot *sgv_map_put_hashed(sgv_map *m, const char *key, size_t len, uint32
                                  void *value);
 /* The maps' hash of key[0..n). */
 uint32_t sgv_hash(const char *s, size_t n);
+/* Notes on a parsed op what validation's rules on argument names will find (sg_op.dup_arg
+ * and the rest), so they need not read every name again where there is nothing to say. */
+void sgv_note_args(sg_op *op);
+bool sgv_python_keyword(const char *name);
+bool sgv_contains(const char *s, const char *word);
 /* "ns::name" (aten where ns is NULL) into buf, cut to n - 1 bytes; returns its length. The
  * name index's keys (sg_op.name_key, sgv_find). */
 size_t sgv_key_of(char *buf, size_t n, const char *ns, const char *name);

@@ -13,7 +13,7 @@
 
 /* Whether word occurs in s. Rationale: strstr's set-up outweighs the search on names this
  * short, and this runs for every argument of every op. */
-static bool contains(const char *s, const char *word) {
+bool sgv_contains(const char *s, const char *word) {
     for (; *s; s++)
         if (*s == word[0]) {
             size_t k = 1;
@@ -183,7 +183,7 @@ static void sole_cia(sgv_ctx *cx, const sg_op *op) {
     if (sgv_streq(dl->kernel, name))
         SGV_ERROR(cx, dl->pos, "this dispatch table says what having none says "
                   "(CompositeImplicitAutograd: %s); delete it [SG-211]", name);
-    else if (!op->structured_delegate && !contains(dl->kernel, "_symint"))
+    else if (!op->structured_delegate && !sgv_contains(dl->kernel, "_symint"))
         SGV_ERROR(cx, dl->pos, "a sole CompositeImplicitAutograd kernel must be named '%s', not "
                   "'%s': rename it and delete the dispatch table [SG-212]", name, dl->kernel);
 }
@@ -316,7 +316,7 @@ static void structured_kind(sgv_ctx *cx, const sg_op *op) {
 }
 
 static void no_namespace(sgv_ctx *cx, const sg_op *op, const char *key, const char *value) {
-    if (value && contains(value, "::"))
+    if (value && sgv_contains(value, "::"))
         SGV_ERROR(cx, sgv_key_pos(op, key), "%s cannot name a namespace: it is always the "
                   "operator's own [SG-203]", key);
 }
@@ -462,14 +462,14 @@ static bool looks_random(const sg_op *op) {
     const sg_schema *s = &op->schema;
     char name[256];
     sgv_full_name(op, name, sizeof name);
-    if (contains(name, "rand")) return true;
-    bool dropout = contains(name, "dropout"), generator = false;
+    if (sgv_contains(name, "rand")) return true;
+    bool dropout = sgv_contains(name, "dropout"), generator = false;
     for (uint32_t i = 0; i < s->nargs; i++) {
-        dropout |= contains(s->args[i].name, "dropout");
+        dropout |= op->args_noted ? op->dropout_arg : sgv_contains(s->args[i].name, "dropout");
         generator |= !sg_arg_is_out(s, &s->args[i]) &&
                      sg_type_base(s->args[i].type)->kind == SG_TY_GENERATOR;
     }
-    return generator || (dropout && !contains(name, "backward") &&
+    return generator || (dropout && !sgv_contains(name, "backward") &&
                          !sgv_streq(s->name, "_cudnn_init_dropout_state"));
 }
 

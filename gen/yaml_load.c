@@ -16,6 +16,7 @@
 
 #include "model.h"
 #include "par.h"
+#include "validate_util.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -831,7 +832,10 @@ static void op_entry(loader *L, const sg_ynode *e) {
     if (!op->keys || !op->values) oom(L);
     if (!has_func) sg_diag_report(L->d, SG_ERROR, e->pos, "entry has no 'func' key");
     if (!op->func) L->m->nops--; /* it is the last op */
-    else if (op->parsed) sg_op_sign(op, L->a, &L->sign); /* else grouping works it out */
+    else if (op->parsed) {
+        sg_op_sign(op, L->a, &L->sign); /* where it cannot, grouping works it out */
+        sgv_note_args(op);
+    }
 }
 
 /* A tags.yaml entry: tag and desc. */
