@@ -60,11 +60,11 @@ static void *run_job(void *arg) {
 }
 
 /* Where the worker's JSON ends: the worker groups and writes the JSON while this thread
- * validates, which takes about as long where both CPUs run at one speed; where the worker's
- * is slower (it took fewer pieces of the load), this thread writes the JSON's end after
- * validating. The costs, in units of the JSON's, are this VM's (docs/perf.md). */
+ * validates and then writes the JSON's end, each share set so that both end together, by the
+ * two threads' speeds during the load. The costs, in units of the JSON's, were measured on
+ * the 2-vCPU VM of docs/perf.md (2026-11-23); they only move where the JSON is cut. */
 static uint32_t split_at(const sg_model *m) {
-    const double validate = 1.16, group = 0.11;
+    const double validate = 0.9, group = 0.23;
     double share = sg_worker_share(m->worker);
     share = share < 0.05 ? 0.05 : share > 0.95 ? 0.95 : share;
     double speed = share / (1 - share); /* the worker's, this thread's being 1 */

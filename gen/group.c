@@ -161,6 +161,7 @@ bool sg_op_sign(sg_op *op, sg_arena *a, sg_signer *g) {
     if (!sig) return false;
     op->sig = sig;
     op->sig_len = (uint32_t)g->key.len;
+    op->sig_hash = sgv_hash(sig, g->key.len);
     op->sig_copy = copy;
     int vk = (int)sg_schema_kind_of(&op->schema);
     if (sgv_is_view_with(op, g->alias)) vk = op->schema.inplace ? SGV_ALIASING_INPLACE : SGV_ALIASING;
@@ -259,7 +260,7 @@ static void place(grouper *g, sg_group *grp, sg_op *op) {
 
 static sg_group *group_for(grouper *g, sg_op *op) {
     if (!op->sig && !sg_op_sign(op, g->arena, &g->sign)) return NULL;
-    sgv_map_slot *sl = sgv_map_put_kept(&g->map, op->sig, op->sig_len, NULL);
+    sgv_map_slot *sl = sgv_map_put_hashed(&g->map, op->sig, op->sig_len, op->sig_hash, NULL);
     if (!sl) return NULL;
     if (sl->value) return sl->value;
     sg_group *grp = sg_arena_alloc(g->arena, sizeof *grp);

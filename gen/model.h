@@ -106,7 +106,7 @@ struct sg_op {
     /* derived by group.c */
     sg_group    *group;
     const char  *sig;      /* the grouping key (sg_op_sign), worked out where the op is loaded */
-    uint32_t     sig_len;
+    uint32_t     sig_len, sig_hash;
     bool         sig_copy; /* a trailing `_copy` was stripped from the name for the key */
     int8_t       view_kind; /* sgv_view_kind + 1 where sg_op_sign worked it out, else 0 */
     /* the name index's keys, "ns::name.overload" and "ns::name", with their hashes, from

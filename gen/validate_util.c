@@ -263,7 +263,3 @@ sgv_map_slot *sgv_map_put_hashed(sgv_map *m, const char *key, size_t len, uint32
                                  void *value) {
     return put(m, key, len, hash, value, true);
 }
-
-sgv_map_slot *sgv_map_put_kept(sgv_map *m, const char *key, size_t len, void *value) {
-    return put(m, key, len, sgv_hash(key, len), value, true);
-}

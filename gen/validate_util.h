@@ -87,9 +87,8 @@ void *sgv_map_get(const sgv_map *m, const char *key, size_t len);
 /* Inserts key -> value unless key is there; returns the slot that holds key (its value is the
  * old one when key was there; its key is the arena copy), or NULL when out of memory. */
 sgv_map_slot *sgv_map_put(sgv_map *m, const char *key, size_t len, void *value);
-/* The same, keeping the key itself rather than a copy (it must outlive the map). */
-sgv_map_slot *sgv_map_put_kept(sgv_map *m, const char *key, size_t len, void *value);
-/* The same again, with the key's sgv_hash worked out before. */
+/* The same, keeping the key itself rather than a copy (it must outlive the map), with its
+ * sgv_hash worked out before. */
 sgv_map_slot *sgv_map_put_hashed(sgv_map *m, const char *key, size_t len, uint32_t hash,
                                  void *value);
 /* The maps' hash of key[0..n). */
