@@ -94,6 +94,9 @@ static bool side_by_side(sg_model *m, sg_spool *json) {
     /* the groups, their index and map take ~130 bytes an op: one chunk, faulted in at once,
      * rather than growing through small ones page by page */
     if (r.groups) sg_arena_reserve(r.groups, (size_t)m->nops * 160);
+    /* the JSON's end in a block of its size (about 1.5 KB an op), not a whole 4 MiB one: fresh
+     * pages are the dearest thing here, and this one is on the critical path */
+    r.rest.block = (size_t)(m->nops - r.split) * 1600;
     sg_diag_init(&r.dg);
     sg_diag_init(&r.dv);
     job emits = {&r, true}, checks = {&r, false};

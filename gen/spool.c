@@ -5,7 +5,9 @@
 
 #include <string.h>
 
-enum { BLOCK = 4u << 20 }; /* two huge pages */
+/* Two huge pages by default, one at least: a huge page is faulted in for less than a few
+ * dozen small ones (sg_pages.h). */
+enum { BLOCK = 4u << 20, BLOCK_MIN = 2u << 20 };
 
 struct sg_spool_block {
     sg_spool_block *next;
@@ -31,7 +33,9 @@ char *sg_spool_room(sg_spool *s, size_t need, size_t *avail) {
     sg_spool_block *b = s->tail;
     if (s->oom) return NULL;
     if (!b || b->cap - b->len < need) {
-        size_t bytes = sg_pages_size(need > BLOCK - HDR ? HDR + need : BLOCK);
+        size_t want = s->block ? HDR + s->block : BLOCK;
+        want = want < BLOCK_MIN ? BLOCK_MIN : want;
+        size_t bytes = sg_pages_size(need > want - HDR ? HDR + need : want);
         if (!(b = sg_pages_alloc(bytes))) {
             s->oom = true;
             return NULL;

@@ -11,6 +11,8 @@ typedef struct sg_spool_block sg_spool_block;
 
 typedef struct sg_spool {
     sg_spool_block *head, *tail;
+    size_t          block; /* what a new block should hold (set after init; 0: 4 MiB; it is
+                              2 MiB at least) */
     bool            oom;
 } sg_spool;
 
