@@ -1,13 +1,13 @@
 /* check_json.c: sg_check_json, grouping and validation with the JSON rendered beside them.
  *
- * Rationale: on two cores, running side by side hides most of the shorter. Validation, the
- * longest, runs on the calling thread; the worker groups (into an arena of its own, as
- * validation allocates from the model's), then writes the JSON, which names each op's group
- * by the op's key from the loader (sg_op_sign); where the worker's CPU proved slower during
- * the load, the calling thread writes the JSON's end after validating (split_at). Validation reads the groups only in its rules
- * across ops, which come last, and waits there for grouping to be done. The JSON goes to a
- * spool, kept only where there is no error; diagnostics are those of sg_model_group then
- * sg_validate, in their order: where either had anything to say, both run again, in turn. */
+ * Rationale: on two cores, running side by side hides most of the shorter. Validation runs on
+ * the calling thread; the worker groups (into an arena of its own, as validation allocates
+ * from the model's), then writes the JSON, which names each op's group by the op's key from
+ * the loader (sg_op_sign). Validation reads the groups only in its rules across ops, which
+ * come last, and waits there for grouping to be done; then it writes the JSON's end, where
+ * split_at cuts it. The JSON goes to a spool, kept only where there is no error; diagnostics
+ * are those of sg_model_group then sg_validate, in their order: where either had anything to
+ * say, both run again, in turn. */
 #define _POSIX_C_SOURCE 200809L /* sched_yield */
 #include "emit.h"
 #include "par.h"

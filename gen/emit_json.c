@@ -138,9 +138,9 @@ static void put_escaped(jw *w, const char *s, size_t n) {
     put(w, s + run, n - run);
 }
 
-/* A JSON string. Most strings are short and need no escape: they are copied into the chunk
- * 8 bytes at a step, checked as they go; from the first byte that needs an escape on, the
- * rest goes through put_escaped. */
+/* A JSON string. Most strings are short and need no escape: they are copied into the window
+ * 8 bytes at a step (the tail as one word overlapping the last), checked as they go; from the
+ * first byte that needs an escape on, the rest goes through put_escaped. */
 static void put_strn(jw *w, const char *s, size_t n) {
     if (!s) s = "";
     if (n > SHORT) {
@@ -149,7 +149,7 @@ static void put_strn(jw *w, const char *s, size_t n) {
         putc1(w, '"');
         return;
     }
-    char *d = room(w, n + 2) + 1; /* SLACK covers the last word's overrun */
+    char *d = room(w, n + 2) + 1;
     size_t i = 0;
     d[-1] = '"';
     uint64_t x;

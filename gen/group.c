@@ -37,27 +37,10 @@ typedef struct grouper {
 
 /* ---- the key ----------------------------------------------------------------------------- */
 
-/* Appends to the key. Rationale: the key of every op is printed, so appends skip sg_buf's
- * bookkeeping while there is room; the key is NUL-terminated once, at the end. */
-static void put(sg_buf *b, const char *s, size_t n) {
-    if (b->len + n < b->cap) {
-        memcpy(b->data + b->len, s, n);
-        b->len += n;
-    } else {
-        sg_buf_putn(b, s, n);
-    }
-}
+#define PUT_LIT(b, lit) sg_buf_putn((b), lit, sizeof lit - 1)
 
-#define PUT_LIT(b, lit) put((b), lit, sizeof lit - 1)
-
-/* A type without annotations, spelled in place where there is room. */
-static void put_type(sg_buf *b, const sg_type *t) {
-    size_t n = b->cap - b->len > 128 ? sg_type_spell(t, b->data + b->len, 128) : 0;
-    if (n)
-        b->len += n;
-    else
-        sg_type_print(b, t, false);
-}
+/* A type without annotations. */
+static void put_type(sg_buf *b, const sg_type *t) { sg_type_print(b, t, false); }
 
 /* Fills g->alias for s: one walk of each type, reused by every question below. */
 static bool load_aliases(sg_signer *g, const sg_schema *s) {
@@ -90,7 +73,7 @@ static void sig_args(sg_signer *g, const sg_schema *s) {
         first = false;
         put_type(b, a->type);
         PUT_LIT(b, " ");
-        put(b, a->name, strlen(a->name));
+        sg_buf_puts(b, a->name);
     }
     if (s->varargs) {
         if (!first) PUT_LIT(b, ", ");
@@ -142,8 +125,6 @@ void sg_signer_free(sg_signer *g) {
     memset(g, 0, sizeof *g);
 }
 
-static bool name_keys(sg_op *op, sg_arena *a);
-
 bool sg_op_sign(sg_op *op, sg_arena *a, sg_signer *g) {
     const char *base, *ns = op->ns ? op->ns : "aten";
     bool copy;
@@ -151,9 +132,9 @@ bool sg_op_sign(sg_op *op, sg_arena *a, sg_signer *g) {
     if (!g->key.cap) sg_buf_putn(&g->key, "", 0); /* room for typical keys from the first */
     g->key.len = 0;
     if (!load_aliases(g, &op->schema)) return false;
-    put(&g->key, ns, strlen(ns));
+    sg_buf_puts(&g->key, ns);
     PUT_LIT(&g->key, "::");
-    put(&g->key, base, n);
+    sg_buf_putn(&g->key, base, n);
     sig_args(g, &op->schema);
     PUT_LIT(&g->key, " -> ");
     sig_rets(g, &op->schema);
@@ -163,28 +144,8 @@ bool sg_op_sign(sg_op *op, sg_arena *a, sg_signer *g) {
     op->sig_len = (uint32_t)g->key.len;
     op->sig_hash = sgv_hash(sig, g->key.len);
     op->sig_copy = copy;
-    int vk = (int)sg_schema_kind_of(&op->schema);
-    if (sgv_is_view_with(op, g->alias)) vk = op->schema.inplace ? SGV_ALIASING_INPLACE : SGV_ALIASING;
-    op->view_kind = (int8_t)(vk + 1);
-    return name_keys(op, a);
-}
-
-/* The name index's keys (validate.c's index_op), as it would make them. */
-static bool name_keys(sg_op *op, sg_arena *a) {
-    char   name[256], key[512];
-    size_t n = sgv_key_of(key, sizeof key, op->ns, sgv_full_name(op, name, sizeof name));
-    char  *full = sg_arena_strndup(a, key, n);
-    if (!full) return false;
-    op->name_key_len = (uint32_t)n;
-    op->name_key_hash = sgv_hash(full, n);
-    n = sgv_key_of(key, sizeof key, op->ns, op->schema.name);
-    char *base = sg_arena_strndup(a, key, n);
-    if (!base) return false;
-    op->base_key_len = (uint32_t)n;
-    op->base_key_hash = sgv_hash(base, n);
-    op->base_key = base;
-    op->name_key = full; /* last: index_op takes both once this is set */
-    return true;
+    op->view_kind = (int8_t)(sgv_view_kind_with(op, g->alias) + 1);
+    return sgv_name_keys(op, a);
 }
 
 /* ---- clashes ----------------------------------------------------------------------------- */
@@ -194,12 +155,12 @@ typedef struct facts {
     const sg_op   *op;
     int            vk;   /* sgv_view_kind */
     sg_schema_kind kind;
-    bool           copy; /* sgv_copy_stripped */
+    bool           copy; /* sg_op.sig_copy */
 } facts;
 
+/* Every op in a group was signed (group_for), so its facts are worked out already. */
 static facts facts_of(const sg_op *op) {
-    bool copy = op->sig ? op->sig_copy : sgv_copy_stripped(op);
-    return (facts){op, sgv_view_kind(op), sg_schema_kind_of(&op->schema), copy};
+    return (facts){op, sgv_view_kind(op), sg_schema_kind_of(&op->schema), op->sig_copy};
 }
 
 /* Whether torchgen refuses a and b, two ops of one key (see the file comment). */

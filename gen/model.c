@@ -72,11 +72,6 @@ bool sg_model_keep_arena(sg_model *m, sg_arena *a) {
 }
 
 bool sg_model_adopt(sg_model *m, sg_model *part) {
-    if (part->arena) { /* a part without one allocated from an arena m keeps otherwise */
-        sg_arena **a = realloc(m->adopted, (m->nadopted + 1) * sizeof *a);
-        if (!a) return false;
-        m->adopted = a;
-    }
     if (m->capops - m->nops < part->nops) {
         size_t cap = (size_t)m->nops + part->nops;
         cap = cap < 2 * (size_t)m->capops ? 2 * (size_t)m->capops : cap;
@@ -88,8 +83,6 @@ bool sg_model_adopt(sg_model *m, sg_model *part) {
     memcpy(m->ops + m->nops, part->ops, part->nops * sizeof *part->ops);
     m->nops += part->nops;
     part->nops = 0;
-    if (part->arena) m->adopted[m->nadopted++] = part->arena;
-    part->arena = NULL;
     return true;
 }
 

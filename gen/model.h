@@ -145,7 +145,7 @@ typedef struct sg_tag {
 
 typedef struct sg_model {
     sg_arena   *arena;
-    sg_arena  **adopted;      /* arenas of parts merged in (sg_model_adopt), freed with it */
+    sg_arena  **adopted;      /* arenas given to it (sg_model_keep_arena), freed with it */
     uint32_t    nadopted;
     sg_source **sources;
     uint32_t    nsources, capsources;
@@ -196,8 +196,8 @@ void         sg_model_free(sg_model *m);
 sg_source   *sg_model_add_source(sg_model *m, const char *path, const char *text, size_t len);
 sg_op       *sg_model_add_op(sg_model *m);
 sg_tag      *sg_model_add_tag(sg_model *m);
-/* Moves part's ops (after m's, in order) and its arena into m; part keeps nothing to free but
- * its empty lists. false when out of memory (then m has taken nothing). */
+/* Moves part's ops into m, after m's, in order (their memory is an arena m keeps otherwise:
+ * sg_model_keep_arena). false when out of memory (then m has taken nothing). */
 bool         sg_model_adopt(sg_model *m, sg_model *part);
 /* Bytes the model's arenas hand out (its own and adopted ones). */
 size_t       sg_model_memory(const sg_model *m);

@@ -36,7 +36,8 @@ const char *sgv_alias_str(const sg_alias *a, char *buf, size_t n) {
     return buf;
 }
 
-size_t sgv_key_of(char *buf, size_t n, const char *ns, const char *name) {
+/* "ns::name" (aten where ns is NULL) into buf, cut to n - 1 bytes; returns its length. */
+static size_t key_of(char *buf, size_t n, const char *ns, const char *name) {
     size_t k = 0;
     ns = ns ? ns : "aten";
     for (const char *p = ns; *p && k + 1 < n; p++) buf[k++] = *p;
@@ -48,13 +49,13 @@ size_t sgv_key_of(char *buf, size_t n, const char *ns, const char *name) {
 
 const sg_op *sgv_find(const sgv_ctx *cx, const char *ns, const char *name) {
     char key[512];
-    size_t n = sgv_key_of(key, sizeof key, ns, name);
+    size_t n = key_of(key, sizeof key, ns, name);
     return sgv_map_get(&cx->names, key, n);
 }
 
 bool sgv_name_exists(const sgv_ctx *cx, const char *ns, const char *name) {
     char key[512];
-    size_t n = sgv_key_of(key, sizeof key, ns, name);
+    size_t n = key_of(key, sizeof key, ns, name);
     return sgv_map_get(&cx->bases, key, n) != NULL;
 }
 
@@ -119,23 +120,33 @@ static void unique_arg_names(sgv_ctx *cx, const sg_op *op) {
             }
 }
 
+bool sgv_name_keys(sg_op *op, sg_arena *a) {
+    char   name[256], key[512];
+    size_t n = key_of(key, sizeof key, op->ns, sgv_full_name(op, name, sizeof name));
+    char  *full = sg_arena_strndup(a, key, n);
+    if (!full) return false;
+    op->name_key_len = (uint32_t)n;
+    op->name_key_hash = sgv_hash(full, n);
+    n = key_of(key, sizeof key, op->ns, op->schema.name);
+    char *base = sg_arena_strndup(a, key, n);
+    if (!base) return false;
+    op->base_key_len = (uint32_t)n;
+    op->base_key_hash = sgv_hash(base, n);
+    op->base_key = base;
+    op->name_key = full; /* last: the keys count once this is set */
+    return true;
+}
+
 /* Indexes op by name; an operator defined twice (in any of the inputs) is an error. */
 static bool index_op(sgv_ctx *cx, sg_op *op) {
-    char name[256], key[512];
-    sgv_map_slot *sl;
-    if (op->name_key) { /* the loader's (sg_op_sign) */
-        sl = sgv_map_put_hashed(&cx->names, op->name_key, op->name_key_len, op->name_key_hash, op);
-        if (!sl || !sgv_map_put_hashed(&cx->bases, op->base_key, op->base_key_len,
-                                       op->base_key_hash, op))
-            return false;
-    } else {
-        size_t n = sgv_key_of(key, sizeof key, op->ns, sgv_full_name(op, name, sizeof name));
-        sl = sgv_map_put(&cx->names, key, n, op);
-        n = sgv_key_of(key, sizeof key, op->ns, op->schema.name);
-        if (!sl || !sgv_map_put(&cx->bases, key, n, op)) return false;
-    }
+    if (!op->name_key && !sgv_name_keys(op, cx->m->arena)) return false; /* the loader's, mostly */
+    sgv_map_slot *sl =
+        sgv_map_put_hashed(&cx->names, op->name_key, op->name_key_len, op->name_key_hash, op);
+    if (!sl || !sgv_map_put_hashed(&cx->bases, op->base_key, op->base_key_len, op->base_key_hash, op))
+        return false;
     const sg_op *first = sl->value;
     if (first != op) {
+        char name[256];
         sgv_full_name(op, name, sizeof name);
         SGV_ERROR(cx, sg_op_pos_at(op, op->schema.name_offset), "operator '%s::%s' is defined "
                   "twice [SG-002]", op->ns ? op->ns : "aten", name);

@@ -91,15 +91,15 @@ bool sgv_is_view_with(const sg_op *op, const sg_alias *const *alias) {
     return !sgv_streq(s->name, "resize_") && !sgv_streq(s->name, "resize_as_");
 }
 
-bool sgv_is_view(const sg_op *op) {
-    if (op->view_kind) return op->view_kind - 1 >= SGV_ALIASING;
-    return sgv_is_view_with(op, NULL);
+bool sgv_is_view(const sg_op *op) { return sgv_view_kind(op) >= SGV_ALIASING; }
+
+int sgv_view_kind_with(const sg_op *op, const sg_alias *const *alias) {
+    if (!sgv_is_view_with(op, alias)) return (int)sg_schema_kind_of(&op->schema);
+    return op->schema.inplace ? SGV_ALIASING_INPLACE : SGV_ALIASING;
 }
 
 int sgv_view_kind(const sg_op *op) {
-    if (op->view_kind) return op->view_kind - 1;
-    if (!sgv_is_view(op)) return (int)sg_schema_kind_of(&op->schema);
-    return op->schema.inplace ? SGV_ALIASING_INPLACE : SGV_ALIASING;
+    return op->view_kind ? op->view_kind - 1 : sgv_view_kind_with(op, NULL);
 }
 
 bool sgv_has_dispatch_key(const sg_op *op, const char *key) {

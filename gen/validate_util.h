@@ -44,6 +44,8 @@ bool sgv_is_view_with(const sg_op *op, const sg_alias *const *alias);
  * SGV_ALIASING for a view, SGV_ALIASING_INPLACE for an in-place view. */
 enum { SGV_ALIASING = SG_KIND__COUNT, SGV_ALIASING_INPLACE };
 int sgv_view_kind(const sg_op *op);
+/* The same, worked out (not taken from sg_op.view_kind), with alias as in sgv_is_view_with. */
+int sgv_view_kind_with(const sg_op *op, const sg_alias *const *alias);
 /* Whether a dispatch key is listed in the op's dispatch table. */
 bool sgv_has_dispatch_key(const sg_op *op, const char *key);
 /* torchgen's has_composite_implicit_autograd_kernel: a CompositeImplicitAutograd entry, or
@@ -98,9 +100,9 @@ uint32_t sgv_hash(const char *s, size_t n);
 void sgv_note_args(sg_op *op);
 bool sgv_python_keyword(const char *name);
 bool sgv_contains(const char *s, const char *word);
-/* "ns::name" (aten where ns is NULL) into buf, cut to n - 1 bytes; returns its length. The
- * name index's keys (sg_op.name_key, sgv_find). */
-size_t sgv_key_of(char *buf, size_t n, const char *ns, const char *name);
+/* Works out op's keys in the name index, "ns::name.overload" and "ns::name", with their
+ * hashes (sg_op.name_key and the rest), from arena a; false when out of memory. */
+bool sgv_name_keys(sg_op *op, sg_arena *a);
 
 /* ---- the validator's parts (validate.c runs them) ----------------------------------------- */
 

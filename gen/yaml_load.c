@@ -1132,9 +1132,15 @@ static bool clean(const part *pt) {
 }
 
 /* Loads src in pieces on two threads; false, with m as it was, where it should load whole. */
+/* Starts m's worker for a file of len bytes, where it will load in pieces; whether it will. */
+static bool start_worker(sg_model *m, size_t len) {
+    if (m->one_piece || len < SPLIT_MIN || sg_cpu_count() < 2) return false;
+    if (!m->worker) m->worker = sg_worker_new();
+    return true;
+}
+
 static bool load_parallel(sg_model *m, const sg_source *src) {
-    if (src->len < SPLIT_MIN || sg_cpu_count() < 2) return false;
-    if (!m->worker) m->worker = sg_worker_new(); /* (sg_load_file starts it before reading) */
+    if (!start_worker(m, src->len)) return false; /* (sg_load_file starts it before reading) */
     loading *ld = calloc(1, sizeof *ld);
     if (!ld) return false;
     ld->src = src;
@@ -1151,7 +1157,7 @@ static bool load_parallel(sg_model *m, const sg_source *src) {
     for (uint32_t i = 0; ok && i < ld->nparts; i++) ok = clean(&ld->parts[i]);
     for (uint32_t i = 0; i < ld->nparts; i++) {
         ld->parts[i].m.arena = NULL; /* the threads' arenas go to m, or are freed below */
-        if (ok) ok = sg_model_adopt(m, &ld->parts[i].m);
+        ok = ok && sg_model_adopt(m, &ld->parts[i].m);
     }
     ok = ok && sg_model_keep_arena(m, ld->arena[0]);
     if (ok) ld->arena[0] = NULL;
@@ -1174,7 +1180,7 @@ static int load(sg_model *m, const sg_source *src, sg_diag *d) {
         sg_diag_plain(d, SG_ERROR, "'%s' is larger than 4 GiB", src->path);
         return 1;
     }
-    if (!m->one_piece && load_parallel(m, src)) return 0;
+    if (load_parallel(m, src)) return 0;
     return load_range(m, src, 0, src->len, 1, d);
 }
 
@@ -1214,12 +1220,9 @@ static const sg_source *read_stream(sg_model *m, const char *path, FILE *f, int 
 /* Rationale: a regular file is read straight into the model's arena, its one copy. Reading
  * in doubling blocks and copying touched three times the memory, and on a fresh heap touching
  * memory is a large part of loading a big file. */
-static const sg_source *read_file(sg_model *m, const char *path, FILE *f, int *err) {
-    struct stat st;
+static const sg_source *read_file(sg_model *m, const char *path, FILE *f, size_t size,
+                                  int *err) {
     errno = 0;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
-        return read_stream(m, path, f, err);
-    size_t size = (size_t)st.st_size;
     sg_source *src = sg_model_add_source(m, path, NULL, size);
     if (!src) {
         *err = ENOMEM;
@@ -1236,13 +1239,14 @@ int sg_load_file(sg_model *m, const char *path, sg_diag *d) {
         sg_diag_plain(d, SG_ERROR, "cannot read '%s': %s", path, strerror(errno));
         return 1;
     }
-    /* a file big enough to load in two parts: the second thread starts while it is read */
+    /* a regular file's size is known: read it in one piece; where it is big enough to load in
+     * pieces, the second thread starts while it is read */
     struct stat st;
-    if (!m->worker && !m->one_piece && fstat(fileno(f), &st) == 0 && st.st_size >= SPLIT_MIN &&
-        sg_cpu_count() > 1)
-        m->worker = sg_worker_new();
+    bool sized = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+    if (sized) start_worker(m, (size_t)st.st_size);
     int err = 0;
-    const sg_source *src = read_file(m, path, f, &err);
+    const sg_source *src = sized ? read_file(m, path, f, (size_t)st.st_size, &err)
+                                 : read_stream(m, path, f, &err);
     fclose(f);
     if (!err) return load(m, src, d);
     sg_diag_plain(d, SG_ERROR, "cannot read '%s': %s", path, strerror(err));

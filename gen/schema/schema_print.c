@@ -35,7 +35,28 @@ static void put_elems(sg_buf *b, const sg_type *t, bool with_alias) {
     sg_buf_putc(b, ')');
 }
 
+/* A list type's "[N]" or "[]" into d, ending at d + 16; returns where it starts. Rationale:
+ * digits by hand, printf is the slow part of a type. */
+static char *list_suffix(const sg_type *t, char d[16]) {
+    char *p = d + 16;
+    uint32_t v = (uint32_t)t->size;
+    *--p = ']';
+    if (t->size >= 0) do *--p = (char)('0' + v % 10);
+        while ((v /= 10) != 0);
+    *--p = '[';
+    return p;
+}
+
 void sg_type_print(sg_buf *b, const sg_type *t, bool with_alias) {
+    /* without annotations, most types are spelled straight into the buffer's room */
+    size_t n = !with_alias && !b->sink && !b->oom && b->cap - b->len > 128
+                   ? sg_type_spell(t, b->data + b->len, 128) : 0;
+    if (n) {
+        b->len += n;
+        b->data[b->len] = '\0';
+        return;
+    }
+    char d[16], *p;
     switch (t->kind) {
     case SG_TY_OPTIONAL:
         sg_type_print(b, t->elems[0], with_alias);
@@ -43,17 +64,8 @@ void sg_type_print(sg_buf *b, const sg_type *t, bool with_alias) {
         return; /* an optional node carries no annotation of its own */
     case SG_TY_LIST:
         sg_type_print(b, t->elems[0], with_alias);
-        if (t->size >= 0) { /* "[N]": digits by hand, printf is the slow part of a type */
-            char d[16], *p = d + sizeof d;
-            uint32_t v = (uint32_t)t->size;
-            *--p = ']';
-            do *--p = (char)('0' + v % 10);
-            while ((v /= 10) != 0);
-            *--p = '[';
-            sg_buf_putn(b, p, (size_t)(d + sizeof d - p));
-        } else {
-            sg_buf_putn(b, "[]", 2);
-        }
+        p = list_suffix(t, d);
+        sg_buf_putn(b, p, (size_t)(d + sizeof d - p));
         break;
     case SG_TY_TUPLE:
         put_elems(b, t, with_alias);
@@ -81,12 +93,7 @@ size_t sg_type_spell(const sg_type *t, char *dst, size_t cap) {
         return n;
     case SG_TY_LIST: {
         n = sg_type_spell(t->elems[0], dst, cap);
-        char d[16], *p = d + sizeof d;
-        uint32_t v = (uint32_t)t->size;
-        *--p = ']';
-        if (t->size >= 0) do *--p = (char)('0' + v % 10);
-            while ((v /= 10) != 0);
-        *--p = '[';
+        char d[16], *p = list_suffix(t, d);
         size_t k = (size_t)(d + sizeof d - p);
         if (!n || k > cap - n) return 0;
         memcpy(dst + n, p, k);
