@@ -8,11 +8,13 @@
 #define _DEFAULT_SOURCE
 #include "codegen.h"
 #include "lua_model.h"
+#include "par.h"
 #include "sg_pages.h"
 
 #include <dirent.h>
 #include <lauxlib.h>
 #include <lualib.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -319,8 +321,8 @@ static bool translate(const sg_tpl_file *t, sg_buf *lua, sg_buf *header, sg_diag
 
 /* Lua's memory. Rationale: building the model and rendering make millions of small objects
  * (tables, strings) that die together; malloc spent more time on them than Lua did. Small
- * blocks come from free lists per 16-byte size class, carved from big chunks; larger ones go
- * to malloc. Everything is freed with the state. A cap keeps a runaway template from taking
+ * blocks come from free lists per 16-byte size class, carved from big chunks; larger ones are
+ * listed (below). Everything is freed with the state, at once. A cap keeps a runaway template from taking
  * the machine. */
 enum { SMALL_MAX = 2048, CLASSES = SMALL_MAX / 16, CHUNK = 256 * 1024 };
 
@@ -329,6 +331,7 @@ typedef struct limits {
     void     *free_list[CLASSES]; /* per class: freed blocks, linked through their first word */
     char     *cur, *end;          /* the chunk being carved */
     sg_arena *chunks;             /* where chunks come from (pre-faulted pages on Linux) */
+    struct block *blocks;         /* the larger blocks in use (see get) */
 } limits;
 
 static size_t class_of(size_t n) { return (n + 15) / 16 - 1; }
@@ -359,23 +362,69 @@ static void small_put(limits *lim, void *p, size_t n) {
     lim->free_list[c] = p;
 }
 
-/* Big blocks (table arrays, long strings): pages from the system (sg_pages.h), faulted in at
- * once, which costs a fraction of faulting them one by one as they are first written. The size
- * Lua frees a block with is the size it asked for, which is what sg_pages_free wants. */
+/* Larger blocks carry a header that links them into the state's list of them, so the state's
+ * memory can be given back without walking its objects (renderer_free). Big ones (table
+ * arrays, long strings) are pages from the system (sg_pages.h), faulted in at once, which costs
+ * a fraction of faulting them one by one as they are first written; those in between come from
+ * malloc. The size Lua frees a block with is the size it asked for, which is what
+ * sg_pages_free wants. */
 enum { BIG_MIN = 64 * 1024 };
 
-static void *big_get(size_t n) { return sg_pages_alloc(n); }
-static void  big_put(void *p, size_t n) { sg_pages_free(p, n); }
+typedef struct block {
+    struct block *prev, *next;
+    size_t        size, pad; /* size: what Lua asked for */
+} block;
+_Static_assert(sizeof(block) % 16 == 0, "the header keeps Lua's blocks 16-byte aligned");
 
-/* A block of n bytes, small, big or in between (malloc). */
+static void *link_block(limits *lim, block *b, size_t n) {
+    if (!b) return NULL;
+    b->size = n;
+    b->prev = NULL;
+    b->next = lim->blocks;
+    if (b->next) b->next->prev = b;
+    lim->blocks = b;
+    return b + 1;
+}
+
+static void unlink_block(limits *lim, block *b) {
+    if (b->prev) b->prev->next = b->next;
+    else lim->blocks = b->next;
+    if (b->next) b->next->prev = b->prev;
+}
+
+static void free_block(block *b) {
+    if (b->size >= BIG_MIN) sg_pages_free(b, b->size + sizeof *b);
+    else free(b);
+}
+
+/* A block of n bytes, small, big or in between. */
 static void *get(limits *lim, size_t n) {
-    return n <= SMALL_MAX ? small_get(lim, n) : n >= BIG_MIN ? big_get(n) : malloc(n);
+    if (n <= SMALL_MAX) return small_get(lim, n);
+    block *b = n >= BIG_MIN ? sg_pages_alloc(n + sizeof *b) : malloc(n + sizeof *b);
+    return link_block(lim, b, n);
 }
 
 static void put(limits *lim, void *p, size_t n) {
-    if (n <= SMALL_MAX) small_put(lim, p, n);
-    else if (n >= BIG_MIN) big_put(p, n);
-    else free(p);
+    if (n <= SMALL_MAX) {
+        small_put(lim, p, n);
+        return;
+    }
+    (void)n;
+    block *b = (block *)p - 1;
+    unlink_block(lim, b);
+    free_block(b);
+}
+
+/* A malloc'ed block grown or shrunk in place (realloc), its links mended. */
+static void *resize(limits *lim, void *p, size_t n) {
+    block *b = (block *)p - 1, *prev = b->prev, *next = b->next;
+    block *g = realloc(b, n + sizeof *g);
+    if (!g) return NULL;
+    g->size = n;
+    if (prev) prev->next = g;
+    else lim->blocks = g;
+    if (next) next->prev = g;
+    return g + 1;
 }
 
 /* Whether a block of osize bytes can serve nsize in place. */
@@ -398,7 +447,7 @@ static void *alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     if (nsize > osize && lim->used + (nsize - osize) > MEMORY_LIMIT) return NULL;
     void *p;
     if (ptr && same_kind(osize, nsize)) {
-        p = osize <= SMALL_MAX ? ptr : realloc(ptr, nsize);
+        p = osize <= SMALL_MAX ? ptr : resize(lim, ptr, nsize);
     } else {
         p = get(lim, nsize);
         if (p && ptr) {
@@ -410,7 +459,14 @@ static void *alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     return p;
 }
 
+/* Gives back everything a state had: its small blocks' chunks at once, the others one by one
+ * (a few thousand for the corpus, against millions of objects lua_close would walk). */
 static void limits_free(limits *lim) {
+    for (block *b = lim->blocks, *next; b; b = next) {
+        next = b->next;
+        free_block(b);
+    }
+    lim->blocks = NULL;
     if (lim->chunks) sg_arena_free(lim->chunks);
 }
 
@@ -486,6 +542,7 @@ static int l_jstr(lua_State *L) { return quote(L, true); }
 static lua_State *new_state(limits *lim, const sources *s) {
     lua_State *L = lua_newstate(alloc, lim);
     if (!L) return NULL;
+    lua_gc(L, LUA_GCSTOP); /* see PAUSE */
     static const luaL_Reg libs[] = {{LUA_GNAME, luaopen_base},       {LUA_STRLIBNAME, luaopen_string},
                                     {LUA_TABLIBNAME, luaopen_table}, {LUA_MATHLIBNAME, luaopen_math},
                                     {LUA_UTF8LIBNAME, luaopen_utf8}};
@@ -512,57 +569,102 @@ static lua_State *new_state(limits *lim, const sources *s) {
     return L;
 }
 
-/* ---- rendering ---------------------------------------------------------------------------- */
+/* ---- rendering ----------------------------------------------------------------------------
+ *
+ * A template renders once, or once per shard: each such render is a job. Jobs are independent
+ * (each gets an environment of its own over the shared one), so on a machine with two CPUs
+ * and a big model two Lua states, each with the model, take them in turn; the outputs and the
+ * messages are then put in template order, so the result is the same bytes either way.
+ * Rationale: rendering the corpus is ~100 ms of Lua, the model ~20 ms of it per state. */
 
-/* The Lua state and its memory: they hold the outputs' bytes, so they live as long as the
- * outputs (sg_outputs.owner). */
+/* Below this many ops the second state's model costs more than it saves. */
+enum { TWO_STATES_MIN = 256 };
+/* Rationale: the model is all live and renders make little garbage (the corpus: ~25 MB, all
+ * of it kept as output), yet the collector's cycles cost ~25% of rendering. So it is off while
+ * the model is built, then waits for memory to reach PAUSE% of what the last cycle left
+ * (Lua's largest setting): the built-in templates never get there, and a template that makes
+ * much garbage still has it collected. */
+enum { PAUSE = 1000 };
+
+/* A Lua state with the model, and its memory. States hold the outputs' bytes, so they live
+ * as long as the outputs (sg_outputs.owner, a chain). */
 typedef struct renderer {
-    lua_State *L;
-    limits     lim;
+    lua_State       *L;
+    limits           lim;
+    int              env;  /* stack slot of the environment every render's is over */
+    struct renderer *next;
 } renderer;
 
 static void renderer_free(void *owner) {
-    renderer *rd = owner;
-    if (rd->L) lua_close(rd->L);
-    limits_free(&rd->lim);
-    free(rd);
+    for (renderer *rd = owner, *next; rd; rd = next) {
+        next = rd->next;
+        /* Rationale: a state holds memory and nothing else (templates have no io), so it is
+         * dropped with its memory; lua_close would free its ~10^6 objects one at a time
+         * (15-20 ms for the corpus). __gc metamethods of templates' tables do not run. */
+        limits_free(&rd->lim);
+        free(rd);
+    }
 }
+
+/* A template ready to render. */
+typedef struct plan_tpl {
+    const sg_tpl_file *t;
+    char               chunk[600]; /* "@label", Lua's name for it */
+    sg_buf             lua;        /* its translation */
+    sg_buf             banner;
+    char              *pattern;    /* output = "..." */
+    bool               per_shard;
+    uint32_t           nshards, size;
+    sg_diag            d;          /* what planning found wrong (then it has no jobs) */
+} plan_tpl;
+
+/* One render: template tpl, shard `shard` (0 for a template rendered once). */
+typedef struct job {
+    uint32_t  tpl, shard;
+    sg_output out;
+    char     *error; /* the message where it failed */
+} job;
 
 typedef struct run {
     const sg_model        *m;
     const sg_codegen_opts *o;
     sources                src;
-    sg_outputs            *out;
-    sg_diag               *d;
-    lua_State             *L;
-    renderer              *rd;
+    plan_tpl              *tpls;
+    uint32_t               ntpls;
+    job                   *jobs;  /* in template, then shard order: the outputs' order */
+    uint32_t              *order; /* the order jobs are taken in */
+    uint32_t               njobs;
+    _Atomic uint32_t       next;  /* how many of order[] were taken */
 } run;
 
-static sg_output *new_output(sg_outputs *o, const char *name) {
-    if (o->n == o->cap) {
-        uint32_t   cap = o->cap ? o->cap * 2 : 16;
-        sg_output *g = realloc(o->items, cap * sizeof *g);
-        if (!g) return NULL;
-        o->items = g;
-        o->cap = cap;
-    }
-    sg_output *out = &o->items[o->n];
-    out->name = strdup(name);
-    if (!out->name) return NULL;
-    out->pieces = NULL;
-    out->npieces = out->len = 0;
-    o->n++;
-    return out;
+/* "label: msg" (or msg where Lua's message names the label already), malloc'ed. */
+static char *error_text(const char *label, const char *msg) {
+    if (!msg) msg = "(an error object that is not a string)";
+    sg_buf b;
+    sg_buf_init(&b);
+    if (strncmp(msg, label, strlen(label)) == 0) sg_buf_puts(&b, msg);
+    else sg_buf_printf(&b, "%s: %s", label, msg);
+    if (!b.oom) return b.data;
+    sg_buf_free(&b);
+    return NULL;
 }
 
-/* The output name: pattern with {lib} and {shard} replaced. */
-static void out_name(sg_buf *b, const char *pattern, const char *lib, uint32_t shard) {
+/* The Lua error on top of the stack (popped), into plan or job. */
+static void plan_fail(lua_State *L, plan_tpl *pt) {
+    char *msg = error_text(pt->t->label, lua_tostring(L, -1));
+    sg_diag_plain(&pt->d, SG_ERROR, "%s", msg ? msg : "out of memory");
+    free(msg);
+    lua_pop(L, 1);
+}
+
+/* The output name: pattern with {lib} and {shard} replaced (shard < 0: {shard} kept). */
+static void out_name(sg_buf *b, const char *pattern, const char *lib, int64_t shard) {
     for (const char *p = pattern; *p;) {
         if (strncmp(p, "{lib}", 5) == 0) {
             sg_buf_puts(b, lib);
             p += 5;
-        } else if (strncmp(p, "{shard}", 7) == 0) {
-            sg_buf_printf(b, "%u", shard);
+        } else if (shard >= 0 && strncmp(p, "{shard}", 7) == 0) {
+            sg_buf_printf(b, "%u", (unsigned)shard);
             p += 7;
         } else {
             sg_buf_putc(b, *p++);
@@ -570,209 +672,338 @@ static void out_name(sg_buf *b, const char *pattern, const char *lib, uint32_t s
     }
 }
 
-/* Reports the Lua error on top of the stack (popped). */
-static void lua_fail(run *r, const sg_tpl_file *t) {
-    const char *msg = lua_tostring(r->L, -1);
-    if (!msg) msg = "(an error object that is not a string)";
-    if (strncmp(msg, t->label, strlen(t->label)) == 0)
-        sg_diag_plain(r->d, SG_ERROR, "%s", msg);
-    else
-        sg_diag_plain(r->d, SG_ERROR, "%s: %s", t->label, msg);
-    lua_pop(r->L, 1);
-}
-
 /* Output names are plain file names: no folders, no dot files. */
 static bool safe_name(const char *name) {
     return *name && name[0] != '.' && !strchr(name, '/');
 }
 
-/* Renders one template: once, or once per shard. */
-static int render(run *r, const sg_tpl_file *t, int env) {
-    lua_State *L = r->L;
-    sg_buf     lua, header, name;
-    sg_buf_init(&lua);
+/* Translates t and reads its `%!` line (in L, a state with no model yet): how many renders it
+ * makes. Problems go to pt->d. */
+static void plan_one(run *r, lua_State *L, plan_tpl *pt, const sg_tpl_file *t) {
+    pt->t = t;
+    sg_diag_init(&pt->d);
+    sg_buf_init(&pt->lua);
+    sg_buf_init(&pt->banner);
+    snprintf(pt->chunk, sizeof pt->chunk, "@%s", t->label);
+    sg_buf header, cfg;
     sg_buf_init(&header);
-    sg_buf_init(&name);
-    int errors = 0;
-    if (!translate(t, &lua, &header, r->d)) {
-        errors = 1;
-        goto done;
-    }
-    /* the header: output = "...", per_shard = bool */
-    const char *pattern = NULL;
-    bool        per_shard = false;
-    char        chunk[600];
-    snprintf(chunk, sizeof chunk, "@%s", t->label);
-    sg_buf cfg;
     sg_buf_init(&cfg);
+    if (!translate(t, &pt->lua, &header, &pt->d)) goto done;
     sg_buf_puts(&cfg, "return {");
     sg_buf_putn(&cfg, header.data ? header.data : "", header.len);
     sg_buf_puts(&cfg, "}");
-    if (luaL_loadbufferx(L, cfg.data, cfg.len, chunk, "t") != LUA_OK ||
+    if (luaL_loadbufferx(L, cfg.data, cfg.len, pt->chunk, "t") != LUA_OK ||
         lua_pcall(L, 0, 1, 0) != LUA_OK) {
-        sg_buf_free(&cfg);
-        lua_fail(r, t);
-        errors = 1;
+        plan_fail(L, pt);
         goto done;
     }
-    sg_buf_free(&cfg);
     lua_getfield(L, -1, "output");
-    pattern = lua_tostring(L, -1);
+    const char *pattern = lua_tostring(L, -1);
+    pt->pattern = pattern ? strdup(pattern) : NULL;
     lua_getfield(L, -2, "per_shard");
-    per_shard = lua_toboolean(L, -1);
-    lua_pop(L, 1);
+    pt->per_shard = lua_toboolean(L, -1);
+    lua_pop(L, 3);
     if (!pattern) {
-        sg_diag_plain(r->d, SG_ERROR, "%s:1: the first line must name the output: "
-                                      "%%! output = \"{lib}.h\"",
+        sg_diag_plain(&pt->d, SG_ERROR, "%s:1: the first line must name the output: "
+                                        "%%! output = \"{lib}.h\"",
                       t->label);
-        lua_pop(L, 2);
-        errors = 1;
         goto done;
     }
-    char *pat = strdup(pattern);
-    lua_pop(L, 2);
-    if (luaL_loadbufferx(L, lua.data, lua.len, chunk, "t") != LUA_OK) {
-        free(pat);
-        lua_fail(r, t);
-        errors = 1;
+    if (!pt->pattern) {
+        sg_diag_plain(&pt->d, SG_ERROR, "out of memory");
         goto done;
     }
-    int      fn = lua_gettop(L);
-    uint32_t size = r->o->shard_size ? r->o->shard_size : r->m->nops + 1;
-    if (r->o->shards) size = (r->m->nops + r->o->shards - 1) / r->o->shards;
+    uint32_t nops = r->m->nops, size = r->o->shard_size ? r->o->shard_size : nops + 1;
+    if (r->o->shards) size = (nops + r->o->shards - 1) / r->o->shards;
     if (size == 0) size = 1;
-    uint32_t nshards = !per_shard     ? 1
-                       : r->o->shards ? r->o->shards
-                                      : (r->m->nops + size - 1) / size;
-    if (nshards == 0) nshards = 1;
+    pt->size = size;
+    pt->nshards = !pt->per_shard ? 1 : r->o->shards ? r->o->shards : (nops + size - 1) / size;
+    if (pt->nshards == 0) pt->nshards = 1;
     /* banner: the inputs and this template, no time and no absolute path of ours */
-    sg_buf banner;
-    sg_buf_init(&banner);
-    sg_buf_printf(&banner, "Generated by schemagen %s from ", SG_VERSION);
+    sg_buf_printf(&pt->banner, "Generated by schemagen %s from ", SG_VERSION);
     for (uint32_t i = 0; i < r->o->ninputs; i++)
-        sg_buf_printf(&banner, "%s%s", i ? ", " : "", r->o->inputs[i]);
-    sg_buf_printf(&banner, " with %s. Do not edit.", t->label);
-    for (uint32_t k = 0; k < nshards && !errors; k++) {
-        /* per render: ops (this shard's or all), shard, nshards, banner */
-        lua_getfield(L, env, "model");
-        lua_getfield(L, -1, "ops");
-        uint32_t lo = per_shard ? k * size : 0;
-        uint32_t hi = per_shard ? lo + size : r->m->nops;
-        if (lo > r->m->nops) lo = r->m->nops;
-        if (hi > r->m->nops) hi = r->m->nops;
-        lua_createtable(L, (int)(hi - lo), 0);
-        for (uint32_t i = lo; i < hi; i++) {
-            lua_rawgeti(L, -2, (lua_Integer)i + 1);
-            lua_rawseti(L, -2, (lua_Integer)(i - lo) + 1);
-        }
-        lua_setfield(L, env, "ops");
-        lua_pop(L, 2);
-        lua_pushinteger(L, k);
-        lua_setfield(L, env, "shard");
-        lua_pushinteger(L, nshards);
-        lua_setfield(L, env, "nshards");
-        lua_pushlstring(L, banner.data, banner.len);
-        lua_setfield(L, env, "banner");
-        name.len = 0;
-        out_name(&name, pat, r->o->lib, k);
-        lua_pushlstring(L, name.data, name.len);
-        lua_setfield(L, env, "output");
-
-        lua_pushvalue(L, fn);
-        lua_pushvalue(L, env);
-        lua_setupvalue(L, -2, 1); /* _ENV */
-        if (lua_pcall(L, 0, 2, 0) != LUA_OK) {
-            lua_fail(r, t);
-            errors = 1;
-            break;
-        }
-        /* the pieces: _o[1.._n]; _o stays referenced (sg.keep) so its strings stay put */
-        lua_Integer np = lua_tointeger(L, -1);
-        lua_pop(L, 1);
-        sg_output *o = NULL;
-        if (!safe_name(name.data)) {
-            sg_diag_plain(r->d, SG_ERROR, "%s: the output name '%s' leaves the output folder",
-                          t->label, name.data);
-            errors = 1;
-        } else if (!(o = new_output(r->out, name.data)) ||
-                   !(o->pieces = malloc((np > 0 ? (size_t)np : 1) * sizeof *o->pieces))) {
-            sg_diag_plain(r->d, SG_ERROR, "out of memory");
-            errors = 1;
-        } else {
-            for (lua_Integer k2 = 1; k2 <= np; k2++) {
-                lua_rawgeti(L, -1, k2);
-                size_t      n;
-                const char *text = lua_tolstring(L, -1, &n);
-                lua_pop(L, 1);
-                if (!text) continue; /* only strings reach _o: see translate() */
-                o->pieces[o->npieces++] = (sg_piece){text, n};
-                o->len += n;
-            }
-            lua_getfield(L, LUA_REGISTRYINDEX, "sg.keep");
-            lua_pushvalue(L, -2);
-            lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
-            lua_pop(L, 1);
-        }
-        lua_pop(L, 1);
-    }
-    if (per_shard && !errors) { /* shards from nshards up, if an earlier run made them */
-        sg_buf p2;
-        sg_buf_init(&p2);
-        for (const char *q = pat; *q;) {
-            if (strncmp(q, "{lib}", 5) == 0) {
-                sg_buf_puts(&p2, r->o->lib);
-                q += 5;
-            } else {
-                sg_buf_putc(&p2, *q++);
-            }
-        }
-        sg_stale *g = realloc(r->out->stale, (r->out->nstale + 1) * sizeof *g);
-        if (g && !p2.oom) {
-            r->out->stale = g;
-            g[r->out->nstale++] = (sg_stale){p2.data, nshards};
-        } else {
-            if (g) r->out->stale = g;
-            sg_buf_free(&p2);
-        }
-    }
-    sg_buf_free(&banner);
-    free(pat);
-    lua_pop(L, 1); /* fn */
+        sg_buf_printf(&pt->banner, "%s%s", i ? ", " : "", r->o->inputs[i]);
+    sg_buf_printf(&pt->banner, " with %s. Do not edit.", t->label);
+    if (pt->banner.oom || pt->lua.oom) sg_diag_plain(&pt->d, SG_ERROR, "out of memory");
 done:
-    sg_buf_free(&lua);
     sg_buf_free(&header);
-    sg_buf_free(&name);
-    return errors;
+    sg_buf_free(&cfg);
 }
 
-/* Sets up the environment table templates share (in the registry and on the stack). */
-static bool make_env(run *r) {
-    lua_State *L = r->L;
-    lua_newtable(L);
-    int env = lua_gettop(L);
-    /* globals stay readable: ipairs, string, import, ... */
-    lua_newtable(L);
-    lua_pushglobaltable(L);
-    lua_setfield(L, -2, "__index");
-    lua_setmetatable(L, env);
-    if (!sg_lua_push_model(L, r->m)) return false;
-    lua_setfield(L, env, "model");
-    lua_pushstring(L, r->o->lib);
-    lua_setfield(L, env, "lib");
-    lua_pushvalue(L, env);
-    lua_setfield(L, LUA_REGISTRYINDEX, "sg.env");
+/* Plans every template (top-level *.tpl, name order) and lists their jobs. false when out of
+ * memory. */
+static bool plan(run *r, lua_State *L) {
+    r->tpls = calloc(r->src.n ? r->src.n : 1, sizeof *r->tpls);
+    if (!r->tpls) return false;
+    uint32_t njobs = 0;
+    for (uint32_t i = 0; i < r->src.n; i++) {
+        const sg_tpl_file *t = &r->src.items[i];
+        if (!ends_with(t->name, ".tpl") || strchr(t->name, '/')) continue;
+        plan_tpl *pt = &r->tpls[r->ntpls++];
+        plan_one(r, L, pt, t);
+        if (!pt->d.nerrors) njobs += pt->nshards;
+    }
+    r->jobs = calloc(njobs ? njobs : 1, sizeof *r->jobs);
+    r->order = calloc(njobs ? njobs : 1, sizeof *r->order);
+    if (!r->jobs || !r->order) return false;
+    for (uint32_t i = 0; i < r->ntpls; i++)
+        for (uint32_t k = 0; !r->tpls[i].d.nerrors && k < r->tpls[i].nshards; k++)
+            r->jobs[r->njobs++] = (job){.tpl = i, .shard = k};
+    /* Rationale: whole-model renders are the long ones: taken first, shards fill in after */
+    uint32_t n = 0;
+    for (int sharded = 0; sharded < 2; sharded++)
+        for (uint32_t j = 0; j < r->njobs; j++)
+            if (r->tpls[r->jobs[j].tpl].per_shard == sharded) r->order[n++] = j;
     return true;
 }
 
-static int protected_model(lua_State *L) {
-    run *r = lua_touserdata(L, 1);
-    if (!make_env(r)) return luaL_error(L, "out of memory");
+static void plans_free(run *r) {
+    for (uint32_t i = 0; i < r->ntpls; i++) {
+        sg_buf_free(&r->tpls[i].lua);
+        sg_buf_free(&r->tpls[i].banner);
+        free(r->tpls[i].pattern);
+        sg_diag_free(&r->tpls[i].d);
+    }
+    free(r->tpls);
+    for (uint32_t j = 0; j < r->njobs; j++) {
+        free(r->jobs[j].out.name);
+        free(r->jobs[j].out.pieces);
+        free(r->jobs[j].error);
+    }
+    free(r->jobs);
+    free(r->order);
+}
+
+/* The Lua error on top of the stack (popped) as the job's message. */
+static void job_fail(lua_State *L, const run *r, job *jb) {
+    jb->error = error_text(r->tpls[jb->tpl].t->label, lua_tostring(L, -1));
+    if (!jb->error) jb->error = strdup("out of memory");
+    lua_pop(L, 1);
+}
+
+/* Renders one job in rd's state. */
+static void run_job(const run *r, renderer *rd, job *jb) {
+    lua_State      *L = rd->L;
+    const plan_tpl *pt = &r->tpls[jb->tpl];
+    int             top = lua_gettop(L);
+    /* the template's function, loaded once per state (sg.fns[tpl]) */
+    lua_getfield(L, LUA_REGISTRYINDEX, "sg.fns");
+    if (lua_rawgeti(L, -1, (lua_Integer)jb->tpl + 1) != LUA_TFUNCTION) {
+        lua_pop(L, 1);
+        if (luaL_loadbufferx(L, pt->lua.data, pt->lua.len, pt->chunk, "t") != LUA_OK) {
+            job_fail(L, r, jb);
+            goto done;
+        }
+        lua_pushvalue(L, -1);
+        lua_rawseti(L, -3, (lua_Integer)jb->tpl + 1);
+    }
+    /* the render's environment: ops (this shard's or all), shard, nshards, banner, output,
+     * over the shared one (model, lib, the globals) */
+    sg_buf name;
+    sg_buf_init(&name);
+    out_name(&name, pt->pattern, r->o->lib, jb->shard);
+    lua_createtable(L, 0, 6);
+    lua_createtable(L, 0, 1);
+    lua_pushvalue(L, rd->env);
+    lua_setfield(L, -2, "__index");
+    lua_setmetatable(L, -2);
+    uint32_t nops = r->m->nops;
+    uint32_t lo = pt->per_shard ? jb->shard * pt->size : 0;
+    uint32_t hi = pt->per_shard ? lo + pt->size : nops;
+    if (lo > nops) lo = nops;
+    if (hi > nops) hi = nops;
+    lua_getfield(L, rd->env, "model");
+    lua_getfield(L, -1, "ops");
+    lua_createtable(L, (int)(hi - lo), 0);
+    for (uint32_t i = lo; i < hi; i++) {
+        lua_rawgeti(L, -2, (lua_Integer)i + 1);
+        lua_rawseti(L, -2, (lua_Integer)(i - lo) + 1);
+    }
+    lua_setfield(L, -4, "ops");
+    lua_pop(L, 2);
+    lua_pushinteger(L, jb->shard);
+    lua_setfield(L, -2, "shard");
+    lua_pushinteger(L, pt->nshards);
+    lua_setfield(L, -2, "nshards");
+    lua_pushlstring(L, pt->banner.data, pt->banner.len);
+    lua_setfield(L, -2, "banner");
+    lua_pushlstring(L, name.data ? name.data : "", name.len);
+    lua_setfield(L, -2, "output");
+    lua_setupvalue(L, -2, 1); /* _ENV */
+    if (lua_pcall(L, 0, 2, 0) != LUA_OK) {
+        job_fail(L, r, jb);
+        sg_buf_free(&name);
+        goto done;
+    }
+    /* the pieces: _o[1.._n]; _o stays referenced (sg.keep) so its strings stay put */
+    lua_Integer np = lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    sg_output *o = &jb->out;
+    if (name.oom || !safe_name(name.data ? name.data : "")) {
+        sg_buf b;
+        sg_buf_init(&b);
+        sg_buf_printf(&b, "%s: the output name '%s' leaves the output folder", pt->t->label,
+                      name.data ? name.data : "");
+        jb->error = b.oom ? strdup("out of memory") : b.data;
+        if (b.oom) sg_buf_free(&b);
+    } else if (!(o->name = name.data, name.data = NULL, o->name) ||
+               !(o->pieces = malloc((np > 0 ? (size_t)np : 1) * sizeof *o->pieces))) {
+        jb->error = strdup("out of memory");
+    } else {
+        for (lua_Integer k = 1; k <= np; k++) {
+            lua_rawgeti(L, -1, k);
+            size_t      n;
+            const char *text = lua_tolstring(L, -1, &n);
+            lua_pop(L, 1);
+            if (!text) continue; /* only strings reach _o: see translate() */
+            o->pieces[o->npieces++] = (sg_piece){text, n};
+            o->len += n;
+        }
+        lua_getfield(L, LUA_REGISTRYINDEX, "sg.keep");
+        lua_pushvalue(L, -2);
+        lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+    }
+    sg_buf_free(&name);
+done:
+    lua_settop(L, top);
+}
+
+/* Puts the shared environment table on rd's stack (rd->env): the model, lib, and the globals
+ * through its metatable; left in the registry for import(). */
+static int protected_env(lua_State *L) {
+    const run *r = lua_touserdata(L, 1);
+    lua_newtable(L);
+    lua_newtable(L);
+    lua_pushglobaltable(L);
+    lua_setfield(L, -2, "__index");
+    lua_setmetatable(L, -2);
+    if (!sg_lua_push_model(L, r->m)) return luaL_error(L, "out of memory");
+    lua_setfield(L, -2, "model");
+    lua_pushstring(L, r->o->lib);
+    lua_setfield(L, -2, "lib");
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, "sg.env");
     return 1;
 }
 
-int sg_codegen(const sg_model *m, const sg_codegen_opts *o, sg_outputs *out, sg_diag *d) {
-    run r = {.m = m, .o = o, .out = out, .d = d};
+/* A state with the model in it (rd->L made already); false with *error set where it failed. */
+static bool renderer_load(const run *r, renderer *rd, char **error) {
+    lua_State *L = rd->L;
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, "sg.fns");
+    lua_pushcfunction(L, protected_env);
+    lua_pushlightuserdata(L, (void *)r);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+        sg_buf b;
+        sg_buf_init(&b);
+        sg_buf_printf(&b, "building the model for templates: %s", lua_tostring(L, -1));
+        *error = b.oom ? NULL : b.data;
+        lua_pop(L, 1);
+        return false;
+    }
+    rd->env = lua_gettop(L);
+    lua_gc(L, LUA_GCINC, PAUSE, 0, 0);
+    lua_gc(L, LUA_GCRESTART);
+    return true;
+}
+
+static renderer *renderer_new(const run *r) {
+    renderer *rd = calloc(1, sizeof *rd);
+    if (rd && !(rd->L = new_state(&rd->lim, &r->src))) {
+        renderer_free(rd);
+        rd = NULL;
+    }
+    return rd;
+}
+
+/* One thread's part: a state (made here where rd is NULL), its model, then jobs until none
+ * are left. */
+typedef struct side {
+    run      *r;
+    renderer *rd;
+    char     *error; /* where the state or its model could not be made */
+} side;
+
+static void *render_side(void *p) {
+    side *s = p;
+    run  *r = s->r;
+    if (!s->rd && !(s->rd = renderer_new(r))) {
+        s->error = strdup("out of memory starting Lua");
+        return NULL;
+    }
+    if (!renderer_load(r, s->rd, &s->error)) {
+        if (!s->error) s->error = strdup("out of memory");
+        return NULL;
+    }
+    for (uint32_t i; (i = atomic_fetch_add(&r->next, 1)) < r->njobs;)
+        run_job(r, s->rd, &r->jobs[r->order[i]]);
+    return NULL;
+}
+
+static bool two_states(const run *r) {
+    if (r->o->threads == 1 || r->njobs < 2) return false;
+    return r->o->threads >= 2 || (r->m->nops >= TWO_STATES_MIN && sg_cpu_count() > 1);
+}
+
+/* Moves the outputs into out, in template and shard order, or reports what failed in that
+ * order (the first failed render of a template, as a serial run would stop there). */
+static int collect(run *r, sg_outputs *out, sg_diag *d) {
     int errors = 0;
+    for (uint32_t i = 0, j = 0; i < r->ntpls; i++) {
+        plan_tpl *pt = &r->tpls[i];
+        if (pt->d.nerrors) {
+            sg_buf_putn(&d->out, pt->d.out.data ? pt->d.out.data : "", pt->d.out.len);
+            d->nerrors += pt->d.nerrors;
+            errors += (int)pt->d.nerrors;
+            continue;
+        }
+        bool failed = false;
+        for (uint32_t k = 0; k < pt->nshards; k++, j++)
+            if (r->jobs[j].error && !failed) {
+                sg_diag_plain(d, SG_ERROR, "%s", r->jobs[j].error);
+                errors++;
+                failed = true;
+            }
+    }
+    if (errors) return errors;
+    for (uint32_t j = 0; j < r->njobs; j++) {
+        if (out->n == out->cap) {
+            uint32_t   cap = out->cap ? out->cap * 2 : 16;
+            sg_output *g = realloc(out->items, cap * sizeof *g);
+            if (!g) {
+                sg_diag_plain(d, SG_ERROR, "out of memory");
+                return 1;
+            }
+            out->items = g;
+            out->cap = cap;
+        }
+        out->items[out->n++] = r->jobs[j].out;
+        memset(&r->jobs[j].out, 0, sizeof r->jobs[j].out);
+    }
+    /* per-shard outputs: shards from nshards up, if an earlier run made them, are stale */
+    for (uint32_t i = 0; i < r->ntpls; i++) {
+        plan_tpl *pt = &r->tpls[i];
+        if (!pt->per_shard) continue;
+        sg_buf p;
+        sg_buf_init(&p);
+        out_name(&p, pt->pattern, r->o->lib, -1);
+        sg_stale *g = p.oom ? NULL : realloc(out->stale, (out->nstale + 1) * sizeof *g);
+        if (!g) {
+            sg_buf_free(&p);
+            sg_diag_plain(d, SG_ERROR, "out of memory");
+            return 1;
+        }
+        out->stale = g;
+        g[out->nstale++] = (sg_stale){p.data, pt->nshards};
+    }
+    return 0;
+}
+
+int sg_codegen(const sg_model *m, const sg_codegen_opts *o, sg_outputs *out, sg_diag *d) {
+    run r = {.m = m, .o = o};
+    atomic_init(&r.next, 0);
+    int       errors = 0;
+    side      here = {&r, NULL, NULL}, there = {&r, NULL, NULL};
     for (uint32_t i = 0; i < o->ntemplate_dirs; i++) {
         errors += read_dir(&r.src, o->template_dirs[i], "", d);
         errors += read_dir(&r.src, o->template_dirs[i], "lib", d);
@@ -780,35 +1011,38 @@ int sg_codegen(const sg_model *m, const sg_codegen_opts *o, sg_outputs *out, sg_
     for (size_t i = 0; i < sg_builtin_ntemplates; i++)
         if (!add_source(&r.src, sg_builtin_templates[i])) errors++;
     if (errors) goto done;
-    r.rd = calloc(1, sizeof *r.rd);
-    r.L = r.rd ? new_state(&r.rd->lim, &r.src) : NULL;
-    if (r.rd) r.rd->L = r.L;
-    if (!r.L) {
+    if (!(here.rd = renderer_new(&r))) {
         sg_diag_plain(d, SG_ERROR, "out of memory starting Lua");
         errors = 1;
         goto done;
     }
-    /* Rationale: the model is big, lives the whole run, and rendering makes short-lived
-     * strings: a generational collector leaves the model alone on most cycles. */
-    lua_gc(r.L, LUA_GCGEN, 0, 0);
-    lua_pushcfunction(r.L, protected_model);
-    lua_pushlightuserdata(r.L, &r);
-    if (lua_pcall(r.L, 1, 1, 0) != LUA_OK) {
-        sg_diag_plain(d, SG_ERROR, "building the model for templates: %s", lua_tostring(r.L, -1));
+    if (!plan(&r, here.rd->L)) {
+        sg_diag_plain(d, SG_ERROR, "out of memory");
         errors = 1;
         goto done;
     }
-    int env = lua_gettop(r.L);
-    for (uint32_t i = 0; i < r.src.n; i++)
-        if (ends_with(r.src.items[i].name, ".tpl") && !strchr(r.src.items[i].name, '/'))
-            errors += render(&r, &r.src.items[i], env);
+    /* the second state is made and filled on its own thread, while this one fills its own */
+    bool two = two_states(&r) &&
+               (m->worker ? sg_worker_run2(m->worker, render_side, &there, &here)
+                          : sg_run2(render_side, &there, &here));
+    if (!two) render_side(&here);
+    if (here.error) { /* where the worker failed, this side took its jobs */
+        sg_diag_plain(d, SG_ERROR, "%s", here.error);
+        errors = 1;
+        goto done;
+    }
+    errors = collect(&r, out, d);
 done:
+    free(here.error);
+    free(there.error);
+    if (there.rd) here.rd->next = there.rd; /* here.rd exists wherever there.rd does */
+    plans_free(&r);
     sources_free(&r.src);
     if (errors) {
         sg_outputs_free(out);
-        if (r.rd) renderer_free(r.rd);
+        renderer_free(here.rd);
     } else {
-        out->owner = r.rd;
+        out->owner = here.rd;
     }
     return errors;
 }

@@ -37,6 +37,8 @@ typedef struct sg_codegen_opts {
     uint32_t           ninputs;
     const char *const *template_dirs; /* user template folders, searched before the built-ins */
     uint32_t           ntemplate_dirs;
+    uint32_t           threads;    /* Lua states rendering at once: 0 chooses (two where there
+                                      are two CPUs and a big model), 1 or 2 says */
 } sg_codegen_opts;
 
 /* A generated file: its text as the pieces the template made, in order. Rationale: joining

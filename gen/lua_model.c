@@ -304,7 +304,7 @@ static void link_derived(lua_State *L, int ops, const sg_op *op, uint32_t i, con
 }
 
 /* model.sorted: the ops by qualified name, then overload, byte order (the op table's order). */
-static const sg_model *sort_model;
+static _Thread_local const sg_model *sort_model; /* qsort has no context argument */
 static int by_qualified(const void *a, const void *b) {
     const sg_op *x = sort_model->ops[*(const uint32_t *)a], *y = sort_model->ops[*(const uint32_t *)b];
     int c = strcmp(x->ns, y->ns);
