@@ -11,28 +11,68 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* t[k] = v for the value on top of the stack (popped). */
-#define SETF(L, k) lua_setfield((L), -2, (k))
+/* The field names, made Lua strings once per model and kept on the stack at keys + K_*.
+ * Rationale: lua_setfield looks its C string up again on every call (a cache probe and a
+ * strcmp); with ~330,000 fields in the corpus's model that was a third of building it. */
+#define SG_MODEL_KEYS(X)                                                                      \
+    X(after) X(alias) X(args) X(autogen) X(autogen_from) X(autogen_kind) X(base) X(before)     \
+    X(category_override) X(cname) X(cpp_no_default_args) X(default) X(delegates) X(desc)     \
+    X(device_check) X(device_guard) X(dispatch) X(dunder) X(family) X(file) X(files)         \
+    X(function) X(func) X(group) X(groups) X(index) X(inplace) X(kernel) X(keys) X(kind)      \
+    X(kwarg_only) X(line) X(manual_cpp_binding) X(manual_kernel_registration) X(method)       \
+    X(mutable) X(name) X(namespace) X(optional) X(ops) X(overload) X(precomputed)             \
+    X(python_module) X(qualified) X(returns) X(schema) X(signature) X(size) X(sorted)         \
+    X(structured) X(structured_delegate) X(structured_inherits) X(structured_is_out)         \
+    X(structured_out) X(tags) X(tensor_like) X(text) X(type) X(use_const_ref_for_mutable_tensors) \
+    X(variants) X(varargs) X(varret) X(write)
+#define SG_KEY_ENUM(k) K_##k,
+#define SG_KEY_NAME(k) #k,
+enum key { SG_MODEL_KEYS(SG_KEY_ENUM) K__COUNT };
+static const char *const key_names[K__COUNT] = {SG_MODEL_KEYS(SG_KEY_NAME)};
 
-static void set_str(lua_State *L, const char *k, const char *v) {
+/* What the functions below share: the state, where the keys are, a scratch buffer. */
+typedef struct pusher {
+    lua_State *L;
+    int        keys; /* stack slot of key_names[0] */
+    sg_buf    *tmp;
+} pusher;
+
+/* t[k] = v for v on top of the stack (popped) and t just below it. */
+static void setk(const pusher *p, enum key k) {
+    lua_pushvalue(p->L, p->keys + (int)k);
+    lua_insert(p->L, -2);
+    lua_rawset(p->L, -3);
+}
+
+static void set_str(const pusher *p, enum key k, const char *v) {
     if (!v) return;
-    lua_pushstring(L, v);
-    SETF(L, k);
+    lua_pushvalue(p->L, p->keys + (int)k);
+    lua_pushstring(p->L, v);
+    lua_rawset(p->L, -3);
 }
 
-static void set_bool(lua_State *L, const char *k, bool v) {
-    lua_pushboolean(L, v);
-    SETF(L, k);
+/* t[k] = the scratch buffer's text */
+static void set_tmp(const pusher *p, enum key k) {
+    lua_pushvalue(p->L, p->keys + (int)k);
+    lua_pushlstring(p->L, p->tmp->data ? p->tmp->data : "", p->tmp->len);
+    lua_rawset(p->L, -3);
 }
 
-static void set_int(lua_State *L, const char *k, lua_Integer v) {
-    lua_pushinteger(L, v);
-    SETF(L, k);
+static void set_bool(const pusher *p, enum key k, bool v) {
+    lua_pushvalue(p->L, p->keys + (int)k);
+    lua_pushboolean(p->L, v);
+    lua_rawset(p->L, -3);
+}
+
+static void set_int(const pusher *p, enum key k, lua_Integer v) {
+    lua_pushvalue(p->L, p->keys + (int)k);
+    lua_pushinteger(p->L, v);
+    lua_rawset(p->L, -3);
 }
 
 /* Sets k to true / false, or leaves it nil where the yaml key was absent. */
-static void set_tribool(lua_State *L, const char *k, sg_tribool v) {
-    if (v != SG_UNSET) set_bool(L, k, v == SG_TRUE);
+static void set_tribool(const pusher *p, enum key k, sg_tribool v) {
+    if (v != SG_UNSET) set_bool(p, k, v == SG_TRUE);
 }
 
 static void push_strs(lua_State *L, const char *const *items, uint32_t n) {
@@ -101,137 +141,149 @@ const char *sg_type_family(const sg_type *t) {
     return "any";
 }
 
-static void push_alias(lua_State *L, const sg_alias *a) {
+static void push_alias(const pusher *p, const sg_alias *a) {
+    lua_State *L = p->L;
     lua_createtable(L, 0, 4);
     push_strs(L, a->before, a->nbefore);
-    SETF(L, "before");
+    setk(p, K_before);
     push_strs(L, a->after, a->nafter);
-    SETF(L, "after");
-    set_bool(L, "write", a->write);
-    sg_buf b;
-    sg_buf_init(&b);
-    sg_alias_print(&b, a);
+    setk(p, K_after);
+    set_bool(p, K_write, a->write);
+    sg_buf *b = p->tmp;
+    b->len = 0;
+    sg_alias_print(b, a);
     /* "(a!)" printed: the annotation without its parentheses reads better in tables */
-    if (b.len >= 2 && b.data[0] == '(') lua_pushlstring(L, b.data + 1, b.len - 2);
-    else lua_pushlstring(L, b.data ? b.data : "", b.len);
-    SETF(L, "text");
-    sg_buf_free(&b);
+    if (b->len >= 2 && b->data[0] == '(') {
+        memmove(b->data, b->data + 1, b->len - 2);
+        b->len -= 2;
+    }
+    set_tmp(p, K_text);
 }
 
-static void push_arg(lua_State *L, const sg_arg *a, sg_buf *tmp, bool is_ret, uint32_t index) {
+static void push_arg(const pusher *p, const sg_arg *a, bool is_ret, uint32_t index) {
+    lua_State *L = p->L;
     lua_createtable(L, 0, 12);
-    set_str(L, "name", a->name);
-    tmp->len = 0;
-    sg_type_print(tmp, a->type, false);
-    lua_pushlstring(L, tmp->data ? tmp->data : "", tmp->len);
-    SETF(L, "type");
-    set_str(L, "default", a->default_text);
-    if (!is_ret) set_bool(L, "kwarg_only", a->kwarg_only);
-    set_int(L, "index", index);
+    set_str(p, K_name, a->name);
+    p->tmp->len = 0;
+    sg_type_print(p->tmp, a->type, false);
+    set_tmp(p, K_type);
+    set_str(p, K_default, a->default_text);
+    if (!is_ret) set_bool(p, K_kwarg_only, a->kwarg_only);
+    set_int(p, K_index, index);
     const sg_alias *al = sg_type_alias(a->type);
     if (al) {
-        push_alias(L, al);
-        SETF(L, "alias");
+        push_alias(p, al);
+        setk(p, K_alias);
     }
-    set_bool(L, "write", sg_arg_is_write(a));
-    set_str(L, "family", sg_type_family(a->type));
-    set_bool(L, "optional", a->type->kind == SG_TY_OPTIONAL);
-    set_bool(L, "tensor_like", sg_type_is_tensor_like(a->type));
+    set_bool(p, K_write, sg_arg_is_write(a));
+    set_str(p, K_family, sg_type_family(a->type));
+    set_bool(p, K_optional, a->type->kind == SG_TY_OPTIONAL);
+    set_bool(p, K_tensor_like, sg_type_is_tensor_like(a->type));
     const sg_type *u = a->type->kind == SG_TY_OPTIONAL ? a->type->elems[0] : a->type;
-    if (u->kind == SG_TY_LIST && u->size >= 0) set_int(L, "size", u->size);
+    if (u->kind == SG_TY_LIST && u->size >= 0) set_int(p, K_size, u->size);
 }
 
-static void push_args(lua_State *L, const sg_arg *args, uint32_t n, sg_buf *tmp, bool is_ret) {
-    lua_createtable(L, (int)n, 0);
+static void push_args(const pusher *p, const sg_arg *args, uint32_t n, bool is_ret) {
+    lua_createtable(p->L, (int)n, 0);
     for (uint32_t i = 0; i < n; i++) {
-        push_arg(L, &args[i], tmp, is_ret, i);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
+        push_arg(p, &args[i], is_ret, i);
+        lua_rawseti(p->L, -2, (lua_Integer)i + 1);
     }
 }
 
 /* ---- ops --------------------------------------------------------------------------------- */
 
-static void push_strlist(lua_State *L, const char *k, const sg_strlist *l) {
+static void push_strlist(const pusher *p, enum key k, const sg_strlist *l) {
     if (!l->n) return;
-    push_strs(L, l->items, l->n);
-    SETF(L, k);
+    push_strs(p->L, l->items, l->n);
+    setk(p, k);
 }
 
-static void push_dispatch(lua_State *L, const sg_op *op) {
+static void push_dispatch(const pusher *p, const sg_op *op) {
+    lua_State *L = p->L;
     lua_createtable(L, (int)op->ndispatch, 0);
     for (uint32_t i = 0; i < op->ndispatch; i++) {
         const sg_dispatch *d = &op->dispatch[i];
         lua_createtable(L, 0, 2);
         push_strs(L, d->keys, d->nkeys);
-        SETF(L, "keys");
-        set_str(L, "kernel", d->kernel);
+        setk(p, K_keys);
+        set_str(p, K_kernel, d->kernel);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
-    SETF(L, "dispatch");
+    setk(p, K_dispatch);
 }
 
 /* Pushes one op's table (its fields; links to other ops are set afterwards). */
-static void push_op(lua_State *L, const sg_op *op, uint32_t index, sg_buf *tmp) {
+static void push_op(const pusher *p, const sg_op *op, uint32_t index) {
+    lua_State       *L = p->L;
     const sg_schema *s = &op->schema;
+    sg_buf          *tmp = p->tmp;
     lua_createtable(L, 0, 40);
-    set_int(L, "index", index);
-    set_str(L, "namespace", op->ns);
-    set_str(L, "name", s->name);
-    set_str(L, "overload", s->overload);
-    set_str(L, "base", s->base);
+    set_int(p, K_index, index);
+    set_str(p, K_namespace, op->ns);
+    set_str(p, K_name, s->name);
+    set_str(p, K_overload, s->overload);
+    set_str(p, K_base, s->base);
     tmp->len = 0;
-    sg_buf_printf(tmp, "%s::%s", op->ns, s->name);
-    lua_pushlstring(L, tmp->data, tmp->len);
-    SETF(L, "qualified");
+    sg_buf_puts(tmp, op->ns);
+    sg_buf_puts(tmp, "::");
+    sg_buf_puts(tmp, s->name);
+    set_tmp(p, K_qualified);
     tmp->len = 0;
     sg_op_cname(tmp, op);
-    lua_pushlstring(L, tmp->data, tmp->len);
-    SETF(L, "cname");
+    set_tmp(p, K_cname);
     tmp->len = 0;
-    if (!s->ns) sg_buf_printf(tmp, "%s::", op->ns);
+    if (!s->ns) {
+        sg_buf_puts(tmp, op->ns);
+        sg_buf_puts(tmp, "::");
+    }
     sg_schema_print(tmp, s, true);
-    lua_pushlstring(L, tmp->data, tmp->len);
-    SETF(L, "schema");
-    set_str(L, "func", op->func);
-    set_str(L, "kind", sg_schema_kind_names[sg_schema_kind_of(s)]);
-    set_bool(L, "inplace", s->inplace);
-    set_bool(L, "dunder", s->dunder);
-    set_bool(L, "mutable", sg_schema_is_mutable(s));
-    push_args(L, s->args, s->nargs, tmp, false);
-    SETF(L, "args");
-    push_args(L, s->rets, s->nrets, tmp, true);
-    SETF(L, "returns");
-    set_bool(L, "varargs", s->varargs);
-    set_bool(L, "varret", s->varret);
-    set_str(L, "file", op->pos.src ? op->pos.src->path : NULL);
-    set_int(L, "line", op->pos.line);
+    set_tmp(p, K_schema);
+    set_str(p, K_func, op->func);
+    set_str(p, K_kind, sg_schema_kind_names[sg_schema_kind_of(s)]);
+    set_bool(p, K_inplace, s->inplace);
+    set_bool(p, K_dunder, s->dunder);
+    set_bool(p, K_mutable, sg_schema_is_mutable(s));
+    push_args(p, s->args, s->nargs, false);
+    setk(p, K_args);
+    push_args(p, s->rets, s->nrets, true);
+    setk(p, K_returns);
+    set_bool(p, K_varargs, s->varargs);
+    set_bool(p, K_varret, s->varret);
+    set_str(p, K_file, op->pos.src ? op->pos.src->path : NULL);
+    set_int(p, K_line, op->pos.line);
 
     /* yaml keys */
     lua_createtable(L, 0, 2);
-    set_bool(L, "function", !op->has_variants || (op->variants & SG_VARIANT_FUNCTION));
-    set_bool(L, "method", op->variants & SG_VARIANT_METHOD);
-    SETF(L, "variants");
-    if (op->has_dispatch) push_dispatch(L, op);
-    set_tribool(L, "structured", op->structured);
-    set_str(L, "structured_delegate", op->structured_delegate);
-    set_str(L, "structured_inherits", op->structured_inherits);
-    push_strlist(L, "precomputed", &op->precomputed);
-    push_strlist(L, "autogen", &op->autogen);
+    set_bool(p, K_function, !op->has_variants || (op->variants & SG_VARIANT_FUNCTION));
+    set_bool(p, K_method, op->variants & SG_VARIANT_METHOD);
+    setk(p, K_variants);
+    if (op->has_dispatch) push_dispatch(p, op);
+    set_tribool(p, K_structured, op->structured);
+    set_str(p, K_structured_delegate, op->structured_delegate);
+    set_str(p, K_structured_inherits, op->structured_inherits);
+    push_strlist(p, K_precomputed, &op->precomputed);
+    push_strlist(p, K_autogen, &op->autogen);
     push_strs(L, op->tags.items, op->tags.n);
-    SETF(L, "tags");
-    set_str(L, "device_check", op->device_check);
-    set_tribool(L, "device_guard", op->device_guard);
-    set_str(L, "python_module", op->python_module);
-    push_strlist(L, "cpp_no_default_args", &op->cpp_no_default_args);
-    set_tribool(L, "manual_cpp_binding", op->manual_cpp_binding);
-    set_tribool(L, "manual_kernel_registration", op->manual_kernel_registration);
-    set_str(L, "category_override", op->category_override);
-    set_tribool(L, "use_const_ref_for_mutable_tensors", op->use_const_ref_for_mutable_tensors);
+    setk(p, K_tags);
+    set_str(p, K_device_check, op->device_check);
+    set_tribool(p, K_device_guard, op->device_guard);
+    set_str(p, K_python_module, op->python_module);
+    push_strlist(p, K_cpp_no_default_args, &op->cpp_no_default_args);
+    set_tribool(p, K_manual_cpp_binding, op->manual_cpp_binding);
+    set_tribool(p, K_manual_kernel_registration, op->manual_kernel_registration);
+    set_str(p, K_category_override, op->category_override);
+    set_tribool(p, K_use_const_ref_for_mutable_tensors, op->use_const_ref_for_mutable_tensors);
 }
 
 void sg_op_cname(sg_buf *b, const sg_op *op) {
-    sg_buf_printf(b, "%s_%s", op->ns, op->schema.name);
-    if (*op->schema.overload) sg_buf_printf(b, "_%s", op->schema.overload);
+    sg_buf_puts(b, op->ns);
+    sg_buf_putc(b, '_');
+    sg_buf_puts(b, op->schema.name);
+    if (*op->schema.overload) {
+        sg_buf_putc(b, '_');
+        sg_buf_puts(b, op->schema.overload);
+    }
 }
 
 /* op -> its 1-based position in model.ops: links between ops (groups, structured delegates,
@@ -274,31 +326,32 @@ static void opmap_free(opmap *mp) {
 }
 
 /* ops[i].field = ops[op's index] (nothing where op is NULL or not in the model). */
-static void link(lua_State *L, int ops, const opmap *mp, uint32_t i, const char *field,
+static void link(const pusher *p, int ops, const opmap *mp, uint32_t i, enum key field,
                  const sg_op *to) {
     uint32_t at = to ? opmap_get(mp, to) : 0;
     if (!at) return;
-    lua_rawgeti(L, ops, (lua_Integer)i + 1);
-    lua_rawgeti(L, ops, at);
-    lua_setfield(L, -2, field);
-    lua_pop(L, 1);
+    lua_rawgeti(p->L, ops, (lua_Integer)i + 1);
+    lua_rawgeti(p->L, ops, at);
+    setk(p, field);
+    lua_pop(p->L, 1);
 }
 
 /* Links that derive.c computes: structured out op and delegates, autogen source. */
-static void link_derived(lua_State *L, int ops, const sg_op *op, uint32_t i, const opmap *mp) {
-    link(L, ops, mp, i, "structured_out", op->structured_out);
-    link(L, ops, mp, i, "autogen_from", op->autogen_from);
+static void link_derived(const pusher *p, int ops, const sg_op *op, uint32_t i, const opmap *mp) {
+    lua_State *L = p->L;
+    link(p, ops, mp, i, K_structured_out, op->structured_out);
+    link(p, ops, mp, i, K_autogen_from, op->autogen_from);
     if (!op->structured_is_out && !op->autogen_kind) return;
     lua_rawgeti(L, ops, (lua_Integer)i + 1);
-    if (op->autogen_kind) set_str(L, "autogen_kind", op->autogen_kind);
+    if (op->autogen_kind) set_str(p, K_autogen_kind, op->autogen_kind);
     if (op->structured_is_out) {
-        set_bool(L, "structured_is_out", true);
+        set_bool(p, K_structured_is_out, true);
         lua_createtable(L, (int)op->ndelegates, 0);
         for (uint32_t k = 0; k < op->ndelegates; k++) {
             lua_rawgeti(L, ops, opmap_get(mp, op->delegates[k]));
             lua_rawseti(L, -2, (lua_Integer)k + 1);
         }
-        SETF(L, "delegates");
+        setk(p, K_delegates);
     }
     lua_pop(L, 1);
 }
@@ -330,17 +383,19 @@ static bool push_sorted(lua_State *L, int ops, const sg_model *m) {
 
 bool sg_lua_push_model(lua_State *L, const sg_model *m) {
     opmap mp;
-    if (!opmap_init(&mp, m)) {
+    if (!opmap_init(&mp, m) || !lua_checkstack(L, K__COUNT + 16)) {
         opmap_free(&mp);
         return false;
     }
     sg_buf tmp;
     sg_buf_init(&tmp);
+    pusher p = {L, lua_gettop(L) + 1, &tmp};
+    for (int k = 0; k < K__COUNT; k++) lua_pushstring(L, key_names[k]);
     lua_createtable(L, 0, 4);                   /* model */
     lua_createtable(L, (int)m->nops, 0);        /* model.ops */
     int ops = lua_gettop(L);
     for (uint32_t i = 0; i < m->nops; i++) {
-        push_op(L, m->ops[i], i + 1, &tmp);
+        push_op(&p, m->ops[i], i + 1);
         lua_rawseti(L, ops, (lua_Integer)i + 1);
     }
     /* groups: op.group = {functional = op, inplace = op, out = op, mutable = op, scratch = op} */
@@ -349,39 +404,47 @@ bool sg_lua_push_model(lua_State *L, const sg_model *m) {
     for (uint32_t g = 0; g < m->ngroups; g++) {
         const sg_group *gr = m->groups[g];
         lua_createtable(L, 0, SG_KIND__COUNT + 1);
-        set_str(L, "signature", gr->signature);
+        set_str(&p, K_signature, gr->signature);
         for (int k = 0; k < SG_KIND__COUNT; k++) {
             if (!gr->ops[k]) continue;
             uint32_t at = opmap_get(&mp, gr->ops[k]);
             lua_rawgeti(L, ops, at);
-            SETF(L, sg_schema_kind_names[k]);
+            lua_setfield(L, -2, sg_schema_kind_names[k]);
             lua_rawgeti(L, ops, at); /* op.group = this group */
             lua_pushvalue(L, -2);
-            SETF(L, "group");
+            setk(&p, K_group);
             lua_pop(L, 1);
         }
         lua_rawseti(L, groups, (lua_Integer)g + 1);
     }
-    lua_setfield(L, -3, "groups");
-    for (uint32_t i = 0; i < m->nops; i++) link_derived(L, ops, m->ops[i], i, &mp);
+    lua_pushvalue(L, p.keys + K_groups);
+    lua_insert(L, -2);
+    lua_rawset(L, -4);                         /* model.groups */
+    for (uint32_t i = 0; i < m->nops; i++) link_derived(&p, ops, m->ops[i], i, &mp);
     bool ok = push_sorted(L, ops, m);
-    if (ok) lua_setfield(L, -3, "sorted");
-    lua_setfield(L, -2, "ops");
+    if (ok) {
+        lua_pushvalue(L, p.keys + K_sorted);
+        lua_insert(L, -2);
+        lua_rawset(L, -4);                     /* model.sorted */
+    }
+    setk(&p, K_ops);
 
     lua_createtable(L, (int)m->ntags, 0);
     for (uint32_t i = 0; i < m->ntags; i++) {
         lua_createtable(L, 0, 2);
-        set_str(L, "name", m->tags[i].name);
-        set_str(L, "desc", m->tags[i].desc);
+        set_str(&p, K_name, m->tags[i].name);
+        set_str(&p, K_desc, m->tags[i].desc);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
-    SETF(L, "tags");
+    setk(&p, K_tags);
     lua_createtable(L, (int)m->nsources, 0);
     for (uint32_t i = 0; i < m->nsources; i++) {
         lua_pushstring(L, m->sources[i]->path);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
-    SETF(L, "files");
+    setk(&p, K_files);
+    lua_replace(L, p.keys); /* the model where the first key was; the keys go */
+    lua_settop(L, p.keys);
     sg_buf_free(&tmp);
     opmap_free(&mp);
     return ok && !tmp.oom;
