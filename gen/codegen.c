@@ -649,7 +649,7 @@ static char *error_text(const char *label, const char *msg) {
     return NULL;
 }
 
-/* The Lua error on top of the stack (popped), into plan or job. */
+/* The Lua error on top of the stack (popped), as the template's planning problem. */
 static void plan_fail(lua_State *L, plan_tpl *pt) {
     char *msg = error_text(pt->t->label, lua_tostring(L, -1));
     sg_diag_plain(&pt->d, SG_ERROR, "%s", msg ? msg : "out of memory");
