@@ -197,8 +197,9 @@ local ret_letters = { tensor = "t", opt_tensor = "T", tensor_list = "l", int = "
                       bool = "b", scalar = "S", dtype = "d" }
 
 -- Rationale (this function and the ones below that every op goes through): numeric loops and
--- short strings joined with `..` cost half of what ipairs and table.concat did; they ran once
--- or twice for each of the corpus's 3,206 ops and were most of the generator's time.
+-- short strings joined with `..` cost half of what ipairs and table.concat did; run for each
+-- of the corpus's 3,206 ops, they were a third of the generator's time.
+local STAR = ("*"):byte()
 
 -- "ttS>t": what sg_call_boxed_sig needs to box the arguments and unbox the results
 function C.signature(op)
@@ -260,13 +261,13 @@ C.returns = R
 
 -- "T *" for T, "T **" for "T *".
 function C.pointer_to(ctype)
-  if ctype:byte(-1) == 42 then return ctype .. "*" end
+  if ctype:byte(-1) == STAR then return ctype .. "*" end
   return ctype .. " *"
 end
 
 -- What a declaration of a parameter of the family's C type puts between type and name: ""
 -- after a star ("sg_tensor *self"), else a space; and a result's out-pointer type.
-for _, f in pairs(F) do f.sep = f.param:byte(-1) == 42 and "" or " " end
+for _, f in pairs(F) do f.sep = f.param:byte(-1) == STAR and "" or " " end
 for _, r in pairs(R) do r.out_param = C.pointer_to(r.target) end
 
 function C.ret_family(r)
@@ -339,7 +340,7 @@ end
 
 -- A declaration "T *name" / "T name" with the star against the name.
 function C.decl(ctype, name)
-  if ctype:byte(-1) == 42 then return ctype .. name end
+  if ctype:byte(-1) == STAR then return ctype .. name end
   return ctype .. " " .. name
 end
 
