@@ -488,30 +488,25 @@ static void start(jw *w, sg_buf *b, sg_spool *s) {
     }
 }
 
-void sg_emit_json(sg_buf *b, const sg_model *m) {
+/* Ops [from, to) into b, or into s where b is NULL. */
+static void emit(sg_buf *b, sg_spool *s, const sg_model *m, uint32_t from, uint32_t to) {
     jw *w = malloc(sizeof *w); /* the chunk is too big for some threads' stacks */
-    if (!w) {
-        b->oom = true;
-        return;
+    bool oom = !w;
+    if (w) {
+        start(w, b, s);
+        render(w, m, from, to);
+        oom = w->tmp.oom;
+        sg_buf_free(&w->tmp);
+        free(w);
     }
-    start(w, b, NULL);
-    render(w, m, 0, m->nops);
-    if (w->tmp.oom) b->oom = true;
-    sg_buf_free(&w->tmp);
-    free(w);
+    if (oom && b) b->oom = true;
+    if (oom && s) s->oom = true;
 }
 
+void sg_emit_json(sg_buf *b, const sg_model *m) { emit(b, NULL, m, 0, m->nops); }
+
 void sg_emit_json_part(sg_spool *s, const sg_model *m, uint32_t from, uint32_t to) {
-    jw *w = malloc(sizeof *w);
-    if (!w) {
-        s->oom = true;
-        return;
-    }
-    start(w, NULL, s);
-    render(w, m, from, to);
-    if (w->tmp.oom) s->oom = true;
-    sg_buf_free(&w->tmp);
-    free(w);
+    emit(NULL, s, m, from, to);
 }
 
 void sg_emit_json_spool(sg_spool *s, const sg_model *m) { sg_emit_json_part(s, m, 0, m->nops); }

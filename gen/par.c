@@ -68,15 +68,20 @@ static void place(pthread_attr_t *attr, start *s) {
 #endif
 }
 
-bool sg_run2(void *(*fn)(void *), void *a, void *b) {
-    pthread_t      t;
+/* Starts a thread that runs s->fn(s->arg), placed as above (s must outlive its start). */
+static bool start_thread(pthread_t *t, start *s) {
     pthread_attr_t attr;
-    start          s = {.fn = fn, .arg = a};
     if (pthread_attr_init(&attr) != 0) return false;
-    place(&attr, &s);
-    int rc = pthread_create(&t, &attr, trampoline, &s);
+    place(&attr, s);
+    int rc = pthread_create(t, &attr, trampoline, s);
     pthread_attr_destroy(&attr);
-    if (rc != 0) return false;
+    return rc == 0;
+}
+
+bool sg_run2(void *(*fn)(void *), void *a, void *b) {
+    pthread_t t;
+    start     s = {.fn = fn, .arg = a};
+    if (!start_thread(&t, &s)) return false;
     fn(b);
     pthread_join(t, NULL);
     return true;
@@ -155,13 +160,7 @@ sg_worker *sg_worker_new(void) {
     w->go = (start){.fn = worker_main, .arg = w};
     if (pthread_mutex_init(&w->mu, NULL) != 0) goto no_mutex;
     if (pthread_cond_init(&w->cv, NULL) != 0) goto no_cond;
-    pthread_attr_t attr;
-    if (pthread_attr_init(&attr) != 0) goto no_thread;
-    place(&attr, &w->go);
-    int rc = pthread_create(&w->thread, &attr, trampoline, &w->go);
-    pthread_attr_destroy(&attr);
-    if (rc == 0) return w;
-no_thread:
+    if (start_thread(&w->thread, &w->go)) return w;
     pthread_cond_destroy(&w->cv);
 no_cond:
     pthread_mutex_destroy(&w->mu);

@@ -1039,7 +1039,7 @@ static int load_range(sg_model *m, const sg_source *src, size_t begin, size_t en
 /* ---- parts at once ----------------------------------------------------------------------- *
  * Rationale: libyaml's scanner is most of a big file's load, and it is sequential. A schema
  * file is one block sequence at column 0, so a line that starts with "- " begins an entry: a
- * file cut there is cut into valid files. A big file is cut into pieces of about 64 KiB,
+ * file cut there is cut into valid files. A big file is cut into pieces of about 100 KiB,
  * which this thread and the model's worker take one at a time until none is left, so that a
  * thread on a slower CPU (on a busy host one vCPU may run at half speed) simply takes fewer.
  * Each piece loads into a model of its own, from its thread's arena; the ops then move over
@@ -1131,7 +1131,6 @@ static bool clean(const part *pt) {
            pt->m.nops > 0;
 }
 
-/* Loads src in pieces on two threads; false, with m as it was, where it should load whole. */
 /* Starts m's worker for a file of len bytes, where it will load in pieces; whether it will. */
 static bool start_worker(sg_model *m, size_t len) {
     if (m->one_piece || len < SPLIT_MIN || sg_cpu_count() < 2) return false;
@@ -1139,6 +1138,7 @@ static bool start_worker(sg_model *m, size_t len) {
     return true;
 }
 
+/* Loads src in pieces on two threads; false, with m as it was, where it should load whole. */
 static bool load_parallel(sg_model *m, const sg_source *src) {
     if (!start_worker(m, src->len)) return false; /* (sg_load_file starts it before reading) */
     loading *ld = calloc(1, sizeof *ld);
