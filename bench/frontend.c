@@ -88,6 +88,7 @@ static int run_pipeline(const char *path, double t[PH__COUNT], run_facts *f, int
     if (sg_model_init(&m) != 0)
         return -1;
     sg_diag_init(&d);
+    m.early = SG_EARLY_CHECKS | SG_EARLY_JSON; /* as the tool does for --emit=json */
     sg_load_file(&m, path, &d);
     double t1 = now_ms();
     sg_spool spool;

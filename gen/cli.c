@@ -385,12 +385,14 @@ static bool write_stream(void *ud, const char *data, size_t len) {
 /* Loads, checks, then writes: outputs only when no phase reported an error. */
 static int run(const options *o, sg_model *m, sg_diag *d, FILE *out, FILE *err) {
     emit_kind kind = o->emit == EMIT_DEFAULT ? (o->outdir ? EMIT_DEFAULT : EMIT_SUMMARY) : o->emit;
+    /* JSON alone: rendered as ops load, or while grouping and validation run (kept only if
+     * they pass) */
+    bool json_alone = kind == EMIT_JSON && !o->outdir && !o->canonical_check;
+    if (json_alone) m->early = SG_EARLY_CHECKS | SG_EARLY_JSON;
     load_inputs(m, o, d);
-    /* JSON alone: rendered while grouping and validation run (kept only if they pass) */
     sg_spool json;
     sg_spool_init(&json);
-    bool spooled = kind == EMIT_JSON && !o->outdir && !o->canonical_check && d->nerrors == 0 &&
-                   sg_check_json_pays(m);
+    bool spooled = json_alone && d->nerrors == 0 && sg_check_json_pays(m);
     if (spooled) {
         sg_check_json(m, d, &json);
     } else {

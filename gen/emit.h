@@ -22,9 +22,24 @@ void sg_emit_json_spool(sg_spool *s, const sg_model *m);
  * whole. */
 void sg_emit_json_part(sg_spool *s, const sg_model *m, uint32_t from, uint32_t to);
 
-/* sg_model_group(m, d) then sg_validate(m, d), with m's JSON (sg_emit_json) rendered into
- * *json (initialised, empty) on a second thread meanwhile; *json keeps it only where they
- * added no error (otherwise it is left empty). Returns the number of errors added. */
+/* Ops' JSON one at a time, as sg_emit_json writes them, into a spool: how the loader renders
+ * each op of a big file while the op is in cache (SG_EARLY_JSON, model.h). */
+typedef struct sg_json_ops sg_json_ops;
+/* A writer into s (NULL, and s->oom, when out of memory). */
+sg_json_ops *sg_json_ops_new(sg_spool *s);
+/* op's text, after what separates it from the op before it (first: it is the document's
+ * first op). */
+void sg_json_ops_put(sg_json_ops *w, const sg_op *op, bool first);
+/* Counts what was written in the spool (s->len), for a caller marking where ops' text ends. */
+void sg_json_ops_sync(sg_json_ops *w);
+/* Syncs, then frees w (NULL: nothing). */
+void sg_json_ops_free(sg_json_ops *w);
+
+/* sg_model_group(m, d) then sg_validate(m, d), with m's JSON (sg_emit_json) put into *json
+ * (initialised, empty): the loader's where it rendered every op's (SG_EARLY_JSON), else
+ * rendered on a second thread meanwhile. *json keeps it only where they added no error
+ * (otherwise it is left empty); it may refer to m's memory: put it before m is freed.
+ * Returns the number of errors added. */
 int sg_check_json(sg_model *m, sg_diag *d, sg_spool *json);
 /* Whether sg_check_json gains over grouping and validating, then a streamed sg_emit_json: a
  * model neither small nor huge, and a second processor. (Where it does not, it still works,

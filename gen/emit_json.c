@@ -23,14 +23,16 @@
  * are printed into `tmp` (reused) and copied over. */
 enum { WINDOW = SG_BUF_STREAM, SHORT = 4096 /* strings up to this long are copied in place */ };
 
-typedef struct jw {
+typedef struct sg_json_ops jw;
+
+struct sg_json_ops {
     sg_buf   *b;     /* the destination, or NULL when it is */
     sg_spool *spool; /* this spool */
     char     *buf;   /* the window: buf[0..n) written, room up to cap (at least WINDOW) */
     size_t    n, cap;
     sg_buf    tmp;
     char      chunk[WINDOW];
-} jw;
+};
 
 /* A window in the spool: the rest of its last block where `need` bytes fit there, else a new
  * block. Out of memory, writing goes on into the chunk and is kept nowhere (s->oom tells). */
@@ -510,3 +512,41 @@ void sg_emit_json_part(sg_spool *s, const sg_model *m, uint32_t from, uint32_t t
 }
 
 void sg_emit_json_spool(sg_spool *s, const sg_model *m) { sg_emit_json_part(s, m, 0, m->nops); }
+
+/* ---- op by op ---------------------------------------------------------------------------- */
+
+sg_json_ops *sg_json_ops_new(sg_spool *s) {
+    jw *w = malloc(sizeof *w);
+    if (!w) {
+        s->oom = true;
+        return NULL;
+    }
+    start(w, NULL, s);
+    sg_buf_init(&w->tmp);
+    sg_buf_putc(&w->tmp, '\0'); /* tmp.data is never NULL from here on */
+    return w;
+}
+
+void sg_json_ops_put(sg_json_ops *w, const sg_op *op, bool first) {
+    puts0(w, first ? "\n" : ",\n");
+    put_op(w, op);
+}
+
+void sg_json_ops_sync(sg_json_ops *w) {
+    if (w->buf == w->chunk) { /* out of memory: nothing is kept */
+        w->n = 0;
+        return;
+    }
+    sg_spool_commit(w->spool, w->n);
+    w->buf += w->n;
+    w->cap -= w->n;
+    w->n = 0;
+}
+
+void sg_json_ops_free(sg_json_ops *w) {
+    if (!w) return;
+    sg_json_ops_sync(w);
+    if (w->tmp.oom) w->spool->oom = true;
+    sg_buf_free(&w->tmp);
+    free(w);
+}

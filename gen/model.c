@@ -15,6 +15,11 @@ int sg_model_init(sg_model *m) {
 /* groups is built by group.c from the arena, so it is not freed here. */
 void sg_model_free(sg_model *m) {
     sg_worker_free(m->worker);
+    if (m->early_json) {
+        sg_spool_free(&m->early_json->text[0]);
+        sg_spool_free(&m->early_json->text[1]);
+        free(m->early_json);
+    }
     free(m->sources);
     free(m->ops);
     free(m->tags);

@@ -11,6 +11,7 @@
 #define SG_MODEL_H
 
 #include "schema/sg_schema.h"
+#include "spool.h"
 
 /* A source file held in memory for the whole run, so diagnostics can quote its lines. */
 typedef struct sg_source {
@@ -119,6 +120,9 @@ struct sg_op {
     bool         dup_arg;     /* an argument is named as an earlier one */
     bool         keyword_arg; /* an argument is named as a Python keyword */
     bool         dropout_arg; /* an argument's name says dropout */
+    /* the rules on this op alone, but for its tags, were applied by the loader and said
+     * nothing (SG_EARLY_CHECKS): sg_validate applies only the tags rule */
+    bool         checked;
 
     /* derived by derive.c (sg_model_derive; zero until it runs) */
     sg_op       *structured_out;    /* the structured out op named by structured_delegate */
@@ -143,6 +147,31 @@ typedef struct sg_tag {
     sg_pos      pos;
 } sg_tag;
 
+/* Work a run asks the loader to do beside loading, on each op of a file it loads in pieces
+ * (files of 256 KiB and more, on two or more processors), on the loading threads while the
+ * op is in cache; smaller files, and files loaded whole, are left to the later steps.
+ * Rationale: those steps otherwise walk the whole model again, out of cache and across cores. */
+enum {
+    SG_EARLY_CHECKS = 1u << 0, /* the rules on one op alone (sg_op.checked) */
+    SG_EARLY_JSON = 1u << 1,   /* the op's JSON, which sg_check_json puts together */
+};
+
+enum { SG_MAX_PIECES = 32 }; /* a file is loaded in this many pieces at most */
+
+/* The JSON of ops rendered as they were loaded: text[k] holds what loading thread k wrote;
+ * run i says where the text of ops [first, first + count) is. */
+typedef struct sg_json_run {
+    uint32_t first, count;
+    uint32_t text;
+    size_t   from, to;
+} sg_json_run;
+
+typedef struct sg_early_json {
+    sg_spool    text[2];
+    sg_json_run runs[SG_MAX_PIECES];
+    uint32_t    nruns;
+} sg_early_json;
+
 typedef struct sg_model {
     sg_arena   *arena;
     sg_arena  **adopted;      /* arenas given to it (sg_model_keep_arena), freed with it */
@@ -157,6 +186,8 @@ typedef struct sg_model {
     sg_group  **groups;
     uint32_t    ngroups;
     bool        one_piece;    /* load large files whole, on the calling thread (tests, debugging) */
+    unsigned    early;        /* SG_EARLY_*: set before loading */
+    sg_early_json *early_json; /* where SG_EARLY_JSON was done for a file (the first such) */
     struct sg_worker *worker; /* the second thread of its parallel steps (par.h), kept from the
                                  first big file's load to sg_model_free; NULL where none */
 } sg_model;
@@ -233,10 +264,18 @@ typedef struct sg_signer {
  * and grouping is then one hash lookup per op. false when out of memory. */
 bool sg_op_sign(sg_op *op, sg_arena *a, sg_signer *g);
 void sg_signer_free(sg_signer *g);
+/* The rules on op alone but for its tags rule, which needs the tags files (all may not be
+ * loaded yet), reported to d; sets op->checked where they said nothing. What the loader does
+ * for SG_EARLY_CHECKS; m is the model op is in (its memory is used). */
+void sg_validate_op(sg_model *m, sg_op *op, sg_diag *d);
 /* Applies every rule of docs/rules.md; returns the number of errors added. */
 int sg_validate(sg_model *m, sg_diag *d);
 /* The same, calling before_cross(ud) once the one-op rules are applied and before the rules
- * across ops, which read the groups (a caller grouping on another thread waits there). */
-int sg_validate_then(sg_model *m, sg_diag *d, void (*before_cross)(void *ud), void *ud);
+ * across ops, which read the groups (a caller grouping on another thread waits there); it
+ * returns how many groups, from the first, the rules on groups are applied to here (the
+ * caller applies them to the others: sg_validate_groups). */
+int sg_validate_then(sg_model *m, sg_diag *d, uint32_t (*before_cross)(void *ud), void *ud);
+/* The rules on groups [from, to) (after grouping); returns the number of errors added. */
+int sg_validate_groups(sg_model *m, sg_diag *d, uint32_t from, uint32_t to);
 
 #endif

@@ -3,6 +3,7 @@
 
 #include "schema/sg_pages.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Two huge pages by default, one at least: a huge page is faulted in for less than a few
@@ -11,28 +12,34 @@ enum { BLOCK = 4u << 20, BLOCK_MIN = 2u << 20 };
 
 struct sg_spool_block {
     sg_spool_block *next;
+    char           *data; /* just after the header, or another spool's bytes (a view) */
     size_t          len, cap;
-    /* data follows */
+    bool            view; /* the header alone is this spool's (malloc) */
 };
 
 enum { HDR = (sizeof(sg_spool_block) + 15) & ~(size_t)15 };
-
-static char *data_of(sg_spool_block *b) { return (char *)b + HDR; }
 
 void sg_spool_init(sg_spool *s) { memset(s, 0, sizeof *s); }
 
 void sg_spool_free(sg_spool *s) {
     for (sg_spool_block *b = s->head, *next; b; b = next) {
         next = b->next;
-        sg_pages_free(b, HDR + b->cap);
+        if (b->view) free(b);
+        else sg_pages_free(b, HDR + b->cap);
     }
     sg_spool_init(s);
+}
+
+static void append(sg_spool *s, sg_spool_block *b) {
+    if (s->tail) s->tail->next = b;
+    else s->head = b;
+    s->tail = b;
 }
 
 char *sg_spool_room(sg_spool *s, size_t need, size_t *avail) {
     sg_spool_block *b = s->tail;
     if (s->oom) return NULL;
-    if (!b || b->cap - b->len < need) {
+    if (!b || b->cap - b->len < need) { /* (a view's cap is its len: never written into) */
         size_t want = s->block ? HDR + s->block : BLOCK;
         want = want < BLOCK_MIN ? BLOCK_MIN : want;
         size_t bytes = sg_pages_size(need > want - HDR ? HDR + need : want);
@@ -40,17 +47,18 @@ char *sg_spool_room(sg_spool *s, size_t need, size_t *avail) {
             s->oom = true;
             return NULL;
         }
+        b->data = (char *)b + HDR;
         b->cap = bytes - HDR;
-        if (s->tail) s->tail->next = b;
-        else s->head = b;
-        s->tail = b;
+        append(s, b);
     }
     *avail = b->cap - b->len;
-    return data_of(b) + b->len;
+    return b->data + b->len;
 }
 
 void sg_spool_commit(sg_spool *s, size_t n) {
-    if (s->tail) s->tail->len += n;
+    if (!s->tail) return;
+    s->tail->len += n;
+    s->len += n;
 }
 
 bool sg_spool_sink(void *ud, const char *data, size_t len) {
@@ -75,10 +83,28 @@ void sg_spool_splice(sg_spool *dst, sg_spool *src) {
         else dst->head = src->head;
         dst->tail = src->tail;
     }
+    dst->len += src->len;
     sg_spool_init(src);
+}
+
+void sg_spool_view(sg_spool *dst, const sg_spool *src, size_t from, size_t to) {
+    dst->oom |= src->oom;
+    size_t at = 0; /* where block k starts in src's text */
+    for (const sg_spool_block *k = src->head; k && at < to && !dst->oom; at += k->len, k = k->next) {
+        size_t lo = from > at ? from - at : 0, hi = to - at < k->len ? to - at : k->len;
+        if (lo >= hi) continue;
+        sg_spool_block *b = malloc(sizeof *b);
+        if (!b) {
+            dst->oom = true;
+            return;
+        }
+        *b = (sg_spool_block){.data = k->data + lo, .len = hi - lo, .cap = hi - lo, .view = true};
+        append(dst, b);
+        dst->len += hi - lo;
+    }
 }
 
 void sg_spool_put(const sg_spool *s, sg_buf *b) {
     if (s->oom) b->oom = true;
-    for (sg_spool_block *k = s->head; k && !b->oom; k = k->next) sg_buf_putn(b, data_of(k), k->len);
+    for (sg_spool_block *k = s->head; k && !b->oom; k = k->next) sg_buf_putn(b, k->data, k->len);
 }

@@ -158,6 +158,10 @@ static bool index_op(sgv_ctx *cx, sg_op *op) {
 /* ---- the run ----------------------------------------------------------------------------- */
 
 static void check_op(sgv_ctx *cx, const sg_op *op) {
+    if (op->checked) { /* the loader applied the rest */
+        if (cx->m->have_tags && op->tags.n && sgv_is_aten(op)) sgv_check_tags(cx, op);
+        return;
+    }
     unique_arg_names(cx, op);
     sgv_check_dispatch_once(cx, op);
     if (!sgv_is_aten(op)) return;
@@ -165,9 +169,25 @@ static void check_op(sgv_ctx *cx, const sg_op *op) {
     sgv_check_yaml(cx, op);
 }
 
+void sg_validate_op(sg_model *m, sg_op *op, sg_diag *d) {
+    sgv_ctx cx = {.m = m, .d = d, .tags_later = true};
+    uint32_t before = d->nerrors + d->nwarnings;
+    size_t   said = d->out.len;
+    if (!op->parsed) return;
+    check_op(&cx, op);
+    op->checked = d->nerrors + d->nwarnings == before && d->out.len == said;
+}
+
 int sg_validate(sg_model *m, sg_diag *d) { return sg_validate_then(m, d, NULL, NULL); }
 
-int sg_validate_then(sg_model *m, sg_diag *d, void (*before_cross)(void *ud), void *ud) {
+int sg_validate_groups(sg_model *m, sg_diag *d, uint32_t from, uint32_t to) {
+    uint32_t before = d->nerrors;
+    sgv_ctx  cx = {.m = m, .d = d};
+    sgv_check_groups(&cx, from, to);
+    return (int)(d->nerrors - before);
+}
+
+int sg_validate_then(sg_model *m, sg_diag *d, uint32_t (*before_cross)(void *ud), void *ud) {
     uint32_t before = d->nerrors;
     sgv_ctx cx = {.m = m, .d = d};
     bool ok = sgv_map_init(&cx.names, m->arena, m->nops) == 0 &&
@@ -176,8 +196,8 @@ int sg_validate_then(sg_model *m, sg_diag *d, void (*before_cross)(void *ud), vo
         if (m->ops[i]->parsed) ok = index_op(&cx, m->ops[i]);
     for (uint32_t i = 0; ok && i < m->nops; i++)
         if (m->ops[i]->parsed) check_op(&cx, m->ops[i]);
-    if (before_cross) before_cross(ud);
-    if (ok) sgv_check_cross(&cx);
+    uint32_t groups = before_cross ? before_cross(ud) : m->ngroups;
+    if (ok) sgv_check_cross(&cx, groups);
     else sg_diag_plain(d, SG_ERROR, "out of memory while validating");
     sgv_map_free(&cx.names);
     sgv_map_free(&cx.bases);

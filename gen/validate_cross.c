@@ -351,10 +351,11 @@ static void delegate_exists(sgv_ctx *cx, const sg_op *op) {
 
 static void inplace_view_tag(sgv_ctx *cx, const sg_op *op) {
     const sg_schema *s = &op->schema;
+    bool tagged = sgv_has_tag(op, "inplace_view");
+    if (!tagged && !(s->inplace && sgv_is_view(op))) return; /* nearly all: nothing to read */
     char name[NAME_MAX_];
     sgv_full_name(op, name, sizeof name);
-    bool tagged = sgv_has_tag(op, "inplace_view");
-    if (s->inplace && !tagged && sgv_is_view(op))
+    if (!tagged)
         SGV_ERROR(cx, name_pos(op), "in-place operator '%s' aliases an input (a read-only "
                   "annotated return, or an input entering '*'), so it needs the tag inplace_view "
                   "[SG-309]", name);
@@ -405,7 +406,12 @@ static bool aten_group(const sg_group *g) {
     return false;
 }
 
-void sgv_check_cross(sgv_ctx *cx) {
+void sgv_check_groups(sgv_ctx *cx, uint32_t from, uint32_t to) {
+    for (uint32_t i = from; i < to; i++)
+        if (aten_group(cx->m->groups[i])) check_group(cx, cx->m->groups[i]);
+}
+
+void sgv_check_cross(sgv_ctx *cx, uint32_t groups) {
     sg_model *m = cx->m;
     for (uint32_t i = 0; i < m->nops; i++) {
         const sg_op *op = m->ops[i];
@@ -413,7 +419,6 @@ void sgv_check_cross(sgv_ctx *cx) {
         delegate_exists(cx, op);
         inplace_view_tag(cx, op);
     }
-    for (uint32_t i = 0; i < m->ngroups; i++)
-        if (aten_group(m->groups[i])) check_group(cx, m->groups[i]);
+   sgv_check_groups(cx, 0, groups);
     if (m->have_tags) tag_descs(cx);
 }

@@ -111,6 +111,7 @@ typedef struct sgv_ctx {
     sg_diag  *d;
     sgv_map   names; /* "ns::name.overload" -> the first op of that name */
     sgv_map   bases; /* "ns::name" -> the first op of that name, any overload */
+    bool      tags_later; /* the tags files may not all be loaded: the tags rule waits */
 } sgv_ctx;
 
 /* The op called `name` ("add.out", "add") in namespace ns, or NULL. */
@@ -123,7 +124,10 @@ sg_pos sgv_key_pos(const sg_op *op, const char *key);
 
 void sgv_check_schema(sgv_ctx *cx, const sg_op *op);    /* validate_schema.c: on the schema */
 void sgv_check_yaml(sgv_ctx *cx, const sg_op *op);      /* validate_yaml.c: rules on the keys */
-void sgv_check_cross(sgv_ctx *cx);                      /* validate_cross.c: rules across ops */
+/* validate_cross.c: the rules across ops, those on groups only on the first `groups` */
+void sgv_check_cross(sgv_ctx *cx, uint32_t groups);
+void sgv_check_groups(sgv_ctx *cx, uint32_t from, uint32_t to); /* on groups [from, to) */
+void sgv_check_tags(sgv_ctx *cx, const sg_op *op);      /* validate_yaml.c: tags known */
 void sgv_check_dispatch_once(sgv_ctx *cx, const sg_op *op); /* validate_yaml.c, all ops */
 /* torchgen's operator-name rules (V-17) on `name` (no overload): reports at pos, saying that it
  * is `what` ("operator name", "autogen name"); returns whether the name is fine. */

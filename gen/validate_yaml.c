@@ -432,7 +432,7 @@ static void variants_and_outs(sgv_ctx *cx, const sg_op *op) {
                   "arguments [SG-217]");
 }
 
-static void known_tags(sgv_ctx *cx, const sg_op *op) {
+void sgv_check_tags(sgv_ctx *cx, const sg_op *op) {
     for (uint32_t i = 0; cx->m->have_tags && i < op->tags.n; i++) {
         bool found = false;
         for (uint32_t t = 0; t < cx->m->ntags && !found; t++)
@@ -496,7 +496,7 @@ void sgv_check_yaml(sgv_ctx *cx, const sg_op *op) {
     precomputed(cx, op);
     device_check(cx, op);
     variants_and_outs(cx, op);
-    known_tags(cx, op);
+    if (!cx->tags_later) sgv_check_tags(cx, op);
     no_default_args(cx, op);
     seeded_tag(cx, op);
 }

@@ -14,6 +14,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* fstat, fileno */
 
+#include "emit.h"
 #include "model.h"
 #include "par.h"
 #include "validate_util.h"
@@ -54,6 +55,13 @@ typedef struct frame {
 
 typedef enum file_kind { FILE_UNKNOWN, FILE_SCHEMA, FILE_TAGS } file_kind;
 
+/* What a piece's loader does to each op beside loading it (model.h, SG_EARLY_*). */
+typedef struct early {
+    unsigned     what; /* SG_EARLY_CHECKS: applies the rules on the op alone */
+    sg_json_ops *json; /* where the ops' JSON goes (SG_EARLY_JSON), or NULL */
+    bool         first; /* the next op is the document's first */
+} early;
+
 typedef struct loader {
     sg_model        *m;
     sg_diag         *d;
@@ -72,6 +80,7 @@ typedef struct loader {
     uint32_t         nentries;
     sg_pos           root;
     sg_signer        sign;   /* for each op's grouping key (sg_op_sign) */
+    early           *early;  /* NULL: loading alone */
     bool             simple; /* all ASCII, no '\r': a character is a byte, a break a '\n' */
     bool             stop; /* a problem after which the rest of the file is not read */
 } loader;
@@ -831,10 +840,19 @@ static void op_entry(loader *L, const sg_ynode *e) {
     dups_free(&u);
     if (!op->keys || !op->values) oom(L);
     if (!has_func) sg_diag_report(L->d, SG_ERROR, e->pos, "entry has no 'func' key");
-    if (!op->func) L->m->nops--; /* it is the last op */
-    else if (op->parsed) {
+    if (!op->func) {
+        L->m->nops--; /* it is the last op */
+        return;
+    }
+    if (op->parsed) {
         sg_op_sign(op, L->a, &L->sign); /* where it cannot, grouping works it out */
         sgv_note_args(op);
+    }
+    early *ea = L->early;
+    if (ea && (ea->what & SG_EARLY_CHECKS)) sg_validate_op(L->m, op, L->d);
+    if (ea && ea->json) {
+        sg_json_ops_put(ea->json, op, ea->first);
+        ea->first = false;
     }
 }
 
@@ -1013,7 +1031,7 @@ static void run(loader *L, yaml_parser_t *p) {
 
 /* Loads src->text[begin, end), which starts on line `line`, into m. */
 static int load_range(sg_model *m, const sg_source *src, size_t begin, size_t end, uint32_t line,
-                      sg_diag *d) {
+                      sg_diag *d, early *e) {
     uint32_t before = d->nerrors;
     yaml_parser_t p;
     if (!yaml_parser_initialize(&p)) {
@@ -1022,7 +1040,7 @@ static int load_range(sg_model *m, const sg_source *src, size_t begin, size_t en
     }
     cursor home = {.byte = begin, .line_start = begin, .line = line};
     loader L = {.m = m, .d = d, .src = src, .a = m->arena, .base = begin, .home = home,
-                .cur = home, .root = {src, 1, 1}};
+                .cur = home, .root = {src, 1, 1}, .early = e};
     const unsigned char *t = (const unsigned char *)src->text + begin;
     L.simple = ascii_run(t, end - begin) == end - begin && !memchr(t, '\r', end - begin);
     yaml_parser_set_input_string(&p, t, end - begin);
@@ -1045,24 +1063,30 @@ static int load_range(sg_model *m, const sg_source *src, size_t begin, size_t en
  * Each piece loads into a model of its own, from its thread's arena; the ops then move over
  * in file order. Where any piece has anything to say (an error, a warning, a piece that is
  * not a schema file), the pieces are thrown away and the file loads again in one piece, so
- * diagnostics are always those of a whole-file load. */
+ * diagnostics are always those of a whole-file load. The loading threads also do the run's
+ * early work on each op (model.h, SG_EARLY_*): what they find is a piece's to say too. */
 
-enum { SPLIT_MIN = 256 * 1024, PIECE = 100 * 1024, MAX_PIECES = 32 };
+enum { SPLIT_MIN = 256 * 1024, PIECE = 24 * 1024 };
 
 typedef struct part {
     sg_model m;
     sg_diag  d;
     size_t   begin, end;
     uint32_t line;
+    uint32_t text;     /* the thread whose early JSON text holds its ops' */
+    size_t   from, to; /* where in that text */
 } part;
 
 typedef struct loading {
     const sg_source *src;
-    part             parts[MAX_PIECES];
+    part             parts[SG_MAX_PIECES];
     uint32_t         nparts;
     atomic_uint      next;     /* the next piece to take */
     double           rate[2];  /* bytes per second each thread loaded */
     sg_arena        *arena[2]; /* a thread's: the pieces it loads allocate from it */
+    unsigned         early;    /* the model's SG_EARLY_* */
+    sg_early_json   *json;     /* where SG_EARLY_JSON goes, or NULL */
+    bool             first;    /* the first piece's first op is the document's first */
 } loading;
 
 typedef struct side {
@@ -1074,19 +1098,28 @@ static void *load_side(void *arg) {
     side     *sd = arg;
     loading  *ld = sd->ld;
     sg_arena *a = ld->arena[sd->k];
-    /* a model takes about 12 bytes per byte of schema file: a share of it in one chunk,
-     * faulted in on this thread */
-    sg_arena_reserve(a, 12 * (ld->src->len / 2));
+    /* a model takes about 12 bytes per byte of schema file, and either thread may load most
+     * of the pieces: room for three quarters of it in one chunk (huge pages, faulted in as
+     * used), so that the thread seldom needs another */
+    sg_arena_reserve(a, 9 * ld->src->len);
     struct timespec t0, t1;
     size_t bytes = 0;
+    early e = {.what = ld->early};
+    e.json = ld->json ? sg_json_ops_new(&ld->json->text[sd->k]) : NULL; /* NULL: oom told */
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (uint32_t i; (i = atomic_fetch_add(&ld->next, 1)) < ld->nparts;) {
         part *pt = &ld->parts[i];
         pt->m.arena = a;
-        load_range(&pt->m, ld->src, pt->begin, pt->end, pt->line, &pt->d);
+        pt->text = (uint32_t)sd->k;
+        pt->from = ld->json ? ld->json->text[sd->k].len : 0;
+        e.first = i == 0 && ld->first;
+        load_range(&pt->m, ld->src, pt->begin, pt->end, pt->line, &pt->d, &e);
+        if (e.json) sg_json_ops_sync(e.json);
+        pt->to = ld->json ? ld->json->text[sd->k].len : 0;
         bytes += pt->end - pt->begin;
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
+    sg_json_ops_free(e.json);
     double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     ld->rate[sd->k] = s > 0 ? (double)bytes / s : 0;
     return NULL;
@@ -1101,6 +1134,13 @@ static size_t entry_at_or_after(const sg_source *src, size_t from) {
     return c ? (size_t)(c - t) + 1 : 0;
 }
 
+/* The '\n's in p[0..n): a loop the compiler makes wide (memchr per line costs a call each). */
+static uint32_t count_lines(const char *p, size_t n) {
+    uint32_t k = 0;
+    for (size_t i = 0; i < n; i++) k += p[i] == '\n';
+    return k;
+}
+
 /* Cuts src into pieces at entry lines (their first lines counted as it goes); false for a file
  * that is not a block sequence at column 0, or that gives fewer than two pieces. */
 static bool cut(loading *ld) {
@@ -1113,13 +1153,13 @@ static bool cut(loading *ld) {
     if (e - q < 2 || q[0] != '-' || q[1] != ' ') return false;
     size_t   n = src->len / PIECE, begin = 0;
     uint32_t line = 1;
-    n = n < 2 ? 2 : n > MAX_PIECES ? MAX_PIECES : n;
+    n = n < 2 ? 2 : n > SG_MAX_PIECES ? SG_MAX_PIECES : n;
     ld->nparts = 0;
     for (size_t i = 1; i <= n; i++) {
         size_t end = i == n ? src->len : entry_at_or_after(src, i * src->len / n);
         if (i < n && (!end || end <= begin)) continue; /* one long entry: fewer pieces */
         ld->parts[ld->nparts++] = (part){.begin = begin, .end = end, .line = line};
-        for (const char *r = t + begin; (r = memchr(r, '\n', (size_t)(t + end - r))); r++) line++;
+        line += count_lines(t + begin, end - begin);
         begin = end;
         if (begin == src->len) break;
     }
@@ -1146,6 +1186,11 @@ static bool load_parallel(sg_model *m, const sg_source *src) {
     ld->src = src;
     atomic_init(&ld->next, 0);
     uint32_t nops = m->nops;
+    ld->early = m->early;
+    ld->first = nops == 0;
+    /* the early JSON of one file only: a model of several is rendered after checking */
+    if ((m->early & SG_EARLY_JSON) && !m->early_json && (ld->json = calloc(1, sizeof *ld->json)))
+        ld->json->text[0].block = ld->json->text[1].block = 2u << 20; /* a huge page at a time */
     bool ok = cut(ld) && (ld->arena[0] = sg_arena_new(NULL, NULL)) != NULL &&
               (ld->arena[1] = sg_arena_new(NULL, NULL)) != NULL;
     for (uint32_t i = 0; i < ld->nparts; i++) sg_diag_init(&ld->parts[i].d);
@@ -1156,14 +1201,27 @@ static bool load_parallel(sg_model *m, const sg_source *src) {
         sg_worker_note_share(m->worker, ld->rate[1] / (ld->rate[0] + ld->rate[1]));
     for (uint32_t i = 0; ok && i < ld->nparts; i++) ok = clean(&ld->parts[i]);
     for (uint32_t i = 0; i < ld->nparts; i++) {
-        ld->parts[i].m.arena = NULL; /* the threads' arenas go to m, or are freed below */
-        ok = ok && sg_model_adopt(m, &ld->parts[i].m);
+        part *pt = &ld->parts[i];
+        pt->m.arena = NULL; /* the threads' arenas go to m, or are freed below */
+        if (ld->json)
+            ld->json->runs[i] = (sg_json_run){m->nops, pt->m.nops, pt->text, pt->from, pt->to};
+        ok = ok && sg_model_adopt(m, &pt->m);
     }
     ok = ok && sg_model_keep_arena(m, ld->arena[0]);
     if (ok) ld->arena[0] = NULL;
     ok = ok && sg_model_keep_arena(m, ld->arena[1]);
     if (ok) ld->arena[1] = NULL;
     if (!ok) m->nops = nops; /* some pieces may have moved over before one failed */
+    if (ok && ld->json) {
+        ld->json->nruns = ld->nparts;
+        m->early_json = ld->json;
+        ld->json = NULL;
+    }
+    if (ld->json) {
+        sg_spool_free(&ld->json->text[0]);
+        sg_spool_free(&ld->json->text[1]);
+        free(ld->json);
+    }
     for (uint32_t i = 0; i < ld->nparts; i++) {
         sg_model_free(&ld->parts[i].m);
         sg_diag_free(&ld->parts[i].d);
@@ -1181,7 +1239,7 @@ static int load(sg_model *m, const sg_source *src, sg_diag *d) {
         return 1;
     }
     if (load_parallel(m, src)) return 0;
-    return load_range(m, src, 0, src->len, 1, d);
+    return load_range(m, src, 0, src->len, 1, d, NULL);
 }
 
 int sg_load_buffer(sg_model *m, const char *path, const char *text, size_t len, sg_diag *d) {

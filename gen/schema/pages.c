@@ -2,9 +2,13 @@
 #define _DEFAULT_SOURCE
 #include "sg_pages.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #if defined(__linux__)
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #endif
@@ -24,6 +28,24 @@ static void *map_huge(size_t n) {
     return (void *)a;
 }
 
+/* Whether madvised memory gets transparent huge pages (the "enabled" setting is not "never"),
+ * read once. */
+static bool huge_pages(void) {
+    static atomic_int known; /* 0 not read, 1 yes, 2 no */
+    int k = atomic_load(&known);
+    if (!k) {
+        char  line[128] = "";
+        FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+        if (f) {
+            if (!fgets(line, sizeof line, f)) line[0] = '\0';
+            fclose(f);
+        }
+        k = line[0] && !strstr(line, "[never]") ? 1 : 2;
+        atomic_store(&known, k);
+    }
+    return k == 1;
+}
+
 size_t sg_pages_size(size_t n) {
     if (n > SIZE_MAX - 2 * HUGE) return SIZE_MAX;
     return n < HUGE ? (n + PAGE - 1) & ~(size_t)(PAGE - 1) : (n + HUGE - 1) & ~(size_t)(HUGE - 1);
@@ -39,9 +61,10 @@ void *sg_pages_alloc(size_t n) {
     char *p = map_huge(n);
     if (!p) return NULL;
 #ifdef MADV_HUGEPAGE
-    madvise(p, n, MADV_HUGEPAGE); /* a hint: where refused, the pages are small */
+    /* a huge page is faulted in at its first byte: only what is used costs anything */
+    if (madvise(p, n, MADV_HUGEPAGE) == 0 && huge_pages()) return p;
 #endif
-    /* Fault everything in now (a huge page at its first byte, small ones one by one). */
+    /* small pages: fault everything in now, in one call rather than a trap per page */
 #ifdef MADV_POPULATE_WRITE
     if (madvise(p, n, MADV_POPULATE_WRITE) == 0) return p;
 #endif

@@ -5,9 +5,10 @@
  * measure on. A 4 KiB page costs several microseconds the first time it is written, even when
  * mapped with MAP_POPULATE (8 MiB: 6-9 ms to map, write once and unmap); the same 8 MiB as
  * transparent huge pages takes 0.4-0.6 ms, one fault per 2 MiB. So blocks of 2 MiB and more are
- * mapped 2 MiB-aligned, asked to be huge (MADV_HUGEPAGE, which Debian's default "madvise" mode
- * honours) and faulted in at once; smaller ones are mapped with MAP_POPULATE. Elsewhere:
- * calloc. */
+ * mapped 2 MiB-aligned and asked to be huge (MADV_HUGEPAGE, which Debian's default "madvise"
+ * mode honours); each huge page is then faulted in when first written, so a block may be
+ * generous and cost only what is used. Smaller blocks, and big ones where the system gives no
+ * huge pages, are faulted in at once (MAP_POPULATE, MADV_POPULATE_WRITE). Elsewhere: calloc. */
 #ifndef SG_PAGES_H
 #define SG_PAGES_H
 
