@@ -386,9 +386,9 @@ static bool write_stream(void *ud, const char *data, size_t len) {
 static int run(const options *o, sg_model *m, sg_diag *d, FILE *out, FILE *err) {
     emit_kind kind = o->emit == EMIT_DEFAULT ? (o->outdir ? EMIT_DEFAULT : EMIT_SUMMARY) : o->emit;
     /* JSON alone: rendered as ops load, or while grouping and validation run (kept only if
-     * they pass) */
+     * they pass); the one-op rules are applied as ops load in any case */
     bool json_alone = kind == EMIT_JSON && !o->outdir && !o->canonical_check;
-    if (json_alone) m->early = SG_EARLY_CHECKS | SG_EARLY_JSON;
+    m->early = SG_EARLY_CHECKS | (json_alone ? SG_EARLY_JSON : 0u);
     load_inputs(m, o, d);
     sg_spool json;
     sg_spool_init(&json);
