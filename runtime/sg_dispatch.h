@@ -150,9 +150,10 @@ typedef struct sg_op sg_op;
 typedef void (*sg_fn)(void); /* an unboxed kernel, cast to the op's typed signature to call */
 
 /* A boxed kernel: borrowed arguments in, results out (slots zeroed by the caller), status back.
- * ctx is what was registered with it. */
-typedef sg_status (*sg_boxed_fn)(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
-                                 int32_t nargs, sg_any *rets, int32_t nrets);
+ * ctx is what was registered with it. (sg_boxed is the function type, for declarations.) */
+typedef sg_status sg_boxed(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
+                           int32_t nargs, sg_any *rets, int32_t nrets);
+typedef sg_boxed *sg_boxed_fn;
 
 /* A kernel. Where both functions are given and ctx is NULL, boxed receives as its ctx a
  * `const sg_fn *` that points at the unboxed function: that is how a generated boxing adapter
@@ -224,6 +225,13 @@ typedef struct sg_handle sg_handle;
 
 /* A kernel for (op, key); key may be an alias key. */
 sg_status sg_op_impl(sg_op *op, sg_key key, sg_kernel k, sg_handle **out);
+/* A typed kernel with the boxing adapter of its C signature: what a generated registration
+ * function (ns_name_overload_register) does. */
+static inline sg_status sg_op_impl_typed(sg_op *op, sg_key key, sg_fn fn, sg_boxed_fn adapter,
+                                         sg_handle **out) {
+    sg_kernel k = {fn, adapter, NULL};
+    return sg_op_impl(op, key, k, out);
+}
 /* A fallthrough for (op, key): calls skip to the next key. */
 sg_status sg_op_impl_fallthrough(sg_op *op, sg_key key, sg_handle **out);
 /* One boxed kernel for every op at key (a backend fallback), or a fallthrough for every op. */

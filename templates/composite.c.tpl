@@ -1,13 +1,13 @@
-%! output = "{lib}_composite.c"
+%! output = "{lib}_composite_{shard}.c", per_shard = true
 % local C = import "c"
-/* $(output): kernels the generator writes: the functional
- * and in-place variants of structured ops (a meta function, then the out kernel), and the
- * variants `autogen:` asks for. $(lib)_init registers each for CompositeExplicitAutograd, so a
+/* $(output): kernels the generator writes, for the ops of shard $(shard + 1) of $(nshards): the
+ * functional and in-place variants of structured ops (a meta function, then the out kernel),
+ * and the variants `autogen:` asks for. $(lib)_init registers each for CompositeExplicitAutograd, so a
  * backend with a kernel of its own for the op still wins.
  * $(banner) */
 #include "$(lib).h"
 
-% for _, op in ipairs(model.ops) do
+% for _, op in ipairs(ops) do
 %   if op.structured_is_out and C.typed(op) then
 /* the meta function of structured $(op.schema) */
 $(op.cname)_meta_fn $(op.cname)_meta;

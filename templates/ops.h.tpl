@@ -7,7 +7,8 @@
  *   ns_name_overload(...)             the typed call: dispatches on its tensors' keys
  *   ns_name_overload_redispatch(ks, ...)  the same, from a kernel, with a key set it narrowed
  *   ns_name_overload_kernel           the C type a kernel for it must have
- *   ns_name_overload_register(key, fn, &handle)  registers a kernel of that type
+ *   ns_name_overload_register(key, fn, &handle)  registers a kernel of that type (inline: it
+ *                                     passes the kernel and the boxing adapter of its C type)
  * A structured out op also has ns_name_overload_set_meta(fn): its functional and in-place
  * variants then work wherever the out op has a kernel. Variants that `autogen:` asks for, and
  * those structured variants, have kernels written by the generator (ns_name_overload_composite),
@@ -31,6 +32,11 @@ extern const sg_op_desc $(lib)_ops[];
 extern const size_t $(lib)_nops;
 const sg_op_desc *$(lib)_find(const char *name, const char *overload);
 
+/* The boxing adapters, one per C signature: a boxed call of an op -> its typed kernel. */
+% for _, op in ipairs(C.adapter_ops()) do
+sg_boxed $(lib)_$(C.boxed_name(op));
+% end
+
 % for _, op in ipairs(model.ops) do
 %   local cn = op.cname
 /* $(op.schema) */
@@ -44,7 +50,9 @@ typedef sg_status $(cn)_fn(sg_keyset ks$(params == "void" and "" or ", " .. para
 typedef $(cn)_fn *$(cn)_kernel;
 $(cn)_fn $(cn)_redispatch;
 sg_status $(cn)($(params));
-sg_status $(cn)_register(sg_key key, $(cn)_kernel fn, sg_handle **out);
+static inline sg_status $(cn)_register(sg_key key, $(cn)_kernel fn, sg_handle **out) {
+    return sg_op_impl_typed($(cn)_op, key, (sg_fn)fn, $(lib)_$(C.boxed_name(op)), out);
+}
 %     if op.structured_is_out then
 /* structured: its functional and in-place variants run this meta function, then this op */
 typedef sg_status (*$(cn)_meta_fn)($(C.meta_params(op)));

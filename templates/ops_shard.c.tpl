@@ -1,23 +1,21 @@
 %! output = "{lib}_{shard}.c", per_shard = true
 % local C = import "c"
-/* $(output): typed wrappers, boxing adapters and registrations of $(#ops) ops (shard $(shard + 1) of $(nshards)).
+/* $(output): typed wrappers and boxing adapters of $(#ops) ops (shard $(shard + 1) of $(nshards)).
  * $(banner) */
 #include "$(lib).h"
 
-/* ---- boxing adapters: boxed call -> typed kernel, one per C signature (the kernel is found
- * through ctx: see sg_kernel) */
-% local adapters = {}
+/* ---- boxing adapters: boxed call -> typed kernel, one per C signature, each in the file of
+ * its first op (the kernel is found through ctx: see sg_kernel) */
 % for _, op in ipairs(ops) do
-%   local bn = C.typed(op) and C.boxed_name(op)
-%   if bn and not adapters[bn] then
-%     adapters[bn] = true
+%   if C.adapter_home(op) then
+%     local bn = lib .. "_" .. C.boxed_name(op)
 %     local nargs, nrets = #op.args, #op.returns
 %     local types = {"sg_keyset"}
 %     for _, a in ipairs(op.args) do types[#types + 1] = C.family(a).param end
 %     for _, r in ipairs(op.returns) do types[#types + 1] = C.pointer_to(C.ret_family(r).target) end
 typedef sg_status (*$(bn)_fn)($(table.concat(types, ", ")));
-static sg_status $(bn)(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
+sg_status $(bn)(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
+                int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
     (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
 %     for i, a in ipairs(op.args) do
 %       local decl, expr = C.family(a).unbox("(&sg_args[" .. (i - 1) .. "])", "sg_room" .. (i - 1), a)
@@ -70,11 +68,6 @@ sg_status $(cn)($(params)) {
 %       end
 %     end
     return $(cn)_redispatch(sg_tls_apply($(C.keys(op)))$(argsep)$(args));
-}
-
-sg_status $(cn)_register(sg_key key, $(cn)_kernel fn, sg_handle **out) {
-    sg_kernel k = {(sg_fn)fn, $(C.boxed_name(op)), NULL};
-    return sg_op_impl($(cn)_op, key, k, out);
 }
 %   end
 

@@ -87,7 +87,7 @@ grep -q -E '^[0-9]+ errors? generated\.$' "$tmp/err" || fail "no 'N errors gener
 # ---- -o DIR: generated C ----
 t 0 -o "$tmp/out1/sub" "$golden/ops.yaml" "$golden/tags.yaml"
 [ -z "$out" ] || fail "-o without --emit printed on stdout"
-for f in ops.h ops_0.c ops_composite.c ops_table.c ops_registrations.json; do
+for f in ops.h ops_0.c ops_composite_0.c ops_table.c ops_registrations.json; do
     [ -f "$tmp/out1/sub/$f" ] || fail "-o did not write $f"
 done
 [ "$(find "$tmp/out1/sub" -mindepth 1 | wc -l)" -eq 5 ] || fail "-o left other files behind"

@@ -212,11 +212,12 @@ end
 
 C.families = F
 
--- The boxing adapter's name for op: "sg_boxed_" and a key of what the adapter's code depends
--- on (each argument's family letter, with a fixed list size after int lists; "_"; each
--- return's). Ops with one key share one adapter: its code never names the op.
+-- The boxing adapter's name for op, after the library's name and "_": "boxed_" and a key of
+-- what the adapter's code depends on (each argument's family letter, with a fixed list size
+-- after int lists; "_"; each return's). Ops with one key share one adapter: its code never
+-- names the op.
 function C.boxed_name(op)
-  local args, rets, s = op.args, op.returns, "sg_boxed_"
+  local args, rets, s = op.args, op.returns, "boxed_"
   for i = 1, #args do
     local a = args[i]
     local f = a.family
@@ -458,6 +459,36 @@ function C.call_of(target, subst, results, caller)
 end
 
 C.find_arg = find_arg
+
+-- Each boxing adapter is defined once, in the file of the first op (in model order) that uses
+-- it; the header declares them all, and the registration functions name them.
+local adapter_user, adapter_ops -- adapter name -> that op; those ops, in order
+local function adapters()
+  if not adapter_user then
+    adapter_user, adapter_ops = {}, {}
+    for _, op in ipairs(model.ops) do
+      if C.typed(op) then
+        local bn = C.boxed_name(op)
+        if not adapter_user[bn] then
+          adapter_user[bn] = op
+          adapter_ops[#adapter_ops + 1] = op
+        end
+      end
+    end
+  end
+  return adapter_user
+end
+
+-- Whether op's file defines op's adapter.
+function C.adapter_home(op)
+  return C.typed(op) and adapters()[C.boxed_name(op)] == op
+end
+
+-- One op per adapter (its first user), in model order.
+function C.adapter_ops()
+  adapters()
+  return adapter_ops
+end
 
 -- Rationale: several templates ask the same op for the same strings; each is built once.
 for _, name in ipairs({"params", "call_args", "keys", "ret_names", "signature", "composite",

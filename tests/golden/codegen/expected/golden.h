@@ -5,7 +5,8 @@
  *   ns_name_overload(...)             the typed call: dispatches on its tensors' keys
  *   ns_name_overload_redispatch(ks, ...)  the same, from a kernel, with a key set it narrowed
  *   ns_name_overload_kernel           the C type a kernel for it must have
- *   ns_name_overload_register(key, fn, &handle)  registers a kernel of that type
+ *   ns_name_overload_register(key, fn, &handle)  registers a kernel of that type (inline: it
+ *                                     passes the kernel and the boxing adapter of its C type)
  * A structured out op also has ns_name_overload_set_meta(fn): its functional and in-place
  * variants then work wherever the out op has a kernel. Variants that `autogen:` asks for, and
  * those structured variants, have kernels written by the generator (ns_name_overload_composite),
@@ -29,13 +30,44 @@ extern const sg_op_desc golden_ops[];
 extern const size_t golden_nops;
 const sg_op_desc *golden_find(const char *name, const char *overload);
 
+/* The boxing adapters, one per C signature: a boxed call of an op -> its typed kernel. */
+sg_boxed golden_boxed_ttS_t;
+sg_boxed golden_boxed_ttSt_t;
+sg_boxed golden_boxed_t_t;
+sg_boxed golden_boxed_tfB_tt;
+sg_boxed golden_boxed_tN1bD_t;
+sg_boxed golden_boxed_tL_t;
+sg_boxed golden_boxed_li_t;
+sg_boxed golden_boxed_nDYVBM_t;
+sg_boxed golden_boxed_tQQ_t;
+sg_boxed golden_boxed_tfg_t;
+sg_boxed golden_boxed_lz_l;
+sg_boxed golden_boxed_tsnw_t;
+sg_boxed golden_boxed_ttIbs_t;
+sg_boxed golden_boxed_tn1bF_t;
+sg_boxed golden_boxed_tn3n3n3n3b_t;
+sg_boxed golden_boxed_tS_d;
+sg_boxed golden_boxed_t_i;
+sg_boxed golden_boxed_t_b;
+sg_boxed golden_boxed_t_S;
+sg_boxed golden_boxed_to_t;
+sg_boxed golden_boxed_to_;
+sg_boxed golden_boxed_liiiiiibb_t;
+sg_boxed golden_boxed_tttffi_t;
+sg_boxed golden_boxed_tcaymvRkWwI_tf;
+sg_boxed golden_boxed_t_;
+sg_boxed golden_boxed_tt_t;
+sg_boxed golden_boxed_tfBtt_tt;
+
 /* aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor */
 extern sg_op *aten_add_Tensor_op;
 typedef sg_status aten_add_Tensor_fn(sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor **ret);
 typedef aten_add_Tensor_fn *aten_add_Tensor_kernel;
 aten_add_Tensor_fn aten_add_Tensor_redispatch;
 sg_status aten_add_Tensor(sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor **ret);
-sg_status aten_add_Tensor_register(sg_key key, aten_add_Tensor_kernel fn, sg_handle **out);
+static inline sg_status aten_add_Tensor_register(sg_key key, aten_add_Tensor_kernel fn, sg_handle **out) {
+    return sg_op_impl_typed(aten_add_Tensor_op, key, (sg_fn)fn, golden_boxed_ttS_t, out);
+}
 aten_add_Tensor_fn aten_add_Tensor_composite; /* the generator's kernel (structured) */
 
 /* aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!) */
@@ -44,7 +76,9 @@ typedef sg_status aten_add__Tensor_fn(sg_keyset ks, sg_tensor *self, sg_tensor *
 typedef aten_add__Tensor_fn *aten_add__Tensor_kernel;
 aten_add__Tensor_fn aten_add__Tensor_redispatch;
 sg_status aten_add__Tensor(sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor **ret);
-sg_status aten_add__Tensor_register(sg_key key, aten_add__Tensor_kernel fn, sg_handle **out);
+static inline sg_status aten_add__Tensor_register(sg_key key, aten_add__Tensor_kernel fn, sg_handle **out) {
+    return sg_op_impl_typed(aten_add__Tensor_op, key, (sg_fn)fn, golden_boxed_ttS_t, out);
+}
 aten_add__Tensor_fn aten_add__Tensor_composite; /* the generator's kernel (structured) */
 
 /* aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
@@ -53,7 +87,9 @@ typedef sg_status aten_add_out_fn(sg_keyset ks, sg_tensor *self, sg_tensor *othe
 typedef aten_add_out_fn *aten_add_out_kernel;
 aten_add_out_fn aten_add_out_redispatch;
 sg_status aten_add_out(sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor *out, sg_tensor **ret);
-sg_status aten_add_out_register(sg_key key, aten_add_out_kernel fn, sg_handle **out);
+static inline sg_status aten_add_out_register(sg_key key, aten_add_out_kernel fn, sg_handle **out) {
+    return sg_op_impl_typed(aten_add_out_op, key, (sg_fn)fn, golden_boxed_ttSt_t, out);
+}
 /* structured: its functional and in-place variants run this meta function, then this op */
 typedef sg_status (*aten_add_out_meta_fn)(sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_meta *outs);
 extern aten_add_out_meta_fn aten_add_out_meta;
@@ -65,7 +101,9 @@ typedef sg_status aten_relu__fn(sg_keyset ks, sg_tensor *self, sg_tensor **ret);
 typedef aten_relu__fn *aten_relu__kernel;
 aten_relu__fn aten_relu__redispatch;
 sg_status aten_relu_(sg_tensor *self, sg_tensor **ret);
-sg_status aten_relu__register(sg_key key, aten_relu__kernel fn, sg_handle **out);
+static inline sg_status aten_relu__register(sg_key key, aten_relu__kernel fn, sg_handle **out) {
+    return sg_op_impl_typed(aten_relu__op, key, (sg_fn)fn, golden_boxed_t_t, out);
+}
 
 /* aten::native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor) */
 extern sg_op *aten_native_dropout_op;
@@ -73,7 +111,9 @@ typedef sg_status aten_native_dropout_fn(sg_keyset ks, sg_tensor *input, double 
 typedef aten_native_dropout_fn *aten_native_dropout_kernel;
 aten_native_dropout_fn aten_native_dropout_redispatch;
 sg_status aten_native_dropout(sg_tensor *input, double p, const bool *train, sg_tensor **ret0, sg_tensor **ret1);
-sg_status aten_native_dropout_register(sg_key key, aten_native_dropout_kernel fn, sg_handle **out);
+static inline sg_status aten_native_dropout_register(sg_key key, aten_native_dropout_kernel fn, sg_handle **out) {
+    return sg_op_impl_typed(aten_native_dropout_op, key, (sg_fn)fn, golden_boxed_tfB_tt, out);
+}
 
 /* aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor */
 extern sg_op *aten_sum_dim_IntList_op;
@@ -81,7 +121,9 @@ typedef sg_status aten_sum_dim_IntList_fn(sg_keyset ks, sg_tensor *self, const s
 typedef aten_sum_dim_IntList_fn *aten_sum_dim_IntList_kernel;
 aten_sum_dim_IntList_fn aten_sum_dim_IntList_redispatch;
 sg_status aten_sum_dim_IntList(sg_tensor *self, const sg_int_list *dim, bool keepdim, const sg_dtype *dtype, sg_tensor **ret);
-sg_status aten_sum_dim_IntList_register(sg_key key, aten_sum_dim_IntList_kernel fn, sg_handle **out);
+static inline sg_status aten_sum_dim_IntList_register(sg_key key, aten_sum_dim_IntList_kernel fn, sg_handle **out) {
+    return sg_op_impl_typed(aten_sum_dim_IntList_op, key, (sg_fn)fn, golden_boxed_tN1bD_t, out);
+}
 
 /* aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor */
 extern sg_op *aten_index_Tensor_op;
@@ -89,7 +131,9 @@ typedef sg_status aten_index_Tensor_fn(sg_keyset ks, sg_tensor *self, sg_tensor_
 typedef aten_index_Tensor_fn *aten_index_Tensor_kernel;
 aten_index_Tensor_fn aten_index_Tensor_redispatch;
 sg_status aten_index_Tensor(sg_tensor *self, sg_tensor_list indices, sg_tensor **ret);
-sg_status aten_index_Tensor_register(sg_key key, aten_index_Tensor_kernel fn, sg_handle **out);
+static inline sg_status aten_index_Tensor_register(sg_key key, aten_index_Tensor_kernel fn, sg_handle **out) {
+    return sg_op_impl_typed(aten_index_Tensor_op, key, (sg_fn)fn, golden_boxed_tL_t, out);
+}
 
 /* aten::cat(Tensor[] tensors, int dim=0) -> Tensor */
 extern sg_op *aten_cat_op;
@@ -97,7 +141,9 @@ typedef sg_status aten_cat_fn(sg_keyset ks, sg_tensor_list tensors, int64_t dim,
 typedef aten_cat_fn *aten_cat_kernel;
 aten_cat_fn aten_cat_redispatch;
 sg_status aten_cat(sg_tensor_list tensors, int64_t dim, sg_tensor **ret);
-sg_status aten_cat_register(sg_key key, aten_cat_kernel fn, sg_handle **out);
+static inline sg_status aten_cat_register(sg_key key, aten_cat_kernel fn, sg_handle **out) {
+    return sg_op_impl_typed(aten_cat_op, key, (sg_fn)fn, golden_boxed_li_t, out);
+}
 
 /* aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
 extern sg_op *aten_empty_memory_format_op;
@@ -105,7 +151,9 @@ typedef sg_status aten_empty_memory_format_fn(sg_keyset ks, sg_int_list size, co
 typedef aten_empty_memory_format_fn *aten_empty_memory_format_kernel;
 aten_empty_memory_format_fn aten_empty_memory_format_redispatch;
 sg_status aten_empty_memory_format(sg_int_list size, const sg_dtype *dtype, const sg_layout *layout, const sg_device *device, const bool *pin_memory, const sg_memory_format *memory_format, sg_tensor **ret);
-sg_status aten_empty_memory_format_register(sg_key key, aten_empty_memory_format_kernel fn, sg_handle **out);
+static inline sg_status aten_empty_memory_format_register(sg_key key, aten_empty_memory_format_kernel fn, sg_handle **out) {
+    return sg_op_impl_typed(aten_empty_memory_format_op, key, (sg_fn)fn, golden_boxed_nDYVBM_t, out);
+}
 
 /* aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor */
 extern sg_op *aten_clamp_op;
@@ -113,7 +161,9 @@ typedef sg_status aten_clamp_fn(sg_keyset ks, sg_tensor *self, const sg_scalar *
 typedef aten_clamp_fn *aten_clamp_kernel;
 aten_clamp_fn aten_clamp_redispatch;
 sg_status aten_clamp(sg_tensor *self, const sg_scalar *min, const sg_scalar *max, sg_tensor **ret);
-sg_status aten_clamp_register(sg_key key, aten_clamp_kernel fn, sg_handle **out);
+static inline sg_status aten_clamp_register(sg_key key, aten_clamp_kernel fn, sg_handle **out) {
+    return sg_op_impl_typed(aten_clamp_op, key, (sg_fn)fn, golden_boxed_tQQ_t, out);
+}
 
 /* aten::bernoulli.p(Tensor self, float p=0.5, *, Generator? generator=None) -> Tensor */
 extern sg_op *aten_bernoulli_p_op;
@@ -121,7 +171,9 @@ typedef sg_status aten_bernoulli_p_fn(sg_keyset ks, sg_tensor *self, double p, s
 typedef aten_bernoulli_p_fn *aten_bernoulli_p_kernel;
 aten_bernoulli_p_fn aten_bernoulli_p_redispatch;
 sg_status aten_bernoulli_p(sg_tensor *self, double p, sg_generator *generator, sg_tensor **ret);
-sg_status aten_bernoulli_p_register(sg_key key, aten_bernoulli_p_kernel fn, sg_handle **out);
+static inline sg_status aten_bernoulli_p_register(sg_key key, aten_bernoulli_p_kernel fn, sg_handle **out) {
+    return sg_op_impl_typed(aten_bernoulli_p_op, key, (sg_fn)fn, golden_boxed_tfg_t, out);
+}
 
 /* aten::_foreach_add.ScalarList(Tensor[] self, Scalar[] scalars) -> Tensor[] */
 extern sg_op *aten__foreach_add_ScalarList_op;
@@ -129,7 +181,9 @@ typedef sg_status aten__foreach_add_ScalarList_fn(sg_keyset ks, sg_tensor_list s
 typedef aten__foreach_add_ScalarList_fn *aten__foreach_add_ScalarList_kernel;
 aten__foreach_add_ScalarList_fn aten__foreach_add_ScalarList_redispatch;
 sg_status aten__foreach_add_ScalarList(sg_tensor_list self, sg_scalar_list scalars, sg_tensor_list *ret);
-sg_status aten__foreach_add_ScalarList_register(sg_key key, aten__foreach_add_ScalarList_kernel fn, sg_handle **out);
+static inline sg_status aten__foreach_add_ScalarList_register(sg_key key, aten__foreach_add_ScalarList_kernel fn, sg_handle **out) {
+    return sg_op_impl_typed(aten__foreach_add_ScalarList_op, key, (sg_fn)fn, golden_boxed_lz_l, out);
+}
 
 /* aten::unflatten.Dimname(Tensor(a) self, Dimname dim, SymInt[] sizes, Dimname[] names) -> Tensor(a) */
 extern sg_op *aten_unflatten_Dimname_op;
@@ -137,7 +191,9 @@ typedef sg_status aten_unflatten_Dimname_fn(sg_keyset ks, sg_tensor *self, const
 typedef aten_unflatten_Dimname_fn *aten_unflatten_Dimname_kernel;
 aten_unflatten_Dimname_fn aten_unflatten_Dimname_redispatch;
 sg_status aten_unflatten_Dimname(sg_tensor *self, const char *dim, sg_int_list sizes, sg_str_list names, sg_tensor **ret);
-sg_status aten_unflatten_Dimname_register(sg_key key, aten_unflatten_Dimname_kernel fn, sg_handle **out);
+static inline sg_status aten_unflatten_Dimname_register(sg_key key, aten_unflatten_Dimname_kernel fn, sg_handle **out) {
+    return sg_op_impl_typed(aten_unflatten_Dimname_op, key, (sg_fn)fn, golden_boxed_tsnw_t, out);
+}
 
 /* aten::quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor */
 extern sg_op *aten_quantile_op;
@@ -145,7 +201,9 @@ typedef sg_status aten_quantile_fn(sg_keyset ks, sg_tensor *self, sg_tensor *q, 
 typedef aten_quantile_fn *aten_quantile_kernel;
 aten_quantile_fn aten_quantile_redispatch;
 sg_status aten_quantile(sg_tensor *self, sg_tensor *q, const int64_t *dim, bool keepdim, const char *interpolation, sg_tensor **ret);
-sg_status aten_quantile_register(sg_key key, aten_quantile_kernel fn, sg_handle **out);
+static inline sg_status aten_quantile_register(sg_key key, aten_quantile_kernel fn, sg_handle **out) {
+    return sg_op_impl_typed(aten_quantile_op, key, (sg_fn)fn, golden_boxed_ttIbs_t, out);
+}
 
 /* aten::upsample_linear1d(Tensor self, SymInt[1] output_size, bool align_corners, float? scales=None) -> Tensor */
 extern sg_op *aten_upsample_linear1d_op;
@@ -153,7 +211,9 @@ typedef sg_status aten_upsample_linear1d_fn(sg_keyset ks, sg_tensor *self, sg_in
 typedef aten_upsample_linear1d_fn *aten_upsample_linear1d_kernel;
 aten_upsample_linear1d_fn aten_upsample_linear1d_redispatch;
 sg_status aten_upsample_linear1d(sg_tensor *self, sg_int_list output_size, bool align_corners, const double *scales, sg_tensor **ret);
-sg_status aten_upsample_linear1d_register(sg_key key, aten_upsample_linear1d_kernel fn, sg_handle **out);
+static inline sg_status aten_upsample_linear1d_register(sg_key key, aten_upsample_linear1d_kernel fn, sg_handle **out) {
+    return sg_op_impl_typed(aten_upsample_linear1d_op, key, (sg_fn)fn, golden_boxed_tn1bF_t, out);
+}
 
 /* aten::max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> Tensor */
 extern sg_op *aten_max_pool3d_op;
@@ -161,7 +221,9 @@ typedef sg_status aten_max_pool3d_fn(sg_keyset ks, sg_tensor *self, sg_int_list 
 typedef aten_max_pool3d_fn *aten_max_pool3d_kernel;
 aten_max_pool3d_fn aten_max_pool3d_redispatch;
 sg_status aten_max_pool3d(sg_tensor *self, sg_int_list kernel_size, sg_int_list stride, sg_int_list padding, sg_int_list dilation, bool ceil_mode, sg_tensor **ret);
-sg_status aten_max_pool3d_register(sg_key key, aten_max_pool3d_kernel fn, sg_handle **out);
+static inline sg_status aten_max_pool3d_register(sg_key key, aten_max_pool3d_kernel fn, sg_handle **out) {
+    return sg_op_impl_typed(aten_max_pool3d_op, key, (sg_fn)fn, golden_boxed_tn3n3n3n3b_t, out);
+}
 
 /* aten::result_type.Scalar(Tensor tensor, Scalar other) -> ScalarType */
 extern sg_op *aten_result_type_Scalar_op;
@@ -169,7 +231,9 @@ typedef sg_status aten_result_type_Scalar_fn(sg_keyset ks, sg_tensor *tensor, sg
 typedef aten_result_type_Scalar_fn *aten_result_type_Scalar_kernel;
 aten_result_type_Scalar_fn aten_result_type_Scalar_redispatch;
 sg_status aten_result_type_Scalar(sg_tensor *tensor, sg_scalar other, sg_dtype *ret);
-sg_status aten_result_type_Scalar_register(sg_key key, aten_result_type_Scalar_kernel fn, sg_handle **out);
+static inline sg_status aten_result_type_Scalar_register(sg_key key, aten_result_type_Scalar_kernel fn, sg_handle **out) {
+    return sg_op_impl_typed(aten_result_type_Scalar_op, key, (sg_fn)fn, golden_boxed_tS_d, out);
+}
 
 /* aten::_nnz(Tensor self) -> int */
 extern sg_op *aten__nnz_op;
@@ -177,7 +241,9 @@ typedef sg_status aten__nnz_fn(sg_keyset ks, sg_tensor *self, int64_t *ret);
 typedef aten__nnz_fn *aten__nnz_kernel;
 aten__nnz_fn aten__nnz_redispatch;
 sg_status aten__nnz(sg_tensor *self, int64_t *ret);
-sg_status aten__nnz_register(sg_key key, aten__nnz_kernel fn, sg_handle **out);
+static inline sg_status aten__nnz_register(sg_key key, aten__nnz_kernel fn, sg_handle **out) {
+    return sg_op_impl_typed(aten__nnz_op, key, (sg_fn)fn, golden_boxed_t_i, out);
+}
 
 /* aten::is_nonzero(Tensor self) -> bool */
 extern sg_op *aten_is_nonzero_op;
@@ -185,7 +251,9 @@ typedef sg_status aten_is_nonzero_fn(sg_keyset ks, sg_tensor *self, bool *ret);
 typedef aten_is_nonzero_fn *aten_is_nonzero_kernel;
 aten_is_nonzero_fn aten_is_nonzero_redispatch;
 sg_status aten_is_nonzero(sg_tensor *self, bool *ret);
-sg_status aten_is_nonzero_register(sg_key key, aten_is_nonzero_kernel fn, sg_handle **out);
+static inline sg_status aten_is_nonzero_register(sg_key key, aten_is_nonzero_kernel fn, sg_handle **out) {
+    return sg_op_impl_typed(aten_is_nonzero_op, key, (sg_fn)fn, golden_boxed_t_b, out);
+}
 
 /* aten::item(Tensor self) -> Scalar */
 extern sg_op *aten_item_op;
@@ -193,7 +261,9 @@ typedef sg_status aten_item_fn(sg_keyset ks, sg_tensor *self, sg_scalar *ret);
 typedef aten_item_fn *aten_item_kernel;
 aten_item_fn aten_item_redispatch;
 sg_status aten_item(sg_tensor *self, sg_scalar *ret);
-sg_status aten_item_register(sg_key key, aten_item_kernel fn, sg_handle **out);
+static inline sg_status aten_item_register(sg_key key, aten_item_kernel fn, sg_handle **out) {
+    return sg_op_impl_typed(aten_item_op, key, (sg_fn)fn, golden_boxed_t_S, out);
+}
 
 /* aten::set_.source_Storage(Tensor(a!) self, Storage source) -> Tensor(a!) */
 extern sg_op *aten_set__source_Storage_op;
@@ -201,7 +271,9 @@ typedef sg_status aten_set__source_Storage_fn(sg_keyset ks, sg_tensor *self, voi
 typedef aten_set__source_Storage_fn *aten_set__source_Storage_kernel;
 aten_set__source_Storage_fn aten_set__source_Storage_redispatch;
 sg_status aten_set__source_Storage(sg_tensor *self, void *source, sg_tensor **ret);
-sg_status aten_set__source_Storage_register(sg_key key, aten_set__source_Storage_kernel fn, sg_handle **out);
+static inline sg_status aten_set__source_Storage_register(sg_key key, aten_set__source_Storage_kernel fn, sg_handle **out) {
+    return sg_op_impl_typed(aten_set__source_Storage_op, key, (sg_fn)fn, golden_boxed_to_t, out);
+}
 
 /* aten::record_stream(Tensor(a!) self, Stream s) -> () */
 extern sg_op *aten_record_stream_op;
@@ -209,7 +281,9 @@ typedef sg_status aten_record_stream_fn(sg_keyset ks, sg_tensor *self, void *s);
 typedef aten_record_stream_fn *aten_record_stream_kernel;
 aten_record_stream_fn aten_record_stream_redispatch;
 sg_status aten_record_stream(sg_tensor *self, void *s);
-sg_status aten_record_stream_register(sg_key key, aten_record_stream_kernel fn, sg_handle **out);
+static inline sg_status aten_record_stream_register(sg_key key, aten_record_stream_kernel fn, sg_handle **out) {
+    return sg_op_impl_typed(aten_record_stream_op, key, (sg_fn)fn, golden_boxed_to_, out);
+}
 
 /* aten::_cudnn_rnn_flatten_weight(Tensor[] weight_arr, int weight_stride0, SymInt input_size, int mode, SymInt hidden_size, SymInt proj_size, int num_layers, bool batch_first, bool bidirectional) -> Tensor */
 extern sg_op *aten__cudnn_rnn_flatten_weight_op;
@@ -217,7 +291,9 @@ typedef sg_status aten__cudnn_rnn_flatten_weight_fn(sg_keyset ks, sg_tensor_list
 typedef aten__cudnn_rnn_flatten_weight_fn *aten__cudnn_rnn_flatten_weight_kernel;
 aten__cudnn_rnn_flatten_weight_fn aten__cudnn_rnn_flatten_weight_redispatch;
 sg_status aten__cudnn_rnn_flatten_weight(sg_tensor_list weight_arr, int64_t weight_stride0, int64_t input_size, int64_t mode, int64_t hidden_size, int64_t proj_size, int64_t num_layers, bool batch_first, bool bidirectional, sg_tensor **ret);
-sg_status aten__cudnn_rnn_flatten_weight_register(sg_key key, aten__cudnn_rnn_flatten_weight_kernel fn, sg_handle **out);
+static inline sg_status aten__cudnn_rnn_flatten_weight_register(sg_key key, aten__cudnn_rnn_flatten_weight_kernel fn, sg_handle **out) {
+    return sg_op_impl_typed(aten__cudnn_rnn_flatten_weight_op, key, (sg_fn)fn, golden_boxed_liiiiiibb_t, out);
+}
 
 /* aten::_amp_update_scale_(Tensor(a!) self, Tensor(b!) growth_tracker, Tensor found_inf, float scale_growth_factor, float scale_backoff_factor, int growth_interval) -> Tensor(a!) */
 extern sg_op *aten__amp_update_scale__op;
@@ -225,7 +301,9 @@ typedef sg_status aten__amp_update_scale__fn(sg_keyset ks, sg_tensor *self, sg_t
 typedef aten__amp_update_scale__fn *aten__amp_update_scale__kernel;
 aten__amp_update_scale__fn aten__amp_update_scale__redispatch;
 sg_status aten__amp_update_scale_(sg_tensor *self, sg_tensor *growth_tracker, sg_tensor *found_inf, double scale_growth_factor, double scale_backoff_factor, int64_t growth_interval, sg_tensor **ret);
-sg_status aten__amp_update_scale__register(sg_key key, aten__amp_update_scale__kernel fn, sg_handle **out);
+static inline sg_status aten__amp_update_scale__register(sg_key key, aten__amp_update_scale__kernel fn, sg_handle **out) {
+    return sg_op_impl_typed(aten__amp_update_scale__op, key, (sg_fn)fn, golden_boxed_tttffi_t, out);
+}
 
 /* golden::mix(Tensor x, complex c, Any extra, Layout layout, MemoryFormat mf, Device dev, float[]? weights=None, bool[3] mask=[True, False, True], Dimname[]? names=None, str[] labels=[], int? k=None) -> (Tensor out, float score) */
 extern sg_op *golden_mix_op;
@@ -233,7 +311,9 @@ typedef sg_status golden_mix_fn(sg_keyset ks, sg_tensor *x, sg_complex c, const 
 typedef golden_mix_fn *golden_mix_kernel;
 golden_mix_fn golden_mix_redispatch;
 sg_status golden_mix(sg_tensor *x, sg_complex c, const sg_any *extra, sg_layout layout, sg_memory_format mf, sg_device dev, const sg_float_list *weights, sg_bool_list mask, const sg_str_list *names, sg_str_list labels, const int64_t *k, sg_tensor **ret_out, double *ret_score);
-sg_status golden_mix_register(sg_key key, golden_mix_kernel fn, sg_handle **out);
+static inline sg_status golden_mix_register(sg_key key, golden_mix_kernel fn, sg_handle **out) {
+    return sg_op_impl_typed(golden_mix_op, key, (sg_fn)fn, golden_boxed_tcaymvRkWwI_tf, out);
+}
 
 /* golden::clean_(Tensor(a!) self) -> () */
 extern sg_op *golden_clean__op;
@@ -241,7 +321,9 @@ typedef sg_status golden_clean__fn(sg_keyset ks, sg_tensor *self);
 typedef golden_clean__fn *golden_clean__kernel;
 golden_clean__fn golden_clean__redispatch;
 sg_status golden_clean_(sg_tensor *self);
-sg_status golden_clean__register(sg_key key, golden_clean__kernel fn, sg_handle **out);
+static inline sg_status golden_clean__register(sg_key key, golden_clean__kernel fn, sg_handle **out) {
+    return sg_op_impl_typed(golden_clean__op, key, (sg_fn)fn, golden_boxed_t_, out);
+}
 
 /* aten::relu(Tensor self) -> Tensor */
 extern sg_op *aten_relu_op;
@@ -249,7 +331,9 @@ typedef sg_status aten_relu_fn(sg_keyset ks, sg_tensor *self, sg_tensor **ret);
 typedef aten_relu_fn *aten_relu_kernel;
 aten_relu_fn aten_relu_redispatch;
 sg_status aten_relu(sg_tensor *self, sg_tensor **ret);
-sg_status aten_relu_register(sg_key key, aten_relu_kernel fn, sg_handle **out);
+static inline sg_status aten_relu_register(sg_key key, aten_relu_kernel fn, sg_handle **out) {
+    return sg_op_impl_typed(aten_relu_op, key, (sg_fn)fn, golden_boxed_t_t, out);
+}
 aten_relu_fn aten_relu_composite; /* the generator's kernel (functional) */
 
 /* aten::relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
@@ -258,7 +342,9 @@ typedef sg_status aten_relu_out_fn(sg_keyset ks, sg_tensor *self, sg_tensor *out
 typedef aten_relu_out_fn *aten_relu_out_kernel;
 aten_relu_out_fn aten_relu_out_redispatch;
 sg_status aten_relu_out(sg_tensor *self, sg_tensor *out, sg_tensor **ret);
-sg_status aten_relu_out_register(sg_key key, aten_relu_out_kernel fn, sg_handle **out);
+static inline sg_status aten_relu_out_register(sg_key key, aten_relu_out_kernel fn, sg_handle **out) {
+    return sg_op_impl_typed(aten_relu_out_op, key, (sg_fn)fn, golden_boxed_tt_t, out);
+}
 aten_relu_out_fn aten_relu_out_composite; /* the generator's kernel (out_inplace) */
 
 /* aten::native_dropout.out(Tensor input, float p, bool? train, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) */
@@ -267,7 +353,9 @@ typedef sg_status aten_native_dropout_out_fn(sg_keyset ks, sg_tensor *input, dou
 typedef aten_native_dropout_out_fn *aten_native_dropout_out_kernel;
 aten_native_dropout_out_fn aten_native_dropout_out_redispatch;
 sg_status aten_native_dropout_out(sg_tensor *input, double p, const bool *train, sg_tensor *out0, sg_tensor *out1, sg_tensor **ret0, sg_tensor **ret1);
-sg_status aten_native_dropout_out_register(sg_key key, aten_native_dropout_out_kernel fn, sg_handle **out);
+static inline sg_status aten_native_dropout_out_register(sg_key key, aten_native_dropout_out_kernel fn, sg_handle **out) {
+    return sg_op_impl_typed(aten_native_dropout_out_op, key, (sg_fn)fn, golden_boxed_tfBtt_tt, out);
+}
 aten_native_dropout_out_fn aten_native_dropout_out_composite; /* the generator's kernel (out) */
 
 #ifdef __cplusplus
