@@ -5,9 +5,9 @@
  * from the model's), then writes the JSON, which names each op's group by the op's key from
  * the loader (sg_op_sign). Validation reads the groups only in its rules across ops, which
  * come last, and waits there for grouping to be done; then it writes the JSON's end, where
- * split_at cuts it. Where the loader rendered the JSON already (SG_EARLY_JSON), the worker
- * applies the rules on groups to half of them instead, and the document is put together from
- * the loader's text. The JSON goes to a spool, kept only where there is no error; diagnostics
+ * split_at cuts it. Where the loader rendered the JSON already (SG_EARLY_JSON), both threads
+ * share out the rules on groups instead, and the document is put together from the loader's
+ * text. The JSON goes to a spool, kept only where there is no error; diagnostics
  * are those of sg_model_group then sg_validate, in their order: where any part had anything
  * to say, both run again, in turn. */
 #define _POSIX_C_SOURCE 200809L /* sched_yield */
@@ -102,9 +102,9 @@ static bool keyed(const sg_model *m) {
 
 static bool quiet(const sg_diag *d) { return d->nerrors == 0 && d->nwarnings == 0 && !d->out.len; }
 
-/* Grouping then the JSON (json NULL: half the rules on groups) on the worker, validation here.
- * true where it ran and had nothing to say; otherwise the caller runs grouping and validation
- * again, one after the other, so that what they say comes in their order. */
+/* Grouping then the JSON (json NULL: a share of the rules on groups) on the worker, validation
+ * here. true where it ran and had nothing to say; otherwise the caller runs grouping and
+ * validation again, one after the other, so that what they say comes in their order. */
 static bool side_by_side(sg_model *m, sg_spool *json) {
     run r = {.m = m, .json = json, .split = json ? split_at(m) : m->nops,
              .groups = sg_arena_new(NULL, NULL)};
