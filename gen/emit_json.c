@@ -458,8 +458,6 @@ static void put_tag(jw *w, const sg_tag *t) {
 /* The document's part for ops [from, to): the head where from is 0, the tail (with the tags)
  * where to is the last. */
 static void render(jw *w, const sg_model *m, uint32_t from, uint32_t to) {
-    sg_buf_init(&w->tmp);
-    sg_buf_putc(&w->tmp, '\0'); /* tmp.data is never NULL from here on */
     if (from == 0) LIT(w, "{\n  \"ops\": [");
     for (uint32_t i = from; i < to; i++) {
         puts0(w, i ? ",\n" : "\n");
@@ -473,12 +471,18 @@ static void render(jw *w, const sg_model *m, uint32_t from, uint32_t to) {
         }
         puts0(w, m->ntags ? "\n  ]\n}\n" : "]\n}\n");
     }
-    if (!w->spool) flush(w, 0);
-    else if (w->buf != w->chunk) sg_spool_commit(w->spool, w->n);
 }
 
-/* Sets up w (fields only: a whole-struct assignment would build the chunk on the stack). */
-static void start(jw *w, sg_buf *b, sg_spool *s) {
+/* A writer into b, or into s where b is NULL; NULL (and the destination's oom) when out of
+ * memory. (Fields are set one by one: a whole-struct assignment would build the chunk on the
+ * stack, and the chunk is too big for some threads' stacks.) */
+static jw *writer_new(sg_buf *b, sg_spool *s) {
+    jw *w = malloc(sizeof *w);
+    if (!w) {
+        if (b) b->oom = true;
+        if (s) s->oom = true;
+        return NULL;
+    }
     w->b = b;
     w->spool = s;
     w->n = 0;
@@ -488,21 +492,40 @@ static void start(jw *w, sg_buf *b, sg_spool *s) {
         w->buf = w->chunk;
         w->cap = WINDOW;
     }
+    sg_buf_init(&w->tmp);
+    sg_buf_putc(&w->tmp, '\0'); /* tmp.data is never NULL from here on */
+    return w;
+}
+
+/* Hands what is written on: a buffer gets the window; in a spool it counts (s->len) and the
+ * window goes on from there. */
+static void sync(jw *w) {
+    if (!w->spool) {
+        flush(w, 0);
+    } else if (w->buf == w->chunk) { /* out of memory: nothing is kept */
+        w->n = 0;
+    } else {
+        sg_spool_commit(w->spool, w->n);
+        w->buf += w->n;
+        w->cap -= w->n;
+        w->n = 0;
+    }
+}
+
+static void writer_free(jw *w) {
+    if (!w) return;
+    sync(w);
+    if (w->tmp.oom && w->b) w->b->oom = true;
+    if (w->tmp.oom && w->spool) w->spool->oom = true;
+    sg_buf_free(&w->tmp);
+    free(w);
 }
 
 /* Ops [from, to) into b, or into s where b is NULL. */
 static void emit(sg_buf *b, sg_spool *s, const sg_model *m, uint32_t from, uint32_t to) {
-    jw *w = malloc(sizeof *w); /* the chunk is too big for some threads' stacks */
-    bool oom = !w;
-    if (w) {
-        start(w, b, s);
-        render(w, m, from, to);
-        oom = w->tmp.oom;
-        sg_buf_free(&w->tmp);
-        free(w);
-    }
-    if (oom && b) b->oom = true;
-    if (oom && s) s->oom = true;
+    jw *w = writer_new(b, s);
+    if (w) render(w, m, from, to);
+    writer_free(w);
 }
 
 void sg_emit_json(sg_buf *b, const sg_model *m) { emit(b, NULL, m, 0, m->nops); }
@@ -515,38 +538,13 @@ void sg_emit_json_spool(sg_spool *s, const sg_model *m) { sg_emit_json_part(s, m
 
 /* ---- op by op ---------------------------------------------------------------------------- */
 
-sg_json_ops *sg_json_ops_new(sg_spool *s) {
-    jw *w = malloc(sizeof *w);
-    if (!w) {
-        s->oom = true;
-        return NULL;
-    }
-    start(w, NULL, s);
-    sg_buf_init(&w->tmp);
-    sg_buf_putc(&w->tmp, '\0'); /* tmp.data is never NULL from here on */
-    return w;
-}
+sg_json_ops *sg_json_ops_new(sg_spool *s) { return writer_new(NULL, s); }
 
 void sg_json_ops_put(sg_json_ops *w, const sg_op *op, bool first) {
     puts0(w, first ? "\n" : ",\n");
     put_op(w, op);
 }
 
-void sg_json_ops_sync(sg_json_ops *w) {
-    if (w->buf == w->chunk) { /* out of memory: nothing is kept */
-        w->n = 0;
-        return;
-    }
-    sg_spool_commit(w->spool, w->n);
-    w->buf += w->n;
-    w->cap -= w->n;
-    w->n = 0;
-}
+void sg_json_ops_sync(sg_json_ops *w) { sync(w); }
 
-void sg_json_ops_free(sg_json_ops *w) {
-    if (!w) return;
-    sg_json_ops_sync(w);
-    if (w->tmp.oom) w->spool->oom = true;
-    sg_buf_free(&w->tmp);
-    free(w);
-}
+void sg_json_ops_free(sg_json_ops *w) { writer_free(w); }

@@ -15,11 +15,7 @@ int sg_model_init(sg_model *m) {
 /* groups is built by group.c from the arena, so it is not freed here. */
 void sg_model_free(sg_model *m) {
     sg_worker_free(m->worker);
-    if (m->early_json) {
-        sg_spool_free(&m->early_json->text[0]);
-        sg_spool_free(&m->early_json->text[1]);
-        free(m->early_json);
-    }
+    sg_early_json_free(m->early_json);
     free(m->sources);
     free(m->ops);
     free(m->tags);
@@ -27,6 +23,13 @@ void sg_model_free(sg_model *m) {
     for (uint32_t i = 0; i < m->nadopted; i++) sg_arena_free(m->adopted[i]);
     free(m->adopted);
     memset(m, 0, sizeof *m);
+}
+
+void sg_early_json_free(sg_early_json *e) {
+    if (!e) return;
+    sg_spool_free(&e->text[0]);
+    sg_spool_free(&e->text[1]);
+    free(e);
 }
 
 /* Makes room for one more element in an array that doubles: returns the (maybe moved) array,

@@ -172,6 +172,8 @@ typedef struct sg_early_json {
     uint32_t    nruns;
 } sg_early_json;
 
+void sg_early_json_free(sg_early_json *e); /* NULL: nothing */
+
 typedef struct sg_model {
     sg_arena   *arena;
     sg_arena  **adopted;      /* arenas given to it (sg_model_keep_arena), freed with it */

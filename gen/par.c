@@ -120,15 +120,32 @@ static long long now_ns(void) {
     return (long long)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
+/* Asks done(ud) until it says yes (true) or spin_ns have passed (false), pausing between. */
+static bool spin(bool (*done)(void *), void *ud, long long spin_ns) {
+    long long until = now_ns() + spin_ns;
+    for (unsigned i = 1; !done(ud); i++) {
+        relax();
+        if (i % 64 == 0 && now_ns() > until) return false;
+    }
+    return true;
+}
+
+typedef struct awaited {
+    sg_worker *w;
+    int        a, b, seen;
+} awaited;
+
+static bool in_state(void *ud) {
+    awaited *x = ud;
+    x->seen = atomic_load(&x->w->state);
+    return x->seen == x->a || x->seen == x->b;
+}
+
 /* Waits until the state is one of a and b, awake for spin_ns at most, then asleep; returns it. */
 static int wait_for(sg_worker *w, int a, int b, long long spin_ns) {
-    int       s;
-    long long until = now_ns() + spin_ns;
-    for (unsigned i = 1;; i++) {
-        if ((s = atomic_load(&w->state)) == a || s == b) return s;
-        relax();
-        if (i % 64 == 0 && now_ns() > until) break;
-    }
+    awaited x = {w, a, b, 0};
+    if (spin(in_state, &x, spin_ns)) return x.seen;
+    int s;
     pthread_mutex_lock(&w->mu);
     while ((s = atomic_load(&w->state)) != a && s != b) pthread_cond_wait(&w->cv, &w->mu);
     pthread_mutex_unlock(&w->mu);
@@ -171,19 +188,15 @@ no_mutex:
 
 /* Joins the worker, awake while it ends (within a few tens of microseconds, where sleeping
  * in pthread_join could wait for a halted vCPU to wake, as in wait_for). */
+#if defined(__linux__)
+static bool joined(void *ud) { return pthread_tryjoin_np(((sg_worker *)ud)->thread, NULL) == 0; }
+#endif
+
 static void join(sg_worker *w) {
 #if defined(__linux__)
-    long long until = now_ns() + DONE_SPIN_NS;
-    for (unsigned i = 1; pthread_tryjoin_np(w->thread, NULL) != 0; i++) {
-        relax();
-        if (i % 64 == 0 && now_ns() > until) {
-            pthread_join(w->thread, NULL);
-            return;
-        }
-    }
-#else
-    pthread_join(w->thread, NULL);
+    if (spin(joined, w, DONE_SPIN_NS)) return;
 #endif
+    pthread_join(w->thread, NULL);
 }
 
 void sg_worker_free(sg_worker *w) {

@@ -1104,18 +1104,18 @@ static void *load_side(void *arg) {
     sg_arena_reserve(a, 9 * ld->src->len);
     struct timespec t0, t1;
     size_t bytes = 0;
-    early e = {.what = ld->early};
-    e.json = ld->json ? sg_json_ops_new(&ld->json->text[sd->k]) : NULL; /* NULL: oom told */
+    sg_spool *text = ld->json ? &ld->json->text[sd->k] : NULL; /* this thread's early JSON */
+    early e = {.what = ld->early, .json = text ? sg_json_ops_new(text) : NULL}; /* NULL: oom told */
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (uint32_t i; (i = atomic_fetch_add(&ld->next, 1)) < ld->nparts;) {
         part *pt = &ld->parts[i];
         pt->m.arena = a;
         pt->text = (uint32_t)sd->k;
-        pt->from = ld->json ? ld->json->text[sd->k].len : 0;
+        pt->from = text ? text->len : 0;
         e.first = i == 0 && ld->first;
         load_range(&pt->m, ld->src, pt->begin, pt->end, pt->line, &pt->d, &e);
         if (e.json) sg_json_ops_sync(e.json);
-        pt->to = ld->json ? ld->json->text[sd->k].len : 0;
+        pt->to = text ? text->len : 0;
         bytes += pt->end - pt->begin;
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -1217,11 +1217,7 @@ static bool load_parallel(sg_model *m, const sg_source *src) {
         m->early_json = ld->json;
         ld->json = NULL;
     }
-    if (ld->json) {
-        sg_spool_free(&ld->json->text[0]);
-        sg_spool_free(&ld->json->text[1]);
-        free(ld->json);
-    }
+    sg_early_json_free(ld->json); /* (NULL where m took it) */
     for (uint32_t i = 0; i < ld->nparts; i++) {
         sg_model_free(&ld->parts[i].m);
         sg_diag_free(&ld->parts[i].d);

@@ -5,15 +5,11 @@
 #include "$(lib).h"
 
 /* ---- boxing adapters: boxed call -> typed kernel, one per C signature, each in the file of
- * its first op (the kernel is found through ctx: see sg_kernel) */
+ * its first op, whose kernel type it calls (the kernel is found through ctx: see sg_kernel) */
 % for _, op in ipairs(ops) do
 %   if C.adapter_home(op) then
 %     local bn = lib .. "_" .. C.boxed_name(op)
 %     local nargs, nrets = #op.args, #op.returns
-%     local types = {"sg_keyset"}
-%     for _, a in ipairs(op.args) do types[#types + 1] = C.family(a).param end
-%     for _, r in ipairs(op.returns) do types[#types + 1] = C.pointer_to(C.ret_family(r).target) end
-typedef sg_status (*$(bn)_fn)($(table.concat(types, ", ")));
 sg_status $(bn)(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
                 int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
     (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
@@ -30,7 +26,7 @@ sg_status $(bn)(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any
 %     local call = {}
 %     for i = 1, nargs do call[#call + 1] = "a" .. (i - 1) end
 %     for i = 1, nrets do call[#call + 1] = "&r" .. (i - 1) end
-    sg_status sg_st = (($(bn)_fn) * (const sg_fn *)sg_ctx)(sg_ks$(#call > 0 and ", " .. table.concat(call, ", ") or ""));
+    sg_status sg_st = (($(op.cname)_kernel) * (const sg_fn *)sg_ctx)(sg_ks$(#call > 0 and ", " .. table.concat(call, ", ") or ""));
     if (sg_st) return sg_st;
 %     for i, r in ipairs(op.returns) do
     sg_rets[$(i - 1)] = $(C.ret_family(r).box("r" .. (i - 1)));

@@ -201,6 +201,14 @@ static void test_big_json(void) {
     free(big);
 }
 
+static void write_file(const char *path, const char *text, size_t len) {
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    CHECK(fwrite(text, 1, len, f) == len);
+    CHECK(fclose(f) == 0);
+}
+
 /* Files big enough to load in pieces, where the loader applies the one-op rules and renders
  * the JSON as it goes: where a piece finds a problem the file loads again whole; where only
  * the later steps do (rules across ops, tags), the loader's JSON is dropped. */
@@ -219,22 +227,14 @@ static void test_early(void) {
     char tags[64], yaml[64];
     snprintf(tags, sizeof tags, "%s/tags.yaml", dir);
     snprintf(yaml, sizeof yaml, "%s/ops.yaml", dir);
-    FILE *f = fopen(tags, "w");
-    CHECK(f != NULL);
-    fputs("- tag: pointwise\n  desc: elementwise\n", f);
-    fclose(f);
+    const char *tag_text = "- tag: pointwise\n  desc: elementwise\n";
+    write_file(tags, tag_text, strlen(tag_text));
     sg_buf tagged = schema_file(n, -1);
     sg_buf_printf(&tagged, "- func: op_t(Tensor self) -> Tensor\n  tags: [pointwise]\n");
-    f = fopen(yaml, "w");
-    CHECK(f != NULL);
-    fwrite(tagged.data, 1, tagged.len, f);
-    fclose(f);
+    write_file(yaml, tagged.data, tagged.len);
     three(yaml, NULL, tags, false, true);
     sg_buf_printf(&tagged, "- func: op_u(Tensor self) -> Tensor\n  tags: [no_such_tag]\n");
-    f = fopen(yaml, "w");
-    CHECK(f != NULL);
-    fwrite(tagged.data, 1, tagged.len, f);
-    fclose(f);
+    write_file(yaml, tagged.data, tagged.len);
     three(yaml, NULL, tags, true, false);
     remove(yaml);
     remove(tags);
@@ -245,7 +245,8 @@ static void test_early(void) {
     sg_buf_free(&tagged);
     /* PyTorch's own files, as the tool reads them */
     const char *nf = SG_CORPUS_DIR "/native_functions.yaml", *tf = SG_CORPUS_DIR "/tags.yaml";
-    if ((f = fopen(nf, "rb"))) {
+    FILE *f = fopen(nf, "rb");
+    if (f) {
         fclose(f);
         three(nf, NULL, tf, false, true);
     } else {

@@ -3,8 +3,7 @@
 #include "golden.h"
 
 /* ---- boxing adapters: boxed call -> typed kernel, one per C signature, each in the file of
- * its first op (the kernel is found through ctx: see sg_kernel) */
-typedef sg_status (*golden_boxed_ttS_t_fn)(sg_keyset, sg_tensor *, sg_tensor *, sg_scalar, sg_tensor **);
+ * its first op, whose kernel type it calls (the kernel is found through ctx: see sg_kernel) */
 sg_status golden_boxed_ttS_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
                 int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
     (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
@@ -12,13 +11,12 @@ sg_status golden_boxed_ttS_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks,
     sg_tensor *a1 = (&sg_args[1])->u.t;
     sg_scalar a2 = sg_unbox_scalar((&sg_args[2]));
     sg_tensor *r0 = NULL;
-    sg_status sg_st = ((golden_boxed_ttS_t_fn) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, &r0);
+    sg_status sg_st = ((aten_add_Tensor_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, &r0);
     if (sg_st) return sg_st;
     sg_rets[0] = sg_any_tensor(r0);
     return SG_OK;
 }
 
-typedef sg_status (*golden_boxed_ttSt_t_fn)(sg_keyset, sg_tensor *, sg_tensor *, sg_scalar, sg_tensor *, sg_tensor **);
 sg_status golden_boxed_ttSt_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
                 int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
     (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
@@ -27,25 +25,23 @@ sg_status golden_boxed_ttSt_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks
     sg_scalar a2 = sg_unbox_scalar((&sg_args[2]));
     sg_tensor *a3 = (&sg_args[3])->u.t;
     sg_tensor *r0 = NULL;
-    sg_status sg_st = ((golden_boxed_ttSt_t_fn) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, &r0);
+    sg_status sg_st = ((aten_add_out_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, &r0);
     if (sg_st) return sg_st;
     sg_rets[0] = sg_any_tensor(r0);
     return SG_OK;
 }
 
-typedef sg_status (*golden_boxed_t_t_fn)(sg_keyset, sg_tensor *, sg_tensor **);
 sg_status golden_boxed_t_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
                 int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
     (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
     sg_tensor *r0 = NULL;
-    sg_status sg_st = ((golden_boxed_t_t_fn) * (const sg_fn *)sg_ctx)(sg_ks, a0, &r0);
+    sg_status sg_st = ((aten_relu__kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, &r0);
     if (sg_st) return sg_st;
     sg_rets[0] = sg_any_tensor(r0);
     return SG_OK;
 }
 
-typedef sg_status (*golden_boxed_tfB_tt_fn)(sg_keyset, sg_tensor *, double, const bool *, sg_tensor **, sg_tensor **);
 sg_status golden_boxed_tfB_tt(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
                 int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
     (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
@@ -55,14 +51,13 @@ sg_status golden_boxed_tfB_tt(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks
     const bool *a2 = ((&sg_args[2])->tag == SG_ANY_BOOL ? &sg_room2 : NULL);
     sg_tensor *r0 = NULL;
     sg_tensor *r1 = NULL;
-    sg_status sg_st = ((golden_boxed_tfB_tt_fn) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, &r0, &r1);
+    sg_status sg_st = ((aten_native_dropout_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, &r0, &r1);
     if (sg_st) return sg_st;
     sg_rets[0] = sg_any_tensor(r0);
     sg_rets[1] = sg_any_tensor(r1);
     return SG_OK;
 }
 
-typedef sg_status (*golden_boxed_tN1bD_t_fn)(sg_keyset, sg_tensor *, const sg_int_list *, bool, const sg_dtype *, sg_tensor **);
 sg_status golden_boxed_tN1bD_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
                 int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
     (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
@@ -73,39 +68,36 @@ sg_status golden_boxed_tN1bD_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_k
     sg_dtype sg_room3 = (sg_dtype)(&sg_args[3])->u.i;
     const sg_dtype *a3 = ((&sg_args[3])->tag == SG_ANY_DTYPE ? &sg_room3 : NULL);
     sg_tensor *r0 = NULL;
-    sg_status sg_st = ((golden_boxed_tN1bD_t_fn) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, &r0);
+    sg_status sg_st = ((aten_sum_dim_IntList_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, &r0);
     if (sg_st) return sg_st;
     sg_rets[0] = sg_any_tensor(r0);
     return SG_OK;
 }
 
-typedef sg_status (*golden_boxed_tL_t_fn)(sg_keyset, sg_tensor *, sg_tensor_list, sg_tensor **);
 sg_status golden_boxed_tL_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
                 int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
     (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
     sg_tensor_list a1 = sg_unbox_tensor_list((&sg_args[1]));
     sg_tensor *r0 = NULL;
-    sg_status sg_st = ((golden_boxed_tL_t_fn) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, &r0);
+    sg_status sg_st = ((aten_index_Tensor_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, &r0);
     if (sg_st) return sg_st;
     sg_rets[0] = sg_any_tensor(r0);
     return SG_OK;
 }
 
-typedef sg_status (*golden_boxed_li_t_fn)(sg_keyset, sg_tensor_list, int64_t, sg_tensor **);
 sg_status golden_boxed_li_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
                 int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
     (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor_list a0 = sg_unbox_tensor_list((&sg_args[0]));
     int64_t a1 = (int64_t)(&sg_args[1])->u.i;
     sg_tensor *r0 = NULL;
-    sg_status sg_st = ((golden_boxed_li_t_fn) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, &r0);
+    sg_status sg_st = ((aten_cat_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, &r0);
     if (sg_st) return sg_st;
     sg_rets[0] = sg_any_tensor(r0);
     return SG_OK;
 }
 
-typedef sg_status (*golden_boxed_nDYVBM_t_fn)(sg_keyset, sg_int_list, const sg_dtype *, const sg_layout *, const sg_device *, const bool *, const sg_memory_format *, sg_tensor **);
 sg_status golden_boxed_nDYVBM_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
                 int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
     (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
@@ -122,13 +114,12 @@ sg_status golden_boxed_nDYVBM_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_
     sg_memory_format sg_room5 = (sg_memory_format)(&sg_args[5])->u.i;
     const sg_memory_format *a5 = ((&sg_args[5])->tag == SG_ANY_MEMORY_FORMAT ? &sg_room5 : NULL);
     sg_tensor *r0 = NULL;
-    sg_status sg_st = ((golden_boxed_nDYVBM_t_fn) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, a4, a5, &r0);
+    sg_status sg_st = ((aten_empty_memory_format_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, a4, a5, &r0);
     if (sg_st) return sg_st;
     sg_rets[0] = sg_any_tensor(r0);
     return SG_OK;
 }
 
-typedef sg_status (*golden_boxed_tQQ_t_fn)(sg_keyset, sg_tensor *, const sg_scalar *, const sg_scalar *, sg_tensor **);
 sg_status golden_boxed_tQQ_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
                 int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
     (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
@@ -138,13 +129,12 @@ sg_status golden_boxed_tQQ_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks,
     sg_scalar sg_room2 = sg_unbox_scalar((&sg_args[2]));
     const sg_scalar *a2 = ((&sg_args[2])->tag == SG_ANY_NONE ? NULL : &sg_room2);
     sg_tensor *r0 = NULL;
-    sg_status sg_st = ((golden_boxed_tQQ_t_fn) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, &r0);
+    sg_status sg_st = ((aten_clamp_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, &r0);
     if (sg_st) return sg_st;
     sg_rets[0] = sg_any_tensor(r0);
     return SG_OK;
 }
 
-typedef sg_status (*golden_boxed_tfg_t_fn)(sg_keyset, sg_tensor *, double, sg_generator *, sg_tensor **);
 sg_status golden_boxed_tfg_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
                 int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
     (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
@@ -152,13 +142,12 @@ sg_status golden_boxed_tfg_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks,
     double a1 = (double)(&sg_args[1])->u.f;
     sg_generator *a2 = (sg_generator *)sg_unbox_opaque((&sg_args[2]));
     sg_tensor *r0 = NULL;
-    sg_status sg_st = ((golden_boxed_tfg_t_fn) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, &r0);
+    sg_status sg_st = ((aten_bernoulli_p_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, &r0);
     if (sg_st) return sg_st;
     sg_rets[0] = sg_any_tensor(r0);
     return SG_OK;
 }
 
-typedef sg_status (*golden_boxed_lz_l_fn)(sg_keyset, sg_tensor_list, sg_scalar_list, sg_tensor_list *);
 sg_status golden_boxed_lz_l(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
                 int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
     (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
@@ -166,13 +155,12 @@ sg_status golden_boxed_lz_l(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, 
     sg_scalar sg_room1[sg_unbox_list_len((&sg_args[1])) + 1];
     sg_scalar_list a1 = sg_unbox_scalar_list((&sg_args[1]), sg_room1);
     sg_tensor_list r0 = {NULL, 0};
-    sg_status sg_st = ((golden_boxed_lz_l_fn) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, &r0);
+    sg_status sg_st = ((aten__foreach_add_ScalarList_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, &r0);
     if (sg_st) return sg_st;
     sg_rets[0] = sg_box_tensor_list_result(r0);
     return SG_OK;
 }
 
-typedef sg_status (*golden_boxed_tsnw_t_fn)(sg_keyset, sg_tensor *, const char *, sg_int_list, sg_str_list, sg_tensor **);
 sg_status golden_boxed_tsnw_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
                 int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
     (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
@@ -183,13 +171,12 @@ sg_status golden_boxed_tsnw_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks
     const char *sg_room3[sg_unbox_list_len((&sg_args[3])) + 1];
     sg_str_list a3 = sg_unbox_str_list((&sg_args[3]), sg_room3);
     sg_tensor *r0 = NULL;
-    sg_status sg_st = ((golden_boxed_tsnw_t_fn) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, &r0);
+    sg_status sg_st = ((aten_unflatten_Dimname_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, &r0);
     if (sg_st) return sg_st;
     sg_rets[0] = sg_any_tensor(r0);
     return SG_OK;
 }
 
-typedef sg_status (*golden_boxed_ttIbs_t_fn)(sg_keyset, sg_tensor *, sg_tensor *, const int64_t *, bool, const char *, sg_tensor **);
 sg_status golden_boxed_ttIbs_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
                 int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
     (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
@@ -200,13 +187,12 @@ sg_status golden_boxed_ttIbs_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_k
     bool a3 = (bool)(&sg_args[3])->u.b;
     const char *a4 = sg_unbox_str((&sg_args[4]));
     sg_tensor *r0 = NULL;
-    sg_status sg_st = ((golden_boxed_ttIbs_t_fn) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, a4, &r0);
+    sg_status sg_st = ((aten_quantile_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, a4, &r0);
     if (sg_st) return sg_st;
     sg_rets[0] = sg_any_tensor(r0);
     return SG_OK;
 }
 
-typedef sg_status (*golden_boxed_tn1bF_t_fn)(sg_keyset, sg_tensor *, sg_int_list, bool, const double *, sg_tensor **);
 sg_status golden_boxed_tn1bF_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
                 int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
     (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
@@ -217,7 +203,7 @@ sg_status golden_boxed_tn1bF_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_k
     double sg_room3 = (double)(&sg_args[3])->u.f;
     const double *a3 = ((&sg_args[3])->tag == SG_ANY_FLOAT ? &sg_room3 : NULL);
     sg_tensor *r0 = NULL;
-    sg_status sg_st = ((golden_boxed_tn1bF_t_fn) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, &r0);
+    sg_status sg_st = ((aten_upsample_linear1d_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, &r0);
     if (sg_st) return sg_st;
     sg_rets[0] = sg_any_tensor(r0);
     return SG_OK;

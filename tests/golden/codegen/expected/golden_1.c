@@ -3,8 +3,7 @@
 #include "golden.h"
 
 /* ---- boxing adapters: boxed call -> typed kernel, one per C signature, each in the file of
- * its first op (the kernel is found through ctx: see sg_kernel) */
-typedef sg_status (*golden_boxed_tn3n3n3n3b_t_fn)(sg_keyset, sg_tensor *, sg_int_list, sg_int_list, sg_int_list, sg_int_list, bool, sg_tensor **);
+ * its first op, whose kernel type it calls (the kernel is found through ctx: see sg_kernel) */
 sg_status golden_boxed_tn3n3n3n3b_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
                 int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
     (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
@@ -19,86 +18,79 @@ sg_status golden_boxed_tn3n3n3n3b_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset
     sg_int_list a4 = sg_unbox_int_list((&sg_args[4]), sg_room4, 3);
     bool a5 = (bool)(&sg_args[5])->u.b;
     sg_tensor *r0 = NULL;
-    sg_status sg_st = ((golden_boxed_tn3n3n3n3b_t_fn) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, a4, a5, &r0);
+    sg_status sg_st = ((aten_max_pool3d_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, a4, a5, &r0);
     if (sg_st) return sg_st;
     sg_rets[0] = sg_any_tensor(r0);
     return SG_OK;
 }
 
-typedef sg_status (*golden_boxed_tS_d_fn)(sg_keyset, sg_tensor *, sg_scalar, sg_dtype *);
 sg_status golden_boxed_tS_d(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
                 int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
     (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
     sg_scalar a1 = sg_unbox_scalar((&sg_args[1]));
     sg_dtype r0 = SG_FLOAT32;
-    sg_status sg_st = ((golden_boxed_tS_d_fn) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, &r0);
+    sg_status sg_st = ((aten_result_type_Scalar_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, &r0);
     if (sg_st) return sg_st;
     sg_rets[0] = sg_box_tag_i(SG_ANY_DTYPE, r0);
     return SG_OK;
 }
 
-typedef sg_status (*golden_boxed_t_i_fn)(sg_keyset, sg_tensor *, int64_t *);
 sg_status golden_boxed_t_i(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
                 int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
     (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
     int64_t r0 = 0;
-    sg_status sg_st = ((golden_boxed_t_i_fn) * (const sg_fn *)sg_ctx)(sg_ks, a0, &r0);
+    sg_status sg_st = ((aten__nnz_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, &r0);
     if (sg_st) return sg_st;
     sg_rets[0] = sg_any_int(r0);
     return SG_OK;
 }
 
-typedef sg_status (*golden_boxed_t_b_fn)(sg_keyset, sg_tensor *, bool *);
 sg_status golden_boxed_t_b(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
                 int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
     (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
     bool r0 = false;
-    sg_status sg_st = ((golden_boxed_t_b_fn) * (const sg_fn *)sg_ctx)(sg_ks, a0, &r0);
+    sg_status sg_st = ((aten_is_nonzero_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, &r0);
     if (sg_st) return sg_st;
     sg_rets[0] = sg_any_bool(r0);
     return SG_OK;
 }
 
-typedef sg_status (*golden_boxed_t_S_fn)(sg_keyset, sg_tensor *, sg_scalar *);
 sg_status golden_boxed_t_S(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
                 int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
     (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
     sg_scalar r0 = {0};
-    sg_status sg_st = ((golden_boxed_t_S_fn) * (const sg_fn *)sg_ctx)(sg_ks, a0, &r0);
+    sg_status sg_st = ((aten_item_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, &r0);
     if (sg_st) return sg_st;
     sg_rets[0] = sg_box_scalar_result(r0);
     return SG_OK;
 }
 
-typedef sg_status (*golden_boxed_to_t_fn)(sg_keyset, sg_tensor *, void *, sg_tensor **);
 sg_status golden_boxed_to_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
                 int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
     (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
     void *a1 = sg_unbox_opaque((&sg_args[1]));
     sg_tensor *r0 = NULL;
-    sg_status sg_st = ((golden_boxed_to_t_fn) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, &r0);
+    sg_status sg_st = ((aten_set__source_Storage_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, &r0);
     if (sg_st) return sg_st;
     sg_rets[0] = sg_any_tensor(r0);
     return SG_OK;
 }
 
-typedef sg_status (*golden_boxed_to__fn)(sg_keyset, sg_tensor *, void *);
 sg_status golden_boxed_to_(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
                 int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
     (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
     void *a1 = sg_unbox_opaque((&sg_args[1]));
-    sg_status sg_st = ((golden_boxed_to__fn) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1);
+    sg_status sg_st = ((aten_record_stream_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1);
     if (sg_st) return sg_st;
     return SG_OK;
 }
 
-typedef sg_status (*golden_boxed_liiiiiibb_t_fn)(sg_keyset, sg_tensor_list, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, bool, bool, sg_tensor **);
 sg_status golden_boxed_liiiiiibb_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
                 int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
     (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
@@ -112,13 +104,12 @@ sg_status golden_boxed_liiiiiibb_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset 
     bool a7 = (bool)(&sg_args[7])->u.b;
     bool a8 = (bool)(&sg_args[8])->u.b;
     sg_tensor *r0 = NULL;
-    sg_status sg_st = ((golden_boxed_liiiiiibb_t_fn) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, a4, a5, a6, a7, a8, &r0);
+    sg_status sg_st = ((aten__cudnn_rnn_flatten_weight_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, a4, a5, a6, a7, a8, &r0);
     if (sg_st) return sg_st;
     sg_rets[0] = sg_any_tensor(r0);
     return SG_OK;
 }
 
-typedef sg_status (*golden_boxed_tttffi_t_fn)(sg_keyset, sg_tensor *, sg_tensor *, sg_tensor *, double, double, int64_t, sg_tensor **);
 sg_status golden_boxed_tttffi_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
                 int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
     (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
@@ -129,13 +120,12 @@ sg_status golden_boxed_tttffi_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_
     double a4 = (double)(&sg_args[4])->u.f;
     int64_t a5 = (int64_t)(&sg_args[5])->u.i;
     sg_tensor *r0 = NULL;
-    sg_status sg_st = ((golden_boxed_tttffi_t_fn) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, a4, a5, &r0);
+    sg_status sg_st = ((aten__amp_update_scale__kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, a4, a5, &r0);
     if (sg_st) return sg_st;
     sg_rets[0] = sg_any_tensor(r0);
     return SG_OK;
 }
 
-typedef sg_status (*golden_boxed_tcaymvRkWwI_tf_fn)(sg_keyset, sg_tensor *, sg_complex, const sg_any *, sg_layout, sg_memory_format, sg_device, const sg_float_list *, sg_bool_list, const sg_str_list *, sg_str_list, const int64_t *, sg_tensor **, double *);
 sg_status golden_boxed_tcaymvRkWwI_tf(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
                 int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
     (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
@@ -156,37 +146,34 @@ sg_status golden_boxed_tcaymvRkWwI_tf(void *sg_ctx, const sg_op *sg_op_, sg_keys
     const int64_t *a10 = ((&sg_args[10])->tag == SG_ANY_INT ? &sg_room10 : NULL);
     sg_tensor *r0 = NULL;
     double r1 = 0;
-    sg_status sg_st = ((golden_boxed_tcaymvRkWwI_tf_fn) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, &r0, &r1);
+    sg_status sg_st = ((golden_mix_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, &r0, &r1);
     if (sg_st) return sg_st;
     sg_rets[0] = sg_any_tensor(r0);
     sg_rets[1] = sg_any_float(r1);
     return SG_OK;
 }
 
-typedef sg_status (*golden_boxed_t__fn)(sg_keyset, sg_tensor *);
 sg_status golden_boxed_t_(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
                 int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
     (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
-    sg_status sg_st = ((golden_boxed_t__fn) * (const sg_fn *)sg_ctx)(sg_ks, a0);
+    sg_status sg_st = ((golden_clean__kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0);
     if (sg_st) return sg_st;
     return SG_OK;
 }
 
-typedef sg_status (*golden_boxed_tt_t_fn)(sg_keyset, sg_tensor *, sg_tensor *, sg_tensor **);
 sg_status golden_boxed_tt_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
                 int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
     (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
     sg_tensor *a1 = (&sg_args[1])->u.t;
     sg_tensor *r0 = NULL;
-    sg_status sg_st = ((golden_boxed_tt_t_fn) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, &r0);
+    sg_status sg_st = ((aten_relu_out_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, &r0);
     if (sg_st) return sg_st;
     sg_rets[0] = sg_any_tensor(r0);
     return SG_OK;
 }
 
-typedef sg_status (*golden_boxed_tfBtt_tt_fn)(sg_keyset, sg_tensor *, double, const bool *, sg_tensor *, sg_tensor *, sg_tensor **, sg_tensor **);
 sg_status golden_boxed_tfBtt_tt(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
                 int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
     (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
@@ -198,7 +185,7 @@ sg_status golden_boxed_tfBtt_tt(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_
     sg_tensor *a4 = (&sg_args[4])->u.t;
     sg_tensor *r0 = NULL;
     sg_tensor *r1 = NULL;
-    sg_status sg_st = ((golden_boxed_tfBtt_tt_fn) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, a4, &r0, &r1);
+    sg_status sg_st = ((aten_native_dropout_out_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, a4, &r0, &r1);
     if (sg_st) return sg_st;
     sg_rets[0] = sg_any_tensor(r0);
     sg_rets[1] = sg_any_tensor(r1);
