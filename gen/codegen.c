@@ -513,6 +513,21 @@ static int quote(lua_State *L, bool json) {
     }
     size_t      n;
     const char *s = luaL_checklstring(L, 1, &n);
+    /* most strings need no escape: quoted in a local buffer, pushed at once */
+    char quick[1024];
+    if (n + 2 <= sizeof quick) {
+        size_t i = 0;
+        for (; i < n; i++) {
+            unsigned char c = (unsigned char)s[i];
+            if (c == '"' || c == '\\' || c < 0x20 || c == 0x7f) break;
+            quick[i + 1] = (char)c;
+        }
+        if (i == n) {
+            quick[0] = quick[n + 1] = '"';
+            lua_pushlstring(L, quick, n + 2);
+            return 1;
+        }
+    }
     luaL_Buffer b;
     luaL_buffinitsize(L, &b, n + 2);
     luaL_addchar(&b, '"');
@@ -580,11 +595,14 @@ static lua_State *new_state(limits *lim, const sources *s) {
 /* Below this many ops the second state's model costs more than it saves. */
 enum { TWO_STATES_MIN = 256 };
 /* Rationale: the model is all live and renders make little garbage (the corpus: ~25 MB, all
- * of it kept as output), yet the collector's cycles cost ~25% of rendering. So it is off while
- * the model is built, then waits for memory to reach PAUSE% of what the last cycle left
- * (Lua's largest setting): the built-in templates never get there, and a template that makes
- * much garbage still has it collected. */
+ * of it kept as output), yet a collector's cycle marks the whole model: with the collector on
+ * from the start, the first cycle alone was ~10% of rendering. So it is off while the model
+ * is built; its first cycle then waits until ALLOWANCE more bytes were allocated, and later
+ * ones until memory reaches PAUSE% of what the last cycle left (Lua's largest setting). The
+ * built-in templates never get there; a template that makes much garbage still has it
+ * collected, well before the state's MEMORY_LIMIT. */
 enum { PAUSE = 1000 };
+#define ALLOWANCE (MEMORY_LIMIT / 4)
 
 /* A Lua state with the model, and its memory. States hold the outputs' bytes, so they live
  * as long as the outputs (sg_outputs.owner, a chain). */
@@ -904,6 +922,9 @@ static bool renderer_load(const run *r, renderer *rd, char **error) {
     rd->env = lua_gettop(L);
     lua_gc(L, LUA_GCINC, PAUSE, 0, 0);
     lua_gc(L, LUA_GCRESTART);
+    /* a step of minus ALLOWANCE: the collector's debt (0 after a restart, so that its cycle
+     * would begin at the next allocation) starts ALLOWANCE below zero */
+    lua_gc(L, LUA_GCSTEP, -(int)(ALLOWANCE / 1024));
     return true;
 }
 

@@ -1,6 +1,7 @@
 /* Rendering on two Lua states at once (gen/codegen.c) must give what one state gives: the same
  * files in the same order, byte for byte, and the same messages where templates fail. Each
- * render has an environment of its own, and a render that makes much garbage still runs. */
+ * render has an environment of its own, and a render that makes much garbage still runs. The
+ * quoting helpers templates get (cstr, jstr) are checked here too. */
 #define _DEFAULT_SOURCE /* mkdtemp */
 #include "check.h"
 #include "codegen.h"
@@ -162,6 +163,55 @@ static void test_isolation_and_garbage(const sg_model *m, const char *dir) {
     remove_file(dir, "h_garbage.tpl");
 }
 
+/* The text of output `name` of r (empty where there is none), malloc'ed. */
+static char *output_text(const result *r, const char *name) {
+    sg_buf x;
+    sg_buf_init(&x);
+    for (uint32_t i = 0; i < r->out.n; i++)
+        if (strcmp(r->out.items[i].name, name) == 0) sg_output_text(&r->out.items[i], &x);
+    sg_buf_putc(&x, '\0');
+    return x.data;
+}
+
+/* cstr and jstr quote for C and for JSON: short strings (quoted at once) and long ones (past
+ * the quick buffer), with and without characters to escape, and nil. */
+static void test_quoting(const sg_model *m, const char *dir) {
+    write_file(dir, "q_quote.tpl",
+               "%! output = \"{lib}_q.txt\"\n"
+               "% local long = string.rep(\"ab\", 600)\n"
+               "% for _, s in ipairs({\"plain\", 'a\"b\\\\c', \"tab\\there\", \"\\127\", \"\\195\\169\", long, long .. \"\\n\"}) do\n"
+               "$(cstr(s)) $(jstr(s))\n"
+               "% end\n"
+               "$(cstr(nil)) $(jstr(nil))\n");
+    result r;
+    render(&r, m, 1, 1, dir);
+    CHECK(r.errors == 0);
+    if (r.d.out.len) fprintf(stderr, "%.*s", (int)r.d.out.len, r.d.out.data);
+    sg_buf want;
+    sg_buf_init(&want);
+    sg_buf_puts(&want, "\"plain\" \"plain\"\n");
+    sg_buf_puts(&want, "\"a\\\"b\\\\c\" \"a\\\"b\\\\c\"\n");
+    sg_buf_puts(&want, "\"tab\\011here\" \"tab\\u0009here\"\n");
+    sg_buf_puts(&want, "\"\\177\" \"\\u007f\"\n");
+    sg_buf_puts(&want, "\"\xc3\xa9\" \"\xc3\xa9\"\n");
+    for (int k = 0; k < 2; k++) {
+        for (int q = 0; q < 2; q++) {
+            sg_buf_putc(&want, '"');
+            for (int i = 0; i < 600; i++) sg_buf_puts(&want, "ab");
+            if (k) sg_buf_puts(&want, q ? "\\u000a" : "\\012");
+            sg_buf_puts(&want, q ? "\"\n" : "\" ");
+        }
+    }
+    sg_buf_puts(&want, "NULL null\n");
+    sg_buf_putc(&want, '\0');
+    char *got = output_text(&r, "t_q.txt");
+    CHECK_STR(got, want.data);
+    free(got);
+    sg_buf_free(&want);
+    result_free(&r);
+    remove_file(dir, "q_quote.tpl");
+}
+
 /* The whole corpus: what the tool writes for PyTorch, one state against two. */
 static void test_corpus(void) {
     const char *yaml = SG_CORPUS_DIR "/native_functions.yaml", *tags = SG_CORPUS_DIR "/tags.yaml";
@@ -190,6 +240,7 @@ int main(void) {
     test_builtins(&m);
     test_errors(&m, dir);
     test_isolation_and_garbage(&m, dir);
+    test_quoting(&m, dir);
     CHECK(rmdir(dir) == 0);
     sg_model_free(&m);
     test_corpus();
