@@ -44,10 +44,14 @@ static void setk(const pusher *p, enum key k) {
     lua_rawset(p->L, -3);
 }
 
+/* Rationale: lua_pushstring first looks the C pointer up in a cache of Lua's (a strcmp even
+ * where it misses, as it does for nearly every string of the model); a length is cheaper. */
+static void push_cstr(lua_State *L, const char *v) { lua_pushlstring(L, v, strlen(v)); }
+
 static void set_str(const pusher *p, enum key k, const char *v) {
     if (!v) return;
     lua_pushvalue(p->L, p->keys + (int)k);
-    lua_pushstring(p->L, v);
+    push_cstr(p->L, v);
     lua_rawset(p->L, -3);
 }
 
@@ -78,7 +82,7 @@ static void set_tribool(const pusher *p, enum key k, sg_tribool v) {
 static void push_strs(lua_State *L, const char *const *items, uint32_t n) {
     lua_createtable(L, (int)n, 0);
     for (uint32_t i = 0; i < n; i++) {
-        lua_pushstring(L, items[i]);
+        push_cstr(L, items[i]);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
 }
