@@ -41,8 +41,9 @@ sg_boxed $(lib)_$(C.boxed_name(op));
 %   local cn = op.cname
 /* $(op.schema) */
 extern sg_op *$(cn)_op;
-%   if C.typed(op) then
-%     local params = C.params(op)
+%   local c = C.info(op)
+%   if c.typed then
+%     local params = c.params
 %     -- Rationale: the parameter list is written once, in a function type; the wrapper, the
 %     -- kernel type and the rest are declared from it (a smaller header parses faster in
 %     -- every file that includes it).
@@ -51,7 +52,7 @@ typedef $(cn)_fn *$(cn)_kernel;
 $(cn)_fn $(cn)_redispatch;
 sg_status $(cn)($(params));
 static inline sg_status $(cn)_register(sg_key key, $(cn)_kernel fn, sg_handle **out) {
-    return sg_op_impl_typed($(cn)_op, key, (sg_fn)fn, $(lib)_$(C.boxed_name(op)), out);
+    return sg_op_impl_typed($(cn)_op, key, (sg_fn)fn, $(lib)_$(c.boxed_name), out);
 }
 %     if op.structured_is_out then
 /* structured: its functional and in-place variants run this meta function, then this op */

@@ -8,7 +8,7 @@
  * its first op, whose kernel type it calls (the kernel is found through ctx: see sg_kernel) */
 % for _, op in ipairs(ops) do
 %   if C.adapter_home(op) then
-%     local bn = lib .. "_" .. C.boxed_name(op)
+%     local bn = lib .. "_" .. C.info(op).boxed_name
 %     local nargs, nrets = #op.args, #op.returns
 sg_status $(bn)(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
                 int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
@@ -40,16 +40,16 @@ sg_status $(bn)(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any
 %   local cn = op.cname
 /* ---- $(op.schema) */
 sg_op *$(cn)_op;
-%   if C.typed(op) then
-%     local params, names = C.params(op), C.ret_names(op)
+%   local c = C.info(op)
+%   if c.typed then
+%     local params, args = c.params, c.call_args
 %     local sep = params == "void" and "" or ", "
-%     local args = C.call_args(op)
 %     local argsep = args == "" and "" or ", "
 
 sg_status $(cn)_redispatch(sg_keyset sg_ks$(sep)$(params)) {
     const sg_entry *sg_e = sg_dispatch_entry($(cn)_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return (($(cn)_kernel)sg_e->unboxed)(sg_ks$(argsep)$(args));
-    return sg_call_boxed_sig(sg_e, $(cn)_op, sg_ks, "$(C.signature(op))"$(argsep)$(args));
+    return sg_call_boxed_sig(sg_e, $(cn)_op, sg_ks, "$(c.signature)"$(argsep)$(args));
 }
 
 sg_status $(cn)($(params)) {
@@ -63,7 +63,7 @@ sg_status $(cn)($(params)) {
             return sg_op_check_writable($(cn)_op, $(i - 1), $(C.ident(a.name)).items[sg_i]);
 %       end
 %     end
-    return $(cn)_redispatch(sg_tls_apply($(C.keys(op)))$(argsep)$(args));
+    return $(cn)_redispatch(sg_tls_apply($(c.keys))$(argsep)$(args));
 }
 %   end
 

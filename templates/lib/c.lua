@@ -196,38 +196,9 @@ local letters = {
 local ret_letters = { tensor = "t", opt_tensor = "T", tensor_list = "l", int = "i", float = "f",
                       bool = "b", scalar = "S", dtype = "d" }
 
--- Rationale (this function and the ones below that every op goes through): numeric loops and
--- short strings joined with `..` cost half of what ipairs and table.concat did; run for each
--- of the corpus's 3,206 ops, they were a third of the generator's time.
 local STAR = ("*"):byte()
 
--- "ttS>t": what sg_call_boxed_sig needs to box the arguments and unbox the results
-function C.signature(op)
-  local args, rets, s = op.args, op.returns, ""
-  for i = 1, #args do s = s .. (letters[args[i].family] or "a") end
-  s = s .. ">"
-  for i = 1, #rets do s = s .. (ret_letters[rets[i].family] or "a") end
-  return s
-end
-
 C.families = F
-
--- The boxing adapter's name for op, after the library's name and "_": "boxed_" and a key of
--- what the adapter's code depends on (each argument's family letter, with a fixed list size
--- after int lists; "_"; each return's). Ops with one key share one adapter: its code never
--- names the op.
-function C.boxed_name(op)
-  local args, rets, s = op.args, op.returns, "boxed_"
-  for i = 1, #args do
-    local a = args[i]
-    local f = a.family
-    s = s .. (letters[f] or "a")
-    if a.size and (f == "int_list" or f == "opt_int_list") then s = s .. tostring(a.size) end
-  end
-  s = s .. "_"
-  for i = 1, #rets do s = s .. (ret_letters[rets[i].family] or "a") end
-  return s
-end
 
 -- Returns: family -> { target = C type the out-pointer points to, box(x), unbox(v, out) }
 local R = {}
@@ -293,76 +264,84 @@ function C.ident(name)
   return name
 end
 
--- The names of an op's result parameters: ret (one), ret0.. (several), ret_<name> (named).
-function C.ret_names(op)
-  local rets, names = op.returns, {}
-  local n = #rets
-  for i = 1, n do
-    local name = rets[i].name
-    if name then names[i] = "ret_" .. name
-    elseif n == 1 then names[i] = "ret"
-    else names[i] = "ret" .. (i - 1) end
-  end
-  return names
-end
-
--- "sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor **ret"
-function C.params(op)
-  local args, rets, p = op.args, op.returns, {}
-  local nargs = #args
-  for i = 1, nargs do
-    local a = args[i]
-    local f, name = F[a.family] or F.any, a.name
-    if reserved[name] then name = name .. "_" end
-    p[i] = f.param .. f.sep .. name
-  end
-  if #rets > 0 then
-    local names = C.ret_names(op)
-    for i = 1, #rets do p[nargs + i] = (R[rets[i].family] or R.any).out_param .. names[i] end
-  end
-  if #p == 0 then return "void" end
-  return table.concat(p, ", ")
-end
-
--- "self, other, alpha, ret"
-function C.call_args(op)
-  local args, p = op.args, {}
-  local nargs = #args
-  for i = 1, nargs do
-    local name = args[i].name
-    p[i] = reserved[name] and name .. "_" or name
-  end
-  if #op.returns > 0 then
-    local names = C.ret_names(op)
-    for i = 1, #names do p[nargs + i] = names[i] end
-  end
-  return table.concat(p, ", ")
-end
-
 -- A declaration "T *name" / "T name" with the star against the name.
 function C.decl(ctype, name)
   if ctype:byte(-1) == STAR then return ctype .. name end
   return ctype .. " " .. name
 end
 
--- The key set expression of a typed call: the tensors' keys OR-ed ("0" without tensors).
-function C.keys(op)
-  local args, k = op.args, nil
-  for i = 1, #args do
-    local a = args[i]
-    local keys = (F[a.family] or F.any).keys
-    if keys then
-      local name = a.name
-      if reserved[name] then name = name .. "_" end
-      k = k and k .. " | " .. keys(name) or keys(name)
-    end
-  end
-  return k or "0"
-end
-
 -- Whether the typed API can express the op (varargs / varret ops are boxed only).
 function C.typed(op)
   return not op.varargs and not op.varret
+end
+
+-- What the typed API says about op, worked out once per op (C.info(op)):
+--   typed       C.typed(op)
+--   params      its C parameters: "sg_tensor *self, sg_tensor *other, sg_scalar alpha,
+--               sg_tensor **ret" ("void" where there are none)
+--   call_args   the same names as a call's arguments: "self, other, alpha, ret"
+--   keys        the key set expression of a typed call: its tensors' keys OR-ed ("0" without)
+--   ret_names   its result parameters' names: ret (one), ret0.. (several), ret_<name> (named)
+--   signature   "ttS>t": what sg_call_boxed_sig needs to box the arguments and unbox the results
+--   boxed_name  its boxing adapter's name, after the library's name and "_": "boxed_" and a
+--               key of what the adapter's code depends on (each argument's family letter, with
+--               a fixed list size after int lists; "_"; each return's). Ops with one key share
+--               one adapter: its code never names the op.
+-- Rationale: every template asks every op for several of these; made in one pass over its
+-- arguments and found with one lookup, they cost the generator a third less than helpers that
+-- each built and kept their own string (the corpus's 3,206 ops, on each Lua state).
+local infos = {}
+local P, A, S, B = {}, {}, {}, {} -- scratch: parameters, call arguments, letters, key letters
+local concat = table.concat
+function C.info(op)
+  local info = infos[op]
+  if info then return info end
+  local args, rets = op.args, op.returns
+  local nargs, nrets = #args, #rets
+  local names, keys = {}, nil
+  for i = 1, nrets do
+    local name = rets[i].name
+    if name then names[i] = "ret_" .. name
+    elseif nrets == 1 then names[i] = "ret"
+    else names[i] = "ret" .. (i - 1) end
+  end
+  for i = 1, nargs do
+    local a = args[i]
+    local fam, name = a.family, a.name
+    local f = F[fam] or F.any
+    if reserved[name] then name = name .. "_" end
+    P[i], A[i] = f.param .. f.sep .. name, name
+    local l = letters[fam] or "a"
+    S[i] = l
+    if a.size and (fam == "int_list" or fam == "opt_int_list") then l = l .. tostring(a.size) end
+    B[i] = l
+    local kf = f.keys
+    if kf then keys = keys and keys .. " | " .. kf(name) or kf(name) end
+  end
+  S[nargs + 1], B[nargs + 1] = ">", "_"
+  for i = 1, nrets do
+    local rf = rets[i].family
+    P[nargs + i], A[nargs + i] = (R[rf] or R.any).out_param .. names[i], names[i]
+    local l = ret_letters[rf] or "a"
+    S[nargs + 1 + i], B[nargs + 1 + i] = l, l
+  end
+  local n = nargs + nrets
+  info = {
+    typed = not op.varargs and not op.varret,
+    params = n == 0 and "void" or concat(P, ", ", 1, n),
+    call_args = concat(A, ", ", 1, n),
+    keys = keys or "0",
+    ret_names = names,
+    signature = concat(S, "", 1, n + 1),
+    boxed_name = "boxed_" .. concat(B, "", 1, n + 1),
+  }
+  infos[op] = info
+  return info
+end
+
+-- The same, one question at a time.
+for _, name in ipairs({"params", "call_args", "keys", "ret_names", "signature", "boxed_name"}) do
+  C[name] = function(op) return C.info(op)[name] end
 end
 
 -- ---- composite kernels: structured ops and autogen variants ----------------------------
@@ -467,12 +446,11 @@ local function adapters()
   if not adapter_user then
     adapter_user, adapter_ops = {}, {}
     for _, op in ipairs(model.ops) do
-      if C.typed(op) then
-        local bn = C.boxed_name(op)
-        if not adapter_user[bn] then
-          adapter_user[bn] = op
-          adapter_ops[#adapter_ops + 1] = op
-        end
+      local info = C.info(op)
+      local bn = info.boxed_name
+      if info.typed and not adapter_user[bn] then
+        adapter_user[bn] = op
+        adapter_ops[#adapter_ops + 1] = op
       end
     end
   end
@@ -481,7 +459,8 @@ end
 
 -- Whether op's file defines op's adapter.
 function C.adapter_home(op)
-  return C.typed(op) and adapters()[C.boxed_name(op)] == op
+  local info = C.info(op)
+  return info.typed and adapters()[info.boxed_name] == op
 end
 
 -- One op per adapter (its first user), in model order.
@@ -491,8 +470,7 @@ function C.adapter_ops()
 end
 
 -- Rationale: several templates ask the same op for the same strings; each is built once.
-for _, name in ipairs({"params", "call_args", "keys", "ret_names", "signature", "composite",
-                       "meta_params", "boxed_name"}) do
+for _, name in ipairs({"composite", "meta_params"}) do
   local build, memo = C[name], {}
   C[name] = function(op)
     local v = memo[op]
