@@ -34,7 +34,8 @@ static const char *const key_names[K__COUNT] = {SG_MODEL_KEYS(SG_KEY_NAME)};
 typedef struct pusher {
     lua_State *L;
     int        keys; /* stack slot of key_names[0] */
-    sg_buf    *tmp;
+    int        seen; /* stack slot of the arguments made so far, by what they hold (push_arg) */
+    sg_buf    *tmp, *key;
 } pusher;
 
 /* t[k] = v for v on top of the stack (popped) and t just below it. */
@@ -164,18 +165,44 @@ static void push_alias(const pusher *p, const sg_alias *a) {
     set_tmp(p, K_text);
 }
 
+/* Pushes the table of one argument or return.
+ * Rationale: most arguments of the corpus are the same as another op's (`Tensor self` first,
+ * an unnamed `Tensor` returned, `Tensor(a!) out` last): those share one table, made once. The
+ * model is smaller and quicker to build, and the templates read the same tables again, from
+ * cache (templates treat the model as read-only: docs/templates.md). The key is everything
+ * the table holds; the rest of it follows from the type. */
 static void push_arg(const pusher *p, const sg_arg *a, bool is_ret, uint32_t index) {
-    lua_State *L = p->L;
+    lua_State      *L = p->L;
     const sg_alias *al = sg_type_alias(a->type);
-    const sg_type  *u = a->type->kind == SG_TY_OPTIONAL ? a->type->elems[0] : a->type;
-    bool            sized = u->kind == SG_TY_LIST && u->size >= 0;
+    sg_buf         *tmp = p->tmp, *key = p->key;
+    tmp->len = 0;
+    sg_type_print(tmp, a->type, false);
+    key->len = 0;
+    sg_buf_printf(key, "%c%c%c%u", is_ret ? 'r' : 'a', a->kwarg_only ? 'k' : '-',
+                  a->default_text ? 'd' : '-', index);
+    sg_buf_putc(key, '\0');
+    if (a->name) sg_buf_puts(key, a->name);
+    sg_buf_putc(key, '\0');
+    sg_buf_putn(key, tmp->data, tmp->len);
+    sg_buf_putc(key, '\0');
+    if (a->default_text) sg_buf_puts(key, a->default_text);
+    if (al) {
+        sg_buf_putc(key, '\0');
+        sg_alias_print(key, al);
+    }
+    lua_pushlstring(L, key->data ? key->data : "", key->len);
+    lua_pushvalue(L, -1);
+    if (lua_rawget(L, p->seen) != LUA_TNIL) {
+        lua_remove(L, -2); /* the key */
+        return;
+    }
+    lua_pop(L, 1);
+    const sg_type *u = a->type->kind == SG_TY_OPTIONAL ? a->type->elems[0] : a->type;
+    bool           sized = u->kind == SG_TY_LIST && u->size >= 0;
     /* Rationale: a table of just the fields it gets (Lua rounds up to a power of two) is half
-     * the memory of a generous one, and the model's tables are read from cache, or not, in
-     * every template: 8 fields for most arguments, 6 for most returns. */
+     * the memory of a generous one: 8 fields for most arguments, 6 for most returns. */
     lua_createtable(L, 0, 6 + !!a->name + !is_ret + !!a->default_text + !!al + sized);
     set_str(p, K_name, a->name);
-    p->tmp->len = 0;
-    sg_type_print(p->tmp, a->type, false);
     set_tmp(p, K_type);
     set_str(p, K_default, a->default_text);
     if (!is_ret) set_bool(p, K_kwarg_only, a->kwarg_only);
@@ -189,6 +216,10 @@ static void push_arg(const pusher *p, const sg_arg *a, bool is_ret, uint32_t ind
     set_bool(p, K_optional, a->type->kind == SG_TY_OPTIONAL);
     set_bool(p, K_tensor_like, sg_type_is_tensor_like(a->type));
     if (sized) set_int(p, K_size, u->size);
+    lua_pushvalue(L, -2); /* seen[key] = the table */
+    lua_pushvalue(L, -2);
+    lua_rawset(L, p->seen);
+    lua_remove(L, -2);
 }
 
 static void push_args(const pusher *p, const sg_arg *args, uint32_t n, bool is_ret) {
@@ -395,10 +426,12 @@ bool sg_lua_push_model(lua_State *L, const sg_model *m) {
         opmap_free(&mp);
         return false;
     }
-    sg_buf tmp;
+    sg_buf tmp, key;
     sg_buf_init(&tmp);
-    pusher p = {L, lua_gettop(L) + 1, &tmp};
+    sg_buf_init(&key);
+    pusher p = {L, lua_gettop(L) + 1, lua_gettop(L) + 1 + K__COUNT, &tmp, &key};
     for (int k = 0; k < K__COUNT; k++) lua_pushstring(L, key_names[k]);
+    lua_createtable(L, 0, 4096);                /* the arguments seen (p.seen) */
     lua_createtable(L, 0, 4);                   /* model */
     lua_createtable(L, (int)m->nops, 0);        /* model.ops */
     int ops = lua_gettop(L);
@@ -453,7 +486,9 @@ bool sg_lua_push_model(lua_State *L, const sg_model *m) {
     setk(&p, K_files);
     lua_replace(L, p.keys); /* the model where the first key was; the keys go */
     lua_settop(L, p.keys);
+    bool oom = tmp.oom || key.oom;
     sg_buf_free(&tmp);
+    sg_buf_free(&key);
     opmap_free(&mp);
-    return ok && !tmp.oom;
+    return ok && !oom;
 }
