@@ -178,9 +178,14 @@ static void push_arg(const pusher *p, const sg_arg *a, bool is_ret, uint32_t ind
     tmp->len = 0;
     sg_type_print(tmp, a->type, false);
     key->len = 0;
-    sg_buf_printf(key, "%c%c%c%u", is_ret ? 'r' : 'a', a->kwarg_only ? 'k' : '-',
-                  a->default_text ? 'd' : '-', index);
-    sg_buf_putc(key, '\0');
+    char head[3 + 10 + 1], *h = head + sizeof head; /* flags, then the index in decimal */
+    *--h = '\0';
+    uint32_t i = index;
+    do *--h = (char)('0' + i % 10); while (i /= 10);
+    *--h = a->default_text ? 'd' : '-';
+    *--h = a->kwarg_only ? 'k' : '-';
+    *--h = is_ret ? 'r' : 'a';
+    sg_buf_putn(key, h, (size_t)(head + sizeof head - h));
     if (a->name) sg_buf_puts(key, a->name);
     sg_buf_putc(key, '\0');
     sg_buf_putn(key, tmp->data, tmp->len);
