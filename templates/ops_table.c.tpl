@@ -4,6 +4,17 @@
 % local sorted = model.sorted
 % local q = cstr
 % local function b(v) return v and "true" or "false" end
+% -- one argument's descriptor, made once per argument table (ops share identical arguments)
+% local descs = {}
+% local function desc(a)
+%   local d = descs[a]
+%   if not d then
+%     d = "{" .. q(a.name) .. ", " .. q(a.type) .. ", " .. q(a.default) .. ", " ..
+%         q(a.alias and a.alias.text) .. ", " .. b(a.kwarg_only) .. ", " .. b(a.write) .. "}"
+%     descs[a] = d
+%   end
+%   return d
+% end
 /* $(output): the op table of $(lib) ($(#model.ops) ops, sorted by name and overload) and $(lib)_init.
  * $(banner) */
 #include "$(lib).h"
@@ -13,7 +24,7 @@
 %     if #part[2] > 0 then
 static const sg_arg_desc $(op.cname)_$(part[1])[] = {
 %       for _, a in ipairs(part[2]) do
-    {$(q(a.name)), $(q(a.type)), $(q(a.default)), $(q(a.alias and a.alias.text)), $(b(a.kwarg_only)), $(b(a.write))},
+    $(desc(a)),
 %       end
 };
 %     end
