@@ -292,6 +292,22 @@ end
 -- helpers that each built and kept their own string.
 local infos = {}
 local P, A, S, B = {}, {}, {}, {} -- scratch: parameters, call arguments, letters, key letters
+
+-- An argument's parts of those: its parameter, its name, its letters, its keys (or false);
+-- made once per argument table, which the ops share where their arguments are the same.
+local parts = {}
+local function arg_parts(a)
+  local fam, name = a.family, a.name
+  local f = F[fam] or F.any
+  if reserved[name] then name = name .. "_" end
+  local l = letters[fam] or "a"
+  local bl = l
+  if a.size and (fam == "int_list" or fam == "opt_int_list") then bl = l .. tostring(a.size) end
+  local pa = { f.param .. f.sep .. name, name, l, bl, f.keys and f.keys(name) or false }
+  parts[a] = pa
+  return pa
+end
+
 local concat = table.concat
 function C.info(op)
   local info = infos[op]
@@ -307,16 +323,10 @@ function C.info(op)
   end
   for i = 1, nargs do
     local a = args[i]
-    local fam, name = a.family, a.name
-    local f = F[fam] or F.any
-    if reserved[name] then name = name .. "_" end
-    P[i], A[i] = f.param .. f.sep .. name, name
-    local l = letters[fam] or "a"
-    S[i] = l
-    if a.size and (fam == "int_list" or fam == "opt_int_list") then l = l .. tostring(a.size) end
-    B[i] = l
-    local kf = f.keys
-    if kf then keys = keys and keys .. " | " .. kf(name) or kf(name) end
+    local pa = parts[a] or arg_parts(a)
+    P[i], A[i], S[i], B[i] = pa[1], pa[2], pa[3], pa[4]
+    local k = pa[5]
+    if k then keys = keys and keys .. " | " .. k or k end
   end
   S[nargs + 1], B[nargs + 1] = ">", "_"
   for i = 1, nrets do
