@@ -20,17 +20,20 @@
 #include "$(lib).h"
 
 % for _, op in ipairs(sorted) do
-%   for _, part in ipairs({{"args", op.args}, {"rets", op.returns}}) do
-%     if #part[2] > 0 then
-static const sg_arg_desc $(op.cname)_$(part[1])[] = {
-%       for _, a in ipairs(part[2]) do
-    $(desc(a)),
+%   for part = 1, 2 do
+%     local list = part == 1 and op.args or op.returns
+%     if #list > 0 then
+static const sg_arg_desc $(op.cname)_$(part == 1 and "args" or "rets")[] = {
+%       for i = 1, #list do
+    $(desc(list[i])),
 %       end
 };
 %     end
 %   end
 %   if #op.tags > 0 then
-static const char *const $(op.cname)_tags[] = {$(table.concat((function() local t = {} for i, g in ipairs(op.tags) do t[i] = q(g) end return t end)(), ", "))};
+%     local tags = {}
+%     for i, g in ipairs(op.tags) do tags[i] = q(g) end
+static const char *const $(op.cname)_tags[] = {$(table.concat(tags, ", "))};
 %   end
 % end
 
