@@ -188,6 +188,8 @@ typedef struct sg_model {
     sg_group  **groups;
     uint32_t    ngroups;
     bool        one_piece;    /* load large files whole, on the calling thread (tests, debugging) */
+    bool        libyaml_reader; /* every byte through libyaml's reader (tests: see yaml_load.c) */
+    uint32_t    reader_skipped; /* the pieces of text that did not need it (a count for tests) */
     unsigned    early;        /* SG_EARLY_*: set before loading */
     sg_early_json *early_json; /* where SG_EARLY_JSON was done for a file (the first such) */
     struct sg_worker *worker; /* the second thread of its parallel steps (par.h), kept from the
