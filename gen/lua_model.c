@@ -262,7 +262,7 @@ static void push_op(const pusher *p, const sg_op *op, uint32_t index) {
     lua_State       *L = p->L;
     const sg_schema *s = &op->schema;
     sg_buf          *tmp = p->tmp;
-    lua_createtable(L, 0, 32); /* 23 fields always, a few yaml keys: 32 slots (see push_arg) */
+    lua_createtable(L, 0, 32); /* ~23 fields always, and a few yaml keys (see push_arg) */
     set_int(p, K_index, index);
     set_str(p, K_namespace, op->ns);
     set_str(p, K_name, s->name);
@@ -436,7 +436,7 @@ bool sg_lua_push_model(lua_State *L, const sg_model *m) {
     sg_buf_init(&key);
     pusher p = {L, lua_gettop(L) + 1, lua_gettop(L) + 1 + K__COUNT, &tmp, &key};
     for (int k = 0; k < K__COUNT; k++) lua_pushstring(L, key_names[k]);
-    lua_createtable(L, 0, 4096);                /* the arguments seen (p.seen) */
+    lua_createtable(L, 0, m->nops < 2048 ? (int)m->nops * 2 : 4096); /* arguments seen (p.seen) */
     lua_createtable(L, 0, 4);                   /* model */
     lua_createtable(L, (int)m->nops, 0);        /* model.ops */
     int ops = lua_gettop(L);
