@@ -35,6 +35,8 @@ typedef struct pusher {
     lua_State *L;
     int        keys; /* stack slot of key_names[0] */
     int        seen; /* stack slot of the arguments made so far, by what they hold (push_arg) */
+    int        path; /* stack slot of the last op's file path (ops of a file share the string) */
+    const sg_source *path_of; /* whose path that is */
     sg_buf    *tmp, *key;
 } pusher;
 
@@ -258,7 +260,7 @@ static void push_dispatch(const pusher *p, const sg_op *op) {
 }
 
 /* Pushes one op's table (its fields; links to other ops are set afterwards). */
-static void push_op(const pusher *p, const sg_op *op, uint32_t index) {
+static void push_op(pusher *p, const sg_op *op, uint32_t index) {
     lua_State       *L = p->L;
     const sg_schema *s = &op->schema;
     sg_buf          *tmp = p->tmp;
@@ -294,7 +296,16 @@ static void push_op(const pusher *p, const sg_op *op, uint32_t index) {
     setk(p, K_returns);
     set_bool(p, K_varargs, s->varargs);
     set_bool(p, K_varret, s->varret);
-    set_str(p, K_file, op->pos.src ? op->pos.src->path : NULL);
+    if (op->pos.src) {
+        if (op->pos.src != p->path_of) {
+            push_cstr(L, op->pos.src->path);
+            lua_replace(L, p->path);
+            p->path_of = op->pos.src;
+        }
+        lua_pushvalue(L, p->keys + K_file);
+        lua_pushvalue(L, p->path);
+        lua_rawset(L, -3);
+    }
     set_int(p, K_line, op->pos.line);
 
     /* yaml keys */
@@ -434,9 +445,11 @@ bool sg_lua_push_model(lua_State *L, const sg_model *m) {
     sg_buf tmp, key;
     sg_buf_init(&tmp);
     sg_buf_init(&key);
-    pusher p = {L, lua_gettop(L) + 1, lua_gettop(L) + 1 + K__COUNT, &tmp, &key};
+    int    top = lua_gettop(L);
+    pusher p = {L, top + 1, top + 1 + K__COUNT, top + 2 + K__COUNT, NULL, &tmp, &key};
     for (int k = 0; k < K__COUNT; k++) lua_pushstring(L, key_names[k]);
     lua_createtable(L, 0, m->nops < 2048 ? (int)m->nops * 2 : 4096); /* arguments seen (p.seen) */
+    lua_pushnil(L);                                                   /* a path (p.path) */
     lua_createtable(L, 0, 4);                   /* model */
     lua_createtable(L, (int)m->nops, 0);        /* model.ops */
     int ops = lua_gettop(L);
