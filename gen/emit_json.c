@@ -455,14 +455,16 @@ static void put_tag(jw *w, const sg_tag *t) {
     putc1(w, '}');
 }
 
+void sg_json_ops_put(sg_json_ops *w, const sg_op *op, bool first) {
+    puts0(w, first ? "\n" : ",\n");
+    put_op(w, op);
+}
+
 /* The document's part for ops [from, to): the head where from is 0, the tail (with the tags)
  * where to is the last. */
 static void render(jw *w, const sg_model *m, uint32_t from, uint32_t to) {
     if (from == 0) LIT(w, "{\n  \"ops\": [");
-    for (uint32_t i = from; i < to; i++) {
-        puts0(w, i ? ",\n" : "\n");
-        put_op(w, m->ops[i]);
-    }
+    for (uint32_t i = from; i < to; i++) sg_json_ops_put(w, m->ops[i], i == 0);
     if (to == m->nops) {
         puts0(w, m->nops ? "\n  ],\n  \"tags\": [" : "],\n  \"tags\": [");
         for (uint32_t i = 0; i < m->ntags; i++) {
@@ -539,11 +541,6 @@ void sg_emit_json_spool(sg_spool *s, const sg_model *m) { sg_emit_json_part(s, m
 /* ---- op by op ---------------------------------------------------------------------------- */
 
 sg_json_ops *sg_json_ops_new(sg_spool *s) { return writer_new(NULL, s); }
-
-void sg_json_ops_put(sg_json_ops *w, const sg_op *op, bool first) {
-    puts0(w, first ? "\n" : ",\n");
-    put_op(w, op);
-}
 
 void sg_json_ops_sync(sg_json_ops *w) { sync(w); }
 

@@ -4,11 +4,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "codegen.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 

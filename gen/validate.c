@@ -159,7 +159,7 @@ static bool index_op(sgv_ctx *cx, sg_op *op) {
 
 static void check_op(sgv_ctx *cx, const sg_op *op) {
     if (op->checked) { /* the loader applied the rest */
-        if (cx->m->have_tags && op->tags.n && sgv_is_aten(op)) sgv_check_tags(cx, op);
+        if (sgv_is_aten(op)) sgv_check_tags(cx, op); /* a no-op without tags files */
         return;
     }
     unique_arg_names(cx, op);

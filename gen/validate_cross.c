@@ -419,6 +419,6 @@ void sgv_check_cross(sgv_ctx *cx, uint32_t groups) {
         delegate_exists(cx, op);
         inplace_view_tag(cx, op);
     }
-   sgv_check_groups(cx, 0, groups);
+    sgv_check_groups(cx, 0, groups);
     if (m->have_tags) tag_descs(cx);
 }

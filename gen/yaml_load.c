@@ -1069,10 +1069,10 @@ typedef struct skipped {
     yaml_char_t   *start, *end, *pointer, *last;
 } skipped;
 
-/* Gives p the text as its reader's output (in a copy: s, to undo with skip_reader_end after
- * parsing); nothing where the reader must run. */
+/* Gives p the text, plain ASCII, as its reader's output (in a copy: s, to undo with
+ * skip_reader_end after parsing); nothing where the reader must run. */
 static void skip_reader(yaml_parser_t *p, const unsigned char *t, size_t n, skipped *s) {
-    if (!reader_known() || !plain_ascii(t, n) || !(s->copy = malloc(n + AHEAD))) return;
+    if (!reader_known() || !(s->copy = malloc(n + AHEAD))) return;
     memcpy(s->copy, t, n);
     memset(s->copy + n, 0, AHEAD);
     s->start = p->buffer.start, s->end = p->buffer.end;
@@ -1106,11 +1106,12 @@ static int load_range(sg_model *m, const sg_source *src, size_t begin, size_t en
     loader L = {.m = m, .d = d, .src = src, .a = m->arena, .base = begin, .home = home,
                 .cur = home, .root = {src, 1, 1}, .early = e};
     const unsigned char *t = (const unsigned char *)src->text + begin;
-    L.simple = ascii_run(t, end - begin) == end - begin && !memchr(t, '\r', end - begin);
+    bool plain = plain_ascii(t, end - begin); /* most files: one scan tells both */
+    L.simple = plain || (ascii_run(t, end - begin) == end - begin && !memchr(t, '\r', end - begin));
     yaml_parser_set_input_string(&p, t, end - begin);
     yaml_parser_set_encoding(&p, YAML_UTF8_ENCODING); /* no guessing: marks count UTF-8 */
     skipped sk = {0};
-    if (L.simple && !m->libyaml_reader) skip_reader(&p, t, end - begin, &sk);
+    if (plain && !m->libyaml_reader) skip_reader(&p, t, end - begin, &sk);
     if (sk.copy) __atomic_fetch_add(&m->reader_skipped, 1u, __ATOMIC_RELAXED);
     run(&L, &p);
     skip_reader_end(&p, &sk);

@@ -337,7 +337,7 @@ function C.info(op)
   end
   local n = nargs + nrets
   info = {
-    typed = not op.varargs and not op.varret,
+    typed = C.typed(op),
     params = n == 0 and "void" or concat(P, ", ", 1, n),
     call_args = concat(A, ", ", 1, n),
     keys = keys or "0",
