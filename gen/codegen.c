@@ -2,9 +2,9 @@
  * docs/templates.md).
  *
  * A template is translated to Lua line for line, so Lua's own messages ("ops.h.tpl:12:
- * attempt to concatenate a nil value") point at the template's line. Each runs in a protected
- * call, in a state that has no io, os or package library: templates read the model and return
- * text, nothing else. */
+ * attempt to index a nil value") point at the template's line; its text lines become calls
+ * of _w, which writes into the output. Each runs in a protected call, in a state that has no
+ * io, os or package library: templates read the model and write text, nothing else. */
 #define _DEFAULT_SOURCE
 #include "codegen.h"
 #include "lua_model.h"
@@ -217,73 +217,91 @@ static size_t close_paren(const char *s, size_t i, size_t n) {
     return 0;
 }
 
-/* One output line: _n = _n + 1; _o[_n] = "text" .. (expr) .. "text\n", or, where it continues
- * the previous text line (*pieces > 0), just .. "text" .. (expr) .. "text\n": consecutive text
- * lines make one string (Rationale: one concatenation per block instead of per line made
- * rendering several times faster; the Lua expression still spans the template's lines, so
- * messages keep their line numbers). *pieces counts the operands of the statement so far.
- * Returns false for an unbalanced $(. */
-static bool text_line(sg_buf *out, const char *s, size_t n, size_t *col, int *pieces) {
-    if (*pieces == 0) sg_buf_puts(out, "_n=_n+1 _o[_n]=");
+/* The output statement being translated: _w(piece, piece, ..., lines), where lines has a
+ * byte per piece, its template line less the statement's first (how _w names the line of a
+ * piece it cannot write). Rationale: consecutive text lines make one call; written straight
+ * into the output, the pieces make no strings of their own (see l_write). */
+typedef struct stmt {
+    int      pieces; /* 0: none open */
+    uint32_t line;   /* its first line */
+    sg_buf   lines;
+} stmt;
+
+static void add_piece(sg_buf *out, stmt *st, uint32_t line) {
+    if (st->pieces++) sg_buf_putc(out, ',');
+    sg_buf_putc(&st->lines, (char)(line - st->line));
+}
+
+static void close_stmt(sg_buf *out, stmt *st) {
+    if (!st->pieces) return;
+    sg_buf_putc(out, ',');
+    put_quoted(out, st->lines.data, st->lines.len);
+    sg_buf_puts(out, ") ");
+    st->pieces = 0;
+    st->lines.len = 0;
+}
+
+/* Lua passes a call's arguments in registers: a statement stops well before their limit. */
+enum { MAX_PIECES = 120 };
+
+/* One output line, template line `line`: "text", (expr), "text\n" added to the statement
+ * (opened here where none is). Returns false for an unbalanced $(. */
+static bool text_line(sg_buf *out, const char *s, size_t n, stmt *st, uint32_t line) {
+    if (st->pieces > MAX_PIECES) close_stmt(out, st);
+    if (!st->pieces) {
+        sg_buf_puts(out, "_w(");
+        st->line = line;
+    }
     size_t lit = 0, i = 0;
-    bool   first = *pieces == 0;
     sg_buf piece;
     sg_buf_init(&piece);
-    while (i <= n) {
-        if (i < n && s[i] == '$' && i + 1 < n && s[i + 1] == '$') { /* $$ is a literal $ */
+    while (i < n) {
+        if (s[i] != '$' || i + 1 == n || (s[i + 1] != '$' && s[i + 1] != '(')) {
+            i++;
+        } else if (s[i + 1] == '$') { /* $$ is a literal $ */
             sg_buf_putn(&piece, s + lit, i - lit + 1);
             i += 2;
             lit = i;
-            continue;
-        }
-        if (i < n && s[i] == '$' && i + 1 < n && s[i + 1] == '(') {
+        } else {
             size_t end = close_paren(s, i + 1, n);
             if (!end) {
-                *col = i + 1;
                 sg_buf_free(&piece);
                 return false;
             }
             sg_buf_putn(&piece, s + lit, i - lit);
             if (piece.len) {
-                if (!first) sg_buf_puts(out, "..");
+                add_piece(out, st, line);
                 put_quoted(out, piece.data, piece.len);
-                first = false;
                 piece.len = 0;
-                ++*pieces;
             }
-            if (!first) sg_buf_puts(out, "..");
+            add_piece(out, st, line);
             sg_buf_putc(out, '(');
             sg_buf_putn(out, s + i + 2, end - i - 2);
             sg_buf_putc(out, ')');
-            first = false;
-            ++*pieces;
             i = end + 1;
             lit = i;
-            continue;
         }
-        if (i == n) break;
-        i++;
     }
     sg_buf_putn(&piece, s + lit, n - lit);
     sg_buf_putc(&piece, '\n');
-    if (!first) sg_buf_puts(out, "..");
+    add_piece(out, st, line);
     put_quoted(out, piece.data, piece.len);
-    ++*pieces;
+    bool ok = !piece.oom;
     sg_buf_free(&piece);
-    return true;
+    return ok;
 }
 
-/* Lua evaluates a concatenation in registers: a statement stops well before its limit. */
-enum { MAX_PIECES = 120 };
-
 /* Translates a template; header gets the `%!` line's text (or stays empty). Errors: a
- * diagnostic naming label:line:col. */
+ * diagnostic naming label:line. Each template line is one line of Lua, so Lua's messages
+ * name template lines. */
 static bool translate(const sg_tpl_file *t, sg_buf *lua, sg_buf *header, sg_diag *d) {
     const char *s = t->text, *end = t->text + t->len;
     uint32_t    line = 1;
-    int         pieces = 0; /* operands of the text statement being built; 0: none open */
-    sg_buf_puts(lua, "local _o,_n={},0 ");
-    while (s < end) {
+    stmt        st = {0};
+    sg_buf_init(&st.lines);
+    sg_buf_puts(lua, "local _w=_w ");
+    bool ok = true;
+    for (; ok && s < end; line++) {
         const char *nl = memchr(s, '\n', (size_t)(end - s));
         size_t      n = nl ? (size_t)(nl - s) : (size_t)(end - s);
         if (n && s[n - 1] == '\r') n--;
@@ -291,31 +309,26 @@ static bool translate(const sg_tpl_file *t, sg_buf *lua, sg_buf *header, sg_diag
             if (line != 1) {
                 sg_diag_plain(d, SG_ERROR, "%s:%u: '%%!' (the output line) must be the first line",
                               t->label, line);
-                return false;
+                ok = false;
             }
             sg_buf_putn(header, s + 2, n - 2);
-        } else if (n >= 2 && s[0] == '%' && s[1] == '%') {
-            size_t col;
-            if (pieces > MAX_PIECES) pieces = 0;
-            if (!text_line(lua, s + 1, n - 1, &col, &pieces)) goto unbalanced;
-        } else if (n >= 1 && s[0] == '%') {
-            pieces = 0;
+        } else if (n >= 1 && s[0] == '%' && (n == 1 || s[1] != '%')) {
+            close_stmt(lua, &st);
             sg_buf_putn(lua, s + 1, n - 1);
         } else {
-            size_t col;
-            if (pieces > MAX_PIECES) pieces = 0;
-            if (!text_line(lua, s, n, &col, &pieces)) {
-            unbalanced:
+            bool escaped = n >= 2 && s[0] == '%'; /* %% starts a text line with % */
+            if (!text_line(lua, s + escaped, n - escaped, &st, line)) {
                 sg_diag_plain(d, SG_ERROR, "%s:%u: '$(' without its ')'", t->label, line);
-                return false;
+                ok = false;
             }
         }
         sg_buf_putc(lua, '\n');
-        line++;
         s = nl ? nl + 1 : end;
     }
-    sg_buf_puts(lua, " return _o, _n\n");
-    return !lua->oom && !header->oom;
+    close_stmt(lua, &st);
+    ok = ok && !lua->oom && !header->oom && !st.lines.oom;
+    sg_buf_free(&st.lines);
+    return ok;
 }
 
 /* ---- the Lua state ----------------------------------------------------------------------- */
@@ -574,8 +587,6 @@ static lua_State *new_state(limits *lim, const sources *s) {
     lua_rawsetp(L, LUA_REGISTRYINDEX, &SOURCES_KEY);
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, "sg.imported");
-    lua_newtable(L);
-    lua_setfield(L, LUA_REGISTRYINDEX, "sg.keep");
     lua_pushcfunction(L, l_import);
     lua_setglobal(L, "import");
     lua_pushcfunction(L, l_cstr);
@@ -595,8 +606,8 @@ static lua_State *new_state(limits *lim, const sources *s) {
 
 /* Below this many ops the second state's model costs more than it saves. */
 enum { TWO_STATES_MIN = 256 };
-/* Rationale: the model is all live and renders make little garbage (the corpus: ~25 MB, all
- * of it kept as output), yet a collector's cycle marks the whole model: with the collector on
+/* Rationale: the model is all live and renders make little garbage (the corpus: ~10 MB per
+ * state; the output is written outside Lua's objects), yet a collector's cycle marks the whole model: with the collector on
  * from the start, the first cycle alone was ~10% of rendering. So it is off while the model
  * is built; its first cycle then waits until ALLOWANCE more bytes were allocated, and later
  * ones until memory reaches PAUSE% of what the last cycle left (Lua's largest setting). The
@@ -805,6 +816,81 @@ static void job_fail(lua_State *L, const run *r, job *jb) {
     lua_pop(L, 1);
 }
 
+/* Where a render's text goes: blocks of the state's memory (under its cap), each a piece of
+ * the output. */
+typedef struct sink {
+    sg_output out;
+    size_t    cap;                /* of out.pieces */
+    char     *start, *cur, *end;  /* the block being filled */
+    limits   *lim;
+    bool      oom;
+} sink;
+
+static bool sink_close_block(sink *k) {
+    if (k->cur == k->start) return true;
+    if (k->out.npieces == k->cap) {
+        size_t    cap = k->cap ? k->cap * 2 : 16;
+        sg_piece *g = realloc(k->out.pieces, cap * sizeof *g);
+        if (!g) return false;
+        k->out.pieces = g;
+        k->cap = cap;
+    }
+    k->out.pieces[k->out.npieces++] = (sg_piece){k->start, (size_t)(k->cur - k->start)};
+    k->start = k->cur;
+    return true;
+}
+
+static bool sink_end(sink *k) { return !k->oom && sink_close_block(k); }
+
+/* A new block for at least n more bytes: as big as the output so far, 16 KiB to 1 MiB. */
+static bool sink_grow(sink *k, size_t n) {
+    limits *lim = k->lim;
+    size_t  size = k->out.len < 16384 ? 16384 : k->out.len > (1u << 20) ? (1u << 20) : k->out.len;
+    if (size < n) size = n;
+    if (!sink_close_block(k) || size > MEMORY_LIMIT - lim->used) return false;
+    if (!lim->chunks && !(lim->chunks = sg_arena_new(NULL, NULL))) return false;
+    char *b = sg_arena_alloc(lim->chunks, size);
+    if (!b) return false;
+    lim->used += size;
+    k->start = k->cur = b;
+    k->end = b + size;
+    return true;
+}
+
+/* The error for piece i of a _w call that is neither a string nor a number, at its line. */
+static int write_error(lua_State *L, int i, int n) {
+    lua_Debug   ar;
+    size_t      nlines;
+    const char *lines = lua_tolstring(L, n, &nlines);
+    if (!lua_getstack(L, 1, &ar) || !lua_getinfo(L, "Sl", &ar))
+        return luaL_error(L, "cannot write a %s value", luaL_typename(L, i));
+    int line = ar.currentline + (lines && (size_t)i <= nlines ? (unsigned char)lines[i - 1] : 0);
+    lua_pushfstring(L, "%s:%d: cannot write a %s value: $(...) must give a string or a number",
+                    ar.short_src, line, luaL_typename(L, i));
+    return lua_error(L);
+}
+
+/* _w(piece, ..., lines): appends the pieces (strings, or numbers as Lua writes them) to the
+ * render's output; see struct stmt for lines. */
+static int l_write(lua_State *L) {
+    sink *k = lua_touserdata(L, lua_upvalueindex(1));
+    int   n = lua_gettop(L);
+    for (int i = 1; i < n; i++) {
+        size_t      len;
+        const char *s = lua_tolstring(L, i, &len);
+        if (!s) return write_error(L, i, n);
+        if ((size_t)(k->end - k->cur) < len && !sink_grow(k, len)) {
+            k->oom = true;
+            return luaL_error(L, "not enough memory for the output (a Lua state has at most "
+                                 "%d MiB)", MEMORY_LIMIT >> 20);
+        }
+        memcpy(k->cur, s, len);
+        k->cur += len;
+        k->out.len += len;
+    }
+    return 0;
+}
+
 /* Renders one job in rd's state. */
 static void run_job(const run *r, renderer *rd, job *jb) {
     lua_State      *L = rd->L;
@@ -853,15 +939,17 @@ static void run_job(const run *r, renderer *rd, job *jb) {
     lua_setfield(L, -2, "banner");
     lua_pushlstring(L, name.data ? name.data : "", name.len);
     lua_setfield(L, -2, "output");
+    sink k = {.lim = &rd->lim};
+    lua_pushlightuserdata(L, &k);
+    lua_pushcclosure(L, l_write, 1);
+    lua_setfield(L, -2, "_w");
     lua_setupvalue(L, -2, 1); /* _ENV */
-    if (lua_pcall(L, 0, 2, 0) != LUA_OK) {
+    if (lua_pcall(L, 0, 0, 0) != LUA_OK) {
         job_fail(L, r, jb);
         sg_buf_free(&name);
+        free(k.out.pieces);
         goto done;
     }
-    /* the pieces: _o[1.._n]; _o stays referenced (sg.keep) so its strings stay put */
-    lua_Integer np = lua_tointeger(L, -1);
-    lua_pop(L, 1);
     sg_output *o = &jb->out;
     if (name.oom || !safe_name(name.data ? name.data : "")) {
         sg_buf b;
@@ -870,22 +958,13 @@ static void run_job(const run *r, renderer *rd, job *jb) {
                       name.data ? name.data : "");
         jb->error = b.oom ? strdup("out of memory") : b.data;
         if (b.oom) sg_buf_free(&b);
-    } else if (!(o->name = name.data, name.data = NULL, o->name) ||
-               !(o->pieces = malloc((np > 0 ? (size_t)np : 1) * sizeof *o->pieces))) {
+    } else if (!sink_end(&k)) {
         jb->error = strdup("out of memory");
     } else {
-        for (lua_Integer k = 1; k <= np; k++) {
-            lua_rawgeti(L, -1, k);
-            size_t      n;
-            const char *text = lua_tolstring(L, -1, &n);
-            lua_pop(L, 1);
-            if (!text) continue; /* only strings reach _o: see translate() */
-            o->pieces[o->npieces++] = (sg_piece){text, n};
-            o->len += n;
-        }
-        lua_getfield(L, LUA_REGISTRYINDEX, "sg.keep");
-        lua_pushvalue(L, -2);
-        lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+        *o = k.out;
+        memset(&k.out, 0, sizeof k.out);
+        o->name = name.data;
+        name.data = NULL;
     }
     sg_buf_free(&name);
 done:

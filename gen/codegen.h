@@ -41,9 +41,10 @@ typedef struct sg_codegen_opts {
                                       are two CPUs and a big model), 1 or 2 says */
 } sg_codegen_opts;
 
-/* A generated file: its text as the pieces the template made, in order. Rationale: joining
- * 13 MB of pieces into one string, then copying it, cost more than rendering it (fresh memory
- * is dear on the machines we measured); the pieces are written out as they are. */
+/* A generated file: its text in pieces, in order (the blocks its render wrote into).
+ * Rationale: joining 13 MB of pieces into one string, then copying it, cost more than
+ * rendering it (fresh memory is dear on the machines we measured); the pieces are written
+ * out as they are. */
 typedef struct sg_piece {
     const char *p;
     size_t      n;
