@@ -37,7 +37,7 @@ typedef struct pusher {
     int        seen; /* stack slot of the arguments made so far, by what they hold (push_arg) */
     int        path; /* stack slot of the last op's file path (ops of a file share the string) */
     const sg_source *path_of; /* whose path that is */
-    sg_buf    *tmp, *key;
+    sg_buf    *tmp, *key, *akey;
 } pusher;
 
 /* t[k] = v for v on top of the stack (popped) and t just below it. */
@@ -167,19 +167,11 @@ static void push_alias(const pusher *p, const sg_alias *a) {
     set_tmp(p, K_text);
 }
 
-/* Pushes the table of one argument or return.
- * Rationale: most arguments of the corpus are the same as another op's (`Tensor self` first,
- * an unnamed `Tensor` returned, `Tensor(a!) out` last): those share one table, made once. The
- * model is smaller and quicker to build, and the templates read the same tables again, from
- * cache (templates treat the model as read-only: docs/templates.md). The key is everything
- * the table holds; the rest of it follows from the type. */
-static void push_arg(const pusher *p, const sg_arg *a, bool is_ret, uint32_t index) {
-    lua_State      *L = p->L;
+/* Appends to key what an argument's (or return's) table holds: flags, its index, name, type,
+ * default and alias annotation, each ended by a NUL. Two arguments with the same key get the
+ * same table (push_arg). */
+static void arg_key(const pusher *p, sg_buf *key, const sg_arg *a, bool is_ret, uint32_t index) {
     const sg_alias *al = sg_type_alias(a->type);
-    sg_buf         *tmp = p->tmp, *key = p->key;
-    tmp->len = 0;
-    sg_type_print(tmp, a->type, false);
-    key->len = 0;
     char head[3 + 10 + 1], *h = head + sizeof head; /* flags, then the index in decimal */
     *--h = '\0';
     uint32_t i = index;
@@ -190,26 +182,41 @@ static void push_arg(const pusher *p, const sg_arg *a, bool is_ret, uint32_t ind
     sg_buf_putn(key, h, (size_t)(head + sizeof head - h));
     if (a->name) sg_buf_puts(key, a->name);
     sg_buf_putc(key, '\0');
-    sg_buf_putn(key, tmp->data, tmp->len);
+    p->tmp->len = 0;
+    sg_type_print(p->tmp, a->type, false);
+    sg_buf_putn(key, p->tmp->data, p->tmp->len);
     sg_buf_putc(key, '\0');
     if (a->default_text) sg_buf_puts(key, a->default_text);
-    if (al) {
-        sg_buf_putc(key, '\0');
-        sg_alias_print(key, al);
-    }
-    lua_pushlstring(L, key->data ? key->data : "", key->len);
+    sg_buf_putc(key, '\0');
+    if (al) sg_alias_print(key, al);
+    sg_buf_putc(key, '\0');
+}
+
+/* Pushes the table of one argument or return, whose key (arg_key) is k[0..n).
+ * Rationale: most arguments of the corpus are the same as another op's (`Tensor self` first,
+ * an unnamed `Tensor` returned, `Tensor(a!) out` last): those share one table, made once. The
+ * model is smaller and quicker to build, and the templates read the same tables again, from
+ * cache (templates treat the model as read-only: docs/templates.md). The key is everything
+ * the table holds; the rest of it follows from the type. */
+static void push_arg(const pusher *p, const sg_arg *a, bool is_ret, uint32_t index,
+                     const char *k, size_t n) {
+    lua_State *L = p->L;
+    lua_pushlstring(L, k, n);
     lua_pushvalue(L, -1);
     if (lua_rawget(L, p->seen) != LUA_TNIL) {
         lua_remove(L, -2); /* the key */
         return;
     }
     lua_pop(L, 1);
-    const sg_type *u = a->type->kind == SG_TY_OPTIONAL ? a->type->elems[0] : a->type;
-    bool           sized = u->kind == SG_TY_LIST && u->size >= 0;
+    const sg_alias *al = sg_type_alias(a->type);
+    const sg_type  *u = a->type->kind == SG_TY_OPTIONAL ? a->type->elems[0] : a->type;
+    bool            sized = u->kind == SG_TY_LIST && u->size >= 0;
     /* Rationale: a table of just the fields it gets (Lua rounds up to a power of two) is half
      * the memory of a generous one: 8 fields for most arguments, 6 for most returns. */
     lua_createtable(L, 0, 6 + !!a->name + !is_ret + !!a->default_text + !!al + sized);
     set_str(p, K_name, a->name);
+    p->tmp->len = 0;
+    sg_type_print(p->tmp, a->type, false);
     set_tmp(p, K_type);
     set_str(p, K_default, a->default_text);
     if (!is_ret) set_bool(p, K_kwarg_only, a->kwarg_only);
@@ -229,12 +236,34 @@ static void push_arg(const pusher *p, const sg_arg *a, bool is_ret, uint32_t ind
     lua_remove(L, -2);
 }
 
+/* Pushes the list of an op's arguments or returns. Lists the same in every argument are one
+ * table too (most ops of the corpus share theirs with another op): their key is the list's
+ * argument keys, after 'L' (no argument's key starts so). */
 static void push_args(const pusher *p, const sg_arg *args, uint32_t n, bool is_ret) {
-    lua_createtable(p->L, (int)n, 0);
-    for (uint32_t i = 0; i < n; i++) {
-        push_arg(p, &args[i], is_ret, i);
-        lua_rawseti(p->L, -2, (lua_Integer)i + 1);
+    lua_State *L = p->L;
+    sg_buf    *key = p->key;
+    key->len = 0;
+    sg_buf_putc(key, 'L');
+    for (uint32_t i = 0; i < n; i++) arg_key(p, key, &args[i], is_ret, i);
+    lua_pushlstring(L, key->data ? key->data : "", key->len);
+    lua_pushvalue(L, -1);
+    if (lua_rawget(L, p->seen) != LUA_TNIL) {
+        lua_remove(L, -2);
+        return;
     }
+    lua_pop(L, 1);
+    lua_createtable(L, (int)n, 0);
+    for (uint32_t i = 0; i < n; i++) {
+        sg_buf *akey = p->akey; /* made again: few lists are new */
+        akey->len = 0;
+        arg_key(p, akey, &args[i], is_ret, i);
+        push_arg(p, &args[i], is_ret, i, akey->data ? akey->data : "", akey->len);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_pushvalue(L, -2); /* seen[list key] = the list */
+    lua_pushvalue(L, -2);
+    lua_rawset(L, p->seen);
+    lua_remove(L, -2);
 }
 
 /* ---- ops --------------------------------------------------------------------------------- */
@@ -442,11 +471,12 @@ bool sg_lua_push_model(lua_State *L, const sg_model *m) {
         opmap_free(&mp);
         return false;
     }
-    sg_buf tmp, key;
+    sg_buf tmp, key, akey;
     sg_buf_init(&tmp);
     sg_buf_init(&key);
+    sg_buf_init(&akey);
     int    top = lua_gettop(L);
-    pusher p = {L, top + 1, top + 1 + K__COUNT, top + 2 + K__COUNT, NULL, &tmp, &key};
+    pusher p = {L, top + 1, top + 1 + K__COUNT, top + 2 + K__COUNT, NULL, &tmp, &key, &akey};
     for (int k = 0; k < K__COUNT; k++) lua_pushstring(L, key_names[k]);
     lua_createtable(L, 0, m->nops < 2048 ? (int)m->nops * 2 : 4096); /* arguments seen (p.seen) */
     lua_pushnil(L);                                                   /* a path (p.path) */
@@ -504,9 +534,10 @@ bool sg_lua_push_model(lua_State *L, const sg_model *m) {
     setk(&p, K_files);
     lua_replace(L, p.keys); /* the model where the first key was; the keys go */
     lua_settop(L, p.keys);
-    bool oom = tmp.oom || key.oom;
+    bool oom = tmp.oom || key.oom || akey.oom;
     sg_buf_free(&tmp);
     sg_buf_free(&key);
+    sg_buf_free(&akey);
     opmap_free(&mp);
     return ok && !oom;
 }

@@ -19,11 +19,16 @@
  * $(banner) */
 #include "$(lib).h"
 
+% -- one descriptor array per list: ops whose lists are the same share one table (the model's),
+% -- and so one array, named after the first op (in table order) that has it
+% local arrays = {}
 % for _, op in ipairs(sorted) do
 %   for part = 1, 2 do
 %     local list = part == 1 and op.args or op.returns
-%     if #list > 0 then
-static const sg_arg_desc $(op.cname)_$(part == 1 and "args" or "rets")[] = {
+%     if #list > 0 and not arrays[list] then
+%       local name = op.cname .. (part == 1 and "_args" or "_rets")
+%       arrays[list] = name
+static const sg_arg_desc $(name)[] = {
 %       for i = 1, #list do
     $(desc(list[i])),
 %       end
@@ -41,7 +46,7 @@ const sg_op_desc $(lib)_ops[] = {
 % for _, op in ipairs(sorted) do
 %   local cn = op.cname
     {$(q(op.qualified)), $(q(op.overload)), $(q(op.schema)), $(q(cn)),
-     $(#op.args > 0 and cn .. "_args" or "NULL"), $(#op.returns > 0 and cn .. "_rets" or "NULL"), $(#op.args), $(#op.returns),
+     $(arrays[op.args] or "NULL"), $(arrays[op.returns] or "NULL"), $(#op.args), $(#op.returns),
      $(#op.tags > 0 and cn .. "_tags" or "NULL"), $(#op.tags), &$(cn)_op},
 % end
 };

@@ -157,6 +157,34 @@ t 0 -o "$tmp/out5" --templates "$tmp/tpl" "$golden/ops.yaml"
 [ "$(cat "$tmp/out5/x.txt")" = "$(printf 'line 1 2.5 s\n9.2233720368548e+18 -0.0$')" ] ||
     fail "numbers are not written as Lua writes them: $(cat "$tmp/out5/x.txt")"
 rm -r "$tmp/tpl/bad.tpl" "$tmp/out5"
+# lists of arguments (or returns) the same in every argument are one table, and only those
+cat >"$tmp/tpl/lists.tpl" <<'EOF'
+%! output = "lists.txt"
+% local function key(list)
+%   local t = {}
+%   for i, a in ipairs(list) do
+%     t[i] = table.concat({a.name or "", a.type, a.default or "", a.alias and a.alias.text or "",
+%                          tostring(a.kwarg_only), a.index}, "\1")
+%   end
+%   return table.concat(t, "\2")
+% end
+% local table_of, key_of, lists, uses, wrong = {}, {}, 0, 0, 0
+% for _, op in ipairs(model.ops) do
+%   for _, l in ipairs({op.args, op.returns}) do
+%     local k = key(l)
+%     uses = uses + 1
+%     if not key_of[l] then lists = lists + 1 end
+%     if (table_of[k] or l) ~= l or (key_of[l] or k) ~= k then wrong = wrong + 1 end
+%     table_of[k], key_of[l] = l, k
+%   end
+% end
+$(wrong) wrong, $(lists) lists for $(uses)
+EOF
+t 0 -o "$tmp/out5" --templates "$tmp/tpl" "$golden/ops.yaml"
+read -r wrong _ lists _ _ uses <"$tmp/out5/lists.txt"
+[ "$wrong" = 0 ] && [ "$lists" -gt 1 ] && [ "$lists" -lt "$uses" ] ||
+    fail "argument lists are not shared exactly where the same: $(cat "$tmp/out5/lists.txt")"
+rm -r "$tmp/tpl/lists.tpl" "$tmp/out5"
 printf '%%! output = "../x.txt"\n' >"$tmp/tpl/escape.tpl"
 t 1 -o "$tmp/out5" --templates "$tmp/tpl" "$golden/ops.yaml"
 has "$err" "leaves the output folder"

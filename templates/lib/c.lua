@@ -308,11 +308,22 @@ local function arg_parts(a)
   return pa
 end
 
+-- Ops whose argument and return lists are the same tables (the model shares lists the same in
+-- every field) have the same info: by_lists[args][rets], for typed ops.
+local by_lists = {}
+
 local concat = table.concat
 function C.info(op)
   local info = infos[op]
   if info then return info end
   local args, rets = op.args, op.returns
+  local typed = C.typed(op)
+  local same = typed and by_lists[args]
+  info = same and same[rets]
+  if info then
+    infos[op] = info
+    return info
+  end
   local nargs, nrets = #args, #rets
   local names, keys = {}, nil
   for i = 1, nrets do
@@ -337,7 +348,7 @@ function C.info(op)
   end
   local n = nargs + nrets
   info = {
-    typed = C.typed(op),
+    typed = typed,
     params = n == 0 and "void" or concat(P, ", ", 1, n),
     call_args = concat(A, ", ", 1, n),
     keys = keys or "0",
@@ -346,6 +357,14 @@ function C.info(op)
     boxed_name = "boxed_" .. concat(B, "", 1, n + 1),
   }
   infos[op] = info
+  if typed then
+    same = by_lists[args]
+    if not same then
+      same = {}
+      by_lists[args] = same
+    end
+    same[rets] = info
+  end
   return info
 end
 

@@ -45,49 +45,31 @@ static const sg_arg_desc aten_add_Tensor_args[] = {
     {"other", "Tensor", NULL, NULL, false, false},
     {"alpha", "Scalar", "1", NULL, true, false},
 };
-static const sg_arg_desc aten_add_Tensor_rets[] = {
-    {NULL, "Tensor", NULL, NULL, false, false},
-};
 static const sg_arg_desc aten_add_out_args[] = {
     {"self", "Tensor", NULL, NULL, false, false},
     {"other", "Tensor", NULL, NULL, false, false},
     {"alpha", "Scalar", "1", NULL, true, false},
     {"out", "Tensor", NULL, "a!", true, true},
 };
-static const sg_arg_desc aten_add_out_rets[] = {
-    {NULL, "Tensor", NULL, "a!", false, true},
-};
 static const sg_arg_desc aten_add__Tensor_args[] = {
     {"self", "Tensor", NULL, "a!", false, true},
     {"other", "Tensor", NULL, NULL, false, false},
     {"alpha", "Scalar", "1", NULL, true, false},
-};
-static const sg_arg_desc aten_add__Tensor_rets[] = {
-    {NULL, "Tensor", NULL, "a!", false, true},
 };
 static const sg_arg_desc aten_bernoulli_p_args[] = {
     {"self", "Tensor", NULL, NULL, false, false},
     {"p", "float", "0.5", NULL, false, false},
     {"generator", "Generator?", "None", NULL, true, false},
 };
-static const sg_arg_desc aten_bernoulli_p_rets[] = {
-    {NULL, "Tensor", NULL, NULL, false, false},
-};
 static const char *const aten_bernoulli_p_tags[] = {"nondeterministic_seeded"};
 static const sg_arg_desc aten_cat_args[] = {
     {"tensors", "Tensor[]", NULL, NULL, false, false},
     {"dim", "int", "0", NULL, false, false},
 };
-static const sg_arg_desc aten_cat_rets[] = {
-    {NULL, "Tensor", NULL, NULL, false, false},
-};
 static const sg_arg_desc aten_clamp_args[] = {
     {"self", "Tensor", NULL, NULL, false, false},
     {"min", "Scalar?", "None", NULL, false, false},
     {"max", "Scalar?", "None", NULL, false, false},
-};
-static const sg_arg_desc aten_clamp_rets[] = {
-    {NULL, "Tensor", NULL, NULL, false, false},
 };
 static const sg_arg_desc aten_empty_memory_format_args[] = {
     {"size", "SymInt[]", NULL, NULL, false, false},
@@ -97,24 +79,12 @@ static const sg_arg_desc aten_empty_memory_format_args[] = {
     {"pin_memory", "bool?", "None", NULL, true, false},
     {"memory_format", "MemoryFormat?", "None", NULL, true, false},
 };
-static const sg_arg_desc aten_empty_memory_format_rets[] = {
-    {NULL, "Tensor", NULL, NULL, false, false},
-};
 static const sg_arg_desc aten_index_Tensor_args[] = {
     {"self", "Tensor", NULL, NULL, false, false},
     {"indices", "Tensor?[]", NULL, NULL, false, false},
 };
-static const sg_arg_desc aten_index_Tensor_rets[] = {
-    {NULL, "Tensor", NULL, NULL, false, false},
-};
-static const sg_arg_desc aten_is_nonzero_args[] = {
-    {"self", "Tensor", NULL, NULL, false, false},
-};
 static const sg_arg_desc aten_is_nonzero_rets[] = {
     {NULL, "bool", NULL, NULL, false, false},
-};
-static const sg_arg_desc aten_item_args[] = {
-    {"self", "Tensor", NULL, NULL, false, false},
 };
 static const sg_arg_desc aten_item_rets[] = {
     {NULL, "Scalar", NULL, NULL, false, false},
@@ -126,9 +96,6 @@ static const sg_arg_desc aten_max_pool3d_args[] = {
     {"padding", "int[3]", "0", NULL, false, false},
     {"dilation", "int[3]", "1", NULL, false, false},
     {"ceil_mode", "bool", "False", NULL, false, false},
-};
-static const sg_arg_desc aten_max_pool3d_rets[] = {
-    {NULL, "Tensor", NULL, NULL, false, false},
 };
 static const sg_arg_desc aten_native_dropout_args[] = {
     {"input", "Tensor", NULL, NULL, false, false},
@@ -159,33 +126,18 @@ static const sg_arg_desc aten_quantile_args[] = {
     {"keepdim", "bool", "False", NULL, false, false},
     {"interpolation", "str", "'linear'", NULL, true, false},
 };
-static const sg_arg_desc aten_quantile_rets[] = {
-    {NULL, "Tensor", NULL, NULL, false, false},
-};
 static const sg_arg_desc aten_record_stream_args[] = {
     {"self", "Tensor", NULL, "a!", false, true},
     {"s", "Stream", NULL, NULL, false, false},
-};
-static const sg_arg_desc aten_relu_args[] = {
-    {"self", "Tensor", NULL, NULL, false, false},
-};
-static const sg_arg_desc aten_relu_rets[] = {
-    {NULL, "Tensor", NULL, NULL, false, false},
 };
 static const char *const aten_relu_tags[] = {"generated"};
 static const sg_arg_desc aten_relu_out_args[] = {
     {"self", "Tensor", NULL, NULL, false, false},
     {"out", "Tensor", NULL, "a!", true, true},
 };
-static const sg_arg_desc aten_relu_out_rets[] = {
-    {NULL, "Tensor", NULL, "a!", false, true},
-};
 static const char *const aten_relu_out_tags[] = {"generated"};
 static const sg_arg_desc aten_relu__args[] = {
     {"self", "Tensor", NULL, "a!", false, true},
-};
-static const sg_arg_desc aten_relu__rets[] = {
-    {NULL, "Tensor", NULL, "a!", false, true},
 };
 static const sg_arg_desc aten_result_type_Scalar_args[] = {
     {"tensor", "Tensor", NULL, NULL, false, false},
@@ -198,17 +150,11 @@ static const sg_arg_desc aten_set__source_Storage_args[] = {
     {"self", "Tensor", NULL, "a!", false, true},
     {"source", "Storage", NULL, NULL, false, false},
 };
-static const sg_arg_desc aten_set__source_Storage_rets[] = {
-    {NULL, "Tensor", NULL, "a!", false, true},
-};
 static const sg_arg_desc aten_sum_dim_IntList_args[] = {
     {"self", "Tensor", NULL, NULL, false, false},
     {"dim", "int[1]?", NULL, NULL, false, false},
     {"keepdim", "bool", "False", NULL, false, false},
     {"dtype", "ScalarType?", "None", NULL, true, false},
-};
-static const sg_arg_desc aten_sum_dim_IntList_rets[] = {
-    {NULL, "Tensor", NULL, NULL, false, false},
 };
 static const sg_arg_desc aten_unflatten_Dimname_args[] = {
     {"self", "Tensor", NULL, "a", false, false},
@@ -224,12 +170,6 @@ static const sg_arg_desc aten_upsample_linear1d_args[] = {
     {"output_size", "SymInt[1]", NULL, NULL, false, false},
     {"align_corners", "bool", NULL, NULL, false, false},
     {"scales", "float?", "None", NULL, false, false},
-};
-static const sg_arg_desc aten_upsample_linear1d_rets[] = {
-    {NULL, "Tensor", NULL, NULL, false, false},
-};
-static const sg_arg_desc golden_clean__args[] = {
-    {"self", "Tensor", NULL, "a!", false, true},
 };
 static const sg_arg_desc golden_mix_args[] = {
     {"x", "Tensor", NULL, NULL, false, false},
@@ -263,37 +203,37 @@ const sg_op_desc golden_ops[] = {
      aten__nnz_args, aten__nnz_rets, 1, 1,
      NULL, 0, &aten__nnz_op},
     {"aten::add", "Tensor", "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", "aten_add_Tensor",
-     aten_add_Tensor_args, aten_add_Tensor_rets, 3, 1,
+     aten_add_Tensor_args, aten__cudnn_rnn_flatten_weight_rets, 3, 1,
      NULL, 0, &aten_add_Tensor_op},
     {"aten::add", "out", "aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", "aten_add_out",
-     aten_add_out_args, aten_add_out_rets, 4, 1,
+     aten_add_out_args, aten__amp_update_scale__rets, 4, 1,
      NULL, 0, &aten_add_out_op},
     {"aten::add_", "Tensor", "aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", "aten_add__Tensor",
-     aten_add__Tensor_args, aten_add__Tensor_rets, 3, 1,
+     aten_add__Tensor_args, aten__amp_update_scale__rets, 3, 1,
      NULL, 0, &aten_add__Tensor_op},
     {"aten::bernoulli", "p", "aten::bernoulli.p(Tensor self, float p=0.5, *, Generator? generator=None) -> Tensor", "aten_bernoulli_p",
-     aten_bernoulli_p_args, aten_bernoulli_p_rets, 3, 1,
+     aten_bernoulli_p_args, aten__cudnn_rnn_flatten_weight_rets, 3, 1,
      aten_bernoulli_p_tags, 1, &aten_bernoulli_p_op},
     {"aten::cat", "", "aten::cat(Tensor[] tensors, int dim=0) -> Tensor", "aten_cat",
-     aten_cat_args, aten_cat_rets, 2, 1,
+     aten_cat_args, aten__cudnn_rnn_flatten_weight_rets, 2, 1,
      NULL, 0, &aten_cat_op},
     {"aten::clamp", "", "aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", "aten_clamp",
-     aten_clamp_args, aten_clamp_rets, 3, 1,
+     aten_clamp_args, aten__cudnn_rnn_flatten_weight_rets, 3, 1,
      NULL, 0, &aten_clamp_op},
     {"aten::empty", "memory_format", "aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", "aten_empty_memory_format",
-     aten_empty_memory_format_args, aten_empty_memory_format_rets, 6, 1,
+     aten_empty_memory_format_args, aten__cudnn_rnn_flatten_weight_rets, 6, 1,
      NULL, 0, &aten_empty_memory_format_op},
     {"aten::index", "Tensor", "aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", "aten_index_Tensor",
-     aten_index_Tensor_args, aten_index_Tensor_rets, 2, 1,
+     aten_index_Tensor_args, aten__cudnn_rnn_flatten_weight_rets, 2, 1,
      NULL, 0, &aten_index_Tensor_op},
     {"aten::is_nonzero", "", "aten::is_nonzero(Tensor self) -> bool", "aten_is_nonzero",
-     aten_is_nonzero_args, aten_is_nonzero_rets, 1, 1,
+     aten__nnz_args, aten_is_nonzero_rets, 1, 1,
      NULL, 0, &aten_is_nonzero_op},
     {"aten::item", "", "aten::item(Tensor self) -> Scalar", "aten_item",
-     aten_item_args, aten_item_rets, 1, 1,
+     aten__nnz_args, aten_item_rets, 1, 1,
      NULL, 0, &aten_item_op},
     {"aten::max_pool3d", "", "aten::max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> Tensor", "aten_max_pool3d",
-     aten_max_pool3d_args, aten_max_pool3d_rets, 6, 1,
+     aten_max_pool3d_args, aten__cudnn_rnn_flatten_weight_rets, 6, 1,
      NULL, 0, &aten_max_pool3d_op},
     {"aten::native_dropout", "", "aten::native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", "aten_native_dropout",
      aten_native_dropout_args, aten_native_dropout_rets, 3, 2,
@@ -302,37 +242,37 @@ const sg_op_desc golden_ops[] = {
      aten_native_dropout_out_args, aten_native_dropout_out_rets, 5, 2,
      aten_native_dropout_out_tags, 2, &aten_native_dropout_out_op},
     {"aten::quantile", "", "aten::quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor", "aten_quantile",
-     aten_quantile_args, aten_quantile_rets, 5, 1,
+     aten_quantile_args, aten__cudnn_rnn_flatten_weight_rets, 5, 1,
      NULL, 0, &aten_quantile_op},
     {"aten::record_stream", "", "aten::record_stream(Tensor(a!) self, Stream s) -> ()", "aten_record_stream",
      aten_record_stream_args, NULL, 2, 0,
      NULL, 0, &aten_record_stream_op},
     {"aten::relu", "", "aten::relu(Tensor self) -> Tensor", "aten_relu",
-     aten_relu_args, aten_relu_rets, 1, 1,
+     aten__nnz_args, aten__cudnn_rnn_flatten_weight_rets, 1, 1,
      aten_relu_tags, 1, &aten_relu_op},
     {"aten::relu", "out", "aten::relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", "aten_relu_out",
-     aten_relu_out_args, aten_relu_out_rets, 2, 1,
+     aten_relu_out_args, aten__amp_update_scale__rets, 2, 1,
      aten_relu_out_tags, 1, &aten_relu_out_op},
     {"aten::relu_", "", "aten::relu_(Tensor(a!) self) -> Tensor(a!)", "aten_relu_",
-     aten_relu__args, aten_relu__rets, 1, 1,
+     aten_relu__args, aten__amp_update_scale__rets, 1, 1,
      NULL, 0, &aten_relu__op},
     {"aten::result_type", "Scalar", "aten::result_type.Scalar(Tensor tensor, Scalar other) -> ScalarType", "aten_result_type_Scalar",
      aten_result_type_Scalar_args, aten_result_type_Scalar_rets, 2, 1,
      NULL, 0, &aten_result_type_Scalar_op},
     {"aten::set_", "source_Storage", "aten::set_.source_Storage(Tensor(a!) self, Storage source) -> Tensor(a!)", "aten_set__source_Storage",
-     aten_set__source_Storage_args, aten_set__source_Storage_rets, 2, 1,
+     aten_set__source_Storage_args, aten__amp_update_scale__rets, 2, 1,
      NULL, 0, &aten_set__source_Storage_op},
     {"aten::sum", "dim_IntList", "aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", "aten_sum_dim_IntList",
-     aten_sum_dim_IntList_args, aten_sum_dim_IntList_rets, 4, 1,
+     aten_sum_dim_IntList_args, aten__cudnn_rnn_flatten_weight_rets, 4, 1,
      NULL, 0, &aten_sum_dim_IntList_op},
     {"aten::unflatten", "Dimname", "aten::unflatten.Dimname(Tensor(a) self, Dimname dim, SymInt[] sizes, Dimname[] names) -> Tensor(a)", "aten_unflatten_Dimname",
      aten_unflatten_Dimname_args, aten_unflatten_Dimname_rets, 4, 1,
      NULL, 0, &aten_unflatten_Dimname_op},
     {"aten::upsample_linear1d", "", "aten::upsample_linear1d(Tensor self, SymInt[1] output_size, bool align_corners, float? scales=None) -> Tensor", "aten_upsample_linear1d",
-     aten_upsample_linear1d_args, aten_upsample_linear1d_rets, 4, 1,
+     aten_upsample_linear1d_args, aten__cudnn_rnn_flatten_weight_rets, 4, 1,
      NULL, 0, &aten_upsample_linear1d_op},
     {"golden::clean_", "", "golden::clean_(Tensor(a!) self) -> ()", "golden_clean_",
-     golden_clean__args, NULL, 1, 0,
+     aten_relu__args, NULL, 1, 0,
      NULL, 0, &golden_clean__op},
     {"golden::mix", "", "golden::mix(Tensor x, complex c, Any extra, Layout layout, MemoryFormat mf, Device dev, float[]? weights=None, bool[3] mask=[True, False, True], Dimname[]? names=None, str[] labels=[], int? k=None) -> (Tensor out, float score)", "golden_mix",
      golden_mix_args, golden_mix_rets, 11, 2,
