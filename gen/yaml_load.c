@@ -18,6 +18,7 @@
 #include "model.h"
 #include "par.h"
 #include "validate_util.h"
+#include "yaml_heap.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -1095,10 +1096,12 @@ static void skip_reader_end(yaml_parser_t *p, skipped *s) {
 
 /* Loads src->text[begin, end), which starts on line `line`, into m. */
 static int load_range(sg_model *m, const sg_source *src, size_t begin, size_t end, uint32_t line,
-                      sg_diag *d, early *e) {
+                      sg_diag *d, early *e, sg_yaml_heap *heap) {
     uint32_t before = d->nerrors;
     yaml_parser_t p;
+    sg_yaml_heap_begin(heap); /* libyaml's memory, until the parser is deleted */
     if (!yaml_parser_initialize(&p)) {
+        sg_yaml_heap_end(heap);
         sg_diag_plain(d, SG_ERROR, "out of memory reading '%s'", src->path);
         return 1;
     }
@@ -1117,6 +1120,7 @@ static int load_range(sg_model *m, const sg_source *src, size_t begin, size_t en
     skip_reader_end(&p, &sk);
     if (!L.stop && L.nentries == 0) sg_diag_report(d, SG_ERROR, L.root, "file has no entries");
     yaml_parser_delete(&p);
+    sg_yaml_heap_end(heap);
     free(L.stack);
     free(L.spans);
     sg_signer_free(&L.sign);
@@ -1175,6 +1179,7 @@ static void *load_side(void *arg) {
     size_t bytes = 0;
     sg_spool *text = ld->json ? &ld->json->text[sd->k] : NULL; /* this thread's early JSON */
     early e = {.what = ld->early, .json = text ? sg_json_ops_new(text) : NULL}; /* NULL: oom told */
+    sg_yaml_heap heap = {0}; /* libyaml's memory, for one piece after the other */
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (uint32_t i; (i = atomic_fetch_add(&ld->next, 1)) < ld->nparts;) {
         part *pt = &ld->parts[i];
@@ -1182,12 +1187,13 @@ static void *load_side(void *arg) {
         pt->text = (uint32_t)sd->k;
         pt->from = text ? text->len : 0;
         e.first = i == 0 && ld->first;
-        load_range(&pt->m, ld->src, pt->begin, pt->end, pt->line, &pt->d, &e);
+        load_range(&pt->m, ld->src, pt->begin, pt->end, pt->line, &pt->d, &e, &heap);
         if (e.json) sg_json_ops_sync(e.json);
         pt->to = text ? text->len : 0;
         bytes += pt->end - pt->begin;
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
+    sg_yaml_heap_free(&heap);
     sg_json_ops_free(e.json);
     double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     ld->rate[sd->k] = s > 0 ? (double)bytes / s : 0;
@@ -1304,7 +1310,10 @@ static int load(sg_model *m, const sg_source *src, sg_diag *d) {
         return 1;
     }
     if (load_parallel(m, src)) return 0;
-    return load_range(m, src, 0, src->len, 1, d, NULL);
+    sg_yaml_heap heap = {0};
+    int          errors = load_range(m, src, 0, src->len, 1, d, NULL, &heap);
+    sg_yaml_heap_free(&heap);
+    return errors;
 }
 
 int sg_load_buffer(sg_model *m, const char *path, const char *text, size_t len, sg_diag *d) {
