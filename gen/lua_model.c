@@ -37,7 +37,7 @@ typedef struct pusher {
     int        seen; /* stack slot of the arguments made so far, by what they hold (push_arg) */
     int        path; /* stack slot of the last op's file path (ops of a file share the string) */
     const sg_source *path_of; /* whose path that is */
-    sg_buf    *tmp, *key, *akey;
+    sg_buf    *tmp, *key;
 } pusher;
 
 /* t[k] = v for v on top of the stack (popped) and t just below it. */
@@ -170,7 +170,7 @@ static void push_alias(const pusher *p, const sg_alias *a) {
 /* Appends to key what an argument's (or return's) table holds: flags, its index, name, type,
  * default and alias annotation, each ended by a NUL. Two arguments with the same key get the
  * same table (push_arg). */
-static void arg_key(const pusher *p, sg_buf *key, const sg_arg *a, bool is_ret, uint32_t index) {
+static void arg_key(sg_buf *key, const sg_arg *a, bool is_ret, uint32_t index) {
     const sg_alias *al = sg_type_alias(a->type);
     char head[3 + 10 + 1], *h = head + sizeof head; /* flags, then the index in decimal */
     *--h = '\0';
@@ -182,9 +182,7 @@ static void arg_key(const pusher *p, sg_buf *key, const sg_arg *a, bool is_ret, 
     sg_buf_putn(key, h, (size_t)(head + sizeof head - h));
     if (a->name) sg_buf_puts(key, a->name);
     sg_buf_putc(key, '\0');
-    p->tmp->len = 0;
-    sg_type_print(p->tmp, a->type, false);
-    sg_buf_putn(key, p->tmp->data, p->tmp->len);
+    sg_type_print(key, a->type, false);
     sg_buf_putc(key, '\0');
     if (a->default_text) sg_buf_puts(key, a->default_text);
     sg_buf_putc(key, '\0');
@@ -244,7 +242,7 @@ static void push_args(const pusher *p, const sg_arg *args, uint32_t n, bool is_r
     sg_buf    *key = p->key;
     key->len = 0;
     sg_buf_putc(key, 'L');
-    for (uint32_t i = 0; i < n; i++) arg_key(p, key, &args[i], is_ret, i);
+    for (uint32_t i = 0; i < n; i++) arg_key(key, &args[i], is_ret, i);
     lua_pushlstring(L, key->data ? key->data : "", key->len);
     lua_pushvalue(L, -1);
     if (lua_rawget(L, p->seen) != LUA_TNIL) {
@@ -253,11 +251,10 @@ static void push_args(const pusher *p, const sg_arg *args, uint32_t n, bool is_r
     }
     lua_pop(L, 1);
     lua_createtable(L, (int)n, 0);
-    for (uint32_t i = 0; i < n; i++) {
-        sg_buf *akey = p->akey; /* made again: few lists are new */
-        akey->len = 0;
-        arg_key(p, akey, &args[i], is_ret, i);
-        push_arg(p, &args[i], is_ret, i, akey->data ? akey->data : "", akey->len);
+    for (uint32_t i = 0; i < n; i++) { /* the list's key is in Lua now: key serves each arg's */
+        key->len = 0;
+        arg_key(key, &args[i], is_ret, i);
+        push_arg(p, &args[i], is_ret, i, key->data ? key->data : "", key->len);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     lua_pushvalue(L, -2); /* seen[list key] = the list */
@@ -471,12 +468,11 @@ bool sg_lua_push_model(lua_State *L, const sg_model *m) {
         opmap_free(&mp);
         return false;
     }
-    sg_buf tmp, key, akey;
+    sg_buf tmp, key;
     sg_buf_init(&tmp);
     sg_buf_init(&key);
-    sg_buf_init(&akey);
     int    top = lua_gettop(L);
-    pusher p = {L, top + 1, top + 1 + K__COUNT, top + 2 + K__COUNT, NULL, &tmp, &key, &akey};
+    pusher p = {L, top + 1, top + 1 + K__COUNT, top + 2 + K__COUNT, NULL, &tmp, &key};
     for (int k = 0; k < K__COUNT; k++) lua_pushstring(L, key_names[k]);
     lua_createtable(L, 0, m->nops < 2048 ? (int)m->nops * 2 : 4096); /* arguments seen (p.seen) */
     lua_pushnil(L);                                                   /* a path (p.path) */
@@ -534,10 +530,9 @@ bool sg_lua_push_model(lua_State *L, const sg_model *m) {
     setk(&p, K_files);
     lua_replace(L, p.keys); /* the model where the first key was; the keys go */
     lua_settop(L, p.keys);
-    bool oom = tmp.oom || key.oom || akey.oom;
+    bool oom = tmp.oom || key.oom;
     sg_buf_free(&tmp);
     sg_buf_free(&key);
-    sg_buf_free(&akey);
     opmap_free(&mp);
     return ok && !oom;
 }
