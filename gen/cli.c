@@ -425,7 +425,7 @@ static int run(const options *o, sg_model *m, sg_diag *d, FILE *out, FILE *err) 
     if (text.oom) {
         fputs("schemagen: error: out of memory\n", err);
         rc = SG_EXIT_FAIL;
-    } else if (o->outdir && sg_outputs_write(o->outdir, &outs, err)) {
+    } else if (o->outdir && sg_outputs_write(o->outdir, &outs, m->worker, err)) {
         rc = SG_EXIT_FAIL;
     } else {
         written = sg_buf_flush(&text) && fflush(out) == 0;

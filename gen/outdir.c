@@ -3,6 +3,7 @@
  * stay incremental. Shared by the command line and the benchmarks. */
 #define _POSIX_C_SOURCE 200809L
 #include "codegen.h"
+#include "par.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -64,41 +65,119 @@ static bool same_bytes(const char *path, const sg_output *o) {
     return same;
 }
 
+/* What writing one file came to: nothing, or a message for the caller to print (the files
+ * are written on two threads, the messages printed in the files' order). */
+typedef struct written {
+    bool  failed;
+    char *message; /* malloc'ed, without "schemagen: error: "; NULL where out of memory */
+} written;
+
+static void fail(written *w, const char *what, const char *path) {
+    sg_buf b;
+    sg_buf_init(&b);
+    sg_buf_printf(&b, "cannot %s '%s': %s", what, path, strerror(errno));
+    w->failed = true;
+    w->message = b.oom ? NULL : b.data;
+    if (b.oom) sg_buf_free(&b);
+}
+
 /* Writes dir/name by way of a temporary file in dir and a rename, so readers see the old file
- * or the new one, never a part; leaves an identical file untouched. */
-static int write_file_atomic(const char *dir, const sg_output *o, FILE *err) {
+ * or the new one, never a part; leaves an identical file untouched. The process's umask is
+ * read once, by the caller (umask can only be read by setting it). */
+static void write_file_atomic(const char *dir, const sg_output *o, mode_t mask, written *w) {
     sg_buf path, tmp;
     sg_buf_init(&path);
     sg_buf_init(&tmp);
     sg_buf_printf(&path, "%s/%s", dir, o->name);
     sg_buf_printf(&tmp, "%s/.%s.XXXXXX", dir, o->name);
-    int rc = -1;
     if (path.oom || tmp.oom) {
-        fputs("schemagen: error: out of memory\n", err);
-    } else if (same_bytes(path.data, o)) {
-        rc = 0;
-    } else {
+        w->failed = true;
+    } else if (!same_bytes(path.data, o)) {
         int   fd = mkstemp(tmp.data);
         FILE *f = fd < 0 ? NULL : fdopen(fd, "wb");
         if (!f) {
-            report_errno(err, "create a file in", dir);
+            fail(w, "create a file in", dir);
             if (fd >= 0) close(fd);
         } else {
-            mode_t mask = umask(0);
-            umask(mask);
             bool ok = fchmod(fd, 0666 & ~mask) == 0;
             for (size_t i = 0; ok && i < o->npieces; i++)
                 ok = fwrite(o->pieces[i].p, 1, o->pieces[i].n, f) == o->pieces[i].n;
             ok = (fclose(f) == 0) && ok;
-            if (ok && rename(tmp.data, path.data) == 0)
-                rc = 0;
-            else
-                report_errno(err, "write", path.data);
-            if (rc) unlink(tmp.data);
+            if (!ok || rename(tmp.data, path.data) != 0) {
+                fail(w, "write", path.data);
+                unlink(tmp.data);
+            }
         }
     }
     sg_buf_free(&path);
     sg_buf_free(&tmp);
+}
+
+/* One thread's files: those whose side is its, in order, up to its first failure. */
+typedef struct writer {
+    const char       *dir;
+    const sg_outputs *outs;
+    const uint8_t    *side; /* per output: which thread writes it */
+    uint8_t           me;
+    mode_t            mask;
+    written          *done;
+} writer;
+
+static void *write_side(void *p) {
+    writer *wr = p;
+    for (uint32_t i = 0; i < wr->outs->n; i++) {
+        if (wr->side[i] != wr->me) continue;
+        write_file_atomic(wr->dir, &wr->outs->items[i], wr->mask, &wr->done[i]);
+        if (wr->done[i].failed) break;
+    }
+    return NULL;
+}
+
+/* Writes every output, on two threads where there is enough to share: each file goes to the
+ * thread with fewer bytes so far, the largest first. Rationale: where nothing changed (an
+ * incremental build), writing is reading every file back to compare it: ~10 MB for the
+ * corpus, a few milliseconds that two threads halve. */
+static int write_all(const char *dir, const sg_outputs *outs, sg_worker *w, FILE *err) {
+    enum { SHARE_MIN = 1 << 20 }; /* below this many bytes in all, one thread */
+    uint8_t *side = calloc(outs->n ? outs->n : 1, 1);
+    written *done = calloc(outs->n ? outs->n : 1, sizeof *done);
+    uint32_t *order = calloc(outs->n ? outs->n : 1, sizeof *order);
+    if (!side || !done || !order) {
+        free(side), free(done), free(order);
+        fputs("schemagen: error: out of memory\n", err);
+        return -1;
+    }
+    size_t total = 0, load[2] = {0, 0};
+    for (uint32_t i = 0; i < outs->n; i++) total += outs->items[i].len;
+    for (uint32_t i = 0; i < outs->n; i++) order[i] = i;
+    for (uint32_t i = 1; i < outs->n; i++) /* by size, largest first (insertion: a few dozen) */
+        for (uint32_t k = i; k > 0 && outs->items[order[k]].len > outs->items[order[k - 1]].len; k--) {
+            uint32_t t = order[k];
+            order[k] = order[k - 1];
+            order[k - 1] = t;
+        }
+    for (uint32_t i = 0; i < outs->n; i++) {
+        uint8_t to = load[1] < load[0];
+        side[order[i]] = to;
+        load[to] += outs->items[order[i]].len;
+    }
+    mode_t mask = umask(0);
+    umask(mask);
+    writer here = {dir, outs, side, 0, mask, done}, there = here;
+    there.me = 1;
+    if (total < SHARE_MIN || !sg_worker_run2(w, write_side, &there, &here)) {
+        for (uint32_t i = 0; i < outs->n; i++) side[i] = 0; /* all of them, here */
+        write_side(&here);
+    }
+    int rc = 0;
+    for (uint32_t i = 0; i < outs->n; i++) {
+        if (!done[i].failed) continue;
+        if (done[i].message) fprintf(err, "schemagen: error: %s\n", done[i].message);
+        else fputs("schemagen: error: out of memory\n", err);
+        free(done[i].message);
+        rc = -1;
+    }
+    free(side), free(done), free(order);
     return rc;
 }
 
@@ -141,19 +220,15 @@ static void remove_stale(const char *dir, const sg_outputs *outs, FILE *err) {
     closedir(d);
 }
 
-int sg_outputs_write(const char *outdir, const sg_outputs *outs, FILE *err) {
+int sg_outputs_write(const char *outdir, const sg_outputs *outs, sg_worker *w, FILE *err) {
     sg_buf dir;
     sg_buf_init(&dir);
     sg_buf_puts(&dir, outdir);
     int rc = -1;
     if (dir.oom)
         fputs("schemagen: error: out of memory\n", err);
-    else if (make_dirs(dir.data, err) == 0) {
-        rc = 0;
-        for (uint32_t i = 0; i < outs->n && rc == 0; i++)
-            rc = write_file_atomic(outdir, &outs->items[i], err);
-        if (rc == 0) remove_stale(outdir, outs, err);
-    }
+    else if (make_dirs(dir.data, err) == 0 && (rc = write_all(outdir, outs, w, err)) == 0)
+        remove_stale(outdir, outs, err);
     sg_buf_free(&dir);
     return rc;
 }

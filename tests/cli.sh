@@ -112,6 +112,21 @@ t 2 --lib=1x "$golden/ops.yaml"
 has "$err" "--lib needs a C identifier"
 t 2 --shard-size=0 "$golden/ops.yaml"
 
+# ---- a file that cannot be written: an error naming it, exit 1, no temporary file left, and
+# the files before it written (small outputs are written on one thread, big ones on two) ----
+for n in 2 3000; do
+    awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) printf "- func: op%d(Tensor self) -> Tensor\n", i }' \
+        >"$tmp/many.yaml"
+    rm -rf "$tmp/out7"
+    mkdir -p "$tmp/out7/ops_table.c" # a folder where the op table goes
+    t 1 -o "$tmp/out7" "$tmp/many.yaml"
+    has "$err" "schemagen: error: cannot write '$tmp/out7/ops_table.c': Is a directory"
+    grep -q "op$((n - 1))_Tensor\|aten_op$((n - 1))(" "$tmp/out7/ops.h" 2>/dev/null ||
+        fail "$n ops: ops.h was not written beside the file that could not be"
+    [ -z "$(find "$tmp/out7" -name '.*' -type f)" ] || fail "$n ops: a temporary file was left"
+done
+[ "$(wc -c <"$tmp/out7/ops.h")" -gt 1048576 ] || fail "the big case's outputs are not big"
+
 # ---- fewer shards than before: the old shard files go ----
 t 0 --shards 4 -o "$tmp/out6" "$golden/ops.yaml"
 [ -f "$tmp/out6/ops_3.c" ] || fail "--shards 4 did not write ops_3.c"
