@@ -1,0 +1,13 @@
+%! output = "{lib}_table.c"
+% -- bench/floor: about as many bytes per op as the built-in template of this name
+% -- writes, one name per line and no other logic (see docs/perf.md, codegen)
+% for _, op in ipairs(model.sorted) do
+$(op.cname) --------------------------------------------
+$(op.cname) --------------------------------------------
+$(op.cname) --------------------------------------------
+$(op.cname) --------------------------------------------
+$(op.cname) --------------------------------------------
+$(op.cname) --------------------------------------------
+$(op.cname) --------------------------------------------
+$(op.cname) --------------------------------------------
+% end
