@@ -1,7 +1,8 @@
 /* Rendering on two Lua states at once (gen/codegen.c) must give what one state gives: the same
  * files in the same order, byte for byte, and the same messages where templates fail. Each
  * render has an environment of its own, and a render that makes much garbage still runs. The
- * quoting helpers templates get (cstr, jstr) are checked here too. */
+ * quoting helpers templates get (cstr, jstr), and writing the corpus's outputs (two threads),
+ * are checked here too. */
 #define _DEFAULT_SOURCE /* mkdtemp */
 #include "check.h"
 #include "codegen.h"
@@ -212,6 +213,34 @@ static void test_quoting(const sg_model *m, const char *dir) {
     remove_file(dir, "q_quote.tpl");
 }
 
+/* Writes r's outputs into a fresh folder (on two threads: they are big enough) twice, and
+ * reads each file back: its bytes, and the second write leaves them as they were. */
+static void test_write(const result *r, const sg_model *m) {
+    char dir[] = "/tmp/sg_codegen_write_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    for (int pass = 0; pass < 2; pass++) {
+        CHECK(sg_outputs_write(dir, &r->out, m->worker, stderr) == 0);
+        for (uint32_t i = 0; i < r->out.n; i++) {
+            char path[512];
+            snprintf(path, sizeof path, "%s/%s", dir, r->out.items[i].name);
+            FILE  *f = fopen(path, "rb");
+            sg_buf want, got;
+            sg_buf_init(&want);
+            sg_buf_init(&got);
+            sg_output_text(&r->out.items[i], &want);
+            char   chunk[65536];
+            size_t n;
+            while (f && (n = fread(chunk, 1, sizeof chunk, f)) > 0) sg_buf_putn(&got, chunk, n);
+            CHECK(f != NULL && got.len == want.len && memcmp(got.data, want.data, got.len) == 0);
+            if (f) fclose(f);
+            if (pass == 1) CHECK(remove(path) == 0);
+            sg_buf_free(&want);
+            sg_buf_free(&got);
+        }
+    }
+    CHECK(rmdir(dir) == 0); /* nothing else was left there (no temporary files) */
+}
+
 /* The whole corpus: what the tool writes for PyTorch, one state against two. */
 static void test_corpus(void) {
     const char *yaml = SG_CORPUS_DIR "/native_functions.yaml", *tags = SG_CORPUS_DIR "/tags.yaml";
@@ -227,6 +256,7 @@ static void test_corpus(void) {
     CHECK(one.errors == 0);
     CHECK(one.out.n == 19); /* header, table, registrations, 8 wrapper and 8 kernel shards */
     check_same(&one, &two);
+    test_write(&two, &m);
     result_free(&one);
     result_free(&two);
     sg_model_free(&m);
