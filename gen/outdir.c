@@ -13,8 +13,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Every message of this file: "cannot WHAT 'PATH': what error code says" (what NULL: out of
+ * memory). */
+static void report(FILE *err, const char *what, const char *path, int code) {
+    if (what) fprintf(err, "schemagen: error: cannot %s '%s': %s\n", what, path, strerror(code));
+    else fputs("schemagen: error: out of memory\n", err);
+}
+
 static void report_errno(FILE *err, const char *what, const char *path) {
-    fprintf(err, "schemagen: error: cannot %s '%s': %s\n", what, path, strerror(errno));
+    report(err, what, path, errno);
 }
 
 /* mkdir -p: creates dir and its missing parents. */
@@ -65,38 +72,39 @@ static bool same_bytes(const char *path, const sg_output *o) {
     return same;
 }
 
-/* What writing one file came to: nothing, or a message for the caller to print (the files
- * are written on two threads, the messages printed in the files' order). */
-typedef struct written {
-    bool  failed;
-    char *message; /* malloc'ed, without "schemagen: error: "; NULL where out of memory */
-} written;
+/* One output's part in writing them all: which thread writes it, and where that failed,
+ * what to report (the threads record, the caller reports, in the files' order). */
+typedef struct file_job {
+    uint8_t     side;
+    bool        failed;
+    const char *what; /* report()'s; NULL: out of memory */
+    char       *path; /* malloc'ed */
+    int         code; /* errno */
+} file_job;
 
-static void fail(written *w, const char *what, const char *path) {
-    sg_buf b;
-    sg_buf_init(&b);
-    sg_buf_printf(&b, "cannot %s '%s': %s", what, path, strerror(errno));
-    w->failed = true;
-    w->message = b.oom ? NULL : b.data;
-    if (b.oom) sg_buf_free(&b);
+static void fail(file_job *j, const char *what, const char *path) {
+    j->failed = true;
+    j->code = errno;
+    j->path = strdup(path);
+    j->what = j->path ? what : NULL;
 }
 
 /* Writes dir/name by way of a temporary file in dir and a rename, so readers see the old file
  * or the new one, never a part; leaves an identical file untouched. The process's umask is
  * read once, by the caller (umask can only be read by setting it). */
-static void write_file_atomic(const char *dir, const sg_output *o, mode_t mask, written *w) {
+static void write_file_atomic(const char *dir, const sg_output *o, mode_t mask, file_job *j) {
     sg_buf path, tmp;
     sg_buf_init(&path);
     sg_buf_init(&tmp);
     sg_buf_printf(&path, "%s/%s", dir, o->name);
     sg_buf_printf(&tmp, "%s/.%s.XXXXXX", dir, o->name);
     if (path.oom || tmp.oom) {
-        w->failed = true;
+        j->failed = true;
     } else if (!same_bytes(path.data, o)) {
         int   fd = mkstemp(tmp.data);
         FILE *f = fd < 0 ? NULL : fdopen(fd, "wb");
         if (!f) {
-            fail(w, "create a file in", dir);
+            fail(j, "create a file in", dir);
             if (fd >= 0) close(fd);
         } else {
             bool ok = fchmod(fd, 0666 & ~mask) == 0;
@@ -104,7 +112,7 @@ static void write_file_atomic(const char *dir, const sg_output *o, mode_t mask, 
                 ok = fwrite(o->pieces[i].p, 1, o->pieces[i].n, f) == o->pieces[i].n;
             ok = (fclose(f) == 0) && ok;
             if (!ok || rename(tmp.data, path.data) != 0) {
-                fail(w, "write", path.data);
+                fail(j, "write", path.data);
                 unlink(tmp.data);
             }
         }
@@ -113,22 +121,21 @@ static void write_file_atomic(const char *dir, const sg_output *o, mode_t mask, 
     sg_buf_free(&tmp);
 }
 
-/* One thread's files: those whose side is its, in order, up to its first failure. */
+/* One thread's files: those of its side, in order, up to its first failure. */
 typedef struct writer {
     const char       *dir;
     const sg_outputs *outs;
-    const uint8_t    *side; /* per output: which thread writes it */
+    file_job         *jobs;
     uint8_t           me;
     mode_t            mask;
-    written          *done;
 } writer;
 
 static void *write_side(void *p) {
     writer *wr = p;
     for (uint32_t i = 0; i < wr->outs->n; i++) {
-        if (wr->side[i] != wr->me) continue;
-        write_file_atomic(wr->dir, &wr->outs->items[i], wr->mask, &wr->done[i]);
-        if (wr->done[i].failed) break;
+        if (wr->jobs[i].side != wr->me) continue;
+        write_file_atomic(wr->dir, &wr->outs->items[i], wr->mask, &wr->jobs[i]);
+        if (wr->jobs[i].failed) break;
     }
     return NULL;
 }
@@ -139,45 +146,41 @@ static void *write_side(void *p) {
  * corpus, a few milliseconds that two threads halve. */
 static int write_all(const char *dir, const sg_outputs *outs, sg_worker *w, FILE *err) {
     enum { SHARE_MIN = 1 << 20 }; /* below this many bytes in all, one thread */
-    uint8_t *side = calloc(outs->n ? outs->n : 1, 1);
-    written *done = calloc(outs->n ? outs->n : 1, sizeof *done);
-    uint32_t *order = calloc(outs->n ? outs->n : 1, sizeof *order);
-    if (!side || !done || !order) {
-        free(side), free(done), free(order);
-        fputs("schemagen: error: out of memory\n", err);
+    uint32_t  n = outs->n;
+    file_job *jobs = calloc(n ? n : 1, sizeof *jobs);
+    uint32_t *order = calloc(n ? n : 1, sizeof *order);
+    if (!jobs || !order) {
+        free(jobs), free(order);
+        report(err, NULL, NULL, 0);
         return -1;
     }
     size_t total = 0, load[2] = {0, 0};
-    for (uint32_t i = 0; i < outs->n; i++) total += outs->items[i].len;
-    for (uint32_t i = 0; i < outs->n; i++) order[i] = i;
-    for (uint32_t i = 1; i < outs->n; i++) /* by size, largest first (insertion: a few dozen) */
-        for (uint32_t k = i; k > 0 && outs->items[order[k]].len > outs->items[order[k - 1]].len; k--) {
-            uint32_t t = order[k];
-            order[k] = order[k - 1];
-            order[k - 1] = t;
-        }
-    for (uint32_t i = 0; i < outs->n; i++) {
-        uint8_t to = load[1] < load[0];
-        side[order[i]] = to;
-        load[to] += outs->items[order[i]].len;
+    for (uint32_t i = 0; i < n; i++) { /* by size, largest first (insertion: a few dozen) */
+        uint32_t k = i;
+        for (; k > 0 && outs->items[order[k - 1]].len < outs->items[i].len; k--) order[k] = order[k - 1];
+        order[k] = i;
+        total += outs->items[i].len;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        file_job *j = &jobs[order[i]];
+        j->side = load[1] < load[0];
+        load[j->side] += outs->items[order[i]].len;
     }
     mode_t mask = umask(0);
     umask(mask);
-    writer here = {dir, outs, side, 0, mask, done}, there = here;
-    there.me = 1;
+    writer here = {dir, outs, jobs, 0, mask}, there = {dir, outs, jobs, 1, mask};
     if (total < SHARE_MIN || !sg_worker_run2(w, write_side, &there, &here)) {
-        for (uint32_t i = 0; i < outs->n; i++) side[i] = 0; /* all of them, here */
+        for (uint32_t i = 0; i < n; i++) jobs[i].side = 0; /* all of them, here */
         write_side(&here);
     }
     int rc = 0;
-    for (uint32_t i = 0; i < outs->n; i++) {
-        if (!done[i].failed) continue;
-        if (done[i].message) fprintf(err, "schemagen: error: %s\n", done[i].message);
-        else fputs("schemagen: error: out of memory\n", err);
-        free(done[i].message);
+    for (uint32_t i = 0; i < n; i++) {
+        if (!jobs[i].failed) continue;
+        report(err, jobs[i].what, jobs[i].path, jobs[i].code);
+        free(jobs[i].path);
         rc = -1;
     }
-    free(side), free(done), free(order);
+    free(jobs), free(order);
     return rc;
 }
 
@@ -226,7 +229,7 @@ int sg_outputs_write(const char *outdir, const sg_outputs *outs, sg_worker *w, F
     sg_buf_puts(&dir, outdir);
     int rc = -1;
     if (dir.oom)
-        fputs("schemagen: error: out of memory\n", err);
+        report(err, NULL, NULL, 0);
     else if (make_dirs(dir.data, err) == 0 && (rc = write_all(outdir, outs, w, err)) == 0)
         remove_stale(outdir, outs, err);
     sg_buf_free(&dir);
