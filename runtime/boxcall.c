@@ -2,7 +2,7 @@
  * or the error to report). Rationale: this path is cold, and writing it once, driven by a
  * signature string, instead of once per op, took a third off the generated code and its
  * compile time. The string has one letter per argument, '>', one letter per result
- * (docs/types.md lists the letters: sg_api.h, SG_SIG_*). */
+ * (docs/types.md lists the letters). */
 #include "sg_api.h"
 
 #include <stdarg.h>
