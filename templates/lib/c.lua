@@ -39,7 +39,7 @@ F.opt_tensor_list = {
 -- Rationale: enums are stored as int64_t in the payload and need a cast; a struct must not
 -- have one (a cast to a struct type is not C).
 local function cast(ctype)
-  if ctype == "sg_device" then return "" end
+  if ctype == T.device.param then return "" end
   return "(" .. ctype .. ")"
 end
 -- value(fam, ...) and optional(fam, ...) take the C type and tag of the plain family fam.
@@ -100,13 +100,13 @@ F.scalar = {
 F.opt_scalar = {
   box = function(x) return "sg_box_scalar(" .. x .. ")" end,
   unbox = function(a, room)
-    return "sg_scalar " .. room .. " = sg_unbox_scalar(" .. a .. ");",
+    return C.decl(T.scalar.param, room) .. " = sg_unbox_scalar(" .. a .. ");",
            "(" .. a .. "->tag == SG_ANY_NONE ? NULL : &" .. room .. ")"
   end,
 }
 F.generator = {
   box = function(x) return "sg_box_opaque(" .. T.generator.tags[1] .. ", " .. x .. ")" end,
-  unbox = function(a) return nil, "(sg_generator *)sg_unbox_opaque(" .. a .. ")" end,
+  unbox = function(a) return nil, "(" .. T.generator.param .. ")sg_unbox_opaque(" .. a .. ")" end,
 }
 F.opaque = {
   box = function(x) return "sg_box_opaque(" .. T.opaque.tags[1] .. ", " .. x .. ")" end,
