@@ -6,6 +6,7 @@
  * milliseconds to build. */
 #include "codegen.h"
 #include "lua_model.h"
+#include "sg_type_table.h"
 
 #include <lauxlib.h>
 #include <stdlib.h>
@@ -92,60 +93,34 @@ static void push_strs(lua_State *L, const char *const *items, uint32_t n) {
 
 /* ---- types ------------------------------------------------------------------------------- */
 
-/* The type family of a schema type: what the C type mapping keys on (docs/types.md). */
+/* The type family of a schema type: what the C type mapping keys on (sg_type_table.h). */
 const char *sg_type_family(const sg_type *t) {
-    bool opt = t->kind == SG_TY_OPTIONAL;
-    const sg_type *u = opt ? t->elems[0] : t;
-    if (u->kind == SG_TY_LIST) {
-        const sg_type *e = u->elems[0];
-        bool           eopt = e->kind == SG_TY_OPTIONAL;
-        const sg_type *b = eopt ? e->elems[0] : e;
-        const char    *f = NULL;
-        switch (b->kind) {
-        case SG_TY_TENSOR: f = eopt ? "opt_tensor_list" : "tensor_list"; break;
-        case SG_TY_INT:
-        case SG_TY_SYMINT: f = eopt ? NULL : "int_list"; break;
-        case SG_TY_FLOAT: f = eopt ? NULL : "float_list"; break;
-        case SG_TY_BOOL: f = eopt ? NULL : "bool_list"; break;
-        case SG_TY_SCALAR: f = eopt ? NULL : "scalar_list"; break;
-        case SG_TY_STR:
-        case SG_TY_DIMNAME: f = eopt ? NULL : "str_list"; break;
-        default: break;
+    return sg_type_family_rows[sg_type_family_of(t)].name;
+}
+
+/* model.type_families: family name -> {param, result, letter, ret_letter, tags = {...}}, the
+ * table of sg_type_table.h for templates (lib/c.lua takes its C types and letters from it). */
+static void push_type_families(lua_State *L) {
+    lua_createtable(L, 0, SG_FAM__COUNT);
+    for (int i = 0; i < SG_FAM__COUNT; i++) {
+        const sg_type_family_row *r = &sg_type_family_rows[i];
+        lua_createtable(L, 0, 6);
+        lua_pushstring(L, r->param);
+        lua_setfield(L, -2, "param");
+        lua_pushstring(L, r->result);
+        lua_setfield(L, -2, "result");
+        lua_pushlstring(L, &r->letter, 1);
+        lua_setfield(L, -2, "letter");
+        lua_pushlstring(L, &r->ret_letter, 1);
+        lua_setfield(L, -2, "ret_letter");
+        lua_newtable(L);
+        for (int k = 0; r->tags[k]; k++) {
+            lua_pushstring(L, r->tags[k]);
+            lua_rawseti(L, -2, k + 1);
         }
-        if (!f) return "any";
-        if (!opt) return f;
-        if (strcmp(f, "int_list") == 0) return "opt_int_list";
-        if (strcmp(f, "float_list") == 0) return "opt_float_list";
-        if (strcmp(f, "bool_list") == 0) return "opt_bool_list";
-        if (strcmp(f, "str_list") == 0) return "opt_str_list";
-        if (strcmp(f, "scalar_list") == 0) return "opt_scalar_list";
-        return "opt_tensor_list_opt"; /* Tensor[]? : no corpus op has it */
+        lua_setfield(L, -2, "tags");
+        lua_setfield(L, -2, r->name);
     }
-    static const struct { sg_type_kind k; const char *plain, *opt; } map[] = {
-        {SG_TY_TENSOR, "tensor", "opt_tensor"},
-        {SG_TY_INT, "int", "opt_int"},
-        {SG_TY_SYMINT, "int", "opt_int"},
-        {SG_TY_DEVICE_INDEX, "int", "opt_int"},
-        {SG_TY_QSCHEME, "int", "opt_int"},
-        {SG_TY_FLOAT, "float", "opt_float"},
-        {SG_TY_SYMFLOAT, "float", "opt_float"},
-        {SG_TY_BOOL, "bool", "opt_bool"},
-        {SG_TY_SYMBOOL, "bool", "opt_bool"},
-        {SG_TY_COMPLEX, "complex", "opt_complex"},
-        {SG_TY_STR, "str", "opt_str"},
-        {SG_TY_DIMNAME, "str", "opt_str"},
-        {SG_TY_SCALAR, "scalar", "opt_scalar"},
-        {SG_TY_SCALAR_TYPE, "dtype", "opt_dtype"},
-        {SG_TY_LAYOUT, "layout", "opt_layout"},
-        {SG_TY_MEMORY_FORMAT, "memory_format", "opt_memory_format"},
-        {SG_TY_DEVICE, "device", "opt_device"},
-        {SG_TY_GENERATOR, "generator", "generator"},
-        {SG_TY_STORAGE, "opaque", "opaque"},
-        {SG_TY_STREAM, "opaque", "opaque"},
-    };
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (map[i].k == u->kind) return opt ? map[i].opt : map[i].plain;
-    return "any";
 }
 
 static void push_alias(const pusher *p, const sg_alias *a) {
@@ -528,6 +503,8 @@ bool sg_lua_push_model(lua_State *L, const sg_model *m) {
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     setk(&p, K_files);
+    push_type_families(L);
+    lua_setfield(L, -2, "type_families");
     lua_replace(L, p.keys); /* the model where the first key was; the keys go */
     lua_settop(L, p.keys);
     bool oom = tmp.oom || key.oom;

@@ -4,27 +4,9 @@
 #include <stdlib.h>
 
 const char *sg_any_tag_name(int32_t tag) {
-    static const char *const names[SG_ANY__COUNT] = {
-        [SG_ANY_NONE] = "None",
-        [SG_ANY_BOOL] = "bool",
-        [SG_ANY_INT] = "int",
-        [SG_ANY_FLOAT] = "float",
-        [SG_ANY_COMPLEX] = "complex",
-        [SG_ANY_STR] = "str",
-        [SG_ANY_DTYPE] = "ScalarType",
-        [SG_ANY_LAYOUT] = "Layout",
-        [SG_ANY_MEMORY_FORMAT] = "MemoryFormat",
-        [SG_ANY_DEVICE] = "Device",
-        [SG_ANY_TENSOR] = "Tensor",
-        [SG_ANY_GENERATOR] = "Generator",
-        [SG_ANY_INT_LIST] = "int[]",
-        [SG_ANY_FLOAT_LIST] = "float[]",
-        [SG_ANY_BOOL_LIST] = "bool[]",
-        [SG_ANY_TENSOR_LIST] = "Tensor[]",
-        [SG_ANY_OPT_TENSOR_LIST] = "Tensor?[]",
-        [SG_ANY_LIST] = "list",
-        [SG_ANY_OPAQUE] = "opaque",
-    };
+#define SG_ANY_TAG_NAME(tag, name) [SG_ANY_##tag] = name,
+    static const char *const names[SG_ANY__COUNT] = {SG_ANY_TAGS(SG_ANY_TAG_NAME)};
+#undef SG_ANY_TAG_NAME
     return tag >= 0 && tag < SG_ANY__COUNT ? names[tag] : "?";
 }
 

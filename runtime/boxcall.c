@@ -1,9 +1,10 @@
 /* boxcall.c: a typed call that lands on a boxed entry (a boxed kernel, a fallback, overrides,
  * or the error to report). Rationale: this path is cold, and writing it once, driven by a
  * signature string, instead of once per op, took a third off the generated code and its
- * compile time. The string has one letter per argument, '>', one letter per result
- * (docs/types.md lists the letters). */
+ * compile time. The string has one letter per argument, '>', one letter per result: the
+ * letters of the type families (gen/schema/sg_type_table.h, docs/types.md). */
 #include "sg_api.h"
+#include "sg_type_table.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -11,57 +12,65 @@
 
 enum { ROOM = 16 };
 
-/* Boxes one argument of family letter c from ap into *v; lists of scalars or strings get
- * malloc'ed item arrays, recorded in *owned for the caller to free. */
-static sg_status box_one(char c, va_list *ap, sg_any *v, void **owned) {
+/* Whether a family's boxed form points into its by-value parameter: the caller keeps those
+ * in `keep` for the call (box_kept). */
+static bool kept(int f) {
+    switch (f) {
+    case SG_FAM_COMPLEX: case SG_FAM_SCALAR: case SG_FAM_INT_LIST: case SG_FAM_FLOAT_LIST:
+    case SG_FAM_BOOL_LIST: case SG_FAM_SCALAR_LIST: case SG_FAM_STR_LIST: return true;
+    default: return false;
+    }
+}
+
+/* Boxes one argument of family f from ap into *v; lists of scalars or strings get malloc'ed
+ * item arrays, recorded in *owned for the caller to free. */
+static sg_status box_one(int f, va_list *ap, sg_any *v, void **owned) {
     *owned = NULL;
-    switch (c) {
-    case 't': *v = sg_any_tensor(va_arg(*ap, sg_tensor *)); break;
-    case 'T': *v = sg_box_opt_tensor(va_arg(*ap, sg_tensor *)); break;
-    case 'l': *v = sg_box_tensor_list(va_arg(*ap, sg_tensor_list), false); break;
-    case 'L': *v = sg_box_tensor_list(va_arg(*ap, sg_tensor_list), true); break;
-    case 'i': *v = sg_any_int(va_arg(*ap, int64_t)); break;
-    case 'f': *v = sg_any_float(va_arg(*ap, double)); break;
-    case 'b': *v = sg_any_bool(va_arg(*ap, int) != 0); break;
-    case 'd': *v = sg_box_tag_i(SG_ANY_DTYPE, va_arg(*ap, int)); break;
-    case 'y': *v = sg_box_tag_i(SG_ANY_LAYOUT, va_arg(*ap, int)); break;
-    case 'm': *v = sg_box_tag_i(SG_ANY_MEMORY_FORMAT, va_arg(*ap, int)); break;
-    case 'v': *v = sg_any_device(va_arg(*ap, sg_device)); break;
-    case 's': *v = sg_box_str(va_arg(*ap, const char *)); break;
-    case 'g': *v = sg_box_opaque(SG_ANY_GENERATOR, va_arg(*ap, void *)); break;
-    case 'o': *v = sg_box_opaque(SG_ANY_OPAQUE, va_arg(*ap, void *)); break;
-    case 'a': {
+    switch (f) {
+    case SG_FAM_TENSOR: *v = sg_any_tensor(va_arg(*ap, sg_tensor *)); break;
+    case SG_FAM_OPT_TENSOR: *v = sg_box_opt_tensor(va_arg(*ap, sg_tensor *)); break;
+    case SG_FAM_TENSOR_LIST: *v = sg_box_tensor_list(va_arg(*ap, sg_tensor_list), false); break;
+    case SG_FAM_OPT_TENSOR_LIST: *v = sg_box_tensor_list(va_arg(*ap, sg_tensor_list), true); break;
+    case SG_FAM_INT: *v = sg_any_int(va_arg(*ap, int64_t)); break;
+    case SG_FAM_FLOAT: *v = sg_any_float(va_arg(*ap, double)); break;
+    case SG_FAM_BOOL: *v = sg_any_bool(va_arg(*ap, int) != 0); break;
+    case SG_FAM_DTYPE: *v = sg_box_tag_i(SG_ANY_DTYPE, va_arg(*ap, int)); break;
+    case SG_FAM_LAYOUT: *v = sg_box_tag_i(SG_ANY_LAYOUT, va_arg(*ap, int)); break;
+    case SG_FAM_MEMORY_FORMAT: *v = sg_box_tag_i(SG_ANY_MEMORY_FORMAT, va_arg(*ap, int)); break;
+    case SG_FAM_DEVICE: *v = sg_any_device(va_arg(*ap, sg_device)); break;
+    case SG_FAM_STR: case SG_FAM_OPT_STR: *v = sg_box_str(va_arg(*ap, const char *)); break;
+    case SG_FAM_GENERATOR: *v = sg_box_opaque(SG_ANY_GENERATOR, va_arg(*ap, void *)); break;
+    case SG_FAM_OPAQUE: *v = sg_box_opaque(SG_ANY_OPAQUE, va_arg(*ap, void *)); break;
+    case SG_FAM_OPT_TENSOR_LIST_OPT: case SG_FAM_ANY: {
         const sg_any *p = va_arg(*ap, const sg_any *);
         *v = p ? *p : sg_any_none();
         break;
     }
-    case 'c': case 'S': case 'z': case 'w': case 'n': case 'r': case 'k':
-        /* values whose boxed form points at them: the caller keeps them in `keep` */
-        return SG_EINVAL;
-    case 'I': { const int64_t *p = va_arg(*ap, const int64_t *); *v = p ? sg_any_int(*p) : sg_any_none(); break; }
-    case 'F': { const double *p = va_arg(*ap, const double *); *v = p ? sg_any_float(*p) : sg_any_none(); break; }
-    case 'B': { const bool *p = va_arg(*ap, const bool *); *v = p ? sg_any_bool(*p) : sg_any_none(); break; }
-    case 'D': { const sg_dtype *p = va_arg(*ap, const sg_dtype *); *v = p ? sg_box_tag_i(SG_ANY_DTYPE, *p) : sg_any_none(); break; }
-    case 'Y': { const sg_layout *p = va_arg(*ap, const sg_layout *); *v = p ? sg_box_tag_i(SG_ANY_LAYOUT, *p) : sg_any_none(); break; }
-    case 'M': { const sg_memory_format *p = va_arg(*ap, const sg_memory_format *); *v = p ? sg_box_tag_i(SG_ANY_MEMORY_FORMAT, *p) : sg_any_none(); break; }
-    case 'V': { const sg_device *p = va_arg(*ap, const sg_device *); *v = p ? sg_any_device(*p) : sg_any_none(); break; }
-    case 'C': *v = sg_box_complex(va_arg(*ap, const sg_complex *)); break;
-    case 'Q': *v = sg_box_scalar(va_arg(*ap, const sg_scalar *)); break;
-    case 'N': { const sg_int_list *p = va_arg(*ap, const sg_int_list *); *v = p ? sg_any_int_list(p->items, p->len) : sg_any_none(); break; }
-    case 'R': { const sg_float_list *p = va_arg(*ap, const sg_float_list *); *v = p ? sg_box_float_list(*p) : sg_any_none(); break; }
-    case 'K': { const sg_bool_list *p = va_arg(*ap, const sg_bool_list *); *v = p ? sg_box_bool_list(*p) : sg_any_none(); break; }
-    case 'Z': case 'W': {
+    case SG_FAM_OPT_INT: { const int64_t *p = va_arg(*ap, const int64_t *); *v = p ? sg_any_int(*p) : sg_any_none(); break; }
+    case SG_FAM_OPT_FLOAT: { const double *p = va_arg(*ap, const double *); *v = p ? sg_any_float(*p) : sg_any_none(); break; }
+    case SG_FAM_OPT_BOOL: { const bool *p = va_arg(*ap, const bool *); *v = p ? sg_any_bool(*p) : sg_any_none(); break; }
+    case SG_FAM_OPT_DTYPE: { const sg_dtype *p = va_arg(*ap, const sg_dtype *); *v = p ? sg_box_tag_i(SG_ANY_DTYPE, *p) : sg_any_none(); break; }
+    case SG_FAM_OPT_LAYOUT: { const sg_layout *p = va_arg(*ap, const sg_layout *); *v = p ? sg_box_tag_i(SG_ANY_LAYOUT, *p) : sg_any_none(); break; }
+    case SG_FAM_OPT_MEMORY_FORMAT: { const sg_memory_format *p = va_arg(*ap, const sg_memory_format *); *v = p ? sg_box_tag_i(SG_ANY_MEMORY_FORMAT, *p) : sg_any_none(); break; }
+    case SG_FAM_OPT_DEVICE: { const sg_device *p = va_arg(*ap, const sg_device *); *v = p ? sg_any_device(*p) : sg_any_none(); break; }
+    case SG_FAM_OPT_COMPLEX: *v = sg_box_complex(va_arg(*ap, const sg_complex *)); break;
+    case SG_FAM_OPT_SCALAR: *v = sg_box_scalar(va_arg(*ap, const sg_scalar *)); break;
+    case SG_FAM_OPT_INT_LIST: { const sg_int_list *p = va_arg(*ap, const sg_int_list *); *v = p ? sg_any_int_list(p->items, p->len) : sg_any_none(); break; }
+    case SG_FAM_OPT_FLOAT_LIST: { const sg_float_list *p = va_arg(*ap, const sg_float_list *); *v = p ? sg_box_float_list(*p) : sg_any_none(); break; }
+    case SG_FAM_OPT_BOOL_LIST: { const sg_bool_list *p = va_arg(*ap, const sg_bool_list *); *v = p ? sg_box_bool_list(*p) : sg_any_none(); break; }
+    case SG_FAM_OPT_SCALAR_LIST: case SG_FAM_OPT_STR_LIST: {
         const void *p = va_arg(*ap, const void *);
         if (!p) { *v = sg_any_none(); break; }
-        int32_t n = c == 'Z' ? ((const sg_scalar_list *)p)->len : ((const sg_str_list *)p)->len;
+        bool    sc = f == SG_FAM_OPT_SCALAR_LIST;
+        int32_t n = sc ? ((const sg_scalar_list *)p)->len : ((const sg_str_list *)p)->len;
         sg_any *room = malloc(((size_t)n + 1) * sizeof *room);
         if (!room) return sg_error(SG_ENOMEM, "out of memory");
         *owned = room;
-        *v = c == 'Z' ? sg_box_scalar_list(*(const sg_scalar_list *)p, room)
-                      : sg_box_str_list(*(const sg_str_list *)p, room);
+        *v = sc ? sg_box_scalar_list(*(const sg_scalar_list *)p, room)
+                : sg_box_str_list(*(const sg_str_list *)p, room);
         break;
     }
-    default: return sg_error(SG_EINVAL, "a generated call used the unknown signature letter '%c'", c);
+    default: return SG_EINVAL; /* kept(f): box_kept boxes those */
     }
     return SG_OK;
 }
@@ -77,19 +86,19 @@ typedef union keep {
     sg_str_list    w;
 } keep;
 
-static sg_status box_kept(char c, va_list *ap, keep *k, sg_any *v, void **owned) {
+static sg_status box_kept(int f, va_list *ap, keep *k, sg_any *v, void **owned) {
     *owned = NULL;
-    switch (c) {
-    case 'c': k->c = va_arg(*ap, sg_complex); *v = sg_box_complex(&k->c); return SG_OK;
-    case 'S': k->s = va_arg(*ap, sg_scalar); *v = sg_box_scalar(&k->s); return SG_OK;
-    case 'n': k->n = va_arg(*ap, sg_int_list); *v = sg_any_int_list(k->n.items, k->n.len); return SG_OK;
-    case 'r': k->r = va_arg(*ap, sg_float_list); *v = sg_box_float_list(k->r); return SG_OK;
-    case 'k': k->k = va_arg(*ap, sg_bool_list); *v = sg_box_bool_list(k->k); return SG_OK;
+    switch (f) {
+    case SG_FAM_COMPLEX: k->c = va_arg(*ap, sg_complex); *v = sg_box_complex(&k->c); return SG_OK;
+    case SG_FAM_SCALAR: k->s = va_arg(*ap, sg_scalar); *v = sg_box_scalar(&k->s); return SG_OK;
+    case SG_FAM_INT_LIST: k->n = va_arg(*ap, sg_int_list); *v = sg_any_int_list(k->n.items, k->n.len); return SG_OK;
+    case SG_FAM_FLOAT_LIST: k->r = va_arg(*ap, sg_float_list); *v = sg_box_float_list(k->r); return SG_OK;
+    case SG_FAM_BOOL_LIST: k->k = va_arg(*ap, sg_bool_list); *v = sg_box_bool_list(k->k); return SG_OK;
     default: break;
     }
     sg_any *room;
     int32_t n;
-    if (c == 'z') {
+    if (f == SG_FAM_SCALAR_LIST) {
         k->z = va_arg(*ap, sg_scalar_list);
         n = k->z.len;
     } else {
@@ -99,34 +108,44 @@ static sg_status box_kept(char c, va_list *ap, keep *k, sg_any *v, void **owned)
     room = malloc(((size_t)n + 1) * sizeof *room);
     if (!room) return sg_error(SG_ENOMEM, "out of memory");
     *owned = room;
-    *v = c == 'z' ? sg_box_scalar_list(k->z, room) : sg_box_str_list(k->w, room);
+    *v = f == SG_FAM_SCALAR_LIST ? sg_box_scalar_list(k->z, room) : sg_box_str_list(k->w, room);
     return SG_OK;
 }
 
+/* The family of result letter c; unknown letters unbox as `any`. */
+static int ret_family(char c) {
+    int f = sg_type_family_of_letter(c, true);
+    return f < 0 ? SG_FAM_ANY : f;
+}
+
 static sg_status unbox_result(char c, sg_any *v, void *out) {
-    switch (c) {
-    case 't': return sg_result_tensor(v, out);
-    case 'T': return sg_result_opt_tensor(v, out);
-    case 'l': return sg_unbox_tensor_list_result(v, out);
-    case 'i': return sg_result_int(v, out);
-    case 'f': return sg_result_float(v, out);
-    case 'b': return sg_result_bool(v, out);
-    case 'S': return sg_result_scalar(v, out);
-    case 'd': return sg_result_dtype(v, out);
+    switch (ret_family(c)) {
+    case SG_FAM_TENSOR: return sg_result_tensor(v, out);
+    case SG_FAM_OPT_TENSOR: return sg_result_opt_tensor(v, out);
+    case SG_FAM_TENSOR_LIST: return sg_unbox_tensor_list_result(v, out);
+    case SG_FAM_INT: return sg_result_int(v, out);
+    case SG_FAM_FLOAT: return sg_result_float(v, out);
+    case SG_FAM_BOOL: return sg_result_bool(v, out);
+    case SG_FAM_SCALAR: return sg_result_scalar(v, out);
+    case SG_FAM_DTYPE: return sg_result_dtype(v, out);
     default: return sg_result_any(v, out);
     }
 }
 
 /* Undoes unbox_result for an output already filled: its tensors are released, it is reset. */
 static void take_back(char c, void *out) {
-    if (c == 't' || c == 'T') {
+    switch (ret_family(c)) {
+    case SG_FAM_TENSOR:
+    case SG_FAM_OPT_TENSOR: {
         sg_tensor **t = out;
         sg_tensor_release(*t);
         *t = NULL;
-    } else if (c == 'l') {
-        sg_tensor_list_release(out);
-    } else if (c == 'a') {
-        sg_any_release(out);
+        break;
+    }
+    case SG_FAM_TENSOR_LIST: sg_tensor_list_release(out); break;
+    case SG_FAM_INT: case SG_FAM_FLOAT: case SG_FAM_BOOL: case SG_FAM_SCALAR: case SG_FAM_DTYPE:
+        break;
+    default: sg_any_release(out); break;
     }
 }
 
@@ -153,8 +172,13 @@ sg_status sg_call_boxed_sig(const sg_entry *e, const sg_op *op, sg_keyset ks, co
     int32_t boxed = 0;
     for (; boxed < nargs && !st; boxed++) {
         char c = sig[boxed];
-        st = strchr("cSnrkzw", c) ? box_kept(c, &ap, &keeps[boxed], &args[boxed], &owned[boxed])
-                                  : box_one(c, &ap, &args[boxed], &owned[boxed]);
+        int  f = sg_type_family_of_letter(c, false);
+        owned[boxed] = NULL;
+        if (f < 0)
+            st = sg_error(SG_EINVAL, "a generated call used the unknown signature letter '%c'", c);
+        else
+            st = kept(f) ? box_kept(f, &ap, &keeps[boxed], &args[boxed], &owned[boxed])
+                         : box_one(f, &ap, &args[boxed], &owned[boxed]);
     }
     if (!st) {
         for (int32_t i = 0; i < nrets; i++) rets[i] = sg_any_none();

@@ -5,6 +5,7 @@
  * shutdown (a reader may still be probing it). Definitions take sg__lock.
  */
 #include "rt_dispatch.h"
+#include "sg_type_table.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -108,49 +109,21 @@ sg_status sg_op_find(const char *name, const char *overload, sg_op **out) {
 
 #define TAG(t) (1u << (t))
 
-/* The sg_any tags a value of type ty may take. */
+/* The sg_any tags a value of type ty may take: its family's (sg_type_table.h), None where
+ * optional, and one int where a list of ints has a fixed size (PyTorch broadcasts it). */
 static uint32_t accepts(const sg_type *ty) {
-    const uint32_t any = TAG(SG_ANY__COUNT) - 1;
-    switch (ty->kind) {
-    case SG_TY_OPTIONAL: return accepts(ty->elems[0]) | TAG(SG_ANY_NONE);
-    case SG_TY_LIST: {
-        const sg_type *e = ty->elems[0];
-        switch (e->kind) {
-        case SG_TY_TENSOR: return TAG(SG_ANY_TENSOR_LIST);
-        case SG_TY_OPTIONAL:
-            return e->elems[0]->kind == SG_TY_TENSOR
-                       ? TAG(SG_ANY_OPT_TENSOR_LIST) | TAG(SG_ANY_TENSOR_LIST)
-                       : TAG(SG_ANY_LIST);
-        case SG_TY_INT:
-        case SG_TY_SYMINT:
-            /* int[2] also takes a single int, which PyTorch broadcasts */
-            return TAG(SG_ANY_INT_LIST) | (ty->size > 0 ? TAG(SG_ANY_INT) : 0);
-        case SG_TY_FLOAT: return TAG(SG_ANY_FLOAT_LIST);
-        case SG_TY_BOOL: return TAG(SG_ANY_BOOL_LIST);
-        default: return TAG(SG_ANY_LIST);
-        }
-    }
-    case SG_TY_TENSOR: return TAG(SG_ANY_TENSOR);
-    case SG_TY_INT:
-    case SG_TY_SYMINT:
-    case SG_TY_DEVICE_INDEX: return TAG(SG_ANY_INT);
-    case SG_TY_FLOAT:
-    case SG_TY_SYMFLOAT: return TAG(SG_ANY_FLOAT);
-    case SG_TY_BOOL:
-    case SG_TY_SYMBOOL: return TAG(SG_ANY_BOOL);
-    case SG_TY_COMPLEX: return TAG(SG_ANY_COMPLEX);
-    case SG_TY_STR:
-    case SG_TY_DIMNAME: return TAG(SG_ANY_STR);
-    case SG_TY_SCALAR:
-        return TAG(SG_ANY_BOOL) | TAG(SG_ANY_INT) | TAG(SG_ANY_FLOAT) | TAG(SG_ANY_COMPLEX);
-    case SG_TY_SCALAR_TYPE: return TAG(SG_ANY_DTYPE);
-    case SG_TY_LAYOUT: return TAG(SG_ANY_LAYOUT);
-    case SG_TY_MEMORY_FORMAT: return TAG(SG_ANY_MEMORY_FORMAT);
-    case SG_TY_DEVICE: return TAG(SG_ANY_DEVICE);
-    case SG_TY_GENERATOR: return TAG(SG_ANY_GENERATOR);
-    case SG_TY_NONE: return TAG(SG_ANY_NONE);
-    default: return any; /* Storage, Stream, Any, t, classes, tuples, dicts, ... */
-    }
+#define SG_TAG(x) | TAG(SG_ANY_##x)
+#define SG_FAM_TAGS(id, name, letter, ret_letter, param, result, tags, spellings) \
+    [SG_FAM_##id] = 0 tags,
+    static const uint32_t family_tags[SG_FAM__COUNT] = {SG_TYPE_FAMILIES(SG_FAM_TAGS)};
+#undef SG_FAM_TAGS
+#undef SG_TAG
+    sg_type_family_id f = sg_type_family_of(ty);
+    uint32_t          t = family_tags[f] ? family_tags[f] : TAG(SG_ANY__COUNT) - 1;
+    const sg_type    *u = ty->kind == SG_TY_OPTIONAL ? ty->elems[0] : ty;
+    if (ty->kind == SG_TY_OPTIONAL) t |= TAG(SG_ANY_NONE);
+    if ((f == SG_FAM_INT_LIST || f == SG_FAM_OPT_INT_LIST) && u->size > 0) t |= TAG(SG_ANY_INT);
+    return t;
 }
 
 /* Fills the boxed-call facts of op from its schema (arena allocations). */

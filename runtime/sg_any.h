@@ -4,8 +4,9 @@
  * 8-byte payload. What does not fit in 8 bytes travels by reference: a complex number points to
  * an sg_complex, a list to its first element, a string to its bytes.
  *
- * Scalars are not a tag of their own: a Scalar argument is a BOOL, INT, FLOAT or COMPLEX value.
- * An optional is None or the value. A Tensor?[] is an OPT_TENSOR_LIST whose NULL items are None.
+ * Which tags each schema type travels as is the type-family table's (gen/schema/sg_type_table.h,
+ * docs/types.md): a Scalar, for one, is a BOOL, INT, FLOAT or COMPLEX value; an optional is None
+ * or the value. An OPT_TENSOR_LIST's NULL items are None.
  *
  * Ownership. Arguments are borrowed: the caller keeps what they point to alive for the call.
  * Results are owned by whoever receives them and given back with sg_any_release: a TENSOR
@@ -21,28 +22,32 @@
 extern "C" {
 #endif
 
-typedef enum sg_any_tag {
-    SG_ANY_NONE = 0,
-    SG_ANY_BOOL,            /* u.b */
-    SG_ANY_INT,             /* u.i (int, SymInt, DeviceIndex) */
-    SG_ANY_FLOAT,           /* u.f */
-    SG_ANY_COMPLEX,         /* u.c -> {re, im} */
-    SG_ANY_STR,             /* u.s, len bytes and then a NUL (str, Dimname) */
-    SG_ANY_DTYPE,           /* u.i: sg_dtype (ScalarType) */
-    SG_ANY_LAYOUT,          /* u.i: sg_layout */
-    SG_ANY_MEMORY_FORMAT,   /* u.i: sg_memory_format */
-    SG_ANY_DEVICE,          /* u.dev */
-    SG_ANY_TENSOR,          /* u.t (never NULL: a missing optional tensor is NONE) */
-    SG_ANY_GENERATOR,       /* u.p: an opaque generator */
-    SG_ANY_INT_LIST,        /* u.ints, len items (int[], SymInt[], int[N]) */
-    SG_ANY_FLOAT_LIST,      /* u.floats, len items */
-    SG_ANY_BOOL_LIST,       /* u.bools, len items */
-    SG_ANY_TENSOR_LIST,     /* u.tensors, len items, none NULL */
-    SG_ANY_OPT_TENSOR_LIST, /* u.tensors, len items, NULL for None */
-    SG_ANY_LIST,            /* u.items, len items (Scalar[], str[], Dimname[], ...) */
-    SG_ANY_OPAQUE,          /* u.p: Storage, Stream, classes and other handles */
-    SG_ANY__COUNT
-} sg_any_tag;
+/* The tags: X(TAG, name) for SG_ANY_TAG, its name in messages (sg_any_tag_name), and the
+ * payload it holds. The order is the ABI's: new tags go last. */
+#define SG_ANY_TAGS(X)                                                                        \
+    X(NONE, "None")                    /* no payload */                                       \
+    X(BOOL, "bool")                    /* u.b */                                              \
+    X(INT, "int")                      /* u.i */                                              \
+    X(FLOAT, "float")                  /* u.f */                                              \
+    X(COMPLEX, "complex")              /* u.c -> {re, im} */                                  \
+    X(STR, "str")                      /* u.s, len bytes and then a NUL */                    \
+    X(DTYPE, "ScalarType")             /* u.i: sg_dtype */                                    \
+    X(LAYOUT, "Layout")                /* u.i: sg_layout */                                   \
+    X(MEMORY_FORMAT, "MemoryFormat")   /* u.i: sg_memory_format */                            \
+    X(DEVICE, "Device")                /* u.dev */                                            \
+    X(TENSOR, "Tensor")                /* u.t, never NULL (None where missing) */             \
+    X(GENERATOR, "Generator")          /* u.p: an opaque generator */                         \
+    X(INT_LIST, "int[]")               /* u.ints, len items */                                \
+    X(FLOAT_LIST, "float[]")           /* u.floats, len items */                              \
+    X(BOOL_LIST, "bool[]")             /* u.bools, len items */                               \
+    X(TENSOR_LIST, "Tensor[]")         /* u.tensors, len items, none NULL */                  \
+    X(OPT_TENSOR_LIST, "Tensor?[]")    /* u.tensors, len items, NULL for None */              \
+    X(LIST, "list")                    /* u.items, len items */                               \
+    X(OPAQUE, "opaque")                /* u.p: a handle */
+
+#define SG_ANY_TAG_ENUM(tag, name) SG_ANY_##tag,
+typedef enum sg_any_tag { SG_ANY_TAGS(SG_ANY_TAG_ENUM) SG_ANY__COUNT } sg_any_tag;
+#undef SG_ANY_TAG_ENUM
 
 typedef struct sg_complex {
     double re, im;
@@ -71,6 +76,7 @@ struct sg_any {
 
 #ifndef __cplusplus
 _Static_assert(sizeof(sg_any) == 16, "sg_any is 16 bytes");
+_Static_assert(SG_ANY_OPAQUE == 18, "the tags' numbers are the ABI's: new tags go last");
 #endif
 
 /* Builders for arguments (borrowed). */

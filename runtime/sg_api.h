@@ -136,12 +136,8 @@ sg_status sg_result_any(sg_any *v, sg_any *out);
 
 /* A typed call whose entry is boxed: boxes the arguments that follow sig (one per letter
  * before '>'), calls e->boxed, and unboxes each result into the pointer that follows them (one
- * per letter after '>'). Letters, by family (docs/types.md):
- *   t Tensor  T Tensor?  l Tensor[]  L Tensor?[]  i int  f float  b bool  c complex  s str
- *   S Scalar  d ScalarType  y Layout  m MemoryFormat  v Device  g Generator  o opaque  a any
- *   n int[]  r float[]  k bool[]  z Scalar[]  w str[]
- *   and for optionals passed as pointers: I F B C Q D Y M V N R K Z W
- * Results: t T l i f b S d, and a (sg_any) for the rest. */
+ * per letter after '>'). The letters are the type families' (gen/schema/sg_type_table.h,
+ * docs/types.md lists them); a result of a family with no typed result is an sg_any ('a'). */
 sg_status sg_call_boxed_sig(const sg_entry *e, const sg_op *op, sg_keyset ks, const char *sig,
                             ...);
 

@@ -1,37 +1,35 @@
--- lib/c.lua: the C type mapping of the generated API (docs/types.md is this table in prose),
--- and the pieces of C the templates assemble per op: parameter lists, boxing, unboxing.
+-- lib/c.lua: the C code of the generated API's type mapping, and the pieces of C the
+-- templates assemble per op: parameter lists, boxing, unboxing.
 --
 -- Every schema type has a family (set by the tool on each argument and return: arg.family).
--- A family gives: the C parameter type, how a value is boxed into an sg_any, how it is
--- unboxed from one (declarations that need room, then an expression), and for tensors how
--- its dispatch keys are read.
+-- The facts of a family (C parameter and result types, signature letters, boxed tags) are the
+-- tool's table, model.type_families (gen/schema/sg_type_table.h, docs/types.md); this file
+-- adds the code: how a value is boxed into an sg_any, how it is unboxed from one (declarations
+-- that need room, then an expression), and for tensors how its dispatch keys are read.
 
 local C = {}
+local T = model.type_families
 
--- family -> { param = C type, box(x) = expression, unbox(a, room) = decl, expr, keys(x) }
--- `a` is an expression of type const sg_any *; `room` a name for locals.
+-- family -> { param = C type (the table's), box(x) = expression, unbox(a, room) = decl, expr,
+-- keys(x) }. `a` is an expression of type const sg_any *; `room` a name for locals.
 local F = {}
 
 F.tensor = {
-  param = "sg_tensor *",
   box = function(x) return "sg_any_tensor(" .. x .. ")" end,
   unbox = function(a) return nil, a .. "->u.t" end,
   keys = function(x) return x .. "->keys" end,
 }
 F.opt_tensor = {
-  param = "sg_tensor *",
   box = function(x) return "sg_box_opt_tensor(" .. x .. ")" end,
-  unbox = function(a) return nil, "(" .. a .. "->tag == SG_ANY_TENSOR ? " .. a .. "->u.t : NULL)" end,
+  unbox = function(a) return nil, "(" .. a .. "->tag == " .. T.opt_tensor.tags[1] .. " ? " .. a .. "->u.t : NULL)" end,
   keys = function(x) return "sg_tensor_keys_opt(" .. x .. ")" end,
 }
 F.tensor_list = {
-  param = "sg_tensor_list",
   box = function(x) return "sg_box_tensor_list(" .. x .. ", false)" end,
   unbox = function(a) return nil, "sg_unbox_tensor_list(" .. a .. ")" end,
   keys = function(x) return "sg_tensor_list_keys(" .. x .. ")" end,
 }
 F.opt_tensor_list = {
-  param = "sg_tensor_list",
   box = function(x) return "sg_box_tensor_list(" .. x .. ", true)" end,
   unbox = function(a) return nil, "sg_unbox_tensor_list(" .. a .. ")" end,
   keys = function(x) return "sg_tensor_list_keys(" .. x .. ")" end,
@@ -41,19 +39,20 @@ F.opt_tensor_list = {
 -- Rationale: enums are stored as int64_t in the payload and need a cast; a struct must not
 -- have one (a cast to a struct type is not C).
 local function cast(ctype)
-  if ctype == "sg_device" then return "" end
+  if ctype == T.device.param then return "" end
   return "(" .. ctype .. ")"
 end
-local function value(ctype, box_one, member)
+-- value(fam, ...) and optional(fam, ...) take the C type and tag of the plain family fam.
+local function value(fam, box_one, member)
+  local ctype = T[fam].param
   return {
-    param = ctype,
     box = box_one,
     unbox = function(a) return nil, cast(ctype) .. a .. "->u." .. member end,
   }
 end
-local function optional(ctype, box_one, member, tag)
+local function optional(fam, box_one, member)
+  local ctype, tag = T[fam].param, T[fam].tags[1]
   return {
-    param = "const " .. ctype .. " *",
     box = function(x) return "(" .. x .. " ? " .. box_one("*" .. x) .. " : sg_any_none())" end,
     unbox = function(a, room)
       return ctype .. " " .. room .. " = " .. cast(ctype) .. a .. "->u." .. member .. ";",
@@ -62,78 +61,73 @@ local function optional(ctype, box_one, member, tag)
   }
 end
 local function boxer(fn) return function(x) return fn .. "(" .. x .. ")" end end
-local function tagged(tag) return function(x) return "sg_box_tag_i(" .. tag .. ", " .. x .. ")" end end
+local function tagged(fam)
+  local tag = T[fam].tags[1]
+  return function(x) return "sg_box_tag_i(" .. tag .. ", " .. x .. ")" end
+end
 
-F.int = value("int64_t", boxer("sg_any_int"), "i")
-F.opt_int = optional("int64_t", boxer("sg_any_int"), "i", "SG_ANY_INT")
-F.float = value("double", boxer("sg_any_float"), "f")
-F.opt_float = optional("double", boxer("sg_any_float"), "f", "SG_ANY_FLOAT")
+F.int = value("int", boxer("sg_any_int"), "i")
+F.opt_int = optional("int", boxer("sg_any_int"), "i")
+F.float = value("float", boxer("sg_any_float"), "f")
+F.opt_float = optional("float", boxer("sg_any_float"), "f")
 F.bool = value("bool", boxer("sg_any_bool"), "b")
-F.opt_bool = optional("bool", boxer("sg_any_bool"), "b", "SG_ANY_BOOL")
-F.dtype = value("sg_dtype", tagged("SG_ANY_DTYPE"), "i")
-F.opt_dtype = optional("sg_dtype", tagged("SG_ANY_DTYPE"), "i", "SG_ANY_DTYPE")
-F.layout = value("sg_layout", tagged("SG_ANY_LAYOUT"), "i")
-F.opt_layout = optional("sg_layout", tagged("SG_ANY_LAYOUT"), "i", "SG_ANY_LAYOUT")
-F.memory_format = value("sg_memory_format", tagged("SG_ANY_MEMORY_FORMAT"), "i")
-F.opt_memory_format = optional("sg_memory_format", tagged("SG_ANY_MEMORY_FORMAT"), "i", "SG_ANY_MEMORY_FORMAT")
-F.device = value("sg_device", boxer("sg_any_device"), "dev")
-F.opt_device = optional("sg_device", boxer("sg_any_device"), "dev", "SG_ANY_DEVICE")
+F.opt_bool = optional("bool", boxer("sg_any_bool"), "b")
+F.dtype = value("dtype", tagged("dtype"), "i")
+F.opt_dtype = optional("dtype", tagged("dtype"), "i")
+F.layout = value("layout", tagged("layout"), "i")
+F.opt_layout = optional("layout", tagged("layout"), "i")
+F.memory_format = value("memory_format", tagged("memory_format"), "i")
+F.opt_memory_format = optional("memory_format", tagged("memory_format"), "i")
+F.device = value("device", boxer("sg_any_device"), "dev")
+F.opt_device = optional("device", boxer("sg_any_device"), "dev")
 F.complex = {
-  param = "sg_complex",
   box = function(x) return "sg_box_complex(&" .. x .. ")" end,
   unbox = function(a) return nil, "*" .. a .. "->u.c" end,
 }
 F.opt_complex = {
-  param = "const sg_complex *",
   box = function(x) return "sg_box_complex(" .. x .. ")" end,
-  unbox = function(a) return nil, "(" .. a .. "->tag == SG_ANY_COMPLEX ? " .. a .. "->u.c : NULL)" end,
+  unbox = function(a) return nil, "(" .. a .. "->tag == " .. T.opt_complex.tags[1] .. " ? " .. a .. "->u.c : NULL)" end,
 }
 F.str = {
-  param = "const char *",
   box = function(x) return "sg_box_str(" .. x .. ")" end,
   unbox = function(a) return nil, "sg_unbox_str(" .. a .. ")" end,
 }
-F.opt_str = F.str
+F.opt_str = { box = F.str.box, unbox = F.str.unbox }
 F.scalar = {
-  param = "sg_scalar",
   box = function(x) return "sg_box_scalar(&" .. x .. ")" end,
   unbox = function(a) return nil, "sg_unbox_scalar(" .. a .. ")" end,
 }
 F.opt_scalar = {
-  param = "const sg_scalar *",
   box = function(x) return "sg_box_scalar(" .. x .. ")" end,
   unbox = function(a, room)
-    return "sg_scalar " .. room .. " = sg_unbox_scalar(" .. a .. ");",
+    return C.decl(T.scalar.param, room) .. " = sg_unbox_scalar(" .. a .. ");",
            "(" .. a .. "->tag == SG_ANY_NONE ? NULL : &" .. room .. ")"
   end,
 }
 F.generator = {
-  param = "sg_generator *",
-  box = function(x) return "sg_box_opaque(SG_ANY_GENERATOR, " .. x .. ")" end,
-  unbox = function(a) return nil, "(sg_generator *)sg_unbox_opaque(" .. a .. ")" end,
+  box = function(x) return "sg_box_opaque(" .. T.generator.tags[1] .. ", " .. x .. ")" end,
+  unbox = function(a) return nil, "(" .. T.generator.param .. ")sg_unbox_opaque(" .. a .. ")" end,
 }
 F.opaque = {
-  param = "void *",
-  box = function(x) return "sg_box_opaque(SG_ANY_OPAQUE, " .. x .. ")" end,
+  box = function(x) return "sg_box_opaque(" .. T.opaque.tags[1] .. ", " .. x .. ")" end,
   unbox = function(a) return nil, "sg_unbox_opaque(" .. a .. ")" end,
 }
 F.any = {
-  param = "const sg_any *",
   box = function(x) return "(" .. x .. " ? *" .. x .. " : sg_any_none())" end,
   unbox = function(a) return nil, a end,
 }
 
 -- lists by value, and their optional forms as pointers
-local function list(ctype, box_fn, unbox_fn)
+local function list(box_fn, unbox_fn)
   return {
-    param = ctype,
     box = function(x) return box_fn(x) end,
     unbox = unbox_fn,
   }
 end
-local function opt_list(l, ctype)
+-- the optional form of the list family fam
+local function opt_list(fam)
+  local l, ctype = F[fam], T[fam].param
   return {
-    param = "const " .. ctype .. " *",
     box = function(x) return "(" .. x .. " ? " .. l.box("(*" .. x .. ")") .. " : sg_any_none())" end,
     unbox = function(a, room, arg)
       local decl, expr = l.unbox(a, room .. "_v", arg)
@@ -143,90 +137,82 @@ local function opt_list(l, ctype)
   }
 end
 
-F.int_list = list("sg_int_list",
+F.int_list = list(
   function(x) return "sg_any_int_list(" .. x .. ".items, " .. x .. ".len)" end,
   function(a, room, arg)
     local n = arg.size or 0
-    return "int64_t " .. room .. "[" .. math.max(n, 1) .. "];",
+    return C.decl(T.int.param, room) .. "[" .. math.max(n, 1) .. "];",
            "sg_unbox_int_list(" .. a .. ", " .. room .. ", " .. n .. ")"
   end)
-F.float_list = list("sg_float_list",
+F.float_list = list(
   function(x) return "sg_box_float_list(" .. x .. ")" end,
   function(a) return nil, "sg_unbox_float_list(" .. a .. ")" end)
-F.bool_list = list("sg_bool_list",
+F.bool_list = list(
   function(x) return "sg_box_bool_list(" .. x .. ")" end,
   function(a) return nil, "sg_unbox_bool_list(" .. a .. ")" end)
 -- Scalar[] and str[] box item by item: they need room as long as the list
-F.scalar_list = list("sg_scalar_list",
+F.scalar_list = list(
   function(x) return "sg_box_scalar_list(" .. x .. ", sg_room_" .. x:gsub("%W", "") .. ")" end,
   function(a, room)
-    return "sg_scalar " .. room .. "[sg_unbox_list_len(" .. a .. ") + 1];",
+    return C.decl(T.scalar.param, room) .. "[sg_unbox_list_len(" .. a .. ") + 1];",
            "sg_unbox_scalar_list(" .. a .. ", " .. room .. ")"
   end)
-F.str_list = list("sg_str_list",
+F.str_list = list(
   function(x) return "sg_box_str_list(" .. x .. ", sg_room_" .. x:gsub("%W", "") .. ")" end,
   function(a, room)
-    return "const char *" .. room .. "[sg_unbox_list_len(" .. a .. ") + 1];",
+    return C.decl(T.str.param, room) .. "[sg_unbox_list_len(" .. a .. ") + 1];",
            "sg_unbox_str_list(" .. a .. ", " .. room .. ")"
   end)
 -- room for boxing Scalar[] and str[] items (x is the parameter's name)
 F.scalar_list.box_room = function(x) return "sg_any sg_room_" .. x .. "[" .. x .. ".len + 1];" end
 F.str_list.box_room = F.scalar_list.box_room
-F.opt_int_list = opt_list(F.int_list, "sg_int_list")
-F.opt_float_list = opt_list(F.float_list, "sg_float_list")
-F.opt_bool_list = opt_list(F.bool_list, "sg_bool_list")
-F.opt_str_list = opt_list(F.str_list, "sg_str_list")
-F.opt_scalar_list = opt_list(F.scalar_list, "sg_scalar_list")
+F.opt_int_list = opt_list("int_list")
+F.opt_float_list = opt_list("float_list")
+F.opt_bool_list = opt_list("bool_list")
+F.opt_str_list = opt_list("str_list")
+F.opt_scalar_list = opt_list("scalar_list")
 F.opt_str_list.box_room = function(x)
   return "sg_any sg_room_" .. x .. "[" .. x .. " ? " .. x .. "->len + 1 : 1];"
 end
 F.opt_scalar_list.box_room = F.opt_str_list.box_room
 
--- the letter of each family in a signature string (sg_call_boxed_sig, sg_api.h)
-local letters = {
-  tensor = "t", opt_tensor = "T", tensor_list = "l", opt_tensor_list = "L",
-  int = "i", float = "f", bool = "b", complex = "c", str = "s", opt_str = "s", scalar = "S",
-  dtype = "d", layout = "y", memory_format = "m", device = "v", generator = "g", opaque = "o",
-  any = "a", int_list = "n", float_list = "r", bool_list = "k", scalar_list = "z", str_list = "w",
-  opt_int = "I", opt_float = "F", opt_bool = "B", opt_complex = "C", opt_scalar = "Q",
-  opt_dtype = "D", opt_layout = "Y", opt_memory_format = "M", opt_device = "V",
-  opt_int_list = "N", opt_float_list = "R", opt_bool_list = "K", opt_scalar_list = "Z",
-  opt_str_list = "W",
-}
-local ret_letters = { tensor = "t", opt_tensor = "T", tensor_list = "l", int = "i", float = "f",
-                      bool = "b", scalar = "S", dtype = "d" }
+-- the letters of each family in a signature string (sg_call_boxed_sig, sg_api.h), as an
+-- argument and as a result
+local letters, ret_letters = {}, {}
+for fam, t in pairs(T) do letters[fam], ret_letters[fam] = t.letter, t.ret_letter end
 
 local STAR = ("*"):byte()
 
 C.families = F
 
--- Returns: family -> { target = C type the out-pointer points to, box(x), unbox(v, out) }
+-- Returns: family -> { target = C type the out-pointer points to (the table's), init, box(x),
+-- unbox(v, out) }
 local R = {}
-R.tensor = { target = "sg_tensor *", init = "NULL",
+R.tensor = { init = "NULL",
   box = function(x) return "sg_any_tensor(" .. x .. ")" end,
   unbox = function(v, out) return "sg_result_tensor(" .. v .. ", " .. out .. ")" end }
-R.opt_tensor = { target = "sg_tensor *", init = "NULL",
+R.opt_tensor = { init = "NULL",
   box = function(x) return "sg_box_opt_tensor(" .. x .. ")" end,
   unbox = function(v, out) return "sg_result_opt_tensor(" .. v .. ", " .. out .. ")" end }
-R.tensor_list = { target = "sg_tensor_list", init = "{NULL, 0}",
+R.tensor_list = { init = "{NULL, 0}",
   box = function(x) return "sg_box_tensor_list_result(" .. x .. ")" end,
   unbox = function(v, out) return "sg_unbox_tensor_list_result(" .. v .. ", " .. out .. ")" end }
-R.int = { target = "int64_t", init = "0",
+R.int = { init = "0",
   box = function(x) return "sg_any_int(" .. x .. ")" end,
   unbox = function(v, out) return "sg_result_int(" .. v .. ", " .. out .. ")" end }
-R.float = { target = "double", init = "0",
+R.float = { init = "0",
   box = function(x) return "sg_any_float(" .. x .. ")" end,
   unbox = function(v, out) return "sg_result_float(" .. v .. ", " .. out .. ")" end }
-R.bool = { target = "bool", init = "false",
+R.bool = { init = "false",
   box = function(x) return "sg_any_bool(" .. x .. ")" end,
   unbox = function(v, out) return "sg_result_bool(" .. v .. ", " .. out .. ")" end }
-R.scalar = { target = "sg_scalar", init = "{0}",
+R.scalar = { init = "{0}",
   box = function(x) return "sg_box_scalar_result(" .. x .. ")" end,
   unbox = function(v, out) return "sg_result_scalar(" .. v .. ", " .. out .. ")" end }
-R.dtype = { target = "sg_dtype", init = "SG_FLOAT32",
-  box = function(x) return "sg_box_tag_i(SG_ANY_DTYPE, " .. x .. ")" end,
+R.dtype = { init = "SG_FLOAT32",
+  box = function(x) return "sg_box_tag_i(" .. T.dtype.tags[1] .. ", " .. x .. ")" end,
   unbox = function(v, out) return "sg_result_dtype(" .. v .. ", " .. out .. ")" end }
-R.any = { target = "sg_any", init = "{0}",
+R.any = { init = "{0}",
   box = function(x) return x end,
   unbox = function(v, out) return "sg_result_any(" .. v .. ", " .. out .. ")" end }
 C.returns = R
@@ -239,6 +225,14 @@ end
 
 -- What a declaration of a parameter of the family's C type puts between type and name: ""
 -- after a star ("sg_tensor *self"), else a space; and a result's out-pointer type.
+-- A family the table has and this file has no code for is boxed as `any` (as its letters say).
+for name, t in pairs(T) do
+  if not F[name] and t.letter ~= T.any.letter or not R[name] and t.ret_letter ~= T.any.ret_letter then
+    error("lib/c.lua: no code for the type family '" .. name .. "'")
+  end
+end
+for name, f in pairs(F) do f.param = T[name].param end
+for name, r in pairs(R) do r.target = T[name].result end
 for _, f in pairs(F) do f.sep = f.param:byte(-1) == STAR and "" or " " end
 for _, r in pairs(R) do r.out_param = C.pointer_to(r.target) end
 
