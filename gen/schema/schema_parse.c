@@ -830,7 +830,9 @@ static void derive_facts(sg_schema *s) {
     for (uint32_t i = 0; i < s->nargs + s->nrets; i++) {
         sg_arg *a = i < s->nargs ? &s->args[i] : &s->rets[i - s->nargs];
         const sg_alias *al = sg_type_alias(a->type);
-        a->write = al && al->write;
+        /* a written annotation on another type (c10 reads int(a!)) has nothing to write
+         * through: it stays in the type, and the argument is not written */
+        a->write = al && al->write && sg_type_is_tensor_like(a->type);
     }
     s->self_index = -1;
     for (uint32_t i = 0; i < s->npositional && s->self_index < 0; i++)

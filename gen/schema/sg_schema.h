@@ -175,7 +175,9 @@ typedef struct sg_arg {
     const char *default_text;  /* the default's source text, NULL if none */
     sg_value   *default_value; /* parsed default, NULL if none */
     bool        kwarg_only;    /* after '*' */
-    bool        write;         /* its annotation writes ('!'), on the type or an element */
+    bool        write;         /* its annotation writes ('!'), on the type or an element,
+                                * and the type is Tensor-like (Tensor, Tensor?, Tensor[],
+                                * Tensor?[]); int(a!) keeps its annotation but is not written */
     uint32_t    offset;        /* byte offset of the argument's first character */
     uint32_t    name_offset;   /* byte offset of the name (== offset when unnamed) */
     uint32_t    default_offset;

@@ -375,10 +375,16 @@ static void test_c10_annotations(void) {
     round_trip(text, text);
     const sg_schema *s = parse_ok(text);
     if (!s) return;
-    CHECK(sg_arg_is_write(&s->args[0]) && sg_arg_is_write(&s->args[1]));
+    /* kept in the type; but only a Tensor-like argument is written (nothing to write through
+     * an int), so the op is functional, not out or mutable */
+    CHECK(s->args[0].type->alias && s->args[0].type->alias->write);
     CHECK(s->args[1].type->kind == SG_TY_OPTIONAL && s->args[1].type->elems[0]->alias->fresh);
-    CHECK(!sg_arg_is_write(&s->args[2]) && s->args[2].type->elems[0]->alias);
-    CHECK(s->args[5].type->alias && s->args[5].type->alias->write);
+    CHECK(s->args[2].type->elems[0]->alias && s->args[5].type->alias->write);
+    for (uint32_t i = 0; i < s->nargs; i++) CHECK(!sg_arg_is_write(&s->args[i]));
+    CHECK(!sg_arg_is_write(&s->rets[0]) && sg_schema_kind_of(s) == SG_KIND_FUNCTIONAL);
+    s = parse_ok("my_ops::k(Tensor self, *, int(a!) n, Tensor(b!) out) -> Tensor(b!)");
+    CHECK(s && !sg_arg_is_write(&s->args[1]) && sg_arg_is_write(&s->args[2]));
+    CHECK(s && sg_schema_kind_of(s) == SG_KIND_OUT && !sg_arg_is_out(s, &s->args[1]));
     /* duplicate argument names are the validator's business: both kept as written */
     s = parse_ok("my_ops::g(Tensor x, Tensor x, *, int x=1) -> Tensor");
     CHECK(s && s->nargs == 3);
