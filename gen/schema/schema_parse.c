@@ -31,6 +31,7 @@ typedef struct parser {
     sg_arena        *arena;
     sg_schema_error *err;
     int              code;
+    bool             float_default; /* the default being read is a float's or float[]'s */
     jmp_buf          jb;
 } parser;
 
@@ -405,11 +406,25 @@ static void parse_number(parser *p, sg_value *v, bool neg) {
         /* base 10 as c10's stoll reads it: 010 is ten */
         errno = 0;
         unsigned long long u = strtoull(t, NULL, 10);
-        if (errno || u > (unsigned long long)INT64_MAX + (neg ? 1u : 0u))
+        if (errno || u > (unsigned long long)INT64_MAX + (neg ? 1u : 0u)) {
+            if (p->float_default) { /* c10 reads a float's default with stod */
+                v->kind = SG_VAL_FLOAT;
+                v->u.f = neg ? -parse_double(p) : parse_double(p);
+                next(p);
+                return;
+            }
             fail(p, p->tok.start, "integer out of range of a 64-bit int");
+        }
         v->kind = SG_VAL_INT;
         v->u.i = neg ? (int64_t)(0 - u) : (int64_t)u;
     } else if (p->tok.kind == SG_T_FLOAT || p->tok.kind == SG_T_IMAG) {
+        size_t n = p->tok.end - p->tok.start;
+        /* c10 reads a number as a float only when it holds '.' or a lower-case 'e' (or the
+         * default is a float's): elsewhere it would read 1E5 as the integer 1 */
+        if (p->tok.kind == SG_T_FLOAT && !p->float_default && !memchr(t, '.', n) &&
+            !memchr(t, 'e', n))
+            fail(p, p->tok.start, "PyTorch would read '%.*s' as the integer before the 'E'; "
+                 "write the exponent with a lower-case 'e'", (int)(n > 40 ? 40 : n), t);
         v->kind = p->tok.kind == SG_T_FLOAT ? SG_VAL_FLOAT : SG_VAL_COMPLEX;
         v->u.f = neg ? -parse_double(p) : parse_double(p);
     } else if (ident_is(p, "inf") || ident_is(p, "nan")) {
@@ -560,7 +575,11 @@ static void parse_arg(parser *p, sg_arg *a, bool kwarg_only) {
     if (accept(p, SG_T_EQUALS)) {
         a->default_offset = p->tok.start;
         uint32_t start = p->tok.start, end;
+        const sg_type *t = a->type;
+        p->float_default = t->kind == SG_TY_FLOAT ||
+                           (t->kind == SG_TY_LIST && t->elems[0]->kind == SG_TY_FLOAT);
         a->default_value = parse_value(p, 0);
+        p->float_default = false;
         end = p->tok.start;
         while (end > start && isspace((unsigned char)p->text[end - 1])) end--;
         a->default_text = dup(p, start, end);
@@ -765,6 +784,10 @@ int sg_schema_parse(const char *text, size_t len, sg_arena *arena, sg_schema *ou
     parse_name(&p, out);
     if (p.tok.kind != SG_T_LPAREN) unexpected(&p, "'(' after the operator name");
     parse_args(&p, out);
+    for (uint32_t i = 0; out->varargs && i < out->nargs; i++) /* c10's rule */
+        if (out->args[i].default_value)
+            fail(&p, out->args[i].default_offset, "a schema with varargs ('...') cannot have "
+                 "default values (PyTorch refuses them)");
     if (p.tok.kind != SG_T_ARROW) unexpected(&p, "'->' and the returns after the arguments");
     next(&p);
     parse_returns(&p, out);

@@ -241,6 +241,7 @@ static void test_errors(void) {
     parse_err("f(Tensor x) -> Tensor y=1", 23, "returns cannot have default");
     parse_err("f(Tensor \x01x) -> ()", 9, "byte 0x01");
     parse_err("f(..., Tensor x) -> ()", 7, "must be the last");
+    parse_err("f(Tensor x, int y=1, ...) -> ()", 18, "varargs ('...') cannot have default");
     parse_err("f(Dict(str) x) -> ()", 2, "two types");
     char deep[400] = "f(";
     for (int i = 0; i < 40; i++) strcat(deep, "Future(");
@@ -331,6 +332,19 @@ static void test_c10_values(void) {
     parse_err("f(int[] x=[1, 18446744073709551616]) -> ()", 14, "out of range of a 64-bit int");
     parse_err("f(Scalar x=18446744073709551615) -> ()", 11, "out of range");
     parse_err("f(int x=0x10) -> ()", 8, "hexadecimal integer '0x10'");
+    /* a float's default is read with stod: an integer beyond int64 is a float there, but
+     * not for float? (c10 reads that one with stoll) */
+    v = default_of("f(float x=99999999999999999999) -> ()");
+    CHECK(v && v->kind == SG_VAL_FLOAT && v->u.f == 1e20);
+    v = default_of("f(float[] x=[1, -99999999999999999999]) -> ()");
+    CHECK(v && v->u.list.items[0].kind == SG_VAL_INT && v->u.list.items[1].u.f == -1e20);
+    parse_err("f(float? x=99999999999999999999) -> ()", 11, "out of range of a 64-bit int");
+    /* c10 reads 1E5 as a float only for a float: for a Scalar it would be the int 1 */
+    v = default_of("f(float x=1E5) -> ()");
+    CHECK(v && v->kind == SG_VAL_FLOAT && v->u.f == 1e5);
+    parse_err("f(Scalar x=1E5) -> ()", 11, "as the integer before the 'E'");
+    v = default_of("f(Scalar x=1.5E2, Scalar y=2e3) -> ()");
+    CHECK(v && v->kind == SG_VAL_FLOAT && v->u.f == 2e3);
     parse_err("f(float x=1e400) -> ()", 10, "out of the range of a double");
     parse_err("f(float x=-1e400) -> ()", 11, "out of the range of a double");
     parse_err("f(float x=1e-400) -> ()", 10, "out of the range of a double");
