@@ -119,7 +119,7 @@ static void unique_arg_names(sgv_ctx *cx, const sg_op *op) {
                                sg_op_pos_at(op, s->args[i].name_offset), "argument name '%s' is "
                                "used twice in '%s'%s [SG-001]", s->args[i].name, s->name,
                                aten ? "" : "; PyTorch accepts this outside aten, torchgen does "
-                               "not, and the C parameters get distinct names");
+                               "not");
                 SGV_NOTE(cx, sg_op_pos_at(op, s->args[k].name_offset), "first used here");
                 break;
             }

@@ -409,7 +409,8 @@ void sgv_check_custom_schema(sgv_ctx *cx, const sg_op *op) {
         type_label(t, label, sizeof label);
         sg_diag_report(cx->d, SG_WARNING, at(op, t->alias->offset), "alias annotation on type "
                        "'%s', which is not a Tensor: PyTorch accepts it outside aten, torchgen "
-                       "does not, and the generated C ignores it [SG-102]", label);
+                       "does not%s [SG-102]", label,
+                       t->alias->write ? "; the argument is not treated as written" : "");
     }
 }
 
