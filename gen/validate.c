@@ -113,8 +113,13 @@ static void unique_arg_names(sgv_ctx *cx, const sg_op *op) {
     for (uint32_t i = 1; i < s->nargs; i++)
         for (uint32_t k = 0; k < i; k++)
             if (sgv_streq(s->args[i].name, s->args[k].name)) {
-                SGV_ERROR(cx, sg_op_pos_at(op, s->args[i].name_offset), "argument name '%s' is "
-                          "used twice in '%s' [SG-001]", s->args[i].name, s->name);
+                /* c10 accepts it (custom libraries have such schemas); torchgen does not */
+                bool aten = sgv_is_aten(op);
+                sg_diag_report(cx->d, aten ? SG_ERROR : SG_WARNING,
+                               sg_op_pos_at(op, s->args[i].name_offset), "argument name '%s' is "
+                               "used twice in '%s'%s [SG-001]", s->args[i].name, s->name,
+                               aten ? "" : "; PyTorch accepts this outside aten, torchgen does "
+                               "not");
                 SGV_NOTE(cx, sg_op_pos_at(op, s->args[k].name_offset), "first used here");
                 break;
             }
@@ -164,7 +169,10 @@ static void check_op(sgv_ctx *cx, const sg_op *op) {
     }
     unique_arg_names(cx, op);
     sgv_check_dispatch_once(cx, op);
-    if (!sgv_is_aten(op)) return;
+    if (!sgv_is_aten(op)) {
+        sgv_check_custom_schema(cx, op);
+        return;
+    }
     sgv_check_schema(cx, op);
     sgv_check_yaml(cx, op);
 }

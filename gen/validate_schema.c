@@ -385,6 +385,35 @@ static void inplace_self(sgv_ctx *cx, const sg_op *op) {
     }
 }
 
+/* ---- outside aten: what c10 accepts and torchgen does not, as warnings ------------------ */
+
+/* The first node of t, outside Tensor elements, that carries an annotation, or NULL. */
+static const sg_type *non_tensor_alias(const sg_type *t) {
+    if (t->alias && sg_type_base(t)->kind != SG_TY_TENSOR) return t;
+    for (uint32_t i = 0; i < t->nelems; i++) {
+        const sg_type *x = non_tensor_alias(t->elems[i]);
+        if (x) return x;
+    }
+    return NULL;
+}
+
+/* SG-102 on a custom op: c10 reads an annotation on any type (int(a!), str!, Dict(k, v)(a)),
+ * but only a Tensor's annotation means something to the dispatcher and the generated C. */
+void sgv_check_custom_schema(sgv_ctx *cx, const sg_op *op) {
+    const sg_schema *s = &op->schema;
+    char label[96];
+    for (uint32_t i = 0; i < s->nargs + s->nrets; i++) {
+        const sg_arg  *a = i < s->nargs ? &s->args[i] : &s->rets[i - s->nargs];
+        const sg_type *t = non_tensor_alias(a->type);
+        if (!t) continue;
+        type_label(t, label, sizeof label);
+        sg_diag_report(cx->d, SG_WARNING, at(op, t->alias->offset), "alias annotation on type "
+                       "'%s', which is not a Tensor: PyTorch accepts it outside aten, torchgen "
+                       "does not%s [SG-102]", label,
+                       t->alias->write ? "; the argument is not treated as written" : "");
+    }
+}
+
 void sgv_check_schema(sgv_ctx *cx, const sg_op *op) {
     torchgen_language(cx, op);
     round_trip(cx, op);

@@ -123,6 +123,7 @@ bool sgv_name_exists(const sgv_ctx *cx, const char *ns, const char *name);
 sg_pos sgv_key_pos(const sg_op *op, const char *key);
 
 void sgv_check_schema(sgv_ctx *cx, const sg_op *op);    /* validate_schema.c: on the schema */
+void sgv_check_custom_schema(sgv_ctx *cx, const sg_op *op); /* the same, outside aten */
 void sgv_check_yaml(sgv_ctx *cx, const sg_op *op);      /* validate_yaml.c: rules on the keys */
 /* validate_cross.c: the rules across ops, those on groups only on the first `groups` */
 void sgv_check_cross(sgv_ctx *cx, uint32_t groups);

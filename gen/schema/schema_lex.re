@@ -1,5 +1,7 @@
 /* schema_lex.re: the schema language's scanner; re2c turns it into C at build time.
- * The text must end with a NUL sentinel; NULs inside the text are caught by the bounds check. */
+ * The text must end with a NUL sentinel; NULs inside the text are caught by the bounds check.
+ * As in c10's lexer, a string literal ends on its line: a raw line break inside one leaves it
+ * unterminated (an escaped one, backslash and line break, is part of the string). */
 #include "schema_lex.h"
 #include "sg_schema.h"
 
@@ -17,8 +19,8 @@
     HEX     = "0" [xX] [0-9a-fA-F]+;
     EXP     = [eE] [+-]? DIGITS;
     FLOAT   = DIGITS "." [0-9]* EXP? | "." DIGITS EXP? | DIGITS EXP;
-    SQSTR   = "'" ([^'\\\x00] | "\\" [^\x00])* "'";
-    DQSTR   = "\"" ([^"\\\x00] | "\\" [^\x00])* "\"";
+    SQSTR   = "'" ([^'\\\x00\n] | "\\" [^\x00])* "'";
+    DQSTR   = "\"" ([^"\\\x00\n] | "\\" [^\x00])* "\"";
 */
 
 /* The keyword rules below spell the names of sg_type_infos (schema_info.c): re2c's DFA is the
@@ -112,7 +114,7 @@ const char *sg_tok_describe(sg_tok_kind k) {
         [SG_T_QUESTION] = "'?'", [SG_T_PIPE] = "'|'", [SG_T_EQUALS] = "'='", [SG_T_DOT] = "'.'",
         [SG_T_COLONCOLON] = "'::'", [SG_T_ARROW] = "'->'", [SG_T_ELLIPSIS] = "'...'",
         [SG_T_MINUS] = "'-'", [SG_T_BAD] = "an unexpected character",
-        [SG_T_BADSTR] = "an unterminated string",
+        [SG_T_BADSTR] = "an unterminated string (a string ends on its line)",
     };
     return names[k];
 }

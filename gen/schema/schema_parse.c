@@ -2,7 +2,12 @@
  *
  * Errors unwind with longjmp to sg_schema_parse, the one recovery point; nothing outside this
  * file sees it. Every node comes from the caller's arena, so an abandoned parse leaks nothing
- * the arena does not free. */
+ * the arena does not free.
+ *
+ * Hostile input: every nesting (types, list defaults) stops at SG_SCHEMA_MAX_DEPTH and every
+ * list (arguments, elements, alias sets, list items) at a fixed count, each with a located
+ * error, so recursion here and in every walk of the model (printing, comparing, checking
+ * defaults) is bounded, and the parse is linear in the text's length. */
 #include "schema_info.h"
 #include "schema_lex.h"
 #include "sg_schema.h"
@@ -16,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_DEPTH = 32 }; /* nesting of types and list defaults */
+enum { MAX_DEPTH = SG_SCHEMA_MAX_DEPTH };
 
 typedef struct parser {
     const char      *text; /* NUL-terminated copy in the arena */
@@ -26,6 +31,7 @@ typedef struct parser {
     sg_arena        *arena;
     sg_schema_error *err;
     int              code;
+    bool             float_default; /* the default being read is a float's or float[]'s */
     jmp_buf          jb;
 } parser;
 
@@ -95,6 +101,23 @@ static void expect(parser *p, sg_tok_kind k, const char *wanted) {
     if (!accept(p, k)) unexpected(p, wanted);
 }
 
+/* c10's lexer reads no number that starts with a letter, so inf and nan (and -inf, -nan)
+ * are no numbers to it: it refuses them as defaults. */
+#if defined(__GNUC__)
+__attribute__((noreturn))
+#endif
+static void non_finite(parser *p) {
+    fail(p, p->tok.start, "'%.*s' is not a number PyTorch reads in a schema; a default must be "
+         "a finite number", (int)(p->tok.end - p->tok.start), p->text + p->tok.start);
+}
+
+#if defined(__GNUC__)
+__attribute__((noreturn))
+#endif
+static void too_deep(parser *p, uint32_t offset, const char *what) {
+    fail(p, offset, "%s nested more than %d levels deep", what, MAX_DEPTH);
+}
+
 /* ---- alias annotations ------------------------------------------------------------------ */
 
 static const char **alias_set(parser *p, uint32_t *n) {
@@ -157,17 +180,21 @@ static sg_type *wrap(parser *p, sg_type_kind kind, sg_type *elem) {
     return t;
 }
 
-static sg_type *parse_type(parser *p, int depth);
+static sg_type *parse_type(parser *p, int depth, int *height);
 
-/* Element types of Tuple(...), Dict(k, v), Future(t), ... or (a, b); at '('. */
-static void type_args(parser *p, sg_type *t, int depth) {
+/* Element types of Tuple(...), Dict(k, v), Future(t), ... or (a, b); at '('. *height: one
+ * more than the highest element's. */
+static void type_args(parser *p, sg_type *t, int depth, int *height) {
     sg_type *elems[64];
     uint32_t n = 0;
+    *height = 1;
     expect(p, SG_T_LPAREN, "'('");
     if (p->tok.kind != SG_T_RPAREN) {
         do {
+            int h;
             if (n == 64) fail(p, p->tok.start, "type has more than 64 elements");
-            elems[n++] = parse_type(p, depth + 1);
+            elems[n++] = parse_type(p, depth + 1, &h);
+            if (h + 1 > *height) *height = h + 1;
         } while (accept(p, SG_T_COMMA));
     }
     expect(p, SG_T_RPAREN, "',' or ')' in the type's element list");
@@ -184,14 +211,15 @@ static void check_arity(parser *p, const sg_type *t) {
              want == 2 ? "two types (key, value)" : want == 1 ? "one type" : "at least one type");
 }
 
-static sg_type *parse_named_type(parser *p, int depth) {
+static sg_type *parse_named_type(parser *p, int depth, int *height) {
     sg_token t = p->tok;
     const char *s = p->text + t.start;
     size_t n = t.end - t.start;
+    *height = 1;
     if (t.type == SG_TY_TUPLE || (t.type >= 0 && (sg_type_infos[t.type].flags & SG_TYF_CALL))) {
         sg_type *ty = new_type(p, (sg_type_kind)t.type, t.start);
         next(p);
-        type_args(p, ty, depth);
+        type_args(p, ty, depth, height);
         check_arity(p, ty);
         return ty;
     }
@@ -229,6 +257,8 @@ static sg_type *parse_named_type(parser *p, int depth) {
     fail(p, t.start, "unknown type '%.*s'", (int)(n > 60 ? 60 : n), s);
 }
 
+/* PyTorch reads an annotation after a named type (Tensor, int, Dict(...), a type variable, ...)
+ * and after '[]'; not after a tuple, Future(...), RRef(...), Await(...) or a class. */
 static void annotate(parser *p, sg_type *t) {
     const sg_type *base = t;
     while ((base->kind == SG_TY_OPTIONAL) && base->nelems) base = base->elems[0];
@@ -239,25 +269,32 @@ static void annotate(parser *p, sg_type *t) {
         char name[64];
         snprintf(name, sizeof name, "%s", b.data ? b.data : "?");
         sg_buf_free(&b);
-        fail(p, p->tok.start, "alias annotation on type '%s', which cannot alias; annotations "
-             "belong on Tensor types", name);
+        fail(p, p->tok.start, "alias annotation after type '%s', where PyTorch reads none; "
+             "annotate the element type or the list, as in Tensor(a) or T[](a)", name);
     }
     t->alias = parse_alias(p);
 }
 
-static sg_type *parse_type(parser *p, int depth) {
-    if (depth > MAX_DEPTH) fail(p, p->tok.start, "type nested more than %d levels deep", MAX_DEPTH);
+/* A type; *height is the height of its tree (1 for a leaf). Both the descent (depth, the
+ * constructed types around this one) and the height (which counts the '[]' and '?' that wrap
+ * it) stop at MAX_DEPTH. */
+static sg_type *parse_type(parser *p, int depth, int *height) {
+    if (depth >= MAX_DEPTH) too_deep(p, p->tok.start, "type");
     sg_type *t;
     if (p->tok.kind == SG_T_LPAREN) {
         t = new_type(p, SG_TY_TUPLE, p->tok.start);
-        type_args(p, t, depth);
+        type_args(p, t, depth, height);
     } else if (p->tok.kind == SG_T_IDENT) {
-        t = parse_named_type(p, depth);
+        t = parse_named_type(p, depth, height);
     } else {
         unexpected(p, "a type");
     }
+    if (*height > MAX_DEPTH) too_deep(p, t->offset, "type");
     if (p->tok.kind == SG_T_LPAREN || p->tok.kind == SG_T_BANG) annotate(p, t);
     for (;;) {
+        if ((p->tok.kind == SG_T_LBRACKET || p->tok.kind == SG_T_QUESTION) &&
+            ++*height > MAX_DEPTH)
+            too_deep(p, p->tok.start, "type");
         if (p->tok.kind == SG_T_LBRACKET) {
             next(p);
             t = wrap(p, SG_TY_LIST, t);
@@ -284,11 +321,9 @@ static sg_type *parse_type(parser *p, int depth) {
 
 /* ---- default values --------------------------------------------------------------------- */
 
-static int hexval(int c) {
-    return isdigit(c) ? c - '0' : isxdigit(c) ? (tolower(c) - 'a' + 10) : -1;
-}
-
-/* Decodes a quoted literal's escapes. */
+/* Decodes a quoted literal's escapes as c10 does (parseStringLiteral): \\ \' \" and an escaped
+ * line break stand for themselves; \a \b \f \n \t \v; an octal \ooo below 256; nothing else
+ * (\x, \u, \U, \r, \0 are refused, as c10 refuses them). */
 static void decode_string(parser *p, sg_value *v) {
     const char *s = p->text + p->tok.start + 1, *end = p->text + p->tok.end - 1;
     char *out = alloc(p, (size_t)(end - s) + 1), *o = out;
@@ -297,29 +332,39 @@ static void decode_string(parser *p, sg_value *v) {
             *o++ = *s++;
             continue;
         }
-        const char *esc = s++;
-        char c = *s++;
+        uint32_t at = (uint32_t)(s - p->text);
+        char c = s[1];
+        s += 2;
         switch (c) {
-        case 'n': *o++ = '\n'; break;
-        case 't': *o++ = '\t'; break;
-        case 'r': *o++ = '\r'; break;
-        case '0': *o++ = '\0'; break;
+        case '\\': case '\'': case '"': case '\n': *o++ = c; break;
         case 'a': *o++ = '\a'; break;
         case 'b': *o++ = '\b'; break;
         case 'f': *o++ = '\f'; break;
+        case 'n': *o++ = '\n'; break;
+        case 't': *o++ = '\t'; break;
         case 'v': *o++ = '\v'; break;
-        case '\\': case '\'': case '"': *o++ = c; break;
-        case 'x': {
-            int h = s < end ? hexval((unsigned char)s[0]) : -1;
-            int l = s + 1 < end ? hexval((unsigned char)s[1]) : -1;
-            if (h < 0 || l < 0)
-                fail(p, (uint32_t)(esc - p->text), "'\\x' needs two hex digits");
-            *o++ = (char)(h * 16 + l);
+        case 'x':
+            fail(p, at, "PyTorch does not read '\\x' escapes in strings; write the character, "
+                 "or its octal escape (\\101 for 'A')");
+        case 'u': case 'U':
+            fail(p, at, "PyTorch does not read '\\%c' escapes in strings; write the character", c);
+        default: {
+            int val = 0, k = 0;
+            for (const char *d = s - 1; k < 3 && d < end && *d >= '0' && *d <= '7'; d++, k++)
+                val = val * 8 + (*d - '0');
+            if (k < 3 || val > 255) {
+                char what[16];
+                if ((unsigned char)c < 0x20 || (unsigned char)c >= 0x7f)
+                    snprintf(what, sizeof what, "byte 0x%02x", (unsigned char)c);
+                else
+                    snprintf(what, sizeof what, "'%c'", c);
+                fail(p, at, "unknown escape sequence in string (a backslash before %s): PyTorch "
+                     "reads \\\\ \\' \\\" \\a \\b \\f \\n \\t \\v and octal \\000 to \\377",
+                     what);
+            }
+            *o++ = (char)val;
             s += 2;
-            break;
         }
-        default:
-            fail(p, (uint32_t)(esc - p->text), "unknown escape sequence '\\%c' in string", c);
         }
     }
     v->u.str.s = out;
@@ -332,6 +377,8 @@ static bool ident_is(const parser *p, const char *word) {
            memcmp(p->text + p->tok.start, word, n) == 0;
 }
 
+/* A float or imaginary literal as c10 reads it (std::stod): refused where it is beyond a
+ * double's range (ERANGE: 1e400, and 1e-400 too), never inf or nan. */
 static double parse_double(parser *p) {
     char buf[128];
     size_t n = p->tok.end - p->tok.start;
@@ -339,33 +386,90 @@ static double parse_double(parser *p) {
     if (n >= sizeof buf) fail(p, p->tok.start, "number too long");
     memcpy(buf, p->text + p->tok.start, n);
     buf[n] = '\0';
-    return strtod(buf, NULL);
+    errno = 0;
+    double d = strtod(buf, NULL);
+    if (errno == ERANGE || !isfinite(d))
+        fail(p, p->tok.start, "number '%s' is out of the range of a double (PyTorch refuses it)",
+             buf);
+    return d;
 }
 
 static sg_value *parse_value(parser *p, int depth);
 
 static void parse_number(parser *p, sg_value *v, bool neg) {
+    const char *t = p->text + p->tok.start;
     if (p->tok.kind == SG_T_INT) {
+        if (t[0] == '0' && (t[1] == 'x' || t[1] == 'X'))
+            fail(p, p->tok.start, "hexadecimal integer '%.*s': PyTorch reads a default as a "
+                 "decimal number (it would read this one as 0); write it in decimal",
+                 (int)(p->tok.end - p->tok.start > 40 ? 40 : p->tok.end - p->tok.start), t);
+        /* base 10 as c10's stoll reads it: 010 is ten */
         errno = 0;
-        unsigned long long u = strtoull(p->text + p->tok.start, NULL, 0);
-        if (errno || u > (unsigned long long)INT64_MAX + (neg ? 1u : 0u))
+        unsigned long long u = strtoull(t, NULL, 10);
+        if (errno || u > (unsigned long long)INT64_MAX + (neg ? 1u : 0u)) {
+            if (p->float_default) { /* c10 reads a float's default with stod */
+                v->kind = SG_VAL_FLOAT;
+                v->u.f = neg ? -parse_double(p) : parse_double(p);
+                next(p);
+                return;
+            }
             fail(p, p->tok.start, "integer out of range of a 64-bit int");
+        }
         v->kind = SG_VAL_INT;
         v->u.i = neg ? (int64_t)(0 - u) : (int64_t)u;
     } else if (p->tok.kind == SG_T_FLOAT || p->tok.kind == SG_T_IMAG) {
+        size_t n = p->tok.end - p->tok.start;
+        /* c10 reads a number as a float only when it holds '.' or a lower-case 'e' (or the
+         * default is a float's): elsewhere it would read 1E5 as the integer 1 */
+        if (p->tok.kind == SG_T_FLOAT && !p->float_default && !memchr(t, '.', n) &&
+            !memchr(t, 'e', n))
+            fail(p, p->tok.start, "PyTorch would read '%.*s' as the integer before the 'E'; "
+                 "write the exponent with a lower-case 'e'", (int)(n > 40 ? 40 : n), t);
         v->kind = p->tok.kind == SG_T_FLOAT ? SG_VAL_FLOAT : SG_VAL_COMPLEX;
         v->u.f = neg ? -parse_double(p) : parse_double(p);
     } else if (ident_is(p, "inf") || ident_is(p, "nan")) {
-        v->kind = SG_VAL_FLOAT;
-        v->u.f = ident_is(p, "inf") ? (neg ? -INFINITY : INFINITY) : NAN;
+        non_finite(p);
     } else {
         unexpected(p, "a number after '-'");
     }
     next(p);
 }
 
+/* Items of a list default collect in a chunk list in the arena, not on the stack: the stack
+ * holds a constant amount per nesting level. */
+enum { MAX_ITEMS = 256, CHUNK = 16 };
+typedef struct chunk {
+    sg_value      v[CHUNK];
+    struct chunk *next;
+} chunk;
+
+static void parse_list(parser *p, sg_value *v, int depth) {
+    chunk   *head = NULL, **tail = &head, *c = NULL;
+    uint32_t n = 0;
+    next(p);
+    if (p->tok.kind != SG_T_RBRACKET) {
+        do {
+            if (n == MAX_ITEMS)
+                fail(p, p->tok.start, "list default has more than %d items", MAX_ITEMS);
+            if (n % CHUNK == 0) {
+                c = alloc(p, sizeof *c);
+                *tail = c;
+                tail = &c->next;
+            }
+            c->v[n++ % CHUNK] = *parse_value(p, depth + 1);
+        } while (accept(p, SG_T_COMMA));
+    }
+    expect(p, SG_T_RBRACKET, "',' or ']' in the list");
+    v->kind = SG_VAL_LIST;
+    v->u.list.items = alloc(p, (n ? n : 1) * sizeof *v->u.list.items);
+    v->u.list.n = n;
+    uint32_t i = 0;
+    for (c = head; c; c = c->next)
+        for (uint32_t k = 0; k < CHUNK && i < n; k++) v->u.list.items[i++] = c->v[k];
+}
+
 static sg_value *parse_value(parser *p, int depth) {
-    if (depth > MAX_DEPTH) fail(p, p->tok.start, "list nested more than %d levels deep", MAX_DEPTH);
+    if (depth >= MAX_DEPTH) too_deep(p, p->tok.start, "list default");
     sg_value *v = alloc(p, sizeof *v);
     switch (p->tok.kind) {
     case SG_T_MINUS:
@@ -380,23 +484,9 @@ static sg_value *parse_value(parser *p, int depth) {
         decode_string(p, v);
         next(p);
         return v;
-    case SG_T_LBRACKET: {
-        sg_value items[256];
-        uint32_t n = 0;
-        next(p);
-        if (p->tok.kind != SG_T_RBRACKET) {
-            do {
-                if (n == 256) fail(p, p->tok.start, "list default has more than 256 items");
-                items[n++] = *parse_value(p, depth + 1);
-            } while (accept(p, SG_T_COMMA));
-        }
-        expect(p, SG_T_RBRACKET, "',' or ']' in the list");
-        v->kind = SG_VAL_LIST;
-        v->u.list.items = alloc(p, (n ? n : 1) * sizeof *items);
-        memcpy(v->u.list.items, items, n * sizeof *items);
-        v->u.list.n = n;
+    case SG_T_LBRACKET:
+        parse_list(p, v, depth);
         return v;
-    }
     case SG_T_IDENT:
         if (ident_is(p, "None")) {
             v->kind = SG_VAL_NONE;
@@ -404,8 +494,7 @@ static sg_value *parse_value(parser *p, int depth) {
             v->kind = SG_VAL_BOOL;
             v->u.b = ident_is(p, "True");
         } else if (ident_is(p, "inf") || ident_is(p, "nan")) {
-            parse_number(p, v, false);
-            return v;
+            non_finite(p);
         } else {
             v->kind = SG_VAL_IDENT;
             v->u.str.s = dup(p, p->tok.start, p->tok.end);
@@ -477,7 +566,8 @@ static void check_default(parser *p, const sg_arg *a) {
 static void parse_arg(parser *p, sg_arg *a, bool kwarg_only) {
     a->offset = p->tok.start;
     a->kwarg_only = kwarg_only;
-    a->type = parse_type(p, 0);
+    int height;
+    a->type = parse_type(p, 0, &height);
     if (p->tok.kind != SG_T_IDENT) unexpected(p, "an argument name after the type");
     a->name_offset = p->tok.start;
     a->name = dup(p, p->tok.start, p->tok.end);
@@ -485,7 +575,11 @@ static void parse_arg(parser *p, sg_arg *a, bool kwarg_only) {
     if (accept(p, SG_T_EQUALS)) {
         a->default_offset = p->tok.start;
         uint32_t start = p->tok.start, end;
+        const sg_type *t = a->type;
+        p->float_default = t->kind == SG_TY_FLOAT ||
+                           (t->kind == SG_TY_LIST && t->elems[0]->kind == SG_TY_FLOAT);
         a->default_value = parse_value(p, 0);
+        p->float_default = false;
         end = p->tok.start;
         while (end > start && isspace((unsigned char)p->text[end - 1])) end--;
         a->default_text = dup(p, start, end);
@@ -495,7 +589,8 @@ static void parse_arg(parser *p, sg_arg *a, bool kwarg_only) {
 
 static void parse_ret(parser *p, sg_arg *r) {
     r->offset = p->tok.start;
-    r->type = parse_type(p, 0);
+    int height;
+    r->type = parse_type(p, 0, &height);
     r->name_offset = r->offset;
     if (p->tok.kind == SG_T_IDENT) {
         r->name_offset = p->tok.start;
@@ -641,6 +736,12 @@ static void parse_name(parser *p, sg_schema *s) {
         if (p->tok.kind != SG_T_IDENT) unexpected(p, "an overload name after '.'");
         s->overload_offset = p->tok.start;
         s->overload = dup(p, p->tok.start, p->tok.end);
+        /* c10's rule: torch.ops.ns.op.default names the overload without a name, and an
+         * overload is an attribute of the op's packet, where '__' names are Python's */
+        if (strcmp(s->overload, "default") == 0 || strncmp(s->overload, "__", 2) == 0)
+            fail(p, p->tok.start, "'%s' is not a legal overload name: PyTorch reserves "
+                 "'default' (the overload without a name) and names starting with '__'",
+                 s->overload);
         next(p);
     }
     classify_name(p, s);
@@ -683,6 +784,10 @@ int sg_schema_parse(const char *text, size_t len, sg_arena *arena, sg_schema *ou
     parse_name(&p, out);
     if (p.tok.kind != SG_T_LPAREN) unexpected(&p, "'(' after the operator name");
     parse_args(&p, out);
+    for (uint32_t i = 0; out->varargs && i < out->nargs; i++) /* c10's rule */
+        if (out->args[i].default_value)
+            fail(&p, out->args[i].default_offset, "a schema with varargs ('...') cannot have "
+                 "default values (PyTorch refuses them)");
     if (p.tok.kind != SG_T_ARROW) unexpected(&p, "'->' and the returns after the arguments");
     next(&p);
     parse_returns(&p, out);
@@ -748,7 +853,9 @@ static void derive_facts(sg_schema *s) {
     for (uint32_t i = 0; i < s->nargs + s->nrets; i++) {
         sg_arg *a = i < s->nargs ? &s->args[i] : &s->rets[i - s->nargs];
         const sg_alias *al = sg_type_alias(a->type);
-        a->write = al && al->write;
+        /* a written annotation on another type (c10 reads int(a!)) has nothing to write
+         * through: it stays in the type, and the argument is not written */
+        a->write = al && al->write && sg_type_is_tensor_like(a->type);
     }
     s->self_index = -1;
     for (uint32_t i = 0; i < s->npositional && s->self_index < 0; i++)

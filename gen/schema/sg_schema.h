@@ -21,6 +21,8 @@
  *             | Tuple(...) | Dict(k, v) | Future(t) | RRef(t) | Await(t) | Union(...)
  *             | __torch__.torch.classes.a.b
  *   annot    := '(' set ['!'] ['->' set] ')' | '!'      set := (ident | '*') ('|' ...)*
+ * An annotation may follow a named type (any of them, as in c10: int(a), Dict(k, v)(a)) or
+ * '[]'; torchgen's stricter rules (annotations on Tensor only) are the validator's.
  * Whitespace between tokens is free.
  */
 #ifndef SG_SCHEMA_H
@@ -145,10 +147,10 @@ struct sg_type {
 typedef enum sg_value_kind {
     SG_VAL_NONE,    /* None */
     SG_VAL_BOOL,    /* True / False */
-    SG_VAL_INT,     /* 1, -100, 0x10 */
-    SG_VAL_FLOAT,   /* 1.0, 1e-05, -inf, nan */
+    SG_VAL_INT,     /* 1, -100, 010 (decimal: 10) */
+    SG_VAL_FLOAT,   /* 1.0, 1e-05 (always finite) */
     SG_VAL_COMPLEX, /* 1j, 2.5j (imaginary literal) */
-    SG_VAL_STR,     /* 'linear', "L" (escapes decoded) */
+    SG_VAL_STR,     /* 'linear', "L" (escapes decoded as c10 decodes them) */
     SG_VAL_LIST,    /* [0,1], [] */
     SG_VAL_IDENT,   /* a named constant: Mean, long, contiguous_format */
 } sg_value_kind;
@@ -173,7 +175,9 @@ typedef struct sg_arg {
     const char *default_text;  /* the default's source text, NULL if none */
     sg_value   *default_value; /* parsed default, NULL if none */
     bool        kwarg_only;    /* after '*' */
-    bool        write;         /* its annotation writes ('!'), on the type or an element */
+    bool        write;         /* its annotation writes ('!'), on the type or an element,
+                                * and the type is Tensor-like (Tensor, Tensor?, Tensor[],
+                                * Tensor?[]); int(a!) keeps its annotation but is not written */
     uint32_t    offset;        /* byte offset of the argument's first character */
     uint32_t    name_offset;   /* byte offset of the name (== offset when unnamed) */
     uint32_t    default_offset;
@@ -222,10 +226,20 @@ typedef struct sg_schema_error {
 
 enum { SG_SCHEMA_OK = 0, SG_SCHEMA_ESYNTAX = 1, SG_SCHEMA_ENOMEM = 2 };
 
+/* Limits on hostile input, each refused with a located error: a type's tree (every '[]', '?'
+ * and constructed type counts one level: Tensor?[] is 3) and a list default's nesting are at
+ * most SG_SCHEMA_MAX_DEPTH deep; a schema has at most 256 arguments and 256 returns, a list
+ * default at most 256 items, a constructed type at most 64 element types, an alias set at
+ * most 64 names. The parse takes time linear in the text's length. */
+enum { SG_SCHEMA_MAX_DEPTH = 32 };
+
 /* Parses text[0..len) into *out. Returns SG_SCHEMA_OK, or an error code with *err filled.
- * Checks what PyTorch checks when a library defines a schema: the grammar, known types,
- * annotations only on types that can alias, default values that fit their type, and that no
- * positional argument without a default follows one with a default (lists excepted). */
+ * Checks what PyTorch (c10's schema parser) checks when a library defines a schema: the
+ * grammar, known types, annotations only where c10 reads them, overload names ('default' and
+ * names starting with '__' are reserved), default values that fit their type and that c10
+ * reads as written (no nan/inf, no value beyond a double's or an int64's range, no '\x'
+ * escape, see docs/schema-language.md), and that no positional argument without a default
+ * follows one with a default (lists excepted). */
 int sg_schema_parse(const char *text, size_t len, sg_arena *arena, sg_schema *out,
                     sg_schema_error *err);
 

@@ -88,7 +88,7 @@ static void test_clean_file(void) {
 
 static void test_errors_in_second_half(void) {
     size_t len;
-    char *text = big_file(3000, 2500, "- func: my_ops::bad(Tensor self, int(a) x) -> Tensor\n"
+    char *text = big_file(3000, 2500, "- func: my_ops::bad(Tensor self, int?(a) x) -> Tensor\n"
                                       "  dispach:\n    CPU: k\n\n", &len);
     both_ways(text, len);
     loaded a;

@@ -91,6 +91,11 @@ static void test_strings(void) {
     CHECK(l.t[1].kind == SG_T_STRING && l.t[1].end == 13);
     CHECK(l.t[2].kind == SG_T_BADSTR && l.t[2].start == 14);
     CHECK(l.t[3].kind == SG_T_EOF);
+    /* as in c10's lexer, a string ends on its line; an escaped line break belongs to it */
+    l = lex("'a\nb' 'c\\\nd'");
+    CHECK(l.n == 2 && l.t[0].kind == SG_T_BADSTR && l.t[0].start == 0);
+    l = lex("\"c\\\nd\" x");
+    CHECK(l.n == 3 && l.t[0].kind == SG_T_STRING && l.t[0].end == 6 && l.t[1].kind == SG_T_IDENT);
 }
 
 static void test_whitespace_and_bad(void) {

@@ -1,5 +1,6 @@
 /* Unit tests of the schema-string lexer, parser and canonical printer (gen/schema). */
 #include "check.h"
+#include <stdint.h>
 #include "schema/sg_schema.h"
 
 static sg_arena *arena;
@@ -9,7 +10,7 @@ static const sg_schema *parse_ok(const char *text) {
     sg_schema_error err;
     int rc = sg_schema_parse(text, strlen(text), arena, &s, &err);
     if (rc != SG_SCHEMA_OK) {
-        fprintf(stderr, "unexpected error at %u: %s\n  in: %s\n", err.offset, err.msg, text);
+        fprintf(stderr, "unexpected error at %u: %s\n  in: %.100s\n", err.offset, err.msg, text);
         check_failures++;
         return NULL;
     }
@@ -24,7 +25,7 @@ static void parse_err(const char *text, unsigned offset, const char *needle) {
     check_count++;
     if (rc == SG_SCHEMA_OK || err.offset != offset || !strstr(err.msg, needle)) {
         check_failures++;
-        fprintf(stderr, "error check failed for: %s\n  want offset %u containing '%s'\n"
+        fprintf(stderr, "error check failed for: %.100s\n  want offset %u containing '%s'\n"
                         "  got rc %d offset %u: %s\n", text, offset, needle, rc, err.offset, err.msg);
     }
 }
@@ -149,7 +150,7 @@ static void test_alias(void) {
 
 static void test_defaults(void) {
     const sg_schema *s = parse_ok(
-        "f(Tensor self, int a=1, int b=-100, float c=1e-05, float d=-inf, float e=2, "
+        "f(Tensor self, int a=1, int b=-100, float c=1e-05, float d=-1.5e308, float e=2, "
         "int[2] f=1, int[] g=[-2,-1], int[] h=[], str i='linear', str j=\"\\\"'\\\\\", "
         "int k=Mean, ScalarType l=long, MemoryFormat m=contiguous_format, bool n=True, "
         "Scalar? o=None, Scalar p=1j, int[] q=[0, 1]) -> Tensor");
@@ -218,7 +219,8 @@ static void test_errors(void) {
     parse_err("", 0, "empty schema");
     parse_err("f(Tensor x -> Tensor", 11, "expected ',' or ')'");
     parse_err("f(Tensor x", 10, "missing ')'");
-    parse_err("f(int(a) x) -> ()", 5, "cannot alias");
+    parse_err("f((int, int)(a) x) -> ()", 12, "where PyTorch reads none");
+    parse_err("f(Future(int)(a) x) -> ()", 13, "where PyTorch reads none");
     parse_err("f(bool x=3) -> ()", 9, "does not fit type 'bool'");
     parse_err("f(int x='a') -> ()", 8, "does not fit type 'int'");
     parse_err("f(int x=None) -> ()", 8, "only optional types");
@@ -233,22 +235,177 @@ static void test_errors(void) {
     parse_err("f(Tensor?(a) x) -> ()", 9, "goes before '?'");
     parse_err("f(Tensor(a x) -> ()", 11, "')' to close the alias");
     parse_err("f(str x='abc) -> ()", 8, "unterminated string");
-    parse_err("f(str x='\\q') -> ()", 9, "unknown escape");
+    parse_err("f(str x='\\q') -> ()", 9, "unknown escape sequence in string (a backslash before 'q')");
     parse_err("f(int x=99999999999999999999) -> ()", 8, "out of range");
     parse_err("f(Tensor x, int y=1, Tensor z) -> ()", 21, "has no default but follows");
     parse_err("f(Tensor x) -> Tensor y=1", 23, "returns cannot have default");
     parse_err("f(Tensor \x01x) -> ()", 9, "byte 0x01");
     parse_err("f(..., Tensor x) -> ()", 7, "must be the last");
+    parse_err("f(Tensor x, int y=1, ...) -> ()", 18, "varargs ('...') cannot have default");
     parse_err("f(Dict(str) x) -> ()", 2, "two types");
     char deep[400] = "f(";
     for (int i = 0; i < 40; i++) strcat(deep, "Future(");
     strcat(deep, "int");
-    parse_err(deep, 2 + 33 * 7, "nested more than");
+    parse_err(deep, 2 + 32 * 7, "type nested more than 32 levels");
     /* a NUL inside the text is a bad character, not the end */
     sg_schema s;
     sg_schema_error err;
     CHECK(sg_schema_parse("f(Tensor x)\0 -> ()", 18, arena, &s, &err) == SG_SCHEMA_ESYNTAX);
     CHECK(err.offset == 11);
+}
+
+/* A text of about 1 MB: head, then unit repeated, then tail. */
+static char *repeat(const char *head, const char *unit, const char *tail) {
+    size_t nh = strlen(head), nu = strlen(unit), nt = strlen(tail), n = (1u << 20) / nu;
+    char *t = malloc(nh + n * nu + nt + 1), *o = t;
+    memcpy(o, head, nh), o += nh;
+    for (size_t i = 0; i < n; i++) memcpy(o, unit, nu), o += nu;
+    memcpy(o, tail, nt + 1);
+    return t;
+}
+
+static void huge_err(const char *head, const char *unit, const char *tail, unsigned offset,
+                     const char *needle) {
+    char *t = repeat(head, unit, tail);
+    parse_err(t, offset, needle);
+    free(t);
+}
+
+/* Every nesting and every list stops at its limit with a located error, on a megabyte of each
+ * pathological shape; whatever parses at the limit prints back and parses again. */
+static void test_hostile_nesting(void) {
+    /* Tensor is level 1; the 32nd '[]' would make 33 */
+    huge_err("f(Tensor", "[]", " x) -> ()", 8 + 31 * 2, "type nested more than 32 levels deep");
+    huge_err("f(int", "?[]", " x) -> ()", 5 + 15 * 3 + 1, "type nested more than 32");
+    huge_err("f(Tensor x) -> Tensor", "[]", "", 21 + 31 * 2, "type nested more than 32");
+    huge_err("f(", "(", "", 2 + 32, "type nested more than 32");
+    huge_err("f(", "Dict(str, ", "", 2 + 31 * 10 + 5, "type nested more than 32");
+    huge_err("f(", "Tuple(int, ", "", 2 + 31 * 11 + 6, "type nested more than 32");
+    huge_err("f(int[] x=", "[", "", 10 + 32, "list default nested more than 32 levels deep");
+    huge_err("f(Tensor(a", "|a", ") x) -> ()", 10 + 63 * 2 + 1, "more than 64 names");
+    huge_err("f(Tensor(a -> a", "|a", ") x) -> ()", 15 + 63 * 2 + 1, "more than 64 names");
+    huge_err("f(", "Tensor a, ", ") -> ()", 2 + 256 * 10, "more than 256 arguments");
+    huge_err("f(Tensor x) -> (", "Tensor, ", ")", 16 + 256 * 8, "more than 256 arguments or returns");
+    huge_err("f(int[] x=[", "1,", "1]) -> ()", 11 + 256 * 2, "more than 256 items");
+    huge_err("f(", "(int, ", "", 2 + 31 * 6 + 1, "type nested more than 32");
+    huge_err("f(Tensor x) -> Tensor", " ", ")", (1u << 20) + 21, "end of schema");
+    /* a type nested in a constructed type counts the levels around it */
+    char t[512];
+    strcpy(t, "f(Future(Tensor");
+    for (int i = 0; i < 31; i++) strcat(t, "[]");
+    strcat(t, ") x) -> ()");
+    parse_err(t, 2, "type nested more than 32");
+    /* at the limit: parses, prints back, compares equal */
+    strcpy(t, "f(Tensor");
+    for (int i = 0; i < 31; i++) strcat(t, "[]");
+    strcat(t, " x, Any y=");
+    for (int i = 0; i < 32; i++) strcat(t, "[");
+    for (int i = 0; i < 32; i++) strcat(t, "]");
+    strcat(t, ") -> ()");
+    round_trip(t, t);
+    /* a megabyte that is fine parses too: a long name */
+    char *big = repeat("f(Tensor ", "x", ") -> ()");
+    const sg_schema *s = parse_ok(big);
+    CHECK(s && strlen(s->args[0].name) == (1u << 20));
+    free(big);
+}
+
+static const sg_value *default_of(const char *text) {
+    const sg_schema *s = parse_ok(text);
+    return s && s->nargs ? s->args[s->nargs - 1].default_value : NULL;
+}
+
+/* Numbers and strings as c10 reads them (function_schema_parser.cpp, lexer.h,
+ * parse_string_literal.h). */
+static void test_c10_values(void) {
+    const sg_value *v = default_of("f(int x=010) -> ()");
+    CHECK(v && v->kind == SG_VAL_INT && v->u.i == 10);
+    round_trip("f(int x=010, int[2] y=[007,-010]) -> ()", "f(int x=010, int[2] y=[007,-010]) -> ()");
+    v = default_of("f(int[2] y=[007,-010]) -> ()");
+    CHECK(v && v->u.list.n == 2 && v->u.list.items[0].u.i == 7 && v->u.list.items[1].u.i == -10);
+    v = default_of("f(int x=9223372036854775807) -> ()");
+    CHECK(v && v->u.i == INT64_MAX);
+    v = default_of("f(int x=-9223372036854775808) -> ()");
+    CHECK(v && v->u.i == INT64_MIN);
+    parse_err("f(int x=9223372036854775808) -> ()", 8, "out of range of a 64-bit int");
+    parse_err("f(int x=-9223372036854775809) -> ()", 9, "out of range of a 64-bit int");
+    parse_err("f(int[] x=[1, 18446744073709551616]) -> ()", 14, "out of range of a 64-bit int");
+    parse_err("f(Scalar x=18446744073709551615) -> ()", 11, "out of range");
+    parse_err("f(int x=0x10) -> ()", 8, "hexadecimal integer '0x10'");
+    /* a float's default is read with stod: an integer beyond int64 is a float there, but
+     * not for float? (c10 reads that one with stoll) */
+    v = default_of("f(float x=99999999999999999999) -> ()");
+    CHECK(v && v->kind == SG_VAL_FLOAT && v->u.f == 1e20);
+    v = default_of("f(float[] x=[1, -99999999999999999999]) -> ()");
+    CHECK(v && v->u.list.items[0].kind == SG_VAL_INT && v->u.list.items[1].u.f == -1e20);
+    parse_err("f(float? x=99999999999999999999) -> ()", 11, "out of range of a 64-bit int");
+    /* c10 reads 1E5 as a float only for a float: for a Scalar it would be the int 1 */
+    v = default_of("f(float x=1E5) -> ()");
+    CHECK(v && v->kind == SG_VAL_FLOAT && v->u.f == 1e5);
+    parse_err("f(Scalar x=1E5) -> ()", 11, "as the integer before the 'E'");
+    v = default_of("f(Scalar x=1.5E2, Scalar y=2e3) -> ()");
+    CHECK(v && v->kind == SG_VAL_FLOAT && v->u.f == 2e3);
+    parse_err("f(float x=1e400) -> ()", 10, "out of the range of a double");
+    parse_err("f(float x=-1e400) -> ()", 11, "out of the range of a double");
+    parse_err("f(float x=1e-400) -> ()", 10, "out of the range of a double");
+    parse_err("f(complex x=1e999j) -> ()", 12, "out of the range of a double");
+    parse_err("f(float x=nan) -> ()", 10, "'nan' is not a number PyTorch reads");
+    parse_err("f(float x=-nan) -> ()", 11, "'nan' is not a number PyTorch reads");
+    parse_err("f(float x=inf) -> ()", 10, "'inf' is not a number");
+    parse_err("f(float x=-inf) -> ()", 11, "'inf' is not a number");
+    parse_err("f(float[] x=[1.0, inf]) -> ()", 18, "'inf' is not a number");
+    v = default_of("f(float x=1.7976931348623157e308) -> ()");
+    CHECK(v && v->kind == SG_VAL_FLOAT && v->u.f > 1.79e308);
+    /* strings: \x, \u, \r, \0 refused; octal read; an escaped line break is one */
+    parse_err("f(str x=\"\\x41\") -> ()", 9, "'\\x' escapes");
+    parse_err("f(str x='ab\\u0041') -> ()", 11, "'\\u' escapes");
+    parse_err("f(str x='\\r') -> ()", 9, "backslash before 'r'");
+    parse_err("f(str x='\\0') -> ()", 9, "backslash before '0'");
+    parse_err("f(str x='\\777') -> ()", 9, "octal \\000 to \\377");
+    parse_err("f(str x='a\nb') -> ()", 8, "unterminated string (a string ends on its line)");
+    v = default_of("f(str x='\\101\\000z') -> ()");
+    CHECK(v && v->kind == SG_VAL_STR && v->u.str.len == 3 && memcmp(v->u.str.s, "A\0z", 3) == 0);
+    v = default_of("f(str x=\"a\\\nb\\a\\v\") -> ()");
+    CHECK(v && v->u.str.len == 5 && memcmp(v->u.str.s, "a\nb\a\v", 5) == 0);
+    round_trip("f(str x='\\101', str y=\"a\\\nb\") -> ()", "f(str x='\\101', str y=\"a\\\nb\") -> ()");
+}
+
+/* c10's parseName: 'default' and overload names starting with '__' are refused, in every
+ * namespace. */
+static void test_c10_overload_names(void) {
+    parse_err("f.default(Tensor x) -> Tensor", 2, "'default' is not a legal overload name");
+    parse_err("my_ops::f.default(Tensor x) -> Tensor", 10, "not a legal overload name");
+    parse_err("f.__name__(Tensor x) -> Tensor", 2, "'__name__' is not a legal overload name");
+    parse_err("f.__x(Tensor x) -> Tensor", 2, "starting with '__'");
+    CHECK(parse_ok("f.default_(Tensor x) -> Tensor") != NULL);
+    CHECK(parse_ok("f._x_(Tensor x) -> Tensor") != NULL);
+}
+
+/* c10 reads an annotation after any named type and after '[]' (schema_type_parser.cpp); the
+ * parser keeps it, and torchgen's rule (Tensor only) is the validator's. */
+static void test_c10_annotations(void) {
+    const char *text = "my_ops::f(int(a!) x, int!? y, float(b)[] z, Dict(str, Tensor)(c) d, "
+                       "t(e) v, Scalar[](f!) w) -> int(a!)";
+    round_trip(text, text);
+    const sg_schema *s = parse_ok(text);
+    if (!s) return;
+    /* kept in the type; but only a Tensor-like argument is written (nothing to write through
+     * an int), so the op is functional, not out or mutable */
+    CHECK(s->args[0].type->alias && s->args[0].type->alias->write);
+    CHECK(s->args[1].type->kind == SG_TY_OPTIONAL && s->args[1].type->elems[0]->alias->fresh);
+    CHECK(s->args[2].type->elems[0]->alias && s->args[5].type->alias->write);
+    for (uint32_t i = 0; i < s->nargs; i++) CHECK(!sg_arg_is_write(&s->args[i]));
+    CHECK(!sg_arg_is_write(&s->rets[0]) && sg_schema_kind_of(s) == SG_KIND_FUNCTIONAL);
+    s = parse_ok("my_ops::k(Tensor self, *, int(a!) n, Tensor(b!) out) -> Tensor(b!)");
+    CHECK(s && !sg_arg_is_write(&s->args[1]) && sg_arg_is_write(&s->args[2]));
+    CHECK(s && sg_schema_kind_of(s) == SG_KIND_OUT && !sg_arg_is_out(s, &s->args[1]));
+    /* duplicate argument names are the validator's business: both kept as written */
+    s = parse_ok("my_ops::g(Tensor x, Tensor x, *, int x=1) -> Tensor");
+    CHECK(s && s->nargs == 3);
+    if (s) {
+        CHECK_STR(s->args[0].name, "x");
+        CHECK_STR(s->args[2].name, "x");
+    }
 }
 
 /* The arena: zeroed blocks; growth in chunks (small ones first, huge pages past 2 MiB); a
@@ -284,6 +441,10 @@ int main(void) {
     test_kinds();
     test_round_trip();
     test_errors();
+    test_hostile_nesting();
+    test_c10_values();
+    test_c10_overload_names();
+    test_c10_annotations();
     sg_arena_free(arena);
     return check_result("test_schema_parse");
 }

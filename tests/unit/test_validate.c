@@ -98,8 +98,11 @@ static bool check_good(const char *yaml) {
 /* ---- the cases: one or more per rule, each with a neighbour that keeps the rule ---------- */
 
 static const bad_case bad[] = {
-    /* SG-001 argument names (every namespace) */
-    {"- func: my_ops::f(Tensor x, int x) -> Tensor\n", 1, 1, "x)", "argument name 'x' is used twice"},
+    /* SG-001 argument names (aten; a warning elsewhere, test_custom_ops) */
+    {"- func: f(Tensor x, int x) -> Tensor\n", 1, 1, "x)", "argument name 'x' is used twice"},
+    {"- func: aten::f(Tensor x, *, Tensor(a!) x) -> Tensor(a!)\n", 1, 1, "x)", "used twice"},
+    /* SG-102 annotations on types other than Tensor, in aten */
+    {"- func: f(Tensor self, *, int(a!) n) -> ()\n", 1, 1, "(a!) n", "annotation only on Tensor"},
     /* SG-002 an operator defined twice */
     {"- func: my_ops::k(Tensor x) -> Tensor\n- func: my_ops::k(Tensor y) -> Tensor\n", 1, 2, "k(",
      "operator 'my_ops::k' is defined twice [SG-002]"},
@@ -381,6 +384,30 @@ static void test_rules(void) {
     for (size_t i = 0; i < sizeof good / sizeof *good; i++) CHECK(check_good(good[i]));
 }
 
+/* Outside aten, what c10 accepts and torchgen does not is a warning, located, and the op
+ * keeps both names as written. */
+static void test_custom_ops(void) {
+    const char *yaml = "- func: my_ops::f(Tensor x, int x, *, Tensor x) -> Tensor\n"
+                       "- func: my_ops::g(Tensor self, int(a!) n, str! s, int[](b) l) -> ()\n"
+                       "- func: my_ops::h(Tensor(a!) self, Tensor(b)[] t) -> Tensor(a!)\n";
+    fixture f;
+    run(&f, yaml, true);
+    CHECK(f.d.nerrors == 0 && f.d.nwarnings == 5);
+    CHECK(has_diag(out(&f), "test.yaml", yaml, 1, "x)", "warning",
+                   "argument name 'x' is used twice in 'f'; PyTorch accepts this outside aten"));
+    CHECK(has_diag(out(&f), "test.yaml", yaml, 1, "x, int", "note", "first used here"));
+    CHECK(has_diag(out(&f), "test.yaml", yaml, 2, "(a!)", "warning",
+                   "alias annotation on type 'int', which is not a Tensor [SG-102]"));
+    CHECK(has_diag(out(&f), "test.yaml", yaml, 2, "! s", "warning", "on type 'str'"));
+    CHECK(has_diag(out(&f), "test.yaml", yaml, 2, "(b)", "warning", "on type 'int[]'"));
+    CHECK(f.m.nops == 3 && f.m.ops[0]->schema.nargs == 3);
+    if (f.m.nops == 3) {
+        CHECK_STR(f.m.ops[0]->schema.args[1].name, "x");
+        CHECK_STR(f.m.ops[0]->schema.args[2].name, "x");
+    }
+    done(&f);
+}
+
 /* Notes point at the first of two: the first definition, the first dispatch key. */
 static void test_notes(void) {
     const char *yaml = "- func: f(Tensor self) -> Tensor\n  dispatch:\n    CPU: f\n"
@@ -482,6 +509,7 @@ static void test_corpus(void) {
 
 int main(void) {
     test_rules();
+    test_custom_ops();
     test_notes();
     test_many_errors();
     test_tags_file();

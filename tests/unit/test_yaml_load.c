@@ -226,14 +226,14 @@ static void test_func_positions_fuzzed(void) {
 
 /* A schema error is reported at the exact character: the parser's offset mapped back. */
 static void test_schema_errors(void) {
-    const char *text = "- func: \"f(Tensor a, \\x69nt(a) x) -> ()\"\n";
+    const char *text = "- func: \"f(Tensor a, \\x69nt?(a) x) -> ()\"\n";
     fx f;
     load(&f, text);
     CHECK(f.nerr == 1 && f.m.nops == 1 && !f.m.ops[0]->parsed);
     sg_arena *a = sg_arena_new(NULL, NULL);
     sg_schema s;
     sg_schema_error err;
-    const char *func = "f(Tensor a, int(a) x) -> ()";
+    const char *func = "f(Tensor a, int?(a) x) -> ()";
     CHECK(sg_schema_parse(func, strlen(func), a, &s, &err) != SG_SCHEMA_OK);
     /* 'i' of int stands at the backslash (col 22); the rest follow the 4-byte escape. */
     uint32_t col = err.offset <= 12 ? 10 + err.offset : 10 + err.offset + 3;
@@ -243,7 +243,7 @@ static void test_schema_errors(void) {
     sg_arena_free(a);
     done(&f);
     /* A failing op does not hide the next one's error. */
-    load(&f, "- func: f(int(a) x) -> ()\n- func: g(Tensor a -> ()\n- func: h() -> ()\n");
+    load(&f, "- func: f(int?(a) x) -> ()\n- func: g(Tensor a -> ()\n- func: h() -> ()\n");
     CHECK(f.nerr == 2 && f.m.nops == 3 && !f.m.ops[1]->parsed && f.m.ops[2]->parsed);
     CHECK(strstr(out(&f), "t.yaml:1:") == out(&f) && strstr(out(&f), "\nt.yaml:2:") != NULL);
     done(&f);
