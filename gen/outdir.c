@@ -264,7 +264,10 @@ static void switch_all(plan *p) {
             else c->kept = c->placed = true;
             continue;
         }
-        if (c->old && linkat(p->dfd, c->name, p->dfd, c->bak, 0) != 0) {
+        /* where the file system has no hard links, the old version is renamed aside: then
+         * the file is missing for an instant */
+        if (c->old && linkat(p->dfd, c->name, p->dfd, c->bak, 0) != 0 &&
+            ((errno != EPERM && errno != EOPNOTSUPP) || renameat(p->dfd, c->name, p->dfd, c->bak) != 0)) {
             fail(p, "write", c->name, errno);
             break;
         }
