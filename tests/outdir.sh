@@ -62,9 +62,9 @@ done
 if command -v flock >/dev/null; then
     rm -rf "$tmp/held"
     mkdir "$tmp/held"
-    flock "$tmp/held" -c "sleep 1; echo reader >>'$tmp/order'" &
+    flock "$tmp/held" -c ": >'$tmp/holding'; sleep 1; echo reader >>'$tmp/order'" &
     h=$!
-    sleep 0.3
+    while [ ! -e "$tmp/holding" ]; do sleep 0.05; done
     "$tool" -o "$tmp/held" "$tmp/v1.yaml" && echo run >>"$tmp/order"
     wait "$h"
     [ "$(tr '\n' ' ' <"$tmp/order")" = "reader run " ] ||
