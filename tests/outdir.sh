@@ -82,8 +82,9 @@ before=$(snap "$tmp/lim")
 rc=0
 (ulimit -f $((max / 1024 - 1)) && exec "$tool" -o "$tmp/lim" --shards 2 "$tmp/v2.yaml") 2>"$tmp/err" || rc=$?
 [ "$rc" -eq 1 ] || fail "past a file-size limit: exit $rc, expected 1"
-[ "$(grep -c 'File too large' "$tmp/err")" -eq 1 ] &&
-    grep -q "^schemagen: error: cannot write '$tmp/lim/[a-z_0-9.]*': File too large$" "$tmp/err" ||
+[ "$(grep -c 'File too large' "$tmp/err")" -eq 1 ] ||
+    fail "past a file-size limit, not one message: $(cat "$tmp/err")"
+grep -q "^schemagen: error: cannot write '$tmp/lim/[a-z_0-9.]*': File too large$" "$tmp/err" ||
     fail "past a file-size limit, not one 'cannot write ...: File too large': $(cat "$tmp/err")"
 [ "$(snap "$tmp/lim")" = "$before" ] || fail "a run that failed part-way changed the folder"
 [ -z "$(leftovers "$tmp/lim")" ] || fail "a failed run left $(leftovers "$tmp/lim")"
@@ -114,8 +115,8 @@ cp -a "$tmp/refA" "$tmp/k"
 for f in .ops.sgtmp.999999.3 .ops.sgold.999999.0 .mylib.sgtmp.12.1; do echo junk >"$tmp/k/$f"; done
 for f in .ops.sgtmp.x .keep .ops.sgtmp.1.; do echo mine >"$tmp/k/$f"; done
 "$tool" -o "$tmp/k" --shards 2 "$tmp/v1.yaml" || fail "the leftovers' run failed"
-[ "$(cd "$tmp/k" && ls -A | grep '^\.' | tr '\n' ' ')" = ".keep .ops.sgtmp.1. .ops.sgtmp.x " ] ||
-    fail "leftovers: the dot files now: $(cd "$tmp/k" && ls -A | grep '^\.' | tr '\n' ' ')"
+dots() { find "$1" -mindepth 1 -maxdepth 1 -name '.*' -printf '%f\n' | sort | tr '\n' ' '; }
+[ "$(dots "$tmp/k")" = ".keep .ops.sgtmp.1. .ops.sgtmp.x " ] || fail "leftovers: the dot files now: $(dots "$tmp/k")"
 # and a run really killed (where it is caught with its temporary files written)
 caught=0
 for i in $(seq 1 20); do
