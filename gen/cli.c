@@ -1,5 +1,5 @@
 /* cli.c: the schemagen command line: options, the run (load, group, validate, emit), the
- * summary, and writing outputs atomically.
+ * summary, and the outputs handed to sg_outputs_write (outdir.c).
  *
  * The run has one rule that shapes the code: nothing leaves the process before every phase
  * has succeeded. Diagnostics accumulate in an sg_diag, outputs in sg_bufs; only at the end is
@@ -61,9 +61,10 @@ static const char help_text[] =
     "                    adapters (LIB_0.c, LIB_1.c, ...), the generator's kernels\n"
     "                    (LIB_composite_0.c, ...), the op table (LIB_table.c),\n"
     "                    LIB_registrations.json, and what user templates add. DIR is\n"
-    "                    created if need be; each file is replaced atomically, and only\n"
-    "                    when its bytes change. With -o, nothing is printed unless\n"
-    "                    --emit asks for it.\n"
+    "                    created if need be; the files are replaced as one set (a\n"
+    "                    failed run leaves the previous set; runs into one DIR take\n"
+    "                    turns), each only when its bytes change. With -o, nothing\n"
+    "                    is printed unless --emit asks for it.\n"
     "  --lib NAME        the generated library's name (file and function prefix;\n"
     "                    default: ops)\n"
     "  --shard-size N    ops per generated wrapper (and kernel) file (default: 400)\n"
@@ -425,7 +426,7 @@ static int run(const options *o, sg_model *m, sg_diag *d, FILE *out, FILE *err) 
     if (text.oom) {
         fputs("schemagen: error: out of memory\n", err);
         rc = SG_EXIT_FAIL;
-    } else if (o->outdir && sg_outputs_write(o->outdir, &outs, m->worker, err)) {
+    } else if (o->outdir && sg_outputs_write(o->outdir, &outs, err)) {
         rc = SG_EXIT_FAIL;
     } else {
         written = sg_buf_flush(&text) && fflush(out) == 0;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # cli.sh: the command line's behaviour (docs/cli.md): help, version, usage errors, missing
-# files, -o and its atomic write, nothing printed on failure, determinism.
+# files, -o and its outputs, nothing printed on failure, determinism.
 #
 #   bash tests/cli.sh SCHEMAGEN [CORPUS_DIR]
 set -uo pipefail
@@ -113,19 +113,12 @@ has "$err" "--lib needs a C identifier"
 t 2 --shard-size=0 "$golden/ops.yaml"
 
 # ---- a file that cannot be written: an error naming it, exit 1, no temporary file left, and
-# the files before it written (small outputs are written on one thread, big ones on two) ----
-for n in 2 3000; do
-    awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) printf "- func: op%d(Tensor self) -> Tensor\n", i }' \
-        >"$tmp/many.yaml"
-    rm -rf "$tmp/out7"
-    mkdir -p "$tmp/out7/ops_table.c" # a folder where the op table goes
-    t 1 -o "$tmp/out7" "$tmp/many.yaml"
-    has "$err" "schemagen: error: cannot write '$tmp/out7/ops_table.c': Is a directory"
-    grep -q "op$((n - 1))_Tensor\|aten_op$((n - 1))(" "$tmp/out7/ops.h" 2>/dev/null ||
-        fail "$n ops: ops.h was not written beside the file that could not be"
-    [ -z "$(find "$tmp/out7" -name '.*' -type f)" ] || fail "$n ops: a temporary file was left"
-done
-[ "$(wc -c <"$tmp/out7/ops.h")" -gt 1048576 ] || fail "the big case's outputs are not big"
+# none of the set written (tests/outdir.sh tries the rest of the folder's guarantees) ----
+awk 'BEGIN { for (i = 0; i < 3000; i++) printf "- func: op%d(Tensor self) -> Tensor\n", i }' >"$tmp/many.yaml"
+mkdir -p "$tmp/out7/ops_table.c" # a folder where the op table goes
+t 1 -o "$tmp/out7" "$tmp/many.yaml"
+has "$err" "schemagen: error: cannot write '$tmp/out7/ops_table.c': Is a directory"
+[ "$(cd "$tmp/out7" && ls -A)" = ops_table.c ] || fail "a failed run left files: $(ls -A "$tmp/out7")"
 
 # ---- fewer shards than before: the old shard files go ----
 t 0 --shards 4 -o "$tmp/out6" "$golden/ops.yaml"
