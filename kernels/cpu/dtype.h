@@ -69,6 +69,11 @@ static inline sg_bf16 sg_float_to_bf16(float f) {
     return (sg_bf16)(x >> 16);
 }
 
+/* The 16-bit conversions under the dtype table's SUF names (f16, bf16), for code expanded from
+ * the table; bfloat16's already have them. */
+#define sg_f16_to_float sg_half_to_float
+#define sg_float_to_f16 sg_float_to_half
+
 /* X(dtype enum, C type) for the dtypes loops are written for directly, from sg_dtypes.h's
  * table. float16 and bfloat16 are computed in float32 (as PyTorch's CPU kernels do) and only
  * converted. The flags are the kinds: bool, uint, sint, float, reduced, complex. */
