@@ -105,7 +105,8 @@ typedef double _Complex sg_c128;
 #define SG__DTYPE_ONE(...)             +1
 typedef enum sg_dtype {
     SG_DTYPES(SG__DTYPE_ENUM)
-    SG_DTYPE__END = 16 /* one past the largest; not every number below it is a dtype */
+    SG_DTYPE__END = 16 /* one past the largest; not every number below it is a dtype (a row
+                          numbered at or above it fails to compile in types.c's table) */
 } sg_dtype;
 enum { SG_DTYPE__COUNT = 0 SG_DTYPES(SG__DTYPE_ONE) }; /* how many dtypes there are */
 
