@@ -9,7 +9,8 @@ typedef struct dtype_info {
 
 enum { KIND_BOOL = 1, KIND_UINT, KIND_SINT, KIND_FLOAT, KIND_REDUCED, KIND_COMPLEX };
 
-#define INFO(NAME, NUM, KIND, SIZE, CTYPE, SUF, DL, name, ...) [SG_##NAME] = {name, SIZE, KIND_##KIND},
+#define INFO(NAME, NUM, KIND, SIZE, CTYPE, SUF, DL, name, ...) \
+    [SG_##NAME] = {name, SIZE, KIND_##KIND},
 static const dtype_info dtypes[SG_DTYPE__END] = {SG_DTYPES(INFO)};
 #undef INFO
 
