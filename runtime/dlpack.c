@@ -7,22 +7,12 @@
 
 /* ---- the two tables both directions read ------------------------------------------------- */
 
-/* sg_dtype -> DLPack type; lanes 0 marks a number that is no dtype. Import searches it. */
-static const sg_dl_data_type dl_types[SG_DTYPE__END] = {
-    [SG_UINT8]      = {SG_DL_UINT,    8,   1},
-    [SG_INT8]       = {SG_DL_INT,     8,   1},
-    [SG_INT16]      = {SG_DL_INT,     16,  1},
-    [SG_INT32]      = {SG_DL_INT,     32,  1},
-    [SG_INT64]      = {SG_DL_INT,     64,  1},
-    [SG_FLOAT16]    = {SG_DL_FLOAT,   16,  1},
-    [SG_FLOAT32]    = {SG_DL_FLOAT,   32,  1},
-    [SG_FLOAT64]    = {SG_DL_FLOAT,   64,  1},
-    [SG_COMPLEX64]  = {SG_DL_COMPLEX, 64,  1},
-    [SG_COMPLEX128] = {SG_DL_COMPLEX, 128, 1},
-    [SG_BOOL]       = {SG_DL_BOOL,    8,   1}, /* one byte per element, as PyTorch's bool */
-    [SG_BFLOAT16]   = {SG_DL_BFLOAT,  16,  1},
-};
-_Static_assert(SG_DTYPE__END == 16, "dl_types needs an entry for each new sg_dtype");
+/* sg_dtype -> DLPack type; lanes 0 marks a number that is no dtype. Import searches it. bool
+ * is one byte per element, as PyTorch's. */
+#define DL_TYPE(NAME, NUM, KIND, SIZE, CTYPE, SUF, DL, ...) \
+    [SG_##NAME] = {SG_DL_##DL, 8 * (SIZE), 1},
+static const sg_dl_data_type dl_types[SG_DTYPE__END] = {SG_DTYPES(DL_TYPE)};
+#undef DL_TYPE
 
 /* sg_device_type -> DLPack device type; 0 where DLPack has none (Meta, PrivateUse). */
 static const int32_t dl_devices[SG_DEV__COUNT] = {

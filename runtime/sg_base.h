@@ -1,5 +1,5 @@
 /* sg_base.h: what every part of the runtime shares: statuses and the thread-local error slot,
- * dtypes, devices, layouts and memory formats.
+ * dtypes (sg_dtypes.h), devices, layouts and memory formats.
  *
  * Errors: a fallible call returns an sg_status (SG_OK is 0) and, when it fails, leaves a
  * message in a slot of the calling thread; sg_last_error() reads it. Nothing in the library
@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "sg_dtypes.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -66,33 +68,6 @@ sg_status sg_runtime_check_abi(int major, int minor, size_t tensor_size, size_t 
 #define SG_RUNTIME_CHECK_ABI() \
     sg_runtime_check_abi(SG_RUNTIME_VERSION_MAJOR, SG_RUNTIME_VERSION_MINOR, sizeof(sg_tensor), \
                          sizeof(sg_any))
-
-/* ---- dtypes ------------------------------------------------------------------------------ */
-
-/* Element types. Rationale: the numbers are c10::ScalarType's, so values cross to code that
- * speaks PyTorch's C shim (aoti_torch_dtype_float32() == 6) without a table. */
-typedef enum sg_dtype {
-    SG_UINT8      = 0,
-    SG_INT8       = 1,
-    SG_INT16      = 2,
-    SG_INT32      = 3,
-    SG_INT64      = 4,
-    SG_FLOAT16    = 5,
-    SG_FLOAT32    = 6,
-    SG_FLOAT64    = 7,
-    SG_COMPLEX64  = 9,
-    SG_COMPLEX128 = 10,
-    SG_BOOL       = 11,
-    SG_BFLOAT16   = 15,
-    SG_DTYPE__END = 16 /* one past the largest; not every number below it is a dtype */
-} sg_dtype;
-
-bool        sg_dtype_valid(int dtype);
-size_t      sg_dtype_size(sg_dtype t);          /* bytes per element; 0 for an invalid dtype */
-const char *sg_dtype_name(sg_dtype t);          /* "float32"; "?" for an invalid dtype */
-bool        sg_dtype_is_floating(sg_dtype t);   /* float16, bfloat16, float32, float64 */
-bool        sg_dtype_is_complex(sg_dtype t);
-bool        sg_dtype_is_integral(sg_dtype t, bool include_bool);
 
 /* ---- devices ----------------------------------------------------------------------------- */
 

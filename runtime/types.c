@@ -1,29 +1,33 @@
-/* types.c: facts about dtypes and device types. */
+/* types.c: facts about dtypes (expanded from sg_dtypes.h's table) and device types. */
 #include "sg_base.h"
 
 typedef struct dtype_info {
-    const char *name;
+    const char *name; /* NULL for a number that is no dtype */
     uint8_t     size;
-    uint8_t     cls; /* 0 none, 'b' bool, 'i' integer, 'f' floating, 'c' complex */
+    uint8_t     kind; /* KIND_* */
 } dtype_info;
 
-static const dtype_info dtypes[SG_DTYPE__END] = {
-    [SG_UINT8] = {"uint8", 1, 'i'},         [SG_INT8] = {"int8", 1, 'i'},
-    [SG_INT16] = {"int16", 2, 'i'},         [SG_INT32] = {"int32", 4, 'i'},
-    [SG_INT64] = {"int64", 8, 'i'},         [SG_FLOAT16] = {"float16", 2, 'f'},
-    [SG_FLOAT32] = {"float32", 4, 'f'},     [SG_FLOAT64] = {"float64", 8, 'f'},
-    [SG_COMPLEX64] = {"complex64", 8, 'c'}, [SG_COMPLEX128] = {"complex128", 16, 'c'},
-    [SG_BOOL] = {"bool", 1, 'b'},           [SG_BFLOAT16] = {"bfloat16", 2, 'f'},
-};
+enum { KIND_BOOL = 1, KIND_UINT, KIND_SINT, KIND_FLOAT, KIND_REDUCED, KIND_COMPLEX };
+
+#define INFO(NAME, NUM, KIND, SIZE, CTYPE, SUF, DL, name, ...) \
+    [SG_##NAME] = {name, SIZE, KIND_##KIND},
+static const dtype_info dtypes[SG_DTYPE__END] = {SG_DTYPES(INFO)};
+#undef INFO
 
 bool sg_dtype_valid(int t) { return t >= 0 && t < SG_DTYPE__END && dtypes[t].name; }
 size_t sg_dtype_size(sg_dtype t) { return sg_dtype_valid((int)t) ? dtypes[t].size : 0; }
 const char *sg_dtype_name(sg_dtype t) { return sg_dtype_valid((int)t) ? dtypes[t].name : "?"; }
-bool sg_dtype_is_floating(sg_dtype t) { return sg_dtype_valid((int)t) && dtypes[t].cls == 'f'; }
-bool sg_dtype_is_complex(sg_dtype t) { return sg_dtype_valid((int)t) && dtypes[t].cls == 'c'; }
+bool sg_dtype_is_floating(sg_dtype t) {
+    return sg_dtype_valid((int)t) &&
+           (dtypes[t].kind == KIND_FLOAT || dtypes[t].kind == KIND_REDUCED);
+}
+bool sg_dtype_is_complex(sg_dtype t) {
+    return sg_dtype_valid((int)t) && dtypes[t].kind == KIND_COMPLEX;
+}
 bool sg_dtype_is_integral(sg_dtype t, bool include_bool) {
     return sg_dtype_valid((int)t) &&
-           (dtypes[t].cls == 'i' || (include_bool && dtypes[t].cls == 'b'));
+           (dtypes[t].kind == KIND_UINT || dtypes[t].kind == KIND_SINT ||
+            (include_bool && dtypes[t].kind == KIND_BOOL));
 }
 
 const char *sg_device_type_name(sg_device_type t) {

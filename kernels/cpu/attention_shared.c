@@ -30,7 +30,7 @@ sg_status sg_attn_check(const sg_tensor *q, const sg_tensor *k, const sg_tensor 
                                    "instead.",
                         sg_meta_type_name(dtype_of(mask)), sg_meta_type_name(dtype_of(q)));
     sg_dtype qt = dtype_of(q);
-    if (qt != SG_FLOAT16 && qt != SG_BFLOAT16 && qt != SG_FLOAT32 && qt != SG_FLOAT64)
+    if (!sg_dtype_is_floating(qt))
         return sg_error(SG_EUNSUPPORTED, "scaled_dot_product_attention: expected query, key and "
                                          "value of a floating dtype, but got %s",
                         sg_meta_type_name(qt));

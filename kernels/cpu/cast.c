@@ -10,19 +10,20 @@ typedef struct value {
     double  re, im;
 } value;
 
+/* How an element of each KIND of the dtype table loads into a value (T its C type, SUF the
+ * suffix of its conversions); complex dtypes are read as two parts, below. */
+#define LOAD_BOOL(T, SUF)    v.i = *(const T *)p
+#define LOAD_UINT(T, SUF)    v.i = *(const T *)p
+#define LOAD_SINT(T, SUF)    v.i = *(const T *)p
+#define LOAD_FLOAT(T, SUF)   v.kind = 1, v.re = *(const T *)p
+#define LOAD_REDUCED(T, SUF) v.kind = 1, v.re = sg_##SUF##_to_float(*(const T *)p)
+#define LOAD_CASE(NAME, NUM, KIND, SIZE, T, SUF, ...) \
+    case SG_##NAME: LOAD_##KIND(T, SUF); break;
+
 static value load(sg_dtype t, const char *p) {
     value v = {0, 0, 0, 0};
     switch (t) {
-    case SG_BOOL: v.i = *(const bool *)p; break;
-    case SG_UINT8: v.i = *(const uint8_t *)p; break;
-    case SG_INT8: v.i = *(const int8_t *)p; break;
-    case SG_INT16: v.i = *(const int16_t *)p; break;
-    case SG_INT32: v.i = *(const int32_t *)p; break;
-    case SG_INT64: v.i = *(const int64_t *)p; break;
-    case SG_FLOAT16: v.kind = 1, v.re = sg_half_to_float(*(const sg_half *)p); break;
-    case SG_BFLOAT16: v.kind = 1, v.re = sg_bf16_to_float(*(const sg_bf16 *)p); break;
-    case SG_FLOAT32: v.kind = 1, v.re = *(const float *)p; break;
-    case SG_FLOAT64: v.kind = 1, v.re = *(const double *)p; break;
+        SG_DTYPES_WHERE(LOAD_CASE, 1, 1, 1, 1, 1, 0)
     case SG_COMPLEX64: {
         const float *c = (const float *)p;
         v.kind = 2, v.re = c[0], v.im = c[1];
@@ -47,20 +48,20 @@ static int64_t to_int(double x) {
     return (int64_t)x;
 }
 
+/* How a value stores into an element of each KIND of the dtype table, as load's. */
+#define STORE_BOOL(T, SUF)    *(T *)p = v.kind ? (v.re != 0 || v.im != 0) : v.i != 0
+#define STORE_UINT(T, SUF)    *(T *)p = (T)i
+#define STORE_SINT(T, SUF)    *(T *)p = (T)i
+#define STORE_FLOAT(T, SUF)   *(T *)p = (T)re
+#define STORE_REDUCED(T, SUF) *(T *)p = sg_float_to_##SUF((float)re)
+#define STORE_CASE(NAME, NUM, KIND, SIZE, T, SUF, ...) \
+    case SG_##NAME: STORE_##KIND(T, SUF); break;
+
 static void store(sg_dtype t, char *p, value v) {
     double  re = v.kind ? v.re : (double)v.i;
     int64_t i = v.kind ? to_int(v.re) : v.i;
     switch (t) {
-    case SG_BOOL: *(bool *)p = v.kind ? (v.re != 0 || v.im != 0) : v.i != 0; break;
-    case SG_UINT8: *(uint8_t *)p = (uint8_t)i; break;
-    case SG_INT8: *(int8_t *)p = (int8_t)i; break;
-    case SG_INT16: *(int16_t *)p = (int16_t)i; break;
-    case SG_INT32: *(int32_t *)p = (int32_t)i; break;
-    case SG_INT64: *(int64_t *)p = i; break;
-    case SG_FLOAT16: *(sg_half *)p = sg_float_to_half((float)re); break;
-    case SG_BFLOAT16: *(sg_bf16 *)p = sg_float_to_bf16((float)re); break;
-    case SG_FLOAT32: *(float *)p = (float)re; break;
-    case SG_FLOAT64: *(double *)p = re; break;
+        SG_DTYPES_WHERE(STORE_CASE, 1, 1, 1, 1, 1, 0)
     case SG_COMPLEX64: ((float *)p)[0] = (float)re, ((float *)p)[1] = (float)v.im; break;
     case SG_COMPLEX128: ((double *)p)[0] = re, ((double *)p)[1] = v.im; break;
     default: break;

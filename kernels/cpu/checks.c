@@ -39,6 +39,8 @@ bool sg_scalar_overflows(sg_scalar v, sg_dtype t) {
     if (t == SG_BOOL || v.kind == SG_SCALAR_BOOL) return false;
     if (v.kind == SG_SCALAR_COMPLEX && !sg_dtype_is_complex(t) && v.u.c.im != 0) return true;
     if (sg_dtype_is_integral(t, false)) {
+        /* aten's bounds (uint8's low one is -255): a new integral dtype needs its own here */
+        _Static_assert(SG_DTYPE__COUNT == 12, "lo and hi need a row for a new integral dtype");
         static const double lo[] = {[SG_UINT8] = -255.0, [SG_INT8] = INT8_MIN,
                                     [SG_INT16] = INT16_MIN, [SG_INT32] = INT32_MIN,
                                     [SG_INT64] = -9.2233720368547758e18};

@@ -8,9 +8,6 @@
 #include <complex.h>
 #include <string.h>
 
-typedef uint16_t sg_half; /* IEEE binary16, as bits */
-typedef uint16_t sg_bf16; /* bfloat16, as bits */
-
 static inline float sg_half_to_float(sg_half h) {
     uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
     if (exp == 0) {
@@ -72,17 +69,17 @@ static inline sg_bf16 sg_float_to_bf16(float f) {
     return (sg_bf16)(x >> 16);
 }
 
-/* X(dtype enum, C type) for the dtypes loops are written for directly. float16 and bfloat16
- * are computed in float32 (as PyTorch's CPU kernels do) and only converted. */
-#define SG_FOR_REAL(X)                                                                     \
-    X(SG_UINT8, uint8_t) X(SG_INT8, int8_t) X(SG_INT16, int16_t) X(SG_INT32, int32_t)      \
-    X(SG_INT64, int64_t) X(SG_FLOAT32, float) X(SG_FLOAT64, double) X(SG_BOOL, bool)
-#define SG_FOR_INTEGRAL(X) \
-    X(SG_UINT8, uint8_t) X(SG_INT8, int8_t) X(SG_INT16, int16_t) X(SG_INT32, int32_t) X(SG_INT64, int64_t)
-#define SG_FOR_FLOATING(X) X(SG_FLOAT32, float) X(SG_FLOAT64, double)
+/* The 16-bit conversions under the dtype table's SUF names (f16, bf16), for code expanded from
+ * the table; bfloat16's already have them. */
+#define sg_f16_to_float sg_half_to_float
+#define sg_float_to_f16 sg_float_to_half
 
-typedef float _Complex  sg_c64;
-typedef double _Complex sg_c128;
+/* X(dtype enum, C type) for the dtypes loops are written for directly, from sg_dtypes.h's
+ * table. float16 and bfloat16 are computed in float32 (as PyTorch's CPU kernels do) and only
+ * converted. The flags are the kinds: bool, uint, sint, float, reduced, complex. */
+#define SG_FOR_REAL(X)     SG_DTYPES_CTYPES_WHERE(X, 1, 1, 1, 1, 0, 0)
+#define SG_FOR_INTEGRAL(X) SG_DTYPES_CTYPES_WHERE(X, 0, 1, 1, 0, 0, 0)
+#define SG_FOR_FLOATING(X) SG_DTYPES_CTYPES_WHERE(X, 0, 0, 0, 1, 0, 0)
 
 /* The dtype kernels compute in for a result dtype: float32 for the 16-bit floats. */
 static inline sg_dtype sg_compute_dtype(sg_dtype t) {

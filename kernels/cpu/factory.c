@@ -655,18 +655,17 @@ static sg_status run_serial(const char *op, sg_tensor *self, const sg_tensor *p,
 }
 
 /* Stores a real value into an element of dtype t. */
+/* How v stores into an element of each KIND of the dtype table (T its C type). */
+#define STORE_BOOL(T, SUF)    *(T *)p = v != 0
+#define STORE_UINT(T, SUF)    *(T *)p = (T)v
+#define STORE_SINT(T, SUF)    *(T *)p = (T)v
+#define STORE_FLOAT(T, SUF)   *(T *)p = (T)v
+#define STORE_REDUCED(T, SUF) *(T *)p = sg_float_to_##SUF((float)v)
+#define STORE_CASE(NAME, NUM, KIND, SIZE, T, SUF, ...) \
+    case SG_##NAME: STORE_##KIND(T, SUF); break;
 static void store_real(sg_dtype t, char *p, double v) {
     switch (t) {
-    case SG_FLOAT32: *(float *)p = (float)v; break;
-    case SG_FLOAT64: *(double *)p = v; break;
-    case SG_FLOAT16: *(sg_half *)p = sg_float_to_half((float)v); break;
-    case SG_BFLOAT16: *(sg_bf16 *)p = sg_float_to_bf16((float)v); break;
-    case SG_BOOL: *(bool *)p = v != 0; break;
-    case SG_UINT8: *(uint8_t *)p = (uint8_t)v; break;
-    case SG_INT8: *(int8_t *)p = (int8_t)v; break;
-    case SG_INT16: *(int16_t *)p = (int16_t)v; break;
-    case SG_INT32: *(int32_t *)p = (int32_t)v; break;
-    case SG_INT64: *(int64_t *)p = (int64_t)v; break;
+        SG_DTYPES_WHERE(STORE_CASE, 1, 1, 1, 1, 1, 0)
     default: break;
     }
 }

@@ -293,17 +293,13 @@ static sg_status gemm_run(gemm_job *g) {
             st = no_room(&sc, 1);
             continue;
         }
-#define INT_CASE(E, T, FN)                                                                       \
-    case E:                                                                                      \
-        FN(m, n, k, ial, (const T *)ab, a.rs, a.cs, (const T *)bb, b.rs, b.cs, ibe, ibe == 0,    \
-           (T *)cb, c.rs, c.cs, (T *)pack);                                                      \
+#define INT_CASE(NAME, NUM, KIND, SIZE, T, SUF, ...)                                           \
+    case SG_##NAME:                                                                              \
+        loop_##SUF(m, n, k, ial, (const T *)ab, a.rs, a.cs, (const T *)bb, b.rs, b.cs, ibe,      \
+                   ibe == 0, (T *)cb, c.rs, c.cs, (T *)pack);                                    \
         break;
         switch (t) {
-            INT_CASE(SG_UINT8, uint8_t, loop_u8)
-            INT_CASE(SG_INT8, int8_t, loop_i8)
-            INT_CASE(SG_INT16, int16_t, loop_i16)
-            INT_CASE(SG_INT32, int32_t, loop_i32)
-            INT_CASE(SG_INT64, int64_t, loop_i64)
+            SG_DTYPES_INTEGRAL(INT_CASE)
         default: break;
         }
 #undef INT_CASE

@@ -13,8 +13,7 @@ bool sg_mm_scalar_is_zero(sg_scalar s) {
 }
 
 bool sg_mm_dtype_ok(sg_dtype t) {
-    return t == SG_FLOAT32 || t == SG_FLOAT64 || t == SG_FLOAT16 || t == SG_BFLOAT16 ||
-           t == SG_UINT8 || t == SG_INT8 || t == SG_INT16 || t == SG_INT32 || t == SG_INT64;
+    return sg_dtype_is_floating(t) || sg_dtype_is_integral(t, false);
 }
 
 /* Whether a rows x cols matrix with these strides is row-major in BLAS's sense (unit column

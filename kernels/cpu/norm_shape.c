@@ -67,7 +67,7 @@ sg_status sg_norm_check_inputs(const sg_tensor *input, sg_int_list ns, const sg_
 }
 
 bool sg_norm_is_float(sg_dtype t) {
-    return t == SG_FLOAT16 || t == SG_BFLOAT16 || t == SG_FLOAT32 || t == SG_FLOAT64;
+    return sg_dtype_is_floating(t);
 }
 
 /* aten's is_mixed_type / check_mixed_data_type: the parameters are "mixed" where the first one

@@ -3,33 +3,24 @@
  * only moves the result to a higher category (bool < integral < floating < complex). */
 #include "cpu.h"
 
+/* The three spellings aten's messages use, from sg_dtypes.h's table. */
+#define C10_NAME(NAME, NUM, KIND, SIZE, CTYPE, SUF, DL, name, c10, cpp, meta) [SG_##NAME] = c10,
+#define CPP_NAME(NAME, NUM, KIND, SIZE, CTYPE, SUF, DL, name, c10, cpp, meta) [SG_##NAME] = cpp,
+#define META_NAME(NAME, NUM, KIND, SIZE, CTYPE, SUF, DL, name, c10, cpp, meta) [SG_##NAME] = meta,
+
 const char *sg_aten_type_name(sg_dtype t) {
-    static const char *const names[SG_DTYPE__END] = {
-        [SG_UINT8] = "Byte",     [SG_INT8] = "Char",       [SG_INT16] = "Short",
-        [SG_INT32] = "Int",      [SG_INT64] = "Long",      [SG_FLOAT16] = "Half",
-        [SG_FLOAT32] = "Float",  [SG_FLOAT64] = "Double",  [SG_COMPLEX64] = "ComplexFloat",
-        [SG_COMPLEX128] = "ComplexDouble", [SG_BOOL] = "Bool", [SG_BFLOAT16] = "BFloat16"};
-    return sg_dtype_valid((int)t) && names[t] ? names[t] : "?";
+    static const char *const names[SG_DTYPE__END] = {SG_DTYPES(C10_NAME)};
+    return sg_dtype_valid((int)t) ? names[t] : "?";
 }
 
 const char *sg_meta_type_name(sg_dtype t) {
-    static const char *const names[SG_DTYPE__END] = {
-        [SG_UINT8] = "unsigned char", [SG_INT8] = "signed char", [SG_INT16] = "short int",
-        [SG_INT32] = "int",           [SG_INT64] = "long int",   [SG_FLOAT16] = "c10::Half",
-        [SG_FLOAT32] = "float",       [SG_FLOAT64] = "double",
-        [SG_COMPLEX64] = "c10::complex<float>", [SG_COMPLEX128] = "c10::complex<double>",
-        [SG_BOOL] = "bool",           [SG_BFLOAT16] = "c10::BFloat16"};
-    return sg_dtype_valid((int)t) && names[t] ? names[t] : "?";
+    static const char *const names[SG_DTYPE__END] = {SG_DTYPES(META_NAME)};
+    return sg_dtype_valid((int)t) ? names[t] : "?";
 }
 
 const char *sg_cpp_type_name(sg_dtype t) {
-    static const char *const names[SG_DTYPE__END] = {
-        [SG_UINT8] = "uint8_t", [SG_INT8] = "int8_t", [SG_INT16] = "int16_t", [SG_INT32] = "int",
-        [SG_INT64] = "int64_t", [SG_FLOAT16] = "c10::Half", [SG_FLOAT32] = "float",
-        [SG_FLOAT64] = "double", [SG_COMPLEX64] = "c10::complex<float>",
-        [SG_COMPLEX128] = "c10::complex<double>", [SG_BOOL] = "bool",
-        [SG_BFLOAT16] = "c10::BFloat16"};
-    return sg_dtype_valid((int)t) && names[t] ? names[t] : "?";
+    static const char *const names[SG_DTYPE__END] = {SG_DTYPES(CPP_NAME)};
+    return sg_dtype_valid((int)t) ? names[t] : "?";
 }
 
 static int category(sg_dtype t) {

@@ -304,9 +304,8 @@ PICK_RANGE(range_f16)
 PICK_RANGE(range_bf16)
 
 typedef range_type *range_fn;
-static const range_fn ranges[SG_DTYPE__END] = {
-    [SG_FLOAT32] = range_f32, [SG_FLOAT64] = range_f64, [SG_FLOAT16] = range_f16,
-    [SG_BFLOAT16] = range_bf16};
+#define RANGE_ENTRY(NAME, NUM, KIND, SIZE, T, SUF, ...) [SG_##NAME] = range_##SUF,
+static const range_fn ranges[SG_DTYPE__END] = {SG_DTYPES_FLOATING(RANGE_ENTRY)};
 
 /* Runs fn over every unit, in parallel where the work is large. */
 static void run_units(range_fn fn, const sm *p, const char *x, char *o) {

@@ -54,23 +54,39 @@ enum : unsigned {
     SG_CU_BOOL = 4u,
     SG_CU_ALL = 7u,
 };
+/* The sg_cu_visit kind of each KIND of sg_dtypes.h's table (complex has none). */
+#define SG_CU_KIND_BOOL    SG_CU_BOOL
+#define SG_CU_KIND_UINT    SG_CU_INTS
+#define SG_CU_KIND_SINT    SG_CU_INTS
+#define SG_CU_KIND_FLOAT   SG_CU_FLOATS
+#define SG_CU_KIND_REDUCED SG_CU_FLOATS
+
+/* The dtypes CUDA kernels take: the table's rows but complex. */
+#define SG_CU_DTYPES(X) SG_DTYPES_WHERE(X, 1, 1, 1, 1, 1, 0)
+
+/* The element type of dtype D on the device: the table's C type, but CUDA's own 16-bit floats
+ * for the two whose C type is their bits. */
+template <int D> struct sg_cu_elem {};
+#define SG_CU_ELEM(E, T) \
+    template <> struct sg_cu_elem<E> { using type = T; };
+SG_DTYPES_CTYPES_WHERE(SG_CU_ELEM, 1, 1, 1, 1, 0, 0)
+#undef SG_CU_ELEM
+template <> struct sg_cu_elem<SG_FLOAT16> { using type = __half; };
+template <> struct sg_cu_elem<SG_BFLOAT16> { using type = __nv_bfloat16; };
+template <int D> using sg_cu_elem_t = typename sg_cu_elem<D>::type;
 
 /* Calls f(sg_cu_tag<T>{}) with T the element type of dt, where dt is of a kind in `kinds`;
  * otherwise an error naming the op and dtype (aten's "not implemented for 'Bool'"). */
 template <class F> sg_status sg_cu_visit(sg_dtype dt, unsigned kinds, const char *op, F &&f) {
+#define SG_CU_VISIT_CASE(NAME, NUM, KIND, ...)                                   \
+    case SG_##NAME:                                                               \
+        if (kinds & SG_CU_KIND_##KIND) return f(sg_cu_tag<sg_cu_elem_t<SG_##NAME>>{}); \
+        break;
     switch (dt) {
-    case SG_FLOAT32: if (kinds & SG_CU_FLOATS) return f(sg_cu_tag<float>{}); break;
-    case SG_FLOAT64: if (kinds & SG_CU_FLOATS) return f(sg_cu_tag<double>{}); break;
-    case SG_FLOAT16: if (kinds & SG_CU_FLOATS) return f(sg_cu_tag<__half>{}); break;
-    case SG_BFLOAT16: if (kinds & SG_CU_FLOATS) return f(sg_cu_tag<__nv_bfloat16>{}); break;
-    case SG_UINT8: if (kinds & SG_CU_INTS) return f(sg_cu_tag<uint8_t>{}); break;
-    case SG_INT8: if (kinds & SG_CU_INTS) return f(sg_cu_tag<int8_t>{}); break;
-    case SG_INT16: if (kinds & SG_CU_INTS) return f(sg_cu_tag<int16_t>{}); break;
-    case SG_INT32: if (kinds & SG_CU_INTS) return f(sg_cu_tag<int32_t>{}); break;
-    case SG_INT64: if (kinds & SG_CU_INTS) return f(sg_cu_tag<int64_t>{}); break;
-    case SG_BOOL: if (kinds & SG_CU_BOOL) return f(sg_cu_tag<bool>{}); break;
+        SG_CU_DTYPES(SG_CU_VISIT_CASE)
     default: break;
     }
+#undef SG_CU_VISIT_CASE
     return sg_error(SG_EUNSUPPORTED, "%s: \"%s_cuda\" not implemented for '%s'", op, op,
                     sg_aten_type_name(dt));
 }

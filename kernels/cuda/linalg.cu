@@ -397,8 +397,7 @@ sg_status gemm_run(gemm_job g) {
         g.m = g.n, g.n = tmp;
     }
     cudaStream_t s = sg_cu_stream();
-    bool         floating = g.dtype == SG_FLOAT32 || g.dtype == SG_FLOAT64 ||
-                    g.dtype == SG_FLOAT16 || g.dtype == SG_BFLOAT16;
+    bool         floating = sg_dtype_is_floating(g.dtype);
     if (floating && g.k > 0) {
         bool      done;
         sg_status st = run_lt(g, s, &done);

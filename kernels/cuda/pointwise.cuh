@@ -73,21 +73,15 @@ SG_PW_MATH2(copysign)
 sg_status sg_pw_not_implemented(const char *op, sg_dtype t);
 
 template <unsigned K, class F> sg_status sg_pw_visit(sg_dtype dt, const char *op, F &&f) {
-    switch (dt) {
-    case SG_FLOAT32: if constexpr ((K & SG_CU_FLOATS) != 0) return f(sg_cu_tag<float>{}); break;
-    case SG_FLOAT64: if constexpr ((K & SG_CU_FLOATS) != 0) return f(sg_cu_tag<double>{}); break;
-    case SG_FLOAT16: if constexpr ((K & SG_CU_FLOATS) != 0) return f(sg_cu_tag<__half>{}); break;
-    case SG_BFLOAT16:
-        if constexpr ((K & SG_CU_FLOATS) != 0) return f(sg_cu_tag<__nv_bfloat16>{});
+#define SG_PW_VISIT_CASE(NAME, NUM, KIND, ...)                                               \
+    case SG_##NAME:                                                                           \
+        if constexpr ((K & SG_CU_KIND_##KIND) != 0) return f(sg_cu_tag<sg_cu_elem_t<SG_##NAME>>{}); \
         break;
-    case SG_UINT8: if constexpr ((K & SG_CU_INTS) != 0) return f(sg_cu_tag<uint8_t>{}); break;
-    case SG_INT8: if constexpr ((K & SG_CU_INTS) != 0) return f(sg_cu_tag<int8_t>{}); break;
-    case SG_INT16: if constexpr ((K & SG_CU_INTS) != 0) return f(sg_cu_tag<int16_t>{}); break;
-    case SG_INT32: if constexpr ((K & SG_CU_INTS) != 0) return f(sg_cu_tag<int32_t>{}); break;
-    case SG_INT64: if constexpr ((K & SG_CU_INTS) != 0) return f(sg_cu_tag<int64_t>{}); break;
-    case SG_BOOL: if constexpr ((K & SG_CU_BOOL) != 0) return f(sg_cu_tag<bool>{}); break;
+    switch (dt) {
+        SG_CU_DTYPES(SG_PW_VISIT_CASE)
     default: break;
     }
+#undef SG_PW_VISIT_CASE
     return sg_pw_not_implemented(op, dt);
 }
 

@@ -384,17 +384,12 @@ template <class T> __device__ __forceinline__ bool sg_cu_isnan(T x) {
     else return false;
 }
 
+/* The dtype whose device element type is T (bool for a type that is none). */
 template <class T> constexpr sg_dtype sg_cu_dtype_of() {
-    if constexpr (std::is_same<T, float>::value) return SG_FLOAT32;
-    else if constexpr (std::is_same<T, double>::value) return SG_FLOAT64;
-    else if constexpr (std::is_same<T, __half>::value) return SG_FLOAT16;
-    else if constexpr (std::is_same<T, __nv_bfloat16>::value) return SG_BFLOAT16;
-    else if constexpr (std::is_same<T, uint8_t>::value) return SG_UINT8;
-    else if constexpr (std::is_same<T, int8_t>::value) return SG_INT8;
-    else if constexpr (std::is_same<T, int16_t>::value) return SG_INT16;
-    else if constexpr (std::is_same<T, int32_t>::value) return SG_INT32;
-    else if constexpr (std::is_same<T, int64_t>::value) return SG_INT64;
-    else return SG_BOOL;
+#define SG_CU_DTYPE_OF(NAME, ...) \
+    if constexpr (std::is_same<T, sg_cu_elem_t<SG_##NAME>>::value) return SG_##NAME; else
+    SG_CU_DTYPES(SG_CU_DTYPE_OF) return SG_BOOL;
+#undef SG_CU_DTYPE_OF
 }
 
 /* What loops reading t write for an output of dtype o: o itself where it is t, float32 or

@@ -162,7 +162,7 @@ sg_status softmax_run(sg_tensor *self, int64_t dim, bool half_to_float, sg_tenso
         return sg_error(SG_EINVAL, "conversion is supported for Half type only");
     if (self->device.type != SG_DEV_CUDA || !sg_device_eq(out->device, self->device))
         return sg_error(SG_EINVAL, "%s: expected the input and out on one CUDA device", op);
-    if (xt != SG_FLOAT32 && xt != SG_FLOAT64 && xt != SG_FLOAT16 && xt != SG_BFLOAT16)
+    if (!sg_dtype_is_floating(xt))
         return sg_error(SG_EUNSUPPORTED, "\"host_softmax\" not implemented for '%s'",
                         sg_aten_type_name(xt));
     sg_cu_guard guard(self->device);

@@ -6,6 +6,7 @@
 #include "check.h"
 #include "cpu_tensors.h"
 #include "sg_aten_cpu.h"
+#include "sg_iter.h" /* aten's type names */
 #include "aten.h"
 
 #include <math.h>
@@ -255,8 +256,40 @@ static void test_exp_accuracy(void) {
     sg_tensor_release(s);
 }
 
+/* aten's three spellings of each dtype in messages (promote.c expands them from the dtype
+ * table), written out as aten prints them. */
+static void test_type_names(void) {
+    static const struct {
+        sg_dtype    t;
+        const char *c10, *cpp, *meta;
+    } want[] = {
+        {SG_UINT8, "Byte", "uint8_t", "unsigned char"},
+        {SG_INT8, "Char", "int8_t", "signed char"},
+        {SG_INT16, "Short", "int16_t", "short int"},
+        {SG_INT32, "Int", "int", "int"},
+        {SG_INT64, "Long", "int64_t", "long int"},
+        {SG_FLOAT16, "Half", "c10::Half", "c10::Half"},
+        {SG_FLOAT32, "Float", "float", "float"},
+        {SG_FLOAT64, "Double", "double", "double"},
+        {SG_COMPLEX64, "ComplexFloat", "c10::complex<float>", "c10::complex<float>"},
+        {SG_COMPLEX128, "ComplexDouble", "c10::complex<double>", "c10::complex<double>"},
+        {SG_BOOL, "Bool", "bool", "bool"},
+        {SG_BFLOAT16, "BFloat16", "c10::BFloat16", "c10::BFloat16"},
+    };
+    CHECK(sizeof want / sizeof want[0] == SG_DTYPE__COUNT);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        CHECK_STR(sg_aten_type_name(want[i].t), want[i].c10);
+        CHECK_STR(sg_cpp_type_name(want[i].t), want[i].cpp);
+        CHECK_STR(sg_meta_type_name(want[i].t), want[i].meta);
+    }
+    CHECK_STR(sg_aten_type_name((sg_dtype)8), "?");
+    CHECK_STR(sg_cpp_type_name((sg_dtype)SG_DTYPE__END), "?");
+    CHECK_STR(sg_meta_type_name((sg_dtype)-1), "?");
+}
+
 int main(void) {
     CHECK(sg_aten_cpu_init() == SG_OK);
+    test_type_names();
     test_exp_accuracy();
     test_add_broadcast_promotion();
     test_div();
