@@ -4,12 +4,12 @@
  * functional and in-place variants of structured ops (a meta function, then the out kernel),
  * and the variants `autogen:` asks for. $(lib)_init registers each for CompositeExplicitAutograd, so a
  * backend with a kernel of its own for the op still wins.
- * $(banner) */
+ * $(C.comment(banner)) */
 #include "$(lib).h"
 
 % for _, op in ipairs(ops) do
 %   if op.structured_is_out and C.typed(op) then
-/* the meta function of structured $(op.schema) */
+/* the meta function of structured $(C.comment(op.schema)) */
 $(op.cname)_meta_fn $(op.cname)_meta;
 void $(op.cname)_set_meta($(op.cname)_meta_fn fn) { __atomic_store_n(&$(op.cname)_meta, fn, __ATOMIC_RELEASE); }
 
@@ -18,7 +18,7 @@ void $(op.cname)_set_meta($(op.cname)_meta_fn fn) { __atomic_store_n(&$(op.cname
 %   if kind then
 %     local cn, params = op.cname, C.params(op)
 %     local rets = C.ret_names(op)
-/* $(op.schema)$(kind == "structured" and "\n * structured: " .. op.structured_out.schema or "\n * autogen (" .. kind .. ") from " .. op.autogen_from.schema) */
+/* $(C.comment(op.schema))$(kind == "structured" and "\n * structured: " .. C.comment(op.structured_out.schema) or "\n * autogen (" .. kind .. ") from " .. C.comment(op.autogen_from.schema)) */
 sg_status $(cn)_composite(sg_keyset ks, $(params)) {
 %     for i, r in ipairs(op.returns) do
 %       if r.family == "tensor" or r.family == "opt_tensor" then
@@ -34,13 +34,13 @@ sg_status $(cn)_composite(sg_keyset ks, $(params)) {
 %       margs[#margs + 1] = "m"
     $(x.cname)_meta_fn meta = __atomic_load_n(&$(x.cname)_meta, __ATOMIC_ACQUIRE);
     if (!meta)
-        return sg_error(SG_EUNSUPPORTED, "$(op.qualified)$(op.overload ~= "" and "." .. op.overload or "") runs as structured $(x.qualified).$(x.overload), whose meta function is not set ($(x.cname)_set_meta)");
+        return sg_error(SG_EUNSUPPORTED, $(cstr(op.qualified .. (op.overload ~= "" and "." .. op.overload or "") .. " runs as structured " .. x.qualified .. "." .. x.overload .. ", whose meta function is not set (" .. x.cname .. "_set_meta)")));
     sg_meta m[$(#outs)];
     sg_status st = meta($(table.concat(margs, ", ")));
     if (st) return st;
 %       if op.kind == "inplace" then
 %         local self = C.ident(op.args[1].name)
-    if ((st = sg_meta_check(&m[0], $(self), "$(op.qualified)"))) return st;
+    if ((st = sg_meta_check(&m[0], $(self), $(cstr(op.qualified))))) return st;
 %         subst[outs[1].name] = self
 %         results[1] = rets[1]
     return $(x.cname)_redispatch(ks, $(C.call_of(x, subst, results)));

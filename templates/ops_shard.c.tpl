@@ -1,7 +1,7 @@
 %! output = "{lib}_{shard}.c", per_shard = true
 % local C = import "c"
 /* $(output): typed wrappers and boxing adapters of $(#ops) ops (shard $(shard + 1) of $(nshards)).
- * $(banner) */
+ * $(C.comment(banner)) */
 #include "$(lib).h"
 
 /* ---- boxing adapters: boxed call -> typed kernel, one per C signature, each in the file of
@@ -38,7 +38,7 @@ sg_status $(bn)(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any
 % end
 % for _, op in ipairs(ops) do
 %   local cn = op.cname
-/* ---- $(op.schema) */
+/* ---- $(C.comment(op.schema)) */
 sg_op *$(cn)_op;
 %   local c = C.info(op)
 %   if c.typed then

@@ -16,7 +16,7 @@
 %   return d
 % end
 /* $(output): the op table of $(lib) ($(#model.ops) ops, sorted by name and overload) and $(lib)_init.
- * $(banner) */
+ * $(C.comment(banner)) */
 #include "$(lib).h"
 
 % -- one descriptor array per list: ops whose lists are the same share one table (the model's),
