@@ -14,7 +14,7 @@ $(op.cname)_meta_fn $(op.cname)_meta;
 void $(op.cname)_set_meta($(op.cname)_meta_fn fn) { __atomic_store_n(&$(op.cname)_meta, fn, __ATOMIC_RELEASE); }
 
 %   end
-%   local kind = C.composite(op)
+%   local kind = op.composite
 %   if kind then
 %     local cn, params = op.cname, C.params(op)
 %     local rets = C.ret_names(op)
@@ -27,10 +27,9 @@ sg_status $(cn)_composite(sg_keyset ks, $(params)) {
 %     end
 %     if kind == "structured" then
 %       local x = op.structured_out
-%       local outs, subst, results = {}, {}, {}
-%       for _, a in ipairs(x.args) do if C.is_out_arg(a) then outs[#outs + 1] = a end end
-%       local margs = {}
-%       for _, a in ipairs(x.args) do if not C.is_out_arg(a) then margs[#margs + 1] = C.ident(a.name) end end
+%       local subst, results = {}, {}
+%       local outs, margs = x.outs, {}
+%       for _, a in ipairs(x.args) do if not a.is_out then margs[#margs + 1] = C.param(op, a.name) end end
 %       margs[#margs + 1] = "m"
     $(x.cname)_meta_fn meta = __atomic_load_n(&$(x.cname)_meta, __ATOMIC_ACQUIRE);
     if (!meta)
@@ -39,11 +38,11 @@ sg_status $(cn)_composite(sg_keyset ks, $(params)) {
     sg_status st = meta($(table.concat(margs, ", ")));
     if (st) return st;
 %       if op.kind == "inplace" then
-%         local self = C.ident(op.args[1].name)
+%         local self = op.args[1].cname
     if ((st = sg_meta_check(&m[0], $(self), $(cstr(op.qualified))))) return st;
 %         subst[outs[1].name] = self
 %         results[1] = rets[1]
-    return $(x.cname)_redispatch(ks, $(C.call_of(x, subst, results)));
+    return $(x.cname)_redispatch(ks, $(C.call_of(x, subst, results, op)));
 %       else
     sg_tensor *o[$(#outs)] = {NULL};
 %         for i, a in ipairs(outs) do
@@ -53,7 +52,7 @@ sg_status $(cn)_composite(sg_keyset ks, $(params)) {
 %         for i = 1, #x.returns do xr[i] = "&r[" .. (i - 1) .. "]" end
     sg_tensor *r[$(math.max(#x.returns, 1))] = {NULL};
     for (int i = 0; i < $(#outs) && !st; i++) st = sg_meta_empty(&m[i], &o[i]);
-    if (!st) st = $(x.cname)_redispatch(ks, $(C.call_of(x, subst, xr)));
+    if (!st) st = $(x.cname)_redispatch(ks, $(C.call_of(x, subst, xr, op)));
     for (int i = 0; i < $(#x.returns); i++) sg_tensor_release(r[i]);
 %         for i, name in ipairs(rets) do
     *$(name) = st ? NULL : o[$(i - 1)];
@@ -64,8 +63,7 @@ sg_status $(cn)_composite(sg_keyset ks, $(params)) {
 %       end
 %     elseif kind == "out" then
 %       local b = op.autogen_from
-%       local outs = {}
-%       for _, a in ipairs(op.args) do if C.is_out_arg(a) then outs[#outs + 1] = a end end
+%       local outs = op.outs
 %       local br = {}
 %       for i, r in ipairs(b.returns) do br[i] = "&r" .. (i - 1) end
     (void)ks;
@@ -76,9 +74,9 @@ sg_status $(cn)_composite(sg_keyset ks, $(params)) {
 %       for i, a in ipairs(outs) do
 %         local r = b.returns[i]
 %         if r and r.family == "tensor_list" then
-    if (!st) st = sg_tensor_list_copy_($(C.ident(a.name)), r$(i - 1));
+    if (!st) st = sg_tensor_list_copy_($(a.cname), r$(i - 1));
 %         elseif r then
-    if (!st) st = sg_tensor_copy_($(C.ident(a.name)), r$(i - 1));
+    if (!st) st = sg_tensor_copy_($(a.cname), r$(i - 1));
 %         end
 %       end
 %       for i, r in ipairs(b.returns) do
@@ -89,25 +87,24 @@ sg_status $(cn)_composite(sg_keyset ks, $(params)) {
 %         end
 %       end
 %       for i, name in ipairs(rets) do
-    if (!st) *$(name) = sg_tensor_retain($(C.ident(outs[i].name)));
+    if (!st) *$(name) = sg_tensor_retain($(outs[i].cname));
 %       end
     return st;
 %     elseif kind == "out_inplace" then
 %       local b = op.autogen_from
-%       local self, out = op.args[1], nil
-%       for _, a in ipairs(op.args) do if C.is_out_arg(a) then out = out or a end end
+%       local self, out = op.args[1], op.outs[1]
 %       local br = {}
 %       for i = 1, #b.returns do br[i] = "&r" .. (i - 1) end
     (void)ks;
 %       if self.family == "tensor_list" then
-    sg_status st = sg_tensor_list_copy_($(C.ident(out.name)), $(C.ident(self.name)));
+    sg_status st = sg_tensor_list_copy_($(out.cname), $(self.cname));
 %       else
-    sg_status st = sg_tensor_copy_($(C.ident(out.name)), $(C.ident(self.name)));
+    sg_status st = sg_tensor_copy_($(out.cname), $(self.cname));
 %       end
 %       for i, r in ipairs(b.returns) do
     $(C.decl(C.ret_family(r).target, "r" .. (i - 1))) = $(C.ret_family(r).init);
 %       end
-    if (!st) st = $(b.cname)($(C.call_of(b, {[b.args[1].name] = C.ident(out.name)}, br, op)));
+    if (!st) st = $(b.cname)($(C.call_of(b, {[b.args[1].name] = out.cname}, br, op)));
 %       for i, r in ipairs(b.returns) do
 %         if r.family == "tensor_list" then
     sg_tensor_list_release(&r$(i - 1));
@@ -116,7 +113,7 @@ sg_status $(cn)_composite(sg_keyset ks, $(params)) {
 %         end
 %       end
 %       for i, name in ipairs(rets) do
-    if (!st) *$(name) = sg_tensor_retain($(C.ident(out.name)));
+    if (!st) *$(name) = sg_tensor_retain($(out.cname));
 %       end
     return st;
 %     elseif kind == "functional" then
@@ -128,10 +125,10 @@ sg_status $(cn)_composite(sg_keyset ks, $(params)) {
 %       for i, a in ipairs(written) do
 %         if a.family == "tensor_list" then
     sg_tensor_list c$(i - 1) = {NULL, 0};
-    if (!st) st = sg_tensor_list_clone($(C.ident(a.name)), &c$(i - 1));
+    if (!st) st = sg_tensor_list_clone($(C.param(op, a.name)), &c$(i - 1));
 %         else
     sg_tensor *c$(i - 1) = NULL;
-    if (!st) st = sg_tensor_clone($(C.ident(a.name)), &c$(i - 1));
+    if (!st) st = sg_tensor_clone($(C.param(op, a.name)), &c$(i - 1));
 %         end
 %         subst[a.name] = "c" .. (i - 1)
 %       end

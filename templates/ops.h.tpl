@@ -60,8 +60,8 @@ typedef sg_status (*$(cn)_meta_fn)($(C.meta_params(op)));
 extern $(cn)_meta_fn $(cn)_meta;
 void $(cn)_set_meta($(cn)_meta_fn fn);
 %     end
-%     if C.composite(op) then
-$(cn)_fn $(cn)_composite; /* the generator's kernel ($(C.composite(op))) */
+%     if op.composite then
+$(cn)_fn $(cn)_composite; /* the generator's kernel ($(op.composite)) */
 %     end
 %   end
 

@@ -55,12 +55,12 @@ sg_status $(cn)_redispatch(sg_keyset sg_ks$(sep)$(params)) {
 sg_status $(cn)($(params)) {
 %     for i, a in ipairs(op.args) do
 %       if a.write and (a.family == "tensor" or a.family == "opt_tensor") then
-    if (SG_UNLIKELY($(C.ident(a.name)) && !sg_tensor_writable($(C.ident(a.name)))))
-        return sg_op_check_writable($(cn)_op, $(i - 1), $(C.ident(a.name)));
+    if (SG_UNLIKELY($(a.cname) && !sg_tensor_writable($(a.cname))))
+        return sg_op_check_writable($(cn)_op, $(i - 1), $(a.cname));
 %       elseif a.write then
-    for (int32_t sg_i = 0; sg_i < $(C.ident(a.name)).len; sg_i++)
-        if (SG_UNLIKELY($(C.ident(a.name)).items[sg_i] && !sg_tensor_writable($(C.ident(a.name)).items[sg_i])))
-            return sg_op_check_writable($(cn)_op, $(i - 1), $(C.ident(a.name)).items[sg_i]);
+    for (int32_t sg_i = 0; sg_i < $(a.cname).len; sg_i++)
+        if (SG_UNLIKELY($(a.cname).items[sg_i] && !sg_tensor_writable($(a.cname).items[sg_i])))
+            return sg_op_check_writable($(cn)_op, $(i - 1), $(a.cname).items[sg_i]);
 %       end
 %     end
     return $(cn)_redispatch(sg_tls_apply($(c.keys))$(argsep)$(args));

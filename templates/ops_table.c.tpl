@@ -66,7 +66,7 @@ static const struct {
 } composites[] = {
 % local any = false
 % for _, op in ipairs(model.ops) do
-%   if C.composite(op) then
+%   if op.composite then
 %     any = true
     {&$(op.cname)_op, (sg_fn)$(op.cname)_composite, $(lib)_$(C.boxed_name(op))},
 %   end
