@@ -40,6 +40,13 @@ HOSTILE = ["*/", "/*", "\n", "\r\n", '"', "'", "\\", "\\\n", "??/", "??=", "???/
            "*", "/", "?", " ", "a", "Z", "0", "_"]
 
 
+# Names that parse and validate, but that C, the runtime or the templates already use.
+NAMES = ["int", "default", "_Bool", "__x", "_X", "sg_x", "SG_Y", "ks", "outs", "ret", "ret0",
+         "ret_a", "st", "m", "o", "r", "r0", "c0", "i", "meta", "size_t", "INT64_MAX", "bool",
+         "NULL", "true", "offsetof", "out", "sg_i", "sg_ks", "sg_st", "sg_m", "static_assert",
+         "x_op", "x_op0", "x_op0_op", "my_ops_op0_redispatch", "aten_op1", "int_", "ret_"]
+
+
 def hostile_text(rng, n=None):
     n = rng.randint(0, 8) if n is None else n
     out = []
@@ -58,7 +65,7 @@ def yq(s):
         c = ord(ch)
         if ch == '"' or ch == "\\":
             out.append("\\" + ch)
-        elif c < 0x20 or c == 0x7f or c in (0x85, 0x2028, 0x2029, 0xfeff):
+        elif c < 0x20 or 0x7f <= c <= 0x9f or c in (0x2028, 0x2029, 0xfeff):
             out.append("\\u%04x" % c)
         else:
             out.append(ch)
@@ -90,17 +97,27 @@ class Case:
         self.yaml = []
         self.expect = {}  # "ns::name.overload" -> {"tags": [...], "defaults": {arg: text}}
 
-    def op(self, rng, ns, name, overload, extra_args="", rets="Tensor", keys=None, tags=None):
+    def op(self, rng, ns, name, overload, extra_args="", rets=None, keys=None, tags=None):
         q = "%s::%s" % (ns, name)
         full = q + ("." + overload if overload else "")
         defaults = {}
         args = ["Tensor self"]
+        names = set()
+        for k in range(rng.randint(0, 4)):
+            pname = rng.choice(NAMES)
+            if pname in names and rng.random() < 0.9:
+                continue  # a name twice is refused (SG-001), which the fuzz allows but rarely wants
+            names.add(pname)
+            args.append("int %s" % pname)
         for k in range(rng.randint(0, 2)):
             lit = schema_string(rng, hostile_text(rng))
             args.append("str s%d=%s" % (k, lit))
             defaults["s%d" % k] = lit
         if extra_args:
             args.append(extra_args)
+        if rets is None:
+            rets = rng.choice(["Tensor", "(Tensor, Tensor)", "(Tensor a, Tensor a)",
+                               "(Tensor ret, Tensor %s)" % rng.choice(NAMES), "()"])
         func = "%s(%s) -> %s" % (full, ", ".join(args), rets)
         tags = [hostile_text(rng, rng.randint(1, 5)) for _ in range(rng.randint(0, 3))] if tags is None else tags
         lines = ["- func: " + yq(func)]
@@ -127,6 +144,9 @@ def random_case(rng, hostile=False):
             continue
         used.add((name, overload))
         c.op(rng, ns, name, overload)
+    if not hostile and rng.random() < 0.1:  # two ops of one C name: refused (SG-407)
+        c.op(rng, ns, "op9_x", "")
+        c.op(rng, ns, "op9", "x")
     # a structured pair and an autogen'd out variant: schemas in the composite kernels' comments
     if hostile or rng.random() < 0.5:
         lit = schema_string(rng, hostile_text(rng, 6) if not hostile else "*/ int injected; /* ??/\n#x \\")
@@ -142,12 +162,38 @@ def random_case(rng, hostile=False):
     return c
 
 
+def names_case():
+    """Every name of NAMES as a parameter, of ops the generator writes kernels for (structured,
+    autogen out from functional and in-place ops, autogen functional): must generate, compile
+    and run."""
+    c = Case()
+    bad = ", ".join("int %s" % n for n in NAMES if n != "out")
+    few = "int st, int m, int ks, int meta, int i, int o, int r, int r0, int c0, int sg_m, int ret"
+    ops = [
+        ("nm(Tensor self, %s) -> (Tensor a, Tensor a)" % bad, ""),
+        ("sfn.out(Tensor self, %s, *, Tensor(a!) out) -> Tensor(a!)" % few,
+         "  structured: True\n  dispatch:\n    CPU: sfn_out"),
+        ("sfn(Tensor self, %s) -> Tensor" % few, "  structured_delegate: sfn.out"),
+        ("sfn_(Tensor(a!) self, %s) -> Tensor(a!)" % few, "  structured_delegate: sfn.out"),
+        ("ag(Tensor self, %s) -> Tensor" % few, "  autogen: ag.out"),
+        ("ip_(Tensor(a!) self, %s) -> Tensor(a!)" % few, "  autogen: ip.out, ip"),
+    ]
+    for func, keys in ops:
+        c.yaml.append("- func: " + yq("x::" + func) + ("\n" + keys if keys else ""))
+        c.expect["x::" + func.split("(")[0]] = {"tags": [], "defaults": {}}
+    for full in ("x::ag.out", "x::ip.out", "x::ip"):
+        c.expect[full] = {"tags": ["generated"], "defaults": {}}
+    c.must_generate = True
+    return c
+
+
 def cname(full):
     ns, rest = full.split("::", 1)
     name, _, overload = rest.partition(".")
     return ns + "_" + name + ("_" + overload if overload else "")
 
 
+STATS = {"generated": 0, "refused": 0}
 LOCATED = re.compile(r"^[^:\n]+:\d+:\d+: (error|warning|note): ")
 
 
@@ -199,12 +245,16 @@ def check_case(args, c, work, trigraphs=False):
     shutil.rmtree(out, ignore_errors=True)
     r = run([args.schemagen, "--lib", LIB, "--shards", "2", "-o", out, "case.yaml"], cwd=work)
     err = r.stderr.decode("utf-8", "replace")
+    if r.returncode != 0 and getattr(c, "must_generate", False):
+        return "schemagen refused it:\n" + err
     if r.returncode != 0:
         lines = [l for l in err.splitlines() if re.search(r"\b(error|warning):", l)]
         bad = [l for l in lines if not LOCATED.match(l) and "error generated" not in l and "errors generated" not in l]
         if r.returncode < 0 or not lines or bad:
             return "schemagen exited %d without located errors:\n%s" % (r.returncode, err)
+        STATS["refused"] += 1
         return None  # refused, and said where
+    STATS["generated"] += 1
     expected = {cname(q) for q in c.expect}
     header = open(os.path.join(out, LIB + ".h"), encoding="utf-8", errors="replace").read()
     declared = set(re.findall(r"^extern sg_op \*(\w+)_op;$", header, re.M))
@@ -322,13 +372,17 @@ def main():
     try:
         if args.hostile and failed("the hostile case", random_case(random.Random(0), hostile=True), True):
             return 1
+        if args.hostile and failed("the names case", names_case(), False):
+            return 1
         rng = random.Random(args.seed)
         start, n = time.time(), 0
         while (time.time() - start < args.seconds) if args.seconds is not None else n < args.cases:
             if failed("case %d of seed %d" % (n, args.seed), random_case(rng), False):
                 return 1
             n += 1
-        print("codegen_fuzz: %d random case(s)%s passed" % (n, " and the hostile one" if args.hostile else ""))
+        print("codegen_fuzz: %d random case(s)%s passed (%d generated and compiled, %d refused with "
+              "located errors)" % (n, " and the fixed ones" if args.hostile else "", STATS["generated"],
+                                   STATS["refused"]))
         return 0
     finally:
         shutil.rmtree(work, ignore_errors=True)
