@@ -7,6 +7,7 @@
  * io, os or package library: templates read the model and write text, nothing else. */
 #define _DEFAULT_SOURCE
 #include "codegen.h"
+#include "derive.h"
 #include "lua_model.h"
 #include "par.h"
 #include "sg_pages.h"
@@ -1112,6 +1113,7 @@ int sg_codegen(const sg_model *m, const sg_codegen_opts *o, sg_outputs *out, sg_
     atomic_init(&r.next, 0);
     int       errors = 0;
     side      here = {&r, NULL, NULL}, there = {&r, NULL, NULL};
+    if ((errors = sg_derive_check_lib(m, o->lib, d))) goto done;
     for (uint32_t i = 0; i < o->ntemplate_dirs; i++) {
         errors += read_dir(&r.src, o->template_dirs[i], "", d);
         errors += read_dir(&r.src, o->template_dirs[i], "lib", d);

@@ -41,4 +41,9 @@ int sg_model_derive(sg_model *m, sg_diag *d);
  * number. */
 int sg_model_derive_c(sg_model *m, sg_diag *d);
 
+/* Whether any op's C names meet those the generated library `lib` (--lib) declares itself:
+ * LIB_init, LIB_find, LIB_ops, LIB_nops, LIB_boxed_*, the guard LIB_H. Errors (SG-409) go to
+ * d; returns their number. Run by code generation, which knows the library's name. */
+int sg_derive_check_lib(const sg_model *m, const char *lib, sg_diag *d);
+
 #endif

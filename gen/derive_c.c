@@ -8,8 +8,9 @@
  * ns_a_b) are refused (SG-407), and so is an op whose names fall in the runtime's or the
  * implementation's space (SG-408). A parameter's name is its schema name, made safe:
  *   - a name in a reserved space (sg_, SG_, __, _ and a capital) gets the prefix arg_;
- *   - then `_` is appended while the name is taken: a C keyword, a name the runtime's
- *     headers define (bool, NULL, offsetof, *_t types, INT64_MAX and its kin), a name the
+ *   - then `_` is appended while the name is taken: a C or C++ keyword, a name the runtime's
+ *     headers define (bool, NULL, offsetof, *_t types, INT64_MAX and its kin), a name
+ *     ending in _ops or _nops (the library's table, LIB_ops, whatever --lib is), a name the
  *     templates give a parameter beside the schema's (ks, outs), a name the generator gives
  *     any op at file scope, or the C name of an earlier argument or return of the op.
  * Returns are named ret (one unnamed), ret0, ret1, ... (several), ret_NAME (named), then the
@@ -29,8 +30,9 @@ static const char *const FILE_SCOPE[] = {"",          "_op",      "_fn",       "
                                          "_tags"};
 enum { NSCOPE = sizeof FILE_SCOPE / sizeof FILE_SCOPE[0] };
 
-/* C11 and C23 keywords, and what the runtime's headers (stdbool, stddef, stdint) define that
- * is not caught by the patterns in taken(); ks and outs are the templates' own parameters. */
+/* C11 and C23 keywords, C++ keywords (the header is for C++ too), what the runtime's headers
+ * (stdbool, stddef, stdint) define that the patterns in taken() do not catch, and ks and
+ * outs, the templates' own parameters. */
 static const char *const RESERVED[] = {
     "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
     "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
@@ -38,7 +40,13 @@ static const char *const RESERVED[] = {
     "union", "unsigned", "void", "volatile", "while", "bool", "true", "false", "alignas",
     "alignof", "constexpr", "nullptr", "static_assert", "thread_local", "typeof",
     "typeof_unqual", "NULL", "offsetof", "complex", "imaginary", "I", "noreturn", "errno",
-    "assert", "ks", "outs"};
+    "assert", "and", "and_eq", "asm", "bitand", "bitor", "catch", "char8_t", "char16_t",
+    "char32_t", "class", "compl", "concept", "consteval", "constinit", "const_cast", "co_await",
+    "co_return", "co_yield", "decltype", "delete", "dynamic_cast", "explicit", "export",
+    "friend", "mutable", "namespace", "new", "noexcept", "not", "not_eq", "operator", "or",
+    "or_eq", "private", "protected", "public", "reinterpret_cast", "requires", "static_cast",
+    "template", "this", "throw", "try", "typeid", "typename", "using", "virtual", "wchar_t",
+    "xor", "xor_eq", "ks", "outs"};
 
 typedef struct namer {
     sg_model *m;
@@ -73,6 +81,8 @@ static bool taken(const namer *x, const char *s, size_t n, const char *const *na
     for (size_t i = 0; i < sizeof RESERVED / sizeof RESERVED[0]; i++)
         if (strlen(RESERVED[i]) == n && memcmp(RESERVED[i], s, n) == 0) return true;
     if (ends_with(s, n, "_t")) return true; /* stdint's types; POSIX reserves all of them */
+    if (ends_with(s, n, "_ops") || ends_with(s, n, "_nops"))
+        return true; /* the library's op table, LIB_ops and LIB_nops, whatever --lib is */
     if (upper_only(s, n) && (ends_with(s, n, "_MAX") || ends_with(s, n, "_MIN") ||
                              ends_with(s, n, "_WIDTH") || ends_with(s, n, "_C")))
         return true; /* stdint's limits and constant macros */
@@ -297,4 +307,44 @@ int sg_model_derive_c(sg_model *m, sg_diag *d) {
     sgv_map_free(&x.scope);
     sg_buf_free(&x.tmp);
     return (int)(d->nerrors - before);
+}
+
+/* ---- the library's own names ------------------------------------------------------------- */
+
+/* Whether file-scope name n is one the library `lib` declares itself (templates/ops.h.tpl). */
+static bool library_name(const char *n, const char *lib, const char *upper) {
+    size_t k = strlen(lib);
+    if (strncmp(n, upper, k) == 0 && strcmp(n + k, "_H") == 0) return true; /* the guard */
+    if (strncmp(n, lib, k) != 0 || n[k] != '_') return false;
+    n += k + 1;
+    return strcmp(n, "init") == 0 || strcmp(n, "find") == 0 || strcmp(n, "ops") == 0 ||
+           strcmp(n, "nops") == 0 || strncmp(n, "boxed_", 6) == 0;
+}
+
+int sg_derive_check_lib(const sg_model *m, const char *lib, sg_diag *d) {
+    char upper[256], name[600], full[512];
+    size_t k = lib ? strlen(lib) : 0;
+    if (!k || k >= sizeof upper) return 0;
+    for (size_t i = 0; i <= k; i++)
+        upper[i] = (char)(lib[i] >= 'a' && lib[i] <= 'z' ? lib[i] - 'a' + 'A' : lib[i]);
+    int errors = 0;
+    for (uint32_t i = 0; i < m->nops; i++) {
+        const sg_op *op = m->ops[i];
+        if (!op->c || !op->c->cname) continue;
+        const char *cn = op->c->cname;
+        if (strncmp(cn, lib, k) != 0 && strncmp(cn, upper, k) != 0) continue;
+        for (int s = 0; s < NSCOPE; s++) {
+            snprintf(name, sizeof name, "%s%s", cn, FILE_SCOPE[s]);
+            if (!library_name(name, lib, upper)) continue;
+            sgv_full_name(op, full, sizeof full);
+            sg_diag_report(d, SG_ERROR, name_pos(op),
+                           "operator '%s::%s' would declare '%s', which the generated library "
+                           "'%s' declares itself; rename the operator or choose another --lib "
+                           "[SG-409]",
+                           op->ns ? op->ns : "aten", full, name, lib);
+            errors++;
+            break;
+        }
+    }
+    return errors;
 }

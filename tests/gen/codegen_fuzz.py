@@ -9,6 +9,7 @@ compiler; the generated C must compile and declare exactly the ops of the input.
   --hostile        also the fixed case: every text field holds */, /*, a newline, quotes, a
                    backslash, ??/ and #; compiled by each compiler given, once with -trigraphs
   --cc CC          a compiler (repeatable; default cc)
+  --cxx CXX        also compile the header as C++ with CXX
   --link LIB       the runtime's static libraries: then each case is also linked with a program
                    that walks the op table and compares every string with the input
   --keep DIR       keep the failing case's files there
@@ -44,7 +45,8 @@ HOSTILE = ["*/", "/*", "\n", "\r\n", '"', "'", "\\", "\\\n", "??/", "??=", "???/
 NAMES = ["int", "default", "_Bool", "__x", "_X", "sg_x", "SG_Y", "ks", "outs", "ret", "ret0",
          "ret_a", "st", "m", "o", "r", "r0", "c0", "i", "meta", "size_t", "INT64_MAX", "bool",
          "NULL", "true", "offsetof", "out", "sg_i", "sg_ks", "sg_st", "sg_m", "static_assert",
-         "x_op", "x_op0", "x_op0_op", "my_ops_op0_redispatch", "aten_op1", "int_", "ret_"]
+         "x_op", "x_op0", "x_op0_op", "my_ops_op0_redispatch", "aten_op1", "int_", "ret_",
+         "class", "new", "this", "template", "namespace", "and", "fz_ops", "fz_nops"]
 
 
 def hostile_text(rng, n=None):
@@ -147,6 +149,8 @@ def random_case(rng, hostile=False):
     if not hostile and rng.random() < 0.1:  # two ops of one C name: refused (SG-407)
         c.op(rng, ns, "op9_x", "")
         c.op(rng, ns, "op9", "x")
+    if not hostile and rng.random() < 0.05:  # a name the library declares: refused (SG-409)
+        c.op(rng, LIB, rng.choice(["init", "find", "boxed_t"]), "")
     # a structured pair and an autogen'd out variant: schemas in the composite kernels' comments
     if hostile or rng.random() < 0.5:
         lit = schema_string(rng, hostile_text(rng, 6) if not hostile else "*/ int injected; /* ??/\n#x \\")
@@ -260,6 +264,14 @@ def check_case(args, c, work, trigraphs=False):
     declared = set(re.findall(r"^extern sg_op \*(\w+)_op;$", header, re.M))
     if declared != expected:
         return "the header declares %s, the input has %s" % (sorted(declared), sorted(expected))
+    if args.cxx:
+        unit = os.path.join(work, "header.cpp")
+        with open(unit, "w") as f:
+            f.write('#include "%s.h"\n' % LIB)
+        r = run([args.cxx, "-std=c++17", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I", args.include,
+                 "-I", out, unit])
+        if r.returncode != 0:
+            return "%s does not compile the header as C++:\n%s" % (args.cxx, r.stderr.decode("utf-8", "replace")[:3000])
     cfiles = sorted(f for f in os.listdir(out) if f.endswith(".c"))
     objs = []
     for cc in args.cc:
@@ -345,6 +357,7 @@ def main():
     p.add_argument("--schemagen", required=True)
     p.add_argument("--include", required=True)
     p.add_argument("--cc", action="append")
+    p.add_argument("--cxx")
     p.add_argument("--link", action="append")
     p.add_argument("--cases", type=int, default=30)
     p.add_argument("--seed", type=int, default=1)

@@ -1,6 +1,7 @@
 /* test_derive_c.c: the C facts of sg_model_derive (gen/derive_c.c; docs/derive.md, "C facts"):
  * C names that never clash (parameters renamed by the documented rule, ops whose names meet
- * refused with SG-407, reserved op names with SG-408), the kernel the generator writes for
+ * refused with SG-407, reserved op names with SG-408, names the library declares with SG-409),
+ * the kernel the generator writes for
  * each op, and the keys an op has kernels for. */
 #include "check.h"
 #include "derive.h"
@@ -125,6 +126,26 @@ static void test_op_collisions(void) {
     done(&f);
 }
 
+static void test_library_names(void) {
+    fixture f;
+    run(&f, "- func: fz::init(Tensor self) -> Tensor\n"
+            "- func: FZ::H(Tensor self) -> Tensor\n"
+            "- func: fz::boxed_t(Tensor self) -> Tensor\n"
+            "- func: fz::no(Tensor self) -> Tensor\n"    /* fz_no_ops is no name of its */
+            "- func: fz::ok(Tensor self, int fz_ops, int my_nops) -> Tensor\n");
+    CHECK(f.errors == 0);
+    CHECK_STR(params(&f.m, "ok"), "self fz_ops_ my_nops_ ret");
+    CHECK(sg_derive_check_lib(&f.m, "fz", &f.d) == 3);
+    CHECK(strstr(out(&f), "test.yaml:1:13: error: operator 'fz::init' would declare 'fz_init', "
+                          "which the generated library 'fz' declares itself; rename the operator "
+                          "or choose another --lib [SG-409]") != NULL);
+    CHECK(strstr(out(&f), "test.yaml:2:13: error: operator 'FZ::H' would declare 'FZ_H'") != NULL);
+    CHECK(strstr(out(&f), "test.yaml:3:13: error: operator 'fz::boxed_t' would declare "
+                          "'fz_boxed_t'") != NULL);
+    CHECK(sg_derive_check_lib(&f.m, "other", &f.d) == 0);
+    done(&f);
+}
+
 static const char *composite(const sg_model *m, const char *full) {
     const sg_op *op = find(m, full);
     return !op || !op->c ? "(none)" : op->c->composite ? op->c->composite : "-";
@@ -181,6 +202,7 @@ int main(void) {
     test_names();
     test_names_kept();
     test_op_collisions();
+    test_library_names();
     test_composite();
     return check_result("test_derive_c");
 }
