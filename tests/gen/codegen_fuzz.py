@@ -98,6 +98,7 @@ class Case:
     def __init__(self):
         self.yaml = []
         self.expect = {}  # "ns::name.overload" -> {"tags": [...], "defaults": {arg: text}}
+        self.filename = "case.yaml"  # the banner of every generated file names it
 
     def op(self, rng, ns, name, overload, extra_args="", rets=None, keys=None, tags=None):
         q = "%s::%s" % (ns, name)
@@ -152,6 +153,9 @@ def random_case(rng, hostile=False):
     if not hostile and rng.random() < 0.05:  # a name the library declares: refused (SG-409)
         c.op(rng, LIB, rng.choice(["init", "find", "boxed_t"]), "")
     # a structured pair and an autogen'd out variant: schemas in the composite kernels' comments
+    if hostile:
+        c.filename = "h */ /* ??/ \\ #x\n#define Y.yaml"
+        c.must_generate = True
     if hostile or rng.random() < 0.5:
         lit = schema_string(rng, hostile_text(rng, 6) if not hostile else "*/ int injected; /* ??/\n#x \\")
         c.yaml.append("- func: %s\n  structured: True\n  dispatch:\n    CPU: %s" % (
@@ -242,12 +246,15 @@ def esc(s):
 
 def check_case(args, c, work, trigraphs=False):
     """None where the case passes, else what failed."""
-    src = os.path.join(work, "case.yaml")
+    inputs = os.path.join(work, "in")
+    shutil.rmtree(inputs, ignore_errors=True)
+    src = os.path.join(inputs, c.filename)
+    os.makedirs(os.path.dirname(src), exist_ok=True)
     with open(src, "w", encoding="utf-8") as f:
         f.write("\n".join(c.yaml) + "\n")
     out = os.path.join(work, "out")
     shutil.rmtree(out, ignore_errors=True)
-    r = run([args.schemagen, "--lib", LIB, "--shards", "2", "-o", out, "case.yaml"], cwd=work)
+    r = run([args.schemagen, "--lib", LIB, "--shards", "2", "-o", out, c.filename], cwd=inputs)
     err = r.stderr.decode("utf-8", "replace")
     if r.returncode != 0 and getattr(c, "must_generate", False):
         return "schemagen refused it:\n" + err
@@ -259,6 +266,11 @@ def check_case(args, c, work, trigraphs=False):
         STATS["refused"] += 1
         return None  # refused, and said where
     STATS["generated"] += 1
+    try:
+        with open(os.path.join(out, LIB + "_registrations.json"), encoding="utf-8") as f:
+            json.load(f)
+    except ValueError as e:
+        return "the registrations listing is not JSON: %s" % e
     expected = {cname(q) for q in c.expect}
     header = open(os.path.join(out, LIB + ".h"), encoding="utf-8", errors="replace").read()
     declared = set(re.findall(r"^extern sg_op \*(\w+)_op;$", header, re.M))
@@ -316,7 +328,7 @@ def check_case(args, c, work, trigraphs=False):
         if r.returncode != 0:
             return "the walker failed: " + r.stdout.decode()[-500:]
         got = parse_walk(r.stdout.decode())
-        j = run([args.schemagen, "--emit=json", "case.yaml"], cwd=work)
+        j = run([args.schemagen, "--emit=json", c.filename], cwd=inputs)
         model = {}
         for op in json.loads(j.stdout.decode("utf-8")).get("ops", []):
             full = "%s::%s" % (op["namespace"], op["name"]) + ("." + op["overload"] if op["overload"] else "")
@@ -393,6 +405,9 @@ def main():
             if failed("case %d of seed %d" % (n, args.seed), random_case(rng), False):
                 return 1
             n += 1
+        if args.keep and n == 0:  # nothing random: keep the fixed cases' files to read
+            shutil.rmtree(args.keep, ignore_errors=True)
+            shutil.copytree(work, args.keep)
         print("codegen_fuzz: %d random case(s)%s passed (%d generated and compiled, %d refused with "
               "located errors)" % (n, " and the fixed ones" if args.hostile else "", STATS["generated"],
                                    STATS["refused"]))
