@@ -9,7 +9,8 @@
  * implementation's space (SG-408). A parameter's name is its schema name, made safe:
  *   - a name in a reserved space (sg_, SG_, __, _ and a capital) gets the prefix arg_;
  *   - then `_` is appended while the name is taken: a C or C++ keyword, a name the runtime's
- *     headers define (bool, NULL, offsetof, *_t types, INT64_MAX and its kin), a name
+ *     headers define (bool, NULL, offsetof, *_t types, INT64_MAX and its kin), an include
+ *     guard's (an upper-case name ending in _H, as the header's LIB_H), a name
  *     ending in _ops or _nops (the library's table, LIB_ops, whatever --lib is), a name the
  *     templates give a parameter beside the schema's (ks, outs), a name the generator gives
  *     any op at file scope, or the C name of an earlier argument or return of the op.
@@ -84,8 +85,9 @@ static bool taken(const namer *x, const char *s, size_t n, const char *const *na
     if (ends_with(s, n, "_ops") || ends_with(s, n, "_nops"))
         return true; /* the library's op table, LIB_ops and LIB_nops, whatever --lib is */
     if (upper_only(s, n) && (ends_with(s, n, "_MAX") || ends_with(s, n, "_MIN") ||
-                             ends_with(s, n, "_WIDTH") || ends_with(s, n, "_C")))
-        return true; /* stdint's limits and constant macros */
+                             ends_with(s, n, "_WIDTH") || ends_with(s, n, "_C") ||
+                             ends_with(s, n, "_H")))
+        return true; /* stdint's limits and constant macros; include guards (LIB_H) */
     if (sgv_map_get(&x->scope, s, n)) return true;
     for (uint32_t i = 0; i < k; i++)
         if (names[i] && strlen(names[i]) == n && memcmp(names[i], s, n) == 0) return true;
