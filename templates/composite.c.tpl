@@ -29,7 +29,8 @@ sg_status $(cn)_composite(sg_keyset sg_ks, $(params)) {
 %       local x = op.structured_out
 %       local subst, results = {}, {}
 %       local outs, margs = x.outs, {}
-%       for _, a in ipairs(x.args) do if not a.is_out then margs[#margs + 1] = C.param(op, a.name) end end
+%       local nth = C.nth(x.args)
+%       for i, a in ipairs(x.args) do if not a.is_out then margs[#margs + 1] = C.param(op, a.name, nth[i]) end end
 %       margs[#margs + 1] = "sg_m"
     $(x.cname)_meta_fn sg_mf = __atomic_load_n(&$(x.cname)_meta, __ATOMIC_ACQUIRE);
     if (!sg_mf)

@@ -400,15 +400,32 @@ function C.meta_params(op)
   return table.concat(p, ", ")
 end
 
-local function find_arg(op, name)
+-- op's nth argument named `name` (the first where nth is nil). Rationale: a custom op may name
+-- two arguments alike (their C names differ); the nth of one op's pairs with the nth of the
+-- other's.
+local function find_arg(op, name, nth)
+  nth = nth or 1
   for _, a in ipairs(op.args) do
-    if a.name == name then return a end
+    if a.name == name then
+      nth = nth - 1
+      if nth == 0 then return a end
+    end
   end
 end
 
--- The C name of op's parameter for its argument `name`.
-function C.param(op, name)
-  return find_arg(op, name).cname
+-- The C name of op's parameter for its (nth) argument `name`.
+function C.param(op, name, nth)
+  return find_arg(op, name, nth).cname
+end
+
+-- For each of list's arguments, which of that name it is: {1, 1, 2} for (x, y, x).
+function C.nth(list)
+  local seen, nth = {}, {}
+  for i, a in ipairs(list) do
+    seen[a.name] = (seen[a.name] or 0) + 1
+    nth[i] = seen[a.name]
+  end
+  return nth
 end
 
 -- Arguments for a call of target (its typed function) from caller's kernel: each by name from
@@ -424,9 +441,10 @@ function C.call_of(target, subst, results, caller)
   for _, a in ipairs(caller.args) do
     if a.is_out and a.family == "tensor" then out = out or a.cname end
   end
-  for _, a in ipairs(target.args) do
+  local nth = C.nth(target.args)
+  for i, a in ipairs(target.args) do
     local e = (subst and subst[a.name])
-    local have = find_arg(caller, a.name)
+    local have = find_arg(caller, a.name, nth[i])
     if not e and not have then
       local f = a.family
       if a.name == "dtype" and out then

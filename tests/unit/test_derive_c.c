@@ -4,6 +4,7 @@
  * the kernel the generator writes for
  * each op, and the keys an op has kernels for. */
 #include "check.h"
+#include "codegen.h"
 #include "derive.h"
 #include "model.h"
 
@@ -199,11 +200,54 @@ static void test_composite(void) {
     done(&f);
 }
 
+/* A custom op may name two arguments alike (c10 accepts it; validation holds aten to
+ * torchgen's rule): they get two C names, and a structured kernel passes the nth of each
+ * name on to the nth of its out op's. Validation is left out here, as it refuses such names
+ * in every namespace today. */
+static void test_duplicate_names(void) {
+    const char *yaml = "- func: my::f.out(Tensor x, Tensor x, *, Tensor(a!) out) -> Tensor(a!)\n"
+                       "  structured: True\n"
+                       "  dispatch:\n    CPU: f_out\n"
+                       "- func: my::f(Tensor x, Tensor x) -> Tensor\n"
+                       "  structured_delegate: f.out\n";
+    sg_model m;
+    sg_diag  d;
+    sg_model_init(&m);
+    sg_diag_init(&d);
+    sg_load_buffer(&m, "test.yaml", yaml, strlen(yaml), &d);
+    sg_model_group(&m, &d);
+    CHECK(sg_model_derive(&m, &d) == 0);
+    CHECK_STR(params(&m, "f"), "x x_ ret");
+    sg_outputs      outs = {0};
+    const char     *inputs[1] = {"test.yaml"};
+    sg_codegen_opts o = {.lib = "t", .shards = 1, .inputs = inputs, .ninputs = 1, .threads = 1};
+    CHECK(sg_codegen(&m, &o, &outs, &d) == 0);
+    bool found = false;
+    for (uint32_t i = 0; i < outs.n; i++) {
+        if (strcmp(outs.items[i].name, "t_composite_0.c") != 0) continue;
+        sg_buf b;
+        sg_buf_init(&b);
+        sg_output_text(&outs.items[i], &b);
+        found = true;
+        CHECK(b.data && strstr(b.data, "sg_status my_f_composite(sg_keyset sg_ks, sg_tensor *x, "
+                                       "sg_tensor *x_, sg_tensor **ret)") != NULL);
+        CHECK(b.data && strstr(b.data, "sg_mf(x, x_, sg_m)") != NULL);
+        CHECK(b.data && strstr(b.data, "my_f_out_redispatch(sg_ks, x, x_, sg_o[0], &sg_r[0])") != NULL);
+        sg_buf_free(&b);
+    }
+    CHECK(found);
+    if (check_failures) fprintf(stderr, "%.*s", (int)d.out.len, d.out.data ? d.out.data : "");
+    sg_outputs_free(&outs);
+    sg_diag_free(&d);
+    sg_model_free(&m);
+}
+
 int main(void) {
     test_names();
     test_names_kept();
     test_op_collisions();
     test_library_names();
     test_composite();
+    test_duplicate_names();
     return check_result("test_derive_c");
 }
