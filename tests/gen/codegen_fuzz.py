@@ -138,7 +138,9 @@ class Case:
 
 def random_case(rng, hostile=False):
     c = Case()
-    ns = rng.choice(["aten", "my_ops", "x"])
+    ns = rng.choice(["aten", "my_ops", "x"] * 4 + ["sg", "__x", "_X", "fz", "FZ"])
+    if hostile:
+        ns = "my_ops"
     used = set()
     for i in range(rng.randint(1, 5) if not hostile else 3):
         name = "op%d" % i
@@ -150,6 +152,11 @@ def random_case(rng, hostile=False):
     if not hostile and rng.random() < 0.1:  # two ops of one C name: refused (SG-407)
         c.op(rng, ns, "op9_x", "")
         c.op(rng, ns, "op9", "x")
+    if not hostile and rng.random() < 0.05:  # hostile text where a name is wanted: refused
+        c.yaml.append("- func: %s::op8(Tensor self) -> Tensor\n  %s: %s" % (
+            ns, rng.choice(["structured_delegate", "autogen", "device_check", "structured_inherits"]),
+            yq(hostile_text(rng, 4))))
+        c.expect["%s::op8" % ns] = {"tags": [], "defaults": {}}
     if not hostile and rng.random() < 0.05:  # a name the library declares: refused (SG-409)
         c.op(rng, LIB, rng.choice(["init", "find", "boxed_t"]), "")
     # a structured pair and an autogen'd out variant: schemas in the composite kernels' comments
