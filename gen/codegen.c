@@ -7,6 +7,7 @@
  * io, os or package library: templates read the model and write text, nothing else. */
 #define _DEFAULT_SOURCE
 #include "codegen.h"
+#include "derive.h"
 #include "lua_model.h"
 #include "par.h"
 #include "sg_pages.h"
@@ -519,7 +520,8 @@ static int l_import(lua_State *L) {
 
 /* cstr(s): s as a C string literal ("NULL" for nil); jstr(s): s as a JSON string ("null").
  * Rationale: quoting every name, type and default of the corpus in Lua took longer than the
- * rest of the op table; these are the templates' two quoting needs, done once in C. */
+ * rest of the op table; these are the templates' two quoting needs, done once in C.
+ * A C literal escapes a '?' after a '?' too, so that no trigraph (??/ ...) can form. */
 static int quote(lua_State *L, bool json) {
     if (lua_isnoneornil(L, 1)) {
         lua_pushstring(L, json ? "null" : "NULL");
@@ -534,6 +536,7 @@ static int quote(lua_State *L, bool json) {
         for (; i < n; i++) {
             unsigned char c = (unsigned char)s[i];
             if (c == '"' || c == '\\' || c < 0x20 || c == 0x7f) break;
+            if (!json && c == '?' && i && s[i - 1] == '?') break;
             quick[i + 1] = (char)c;
         }
         if (i == n) {
@@ -550,6 +553,8 @@ static int quote(lua_State *L, bool json) {
         if (c == '"' || c == '\\') {
             luaL_addchar(&b, '\\');
             luaL_addchar(&b, (char)c);
+        } else if (!json && c == '?' && i && s[i - 1] == '?') {
+            luaL_addstring(&b, "\\?");
         } else if (c < 0x20 || c == 0x7f) {
             char e[8];
             snprintf(e, sizeof e, json ? "\\u%04x" : "\\%03o", c);
@@ -1108,6 +1113,7 @@ int sg_codegen(const sg_model *m, const sg_codegen_opts *o, sg_outputs *out, sg_
     atomic_init(&r.next, 0);
     int       errors = 0;
     side      here = {&r, NULL, NULL}, there = {&r, NULL, NULL};
+    if ((errors = sg_derive_check_lib(m, o->lib, d))) goto done;
     for (uint32_t i = 0; i < o->ntemplate_dirs; i++) {
         errors += read_dir(&r.src, o->template_dirs[i], "", d);
         errors += read_dir(&r.src, o->template_dirs[i], "lib", d);

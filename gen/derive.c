@@ -603,6 +603,7 @@ int sg_model_derive(sg_model *m, sg_diag *d) {
     }
     if (x.oom) sg_diag_plain(d, SG_ERROR, "out of memory while deriving operators");
     else if (x.added) sg_model_group(m, d);
+    if (!x.oom) sg_model_derive_c(m, d);
     sgv_map_free(&x.names);
     sg_buf_free(&x.text);
     return (int)(d->nerrors - before);

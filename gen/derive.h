@@ -6,17 +6,44 @@
  *   - autogen: every name an op lists under `autogen:` becomes a new op of the model, its
  *     schema derived the way torchgen's native_function_generation.py derives it (an out
  *     variant, or the functional variant of an in-place or mutable op), its yaml position the
- *     autogen item's; then the groups are rebuilt so the new ops join their groups.
+ *     autogen item's; then the groups are rebuilt so the new ops join their groups;
+ *   - C facts: each op's C names, the kernel the generator writes for it, its kernel keys.
  */
 #ifndef SG_DERIVE_H
 #define SG_DERIVE_H
 
 #include "model.h"
 
+/* What code generation needs of an op (sg_op.c), worked out once by sg_model_derive
+ * (derive_c.c; docs/derive.md, "C facts"). Templates read it through the model. */
+typedef struct sg_op_c {
+    const char  *cname;        /* "aten_add_Tensor": ns_name_overload */
+    const char **arg_cnames;   /* per argument: its C parameter's name, unique in the op */
+    const char **ret_cnames;   /* per return: its result pointer's name ("ret", "ret_values") */
+    const char  *composite;    /* the kernel the generator writes for it: "structured", "out",
+                                  "out_inplace", "functional"; NULL where none */
+    const char **kernel_keys;  /* the keys it has kernels for (dispatch keys, each once, or
+                                  CompositeImplicitAutograd where implicit) */
+    uint32_t     nkernel_keys;
+    bool         implicit;         /* CompositeImplicitAutograd: no dispatch, no delegate */
+    bool         backend_kernel;   /* a kernel for a backend key, or a structured delegate */
+    bool         composite_kernel; /* a kernel for a Composite* key */
+} sg_op_c;
+
 /* Run after sg_model_group and sg_validate succeeded. Sets the structured links of every op
  * and adds the ops that `autogen:` asks for (sg_op.autogen_from is set on those). Running it
  * again adds nothing new. Errors go to d (SG-401..SG-406, docs/derive.md; and SG-301 should a
  * new op clash in its group); returns the number of errors added. */
 int sg_model_derive(sg_model *m, sg_diag *d);
+
+/* The C facts alone (sg_model_derive's last step): sets sg_op.c on every parsed op. Errors:
+ * SG-407 (two ops' C names meet), SG-408 (a C name in a reserved space). Returns their
+ * number. */
+int sg_model_derive_c(sg_model *m, sg_diag *d);
+
+/* Whether any op's C names meet those the generated library `lib` (--lib) declares itself:
+ * LIB_init, LIB_find, LIB_ops, LIB_nops, LIB_boxed_*, the guard LIB_H. Errors (SG-409) go to
+ * d; returns their number. Run by code generation, which knows the library's name. */
+int sg_derive_check_lib(const sg_model *m, const char *lib, sg_diag *d);
 
 #endif

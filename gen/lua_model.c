@@ -5,6 +5,7 @@
  * can print, copy or walk them like any Lua data; the whole corpus (2,674 ops) takes a few
  * milliseconds to build. */
 #include "codegen.h"
+#include "derive.h"
 #include "lua_model.h"
 #include "sg_type_table.h"
 
@@ -17,6 +18,8 @@
  * strcmp); with ~330,000 fields in the corpus's model that was a third of building it. */
 #define SG_MODEL_KEYS(X)                                                                      \
     X(after) X(alias) X(args) X(autogen) X(autogen_from) X(autogen_kind) X(base) X(before)     \
+    X(backend_kernel) X(composite) X(composite_kernel) X(implicit) X(is_out) X(kernel_keys)   \
+    X(outs)                                                                                   \
     X(category_override) X(cname) X(cpp_no_default_args) X(default) X(delegates) X(desc)     \
     X(device_check) X(device_guard) X(dispatch) X(dunder) X(family) X(file) X(files)         \
     X(function) X(func) X(group) X(groups) X(index) X(inplace) X(kernel) X(keys) X(kind)      \
@@ -145,7 +148,8 @@ static void push_alias(const pusher *p, const sg_alias *a) {
 /* Appends to key what an argument's (or return's) table holds: flags, its index, name, type,
  * default and alias annotation, each ended by a NUL. Two arguments with the same key get the
  * same table (push_arg). */
-static void arg_key(sg_buf *key, const sg_arg *a, bool is_ret, uint32_t index) {
+static void arg_key(sg_buf *key, const sg_arg *a, bool is_ret, uint32_t index,
+                    const char *cname) {
     const sg_alias *al = sg_type_alias(a->type);
     char head[3 + 10 + 1], *h = head + sizeof head; /* flags, then the index in decimal */
     *--h = '\0';
@@ -163,6 +167,8 @@ static void arg_key(sg_buf *key, const sg_arg *a, bool is_ret, uint32_t index) {
     sg_buf_putc(key, '\0');
     if (al) sg_alias_print(key, al);
     sg_buf_putc(key, '\0');
+    if (cname) sg_buf_puts(key, cname); /* derive.c's, which depends on the op */
+    sg_buf_putc(key, '\0');
 }
 
 /* Pushes the table of one argument or return, whose key (arg_key) is k[0..n).
@@ -172,7 +178,7 @@ static void arg_key(sg_buf *key, const sg_arg *a, bool is_ret, uint32_t index) {
  * cache (templates treat the model as read-only: docs/templates.md). The key is everything
  * the table holds; the rest of it follows from the type. */
 static void push_arg(const pusher *p, const sg_arg *a, bool is_ret, uint32_t index,
-                     const char *k, size_t n) {
+                     const char *cname, const char *k, size_t n) {
     lua_State *L = p->L;
     lua_pushlstring(L, k, n);
     lua_pushvalue(L, -1);
@@ -186,8 +192,10 @@ static void push_arg(const pusher *p, const sg_arg *a, bool is_ret, uint32_t ind
     bool            sized = u->kind == SG_TY_LIST && u->size >= 0;
     /* Rationale: a table of just the fields it gets (Lua rounds up to a power of two) is half
      * the memory of a generous one: 8 fields for most arguments, 6 for most returns. */
-    lua_createtable(L, 0, 6 + !!a->name + !is_ret + !!a->default_text + !!al + sized);
+    lua_createtable(L, 0, 6 + !!a->name + !is_ret + !!a->default_text + !!al + sized + !!cname);
     set_str(p, K_name, a->name);
+    set_str(p, K_cname, cname);
+    if (!is_ret) set_bool(p, K_is_out, a->kwarg_only && sg_arg_is_write(a));
     p->tmp->len = 0;
     sg_type_print(p->tmp, a->type, false);
     set_tmp(p, K_type);
@@ -212,12 +220,13 @@ static void push_arg(const pusher *p, const sg_arg *a, bool is_ret, uint32_t ind
 /* Pushes the list of an op's arguments or returns. Lists the same in every argument are one
  * table too (most ops of the corpus share theirs with another op): their key is the list's
  * argument keys, after 'L' (no argument's key starts so). */
-static void push_args(const pusher *p, const sg_arg *args, uint32_t n, bool is_ret) {
+static void push_args(const pusher *p, const sg_arg *args, uint32_t n, bool is_ret,
+                      const char *const *cnames) {
     lua_State *L = p->L;
     sg_buf    *key = p->key;
     key->len = 0;
     sg_buf_putc(key, 'L');
-    for (uint32_t i = 0; i < n; i++) arg_key(key, &args[i], is_ret, i);
+    for (uint32_t i = 0; i < n; i++) arg_key(key, &args[i], is_ret, i, cnames ? cnames[i] : NULL);
     lua_pushlstring(L, key->data ? key->data : "", key->len);
     lua_pushvalue(L, -1);
     if (lua_rawget(L, p->seen) != LUA_TNIL) {
@@ -228,8 +237,9 @@ static void push_args(const pusher *p, const sg_arg *args, uint32_t n, bool is_r
     lua_createtable(L, (int)n, 0);
     for (uint32_t i = 0; i < n; i++) { /* the list's key is in Lua now: key serves each arg's */
         key->len = 0;
-        arg_key(key, &args[i], is_ret, i);
-        push_arg(p, &args[i], is_ret, i, key->data ? key->data : "", key->len);
+        arg_key(key, &args[i], is_ret, i, cnames ? cnames[i] : NULL);
+        push_arg(p, &args[i], is_ret, i, cnames ? cnames[i] : NULL, key->data ? key->data : "",
+                 key->len);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     lua_pushvalue(L, -2); /* seen[list key] = the list */
@@ -279,6 +289,7 @@ static void push_op(pusher *p, const sg_op *op, uint32_t index) {
     tmp->len = 0;
     sg_op_cname(tmp, op);
     set_tmp(p, K_cname);
+    const sg_op_c *c = op->c; /* derive.c's facts; NULL where it did not run */
     tmp->len = 0;
     if (!s->ns) {
         sg_buf_puts(tmp, op->ns);
@@ -291,10 +302,28 @@ static void push_op(pusher *p, const sg_op *op, uint32_t index) {
     set_bool(p, K_inplace, s->inplace);
     set_bool(p, K_dunder, s->dunder);
     set_bool(p, K_mutable, sg_schema_is_mutable(s));
-    push_args(p, s->args, s->nargs, false);
+    push_args(p, s->args, s->nargs, false, c ? c->arg_cnames : NULL);
     setk(p, K_args);
-    push_args(p, s->rets, s->nrets, true);
+    lua_pushvalue(L, p->keys + K_args);
+    lua_rawget(L, -2);
+    lua_createtable(L, 0, 0); /* op.outs: its out arguments' tables */
+    for (uint32_t i = 0, n = 0; i < s->nargs; i++) {
+        if (!sg_arg_is_out(s, &s->args[i])) continue;
+        lua_rawgeti(L, -2, (lua_Integer)i + 1);
+        lua_rawseti(L, -2, (lua_Integer)++n);
+    }
+    lua_remove(L, -2);
+    setk(p, K_outs);
+    push_args(p, s->rets, s->nrets, true, c ? c->ret_cnames : NULL);
     setk(p, K_returns);
+    if (c) {
+        set_str(p, K_composite, c->composite);
+        push_strs(L, c->kernel_keys, c->nkernel_keys);
+        setk(p, K_kernel_keys);
+        set_bool(p, K_implicit, c->implicit);
+        set_bool(p, K_backend_kernel, c->backend_kernel);
+        set_bool(p, K_composite_kernel, c->composite_kernel);
+    }
     set_bool(p, K_varargs, s->varargs);
     set_bool(p, K_varret, s->varret);
     if (op->pos.src) {
@@ -333,6 +362,10 @@ static void push_op(pusher *p, const sg_op *op, uint32_t index) {
 }
 
 void sg_op_cname(sg_buf *b, const sg_op *op) {
+    if (op->c && op->c->cname) {
+        sg_buf_puts(b, op->c->cname);
+        return;
+    }
     sg_buf_puts(b, op->ns);
     sg_buf_putc(b, '_');
     sg_buf_puts(b, op->schema.name);

@@ -131,6 +131,7 @@ struct sg_op {
     uint32_t     ndelegates;
     sg_op       *autogen_from;      /* an op that `autogen:` asks for: the op it derives from */
     const char  *autogen_kind;      /* then "out" or "functional"; NULL for written ops */
+    struct sg_op_c *c;              /* code generation's facts (derive.h); NULL until derived */
 };
 
 /* The functional / in-place / out / mutable variants of one base name and signature. */

@@ -4,22 +4,22 @@
  * functional and in-place variants of structured ops (a meta function, then the out kernel),
  * and the variants `autogen:` asks for. $(lib)_init registers each for CompositeExplicitAutograd, so a
  * backend with a kernel of its own for the op still wins.
- * $(banner) */
+ * $(C.comment(banner)) */
 #include "$(lib).h"
 
 % for _, op in ipairs(ops) do
 %   if op.structured_is_out and C.typed(op) then
-/* the meta function of structured $(op.schema) */
+/* the meta function of structured $(C.comment(op.schema)) */
 $(op.cname)_meta_fn $(op.cname)_meta;
 void $(op.cname)_set_meta($(op.cname)_meta_fn fn) { __atomic_store_n(&$(op.cname)_meta, fn, __ATOMIC_RELEASE); }
 
 %   end
-%   local kind = C.composite(op)
+%   local kind = op.composite
 %   if kind then
 %     local cn, params = op.cname, C.params(op)
 %     local rets = C.ret_names(op)
-/* $(op.schema)$(kind == "structured" and "\n * structured: " .. op.structured_out.schema or "\n * autogen (" .. kind .. ") from " .. op.autogen_from.schema) */
-sg_status $(cn)_composite(sg_keyset ks, $(params)) {
+/* $(C.comment(op.schema))$(kind == "structured" and "\n * structured: " .. C.comment(op.structured_out.schema) or "\n * autogen (" .. kind .. ") from " .. C.comment(op.autogen_from.schema)) */
+sg_status $(cn)_composite(sg_keyset sg_ks, $(params)) {
 %     for i, r in ipairs(op.returns) do
 %       if r.family == "tensor" or r.family == "opt_tensor" then
     *$(rets[i]) = NULL; /* on failure a caller gets NULL, never a stale pointer */
@@ -27,120 +27,118 @@ sg_status $(cn)_composite(sg_keyset ks, $(params)) {
 %     end
 %     if kind == "structured" then
 %       local x = op.structured_out
-%       local outs, subst, results = {}, {}, {}
-%       for _, a in ipairs(x.args) do if C.is_out_arg(a) then outs[#outs + 1] = a end end
-%       local margs = {}
-%       for _, a in ipairs(x.args) do if not C.is_out_arg(a) then margs[#margs + 1] = C.ident(a.name) end end
-%       margs[#margs + 1] = "m"
-    $(x.cname)_meta_fn meta = __atomic_load_n(&$(x.cname)_meta, __ATOMIC_ACQUIRE);
-    if (!meta)
-        return sg_error(SG_EUNSUPPORTED, "$(op.qualified)$(op.overload ~= "" and "." .. op.overload or "") runs as structured $(x.qualified).$(x.overload), whose meta function is not set ($(x.cname)_set_meta)");
-    sg_meta m[$(#outs)];
-    sg_status st = meta($(table.concat(margs, ", ")));
-    if (st) return st;
+%       local subst, results = {}, {}
+%       local outs, margs = x.outs, {}
+%       local nth = C.nth(x.args)
+%       for i, a in ipairs(x.args) do if not a.is_out then margs[#margs + 1] = C.param(op, a.name, nth[i]) end end
+%       margs[#margs + 1] = "sg_m"
+    $(x.cname)_meta_fn sg_mf = __atomic_load_n(&$(x.cname)_meta, __ATOMIC_ACQUIRE);
+    if (!sg_mf)
+        return sg_error(SG_EUNSUPPORTED, $(cstr(op.qualified .. (op.overload ~= "" and "." .. op.overload or "") .. " runs as structured " .. x.qualified .. "." .. x.overload .. ", whose meta function is not set (" .. x.cname .. "_set_meta)")));
+    sg_meta sg_m[$(#outs)];
+    sg_status sg_st = sg_mf($(table.concat(margs, ", ")));
+    if (sg_st) return sg_st;
 %       if op.kind == "inplace" then
-%         local self = C.ident(op.args[1].name)
-    if ((st = sg_meta_check(&m[0], $(self), "$(op.qualified)"))) return st;
+%         local self = op.args[1].cname
+    if ((sg_st = sg_meta_check(&sg_m[0], $(self), $(cstr(op.qualified))))) return sg_st;
 %         subst[outs[1].name] = self
 %         results[1] = rets[1]
-    return $(x.cname)_redispatch(ks, $(C.call_of(x, subst, results)));
+    return $(x.cname)_redispatch(sg_ks, $(C.call_of(x, subst, results, op)));
 %       else
-    sg_tensor *o[$(#outs)] = {NULL};
+    sg_tensor *sg_o[$(#outs)] = {NULL};
 %         for i, a in ipairs(outs) do
-%           subst[a.name] = "o[" .. (i - 1) .. "]"
+%           subst[a.name] = "sg_o[" .. (i - 1) .. "]"
 %         end
 %         local xr = {}
-%         for i = 1, #x.returns do xr[i] = "&r[" .. (i - 1) .. "]" end
-    sg_tensor *r[$(math.max(#x.returns, 1))] = {NULL};
-    for (int i = 0; i < $(#outs) && !st; i++) st = sg_meta_empty(&m[i], &o[i]);
-    if (!st) st = $(x.cname)_redispatch(ks, $(C.call_of(x, subst, xr)));
-    for (int i = 0; i < $(#x.returns); i++) sg_tensor_release(r[i]);
+%         for i = 1, #x.returns do xr[i] = "&sg_r[" .. (i - 1) .. "]" end
+    sg_tensor *sg_r[$(math.max(#x.returns, 1))] = {NULL};
+    for (int sg_i = 0; sg_i < $(#outs) && !sg_st; sg_i++) sg_st = sg_meta_empty(&sg_m[sg_i], &sg_o[sg_i]);
+    if (!sg_st) sg_st = $(x.cname)_redispatch(sg_ks, $(C.call_of(x, subst, xr, op)));
+    for (int sg_i = 0; sg_i < $(#x.returns); sg_i++) sg_tensor_release(sg_r[sg_i]);
 %         for i, name in ipairs(rets) do
-    *$(name) = st ? NULL : o[$(i - 1)];
+    *$(name) = sg_st ? NULL : sg_o[$(i - 1)];
 %         end
-    if (st)
-        for (int i = 0; i < $(#outs); i++) sg_tensor_release(o[i]);
-    return st;
+    if (sg_st)
+        for (int sg_i = 0; sg_i < $(#outs); sg_i++) sg_tensor_release(sg_o[sg_i]);
+    return sg_st;
 %       end
 %     elseif kind == "out" then
 %       local b = op.autogen_from
-%       local outs = {}
-%       for _, a in ipairs(op.args) do if C.is_out_arg(a) then outs[#outs + 1] = a end end
+%       local outs = op.outs
 %       local br = {}
-%       for i, r in ipairs(b.returns) do br[i] = "&r" .. (i - 1) end
-    (void)ks;
+%       for i, r in ipairs(b.returns) do br[i] = "&sg_r" .. (i - 1) end
+    (void)sg_ks;
 %       for i, r in ipairs(b.returns) do
-    $(C.decl(C.ret_family(r).target, "r" .. (i - 1))) = $(C.ret_family(r).init);
+    $(C.decl(C.ret_family(r).target, "sg_r" .. (i - 1))) = $(C.ret_family(r).init);
 %       end
-    sg_status st = $(b.cname)($(C.call_of(b, nil, br, op)));
+    sg_status sg_st = $(b.cname)($(C.call_of(b, nil, br, op)));
 %       for i, a in ipairs(outs) do
 %         local r = b.returns[i]
 %         if r and r.family == "tensor_list" then
-    if (!st) st = sg_tensor_list_copy_($(C.ident(a.name)), r$(i - 1));
+    if (!sg_st) sg_st = sg_tensor_list_copy_($(a.cname), sg_r$(i - 1));
 %         elseif r then
-    if (!st) st = sg_tensor_copy_($(C.ident(a.name)), r$(i - 1));
+    if (!sg_st) sg_st = sg_tensor_copy_($(a.cname), sg_r$(i - 1));
 %         end
 %       end
 %       for i, r in ipairs(b.returns) do
 %         if r.family == "tensor_list" then
-    sg_tensor_list_release(&r$(i - 1));
+    sg_tensor_list_release(&sg_r$(i - 1));
 %         elseif r.family == "tensor" or r.family == "opt_tensor" then
-    sg_tensor_release(r$(i - 1));
+    sg_tensor_release(sg_r$(i - 1));
 %         end
 %       end
 %       for i, name in ipairs(rets) do
-    if (!st) *$(name) = sg_tensor_retain($(C.ident(outs[i].name)));
+    if (!sg_st) *$(name) = sg_tensor_retain($(outs[i].cname));
 %       end
-    return st;
+    return sg_st;
 %     elseif kind == "out_inplace" then
 %       local b = op.autogen_from
-%       local self, out = op.args[1], nil
-%       for _, a in ipairs(op.args) do if C.is_out_arg(a) then out = out or a end end
+%       local self, out = op.args[1], op.outs[1]
 %       local br = {}
-%       for i = 1, #b.returns do br[i] = "&r" .. (i - 1) end
-    (void)ks;
+%       for i = 1, #b.returns do br[i] = "&sg_r" .. (i - 1) end
+    (void)sg_ks;
 %       if self.family == "tensor_list" then
-    sg_status st = sg_tensor_list_copy_($(C.ident(out.name)), $(C.ident(self.name)));
+    sg_status sg_st = sg_tensor_list_copy_($(out.cname), $(self.cname));
 %       else
-    sg_status st = sg_tensor_copy_($(C.ident(out.name)), $(C.ident(self.name)));
+    sg_status sg_st = sg_tensor_copy_($(out.cname), $(self.cname));
 %       end
 %       for i, r in ipairs(b.returns) do
-    $(C.decl(C.ret_family(r).target, "r" .. (i - 1))) = $(C.ret_family(r).init);
+    $(C.decl(C.ret_family(r).target, "sg_r" .. (i - 1))) = $(C.ret_family(r).init);
 %       end
-    if (!st) st = $(b.cname)($(C.call_of(b, {[b.args[1].name] = C.ident(out.name)}, br, op)));
+    if (!sg_st) sg_st = $(b.cname)($(C.call_of(b, {[b.args[1].name] = out.cname}, br, op)));
 %       for i, r in ipairs(b.returns) do
 %         if r.family == "tensor_list" then
-    sg_tensor_list_release(&r$(i - 1));
+    sg_tensor_list_release(&sg_r$(i - 1));
 %         else
-    sg_tensor_release(r$(i - 1));
+    sg_tensor_release(sg_r$(i - 1));
 %         end
 %       end
 %       for i, name in ipairs(rets) do
-    if (!st) *$(name) = sg_tensor_retain($(C.ident(out.name)));
+    if (!sg_st) *$(name) = sg_tensor_retain($(out.cname));
 %       end
-    return st;
+    return sg_st;
 %     elseif kind == "functional" then
 %       local b = op.autogen_from
 %       local written, subst = {}, {}
 %       for _, a in ipairs(b.args) do if a.write then written[#written + 1] = a end end
-    (void)ks;
-    sg_status st = SG_OK;
+    (void)sg_ks;
+    sg_status sg_st = SG_OK;
 %       for i, a in ipairs(written) do
 %         if a.family == "tensor_list" then
-    sg_tensor_list c$(i - 1) = {NULL, 0};
-    if (!st) st = sg_tensor_list_clone($(C.ident(a.name)), &c$(i - 1));
+    sg_tensor_list sg_c$(i - 1) = {NULL, 0};
+    if (!sg_st) sg_st = sg_tensor_list_clone($(C.param(op, a.name)), &sg_c$(i - 1));
 %         else
-    sg_tensor *c$(i - 1) = NULL;
-    if (!st) st = sg_tensor_clone($(C.ident(a.name)), &c$(i - 1));
+    sg_tensor *sg_c$(i - 1) = NULL;
+    if (!sg_st) sg_st = sg_tensor_clone($(C.param(op, a.name)), &sg_c$(i - 1));
 %         end
-%         subst[a.name] = "c" .. (i - 1)
+%         subst[a.name] = "sg_c" .. (i - 1)
 %       end
 %       local br = {}
 %       for i, r in ipairs(b.returns) do
-    $(C.decl(C.ret_family(r).target, "r" .. (i - 1))) = $(C.ret_family(r).init);
-%         br[i] = "&r" .. (i - 1)
+    $(C.decl(C.ret_family(r).target, "sg_r" .. (i - 1))) = $(C.ret_family(r).init);
+%         br[i] = "&sg_r" .. (i - 1)
 %       end
-    if (!st) st = $(b.cname)($(C.call_of(b, subst, br, op)));
+    if (!sg_st) sg_st = $(b.cname)($(C.call_of(b, subst, br, op)));
 %       -- results: the op's own returns (those that alias a written argument become its clone),
 %       -- then one clone per written argument it does not return
 %       local returned = {}
@@ -160,29 +158,29 @@ sg_status $(cn)_composite(sg_keyset ks, $(params)) {
 %         if returned[i] then
 %           local k = returned[i] - 1
 %           if r.family == "tensor_list" then
-    sg_tensor_list_release(&r$(i - 1));
+    sg_tensor_list_release(&sg_r$(i - 1));
 %           else
-    sg_tensor_release(r$(i - 1));
+    sg_tensor_release(sg_r$(i - 1));
 %           end
-    if (!st) { *$(rets[j]) = c$(k); c$(k) = $(written[k + 1].family == "tensor_list" and "(sg_tensor_list){NULL, 0}" or "NULL"); }
+    if (!sg_st) { *$(rets[j]) = sg_c$(k); sg_c$(k) = $(written[k + 1].family == "tensor_list" and "(sg_tensor_list){NULL, 0}" or "NULL"); }
 %         else
-    if (!st) *$(rets[j]) = r$(i - 1);
+    if (!sg_st) *$(rets[j]) = sg_r$(i - 1);
 %         end
 %       end
 %       for k, a in ipairs(written) do
 %         if not returned["w" .. k] and rets[j + 1] then
 %           j = j + 1
-    if (!st) { *$(rets[j]) = c$(k - 1); c$(k - 1) = $(a.family == "tensor_list" and "(sg_tensor_list){NULL, 0}" or "NULL"); }
+    if (!sg_st) { *$(rets[j]) = sg_c$(k - 1); sg_c$(k - 1) = $(a.family == "tensor_list" and "(sg_tensor_list){NULL, 0}" or "NULL"); }
 %         end
 %       end
 %       for k, a in ipairs(written) do
 %         if a.family == "tensor_list" then
-    sg_tensor_list_release(&c$(k - 1));
+    sg_tensor_list_release(&sg_c$(k - 1));
 %         else
-    sg_tensor_release(c$(k - 1));
+    sg_tensor_release(sg_c$(k - 1));
 %         end
 %       end
-    return st;
+    return sg_st;
 %     end
 }
 

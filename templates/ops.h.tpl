@@ -1,7 +1,7 @@
 %! output = "{lib}.h"
 % local C = import "c"
 /* $(lib).h: the typed C API of $(#model.ops) ops.
- * $(banner)
+ * $(C.comment(banner))
  *
  * Per op ns::name.overload (C name ns_name_overload):
  *   ns_name_overload(...)             the typed call: dispatches on its tensors' keys
@@ -39,7 +39,7 @@ sg_boxed $(lib)_$(C.boxed_name(op));
 
 % for _, op in ipairs(model.ops) do
 %   local cn = op.cname
-/* $(op.schema) */
+/* $(C.comment(op.schema)) */
 extern sg_op *$(cn)_op;
 %   local c = C.info(op)
 %   if c.typed then
@@ -60,8 +60,8 @@ typedef sg_status (*$(cn)_meta_fn)($(C.meta_params(op)));
 extern $(cn)_meta_fn $(cn)_meta;
 void $(cn)_set_meta($(cn)_meta_fn fn);
 %     end
-%     if C.composite(op) then
-$(cn)_fn $(cn)_composite; /* the generator's kernel ($(C.composite(op))) */
+%     if op.composite then
+$(cn)_fn $(cn)_composite; /* the generator's kernel ($(op.composite)) */
 %     end
 %   end
 

@@ -1,7 +1,7 @@
 %! output = "{lib}_{shard}.c", per_shard = true
 % local C = import "c"
 /* $(output): typed wrappers and boxing adapters of $(#ops) ops (shard $(shard + 1) of $(nshards)).
- * $(banner) */
+ * $(C.comment(banner)) */
 #include "$(lib).h"
 
 /* ---- boxing adapters: boxed call -> typed kernel, one per C signature, each in the file of
@@ -38,7 +38,7 @@ sg_status $(bn)(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any
 % end
 % for _, op in ipairs(ops) do
 %   local cn = op.cname
-/* ---- $(op.schema) */
+/* ---- $(C.comment(op.schema)) */
 sg_op *$(cn)_op;
 %   local c = C.info(op)
 %   if c.typed then
@@ -55,12 +55,12 @@ sg_status $(cn)_redispatch(sg_keyset sg_ks$(sep)$(params)) {
 sg_status $(cn)($(params)) {
 %     for i, a in ipairs(op.args) do
 %       if a.write and (a.family == "tensor" or a.family == "opt_tensor") then
-    if (SG_UNLIKELY($(C.ident(a.name)) && !sg_tensor_writable($(C.ident(a.name)))))
-        return sg_op_check_writable($(cn)_op, $(i - 1), $(C.ident(a.name)));
+    if (SG_UNLIKELY($(a.cname) && !sg_tensor_writable($(a.cname))))
+        return sg_op_check_writable($(cn)_op, $(i - 1), $(a.cname));
 %       elseif a.write then
-    for (int32_t sg_i = 0; sg_i < $(C.ident(a.name)).len; sg_i++)
-        if (SG_UNLIKELY($(C.ident(a.name)).items[sg_i] && !sg_tensor_writable($(C.ident(a.name)).items[sg_i])))
-            return sg_op_check_writable($(cn)_op, $(i - 1), $(C.ident(a.name)).items[sg_i]);
+    for (int32_t sg_i = 0; sg_i < $(a.cname).len; sg_i++)
+        if (SG_UNLIKELY($(a.cname).items[sg_i] && !sg_tensor_writable($(a.cname).items[sg_i])))
+            return sg_op_check_writable($(cn)_op, $(i - 1), $(a.cname).items[sg_i]);
 %       end
 %     end
     return $(cn)_redispatch(sg_tls_apply($(c.keys))$(argsep)$(args));

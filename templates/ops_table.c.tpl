@@ -16,7 +16,7 @@
 %   return d
 % end
 /* $(output): the op table of $(lib) ($(#model.ops) ops, sorted by name and overload) and $(lib)_init.
- * $(banner) */
+ * $(C.comment(banner)) */
 #include "$(lib).h"
 
 % -- one descriptor array per list: ops whose lists are the same share one table (the model's),
@@ -66,7 +66,7 @@ static const struct {
 } composites[] = {
 % local any = false
 % for _, op in ipairs(model.ops) do
-%   if C.composite(op) then
+%   if op.composite then
 %     any = true
     {&$(op.cname)_op, (sg_fn)$(op.cname)_composite, $(lib)_$(C.boxed_name(op))},
 %   end

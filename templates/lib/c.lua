@@ -246,16 +246,37 @@ function C.family(a)
   return F[a.family] or F.any
 end
 
--- C identifiers: schema names that C reserves get a trailing underscore.
-local reserved = {}
-for w in ([[auto break case char const continue default do double else enum extern float for
-  goto if inline int long register restrict return short signed sizeof static struct switch
-  typedef union unsigned void volatile while bool true false NULL]]):gmatch("%S+") do
-  reserved[w] = true
+-- Text from a schema file or the command line (a schema with its string defaults, the banner's
+-- file names) made inert inside a /* */ comment: "*/" and "/*" are broken with a backslash
+-- ("*\/", "/\*"), so is "??" ("?\?": no trigraph), control bytes become \ooo, and so does a
+-- backslash that would end the line (a line splice), and bytes past 0x7f where the text is
+-- not UTF-8. Any other text comes out as it is.
+local function comment_byte(out, s, i)
+  local c = s:sub(i, i)
+  local prev = (out[#out] or ""):sub(-1)
+  if (c == "/" and prev == "*") or (c == "*" and prev == "/") or (c == "?" and s:sub(i - 1, i - 1) == "?") then
+    out[#out + 1] = "\\" .. c
+  else
+    out[#out + 1] = c
+  end
 end
-function C.ident(name)
-  if reserved[name] then return name .. "_" end
-  return name
+function C.comment(s)
+  local raw_high = utf8.len(s) ~= nil
+  if not (s:find("*/", 1, true) or s:find("/*", 1, true) or s:find("??", 1, true) or
+          s:find("%c") or s:find("\\[ \t]*$") or (not raw_high and s:find("[\128-\255]"))) then
+    return s
+  end
+  local out, n = {}, #s
+  local tail = s:find("\\[ \t]*$") -- a backslash with nothing but blanks after it
+  for i = 1, n do
+    local b = s:byte(i)
+    if b < 32 or b == 127 or (b > 127 and not raw_high) or i == tail then
+      out[#out + 1] = string.format("\\%03o", b)
+    else
+      comment_byte(out, s, i)
+    end
+  end
+  return table.concat(out)
 end
 
 -- A declaration "T *name" / "T name" with the star against the name.
@@ -275,7 +296,7 @@ end
 --               sg_tensor **ret" ("void" where there are none)
 --   call_args   the same names as a call's arguments: "self, other, alpha, ret"
 --   keys        the key set expression of a typed call: its tensors' keys OR-ed ("0" without)
---   ret_names   its result parameters' names: ret (one), ret0.. (several), ret_<name> (named)
+--   ret_names   its result parameters' names (each return's cname)
 --   signature   "ttS>t": what sg_call_boxed_sig needs to box the arguments and unbox the results
 --   boxed_name  its boxing adapter's name, after the library's name and "_": "boxed_" and a
 --               key of what the adapter's code depends on (each argument's family letter, with
@@ -291,9 +312,8 @@ local P, A, S, B = {}, {}, {}, {} -- scratch: parameters, call arguments, letter
 -- made once per argument table, which the ops share where their arguments are the same.
 local parts = {}
 local function arg_parts(a)
-  local fam, name = a.family, a.name
+  local fam, name = a.family, a.cname
   local f = F[fam] or F.any
-  if reserved[name] then name = name .. "_" end
   local l = letters[fam] or "a"
   local bl = l
   if a.size and (fam == "int_list" or fam == "opt_int_list") then bl = l .. tostring(a.size) end
@@ -320,12 +340,7 @@ function C.info(op)
   end
   local nargs, nrets = #args, #rets
   local names, keys = {}, nil
-  for i = 1, nrets do
-    local name = rets[i].name
-    if name then names[i] = "ret_" .. name
-    elseif nrets == 1 then names[i] = "ret"
-    else names[i] = "ret" .. (i - 1) end
-  end
+  for i = 1, nrets do names[i] = rets[i].cname end
   for i = 1, nargs do
     local a = args[i]
     local pa = parts[a] or arg_parts(a)
@@ -369,63 +384,47 @@ end
 
 -- ---- composite kernels: structured ops and autogen variants ----------------------------
 
--- The out arguments of an out op: keyword-only and written.
-function C.is_out_arg(a) return a.kwarg_only and a.write end
-
 -- The meta function's parameters: the out op's arguments that are not out arguments.
 function C.meta_params(op)
   local p = {}
   for _, a in ipairs(op.args) do
-    if not C.is_out_arg(a) then p[#p + 1] = C.decl(C.family(a).param, C.ident(a.name)) end
+    if not a.is_out then p[#p + 1] = C.decl(C.family(a).param, a.cname) end
   end
   p[#p + 1] = "sg_meta *outs"
   return table.concat(p, ", ")
 end
 
-local function all_tensors(list)
-  for _, r in ipairs(list) do
-    if r.family ~= "tensor" then return false end
-  end
-  return true
-end
-
-local function find_arg(op, name)
+-- op's nth argument named `name` (the first where nth is nil). Rationale: a custom op may name
+-- two arguments alike (their C names differ); the nth of one op's pairs with the nth of the
+-- other's.
+local function find_arg(op, name, nth)
+  nth = nth or 1
   for _, a in ipairs(op.args) do
-    if a.name == name then return a end
-  end
-end
-
--- Which composite kernel the generator writes for op, or nil:
---   "structured"  a structured_delegate: meta function, then the structured out op
---   "out"         an autogen out variant of a functional or mutable op: call it, copy results
---   "out_inplace" an autogen out variant of an in-place op: copy self into out, run in place
---   "functional"  an autogen functional variant: clone what the op writes, run it on clones
-function C.composite(op)
-  if not C.typed(op) then return nil end
-  local x = op.structured_out
-  if x and C.typed(x) then
-    local outs = {}
-    for _, a in ipairs(x.args) do if C.is_out_arg(a) then outs[#outs + 1] = a end end
-    if #outs == 0 or not all_tensors(outs) or not all_tensors(op.returns) then return nil end
-    if op.kind == "functional" and #op.returns == #outs then return "structured" end
-    if op.kind == "inplace" and #outs == 1 and #op.returns == 1 then return "structured" end
-    return nil
-  end
-  local b = op.autogen_from
-  if not b or not C.typed(b) then return nil end
-  if op.autogen_kind == "out" then
-    if b.kind == "inplace" then
-      local self = op.args[1]
-      return (self and (self.family == "tensor" or self.family == "tensor_list")) and "out_inplace" or nil
+    if a.name == name then
+      nth = nth - 1
+      if nth == 0 then return a end
     end
-    return "out"
   end
-  if op.autogen_kind == "functional" then return "functional" end
-  return nil
 end
 
--- Arguments for a call of target (its typed function): each by name from the caller's
--- parameters, where `subst` may replace some ({name = "expr"}); then its result pointers.
+-- The C name of op's parameter for its (nth) argument `name`.
+function C.param(op, name, nth)
+  return find_arg(op, name, nth).cname
+end
+
+-- For each of list's arguments, which of that name it is: {1, 1, 2} for (x, y, x).
+function C.nth(list)
+  local seen, nth = {}, {}
+  for i, a in ipairs(list) do
+    seen[a.name] = (seen[a.name] or 0) + 1
+    nth[i] = seen[a.name]
+  end
+  return nth
+end
+
+-- Arguments for a call of target (its typed function) from caller's kernel: each by name from
+-- the caller's parameters, where `subst` may replace some ({name = "expr"}); then its result
+-- pointers.
 --
 -- An argument the caller lacks is one of the TensorOptions an out variant drops (dtype,
 -- layout, device, pin_memory): it is taken from the caller's first out argument, as torchgen's
@@ -433,12 +432,14 @@ end
 function C.call_of(target, subst, results, caller)
   local p = {}
   local out
-  for _, a in ipairs(caller and caller.args or {}) do
-    if C.is_out_arg(a) and a.family == "tensor" then out = out or C.ident(a.name) end
+  for _, a in ipairs(caller.args) do
+    if a.is_out and a.family == "tensor" then out = out or a.cname end
   end
-  for _, a in ipairs(target.args) do
+  local nth = C.nth(target.args)
+  for i, a in ipairs(target.args) do
     local e = (subst and subst[a.name])
-    if not e and caller and not find_arg(caller, a.name) then
+    local have = find_arg(caller, a.name, nth[i])
+    if not e and not have then
       local f = a.family
       if a.name == "dtype" and out then
         e = f == "opt_dtype" and "&(sg_dtype){(sg_dtype)" .. out .. "->dtype}" or "(sg_dtype)" .. out .. "->dtype"
@@ -454,7 +455,7 @@ function C.call_of(target, subst, results, caller)
         error("cannot call " .. target.schema .. " from " .. caller.schema .. ": no '" .. a.name .. "'")
       end
     end
-    p[#p + 1] = e or C.ident(a.name)
+    p[#p + 1] = e or have.cname
   end
   for _, r in ipairs(results) do p[#p + 1] = r end
   return table.concat(p, ", ")
@@ -493,7 +494,7 @@ function C.adapter_ops()
 end
 
 -- Rationale: several templates ask the same op for the same strings; each is built once.
-for _, name in ipairs({"composite", "meta_params"}) do
+for _, name in ipairs({"meta_params"}) do
   local build, memo = C[name], {}
   C[name] = function(op)
     local v = memo[op]

@@ -7,37 +7,37 @@
 
 /* aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
  * structured: aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
-sg_status aten_add_Tensor_composite(sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor **ret) {
+sg_status aten_add_Tensor_composite(sg_keyset sg_ks, sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor **ret) {
     *ret = NULL; /* on failure a caller gets NULL, never a stale pointer */
-    aten_add_out_meta_fn meta = __atomic_load_n(&aten_add_out_meta, __ATOMIC_ACQUIRE);
-    if (!meta)
+    aten_add_out_meta_fn sg_mf = __atomic_load_n(&aten_add_out_meta, __ATOMIC_ACQUIRE);
+    if (!sg_mf)
         return sg_error(SG_EUNSUPPORTED, "aten::add.Tensor runs as structured aten::add.out, whose meta function is not set (aten_add_out_set_meta)");
-    sg_meta m[1];
-    sg_status st = meta(self, other, alpha, m);
-    if (st) return st;
-    sg_tensor *o[1] = {NULL};
-    sg_tensor *r[1] = {NULL};
-    for (int i = 0; i < 1 && !st; i++) st = sg_meta_empty(&m[i], &o[i]);
-    if (!st) st = aten_add_out_redispatch(ks, self, other, alpha, o[0], &r[0]);
-    for (int i = 0; i < 1; i++) sg_tensor_release(r[i]);
-    *ret = st ? NULL : o[0];
-    if (st)
-        for (int i = 0; i < 1; i++) sg_tensor_release(o[i]);
-    return st;
+    sg_meta sg_m[1];
+    sg_status sg_st = sg_mf(self, other, alpha, sg_m);
+    if (sg_st) return sg_st;
+    sg_tensor *sg_o[1] = {NULL};
+    sg_tensor *sg_r[1] = {NULL};
+    for (int sg_i = 0; sg_i < 1 && !sg_st; sg_i++) sg_st = sg_meta_empty(&sg_m[sg_i], &sg_o[sg_i]);
+    if (!sg_st) sg_st = aten_add_out_redispatch(sg_ks, self, other, alpha, sg_o[0], &sg_r[0]);
+    for (int sg_i = 0; sg_i < 1; sg_i++) sg_tensor_release(sg_r[sg_i]);
+    *ret = sg_st ? NULL : sg_o[0];
+    if (sg_st)
+        for (int sg_i = 0; sg_i < 1; sg_i++) sg_tensor_release(sg_o[sg_i]);
+    return sg_st;
 }
 
 /* aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
  * structured: aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
-sg_status aten_add__Tensor_composite(sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor **ret) {
+sg_status aten_add__Tensor_composite(sg_keyset sg_ks, sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor **ret) {
     *ret = NULL; /* on failure a caller gets NULL, never a stale pointer */
-    aten_add_out_meta_fn meta = __atomic_load_n(&aten_add_out_meta, __ATOMIC_ACQUIRE);
-    if (!meta)
+    aten_add_out_meta_fn sg_mf = __atomic_load_n(&aten_add_out_meta, __ATOMIC_ACQUIRE);
+    if (!sg_mf)
         return sg_error(SG_EUNSUPPORTED, "aten::add_.Tensor runs as structured aten::add.out, whose meta function is not set (aten_add_out_set_meta)");
-    sg_meta m[1];
-    sg_status st = meta(self, other, alpha, m);
-    if (st) return st;
-    if ((st = sg_meta_check(&m[0], self, "aten::add_"))) return st;
-    return aten_add_out_redispatch(ks, self, other, alpha, self, ret);
+    sg_meta sg_m[1];
+    sg_status sg_st = sg_mf(self, other, alpha, sg_m);
+    if (sg_st) return sg_st;
+    if ((sg_st = sg_meta_check(&sg_m[0], self, "aten::add_"))) return sg_st;
+    return aten_add_out_redispatch(sg_ks, self, other, alpha, self, ret);
 }
 
 /* the meta function of structured aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */

@@ -7,48 +7,48 @@
 
 /* aten::relu(Tensor self) -> Tensor
  * autogen (functional) from aten::relu_(Tensor(a!) self) -> Tensor(a!) */
-sg_status aten_relu_composite(sg_keyset ks, sg_tensor *self, sg_tensor **ret) {
+sg_status aten_relu_composite(sg_keyset sg_ks, sg_tensor *self, sg_tensor **ret) {
     *ret = NULL; /* on failure a caller gets NULL, never a stale pointer */
-    (void)ks;
-    sg_status st = SG_OK;
-    sg_tensor *c0 = NULL;
-    if (!st) st = sg_tensor_clone(self, &c0);
-    sg_tensor *r0 = NULL;
-    if (!st) st = aten_relu_(c0, &r0);
-    sg_tensor_release(r0);
-    if (!st) { *ret = c0; c0 = NULL; }
-    sg_tensor_release(c0);
-    return st;
+    (void)sg_ks;
+    sg_status sg_st = SG_OK;
+    sg_tensor *sg_c0 = NULL;
+    if (!sg_st) sg_st = sg_tensor_clone(self, &sg_c0);
+    sg_tensor *sg_r0 = NULL;
+    if (!sg_st) sg_st = aten_relu_(sg_c0, &sg_r0);
+    sg_tensor_release(sg_r0);
+    if (!sg_st) { *ret = sg_c0; sg_c0 = NULL; }
+    sg_tensor_release(sg_c0);
+    return sg_st;
 }
 
 /* aten::relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
  * autogen (out_inplace) from aten::relu_(Tensor(a!) self) -> Tensor(a!) */
-sg_status aten_relu_out_composite(sg_keyset ks, sg_tensor *self, sg_tensor *out, sg_tensor **ret) {
+sg_status aten_relu_out_composite(sg_keyset sg_ks, sg_tensor *self, sg_tensor *out, sg_tensor **ret) {
     *ret = NULL; /* on failure a caller gets NULL, never a stale pointer */
-    (void)ks;
-    sg_status st = sg_tensor_copy_(out, self);
-    sg_tensor *r0 = NULL;
-    if (!st) st = aten_relu_(out, &r0);
-    sg_tensor_release(r0);
-    if (!st) *ret = sg_tensor_retain(out);
-    return st;
+    (void)sg_ks;
+    sg_status sg_st = sg_tensor_copy_(out, self);
+    sg_tensor *sg_r0 = NULL;
+    if (!sg_st) sg_st = aten_relu_(out, &sg_r0);
+    sg_tensor_release(sg_r0);
+    if (!sg_st) *ret = sg_tensor_retain(out);
+    return sg_st;
 }
 
 /* aten::native_dropout.out(Tensor input, float p, bool? train, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))
  * autogen (out) from aten::native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor) */
-sg_status aten_native_dropout_out_composite(sg_keyset ks, sg_tensor *input, double p, const bool *train, sg_tensor *out0, sg_tensor *out1, sg_tensor **ret0, sg_tensor **ret1) {
+sg_status aten_native_dropout_out_composite(sg_keyset sg_ks, sg_tensor *input, double p, const bool *train, sg_tensor *out0, sg_tensor *out1, sg_tensor **ret0, sg_tensor **ret1) {
     *ret0 = NULL; /* on failure a caller gets NULL, never a stale pointer */
     *ret1 = NULL; /* on failure a caller gets NULL, never a stale pointer */
-    (void)ks;
-    sg_tensor *r0 = NULL;
-    sg_tensor *r1 = NULL;
-    sg_status st = aten_native_dropout(input, p, train, &r0, &r1);
-    if (!st) st = sg_tensor_copy_(out0, r0);
-    if (!st) st = sg_tensor_copy_(out1, r1);
-    sg_tensor_release(r0);
-    sg_tensor_release(r1);
-    if (!st) *ret0 = sg_tensor_retain(out0);
-    if (!st) *ret1 = sg_tensor_retain(out1);
-    return st;
+    (void)sg_ks;
+    sg_tensor *sg_r0 = NULL;
+    sg_tensor *sg_r1 = NULL;
+    sg_status sg_st = aten_native_dropout(input, p, train, &sg_r0, &sg_r1);
+    if (!sg_st) sg_st = sg_tensor_copy_(out0, sg_r0);
+    if (!sg_st) sg_st = sg_tensor_copy_(out1, sg_r1);
+    sg_tensor_release(sg_r0);
+    sg_tensor_release(sg_r1);
+    if (!sg_st) *ret0 = sg_tensor_retain(out0);
+    if (!sg_st) *ret1 = sg_tensor_retain(out1);
+    return sg_st;
 }
 
