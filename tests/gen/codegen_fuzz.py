@@ -76,8 +76,8 @@ def yq(s):
 
 
 def schema_string(rng, text):
-    """A schema string literal holding text: quotes and backslashes escaped, control bytes as
-    the schema language's escapes or raw (a func string may hold a raw newline)."""
+    """A schema string literal holding text: quotes and backslashes escaped, line breaks and
+    other control bytes as escapes (c10 ends a string at a raw line break): \\n, or octal."""
     out = ['"']
     for ch in text:
         if ch == '"':
@@ -88,6 +88,8 @@ def schema_string(rng, text):
             out.append("\\n")
         elif ch == "\x00":
             continue
+        elif ord(ch) < 0x20 or ord(ch) == 0x7f:
+            out.append("\\%03o" % ord(ch))
         else:
             out.append(ch)
     out.append('"')
