@@ -15,21 +15,11 @@ int sg_model_init(sg_model *m) {
 /* groups is built by group.c from the arena, so it is not freed here. */
 void sg_model_free(sg_model *m) {
     sg_worker_free(m->worker);
-    sg_early_json_free(m->early_json);
     free(m->sources);
     free(m->ops);
     free(m->tags);
     sg_arena_free(m->arena);
-    for (uint32_t i = 0; i < m->nadopted; i++) sg_arena_free(m->adopted[i]);
-    free(m->adopted);
     memset(m, 0, sizeof *m);
-}
-
-void sg_early_json_free(sg_early_json *e) {
-    if (!e) return;
-    sg_spool_free(&e->text[0]);
-    sg_spool_free(&e->text[1]);
-    free(e);
 }
 
 /* Makes room for one more element in an array that doubles: returns the (maybe moved) array,
@@ -71,33 +61,8 @@ sg_op *sg_model_add_op(sg_model *m) {
     return op;
 }
 
-bool sg_model_keep_arena(sg_model *m, sg_arena *a) {
-    sg_arena **v = realloc(m->adopted, (m->nadopted + 1) * sizeof *v);
-    if (!v) return false;
-    m->adopted = v;
-    m->adopted[m->nadopted++] = a;
-    return true;
-}
-
-bool sg_model_adopt(sg_model *m, sg_model *part) {
-    if (m->capops - m->nops < part->nops) {
-        size_t cap = (size_t)m->nops + part->nops;
-        cap = cap < 2 * (size_t)m->capops ? 2 * (size_t)m->capops : cap;
-        sg_op **v = cap <= UINT32_MAX ? realloc(m->ops, cap * sizeof *v) : NULL;
-        if (!v) return false;
-        m->ops = v;
-        m->capops = (uint32_t)cap;
-    }
-    memcpy(m->ops + m->nops, part->ops, part->nops * sizeof *part->ops);
-    m->nops += part->nops;
-    part->nops = 0;
-    return true;
-}
-
 size_t sg_model_memory(const sg_model *m) {
-    size_t n = sg_arena_used(m->arena);
-    for (uint32_t i = 0; i < m->nadopted; i++) n += sg_arena_used(m->adopted[i]);
-    return n;
+    return sg_arena_used(m->arena);
 }
 
 sg_tag *sg_model_add_tag(sg_model *m) {

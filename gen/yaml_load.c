@@ -14,21 +14,16 @@
  */
 #define _POSIX_C_SOURCE 200809L /* fstat, fileno */
 
-#include "emit.h"
 #include "model.h"
-#include "par.h"
-#include "validate_util.h"
 #include "yaml_heap.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <yaml.h>
 
 enum {
@@ -56,13 +51,6 @@ typedef struct frame {
 
 typedef enum file_kind { FILE_UNKNOWN, FILE_SCHEMA, FILE_TAGS } file_kind;
 
-/* What a piece's loader does to each op beside loading it (model.h, SG_EARLY_*). */
-typedef struct early {
-    unsigned     what; /* SG_EARLY_CHECKS: applies the rules on the op alone */
-    sg_json_ops *json; /* where the ops' JSON goes (SG_EARLY_JSON), or NULL */
-    bool         first; /* the next op is the document's first */
-} early;
-
 typedef struct loader {
     sg_model        *m;
     sg_diag         *d;
@@ -80,8 +68,6 @@ typedef struct loader {
     file_kind        kind;
     uint32_t         nentries;
     sg_pos           root;
-    sg_signer        sign;   /* for each op's grouping key (sg_op_sign) */
-    early           *early;  /* NULL: loading alone */
     bool             simple; /* all ASCII, no '\r': a character is a byte, a break a '\n' */
     bool             stop; /* a problem after which the rest of the file is not read */
 } loader;
@@ -841,20 +827,7 @@ static void op_entry(loader *L, const sg_ynode *e) {
     dups_free(&u);
     if (!op->keys || !op->values) oom(L);
     if (!has_func) sg_diag_report(L->d, SG_ERROR, e->pos, "entry has no 'func' key");
-    if (!op->func) {
-        L->m->nops--; /* it is the last op */
-        return;
-    }
-    if (op->parsed) {
-        sg_op_sign(op, L->a, &L->sign); /* where it cannot, grouping works it out */
-        sgv_note_args(op);
-    }
-    early *ea = L->early;
-    if (ea && (ea->what & SG_EARLY_CHECKS)) sg_validate_op(L->m, op, L->d);
-    if (ea && ea->json) {
-        sg_json_ops_put(ea->json, op, ea->first);
-        ea->first = false;
-    }
+    if (!op->func) L->m->nops--; /* it is the last op */
 }
 
 /* A tags.yaml entry: tag and desc. */
@@ -1096,7 +1069,7 @@ static void skip_reader_end(yaml_parser_t *p, skipped *s) {
 
 /* Loads src->text[begin, end), which starts on line `line`, into m. */
 static int load_range(sg_model *m, const sg_source *src, size_t begin, size_t end, uint32_t line,
-                      sg_diag *d, early *e, sg_yaml_heap *heap) {
+                      sg_diag *d, sg_yaml_heap *heap) {
     uint32_t before = d->nerrors;
     yaml_parser_t p;
     sg_yaml_heap_begin(heap); /* libyaml's memory, until the parser is deleted */
@@ -1107,7 +1080,7 @@ static int load_range(sg_model *m, const sg_source *src, size_t begin, size_t en
     }
     cursor home = {.byte = begin, .line_start = begin, .line = line};
     loader L = {.m = m, .d = d, .src = src, .a = m->arena, .base = begin, .home = home,
-                .cur = home, .root = {src, 1, 1}, .early = e};
+                .cur = home, .root = {src, 1, 1}};
     const unsigned char *t = (const unsigned char *)src->text + begin;
     bool plain = plain_ascii(t, end - begin); /* most files: one scan tells both */
     L.simple = plain || (ascii_run(t, end - begin) == end - begin && !memchr(t, '\r', end - begin));
@@ -1123,184 +1096,7 @@ static int load_range(sg_model *m, const sg_source *src, size_t begin, size_t en
     sg_yaml_heap_end(heap);
     free(L.stack);
     free(L.spans);
-    sg_signer_free(&L.sign);
     return (int)(d->nerrors - before);
-}
-
-/* ---- parts at once ----------------------------------------------------------------------- *
- * Rationale: libyaml's scanner is most of a big file's load, and it is sequential. A schema
- * file is one block sequence at column 0, so a line that starts with "- " begins an entry: a
- * file cut there is cut into valid files. A big file is cut into pieces of about 100 KiB,
- * which this thread and the model's worker take one at a time until none is left, so that a
- * thread on a slower CPU (on a busy host one vCPU may run at half speed) simply takes fewer.
- * Each piece loads into a model of its own, from its thread's arena; the ops then move over
- * in file order. Where any piece has anything to say (an error, a warning, a piece that is
- * not a schema file), the pieces are thrown away and the file loads again in one piece, so
- * diagnostics are always those of a whole-file load. The loading threads also do the run's
- * early work on each op (model.h, SG_EARLY_*): what they find is a piece's to say too. */
-
-enum { SPLIT_MIN = 256 * 1024, PIECE = 24 * 1024 };
-
-typedef struct part {
-    sg_model m;
-    sg_diag  d;
-    size_t   begin, end;
-    uint32_t line;
-    uint32_t text;     /* the thread whose early JSON text holds its ops' */
-    size_t   from, to; /* where in that text */
-} part;
-
-typedef struct loading {
-    const sg_source *src;
-    part             parts[SG_MAX_PIECES];
-    uint32_t         nparts;
-    atomic_uint      next;     /* the next piece to take */
-    double           rate[2];  /* bytes per second each thread loaded */
-    sg_arena        *arena[2]; /* a thread's: the pieces it loads allocate from it */
-    unsigned         early;    /* the model's SG_EARLY_* */
-    sg_early_json   *json;     /* where SG_EARLY_JSON goes, or NULL */
-    bool             first;    /* the first piece's first op is the document's first */
-} loading;
-
-typedef struct side {
-    loading *ld;
-    int      k;
-} side;
-
-static void *load_side(void *arg) {
-    side     *sd = arg;
-    loading  *ld = sd->ld;
-    sg_arena *a = ld->arena[sd->k];
-    /* a model takes about 12 bytes per byte of schema file, and either thread may load most
-     * of the pieces: room for three quarters of it in one chunk (huge pages, faulted in as
-     * used), so that the thread seldom needs another */
-    sg_arena_reserve(a, 9 * ld->src->len);
-    struct timespec t0, t1;
-    size_t bytes = 0;
-    sg_spool *text = ld->json ? &ld->json->text[sd->k] : NULL; /* this thread's early JSON */
-    early e = {.what = ld->early, .json = text ? sg_json_ops_new(text) : NULL}; /* NULL: oom told */
-    sg_yaml_heap heap = {0}; /* libyaml's memory, for one piece after the other */
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (uint32_t i; (i = atomic_fetch_add(&ld->next, 1)) < ld->nparts;) {
-        part *pt = &ld->parts[i];
-        pt->m.arena = a;
-        pt->text = (uint32_t)sd->k;
-        pt->from = text ? text->len : 0;
-        e.first = i == 0 && ld->first;
-        load_range(&pt->m, ld->src, pt->begin, pt->end, pt->line, &pt->d, &e, &heap);
-        if (e.json) sg_json_ops_sync(e.json);
-        pt->to = text ? text->len : 0;
-        bytes += pt->end - pt->begin;
-    }
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    sg_yaml_heap_free(&heap);
-    sg_json_ops_free(e.json);
-    double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-    ld->rate[sd->k] = s > 0 ? (double)bytes / s : 0;
-    return NULL;
-}
-
-/* The start of the first entry line at or after `from` (the byte after a '\n' followed by
- * "- "), or 0 for none. */
-static size_t entry_at_or_after(const sg_source *src, size_t from) {
-    const char *t = src->text, *e = t + src->len, *c = t + from - 1;
-    while ((c = memchr(c, '\n', (size_t)(e - c))) && !(e - c > 3 && c[1] == '-' && c[2] == ' '))
-        c++;
-    return c ? (size_t)(c - t) + 1 : 0;
-}
-
-/* The '\n's in p[0..n): a loop the compiler makes wide (memchr per line costs a call each). */
-static uint32_t count_lines(const char *p, size_t n) {
-    uint32_t k = 0;
-    for (size_t i = 0; i < n; i++) k += p[i] == '\n';
-    return k;
-}
-
-/* Cuts src into pieces at entry lines (their first lines counted as it goes); false for a file
- * that is not a block sequence at column 0, or that gives fewer than two pieces. */
-static bool cut(loading *ld) {
-    const sg_source *src = ld->src;
-    const char *t = src->text, *e = t + src->len, *q = t;
-    while (q < e && (*q == '#' || *q == '\n')) { /* comments and blank lines before the first entry */
-        const char *nl = memchr(q, '\n', (size_t)(e - q));
-        q = nl ? nl + 1 : e;
-    }
-    if (e - q < 2 || q[0] != '-' || q[1] != ' ') return false;
-    size_t   n = src->len / PIECE, begin = 0;
-    uint32_t line = 1;
-    n = n < 2 ? 2 : n > SG_MAX_PIECES ? SG_MAX_PIECES : n;
-    ld->nparts = 0;
-    for (size_t i = 1; i <= n; i++) {
-        size_t end = i == n ? src->len : entry_at_or_after(src, i * src->len / n);
-        if (i < n && (!end || end <= begin)) continue; /* one long entry: fewer pieces */
-        ld->parts[ld->nparts++] = (part){.begin = begin, .end = end, .line = line};
-        line += count_lines(t + begin, end - begin);
-        begin = end;
-        if (begin == src->len) break;
-    }
-    return ld->nparts >= 2;
-}
-
-static bool clean(const part *pt) {
-    return pt->d.nerrors == 0 && pt->d.nwarnings == 0 && pt->d.out.len == 0 && !pt->m.have_tags &&
-           pt->m.nops > 0;
-}
-
-/* Starts m's worker for a file of len bytes, where it will load in pieces; whether it will. */
-static bool start_worker(sg_model *m, size_t len) {
-    if (m->one_piece || len < SPLIT_MIN || sg_cpu_count() < 2) return false;
-    if (!m->worker) m->worker = sg_worker_new();
-    return true;
-}
-
-/* Loads src in pieces on two threads; false, with m as it was, where it should load whole. */
-static bool load_parallel(sg_model *m, const sg_source *src) {
-    if (!start_worker(m, src->len)) return false; /* (sg_load_file starts it before reading) */
-    loading *ld = calloc(1, sizeof *ld);
-    if (!ld) return false;
-    ld->src = src;
-    atomic_init(&ld->next, 0);
-    uint32_t nops = m->nops;
-    ld->early = m->early;
-    ld->first = nops == 0;
-    /* the early JSON of one file only: a model of several is rendered after checking */
-    if ((m->early & SG_EARLY_JSON) && !m->early_json && (ld->json = calloc(1, sizeof *ld->json)))
-        ld->json->text[0].block = ld->json->text[1].block = 2u << 20; /* a huge page at a time */
-    bool ok = cut(ld) && (ld->arena[0] = sg_arena_new(NULL, NULL)) != NULL &&
-              (ld->arena[1] = sg_arena_new(NULL, NULL)) != NULL;
-    for (uint32_t i = 0; i < ld->nparts; i++) sg_diag_init(&ld->parts[i].d);
-    side here = {ld, 0}, there = {ld, 1};
-    if (ok) ok = sg_worker_run2(m->worker, load_side, &there, &here);
-    /* how fast each thread went, for the next step to share by */
-    if (ok && ld->rate[0] > 0 && ld->rate[1] > 0)
-        sg_worker_note_share(m->worker, ld->rate[1] / (ld->rate[0] + ld->rate[1]));
-    for (uint32_t i = 0; ok && i < ld->nparts; i++) ok = clean(&ld->parts[i]);
-    for (uint32_t i = 0; i < ld->nparts; i++) {
-        part *pt = &ld->parts[i];
-        pt->m.arena = NULL; /* the threads' arenas go to m, or are freed below */
-        if (ld->json)
-            ld->json->runs[i] = (sg_json_run){m->nops, pt->m.nops, pt->text, pt->from, pt->to};
-        ok = ok && sg_model_adopt(m, &pt->m);
-    }
-    ok = ok && sg_model_keep_arena(m, ld->arena[0]);
-    if (ok) ld->arena[0] = NULL;
-    ok = ok && sg_model_keep_arena(m, ld->arena[1]);
-    if (ok) ld->arena[1] = NULL;
-    if (!ok) m->nops = nops; /* some pieces may have moved over before one failed */
-    if (ok && ld->json) {
-        ld->json->nruns = ld->nparts;
-        m->early_json = ld->json;
-        ld->json = NULL;
-    }
-    sg_early_json_free(ld->json); /* (NULL where m took it) */
-    for (uint32_t i = 0; i < ld->nparts; i++) {
-        sg_model_free(&ld->parts[i].m);
-        sg_diag_free(&ld->parts[i].d);
-    }
-    for (int k = 0; k < 2; k++)
-        if (ld->arena[k]) sg_arena_free(ld->arena[k]);
-    free(ld);
-    return ok;
 }
 
 /* Loads a source already in the model. */
@@ -1309,9 +1105,8 @@ static int load(sg_model *m, const sg_source *src, sg_diag *d) {
         sg_diag_plain(d, SG_ERROR, "'%s' is larger than 4 GiB", src->path);
         return 1;
     }
-    if (load_parallel(m, src)) return 0;
     sg_yaml_heap heap = {0};
-    int          errors = load_range(m, src, 0, src->len, 1, d, NULL, &heap);
+    int          errors = load_range(m, src, 0, src->len, 1, d, &heap);
     sg_yaml_heap_free(&heap);
     return errors;
 }
@@ -1371,11 +1166,9 @@ int sg_load_file(sg_model *m, const char *path, sg_diag *d) {
         sg_diag_plain(d, SG_ERROR, "cannot read '%s': %s", path, strerror(errno));
         return 1;
     }
-    /* a regular file's size is known: read it in one piece; where it is big enough to load in
-     * pieces, the second thread starts while it is read */
+    /* a regular file's size is known: read it in one piece */
     struct stat st;
     bool sized = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
-    if (sized) start_worker(m, (size_t)st.st_size);
     int err = 0;
     const sg_source *src = sized ? read_file(m, path, f, (size_t)st.st_size, &err)
                                  : read_stream(m, path, f, &err);
