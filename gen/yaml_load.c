@@ -15,7 +15,6 @@
 #define _POSIX_C_SOURCE 200809L /* fstat, fileno */
 
 #include "model.h"
-#include "yaml_heap.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -1003,78 +1002,12 @@ static void run(loader *L, yaml_parser_t *p) {
     }
 }
 
-/* ---- libyaml's reader, where it has nothing to do ----------------------------------------
- * Rationale: libyaml's reader decodes and checks its input a character at a time (~66
- * instructions a byte; skipping it took 7% off loading the corpus). Where the text is
- * printable ASCII with \n line breaks, decoding changes no byte and every check passes, so
- * the text is handed to the scanner as the reader would leave it at the end of the input: the
- * bytes, then a NUL, in its buffer, and the end of the input reached. The fields set are
- * yaml_parser_t's own, in yaml.h; only for the 0.2 releases, whose reader this is. The
- * scanner reads a few characters ahead of what it has: the NUL is followed by more. */
-enum { AHEAD = 8 };
-
-/* Whether every byte of t[0, n) is a tab, a \n or printable ASCII (libyaml's reader passes
- * them as they are); a word at a time, where none is below ' ' or above '~'. */
-static bool plain_ascii(const unsigned char *t, size_t n) {
-    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-    size_t         k = 0;
-    for (uint64_t w; k + 8 <= n; k += 8) {
-        memcpy(&w, t + k, 8);
-        /* a byte below 0x20 or above 0x7e (or with its high bit set) */
-        if (((w - ones * 0x20) | (w + ones * 0x01) | w) & highs) {
-            for (size_t i = k; i < k + 8; i++)
-                if ((t[i] < 0x20 || t[i] > 0x7e) && t[i] != '\n' && t[i] != '\t') return false;
-        }
-    }
-    for (; k < n; k++)
-        if ((t[k] < 0x20 || t[k] > 0x7e) && t[k] != '\n' && t[k] != '\t') return false;
-    return true;
-}
-
-static bool reader_known(void) {
-    int major, minor, patch;
-    yaml_get_version(&major, &minor, &patch);
-    return major == 0 && minor == 2;
-}
-
-/* Where a parser was given the text as its reader's output: the copy, and its own buffer. */
-typedef struct skipped {
-    unsigned char *copy;
-    yaml_char_t   *start, *end, *pointer, *last;
-} skipped;
-
-/* Gives p the text, plain ASCII, as its reader's output (in a copy: s, to undo with
- * skip_reader_end after parsing); nothing where the reader must run. */
-static void skip_reader(yaml_parser_t *p, const unsigned char *t, size_t n, skipped *s) {
-    if (!reader_known() || !(s->copy = malloc(n + AHEAD))) return;
-    memcpy(s->copy, t, n);
-    memset(s->copy + n, 0, AHEAD);
-    s->start = p->buffer.start, s->end = p->buffer.end;
-    s->pointer = p->buffer.pointer, s->last = p->buffer.last;
-    p->buffer.start = p->buffer.pointer = s->copy;
-    p->buffer.last = s->copy + n + 1;
-    p->buffer.end = s->copy + n + AHEAD;
-    p->unread = n + 1;
-    p->offset = n;
-    p->eof = 1; /* and the raw buffer is empty: the reader returns at once */
-}
-
-/* Gives p its own buffer back, for yaml_parser_delete to free. */
-static void skip_reader_end(yaml_parser_t *p, skipped *s) {
-    if (!s->copy) return;
-    p->buffer.start = s->start, p->buffer.end = s->end;
-    p->buffer.pointer = s->pointer, p->buffer.last = s->last;
-    free(s->copy);
-}
-
 /* Loads src->text[begin, end), which starts on line `line`, into m. */
 static int load_range(sg_model *m, const sg_source *src, size_t begin, size_t end, uint32_t line,
-                      sg_diag *d, sg_yaml_heap *heap) {
+                      sg_diag *d) {
     uint32_t before = d->nerrors;
     yaml_parser_t p;
-    sg_yaml_heap_begin(heap); /* libyaml's memory, until the parser is deleted */
     if (!yaml_parser_initialize(&p)) {
-        sg_yaml_heap_end(heap);
         sg_diag_plain(d, SG_ERROR, "out of memory reading '%s'", src->path);
         return 1;
     }
@@ -1082,18 +1015,12 @@ static int load_range(sg_model *m, const sg_source *src, size_t begin, size_t en
     loader L = {.m = m, .d = d, .src = src, .a = m->arena, .base = begin, .home = home,
                 .cur = home, .root = {src, 1, 1}};
     const unsigned char *t = (const unsigned char *)src->text + begin;
-    bool plain = plain_ascii(t, end - begin); /* most files: one scan tells both */
-    L.simple = plain || (ascii_run(t, end - begin) == end - begin && !memchr(t, '\r', end - begin));
+    L.simple = ascii_run(t, end - begin) == end - begin && !memchr(t, '\r', end - begin);
     yaml_parser_set_input_string(&p, t, end - begin);
     yaml_parser_set_encoding(&p, YAML_UTF8_ENCODING); /* no guessing: marks count UTF-8 */
-    skipped sk = {0};
-    if (plain && !m->libyaml_reader) skip_reader(&p, t, end - begin, &sk);
-    if (sk.copy) __atomic_fetch_add(&m->reader_skipped, 1u, __ATOMIC_RELAXED);
     run(&L, &p);
-    skip_reader_end(&p, &sk);
     if (!L.stop && L.nentries == 0) sg_diag_report(d, SG_ERROR, L.root, "file has no entries");
     yaml_parser_delete(&p);
-    sg_yaml_heap_end(heap);
     free(L.stack);
     free(L.spans);
     return (int)(d->nerrors - before);
@@ -1105,10 +1032,7 @@ static int load(sg_model *m, const sg_source *src, sg_diag *d) {
         sg_diag_plain(d, SG_ERROR, "'%s' is larger than 4 GiB", src->path);
         return 1;
     }
-    sg_yaml_heap heap = {0};
-    int          errors = load_range(m, src, 0, src->len, 1, d, &heap);
-    sg_yaml_heap_free(&heap);
-    return errors;
+    return load_range(m, src, 0, src->len, 1, d);
 }
 
 int sg_load_buffer(sg_model *m, const char *path, const char *text, size_t len, sg_diag *d) {
