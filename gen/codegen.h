@@ -82,9 +82,8 @@ void sg_output_text(const sg_output *o, sg_buf *b);
 
 void sg_outputs_free(sg_outputs *o);
 /* Writes every output into outdir (created with its parents if need be), each atomically and
- * only where its bytes change, sharing the files with w's thread (par.h; NULL: a thread of its
- * own, where they are big enough to share). Problems are reported on err; returns 0 or -1. */
-int  sg_outputs_write(const char *outdir, const sg_outputs *outs, struct sg_worker *w, FILE *err);
+ * only where its bytes change. Problems are reported on err; returns 0 or -1. */
+int  sg_outputs_write(const char *outdir, const sg_outputs *outs, FILE *err);
 
 /* Renders every template over m into out. Errors go to d; returns their number. */
 int sg_codegen(const sg_model *m, const sg_codegen_opts *o, sg_outputs *out, sg_diag *d);

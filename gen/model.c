@@ -1,7 +1,6 @@
 /* model.c: the model container. Objects (sources, ops, strings) live in the model's arena;
  * the lists of them are growable arrays (sources, ops, tags), freed by sg_model_free. */
 #include "model.h"
-#include "par.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +13,6 @@ int sg_model_init(sg_model *m) {
 
 /* groups is built by group.c from the arena, so it is not freed here. */
 void sg_model_free(sg_model *m) {
-    sg_worker_free(m->worker);
     free(m->sources);
     free(m->ops);
     free(m->tags);

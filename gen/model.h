@@ -140,8 +140,6 @@ typedef struct sg_model {
     bool        have_tags;    /* a tags file was given: tags are checked against it */
     sg_group  **groups;
     uint32_t    ngroups;
-    struct sg_worker *worker; /* the second thread of its parallel steps (par.h), kept from the
-                                 first big file's load to sg_model_free; NULL where none */
 } sg_model;
 
 /* ---- diagnostics ------------------------------------------------------------------------- */

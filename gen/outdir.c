@@ -223,7 +223,8 @@ static void remove_stale(const char *dir, const sg_outputs *outs, FILE *err) {
     closedir(d);
 }
 
-int sg_outputs_write(const char *outdir, const sg_outputs *outs, sg_worker *w, FILE *err) {
+int sg_outputs_write(const char *outdir, const sg_outputs *outs, FILE *err) {
+    sg_worker *w = NULL;
     sg_buf dir;
     sg_buf_init(&dir);
     sg_buf_puts(&dir, outdir);

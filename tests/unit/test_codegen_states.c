@@ -215,11 +215,11 @@ static void test_quoting(const sg_model *m, const char *dir) {
 
 /* Writes r's outputs into a fresh folder (on two threads: they are big enough) twice, and
  * reads each file back: its bytes, and the second write leaves them as they were. */
-static void test_write(const result *r, const sg_model *m) {
+static void test_write(const result *r) {
     char dir[] = "/tmp/sg_codegen_write_XXXXXX";
     CHECK(mkdtemp(dir) != NULL);
     for (int pass = 0; pass < 2; pass++) {
-        CHECK(sg_outputs_write(dir, &r->out, m->worker, stderr) == 0);
+        CHECK(sg_outputs_write(dir, &r->out, stderr) == 0);
         for (uint32_t i = 0; i < r->out.n; i++) {
             char path[512];
             snprintf(path, sizeof path, "%s/%s", dir, r->out.items[i].name);
@@ -256,7 +256,7 @@ static void test_corpus(void) {
     CHECK(one.errors == 0);
     CHECK(one.out.n == 19); /* header, table, registrations, 8 wrapper and 8 kernel shards */
     check_same(&one, &two);
-    test_write(&two, &m);
+    test_write(&two);
     result_free(&one);
     result_free(&two);
     sg_model_free(&m);
