@@ -2,6 +2,7 @@
  * the lists of them are growable arrays (sources, ops, tags), freed by sg_model_free. */
 #include "model.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,4 +94,39 @@ const sg_ynode *sg_op_key(const sg_op *op, const char *key) {
     for (uint32_t i = 0; i < op->nkeys; i++)
         if (strcmp(op->keys[i], key) == 0) return op->values[i];
     return NULL;
+}
+
+/* ---- the keys of an entry -------------------------------------------------------------- */
+
+static const sg_op_keydef op_keys[] = {
+    {"func", SG_KEY_FUNC, 0},
+    {"variants", SG_KEY_VARIANTS, 0},
+    {"dispatch", SG_KEY_DISPATCH, 0},
+    {"structured", SG_KEY_BOOL, offsetof(sg_op, structured)},
+    {"structured_delegate", SG_KEY_STR, offsetof(sg_op, structured_delegate)},
+    {"structured_inherits", SG_KEY_STR, offsetof(sg_op, structured_inherits)},
+    {"precomputed", SG_KEY_SEQ, offsetof(sg_op, precomputed)},
+    {"autogen", SG_KEY_CSV, offsetof(sg_op, autogen)},
+    {"tags", SG_KEY_TAGS, offsetof(sg_op, tags)},
+    {"device_check", SG_KEY_STR, offsetof(sg_op, device_check)},
+    {"device_guard", SG_KEY_BOOL, offsetof(sg_op, device_guard)},
+    {"python_module", SG_KEY_STR, offsetof(sg_op, python_module)},
+    {"cpp_no_default_args", SG_KEY_SEQ, offsetof(sg_op, cpp_no_default_args)},
+    {"manual_cpp_binding", SG_KEY_BOOL, offsetof(sg_op, manual_cpp_binding)},
+    {"manual_kernel_registration", SG_KEY_BOOL, offsetof(sg_op, manual_kernel_registration)},
+    {"category_override", SG_KEY_STR, offsetof(sg_op, category_override)},
+    {"use_const_ref_for_mutable_tensors", SG_KEY_BOOL,
+     offsetof(sg_op, use_const_ref_for_mutable_tensors)},
+    {"ufunc_inner_loop", SG_KEY_MAP, offsetof(sg_op, ufunc_inner_loop)},
+};
+
+const sg_op_keydef *sg_op_keydef_find(const char *name) {
+    for (size_t i = 0; i < sizeof op_keys / sizeof *op_keys; i++)
+        if (strcmp(op_keys[i].name, name) == 0) return &op_keys[i];
+    return NULL;
+}
+
+bool sg_op_key_is_bool(const char *key) {
+    const sg_op_keydef *kd = sg_op_keydef_find(key);
+    return kd && kd->shape == SG_KEY_BOOL;
 }

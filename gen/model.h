@@ -2,8 +2,10 @@
  *
  * One sg_op per YAML entry: its parsed schema (sg_schema.h), the yaml keys as typed fields, and
  * every key also kept verbatim as a small YAML tree (for JSON output and user templates). The
- * loader (yaml_load.c) builds it, validate.c checks it, group.c derives the op groups, and every
- * emitter reads it, never the source text.
+ * phases, in the order the driver (cli.c) runs them: load.c reads files (yaml_tree.c turns
+ * their YAML into node trees, yaml_ops.c the trees into ops), group.c derives the op groups,
+ * validate.c checks the model, derive.c adds what generation needs; every emitter reads the
+ * model, never the source text.
  *
  * All memory lives in the model's arena; sg_model_free releases everything at once.
  */
@@ -181,6 +183,28 @@ sg_tag      *sg_model_add_tag(sg_model *m);
 size_t       sg_model_memory(const sg_model *m);
 /* Source position of byte offset `off` of op's func string. */
 sg_pos       sg_op_pos_at(const sg_op *op, uint32_t off);
+/* The yaml keys torchgen knows, one table (model.c): the shape of each key's value and the
+ * typed field of sg_op it fills. */
+typedef enum sg_key_shape {
+    SG_KEY_FUNC,     /* the schema string: func, spans, schema, parsed */
+    SG_KEY_VARIANTS, /* "function, method": variants, has_variants */
+    SG_KEY_DISPATCH, /* a mapping of dispatch keys to kernels: dispatch, has_dispatch */
+    SG_KEY_BOOL,     /* True or False: an sg_tribool */
+    SG_KEY_STR,      /* a string */
+    SG_KEY_SEQ,      /* a list of strings: an sg_strlist */
+    SG_KEY_CSV,      /* comma-separated names: an sg_strlist */
+    SG_KEY_TAGS,     /* a list or comma-separated names: an sg_strlist */
+    SG_KEY_MAP,      /* a mapping kept as written: an sg_ynode */
+} sg_key_shape;
+
+typedef struct sg_op_keydef {
+    const char  *name;
+    sg_key_shape shape;
+    size_t       off; /* of the field in sg_op (0 for func, variants and dispatch) */
+} sg_op_keydef;
+
+/* The known key `name`, or NULL. */
+const sg_op_keydef *sg_op_keydef_find(const char *name);
 /* Whether `key` is one of the boolean yaml keys (structured, device_guard, ...). */
 bool         sg_op_key_is_bool(const char *key);
 /* The value of yaml key `key` as written, or NULL. */
