@@ -11,10 +11,30 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* The encoding a byte-order mark at the start of s names, where it is not UTF-8's; NULL for
+ * none. Rationale: YAML allows UTF-16 and UTF-32, but positions in messages are byte columns
+ * of UTF-8 text; such a file is refused with a message that says what to do, where libyaml
+ * would complain of its first byte. */
+static const char *foreign_bom(const sg_source *s) {
+    const unsigned char *t = (const unsigned char *)s->text;
+    if (s->len >= 4 && ((t[0] == 0xFF && t[1] == 0xFE && !t[2] && !t[3]) ||
+                        (!t[0] && !t[1] && t[2] == 0xFE && t[3] == 0xFF)))
+        return "UTF-32";
+    if (s->len >= 2 && ((t[0] == 0xFF && t[1] == 0xFE) || (t[0] == 0xFE && t[1] == 0xFF)))
+        return "UTF-16";
+    return NULL;
+}
+
 /* Loads a source already in the model. */
 static int load(sg_model *m, const sg_source *src, sg_diag *d) {
     if (src->len > UINT32_MAX - 1) {
         sg_diag_plain(d, SG_ERROR, "'%s' is larger than 4 GiB", src->path);
+        return 1;
+    }
+    const char *enc = foreign_bom(src);
+    if (enc) {
+        sg_diag_report(d, SG_ERROR, (sg_pos){src, 0, 0},
+                       "%s input is not supported; convert it to UTF-8", enc);
         return 1;
     }
     return sg_yaml_load(m, src, d);
