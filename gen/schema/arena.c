@@ -38,8 +38,10 @@ static void *sys_alloc(void *ud, void *ptr, size_t size) {
 }
 
 /* Chunk memory, zeroed, of `bytes` bytes from the hook. Rationale: zeroing whole chunks, not
- * each allocation, touches each byte once. */
+ * each allocation, touches each byte once; without a hook, calloc zeroes only what the system
+ * does not hand out zeroed already (big blocks are fresh pages). */
 static chunk *chunk_alloc(sg_arena *a, size_t bytes) {
+    if (a->alloc == sys_alloc) return calloc(1, bytes);
     chunk *c = a->alloc(a->ud, NULL, bytes);
     if (c) memset(c, 0, bytes);
     return c;
