@@ -63,7 +63,6 @@ int main(int argc, char **argv) {
             return 1;
         }
         sg_diag_init(&d);
-        m.early = SG_EARLY_CHECKS; /* as the tool does */
         sg_load_file(&m, tags, &d);
         sg_load_file(&m, yaml, &d);
         sg_model_group(&m, &d);
@@ -77,7 +76,7 @@ int main(int argc, char **argv) {
             fprintf(stderr, "%.*s", (int)d.out.len, d.out.data);
             return 1;
         }
-        if (sg_outputs_write(outdir, &outs, m.worker, stderr) != 0) return 1;
+        if (sg_outputs_write(outdir, &outs, stderr) != 0) return 1;
         double t3 = now_ms();
         bytes = 0;
         for (uint32_t k = 0; k < outs.n; k++) bytes += outs.items[k].len;

@@ -141,7 +141,6 @@ static const char ops_yaml[] =
     "  variants: function, method\n"
     "  tags: pointwise\n"
     "- func: abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n";
-static const char tags_yaml[] = "- tag: pointwise\n  desc: elementwise\n";
 
 static void test_unreadable(void) {
     run r;
@@ -231,6 +230,7 @@ static void test_max_errors(void) {
                         "(--max-errors)";
     TOOL(&r, "--max-errors=2", n_errors(3));
     CHECK(r.rc == 1 && count_errors(r.err) == 2 && count_line(r.err, note2) == 1);
+    CHECK(messages_once(r.err));
     CHECK(strstr(r.err, "\n3 errors generated.\n") != NULL);
     TOOL(&r, "--max-errors=3", n_errors(3));
     CHECK(r.rc == 1 && count_errors(r.err) == 3 && !strstr(r.err, "more errors follow"));
@@ -251,6 +251,7 @@ static void test_max_errors(void) {
  * either gives the output it gives without failures, or fails with at least one message, each
  * message once, and nothing on standard output. */
 static void test_out_of_memory(void) {
+    static const char tags_yaml[] = "- tag: pointwise\n  desc: elementwise\n";
     const char *ops = put_file("ops.yaml", ops_yaml, strlen(ops_yaml));
     const char *tags = put_file("tags.yaml", tags_yaml, strlen(tags_yaml));
     static run ref, r;
