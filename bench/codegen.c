@@ -63,7 +63,6 @@ int main(int argc, char **argv) {
             return 1;
         }
         sg_diag_init(&d);
-        m.early = SG_EARLY_CHECKS; /* as the tool does */
         sg_load_file(&m, tags, &d);
         sg_load_file(&m, yaml, &d);
         sg_model_group(&m, &d);

@@ -3,16 +3,15 @@
  *   sg_bench_frontend [--reps N] [--warmup N] path/to/native_functions.yaml
  *
  * One repetition is what `schemagen --emit=json` does: a fresh model, sg_load_file (read + YAML
- * + schema parse), sg_check_json (grouping and validation, with the JSON rendered into
- * memory on a second thread meanwhile), the JSON written through stdio to /dev/null as the tool
- * writes it to standard output, then freeing it all. After the warm-up runs, each of N
+ * + schema parse), sg_model_group and sg_validate, then the JSON (sg_emit_json) written through
+ * stdio to /dev/null as the tool writes it to standard output, then freeing it all. After the warm-up runs, each of N
  * repetitions is timed phase by phase with a monotonic clock; the figures are the median (and the minimum) over N. libyaml's
  * event loop alone, over the same bytes held in memory, gives the floor that any YAML-based
  * loader pays.
  *
  * Output, one figure a line ("name value unit"), for bench/run to print and compare:
  *   frontend_ms, frontend_min_ms (the whole pipeline), frontend_load_parse_ms (model creation
- *   included), frontend_check_json_ms, frontend_write_ms, libyaml_events_ms,
+ *   included), frontend_group_validate_ms, frontend_json_ms, libyaml_events_ms,
  *   and the sizes that put them in scale: ops, JSON bytes, arena bytes, input bytes, reps.
  *
  * Exit status: 0; 77 when the file is absent (skipped, with a message); 1 when the corpus gave
@@ -34,8 +33,8 @@ enum { PH_LOAD, PH_CHECK, PH_JSON, PH_TOTAL, PH__COUNT };
 
 static const char *const phase_names[PH__COUNT] = {
     [PH_LOAD] = "frontend_load_parse_ms",
-    [PH_CHECK] = "frontend_check_json_ms",
-    [PH_JSON] = "frontend_write_ms",
+    [PH_CHECK] = "frontend_group_validate_ms",
+    [PH_JSON] = "frontend_json_ms",
     [PH_TOTAL] = "frontend_ms",
 };
 
@@ -88,17 +87,15 @@ static int run_pipeline(const char *path, double t[PH__COUNT], run_facts *f, int
     if (sg_model_init(&m) != 0)
         return -1;
     sg_diag_init(&d);
-    m.early = SG_EARLY_CHECKS | SG_EARLY_JSON; /* as the tool does for --emit=json */
     sg_load_file(&m, path, &d);
     double t1 = now_ms();
-    sg_spool spool;
-    sg_spool_init(&spool);
-    sg_check_json(&m, &d, &spool);
+    sg_model_group(&m, &d);
+    sg_validate(&m, &d);
     double t3 = now_ms();
     sg_buf_init(&json);
     sink_state sink = {devnull, 0};
     sg_buf_set_sink(&json, count_and_write, &sink);
-    sg_spool_put(&spool, &json);
+    sg_emit_json(&json, &m);
     sg_buf_flush(&json);
     fflush(devnull);
     double t4 = now_ms();
@@ -111,7 +108,6 @@ static int run_pipeline(const char *path, double t[PH__COUNT], run_facts *f, int
         fprintf(stderr, "%.*s", (int)d.out.len, d.out.data);
 
     sg_buf_free(&json);
-    sg_spool_free(&spool);
     sg_diag_free(&d);
     sg_model_free(&m);
     double t5 = now_ms();

@@ -1132,7 +1132,7 @@ int sg_codegen(const sg_model *m, const sg_codegen_opts *o, sg_outputs *out, sg_
         goto done;
     }
     /* the second state is made and filled on its own thread, while this one fills its own */
-    bool two = two_states(&r) && sg_worker_run2(m->worker, render_side, &there, &here);
+    bool two = two_states(&r) && sg_worker_run2(NULL, render_side, &there, &here);
     if (!two) render_side(&here);
     if (here.error) { /* where the worker failed, this side took its jobs */
         sg_diag_plain(d, SG_ERROR, "%s", here.error);

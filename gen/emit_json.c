@@ -16,75 +16,48 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The writer: appends go to a window of memory that reaches the destination a window at a
- * time, so the inner loops cost a memcpy each rather than a call that checks capacity. For an
- * sg_buf the window is the writer's own chunk; for a spool it is the spool's memory itself,
- * so the text is written once, where it stays. Schemas, which sg_schema prints into an sg_buf,
- * are printed into `tmp` (reused) and copied over. */
+/* The writer: appends go to a chunk of memory that reaches the caller's sg_buf a chunk at a
+ * time, so the inner loops cost a memcpy each rather than a call that checks capacity.
+ * Schemas, which sg_schema prints into an sg_buf, are printed into `tmp` (reused) and copied
+ * over. */
 enum { WINDOW = SG_BUF_STREAM, SHORT = 4096 /* strings up to this long are copied in place */ };
 
-typedef struct sg_json_ops jw;
+typedef struct jw {
+    sg_buf *b;   /* the destination */
+    size_t  n;   /* chunk[0..n) written */
+    sg_buf  tmp;
+    char    chunk[WINDOW];
+} jw;
 
-struct sg_json_ops {
-    sg_buf   *b;     /* the destination, or NULL when it is */
-    sg_spool *spool; /* this spool */
-    char     *buf;   /* the window: buf[0..n) written, room up to cap (at least WINDOW) */
-    size_t    n, cap;
-    sg_buf    tmp;
-    char      chunk[WINDOW];
-};
-
-/* A window in the spool: the rest of its last block where `need` bytes fit there, else a new
- * block. Out of memory, writing goes on into the chunk and is kept nowhere (s->oom tells). */
-static void open_window(jw *w, size_t need) {
-    size_t avail = 0;
-    char  *p = w->spool->oom ? NULL : sg_spool_room(w->spool, need, &avail);
-    w->buf = p ? p : w->chunk;
-    w->cap = p ? avail : WINDOW;
-}
-
-/* Hands the window over and opens the next, with room for `need` bytes (need <= WINDOW). A
- * stream gets the chunk as it is (sg_buf would copy a piece shorter than its own window once
- * more); a plain buffer appends it. */
-static void flush(jw *w, size_t need) {
-    if (w->spool) {
-        if (w->buf != w->chunk) sg_spool_commit(w->spool, w->n);
-        w->n = 0;
-        open_window(w, need);
-        return;
-    }
-    if (w->b->sink && w->n) {
-        sg_buf *b = w->b;
+/* Hands the chunk to the destination. A stream gets the chunk as it is (sg_buf would copy a
+ * piece shorter than its own window once more); a plain buffer appends it. */
+static void flush(jw *w) {
+    sg_buf *b = w->b;
+    if (b->sink && w->n) {
         if (sg_buf_flush(b) && !b->sink(b->sink_ud, w->chunk, w->n)) b->sink_failed = true;
     } else {
-        sg_buf_putn(w->b, w->chunk, w->n);
+        sg_buf_putn(b, w->chunk, w->n);
     }
     w->n = 0;
 }
 
 /* Where `need` bytes (need <= WINDOW) may be written, flushing first if they would run past
- * the window. */
+ * the chunk. */
 static inline char *room(jw *w, size_t need) {
-    if (need > w->cap - w->n) flush(w, need);
-    return w->buf + w->n;
+    if (need > WINDOW - w->n) flush(w);
+    return w->chunk + w->n;
 }
 
 static inline void put(jw *w, const char *s, size_t n) {
     if (!n) return;
-    if (n > w->cap - w->n) {
-        if (n > WINDOW) { /* longer than a window: straight through */
-            flush(w, 0);
-            if (w->spool) {
-                sg_spool_sink(w->spool, s, n);
-                open_window(w, 0); /* past what the spool took */
-            } else {
-                sg_buf_putn(w->b, s, n);
-            }
+    if (n > WINDOW - w->n) {
+        flush(w);
+        if (n > WINDOW) { /* longer than a chunk: straight through */
+            sg_buf_putn(w->b, s, n);
             return;
         }
-        flush(w, n);
     }
-    memcpy(w->buf + w->n, s, n);
+    memcpy(w->chunk + w->n, s, n);
     w->n += n;
 }
 
@@ -442,8 +415,8 @@ static void put_op(jw *w, const sg_op *op) {
     LIT(w, ",\n      \"yaml\": ");
     put_yaml(w, op);
     LIT(w, ",\n      \"group\": ");
-    /* the op's key, which grouping makes its group's signature (docs/json-format.md) */
-    put_str(w, op->parsed ? op->sig : NULL);
+    /* the op's grouping key, its group's signature (docs/json-format.md) */
+    put_str(w, op->group ? op->group->signature : NULL);
     LIT(w, "\n    }");
 }
 
@@ -455,93 +428,29 @@ static void put_tag(jw *w, const sg_tag *t) {
     putc1(w, '}');
 }
 
-void sg_json_ops_put(sg_json_ops *w, const sg_op *op, bool first) {
-    puts0(w, first ? "\n" : ",\n");
-    put_op(w, op);
-}
-
-/* The document's part for ops [from, to): the head where from is 0, the tail (with the tags)
- * where to is the last. */
-static void render(jw *w, const sg_model *m, uint32_t from, uint32_t to) {
-    if (from == 0) LIT(w, "{\n  \"ops\": [");
-    for (uint32_t i = from; i < to; i++) sg_json_ops_put(w, m->ops[i], i == 0);
-    if (to == m->nops) {
-        puts0(w, m->nops ? "\n  ],\n  \"tags\": [" : "],\n  \"tags\": [");
-        for (uint32_t i = 0; i < m->ntags; i++) {
-            puts0(w, i ? ",\n" : "\n");
-            put_tag(w, &m->tags[i]);
-        }
-        puts0(w, m->ntags ? "\n  ]\n}\n" : "]\n}\n");
-    }
-}
-
-/* A writer into b, or into s where b is NULL; NULL (and the destination's oom) when out of
- * memory. (Fields are set one by one: a whole-struct assignment would build the chunk on the
- * stack, and the chunk is too big for some threads' stacks.) */
-static jw *writer_new(sg_buf *b, sg_spool *s) {
-    jw *w = malloc(sizeof *w);
+void sg_emit_json(sg_buf *b, const sg_model *m) {
+    jw *w = malloc(sizeof *w); /* the chunk is too big for some threads' stacks */
     if (!w) {
-        if (b) b->oom = true;
-        if (s) s->oom = true;
-        return NULL;
+        b->oom = true;
+        return;
     }
     w->b = b;
-    w->spool = s;
     w->n = 0;
-    if (s) {
-        open_window(w, WINDOW);
-    } else {
-        w->buf = w->chunk;
-        w->cap = WINDOW;
-    }
     sg_buf_init(&w->tmp);
     sg_buf_putc(&w->tmp, '\0'); /* tmp.data is never NULL from here on */
-    return w;
-}
-
-/* Hands what is written on: a buffer gets the window; in a spool it counts (s->len) and the
- * window goes on from there. */
-static void sync(jw *w) {
-    if (!w->spool) {
-        flush(w, 0);
-    } else if (w->buf == w->chunk) { /* out of memory: nothing is kept */
-        w->n = 0;
-    } else {
-        sg_spool_commit(w->spool, w->n);
-        w->buf += w->n;
-        w->cap -= w->n;
-        w->n = 0;
+    LIT(w, "{\n  \"ops\": [");
+    for (uint32_t i = 0; i < m->nops; i++) {
+        puts0(w, i ? ",\n" : "\n");
+        put_op(w, m->ops[i]);
     }
-}
-
-static void writer_free(jw *w) {
-    if (!w) return;
-    sync(w);
-    if (w->tmp.oom && w->b) w->b->oom = true;
-    if (w->tmp.oom && w->spool) w->spool->oom = true;
+    puts0(w, m->nops ? "\n  ],\n  \"tags\": [" : "],\n  \"tags\": [");
+    for (uint32_t i = 0; i < m->ntags; i++) {
+        puts0(w, i ? ",\n" : "\n");
+        put_tag(w, &m->tags[i]);
+    }
+    puts0(w, m->ntags ? "\n  ]\n}\n" : "]\n}\n");
+    flush(w);
+    if (w->tmp.oom) b->oom = true;
     sg_buf_free(&w->tmp);
     free(w);
 }
-
-/* Ops [from, to) into b, or into s where b is NULL. */
-static void emit(sg_buf *b, sg_spool *s, const sg_model *m, uint32_t from, uint32_t to) {
-    jw *w = writer_new(b, s);
-    if (w) render(w, m, from, to);
-    writer_free(w);
-}
-
-void sg_emit_json(sg_buf *b, const sg_model *m) { emit(b, NULL, m, 0, m->nops); }
-
-void sg_emit_json_part(sg_spool *s, const sg_model *m, uint32_t from, uint32_t to) {
-    emit(NULL, s, m, from, to);
-}
-
-void sg_emit_json_spool(sg_spool *s, const sg_model *m) { sg_emit_json_part(s, m, 0, m->nops); }
-
-/* ---- op by op ---------------------------------------------------------------------------- */
-
-sg_json_ops *sg_json_ops_new(sg_spool *s) { return writer_new(NULL, s); }
-
-void sg_json_ops_sync(sg_json_ops *w) { sync(w); }
-
-void sg_json_ops_free(sg_json_ops *w) { writer_free(w); }

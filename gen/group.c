@@ -26,12 +26,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Working memory for an op's key, reused op after op. */
+typedef struct signer {
+    sg_buf                 key;
+    const struct sg_alias **alias; /* the annotations of the op's args, then rets */
+    uint32_t               capalias;
+} signer;
+
 typedef struct grouper {
     sg_model  *m;
-    sg_arena  *arena; /* where the groups go */
     sg_diag   *d;
     sgv_map    map;
-    sg_signer  sign;
+    signer     sign;
     int        errors;
 } grouper;
 
@@ -43,7 +49,7 @@ typedef struct grouper {
 static void put_type(sg_buf *b, const sg_type *t) { sg_type_print(b, t, false); }
 
 /* Fills g->alias for s: one walk of each type, reused by every question below. */
-static bool load_aliases(sg_signer *g, const sg_schema *s) {
+static bool load_aliases(signer *g, const sg_schema *s) {
     uint32_t n = s->nargs + s->nrets;
     if (n > g->capalias) {
         uint32_t cap = n < 64 ? 64 : n;
@@ -57,9 +63,9 @@ static bool load_aliases(sg_signer *g, const sg_schema *s) {
     return true;
 }
 
-static bool written(const sg_signer *g, uint32_t i) { return g->alias[i] && g->alias[i]->write; }
+static bool written(const signer *g, uint32_t i) { return g->alias[i] && g->alias[i]->write; }
 
-static void sig_args(sg_signer *g, const sg_schema *s) {
+static void sig_args(signer *g, const sg_schema *s) {
     sg_buf *b = &g->key;
     int to = sgv_tensor_options(s, 0);
     bool first = true, star = false;
@@ -82,7 +88,7 @@ static void sig_args(sg_signer *g, const sg_schema *s) {
     PUT_LIT(b, ")");
 }
 
-static bool returned(const sg_signer *g, const sg_schema *s, uint32_t i) {
+static bool returned(const signer *g, const sg_schema *s, uint32_t i) {
     for (uint32_t r = 0; r < s->nrets; r++)
         if (sgv_alias_equal(g->alias[i], g->alias[s->nargs + r])) return true;
     return false;
@@ -90,7 +96,7 @@ static bool returned(const sg_signer *g, const sg_schema *s, uint32_t i) {
 
 /* Where a written input that is not returned goes among the extra returns: 0 self, 1 an out
  * argument, 2 another positional; -1 it is not one. */
-static int extra_rank(const sg_signer *g, const sg_schema *s, uint32_t i, int self) {
+static int extra_rank(const signer *g, const sg_schema *s, uint32_t i, int self) {
     if (!written(g, i) || returned(g, s, i)) return -1;
     if ((int)i == self) return 0;
     return s->args[i].kwarg_only ? 1 : 2;
@@ -101,7 +107,7 @@ static void put_ret(sg_buf *b, const sg_type *t, uint32_t *n) {
     put_type(b, t);
 }
 
-static void sig_rets(sg_signer *g, const sg_schema *s) {
+static void sig_rets(signer *g, const sg_schema *s) {
     sg_buf *b = &g->key;
     int self = sgv_self_index(s);
     uint32_t total = s->nrets, n = 0;
@@ -119,17 +125,16 @@ static void sig_rets(sg_signer *g, const sg_schema *s) {
     if (parens) PUT_LIT(b, ")");
 }
 
-void sg_signer_free(sg_signer *g) {
+static void signer_free(signer *g) {
     sg_buf_free(&g->key);
     free(g->alias);
-    memset(g, 0, sizeof *g);
 }
 
-bool sg_op_sign(sg_op *op, sg_arena *a, sg_signer *g) {
+/* Works out op's key into g->key; false when out of memory. */
+static bool sign(signer *g, const sg_op *op) {
     const char *base, *ns = op->ns ? op->ns : "aten";
     bool copy;
     size_t n = sgv_sig_base(&op->schema, true, &base, &copy);
-    if (!g->key.cap) sg_buf_putn(&g->key, "", 0); /* room for typical keys from the first */
     g->key.len = 0;
     if (!load_aliases(g, &op->schema)) return false;
     sg_buf_puts(&g->key, ns);
@@ -138,29 +143,21 @@ bool sg_op_sign(sg_op *op, sg_arena *a, sg_signer *g) {
     sig_args(g, &op->schema);
     PUT_LIT(&g->key, " -> ");
     sig_rets(g, &op->schema);
-    char *sig = g->key.oom ? NULL : sg_arena_strndup(a, g->key.data, g->key.len);
-    if (!sig) return false;
-    op->sig = sig;
-    op->sig_len = (uint32_t)g->key.len;
-    op->sig_hash = sgv_hash(sig, g->key.len);
-    op->sig_copy = copy;
-    op->view_kind = (int8_t)(sgv_view_kind_with(op, g->alias) + 1);
-    return sgv_name_keys(op, a);
+    return !g->key.oom;
 }
 
 /* ---- clashes ----------------------------------------------------------------------------- */
 
-/* What clash() asks of an op, computed once per op. */
+/* What clash() asks of an op. */
 typedef struct facts {
     const sg_op   *op;
     int            vk;   /* sgv_view_kind */
     sg_schema_kind kind;
-    bool           copy; /* sg_op.sig_copy */
+    bool           copy; /* a trailing `_copy` was stripped from the name for the key */
 } facts;
 
-/* Every op in a group was signed (group_for), so its facts are worked out already. */
 static facts facts_of(const sg_op *op) {
-    return (facts){op, sgv_view_kind(op), sg_schema_kind_of(&op->schema), op->sig_copy};
+    return (facts){op, sgv_view_kind(op), sg_schema_kind_of(&op->schema), sgv_copy_stripped(op)};
 }
 
 /* Whether torchgen refuses a and b, two ops of one key (see the file comment). */
@@ -220,11 +217,11 @@ static void place(grouper *g, sg_group *grp, sg_op *op) {
 }
 
 static sg_group *group_for(grouper *g, sg_op *op) {
-    if (!op->sig && !sg_op_sign(op, g->arena, &g->sign)) return NULL;
-    sgv_map_slot *sl = sgv_map_put_hashed(&g->map, op->sig, op->sig_len, op->sig_hash, NULL);
+    if (!sign(&g->sign, op)) return NULL;
+    sgv_map_slot *sl = sgv_map_put(&g->map, g->sign.key.data, g->sign.key.len, NULL);
     if (!sl) return NULL;
     if (sl->value) return sl->value;
-    sg_group *grp = sg_arena_alloc(g->arena, sizeof *grp);
+    sg_group *grp = sg_arena_alloc(g->m->arena, sizeof *grp);
     if (!grp) return NULL;
     grp->signature = sl->key;
     sl->value = grp;
@@ -232,10 +229,9 @@ static sg_group *group_for(grouper *g, sg_op *op) {
     return grp;
 }
 
-int sg_model_group(sg_model *m, sg_diag *d) { return sg_model_group_in(m, d, m->arena); }
-
-int sg_model_group_in(sg_model *m, sg_diag *d, sg_arena *a) {
-    grouper g = {.m = m, .d = d, .arena = a};
+int sg_model_group(sg_model *m, sg_diag *d) {
+    grouper g = {.m = m, .d = d};
+    sg_arena *a = m->arena;
     m->ngroups = 0;
     m->groups = sg_arena_alloc(a, (m->nops ? m->nops : 1) * sizeof *m->groups);
     bool ok = m->groups && sgv_map_init(&g.map, a, m->nops) == 0;
@@ -252,6 +248,6 @@ int sg_model_group_in(sg_model *m, sg_diag *d, sg_arena *a) {
         g.errors++;
     }
     sgv_map_free(&g.map);
-    sg_signer_free(&g.sign);
+    signer_free(&g.sign);
     return g.errors;
 }

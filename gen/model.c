@@ -1,8 +1,8 @@
 /* model.c: the model container. Objects (sources, ops, strings) live in the model's arena;
  * the lists of them are growable arrays (sources, ops, tags), freed by sg_model_free. */
 #include "model.h"
-#include "par.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,22 +14,11 @@ int sg_model_init(sg_model *m) {
 
 /* groups is built by group.c from the arena, so it is not freed here. */
 void sg_model_free(sg_model *m) {
-    sg_worker_free(m->worker);
-    sg_early_json_free(m->early_json);
     free(m->sources);
     free(m->ops);
     free(m->tags);
     sg_arena_free(m->arena);
-    for (uint32_t i = 0; i < m->nadopted; i++) sg_arena_free(m->adopted[i]);
-    free(m->adopted);
     memset(m, 0, sizeof *m);
-}
-
-void sg_early_json_free(sg_early_json *e) {
-    if (!e) return;
-    sg_spool_free(&e->text[0]);
-    sg_spool_free(&e->text[1]);
-    free(e);
 }
 
 /* Makes room for one more element in an array that doubles: returns the (maybe moved) array,
@@ -71,33 +60,8 @@ sg_op *sg_model_add_op(sg_model *m) {
     return op;
 }
 
-bool sg_model_keep_arena(sg_model *m, sg_arena *a) {
-    sg_arena **v = realloc(m->adopted, (m->nadopted + 1) * sizeof *v);
-    if (!v) return false;
-    m->adopted = v;
-    m->adopted[m->nadopted++] = a;
-    return true;
-}
-
-bool sg_model_adopt(sg_model *m, sg_model *part) {
-    if (m->capops - m->nops < part->nops) {
-        size_t cap = (size_t)m->nops + part->nops;
-        cap = cap < 2 * (size_t)m->capops ? 2 * (size_t)m->capops : cap;
-        sg_op **v = cap <= UINT32_MAX ? realloc(m->ops, cap * sizeof *v) : NULL;
-        if (!v) return false;
-        m->ops = v;
-        m->capops = (uint32_t)cap;
-    }
-    memcpy(m->ops + m->nops, part->ops, part->nops * sizeof *part->ops);
-    m->nops += part->nops;
-    part->nops = 0;
-    return true;
-}
-
 size_t sg_model_memory(const sg_model *m) {
-    size_t n = sg_arena_used(m->arena);
-    for (uint32_t i = 0; i < m->nadopted; i++) n += sg_arena_used(m->adopted[i]);
-    return n;
+    return sg_arena_used(m->arena);
 }
 
 sg_tag *sg_model_add_tag(sg_model *m) {
@@ -130,4 +94,39 @@ const sg_ynode *sg_op_key(const sg_op *op, const char *key) {
     for (uint32_t i = 0; i < op->nkeys; i++)
         if (strcmp(op->keys[i], key) == 0) return op->values[i];
     return NULL;
+}
+
+/* ---- the keys of an entry -------------------------------------------------------------- */
+
+static const sg_op_keydef op_keys[] = {
+    {"func", SG_KEY_FUNC, 0},
+    {"variants", SG_KEY_VARIANTS, 0},
+    {"dispatch", SG_KEY_DISPATCH, 0},
+    {"structured", SG_KEY_BOOL, offsetof(sg_op, structured)},
+    {"structured_delegate", SG_KEY_STR, offsetof(sg_op, structured_delegate)},
+    {"structured_inherits", SG_KEY_STR, offsetof(sg_op, structured_inherits)},
+    {"precomputed", SG_KEY_SEQ, offsetof(sg_op, precomputed)},
+    {"autogen", SG_KEY_CSV, offsetof(sg_op, autogen)},
+    {"tags", SG_KEY_TAGS, offsetof(sg_op, tags)},
+    {"device_check", SG_KEY_STR, offsetof(sg_op, device_check)},
+    {"device_guard", SG_KEY_BOOL, offsetof(sg_op, device_guard)},
+    {"python_module", SG_KEY_STR, offsetof(sg_op, python_module)},
+    {"cpp_no_default_args", SG_KEY_SEQ, offsetof(sg_op, cpp_no_default_args)},
+    {"manual_cpp_binding", SG_KEY_BOOL, offsetof(sg_op, manual_cpp_binding)},
+    {"manual_kernel_registration", SG_KEY_BOOL, offsetof(sg_op, manual_kernel_registration)},
+    {"category_override", SG_KEY_STR, offsetof(sg_op, category_override)},
+    {"use_const_ref_for_mutable_tensors", SG_KEY_BOOL,
+     offsetof(sg_op, use_const_ref_for_mutable_tensors)},
+    {"ufunc_inner_loop", SG_KEY_MAP, offsetof(sg_op, ufunc_inner_loop)},
+};
+
+const sg_op_keydef *sg_op_keydef_find(const char *name) {
+    for (size_t i = 0; i < sizeof op_keys / sizeof *op_keys; i++)
+        if (strcmp(op_keys[i].name, name) == 0) return &op_keys[i];
+    return NULL;
+}
+
+bool sg_op_key_is_bool(const char *key) {
+    const sg_op_keydef *kd = sg_op_keydef_find(key);
+    return kd && kd->shape == SG_KEY_BOOL;
 }

@@ -2,8 +2,10 @@
  *
  * One sg_op per YAML entry: its parsed schema (sg_schema.h), the yaml keys as typed fields, and
  * every key also kept verbatim as a small YAML tree (for JSON output and user templates). The
- * loader (yaml_load.c) builds it, validate.c checks it, group.c derives the op groups, and every
- * emitter reads it, never the source text.
+ * phases, in the order the driver (cli.c) runs them: load.c reads files (yaml_tree.c turns
+ * their YAML into node trees, yaml_ops.c the trees into ops), group.c derives the op groups,
+ * validate.c checks the model, derive.c adds what generation needs; every emitter reads the
+ * model, never the source text.
  *
  * All memory lives in the model's arena; sg_model_free releases everything at once.
  */
@@ -11,7 +13,6 @@
 #define SG_MODEL_H
 
 #include "schema/sg_schema.h"
-#include "spool.h"
 
 /* A source file held in memory for the whole run, so diagnostics can quote its lines. */
 typedef struct sg_source {
@@ -106,23 +107,6 @@ struct sg_op {
 
     /* derived by group.c */
     sg_group    *group;
-    const char  *sig;      /* the grouping key (sg_op_sign), worked out where the op is loaded */
-    uint32_t     sig_len, sig_hash;
-    bool         sig_copy; /* a trailing `_copy` was stripped from the name for the key */
-    int8_t       view_kind; /* sgv_view_kind + 1 where sg_op_sign worked it out, else 0 */
-    /* the name index's keys, "ns::name.overload" and "ns::name", with their hashes, from
-     * sg_op_sign too (NULL where it did not run: validation then works them out) */
-    const char  *name_key, *base_key;
-    uint32_t     name_key_len, base_key_len, name_key_hash, base_key_hash;
-    /* what validation's rules on argument names will find, noted by the loader while the
-     * names are in cache (sgv_note_args); valid where args_noted is set */
-    bool         args_noted;
-    bool         dup_arg;     /* an argument is named as an earlier one */
-    bool         keyword_arg; /* an argument is named as a Python keyword */
-    bool         dropout_arg; /* an argument's name says dropout */
-    /* the rules on this op alone, but for its tags, were applied by the loader and said
-     * nothing (SG_EARLY_CHECKS): sg_validate applies only the tags rule */
-    bool         checked;
 
     /* derived by derive.c (sg_model_derive; zero until it runs) */
     sg_op       *structured_out;    /* the structured out op named by structured_delegate */
@@ -148,37 +132,8 @@ typedef struct sg_tag {
     sg_pos      pos;
 } sg_tag;
 
-/* Work a run asks the loader to do beside loading, on each op of a file it loads in pieces
- * (files of 256 KiB and more, on two or more processors), on the loading threads while the
- * op is in cache; smaller files, and files loaded whole, are left to the later steps.
- * Rationale: those steps otherwise walk the whole model again, out of cache and across cores. */
-enum {
-    SG_EARLY_CHECKS = 1u << 0, /* the rules on one op alone (sg_op.checked) */
-    SG_EARLY_JSON = 1u << 1,   /* the op's JSON, which sg_check_json puts together */
-};
-
-enum { SG_MAX_PIECES = 32 }; /* a file is loaded in this many pieces at most */
-
-/* The JSON of ops rendered as they were loaded: text[k] holds what loading thread k wrote;
- * run i says where the text of ops [first, first + count) is. */
-typedef struct sg_json_run {
-    uint32_t first, count;
-    uint32_t text;
-    size_t   from, to;
-} sg_json_run;
-
-typedef struct sg_early_json {
-    sg_spool    text[2];
-    sg_json_run runs[SG_MAX_PIECES];
-    uint32_t    nruns;
-} sg_early_json;
-
-void sg_early_json_free(sg_early_json *e); /* NULL: nothing */
-
 typedef struct sg_model {
     sg_arena   *arena;
-    sg_arena  **adopted;      /* arenas given to it (sg_model_keep_arena), freed with it */
-    uint32_t    nadopted;
     sg_source **sources;
     uint32_t    nsources, capsources;
     sg_op     **ops;
@@ -188,13 +143,6 @@ typedef struct sg_model {
     bool        have_tags;    /* a tags file was given: tags are checked against it */
     sg_group  **groups;
     uint32_t    ngroups;
-    bool        one_piece;    /* load large files whole, on the calling thread (tests, debugging) */
-    bool        libyaml_reader; /* every byte through libyaml's reader (tests: see yaml_load.c) */
-    uint32_t    reader_skipped; /* the pieces of text that did not need it (a count for tests) */
-    unsigned    early;        /* SG_EARLY_*: set before loading */
-    sg_early_json *early_json; /* where SG_EARLY_JSON was done for a file (the first such) */
-    struct sg_worker *worker; /* the second thread of its parallel steps (par.h), kept from the
-                                 first big file's load to sg_model_free; NULL where none */
 } sg_model;
 
 /* ---- diagnostics ------------------------------------------------------------------------- */
@@ -232,13 +180,32 @@ void         sg_model_free(sg_model *m);
 sg_source   *sg_model_add_source(sg_model *m, const char *path, const char *text, size_t len);
 sg_op       *sg_model_add_op(sg_model *m);
 sg_tag      *sg_model_add_tag(sg_model *m);
-/* Moves part's ops into m, after m's, in order (their memory is an arena m keeps otherwise:
- * sg_model_keep_arena). false when out of memory (then m has taken nothing). */
-bool         sg_model_adopt(sg_model *m, sg_model *part);
-/* Bytes the model's arenas hand out (its own and adopted ones). */
+/* Bytes the model's arena hands out. */
 size_t       sg_model_memory(const sg_model *m);
 /* Source position of byte offset `off` of op's func string. */
 sg_pos       sg_op_pos_at(const sg_op *op, uint32_t off);
+/* The yaml keys torchgen knows, one table (model.c): the shape of each key's value and the
+ * typed field of sg_op it fills. */
+typedef enum sg_key_shape {
+    SG_KEY_FUNC,     /* the schema string: func, spans, schema, parsed */
+    SG_KEY_VARIANTS, /* "function, method": variants, has_variants */
+    SG_KEY_DISPATCH, /* a mapping of dispatch keys to kernels: dispatch, has_dispatch */
+    SG_KEY_BOOL,     /* True or False: an sg_tribool */
+    SG_KEY_STR,      /* a string */
+    SG_KEY_SEQ,      /* a list of strings: an sg_strlist */
+    SG_KEY_CSV,      /* comma-separated names: an sg_strlist */
+    SG_KEY_TAGS,     /* a list or comma-separated names: an sg_strlist */
+    SG_KEY_MAP,      /* a mapping kept as written: an sg_ynode */
+} sg_key_shape;
+
+typedef struct sg_op_keydef {
+    const char  *name;
+    sg_key_shape shape;
+    size_t       off; /* of the field in sg_op (0 for func, variants and dispatch) */
+} sg_op_keydef;
+
+/* The known key `name`, or NULL. */
+const sg_op_keydef *sg_op_keydef_find(const char *name);
 /* Whether `key` is one of the boolean yaml keys (structured, device_guard, ...). */
 bool         sg_op_key_is_bool(const char *key);
 /* The value of yaml key `key` as written, or NULL. */
@@ -251,36 +218,9 @@ const sg_ynode *sg_op_key(const sg_op *op, const char *key);
 int sg_load_file(sg_model *m, const char *path, sg_diag *d);
 /* Same, from memory (tests, fuzzing). */
 int sg_load_buffer(sg_model *m, const char *path, const char *text, size_t len, sg_diag *d);
-/* Derives groups (sg_op.group); run after loading, before validation. */
+/* Derives groups (sg_op.group, m->groups); run after loading, before validation. */
 int sg_model_group(sg_model *m, sg_diag *d);
-/* The same, with the groups' memory from arena a, which must live as long as the model (see
- * sg_model_keep_arena): for grouping beside other work that allocates from m->arena. */
-int sg_model_group_in(sg_model *m, sg_diag *d, sg_arena *a);
-/* Gives a to m, to be freed with it; false (a not taken) when out of memory. */
-bool sg_model_keep_arena(sg_model *m, sg_arena *a);
-/* Working memory for sg_op_sign, reused op after op. */
-typedef struct sg_signer {
-    sg_buf                 key;
-    const struct sg_alias **alias; /* the annotations of the op's args, then rets */
-    uint32_t               capalias;
-} sg_signer;
-/* Works out a parsed op's grouping key into op->sig (memory from a). Rationale: the loader
- * calls it for each op as it is read, while the op is in cache and on the loading threads,
- * and grouping is then one hash lookup per op. false when out of memory. */
-bool sg_op_sign(sg_op *op, sg_arena *a, sg_signer *g);
-void sg_signer_free(sg_signer *g);
-/* The rules on op alone but for its tags rule, which needs the tags files (all may not be
- * loaded yet), reported to d; sets op->checked where they said nothing. What the loader does
- * for SG_EARLY_CHECKS; m is the model op is in (its memory is used). */
-void sg_validate_op(sg_model *m, sg_op *op, sg_diag *d);
 /* Applies every rule of docs/rules.md; returns the number of errors added. */
 int sg_validate(sg_model *m, sg_diag *d);
-/* The same, calling before_cross(ud) once the one-op rules are applied and before the rules
- * across ops, which read the groups (a caller grouping on another thread waits there); it
- * returns how many groups, from the first, the rules on groups are applied to here (the
- * caller applies them to the others: sg_validate_groups). */
-int sg_validate_then(sg_model *m, sg_diag *d, uint32_t (*before_cross)(void *ud), void *ud);
-/* The rules on groups [from, to) (after grouping); returns the number of errors added. */
-int sg_validate_groups(sg_model *m, sg_diag *d, uint32_t from, uint32_t to);
 
 #endif

@@ -8,7 +8,7 @@
  * computes what it would generate, so the group rules see the same groups torchgen sees.
  * docs/rules.md lists the rules (SG-3xx).
  */
-#include "validate_util.h"
+#include "validate_rules.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -406,12 +406,7 @@ static bool aten_group(const sg_group *g) {
     return false;
 }
 
-void sgv_check_groups(sgv_ctx *cx, uint32_t from, uint32_t to) {
-    for (uint32_t i = from; i < to; i++)
-        if (aten_group(cx->m->groups[i])) check_group(cx, cx->m->groups[i]);
-}
-
-void sgv_check_cross(sgv_ctx *cx, uint32_t groups) {
+void sgv_check_cross(sgv_ctx *cx) {
     sg_model *m = cx->m;
     for (uint32_t i = 0; i < m->nops; i++) {
         const sg_op *op = m->ops[i];
@@ -419,6 +414,7 @@ void sgv_check_cross(sgv_ctx *cx, uint32_t groups) {
         delegate_exists(cx, op);
         inplace_view_tag(cx, op);
     }
-    sgv_check_groups(cx, 0, groups);
+    for (uint32_t i = 0; i < m->ngroups; i++)
+        if (aten_group(m->groups[i])) check_group(cx, m->groups[i]);
     if (m->have_tags) tag_descs(cx);
 }

@@ -9,7 +9,7 @@
  * first positional argument named self; the positionals before it are "pre-self", the ones
  * after it (all of them when there is no self) "post-self".
  */
-#include "validate_util.h"
+#include "validate_rules.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,7 +232,7 @@ static int cmp_name(const void *key, const void *item) {
     return strcmp(key, *(const char *const *)item);
 }
 
-bool sgv_python_keyword(const char *name) {
+static bool python_keyword(const char *name) {
     /* most names are longer than any keyword (8) or start where none does: no search */
     size_t n = 0;
     while (n < 9 && name[n]) n++;
@@ -247,8 +247,8 @@ bool sgv_python_keyword(const char *name) {
 
 static void python_keywords(sgv_ctx *cx, const sg_op *op) {
     const sg_schema *s = &op->schema;
-    for (uint32_t i = 0; (!op->args_noted || op->keyword_arg) && i < s->nargs; i++)
-        if (sgv_python_keyword(s->args[i].name) && !keyword_exempt(op, s->args[i].name))
+    for (uint32_t i = 0; i < s->nargs; i++)
+        if (python_keyword(s->args[i].name) && !keyword_exempt(op, s->args[i].name))
             SGV_ERROR(cx, at(op, s->args[i].name_offset), "argument name '%s' is a Python "
                       "keyword; Python bindings could not pass it by name [SG-118]",
                       s->args[i].name);

@@ -69,20 +69,20 @@ bool sgv_has_tag(const sg_op *op, const char *tag) {
     return false;
 }
 
-/* The annotation of argument i (returns follow the arguments), from `alias` when given. */
-static const sg_alias *alias_at(const sg_schema *s, const sg_alias *const *alias, uint32_t i) {
-    if (alias) return alias[i];
+/* The annotation of argument i (returns follow the arguments). */
+static const sg_alias *alias_at(const sg_schema *s, uint32_t i) {
     return sg_type_alias(i < s->nargs ? s->args[i].type : s->rets[i - s->nargs].type);
 }
 
-bool sgv_is_view_with(const sg_op *op, const sg_alias *const *alias) {
+/* torchgen's is_view_op. */
+static bool is_view(const sg_op *op) {
     const sg_schema *s = &op->schema;
     for (uint32_t i = 0; i < s->nrets; i++) {
-        const sg_alias *al = alias_at(s, alias, s->nargs + i);
+        const sg_alias *al = alias_at(s, s->nargs + i);
         if (al && !al->write) return true; /* a return aliases an input, read-only */
     }
     for (uint32_t i = 0; i < s->nargs; i++) {
-        const sg_alias *al = alias_at(s, alias, i);
+        const sg_alias *al = alias_at(s, i);
         for (uint32_t k = 0; al && al->arrow && k < al->nafter; k++)
             if (sgv_streq(al->after[k], "*")) return true; /* enters the wildcard set */
     }
@@ -93,13 +93,9 @@ bool sgv_is_view_with(const sg_op *op, const sg_alias *const *alias) {
 
 bool sgv_is_view(const sg_op *op) { return sgv_view_kind(op) >= SGV_ALIASING; }
 
-int sgv_view_kind_with(const sg_op *op, const sg_alias *const *alias) {
-    if (!sgv_is_view_with(op, alias)) return (int)sg_schema_kind_of(&op->schema);
-    return op->schema.inplace ? SGV_ALIASING_INPLACE : SGV_ALIASING;
-}
-
 int sgv_view_kind(const sg_op *op) {
-    return op->view_kind ? op->view_kind - 1 : sgv_view_kind_with(op, NULL);
+    if (!is_view(op)) return (int)sg_schema_kind_of(&op->schema);
+    return op->schema.inplace ? SGV_ALIASING_INPLACE : SGV_ALIASING;
 }
 
 bool sgv_has_dispatch_key(const sg_op *op, const char *key) {
@@ -127,6 +123,34 @@ const char *sgv_full_name(const sg_op *op, char *buf, size_t n) {
         k += m;
     }
     buf[k] = '\0';
+    return buf;
+}
+
+size_t sgv_name_key(char *buf, size_t n, const char *ns, const char *name) {
+    size_t k = 0;
+    ns = ns ? ns : "aten";
+    for (const char *p = ns; *p && k + 1 < n; p++) buf[k++] = *p;
+    for (const char *p = "::"; *p && k + 1 < n; p++) buf[k++] = *p;
+    for (const char *p = name; *p && k + 1 < n; p++) buf[k++] = *p;
+    buf[k] = '\0';
+    return k;
+}
+
+sg_pos sgv_key_pos(const sg_op *op, const char *key) {
+    const sg_ynode *v = sg_op_key(op, key);
+    return v ? v->pos : op->pos;
+}
+
+const char *sgv_alias_str(const sg_alias *a, char *buf, size_t n) {
+    if (!a) {
+        snprintf(buf, n, "no annotation");
+        return buf;
+    }
+    sg_buf b;
+    sg_buf_init(&b);
+    sg_alias_print(&b, a);
+    snprintf(buf, n, "%s", b.data ? b.data : "?");
+    sg_buf_free(&b);
     return buf;
 }
 
@@ -183,23 +207,14 @@ bool sgv_same_defaults(const sg_op *x, const sg_op *y) {
 
 /* ---- string map -------------------------------------------------------------------------- */
 
-/* A word-at-a-time multiplicative hash: keys are signatures of ~90 bytes, hashed once each. */
-uint32_t sgv_hash(const char *s, size_t n) {
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ n, w;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        memcpy(&w, s + i, 8);
-        h = (h ^ w) * 0xFF51AFD7ED558CCDull;
-        h ^= h >> 32;
-    }
-    w = 0;
-    memcpy(&w, s + i, n - i);
-    h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
-    return (uint32_t)(h ^ (h >> 29));
+/* FNV-1a. */
+static uint32_t hash(const char *s, size_t n) {
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
 }
 
-/* Slots come from the arena (zeroed already, and on fresh pages faulted in at once), where
- * calloc's big blocks are faulted a page at a time as the hash scatters over them. */
+/* Slots come from the arena (zeroed already). */
 static sgv_map_slot *new_slots(sg_arena *a, uint32_t cap) {
     return sg_arena_alloc(a, (size_t)cap * sizeof(sgv_map_slot));
 }
@@ -227,7 +242,7 @@ static sgv_map_slot *find(const sgv_map *m, uint32_t h, const char *key, size_t 
 
 void *sgv_map_get(const sgv_map *m, const char *key, size_t len) {
     if (!m->cap) return NULL;
-    return find(m, sgv_hash(key, len), key, len)->value;
+    return find(m, hash(key, len), key, len)->value;
 }
 
 static int grow(sgv_map *m) {
@@ -243,23 +258,14 @@ static int grow(sgv_map *m) {
     return 0;
 }
 
-static sgv_map_slot *put(sgv_map *m, const char *key, size_t len, uint32_t h, void *value,
-                         bool keep) {
+sgv_map_slot *sgv_map_put(sgv_map *m, const char *key, size_t len, void *value) {
     if (!m->cap || ((m->n + 1) * 4 > m->cap * 3 && grow(m) != 0)) return NULL;
+    uint32_t h = hash(key, len);
     sgv_map_slot *sl = find(m, h, key, len);
     if (sl->key) return sl;
-    const char *k = keep ? key : sg_arena_strndup(m->arena, key, len);
+    const char *k = sg_arena_strndup(m->arena, key, len);
     if (!k) return NULL;
     *sl = (sgv_map_slot){.key = k, .value = value, .hash = h, .len = (uint32_t)len};
     m->n++;
     return sl;
-}
-
-sgv_map_slot *sgv_map_put(sgv_map *m, const char *key, size_t len, void *value) {
-    return put(m, key, len, sgv_hash(key, len), value, false);
-}
-
-sgv_map_slot *sgv_map_put_hashed(sgv_map *m, const char *key, size_t len, uint32_t hash,
-                                 void *value) {
-    return put(m, key, len, hash, value, true);
 }

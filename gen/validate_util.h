@@ -1,5 +1,7 @@
-/* validate_util.h: facts about ops that the grouper (group.c) and the validator (validate*.c)
- * share. Private to gen/: nothing here is part of the model's contract.
+/* validate_util.h: facts about ops that the grouper (group.c), the validator (validate*.c) and
+ * derive.c share. Private to gen/: nothing here is part of the model's contract. It depends on
+ * the model alone; the validator's own context and rule files are in validate_ctx.h and
+ * validate_rules.h, above it.
  *
  * Most helpers answer a torchgen question about one op (is it a view, where is `self`, where
  * are its TensorOptions), in torchgen's terms, so the rules read like the facts in
@@ -13,8 +15,7 @@
 #include <string.h>
 
 /* Whether two strings are equal. Rationale: most names compared here differ in their first
- * byte, and answering that inline saves a library call per comparison (strcmp was a sixth of
- * validation's time). */
+ * byte, and answering that inline saves a library call per comparison. */
 static inline bool sgv_streq(const char *a, const char *b) {
     return a[0] == b[0] && strcmp(a, b) == 0;
 }
@@ -38,14 +39,10 @@ bool sgv_has_tag(const sg_op *op, const char *tag);
 /* torchgen's is_view_op: a return aliases an input without writing it, or the op is tagged
  * inplace_view (resize_ and resize_as_ excepted), or an input enters the wildcard set. */
 bool sgv_is_view(const sg_op *op);
-/* The same, given the annotations of the op's arguments then returns (sg_type_alias of each). */
-bool sgv_is_view_with(const sg_op *op, const sg_alias *const *alias);
 /* torchgen's view kind: 0..SG_KIND__COUNT-1 the schema kind of an op that is not a view,
  * SGV_ALIASING for a view, SGV_ALIASING_INPLACE for an in-place view. */
 enum { SGV_ALIASING = SG_KIND__COUNT, SGV_ALIASING_INPLACE };
 int sgv_view_kind(const sg_op *op);
-/* The same, worked out (not taken from sg_op.view_kind), with alias as in sgv_is_view_with. */
-int sgv_view_kind_with(const sg_op *op, const sg_alias *const *alias);
 /* Whether a dispatch key is listed in the op's dispatch table. */
 bool sgv_has_dispatch_key(const sg_op *op, const char *key);
 /* torchgen's has_composite_implicit_autograd_kernel: a CompositeImplicitAutograd entry, or
@@ -53,6 +50,12 @@ bool sgv_has_dispatch_key(const sg_op *op, const char *key);
 bool sgv_has_cia(const sg_op *op);
 /* "name.overload" or "name" into buf (cut to n - 1 bytes); returns buf. */
 const char *sgv_full_name(const sg_op *op, char *buf, size_t n);
+/* "ns::name" (aten where ns is NULL) into buf, cut to n - 1 bytes; returns its length. */
+size_t sgv_name_key(char *buf, size_t n, const char *ns, const char *name);
+/* Position of the value of yaml key `key`, or of the entry where the key is absent. */
+sg_pos sgv_key_pos(const sg_op *op, const char *key);
+/* The annotation printed ("(a!)", or "no annotation") into buf. */
+const char *sgv_alias_str(const sg_alias *a, char *buf, size_t n);
 
 /* The signature's base name: s->base without torchgen's `_functional` suffix, and without a
  * trailing `_copy` when strip_copy (then *stripped tells whether one was there). */
@@ -89,54 +92,5 @@ void *sgv_map_get(const sgv_map *m, const char *key, size_t len);
 /* Inserts key -> value unless key is there; returns the slot that holds key (its value is the
  * old one when key was there; its key is the arena copy), or NULL when out of memory. */
 sgv_map_slot *sgv_map_put(sgv_map *m, const char *key, size_t len, void *value);
-/* The same, keeping the key itself rather than a copy (it must outlive the map), with its
- * sgv_hash worked out before. */
-sgv_map_slot *sgv_map_put_hashed(sgv_map *m, const char *key, size_t len, uint32_t hash,
-                                 void *value);
-/* The maps' hash of key[0..n). */
-uint32_t sgv_hash(const char *s, size_t n);
-/* Notes on a parsed op what validation's rules on argument names will find (sg_op.dup_arg
- * and the rest), so they need not read every name again where there is nothing to say. */
-void sgv_note_args(sg_op *op);
-bool sgv_python_keyword(const char *name);
-bool sgv_contains(const char *s, const char *word);
-/* Works out op's keys in the name index, "ns::name.overload" and "ns::name", with their
- * hashes (sg_op.name_key and the rest), from arena a; false when out of memory. */
-bool sgv_name_keys(sg_op *op, sg_arena *a);
-
-/* ---- the validator's parts (validate.c runs them) ----------------------------------------- */
-
-typedef struct sgv_ctx {
-    sg_model *m;
-    sg_diag  *d;
-    sgv_map   names; /* "ns::name.overload" -> the first op of that name */
-    sgv_map   bases; /* "ns::name" -> the first op of that name, any overload */
-    bool      tags_later; /* the tags files may not all be loaded: the tags rule waits */
-} sgv_ctx;
-
-/* The op called `name` ("add.out", "add") in namespace ns, or NULL. */
-const sg_op *sgv_find(const sgv_ctx *cx, const char *ns, const char *name);
-/* Whether some op of namespace ns has the name `name` (overload aside). */
-bool sgv_name_exists(const sgv_ctx *cx, const char *ns, const char *name);
-
-/* Position of the value of yaml key `key`, or of the entry where the key is absent. */
-sg_pos sgv_key_pos(const sg_op *op, const char *key);
-
-void sgv_check_schema(sgv_ctx *cx, const sg_op *op);    /* validate_schema.c: on the schema */
-void sgv_check_custom_schema(sgv_ctx *cx, const sg_op *op); /* the same, outside aten */
-void sgv_check_yaml(sgv_ctx *cx, const sg_op *op);      /* validate_yaml.c: rules on the keys */
-/* validate_cross.c: the rules across ops, those on groups only on the first `groups` */
-void sgv_check_cross(sgv_ctx *cx, uint32_t groups);
-void sgv_check_groups(sgv_ctx *cx, uint32_t from, uint32_t to); /* on groups [from, to) */
-void sgv_check_tags(sgv_ctx *cx, const sg_op *op);      /* validate_yaml.c: tags known */
-void sgv_check_dispatch_once(sgv_ctx *cx, const sg_op *op); /* validate_yaml.c, all ops */
-/* torchgen's operator-name rules (V-17) on `name` (no overload): reports at pos, saying that it
- * is `what` ("operator name", "autogen name"); returns whether the name is fine. */
-bool sgv_check_op_name(sgv_ctx *cx, const char *name, size_t len, sg_pos pos, const char *what);
-/* The annotation printed ("(a!)", or "no annotation") into buf. */
-const char *sgv_alias_str(const sg_alias *a, char *buf, size_t n);
-
-#define SGV_ERROR(cx, pos, ...) sg_diag_report((cx)->d, SG_ERROR, (pos), __VA_ARGS__)
-#define SGV_NOTE(cx, pos, ...)  sg_diag_report((cx)->d, SG_NOTE, (pos), __VA_ARGS__)
 
 #endif

@@ -4,24 +4,12 @@
  * here are the rules on what the values mean and how keys combine. Dispatch keys are one
  * table, with what torchgen knows of each. docs/rules.md lists the rules (SG-2xx).
  */
-#define _POSIX_C_SOURCE 200809L /* pthread_once */
-#include "validate_util.h"
+#include "validate_rules.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
-/* Whether word occurs in s. Rationale: strstr's set-up outweighs the search on names this
- * short, and this runs for every argument of every op. */
-bool sgv_contains(const char *s, const char *word) {
-    for (; *s; s++)
-        if (*s == word[0]) {
-            size_t k = 1;
-            while (word[k] && s[k] == word[k]) k++;
-            if (!word[k]) return true;
-        }
-    return false;
-}
+static bool contains(const char *s, const char *word) { return strstr(s, word) != NULL; }
 
 /* ---- dispatch keys ----------------------------------------------------------------------- */
 
@@ -86,34 +74,13 @@ static const struct dispatch_key {
     {"PythonDispatcher", 0}, {"FuncTorchBatchedDecomposition", 0},
 };
 
-/* Rationale: each dispatch key of each op is looked up several times; a hash of the table,
- * built once, answers in a probe or two where a scan made dozens of comparisons. */
-enum { KEY_SLOTS = 256, NKEYS = sizeof dispatch_keys / sizeof *dispatch_keys };
-static unsigned char  key_slot[KEY_SLOTS]; /* index + 1 into dispatch_keys; 0: empty */
-static pthread_once_t key_once = PTHREAD_ONCE_INIT;
-
-static unsigned key_hash(const char *s) {
-    uint32_t h = 2166136261u;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
-    return h & (KEY_SLOTS - 1);
-}
-
-static void index_keys(void) {
-    for (unsigned i = 0; i < NKEYS; i++) {
-        unsigned h = key_hash(dispatch_keys[i].name);
-        while (key_slot[h]) h = (h + 1) & (KEY_SLOTS - 1);
-        key_slot[h] = (unsigned char)(i + 1);
-    }
-}
+enum { NKEYS = sizeof dispatch_keys / sizeof *dispatch_keys };
 
 static const struct dispatch_key *find_dispatch_key(const char *name) {
-    pthread_once(&key_once, index_keys);
-    for (unsigned h = key_hash(name); key_slot[h]; h = (h + 1) & (KEY_SLOTS - 1))
-        if (sgv_streq(dispatch_keys[key_slot[h] - 1].name, name))
-            return &dispatch_keys[key_slot[h] - 1];
+    for (unsigned i = 0; i < NKEYS; i++)
+        if (sgv_streq(dispatch_keys[i].name, name)) return &dispatch_keys[i];
     return NULL;
 }
-_Static_assert(NKEYS < 255 && 2 * NKEYS < KEY_SLOTS, "the key hash needs room");
 
 static unsigned key_flags(const char *name) {
     const struct dispatch_key *k = find_dispatch_key(name);
@@ -183,7 +150,7 @@ static void sole_cia(sgv_ctx *cx, const sg_op *op) {
     if (sgv_streq(dl->kernel, name))
         SGV_ERROR(cx, dl->pos, "this dispatch table says what having none says "
                   "(CompositeImplicitAutograd: %s); delete it [SG-211]", name);
-    else if (!op->structured_delegate && !sgv_contains(dl->kernel, "_symint"))
+    else if (!op->structured_delegate && !contains(dl->kernel, "_symint"))
         SGV_ERROR(cx, dl->pos, "a sole CompositeImplicitAutograd kernel must be named '%s', not "
                   "'%s': rename it and delete the dispatch table [SG-212]", name, dl->kernel);
 }
@@ -316,7 +283,7 @@ static void structured_kind(sgv_ctx *cx, const sg_op *op) {
 }
 
 static void no_namespace(sgv_ctx *cx, const sg_op *op, const char *key, const char *value) {
-    if (value && sgv_contains(value, "::"))
+    if (value && contains(value, "::"))
         SGV_ERROR(cx, sgv_key_pos(op, key), "%s cannot name a namespace: it is always the "
                   "operator's own [SG-203]", key);
 }
@@ -432,7 +399,7 @@ static void variants_and_outs(sgv_ctx *cx, const sg_op *op) {
                   "arguments [SG-217]");
 }
 
-void sgv_check_tags(sgv_ctx *cx, const sg_op *op) {
+static void tags_known(sgv_ctx *cx, const sg_op *op) {
     for (uint32_t i = 0; cx->m->have_tags && i < op->tags.n; i++) {
         bool found = false;
         for (uint32_t t = 0; t < cx->m->ntags && !found; t++)
@@ -462,14 +429,14 @@ static bool looks_random(const sg_op *op) {
     const sg_schema *s = &op->schema;
     char name[256];
     sgv_full_name(op, name, sizeof name);
-    if (sgv_contains(name, "rand")) return true;
-    bool dropout = sgv_contains(name, "dropout"), generator = false;
+    if (contains(name, "rand")) return true;
+    bool dropout = contains(name, "dropout"), generator = false;
     for (uint32_t i = 0; i < s->nargs; i++) {
-        dropout |= op->args_noted ? op->dropout_arg : sgv_contains(s->args[i].name, "dropout");
+        dropout |= contains(s->args[i].name, "dropout");
         generator |= !sg_arg_is_out(s, &s->args[i]) &&
                      sg_type_base(s->args[i].type)->kind == SG_TY_GENERATOR;
     }
-    return generator || (dropout && !sgv_contains(name, "backward") &&
+    return generator || (dropout && !contains(name, "backward") &&
                          !sgv_streq(s->name, "_cudnn_init_dropout_state"));
 }
 
@@ -496,7 +463,7 @@ void sgv_check_yaml(sgv_ctx *cx, const sg_op *op) {
     precomputed(cx, op);
     device_check(cx, op);
     variants_and_outs(cx, op);
-    if (!cx->tags_later) sgv_check_tags(cx, op);
+    tags_known(cx, op);
     no_default_args(cx, op);
     seeded_tag(cx, op);
 }

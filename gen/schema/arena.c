@@ -1,13 +1,9 @@
 /* arena.c: a chunked bump allocator. Rationale: a parse makes many small objects that die
  * together; one free per arena beats tracking each, and an allocator hook lets tests fail
- * allocations on purpose.
+ * allocations on purpose. Every chunk comes from the hook (malloc where none is given).
  *
- * Chunks grow with the arena (each as large as everything before it, up to 8 MiB; from 2 MiB
- * once the arena is past 256 KiB or a block asked for is that big), so a big model takes few
- * chunks. Without a hook they come from sg_pages_alloc (sg_pages.h: pages faulted in at once,
- * huge ones from 2 MiB up), which on virtual machines costs a fraction of faulting small pages
- * one by one as they are first written. */
-#include "sg_pages.h"
+ * Chunks grow with the arena (each as large as everything before it, 64 KiB to 8 MiB), so a
+ * big model takes few chunks. */
 #include "sg_schema.h"
 
 #include <stdlib.h>
@@ -26,12 +22,8 @@ struct sg_arena {
     size_t      total;
 };
 
-/* Past BIG_FROM bytes an arena is a big one: its chunks jump to BIG_MIN, the size from which
- * sg_pages_alloc hands out huge pages. */
 enum {
     CHUNK_MIN = 64 * 1024,
-    BIG_FROM = 256 * 1024,
-    BIG_MIN = 2 * 1024 * 1024,
     CHUNK_MAX = 8 * 1024 * 1024,
     HDR = (sizeof(chunk) + 15) & ~(size_t)15
 };
@@ -45,22 +37,14 @@ static void *sys_alloc(void *ud, void *ptr, size_t size) {
     return malloc(size);
 }
 
-/* Chunk memory, zeroed, of at least *bytes (set to what was really taken): the hook's, or
- * pages from the system. Rationale: zeroing whole chunks, not each allocation, touches each
- * byte once. */
-static chunk *chunk_alloc(sg_arena *a, size_t *bytes) {
-    if (a->alloc == sys_alloc) {
-        *bytes = sg_pages_size(*bytes);
-        return sg_pages_alloc(*bytes);
-    }
-    chunk *c = a->alloc(a->ud, NULL, *bytes);
-    if (c) memset(c, 0, *bytes);
+/* Chunk memory, zeroed, of `bytes` bytes from the hook. Rationale: zeroing whole chunks, not
+ * each allocation, touches each byte once; without a hook, calloc zeroes only what the system
+ * does not hand out zeroed already (big blocks are fresh pages). */
+static chunk *chunk_alloc(sg_arena *a, size_t bytes) {
+    if (a->alloc == sys_alloc) return calloc(1, bytes);
+    chunk *c = a->alloc(a->ud, NULL, bytes);
+    if (c) memset(c, 0, bytes);
     return c;
-}
-
-static void chunk_free(sg_arena *a, chunk *c) {
-    if (a->alloc == sys_alloc) sg_pages_free(c, HDR + c->size);
-    else a->alloc(a->ud, c, 0);
 }
 
 sg_arena *sg_arena_new(sg_alloc_fn alloc, void *ud) {
@@ -78,29 +62,26 @@ void sg_arena_free(sg_arena *a) {
     if (!a) return;
     for (chunk *c = a->head, *next; c; c = next) {
         next = c->next;
-        chunk_free(a, c);
+        a->alloc(a->ud, c, 0);
     }
     a->alloc(a->ud, a, 0);
 }
 
 /* A chunk of at least HDR + n bytes (more: the arena's growth), or NULL. */
 static chunk *new_chunk(sg_arena *a, size_t n, size_t *grow_out) {
-    size_t grow = a->total < CHUNK_MIN   ? CHUNK_MIN
-                  : a->total < BIG_FROM ? a->total
-                  : a->total < BIG_MIN  ? BIG_MIN
-                  : a->total > CHUNK_MAX ? CHUNK_MAX
-                                        : a->total;
-    if (n >= BIG_FROM && grow < BIG_MIN) grow = BIG_MIN; /* a big block: huge pages too */
-    size_t size = n > grow / 2 ? n : grow - HDR, bytes = HDR + size;
-    chunk *c = chunk_alloc(a, &bytes);
+    size_t grow = a->total < CHUNK_MIN ? CHUNK_MIN : a->total > CHUNK_MAX ? CHUNK_MAX : a->total;
+    size_t size = n > grow / 2 ? n : grow - HDR;
+    if (size > SIZE_MAX - HDR) return NULL;
+    chunk *c = chunk_alloc(a, HDR + size);
     if (!c) return NULL;
-    c->size = bytes - HDR;
+    c->size = size;
     c->used = 0;
     *grow_out = grow;
     return c;
 }
 
 void *sg_arena_alloc(sg_arena *a, size_t n) {
+    if (n > SIZE_MAX / 2) return NULL;
     n = (n + 7) & ~(size_t)7;
     if (n == 0) n = 8;
     chunk *c = a->head;

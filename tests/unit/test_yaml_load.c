@@ -404,69 +404,6 @@ static void test_files(void) {
 }
 
 /* Returns false when the corpus is absent (the caller reports the test as skipped). */
-/* Loads text with libyaml's reader or without it (where the loader skips it); returns the
- * diagnostics, then the JSON where there were none. */
-static char *load_text(const char *text, size_t len, bool reader, bool *skipped) {
-    sg_model m;
-    sg_diag  d;
-    CHECK(sg_model_init(&m) == 0);
-    m.libyaml_reader = reader;
-    sg_diag_init(&d);
-    d.max_errors = 0;
-    int nerr = sg_load_buffer(&m, "t.yaml", text, len, &d);
-    sg_buf b;
-    sg_buf_init(&b);
-    sg_buf_printf(&b, "%d errors\n%.*s", nerr, (int)d.out.len, d.out.data ? d.out.data : "");
-    if (!nerr) sg_emit_json(&b, &m);
-    sg_buf_putc(&b, '\0');
-    *skipped = m.reader_skipped > 0;
-    sg_diag_free(&d);
-    sg_model_free(&m);
-    return b.data;
-}
-
-/* Text the loader hands to libyaml's scanner without its reader (printable ASCII, \n line
- * breaks) loads as it does through the reader, errors and all; other text goes through it. */
-static void test_reader_skipped(void) {
-    static const struct { const char *text; bool plain; } cases[] = {
-        {full_entry, true},
-        {"- func: f(Tensor self) -> Tensor\n  variants: method\n", true},
-        {"- func: 'f() -> ()'\n  tags: [core,\n    pointwise]\n", true},
-        {"- func: \"f(str s=\\\"a\\\") -> ()\"\n", true},
-        {"- func: >\n    f(Tensor self)\n    -> Tensor\n- func: |\n    g() -> ()\n", true},
-        {"- func: f() -> ()\n\tvariants: method\n", true},
-        {"- func: 'f() -> ()\n", true},
-        {"- func: f() -> ()\n  variants: [method\n", true},
-        {"- func: f() -> ()\n---\n- func: g() -> ()\n", true},
-        {"- func: f() -> ()\n  variants: &a method\n- func: g() -> ()\n  variants: *a\n", true},
-        {"", true},
-        {"- func: f() -> ()", true},
-        {"- func: f() -> ()\r\n", false},
-        {"- func: f() -> ()\n  variants: m\x01\n", false},
-        {"- func: f() -> ()\n  variants: m\x7f\n", false},
-        {"- func: f() -> ()\n  python_module: caf\xc3\xa9\n", false},
-        {"- func: f() -> ()\n  variants: m\xff\n", false},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const char *t = cases[i].text;
-        bool        skipped, via_reader;
-        char       *a = load_text(t, strlen(t), false, &skipped);
-        char       *b = load_text(t, strlen(t), true, &via_reader);
-        CHECK_STR(a, b);
-        CHECK(skipped == cases[i].plain && !via_reader);
-        free(a);
-        free(b);
-    }
-    /* a NUL inside the text is not printable: the reader reports it */
-    bool skipped, via_reader;
-    char *a = load_text("- func: f() -> ()\n\0\n", 20, false, &skipped);
-    char *b = load_text("- func: f() -> ()\n\0\n", 20, true, &via_reader);
-    CHECK_STR(a, b);
-    CHECK(!skipped && strstr(a, "1 errors") == a);
-    free(a);
-    free(b);
-}
-
 static bool test_corpus(void) {
     const char *nf = SG_CORPUS_DIR "/native_functions.yaml";
     if (access(nf, R_OK) != 0) {
@@ -495,23 +432,6 @@ static bool test_corpus(void) {
         }
     }
     CHECK(parsed == 2674 && dispatch == 1658);
-    CHECK(f.m.reader_skipped > 0); /* the corpus is printable ASCII */
-    sg_buf with, without;
-    sg_buf_init(&with);
-    sg_buf_init(&without);
-    sg_emit_json(&without, &f.m);
-    done(&f);
-    /* and the same model through libyaml's reader: the same JSON */
-    CHECK(sg_model_init(&f.m) == 0);
-    f.m.libyaml_reader = true;
-    sg_diag_init(&f.d);
-    CHECK(sg_load_file(&f.m, nf, &f.d) == 0);
-    CHECK(sg_load_file(&f.m, SG_CORPUS_DIR "/tags.yaml", &f.d) == 0);
-    CHECK(f.m.reader_skipped == 0);
-    sg_emit_json(&with, &f.m);
-    CHECK(with.len == without.len && with.len > 0 && memcmp(with.data, without.data, with.len) == 0);
-    sg_buf_free(&with);
-    sg_buf_free(&without);
     done(&f);
     return true;
 }
@@ -524,7 +444,6 @@ int main(void) {
     test_key_errors();
     test_many_keys();
     test_yaml_errors();
-    test_reader_skipped();
     test_tags_file();
     test_files();
     bool corpus = test_corpus();

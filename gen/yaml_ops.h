@@ -1,0 +1,12 @@
+/* yaml_ops.h: a schema or tags file's YAML into the model's ops and tags (yaml_ops.c). Private
+ * to gen/; load.c calls it with a source already in the model. */
+#ifndef SG_YAML_OPS_H
+#define SG_YAML_OPS_H
+
+#include "model.h"
+
+/* Reads src (one of m's sources) into m: each entry an op, or a tag in a tags file (told apart
+ * by the first entry). Problems go to d; returns the number of errors added. */
+int sg_yaml_load(sg_model *m, const sg_source *src, sg_diag *d);
+
+#endif
