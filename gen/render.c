@@ -1,19 +1,12 @@
-/* codegen.c: runs the Lua templates over the model (the template language is in codegen.h and
- * docs/templates.md).
- *
- * A template is translated to Lua line for line, so Lua's own messages ("ops.h.tpl:12:
- * attempt to index a nil value") point at the template's line; its text lines become calls
- * of _w, which writes into the output. Each runs in a protected call, in a state that has no
- * io, os or package library: templates read the model and write text, nothing else. */
+/* render.c: runs the Lua templates over the model: plans each template's renders (one, or
+ * one per shard), runs them in Lua states holding the model, and collects the outputs in
+ * template order. */
 #define _DEFAULT_SOURCE
-#include "codegen.h"
 #include "lua_model.h"
 #include "par.h"
-#include "sg_pages.h"
+#include "tpl.h"
 
-#include <dirent.h>
 #include <lauxlib.h>
-#include <lualib.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +16,7 @@
 #define SG_VERSION "0"
 #endif
 
-enum { MEMORY_LIMIT = 1u << 30 }; /* a runaway template fails instead of taking the machine */
+enum { MEMORY_LIMIT = SG_TPL_MEMORY_LIMIT };
 
 static void renderer_free(void *owner);
 
@@ -42,558 +35,6 @@ void sg_outputs_free(sg_outputs *o) {
 
 void sg_output_text(const sg_output *o, sg_buf *b) {
     for (size_t i = 0; i < o->npieces; i++) sg_buf_putn(b, o->pieces[i].p, o->pieces[i].n);
-}
-
-/* ---- the template sources ---------------------------------------------------------------- */
-
-typedef struct sources {
-    sg_tpl_file *items;
-    uint32_t     n, cap;
-    char       **owned; /* texts and names read from user folders */
-    uint32_t     nowned, capowned;
-} sources;
-
-static bool own(sources *s, char *p) {
-    if (s->nowned == s->capowned) {
-        uint32_t cap = s->capowned ? s->capowned * 2 : 16;
-        char   **g = realloc(s->owned, cap * sizeof *g);
-        if (!g) return false;
-        s->owned = g;
-        s->capowned = cap;
-    }
-    s->owned[s->nowned++] = p;
-    return true;
-}
-
-static sg_tpl_file *find_source(const sources *s, const char *name) {
-    for (uint32_t i = 0; i < s->n; i++)
-        if (strcmp(s->items[i].name, name) == 0) return &s->items[i];
-    return NULL;
-}
-
-/* Adds f, replacing a built-in of the same name (user folders come first: the first wins). */
-static bool add_source(sources *s, sg_tpl_file f) {
-    if (find_source(s, f.name)) return true;
-    if (s->n == s->cap) {
-        uint32_t     cap = s->cap ? s->cap * 2 : 16;
-        sg_tpl_file *g = realloc(s->items, cap * sizeof *g);
-        if (!g) return false;
-        s->items = g;
-        s->cap = cap;
-    }
-    s->items[s->n++] = f;
-    return true;
-}
-
-static void sources_free(sources *s) {
-    for (uint32_t i = 0; i < s->nowned; i++) free(s->owned[i]);
-    free(s->owned);
-    free(s->items);
-}
-
-static char *read_all(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    sg_buf b;
-    sg_buf_init(&b);
-    char   chunk[8192];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) sg_buf_putn(&b, chunk, n);
-    bool bad = ferror(f) || b.oom;
-    fclose(f);
-    if (bad) {
-        sg_buf_free(&b);
-        return NULL;
-    }
-    if (!b.data) sg_buf_putn(&b, "", 0);
-    *len = b.len;
-    return b.data;
-}
-
-static int by_name(const void *a, const void *b) {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static bool ends_with(const char *s, const char *suffix) {
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
-/* Reads dir/sub's *.tpl (sub "") or *.lua (sub "lib") files, in name order. */
-static int read_dir(sources *s, const char *dir, const char *sub, sg_diag *d) {
-    sg_buf path;
-    sg_buf_init(&path);
-    sg_buf_printf(&path, "%s%s%s", dir, *sub ? "/" : "", sub);
-    DIR *dp = path.oom ? NULL : opendir(path.data);
-    if (!dp) {
-        int bad = !*sub; /* lib/ is optional */
-        if (bad) sg_diag_plain(d, SG_ERROR, "cannot read the template folder '%s'", dir);
-        sg_buf_free(&path);
-        return bad;
-    }
-    char  **names = NULL;
-    size_t  nn = 0, cap = 0;
-    bool    oom = false;
-    for (struct dirent *e; (e = readdir(dp));) {
-        if (e->d_name[0] == '.' || !ends_with(e->d_name, *sub ? ".lua" : ".tpl")) continue;
-        if (nn == cap) {
-            cap = cap ? cap * 2 : 32;
-            char **g = realloc(names, cap * sizeof *g);
-            if (!g) {
-                oom = true;
-                break;
-            }
-            names = g;
-        }
-        if (!(names[nn++] = strdup(e->d_name))) oom = true;
-    }
-    closedir(dp);
-    int errors = oom;
-    if (oom) sg_diag_plain(d, SG_ERROR, "out of memory reading '%s'", path.data);
-    if (nn) qsort(names, nn, sizeof *names, by_name);
-    for (size_t i = 0; i < nn; i++) {
-        sg_buf label, name;
-        sg_buf_init(&label);
-        sg_buf_init(&name);
-        size_t len = 0;
-        char  *text = NULL;
-        if (names[i]) {
-            sg_buf_printf(&label, "%s/%s", path.data, names[i]);
-            sg_buf_printf(&name, "%s%s%s", sub, *sub ? "/" : "", names[i]);
-            text = label.oom || name.oom ? NULL : read_all(label.data, &len);
-        }
-        /* the texts join the owned list one by one; what did not join is freed here */
-        bool t_own = text && own(s, text);
-        bool l_own = t_own && own(s, label.data);
-        bool n_own = l_own && own(s, name.data);
-        if (!n_own || !add_source(s, (sg_tpl_file){label.data, name.data, text, len})) {
-            sg_diag_plain(d, SG_ERROR, "cannot read the template '%s/%s'", path.data,
-                          names[i] ? names[i] : "?");
-            errors++;
-        }
-        if (!t_own) free(text);
-        if (!l_own) sg_buf_free(&label);
-        if (!n_own) sg_buf_free(&name);
-        free(names[i]);
-    }
-    free(names);
-    sg_buf_free(&path);
-    return errors;
-}
-
-/* ---- translation: template text -> Lua ----------------------------------------------------- */
-
-static void put_quoted(sg_buf *b, const char *s, size_t n) {
-    sg_buf_putc(b, '"');
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') {
-            sg_buf_putc(b, '\\');
-            sg_buf_putc(b, (char)c);
-        } else if (c < 0x20 || c == 0x7f) {
-            sg_buf_printf(b, "\\%03u", c);
-        } else {
-            sg_buf_putc(b, (char)c);
-        }
-    }
-    sg_buf_putc(b, '"');
-}
-
-/* The end of the $( ... ) starting at s[i] (s[i] == '('), or 0 where unbalanced: parentheses
- * are counted outside quoted strings. */
-static size_t close_paren(const char *s, size_t i, size_t n) {
-    int depth = 0;
-    for (; i < n; i++) {
-        char c = s[i];
-        if (c == '"' || c == '\'') {
-            for (i++; i < n && s[i] != c; i++)
-                if (s[i] == '\\') i++;
-        } else if (c == '(') {
-            depth++;
-        } else if (c == ')' && --depth == 0) {
-            return i;
-        }
-    }
-    return 0;
-}
-
-/* The output statement being translated: _w(piece, piece, ..., lines), where lines has a
- * byte per piece, its template line less the statement's first (how _w names the line of a
- * piece it cannot write). Rationale: consecutive text lines make one call; written straight
- * into the output, the pieces make no strings of their own (see l_write). */
-typedef struct stmt {
-    int      pieces; /* 0: none open */
-    uint32_t line;   /* its first line */
-    sg_buf   lines;
-} stmt;
-
-static void add_piece(sg_buf *out, stmt *st, uint32_t line) {
-    if (st->pieces++) sg_buf_putc(out, ',');
-    sg_buf_putc(&st->lines, (char)(line - st->line));
-}
-
-static void close_stmt(sg_buf *out, stmt *st) {
-    if (!st->pieces) return;
-    sg_buf_putc(out, ',');
-    put_quoted(out, st->lines.data, st->lines.len);
-    sg_buf_puts(out, ") ");
-    st->pieces = 0;
-    st->lines.len = 0;
-}
-
-/* Lua passes a call's arguments in registers: a statement stops well before their limit. */
-enum { MAX_PIECES = 120 };
-
-/* One output line, template line `line`: "text", (expr), "text\n" added to the statement
- * (opened here where none is). Returns false for an unbalanced $(. */
-static bool text_line(sg_buf *out, const char *s, size_t n, stmt *st, uint32_t line) {
-    if (st->pieces > MAX_PIECES) close_stmt(out, st);
-    if (!st->pieces) {
-        sg_buf_puts(out, "_w(");
-        st->line = line;
-    }
-    size_t lit = 0, i = 0;
-    sg_buf piece;
-    sg_buf_init(&piece);
-    while (i < n) {
-        if (s[i] != '$' || i + 1 == n || (s[i + 1] != '$' && s[i + 1] != '(')) {
-            i++;
-        } else if (s[i + 1] == '$') { /* $$ is a literal $ */
-            sg_buf_putn(&piece, s + lit, i - lit + 1);
-            i += 2;
-            lit = i;
-        } else {
-            size_t end = close_paren(s, i + 1, n);
-            if (!end) {
-                sg_buf_free(&piece);
-                return false;
-            }
-            sg_buf_putn(&piece, s + lit, i - lit);
-            if (piece.len) {
-                add_piece(out, st, line);
-                put_quoted(out, piece.data, piece.len);
-                piece.len = 0;
-            }
-            add_piece(out, st, line);
-            sg_buf_putc(out, '(');
-            sg_buf_putn(out, s + i + 2, end - i - 2);
-            sg_buf_putc(out, ')');
-            i = end + 1;
-            lit = i;
-        }
-    }
-    sg_buf_putn(&piece, s + lit, n - lit);
-    sg_buf_putc(&piece, '\n');
-    add_piece(out, st, line);
-    put_quoted(out, piece.data, piece.len);
-    bool ok = !piece.oom;
-    sg_buf_free(&piece);
-    return ok;
-}
-
-/* Translates a template; header gets the `%!` line's text (or stays empty). Errors: a
- * diagnostic naming label:line. Each template line is one line of Lua, so Lua's messages
- * name template lines. */
-static bool translate(const sg_tpl_file *t, sg_buf *lua, sg_buf *header, sg_diag *d) {
-    const char *s = t->text, *end = t->text + t->len;
-    uint32_t    line = 1;
-    stmt        st = {0};
-    sg_buf_init(&st.lines);
-    sg_buf_puts(lua, "local _w=_w ");
-    bool ok = true;
-    for (; ok && s < end; line++) {
-        const char *nl = memchr(s, '\n', (size_t)(end - s));
-        size_t      n = nl ? (size_t)(nl - s) : (size_t)(end - s);
-        if (n && s[n - 1] == '\r') n--;
-        if (n >= 2 && s[0] == '%' && s[1] == '!') {
-            if (line != 1) {
-                sg_diag_plain(d, SG_ERROR, "%s:%u: '%%!' (the output line) must be the first line",
-                              t->label, line);
-                ok = false;
-            }
-            sg_buf_putn(header, s + 2, n - 2);
-        } else if (n >= 1 && s[0] == '%' && (n == 1 || s[1] != '%')) {
-            close_stmt(lua, &st);
-            sg_buf_putn(lua, s + 1, n - 1);
-        } else {
-            bool escaped = n >= 2 && s[0] == '%'; /* %% starts a text line with % */
-            if (!text_line(lua, s + escaped, n - escaped, &st, line)) {
-                sg_diag_plain(d, SG_ERROR, "%s:%u: '$(' without its ')'", t->label, line);
-                ok = false;
-            }
-        }
-        sg_buf_putc(lua, '\n');
-        s = nl ? nl + 1 : end;
-    }
-    close_stmt(lua, &st);
-    ok = ok && !lua->oom && !header->oom && !st.lines.oom;
-    sg_buf_free(&st.lines);
-    return ok;
-}
-
-/* ---- the Lua state ----------------------------------------------------------------------- */
-
-/* Lua's memory. Rationale: building the model and rendering make millions of small objects
- * (tables, strings) that die together; malloc spent more time on them than Lua did. Small
- * blocks come from free lists per 16-byte size class, carved from big chunks; larger ones are
- * listed (below). Everything is freed with the state, at once. A cap keeps a runaway template from taking
- * the machine. */
-enum { SMALL_MAX = 2048, CLASSES = SMALL_MAX / 16, CHUNK = 256 * 1024 };
-
-typedef struct limits {
-    size_t    used;               /* bytes handed out, for the cap */
-    void     *free_list[CLASSES]; /* per class: freed blocks, linked through their first word */
-    char     *cur, *end;          /* the chunk being carved */
-    sg_arena *chunks;             /* where chunks come from (pre-faulted pages on Linux) */
-    struct block *blocks;         /* the larger blocks in use (see get) */
-} limits;
-
-static size_t class_of(size_t n) { return (n + 15) / 16 - 1; }
-
-static void *small_get(limits *lim, size_t n) {
-    size_t c = class_of(n);
-    void  *p = lim->free_list[c];
-    if (p) {
-        lim->free_list[c] = *(void **)p;
-        return p;
-    }
-    size_t size = (c + 1) * 16;
-    if ((size_t)(lim->end - lim->cur) < size) {
-        if (!lim->chunks && !(lim->chunks = sg_arena_new(NULL, NULL))) return NULL;
-        char *chunk = sg_arena_alloc(lim->chunks, CHUNK);
-        if (!chunk) return NULL;
-        lim->cur = chunk;
-        lim->end = chunk + CHUNK;
-    }
-    p = lim->cur;
-    lim->cur += size;
-    return p;
-}
-
-static void small_put(limits *lim, void *p, size_t n) {
-    size_t c = class_of(n);
-    *(void **)p = lim->free_list[c];
-    lim->free_list[c] = p;
-}
-
-/* Larger blocks carry a header that links them into the state's list of them, so the state's
- * memory can be given back without walking its objects (renderer_free). Big ones (table
- * arrays, long strings) are pages from the system (sg_pages.h), faulted in at once, which costs
- * a fraction of faulting them one by one as they are first written; those in between come from
- * malloc. The size Lua frees a block with is the size it asked for, which is what
- * sg_pages_free wants. */
-enum { BIG_MIN = 64 * 1024 };
-
-typedef struct block {
-    struct block *prev, *next;
-    size_t        size, pad; /* size: what Lua asked for */
-} block;
-_Static_assert(sizeof(block) % 16 == 0, "the header keeps Lua's blocks 16-byte aligned");
-
-static void *link_block(limits *lim, block *b, size_t n) {
-    if (!b) return NULL;
-    b->size = n;
-    b->prev = NULL;
-    b->next = lim->blocks;
-    if (b->next) b->next->prev = b;
-    lim->blocks = b;
-    return b + 1;
-}
-
-static void unlink_block(limits *lim, block *b) {
-    if (b->prev) b->prev->next = b->next;
-    else lim->blocks = b->next;
-    if (b->next) b->next->prev = b->prev;
-}
-
-static void free_block(block *b) {
-    if (b->size >= BIG_MIN) sg_pages_free(b, b->size + sizeof *b);
-    else free(b);
-}
-
-/* A block of n bytes, small, big or in between. */
-static void *get(limits *lim, size_t n) {
-    if (n <= SMALL_MAX) return small_get(lim, n);
-    block *b = n >= BIG_MIN ? sg_pages_alloc(n + sizeof *b) : malloc(n + sizeof *b);
-    return link_block(lim, b, n);
-}
-
-static void put(limits *lim, void *p, size_t n) {
-    if (n <= SMALL_MAX) {
-        small_put(lim, p, n);
-        return;
-    }
-    (void)n;
-    block *b = (block *)p - 1;
-    unlink_block(lim, b);
-    free_block(b);
-}
-
-/* A malloc'ed block grown or shrunk in place (realloc), its links mended. */
-static void *resize(limits *lim, void *p, size_t n) {
-    block *b = (block *)p - 1, *prev = b->prev, *next = b->next;
-    block *g = realloc(b, n + sizeof *g);
-    if (!g) return NULL;
-    g->size = n;
-    if (prev) prev->next = g;
-    else lim->blocks = g;
-    if (next) next->prev = g;
-    return g + 1;
-}
-
-/* Whether a block of osize bytes can serve nsize in place. */
-static bool same_kind(size_t osize, size_t nsize) {
-    if (osize <= SMALL_MAX || nsize <= SMALL_MAX)
-        return osize <= SMALL_MAX && nsize <= SMALL_MAX && class_of(osize) == class_of(nsize);
-    return osize < BIG_MIN && nsize < BIG_MIN; /* both malloc'ed: realloc */
-}
-
-static void *alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
-    limits *lim = ud;
-    if (!ptr) osize = 0; /* Lua passes a type tag there for new blocks */
-    if (nsize == 0) {
-        if (ptr) {
-            put(lim, ptr, osize);
-            lim->used -= osize;
-        }
-        return NULL;
-    }
-    if (nsize > osize && lim->used + (nsize - osize) > MEMORY_LIMIT) return NULL;
-    void *p;
-    if (ptr && same_kind(osize, nsize)) {
-        p = osize <= SMALL_MAX ? ptr : resize(lim, ptr, nsize);
-    } else {
-        p = get(lim, nsize);
-        if (p && ptr) {
-            memcpy(p, ptr, osize < nsize ? osize : nsize);
-            put(lim, ptr, osize);
-        }
-    }
-    if (p) lim->used = lim->used - osize + nsize;
-    return p;
-}
-
-/* Gives back everything a state had: its small blocks' chunks at once, the others one by one
- * (a few thousand for the corpus, against millions of objects lua_close would walk). */
-static void limits_free(limits *lim) {
-    for (block *b = lim->blocks, *next; b; b = next) {
-        next = b->next;
-        free_block(b);
-    }
-    lim->blocks = NULL;
-    if (lim->chunks) sg_arena_free(lim->chunks);
-}
-
-/* The registry keeps the sources (light userdata) for import(). */
-static const char SOURCES_KEY = 's';
-
-/* import "name": loads lib/name.lua once, runs it with the templates' environment, returns
- * what it returns. */
-static int l_import(lua_State *L) {
-    const char *name = luaL_checkstring(L, 1);
-    lua_getfield(L, LUA_REGISTRYINDEX, "sg.imported");
-    if (lua_getfield(L, -1, name) != LUA_TNIL) return 1;
-    lua_pop(L, 1);
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &SOURCES_KEY);
-    const sources *s = lua_touserdata(L, -1);
-    lua_pop(L, 1);
-    char path[512];
-    snprintf(path, sizeof path, "lib/%s.lua", name);
-    const sg_tpl_file *f = find_source(s, path);
-    if (!f) return luaL_error(L, "import: no module '%s' (looked for %s)", name, path);
-    char chunk[600];
-    snprintf(chunk, sizeof chunk, "@%s", f->label);
-    lua_getfield(L, LUA_REGISTRYINDEX, "sg.env");
-    if (luaL_loadbufferx(L, f->text, f->len, chunk, "t") != LUA_OK) return lua_error(L);
-    lua_pushvalue(L, -2);
-    lua_setupvalue(L, -2, 1); /* _ENV */
-    lua_call(L, 0, 1);
-    if (lua_isnil(L, -1)) {
-        lua_pop(L, 1);
-        lua_pushboolean(L, 1);
-    }
-    lua_pushvalue(L, -1);
-    lua_setfield(L, -4, name); /* sg.imported[name] */
-    return 1;
-}
-
-/* cstr(s): s as a C string literal ("NULL" for nil); jstr(s): s as a JSON string ("null").
- * Rationale: quoting every name, type and default of the corpus in Lua took longer than the
- * rest of the op table; these are the templates' two quoting needs, done once in C. */
-static int quote(lua_State *L, bool json) {
-    if (lua_isnoneornil(L, 1)) {
-        lua_pushstring(L, json ? "null" : "NULL");
-        return 1;
-    }
-    size_t      n;
-    const char *s = luaL_checklstring(L, 1, &n);
-    /* most strings need no escape: quoted in a local buffer, pushed at once */
-    char quick[1024];
-    if (n + 2 <= sizeof quick) {
-        size_t i = 0;
-        for (; i < n; i++) {
-            unsigned char c = (unsigned char)s[i];
-            if (c == '"' || c == '\\' || c < 0x20 || c == 0x7f) break;
-            quick[i + 1] = (char)c;
-        }
-        if (i == n) {
-            quick[0] = quick[n + 1] = '"';
-            lua_pushlstring(L, quick, n + 2);
-            return 1;
-        }
-    }
-    luaL_Buffer b;
-    luaL_buffinitsize(L, &b, n + 2);
-    luaL_addchar(&b, '"');
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') {
-            luaL_addchar(&b, '\\');
-            luaL_addchar(&b, (char)c);
-        } else if (c < 0x20 || c == 0x7f) {
-            char e[8];
-            snprintf(e, sizeof e, json ? "\\u%04x" : "\\%03o", c);
-            luaL_addstring(&b, e);
-        } else {
-            luaL_addchar(&b, (char)c);
-        }
-    }
-    luaL_addchar(&b, '"');
-    luaL_pushresult(&b);
-    return 1;
-}
-
-static int l_cstr(lua_State *L) { return quote(L, false); }
-static int l_jstr(lua_State *L) { return quote(L, true); }
-
-/* A new state: base, string, table, math and utf8 libraries; no io, os, package, debug;
- * no dofile or loadfile. The templates' environment table is left in the registry. */
-static lua_State *new_state(limits *lim, const sources *s) {
-    lua_State *L = lua_newstate(alloc, lim);
-    if (!L) return NULL;
-    lua_gc(L, LUA_GCSTOP); /* see PAUSE */
-    static const luaL_Reg libs[] = {{LUA_GNAME, luaopen_base},       {LUA_STRLIBNAME, luaopen_string},
-                                    {LUA_TABLIBNAME, luaopen_table}, {LUA_MATHLIBNAME, luaopen_math},
-                                    {LUA_UTF8LIBNAME, luaopen_utf8}};
-    for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++) {
-        luaL_requiref(L, libs[i].name, libs[i].func, 1);
-        lua_pop(L, 1);
-    }
-    lua_pushnil(L);
-    lua_setglobal(L, "dofile");
-    lua_pushnil(L);
-    lua_setglobal(L, "loadfile");
-    lua_pushlightuserdata(L, (void *)s);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &SOURCES_KEY);
-    lua_newtable(L);
-    lua_setfield(L, LUA_REGISTRYINDEX, "sg.imported");
-    lua_pushcfunction(L, l_import);
-    lua_setglobal(L, "import");
-    lua_pushcfunction(L, l_cstr);
-    lua_setglobal(L, "cstr");
-    lua_pushcfunction(L, l_jstr);
-    lua_setglobal(L, "jstr");
-    return L;
 }
 
 /* ---- rendering ----------------------------------------------------------------------------
@@ -620,7 +61,7 @@ enum { PAUSE = 1000 };
  * as long as the outputs (sg_outputs.owner, a chain). */
 typedef struct renderer {
     lua_State       *L;
-    limits           lim;
+    sg_lua_mem           lim;
     int              env;  /* stack slot of the environment every render's is over */
     struct renderer *next;
 } renderer;
@@ -631,7 +72,7 @@ static void renderer_free(void *owner) {
         /* Rationale: a state holds memory and nothing else (templates have no io), so it is
          * dropped with its memory; lua_close would free its ~10^6 objects one at a time
          * (15-20 ms for the corpus). __gc metamethods of templates' tables do not run. */
-        limits_free(&rd->lim);
+        sg_lua_mem_free(&rd->lim);
         free(rd);
     }
 }
@@ -658,7 +99,7 @@ typedef struct job {
 typedef struct run {
     const sg_model        *m;
     const sg_codegen_opts *o;
-    sources                src;
+    sg_tpl_sources         src;
     plan_tpl              *tpls;
     uint32_t               ntpls;
     job                   *jobs;  /* in template, then shard order: the outputs' order */
@@ -723,7 +164,7 @@ static void plan_one(run *r, lua_State *L, plan_tpl *pt, const sg_tpl_file *t) {
     sg_buf header, cfg;
     sg_buf_init(&header);
     sg_buf_init(&cfg);
-    if (!translate(t, &pt->lua, &header, &pt->d)) goto done;
+    if (!sg_tpl_translate(t, &pt->lua, &header, &pt->d)) goto done;
     sg_buf_puts(&cfg, "return {");
     sg_buf_putn(&cfg, header.data ? header.data : "", header.len);
     sg_buf_puts(&cfg, "}");
@@ -773,7 +214,7 @@ static bool plan(run *r, lua_State *L) {
     uint32_t njobs = 0;
     for (uint32_t i = 0; i < r->src.n; i++) {
         const sg_tpl_file *t = &r->src.items[i];
-        if (!ends_with(t->name, ".tpl") || strchr(t->name, '/')) continue;
+        if (!sg_tpl_ends_with(t->name, ".tpl") || strchr(t->name, '/')) continue;
         plan_tpl *pt = &r->tpls[r->ntpls++];
         plan_one(r, L, pt, t);
         if (!pt->d.nerrors) njobs += pt->nshards;
@@ -822,7 +263,7 @@ typedef struct sink {
     sg_output out;
     size_t    cap;                /* of out.pieces */
     char     *start, *cur, *end;  /* the block being filled */
-    limits   *lim;
+    sg_lua_mem   *lim;
     bool      oom;
 } sink;
 
@@ -844,7 +285,7 @@ static bool sink_end(sink *k) { return !k->oom && sink_close_block(k); }
 
 /* A new block for at least n more bytes: as big as the output so far, 16 KiB to 1 MiB. */
 static bool sink_grow(sink *k, size_t n) {
-    limits *lim = k->lim;
+    sg_lua_mem *lim = k->lim;
     size_t  size = k->out.len < 16384 ? 16384 : k->out.len > (1u << 20) ? (1u << 20) : k->out.len;
     if (size < n) size = n;
     if (!sink_close_block(k) || size > MEMORY_LIMIT - lim->used) return false;
@@ -1015,7 +456,7 @@ static bool renderer_load(const run *r, renderer *rd, char **error) {
 
 static renderer *renderer_new(const run *r) {
     renderer *rd = calloc(1, sizeof *rd);
-    if (rd && !(rd->L = new_state(&rd->lim, &r->src))) {
+    if (rd && !(rd->L = sg_lua_state_new(&rd->lim, &r->src))) {
         renderer_free(rd);
         rd = NULL;
     }
@@ -1109,11 +550,10 @@ int sg_codegen(const sg_model *m, const sg_codegen_opts *o, sg_outputs *out, sg_
     int       errors = 0;
     side      here = {&r, NULL, NULL}, there = {&r, NULL, NULL};
     for (uint32_t i = 0; i < o->ntemplate_dirs; i++) {
-        errors += read_dir(&r.src, o->template_dirs[i], "", d);
-        errors += read_dir(&r.src, o->template_dirs[i], "lib", d);
+        errors += sg_tpl_read_dir(&r.src, o->template_dirs[i], d);
     }
     for (size_t i = 0; i < sg_builtin_ntemplates; i++)
-        if (!add_source(&r.src, sg_builtin_templates[i])) errors++;
+        if (!sg_tpl_add(&r.src, sg_builtin_templates[i])) errors++;
     if (errors) goto done;
     if (!(here.rd = renderer_new(&r))) {
         sg_diag_plain(d, SG_ERROR, "out of memory starting Lua");
@@ -1139,7 +579,7 @@ done:
     free(there.error);
     if (there.rd) here.rd->next = there.rd; /* here.rd exists wherever there.rd does */
     plans_free(&r);
-    sources_free(&r.src);
+    sg_tpl_sources_free(&r.src);
     if (errors) {
         sg_outputs_free(out);
         renderer_free(here.rd);

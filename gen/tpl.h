@@ -1,0 +1,65 @@
+/* tpl.h: the template engine's parts, shared by its files and by nothing else (the engine's
+ * interface is codegen.h).
+ *
+ *     tpl_sources.c    finding templates: the built-ins and the user's folders
+ *     tpl_translate.c  a template's text to a Lua chunk, line for line
+ *     lua_state.c      a Lua state for templates: its memory, its libraries, import()
+ *     render.c         planning the renders, running them, collecting the outputs
+ */
+#ifndef SG_TPL_H
+#define SG_TPL_H
+
+#include "codegen.h"
+
+#include <lua.h>
+
+/* A Lua state's memory cap: a runaway template fails instead of taking the machine. */
+enum { SG_TPL_MEMORY_LIMIT = 1u << 30 };
+
+/* ---- sources (tpl_sources.c) ------------------------------------------------------------- */
+
+/* The templates and helper modules a run knows, by name; the texts read from user folders are
+ * owned here. */
+typedef struct sg_tpl_sources {
+    sg_tpl_file *items;
+    uint32_t     n, cap;
+    char       **owned;
+    uint32_t     nowned, capowned;
+} sg_tpl_sources;
+
+/* The file named name ("ops.h.tpl", "lib/c.lua"), or NULL. */
+sg_tpl_file *sg_tpl_find(const sg_tpl_sources *s, const char *name);
+/* Adds f unless one of its name is there already (the first added wins); false when out of
+ * memory. */
+bool         sg_tpl_add(sg_tpl_sources *s, sg_tpl_file f);
+/* Adds dir's *.tpl and dir/lib's *.lua, in name order; returns the number of errors (to d). */
+int          sg_tpl_read_dir(sg_tpl_sources *s, const char *dir, sg_diag *d);
+void         sg_tpl_sources_free(sg_tpl_sources *s);
+bool         sg_tpl_ends_with(const char *s, const char *suffix);
+
+/* ---- translation (tpl_translate.c) ------------------------------------------------------- */
+
+/* Translates t into Lua (appended to lua); header gets the `%!` line's text (or stays empty).
+ * Each template line is one line of Lua, so Lua's messages name template lines. Errors go to d
+ * as label:line; false then, or when out of memory. */
+bool sg_tpl_translate(const sg_tpl_file *t, sg_buf *lua, sg_buf *header, sg_diag *d);
+
+/* ---- the Lua state (lua_state.c) --------------------------------------------------------- */
+
+/* A state's memory (see lua_state.c). */
+enum { SG_LUA_CLASSES = 2048 / 16 };
+typedef struct sg_lua_mem {
+    size_t        used;                      /* bytes handed out, for the cap */
+    void         *free_list[SG_LUA_CLASSES]; /* per class: freed blocks */
+    char         *cur, *end;                 /* the chunk being carved */
+    sg_arena     *chunks;                    /* where chunks come from */
+    struct block *blocks;                    /* the larger blocks in use */
+} sg_lua_mem;
+
+/* A state for templates over the sources s (kept for import, which must outlive it), its
+ * memory counted in mem; NULL when out of memory. */
+lua_State *sg_lua_state_new(sg_lua_mem *mem, const sg_tpl_sources *s);
+/* Gives back everything a state had, without closing it. */
+void       sg_lua_mem_free(sg_lua_mem *mem);
+
+#endif
