@@ -49,25 +49,13 @@ static bool same_bytes(const char *path, const sg_output *o) {
     FILE *f = fopen(path, "rb");
     if (!f) return false;
     char   chunk[65536];
-    size_t k = 0, off = 0; /* the piece, and the offset in it, to compare next */
     bool   same = true;
     size_t n, total = 0;
     while (same && (n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        same = n <= o->text.len - total && memcmp(chunk, o->text.data + total, n) == 0;
         total += n;
-        for (size_t i = 0; same && i < n;) {
-            while (k < o->npieces && off == o->pieces[k].n) k++, off = 0;
-            if (k == o->npieces) {
-                same = false;
-                break;
-            }
-            size_t m = o->pieces[k].n - off;
-            if (m > n - i) m = n - i;
-            same = memcmp(chunk + i, o->pieces[k].p + off, m) == 0;
-            i += m;
-            off += m;
-        }
     }
-    same = same && total == o->len && !ferror(f);
+    same = same && total == o->text.len && !ferror(f);
     fclose(f);
     return same;
 }
@@ -108,8 +96,7 @@ static void write_file_atomic(const char *dir, const sg_output *o, mode_t mask, 
             if (fd >= 0) close(fd);
         } else {
             bool ok = fchmod(fd, 0666 & ~mask) == 0;
-            for (size_t i = 0; ok && i < o->npieces; i++)
-                ok = fwrite(o->pieces[i].p, 1, o->pieces[i].n, f) == o->pieces[i].n;
+            ok = ok && fwrite(o->text.data, 1, o->text.len, f) == o->text.len;
             ok = (fclose(f) == 0) && ok;
             if (!ok || rename(tmp.data, path.data) != 0) {
                 fail(j, "write", path.data);
@@ -157,14 +144,14 @@ static int write_all(const char *dir, const sg_outputs *outs, sg_worker *w, FILE
     size_t total = 0, load[2] = {0, 0};
     for (uint32_t i = 0; i < n; i++) { /* by size, largest first (insertion: a few dozen) */
         uint32_t k = i;
-        for (; k > 0 && outs->items[order[k - 1]].len < outs->items[i].len; k--) order[k] = order[k - 1];
+        for (; k > 0 && outs->items[order[k - 1]].text.len < outs->items[i].text.len; k--) order[k] = order[k - 1];
         order[k] = i;
-        total += outs->items[i].len;
+        total += outs->items[i].text.len;
     }
     for (uint32_t i = 0; i < n; i++) {
         file_job *j = &jobs[order[i]];
         j->side = load[1] < load[0];
-        load[j->side] += outs->items[order[i]].len;
+        load[j->side] += outs->items[order[i]].text.len;
     }
     mode_t mask = umask(0);
     umask(mask);

@@ -1,81 +1,58 @@
 /* render.c: runs the Lua templates over the model: plans each template's renders (one, or
  * one per shard), runs them in Lua states holding the model, and collects the outputs in
- * template order. */
+ * template order.
+ *
+ * A template renders once, or once per shard: each such render is a job. Jobs are independent
+ * (each gets an environment of its own over the shared one), so for a big model on a machine
+ * with two CPUs two threads, each with a Lua state holding the model, take them in turn; the
+ * outputs and the messages are then put in template order, so the result is the same bytes
+ * either way. The threads are made and joined here, and take jobs with an atomic counter: no
+ * thread ever waits on another but at the join. */
 #define _DEFAULT_SOURCE
 #include "lua_model.h"
-#include "par.h"
 #include "tpl.h"
 
 #include <lauxlib.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef SG_VERSION
 #define SG_VERSION "0"
 #endif
 
-enum { MEMORY_LIMIT = SG_TPL_MEMORY_LIMIT };
-
-static void renderer_free(void *owner);
-
 void sg_outputs_free(sg_outputs *o) {
     for (uint32_t i = 0; i < o->n; i++) {
         free(o->items[i].name);
-        free(o->items[i].pieces);
+        sg_buf_free(&o->items[i].text);
     }
     free(o->items);
     for (uint32_t i = 0; i < o->stale.nmarks; i++) free(o->stale.marks[i]);
     free(o->stale.marks);
     free(o->stale.lib);
-    if (o->owner) renderer_free(o->owner);
     memset(o, 0, sizeof *o);
 }
 
-void sg_output_text(const sg_output *o, sg_buf *b) {
-    for (size_t i = 0; i < o->npieces; i++) sg_buf_putn(b, o->pieces[i].p, o->pieces[i].n);
-}
-
-/* ---- rendering ----------------------------------------------------------------------------
- *
- * A template renders once, or once per shard: each such render is a job. Jobs are independent
- * (each gets an environment of its own over the shared one), so on a machine with two CPUs
- * and a big model two Lua states, each with the model, take them in turn; the outputs and the
- * messages are then put in template order, so the result is the same bytes either way.
- * Rationale: rendering the corpus is ~100 ms of Lua, the model ~20 ms of it per state. */
-
-/* Below this many ops the second state's model costs more than it saves. */
+/* Below this many ops a second state's model costs more than it saves. */
 enum { TWO_STATES_MIN = 256 };
-/* Rationale: the model is all live and renders make little garbage (the corpus: ~10 MB per
- * state; the output is written outside Lua's objects), yet a collector's cycle marks the whole model: with the collector on
- * from the start, the first cycle alone was ~10% of rendering. So it is off while the model
- * is built; its first cycle then waits until ALLOWANCE more bytes were allocated, and later
- * ones until memory reaches PAUSE% of what the last cycle left (Lua's largest setting). The
- * built-in templates never get there; a template that makes much garbage still has it
- * collected, well before the state's MEMORY_LIMIT. */
+/* Rationale: the model is all live and renders make little garbage (the output is written
+ * outside Lua's objects), yet a collector's cycle marks the whole model. So the collector is
+ * off while the model is built; its first cycle then waits until ALLOWANCE more bytes were
+ * allocated, and later ones until memory reaches PAUSE% of what the last cycle left (Lua's
+ * largest setting). The built-in templates never get there; a template that makes much
+ * garbage still has it collected, well before the state's cap. */
 enum { PAUSE = 1000 };
-#define ALLOWANCE (MEMORY_LIMIT / 4)
+#define ALLOWANCE (SG_TPL_MEMORY_LIMIT / 4)
 
-/* A Lua state with the model, and its memory. States hold the outputs' bytes, so they live
- * as long as the outputs (sg_outputs.owner, a chain). */
+/* A Lua state with the model, and its memory. */
 typedef struct renderer {
-    lua_State       *L;
-    sg_lua_mem           lim;
-    int              env;  /* stack slot of the environment every render's is over */
-    struct renderer *next;
+    lua_State *L;
+    sg_lua_mem mem;
+    int        env; /* stack slot of the environment every render's is over */
 } renderer;
-
-static void renderer_free(void *owner) {
-    for (renderer *rd = owner, *next; rd; rd = next) {
-        next = rd->next;
-        /* Rationale: a state holds memory and nothing else (templates have no io), so it is
-         * dropped with its memory; lua_close would free its ~10^6 objects one at a time
-         * (15-20 ms for the corpus). __gc metamethods of templates' tables do not run. */
-        sg_lua_mem_free(&rd->lim);
-        free(rd);
-    }
-}
 
 /* A template ready to render. */
 typedef struct plan_tpl {
@@ -100,6 +77,7 @@ typedef struct run {
     const sg_model        *m;
     const sg_codegen_opts *o;
     sg_tpl_sources         src;
+    sg_lua_libs            libs;
     plan_tpl              *tpls;
     uint32_t               ntpls;
     job                   *jobs;  /* in template, then shard order: the outputs' order */
@@ -107,6 +85,10 @@ typedef struct run {
     uint32_t               njobs;
     _Atomic uint32_t       next;  /* how many of order[] were taken */
 } run;
+
+static void mem_init(const run *r, sg_lua_mem *mem) {
+    *mem = (sg_lua_mem){.cap = SG_TPL_MEMORY_LIMIT, .hook = r->o->alloc, .hook_ud = r->o->alloc_ud};
+}
 
 /* "label: msg" (or msg where Lua's message names the label already), malloc'ed. */
 static char *error_text(const char *label, const char *msg) {
@@ -208,9 +190,15 @@ done:
 
 /* Plans every template (top-level *.tpl, name order) and lists their jobs. false when out of
  * memory. */
-static bool plan(run *r, lua_State *L) {
+static bool plan(run *r) {
+    sg_lua_mem mem;
+    mem_init(r, &mem);
+    lua_State *L = sg_lua_state_new(&mem, &r->libs);
     r->tpls = calloc(r->src.n ? r->src.n : 1, sizeof *r->tpls);
-    if (!r->tpls) return false;
+    if (!L || !r->tpls) {
+        if (L) lua_close(L);
+        return false;
+    }
     uint32_t njobs = 0;
     for (uint32_t i = 0; i < r->src.n; i++) {
         const sg_tpl_file *t = &r->src.items[i];
@@ -219,6 +207,7 @@ static bool plan(run *r, lua_State *L) {
         plan_one(r, L, pt, t);
         if (!pt->d.nerrors) njobs += pt->nshards;
     }
+    lua_close(L);
     r->jobs = calloc(njobs ? njobs : 1, sizeof *r->jobs);
     r->order = calloc(njobs ? njobs : 1, sizeof *r->order);
     if (!r->jobs || !r->order) return false;
@@ -243,7 +232,7 @@ static void plans_free(run *r) {
     free(r->tpls);
     for (uint32_t j = 0; j < r->njobs; j++) {
         free(r->jobs[j].out.name);
-        free(r->jobs[j].out.pieces);
+        sg_buf_free(&r->jobs[j].out.text);
         free(r->jobs[j].error);
     }
     free(r->jobs);
@@ -257,46 +246,13 @@ static void job_fail(lua_State *L, const run *r, job *jb) {
     lua_pop(L, 1);
 }
 
-/* Where a render's text goes: blocks of the state's memory (under its cap), each a piece of
- * the output. */
+/* Where a render's text goes: its output's buffer, whose bytes count against the state's
+ * cap. */
 typedef struct sink {
-    sg_output out;
-    size_t    cap;                /* of out.pieces */
-    char     *start, *cur, *end;  /* the block being filled */
-    sg_lua_mem   *lim;
-    bool      oom;
+    sg_buf      text;
+    sg_lua_mem *mem;
+    size_t      counted; /* of mem->used */
 } sink;
-
-static bool sink_close_block(sink *k) {
-    if (k->cur == k->start) return true;
-    if (k->out.npieces == k->cap) {
-        size_t    cap = k->cap ? k->cap * 2 : 16;
-        sg_piece *g = realloc(k->out.pieces, cap * sizeof *g);
-        if (!g) return false;
-        k->out.pieces = g;
-        k->cap = cap;
-    }
-    k->out.pieces[k->out.npieces++] = (sg_piece){k->start, (size_t)(k->cur - k->start)};
-    k->start = k->cur;
-    return true;
-}
-
-static bool sink_end(sink *k) { return !k->oom && sink_close_block(k); }
-
-/* A new block for at least n more bytes: as big as the output so far, 16 KiB to 1 MiB. */
-static bool sink_grow(sink *k, size_t n) {
-    sg_lua_mem *lim = k->lim;
-    size_t  size = k->out.len < 16384 ? 16384 : k->out.len > (1u << 20) ? (1u << 20) : k->out.len;
-    if (size < n) size = n;
-    if (!sink_close_block(k) || size > MEMORY_LIMIT - lim->used) return false;
-    if (!lim->chunks && !(lim->chunks = sg_arena_new(NULL, NULL))) return false;
-    char *b = sg_arena_alloc(lim->chunks, size);
-    if (!b) return false;
-    lim->used += size;
-    k->start = k->cur = b;
-    k->end = b + size;
-    return true;
-}
 
 /* The error for piece i of a _w call that is neither a string nor a number, at its line. */
 static int write_error(lua_State *L, int i, int n) {
@@ -312,7 +268,7 @@ static int write_error(lua_State *L, int i, int n) {
 }
 
 /* _w(piece, ..., lines): appends the pieces (strings, or numbers as Lua writes them) to the
- * render's output; see struct stmt for lines. */
+ * render's output; see tpl_translate.c for lines. */
 static int l_write(lua_State *L) {
     sink *k = lua_touserdata(L, lua_upvalueindex(1));
     int   n = lua_gettop(L);
@@ -320,14 +276,14 @@ static int l_write(lua_State *L) {
         size_t      len;
         const char *s = lua_tolstring(L, i, &len);
         if (!s) return write_error(L, i, n);
-        if ((size_t)(k->end - k->cur) < len && !sink_grow(k, len)) {
-            k->oom = true;
+        size_t cap = k->text.cap;
+        if (len > k->mem->cap - k->mem->used) k->text.oom = true;
+        else sg_buf_putn(&k->text, s, len);
+        if (k->text.oom)
             return luaL_error(L, "not enough memory for the output (a Lua state has at most "
-                                 "%d MiB)", MEMORY_LIMIT >> 20);
-        }
-        memcpy(k->cur, s, len);
-        k->cur += len;
-        k->out.len += len;
+                                 "%d MiB)", SG_TPL_MEMORY_LIMIT >> 20);
+        k->mem->used += k->text.cap - cap;
+        k->counted += k->text.cap - cap;
     }
     return 0;
 }
@@ -337,6 +293,8 @@ static void run_job(const run *r, renderer *rd, job *jb) {
     lua_State      *L = rd->L;
     const plan_tpl *pt = &r->tpls[jb->tpl];
     int             top = lua_gettop(L);
+    sink            k = {.mem = &rd->mem};
+    sg_buf_init(&k.text);
     /* the template's function, loaded once per state (sg.fns[tpl]) */
     lua_getfield(L, LUA_REGISTRYINDEX, "sg.fns");
     if (lua_rawgeti(L, -1, (lua_Integer)jb->tpl + 1) != LUA_TFUNCTION) {
@@ -380,7 +338,6 @@ static void run_job(const run *r, renderer *rd, job *jb) {
     lua_setfield(L, -2, "banner");
     lua_pushlstring(L, name.data ? name.data : "", name.len);
     lua_setfield(L, -2, "output");
-    sink k = {.lim = &rd->lim};
     lua_pushlightuserdata(L, &k);
     lua_pushcclosure(L, l_write, 1);
     lua_setfield(L, -2, "_w");
@@ -388,10 +345,8 @@ static void run_job(const run *r, renderer *rd, job *jb) {
     if (lua_pcall(L, 0, 0, 0) != LUA_OK) {
         job_fail(L, r, jb);
         sg_buf_free(&name);
-        free(k.out.pieces);
         goto done;
     }
-    sg_output *o = &jb->out;
     if (name.oom || !safe_name(name.data ? name.data : "")) {
         sg_buf b;
         sg_buf_init(&b);
@@ -399,21 +354,19 @@ static void run_job(const run *r, renderer *rd, job *jb) {
                       name.data ? name.data : "");
         jb->error = b.oom ? strdup("out of memory") : b.data;
         if (b.oom) sg_buf_free(&b);
-    } else if (!sink_end(&k)) {
-        jb->error = strdup("out of memory");
+        sg_buf_free(&name);
     } else {
-        *o = k.out;
-        memset(&k.out, 0, sizeof k.out);
-        o->name = name.data;
-        name.data = NULL;
+        jb->out = (sg_output){.name = name.data, .text = k.text};
+        sg_buf_init(&k.text);
     }
-    sg_buf_free(&name);
 done:
+    sg_buf_free(&k.text);
+    rd->mem.used -= k.counted; /* what the output holds is the job's now, or gone */
     lua_settop(L, top);
 }
 
-/* Puts the shared environment table on rd's stack (rd->env): the model, lib, and the globals
- * through its metatable; left in the registry for import(). */
+/* Puts the shared environment table on the stack: the model, lib, and the globals through
+ * its metatable; left in the registry for import(). */
 static int protected_env(lua_State *L) {
     const run *r = lua_touserdata(L, 1);
     lua_newtable(L);
@@ -430,9 +383,12 @@ static int protected_env(lua_State *L) {
     return 1;
 }
 
-/* A state with the model in it (rd->L made already); false with *error set where it failed. */
-static bool renderer_load(const run *r, renderer *rd, char **error) {
-    lua_State *L = rd->L;
+/* Makes rd's state with the model in it; false with *error set (NULL: out of memory) where
+ * it failed. */
+static bool renderer_open(const run *r, renderer *rd, char **error) {
+    mem_init(r, &rd->mem);
+    lua_State *L = rd->L = sg_lua_state_new(&rd->mem, &r->libs);
+    if (!L) return false;
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, "sg.fns");
     lua_pushcfunction(L, protected_env);
@@ -442,7 +398,6 @@ static bool renderer_load(const run *r, renderer *rd, char **error) {
         sg_buf_init(&b);
         sg_buf_printf(&b, "building the model for templates: %s", lua_tostring(L, -1));
         *error = b.oom ? NULL : b.data;
-        lua_pop(L, 1);
         return false;
     }
     rd->env = lua_gettop(L);
@@ -454,42 +409,31 @@ static bool renderer_load(const run *r, renderer *rd, char **error) {
     return true;
 }
 
-static renderer *renderer_new(const run *r) {
-    renderer *rd = calloc(1, sizeof *rd);
-    if (rd && !(rd->L = sg_lua_state_new(&rd->lim, &r->src))) {
-        renderer_free(rd);
-        rd = NULL;
-    }
-    return rd;
-}
-
-/* One thread's part: a state (made here where rd is NULL), its model, then jobs until none
- * are left. */
+/* One thread's part: a state with the model, then jobs until none are left, then the state
+ * is closed. */
 typedef struct side {
-    run      *r;
-    renderer *rd;
-    char     *error; /* where the state or its model could not be made */
+    run  *r;
+    char *error; /* where the state or its model could not be made */
+    bool  failed;
 } side;
 
 static void *render_side(void *p) {
-    side *s = p;
-    run  *r = s->r;
-    if (!s->rd && !(s->rd = renderer_new(r))) {
-        s->error = strdup("out of memory starting Lua");
-        return NULL;
+    side    *s = p;
+    run     *r = s->r;
+    renderer rd = {0};
+    if (renderer_open(r, &rd, &s->error)) {
+        for (uint32_t i; (i = atomic_fetch_add(&r->next, 1)) < r->njobs;)
+            run_job(r, &rd, &r->jobs[r->order[i]]);
+    } else {
+        s->failed = true;
     }
-    if (!renderer_load(r, s->rd, &s->error)) {
-        if (!s->error) s->error = strdup("out of memory");
-        return NULL;
-    }
-    for (uint32_t i; (i = atomic_fetch_add(&r->next, 1)) < r->njobs;)
-        run_job(r, s->rd, &r->jobs[r->order[i]]);
+    if (rd.L) lua_close(rd.L);
     return NULL;
 }
 
 static bool two_states(const run *r) {
     if (r->o->threads == 1 || r->njobs < 2) return false;
-    return r->o->threads >= 2 || (r->m->nops >= TWO_STATES_MIN && sg_cpu_count() > 1);
+    return r->o->threads >= 2 || (r->m->nops >= TWO_STATES_MIN && sysconf(_SC_NPROCESSORS_ONLN) > 1);
 }
 
 /* Moves the outputs into out, in template and shard order, or reports what failed in that
@@ -513,17 +457,10 @@ static int collect(run *r, sg_outputs *out, sg_diag *d) {
             }
     }
     if (errors) return errors;
+    out->items = calloc(r->njobs ? r->njobs : 1, sizeof *out->items);
+    if (!out->items) goto oom;
+    out->cap = r->njobs;
     for (uint32_t j = 0; j < r->njobs; j++) {
-        if (out->n == out->cap) {
-            uint32_t   cap = out->cap ? out->cap * 2 : 16;
-            sg_output *g = realloc(out->items, cap * sizeof *g);
-            if (!g) {
-                sg_diag_plain(d, SG_ERROR, "out of memory");
-                return 1;
-            }
-            out->items = g;
-            out->cap = cap;
-        }
         out->items[out->n++] = r->jobs[j].out;
         memset(&r->jobs[j].out, 0, sizeof r->jobs[j].out);
     }
@@ -545,31 +482,28 @@ oom:
 }
 
 int sg_codegen(const sg_model *m, const sg_codegen_opts *o, sg_outputs *out, sg_diag *d) {
-    run r = {.m = m, .o = o};
+    run r = {.m = m, .o = o, .libs = {{&r.src, NULL}}};
     atomic_init(&r.next, 0);
-    int       errors = 0;
-    side      here = {&r, NULL, NULL}, there = {&r, NULL, NULL};
-    for (uint32_t i = 0; i < o->ntemplate_dirs; i++) {
+    int  errors = 0;
+    side here = {&r, NULL, false}, there = {&r, NULL, false};
+    for (uint32_t i = 0; i < o->ntemplate_dirs; i++)
         errors += sg_tpl_read_dir(&r.src, o->template_dirs[i], d);
-    }
     for (size_t i = 0; i < sg_builtin_ntemplates; i++)
         if (!sg_tpl_add(&r.src, sg_builtin_templates[i])) errors++;
     if (errors) goto done;
-    if (!(here.rd = renderer_new(&r))) {
-        sg_diag_plain(d, SG_ERROR, "out of memory starting Lua");
-        errors = 1;
-        goto done;
-    }
-    if (!plan(&r, here.rd->L)) {
+    if (!plan(&r)) {
         sg_diag_plain(d, SG_ERROR, "out of memory");
         errors = 1;
         goto done;
     }
     /* the second state is made and filled on its own thread, while this one fills its own */
-    bool two = two_states(&r) && sg_worker_run2(m->worker, render_side, &there, &here);
-    if (!two) render_side(&here);
-    if (here.error) { /* where the worker failed, this side took its jobs */
-        sg_diag_plain(d, SG_ERROR, "%s", here.error);
+    pthread_t thread;
+    bool      two = two_states(&r) && pthread_create(&thread, NULL, render_side, &there) == 0;
+    render_side(&here);
+    if (two) pthread_join(thread, NULL);
+    /* a side that could not start took no job: the other did them all, unless it failed too */
+    if (here.failed && (!two || there.failed)) {
+        sg_diag_plain(d, SG_ERROR, "%s", here.error ? here.error : "out of memory starting Lua");
         errors = 1;
         goto done;
     }
@@ -577,14 +511,8 @@ int sg_codegen(const sg_model *m, const sg_codegen_opts *o, sg_outputs *out, sg_
 done:
     free(here.error);
     free(there.error);
-    if (there.rd) here.rd->next = there.rd; /* here.rd exists wherever there.rd does */
     plans_free(&r);
     sg_tpl_sources_free(&r.src);
-    if (errors) {
-        sg_outputs_free(out);
-        renderer_free(here.rd);
-    } else {
-        out->owner = here.rd;
-    }
+    if (errors) sg_outputs_free(out);
     return errors;
 }

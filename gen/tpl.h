@@ -46,20 +46,21 @@ bool sg_tpl_translate(const sg_tpl_file *t, sg_buf *lua, sg_buf *header, sg_diag
 
 /* ---- the Lua state (lua_state.c) --------------------------------------------------------- */
 
-/* A state's memory (see lua_state.c). */
-enum { SG_LUA_CLASSES = 2048 / 16 };
+/* A state's memory: what it holds, against its cap; blocks from hook where one is given
+ * (tests fail allocations on purpose), from realloc and free otherwise. */
 typedef struct sg_lua_mem {
-    size_t        used;                      /* bytes handed out, for the cap */
-    void         *free_list[SG_LUA_CLASSES]; /* per class: freed blocks */
-    char         *cur, *end;                 /* the chunk being carved */
-    sg_arena     *chunks;                    /* where chunks come from */
-    struct block *blocks;                    /* the larger blocks in use */
+    size_t      used, cap;
+    sg_alloc_fn hook;
+    void       *hook_ud;
 } sg_lua_mem;
 
-/* A state for templates over the sources s (kept for import, which must outlive it), its
- * memory counted in mem; NULL when out of memory. */
-lua_State *sg_lua_state_new(sg_lua_mem *mem, const sg_tpl_sources *s);
-/* Gives back everything a state had, without closing it. */
-void       sg_lua_mem_free(sg_lua_mem *mem);
+/* Where import() looks for lib/NAME.lua: in[0], then in[1] (either may be NULL). */
+typedef struct sg_lua_libs {
+    const sg_tpl_sources *in[2];
+} sg_lua_libs;
+
+/* A state for templates, its memory counted in mem; import() looks in libs. mem and libs
+ * must outlive it. NULL when out of memory. */
+lua_State *sg_lua_state_new(sg_lua_mem *mem, const sg_lua_libs *libs);
 
 #endif
