@@ -39,6 +39,8 @@ typedef struct sg_codegen_opts {
     uint32_t           ntemplate_dirs;
     uint32_t           threads;    /* Lua states rendering at once: 0 chooses (two where there
                                       are two CPUs and a big model), 1 or 2 says */
+    uint64_t           budget;     /* Lua instructions a render may run (0: the default,
+                                      docs/templates.md); an allocation counts too */
     sg_alloc_fn        alloc;      /* Lua's memory (NULL: realloc and free): tests fail it;
                                       called from both threads where there are two */
     void              *alloc_ud;

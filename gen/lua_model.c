@@ -1,9 +1,9 @@
 /* lua_model.c: the model as Lua values, for templates. The shape is documented in
  * docs/templates.md; every field named there is set here and nowhere else.
  *
- * Rationale: templates read plain tables (no userdata, no metatables), so a user's template
- * can print, copy or walk them like any Lua data; the whole corpus (2,674 ops) takes a few
- * milliseconds to build. */
+ * The tables are built plain, then frozen (sg_lua_freeze): each is replaced by an empty proxy
+ * whose metatable reads from it and refuses writes, so templates can still index, walk
+ * (pairs, ipairs, next, #) and compare them like any Lua data, but not change them. */
 #include "codegen.h"
 #include "lua_model.h"
 
@@ -535,4 +535,122 @@ bool sg_lua_push_model(lua_State *L, const sg_model *m) {
     sg_buf_free(&key);
     opmap_free(&mp);
     return ok && !oom;
+}
+
+/* ---- read-only proxies ------------------------------------------------------------------- */
+
+static int ro_newindex(lua_State *L) {
+    const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
+    if (k) return luaL_error(L, "the model is read-only: cannot set field '%s'", k);
+    return luaL_error(L, "the model is read-only: cannot set a %s key", luaL_typename(L, 2));
+}
+
+bool sg_lua_is_frozen(lua_State *L, int idx) {
+    if (!lua_getmetatable(L, idx)) return false;
+    lua_getfield(L, -1, "__newindex");
+    bool ro = lua_tocfunction(L, -1) == ro_newindex;
+    lua_pop(L, 2);
+    return ro;
+}
+
+/* Pushes the table a proxy at idx reads from. */
+static void push_real(lua_State *L, int idx) {
+    lua_getmetatable(L, idx);
+    lua_getfield(L, -1, "__index");
+    lua_remove(L, -2);
+}
+
+static int ro_len(lua_State *L) {
+    push_real(L, 1);
+    lua_pushinteger(L, (lua_Integer)lua_rawlen(L, -1));
+    return 1;
+}
+
+static int ro_pairs(lua_State *L) {
+    lua_getglobal(L, "next");
+    push_real(L, 1);
+    lua_pushnil(L);
+    return 3;
+}
+
+/* next(t, k) and rawset(t, k, v) for templates: next walks what a proxy reads from; rawset
+ * refuses a proxy (it would write into the proxy, which reads would then see). */
+static int l_next(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 2);
+    if (sg_lua_is_frozen(L, 1)) {
+        push_real(L, 1);
+        lua_replace(L, 1);
+    }
+    if (lua_next(L, 1)) return 2;
+    lua_pushnil(L);
+    return 1;
+}
+
+static int l_rawset(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    if (sg_lua_is_frozen(L, 1)) return ro_newindex(L);
+    lua_settop(L, 3);
+    lua_rawset(L, 1);
+    return 1;
+}
+
+void sg_lua_open_readonly(lua_State *L) {
+    lua_pushcfunction(L, l_next);
+    lua_setglobal(L, "next");
+    lua_pushcfunction(L, l_rawset);
+    lua_setglobal(L, "rawset");
+}
+
+/* Replaces the table on top (a plain one) with its proxy, and every table in it, at any depth,
+ * with theirs; memo (a stack slot) maps each table frozen so far to its proxy, so a table
+ * reached twice gets one proxy and tables stay comparable. The model's depth is fixed (ops,
+ * arguments, aliases), so the recursion is shallow. */
+static void freeze(lua_State *L, int memo) {
+    int t = lua_gettop(L);
+    lua_pushvalue(L, t);
+    if (lua_rawget(L, memo) != LUA_TNIL) {
+        lua_replace(L, t);
+        return;
+    }
+    lua_pop(L, 1);
+    lua_createtable(L, 0, 0);    /* the proxy */
+    lua_createtable(L, 0, 5);    /* its metatable */
+    lua_pushvalue(L, t);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, ro_newindex);
+    lua_setfield(L, -2, "__newindex");
+    lua_pushcfunction(L, ro_len);
+    lua_setfield(L, -2, "__len");
+    lua_pushcfunction(L, ro_pairs);
+    lua_setfield(L, -2, "__pairs");
+    lua_pushliteral(L, "read-only");
+    lua_setfield(L, -2, "__metatable");
+    lua_setmetatable(L, -2);
+    lua_pushvalue(L, t);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, memo);
+    /* the fields: nested tables become their proxies (changing a field's value while walking
+     * is allowed) */
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        if (lua_type(L, -1) == LUA_TTABLE && !sg_lua_is_frozen(L, -1)) {
+            freeze(L, memo);
+            lua_pushvalue(L, -2);
+            lua_insert(L, -2);
+            lua_rawset(L, t);
+        } else {
+            lua_pop(L, 1);
+        }
+    }
+    lua_replace(L, t);
+}
+
+bool sg_lua_freeze(lua_State *L) {
+    if (!lua_checkstack(L, 64)) return false;
+    lua_newtable(L);
+    lua_insert(L, -2);
+    freeze(L, lua_gettop(L) - 1);
+    lua_remove(L, -2);
+    return true;
 }

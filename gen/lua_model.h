@@ -8,6 +8,15 @@
 
 /* Pushes `model` (ops, groups, tags, files) onto L; false when out of memory. */
 bool        sg_lua_push_model(lua_State *L, const sg_model *m);
+/* Replaces the table on top of L with a read-only view of it, and the tables in it, at any
+ * depth, with theirs: writing into any of them is an error, at the line that wrote. Reads,
+ * pairs, ipairs, next, # and comparisons work as on the tables themselves. */
+bool        sg_lua_freeze(lua_State *L);
+/* Whether the value at idx is such a view. */
+bool        sg_lua_is_frozen(lua_State *L, int idx);
+/* Replaces next and rawset in L's globals by ones that know the views (next walks what a
+ * view shows; rawset refuses a view). */
+void        sg_lua_open_readonly(lua_State *L);
 /* The C type family of a schema type ("tensor", "opt_int", "int_list", ...: docs/types.md). */
 const char *sg_type_family(const sg_type *t);
 

@@ -8,6 +8,7 @@
 
 #include <lauxlib.h>
 #include <lualib.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@ static void *alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
         return NULL;
     }
     if (nsize > osize && nsize - osize > mem->cap - mem->used) return NULL;
+    mem->left -= (int64_t)(nsize >> 6);
     void *p;
     if (!mem->hook) {
         p = realloc(ptr, nsize);
@@ -35,6 +37,83 @@ static void *alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     }
     if (p) mem->used = mem->used - osize + nsize;
     return p;
+}
+
+/* ---- time: the budget -------------------------------------------------------------------- */
+
+/* The count hook runs every HOOK_STEP instructions. */
+enum { HOOK_STEP = 10000 };
+
+static void count_hook(lua_State *L, lua_Debug *ar) {
+    sg_lua_mem *mem;
+    lua_getallocf(L, (void **)&mem);
+    if ((mem->left -= HOOK_STEP) >= 0) return;
+    lua_getinfo(L, "Sl", ar);
+    lua_pushfstring(L, "%s:%d: the template used up its budget of %I Lua instructions "
+                       "(--template-budget)",
+                    ar->short_src, ar->currentline, (lua_Integer)mem->budget);
+    lua_error(L);
+}
+
+/* The message handler: the message located, then the Lua functions it passed through. */
+static int traceback(lua_State *L) {
+    const char *msg = lua_tostring(L, 1);
+    if (!msg) msg = "(an error object that is not a string)";
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    lua_Debug ar;
+    bool      first = true;
+    for (int level = 1; lua_getstack(L, level, &ar); level++) {
+        if (!lua_getinfo(L, "Sl", &ar) || ar.currentline <= 0) continue; /* a C function */
+        char where[LUA_IDSIZE + 32];
+        int  n = snprintf(where, sizeof where, "%s:%d:", ar.short_src, ar.currentline);
+        if (first) {
+            /* Lua's own messages are located already; error("x", 0) and error objects not */
+            if (strncmp(msg, where, (size_t)n) != 0) {
+                luaL_addstring(&b, where);
+                luaL_addchar(&b, ' ');
+            }
+            luaL_addstring(&b, msg);
+            first = false;
+        } else {
+            luaL_addstring(&b, "\n  called from ");
+            luaL_addlstring(&b, where, (size_t)n - 1);
+        }
+    }
+    if (first) luaL_addstring(&b, msg);
+    luaL_pushresult(&b);
+    return 1;
+}
+
+int sg_lua_call(lua_State *L, int nargs, int nresults) {
+    sg_lua_mem *mem;
+    lua_getallocf(L, (void **)&mem);
+    mem->left = mem->budget > INT64_MAX ? INT64_MAX : (int64_t)mem->budget;
+    int base = lua_gettop(L) - nargs;
+    lua_pushcfunction(L, traceback);
+    lua_insert(L, base);
+    int rc = lua_pcall(L, nargs, nresults, base);
+    lua_remove(L, base);
+    uint64_t used = (uint64_t)((mem->budget > INT64_MAX ? INT64_MAX : (int64_t)mem->budget) - mem->left);
+    if (used > mem->most_used) mem->most_used = used;
+    return rc;
+}
+
+/* ---- the libraries ----------------------------------------------------------------------- */
+
+/* load(chunk [, name [, mode [, env]]]): the base library's, for text chunks only. Rationale:
+ * a binary chunk is not checked by Lua and can break the interpreter's memory safety. */
+static int l_load(lua_State *L) {
+    int given = lua_gettop(L);
+    lua_settop(L, 4);
+    int n = 4;
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, 2);
+    lua_pushliteral(L, "t");
+    if (given >= 4) lua_pushvalue(L, 4); /* an env given as nil is not the same as none */
+    lua_call(L, given >= 4 ? 4 : 3, LUA_MULTRET);
+    return lua_gettop(L) - n;
 }
 
 /* The registry keeps where import() looks (light userdata: a sg_lua_libs). */
@@ -122,7 +201,7 @@ static int l_cstr(lua_State *L) { return quote(L, false); }
 static int l_jstr(lua_State *L) { return quote(L, true); }
 
 /* A new state: base, string, table, math and utf8 libraries; no io, os, package, debug;
- * no dofile or loadfile. */
+ * no dofile, loadfile, print or string.dump, and load takes text only. */
 lua_State *sg_lua_state_new(sg_lua_mem *mem, const sg_lua_libs *libs) {
     lua_State *L = lua_newstate(alloc, mem);
     if (!L) return NULL;
@@ -134,10 +213,20 @@ lua_State *sg_lua_state_new(sg_lua_mem *mem, const sg_lua_libs *libs) {
         luaL_requiref(L, libs_[i].name, libs_[i].func, 1);
         lua_pop(L, 1);
     }
+    /* what reads files or prints, and what makes or runs binary chunks */
+    static const char *const gone[] = {"dofile", "loadfile", "print"};
+    for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++) {
+        lua_pushnil(L);
+        lua_setglobal(L, gone[i]);
+    }
+    lua_getglobal(L, LUA_STRLIBNAME);
     lua_pushnil(L);
-    lua_setglobal(L, "dofile");
-    lua_pushnil(L);
-    lua_setglobal(L, "loadfile");
+    lua_setfield(L, -2, "dump");
+    lua_pop(L, 1);
+    lua_getglobal(L, "load");
+    lua_pushcclosure(L, l_load, 1);
+    lua_setglobal(L, "load");
+    lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_STEP);
     lua_pushlightuserdata(L, (void *)libs);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &LIBS_KEY);
     lua_newtable(L);

@@ -63,8 +63,14 @@ typedef struct plan_tpl {
     char              *pattern;    /* output = "..." */
     bool               per_shard;
     uint32_t           nshards, size;
+    int                group;      /* BUILTIN or USER: the states it runs in */
     sg_diag            d;          /* what planning found wrong (then it has no jobs) */
 } plan_tpl;
+
+/* Built-in templates and the user's (--templates) run in states of their own, so that what a
+ * user's template does to its state (to string.format, or to a lib/ module's table) cannot
+ * change what a built-in one writes. */
+enum { BUILTIN, USER, GROUPS };
 
 /* One render: template tpl, shard `shard` (0 for a template rendered once). */
 typedef struct job {
@@ -76,8 +82,10 @@ typedef struct job {
 typedef struct run {
     const sg_model        *m;
     const sg_codegen_opts *o;
-    sg_tpl_sources         src;
-    sg_lua_libs            libs;
+    sg_tpl_sources         src;      /* the user's files first, then the built-ins they leave */
+    uint32_t               nuser;    /* how many of src are the user's */
+    sg_tpl_sources         builtins; /* every built-in */
+    sg_lua_libs            libs[GROUPS]; /* where import() looks, by group */
     plan_tpl              *tpls;
     uint32_t               ntpls;
     job                   *jobs;  /* in template, then shard order: the outputs' order */
@@ -87,27 +95,37 @@ typedef struct run {
 } run;
 
 static void mem_init(const run *r, sg_lua_mem *mem) {
-    *mem = (sg_lua_mem){.cap = SG_TPL_MEMORY_LIMIT, .hook = r->o->alloc, .hook_ud = r->o->alloc_ud};
+    *mem = (sg_lua_mem){.cap = SG_TPL_MEMORY_LIMIT, .hook = r->o->alloc, .hook_ud = r->o->alloc_ud,
+                        .budget = r->o->budget ? r->o->budget : SG_TPL_BUDGET};
 }
 
-/* "label: msg" (or msg where Lua's message names the label already), malloc'ed. */
-static char *error_text(const char *label, const char *msg) {
-    if (!msg) msg = "(an error object that is not a string)";
-    sg_buf b;
+/* The message of the error rc on top of L's stack (popped), malloc'ed (NULL: out of
+ * memory): as it is where it is located (sg_lua_call's handler and Lua's syntax errors
+ * locate theirs), after "label: " otherwise. */
+static char *error_text(lua_State *L, int rc, const char *label) {
+    const char *msg = lua_tostring(L, -1);
+    sg_buf      b;
     sg_buf_init(&b);
-    if (strncmp(msg, label, strlen(label)) == 0) sg_buf_puts(&b, msg);
-    else sg_buf_printf(&b, "%s: %s", label, msg);
+    if (rc == LUA_ERRMEM)
+        sg_buf_printf(&b, "%s: not enough memory (a Lua state has at most %d MiB)", label,
+                      SG_TPL_MEMORY_LIMIT >> 20);
+    else if (!msg)
+        sg_buf_printf(&b, "%s: (an error object that is not a string)", label);
+    else if (rc == LUA_ERRRUN || strncmp(msg, label, strlen(label)) == 0)
+        sg_buf_puts(&b, msg);
+    else
+        sg_buf_printf(&b, "%s: %s", label, msg);
+    lua_pop(L, 1);
     if (!b.oom) return b.data;
     sg_buf_free(&b);
     return NULL;
 }
 
 /* The Lua error on top of the stack (popped), as the template's planning problem. */
-static void plan_fail(lua_State *L, plan_tpl *pt) {
-    char *msg = error_text(pt->t->label, lua_tostring(L, -1));
+static void plan_fail(lua_State *L, int rc, plan_tpl *pt) {
+    char *msg = error_text(L, rc, pt->t->label);
     sg_diag_plain(&pt->d, SG_ERROR, "%s", msg ? msg : "out of memory");
     free(msg);
-    lua_pop(L, 1);
 }
 
 /* The output name: pattern with {lib} and {shard} replaced (shard < 0: {shard} kept). */
@@ -150,9 +168,10 @@ static void plan_one(run *r, lua_State *L, plan_tpl *pt, const sg_tpl_file *t) {
     sg_buf_puts(&cfg, "return {");
     sg_buf_putn(&cfg, header.data ? header.data : "", header.len);
     sg_buf_puts(&cfg, "}");
-    if (luaL_loadbufferx(L, cfg.data, cfg.len, pt->chunk, "t") != LUA_OK ||
-        lua_pcall(L, 0, 1, 0) != LUA_OK) {
-        plan_fail(L, pt);
+    int rc = luaL_loadbufferx(L, cfg.data, cfg.len, pt->chunk, "t");
+    if (rc == LUA_OK) rc = sg_lua_call(L, 0, 1);
+    if (rc != LUA_OK) {
+        plan_fail(L, rc, pt);
         goto done;
     }
     lua_getfield(L, -1, "output");
@@ -191,23 +210,29 @@ done:
 /* Plans every template (top-level *.tpl, name order) and lists their jobs. false when out of
  * memory. */
 static bool plan(run *r) {
-    sg_lua_mem mem;
-    mem_init(r, &mem);
-    lua_State *L = sg_lua_state_new(&mem, &r->libs);
-    r->tpls = calloc(r->src.n ? r->src.n : 1, sizeof *r->tpls);
-    if (!L || !r->tpls) {
-        if (L) lua_close(L);
-        return false;
-    }
-    uint32_t njobs = 0;
-    for (uint32_t i = 0; i < r->src.n; i++) {
+    sg_lua_mem mem[GROUPS];
+    lua_State *Ls[GROUPS] = {NULL, NULL};
+    bool       ok = (r->tpls = calloc(r->src.n ? r->src.n : 1, sizeof *r->tpls)) != NULL;
+    uint32_t   njobs = 0;
+    for (uint32_t i = 0; ok && i < r->src.n; i++) {
         const sg_tpl_file *t = &r->src.items[i];
         if (!sg_tpl_ends_with(t->name, ".tpl") || strchr(t->name, '/')) continue;
+        int g = i < r->nuser ? USER : BUILTIN; /* the %! lines of a group are read in its state */
+        if (!Ls[g]) {
+            mem_init(r, &mem[g]);
+            if (!(Ls[g] = sg_lua_state_new(&mem[g], &r->libs[g]))) {
+                ok = false;
+                break;
+            }
+        }
         plan_tpl *pt = &r->tpls[r->ntpls++];
-        plan_one(r, L, pt, t);
+        plan_one(r, Ls[g], pt, t);
+        pt->group = g;
         if (!pt->d.nerrors) njobs += pt->nshards;
     }
-    lua_close(L);
+    for (int g = 0; g < GROUPS; g++)
+        if (Ls[g]) lua_close(Ls[g]);
+    if (!ok) return false;
     r->jobs = calloc(njobs ? njobs : 1, sizeof *r->jobs);
     r->order = calloc(njobs ? njobs : 1, sizeof *r->order);
     if (!r->jobs || !r->order) return false;
@@ -240,10 +265,9 @@ static void plans_free(run *r) {
 }
 
 /* The Lua error on top of the stack (popped) as the job's message. */
-static void job_fail(lua_State *L, const run *r, job *jb) {
-    jb->error = error_text(r->tpls[jb->tpl].t->label, lua_tostring(L, -1));
+static void job_fail(lua_State *L, int rc, const run *r, job *jb) {
+    jb->error = error_text(L, rc, r->tpls[jb->tpl].t->label);
     if (!jb->error) jb->error = strdup("out of memory");
-    lua_pop(L, 1);
 }
 
 /* Where a render's text goes: its output's buffer, whose bytes count against the state's
@@ -299,8 +323,9 @@ static void run_job(const run *r, renderer *rd, job *jb) {
     lua_getfield(L, LUA_REGISTRYINDEX, "sg.fns");
     if (lua_rawgeti(L, -1, (lua_Integer)jb->tpl + 1) != LUA_TFUNCTION) {
         lua_pop(L, 1);
-        if (luaL_loadbufferx(L, pt->lua.data, pt->lua.len, pt->chunk, "t") != LUA_OK) {
-            job_fail(L, r, jb);
+        int rc = luaL_loadbufferx(L, pt->lua.data, pt->lua.len, pt->chunk, "t");
+        if (rc != LUA_OK) {
+            job_fail(L, rc, r, jb);
             goto done;
         }
         lua_pushvalue(L, -1);
@@ -325,9 +350,10 @@ static void run_job(const run *r, renderer *rd, job *jb) {
     lua_getfield(L, -1, "ops");
     lua_createtable(L, (int)(hi - lo), 0);
     for (uint32_t i = lo; i < hi; i++) {
-        lua_rawgeti(L, -2, (lua_Integer)i + 1);
+        lua_geti(L, -2, (lua_Integer)i + 1);
         lua_rawseti(L, -2, (lua_Integer)(i - lo) + 1);
     }
+    sg_lua_freeze(L);
     lua_setfield(L, -4, "ops");
     lua_pop(L, 2);
     lua_pushinteger(L, jb->shard);
@@ -342,8 +368,9 @@ static void run_job(const run *r, renderer *rd, job *jb) {
     lua_pushcclosure(L, l_write, 1);
     lua_setfield(L, -2, "_w");
     lua_setupvalue(L, -2, 1); /* _ENV */
-    if (lua_pcall(L, 0, 0, 0) != LUA_OK) {
-        job_fail(L, r, jb);
+    int rc = sg_lua_call(L, 0, 0);
+    if (rc != LUA_OK) {
+        job_fail(L, rc, r, jb);
         sg_buf_free(&name);
         goto done;
     }
@@ -374,7 +401,8 @@ static int protected_env(lua_State *L) {
     lua_pushglobaltable(L);
     lua_setfield(L, -2, "__index");
     lua_setmetatable(L, -2);
-    if (!sg_lua_push_model(L, r->m)) return luaL_error(L, "out of memory");
+    sg_lua_open_readonly(L);
+    if (!sg_lua_push_model(L, r->m) || !sg_lua_freeze(L)) return luaL_error(L, "out of memory");
     lua_setfield(L, -2, "model");
     lua_pushstring(L, r->o->lib);
     lua_setfield(L, -2, "lib");
@@ -385,9 +413,9 @@ static int protected_env(lua_State *L) {
 
 /* Makes rd's state with the model in it; false with *error set (NULL: out of memory) where
  * it failed. */
-static bool renderer_open(const run *r, renderer *rd, char **error) {
+static bool renderer_open(const run *r, int group, renderer *rd, char **error) {
     mem_init(r, &rd->mem);
-    lua_State *L = rd->L = sg_lua_state_new(&rd->mem, &r->libs);
+    lua_State *L = rd->L = sg_lua_state_new(&rd->mem, &r->libs[group]);
     if (!L) return false;
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, "sg.fns");
@@ -409,31 +437,67 @@ static bool renderer_open(const run *r, renderer *rd, char **error) {
     return true;
 }
 
-/* One thread's part: a state with the model, then jobs until none are left, then the state
- * is closed. */
-typedef struct side {
-    run  *r;
-    char *error; /* where the state or its model could not be made */
-    bool  failed;
-} side;
-
+/* One thread's part: jobs until none are left, each in this thread's state of its group
+ * (made, with the model, when its first job comes), then the states are closed. */
 static void *render_side(void *p) {
-    side    *s = p;
-    run     *r = s->r;
-    renderer rd = {0};
-    if (renderer_open(r, &rd, &s->error)) {
-        for (uint32_t i; (i = atomic_fetch_add(&r->next, 1)) < r->njobs;)
-            run_job(r, &rd, &r->jobs[r->order[i]]);
-    } else {
-        s->failed = true;
+    run     *r = p;
+    renderer rd[GROUPS] = {0};
+    bool     failed[GROUPS] = {false};
+    for (uint32_t i; (i = atomic_fetch_add(&r->next, 1)) < r->njobs;) {
+        job *jb = &r->jobs[r->order[i]];
+        int  g = r->tpls[jb->tpl].group;
+        if (!rd[g].L && !failed[g] && !renderer_open(r, g, &rd[g], &jb->error)) {
+            failed[g] = true;
+            if (!jb->error) jb->error = strdup("out of memory starting Lua");
+            continue;
+        }
+        if (failed[g]) jb->error = strdup("out of memory starting Lua");
+        else run_job(r, &rd[g], jb);
     }
-    if (rd.L) lua_close(rd.L);
+    for (int g = 0; g < GROUPS; g++) {
+        if (rd[g].L) lua_close(rd[g].L);
+    }
     return NULL;
 }
 
 static bool two_states(const run *r) {
     if (r->o->threads == 1 || r->njobs < 2) return false;
     return r->o->threads >= 2 || (r->m->nops >= TWO_STATES_MIN && sysconf(_SC_NPROCESSORS_ONLN) > 1);
+}
+
+static int by_output(const void *a, const void *b) {
+    return strcmp(((const job *)a)->out.name, ((const job *)b)->out.name);
+}
+
+/* Two renders that write one file: an error naming both templates (a user's template that
+ * replaces a built-in is named like it, and the built-in is not rendered). */
+static int check_names(run *r, sg_diag *d) {
+    job *sorted = malloc((r->njobs ? r->njobs : 1) * sizeof *sorted);
+    if (!sorted) {
+        sg_diag_plain(d, SG_ERROR, "out of memory");
+        return 1;
+    }
+    memcpy(sorted, r->jobs, r->njobs * sizeof *sorted);
+    qsort(sorted, r->njobs, sizeof *sorted, by_output);
+    int errors = 0;
+    for (uint32_t j = 1; j < r->njobs; j++) {
+        const job *a = &sorted[j - 1], *b = &sorted[j];
+        if (strcmp(a->out.name, b->out.name) != 0) continue;
+        if (a->tpl > b->tpl) {
+            const job *t = a;
+            a = b;
+            b = t;
+        }
+        if (a->tpl == b->tpl)
+            sg_diag_plain(d, SG_ERROR, "%s: two of its shards write '%s'",
+                          r->tpls[a->tpl].t->label, a->out.name);
+        else
+            sg_diag_plain(d, SG_ERROR, "%s and %s both write '%s'", r->tpls[a->tpl].t->label,
+                          r->tpls[b->tpl].t->label, a->out.name);
+        errors++;
+    }
+    free(sorted);
+    return errors;
 }
 
 /* Moves the outputs into out, in template and shard order, or reports what failed in that
@@ -457,6 +521,7 @@ static int collect(run *r, sg_outputs *out, sg_diag *d) {
             }
     }
     if (errors) return errors;
+    if ((errors = check_names(r, d))) return errors;
     out->items = calloc(r->njobs ? r->njobs : 1, sizeof *out->items);
     if (!out->items) goto oom;
     out->cap = r->njobs;
@@ -482,37 +547,32 @@ oom:
 }
 
 int sg_codegen(const sg_model *m, const sg_codegen_opts *o, sg_outputs *out, sg_diag *d) {
-    run r = {.m = m, .o = o, .libs = {{&r.src, NULL}}};
+    run r = {.m = m, .o = o, .libs = {{{&r.builtins, NULL}}, {{&r.src, NULL}}}};
     atomic_init(&r.next, 0);
-    int  errors = 0;
-    side here = {&r, NULL, false}, there = {&r, NULL, false};
+    int errors = 0;
     for (uint32_t i = 0; i < o->ntemplate_dirs; i++)
         errors += sg_tpl_read_dir(&r.src, o->template_dirs[i], d);
+    r.nuser = r.src.n;
     for (size_t i = 0; i < sg_builtin_ntemplates; i++)
-        if (!sg_tpl_add(&r.src, sg_builtin_templates[i])) errors++;
+        if (!sg_tpl_add(&r.src, sg_builtin_templates[i]) ||
+            !sg_tpl_add(&r.builtins, sg_builtin_templates[i]))
+            errors++;
     if (errors) goto done;
     if (!plan(&r)) {
         sg_diag_plain(d, SG_ERROR, "out of memory");
         errors = 1;
         goto done;
     }
-    /* the second state is made and filled on its own thread, while this one fills its own */
+    /* a second thread makes and fills states of its own while this one does */
     pthread_t thread;
-    bool      two = two_states(&r) && pthread_create(&thread, NULL, render_side, &there) == 0;
-    render_side(&here);
+    bool      two = two_states(&r) && pthread_create(&thread, NULL, render_side, &r) == 0;
+    render_side(&r);
     if (two) pthread_join(thread, NULL);
-    /* a side that could not start took no job: the other did them all, unless it failed too */
-    if (here.failed && (!two || there.failed)) {
-        sg_diag_plain(d, SG_ERROR, "%s", here.error ? here.error : "out of memory starting Lua");
-        errors = 1;
-        goto done;
-    }
     errors = collect(&r, out, d);
 done:
-    free(here.error);
-    free(there.error);
     plans_free(&r);
     sg_tpl_sources_free(&r.src);
+    sg_tpl_sources_free(&r.builtins);
     if (errors) sg_outputs_free(out);
     return errors;
 }

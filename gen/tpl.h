@@ -46,12 +46,20 @@ bool sg_tpl_translate(const sg_tpl_file *t, sg_buf *lua, sg_buf *header, sg_diag
 
 /* ---- the Lua state (lua_state.c) --------------------------------------------------------- */
 
-/* A state's memory: what it holds, against its cap; blocks from hook where one is given
- * (tests fail allocations on purpose), from realloc and free otherwise. */
+/* The default of sg_codegen_opts.budget: Lua instructions one protected call may run. */
+#define SG_TPL_BUDGET 1000000000ull
+
+/* A state's limits. Memory: what it holds, against its cap; blocks from hook where one is
+ * given (tests fail allocations on purpose), from realloc and free otherwise. Time: what is
+ * left of the budget of the protected call running now (sg_lua_call), in Lua instructions; an
+ * allocation costs one per 64 bytes, so a loop of big string operations is bounded too. */
 typedef struct sg_lua_mem {
     size_t      used, cap;
     sg_alloc_fn hook;
     void       *hook_ud;
+    uint64_t    budget;    /* of each call */
+    int64_t     left;
+    uint64_t    most_used; /* the most a call of this state used (for tests and tuning) */
 } sg_lua_mem;
 
 /* Where import() looks for lib/NAME.lua: in[0], then in[1] (either may be NULL). */
@@ -62,5 +70,9 @@ typedef struct sg_lua_libs {
 /* A state for templates, its memory counted in mem; import() looks in libs. mem and libs
  * must outlive it. NULL when out of memory. */
 lua_State *sg_lua_state_new(sg_lua_mem *mem, const sg_lua_libs *libs);
+/* lua_pcall of the function below nargs arguments, under the state's budget, with a message
+ * handler that puts where the error was first ("FILE:LINE: message") and adds the Lua
+ * functions it was called from ("  called from FILE:LINE", innermost first). */
+int        sg_lua_call(lua_State *L, int nargs, int nresults);
 
 #endif
