@@ -6,12 +6,12 @@
 
 #include <lua.h>
 
-/* Pushes `model` (ops, groups, tags, files) onto L; false when out of memory. */
+/* Pushes `model` (ops, groups, tags, files) onto L, every table of it a read-only view:
+ * writing into one is an error at the line that wrote; reads, pairs, ipairs, next, # and
+ * comparisons work as on plain tables. false when out of memory. */
 bool        sg_lua_push_model(lua_State *L, const sg_model *m);
-/* Replaces the table on top of L with a read-only view of it, and the tables in it, at any
- * depth, with theirs: writing into any of them is an error, at the line that wrote. Reads,
- * pairs, ipairs, next, # and comparisons work as on the tables themselves. */
-bool        sg_lua_freeze(lua_State *L);
+/* Replaces the table on top of L (whose tables are views already) by its view. */
+bool        sg_lua_seal(lua_State *L);
 /* Whether the value at idx is such a view. */
 bool        sg_lua_is_frozen(lua_State *L, int idx);
 /* Replaces next and rawset in L's globals by ones that know the views (next walks what a

@@ -353,7 +353,7 @@ static void run_job(const run *r, renderer *rd, job *jb) {
         lua_geti(L, -2, (lua_Integer)i + 1);
         lua_rawseti(L, -2, (lua_Integer)(i - lo) + 1);
     }
-    sg_lua_freeze(L);
+    sg_lua_seal(L);
     lua_setfield(L, -4, "ops");
     lua_pop(L, 2);
     lua_pushinteger(L, jb->shard);
@@ -402,7 +402,7 @@ static int protected_env(lua_State *L) {
     lua_setfield(L, -2, "__index");
     lua_setmetatable(L, -2);
     sg_lua_open_readonly(L);
-    if (!sg_lua_push_model(L, r->m) || !sg_lua_freeze(L)) return luaL_error(L, "out of memory");
+    if (!sg_lua_push_model(L, r->m)) return luaL_error(L, "out of memory");
     lua_setfield(L, -2, "model");
     lua_pushstring(L, r->o->lib);
     lua_setfield(L, -2, "lib");
@@ -454,9 +454,8 @@ static void *render_side(void *p) {
         if (failed[g]) jb->error = strdup("out of memory starting Lua");
         else run_job(r, &rd[g], jb);
     }
-    for (int g = 0; g < GROUPS; g++) {
+    for (int g = 0; g < GROUPS; g++)
         if (rd[g].L) lua_close(rd[g].L);
-    }
     return NULL;
 }
 
@@ -513,12 +512,14 @@ static int collect(run *r, sg_outputs *out, sg_diag *d) {
             continue;
         }
         bool failed = false;
-        for (uint32_t k = 0; k < pt->nshards; k++, j++)
-            if (r->jobs[j].error && !failed) {
-                sg_diag_plain(d, SG_ERROR, "%s", r->jobs[j].error);
-                errors++;
-                failed = true;
-            }
+        for (uint32_t k = 0; k < pt->nshards; k++, j++) {
+            const job *jb = &r->jobs[j];
+            if (failed || (!jb->error && jb->out.name)) continue;
+            /* no message and no output: its message could not be made */
+            sg_diag_plain(d, SG_ERROR, "%s", jb->error ? jb->error : "out of memory");
+            errors++;
+            failed = true;
+        }
     }
     if (errors) return errors;
     if ((errors = check_names(r, d))) return errors;
