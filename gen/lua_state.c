@@ -200,17 +200,15 @@ static int quote(lua_State *L, bool json) {
 static int l_cstr(lua_State *L) { return quote(L, false); }
 static int l_jstr(lua_State *L) { return quote(L, true); }
 
-/* A new state: base, string, table, math and utf8 libraries; no io, os, package, debug;
- * no dofile, loadfile, print or string.dump, and load takes text only. */
-lua_State *sg_lua_state_new(sg_lua_mem *mem, const sg_lua_libs *libs) {
-    lua_State *L = lua_newstate(alloc, mem);
-    if (!L) return NULL;
-    lua_gc(L, LUA_GCSTOP); /* render.c turns it on once the model is built */
-    static const luaL_Reg libs_[] = {{LUA_GNAME, luaopen_base},       {LUA_STRLIBNAME, luaopen_string},
-                                     {LUA_TABLIBNAME, luaopen_table}, {LUA_MATHLIBNAME, luaopen_math},
-                                     {LUA_UTF8LIBNAME, luaopen_utf8}};
-    for (size_t i = 0; i < sizeof libs_ / sizeof libs_[0]; i++) {
-        luaL_requiref(L, libs_[i].name, libs_[i].func, 1);
+/* The libraries and globals of a new state (see sg_lua_state_new), in a protected call:
+ * every Lua API call that allocates may fail. */
+static int setup(lua_State *L) {
+    const sg_lua_libs   *libs = lua_touserdata(L, 1);
+    static const luaL_Reg opened[] = {{LUA_GNAME, luaopen_base},       {LUA_STRLIBNAME, luaopen_string},
+                                      {LUA_TABLIBNAME, luaopen_table}, {LUA_MATHLIBNAME, luaopen_math},
+                                      {LUA_UTF8LIBNAME, luaopen_utf8}};
+    for (size_t i = 0; i < sizeof opened / sizeof opened[0]; i++) {
+        luaL_requiref(L, opened[i].name, opened[i].func, 1);
         lua_pop(L, 1);
     }
     /* what reads files or prints, and what makes or runs binary chunks */
@@ -226,7 +224,6 @@ lua_State *sg_lua_state_new(sg_lua_mem *mem, const sg_lua_libs *libs) {
     lua_getglobal(L, "load");
     lua_pushcclosure(L, l_load, 1);
     lua_setglobal(L, "load");
-    lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_STEP);
     lua_pushlightuserdata(L, (void *)libs);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &LIBS_KEY);
     lua_newtable(L);
@@ -237,5 +234,21 @@ lua_State *sg_lua_state_new(sg_lua_mem *mem, const sg_lua_libs *libs) {
     lua_setglobal(L, "cstr");
     lua_pushcfunction(L, l_jstr);
     lua_setglobal(L, "jstr");
+    return 0;
+}
+
+/* A new state: base, string, table, math and utf8 libraries; no io, os, package, debug;
+ * no dofile, loadfile, print or string.dump, and load takes text only. */
+lua_State *sg_lua_state_new(sg_lua_mem *mem, const sg_lua_libs *libs) {
+    lua_State *L = lua_newstate(alloc, mem);
+    if (!L) return NULL;
+    lua_gc(L, LUA_GCSTOP); /* render.c turns it on once the model is built */
+    lua_pushcfunction(L, setup);
+    lua_pushlightuserdata(L, (void *)libs);
+    if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+        lua_close(L);
+        return NULL;
+    }
+    lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_STEP);
     return L;
 }

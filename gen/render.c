@@ -51,7 +51,6 @@ enum { PAUSE = 1000 };
 typedef struct renderer {
     lua_State *L;
     sg_lua_mem mem;
-    int        env; /* stack slot of the environment every render's is over */
 } renderer;
 
 /* A template ready to render. */
@@ -153,6 +152,29 @@ static void banner_mark(sg_buf *b, const char *label) {
     sg_buf_printf(b, " with %s. Do not edit.", label);
 }
 
+/* Runs a template's `%!` line (cfg: "return {...}"), in a protected call: every Lua API call
+ * that allocates may fail. */
+typedef struct header_call {
+    const sg_buf *cfg;
+    plan_tpl     *pt;
+    bool          named; /* output = gave a string (pt->pattern, NULL where out of memory) */
+} header_call;
+
+static int protected_header(lua_State *L) {
+    header_call *c = lua_touserdata(L, 1);
+    plan_tpl    *pt = c->pt;
+    if (luaL_loadbufferx(L, c->cfg->data, c->cfg->len, pt->chunk, "t") != LUA_OK)
+        return lua_error(L);
+    lua_call(L, 0, 1);
+    lua_getfield(L, -1, "output");
+    const char *pattern = lua_tostring(L, -1);
+    c->named = pattern != NULL;
+    pt->pattern = pattern ? strdup(pattern) : NULL;
+    lua_getfield(L, -2, "per_shard");
+    pt->per_shard = lua_toboolean(L, -1);
+    return 0;
+}
+
 /* Translates t and reads its `%!` line (in L, a state with no model yet): how many renders it
  * makes. Problems go to pt->d. */
 static void plan_one(run *r, lua_State *L, plan_tpl *pt, const sg_tpl_file *t) {
@@ -168,18 +190,15 @@ static void plan_one(run *r, lua_State *L, plan_tpl *pt, const sg_tpl_file *t) {
     sg_buf_puts(&cfg, "return {");
     sg_buf_putn(&cfg, header.data ? header.data : "", header.len);
     sg_buf_puts(&cfg, "}");
-    int rc = luaL_loadbufferx(L, cfg.data, cfg.len, pt->chunk, "t");
-    if (rc == LUA_OK) rc = sg_lua_call(L, 0, 1);
+    header_call c = {&cfg, pt, false};
+    lua_pushcfunction(L, protected_header);
+    lua_pushlightuserdata(L, &c);
+    int rc = sg_lua_call(L, 1, 0);
     if (rc != LUA_OK) {
         plan_fail(L, rc, pt);
         goto done;
     }
-    lua_getfield(L, -1, "output");
-    const char *pattern = lua_tostring(L, -1);
-    pt->pattern = pattern ? strdup(pattern) : NULL;
-    lua_getfield(L, -2, "per_shard");
-    pt->per_shard = lua_toboolean(L, -1);
-    lua_pop(L, 3);
+    bool pattern = c.named;
     if (!pattern) {
         sg_diag_plain(&pt->d, SG_ERROR, "%s:1: the first line must name the output: "
                                         "%%! output = \"{lib}.h\"",
@@ -312,90 +331,110 @@ static int l_write(lua_State *L) {
     return 0;
 }
 
-/* Renders one job in rd's state. */
-static void run_job(const run *r, renderer *rd, job *jb) {
-    lua_State      *L = rd->L;
-    const plan_tpl *pt = &r->tpls[jb->tpl];
-    int             top = lua_gettop(L);
-    sink            k = {.mem = &rd->mem};
-    sg_buf_init(&k.text);
-    /* the template's function, loaded once per state (sg.fns[tpl]) */
+/* What a render needs in its protected call. */
+typedef struct job_call {
+    const run *r;
+    renderer  *rd;
+    job       *jb;
+    sink      *k;
+    sg_buf    *name;
+} job_call;
+
+/* A render, in a protected call (every Lua API call that allocates may fail): the template's
+ * function (loaded once per state, sg.fns[tpl]) in an environment of its own. */
+static int protected_job(lua_State *L) {
+    const job_call *c = lua_touserdata(L, 1);
+    const run      *r = c->r;
+    const plan_tpl *pt = &r->tpls[c->jb->tpl];
     lua_getfield(L, LUA_REGISTRYINDEX, "sg.fns");
-    if (lua_rawgeti(L, -1, (lua_Integer)jb->tpl + 1) != LUA_TFUNCTION) {
+    if (lua_rawgeti(L, -1, (lua_Integer)c->jb->tpl + 1) != LUA_TFUNCTION) {
         lua_pop(L, 1);
-        int rc = luaL_loadbufferx(L, pt->lua.data, pt->lua.len, pt->chunk, "t");
-        if (rc != LUA_OK) {
-            job_fail(L, rc, r, jb);
-            goto done;
-        }
+        if (luaL_loadbufferx(L, pt->lua.data, pt->lua.len, pt->chunk, "t") != LUA_OK)
+            return lua_error(L);
         lua_pushvalue(L, -1);
-        lua_rawseti(L, -3, (lua_Integer)jb->tpl + 1);
+        lua_rawseti(L, -3, (lua_Integer)c->jb->tpl + 1);
     }
     /* the render's environment: ops (this shard's or all), shard, nshards, banner, output,
      * over the shared one (model, lib, the globals) */
-    sg_buf name;
-    sg_buf_init(&name);
-    out_name(&name, pt->pattern, r->o->lib, jb->shard);
+    lua_getfield(L, LUA_REGISTRYINDEX, "sg.env");
+    int env = lua_gettop(L);
     lua_createtable(L, 0, 6);
     lua_createtable(L, 0, 1);
-    lua_pushvalue(L, rd->env);
+    lua_pushvalue(L, env);
     lua_setfield(L, -2, "__index");
     lua_setmetatable(L, -2);
     uint32_t nops = r->m->nops;
-    uint32_t lo = pt->per_shard ? jb->shard * pt->size : 0;
+    uint32_t lo = pt->per_shard ? c->jb->shard * pt->size : 0;
     uint32_t hi = pt->per_shard ? lo + pt->size : nops;
     if (lo > nops) lo = nops;
     if (hi > nops) hi = nops;
-    lua_getfield(L, rd->env, "model");
+    lua_getfield(L, env, "model");
     lua_getfield(L, -1, "ops");
     lua_createtable(L, (int)(hi - lo), 0);
     for (uint32_t i = lo; i < hi; i++) {
         lua_geti(L, -2, (lua_Integer)i + 1);
         lua_rawseti(L, -2, (lua_Integer)(i - lo) + 1);
     }
-    sg_lua_seal(L);
+    if (!sg_lua_seal(L)) return luaL_error(L, "out of memory");
     lua_setfield(L, -4, "ops");
     lua_pop(L, 2);
-    lua_pushinteger(L, jb->shard);
+    lua_pushinteger(L, c->jb->shard);
     lua_setfield(L, -2, "shard");
     lua_pushinteger(L, pt->nshards);
     lua_setfield(L, -2, "nshards");
     lua_pushlstring(L, pt->banner.data, pt->banner.len);
     lua_setfield(L, -2, "banner");
-    lua_pushlstring(L, name.data ? name.data : "", name.len);
+    lua_pushlstring(L, c->name->data ? c->name->data : "", c->name->len);
     lua_setfield(L, -2, "output");
-    lua_pushlightuserdata(L, &k);
+    lua_pushlightuserdata(L, c->k);
     lua_pushcclosure(L, l_write, 1);
     lua_setfield(L, -2, "_w");
+    lua_remove(L, env);
     lua_setupvalue(L, -2, 1); /* _ENV */
-    int rc = sg_lua_call(L, 0, 0);
+    lua_call(L, 0, 0);
+    return 0;
+}
+
+/* Renders one job in rd's state. */
+static void run_job(const run *r, renderer *rd, job *jb) {
+    lua_State      *L = rd->L;
+    const plan_tpl *pt = &r->tpls[jb->tpl];
+    int             top = lua_gettop(L);
+    sink            k = {.mem = &rd->mem};
+    sg_buf          name;
+    sg_buf_init(&k.text);
+    sg_buf_init(&name);
+    out_name(&name, pt->pattern, r->o->lib, jb->shard);
+    job_call c = {r, rd, jb, &k, &name};
+    lua_pushcfunction(L, protected_job);
+    lua_pushlightuserdata(L, &c);
+    int rc = sg_lua_call(L, 1, 0);
     if (rc != LUA_OK) {
         job_fail(L, rc, r, jb);
-        sg_buf_free(&name);
-        goto done;
-    }
-    if (name.oom || !safe_name(name.data ? name.data : "")) {
+    } else if (name.oom || !safe_name(name.data ? name.data : "")) {
         sg_buf b;
         sg_buf_init(&b);
         sg_buf_printf(&b, "%s: the output name '%s' leaves the output folder", pt->t->label,
                       name.data ? name.data : "");
         jb->error = b.oom ? strdup("out of memory") : b.data;
         if (b.oom) sg_buf_free(&b);
-        sg_buf_free(&name);
     } else {
         jb->out = (sg_output){.name = name.data, .text = k.text};
         sg_buf_init(&k.text);
+        sg_buf_init(&name);
     }
-done:
+    sg_buf_free(&name);
     sg_buf_free(&k.text);
     rd->mem.used -= k.counted; /* what the output holds is the job's now, or gone */
     lua_settop(L, top);
 }
 
-/* Puts the shared environment table on the stack: the model, lib, and the globals through
- * its metatable; left in the registry for import(). */
+/* Makes the shared environment table: the model, lib, and the globals through its metatable;
+ * left in the registry ("sg.env") for renders and import(). */
 static int protected_env(lua_State *L) {
     const run *r = lua_touserdata(L, 1);
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, "sg.fns");
     lua_newtable(L);
     lua_newtable(L);
     lua_pushglobaltable(L);
@@ -417,8 +456,6 @@ static bool renderer_open(const run *r, int group, renderer *rd, char **error) {
     mem_init(r, &rd->mem);
     lua_State *L = rd->L = sg_lua_state_new(&rd->mem, &r->libs[group]);
     if (!L) return false;
-    lua_newtable(L);
-    lua_setfield(L, LUA_REGISTRYINDEX, "sg.fns");
     lua_pushcfunction(L, protected_env);
     lua_pushlightuserdata(L, (void *)r);
     if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
@@ -428,7 +465,7 @@ static bool renderer_open(const run *r, int group, renderer *rd, char **error) {
         *error = b.oom ? NULL : b.data;
         return false;
     }
-    rd->env = lua_gettop(L);
+    lua_pop(L, 1); /* the environment, kept in the registry */
     lua_gc(L, LUA_GCINC, PAUSE, 0, 0);
     lua_gc(L, LUA_GCRESTART);
     /* a step of minus ALLOWANCE: the collector's debt (0 after a restart, so that its cycle

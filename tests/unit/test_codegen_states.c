@@ -1,8 +1,8 @@
 /* Rendering on two Lua states at once (gen/render.c) must give what one state gives: the same
  * files in the same order, byte for byte, and the same messages where templates fail. Each
  * render has an environment of its own, and a render that makes much garbage still runs. The
- * quoting helpers templates get (cstr, jstr), and writing the corpus's outputs (two threads),
- * are checked here too. */
+ * quoting helpers templates get (cstr, jstr), failing Lua's allocations through the hook, and
+ * writing the corpus's outputs (two threads), are checked here too. */
 #define _DEFAULT_SOURCE /* mkdtemp */
 #include "check.h"
 #include "codegen.h"
@@ -231,6 +231,58 @@ static void test_write(const result *r) {
     CHECK(rmdir(dir) == 0); /* nothing else was left there (no temporary files) */
 }
 
+/* An allocation hook that fails the n-th allocation and every one after it. */
+typedef struct failing {
+    long calls, fail_at;
+} failing;
+
+static void *failing_alloc(void *ud, void *ptr, size_t size) {
+    failing *f = ud;
+    if (size == 0) {
+        free(ptr);
+        return NULL;
+    }
+    return ++f->calls >= f->fail_at ? NULL : malloc(size);
+}
+
+/* Lua's memory comes through sg_codegen_opts.alloc: failing it anywhere (starting a state,
+ * building the model, rendering) makes sg_codegen fail with a message and no outputs, never
+ * crash; with no failure, the hook serves every block and the files are the usual ones. */
+static void test_alloc_failures(const sg_model *m) {
+    const char     *inputs[1] = {"ops.yaml"};
+    failing         f = {0, -1};
+    sg_codegen_opts o = {.lib = "t", .shards = 2, .inputs = inputs, .ninputs = 1, .threads = 1,
+                         .alloc = failing_alloc, .alloc_ud = &f};
+    result plain, hooked;
+    render(&plain, m, 1, 2, NULL);
+    f.fail_at = (long)1 << 60;
+    memset(&hooked.out, 0, sizeof hooked.out);
+    sg_diag_init(&hooked.d);
+    hooked.errors = sg_codegen(m, &o, &hooked.out, &hooked.d);
+    long total = f.calls;
+    CHECK(total > 1000);
+    check_same(&plain, &hooked);
+    result_free(&plain);
+    result_free(&hooked);
+    /* a failure at 40 points spread over the run */
+    for (long k = 1; k <= 40; k++) {
+        f = (failing){0, 1 + total * k / 41};
+        sg_outputs out = {0};
+        sg_diag    d;
+        sg_diag_init(&d);
+        int errors = sg_codegen(m, &o, &out, &d);
+        CHECK(errors > 0);
+        CHECK(out.n == 0);
+        const char *text = d.out.data ? d.out.data : "";
+        CHECK(strstr(text, "memory") != NULL);
+        if (errors == 0 || !strstr(text, "memory"))
+            fprintf(stderr, "failing allocation %ld of %ld: %d errors: %s\n", f.fail_at, total,
+                    errors, text);
+        sg_outputs_free(&out);
+        sg_diag_free(&d);
+    }
+}
+
 /* The whole corpus: what the tool writes for PyTorch, one state against two. */
 static void test_corpus(void) {
     const char *yaml = SG_CORPUS_DIR "/native_functions.yaml", *tags = SG_CORPUS_DIR "/tags.yaml";
@@ -261,6 +313,7 @@ int main(void) {
     test_errors(&m, dir);
     test_isolation_and_garbage(&m, dir);
     test_quoting(&m, dir);
+    test_alloc_failures(&m);
     CHECK(rmdir(dir) == 0);
     sg_model_free(&m);
     test_corpus();
