@@ -221,6 +221,7 @@ static int setup(lua_State *L) {
     lua_pushnil(L);
     lua_setfield(L, -2, "dump");
     lua_pop(L, 1);
+    sg_lua_guard_patterns(L);
     lua_getglobal(L, "load");
     lua_pushcclosure(L, l_load, 1);
     lua_setglobal(L, "load");

@@ -4,6 +4,7 @@
  *     tpl_sources.c    finding templates: the built-ins and the user's folders
  *     tpl_translate.c  a template's text to a Lua chunk, line for line
  *     lua_state.c      a Lua state for templates: its memory, its libraries, import()
+ *     lua_patterns.c   the string library's pattern functions under the time budget
  *     render.c         planning the renders, running them, collecting the outputs
  */
 #ifndef SG_TPL_H
@@ -70,6 +71,8 @@ typedef struct sg_lua_libs {
 /* A state for templates, its memory counted in mem; import() looks in libs. mem and libs
  * must outlive it. NULL when out of memory. */
 lua_State *sg_lua_state_new(sg_lua_mem *mem, const sg_lua_libs *libs);
+/* Puts string.find, match, gmatch and gsub under the budget (lua_patterns.c). */
+void       sg_lua_guard_patterns(lua_State *L);
 /* lua_pcall of the function below nargs arguments, under the state's budget, with a message
  * handler that puts where the error was first ("FILE:LINE: message") and adds the Lua
  * functions it was called from ("  called from FILE:LINE", innermost first). */

@@ -85,6 +85,22 @@ $(#string.rep("x", 2000000000))
 '
 run_tpl 1
 has "$err" "$tmp/tpl/huge.tpl: not enough memory"
+# a pattern that backtracks without end runs in C, out of the count hook's reach: its work is
+# bounded before it runs
+tpl pat.tpl '%! output = "p.txt"
+% local s = string.rep("a", 5000)
+$(s:gsub("%w", "b"):sub(1, 3)) $(s:find("aab", 1, true) or "none") $(select(2, s:gsub("a", "")))
+$(tostring(s:find(".-.-.-b")))
+'
+start=$(date +%s)
+run_tpl 1
+has "$err" "$tmp/tpl/pat.tpl:4: a pattern match may take up to"
+[ $(($(date +%s) - start)) -lt 20 ] || fail "a pathological pattern took too long to stop"
+# the corpus renders far below the default budget: within a hundredth of it, in one shard
+if [ -n "${2:-}" ] && [ -f "$2/native_functions.yaml" ]; then
+    rm -rf "$tmp/corpus"
+    t 0 --shards 1 --template-budget 10000000 -o "$tmp/corpus" "$2/native_functions.yaml" --tags "$2/tags.yaml"
+fi
 run_tpl 2 --template-budget 0
 run_tpl 2 --template-budget x
 
