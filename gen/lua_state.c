@@ -94,8 +94,6 @@ int sg_lua_call(lua_State *L, int nargs, int nresults) {
     lua_insert(L, base);
     int rc = lua_pcall(L, nargs, nresults, base);
     lua_remove(L, base);
-    uint64_t used = (uint64_t)((mem->budget > INT64_MAX ? INT64_MAX : (int64_t)mem->budget) - mem->left);
-    if (used > mem->most_used) mem->most_used = used;
     return rc;
 }
 
@@ -116,7 +114,7 @@ static int l_load(lua_State *L) {
     return lua_gettop(L) - n;
 }
 
-/* The registry keeps where import() looks (light userdata: a sg_lua_libs). */
+/* The registry keeps where import() looks (light userdata: a sg_tpl_sources). */
 static const char LIBS_KEY = 'l';
 
 /* import "name": loads lib/name.lua once, runs it with the templates' environment, returns
@@ -127,13 +125,11 @@ static int l_import(lua_State *L) {
     if (lua_getfield(L, -1, name) != LUA_TNIL) return 1;
     lua_pop(L, 1);
     lua_rawgetp(L, LUA_REGISTRYINDEX, &LIBS_KEY);
-    const sg_lua_libs *libs = lua_touserdata(L, -1);
+    const sg_tpl_sources *libs = lua_touserdata(L, -1);
     lua_pop(L, 1);
     char path[512];
     snprintf(path, sizeof path, "lib/%s.lua", name);
-    const sg_tpl_file *f = NULL;
-    for (int i = 0; !f && i < 2; i++)
-        if (libs->in[i]) f = sg_tpl_find(libs->in[i], path);
+    const sg_tpl_file *f = sg_tpl_find(libs, path);
     if (!f) return luaL_error(L, "import: no module '%s' (looked for %s)", name, path);
     char chunk[600];
     snprintf(chunk, sizeof chunk, "@%s", f->label);
@@ -203,10 +199,11 @@ static int l_jstr(lua_State *L) { return quote(L, true); }
 /* The libraries and globals of a new state (see sg_lua_state_new), in a protected call:
  * every Lua API call that allocates may fail. */
 static int setup(lua_State *L) {
-    const sg_lua_libs   *libs = lua_touserdata(L, 1);
-    static const luaL_Reg opened[] = {{LUA_GNAME, luaopen_base},       {LUA_STRLIBNAME, luaopen_string},
-                                      {LUA_TABLIBNAME, luaopen_table}, {LUA_MATHLIBNAME, luaopen_math},
-                                      {LUA_UTF8LIBNAME, luaopen_utf8}};
+    const sg_tpl_sources *libs = lua_touserdata(L, 1);
+    static const luaL_Reg opened[] = {
+        {LUA_GNAME, luaopen_base},       {LUA_STRLIBNAME, luaopen_string},
+        {LUA_TABLIBNAME, luaopen_table}, {LUA_MATHLIBNAME, luaopen_math},
+        {LUA_UTF8LIBNAME, luaopen_utf8}};
     for (size_t i = 0; i < sizeof opened / sizeof opened[0]; i++) {
         luaL_requiref(L, opened[i].name, opened[i].func, 1);
         lua_pop(L, 1);
@@ -240,7 +237,7 @@ static int setup(lua_State *L) {
 
 /* A new state: base, string, table, math and utf8 libraries; no io, os, package, debug;
  * no dofile, loadfile, print or string.dump, and load takes text only. */
-lua_State *sg_lua_state_new(sg_lua_mem *mem, const sg_lua_libs *libs) {
+lua_State *sg_lua_state_new(sg_lua_mem *mem, const sg_tpl_sources *libs) {
     lua_State *L = lua_newstate(alloc, mem);
     if (!L) return NULL;
     lua_gc(L, LUA_GCSTOP); /* render.c turns it on once the model is built */

@@ -84,7 +84,7 @@ typedef struct run {
     sg_tpl_sources         src;      /* the user's files first, then the built-ins they leave */
     uint32_t               nuser;    /* how many of src are the user's */
     sg_tpl_sources         builtins; /* every built-in */
-    sg_lua_libs            libs[GROUPS]; /* where import() looks, by group */
+    const sg_tpl_sources  *libs[GROUPS]; /* where import() looks, by group */
     plan_tpl              *tpls;
     uint32_t               ntpls;
     job                   *jobs;  /* in template, then shard order: the outputs' order */
@@ -239,7 +239,7 @@ static bool plan(run *r) {
         int g = i < r->nuser ? USER : BUILTIN; /* the %! lines of a group are read in its state */
         if (!Ls[g]) {
             mem_init(r, &mem[g]);
-            if (!(Ls[g] = sg_lua_state_new(&mem[g], &r->libs[g]))) {
+            if (!(Ls[g] = sg_lua_state_new(&mem[g], r->libs[g]))) {
                 ok = false;
                 break;
             }
@@ -454,7 +454,7 @@ static int protected_env(lua_State *L) {
  * it failed. */
 static bool renderer_open(const run *r, int group, renderer *rd, char **error) {
     mem_init(r, &rd->mem);
-    lua_State *L = rd->L = sg_lua_state_new(&rd->mem, &r->libs[group]);
+    lua_State *L = rd->L = sg_lua_state_new(&rd->mem, r->libs[group]);
     if (!L) return false;
     lua_pushcfunction(L, protected_env);
     lua_pushlightuserdata(L, (void *)r);
@@ -498,7 +498,8 @@ static void *render_side(void *p) {
 
 static bool two_states(const run *r) {
     if (r->o->threads == 1 || r->njobs < 2) return false;
-    return r->o->threads >= 2 || (r->m->nops >= TWO_STATES_MIN && sysconf(_SC_NPROCESSORS_ONLN) > 1);
+    if (r->o->threads >= 2) return true;
+    return r->m->nops >= TWO_STATES_MIN && sysconf(_SC_NPROCESSORS_ONLN) > 1;
 }
 
 static int by_output(const void *a, const void *b) {
@@ -585,7 +586,7 @@ oom:
 }
 
 int sg_codegen(const sg_model *m, const sg_codegen_opts *o, sg_outputs *out, sg_diag *d) {
-    run r = {.m = m, .o = o, .libs = {{{&r.builtins, NULL}}, {{&r.src, NULL}}}};
+    run r = {.m = m, .o = o, .libs = {&r.builtins, &r.src}};
     atomic_init(&r.next, 0);
     int errors = 0;
     for (uint32_t i = 0; i < o->ntemplate_dirs; i++)

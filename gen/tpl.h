@@ -60,17 +60,11 @@ typedef struct sg_lua_mem {
     void       *hook_ud;
     uint64_t    budget;    /* of each call */
     int64_t     left;
-    uint64_t    most_used; /* the most a call of this state used (for tests and tuning) */
 } sg_lua_mem;
 
-/* Where import() looks for lib/NAME.lua: in[0], then in[1] (either may be NULL). */
-typedef struct sg_lua_libs {
-    const sg_tpl_sources *in[2];
-} sg_lua_libs;
-
-/* A state for templates, its memory counted in mem; import() looks in libs. mem and libs
- * must outlive it. NULL when out of memory. */
-lua_State *sg_lua_state_new(sg_lua_mem *mem, const sg_lua_libs *libs);
+/* A state for templates, its memory counted in mem; import() looks for lib/NAME.lua in libs.
+ * mem and libs must outlive it. NULL when out of memory. */
+lua_State *sg_lua_state_new(sg_lua_mem *mem, const sg_tpl_sources *libs);
 /* Puts string.find, match, gmatch and gsub under the budget (lua_patterns.c). */
 void       sg_lua_guard_patterns(lua_State *L);
 /* lua_pcall of the function below nargs arguments, under the state's budget, with a message
