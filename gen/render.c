@@ -313,7 +313,13 @@ static int write_error(lua_State *L, int i, int n) {
 /* _w(piece, ..., lines): appends the pieces (strings, or numbers as Lua writes them) to the
  * render's output; see tpl_translate.c for lines. */
 static int l_write(lua_State *L) {
-    sink *k = lua_touserdata(L, lua_upvalueindex(1));
+    sg_lua_mem *mem;
+    lua_getallocf(L, (void **)&mem);
+    /* a template may keep _w where a later render finds it (a module's table, a finalizer):
+     * that _w must not write into a render that is over */
+    if ((uint64_t)lua_tointeger(L, lua_upvalueindex(1)) != mem->renders || !mem->render)
+        return luaL_error(L, "_w of a render that is over");
+    sink *k = mem->render;
     int   n = lua_gettop(L);
     for (int i = 1; i < n; i++) {
         size_t      len;
@@ -336,7 +342,6 @@ typedef struct job_call {
     const run *r;
     renderer  *rd;
     job       *jb;
-    sink      *k;
     sg_buf    *name;
 } job_call;
 
@@ -386,7 +391,7 @@ static int protected_job(lua_State *L) {
     lua_setfield(L, -2, "banner");
     lua_pushlstring(L, c->name->data ? c->name->data : "", c->name->len);
     lua_setfield(L, -2, "output");
-    lua_pushlightuserdata(L, c->k);
+    lua_pushinteger(L, (lua_Integer)c->rd->mem.renders);
     lua_pushcclosure(L, l_write, 1);
     lua_setfield(L, -2, "_w");
     lua_remove(L, env);
@@ -405,10 +410,13 @@ static void run_job(const run *r, renderer *rd, job *jb) {
     sg_buf_init(&k.text);
     sg_buf_init(&name);
     out_name(&name, pt->pattern, r->o->lib, jb->shard);
-    job_call c = {r, rd, jb, &k, &name};
+    job_call c = {r, rd, jb, &name};
+    rd->mem.renders++;
+    rd->mem.render = &k;
     lua_pushcfunction(L, protected_job);
     lua_pushlightuserdata(L, &c);
     int rc = sg_lua_call(L, 1, 0);
+    rd->mem.render = NULL;
     if (rc != LUA_OK) {
         job_fail(L, rc, r, jb);
     } else if (name.oom || !safe_name(name.data ? name.data : "")) {

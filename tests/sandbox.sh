@@ -133,6 +133,17 @@ run_tpl 0
 for f in "$tmp/ref"/*; do
     cmp -s "$f" "$tmp/o/$(basename "$f")" || fail "a user template changed the built-in $(basename "$f")"
 done
+# a render's _w kept where a later render finds it cannot write into a render that is over
+tpl keep.tpl '%! output = "k{shard}.txt", per_shard = true
+% local m = import "keep"
+% if m.w then m.w("late") end
+% m.w = _w
+% setmetatable({}, {__gc = function() _w("gone") end})
+kept
+'
+printf 'return {}\n' >"$tmp/tpl/lib/keep.lua"
+t 1 --shards 3 -o "$tmp/o" --templates "$tmp/tpl" "$tmp/ops.yaml"
+has "$err" "$tmp/tpl/keep.tpl:3: _w of a render that is over"
 # two templates that write one file: an error naming both
 tpl x.tpl '%! output = "{lib}.h"
 '
