@@ -471,10 +471,8 @@ static int by_qualified(const void *a, const void *b) {
     return c ? c : strcmp(x->schema.overload, y->schema.overload);
 }
 
-static bool push_sorted(const pusher *p, int ops, const sg_model *m) {
+static void push_sorted(const pusher *p, int ops, const sg_model *m, uint32_t *order) {
     lua_State *L = p->L;
-    uint32_t *order = malloc((m->nops ? m->nops : 1) * sizeof *order);
-    if (!order) return false;
     for (uint32_t i = 0; i < m->nops; i++) order[i] = i;
     sort_model = m;
     qsort(order, m->nops, sizeof *order, by_qualified);
@@ -484,21 +482,25 @@ static bool push_sorted(const pusher *p, int ops, const sg_model *m) {
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     seal(p);
-    free(order);
-    return true;
 }
 
-bool sg_lua_push_model(lua_State *L, const sg_model *m) {
-    opmap mp;
-    if (!opmap_init(&mp, m) || !lua_checkstack(L, K__COUNT + MT__COUNT + 16)) {
-        opmap_free(&mp);
-        return false;
-    }
-    sg_buf tmp, key;
-    sg_buf_init(&tmp);
-    sg_buf_init(&key);
+/* What building the model needs outside Lua: made before, freed after its protected call, so
+ * that a Lua error (out of memory) in between leaks none of it. */
+typedef struct build {
+    const sg_model *m;
+    opmap           mp;
+    uint32_t       *order; /* for model.sorted */
+    sg_buf          tmp, key;
+} build;
+
+static int protected_build(lua_State *L) {
+    build          *b = lua_touserdata(L, 1);
+    const sg_model *m = b->m;
+    opmap           mp = b->mp;
+    lua_settop(L, 0);
+    luaL_checkstack(L, K__COUNT + MT__COUNT + 16, "building the model");
     int    top = lua_gettop(L);
-    pusher p = {L, top + 1, top + 1 + K__COUNT, top + 2 + K__COUNT, NULL, &tmp, &key,
+    pusher p = {L, top + 1, top + 1 + K__COUNT, top + 2 + K__COUNT, NULL, &b->tmp, &b->key,
                 top + 3 + K__COUNT};
     for (int k = 0; k < K__COUNT; k++) lua_pushstring(L, key_names[k]);
     lua_createtable(L, 0, m->nops < 2048 ? (int)m->nops * 2 : 4096); /* arguments seen (p.seen) */
@@ -543,12 +545,10 @@ bool sg_lua_push_model(lua_State *L, const sg_model *m) {
     lua_insert(L, -2);
     lua_rawset(L, -4);                         /* model.groups */
     for (uint32_t i = 0; i < m->nops; i++) link_derived(&p, ops, reals, m->ops[i], i, &mp);
-    bool ok = push_sorted(&p, ops, m);
-    if (ok) {
-        lua_pushvalue(L, p.keys + K_sorted);
-        lua_insert(L, -2);
-        lua_rawset(L, -4);                     /* model.sorted */
-    }
+    push_sorted(&p, ops, m, b->order);
+    lua_pushvalue(L, p.keys + K_sorted);
+    lua_insert(L, -2);
+    lua_rawset(L, -4);                         /* model.sorted */
     seal(&p);
     setk(&p, K_ops);
 
@@ -570,13 +570,28 @@ bool sg_lua_push_model(lua_State *L, const sg_model *m) {
     seal(&p);
     setk(&p, K_files);
     seal(&p);
-    lua_replace(L, p.keys); /* the model where the first key was; the keys go */
-    lua_settop(L, p.keys);
-    bool oom = tmp.oom || key.oom;
-    sg_buf_free(&tmp);
-    sg_buf_free(&key);
-    opmap_free(&mp);
-    return ok && !oom;
+    return 1;
+}
+
+bool sg_lua_push_model(lua_State *L, const sg_model *m) {
+    build b = {.m = m, .order = malloc((m->nops ? m->nops : 1) * sizeof *b.order)};
+    sg_buf_init(&b.tmp);
+    sg_buf_init(&b.key);
+    bool ok = opmap_init(&b.mp, m) && b.order, pushed = ok;
+    int  rc = LUA_OK;
+    if (ok) {
+        lua_pushcfunction(L, protected_build);
+        lua_pushlightuserdata(L, &b);
+        rc = lua_pcall(L, 1, 1, 0);
+    }
+    ok = ok && !b.tmp.oom && !b.key.oom;
+    sg_buf_free(&b.tmp);
+    sg_buf_free(&b.key);
+    opmap_free(&b.mp);
+    free(b.order);
+    if (rc != LUA_OK) lua_error(L); /* on, with its message, now that nothing of ours leaks */
+    if (!ok && pushed) lua_pop(L, 1);
+    return ok;
 }
 
 /* ---- read-only proxies ------------------------------------------------------------------- */

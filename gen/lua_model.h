@@ -8,7 +8,8 @@
 
 /* Pushes `model` (ops, groups, tags, files) onto L, every table of it a read-only view:
  * writing into one is an error at the line that wrote; reads, pairs, ipairs, next, # and
- * comparisons work as on plain tables. false when out of memory. */
+ * comparisons work as on plain tables. false (nothing pushed) when out of memory outside Lua;
+ * Lua's own errors are raised as by any API call. */
 bool        sg_lua_push_model(lua_State *L, const sg_model *m);
 /* Replaces the table on top of L (whose tables are views already) by its view. */
 bool        sg_lua_seal(lua_State *L);
