@@ -4,10 +4,11 @@
  *
  * A template renders once, or once per shard: each such render is a job. Jobs are independent
  * (each gets an environment of its own over the shared one), so for a big model on a machine
- * with two CPUs two threads, each with a Lua state holding the model, take them in turn; the
- * outputs and the messages are then put in template order, so the result is the same bytes
- * either way. The threads are made and joined here, and take jobs with an atomic counter: no
- * thread ever waits on another but at the join. */
+ * with two CPUs two threads take them in turn, each with Lua states of its own holding the
+ * model (one for built-in templates, one for the user's where there are some); the outputs
+ * and the messages are then put in template order, so the result is the same bytes either
+ * way. The threads are made and joined here, and take jobs with an atomic counter: no thread
+ * ever waits on another but at the join. */
 #define _DEFAULT_SOURCE
 #include "lua_model.h"
 #include "tpl.h"
