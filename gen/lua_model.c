@@ -623,9 +623,12 @@ static int ro_len(lua_State *L) {
     return 1;
 }
 
+/* pairs(view): next over the view itself (l_next reads through it), so neither the
+ * iteration's state nor a global `next` a template replaced ever holds the table behind it. */
+static int l_next(lua_State *L);
 static int ro_pairs(lua_State *L) {
-    lua_getglobal(L, "next");
-    push_real(L, 1);
+    lua_pushcfunction(L, l_next);
+    lua_pushvalue(L, 1);
     lua_pushnil(L);
     return 3;
 }

@@ -159,7 +159,7 @@ run_tpl 0
 # ---- e. the model is read-only ----
 for stmt in 'model.ops = {}' 'model.ops[1].name = "x"' 'ops[1].args[1].type = "int"' \
     'table.insert(model.tags, 1)' 'rawset(model, "x", 1)' 'ops[1] = false' \
-    'setmetatable(model.ops[1], nil)'; do
+    'setmetatable(model.ops[1], nil)' 'local _, s = pairs(model.ops[1]); s.name = "x"'; do
     tpl w.tpl "%! output = \"w.txt\"
 % local ok = true
 % $stmt
@@ -167,6 +167,14 @@ for stmt in 'model.ops = {}' 'model.ops[1].name = "x"' 'ops[1].args[1].type = "i
     run_tpl 1
     grep -q -F "$tmp/tpl/w.tpl:3:" "$tmp/err" || fail "'$stmt' was not refused at its line: $err"
 done
+# pairs does not go through a global next a template replaced
+tpl n.tpl '%! output = "n.txt"
+% _G.next = function(t, k) if rawget(t, "name") then rawset(t, "name", "x") end end
+% for _ in pairs(model.ops[1]) do end
+$(model.ops[1].name)
+'
+run_tpl 0
+[ "$(cat "$tmp/o/n.txt" 2>/dev/null)" = abs ] || fail "a replaced next changed the model"
 # reading works as on plain tables: pairs, next, #, ipairs, identity
 tpl r.tpl '%! output = "r.txt"
 % local n = 0
