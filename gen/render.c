@@ -365,9 +365,11 @@ static int protected_job(lua_State *L) {
     lua_getfield(L, LUA_REGISTRYINDEX, "sg.env");
     int env = lua_gettop(L);
     lua_createtable(L, 0, 6);
-    lua_createtable(L, 0, 1);
+    lua_createtable(L, 0, 2);
     lua_pushvalue(L, env);
     lua_setfield(L, -2, "__index");
+    lua_pushliteral(L, "locked"); /* the shared environment is not the render's to change */
+    lua_setfield(L, -2, "__metatable");
     lua_setmetatable(L, -2);
     uint32_t nops = r->m->nops;
     uint32_t lo = pt->per_shard ? c->jb->shard * pt->size : 0;

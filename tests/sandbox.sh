@@ -159,7 +159,8 @@ run_tpl 0
 # ---- e. the model is read-only ----
 for stmt in 'model.ops = {}' 'model.ops[1].name = "x"' 'ops[1].args[1].type = "int"' \
     'table.insert(model.tags, 1)' 'rawset(model, "x", 1)' 'ops[1] = false' \
-    'setmetatable(model.ops[1], nil)' 'local _, s = pairs(model.ops[1]); s.name = "x"'; do
+    'setmetatable(model.ops[1], nil)' 'local _, s = pairs(model.ops[1]); s.name = "x"' \
+    'getmetatable(_ENV).__index.model = {}'; do
     tpl w.tpl "%! output = \"w.txt\"
 % local ok = true
 % $stmt
