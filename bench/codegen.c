@@ -79,7 +79,7 @@ int main(int argc, char **argv) {
         if (sg_outputs_write(outdir, &outs, stderr) != 0) return 1;
         double t3 = now_ms();
         bytes = 0;
-        for (uint32_t k = 0; k < outs.n; k++) bytes += outs.items[k].len;
+        for (uint32_t k = 0; k < outs.n; k++) bytes += outs.items[k].text.len;
         files = outs.n;
         nops = m.nops;
         sg_outputs_free(&outs);

@@ -39,6 +39,7 @@ typedef struct options {
     long         shards;          /* --shards N (wins over --shard-size) */
     const char **template_dirs;   /* --templates DIR... */
     uint32_t     ntemplate_dirs;
+    long long    template_budget; /* --template-budget N (0: the default) */
     bool         canonical_check; /* hidden: re-parse every canonical form */
     bool         help, version;
 } options;
@@ -72,6 +73,9 @@ static const char help_text[] =
     "                    knows their names in advance\n"
     "  --templates DIR   also render DIR's templates (*.tpl, helpers in DIR/lib);\n"
     "                    one named like a built-in replaces it (docs/templates.md)\n"
+    "  --template-budget N\n"
+    "                    Lua instructions one render of a template may run before it\n"
+    "                    stops with an error (default: 1000000000)\n"
     "  --tags FILE       read FILE as a tags file (tags.yaml); a tags file given as a\n"
     "                    plain FILE is recognised by its content as well\n"
     "  --max-errors=N    show at most N errors (default 20; 0: no limit)\n"
@@ -162,10 +166,21 @@ static int set_max_errors(options *o, const char *v, FILE *err) {
     return SG_EXIT_OK;
 }
 
+static int set_budget(options *o, const char *v, FILE *err) {
+    char *end;
+    errno = 0;
+    long long n = strtoll(v, &end, 10);
+    if (!*v || *end || n <= 0 || errno)
+        return usage_error(err, "--template-budget needs a positive count, not '%s'", v);
+    o->template_budget = n;
+    return SG_EXIT_OK;
+}
+
 /* One option that takes a value; returns -1 when arg is none of them. */
 static int parse_valued(options *o, int argc, char **argv, int *i, FILE *err) {
     static const char *const names[] = {"--emit", "--output", "-o", "--tags", "--max-errors",
-                                        "--lib", "--shard-size", "--templates", "--shards"};
+                                        "--lib", "--shard-size", "--templates", "--shards",
+                                        "--template-budget"};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         const char *v = NULL;
         int r = take_value(names[k], argc, argv, i, &v);
@@ -180,7 +195,8 @@ static int parse_valued(options *o, int argc, char **argv, int *i, FILE *err) {
         case 5: return set_lib(o, v, err);
         case 6: return set_count(&o->shard_size, names[k], v, err);
         case 7: o->template_dirs[o->ntemplate_dirs++] = v; return SG_EXIT_OK;
-        default: return set_count(&o->shards, names[k], v, err);
+        case 8: return set_count(&o->shards, names[k], v, err);
+        default: return set_budget(o, v, err);
         }
     }
     return -1;
@@ -344,6 +360,7 @@ static int generate(const options *o, const sg_model *m, sg_outputs *outs, sg_di
         .ninputs = o->ninputs,
         .template_dirs = o->template_dirs,
         .ntemplate_dirs = o->ntemplate_dirs,
+        .budget = (uint64_t)o->template_budget,
     };
     return sg_codegen(m, &co, outs, d);
 }

@@ -39,22 +39,17 @@ typedef struct sg_codegen_opts {
     uint32_t           ntemplate_dirs;
     uint32_t           threads;    /* Lua states rendering at once: 0 chooses (two where there
                                       are two CPUs and a big model), 1 or 2 says */
+    uint64_t           budget;     /* Lua instructions a render may run (0: the default,
+                                      docs/templates.md); an allocation counts too */
+    sg_alloc_fn        alloc;      /* Lua's memory (NULL: realloc and free): tests fail it;
+                                      called from both threads where there are two */
+    void              *alloc_ud;
 } sg_codegen_opts;
 
-/* A generated file: its text in pieces, in order (the blocks its render wrote into).
- * Rationale: joining 13 MB of pieces into one string, then copying it, cost more than
- * rendering it (fresh memory is dear on the machines we measured); the pieces are written
- * out as they are. */
-typedef struct sg_piece {
-    const char *p;
-    size_t      n;
-} sg_piece;
-
+/* A generated file. */
 typedef struct sg_output {
-    char     *name;    /* relative to the output folder */
-    sg_piece *pieces;  /* valid until sg_outputs_free */
-    size_t    npieces;
-    size_t    len;     /* bytes in all */
+    char  *name; /* relative to the output folder */
+    sg_buf text;
 } sg_output;
 
 /* What makes a file in the output folder stale: its name starts with the library's name and
@@ -73,12 +68,8 @@ typedef struct sg_stale {
 typedef struct sg_outputs {
     sg_output *items;
     uint32_t   n, cap;
-    void      *owner;  /* what holds the pieces' bytes (the renderer) */
     sg_stale   stale;
 } sg_outputs;
-
-/* The whole text of o, appended to b (tests and tools that want one string). */
-void sg_output_text(const sg_output *o, sg_buf *b);
 
 void sg_outputs_free(sg_outputs *o);
 /* Writes every output into outdir (created with its parents if need be) as one set, holding an

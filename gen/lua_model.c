@@ -1,9 +1,10 @@
 /* lua_model.c: the model as Lua values, for templates. The shape is documented in
  * docs/templates.md; every field named there is set here and nowhere else.
  *
- * Rationale: templates read plain tables (no userdata, no metatables), so a user's template
- * can print, copy or walk them like any Lua data; the whole corpus (2,674 ops) takes a few
- * milliseconds to build. */
+ * Each table, once filled, is replaced by its read-only view (seal): an empty table whose
+ * metatable reads from it and refuses writes, so templates can still index, walk (pairs,
+ * ipairs, next, #) and compare them like any Lua data, but not change them. A table shared
+ * by several ops (see push_arg) is one view. */
 #include "codegen.h"
 #include "derive.h"
 #include "lua_model.h"
@@ -34,6 +35,13 @@
 enum key { SG_MODEL_KEYS(SG_KEY_ENUM) K__COUNT };
 static const char *const key_names[K__COUNT] = {SG_MODEL_KEYS(SG_KEY_NAME)};
 
+/* The field names of a view's metatable (seal_with). */
+static const char *const mt_names[] = {"__index", "__newindex", "__len", "__pairs", "__metatable"};
+enum { MT_INDEX, MT_NEWINDEX, MT_LEN, MT_PAIRS, MT_METATABLE, MT__COUNT };
+static int ro_newindex(lua_State *L);
+static int ro_len(lua_State *L);
+static int ro_pairs(lua_State *L);
+
 /* What the functions below share: the state, where the keys are, a scratch buffer. */
 typedef struct pusher {
     lua_State *L;
@@ -42,7 +50,12 @@ typedef struct pusher {
     int        path; /* stack slot of the last op's file path (ops of a file share the string) */
     const sg_source *path_of; /* whose path that is */
     sg_buf    *tmp, *key;
+    int        mt;   /* stack slot of the proxies' metatable field names (seal) */
 } pusher;
+
+static void seal_with(lua_State *L, int names);
+/* Replaces the table on top, filled, with its read-only view (see the end of this file). */
+static void seal(const pusher *p) { seal_with(p->L, p->mt); }
 
 /* t[k] = v for v on top of the stack (popped) and t just below it. */
 static void setk(const pusher *p, enum key k) {
@@ -86,12 +99,14 @@ static void set_tribool(const pusher *p, enum key k, sg_tribool v) {
     if (v != SG_UNSET) set_bool(p, k, v == SG_TRUE);
 }
 
-static void push_strs(lua_State *L, const char *const *items, uint32_t n) {
+static void push_strs(const pusher *p, const char *const *items, uint32_t n) {
+    lua_State *L = p->L;
     lua_createtable(L, (int)n, 0);
     for (uint32_t i = 0; i < n; i++) {
         push_cstr(L, items[i]);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
+    seal(p);
 }
 
 /* ---- types ------------------------------------------------------------------------------- */
@@ -103,7 +118,8 @@ const char *sg_type_family(const sg_type *t) {
 
 /* model.type_families: family name -> {param, result, letter, ret_letter, tags = {...}}, the
  * table of sg_type_table.h for templates (lib/c.lua takes its C types and letters from it). */
-static void push_type_families(lua_State *L) {
+static void push_type_families(const pusher *p) {
+    lua_State *L = p->L;
     lua_createtable(L, 0, SG_FAM__COUNT);
     for (int i = 0; i < SG_FAM__COUNT; i++) {
         const sg_type_family_row *r = &sg_type_family_rows[i];
@@ -121,17 +137,20 @@ static void push_type_families(lua_State *L) {
             lua_pushstring(L, r->tags[k]);
             lua_rawseti(L, -2, k + 1);
         }
+        seal(p);
         lua_setfield(L, -2, "tags");
+        seal(p);
         lua_setfield(L, -2, r->name);
     }
+    seal(p);
 }
 
 static void push_alias(const pusher *p, const sg_alias *a) {
     lua_State *L = p->L;
     lua_createtable(L, 0, 4);
-    push_strs(L, a->before, a->nbefore);
+    push_strs(p, a->before, a->nbefore);
     setk(p, K_before);
-    push_strs(L, a->after, a->nafter);
+    push_strs(p, a->after, a->nafter);
     setk(p, K_after);
     set_bool(p, K_write, a->write);
     sg_buf *b = p->tmp;
@@ -143,6 +162,7 @@ static void push_alias(const pusher *p, const sg_alias *a) {
         b->len -= 2;
     }
     set_tmp(p, K_text);
+    seal(p);
 }
 
 /* Appends to key what an argument's (or return's) table holds: flags, its index, name, type,
@@ -211,6 +231,7 @@ static void push_arg(const pusher *p, const sg_arg *a, bool is_ret, uint32_t ind
     set_bool(p, K_optional, a->type->kind == SG_TY_OPTIONAL);
     set_bool(p, K_tensor_like, sg_type_is_tensor_like(a->type));
     if (sized) set_int(p, K_size, u->size);
+    seal(p);
     lua_pushvalue(L, -2); /* seen[key] = the table */
     lua_pushvalue(L, -2);
     lua_rawset(L, p->seen);
@@ -242,6 +263,7 @@ static void push_args(const pusher *p, const sg_arg *args, uint32_t n, bool is_r
                  key->len);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
+    seal(p);
     lua_pushvalue(L, -2); /* seen[list key] = the list */
     lua_pushvalue(L, -2);
     lua_rawset(L, p->seen);
@@ -252,7 +274,7 @@ static void push_args(const pusher *p, const sg_arg *args, uint32_t n, bool is_r
 
 static void push_strlist(const pusher *p, enum key k, const sg_strlist *l) {
     if (!l->n) return;
-    push_strs(p->L, l->items, l->n);
+    push_strs(p, l->items, l->n);
     setk(p, k);
 }
 
@@ -262,11 +284,13 @@ static void push_dispatch(const pusher *p, const sg_op *op) {
     for (uint32_t i = 0; i < op->ndispatch; i++) {
         const sg_dispatch *d = &op->dispatch[i];
         lua_createtable(L, 0, 2);
-        push_strs(L, d->keys, d->nkeys);
+        push_strs(p, d->keys, d->nkeys);
         setk(p, K_keys);
         set_str(p, K_kernel, d->kernel);
+        seal(p);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
+    seal(p);
     setk(p, K_dispatch);
 }
 
@@ -309,16 +333,17 @@ static void push_op(pusher *p, const sg_op *op, uint32_t index) {
     lua_createtable(L, 0, 0); /* op.outs: its out arguments' tables */
     for (uint32_t i = 0, n = 0; i < s->nargs; i++) {
         if (!sg_arg_is_out(s, &s->args[i])) continue;
-        lua_rawgeti(L, -2, (lua_Integer)i + 1);
+        lua_geti(L, -2, (lua_Integer)i + 1); /* through op.args's view */
         lua_rawseti(L, -2, (lua_Integer)++n);
     }
     lua_remove(L, -2);
+    seal(p);
     setk(p, K_outs);
     push_args(p, s->rets, s->nrets, true, c ? c->ret_cnames : NULL);
     setk(p, K_returns);
     if (c) {
         set_str(p, K_composite, c->composite);
-        push_strs(L, c->kernel_keys, c->nkernel_keys);
+        push_strs(p, c->kernel_keys, c->nkernel_keys);
         setk(p, K_kernel_keys);
         set_bool(p, K_implicit, c->implicit);
         set_bool(p, K_backend_kernel, c->backend_kernel);
@@ -342,6 +367,7 @@ static void push_op(pusher *p, const sg_op *op, uint32_t index) {
     lua_createtable(L, 0, 2);
     set_bool(p, K_function, !op->has_variants || (op->variants & SG_VARIANT_FUNCTION));
     set_bool(p, K_method, op->variants & SG_VARIANT_METHOD);
+    seal(p);
     setk(p, K_variants);
     if (op->has_dispatch) push_dispatch(p, op);
     set_tribool(p, K_structured, op->structured);
@@ -349,7 +375,7 @@ static void push_op(pusher *p, const sg_op *op, uint32_t index) {
     set_str(p, K_structured_inherits, op->structured_inherits);
     push_strlist(p, K_precomputed, &op->precomputed);
     push_strlist(p, K_autogen, &op->autogen);
-    push_strs(L, op->tags.items, op->tags.n);
+    push_strs(p, op->tags.items, op->tags.n);
     setk(p, K_tags);
     set_str(p, K_device_check, op->device_check);
     set_tribool(p, K_device_guard, op->device_guard);
@@ -414,24 +440,26 @@ static void opmap_free(opmap *mp) {
     free(mp->vals);
 }
 
-/* ops[i].field = ops[op's index] (nothing where op is NULL or not in the model). */
-static void link(const pusher *p, int ops, const opmap *mp, uint32_t i, enum key field,
-                 const sg_op *to) {
+/* reals[i].field = ops[op's index] (nothing where op is NULL or not in the model): ops holds
+ * the ops' views, reals the tables behind them (written while the model is built). */
+static void link(const pusher *p, int ops, int reals, const opmap *mp, uint32_t i,
+                 enum key field, const sg_op *to) {
     uint32_t at = to ? opmap_get(mp, to) : 0;
     if (!at) return;
-    lua_rawgeti(p->L, ops, (lua_Integer)i + 1);
+    lua_rawgeti(p->L, reals, (lua_Integer)i + 1);
     lua_rawgeti(p->L, ops, at);
     setk(p, field);
     lua_pop(p->L, 1);
 }
 
 /* Links that derive.c computes: structured out op and delegates, autogen source. */
-static void link_derived(const pusher *p, int ops, const sg_op *op, uint32_t i, const opmap *mp) {
+static void link_derived(const pusher *p, int ops, int reals, const sg_op *op, uint32_t i,
+                         const opmap *mp) {
     lua_State *L = p->L;
-    link(p, ops, mp, i, K_structured_out, op->structured_out);
-    link(p, ops, mp, i, K_autogen_from, op->autogen_from);
+    link(p, ops, reals, mp, i, K_structured_out, op->structured_out);
+    link(p, ops, reals, mp, i, K_autogen_from, op->autogen_from);
     if (!op->structured_is_out && !op->autogen_kind) return;
-    lua_rawgeti(L, ops, (lua_Integer)i + 1);
+    lua_rawgeti(L, reals, (lua_Integer)i + 1);
     if (op->autogen_kind) set_str(p, K_autogen_kind, op->autogen_kind);
     if (op->structured_is_out) {
         set_bool(p, K_structured_is_out, true);
@@ -440,6 +468,7 @@ static void link_derived(const pusher *p, int ops, const sg_op *op, uint32_t i, 
             lua_rawgeti(L, ops, opmap_get(mp, op->delegates[k]));
             lua_rawseti(L, -2, (lua_Integer)k + 1);
         }
+        seal(p);
         setk(p, K_delegates);
     }
     lua_pop(L, 1);
@@ -455,9 +484,8 @@ static int by_qualified(const void *a, const void *b) {
     return c ? c : strcmp(x->schema.overload, y->schema.overload);
 }
 
-static bool push_sorted(lua_State *L, int ops, const sg_model *m) {
-    uint32_t *order = malloc((m->nops ? m->nops : 1) * sizeof *order);
-    if (!order) return false;
+static void push_sorted(const pusher *p, int ops, const sg_model *m, uint32_t *order) {
+    lua_State *L = p->L;
     for (uint32_t i = 0; i < m->nops; i++) order[i] = i;
     sort_model = m;
     qsort(order, m->nops, sizeof *order, by_qualified);
@@ -466,32 +494,44 @@ static bool push_sorted(lua_State *L, int ops, const sg_model *m) {
         lua_rawgeti(L, ops, (lua_Integer)order[i] + 1);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
-    free(order);
-    return true;
+    seal(p);
 }
 
-bool sg_lua_push_model(lua_State *L, const sg_model *m) {
-    opmap mp;
-    if (!opmap_init(&mp, m) || !lua_checkstack(L, K__COUNT + 16)) {
-        opmap_free(&mp);
-        return false;
-    }
-    sg_buf tmp, key;
-    sg_buf_init(&tmp);
-    sg_buf_init(&key);
+/* What building the model needs outside Lua: made before, freed after its protected call, so
+ * that a Lua error (out of memory) in between leaks none of it. */
+typedef struct build {
+    const sg_model *m;
+    opmap           mp;
+    uint32_t       *order; /* for model.sorted */
+    sg_buf          tmp, key;
+} build;
+
+static int protected_build(lua_State *L) {
+    build          *b = lua_touserdata(L, 1);
+    const sg_model *m = b->m;
+    opmap           mp = b->mp;
+    lua_settop(L, 0);
+    luaL_checkstack(L, K__COUNT + MT__COUNT + 16, "building the model");
     int    top = lua_gettop(L);
-    pusher p = {L, top + 1, top + 1 + K__COUNT, top + 2 + K__COUNT, NULL, &tmp, &key};
+    pusher p = {L, top + 1, top + 1 + K__COUNT, top + 2 + K__COUNT, NULL, &b->tmp, &b->key,
+                top + 3 + K__COUNT};
     for (int k = 0; k < K__COUNT; k++) lua_pushstring(L, key_names[k]);
     lua_createtable(L, 0, m->nops < 2048 ? (int)m->nops * 2 : 4096); /* arguments seen (p.seen) */
     lua_pushnil(L);                                                   /* a path (p.path) */
+    for (int k = 0; k < MT__COUNT; k++) lua_pushstring(L, mt_names[k]); /* p.mt */
+    lua_createtable(L, (int)m->nops, 0);        /* the ops' tables, while they are written */
+    int reals = lua_gettop(L);
     lua_createtable(L, 0, 4);                   /* model */
-    lua_createtable(L, (int)m->nops, 0);        /* model.ops */
+    lua_createtable(L, (int)m->nops, 0);        /* model.ops: the views */
     int ops = lua_gettop(L);
     for (uint32_t i = 0; i < m->nops; i++) {
         push_op(&p, m->ops[i], i + 1);
+        lua_pushvalue(L, -1);
+        lua_rawseti(L, reals, (lua_Integer)i + 1);
+        seal(&p);
         lua_rawseti(L, ops, (lua_Integer)i + 1);
     }
-    /* groups: op.group = {functional = op, inplace = op, out = op, mutable = op, scratch = op} */
+    /* groups: op.group = {signature, functional = op, inplace = op, out = op, ...} */
     lua_createtable(L, (int)m->ngroups, 0);
     int groups = lua_gettop(L);
     for (uint32_t g = 0; g < m->ngroups; g++) {
@@ -500,26 +540,29 @@ bool sg_lua_push_model(lua_State *L, const sg_model *m) {
         set_str(&p, K_signature, gr->signature);
         for (int k = 0; k < SG_KIND__COUNT; k++) {
             if (!gr->ops[k]) continue;
-            uint32_t at = opmap_get(&mp, gr->ops[k]);
-            lua_rawgeti(L, ops, at);
+            lua_rawgeti(L, ops, opmap_get(&mp, gr->ops[k]));
             lua_setfield(L, -2, sg_schema_kind_names[k]);
-            lua_rawgeti(L, ops, at); /* op.group = this group */
+        }
+        seal(&p);
+        for (int k = 0; k < SG_KIND__COUNT; k++) {
+            if (!gr->ops[k]) continue;
+            lua_rawgeti(L, reals, opmap_get(&mp, gr->ops[k])); /* op.group = this group */
             lua_pushvalue(L, -2);
             setk(&p, K_group);
             lua_pop(L, 1);
         }
         lua_rawseti(L, groups, (lua_Integer)g + 1);
     }
+    seal(&p);
     lua_pushvalue(L, p.keys + K_groups);
     lua_insert(L, -2);
     lua_rawset(L, -4);                         /* model.groups */
-    for (uint32_t i = 0; i < m->nops; i++) link_derived(&p, ops, m->ops[i], i, &mp);
-    bool ok = push_sorted(L, ops, m);
-    if (ok) {
-        lua_pushvalue(L, p.keys + K_sorted);
-        lua_insert(L, -2);
-        lua_rawset(L, -4);                     /* model.sorted */
-    }
+    for (uint32_t i = 0; i < m->nops; i++) link_derived(&p, ops, reals, m->ops[i], i, &mp);
+    push_sorted(&p, ops, m, b->order);
+    lua_pushvalue(L, p.keys + K_sorted);
+    lua_insert(L, -2);
+    lua_rawset(L, -4);                         /* model.sorted */
+    seal(&p);
     setk(&p, K_ops);
 
     lua_createtable(L, (int)m->ntags, 0);
@@ -527,22 +570,139 @@ bool sg_lua_push_model(lua_State *L, const sg_model *m) {
         lua_createtable(L, 0, 2);
         set_str(&p, K_name, m->tags[i].name);
         set_str(&p, K_desc, m->tags[i].desc);
+        seal(&p);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
+    seal(&p);
     setk(&p, K_tags);
     lua_createtable(L, (int)m->nsources, 0);
     for (uint32_t i = 0; i < m->nsources; i++) {
         lua_pushstring(L, m->sources[i]->path);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
+    seal(&p);
     setk(&p, K_files);
-    push_type_families(L);
+    push_type_families(&p);
     lua_setfield(L, -2, "type_families");
-    lua_replace(L, p.keys); /* the model where the first key was; the keys go */
-    lua_settop(L, p.keys);
-    bool oom = tmp.oom || key.oom;
-    sg_buf_free(&tmp);
-    sg_buf_free(&key);
-    opmap_free(&mp);
-    return ok && !oom;
+    seal(&p);
+    return 1;
+}
+
+bool sg_lua_push_model(lua_State *L, const sg_model *m) {
+    build b = {.m = m, .order = malloc((m->nops ? m->nops : 1) * sizeof *b.order)};
+    sg_buf_init(&b.tmp);
+    sg_buf_init(&b.key);
+    bool ok = opmap_init(&b.mp, m) && b.order, pushed = ok;
+    int  rc = LUA_OK;
+    if (ok) {
+        lua_pushcfunction(L, protected_build);
+        lua_pushlightuserdata(L, &b);
+        rc = lua_pcall(L, 1, 1, 0);
+    }
+    ok = ok && !b.tmp.oom && !b.key.oom;
+    sg_buf_free(&b.tmp);
+    sg_buf_free(&b.key);
+    opmap_free(&b.mp);
+    free(b.order);
+    if (rc != LUA_OK) lua_error(L); /* on, with its message, now that nothing of ours leaks */
+    if (!ok && pushed) lua_pop(L, 1);
+    return ok;
+}
+
+/* ---- read-only proxies ------------------------------------------------------------------- */
+
+static int ro_newindex(lua_State *L) {
+    const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
+    if (k) return luaL_error(L, "the model is read-only: cannot set field '%s'", k);
+    return luaL_error(L, "the model is read-only: cannot set a %s key", luaL_typename(L, 2));
+}
+
+bool sg_lua_is_frozen(lua_State *L, int idx) {
+    if (!lua_getmetatable(L, idx)) return false;
+    lua_getfield(L, -1, "__newindex");
+    bool ro = lua_tocfunction(L, -1) == ro_newindex;
+    lua_pop(L, 2);
+    return ro;
+}
+
+/* Pushes the table a proxy at idx reads from. */
+static void push_real(lua_State *L, int idx) {
+    lua_getmetatable(L, idx);
+    lua_getfield(L, -1, "__index");
+    lua_remove(L, -2);
+}
+
+static int ro_len(lua_State *L) {
+    push_real(L, 1);
+    lua_pushinteger(L, (lua_Integer)lua_rawlen(L, -1));
+    return 1;
+}
+
+/* pairs(view): next over the view itself (l_next reads through it), so neither the
+ * iteration's state nor a global `next` a template replaced ever holds the table behind it. */
+static int l_next(lua_State *L);
+static int ro_pairs(lua_State *L) {
+    lua_pushcfunction(L, l_next);
+    lua_pushvalue(L, 1);
+    lua_pushnil(L);
+    return 3;
+}
+
+/* next(t, k) and rawset(t, k, v) for templates: next walks what a proxy reads from; rawset
+ * refuses a proxy (it would write into the proxy, which reads would then see). */
+static int l_next(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 2);
+    if (sg_lua_is_frozen(L, 1)) {
+        push_real(L, 1);
+        lua_replace(L, 1);
+    }
+    if (lua_next(L, 1)) return 2;
+    lua_pushnil(L);
+    return 1;
+}
+
+static int l_rawset(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    if (sg_lua_is_frozen(L, 1)) return ro_newindex(L);
+    lua_settop(L, 3);
+    lua_rawset(L, 1);
+    return 1;
+}
+
+void sg_lua_open_readonly(lua_State *L) {
+    lua_pushcfunction(L, l_next);
+    lua_setglobal(L, "next");
+    lua_pushcfunction(L, l_rawset);
+    lua_setglobal(L, "rawset");
+}
+
+/* Replaces the table on top with its view: an empty table whose metatable reads from it
+ * (__index), refuses writes (__newindex: the view stays empty, so every write reaches it),
+ * and answers # and pairs for it. names: the stack slot of mt_names[0]. */
+static void seal_with(lua_State *L, int names) {
+    int t = lua_gettop(L);
+    lua_createtable(L, 0, 0);         /* the view */
+    lua_createtable(L, 0, MT__COUNT); /* its metatable */
+    static const lua_CFunction fns[MT__COUNT] = {NULL, ro_newindex, ro_len, ro_pairs, NULL};
+    for (int i = 0; i < MT__COUNT; i++) {
+        lua_pushvalue(L, names + i);
+        if (i == MT_INDEX) lua_pushvalue(L, t);
+        else if (i == MT_METATABLE) lua_pushliteral(L, "read-only");
+        else lua_pushcfunction(L, fns[i]);
+        lua_rawset(L, -3);
+    }
+    lua_setmetatable(L, -2);
+    lua_replace(L, t);
+}
+
+bool sg_lua_seal(lua_State *L) {
+    if (!lua_checkstack(L, MT__COUNT + 4)) return false;
+    int t = lua_gettop(L);
+    for (int k = 0; k < MT__COUNT; k++) lua_pushstring(L, mt_names[k]);
+    lua_pushvalue(L, t);
+    seal_with(L, t + 1);
+    lua_replace(L, t);
+    lua_settop(L, t);
+    return true;
 }

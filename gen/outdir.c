@@ -64,25 +64,13 @@ static bool same_bytes(int dfd, const char *name, const sg_output *o) {
         return false;
     }
     char   chunk[65536];
-    size_t k = 0, off = 0; /* the piece, and the offset in it, to compare next */
     bool   same = true;
     size_t n, total = 0;
     while (same && (n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        same = n <= o->text.len - total && memcmp(chunk, o->text.data + total, n) == 0;
         total += n;
-        for (size_t i = 0; same && i < n;) {
-            while (k < o->npieces && off == o->pieces[k].n) k++, off = 0;
-            if (k == o->npieces) {
-                same = false;
-                break;
-            }
-            size_t m = o->pieces[k].n - off;
-            if (m > n - i) m = n - i;
-            same = memcmp(chunk + i, o->pieces[k].p + off, m) == 0;
-            i += m;
-            off += m;
-        }
     }
-    same = same && total == o->len && !ferror(f);
+    same = same && total == o->text.len && !ferror(f);
     fclose(f);
     return same;
 }
@@ -230,8 +218,7 @@ static void prepare(plan *p, const sg_output *o, const char *lib) {
     int   code = 0;
     if (!f) code = errno, close(fd);
     else if (c->keep_mode && fchmod(fd, c->mode) != 0) code = errno;
-    for (size_t i = 0; f && !code && i < o->npieces; i++)
-        if (fwrite(o->pieces[i].p, 1, o->pieces[i].n, f) != o->pieces[i].n) code = errno;
+    if (f && !code && fwrite(o->text.data, 1, o->text.len, f) != o->text.len) code = errno;
     if (f && fclose(f) != 0 && !code) code = errno;
     if (code) fail(p, "write", o->name, code);
 }

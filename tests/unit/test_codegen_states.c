@@ -1,8 +1,8 @@
-/* Rendering on two Lua states at once (gen/codegen.c) must give what one state gives: the same
+/* Rendering on two Lua states at once (gen/render.c) must give what one state gives: the same
  * files in the same order, byte for byte, and the same messages where templates fail. Each
  * render has an environment of its own, and a render that makes much garbage still runs. The
- * quoting helpers templates get (cstr, jstr), and writing the corpus's outputs (two threads),
- * are checked here too. */
+ * quoting helpers templates get (cstr, jstr), failing Lua's allocations through the hook, and
+ * writing the corpus's outputs (two threads), are checked here too. */
 #define _DEFAULT_SOURCE /* mkdtemp */
 #include "check.h"
 #include "codegen.h"
@@ -62,14 +62,8 @@ static void check_same(const result *a, const result *b) {
                  a->d.out.len) == 0);
     for (uint32_t i = 0; i < a->out.n && i < b->out.n; i++) {
         CHECK_STR(a->out.items[i].name, b->out.items[i].name);
-        sg_buf x, y;
-        sg_buf_init(&x);
-        sg_buf_init(&y);
-        sg_output_text(&a->out.items[i], &x);
-        sg_output_text(&b->out.items[i], &y);
-        CHECK(x.len == y.len && x.len > 0 && memcmp(x.data, y.data, x.len) == 0);
-        sg_buf_free(&x);
-        sg_buf_free(&y);
+        const sg_buf *x = &a->out.items[i].text, *y = &b->out.items[i].text;
+        CHECK(x->len == y->len && x->len > 0 && memcmp(x->data, y->data, x->len) == 0);
     }
 }
 
@@ -149,13 +143,10 @@ static void test_isolation_and_garbage(const sg_model *m, const char *dir) {
     bool found = false;
     for (uint32_t i = 0; i < one.out.n; i++) {
         if (strcmp(one.out.items[i].name, "t_h.txt") != 0) continue;
-        sg_buf x;
-        sg_buf_init(&x);
-        sg_output_text(&one.out.items[i], &x);
+        const sg_buf *x = &one.out.items[i].text;
         const char *want = "1152168894\n"; /* 36000 strings of 32000 x, and the digits of 1..36000 */
-        CHECK(x.len == strlen(want) && memcmp(x.data, want, x.len) == 0);
+        CHECK(x->len == strlen(want) && memcmp(x->data, want, x->len) == 0);
         found = true;
-        sg_buf_free(&x);
     }
     CHECK(found);
     result_free(&one);
@@ -169,7 +160,8 @@ static char *output_text(const result *r, const char *name) {
     sg_buf x;
     sg_buf_init(&x);
     for (uint32_t i = 0; i < r->out.n; i++)
-        if (strcmp(r->out.items[i].name, name) == 0) sg_output_text(&r->out.items[i], &x);
+        if (strcmp(r->out.items[i].name, name) == 0)
+            sg_buf_putn(&x, r->out.items[i].text.data, r->out.items[i].text.len);
     sg_buf_putc(&x, '\0');
     return x.data;
 }
@@ -224,21 +216,71 @@ static void test_write(const result *r) {
             char path[512];
             snprintf(path, sizeof path, "%s/%s", dir, r->out.items[i].name);
             FILE  *f = fopen(path, "rb");
-            sg_buf want, got;
-            sg_buf_init(&want);
+            const sg_buf *want = &r->out.items[i].text;
+            sg_buf        got;
             sg_buf_init(&got);
-            sg_output_text(&r->out.items[i], &want);
             char   chunk[65536];
             size_t n;
             while (f && (n = fread(chunk, 1, sizeof chunk, f)) > 0) sg_buf_putn(&got, chunk, n);
-            CHECK(f != NULL && got.len == want.len && memcmp(got.data, want.data, got.len) == 0);
+            CHECK(f != NULL && got.len == want->len && memcmp(got.data, want->data, got.len) == 0);
             if (f) fclose(f);
             if (pass == 1) CHECK(remove(path) == 0);
-            sg_buf_free(&want);
             sg_buf_free(&got);
         }
     }
     CHECK(rmdir(dir) == 0); /* nothing else was left there (no temporary files) */
+}
+
+/* An allocation hook that fails the n-th allocation and every one after it. */
+typedef struct failing {
+    long calls, fail_at;
+} failing;
+
+static void *failing_alloc(void *ud, void *ptr, size_t size) {
+    failing *f = ud;
+    if (size == 0) {
+        free(ptr);
+        return NULL;
+    }
+    return ++f->calls >= f->fail_at ? NULL : malloc(size);
+}
+
+/* Lua's memory comes through sg_codegen_opts.alloc: failing it anywhere (starting a state,
+ * building the model, rendering) makes sg_codegen fail with a message and no outputs, never
+ * crash; with no failure, the hook serves every block and the files are the usual ones. */
+static void test_alloc_failures(const sg_model *m) {
+    const char     *inputs[1] = {"ops.yaml"};
+    failing         f = {0, -1};
+    sg_codegen_opts o = {.lib = "t", .shards = 2, .inputs = inputs, .ninputs = 1, .threads = 1,
+                         .alloc = failing_alloc, .alloc_ud = &f};
+    result plain, hooked;
+    render(&plain, m, 1, 2, NULL);
+    f.fail_at = (long)1 << 60;
+    memset(&hooked.out, 0, sizeof hooked.out);
+    sg_diag_init(&hooked.d);
+    hooked.errors = sg_codegen(m, &o, &hooked.out, &hooked.d);
+    long total = f.calls;
+    CHECK(total > 1000);
+    check_same(&plain, &hooked);
+    result_free(&plain);
+    result_free(&hooked);
+    /* a failure at 40 points spread over the run */
+    for (long k = 1; k <= 40; k++) {
+        f = (failing){0, 1 + total * k / 41};
+        sg_outputs out = {0};
+        sg_diag    d;
+        sg_diag_init(&d);
+        int errors = sg_codegen(m, &o, &out, &d);
+        CHECK(errors > 0);
+        CHECK(out.n == 0);
+        const char *text = d.out.data ? d.out.data : "";
+        CHECK(strstr(text, "memory") != NULL);
+        if (errors == 0 || !strstr(text, "memory"))
+            fprintf(stderr, "failing allocation %ld of %ld: %d errors: %s\n", f.fail_at, total,
+                    errors, text);
+        sg_outputs_free(&out);
+        sg_diag_free(&d);
+    }
 }
 
 /* The whole corpus: what the tool writes for PyTorch, one state against two. */
@@ -271,6 +313,7 @@ int main(void) {
     test_errors(&m, dir);
     test_isolation_and_garbage(&m, dir);
     test_quoting(&m, dir);
+    test_alloc_failures(&m);
     CHECK(rmdir(dir) == 0);
     sg_model_free(&m);
     test_corpus();

@@ -66,14 +66,15 @@ static char *marks[] = {mark};
 /* Writes names[i] = texts[i] (n of them) as library t's set; messages into msg. */
 static int write_set(uint32_t n, char **names, const char **texts, char *msg, size_t cap) {
     sg_output items[4];
-    sg_piece  pieces[4];
     for (uint32_t i = 0; i < n; i++) {
-        pieces[i] = (sg_piece){texts[i], strlen(texts[i])};
-        items[i] = (sg_output){.name = names[i], .pieces = &pieces[i], .npieces = 1, .len = pieces[i].n};
+        items[i] = (sg_output){.name = names[i]};
+        sg_buf_init(&items[i].text);
+        sg_buf_puts(&items[i].text, texts[i]);
     }
     sg_outputs outs = {.items = items, .n = n, .stale = {.lib = "t", .marks = marks, .nmarks = 1}};
     FILE      *err = tmpfile();
     int        rc = sg_outputs_write(dir, &outs, err);
+    for (uint32_t i = 0; i < n; i++) sg_buf_free(&items[i].text);
     rewind(err);
     size_t k = fread(msg, 1, cap - 1, err);
     msg[k] = '\0';
