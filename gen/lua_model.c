@@ -49,7 +49,7 @@ typedef struct pusher {
     int        seen; /* stack slot of the arguments made so far, by what they hold (push_arg) */
     int        path; /* stack slot of the last op's file path (ops of a file share the string) */
     const sg_source *path_of; /* whose path that is */
-    sg_buf    *tmp, *key;
+    sg_buf    *tmp, *key, *lkey; /* lkey: the keys of small lists (push_strs, ...) */
     int        mt;   /* stack slot of the proxies' metatable field names (seal) */
 } pusher;
 
@@ -99,14 +99,55 @@ static void set_tribool(const pusher *p, enum key k, sg_tribool v) {
     if (v != SG_UNSET) set_bool(p, k, v == SG_TRUE);
 }
 
+/* Tables made once and shared by content: seen maps a key saying all a table holds to its
+ * view. Rationale: every table of the model costs three (its view and the view's metatable),
+ * and most small ones are the same in many ops (tags, variants, dispatch entries, arguments);
+ * fewer tables are quicker to build, to render from (the cache keeps them) and to free.
+ *
+ * shared(p, k, n): pushes the table of key k[0..n) and returns true where it was made before;
+ * otherwise leaves the key pushed, for remember() once the table is made on top of it. */
+static bool shared(const pusher *p, const char *k, size_t n) {
+    lua_State *L = p->L;
+    lua_pushlstring(L, k, n);
+    lua_pushvalue(L, -1);
+    if (lua_rawget(L, p->seen) != LUA_TNIL) {
+        lua_remove(L, -2); /* the key */
+        return true;
+    }
+    lua_pop(L, 1);
+    return false;
+}
+
+/* The key and a sealed table on top: seen[key] = the table, which is left on top. */
+static void remember(const pusher *p) {
+    lua_State *L = p->L;
+    lua_pushvalue(L, -2);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, p->seen);
+    lua_remove(L, -2);
+}
+
+/* The key of a list of strings: 'S', then each string ended by a NUL (no other key starts
+ * with 'S'). */
+static void strs_key(sg_buf *key, const char *const *items, uint32_t n) {
+    sg_buf_putc(key, 'S');
+    for (uint32_t i = 0; i < n; i++) sg_buf_putn(key, items[i], strlen(items[i]) + 1);
+}
+
+/* Pushes a sealed list of strings; lists alike are one table. */
 static void push_strs(const pusher *p, const char *const *items, uint32_t n) {
     lua_State *L = p->L;
+    sg_buf    *key = p->lkey;
+    key->len = 0;
+    strs_key(key, items, n);
+    if (shared(p, key->data ? key->data : "", key->len)) return;
     lua_createtable(L, (int)n, 0);
     for (uint32_t i = 0; i < n; i++) {
         push_cstr(L, items[i]);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     seal(p);
+    remember(p);
 }
 
 /* ---- types ------------------------------------------------------------------------------- */
@@ -200,13 +241,7 @@ static void arg_key(sg_buf *key, const sg_arg *a, bool is_ret, uint32_t index,
 static void push_arg(const pusher *p, const sg_arg *a, bool is_ret, uint32_t index,
                      const char *cname, const char *k, size_t n) {
     lua_State *L = p->L;
-    lua_pushlstring(L, k, n);
-    lua_pushvalue(L, -1);
-    if (lua_rawget(L, p->seen) != LUA_TNIL) {
-        lua_remove(L, -2); /* the key */
-        return;
-    }
-    lua_pop(L, 1);
+    if (shared(p, k, n)) return;
     const sg_alias *al = sg_type_alias(a->type);
     const sg_type  *u = a->type->kind == SG_TY_OPTIONAL ? a->type->elems[0] : a->type;
     bool            sized = u->kind == SG_TY_LIST && u->size >= 0;
@@ -232,10 +267,7 @@ static void push_arg(const pusher *p, const sg_arg *a, bool is_ret, uint32_t ind
     set_bool(p, K_tensor_like, sg_type_is_tensor_like(a->type));
     if (sized) set_int(p, K_size, u->size);
     seal(p);
-    lua_pushvalue(L, -2); /* seen[key] = the table */
-    lua_pushvalue(L, -2);
-    lua_rawset(L, p->seen);
-    lua_remove(L, -2);
+    remember(p);
 }
 
 /* Pushes the list of an op's arguments or returns. Lists the same in every argument are one
@@ -248,13 +280,7 @@ static void push_args(const pusher *p, const sg_arg *args, uint32_t n, bool is_r
     key->len = 0;
     sg_buf_putc(key, 'L');
     for (uint32_t i = 0; i < n; i++) arg_key(key, &args[i], is_ret, i, cnames ? cnames[i] : NULL);
-    lua_pushlstring(L, key->data ? key->data : "", key->len);
-    lua_pushvalue(L, -1);
-    if (lua_rawget(L, p->seen) != LUA_TNIL) {
-        lua_remove(L, -2);
-        return;
-    }
-    lua_pop(L, 1);
+    if (shared(p, key->data ? key->data : "", key->len)) return;
     lua_createtable(L, (int)n, 0);
     for (uint32_t i = 0; i < n; i++) { /* the list's key is in Lua now: key serves each arg's */
         key->len = 0;
@@ -264,10 +290,7 @@ static void push_args(const pusher *p, const sg_arg *args, uint32_t n, bool is_r
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     seal(p);
-    lua_pushvalue(L, -2); /* seen[list key] = the list */
-    lua_pushvalue(L, -2);
-    lua_rawset(L, p->seen);
-    lua_remove(L, -2);
+    remember(p);
 }
 
 /* ---- ops --------------------------------------------------------------------------------- */
@@ -278,20 +301,60 @@ static void push_strlist(const pusher *p, enum key k, const sg_strlist *l) {
     setk(p, k);
 }
 
+/* op.dispatch, shared by content: its key is 'D', then per entry its keys' list key, '\1'
+ * and the kernel's name and a NUL, or '\2' where it has none. */
 static void push_dispatch(const pusher *p, const sg_op *op) {
     lua_State *L = p->L;
-    lua_createtable(L, (int)op->ndispatch, 0);
+    sg_buf    *key = p->key; /* free here: push_args is done with it */
+    key->len = 0;
+    sg_buf_putc(key, 'D');
     for (uint32_t i = 0; i < op->ndispatch; i++) {
         const sg_dispatch *d = &op->dispatch[i];
-        lua_createtable(L, 0, 2);
-        push_strs(p, d->keys, d->nkeys);
-        setk(p, K_keys);
-        set_str(p, K_kernel, d->kernel);
+        strs_key(key, d->keys, d->nkeys);
+        if (d->kernel) {
+            sg_buf_putc(key, '\1');
+            sg_buf_putn(key, d->kernel, strlen(d->kernel) + 1);
+        } else {
+            sg_buf_putc(key, '\2');
+        }
+    }
+    if (!shared(p, key->data ? key->data : "", key->len)) {
+        lua_createtable(L, (int)op->ndispatch, 0);
+        for (uint32_t i = 0; i < op->ndispatch; i++) {
+            const sg_dispatch *d = &op->dispatch[i];
+            lua_createtable(L, 0, 2);
+            push_strs(p, d->keys, d->nkeys);
+            setk(p, K_keys);
+            set_str(p, K_kernel, d->kernel);
+            seal(p);
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
         seal(p);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
+        remember(p);
+    }
+    setk(p, K_dispatch);
+}
+
+/* op.outs, with op.args's view on top: the out arguments' tables from it, shared by that
+ * list and which of its arguments they are (key 'O', the list's address, the positions). */
+static void push_outs(const pusher *p, const sg_schema *s) {
+    lua_State *L = p->L;
+    sg_buf    *key = p->key;
+    key->len = 0;
+    const void *list = lua_topointer(L, -1); /* for hashing only: the list lives in seen */
+    sg_buf_putc(key, 'O');
+    sg_buf_putn(key, (const char *)&list, sizeof list);
+    for (uint32_t i = 0; i < s->nargs; i++)
+        if (sg_arg_is_out(s, &s->args[i])) sg_buf_putn(key, (const char *)&i, sizeof i);
+    if (shared(p, key->data ? key->data : "", key->len)) return;
+    lua_createtable(L, 0, 0);
+    for (uint32_t i = 0, n = 0; i < s->nargs; i++) {
+        if (!sg_arg_is_out(s, &s->args[i])) continue;
+        lua_geti(L, -3, (lua_Integer)i + 1); /* through op.args's view */
+        lua_rawseti(L, -2, (lua_Integer)++n);
     }
     seal(p);
-    setk(p, K_dispatch);
+    remember(p);
 }
 
 /* Pushes one op's table (its fields; links to other ops are set afterwards). */
@@ -330,14 +393,8 @@ static void push_op(pusher *p, const sg_op *op, uint32_t index) {
     setk(p, K_args);
     lua_pushvalue(L, p->keys + K_args);
     lua_rawget(L, -2);
-    lua_createtable(L, 0, 0); /* op.outs: its out arguments' tables */
-    for (uint32_t i = 0, n = 0; i < s->nargs; i++) {
-        if (!sg_arg_is_out(s, &s->args[i])) continue;
-        lua_geti(L, -2, (lua_Integer)i + 1); /* through op.args's view */
-        lua_rawseti(L, -2, (lua_Integer)++n);
-    }
+    push_outs(p, s);
     lua_remove(L, -2);
-    seal(p);
     setk(p, K_outs);
     push_args(p, s->rets, s->nrets, true, c ? c->ret_cnames : NULL);
     setk(p, K_returns);
@@ -364,10 +421,16 @@ static void push_op(pusher *p, const sg_op *op, uint32_t index) {
     set_int(p, K_line, op->pos.line);
 
     /* yaml keys */
-    lua_createtable(L, 0, 2);
-    set_bool(p, K_function, !op->has_variants || (op->variants & SG_VARIANT_FUNCTION));
-    set_bool(p, K_method, op->variants & SG_VARIANT_METHOD);
-    seal(p);
+    bool fn = !op->has_variants || (op->variants & SG_VARIANT_FUNCTION);
+    bool method = op->variants & SG_VARIANT_METHOD;
+    char vkey[3] = {'V', (char)('0' + fn), (char)('0' + method)};
+    if (!shared(p, vkey, sizeof vkey)) {
+        lua_createtable(L, 0, 2);
+        set_bool(p, K_function, fn);
+        set_bool(p, K_method, method);
+        seal(p);
+        remember(p);
+    }
     setk(p, K_variants);
     if (op->has_dispatch) push_dispatch(p, op);
     set_tribool(p, K_structured, op->structured);
@@ -503,7 +566,7 @@ typedef struct build {
     const sg_model *m;
     opmap           mp;
     uint32_t       *order; /* for model.sorted */
-    sg_buf          tmp, key;
+    sg_buf          tmp, key, lkey;
 } build;
 
 static int protected_build(lua_State *L) {
@@ -514,7 +577,7 @@ static int protected_build(lua_State *L) {
     luaL_checkstack(L, K__COUNT + MT__COUNT + 16, "building the model");
     int    top = lua_gettop(L);
     pusher p = {L, top + 1, top + 1 + K__COUNT, top + 2 + K__COUNT, NULL, &b->tmp, &b->key,
-                top + 3 + K__COUNT};
+                &b->lkey, top + 3 + K__COUNT};
     for (int k = 0; k < K__COUNT; k++) lua_pushstring(L, key_names[k]);
     lua_createtable(L, 0, m->nops < 2048 ? (int)m->nops * 2 : 4096); /* arguments seen (p.seen) */
     lua_pushnil(L);                                                   /* a path (p.path) */
@@ -592,6 +655,7 @@ bool sg_lua_push_model(lua_State *L, const sg_model *m) {
     build b = {.m = m, .order = malloc((m->nops ? m->nops : 1) * sizeof *b.order)};
     sg_buf_init(&b.tmp);
     sg_buf_init(&b.key);
+    sg_buf_init(&b.lkey);
     bool ok = opmap_init(&b.mp, m) && b.order, pushed = ok;
     int  rc = LUA_OK;
     if (ok) {
@@ -599,9 +663,10 @@ bool sg_lua_push_model(lua_State *L, const sg_model *m) {
         lua_pushlightuserdata(L, &b);
         rc = lua_pcall(L, 1, 1, 0);
     }
-    ok = ok && !b.tmp.oom && !b.key.oom;
+    ok = ok && !b.tmp.oom && !b.key.oom && !b.lkey.oom;
     sg_buf_free(&b.tmp);
     sg_buf_free(&b.key);
+    sg_buf_free(&b.lkey);
     opmap_free(&b.mp);
     free(b.order);
     if (rc != LUA_OK) lua_error(L); /* on, with its message, now that nothing of ours leaks */
