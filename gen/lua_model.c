@@ -46,7 +46,8 @@ static int ro_pairs(lua_State *L);
 typedef struct pusher {
     lua_State *L;
     int        keys; /* stack slot of key_names[0] */
-    int        seen; /* stack slot of the arguments made so far, by what they hold (push_arg) */
+    int        seen; /* stack slot of the shared tables, by entry (shared) */
+    struct memo *memo;
     int        path; /* stack slot of the last op's file path (ops of a file share the string) */
     const sg_source *path_of; /* whose path that is */
     sg_buf    *tmp, *key, *lkey; /* lkey: the keys of small lists (push_strs, ...) */
@@ -99,32 +100,96 @@ static void set_tribool(const pusher *p, enum key k, sg_tribool v) {
     if (v != SG_UNSET) set_bool(p, k, v == SG_TRUE);
 }
 
-/* Tables made once and shared by content: seen maps a key saying all a table holds to its
- * view. Rationale: every table of the model costs three (its view and the view's metatable),
- * and most small ones are the same in many ops (tags, variants, dispatch entries, arguments);
+/* Tables made once and shared by content: a key saying all a table holds finds the table.
+ * Rationale: every table of the model costs three (its view and the view's metatable), and
+ * most small ones are the same in many ops (tags, variants, dispatch entries, arguments);
  * fewer tables are quicker to build, to render from (the cache keeps them) and to free.
- *
- * shared(p, k, n): pushes the table of key k[0..n) and returns true where it was made before;
- * otherwise leaves the key pushed, for remember() once the table is made on top of it. */
-static bool shared(const pusher *p, const char *k, size_t n) {
-    lua_State *L = p->L;
-    lua_pushlstring(L, k, n);
-    lua_pushvalue(L, -1);
-    if (lua_rawget(L, p->seen) != LUA_TNIL) {
-        lua_remove(L, -2); /* the key */
-        return true;
-    }
-    lua_pop(L, 1);
-    return false;
+ * The keys stay in C (memo): as Lua strings they were hashed, interned and kept as garbage
+ * until the state closed. Entry i's table is at index i of the Lua list at p->seen. */
+typedef struct memo {
+    uint32_t *slots;  /* open addressing: an entry's number, 0 for none */
+    uint32_t *hashes; /* by entry number - 1: its key's hash, */
+    size_t   *offs;   /* where its key starts in keys, */
+    uint32_t *lens;   /* and its key's length */
+    size_t    cap, n, room; /* slots, entries, room for entries */
+    sg_buf    keys;
+} memo;
+
+static uint32_t memo_hash(const char *k, size_t n) {
+    uint64_t h = 0xcbf29ce484222325u; /* FNV-1a, folded */
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)k[i]) * 0x100000001b3u;
+    return (uint32_t)(h ^ (h >> 32));
 }
 
-/* The key and a sealed table on top: seen[key] = the table, which is left on top. */
-static void remember(const pusher *p) {
-    lua_State *L = p->L;
-    lua_pushvalue(L, -2);
-    lua_pushvalue(L, -2);
-    lua_rawset(L, p->seen);
-    lua_remove(L, -2);
+static void memo_free(memo *mo) {
+    free(mo->slots);
+    free(mo->hashes);
+    free(mo->offs);
+    free(mo->lens);
+    sg_buf_free(&mo->keys);
+}
+
+/* Room for one more entry: false when out of memory. */
+static bool memo_grow(memo *mo) {
+    if (mo->n + 1 > mo->room) {
+        size_t    room = mo->room ? mo->room * 2 : 1024;
+        uint32_t *h = realloc(mo->hashes, room * sizeof *h);
+        if (h) mo->hashes = h;
+        size_t *o = realloc(mo->offs, room * sizeof *o);
+        if (o) mo->offs = o;
+        uint32_t *l = realloc(mo->lens, room * sizeof *l);
+        if (l) mo->lens = l;
+        if (!h || !o || !l) return false;
+        mo->room = room;
+    }
+    if (2 * (mo->n + 1) <= mo->cap) return true;
+    size_t    cap = mo->cap ? mo->cap * 2 : 2048;
+    uint32_t *slots = calloc(cap, sizeof *slots);
+    if (!slots) return false;
+    for (size_t e = 0; e < mo->n; e++) {
+        size_t i = mo->hashes[e] & (cap - 1);
+        while (slots[i]) i = (i + 1) & (cap - 1);
+        slots[i] = (uint32_t)e + 1;
+    }
+    free(mo->slots);
+    mo->slots = slots;
+    mo->cap = cap;
+    return true;
+}
+
+/* shared(p, k, n): pushes the table of key k[0..n) and returns 0 where it was made before;
+ * otherwise returns the key's new entry, for remember() once the table is made. */
+static uint32_t shared(const pusher *p, const char *k, size_t n) {
+    memo    *mo = p->memo;
+    uint32_t h = memo_hash(k, n);
+    size_t   i = mo->cap ? h & (mo->cap - 1) : 0;
+    for (uint32_t e; mo->cap && (e = mo->slots[i]); i = (i + 1) & (mo->cap - 1)) {
+        if (mo->hashes[e - 1] != h || mo->lens[e - 1] != n ||
+            memcmp(mo->keys.data + mo->offs[e - 1], k, n) != 0)
+            continue;
+        lua_rawgeti(p->L, p->seen, e);
+        return 0;
+    }
+    size_t at = mo->keys.len;
+    if (n > UINT32_MAX || mo->n >= INT32_MAX || !memo_grow(mo)) goto oom;
+    sg_buf_putn(&mo->keys, n ? k : "", n);
+    if (mo->keys.oom) goto oom;
+    for (i = h & (mo->cap - 1); mo->slots[i]; i = (i + 1) & (mo->cap - 1)) {}
+    mo->hashes[mo->n] = h;
+    mo->offs[mo->n] = at;
+    mo->lens[mo->n] = (uint32_t)n;
+    mo->slots[i] = (uint32_t)++mo->n;
+    return (uint32_t)mo->n;
+oom:
+    luaL_error(p->L, "out of memory");
+    return 0;
+}
+
+/* The table of entry e (from shared) on top: it is the entry's table from now on, and is left
+ * on top. */
+static void remember(const pusher *p, uint32_t e) {
+    lua_pushvalue(p->L, -1);
+    lua_rawseti(p->L, p->seen, e);
 }
 
 /* The key of a list of strings: 'S', then each string ended by a NUL (no other key starts
@@ -140,14 +205,15 @@ static void push_strs(const pusher *p, const char *const *items, uint32_t n) {
     sg_buf    *key = p->lkey;
     key->len = 0;
     strs_key(key, items, n);
-    if (shared(p, key->data ? key->data : "", key->len)) return;
+    uint32_t e = shared(p, key->data ? key->data : "", key->len);
+    if (!e) return;
     lua_createtable(L, (int)n, 0);
     for (uint32_t i = 0; i < n; i++) {
         push_cstr(L, items[i]);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     seal(p);
-    remember(p);
+    remember(p, e);
 }
 
 /* ---- types ------------------------------------------------------------------------------- */
@@ -241,7 +307,8 @@ static void arg_key(sg_buf *key, const sg_arg *a, bool is_ret, uint32_t index,
 static void push_arg(const pusher *p, const sg_arg *a, bool is_ret, uint32_t index,
                      const char *cname, const char *k, size_t n) {
     lua_State *L = p->L;
-    if (shared(p, k, n)) return;
+    uint32_t   e = shared(p, k, n);
+    if (!e) return;
     const sg_alias *al = sg_type_alias(a->type);
     const sg_type  *u = a->type->kind == SG_TY_OPTIONAL ? a->type->elems[0] : a->type;
     bool            sized = u->kind == SG_TY_LIST && u->size >= 0;
@@ -267,7 +334,7 @@ static void push_arg(const pusher *p, const sg_arg *a, bool is_ret, uint32_t ind
     set_bool(p, K_tensor_like, sg_type_is_tensor_like(a->type));
     if (sized) set_int(p, K_size, u->size);
     seal(p);
-    remember(p);
+    remember(p, e);
 }
 
 /* Pushes the list of an op's arguments or returns. Lists the same in every argument are one
@@ -280,9 +347,10 @@ static void push_args(const pusher *p, const sg_arg *args, uint32_t n, bool is_r
     key->len = 0;
     sg_buf_putc(key, 'L');
     for (uint32_t i = 0; i < n; i++) arg_key(key, &args[i], is_ret, i, cnames ? cnames[i] : NULL);
-    if (shared(p, key->data ? key->data : "", key->len)) return;
+    uint32_t e = shared(p, key->data ? key->data : "", key->len);
+    if (!e) return;
     lua_createtable(L, (int)n, 0);
-    for (uint32_t i = 0; i < n; i++) { /* the list's key is in Lua now: key serves each arg's */
+    for (uint32_t i = 0; i < n; i++) { /* the list's key is in the memo now: key serves each arg's */
         key->len = 0;
         arg_key(key, &args[i], is_ret, i, cnames ? cnames[i] : NULL);
         push_arg(p, &args[i], is_ret, i, cnames ? cnames[i] : NULL, key->data ? key->data : "",
@@ -290,7 +358,7 @@ static void push_args(const pusher *p, const sg_arg *args, uint32_t n, bool is_r
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     seal(p);
-    remember(p);
+    remember(p, e);
 }
 
 /* ---- ops --------------------------------------------------------------------------------- */
@@ -318,7 +386,8 @@ static void push_dispatch(const pusher *p, const sg_op *op) {
             sg_buf_putc(key, '\2');
         }
     }
-    if (!shared(p, key->data ? key->data : "", key->len)) {
+    uint32_t e = shared(p, key->data ? key->data : "", key->len);
+    if (e) {
         lua_createtable(L, (int)op->ndispatch, 0);
         for (uint32_t i = 0; i < op->ndispatch; i++) {
             const sg_dispatch *d = &op->dispatch[i];
@@ -330,7 +399,7 @@ static void push_dispatch(const pusher *p, const sg_op *op) {
             lua_rawseti(L, -2, (lua_Integer)i + 1);
         }
         seal(p);
-        remember(p);
+        remember(p, e);
     }
     setk(p, K_dispatch);
 }
@@ -346,15 +415,16 @@ static void push_outs(const pusher *p, const sg_schema *s) {
     sg_buf_putn(key, (const char *)&list, sizeof list);
     for (uint32_t i = 0; i < s->nargs; i++)
         if (sg_arg_is_out(s, &s->args[i])) sg_buf_putn(key, (const char *)&i, sizeof i);
-    if (shared(p, key->data ? key->data : "", key->len)) return;
+    uint32_t e = shared(p, key->data ? key->data : "", key->len);
+    if (!e) return;
     lua_createtable(L, 0, 0);
     for (uint32_t i = 0, n = 0; i < s->nargs; i++) {
         if (!sg_arg_is_out(s, &s->args[i])) continue;
-        lua_geti(L, -3, (lua_Integer)i + 1); /* through op.args's view */
+        lua_geti(L, -2, (lua_Integer)i + 1); /* through op.args's view */
         lua_rawseti(L, -2, (lua_Integer)++n);
     }
     seal(p);
-    remember(p);
+    remember(p, e);
 }
 
 /* Pushes one op's table (its fields; links to other ops are set afterwards). */
@@ -424,12 +494,13 @@ static void push_op(pusher *p, const sg_op *op, uint32_t index) {
     bool fn = !op->has_variants || (op->variants & SG_VARIANT_FUNCTION);
     bool method = op->variants & SG_VARIANT_METHOD;
     char vkey[3] = {'V', (char)('0' + fn), (char)('0' + method)};
-    if (!shared(p, vkey, sizeof vkey)) {
+    uint32_t e = shared(p, vkey, sizeof vkey);
+    if (e) {
         lua_createtable(L, 0, 2);
         set_bool(p, K_function, fn);
         set_bool(p, K_method, method);
         seal(p);
-        remember(p);
+        remember(p, e);
     }
     setk(p, K_variants);
     if (op->has_dispatch) push_dispatch(p, op);
@@ -567,6 +638,7 @@ typedef struct build {
     opmap           mp;
     uint32_t       *order; /* for model.sorted */
     sg_buf          tmp, key, lkey;
+    memo            memo; /* for shared() */
 } build;
 
 static int protected_build(lua_State *L) {
@@ -576,10 +648,11 @@ static int protected_build(lua_State *L) {
     lua_settop(L, 0);
     luaL_checkstack(L, K__COUNT + MT__COUNT + 16, "building the model");
     int    top = lua_gettop(L);
-    pusher p = {L, top + 1, top + 1 + K__COUNT, top + 2 + K__COUNT, NULL, &b->tmp, &b->key,
-                &b->lkey, top + 3 + K__COUNT};
+    pusher p = {.L = L, .keys = top + 1, .seen = top + 1 + K__COUNT, .memo = &b->memo,
+                .path = top + 2 + K__COUNT, .tmp = &b->tmp, .key = &b->key, .lkey = &b->lkey,
+                .mt = top + 3 + K__COUNT};
     for (int k = 0; k < K__COUNT; k++) lua_pushstring(L, key_names[k]);
-    lua_createtable(L, 0, m->nops < 2048 ? (int)m->nops * 2 : 4096); /* arguments seen (p.seen) */
+    lua_createtable(L, m->nops < 2048 ? (int)m->nops * 2 : 4096, 0); /* shared tables (p.seen) */
     lua_pushnil(L);                                                   /* a path (p.path) */
     for (int k = 0; k < MT__COUNT; k++) lua_pushstring(L, mt_names[k]); /* p.mt */
     lua_createtable(L, (int)m->nops, 0);        /* the ops' tables, while they are written */
@@ -656,6 +729,7 @@ bool sg_lua_push_model(lua_State *L, const sg_model *m) {
     sg_buf_init(&b.tmp);
     sg_buf_init(&b.key);
     sg_buf_init(&b.lkey);
+    sg_buf_init(&b.memo.keys);
     bool ok = opmap_init(&b.mp, m) && b.order, pushed = ok;
     int  rc = LUA_OK;
     if (ok) {
@@ -667,6 +741,7 @@ bool sg_lua_push_model(lua_State *L, const sg_model *m) {
     sg_buf_free(&b.tmp);
     sg_buf_free(&b.key);
     sg_buf_free(&b.lkey);
+    memo_free(&b.memo);
     opmap_free(&b.mp);
     free(b.order);
     if (rc != LUA_OK) lua_error(L); /* on, with its message, now that nothing of ours leaks */
