@@ -427,12 +427,71 @@ static void push_outs(const pusher *p, const sg_schema *s) {
     remember(p, e);
 }
 
+/* op -> its 1-based position in model.ops: links between ops (groups, structured delegates,
+ * autogen sources) become references to the same Lua tables. */
+typedef struct opmap {
+    const sg_op **keys;
+    uint32_t     *vals;
+    size_t        cap;
+} opmap;
+
+static size_t slot(const opmap *mp, const sg_op *op) {
+    size_t h = ((uintptr_t)op >> 4) * 0x9E3779B97F4A7C15u;
+    size_t i = h & (mp->cap - 1);
+    while (mp->keys[i] && mp->keys[i] != op) i = (i + 1) & (mp->cap - 1);
+    return i;
+}
+
+static bool opmap_init(opmap *mp, const sg_model *m) {
+    mp->cap = 64;
+    while (mp->cap < 2 * (size_t)m->nops) mp->cap *= 2;
+    mp->keys = calloc(mp->cap, sizeof *mp->keys);
+    mp->vals = calloc(mp->cap, sizeof *mp->vals);
+    if (!mp->keys || !mp->vals) return false;
+    for (uint32_t i = 0; i < m->nops; i++) {
+        size_t at = slot(mp, m->ops[i]);
+        mp->keys[at] = m->ops[i];
+        mp->vals[at] = i + 1;
+    }
+    return true;
+}
+
+static uint32_t opmap_get(const opmap *mp, const sg_op *op) {
+    size_t at = slot(mp, op);
+    return mp->keys[at] ? mp->vals[at] : 0;
+}
+
+static void opmap_free(opmap *mp) {
+    free(mp->keys);
+    free(mp->vals);
+}
+
+/* How many fields op's table gets: push_op's and the links' (protected_build, link_derived).
+ * Rationale: sized so at the start, a table is made once; at 26 to 34 fields, a third of the
+ * corpus's ops grew from 32 slots to 64 midway, every field placed again. */
+static int op_nfields(const sg_op *op, const opmap *mp) {
+    int n = 19 + !!op->ns + !!op->func + !!op->pos.src + !!op->has_dispatch;
+    if (op->c) n += 4 + !!op->c->composite;
+    n += op->structured != SG_UNSET;
+    n += !!op->structured_delegate + !!op->structured_inherits + !!op->device_check;
+    n += !!op->precomputed.n + !!op->autogen.n + !!op->cpp_no_default_args.n;
+    n += op->device_guard != SG_UNSET;
+    n += !!op->python_module + (op->manual_cpp_binding != SG_UNSET);
+    n += op->manual_kernel_registration != SG_UNSET;
+    n += !!op->category_override + (op->use_const_ref_for_mutable_tensors != SG_UNSET);
+    for (int k = 0; op->group && k < SG_KIND__COUNT; k++) n += op->group->ops[k] == op; /* links */
+    n += op->structured_out && opmap_get(mp, op->structured_out);
+    n += op->autogen_from && opmap_get(mp, op->autogen_from);
+    n += !!op->autogen_kind + 2 * op->structured_is_out;
+    return n;
+}
+
 /* Pushes one op's table (its fields; links to other ops are set afterwards). */
-static void push_op(pusher *p, const sg_op *op, uint32_t index) {
+static void push_op(pusher *p, const sg_op *op, uint32_t index, int nfields) {
     lua_State       *L = p->L;
     const sg_schema *s = &op->schema;
     sg_buf          *tmp = p->tmp;
-    lua_createtable(L, 0, 32); /* ~23 fields always, and a few yaml keys (see push_arg) */
+    lua_createtable(L, 0, nfields);
     set_int(p, K_index, index);
     set_str(p, K_namespace, op->ns);
     set_str(p, K_name, s->name);
@@ -535,45 +594,6 @@ void sg_op_cname(sg_buf *b, const sg_op *op) {
     }
 }
 
-/* op -> its 1-based position in model.ops: links between ops (groups, structured delegates,
- * autogen sources) become references to the same Lua tables. */
-typedef struct opmap {
-    const sg_op **keys;
-    uint32_t     *vals;
-    size_t        cap;
-} opmap;
-
-static size_t slot(const opmap *mp, const sg_op *op) {
-    size_t h = ((uintptr_t)op >> 4) * 0x9E3779B97F4A7C15u;
-    size_t i = h & (mp->cap - 1);
-    while (mp->keys[i] && mp->keys[i] != op) i = (i + 1) & (mp->cap - 1);
-    return i;
-}
-
-static bool opmap_init(opmap *mp, const sg_model *m) {
-    mp->cap = 64;
-    while (mp->cap < 2 * (size_t)m->nops) mp->cap *= 2;
-    mp->keys = calloc(mp->cap, sizeof *mp->keys);
-    mp->vals = calloc(mp->cap, sizeof *mp->vals);
-    if (!mp->keys || !mp->vals) return false;
-    for (uint32_t i = 0; i < m->nops; i++) {
-        size_t at = slot(mp, m->ops[i]);
-        mp->keys[at] = m->ops[i];
-        mp->vals[at] = i + 1;
-    }
-    return true;
-}
-
-static uint32_t opmap_get(const opmap *mp, const sg_op *op) {
-    size_t at = slot(mp, op);
-    return mp->keys[at] ? mp->vals[at] : 0;
-}
-
-static void opmap_free(opmap *mp) {
-    free(mp->keys);
-    free(mp->vals);
-}
-
 /* reals[i].field = ops[op's index] (nothing where op is NULL or not in the model): ops holds
  * the ops' views, reals the tables behind them (written while the model is built). */
 static void link(const pusher *p, int ops, int reals, const opmap *mp, uint32_t i,
@@ -661,7 +681,7 @@ static int protected_build(lua_State *L) {
     lua_createtable(L, (int)m->nops, 0);        /* model.ops: the views */
     int ops = lua_gettop(L);
     for (uint32_t i = 0; i < m->nops; i++) {
-        push_op(&p, m->ops[i], i + 1);
+        push_op(&p, m->ops[i], i + 1, op_nfields(m->ops[i], &mp));
         lua_pushvalue(L, -1);
         lua_rawseti(L, reals, (lua_Integer)i + 1);
         seal(&p);
@@ -846,3 +866,4 @@ bool sg_lua_seal(lua_State *L) {
     lua_settop(L, t);
     return true;
 }
+
