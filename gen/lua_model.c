@@ -116,9 +116,16 @@ typedef struct memo {
 } memo;
 
 static uint32_t memo_hash(const char *k, size_t n) {
-    uint64_t h = 0xcbf29ce484222325u; /* FNV-1a, folded */
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)k[i]) * 0x100000001b3u;
-    return (uint32_t)(h ^ (h >> 32));
+    uint64_t h = 0x9E3779B97F4A7C15u ^ n; /* eight bytes a step: the keys are long */
+    for (; n >= 8; k += 8, n -= 8) {
+        uint64_t w;
+        memcpy(&w, k, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdu;
+        h ^= h >> 29;
+    }
+    for (; n; k++, n--) h = (h ^ (unsigned char)*k) * 0x100000001b3u;
+    h ^= h >> 32;
+    return (uint32_t)h;
 }
 
 static void memo_free(memo *mo) {
