@@ -199,10 +199,11 @@ static void remember(const pusher *p, uint32_t e) {
     lua_rawseti(p->L, p->seen, e);
 }
 
-/* The key of a list of strings: 'S', then each string ended by a NUL (no other key starts
- * with 'S'). */
+/* The key of a list of strings: 'S', their number, then each string ended by a NUL (no other
+ * key starts with 'S'; the number keeps a list's key apart from what follows it). */
 static void strs_key(sg_buf *key, const char *const *items, uint32_t n) {
     sg_buf_putc(key, 'S');
+    sg_buf_putn(key, (const char *)&n, sizeof n);
     for (uint32_t i = 0; i < n; i++) sg_buf_putn(key, items[i], strlen(items[i]) + 1);
 }
 
