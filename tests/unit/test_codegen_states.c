@@ -283,6 +283,34 @@ static void test_shared_tables(const char *dir) {
     remove_file(dir, "shared.yaml");
 }
 
+/* _w writes an integer itself (render.c): every piece comes out as tostring gives it, for
+ * integers at both ends of the range and floats alike. */
+static void test_numbers(const sg_model *m, const char *dir) {
+    write_file(dir, "n_numbers.tpl",
+               "%! output = \"{lib}_n.txt\"\n"
+               "% for _, x in ipairs({0, -1, 7, 1234567890123, math.maxinteger, math.mininteger,\n"
+               "%                     3.0, -0.5, 1e300, 2^63, 10 // 3, 10 / 2}) do\n"
+               "$(x)=$(tostring(x))\n"
+               "% end\n");
+    result r;
+    render(&r, m, 1, 1, dir);
+    CHECK(r.errors == 0);
+    char *got = output_text(&r, "t_n.txt");
+    int   lines = 0;
+    for (char *line = got, *nl; line && (nl = strchr(line, '\n')); line = nl + 1, lines++) {
+        *nl = '\0';
+        char *eq = strchr(line, '=');
+        CHECK(eq != NULL);
+        if (!eq) break;
+        *eq = '\0';
+        CHECK_STR(line, eq + 1);
+    }
+    CHECK(lines == 12);
+    free(got);
+    result_free(&r);
+    remove_file(dir, "n_numbers.tpl");
+}
+
 /* Writes r's outputs into a fresh folder twice, and
  * reads each file back: its bytes, and the second write leaves them as they were. */
 static void test_write(const result *r) {
@@ -392,6 +420,7 @@ int main(void) {
     test_isolation_and_garbage(&m, dir);
     test_quoting(&m, dir);
     test_shared_tables(dir);
+    test_numbers(&m, dir);
     test_alloc_failures(&m);
     CHECK(rmdir(dir) == 0);
     sg_model_free(&m);
