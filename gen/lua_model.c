@@ -7,6 +7,7 @@
  * by several ops (see push_arg) is one view. */
 #include "codegen.h"
 #include "derive.h"
+#include "keymap.h"
 #include "lua_model.h"
 #include "sg_type_table.h"
 
@@ -47,7 +48,7 @@ typedef struct pusher {
     lua_State *L;
     int        keys; /* stack slot of key_names[0] */
     int        seen; /* stack slot of the shared tables, by entry (shared) */
-    struct memo *memo;
+    sg_keymap *memo; /* the shared tables' keys (shared) */
     int        path; /* stack slot of the last op's file path (ops of a file share the string) */
     const sg_source *path_of; /* whose path that is */
     sg_buf    *tmp, *key, *lkey; /* lkey: the keys of small lists (push_strs, ...) */
@@ -104,91 +105,17 @@ static void set_tribool(const pusher *p, enum key k, sg_tribool v) {
  * Rationale: every table of the model costs three (its view and the view's metatable), and
  * most small ones are the same in many ops (tags, variants, dispatch entries, arguments);
  * fewer tables are quicker to build, to render from (the cache keeps them) and to free.
- * The keys stay in C (memo): as Lua strings they were hashed, interned and kept as garbage
- * until the state closed. Entry i's table is at index i of the Lua list at p->seen. */
-typedef struct memo {
-    uint32_t *slots;  /* open addressing: an entry's number, 0 for none */
-    uint32_t *hashes; /* by entry number - 1: its key's hash, */
-    size_t   *offs;   /* where its key starts in keys, */
-    uint32_t *lens;   /* and its key's length */
-    size_t    cap, n, room; /* slots, entries, room for entries */
-    sg_buf    keys;
-} memo;
-
-static uint32_t memo_hash(const char *k, size_t n) {
-    uint64_t h = 0x9E3779B97F4A7C15u ^ n; /* eight bytes a step: the keys are long */
-    for (; n >= 8; k += 8, n -= 8) {
-        uint64_t w;
-        memcpy(&w, k, 8);
-        h = (h ^ w) * 0xff51afd7ed558ccdu;
-        h ^= h >> 29;
-    }
-    for (; n; k++, n--) h = (h ^ (unsigned char)*k) * 0x100000001b3u;
-    h ^= h >> 32;
-    return (uint32_t)h;
-}
-
-static void memo_free(memo *mo) {
-    free(mo->slots);
-    free(mo->hashes);
-    free(mo->offs);
-    free(mo->lens);
-    sg_buf_free(&mo->keys);
-}
-
-/* Room for one more entry: false when out of memory. */
-static bool memo_grow(memo *mo) {
-    if (mo->n + 1 > mo->room) {
-        size_t    room = mo->room ? mo->room * 2 : 1024;
-        uint32_t *h = realloc(mo->hashes, room * sizeof *h);
-        if (h) mo->hashes = h;
-        size_t *o = realloc(mo->offs, room * sizeof *o);
-        if (o) mo->offs = o;
-        uint32_t *l = realloc(mo->lens, room * sizeof *l);
-        if (l) mo->lens = l;
-        if (!h || !o || !l) return false;
-        mo->room = room;
-    }
-    if (2 * (mo->n + 1) <= mo->cap) return true;
-    size_t    cap = mo->cap ? mo->cap * 2 : 2048;
-    uint32_t *slots = calloc(cap, sizeof *slots);
-    if (!slots) return false;
-    for (size_t e = 0; e < mo->n; e++) {
-        size_t i = mo->hashes[e] & (cap - 1);
-        while (slots[i]) i = (i + 1) & (cap - 1);
-        slots[i] = (uint32_t)e + 1;
-    }
-    free(mo->slots);
-    mo->slots = slots;
-    mo->cap = cap;
-    return true;
-}
-
-/* shared(p, k, n): pushes the table of key k[0..n) and returns 0 where it was made before;
+ * The keys stay in C (keymap.h): as Lua strings they were hashed, interned and kept as
+ * garbage until the state closed. Entry e's table is at index e of the Lua list at p->seen.
+ *
+ * shared(p, k, n): pushes the table of key k[0..n) and returns 0 where it was made before;
  * otherwise returns the key's new entry, for remember() once the table is made. */
 static uint32_t shared(const pusher *p, const char *k, size_t n) {
-    memo    *mo = p->memo;
-    uint32_t h = memo_hash(k, n);
-    size_t   i = mo->cap ? h & (mo->cap - 1) : 0;
-    for (uint32_t e; mo->cap && (e = mo->slots[i]); i = (i + 1) & (mo->cap - 1)) {
-        if (mo->hashes[e - 1] != h || mo->lens[e - 1] != n ||
-            memcmp(mo->keys.data + mo->offs[e - 1], k, n) != 0)
-            continue;
-        lua_rawgeti(p->L, p->seen, e);
-        return 0;
-    }
-    size_t at = mo->keys.len;
-    if (n > UINT32_MAX || mo->n >= INT32_MAX || !memo_grow(mo)) goto oom;
-    sg_buf_putn(&mo->keys, n ? k : "", n);
-    if (mo->keys.oom) goto oom;
-    for (i = h & (mo->cap - 1); mo->slots[i]; i = (i + 1) & (mo->cap - 1)) {}
-    mo->hashes[mo->n] = h;
-    mo->offs[mo->n] = at;
-    mo->lens[mo->n] = (uint32_t)n;
-    mo->slots[i] = (uint32_t)++mo->n;
-    return (uint32_t)mo->n;
-oom:
-    luaL_error(p->L, "out of memory");
+    bool     added;
+    uint32_t e = sg_keymap_put(p->memo, k, n, &added);
+    if (!e) luaL_error(p->L, "out of memory");
+    if (added) return e;
+    lua_rawgeti(p->L, p->seen, e);
     return 0;
 }
 
@@ -358,7 +285,7 @@ static void push_args(const pusher *p, const sg_arg *args, uint32_t n, bool is_r
     uint32_t e = shared(p, key->data ? key->data : "", key->len);
     if (!e) return;
     lua_createtable(L, (int)n, 0);
-    for (uint32_t i = 0; i < n; i++) { /* the list's key is in the memo now: key serves each arg's */
+    for (uint32_t i = 0; i < n; i++) { /* the list's key is kept: key serves each arg's */
         key->len = 0;
         arg_key(key, &args[i], is_ret, i, cnames ? cnames[i] : NULL);
         push_arg(p, &args[i], is_ret, i, cnames ? cnames[i] : NULL, key->data ? key->data : "",
@@ -666,7 +593,7 @@ typedef struct build {
     opmap           mp;
     uint32_t       *order; /* for model.sorted */
     sg_buf          tmp, key, lkey;
-    memo            memo; /* for shared() */
+    sg_keymap       memo; /* for shared() */
 } build;
 
 static int protected_build(lua_State *L) {
@@ -757,7 +684,7 @@ bool sg_lua_push_model(lua_State *L, const sg_model *m) {
     sg_buf_init(&b.tmp);
     sg_buf_init(&b.key);
     sg_buf_init(&b.lkey);
-    sg_buf_init(&b.memo.keys);
+    sg_keymap_init(&b.memo);
     bool ok = opmap_init(&b.mp, m) && b.order, pushed = ok;
     int  rc = LUA_OK;
     if (ok) {
@@ -769,7 +696,7 @@ bool sg_lua_push_model(lua_State *L, const sg_model *m) {
     sg_buf_free(&b.tmp);
     sg_buf_free(&b.key);
     sg_buf_free(&b.lkey);
-    memo_free(&b.memo);
+    sg_keymap_free(&b.memo);
     opmap_free(&b.mp);
     free(b.order);
     if (rc != LUA_OK) lua_error(L); /* on, with its message, now that nothing of ours leaks */
