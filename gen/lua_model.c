@@ -401,7 +401,8 @@ static void opmap_free(opmap *mp) {
     free(mp->vals);
 }
 
-/* How many fields op's table gets: push_op's and the links' (protected_build, link_derived).
+/* How many fields op's table gets: push_op's and the links' (protected_build, link_derived);
+ * a field added there is counted here too (a miscount costs only a regrowth of the table).
  * Rationale: sized so at the start, a table is made once; at 26 to 34 fields, a third of the
  * corpus's ops grew from 32 slots to 64 midway, every field placed again. */
 static int op_nfields(const sg_op *op, const opmap *mp) {
