@@ -7,6 +7,7 @@
  * by several ops (see push_arg) is one view. */
 #include "codegen.h"
 #include "derive.h"
+#include "keymap.h"
 #include "lua_model.h"
 #include "sg_type_table.h"
 
@@ -46,10 +47,11 @@ static int ro_pairs(lua_State *L);
 typedef struct pusher {
     lua_State *L;
     int        keys; /* stack slot of key_names[0] */
-    int        seen; /* stack slot of the arguments made so far, by what they hold (push_arg) */
+    int        seen; /* stack slot of the shared tables, by entry (shared) */
+    sg_keymap *memo; /* the shared tables' keys (shared) */
     int        path; /* stack slot of the last op's file path (ops of a file share the string) */
     const sg_source *path_of; /* whose path that is */
-    sg_buf    *tmp, *key;
+    sg_buf    *tmp, *key, *lkey; /* lkey: the keys of small lists (push_strs, ...) */
     int        mt;   /* stack slot of the proxies' metatable field names (seal) */
 } pusher;
 
@@ -99,14 +101,54 @@ static void set_tribool(const pusher *p, enum key k, sg_tribool v) {
     if (v != SG_UNSET) set_bool(p, k, v == SG_TRUE);
 }
 
+/* Tables made once and shared by content: a key saying all a table holds finds the table.
+ * Rationale: every table of the model costs three (its view and the view's metatable), and
+ * most small ones are the same in many ops (tags, variants, dispatch entries, arguments);
+ * fewer tables are quicker to build, to render from (the cache keeps them) and to free.
+ * The keys stay in C (keymap.h): as Lua strings they were hashed, interned and kept as
+ * garbage until the state closed. Entry e's table is at index e of the Lua list at p->seen.
+ *
+ * shared(p, k, n): pushes the table of key k[0..n) and returns 0 where it was made before;
+ * otherwise returns the key's new entry, for remember() once the table is made. */
+static uint32_t shared(const pusher *p, const char *k, size_t n) {
+    bool     added;
+    uint32_t e = sg_keymap_put(p->memo, k, n, &added);
+    if (!e) luaL_error(p->L, "out of memory");
+    if (added) return e;
+    lua_rawgeti(p->L, p->seen, e);
+    return 0;
+}
+
+/* The table of entry e (from shared) on top: it is the entry's table from now on, and is left
+ * on top. */
+static void remember(const pusher *p, uint32_t e) {
+    lua_pushvalue(p->L, -1);
+    lua_rawseti(p->L, p->seen, e);
+}
+
+/* The key of a list of strings: 'S', their number, then each string ended by a NUL (no other
+ * key starts with 'S'; the number keeps a list's key apart from what follows it). */
+static void strs_key(sg_buf *key, const char *const *items, uint32_t n) {
+    sg_buf_putc(key, 'S');
+    sg_buf_putn(key, (const char *)&n, sizeof n);
+    for (uint32_t i = 0; i < n; i++) sg_buf_putn(key, items[i], strlen(items[i]) + 1);
+}
+
+/* Pushes a sealed list of strings; lists alike are one table. */
 static void push_strs(const pusher *p, const char *const *items, uint32_t n) {
     lua_State *L = p->L;
+    sg_buf    *key = p->lkey;
+    key->len = 0;
+    strs_key(key, items, n);
+    uint32_t e = shared(p, key->data ? key->data : "", key->len);
+    if (!e) return;
     lua_createtable(L, (int)n, 0);
     for (uint32_t i = 0; i < n; i++) {
         push_cstr(L, items[i]);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     seal(p);
+    remember(p, e);
 }
 
 /* ---- types ------------------------------------------------------------------------------- */
@@ -200,13 +242,8 @@ static void arg_key(sg_buf *key, const sg_arg *a, bool is_ret, uint32_t index,
 static void push_arg(const pusher *p, const sg_arg *a, bool is_ret, uint32_t index,
                      const char *cname, const char *k, size_t n) {
     lua_State *L = p->L;
-    lua_pushlstring(L, k, n);
-    lua_pushvalue(L, -1);
-    if (lua_rawget(L, p->seen) != LUA_TNIL) {
-        lua_remove(L, -2); /* the key */
-        return;
-    }
-    lua_pop(L, 1);
+    uint32_t   e = shared(p, k, n);
+    if (!e) return;
     const sg_alias *al = sg_type_alias(a->type);
     const sg_type  *u = a->type->kind == SG_TY_OPTIONAL ? a->type->elems[0] : a->type;
     bool            sized = u->kind == SG_TY_LIST && u->size >= 0;
@@ -232,10 +269,7 @@ static void push_arg(const pusher *p, const sg_arg *a, bool is_ret, uint32_t ind
     set_bool(p, K_tensor_like, sg_type_is_tensor_like(a->type));
     if (sized) set_int(p, K_size, u->size);
     seal(p);
-    lua_pushvalue(L, -2); /* seen[key] = the table */
-    lua_pushvalue(L, -2);
-    lua_rawset(L, p->seen);
-    lua_remove(L, -2);
+    remember(p, e);
 }
 
 /* Pushes the list of an op's arguments or returns. Lists the same in every argument are one
@@ -248,15 +282,10 @@ static void push_args(const pusher *p, const sg_arg *args, uint32_t n, bool is_r
     key->len = 0;
     sg_buf_putc(key, 'L');
     for (uint32_t i = 0; i < n; i++) arg_key(key, &args[i], is_ret, i, cnames ? cnames[i] : NULL);
-    lua_pushlstring(L, key->data ? key->data : "", key->len);
-    lua_pushvalue(L, -1);
-    if (lua_rawget(L, p->seen) != LUA_TNIL) {
-        lua_remove(L, -2);
-        return;
-    }
-    lua_pop(L, 1);
+    uint32_t e = shared(p, key->data ? key->data : "", key->len);
+    if (!e) return;
     lua_createtable(L, (int)n, 0);
-    for (uint32_t i = 0; i < n; i++) { /* the list's key is in Lua now: key serves each arg's */
+    for (uint32_t i = 0; i < n; i++) { /* the list's key is kept: key serves each arg's */
         key->len = 0;
         arg_key(key, &args[i], is_ret, i, cnames ? cnames[i] : NULL);
         push_arg(p, &args[i], is_ret, i, cnames ? cnames[i] : NULL, key->data ? key->data : "",
@@ -264,10 +293,7 @@ static void push_args(const pusher *p, const sg_arg *args, uint32_t n, bool is_r
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     seal(p);
-    lua_pushvalue(L, -2); /* seen[list key] = the list */
-    lua_pushvalue(L, -2);
-    lua_rawset(L, p->seen);
-    lua_remove(L, -2);
+    remember(p, e);
 }
 
 /* ---- ops --------------------------------------------------------------------------------- */
@@ -278,127 +304,62 @@ static void push_strlist(const pusher *p, enum key k, const sg_strlist *l) {
     setk(p, k);
 }
 
+/* op.dispatch, shared by content: its key is 'D', then per entry its keys' list key, '\1'
+ * and the kernel's name and a NUL, or '\2' where it has none. */
 static void push_dispatch(const pusher *p, const sg_op *op) {
     lua_State *L = p->L;
-    lua_createtable(L, (int)op->ndispatch, 0);
+    sg_buf    *key = p->key; /* free here: push_args is done with it */
+    key->len = 0;
+    sg_buf_putc(key, 'D');
     for (uint32_t i = 0; i < op->ndispatch; i++) {
         const sg_dispatch *d = &op->dispatch[i];
-        lua_createtable(L, 0, 2);
-        push_strs(p, d->keys, d->nkeys);
-        setk(p, K_keys);
-        set_str(p, K_kernel, d->kernel);
-        seal(p);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
+        strs_key(key, d->keys, d->nkeys);
+        if (d->kernel) {
+            sg_buf_putc(key, '\1');
+            sg_buf_putn(key, d->kernel, strlen(d->kernel) + 1);
+        } else {
+            sg_buf_putc(key, '\2');
+        }
     }
-    seal(p);
+    uint32_t e = shared(p, key->data ? key->data : "", key->len);
+    if (e) {
+        lua_createtable(L, (int)op->ndispatch, 0);
+        for (uint32_t i = 0; i < op->ndispatch; i++) {
+            const sg_dispatch *d = &op->dispatch[i];
+            lua_createtable(L, 0, 2);
+            push_strs(p, d->keys, d->nkeys);
+            setk(p, K_keys);
+            set_str(p, K_kernel, d->kernel);
+            seal(p);
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
+        seal(p);
+        remember(p, e);
+    }
     setk(p, K_dispatch);
 }
 
-/* Pushes one op's table (its fields; links to other ops are set afterwards). */
-static void push_op(pusher *p, const sg_op *op, uint32_t index) {
-    lua_State       *L = p->L;
-    const sg_schema *s = &op->schema;
-    sg_buf          *tmp = p->tmp;
-    lua_createtable(L, 0, 32); /* ~23 fields always, and a few yaml keys (see push_arg) */
-    set_int(p, K_index, index);
-    set_str(p, K_namespace, op->ns);
-    set_str(p, K_name, s->name);
-    set_str(p, K_overload, s->overload);
-    set_str(p, K_base, s->base);
-    tmp->len = 0;
-    sg_buf_puts(tmp, op->ns);
-    sg_buf_puts(tmp, "::");
-    sg_buf_puts(tmp, s->name);
-    set_tmp(p, K_qualified);
-    tmp->len = 0;
-    sg_op_cname(tmp, op);
-    set_tmp(p, K_cname);
-    const sg_op_c *c = op->c; /* derive.c's facts; NULL where it did not run */
-    tmp->len = 0;
-    if (!s->ns) {
-        sg_buf_puts(tmp, op->ns);
-        sg_buf_puts(tmp, "::");
-    }
-    sg_schema_print(tmp, s, true);
-    set_tmp(p, K_schema);
-    set_str(p, K_func, op->func);
-    set_str(p, K_kind, sg_schema_kind_names[sg_schema_kind_of(s)]);
-    set_bool(p, K_inplace, s->inplace);
-    set_bool(p, K_dunder, s->dunder);
-    set_bool(p, K_mutable, sg_schema_is_mutable(s));
-    push_args(p, s->args, s->nargs, false, c ? c->arg_cnames : NULL);
-    setk(p, K_args);
-    lua_pushvalue(L, p->keys + K_args);
-    lua_rawget(L, -2);
-    lua_createtable(L, 0, 0); /* op.outs: its out arguments' tables */
+/* op.outs, with op.args's view on top: the out arguments' tables from it, shared by that
+ * list and which of its arguments they are (key 'O', the list's address, the positions). */
+static void push_outs(const pusher *p, const sg_schema *s) {
+    lua_State *L = p->L;
+    sg_buf    *key = p->key;
+    key->len = 0;
+    const void *list = lua_topointer(L, -1); /* for hashing only: the list lives in seen */
+    sg_buf_putc(key, 'O');
+    sg_buf_putn(key, (const char *)&list, sizeof list);
+    for (uint32_t i = 0; i < s->nargs; i++)
+        if (sg_arg_is_out(s, &s->args[i])) sg_buf_putn(key, (const char *)&i, sizeof i);
+    uint32_t e = shared(p, key->data ? key->data : "", key->len);
+    if (!e) return;
+    lua_createtable(L, 0, 0);
     for (uint32_t i = 0, n = 0; i < s->nargs; i++) {
         if (!sg_arg_is_out(s, &s->args[i])) continue;
         lua_geti(L, -2, (lua_Integer)i + 1); /* through op.args's view */
         lua_rawseti(L, -2, (lua_Integer)++n);
     }
-    lua_remove(L, -2);
     seal(p);
-    setk(p, K_outs);
-    push_args(p, s->rets, s->nrets, true, c ? c->ret_cnames : NULL);
-    setk(p, K_returns);
-    if (c) {
-        set_str(p, K_composite, c->composite);
-        push_strs(p, c->kernel_keys, c->nkernel_keys);
-        setk(p, K_kernel_keys);
-        set_bool(p, K_implicit, c->implicit);
-        set_bool(p, K_backend_kernel, c->backend_kernel);
-        set_bool(p, K_composite_kernel, c->composite_kernel);
-    }
-    set_bool(p, K_varargs, s->varargs);
-    set_bool(p, K_varret, s->varret);
-    if (op->pos.src) {
-        if (op->pos.src != p->path_of) {
-            push_cstr(L, op->pos.src->path);
-            lua_replace(L, p->path);
-            p->path_of = op->pos.src;
-        }
-        lua_pushvalue(L, p->keys + K_file);
-        lua_pushvalue(L, p->path);
-        lua_rawset(L, -3);
-    }
-    set_int(p, K_line, op->pos.line);
-
-    /* yaml keys */
-    lua_createtable(L, 0, 2);
-    set_bool(p, K_function, !op->has_variants || (op->variants & SG_VARIANT_FUNCTION));
-    set_bool(p, K_method, op->variants & SG_VARIANT_METHOD);
-    seal(p);
-    setk(p, K_variants);
-    if (op->has_dispatch) push_dispatch(p, op);
-    set_tribool(p, K_structured, op->structured);
-    set_str(p, K_structured_delegate, op->structured_delegate);
-    set_str(p, K_structured_inherits, op->structured_inherits);
-    push_strlist(p, K_precomputed, &op->precomputed);
-    push_strlist(p, K_autogen, &op->autogen);
-    push_strs(p, op->tags.items, op->tags.n);
-    setk(p, K_tags);
-    set_str(p, K_device_check, op->device_check);
-    set_tribool(p, K_device_guard, op->device_guard);
-    set_str(p, K_python_module, op->python_module);
-    push_strlist(p, K_cpp_no_default_args, &op->cpp_no_default_args);
-    set_tribool(p, K_manual_cpp_binding, op->manual_cpp_binding);
-    set_tribool(p, K_manual_kernel_registration, op->manual_kernel_registration);
-    set_str(p, K_category_override, op->category_override);
-    set_tribool(p, K_use_const_ref_for_mutable_tensors, op->use_const_ref_for_mutable_tensors);
-}
-
-void sg_op_cname(sg_buf *b, const sg_op *op) {
-    if (op->c && op->c->cname) {
-        sg_buf_puts(b, op->c->cname);
-        return;
-    }
-    sg_buf_puts(b, op->ns);
-    sg_buf_putc(b, '_');
-    sg_buf_puts(b, op->schema.name);
-    if (*op->schema.overload) {
-        sg_buf_putc(b, '_');
-        sg_buf_puts(b, op->schema.overload);
-    }
+    remember(p, e);
 }
 
 /* op -> its 1-based position in model.ops: links between ops (groups, structured delegates,
@@ -438,6 +399,135 @@ static uint32_t opmap_get(const opmap *mp, const sg_op *op) {
 static void opmap_free(opmap *mp) {
     free(mp->keys);
     free(mp->vals);
+}
+
+/* How many fields op's table gets: push_op's and the links' (protected_build, link_derived);
+ * a field added there is counted here too (a miscount costs only a regrowth of the table).
+ * Rationale: sized so at the start, a table is made once; at 26 to 34 fields, a third of the
+ * corpus's ops grew from 32 slots to 64 midway, every field placed again. */
+static int op_nfields(const sg_op *op, const opmap *mp) {
+    int n = 19 + !!op->ns + !!op->func + !!op->pos.src + !!op->has_dispatch;
+    if (op->c) n += 4 + !!op->c->composite;
+    n += op->structured != SG_UNSET;
+    n += !!op->structured_delegate + !!op->structured_inherits + !!op->device_check;
+    n += !!op->precomputed.n + !!op->autogen.n + !!op->cpp_no_default_args.n;
+    n += op->device_guard != SG_UNSET;
+    n += !!op->python_module + (op->manual_cpp_binding != SG_UNSET);
+    n += op->manual_kernel_registration != SG_UNSET;
+    n += !!op->category_override + (op->use_const_ref_for_mutable_tensors != SG_UNSET);
+    for (int k = 0; op->group && k < SG_KIND__COUNT; k++) n += op->group->ops[k] == op; /* links */
+    n += op->structured_out && opmap_get(mp, op->structured_out);
+    n += op->autogen_from && opmap_get(mp, op->autogen_from);
+    n += !!op->autogen_kind + 2 * op->structured_is_out;
+    return n;
+}
+
+/* Pushes one op's table (its fields; links to other ops are set afterwards). */
+static void push_op(pusher *p, const sg_op *op, uint32_t index, int nfields) {
+    lua_State       *L = p->L;
+    const sg_schema *s = &op->schema;
+    sg_buf          *tmp = p->tmp;
+    lua_createtable(L, 0, nfields);
+    set_int(p, K_index, index);
+    set_str(p, K_namespace, op->ns);
+    set_str(p, K_name, s->name);
+    set_str(p, K_overload, s->overload);
+    set_str(p, K_base, s->base);
+    tmp->len = 0;
+    sg_buf_puts(tmp, op->ns);
+    sg_buf_puts(tmp, "::");
+    sg_buf_puts(tmp, s->name);
+    set_tmp(p, K_qualified);
+    tmp->len = 0;
+    sg_op_cname(tmp, op);
+    set_tmp(p, K_cname);
+    const sg_op_c *c = op->c; /* derive.c's facts; NULL where it did not run */
+    tmp->len = 0;
+    if (!s->ns) {
+        sg_buf_puts(tmp, op->ns);
+        sg_buf_puts(tmp, "::");
+    }
+    sg_schema_print(tmp, s, true);
+    set_tmp(p, K_schema);
+    set_str(p, K_func, op->func);
+    set_str(p, K_kind, sg_schema_kind_names[sg_schema_kind_of(s)]);
+    set_bool(p, K_inplace, s->inplace);
+    set_bool(p, K_dunder, s->dunder);
+    set_bool(p, K_mutable, sg_schema_is_mutable(s));
+    push_args(p, s->args, s->nargs, false, c ? c->arg_cnames : NULL);
+    setk(p, K_args);
+    lua_pushvalue(L, p->keys + K_args);
+    lua_rawget(L, -2);
+    push_outs(p, s);
+    lua_remove(L, -2);
+    setk(p, K_outs);
+    push_args(p, s->rets, s->nrets, true, c ? c->ret_cnames : NULL);
+    setk(p, K_returns);
+    if (c) {
+        set_str(p, K_composite, c->composite);
+        push_strs(p, c->kernel_keys, c->nkernel_keys);
+        setk(p, K_kernel_keys);
+        set_bool(p, K_implicit, c->implicit);
+        set_bool(p, K_backend_kernel, c->backend_kernel);
+        set_bool(p, K_composite_kernel, c->composite_kernel);
+    }
+    set_bool(p, K_varargs, s->varargs);
+    set_bool(p, K_varret, s->varret);
+    if (op->pos.src) {
+        if (op->pos.src != p->path_of) {
+            push_cstr(L, op->pos.src->path);
+            lua_replace(L, p->path);
+            p->path_of = op->pos.src;
+        }
+        lua_pushvalue(L, p->keys + K_file);
+        lua_pushvalue(L, p->path);
+        lua_rawset(L, -3);
+    }
+    set_int(p, K_line, op->pos.line);
+
+    /* yaml keys */
+    bool fn = !op->has_variants || (op->variants & SG_VARIANT_FUNCTION);
+    bool method = op->variants & SG_VARIANT_METHOD;
+    char vkey[3] = {'V', (char)('0' + fn), (char)('0' + method)};
+    uint32_t e = shared(p, vkey, sizeof vkey);
+    if (e) {
+        lua_createtable(L, 0, 2);
+        set_bool(p, K_function, fn);
+        set_bool(p, K_method, method);
+        seal(p);
+        remember(p, e);
+    }
+    setk(p, K_variants);
+    if (op->has_dispatch) push_dispatch(p, op);
+    set_tribool(p, K_structured, op->structured);
+    set_str(p, K_structured_delegate, op->structured_delegate);
+    set_str(p, K_structured_inherits, op->structured_inherits);
+    push_strlist(p, K_precomputed, &op->precomputed);
+    push_strlist(p, K_autogen, &op->autogen);
+    push_strs(p, op->tags.items, op->tags.n);
+    setk(p, K_tags);
+    set_str(p, K_device_check, op->device_check);
+    set_tribool(p, K_device_guard, op->device_guard);
+    set_str(p, K_python_module, op->python_module);
+    push_strlist(p, K_cpp_no_default_args, &op->cpp_no_default_args);
+    set_tribool(p, K_manual_cpp_binding, op->manual_cpp_binding);
+    set_tribool(p, K_manual_kernel_registration, op->manual_kernel_registration);
+    set_str(p, K_category_override, op->category_override);
+    set_tribool(p, K_use_const_ref_for_mutable_tensors, op->use_const_ref_for_mutable_tensors);
+}
+
+void sg_op_cname(sg_buf *b, const sg_op *op) {
+    if (op->c && op->c->cname) {
+        sg_buf_puts(b, op->c->cname);
+        return;
+    }
+    sg_buf_puts(b, op->ns);
+    sg_buf_putc(b, '_');
+    sg_buf_puts(b, op->schema.name);
+    if (*op->schema.overload) {
+        sg_buf_putc(b, '_');
+        sg_buf_puts(b, op->schema.overload);
+    }
 }
 
 /* reals[i].field = ops[op's index] (nothing where op is NULL or not in the model): ops holds
@@ -503,7 +593,8 @@ typedef struct build {
     const sg_model *m;
     opmap           mp;
     uint32_t       *order; /* for model.sorted */
-    sg_buf          tmp, key;
+    sg_buf          tmp, key, lkey;
+    sg_keymap       memo; /* for shared() */
 } build;
 
 static int protected_build(lua_State *L) {
@@ -513,10 +604,11 @@ static int protected_build(lua_State *L) {
     lua_settop(L, 0);
     luaL_checkstack(L, K__COUNT + MT__COUNT + 16, "building the model");
     int    top = lua_gettop(L);
-    pusher p = {L, top + 1, top + 1 + K__COUNT, top + 2 + K__COUNT, NULL, &b->tmp, &b->key,
-                top + 3 + K__COUNT};
+    pusher p = {.L = L, .keys = top + 1, .seen = top + 1 + K__COUNT, .memo = &b->memo,
+                .path = top + 2 + K__COUNT, .tmp = &b->tmp, .key = &b->key, .lkey = &b->lkey,
+                .mt = top + 3 + K__COUNT};
     for (int k = 0; k < K__COUNT; k++) lua_pushstring(L, key_names[k]);
-    lua_createtable(L, 0, m->nops < 2048 ? (int)m->nops * 2 : 4096); /* arguments seen (p.seen) */
+    lua_createtable(L, m->nops < 2048 ? (int)m->nops * 2 : 4096, 0); /* shared tables (p.seen) */
     lua_pushnil(L);                                                   /* a path (p.path) */
     for (int k = 0; k < MT__COUNT; k++) lua_pushstring(L, mt_names[k]); /* p.mt */
     lua_createtable(L, (int)m->nops, 0);        /* the ops' tables, while they are written */
@@ -525,7 +617,7 @@ static int protected_build(lua_State *L) {
     lua_createtable(L, (int)m->nops, 0);        /* model.ops: the views */
     int ops = lua_gettop(L);
     for (uint32_t i = 0; i < m->nops; i++) {
-        push_op(&p, m->ops[i], i + 1);
+        push_op(&p, m->ops[i], i + 1, op_nfields(m->ops[i], &mp));
         lua_pushvalue(L, -1);
         lua_rawseti(L, reals, (lua_Integer)i + 1);
         seal(&p);
@@ -592,6 +684,8 @@ bool sg_lua_push_model(lua_State *L, const sg_model *m) {
     build b = {.m = m, .order = malloc((m->nops ? m->nops : 1) * sizeof *b.order)};
     sg_buf_init(&b.tmp);
     sg_buf_init(&b.key);
+    sg_buf_init(&b.lkey);
+    sg_keymap_init(&b.memo);
     bool ok = opmap_init(&b.mp, m) && b.order, pushed = ok;
     int  rc = LUA_OK;
     if (ok) {
@@ -599,9 +693,11 @@ bool sg_lua_push_model(lua_State *L, const sg_model *m) {
         lua_pushlightuserdata(L, &b);
         rc = lua_pcall(L, 1, 1, 0);
     }
-    ok = ok && !b.tmp.oom && !b.key.oom;
+    ok = ok && !b.tmp.oom && !b.key.oom && !b.lkey.oom;
     sg_buf_free(&b.tmp);
     sg_buf_free(&b.key);
+    sg_buf_free(&b.lkey);
+    sg_keymap_free(&b.memo);
     opmap_free(&b.mp);
     free(b.order);
     if (rc != LUA_OK) lua_error(L); /* on, with its message, now that nothing of ours leaks */
@@ -706,3 +802,4 @@ bool sg_lua_seal(lua_State *L) {
     lua_settop(L, t);
     return true;
 }
+

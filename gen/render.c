@@ -325,8 +325,17 @@ static int l_write(lua_State *L) {
     int   n = lua_gettop(L);
     for (int i = 1; i < n; i++) {
         size_t      len;
-        const char *s = lua_tolstring(L, i, &len);
-        if (!s) return write_error(L, i, n);
+        const char *s;
+        char        num[32];
+        /* Rationale: an integer written as Lua writes it (luaconf.h's LUA_INTEGER_FMT), with
+         * no Lua string made of it as lua_tolstring makes; templates write many numbers */
+        if (lua_isinteger(L, i)) {
+            int w = snprintf(num, sizeof num, LUA_INTEGER_FMT, (LUAI_UACINT)lua_tointeger(L, i));
+            s = num;
+            len = w > 0 ? (size_t)w : 0;
+        } else if (!(s = lua_tolstring(L, i, &len))) {
+            return write_error(L, i, n);
+        }
         size_t cap = k->text.cap;
         if (len > k->mem->cap - k->mem->used) k->text.oom = true;
         else sg_buf_putn(&k->text, s, len);

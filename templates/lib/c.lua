@@ -261,6 +261,11 @@ local function comment_byte(out, s, i)
   end
 end
 function C.comment(s)
+  -- printable ASCII with no backslash and no "*/", "/*" or "??" (nearly every schema) is inert
+  if not (s:find("[^ -~]") or s:find("\\", 1, true) or s:find("*/", 1, true) or
+          s:find("/*", 1, true) or s:find("??", 1, true)) then
+    return s
+  end
   local raw_high = utf8.len(s) ~= nil
   if not (s:find("*/", 1, true) or s:find("/*", 1, true) or s:find("??", 1, true) or
           s:find("%c") or s:find("\\[ \t]*$") or (not raw_high and s:find("[\128-\255]"))) then

@@ -205,6 +205,114 @@ static void test_quoting(const sg_model *m, const char *dir) {
     remove_file(dir, "q_quote.tpl");
 }
 
+/* Tables of the model alike in content are one table (lua_model.c shares them): for every two
+ * ops, each of these fields is the same table exactly where the two hold the same. The schemas
+ * have pairs of both kinds for each field. */
+static void test_shared_tables(const char *dir) {
+    write_file(dir, "shared.yaml",
+               "- func: a(Tensor self) -> Tensor\n"
+               "  variants: function, method\n"
+               "  dispatch:\n"
+               "    CPU: a_cpu\n"
+               "  tags: nondeterministic_seeded\n"
+               "- func: b(Tensor self) -> Tensor\n"
+               "  variants: function, method\n"
+               "  dispatch:\n"
+               "    CPU: a_cpu\n"
+               "  tags: nondeterministic_seeded\n"
+               "- func: c(Tensor self, Tensor other) -> (Tensor, Tensor)\n"
+               "  variants: function\n"
+               "  dispatch:\n"
+               "    CPU, CUDA: c_any\n");
+    char path[512];
+    snprintf(path, sizeof path, "%s/shared.yaml", dir);
+    sg_model model;
+    CHECK(load(&model, path, NULL));
+    const sg_model *m = &model;
+    write_file(dir, "s_shared.tpl",
+               "%! output = \"{lib}_s.txt\"\n"
+               "% local function same(a, b)\n"
+               "%   if type(a) ~= 'table' or type(b) ~= 'table' then return a == b end\n"
+               "%   for k, v in pairs(a) do if not same(v, b[k]) then return false end end\n"
+               "%   for k in pairs(b) do if a[k] == nil then return false end end\n"
+               "%   return true\n"
+               "% end\n"
+               "% local fields = {'tags', 'variants', 'dispatch', 'kernel_keys', 'args',\n"
+               "%                 'returns'}\n"
+               "% local alike, apart = {}, {}\n"
+               "% for i, x in ipairs(model.ops) do\n"
+               "%   for j, y in ipairs(model.ops) do\n"
+               "%     for _, f in ipairs(fields) do\n"
+               "%       local a, b = x[f], y[f]\n"
+               "%       if i < j and a ~= nil and b ~= nil then\n"
+               "%         local s = same(a, b)\n"
+               "%         local t = s and alike or apart\n"
+               "%         t[f] = (t[f] or 0) + 1\n"
+               "%         if s ~= rawequal(a, b) then\n"
+               "wrong $(f) of $(x.cname) and $(y.cname)\n"
+               "%         end\n"
+               "%       end\n"
+               "%     end\n"
+               "%   end\n"
+               "% end\n"
+               "counts:\n"
+               "% for _, f in ipairs(fields) do\n"
+               "$(f) $(alike[f] or 0) $(apart[f] or 0)\n"
+               "% end\n");
+    result r;
+    render(&r, m, 1, 1, dir);
+    CHECK(r.errors == 0);
+    char *got = output_text(&r, "t_s.txt");
+    CHECK(got != NULL);
+    if (got) {
+        CHECK(strstr(got, "wrong") == NULL);
+        if (strstr(got, "wrong")) fprintf(stderr, "%s", got);
+        static const char *const fields[] = {"tags", "variants", "dispatch", "kernel_keys",
+                                             "args", "returns"};
+        for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+            char line[64];
+            long alike = 0, apart = 0;
+            snprintf(line, sizeof line, "\n%s ", fields[i]);
+            const char *at = strstr(got, line);
+            CHECK(at && sscanf(at + strlen(line), "%ld %ld", &alike, &apart) == 2);
+            CHECK(alike > 0 && apart > 0);
+        }
+    }
+    free(got);
+    result_free(&r);
+    sg_model_free(&model);
+    remove_file(dir, "s_shared.tpl");
+    remove_file(dir, "shared.yaml");
+}
+
+/* _w writes an integer itself (render.c): every piece comes out as tostring gives it, for
+ * integers at both ends of the range and floats alike. */
+static void test_numbers(const sg_model *m, const char *dir) {
+    write_file(dir, "n_numbers.tpl",
+               "%! output = \"{lib}_n.txt\"\n"
+               "% for _, x in ipairs({0, -1, 7, 1234567890123, math.maxinteger, math.mininteger,\n"
+               "%                     3.0, -0.5, 1e300, 2^63, 10 // 3, 10 / 2}) do\n"
+               "$(x)=$(tostring(x))\n"
+               "% end\n");
+    result r;
+    render(&r, m, 1, 1, dir);
+    CHECK(r.errors == 0);
+    char *got = output_text(&r, "t_n.txt");
+    int   lines = 0;
+    for (char *line = got, *nl; line && (nl = strchr(line, '\n')); line = nl + 1, lines++) {
+        *nl = '\0';
+        char *eq = strchr(line, '=');
+        CHECK(eq != NULL);
+        if (!eq) break;
+        *eq = '\0';
+        CHECK_STR(line, eq + 1);
+    }
+    CHECK(lines == 12);
+    free(got);
+    result_free(&r);
+    remove_file(dir, "n_numbers.tpl");
+}
+
 /* Writes r's outputs into a fresh folder twice, and
  * reads each file back: its bytes, and the second write leaves them as they were. */
 static void test_write(const result *r) {
@@ -313,6 +421,8 @@ int main(void) {
     test_errors(&m, dir);
     test_isolation_and_garbage(&m, dir);
     test_quoting(&m, dir);
+    test_shared_tables(dir);
+    test_numbers(&m, dir);
     test_alloc_failures(&m);
     CHECK(rmdir(dir) == 0);
     sg_model_free(&m);
