@@ -26,7 +26,7 @@
     X(function) X(func) X(group) X(groups) X(index) X(inplace) X(kernel) X(keys) X(kind)      \
     X(kwarg_only) X(line) X(manual_cpp_binding) X(manual_kernel_registration) X(method)       \
     X(mutable) X(name) X(namespace) X(optional) X(ops) X(overload) X(precomputed)             \
-    X(python_module) X(qualified) X(returns) X(schema) X(signature) X(size) X(sorted)         \
+    X(python_module) X(qualified) X(returns) X(schema) X(shard) X(signature) X(size) X(sorted)         \
     X(structured) X(structured_delegate) X(structured_inherits) X(structured_is_out)         \
     X(structured_out) X(tags) X(tensor_like) X(text) X(type) X(use_const_ref_for_mutable_tensors) \
     X(variants) X(varargs) X(varret) X(write)
@@ -501,6 +501,7 @@ static void push_sorted(const pusher *p, int ops, const sg_model *m, uint32_t *o
  * that a Lua error (out of memory) in between leaks none of it. */
 typedef struct build {
     const sg_model *m;
+    const uint32_t *shards; /* op.shard of each op (NULL: none) */
     opmap           mp;
     uint32_t       *order; /* for model.sorted */
     sg_buf          tmp, key;
@@ -526,6 +527,7 @@ static int protected_build(lua_State *L) {
     int ops = lua_gettop(L);
     for (uint32_t i = 0; i < m->nops; i++) {
         push_op(&p, m->ops[i], i + 1);
+        if (b->shards) set_int(&p, K_shard, b->shards[i]);
         lua_pushvalue(L, -1);
         lua_rawseti(L, reals, (lua_Integer)i + 1);
         seal(&p);
@@ -588,8 +590,8 @@ static int protected_build(lua_State *L) {
     return 1;
 }
 
-bool sg_lua_push_model(lua_State *L, const sg_model *m) {
-    build b = {.m = m, .order = malloc((m->nops ? m->nops : 1) * sizeof *b.order)};
+bool sg_lua_push_model(lua_State *L, const sg_model *m, const uint32_t *shards) {
+    build b = {.m = m, .shards = shards, .order = malloc((m->nops ? m->nops : 1) * sizeof *b.order)};
     sg_buf_init(&b.tmp);
     sg_buf_init(&b.key);
     bool ok = opmap_init(&b.mp, m) && b.order, pushed = ok;
