@@ -20,13 +20,13 @@
 #define SG_MODEL_KEYS(X)                                                                      \
     X(after) X(alias) X(args) X(autogen) X(autogen_from) X(autogen_kind) X(base) X(before)     \
     X(backend_kernel) X(composite) X(composite_kernel) X(implicit) X(is_out) X(kernel_keys)   \
-    X(outs)                                                                                   \
+    X(outs) X(shard)                                                                          \
     X(category_override) X(cname) X(cpp_no_default_args) X(default) X(delegates) X(desc)     \
     X(device_check) X(device_guard) X(dispatch) X(dunder) X(family) X(file) X(files)         \
     X(function) X(func) X(group) X(groups) X(index) X(inplace) X(kernel) X(keys) X(kind)      \
     X(kwarg_only) X(line) X(manual_cpp_binding) X(manual_kernel_registration) X(method)       \
     X(mutable) X(name) X(namespace) X(optional) X(ops) X(overload) X(precomputed)             \
-    X(python_module) X(qualified) X(returns) X(schema) X(shard) X(signature) X(size) X(sorted)         \
+    X(python_module) X(qualified) X(returns) X(schema) X(signature) X(size) X(sorted)         \
     X(structured) X(structured_delegate) X(structured_inherits) X(structured_is_out)         \
     X(structured_out) X(tags) X(tensor_like) X(text) X(type) X(use_const_ref_for_mutable_tensors) \
     X(variants) X(varargs) X(varret) X(write)
