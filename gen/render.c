@@ -226,9 +226,12 @@ done:
 }
 
 /* An op's shard: a hash of its group's key, so the ops of a group share one and adding an op
- * moves no other. */
+ * moves no other. The key is "ns::base" of the op a structured delegate or an autogen variant
+ * comes from (whose generated kernel calls it: `foo_functional` from `foo`), else its own. */
 static uint32_t op_shard(const sg_op *op, uint32_t nshards) {
-    /* FNV-1a over "ns::base": the same on every platform and in every run */
+    for (int i = 0; i < 4 && (op->structured_out || op->autogen_from); i++) /* bounded: no cycle */
+        op = op->structured_out ? op->structured_out : op->autogen_from;
+    /* FNV-1a: the same on every platform and in every run */
     uint32_t    h = 2166136261u;
     const char *parts[3] = {op->ns ? op->ns : "", "::", op->schema.base ? op->schema.base : ""};
     for (int i = 0; i < 3; i++)

@@ -1,7 +1,8 @@
 %! output = "{lib}_{shard}.c", per_shard = true
 % local C = import "c"
-% -- the other shards whose ops this one's composite kernels call (a group shares one shard,
-% -- so most call none)
+% -- the other shards whose ops this one's composite kernels call: none, as an op's shard is
+% -- that of the op it comes from (docs/templates.md), unless a chain of such links is longer
+% -- than the generator follows
 % local others, seen = {}, {}
 % for _, op in ipairs(ops) do
 %   local x = op.composite and (op.structured_out or op.autogen_from)

@@ -80,9 +80,13 @@ run_case() {
     local base
     base=$(basename "$input")
     "$tool" "$@" -o "$w/gen0" "$w/in/$base" || { fail "$name: the first run failed"; return; }
-    # shard headers only: the shard .c include no aggregate header
-    grep -l "#include \"$lib.h\"" "$w/gen0/${lib}"_[0-9]*.c >/dev/null 2>&1 &&
-        fail "$name: a shard .c includes $lib.h"
+    # a shard's .c includes its own header alone (a group, generated kernels and the ops they
+    # call included, is one shard's), never the aggregate $lib.h
+    local f
+    for f in "$w/gen0/${lib}"_[0-9]*.c; do
+        [ "$(grep '^#include' "$f")" = "#include \"$(basename "${f%.c}").h\"" ] ||
+            fail "$name: $(basename "$f") includes $(grep '^#include' "$f" | tr '\n' ' ')"
+    done
     # one op added, first in the file
     { echo "$NEW"; echo; cat "$w/in/$base"; } >"$w/add.yaml"
     cp "$w/add.yaml" "$w/in/$base"
@@ -107,6 +111,27 @@ run_case golden "$here/golden/codegen" ops.yaml 'float p=0.5,' 'float p=0.25,' a
     --lib golden --shards 2
 if [ -n "${GEN0:-}" ] && command -v cc >/dev/null; then
     compile "$GEN0" && compile "$GEN1" && compile "$GEN2" && echo "golden: the glue compiles before and after"
+fi
+
+# a variant autogen makes goes with the op it comes from, though its base name differs
+# (_nbl_functional from _nbl): the kernel the generator writes for it calls that op
+mkdir -p "$tmp/fn"
+cat >"$tmp/fn/fn.yaml" <<'EOF'
+- func: _nbl(Tensor input, Tensor(a!) running_mean, float momentum) -> (Tensor, Tensor)
+  dispatch:
+    CPU: nbl_cpu
+  autogen: _nbl_functional, _nbl.out
+EOF
+if "$tool" --shards 8 -o "$tmp/fn/gen" "$tmp/fn/fn.yaml"; then
+    k=$(shard_of "$tmp/fn/gen" ops aten__nbl)
+    for c in aten__nbl_functional aten__nbl_out; do
+        [ "$(shard_of "$tmp/fn/gen" ops $c)" = "$k" ] || fail "$c is not in the shard of aten__nbl ($k)"
+    done
+    [ "$(grep -h '^#include' "$tmp/fn/gen/ops_$k.c")" = "#include \"ops_$k.h\"" ] ||
+        fail "ops_$k.c includes another shard's header"
+    echo "autogen: _nbl, _nbl_functional, _nbl.out in shard $k"
+else
+    fail "the autogen case did not generate"
 fi
 
 lib=ops
