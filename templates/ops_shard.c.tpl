@@ -25,12 +25,10 @@
 /* ---- boxing adapters: boxed call -> typed kernel, one per C signature this shard's ops have
  * (each shard has its own), each written for the first op here of its signature, whose kernel
  * type it calls (the kernel is found through ctx: see sg_kernel) */
-% local made = {}
-% for _, op in ipairs(ops) do
-%   local info = C.info(op)
-%   if info.typed and not made[info.boxed_name] then
-%     made[info.boxed_name] = true
-%     local bn = lib .. "_" .. info.boxed_name
+% local firsts = C.shard_adapters(ops)
+% for _, op in ipairs(firsts) do
+%   do
+%     local bn = lib .. "_" .. C.info(op).boxed_name
 %     local nargs, nrets = #op.args, #op.returns
 static sg_status $(bn)(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
                        int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
@@ -58,6 +56,27 @@ static sg_status $(bn)(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const
 
 %   end
 % end
+% if #firsts > 0 then
+/* the adapters by number: each op's _register (in $(lib)_$(shard).h) names its own */
+static const sg_boxed_fn sg_adapters[] = {
+%   for _, op in ipairs(firsts) do
+    $(lib)_$(C.info(op).boxed_name),
+%   end
+};
+
+% end
+sg_status $(lib)_boxed_register_$(shard)(sg_op *op, unsigned adapter, sg_key key, sg_fn fn,
+    sg_handle **out) {
+% if #firsts > 0 then
+    if (adapter >= sizeof sg_adapters / sizeof sg_adapters[0])
+        return sg_error(SG_EINVAL, "$(lib)_boxed_register_$(shard): no adapter %u", adapter);
+    return sg_op_impl_typed(op, key, fn, sg_adapters[adapter], out);
+% else
+    (void)op, (void)key, (void)fn, (void)out;
+    return sg_error(SG_EINVAL, "$(lib)_boxed_register_$(shard): no adapter %u", adapter);
+% end
+}
+
 % for _, op in ipairs(ops) do
 %   local cn = op.cname
 /* ---- $(C.comment(op.schema)) */
@@ -86,10 +105,6 @@ sg_status $(cn)($(params)) {
 %       end
 %     end
     return $(cn)_redispatch(sg_tls_apply($(c.keys))$(argsep)$(args));
-}
-
-sg_status $(cn)_register(sg_key key, $(cn)_kernel fn, sg_handle **out) {
-    return sg_op_impl_typed($(cn)_op, key, (sg_fn)fn, $(lib)_$(c.boxed_name), out);
 }
 %   end
 

@@ -14,6 +14,11 @@ extern "C" {
 
 /* Registers this shard's generated composite kernels ($(lib)_init calls it). */
 sg_status $(lib)_boxed_composites_$(shard)(void);
+/* Registers fn, a typed kernel of op, with this shard's boxing adapter number `adapter`: what
+ * each op's _register below does. */
+sg_status $(lib)_boxed_register_$(shard)(sg_op *op, unsigned adapter, sg_key key, sg_fn fn,
+    sg_handle **out);
+% local _, adapter = C.shard_adapters(ops)
 
 % for _, op in ipairs(ops) do
 %   local cn = op.cname
@@ -29,7 +34,9 @@ typedef sg_status $(cn)_fn(sg_keyset ks$(params == "void" and "" or ", " .. para
 typedef $(cn)_fn *$(cn)_kernel;
 $(cn)_fn $(cn)_redispatch;
 sg_status $(cn)($(params));
-sg_status $(cn)_register(sg_key key, $(cn)_kernel fn, sg_handle **out);
+static inline sg_status $(cn)_register(sg_key key, $(cn)_kernel fn, sg_handle **out) {
+    return $(lib)_boxed_register_$(shard)($(cn)_op, $(adapter[c.boxed_name]), key, (sg_fn)fn, out);
+}
 %     if op.structured_is_out then
 /* structured: its functional and in-place variants run this meta function, then this op */
 typedef sg_status (*$(cn)_meta_fn)($(C.meta_params(op)));

@@ -463,6 +463,21 @@ end
 
 C.find_arg = find_arg
 
+-- The boxing adapters a shard's ops need (each shard file defines its own, static): one per C
+-- signature, in the order of the first op (of `ops`, a shard's ops) that has it. Returns the
+-- list of those first ops, and each adapter's 0-based position by boxed name.
+function C.shard_adapters(ops)
+  local firsts, index = {}, {}
+  for _, op in ipairs(ops) do
+    local info = C.info(op)
+    if info.typed and not index[info.boxed_name] then
+      index[info.boxed_name] = #firsts
+      firsts[#firsts + 1] = op
+    end
+  end
+  return firsts, index
+end
+
 -- Rationale: several templates ask the same op for the same strings; each is built once.
 for _, name in ipairs({"meta_params"}) do
   local build, memo = C[name], {}

@@ -216,6 +216,30 @@ static sg_status golden_boxed_tfBtt_tt(void *sg_ctx, const sg_op *sg_op_, sg_key
     return SG_OK;
 }
 
+/* the adapters by number: each op's _register (in golden_0.h) names its own */
+static const sg_boxed_fn sg_adapters[] = {
+    golden_boxed_ttS_t,
+    golden_boxed_ttSt_t,
+    golden_boxed_tfB_tt,
+    golden_boxed_tN1bD_t,
+    golden_boxed_nDYVBM_t,
+    golden_boxed_tQQ_t,
+    golden_boxed_lz_l,
+    golden_boxed_tsnw_t,
+    golden_boxed_ttIbs_t,
+    golden_boxed_t_i,
+    golden_boxed_t_S,
+    golden_boxed_tcaymvRkWwI_tf,
+    golden_boxed_tfBtt_tt,
+};
+
+sg_status golden_boxed_register_0(sg_op *op, unsigned adapter, sg_key key, sg_fn fn,
+    sg_handle **out) {
+    if (adapter >= sizeof sg_adapters / sizeof sg_adapters[0])
+        return sg_error(SG_EINVAL, "golden_boxed_register_0: no adapter %u", adapter);
+    return sg_op_impl_typed(op, key, fn, sg_adapters[adapter], out);
+}
+
 /* ---- aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor */
 sg_op *aten_add_Tensor_op;
 
@@ -227,10 +251,6 @@ sg_status aten_add_Tensor_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tensor
 
 sg_status aten_add_Tensor(sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor **ret) {
     return aten_add_Tensor_redispatch(sg_tls_apply(self->keys | other->keys), self, other, alpha, ret);
-}
-
-sg_status aten_add_Tensor_register(sg_key key, aten_add_Tensor_kernel fn, sg_handle **out) {
-    return sg_op_impl_typed(aten_add_Tensor_op, key, (sg_fn)fn, golden_boxed_ttS_t, out);
 }
 
 /* ---- aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!) */
@@ -248,10 +268,6 @@ sg_status aten_add__Tensor(sg_tensor *self, sg_tensor *other, sg_scalar alpha, s
     return aten_add__Tensor_redispatch(sg_tls_apply(self->keys | other->keys), self, other, alpha, ret);
 }
 
-sg_status aten_add__Tensor_register(sg_key key, aten_add__Tensor_kernel fn, sg_handle **out) {
-    return sg_op_impl_typed(aten_add__Tensor_op, key, (sg_fn)fn, golden_boxed_ttS_t, out);
-}
-
 /* ---- aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
 sg_op *aten_add_out_op;
 
@@ -267,10 +283,6 @@ sg_status aten_add_out(sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_te
     return aten_add_out_redispatch(sg_tls_apply(self->keys | other->keys | out->keys), self, other, alpha, out, ret);
 }
 
-sg_status aten_add_out_register(sg_key key, aten_add_out_kernel fn, sg_handle **out) {
-    return sg_op_impl_typed(aten_add_out_op, key, (sg_fn)fn, golden_boxed_ttSt_t, out);
-}
-
 /* ---- aten::native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor) */
 sg_op *aten_native_dropout_op;
 
@@ -282,10 +294,6 @@ sg_status aten_native_dropout_redispatch(sg_keyset sg_ks, sg_tensor *input, doub
 
 sg_status aten_native_dropout(sg_tensor *input, double p, const bool *train, sg_tensor **ret0, sg_tensor **ret1) {
     return aten_native_dropout_redispatch(sg_tls_apply(input->keys), input, p, train, ret0, ret1);
-}
-
-sg_status aten_native_dropout_register(sg_key key, aten_native_dropout_kernel fn, sg_handle **out) {
-    return sg_op_impl_typed(aten_native_dropout_op, key, (sg_fn)fn, golden_boxed_tfB_tt, out);
 }
 
 /* ---- aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor */
@@ -301,10 +309,6 @@ sg_status aten_sum_dim_IntList(sg_tensor *self, const sg_int_list *dim, bool kee
     return aten_sum_dim_IntList_redispatch(sg_tls_apply(self->keys), self, dim, keepdim, dtype, ret);
 }
 
-sg_status aten_sum_dim_IntList_register(sg_key key, aten_sum_dim_IntList_kernel fn, sg_handle **out) {
-    return sg_op_impl_typed(aten_sum_dim_IntList_op, key, (sg_fn)fn, golden_boxed_tN1bD_t, out);
-}
-
 /* ---- aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
 sg_op *aten_empty_memory_format_op;
 
@@ -316,10 +320,6 @@ sg_status aten_empty_memory_format_redispatch(sg_keyset sg_ks, sg_int_list size,
 
 sg_status aten_empty_memory_format(sg_int_list size, const sg_dtype *dtype, const sg_layout *layout, const sg_device *device, const bool *pin_memory, const sg_memory_format *memory_format, sg_tensor **ret) {
     return aten_empty_memory_format_redispatch(sg_tls_apply(0), size, dtype, layout, device, pin_memory, memory_format, ret);
-}
-
-sg_status aten_empty_memory_format_register(sg_key key, aten_empty_memory_format_kernel fn, sg_handle **out) {
-    return sg_op_impl_typed(aten_empty_memory_format_op, key, (sg_fn)fn, golden_boxed_nDYVBM_t, out);
 }
 
 /* ---- aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor */
@@ -335,10 +335,6 @@ sg_status aten_clamp(sg_tensor *self, const sg_scalar *min, const sg_scalar *max
     return aten_clamp_redispatch(sg_tls_apply(self->keys), self, min, max, ret);
 }
 
-sg_status aten_clamp_register(sg_key key, aten_clamp_kernel fn, sg_handle **out) {
-    return sg_op_impl_typed(aten_clamp_op, key, (sg_fn)fn, golden_boxed_tQQ_t, out);
-}
-
 /* ---- aten::_foreach_add.ScalarList(Tensor[] self, Scalar[] scalars) -> Tensor[] */
 sg_op *aten__foreach_add_ScalarList_op;
 
@@ -350,10 +346,6 @@ sg_status aten__foreach_add_ScalarList_redispatch(sg_keyset sg_ks, sg_tensor_lis
 
 sg_status aten__foreach_add_ScalarList(sg_tensor_list self, sg_scalar_list scalars, sg_tensor_list *ret) {
     return aten__foreach_add_ScalarList_redispatch(sg_tls_apply(sg_tensor_list_keys(self)), self, scalars, ret);
-}
-
-sg_status aten__foreach_add_ScalarList_register(sg_key key, aten__foreach_add_ScalarList_kernel fn, sg_handle **out) {
-    return sg_op_impl_typed(aten__foreach_add_ScalarList_op, key, (sg_fn)fn, golden_boxed_lz_l, out);
 }
 
 /* ---- aten::unflatten.Dimname(Tensor(a) self, Dimname dim, SymInt[] sizes, Dimname[] names) -> Tensor(a) */
@@ -369,10 +361,6 @@ sg_status aten_unflatten_Dimname(sg_tensor *self, const char *dim, sg_int_list s
     return aten_unflatten_Dimname_redispatch(sg_tls_apply(self->keys), self, dim, sizes, names, ret);
 }
 
-sg_status aten_unflatten_Dimname_register(sg_key key, aten_unflatten_Dimname_kernel fn, sg_handle **out) {
-    return sg_op_impl_typed(aten_unflatten_Dimname_op, key, (sg_fn)fn, golden_boxed_tsnw_t, out);
-}
-
 /* ---- aten::quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor */
 sg_op *aten_quantile_op;
 
@@ -384,10 +372,6 @@ sg_status aten_quantile_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tensor *
 
 sg_status aten_quantile(sg_tensor *self, sg_tensor *q, const int64_t *dim, bool keepdim, const char *interpolation, sg_tensor **ret) {
     return aten_quantile_redispatch(sg_tls_apply(self->keys | q->keys), self, q, dim, keepdim, interpolation, ret);
-}
-
-sg_status aten_quantile_register(sg_key key, aten_quantile_kernel fn, sg_handle **out) {
-    return sg_op_impl_typed(aten_quantile_op, key, (sg_fn)fn, golden_boxed_ttIbs_t, out);
 }
 
 /* ---- aten::_nnz(Tensor self) -> int */
@@ -403,10 +387,6 @@ sg_status aten__nnz(sg_tensor *self, int64_t *ret) {
     return aten__nnz_redispatch(sg_tls_apply(self->keys), self, ret);
 }
 
-sg_status aten__nnz_register(sg_key key, aten__nnz_kernel fn, sg_handle **out) {
-    return sg_op_impl_typed(aten__nnz_op, key, (sg_fn)fn, golden_boxed_t_i, out);
-}
-
 /* ---- aten::item(Tensor self) -> Scalar */
 sg_op *aten_item_op;
 
@@ -420,10 +400,6 @@ sg_status aten_item(sg_tensor *self, sg_scalar *ret) {
     return aten_item_redispatch(sg_tls_apply(self->keys), self, ret);
 }
 
-sg_status aten_item_register(sg_key key, aten_item_kernel fn, sg_handle **out) {
-    return sg_op_impl_typed(aten_item_op, key, (sg_fn)fn, golden_boxed_t_S, out);
-}
-
 /* ---- golden::mix(Tensor x, complex c, Any extra, Layout layout, MemoryFormat mf, Device dev, float[]? weights=None, bool[3] mask=[True, False, True], Dimname[]? names=None, str[] labels=[], int? k=None) -> (Tensor out, float score) */
 sg_op *golden_mix_op;
 
@@ -435,10 +411,6 @@ sg_status golden_mix_redispatch(sg_keyset sg_ks, sg_tensor *x, sg_complex c, con
 
 sg_status golden_mix(sg_tensor *x, sg_complex c, const sg_any *extra, sg_layout layout, sg_memory_format mf, sg_device dev, const sg_float_list *weights, sg_bool_list mask, const sg_str_list *names, sg_str_list labels, const int64_t *k, sg_tensor **ret_out, double *ret_score) {
     return golden_mix_redispatch(sg_tls_apply(x->keys), x, c, extra, layout, mf, dev, weights, mask, names, labels, k, ret_out, ret_score);
-}
-
-sg_status golden_mix_register(sg_key key, golden_mix_kernel fn, sg_handle **out) {
-    return sg_op_impl_typed(golden_mix_op, key, (sg_fn)fn, golden_boxed_tcaymvRkWwI_tf, out);
 }
 
 /* ---- aten::native_dropout.out(Tensor input, float p, bool? train, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) */
@@ -456,10 +428,6 @@ sg_status aten_native_dropout_out(sg_tensor *input, double p, const bool *train,
     if (SG_UNLIKELY(out1 && !sg_tensor_writable(out1)))
         return sg_op_check_writable(aten_native_dropout_out_op, 4, out1);
     return aten_native_dropout_out_redispatch(sg_tls_apply(input->keys | out0->keys | out1->keys), input, p, train, out0, out1, ret0, ret1);
-}
-
-sg_status aten_native_dropout_out_register(sg_key key, aten_native_dropout_out_kernel fn, sg_handle **out) {
-    return sg_op_impl_typed(aten_native_dropout_out_op, key, (sg_fn)fn, golden_boxed_tfBtt_tt, out);
 }
 
 /* aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor

@@ -12,6 +12,10 @@ extern "C" {
 
 /* Registers this shard's generated composite kernels (golden_init calls it). */
 sg_status golden_boxed_composites_0(void);
+/* Registers fn, a typed kernel of op, with this shard's boxing adapter number `adapter`: what
+ * each op's _register below does. */
+sg_status golden_boxed_register_0(sg_op *op, unsigned adapter, sg_key key, sg_fn fn,
+    sg_handle **out);
 
 /* aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor */
 extern sg_op *aten_add_Tensor_op;
@@ -19,7 +23,9 @@ typedef sg_status aten_add_Tensor_fn(sg_keyset ks, sg_tensor *self, sg_tensor *o
 typedef aten_add_Tensor_fn *aten_add_Tensor_kernel;
 aten_add_Tensor_fn aten_add_Tensor_redispatch;
 sg_status aten_add_Tensor(sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor **ret);
-sg_status aten_add_Tensor_register(sg_key key, aten_add_Tensor_kernel fn, sg_handle **out);
+static inline sg_status aten_add_Tensor_register(sg_key key, aten_add_Tensor_kernel fn, sg_handle **out) {
+    return golden_boxed_register_0(aten_add_Tensor_op, 0, key, (sg_fn)fn, out);
+}
 aten_add_Tensor_fn aten_add_Tensor_composite; /* the generator's kernel (structured) */
 
 /* aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!) */
@@ -28,7 +34,9 @@ typedef sg_status aten_add__Tensor_fn(sg_keyset ks, sg_tensor *self, sg_tensor *
 typedef aten_add__Tensor_fn *aten_add__Tensor_kernel;
 aten_add__Tensor_fn aten_add__Tensor_redispatch;
 sg_status aten_add__Tensor(sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor **ret);
-sg_status aten_add__Tensor_register(sg_key key, aten_add__Tensor_kernel fn, sg_handle **out);
+static inline sg_status aten_add__Tensor_register(sg_key key, aten_add__Tensor_kernel fn, sg_handle **out) {
+    return golden_boxed_register_0(aten_add__Tensor_op, 0, key, (sg_fn)fn, out);
+}
 aten_add__Tensor_fn aten_add__Tensor_composite; /* the generator's kernel (structured) */
 
 /* aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
@@ -37,7 +45,9 @@ typedef sg_status aten_add_out_fn(sg_keyset ks, sg_tensor *self, sg_tensor *othe
 typedef aten_add_out_fn *aten_add_out_kernel;
 aten_add_out_fn aten_add_out_redispatch;
 sg_status aten_add_out(sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor *out, sg_tensor **ret);
-sg_status aten_add_out_register(sg_key key, aten_add_out_kernel fn, sg_handle **out);
+static inline sg_status aten_add_out_register(sg_key key, aten_add_out_kernel fn, sg_handle **out) {
+    return golden_boxed_register_0(aten_add_out_op, 1, key, (sg_fn)fn, out);
+}
 /* structured: its functional and in-place variants run this meta function, then this op */
 typedef sg_status (*aten_add_out_meta_fn)(sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_meta *outs);
 extern aten_add_out_meta_fn aten_add_out_meta;
@@ -49,7 +59,9 @@ typedef sg_status aten_native_dropout_fn(sg_keyset ks, sg_tensor *input, double 
 typedef aten_native_dropout_fn *aten_native_dropout_kernel;
 aten_native_dropout_fn aten_native_dropout_redispatch;
 sg_status aten_native_dropout(sg_tensor *input, double p, const bool *train, sg_tensor **ret0, sg_tensor **ret1);
-sg_status aten_native_dropout_register(sg_key key, aten_native_dropout_kernel fn, sg_handle **out);
+static inline sg_status aten_native_dropout_register(sg_key key, aten_native_dropout_kernel fn, sg_handle **out) {
+    return golden_boxed_register_0(aten_native_dropout_op, 2, key, (sg_fn)fn, out);
+}
 
 /* aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor */
 extern sg_op *aten_sum_dim_IntList_op;
@@ -57,7 +69,9 @@ typedef sg_status aten_sum_dim_IntList_fn(sg_keyset ks, sg_tensor *self, const s
 typedef aten_sum_dim_IntList_fn *aten_sum_dim_IntList_kernel;
 aten_sum_dim_IntList_fn aten_sum_dim_IntList_redispatch;
 sg_status aten_sum_dim_IntList(sg_tensor *self, const sg_int_list *dim, bool keepdim, const sg_dtype *dtype, sg_tensor **ret);
-sg_status aten_sum_dim_IntList_register(sg_key key, aten_sum_dim_IntList_kernel fn, sg_handle **out);
+static inline sg_status aten_sum_dim_IntList_register(sg_key key, aten_sum_dim_IntList_kernel fn, sg_handle **out) {
+    return golden_boxed_register_0(aten_sum_dim_IntList_op, 3, key, (sg_fn)fn, out);
+}
 
 /* aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
 extern sg_op *aten_empty_memory_format_op;
@@ -65,7 +79,9 @@ typedef sg_status aten_empty_memory_format_fn(sg_keyset ks, sg_int_list size, co
 typedef aten_empty_memory_format_fn *aten_empty_memory_format_kernel;
 aten_empty_memory_format_fn aten_empty_memory_format_redispatch;
 sg_status aten_empty_memory_format(sg_int_list size, const sg_dtype *dtype, const sg_layout *layout, const sg_device *device, const bool *pin_memory, const sg_memory_format *memory_format, sg_tensor **ret);
-sg_status aten_empty_memory_format_register(sg_key key, aten_empty_memory_format_kernel fn, sg_handle **out);
+static inline sg_status aten_empty_memory_format_register(sg_key key, aten_empty_memory_format_kernel fn, sg_handle **out) {
+    return golden_boxed_register_0(aten_empty_memory_format_op, 4, key, (sg_fn)fn, out);
+}
 
 /* aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor */
 extern sg_op *aten_clamp_op;
@@ -73,7 +89,9 @@ typedef sg_status aten_clamp_fn(sg_keyset ks, sg_tensor *self, const sg_scalar *
 typedef aten_clamp_fn *aten_clamp_kernel;
 aten_clamp_fn aten_clamp_redispatch;
 sg_status aten_clamp(sg_tensor *self, const sg_scalar *min, const sg_scalar *max, sg_tensor **ret);
-sg_status aten_clamp_register(sg_key key, aten_clamp_kernel fn, sg_handle **out);
+static inline sg_status aten_clamp_register(sg_key key, aten_clamp_kernel fn, sg_handle **out) {
+    return golden_boxed_register_0(aten_clamp_op, 5, key, (sg_fn)fn, out);
+}
 
 /* aten::_foreach_add.ScalarList(Tensor[] self, Scalar[] scalars) -> Tensor[] */
 extern sg_op *aten__foreach_add_ScalarList_op;
@@ -81,7 +99,9 @@ typedef sg_status aten__foreach_add_ScalarList_fn(sg_keyset ks, sg_tensor_list s
 typedef aten__foreach_add_ScalarList_fn *aten__foreach_add_ScalarList_kernel;
 aten__foreach_add_ScalarList_fn aten__foreach_add_ScalarList_redispatch;
 sg_status aten__foreach_add_ScalarList(sg_tensor_list self, sg_scalar_list scalars, sg_tensor_list *ret);
-sg_status aten__foreach_add_ScalarList_register(sg_key key, aten__foreach_add_ScalarList_kernel fn, sg_handle **out);
+static inline sg_status aten__foreach_add_ScalarList_register(sg_key key, aten__foreach_add_ScalarList_kernel fn, sg_handle **out) {
+    return golden_boxed_register_0(aten__foreach_add_ScalarList_op, 6, key, (sg_fn)fn, out);
+}
 
 /* aten::unflatten.Dimname(Tensor(a) self, Dimname dim, SymInt[] sizes, Dimname[] names) -> Tensor(a) */
 extern sg_op *aten_unflatten_Dimname_op;
@@ -89,7 +109,9 @@ typedef sg_status aten_unflatten_Dimname_fn(sg_keyset ks, sg_tensor *self, const
 typedef aten_unflatten_Dimname_fn *aten_unflatten_Dimname_kernel;
 aten_unflatten_Dimname_fn aten_unflatten_Dimname_redispatch;
 sg_status aten_unflatten_Dimname(sg_tensor *self, const char *dim, sg_int_list sizes, sg_str_list names, sg_tensor **ret);
-sg_status aten_unflatten_Dimname_register(sg_key key, aten_unflatten_Dimname_kernel fn, sg_handle **out);
+static inline sg_status aten_unflatten_Dimname_register(sg_key key, aten_unflatten_Dimname_kernel fn, sg_handle **out) {
+    return golden_boxed_register_0(aten_unflatten_Dimname_op, 7, key, (sg_fn)fn, out);
+}
 
 /* aten::quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor */
 extern sg_op *aten_quantile_op;
@@ -97,7 +119,9 @@ typedef sg_status aten_quantile_fn(sg_keyset ks, sg_tensor *self, sg_tensor *q, 
 typedef aten_quantile_fn *aten_quantile_kernel;
 aten_quantile_fn aten_quantile_redispatch;
 sg_status aten_quantile(sg_tensor *self, sg_tensor *q, const int64_t *dim, bool keepdim, const char *interpolation, sg_tensor **ret);
-sg_status aten_quantile_register(sg_key key, aten_quantile_kernel fn, sg_handle **out);
+static inline sg_status aten_quantile_register(sg_key key, aten_quantile_kernel fn, sg_handle **out) {
+    return golden_boxed_register_0(aten_quantile_op, 8, key, (sg_fn)fn, out);
+}
 
 /* aten::_nnz(Tensor self) -> int */
 extern sg_op *aten__nnz_op;
@@ -105,7 +129,9 @@ typedef sg_status aten__nnz_fn(sg_keyset ks, sg_tensor *self, int64_t *ret);
 typedef aten__nnz_fn *aten__nnz_kernel;
 aten__nnz_fn aten__nnz_redispatch;
 sg_status aten__nnz(sg_tensor *self, int64_t *ret);
-sg_status aten__nnz_register(sg_key key, aten__nnz_kernel fn, sg_handle **out);
+static inline sg_status aten__nnz_register(sg_key key, aten__nnz_kernel fn, sg_handle **out) {
+    return golden_boxed_register_0(aten__nnz_op, 9, key, (sg_fn)fn, out);
+}
 
 /* aten::item(Tensor self) -> Scalar */
 extern sg_op *aten_item_op;
@@ -113,7 +139,9 @@ typedef sg_status aten_item_fn(sg_keyset ks, sg_tensor *self, sg_scalar *ret);
 typedef aten_item_fn *aten_item_kernel;
 aten_item_fn aten_item_redispatch;
 sg_status aten_item(sg_tensor *self, sg_scalar *ret);
-sg_status aten_item_register(sg_key key, aten_item_kernel fn, sg_handle **out);
+static inline sg_status aten_item_register(sg_key key, aten_item_kernel fn, sg_handle **out) {
+    return golden_boxed_register_0(aten_item_op, 10, key, (sg_fn)fn, out);
+}
 
 /* golden::mix(Tensor x, complex c, Any extra, Layout layout, MemoryFormat mf, Device dev, float[]? weights=None, bool[3] mask=[True, False, True], Dimname[]? names=None, str[] labels=[], int? k=None) -> (Tensor out, float score) */
 extern sg_op *golden_mix_op;
@@ -121,7 +149,9 @@ typedef sg_status golden_mix_fn(sg_keyset ks, sg_tensor *x, sg_complex c, const 
 typedef golden_mix_fn *golden_mix_kernel;
 golden_mix_fn golden_mix_redispatch;
 sg_status golden_mix(sg_tensor *x, sg_complex c, const sg_any *extra, sg_layout layout, sg_memory_format mf, sg_device dev, const sg_float_list *weights, sg_bool_list mask, const sg_str_list *names, sg_str_list labels, const int64_t *k, sg_tensor **ret_out, double *ret_score);
-sg_status golden_mix_register(sg_key key, golden_mix_kernel fn, sg_handle **out);
+static inline sg_status golden_mix_register(sg_key key, golden_mix_kernel fn, sg_handle **out) {
+    return golden_boxed_register_0(golden_mix_op, 11, key, (sg_fn)fn, out);
+}
 
 /* aten::native_dropout.out(Tensor input, float p, bool? train, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) */
 extern sg_op *aten_native_dropout_out_op;
@@ -129,7 +159,9 @@ typedef sg_status aten_native_dropout_out_fn(sg_keyset ks, sg_tensor *input, dou
 typedef aten_native_dropout_out_fn *aten_native_dropout_out_kernel;
 aten_native_dropout_out_fn aten_native_dropout_out_redispatch;
 sg_status aten_native_dropout_out(sg_tensor *input, double p, const bool *train, sg_tensor *out0, sg_tensor *out1, sg_tensor **ret0, sg_tensor **ret1);
-sg_status aten_native_dropout_out_register(sg_key key, aten_native_dropout_out_kernel fn, sg_handle **out);
+static inline sg_status aten_native_dropout_out_register(sg_key key, aten_native_dropout_out_kernel fn, sg_handle **out) {
+    return golden_boxed_register_0(aten_native_dropout_out_op, 12, key, (sg_fn)fn, out);
+}
 aten_native_dropout_out_fn aten_native_dropout_out_composite; /* the generator's kernel (out) */
 
 #ifdef __cplusplus

@@ -193,6 +193,31 @@ static sg_status golden_boxed_tt_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset 
     return SG_OK;
 }
 
+/* the adapters by number: each op's _register (in golden_1.h) names its own */
+static const sg_boxed_fn sg_adapters[] = {
+    golden_boxed_t_t,
+    golden_boxed_tL_t,
+    golden_boxed_li_t,
+    golden_boxed_tfg_t,
+    golden_boxed_tn1bF_t,
+    golden_boxed_tn3n3n3n3b_t,
+    golden_boxed_tS_d,
+    golden_boxed_t_b,
+    golden_boxed_to_t,
+    golden_boxed_to_,
+    golden_boxed_liiiiiibb_t,
+    golden_boxed_tttffi_t,
+    golden_boxed_t_,
+    golden_boxed_tt_t,
+};
+
+sg_status golden_boxed_register_1(sg_op *op, unsigned adapter, sg_key key, sg_fn fn,
+    sg_handle **out) {
+    if (adapter >= sizeof sg_adapters / sizeof sg_adapters[0])
+        return sg_error(SG_EINVAL, "golden_boxed_register_1: no adapter %u", adapter);
+    return sg_op_impl_typed(op, key, fn, sg_adapters[adapter], out);
+}
+
 /* ---- aten::relu_(Tensor(a!) self) -> Tensor(a!) */
 sg_op *aten_relu__op;
 
@@ -208,10 +233,6 @@ sg_status aten_relu_(sg_tensor *self, sg_tensor **ret) {
     return aten_relu__redispatch(sg_tls_apply(self->keys), self, ret);
 }
 
-sg_status aten_relu__register(sg_key key, aten_relu__kernel fn, sg_handle **out) {
-    return sg_op_impl_typed(aten_relu__op, key, (sg_fn)fn, golden_boxed_t_t, out);
-}
-
 /* ---- aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor */
 sg_op *aten_index_Tensor_op;
 
@@ -223,10 +244,6 @@ sg_status aten_index_Tensor_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tens
 
 sg_status aten_index_Tensor(sg_tensor *self, sg_tensor_list indices, sg_tensor **ret) {
     return aten_index_Tensor_redispatch(sg_tls_apply(self->keys | sg_tensor_list_keys(indices)), self, indices, ret);
-}
-
-sg_status aten_index_Tensor_register(sg_key key, aten_index_Tensor_kernel fn, sg_handle **out) {
-    return sg_op_impl_typed(aten_index_Tensor_op, key, (sg_fn)fn, golden_boxed_tL_t, out);
 }
 
 /* ---- aten::cat(Tensor[] tensors, int dim=0) -> Tensor */
@@ -242,10 +259,6 @@ sg_status aten_cat(sg_tensor_list tensors, int64_t dim, sg_tensor **ret) {
     return aten_cat_redispatch(sg_tls_apply(sg_tensor_list_keys(tensors)), tensors, dim, ret);
 }
 
-sg_status aten_cat_register(sg_key key, aten_cat_kernel fn, sg_handle **out) {
-    return sg_op_impl_typed(aten_cat_op, key, (sg_fn)fn, golden_boxed_li_t, out);
-}
-
 /* ---- aten::bernoulli.p(Tensor self, float p=0.5, *, Generator? generator=None) -> Tensor */
 sg_op *aten_bernoulli_p_op;
 
@@ -257,10 +270,6 @@ sg_status aten_bernoulli_p_redispatch(sg_keyset sg_ks, sg_tensor *self, double p
 
 sg_status aten_bernoulli_p(sg_tensor *self, double p, sg_generator *generator, sg_tensor **ret) {
     return aten_bernoulli_p_redispatch(sg_tls_apply(self->keys), self, p, generator, ret);
-}
-
-sg_status aten_bernoulli_p_register(sg_key key, aten_bernoulli_p_kernel fn, sg_handle **out) {
-    return sg_op_impl_typed(aten_bernoulli_p_op, key, (sg_fn)fn, golden_boxed_tfg_t, out);
 }
 
 /* ---- aten::upsample_linear1d(Tensor self, SymInt[1] output_size, bool align_corners, float? scales=None) -> Tensor */
@@ -276,10 +285,6 @@ sg_status aten_upsample_linear1d(sg_tensor *self, sg_int_list output_size, bool 
     return aten_upsample_linear1d_redispatch(sg_tls_apply(self->keys), self, output_size, align_corners, scales, ret);
 }
 
-sg_status aten_upsample_linear1d_register(sg_key key, aten_upsample_linear1d_kernel fn, sg_handle **out) {
-    return sg_op_impl_typed(aten_upsample_linear1d_op, key, (sg_fn)fn, golden_boxed_tn1bF_t, out);
-}
-
 /* ---- aten::max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> Tensor */
 sg_op *aten_max_pool3d_op;
 
@@ -291,10 +296,6 @@ sg_status aten_max_pool3d_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_int_li
 
 sg_status aten_max_pool3d(sg_tensor *self, sg_int_list kernel_size, sg_int_list stride, sg_int_list padding, sg_int_list dilation, bool ceil_mode, sg_tensor **ret) {
     return aten_max_pool3d_redispatch(sg_tls_apply(self->keys), self, kernel_size, stride, padding, dilation, ceil_mode, ret);
-}
-
-sg_status aten_max_pool3d_register(sg_key key, aten_max_pool3d_kernel fn, sg_handle **out) {
-    return sg_op_impl_typed(aten_max_pool3d_op, key, (sg_fn)fn, golden_boxed_tn3n3n3n3b_t, out);
 }
 
 /* ---- aten::result_type.Scalar(Tensor tensor, Scalar other) -> ScalarType */
@@ -310,10 +311,6 @@ sg_status aten_result_type_Scalar(sg_tensor *tensor, sg_scalar other, sg_dtype *
     return aten_result_type_Scalar_redispatch(sg_tls_apply(tensor->keys), tensor, other, ret);
 }
 
-sg_status aten_result_type_Scalar_register(sg_key key, aten_result_type_Scalar_kernel fn, sg_handle **out) {
-    return sg_op_impl_typed(aten_result_type_Scalar_op, key, (sg_fn)fn, golden_boxed_tS_d, out);
-}
-
 /* ---- aten::is_nonzero(Tensor self) -> bool */
 sg_op *aten_is_nonzero_op;
 
@@ -325,10 +322,6 @@ sg_status aten_is_nonzero_redispatch(sg_keyset sg_ks, sg_tensor *self, bool *ret
 
 sg_status aten_is_nonzero(sg_tensor *self, bool *ret) {
     return aten_is_nonzero_redispatch(sg_tls_apply(self->keys), self, ret);
-}
-
-sg_status aten_is_nonzero_register(sg_key key, aten_is_nonzero_kernel fn, sg_handle **out) {
-    return sg_op_impl_typed(aten_is_nonzero_op, key, (sg_fn)fn, golden_boxed_t_b, out);
 }
 
 /* ---- aten::set_.source_Storage(Tensor(a!) self, Storage source) -> Tensor(a!) */
@@ -346,10 +339,6 @@ sg_status aten_set__source_Storage(sg_tensor *self, void *source, sg_tensor **re
     return aten_set__source_Storage_redispatch(sg_tls_apply(self->keys), self, source, ret);
 }
 
-sg_status aten_set__source_Storage_register(sg_key key, aten_set__source_Storage_kernel fn, sg_handle **out) {
-    return sg_op_impl_typed(aten_set__source_Storage_op, key, (sg_fn)fn, golden_boxed_to_t, out);
-}
-
 /* ---- aten::record_stream(Tensor(a!) self, Stream s) -> () */
 sg_op *aten_record_stream_op;
 
@@ -365,10 +354,6 @@ sg_status aten_record_stream(sg_tensor *self, void *s) {
     return aten_record_stream_redispatch(sg_tls_apply(self->keys), self, s);
 }
 
-sg_status aten_record_stream_register(sg_key key, aten_record_stream_kernel fn, sg_handle **out) {
-    return sg_op_impl_typed(aten_record_stream_op, key, (sg_fn)fn, golden_boxed_to_, out);
-}
-
 /* ---- aten::_cudnn_rnn_flatten_weight(Tensor[] weight_arr, int weight_stride0, SymInt input_size, int mode, SymInt hidden_size, SymInt proj_size, int num_layers, bool batch_first, bool bidirectional) -> Tensor */
 sg_op *aten__cudnn_rnn_flatten_weight_op;
 
@@ -380,10 +365,6 @@ sg_status aten__cudnn_rnn_flatten_weight_redispatch(sg_keyset sg_ks, sg_tensor_l
 
 sg_status aten__cudnn_rnn_flatten_weight(sg_tensor_list weight_arr, int64_t weight_stride0, int64_t input_size, int64_t mode, int64_t hidden_size, int64_t proj_size, int64_t num_layers, bool batch_first, bool bidirectional, sg_tensor **ret) {
     return aten__cudnn_rnn_flatten_weight_redispatch(sg_tls_apply(sg_tensor_list_keys(weight_arr)), weight_arr, weight_stride0, input_size, mode, hidden_size, proj_size, num_layers, batch_first, bidirectional, ret);
-}
-
-sg_status aten__cudnn_rnn_flatten_weight_register(sg_key key, aten__cudnn_rnn_flatten_weight_kernel fn, sg_handle **out) {
-    return sg_op_impl_typed(aten__cudnn_rnn_flatten_weight_op, key, (sg_fn)fn, golden_boxed_liiiiiibb_t, out);
 }
 
 /* ---- aten::_amp_update_scale_(Tensor(a!) self, Tensor(b!) growth_tracker, Tensor found_inf, float scale_growth_factor, float scale_backoff_factor, int growth_interval) -> Tensor(a!) */
@@ -403,10 +384,6 @@ sg_status aten__amp_update_scale_(sg_tensor *self, sg_tensor *growth_tracker, sg
     return aten__amp_update_scale__redispatch(sg_tls_apply(self->keys | growth_tracker->keys | found_inf->keys), self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval, ret);
 }
 
-sg_status aten__amp_update_scale__register(sg_key key, aten__amp_update_scale__kernel fn, sg_handle **out) {
-    return sg_op_impl_typed(aten__amp_update_scale__op, key, (sg_fn)fn, golden_boxed_tttffi_t, out);
-}
-
 /* ---- golden::clean_(Tensor(a!) self) -> () */
 sg_op *golden_clean__op;
 
@@ -422,10 +399,6 @@ sg_status golden_clean_(sg_tensor *self) {
     return golden_clean__redispatch(sg_tls_apply(self->keys), self);
 }
 
-sg_status golden_clean__register(sg_key key, golden_clean__kernel fn, sg_handle **out) {
-    return sg_op_impl_typed(golden_clean__op, key, (sg_fn)fn, golden_boxed_t_, out);
-}
-
 /* ---- aten::relu(Tensor self) -> Tensor */
 sg_op *aten_relu_op;
 
@@ -437,10 +410,6 @@ sg_status aten_relu_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tensor **ret
 
 sg_status aten_relu(sg_tensor *self, sg_tensor **ret) {
     return aten_relu_redispatch(sg_tls_apply(self->keys), self, ret);
-}
-
-sg_status aten_relu_register(sg_key key, aten_relu_kernel fn, sg_handle **out) {
-    return sg_op_impl_typed(aten_relu_op, key, (sg_fn)fn, golden_boxed_t_t, out);
 }
 
 /* ---- aten::relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
@@ -456,10 +425,6 @@ sg_status aten_relu_out(sg_tensor *self, sg_tensor *out, sg_tensor **ret) {
     if (SG_UNLIKELY(out && !sg_tensor_writable(out)))
         return sg_op_check_writable(aten_relu_out_op, 1, out);
     return aten_relu_out_redispatch(sg_tls_apply(self->keys | out->keys), self, out, ret);
-}
-
-sg_status aten_relu_out_register(sg_key key, aten_relu_out_kernel fn, sg_handle **out) {
-    return sg_op_impl_typed(aten_relu_out_op, key, (sg_fn)fn, golden_boxed_tt_t, out);
 }
 
 /* aten::relu(Tensor self) -> Tensor

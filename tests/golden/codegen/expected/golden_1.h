@@ -12,6 +12,10 @@ extern "C" {
 
 /* Registers this shard's generated composite kernels (golden_init calls it). */
 sg_status golden_boxed_composites_1(void);
+/* Registers fn, a typed kernel of op, with this shard's boxing adapter number `adapter`: what
+ * each op's _register below does. */
+sg_status golden_boxed_register_1(sg_op *op, unsigned adapter, sg_key key, sg_fn fn,
+    sg_handle **out);
 
 /* aten::relu_(Tensor(a!) self) -> Tensor(a!) */
 extern sg_op *aten_relu__op;
@@ -19,7 +23,9 @@ typedef sg_status aten_relu__fn(sg_keyset ks, sg_tensor *self, sg_tensor **ret);
 typedef aten_relu__fn *aten_relu__kernel;
 aten_relu__fn aten_relu__redispatch;
 sg_status aten_relu_(sg_tensor *self, sg_tensor **ret);
-sg_status aten_relu__register(sg_key key, aten_relu__kernel fn, sg_handle **out);
+static inline sg_status aten_relu__register(sg_key key, aten_relu__kernel fn, sg_handle **out) {
+    return golden_boxed_register_1(aten_relu__op, 0, key, (sg_fn)fn, out);
+}
 
 /* aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor */
 extern sg_op *aten_index_Tensor_op;
@@ -27,7 +33,9 @@ typedef sg_status aten_index_Tensor_fn(sg_keyset ks, sg_tensor *self, sg_tensor_
 typedef aten_index_Tensor_fn *aten_index_Tensor_kernel;
 aten_index_Tensor_fn aten_index_Tensor_redispatch;
 sg_status aten_index_Tensor(sg_tensor *self, sg_tensor_list indices, sg_tensor **ret);
-sg_status aten_index_Tensor_register(sg_key key, aten_index_Tensor_kernel fn, sg_handle **out);
+static inline sg_status aten_index_Tensor_register(sg_key key, aten_index_Tensor_kernel fn, sg_handle **out) {
+    return golden_boxed_register_1(aten_index_Tensor_op, 1, key, (sg_fn)fn, out);
+}
 
 /* aten::cat(Tensor[] tensors, int dim=0) -> Tensor */
 extern sg_op *aten_cat_op;
@@ -35,7 +43,9 @@ typedef sg_status aten_cat_fn(sg_keyset ks, sg_tensor_list tensors, int64_t dim,
 typedef aten_cat_fn *aten_cat_kernel;
 aten_cat_fn aten_cat_redispatch;
 sg_status aten_cat(sg_tensor_list tensors, int64_t dim, sg_tensor **ret);
-sg_status aten_cat_register(sg_key key, aten_cat_kernel fn, sg_handle **out);
+static inline sg_status aten_cat_register(sg_key key, aten_cat_kernel fn, sg_handle **out) {
+    return golden_boxed_register_1(aten_cat_op, 2, key, (sg_fn)fn, out);
+}
 
 /* aten::bernoulli.p(Tensor self, float p=0.5, *, Generator? generator=None) -> Tensor */
 extern sg_op *aten_bernoulli_p_op;
@@ -43,7 +53,9 @@ typedef sg_status aten_bernoulli_p_fn(sg_keyset ks, sg_tensor *self, double p, s
 typedef aten_bernoulli_p_fn *aten_bernoulli_p_kernel;
 aten_bernoulli_p_fn aten_bernoulli_p_redispatch;
 sg_status aten_bernoulli_p(sg_tensor *self, double p, sg_generator *generator, sg_tensor **ret);
-sg_status aten_bernoulli_p_register(sg_key key, aten_bernoulli_p_kernel fn, sg_handle **out);
+static inline sg_status aten_bernoulli_p_register(sg_key key, aten_bernoulli_p_kernel fn, sg_handle **out) {
+    return golden_boxed_register_1(aten_bernoulli_p_op, 3, key, (sg_fn)fn, out);
+}
 
 /* aten::upsample_linear1d(Tensor self, SymInt[1] output_size, bool align_corners, float? scales=None) -> Tensor */
 extern sg_op *aten_upsample_linear1d_op;
@@ -51,7 +63,9 @@ typedef sg_status aten_upsample_linear1d_fn(sg_keyset ks, sg_tensor *self, sg_in
 typedef aten_upsample_linear1d_fn *aten_upsample_linear1d_kernel;
 aten_upsample_linear1d_fn aten_upsample_linear1d_redispatch;
 sg_status aten_upsample_linear1d(sg_tensor *self, sg_int_list output_size, bool align_corners, const double *scales, sg_tensor **ret);
-sg_status aten_upsample_linear1d_register(sg_key key, aten_upsample_linear1d_kernel fn, sg_handle **out);
+static inline sg_status aten_upsample_linear1d_register(sg_key key, aten_upsample_linear1d_kernel fn, sg_handle **out) {
+    return golden_boxed_register_1(aten_upsample_linear1d_op, 4, key, (sg_fn)fn, out);
+}
 
 /* aten::max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> Tensor */
 extern sg_op *aten_max_pool3d_op;
@@ -59,7 +73,9 @@ typedef sg_status aten_max_pool3d_fn(sg_keyset ks, sg_tensor *self, sg_int_list 
 typedef aten_max_pool3d_fn *aten_max_pool3d_kernel;
 aten_max_pool3d_fn aten_max_pool3d_redispatch;
 sg_status aten_max_pool3d(sg_tensor *self, sg_int_list kernel_size, sg_int_list stride, sg_int_list padding, sg_int_list dilation, bool ceil_mode, sg_tensor **ret);
-sg_status aten_max_pool3d_register(sg_key key, aten_max_pool3d_kernel fn, sg_handle **out);
+static inline sg_status aten_max_pool3d_register(sg_key key, aten_max_pool3d_kernel fn, sg_handle **out) {
+    return golden_boxed_register_1(aten_max_pool3d_op, 5, key, (sg_fn)fn, out);
+}
 
 /* aten::result_type.Scalar(Tensor tensor, Scalar other) -> ScalarType */
 extern sg_op *aten_result_type_Scalar_op;
@@ -67,7 +83,9 @@ typedef sg_status aten_result_type_Scalar_fn(sg_keyset ks, sg_tensor *tensor, sg
 typedef aten_result_type_Scalar_fn *aten_result_type_Scalar_kernel;
 aten_result_type_Scalar_fn aten_result_type_Scalar_redispatch;
 sg_status aten_result_type_Scalar(sg_tensor *tensor, sg_scalar other, sg_dtype *ret);
-sg_status aten_result_type_Scalar_register(sg_key key, aten_result_type_Scalar_kernel fn, sg_handle **out);
+static inline sg_status aten_result_type_Scalar_register(sg_key key, aten_result_type_Scalar_kernel fn, sg_handle **out) {
+    return golden_boxed_register_1(aten_result_type_Scalar_op, 6, key, (sg_fn)fn, out);
+}
 
 /* aten::is_nonzero(Tensor self) -> bool */
 extern sg_op *aten_is_nonzero_op;
@@ -75,7 +93,9 @@ typedef sg_status aten_is_nonzero_fn(sg_keyset ks, sg_tensor *self, bool *ret);
 typedef aten_is_nonzero_fn *aten_is_nonzero_kernel;
 aten_is_nonzero_fn aten_is_nonzero_redispatch;
 sg_status aten_is_nonzero(sg_tensor *self, bool *ret);
-sg_status aten_is_nonzero_register(sg_key key, aten_is_nonzero_kernel fn, sg_handle **out);
+static inline sg_status aten_is_nonzero_register(sg_key key, aten_is_nonzero_kernel fn, sg_handle **out) {
+    return golden_boxed_register_1(aten_is_nonzero_op, 7, key, (sg_fn)fn, out);
+}
 
 /* aten::set_.source_Storage(Tensor(a!) self, Storage source) -> Tensor(a!) */
 extern sg_op *aten_set__source_Storage_op;
@@ -83,7 +103,9 @@ typedef sg_status aten_set__source_Storage_fn(sg_keyset ks, sg_tensor *self, voi
 typedef aten_set__source_Storage_fn *aten_set__source_Storage_kernel;
 aten_set__source_Storage_fn aten_set__source_Storage_redispatch;
 sg_status aten_set__source_Storage(sg_tensor *self, void *source, sg_tensor **ret);
-sg_status aten_set__source_Storage_register(sg_key key, aten_set__source_Storage_kernel fn, sg_handle **out);
+static inline sg_status aten_set__source_Storage_register(sg_key key, aten_set__source_Storage_kernel fn, sg_handle **out) {
+    return golden_boxed_register_1(aten_set__source_Storage_op, 8, key, (sg_fn)fn, out);
+}
 
 /* aten::record_stream(Tensor(a!) self, Stream s) -> () */
 extern sg_op *aten_record_stream_op;
@@ -91,7 +113,9 @@ typedef sg_status aten_record_stream_fn(sg_keyset ks, sg_tensor *self, void *s);
 typedef aten_record_stream_fn *aten_record_stream_kernel;
 aten_record_stream_fn aten_record_stream_redispatch;
 sg_status aten_record_stream(sg_tensor *self, void *s);
-sg_status aten_record_stream_register(sg_key key, aten_record_stream_kernel fn, sg_handle **out);
+static inline sg_status aten_record_stream_register(sg_key key, aten_record_stream_kernel fn, sg_handle **out) {
+    return golden_boxed_register_1(aten_record_stream_op, 9, key, (sg_fn)fn, out);
+}
 
 /* aten::_cudnn_rnn_flatten_weight(Tensor[] weight_arr, int weight_stride0, SymInt input_size, int mode, SymInt hidden_size, SymInt proj_size, int num_layers, bool batch_first, bool bidirectional) -> Tensor */
 extern sg_op *aten__cudnn_rnn_flatten_weight_op;
@@ -99,7 +123,9 @@ typedef sg_status aten__cudnn_rnn_flatten_weight_fn(sg_keyset ks, sg_tensor_list
 typedef aten__cudnn_rnn_flatten_weight_fn *aten__cudnn_rnn_flatten_weight_kernel;
 aten__cudnn_rnn_flatten_weight_fn aten__cudnn_rnn_flatten_weight_redispatch;
 sg_status aten__cudnn_rnn_flatten_weight(sg_tensor_list weight_arr, int64_t weight_stride0, int64_t input_size, int64_t mode, int64_t hidden_size, int64_t proj_size, int64_t num_layers, bool batch_first, bool bidirectional, sg_tensor **ret);
-sg_status aten__cudnn_rnn_flatten_weight_register(sg_key key, aten__cudnn_rnn_flatten_weight_kernel fn, sg_handle **out);
+static inline sg_status aten__cudnn_rnn_flatten_weight_register(sg_key key, aten__cudnn_rnn_flatten_weight_kernel fn, sg_handle **out) {
+    return golden_boxed_register_1(aten__cudnn_rnn_flatten_weight_op, 10, key, (sg_fn)fn, out);
+}
 
 /* aten::_amp_update_scale_(Tensor(a!) self, Tensor(b!) growth_tracker, Tensor found_inf, float scale_growth_factor, float scale_backoff_factor, int growth_interval) -> Tensor(a!) */
 extern sg_op *aten__amp_update_scale__op;
@@ -107,7 +133,9 @@ typedef sg_status aten__amp_update_scale__fn(sg_keyset ks, sg_tensor *self, sg_t
 typedef aten__amp_update_scale__fn *aten__amp_update_scale__kernel;
 aten__amp_update_scale__fn aten__amp_update_scale__redispatch;
 sg_status aten__amp_update_scale_(sg_tensor *self, sg_tensor *growth_tracker, sg_tensor *found_inf, double scale_growth_factor, double scale_backoff_factor, int64_t growth_interval, sg_tensor **ret);
-sg_status aten__amp_update_scale__register(sg_key key, aten__amp_update_scale__kernel fn, sg_handle **out);
+static inline sg_status aten__amp_update_scale__register(sg_key key, aten__amp_update_scale__kernel fn, sg_handle **out) {
+    return golden_boxed_register_1(aten__amp_update_scale__op, 11, key, (sg_fn)fn, out);
+}
 
 /* golden::clean_(Tensor(a!) self) -> () */
 extern sg_op *golden_clean__op;
@@ -115,7 +143,9 @@ typedef sg_status golden_clean__fn(sg_keyset ks, sg_tensor *self);
 typedef golden_clean__fn *golden_clean__kernel;
 golden_clean__fn golden_clean__redispatch;
 sg_status golden_clean_(sg_tensor *self);
-sg_status golden_clean__register(sg_key key, golden_clean__kernel fn, sg_handle **out);
+static inline sg_status golden_clean__register(sg_key key, golden_clean__kernel fn, sg_handle **out) {
+    return golden_boxed_register_1(golden_clean__op, 12, key, (sg_fn)fn, out);
+}
 
 /* aten::relu(Tensor self) -> Tensor */
 extern sg_op *aten_relu_op;
@@ -123,7 +153,9 @@ typedef sg_status aten_relu_fn(sg_keyset ks, sg_tensor *self, sg_tensor **ret);
 typedef aten_relu_fn *aten_relu_kernel;
 aten_relu_fn aten_relu_redispatch;
 sg_status aten_relu(sg_tensor *self, sg_tensor **ret);
-sg_status aten_relu_register(sg_key key, aten_relu_kernel fn, sg_handle **out);
+static inline sg_status aten_relu_register(sg_key key, aten_relu_kernel fn, sg_handle **out) {
+    return golden_boxed_register_1(aten_relu_op, 0, key, (sg_fn)fn, out);
+}
 aten_relu_fn aten_relu_composite; /* the generator's kernel (functional) */
 
 /* aten::relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
@@ -132,7 +164,9 @@ typedef sg_status aten_relu_out_fn(sg_keyset ks, sg_tensor *self, sg_tensor *out
 typedef aten_relu_out_fn *aten_relu_out_kernel;
 aten_relu_out_fn aten_relu_out_redispatch;
 sg_status aten_relu_out(sg_tensor *self, sg_tensor *out, sg_tensor **ret);
-sg_status aten_relu_out_register(sg_key key, aten_relu_out_kernel fn, sg_handle **out);
+static inline sg_status aten_relu_out_register(sg_key key, aten_relu_out_kernel fn, sg_handle **out) {
+    return golden_boxed_register_1(aten_relu_out_op, 13, key, (sg_fn)fn, out);
+}
 aten_relu_out_fn aten_relu_out_composite; /* the generator's kernel (out_inplace) */
 
 #ifdef __cplusplus
