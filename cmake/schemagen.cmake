@@ -2,17 +2,17 @@
 #
 #   sg_add_glue(TARGET LIB NAME SHARDS N SCHEMAS a.yaml ... [TAGS tags.yaml ...])
 #
-# Runs schemagen at build time into ${CMAKE_CURRENT_BINARY_DIR}/TARGET/ (NAME.h, NAME_K.c and
-# NAME_composite_K.c for K < N, NAME_table.c) and compiles those files into the static library TARGET, linked
-# with the runtime. The tool rewrites only files whose bytes change, so an unchanged schema
-# recompiles nothing.
+# Runs schemagen at build time into ${CMAKE_CURRENT_BINARY_DIR}/TARGET/ (NAME.h, NAME_K.h and
+# NAME_K.c for K < N, NAME_table.c) and compiles those files into the static library TARGET,
+# linked with the runtime. The tool rewrites only files whose bytes change, and an edited op
+# changes only its shard's files and the table, so a rebuild compiles what the edit touched.
 function(sg_add_glue target)
   cmake_parse_arguments(G "" "LIB;SHARDS" "SCHEMAS;TAGS" ${ARGN})
   set(dir ${CMAKE_CURRENT_BINARY_DIR}/${target})
   set(outputs ${dir}/${G_LIB}.h ${dir}/${G_LIB}_table.c)
   math(EXPR last "${G_SHARDS} - 1")
   foreach(i RANGE ${last})
-    list(APPEND outputs ${dir}/${G_LIB}_${i}.c ${dir}/${G_LIB}_composite_${i}.c)
+    list(APPEND outputs ${dir}/${G_LIB}_${i}.h ${dir}/${G_LIB}_${i}.c)
   endforeach()
   set(tag_args "")
   foreach(t ${G_TAGS})

@@ -68,7 +68,7 @@ static const char help_text[] =
     "                    is printed unless --emit asks for it.\n"
     "  --lib NAME        the generated library's name (file and function prefix;\n"
     "                    default: ops)\n"
-    "  --shard-size N    ops per generated wrapper (and kernel) file (default: 400)\n"
+    "  --shard-size N    about N ops per shard of generated files (default: 200)\n"
     "  --shards N        exactly N shards of files (some may hold no op), so a build\n"
     "                    knows their names in advance\n"
     "  --templates DIR   also render DIR's templates (*.tpl, helpers in DIR/lib);\n"
@@ -354,7 +354,7 @@ static void canonical_check(const sg_model *m, sg_diag *d) {
 static int generate(const options *o, const sg_model *m, sg_outputs *outs, sg_diag *d) {
     sg_codegen_opts co = {
         .lib = o->lib ? o->lib : "ops",
-        .shard_size = o->shard_size > 0 ? (uint32_t)o->shard_size : 400,
+        .shard_size = o->shard_size > 0 ? (uint32_t)o->shard_size : 200,
         .shards = o->shards > 0 ? (uint32_t)o->shards : 0,
         .inputs = o->inputs,
         .ninputs = o->ninputs,

@@ -21,7 +21,7 @@
 #define SG_MODEL_KEYS(X)                                                                      \
     X(after) X(alias) X(args) X(autogen) X(autogen_from) X(autogen_kind) X(base) X(before)     \
     X(backend_kernel) X(composite) X(composite_kernel) X(implicit) X(is_out) X(kernel_keys)   \
-    X(outs)                                                                                   \
+    X(outs) X(shard)                                                                          \
     X(category_override) X(cname) X(cpp_no_default_args) X(default) X(delegates) X(desc)     \
     X(device_check) X(device_guard) X(dispatch) X(dunder) X(family) X(file) X(files)         \
     X(function) X(func) X(group) X(groups) X(index) X(inplace) X(kernel) X(keys) X(kind)      \
@@ -402,7 +402,8 @@ static void opmap_free(opmap *mp) {
 }
 
 /* How many fields op's table gets: push_op's and the links' (protected_build, link_derived);
- * a field added there is counted here too (a miscount costs only a regrowth of the table).
+ * a field added there is counted here too (a miscount costs only a regrowth of the table;
+ * op.shard, set after push_op, is counted where it is set).
  * Rationale: sized so at the start, a table is made once; at 26 to 34 fields, a third of the
  * corpus's ops grew from 32 slots to 64 midway, every field placed again. */
 static int op_nfields(const sg_op *op, const opmap *mp) {
@@ -591,6 +592,7 @@ static void push_sorted(const pusher *p, int ops, const sg_model *m, uint32_t *o
  * that a Lua error (out of memory) in between leaks none of it. */
 typedef struct build {
     const sg_model *m;
+    const uint32_t *shards; /* op.shard of each op (NULL: none) */
     opmap           mp;
     uint32_t       *order; /* for model.sorted */
     sg_buf          tmp, key, lkey;
@@ -617,7 +619,8 @@ static int protected_build(lua_State *L) {
     lua_createtable(L, (int)m->nops, 0);        /* model.ops: the views */
     int ops = lua_gettop(L);
     for (uint32_t i = 0; i < m->nops; i++) {
-        push_op(&p, m->ops[i], i + 1, op_nfields(m->ops[i], &mp));
+        push_op(&p, m->ops[i], i + 1, op_nfields(m->ops[i], &mp) + (b->shards != NULL));
+        if (b->shards) set_int(&p, K_shard, b->shards[i]);
         lua_pushvalue(L, -1);
         lua_rawseti(L, reals, (lua_Integer)i + 1);
         seal(&p);
@@ -680,8 +683,8 @@ static int protected_build(lua_State *L) {
     return 1;
 }
 
-bool sg_lua_push_model(lua_State *L, const sg_model *m) {
-    build b = {.m = m, .order = malloc((m->nops ? m->nops : 1) * sizeof *b.order)};
+bool sg_lua_push_model(lua_State *L, const sg_model *m, const uint32_t *shards) {
+    build b = {.m = m, .shards = shards, .order = malloc((m->nops ? m->nops : 1) * sizeof *b.order)};
     sg_buf_init(&b.tmp);
     sg_buf_init(&b.key);
     sg_buf_init(&b.lkey);

@@ -9,8 +9,9 @@
 /* Pushes `model` (ops, groups, tags, files) onto L, every table of it a read-only view:
  * writing into one is an error at the line that wrote; reads, pairs, ipairs, next, # and
  * comparisons work as on plain tables. false (nothing pushed) when out of memory outside Lua;
- * Lua's own errors are raised as by any API call. */
-bool        sg_lua_push_model(lua_State *L, const sg_model *m);
+ * Lua's own errors are raised as by any API call. shards (NULL: none) gives each op's
+ * op.shard, in model order. */
+bool        sg_lua_push_model(lua_State *L, const sg_model *m, const uint32_t *shards);
 /* Replaces the table on top of L (whose tables are views already) by its view. */
 bool        sg_lua_seal(lua_State *L);
 /* Whether the value at idx is such a view. */

@@ -1,17 +1,37 @@
 %! output = "{lib}_{shard}.c", per_shard = true
 % local C = import "c"
-/* $(output): typed wrappers and boxing adapters of $(#ops) ops (shard $(shard + 1) of $(nshards)).
- * $(C.comment(banner)) */
-#include "$(lib).h"
-
-/* ---- boxing adapters: boxed call -> typed kernel, one per C signature, each in the file of
- * its first op, whose kernel type it calls (the kernel is found through ctx: see sg_kernel) */
+% -- the other shards whose ops this one's composite kernels call: none, as an op's shard is
+% -- that of the op it comes from (docs/templates.md), unless a chain of such links is longer
+% -- than the generator follows
+% local others, seen = {}, {}
 % for _, op in ipairs(ops) do
-%   if C.adapter_home(op) then
+%   local x = op.composite and (op.structured_out or op.autogen_from)
+%   if x and x.shard ~= shard and not seen[x.shard] then
+%     seen[x.shard] = true
+%     others[#others + 1] = x.shard
+%   end
+% end
+% table.sort(others)
+/* $(output): the $(#ops) ops of shard $(shard) of $(lib): typed wrappers, boxing adapters, and the
+ * kernels the generator writes (the functional and in-place variants of structured ops: a meta
+ * function, then the out kernel; the variants `autogen:` asks for), which $(lib)_init registers
+ * for CompositeExplicitAutograd, so a backend with a kernel of its own for the op still wins.
+ * $(C.comment(banner)) */
+#include "$(lib)_$(shard).h"
+% for _, k in ipairs(others) do
+#include "$(lib)_$(k).h"
+% end
+
+/* ---- boxing adapters: boxed call -> typed kernel, one per C signature this shard's ops have
+ * (each shard has its own), each written for the first op here of its signature, whose kernel
+ * type it calls (the kernel is found through ctx: see sg_kernel) */
+% local firsts = C.shard_adapters(ops)
+% for _, op in ipairs(firsts) do
+%   do
 %     local bn = lib .. "_" .. C.info(op).boxed_name
 %     local nargs, nrets = #op.args, #op.returns
-sg_status $(bn)(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
+static sg_status $(bn)(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
+                       int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
     (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
 %     for i, a in ipairs(op.args) do
 %       local decl, expr = C.family(a).unbox("(&sg_args[" .. (i - 1) .. "])", "sg_room" .. (i - 1), a)
@@ -36,6 +56,27 @@ sg_status $(bn)(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any
 
 %   end
 % end
+% if #firsts > 0 then
+/* the adapters by number: each op's _register (in $(lib)_$(shard).h) names its own */
+static const sg_boxed_fn sg_adapters[] = {
+%   for _, op in ipairs(firsts) do
+    $(lib)_$(C.info(op).boxed_name),
+%   end
+};
+
+% end
+sg_status $(lib)_boxed_register_$(shard)(sg_op *op, unsigned adapter, sg_key key, sg_fn fn,
+    sg_handle **out) {
+% if #firsts > 0 then
+    if (adapter >= sizeof sg_adapters / sizeof sg_adapters[0])
+        return sg_error(SG_EINVAL, "$(lib)_boxed_register_$(shard): no adapter %u", adapter);
+    return sg_op_impl_typed(op, key, fn, sg_adapters[adapter], out);
+% else
+    (void)op, (void)key, (void)fn, (void)out;
+    return sg_error(SG_EINVAL, "$(lib)_boxed_register_$(shard): no adapter %u", adapter);
+% end
+}
+
 % for _, op in ipairs(ops) do
 %   local cn = op.cname
 /* ---- $(C.comment(op.schema)) */
@@ -68,3 +109,211 @@ sg_status $(cn)($(params)) {
 %   end
 
 % end
+% for _, op in ipairs(ops) do
+%   if op.structured_is_out and C.typed(op) then
+/* the meta function of structured $(C.comment(op.schema)) */
+$(op.cname)_meta_fn $(op.cname)_meta;
+void $(op.cname)_set_meta($(op.cname)_meta_fn fn) { __atomic_store_n(&$(op.cname)_meta, fn, __ATOMIC_RELEASE); }
+
+%   end
+%   local kind = op.composite
+%   if kind then
+%     local cn, params = op.cname, C.params(op)
+%     local rets = C.ret_names(op)
+/* $(C.comment(op.schema))$(kind == "structured" and "\n * structured: " .. C.comment(op.structured_out.schema) or "\n * autogen (" .. kind .. ") from " .. C.comment(op.autogen_from.schema)) */
+sg_status $(cn)_composite(sg_keyset sg_ks, $(params)) {
+%     for i, r in ipairs(op.returns) do
+%       if r.family == "tensor" or r.family == "opt_tensor" then
+    *$(rets[i]) = NULL; /* on failure a caller gets NULL, never a stale pointer */
+%       end
+%     end
+%     if kind == "structured" then
+%       local x = op.structured_out
+%       local subst, results = {}, {}
+%       local outs, margs = x.outs, {}
+%       local nth = C.nth(x.args)
+%       for i, a in ipairs(x.args) do if not a.is_out then margs[#margs + 1] = C.param(op, a.name, nth[i]) end end
+%       margs[#margs + 1] = "sg_m"
+    $(x.cname)_meta_fn sg_mf = __atomic_load_n(&$(x.cname)_meta, __ATOMIC_ACQUIRE);
+    if (!sg_mf)
+        return sg_error(SG_EUNSUPPORTED, $(cstr(op.qualified .. (op.overload ~= "" and "." .. op.overload or "") .. " runs as structured " .. x.qualified .. "." .. x.overload .. ", whose meta function is not set (" .. x.cname .. "_set_meta)")));
+    sg_meta sg_m[$(#outs)];
+    sg_status sg_st = sg_mf($(table.concat(margs, ", ")));
+    if (sg_st) return sg_st;
+%       if op.kind == "inplace" then
+%         local self = op.args[1].cname
+    if ((sg_st = sg_meta_check(&sg_m[0], $(self), $(cstr(op.qualified))))) return sg_st;
+%         subst[outs[1].name] = self
+%         results[1] = rets[1]
+    return $(x.cname)_redispatch(sg_ks, $(C.call_of(x, subst, results, op)));
+%       else
+    sg_tensor *sg_o[$(#outs)] = {NULL};
+%         for i, a in ipairs(outs) do
+%           subst[a.name] = "sg_o[" .. (i - 1) .. "]"
+%         end
+%         local xr = {}
+%         for i = 1, #x.returns do xr[i] = "&sg_r[" .. (i - 1) .. "]" end
+    sg_tensor *sg_r[$(math.max(#x.returns, 1))] = {NULL};
+    for (int sg_i = 0; sg_i < $(#outs) && !sg_st; sg_i++) sg_st = sg_meta_empty(&sg_m[sg_i], &sg_o[sg_i]);
+    if (!sg_st) sg_st = $(x.cname)_redispatch(sg_ks, $(C.call_of(x, subst, xr, op)));
+    for (int sg_i = 0; sg_i < $(#x.returns); sg_i++) sg_tensor_release(sg_r[sg_i]);
+%         for i, name in ipairs(rets) do
+    *$(name) = sg_st ? NULL : sg_o[$(i - 1)];
+%         end
+    if (sg_st)
+        for (int sg_i = 0; sg_i < $(#outs); sg_i++) sg_tensor_release(sg_o[sg_i]);
+    return sg_st;
+%       end
+%     elseif kind == "out" then
+%       local b = op.autogen_from
+%       local outs = op.outs
+%       local br = {}
+%       for i, r in ipairs(b.returns) do br[i] = "&sg_r" .. (i - 1) end
+    (void)sg_ks;
+%       for i, r in ipairs(b.returns) do
+    $(C.decl(C.ret_family(r).target, "sg_r" .. (i - 1))) = $(C.ret_family(r).init);
+%       end
+    sg_status sg_st = $(b.cname)($(C.call_of(b, nil, br, op)));
+%       for i, a in ipairs(outs) do
+%         local r = b.returns[i]
+%         if r and r.family == "tensor_list" then
+    if (!sg_st) sg_st = sg_tensor_list_copy_($(a.cname), sg_r$(i - 1));
+%         elseif r then
+    if (!sg_st) sg_st = sg_tensor_copy_($(a.cname), sg_r$(i - 1));
+%         end
+%       end
+%       for i, r in ipairs(b.returns) do
+%         if r.family == "tensor_list" then
+    sg_tensor_list_release(&sg_r$(i - 1));
+%         elseif r.family == "tensor" or r.family == "opt_tensor" then
+    sg_tensor_release(sg_r$(i - 1));
+%         end
+%       end
+%       for i, name in ipairs(rets) do
+    if (!sg_st) *$(name) = sg_tensor_retain($(outs[i].cname));
+%       end
+    return sg_st;
+%     elseif kind == "out_inplace" then
+%       local b = op.autogen_from
+%       local self, out = op.args[1], op.outs[1]
+%       local br = {}
+%       for i = 1, #b.returns do br[i] = "&sg_r" .. (i - 1) end
+    (void)sg_ks;
+%       if self.family == "tensor_list" then
+    sg_status sg_st = sg_tensor_list_copy_($(out.cname), $(self.cname));
+%       else
+    sg_status sg_st = sg_tensor_copy_($(out.cname), $(self.cname));
+%       end
+%       for i, r in ipairs(b.returns) do
+    $(C.decl(C.ret_family(r).target, "sg_r" .. (i - 1))) = $(C.ret_family(r).init);
+%       end
+    if (!sg_st) sg_st = $(b.cname)($(C.call_of(b, {[b.args[1].name] = out.cname}, br, op)));
+%       for i, r in ipairs(b.returns) do
+%         if r.family == "tensor_list" then
+    sg_tensor_list_release(&sg_r$(i - 1));
+%         else
+    sg_tensor_release(sg_r$(i - 1));
+%         end
+%       end
+%       for i, name in ipairs(rets) do
+    if (!sg_st) *$(name) = sg_tensor_retain($(out.cname));
+%       end
+    return sg_st;
+%     elseif kind == "functional" then
+%       local b = op.autogen_from
+%       local written, subst = {}, {}
+%       for _, a in ipairs(b.args) do if a.write then written[#written + 1] = a end end
+    (void)sg_ks;
+    sg_status sg_st = SG_OK;
+%       for i, a in ipairs(written) do
+%         if a.family == "tensor_list" then
+    sg_tensor_list sg_c$(i - 1) = {NULL, 0};
+    if (!sg_st) sg_st = sg_tensor_list_clone($(C.param(op, a.name)), &sg_c$(i - 1));
+%         else
+    sg_tensor *sg_c$(i - 1) = NULL;
+    if (!sg_st) sg_st = sg_tensor_clone($(C.param(op, a.name)), &sg_c$(i - 1));
+%         end
+%         subst[a.name] = "sg_c" .. (i - 1)
+%       end
+%       local br = {}
+%       for i, r in ipairs(b.returns) do
+    $(C.decl(C.ret_family(r).target, "sg_r" .. (i - 1))) = $(C.ret_family(r).init);
+%         br[i] = "&sg_r" .. (i - 1)
+%       end
+    if (!sg_st) sg_st = $(b.cname)($(C.call_of(b, subst, br, op)));
+%       -- results: the op's own returns (those that alias a written argument become its clone),
+%       -- then one clone per written argument it does not return
+%       local returned = {}
+%       for i, r in ipairs(b.returns) do
+%         local src = nil
+%         if r.alias and r.alias.write then
+%           for k, a in ipairs(written) do
+%             if a.alias and a.alias.before[1] == r.alias.before[1] then src = k end
+%           end
+%         end
+%         returned[i] = src
+%         if src then returned["w" .. src] = true end
+%       end
+%       local j = 0
+%       for i, r in ipairs(b.returns) do
+%         j = j + 1
+%         if returned[i] then
+%           local k = returned[i] - 1
+%           if r.family == "tensor_list" then
+    sg_tensor_list_release(&sg_r$(i - 1));
+%           else
+    sg_tensor_release(sg_r$(i - 1));
+%           end
+    if (!sg_st) { *$(rets[j]) = sg_c$(k); sg_c$(k) = $(written[k + 1].family == "tensor_list" and "(sg_tensor_list){NULL, 0}" or "NULL"); }
+%         else
+    if (!sg_st) *$(rets[j]) = sg_r$(i - 1);
+%         end
+%       end
+%       for k, a in ipairs(written) do
+%         if not returned["w" .. k] and rets[j + 1] then
+%           j = j + 1
+    if (!sg_st) { *$(rets[j]) = sg_c$(k - 1); sg_c$(k - 1) = $(a.family == "tensor_list" and "(sg_tensor_list){NULL, 0}" or "NULL"); }
+%         end
+%       end
+%       for k, a in ipairs(written) do
+%         if a.family == "tensor_list" then
+    sg_tensor_list_release(&sg_c$(k - 1));
+%         else
+    sg_tensor_release(sg_c$(k - 1));
+%         end
+%       end
+    return sg_st;
+%     end
+}
+
+%   end
+% end
+
+/* The generator's kernels of this shard, each with its op and the boxing adapter of its C
+ * type. (A table, unlike a call per kernel, compiles in no time.) */
+% local composites = {}
+% for _, op in ipairs(ops) do
+%   if op.composite then composites[#composites + 1] = op end
+% end
+% if #composites > 0 then
+static const struct {
+    sg_op     **op;
+    sg_fn       fn;
+    sg_boxed_fn adapter;
+} sg_composites[] = {
+%   for _, op in ipairs(composites) do
+    {&$(op.cname)_op, (sg_fn)$(op.cname)_composite, $(lib)_$(C.boxed_name(op))},
+%   end
+};
+% end
+
+sg_status $(lib)_boxed_composites_$(shard)(void) {
+% if #composites > 0 then
+    for (size_t sg_i = 0; sg_i < sizeof sg_composites / sizeof sg_composites[0]; sg_i++) {
+        sg_status sg_st = sg_op_impl_typed(*sg_composites[sg_i].op, SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD,
+                                           sg_composites[sg_i].fn, sg_composites[sg_i].adapter, NULL);
+        if (sg_st) return sg_st;
+    }
+% end
+    return SG_OK;
+}

@@ -56,34 +56,14 @@ const sg_op_desc *$(lib)_find(const char *name, const char *overload) {
     return sg_op_desc_find($(lib)_ops, $(lib)_nops, name, overload);
 }
 
-/* The generator's kernels, each with its op and the boxing adapter of its C type. (The header
- * declares each kernel with its op's function type, so a kernel of another type would not
- * compile; a table, unlike a call per kernel, compiles in no time.) */
-static const struct {
-    sg_op     **op;
-    sg_fn       fn;
-    sg_boxed_fn adapter;
-} composites[] = {
-% local any = false
-% for _, op in ipairs(model.ops) do
-%   if op.composite then
-%     any = true
-    {&$(op.cname)_op, (sg_fn)$(op.cname)_composite, $(lib)_$(C.boxed_name(op))},
-%   end
-% end
-% if not any then
-    {NULL, NULL, NULL},
-% end
-};
-
 sg_status $(lib)_init(void) {
     static uint64_t registered; /* the runtime epoch the composites were registered in */
     sg_status st = sg_op_desc_define_all($(lib)_ops, $(lib)_nops);
     uint64_t  now = sg_runtime_epoch();
     if (st || __atomic_exchange_n(&registered, now, __ATOMIC_ACQ_REL) == now) return st;
-    for (size_t i = 0; i < sizeof composites / sizeof composites[0] && composites[i].op; i++)
-        if ((st = sg_op_impl_typed(*composites[i].op, SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD,
-                                   composites[i].fn, composites[i].adapter, NULL)))
-            return st;
+    /* each shard registers its own composite kernels */
+% for k = 0, nshards - 1 do
+    if ((st = $(lib)_boxed_composites_$(k)())) return st;
+% end
     return SG_OK;
 }

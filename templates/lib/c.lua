@@ -468,34 +468,19 @@ end
 
 C.find_arg = find_arg
 
--- Each boxing adapter is defined once, in the file of the first op (in model order) that uses
--- it; the header declares them all, and the registration functions name them.
-local adapter_user, adapter_ops -- adapter name -> that op; those ops, in order
-local function adapters()
-  if not adapter_user then
-    adapter_user, adapter_ops = {}, {}
-    for _, op in ipairs(model.ops) do
-      local info = C.info(op)
-      local bn = info.boxed_name
-      if info.typed and not adapter_user[bn] then
-        adapter_user[bn] = op
-        adapter_ops[#adapter_ops + 1] = op
-      end
+-- The boxing adapters a shard's ops need (each shard file defines its own, static): one per C
+-- signature, in the order of the first op (of `ops`, a shard's ops) that has it. Returns the
+-- list of those first ops, and each adapter's 0-based position by boxed name.
+function C.shard_adapters(ops)
+  local firsts, index = {}, {}
+  for _, op in ipairs(ops) do
+    local info = C.info(op)
+    if info.typed and not index[info.boxed_name] then
+      index[info.boxed_name] = #firsts
+      firsts[#firsts + 1] = op
     end
   end
-  return adapter_user
-end
-
--- Whether op's file defines op's adapter.
-function C.adapter_home(op)
-  local info = C.info(op)
-  return info.typed and adapters()[info.boxed_name] == op
-end
-
--- One op per adapter (its first user), in model order.
-function C.adapter_ops()
-  adapters()
-  return adapter_ops
+  return firsts, index
 end
 
 -- Rationale: several templates ask the same op for the same strings; each is built once.

@@ -224,7 +224,7 @@ static void test_duplicate_names(void) {
     CHECK(sg_codegen(&m, &o, &outs, &d) == 0);
     bool found = false;
     for (uint32_t i = 0; i < outs.n; i++) {
-        if (strcmp(outs.items[i].name, "t_composite_0.c") != 0) continue;
+        if (strcmp(outs.items[i].name, "t_0.c") != 0) continue;
         const sg_buf *t = &outs.items[i].text;
         sg_buf        b = {0};
         sg_buf_init(&b);

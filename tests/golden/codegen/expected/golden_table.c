@@ -284,29 +284,13 @@ const sg_op_desc *golden_find(const char *name, const char *overload) {
     return sg_op_desc_find(golden_ops, golden_nops, name, overload);
 }
 
-/* The generator's kernels, each with its op and the boxing adapter of its C type. (The header
- * declares each kernel with its op's function type, so a kernel of another type would not
- * compile; a table, unlike a call per kernel, compiles in no time.) */
-static const struct {
-    sg_op     **op;
-    sg_fn       fn;
-    sg_boxed_fn adapter;
-} composites[] = {
-    {&aten_add_Tensor_op, (sg_fn)aten_add_Tensor_composite, golden_boxed_ttS_t},
-    {&aten_add__Tensor_op, (sg_fn)aten_add__Tensor_composite, golden_boxed_ttS_t},
-    {&aten_relu_op, (sg_fn)aten_relu_composite, golden_boxed_t_t},
-    {&aten_relu_out_op, (sg_fn)aten_relu_out_composite, golden_boxed_tt_t},
-    {&aten_native_dropout_out_op, (sg_fn)aten_native_dropout_out_composite, golden_boxed_tfBtt_tt},
-};
-
 sg_status golden_init(void) {
     static uint64_t registered; /* the runtime epoch the composites were registered in */
     sg_status st = sg_op_desc_define_all(golden_ops, golden_nops);
     uint64_t  now = sg_runtime_epoch();
     if (st || __atomic_exchange_n(&registered, now, __ATOMIC_ACQ_REL) == now) return st;
-    for (size_t i = 0; i < sizeof composites / sizeof composites[0] && composites[i].op; i++)
-        if ((st = sg_op_impl_typed(*composites[i].op, SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD,
-                                   composites[i].fn, composites[i].adapter, NULL)))
-            return st;
+    /* each shard registers its own composite kernels */
+    if ((st = golden_boxed_composites_0())) return st;
+    if ((st = golden_boxed_composites_1())) return st;
     return SG_OK;
 }
