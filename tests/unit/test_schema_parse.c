@@ -427,11 +427,43 @@ static void test_arena(void) {
     }
     CHECK(run);
     CHECK(sg_arena_used(a) == 104 + (3u << 20) + 101 * 8192);
+    /* a block of whole huge pages starts on a huge-page boundary, its chunk's header first,
+     * so the kernel can back it with huge pages */
+    CHECK(big && ((uintptr_t)big & ((2u << 20) - 1)) < 64);
+    sg_arena_free(a);
+}
+
+/* A hook that hands out memory full of garbage: what the arena hands on is zeroed all the
+ * same (it zeroes each block as it gives it out), and a copied string is exact. */
+static void *garbage_alloc(void *ud, void *ptr, size_t size) {
+    (void)ud;
+    if (size == 0) {
+        free(ptr);
+        return NULL;
+    }
+    void *p = malloc(size);
+    if (p) memset(p, 0xA5, size);
+    return p;
+}
+
+static void test_arena_zeroes(void) {
+    sg_arena *a = sg_arena_new(garbage_alloc, NULL);
+    CHECK(a != NULL);
+    if (!a) return;
+    bool zero = true;
+    for (size_t n = 1; n < 300000; n = n * 3 + 1) {
+        char *p = sg_arena_alloc(a, n), *s = sg_arena_strndup(a, "abc", 3);
+        CHECK(p && s);
+        for (size_t i = 0; p && i < n; i++) zero &= p[i] == 0;
+        if (s) CHECK_STR(s, "abc");
+    }
+    CHECK(zero);
     sg_arena_free(a);
 }
 
 int main(void) {
     test_arena();
+    test_arena_zeroes();
     arena = sg_arena_new(NULL, NULL);
     test_names();
     test_types();
