@@ -2,8 +2,7 @@
  * together; one free per arena beats tracking each, and an allocator hook lets tests fail
  * allocations on purpose. Every chunk comes from the hook (sys_alloc where none is given).
  *
- * Chunks grow with the arena (each as large as everything before it, 64 KiB to 8 MiB), so a
- * big model takes few chunks. Memory is zeroed as it is handed out, not a chunk at a time: the
+ * Chunks grow with the arena (see new_chunk), so a big model takes few chunks. Memory is zeroed as it is handed out, not a chunk at a time: the
  * bytes are about to be written anyway, and a chunk's unused tail is then never touched. */
 #define _DEFAULT_SOURCE /* madvise */
 #include "sg_schema.h"
@@ -74,18 +73,21 @@ void sg_arena_free(sg_arena *a) {
     a->alloc(a->ud, a, 0);
 }
 
-/* A chunk of at least HDR + n bytes (more: the arena's growth), or NULL. One of 2 MiB or more
- * is a whole number of huge pages (see sys_alloc). */
-static chunk *new_chunk(sg_arena *a, size_t n, size_t *grow_out) {
+/* A chunk with room for at least n bytes, or NULL. Its size follows the arena's: as large as
+ * everything handed out so far (64 KiB to 8 MiB), and at least 2 MiB once that, with n, passes
+ * 256 KiB, so that a big model (or a big file read into it) lives in huge pages almost from
+ * the start while a small one takes small chunks. One of 2 MiB or more is a whole number of
+ * huge pages (see sys_alloc). */
+static chunk *new_chunk(sg_arena *a, size_t n) {
     size_t grow = a->total < CHUNK_MIN ? CHUNK_MIN : a->total > CHUNK_MAX ? CHUNK_MAX : a->total;
+    if (a->total + n >= HUGE_PAGE / 8 && grow < HUGE_PAGE) grow = HUGE_PAGE;
     if (n > SIZE_MAX - HDR - HUGE_PAGE) return NULL;
-    size_t bytes = n > grow / 2 ? HDR + n : grow;
+    size_t bytes = HDR + n > grow ? HDR + n : grow;
     if (bytes >= HUGE_PAGE) bytes = (bytes + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
     chunk *c = a->alloc(a->ud, NULL, bytes);
     if (!c) return NULL;
     c->size = bytes - HDR;
     c->used = 0;
-    *grow_out = grow;
     return c;
 }
 
@@ -93,9 +95,9 @@ static chunk *new_chunk(sg_arena *a, size_t n, size_t *grow_out) {
 static void *take(sg_arena *a, size_t n) {
     chunk *c = a->head;
     if (!c || c->size - c->used < n) {
-        size_t grow;
-        if (!(c = new_chunk(a, n, &grow))) return NULL;
-        if (a->head && n > grow / 2) { /* keep the current chunk's free space in use */
+        if (!(c = new_chunk(a, n))) return NULL;
+        /* allocations are served from the head: the chunk with more room left after this one */
+        if (a->head && a->head->size - a->head->used > c->size - n) {
             c->next = a->head->next;
             a->head->next = c;
         } else {
@@ -123,9 +125,8 @@ void *sg_arena_alloc(sg_arena *a, size_t n) {
 }
 
 bool sg_arena_reserve(sg_arena *a, size_t n) {
-    size_t grow;
     if (a->head && a->head->size - a->head->used >= n) return true;
-    chunk *c = new_chunk(a, n, &grow);
+    chunk *c = new_chunk(a, n);
     if (!c) return false;
     c->next = a->head;
     a->head = c;

@@ -433,6 +433,18 @@ static void test_arena(void) {
     sg_arena_free(a);
 }
 
+/* An arena past 256 KiB takes its chunks in huge pages, and serves what follows from the
+ * chunk with more room left: a 300 KiB file read into a fresh arena, then small blocks. */
+static void test_arena_growth(void) {
+    sg_arena *a = sg_arena_new(NULL, NULL);
+    char *small = sg_arena_alloc(a, 100), *file = sg_arena_alloc(a, 300 * 1024);
+    char *next = sg_arena_alloc(a, 64);
+    CHECK(small && file && next);
+    CHECK(file && ((uintptr_t)file & ((2u << 20) - 1)) < 64);
+    CHECK(next == file + 300 * 1024);
+    sg_arena_free(a);
+}
+
 /* A hook that hands out memory full of garbage: what the arena hands on is zeroed all the
  * same (it zeroes each block as it gives it out), and a copied string is exact. */
 static void *garbage_alloc(void *ud, void *ptr, size_t size) {
@@ -464,6 +476,7 @@ static void test_arena_zeroes(void) {
 int main(void) {
     test_arena();
     test_arena_zeroes();
+    test_arena_growth();
     arena = sg_arena_new(NULL, NULL);
     test_names();
     test_types();
