@@ -142,4 +142,18 @@ char *sg_arena_strndup(sg_arena *a, const char *s, size_t n) {
     return p;
 }
 
+bool sg_arena_adopt(sg_arena *a, sg_arena *from) {
+    if (a->alloc != from->alloc || a->ud != from->ud) return false;
+    chunk *last = from->head;
+    while (last && last->next) last = last->next;
+    if (last) { /* behind a's head, which keeps serving allocations */
+        chunk **at = a->head ? &a->head->next : &a->head;
+        last->next = *at;
+        *at = from->head;
+    }
+    a->total += from->total;
+    from->alloc(from->ud, from, 0);
+    return true;
+}
+
 size_t sg_arena_used(const sg_arena *a) { return a->total; }

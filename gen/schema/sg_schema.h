@@ -54,6 +54,9 @@ size_t    sg_arena_used(const sg_arena *a);
 /* Room for n bytes ahead in one chunk, for an arena about to take about that much: fewer,
  * bigger chunks. false when out of memory (the arena works on). */
 bool      sg_arena_reserve(sg_arena *a, size_t n);
+/* Moves every block of `from` into a (they live until a is freed) and frees `from`. false,
+ * with nothing done, where the two arenas allocate through different hooks. */
+bool      sg_arena_adopt(sg_arena *a, sg_arena *from);
 
 /* ---- types ------------------------------------------------------------------------------- */
 
