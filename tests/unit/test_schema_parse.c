@@ -458,6 +458,26 @@ static void *garbage_alloc(void *ud, void *ptr, size_t size) {
     return p;
 }
 
+/* One arena adopts another's blocks: they outlive it, the counts add up, and arenas over
+ * different hooks are refused, with nothing moved. */
+static void test_arena_adopt(void) {
+    sg_arena *a = sg_arena_new(NULL, NULL), *b = sg_arena_new(NULL, NULL);
+    sg_arena *g = sg_arena_new(garbage_alloc, NULL);
+    char *x = sg_arena_strndup(a, "kept", 4), *y = sg_arena_strndup(b, "moved", 5);
+    char *big = sg_arena_alloc(b, 3u << 20);
+    CHECK(x && y && big && g);
+    CHECK(!sg_arena_adopt(a, g)); /* different hooks */
+    CHECK(sg_arena_adopt(a, b));  /* b is freed */
+    CHECK(sg_arena_used(a) == 8 + 8 + (3u << 20));
+    char *z = sg_arena_strndup(a, "after", 5);
+    CHECK_STR(x, "kept");
+    CHECK_STR(y, "moved");
+    CHECK_STR(z, "after");
+    if (big) big[(3u << 20) - 1] = 1; /* still a's memory */
+    sg_arena_free(a);
+    sg_arena_free(g);
+}
+
 static void test_arena_zeroes(void) {
     sg_arena *a = sg_arena_new(garbage_alloc, NULL);
     CHECK(a != NULL);
@@ -477,6 +497,7 @@ int main(void) {
     test_arena();
     test_arena_zeroes();
     test_arena_growth();
+    test_arena_adopt();
     arena = sg_arena_new(NULL, NULL);
     test_names();
     test_types();
