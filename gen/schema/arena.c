@@ -2,8 +2,9 @@
  * together; one free per arena beats tracking each, and an allocator hook lets tests fail
  * allocations on purpose. Every chunk comes from the hook (sys_alloc where none is given).
  *
- * Chunks grow with the arena (see new_chunk), so a big model takes few chunks. Memory is zeroed as it is handed out, not a chunk at a time: the
- * bytes are about to be written anyway, and a chunk's unused tail is then never touched. */
+ * Chunks grow with the arena (see new_chunk), so a big model takes few chunks. Memory is
+ * zeroed as it is handed out, not a chunk at a time: the bytes are about to be written anyway,
+ * and a chunk's unused tail is then never touched. */
 #define _DEFAULT_SOURCE /* madvise */
 #include "sg_schema.h"
 
@@ -37,8 +38,8 @@ enum {
  * huge pages starts on a huge-page boundary and asks the kernel for transparent huge pages.
  * Rationale: a big model is megabytes of fresh memory, which the kernel otherwise faults in
  * one 4 KiB page at a time, at a cost per page that a large load feels; a huge page is one
- * fault for 2 MiB. Where the kernel gives no huge pages, madvise fails and the block serves as
- * any other. */
+ * fault for 2 MiB. Where the kernel gives no huge pages, the advice changes nothing (or
+ * fails) and the block serves as any other. */
 static void *sys_alloc(void *ud, void *ptr, size_t size) {
     (void)ud;
     if (size == 0) {

@@ -39,7 +39,8 @@ extern "C" {
 
 /* ---- arena ------------------------------------------------------------------------------- */
 
-/* A bump allocator: many small allocations, one free. alloc may be NULL (malloc/free are used);
+/* A bump allocator: many small allocations, one free. alloc may be NULL (malloc and free, big
+ * chunks on transparent huge pages where the system has them: see arena.c);
  * otherwise it is called as alloc(ud, NULL, n) to allocate and alloc(ud, p, 0) to free, so tests
  * can inject failures. */
 typedef void *(*sg_alloc_fn)(void *ud, void *ptr, size_t size);
