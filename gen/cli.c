@@ -396,22 +396,38 @@ static void emit(sg_buf *b, emit_kind kind, const sg_model *m, const sg_diag *d)
         emit_summary(b, m, d);
 }
 
+/* Hands a piece of the streamed text to standard output. */
+static bool write_out(void *ud, const char *data, size_t len) {
+    return fwrite(data, 1, len, ud) == len;
+}
+
 /* The last phase: the outputs into -o DIR, and the --emit text (or the summary) on standard
- * output. Runs only where every earlier phase succeeded. The text is made in memory first, so
- * that a run that fails here (out of memory) prints nothing on standard output. */
+ * output. Runs only where every earlier phase succeeded. A run that fails here prints nothing
+ * on standard output, unless writing it is what failed. So the text is made in memory before
+ * anything is written, but for the JSON alone (megabytes for a big model): that is streamed
+ * through a window of memory, as sg_emit_json takes all the memory it needs before its first
+ * byte; with -o it is made in memory too, so that outputs that cannot be written leave
+ * standard output empty. */
 static int write_results(const options *o, const sg_model *m, const sg_diag *d,
                          const sg_outputs *outs, FILE *out, FILE *err) {
     emit_kind kind = o->emit == EMIT_DEFAULT ? (o->outdir ? EMIT_DEFAULT : EMIT_SUMMARY) : o->emit;
+    bool stream = kind == EMIT_JSON && !o->outdir;
     sg_buf text;
     sg_buf_init(&text);
-    emit(&text, kind, m, d);
+    if (stream) {
+        sg_buf_set_sink(&text, write_out, out);
+        sg_emit_json(&text, m);
+    } else {
+        emit(&text, kind, m, d);
+    }
     int rc = SG_EXIT_OK;
     if (text.oom) {
         fputs("schemagen: error: out of memory\n", err);
         rc = SG_EXIT_FAIL;
     } else if (o->outdir && sg_outputs_write(o->outdir, outs, err)) {
         rc = SG_EXIT_FAIL;
-    } else if (fwrite(text.data ? text.data : "", 1, text.len, out) != text.len ||
+    } else if (!(stream ? sg_buf_flush(&text)
+                        : fwrite(text.data ? text.data : "", 1, text.len, out) == text.len) ||
                fflush(out) != 0) {
         fprintf(err, "schemagen: error: cannot write the output: %s\n", strerror(errno));
         rc = SG_EXIT_FAIL;

@@ -1,6 +1,7 @@
 /* emit.h: the front end's emitters. Each appends one rendering of a loaded, grouped and
- * validated model to an sg_buf; none of them does I/O, so a caller writes the buffer once
- * (or not at all, when the run failed) and the same model always gives the same bytes.
+ * validated model to an sg_buf; none of them does I/O of its own, and the same model always
+ * gives the same bytes. An sg_buf with a sink makes the rendering a stream (the tool streams
+ * the JSON to standard output this way).
  *
  * An emitter reads the model only. Ops whose func string did not parse (op->parsed false) are
  * still rendered where a rendering makes sense (their func string as written), so the emitters
@@ -12,7 +13,9 @@
 #include "model.h"
 
 /* The model as one JSON document: {"ops": [...], "tags": [...]} (docs/json-format.md).
- * Strings are escaped for JSON; bytes >= 0x80 pass through, so UTF-8 input gives UTF-8 output. */
+ * Strings are escaped for JSON; bytes >= 0x80 pass through, so UTF-8 input gives UTF-8 output.
+ * It takes all the memory it needs before it appends its first byte: out of memory sets
+ * b->oom with nothing appended, and once bytes flow nothing can fail but b's sink. */
 void sg_emit_json(sg_buf *b, const sg_model *m);
 /* One line per op, in input order: the canonical schema with its namespace written out
  * ("aten::abs(Tensor self) -> Tensor"), as sg_schema_print prints it. */

@@ -428,16 +428,33 @@ static void put_tag(jw *w, const sg_tag *t) {
     putc1(w, '}');
 }
 
-void sg_emit_json(sg_buf *b, const sg_model *m) {
+/* Takes every piece of memory the writer will need before it writes a byte: its chunk, and
+ * room in tmp for the longest schema (a type is printed there too, and is shorter than its
+ * schema). Rationale: b may be a stream to standard output, and a run that fails must not
+ * have printed half a document. NULL when out of memory. */
+static jw *writer_new(sg_buf *b, const sg_model *m) {
     jw *w = malloc(sizeof *w); /* the chunk is too big for some threads' stacks */
-    if (!w) {
-        b->oom = true;
-        return;
-    }
+    if (!w) return NULL;
     w->b = b;
     w->n = 0;
     sg_buf_init(&w->tmp);
     sg_buf_putc(&w->tmp, '\0'); /* tmp.data is never NULL from here on */
+    for (uint32_t i = 0; i < m->nops && !w->tmp.oom; i++) {
+        w->tmp.len = 0;
+        sg_emit_canonical_op(&w->tmp, m->ops[i]);
+    }
+    if (!w->tmp.oom) return w;
+    sg_buf_free(&w->tmp);
+    free(w);
+    return NULL;
+}
+
+void sg_emit_json(sg_buf *b, const sg_model *m) {
+    jw *w = writer_new(b, m);
+    if (!w) {
+        b->oom = true;
+        return;
+    }
     LIT(w, "{\n  \"ops\": [");
     for (uint32_t i = 0; i < m->nops; i++) {
         puts0(w, i ? ",\n" : "\n");

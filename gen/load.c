@@ -1,7 +1,9 @@
 /* load.c: sg_load_file and sg_load_buffer: a file's bytes into the model (its one copy, kept
- * for diagnostics to quote), then its YAML into ops (yaml_ops.c). */
+ * for diagnostics to quote), then its YAML into ops (yaml_ops.c; a big file in two pieces at
+ * once where that gives the same, load_split.c). */
 #define _POSIX_C_SOURCE 200809L /* fstat, fileno */
 
+#include "load_split.h"
 #include "model.h"
 #include "yaml_ops.h"
 
@@ -37,6 +39,7 @@ static int load(sg_model *m, const sg_source *src, sg_diag *d) {
                        "%s input is not supported; convert it to UTF-8", enc);
         return 1;
     }
+    if (sg_load_split(m, src, SG_SPLIT_MIN)) return 0;
     return sg_yaml_load(m, src, d);
 }
 

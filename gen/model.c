@@ -60,6 +60,23 @@ sg_op *sg_model_add_op(sg_model *m) {
     return op;
 }
 
+int sg_model_take_ops(sg_model *m, sg_model *from) {
+    if (from->nops > UINT32_MAX - m->nops) return -1;
+    uint32_t n = m->nops + from->nops;
+    if (n > m->capops) {
+        sg_op **v = realloc(m->ops, (size_t)n * sizeof *v);
+        if (!v) return -1;
+        m->ops = v;
+        m->capops = n;
+    }
+    if (!sg_arena_adopt(m->arena, from->arena)) return -1;
+    from->arena = NULL;
+    if (from->nops) memcpy(m->ops + m->nops, from->ops, from->nops * sizeof *m->ops);
+    m->nops = n;
+    from->nops = 0;
+    return 0;
+}
+
 size_t sg_model_memory(const sg_model *m) {
     return sg_arena_used(m->arena);
 }

@@ -180,6 +180,9 @@ void         sg_model_free(sg_model *m);
 sg_source   *sg_model_add_source(sg_model *m, const char *path, const char *text, size_t len);
 sg_op       *sg_model_add_op(sg_model *m);
 sg_tag      *sg_model_add_tag(sg_model *m);
+/* Moves the ops of `from` (and the memory they live in) after m's; `from` keeps its sources,
+ * if any, and is then only to be freed. -1 when out of memory, with nothing moved. */
+int          sg_model_take_ops(sg_model *m, sg_model *from);
 /* Bytes the model's arena hands out. */
 size_t       sg_model_memory(const sg_model *m);
 /* Source position of byte offset `off` of op's func string. */

@@ -454,9 +454,13 @@ static void entry(void *ud, sg_yreader *r, const sg_ynode *e) {
 
 /* ---- a file ------------------------------------------------------------------------------ */
 
-int sg_yaml_load(sg_model *m, const sg_source *src, sg_diag *d) {
+int sg_yaml_load_piece(sg_model *m, const sg_source *src, sg_yaml_piece piece, sg_diag *d) {
     uint32_t before = d->nerrors;
     loader L = {.m = m, .d = d, .a = m->arena};
-    sg_yaml_read(src, m->arena, d, entry, &L);
+    sg_yaml_read_piece(src, piece, m->arena, d, entry, &L);
     return (int)(d->nerrors - before);
+}
+
+int sg_yaml_load(sg_model *m, const sg_source *src, sg_diag *d) {
+    return sg_yaml_load_piece(m, src, (sg_yaml_piece){0, src->len, 1}, d);
 }

@@ -44,6 +44,7 @@ typedef struct sg_yreader reader;
 struct sg_yreader {
     sg_diag         *d;
     const sg_source *src;
+    cursor           start;  /* where the text read begins (a piece of src, or all of it) */
     sg_arena        *a;
     sg_yaml_entry_fn entry;
     void            *ud;
@@ -82,7 +83,7 @@ static size_t ascii_run(const unsigned char *p, size_t max) {
  * ASCII runs (one byte, one character) go at memchr's speed. */
 static void seek(reader *L, size_t chr) {
     cursor *c = &L->cur;
-    if (chr < c->chr) *c = (cursor){.line = 1};
+    if (chr < c->chr) *c = L->start;
     const char *t = L->src->text;
     size_t n = L->src->len;
     while (c->chr < chr && c->byte < n) {
@@ -103,10 +104,11 @@ static void seek(reader *L, size_t chr) {
     if (c->byte > n) c->byte = n;
 }
 
+/* libyaml's marks count from the start of the text it reads, which starts a line. */
 static sg_pos mark_pos(reader *L, yaml_mark_t mk, size_t *off) {
     if (L->simple) { /* libyaml's own line and column are ours */
-        if (off) *off = mk.index;
-        return (sg_pos){L->src, 1 + (uint32_t)mk.line, (uint32_t)mk.column + 1};
+        if (off) *off = L->start.byte + mk.index;
+        return (sg_pos){L->src, L->start.line + (uint32_t)mk.line, (uint32_t)mk.column + 1};
     }
     seek(L, mk.index);
     if (off) *off = L->cur.byte;
@@ -383,7 +385,7 @@ static void yaml_error(reader *L, const yaml_parser_t *p) {
     L->stop = true;
     const char *what = p->problem ? p->problem : "unknown problem";
     if (p->error == YAML_READER_ERROR) {
-        sg_pos pos = byte_pos(L->src, p->problem_offset);
+        sg_pos pos = byte_pos(L->src, L->start.byte + p->problem_offset);
         if (p->problem_value < 0)
             sg_diag_report(L->d, SG_ERROR, pos, "invalid YAML: %s", what);
         else if (strstr(what, "octet"))
@@ -550,18 +552,20 @@ const sg_span *sg_yaml_spans(sg_yreader *L, const sg_ynode *y, uint32_t *n) {
     return L->spans;
 }
 
-bool sg_yaml_read(const sg_source *src, sg_arena *a, sg_diag *d, sg_yaml_entry_fn entry,
-                  void *ud) {
+bool sg_yaml_read_piece(const sg_source *src, sg_yaml_piece piece, sg_arena *a, sg_diag *d,
+                        sg_yaml_entry_fn entry, void *ud) {
     yaml_parser_t p;
     if (!yaml_parser_initialize(&p)) {
         sg_diag_plain(d, SG_ERROR, "out of memory reading '%s'", src->path);
         return false;
     }
-    reader L = {.d = d, .src = src, .a = a, .entry = entry, .ud = ud, .cur = {.line = 1},
-                .root = {src, 1, 1}};
-    const unsigned char *t = (const unsigned char *)src->text;
-    L.simple = ascii_run(t, src->len) == src->len && !memchr(t, '\r', src->len);
-    yaml_parser_set_input_string(&p, t, src->len);
+    cursor start = {.byte = piece.from, .line = piece.line, .line_start = piece.from};
+    reader L = {.d = d, .src = src, .start = start, .a = a, .entry = entry, .ud = ud,
+                .cur = start, .root = {src, piece.line, 1}};
+    const unsigned char *t = (const unsigned char *)src->text + piece.from;
+    size_t n = piece.to - piece.from;
+    L.simple = ascii_run(t, n) == n && !memchr(t, '\r', n);
+    yaml_parser_set_input_string(&p, t, n);
     yaml_parser_set_encoding(&p, YAML_UTF8_ENCODING); /* no guessing: marks count UTF-8 */
     run(&L, &p);
     if (!L.stop && L.nentries == 0) sg_diag_report(d, SG_ERROR, L.root, "file has no entries");
@@ -569,4 +573,9 @@ bool sg_yaml_read(const sg_source *src, sg_arena *a, sg_diag *d, sg_yaml_entry_f
     free(L.stack);
     free(L.spans);
     return !L.stop;
+}
+
+bool sg_yaml_read(const sg_source *src, sg_arena *a, sg_diag *d, sg_yaml_entry_fn entry,
+                  void *ud) {
+    return sg_yaml_read_piece(src, (sg_yaml_piece){0, src->len, 1}, a, d, entry, ud);
 }

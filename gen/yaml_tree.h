@@ -19,6 +19,15 @@ typedef void (*sg_yaml_entry_fn)(void *ud, sg_yreader *r, const sg_ynode *e);
  * memory, sg_yaml_stop). */
 bool sg_yaml_read(const sg_source *src, sg_arena *a, sg_diag *d, sg_yaml_entry_fn entry,
                   void *ud);
+/* A piece of a source: bytes [from, to), from at the start of line `line`. */
+typedef struct sg_yaml_piece {
+    size_t   from, to;
+    uint32_t line;
+} sg_yaml_piece;
+
+/* sg_yaml_read over a piece of src alone, as its own YAML stream; positions are src's. */
+bool sg_yaml_read_piece(const sg_source *src, sg_yaml_piece piece, sg_arena *a, sg_diag *d,
+                        sg_yaml_entry_fn entry, void *ud);
 /* Where each byte of scalar y's value (a node r made) is in the source: *n spans, valid until
  * the next call on r. */
 const sg_span *sg_yaml_spans(sg_yreader *r, const sg_ynode *y, uint32_t *n);

@@ -39,7 +39,8 @@ extern "C" {
 
 /* ---- arena ------------------------------------------------------------------------------- */
 
-/* A bump allocator: many small allocations, one free. alloc may be NULL (malloc/free are used);
+/* A bump allocator: many small allocations, one free. alloc may be NULL (malloc and free, big
+ * chunks on transparent huge pages where the system has them: see arena.c);
  * otherwise it is called as alloc(ud, NULL, n) to allocate and alloc(ud, p, 0) to free, so tests
  * can inject failures. */
 typedef void *(*sg_alloc_fn)(void *ud, void *ptr, size_t size);
@@ -54,6 +55,9 @@ size_t    sg_arena_used(const sg_arena *a);
 /* Room for n bytes ahead in one chunk, for an arena about to take about that much: fewer,
  * bigger chunks. false when out of memory (the arena works on). */
 bool      sg_arena_reserve(sg_arena *a, size_t n);
+/* Moves every block of `from` into a (they live until a is freed) and frees `from`. false,
+ * with nothing done, where the two arenas allocate through different hooks. */
+bool      sg_arena_adopt(sg_arena *a, sg_arena *from);
 
 /* ---- types ------------------------------------------------------------------------------- */
 

@@ -68,7 +68,7 @@ static const char *put_file(const char *name, const char *text, size_t len) {
 /* Streams with buffers of their own, so that writing to them allocates nothing. */
 typedef struct run {
     int  rc;
-    char out[1 << 16], err[1 << 16];
+    char out[1 << 18], err[1 << 16];
 } run;
 
 static char out_vbuf[BUFSIZ], err_vbuf[BUFSIZ];
@@ -279,6 +279,43 @@ static void test_out_of_memory(void) {
     CHECK(failures == 0);
     CHECK(fails > 0); /* allocations did fail */
 }
+
+/* The JSON is streamed to standard output once every phase has succeeded. Here it is larger
+ * than the stream's window, so bytes go out before it ends, and its longest schema comes
+ * last: every allocation of the run, failing in turn, fails it before its first byte (the
+ * writer takes all its memory first), never half-way. */
+static void test_out_of_memory_streamed(void) {
+    static char yaml[1 << 17];
+    size_t n = 0;
+    for (int i = 0; i < 100; i++)
+        n += (size_t)snprintf(yaml + n, sizeof yaml - n,
+                              "- func: op%d(Tensor self, int[2] size, *, Tensor(a!) out) -> "
+                              "Tensor(a!)\n  variants: function\n  python_module: nn\n", i);
+    n += (size_t)snprintf(yaml + n, sizeof yaml - n, "- func: last(Tensor self, str s=\"");
+    for (int i = 0; i < 3000; i++) yaml[n++] = 'x';
+    n += (size_t)snprintf(yaml + n, sizeof yaml - n, "\") -> Tensor\n");
+    const char *ops = put_file("stream.yaml", yaml, n);
+    static run ref, r;
+    TOOL(&ref, "--emit=json", ops);
+    CHECK(ref.rc == 0 && ref.err[0] == '\0' && strlen(ref.out) > 65536);
+    int failures = 0;
+    persist = true;
+    for (long at = 1; failures < 5; at++) {
+        arm_at = at;
+        TOOL(&r, "--emit=json", ops);
+        arm_at = -1;
+        if (!reached) break;
+        bool ok = r.rc == 0 ? strcmp(r.out, ref.out) == 0
+                            : r.rc == 1 && r.out[0] == '\0' && strstr(r.err, "out of memory");
+        if (!ok) {
+            failures++;
+            fprintf(stderr, "allocation %ld failing (and every later one): rc %d, stdout:\n"
+                    "%.200s\nstderr:\n%s\n", at, r.rc, r.out, r.err);
+        }
+    }
+    persist = false;
+    CHECK(failures == 0);
+}
 #endif
 
 int main(void) {
@@ -289,6 +326,7 @@ int main(void) {
     test_max_errors();
 #ifdef FAILING_ALLOC
     test_out_of_memory();
+    test_out_of_memory_streamed();
 #else
     printf("test_cli_messages: out-of-memory checks skipped (a sanitizer's allocator, or not glibc)\n");
 #endif

@@ -427,11 +427,77 @@ static void test_arena(void) {
     }
     CHECK(run);
     CHECK(sg_arena_used(a) == 104 + (3u << 20) + 101 * 8192);
+    /* a block of whole huge pages starts on a huge-page boundary, its chunk's header first,
+     * so the kernel can back it with huge pages */
+    CHECK(big && ((uintptr_t)big & ((2u << 20) - 1)) < 64);
+    sg_arena_free(a);
+}
+
+/* An arena past 256 KiB takes its chunks in huge pages, and serves what follows from the
+ * chunk with more room left: a 300 KiB file read into a fresh arena, then small blocks. */
+static void test_arena_growth(void) {
+    sg_arena *a = sg_arena_new(NULL, NULL);
+    char *small = sg_arena_alloc(a, 100), *file = sg_arena_alloc(a, 300 * 1024);
+    char *next = sg_arena_alloc(a, 64);
+    CHECK(small && file && next);
+    CHECK(file && ((uintptr_t)file & ((2u << 20) - 1)) < 64);
+    CHECK(next == file + 300 * 1024);
+    sg_arena_free(a);
+}
+
+/* A hook that hands out memory full of garbage: what the arena hands on is zeroed all the
+ * same (it zeroes each block as it gives it out), and a copied string is exact. */
+static void *garbage_alloc(void *ud, void *ptr, size_t size) {
+    (void)ud;
+    if (size == 0) {
+        free(ptr);
+        return NULL;
+    }
+    void *p = malloc(size);
+    if (p) memset(p, 0xA5, size);
+    return p;
+}
+
+/* One arena adopts another's blocks: they outlive it, the counts add up, and arenas over
+ * different hooks are refused, with nothing moved. */
+static void test_arena_adopt(void) {
+    sg_arena *a = sg_arena_new(NULL, NULL), *b = sg_arena_new(NULL, NULL);
+    sg_arena *g = sg_arena_new(garbage_alloc, NULL);
+    char *x = sg_arena_strndup(a, "kept", 4), *y = sg_arena_strndup(b, "moved", 5);
+    char *big = sg_arena_alloc(b, 3u << 20);
+    CHECK(x && y && big && g);
+    CHECK(!sg_arena_adopt(a, g)); /* different hooks */
+    CHECK(sg_arena_adopt(a, b));  /* b is freed */
+    CHECK(sg_arena_used(a) == 8 + 8 + (3u << 20));
+    char *z = sg_arena_strndup(a, "after", 5);
+    CHECK_STR(x, "kept");
+    CHECK_STR(y, "moved");
+    CHECK_STR(z, "after");
+    if (big) big[(3u << 20) - 1] = 1; /* still a's memory */
+    sg_arena_free(a);
+    sg_arena_free(g);
+}
+
+static void test_arena_zeroes(void) {
+    sg_arena *a = sg_arena_new(garbage_alloc, NULL);
+    CHECK(a != NULL);
+    if (!a) return;
+    bool zero = true;
+    for (size_t n = 1; n < 300000; n = n * 3 + 1) {
+        char *p = sg_arena_alloc(a, n), *s = sg_arena_strndup(a, "abc", 3);
+        CHECK(p && s);
+        for (size_t i = 0; p && i < n; i++) zero &= p[i] == 0;
+        if (s) CHECK_STR(s, "abc");
+    }
+    CHECK(zero);
     sg_arena_free(a);
 }
 
 int main(void) {
     test_arena();
+    test_arena_zeroes();
+    test_arena_growth();
+    test_arena_adopt();
     arena = sg_arena_new(NULL, NULL);
     test_names();
     test_types();
