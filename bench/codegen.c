@@ -3,9 +3,10 @@
  *   sg_bench_codegen [--reps N] native_functions.yaml tags.yaml OUTDIR
  *
  * One repetition is what `schemagen --tags tags.yaml -o OUTDIR native_functions.yaml` does: a
- * fresh model, load, group, validate, derive (structured links, autogen variants), render every built-in template into memory, write the
- * files into OUTDIR (after the first repetition their bytes are unchanged, so writing is the
- * comparison the tool makes before it leaves a file alone, as in an incremental build), free.
+ * fresh model, load, group, validate, derive (structured links, autogen variants), render
+ * every built-in template into memory, write the files into OUTDIR (after the first
+ * repetition their bytes are unchanged, so writing is the comparison the tool makes before it
+ * leaves a file alone, as in an incremental build), free.
  * Figures: medians over N after one warm-up, "name value unit" a line.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -69,7 +70,8 @@ int main(int argc, char **argv) {
         sg_validate(&m, &d);
         if (!d.nerrors) sg_model_derive(&m, &d);
         double t1 = now_ms();
-        sg_codegen_opts o = {.lib = "corpus", .shard_size = 400, .inputs = inputs, .ninputs = 1};
+        sg_codegen_opts o = {.lib = "corpus", .shard_size = SG_DEFAULT_SHARD_SIZE,
+                             .inputs = inputs, .ninputs = 1};
         if (!d.nerrors) sg_codegen(&m, &o, &outs, &d);
         double t2 = now_ms();
         if (d.nerrors) {

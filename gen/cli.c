@@ -354,7 +354,7 @@ static void canonical_check(const sg_model *m, sg_diag *d) {
 static int generate(const options *o, const sg_model *m, sg_outputs *outs, sg_diag *d) {
     sg_codegen_opts co = {
         .lib = o->lib ? o->lib : "ops",
-        .shard_size = o->shard_size > 0 ? (uint32_t)o->shard_size : 200,
+        .shard_size = o->shard_size > 0 ? (uint32_t)o->shard_size : SG_DEFAULT_SHARD_SIZE,
         .shards = o->shards > 0 ? (uint32_t)o->shards : 0,
         .inputs = o->inputs,
         .ninputs = o->ninputs,

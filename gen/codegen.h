@@ -29,6 +29,9 @@ typedef struct sg_tpl_file {
 extern const sg_tpl_file sg_builtin_templates[];
 extern const size_t      sg_builtin_ntemplates;
 
+/* Ops per shard where neither --shard-size nor --shards says (docs/cli.md). */
+enum { SG_DEFAULT_SHARD_SIZE = 200 };
+
 typedef struct sg_codegen_opts {
     const char        *lib;        /* library name: file and function prefix ("ops") */
     uint32_t           shard_size; /* ops per shard file */
