@@ -28,6 +28,8 @@ typedef struct sg_op_c {
     bool         implicit;         /* CompositeImplicitAutograd: no dispatch, no delegate */
     bool         backend_kernel;   /* a kernel for a backend key, or a structured delegate */
     bool         composite_kernel; /* a kernel for a Composite* key */
+    const char  *signature;    /* "ttS>t": argument letters, '>', result letters (types.md) */
+    const char  *boxed_name;   /* its boxing adapter's name after "LIB_": "boxed_ttS_t" */
 } sg_op_c;
 
 /* Run after sg_model_group and sg_validate succeeded. Sets the structured links of every op

@@ -19,6 +19,7 @@
  */
 #include "derive.h"
 
+#include "sg_type_table.h"
 #include "validate_util.h"
 
 #include <stdio.h>
@@ -278,6 +279,37 @@ static void kernel_keys(namer *x, const sg_op *op, sg_op_c *c) {
     }
 }
 
+/* ---- signature strings -------------------------------------------------------------------- */
+
+/* The op's signature string, "ttS>t": each argument's family letter, '>', each return's result
+ * letter (what sg_call_boxed_sig boxes and unboxes by); and the name of its boxing adapter,
+ * "boxed_" and the same letters but '_' for '>' and a fixed int list's size after its letter
+ * (what the adapter's code depends on: ops with one name share one adapter). */
+static void signatures(namer *x, const sg_op *op, sg_op_c *c) {
+    const sg_schema *s = &op->schema;
+    sg_buf *b = &x->tmp;
+    for (int boxed = 0; boxed < 2; boxed++) {
+        b->len = 0;
+        if (boxed) sg_buf_puts(b, "boxed_");
+        for (uint32_t i = 0; i < s->nargs; i++) {
+            const sg_type *t = s->args[i].type;
+            sg_type_family_id f = sg_type_family_of(t);
+            sg_buf_putc(b, sg_type_family_rows[f].letter);
+            const sg_type *u = t->kind == SG_TY_OPTIONAL ? t->elems[0] : t;
+            if (boxed && (f == SG_FAM_INT_LIST || f == SG_FAM_OPT_INT_LIST) &&
+                u->kind == SG_TY_LIST && u->size >= 0)
+                sg_buf_printf(b, "%d", (int)u->size);
+        }
+        sg_buf_putc(b, boxed ? '_' : '>');
+        for (uint32_t r = 0; r < s->nrets; r++)
+            sg_buf_putc(b, sg_type_family_rows[sg_type_family_of(s->rets[r].type)].ret_letter);
+        const char *t = b->oom ? NULL : sg_arena_strndup(x->m->arena, b->data, b->len);
+        if (!t) x->oom = true;
+        if (boxed) c->boxed_name = t;
+        else c->signature = t;
+    }
+}
+
 /* ---- the pass ---------------------------------------------------------------------------- */
 
 int sg_model_derive_c(sg_model *m, sg_diag *d) {
@@ -309,6 +341,7 @@ int sg_model_derive_c(sg_model *m, sg_diag *d) {
         name_params(&x, op, op->c);
         op->c->composite = composite_of(op);
         kernel_keys(&x, op, op->c);
+        signatures(&x, op, op->c);
     }
     if (x.oom) sg_diag_plain(d, SG_ERROR, "out of memory while naming the generated C");
     sgv_map_free(&x.scope);

@@ -176,11 +176,6 @@ F.opt_str_list.box_room = function(x)
 end
 F.opt_scalar_list.box_room = F.opt_str_list.box_room
 
--- the letters of each family in a signature string (sg_call_boxed_sig, sg_api.h), as an
--- argument and as a result
-local letters, ret_letters = {}, {}
-for fam, t in pairs(T) do letters[fam], ret_letters[fam] = t.letter, t.ret_letter end
-
 local STAR = ("*"):byte()
 
 C.families = F
@@ -302,27 +297,23 @@ end
 --   call_args   the same names as a call's arguments: "self, other, alpha, ret"
 --   keys        the key set expression of a typed call: its tensors' keys OR-ed ("0" without)
 --   ret_names   its result parameters' names (each return's cname)
---   signature   "ttS>t": what sg_call_boxed_sig needs to box the arguments and unbox the results
---   boxed_name  its boxing adapter's name, after the library's name and "_": "boxed_" and a
---               key of what the adapter's code depends on (each argument's family letter, with
---               a fixed list size after int lists; "_"; each return's). Ops with one key share
---               one adapter: its code never names the op.
+--   signature   op.signature: "ttS>t", what sg_call_boxed_sig needs to box the arguments and
+--               unbox the results (derive works it out from the type table)
+--   boxed_name  op.boxed_name: its boxing adapter's name, after the library's name and "_"
+--               (ops with one name share one adapter: its code never names the op)
 -- Rationale: every template asks every op for several of these; made in one pass over its
 -- arguments and found with one lookup, they made the generator ~9% faster on the corpus than
 -- helpers that each built and kept their own string.
 local infos = {}
-local P, A, S, B = {}, {}, {}, {} -- scratch: parameters, call arguments, letters, key letters
+local P, A = {}, {} -- scratch: parameters, call arguments
 
--- An argument's parts of those: its parameter, its name, its letters, its keys (or false);
+-- An argument's parts of those: its parameter, its name, its keys (or false);
 -- made once per argument table, which the ops share where their arguments are the same.
 local parts = {}
 local function arg_parts(a)
   local fam, name = a.family, a.cname
   local f = F[fam] or F.any
-  local l = letters[fam] or "a"
-  local bl = l
-  if a.size and (fam == "int_list" or fam == "opt_int_list") then bl = l .. tostring(a.size) end
-  local pa = { f.param .. f.sep .. name, name, l, bl, f.keys and f.keys(name) or false }
+  local pa = { f.param .. f.sep .. name, name, f.keys and f.keys(name) or false }
   parts[a] = pa
   return pa
 end
@@ -349,16 +340,13 @@ function C.info(op)
   for i = 1, nargs do
     local a = args[i]
     local pa = parts[a] or arg_parts(a)
-    P[i], A[i], S[i], B[i] = pa[1], pa[2], pa[3], pa[4]
-    local k = pa[5]
+    P[i], A[i] = pa[1], pa[2]
+    local k = pa[3]
     if k then keys = keys and keys .. " | " .. k or k end
   end
-  S[nargs + 1], B[nargs + 1] = ">", "_"
   for i = 1, nrets do
     local rf = rets[i].family
     P[nargs + i], A[nargs + i] = (R[rf] or R.any).out_param .. names[i], names[i]
-    local l = ret_letters[rf] or "a"
-    S[nargs + 1 + i], B[nargs + 1 + i] = l, l
   end
   local n = nargs + nrets
   info = {
@@ -367,8 +355,8 @@ function C.info(op)
     call_args = concat(A, ", ", 1, n),
     keys = keys or "0",
     ret_names = names,
-    signature = concat(S, "", 1, n + 1),
-    boxed_name = "boxed_" .. concat(B, "", 1, n + 1),
+    signature = op.signature,
+    boxed_name = op.boxed_name,
   }
   infos[op] = info
   if typed then
