@@ -243,6 +243,26 @@ static void test_duplicate_names(void) {
     sg_model_free(&m);
 }
 
+/* Signature strings and adapter names, from the type table's letters. */
+static void test_signatures(void) {
+    fixture f;
+    run(&f, "- func: my::s(Tensor self, Tensor? w, int[2] k, int[]? d, Scalar a, str m) -> Tensor\n"
+            "- func: my::t(Tensor[] xs, float? e, bool[3] b) -> (Tensor[], int)\n"
+            "- func: my::u(Tensor self, int[3] k) -> ()\n");
+    const sg_op *s = find(&f.m, "s"), *t = find(&f.m, "t"), *u = find(&f.m, "u");
+    CHECK(s && s->c && t && t->c && u && u->c);
+    if (s && s->c) {
+        CHECK_STR(s->c->signature, "tTnNSs>t");
+        CHECK_STR(s->c->boxed_name, "boxed_tTn2NSs_t");
+    }
+    if (t && t->c) {
+        CHECK_STR(t->c->signature, "lFk>li");
+        CHECK_STR(t->c->boxed_name, "boxed_lFk_li");
+    }
+    if (u && u->c) CHECK_STR(u->c->boxed_name, "boxed_tn3_");
+    done(&f);
+}
+
 int main(void) {
     test_names();
     test_names_kept();
@@ -250,5 +270,6 @@ int main(void) {
     test_library_names();
     test_composite();
     test_duplicate_names();
+    test_signatures();
     return check_result("test_derive_c");
 }
