@@ -205,7 +205,7 @@ static bool tensor_list(const sg_type *t) {
     return t->kind == SG_TY_LIST && t->elems[0]->kind == SG_TY_TENSOR;
 }
 
-/* Which composite kernel the generator writes for op (templates/composite.c.tpl), or NULL:
+/* Which composite kernel the generator writes for op (templates/ops_shard.c.tpl), or NULL:
  *   "structured"  a structured_delegate: meta function, then the structured out op;
  *   "out"         an autogen out variant of a functional or mutable op;
  *   "out_inplace" an autogen out variant of an in-place op (self copied into out, then run);
