@@ -32,7 +32,7 @@ enum { NAME_MAX_ = 256 };
 typedef struct deriver {
     sg_model *m;
     sg_diag  *d;
-    sgv_map   names; /* "ns::name.overload" -> the first op of that name, written or derived */
+    sg_strmap   names; /* "ns::name.overload" -> the first op of that name, written or derived */
     sg_buf    text;  /* the schema being derived */
     uint32_t  added;
     bool      oom;
@@ -57,13 +57,13 @@ static size_t key_of(char *buf, size_t n, const char *ns, const char *name) {
 static sg_op *find(const deriver *x, const char *ns, const char *name) {
     char key[2 * NAME_MAX_];
     size_t n = key_of(key, sizeof key, ns, name);
-    return sgv_map_get(&x->names, key, n);
+    return sg_strmap_get(&x->names, key, n);
 }
 
 static void index_op(deriver *x, sg_op *op) {
     char key[2 * NAME_MAX_], name[NAME_MAX_];
     size_t n = key_of(key, sizeof key, ns_of(op), sgv_full_name(op, name, sizeof name));
-    if (!sgv_map_put(&x->names, key, n, op)) x->oom = true;
+    if (!sg_strmap_put(&x->names, key, n, op)) x->oom = true;
 }
 
 /* ---- structured links -------------------------------------------------------------------- */
@@ -592,7 +592,7 @@ int sg_model_derive(sg_model *m, sg_diag *d) {
     uint32_t before = d->nerrors, nops = m->nops;
     deriver x = {.m = m, .d = d};
     sg_buf_init(&x.text);
-    x.oom = sgv_map_init(&x.names, m->arena, nops + nops / 4) != 0;
+    x.oom = sg_strmap_init(&x.names, m->arena, nops + nops / 4) != 0;
     for (uint32_t i = 0; !x.oom && i < nops; i++)
         if (m->ops[i]->parsed) index_op(&x, m->ops[i]);
     if (!x.oom) link_structured(&x);
@@ -604,7 +604,7 @@ int sg_model_derive(sg_model *m, sg_diag *d) {
     if (x.oom) sg_diag_plain(d, SG_ERROR, "out of memory while deriving operators");
     else if (x.added) sg_model_group(m, d);
     if (!x.oom) sg_model_derive_c(m, d);
-    sgv_map_free(&x.names);
+    sg_strmap_free(&x.names);
     sg_buf_free(&x.text);
     return (int)(d->nerrors - before);
 }

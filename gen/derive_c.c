@@ -53,8 +53,8 @@ static const char *const RESERVED[] = {
 typedef struct namer {
     sg_model *m;
     sg_diag  *d;
-    sgv_map   scope;    /* every op's file-scope names -> the op */
-    sgv_map   reserved; /* RESERVED's words (a lookup, where a scan cost a third of naming) */
+    sg_strmap   scope;    /* every op's file-scope names -> the op */
+    sg_strmap   reserved; /* RESERVED's words (a lookup, where a scan cost a third of naming) */
     sg_buf    tmp;
     bool      oom;
 } namer;
@@ -81,7 +81,7 @@ static bool reserved_space(const char *s) {
 /* Whether parameter name s[0..n) is taken (see the top of the file); names[0..k) are the
  * op's C names so far. */
 static bool taken(const namer *x, const char *s, size_t n, const char *const *names, uint32_t k) {
-    if (sgv_map_get(&x->reserved, s, n)) return true;
+    if (sg_strmap_get(&x->reserved, s, n)) return true;
     if (ends_with(s, n, "_t")) return true; /* stdint's types; POSIX reserves all of them */
     if (ends_with(s, n, "_ops") || ends_with(s, n, "_nops"))
         return true; /* the library's op table, LIB_ops and LIB_nops, whatever --lib is */
@@ -89,7 +89,7 @@ static bool taken(const namer *x, const char *s, size_t n, const char *const *na
                              ends_with(s, n, "_WIDTH") || ends_with(s, n, "_C") ||
                              ends_with(s, n, "_H")))
         return true; /* stdint's limits and constant macros; include guards (LIB_H) */
-    if (sgv_map_get(&x->scope, s, n)) return true;
+    if (sg_strmap_get(&x->scope, s, n)) return true;
     for (uint32_t i = 0; i < k; i++)
         if (names[i] && strlen(names[i]) == n && memcmp(names[i], s, n) == 0) return true;
     return false;
@@ -146,7 +146,7 @@ static void name_op(namer *x, sg_op *op, sg_op_c *c) {
             x->oom = true;
             return;
         }
-        sgv_map_slot *s = sgv_map_put(&x->scope, b->data, b->len, op);
+        sg_strmap_slot *s = sg_strmap_put(&x->scope, b->data, b->len, op);
         if (!s) {
             x->oom = true;
             return;
@@ -317,10 +317,10 @@ int sg_model_derive_c(sg_model *m, sg_diag *d) {
     namer x = {.m = m, .d = d};
     sg_buf_init(&x.tmp);
     enum { NRESERVED = sizeof RESERVED / sizeof RESERVED[0] };
-    x.oom = sgv_map_init(&x.scope, m->arena, m->nops * NSCOPE + 16) != 0 ||
-            sgv_map_init(&x.reserved, m->arena, NRESERVED) != 0;
+    x.oom = sg_strmap_init(&x.scope, m->arena, m->nops * NSCOPE + 16) != 0 ||
+            sg_strmap_init(&x.reserved, m->arena, NRESERVED) != 0;
     for (size_t i = 0; !x.oom && i < NRESERVED; i++)
-        x.oom = !sgv_map_put(&x.reserved, RESERVED[i], strlen(RESERVED[i]), (void *)RESERVED[i]);
+        x.oom = !sg_strmap_put(&x.reserved, RESERVED[i], strlen(RESERVED[i]), (void *)RESERVED[i]);
     /* the ops' names first: a parameter must not take any op's file-scope name */
     for (uint32_t i = 0; !x.oom && i < m->nops; i++) {
         sg_op *op = m->ops[i];
@@ -344,8 +344,8 @@ int sg_model_derive_c(sg_model *m, sg_diag *d) {
         signatures(&x, op, op->c);
     }
     if (x.oom) sg_diag_plain(d, SG_ERROR, "out of memory while naming the generated C");
-    sgv_map_free(&x.scope);
-    sgv_map_free(&x.reserved);
+    sg_strmap_free(&x.scope);
+    sg_strmap_free(&x.reserved);
     sg_buf_free(&x.tmp);
     return (int)(d->nerrors - before);
 }

@@ -36,7 +36,7 @@ typedef struct signer {
 typedef struct grouper {
     sg_model  *m;
     sg_diag   *d;
-    sgv_map    map;
+    sg_strmap    map;
     signer     sign;
     int        errors;
 } grouper;
@@ -218,7 +218,7 @@ static void place(grouper *g, sg_group *grp, sg_op *op) {
 
 static sg_group *group_for(grouper *g, sg_op *op) {
     if (!sign(&g->sign, op)) return NULL;
-    sgv_map_slot *sl = sgv_map_put(&g->map, g->sign.key.data, g->sign.key.len, NULL);
+    sg_strmap_slot *sl = sg_strmap_put(&g->map, g->sign.key.data, g->sign.key.len, NULL);
     if (!sl) return NULL;
     if (sl->value) return sl->value;
     sg_group *grp = sg_arena_alloc(g->m->arena, sizeof *grp);
@@ -234,7 +234,7 @@ int sg_model_group(sg_model *m, sg_diag *d) {
     sg_arena *a = m->arena;
     m->ngroups = 0;
     m->groups = sg_arena_alloc(a, (m->nops ? m->nops : 1) * sizeof *m->groups);
-    bool ok = m->groups && sgv_map_init(&g.map, a, m->nops) == 0;
+    bool ok = m->groups && sg_strmap_init(&g.map, a, m->nops) == 0;
     for (uint32_t i = 0; i < m->nops; i++) m->ops[i]->group = NULL;
     for (uint32_t i = 0; ok && i < m->nops; i++) {
         sg_op *op = m->ops[i];
@@ -247,7 +247,7 @@ int sg_model_group(sg_model *m, sg_diag *d) {
         sg_diag_plain(d, SG_ERROR, "out of memory while grouping operators");
         g.errors++;
     }
-    sgv_map_free(&g.map);
+    sg_strmap_free(&g.map);
     signer_free(&g.sign);
     return g.errors;
 }

@@ -7,7 +7,7 @@
  * by several ops (see push_arg) is one view. */
 #include "codegen.h"
 #include "derive.h"
-#include "keymap.h"
+#include "strmap.h"
 #include "lua_model.h"
 #include "sg_type_table.h"
 
@@ -49,7 +49,7 @@ typedef struct pusher {
     lua_State *L;
     int        keys; /* stack slot of key_names[0] */
     int        seen; /* stack slot of the shared tables, by entry (shared) */
-    sg_keymap *memo; /* the shared tables' keys (shared) */
+    sg_strmap *memo; /* the shared tables' keys -> their entries (shared) */
     int        path; /* stack slot of the last op's file path (ops of a file share the string) */
     const sg_source *path_of; /* whose path that is */
     sg_buf    *tmp, *key, *lkey; /* lkey: the keys of small lists (push_strs, ...) */
@@ -106,17 +106,17 @@ static void set_tribool(const pusher *p, enum key k, sg_tribool v) {
  * Rationale: every table of the model costs three (its view and the view's metatable), and
  * most small ones are the same in many ops (tags, variants, dispatch entries, arguments);
  * fewer tables are quicker to build, to render from (the cache keeps them) and to free.
- * The keys stay in C (keymap.h): as Lua strings they were hashed, interned and kept as
+ * The keys stay in C (strmap.h): as Lua strings they were hashed, interned and kept as
  * garbage until the state closed. Entry e's table is at index e of the Lua list at p->seen.
  *
  * shared(p, k, n): pushes the table of key k[0..n) and returns 0 where it was made before;
  * otherwise returns the key's new entry, for remember() once the table is made. */
 static uint32_t shared(const pusher *p, const char *k, size_t n) {
-    bool     added;
-    uint32_t e = sg_keymap_put(p->memo, k, n, &added);
-    if (!e) luaL_error(p->L, "out of memory");
-    if (added) return e;
-    lua_rawgeti(p->L, p->seen, e);
+    uintptr_t       next = (uintptr_t)p->memo->n + 1; /* the entry a new key gets */
+    sg_strmap_slot *sl = sg_strmap_put(p->memo, k, n, (void *)next);
+    if (!sl) luaL_error(p->L, "out of memory");
+    if ((uintptr_t)sl->value == next) return (uint32_t)next;
+    lua_rawgeti(p->L, p->seen, (lua_Integer)(uintptr_t)sl->value);
     return 0;
 }
 
@@ -599,7 +599,8 @@ typedef struct build {
     opmap           mp;
     uint32_t       *order; /* for model.sorted */
     sg_buf          tmp, key, lkey;
-    sg_keymap       memo; /* for shared() */
+    sg_arena       *memo_arena;
+    sg_strmap       memo; /* for shared() */
 } build;
 
 static int protected_build(lua_State *L) {
@@ -691,8 +692,10 @@ bool sg_lua_push_model(lua_State *L, const sg_model *m, const uint32_t *shards) 
     sg_buf_init(&b.tmp);
     sg_buf_init(&b.key);
     sg_buf_init(&b.lkey);
-    sg_keymap_init(&b.memo);
-    bool ok = opmap_init(&b.mp, m) && b.order, pushed = ok;
+    b.memo_arena = sg_arena_new(NULL, NULL);
+    bool ok = opmap_init(&b.mp, m) && b.order && b.memo_arena &&
+              sg_strmap_init(&b.memo, b.memo_arena, m->nops * 4 + 64) == 0,
+         pushed = ok;
     int  rc = LUA_OK;
     if (ok) {
         lua_pushcfunction(L, protected_build);
@@ -703,7 +706,8 @@ bool sg_lua_push_model(lua_State *L, const sg_model *m, const uint32_t *shards) 
     sg_buf_free(&b.tmp);
     sg_buf_free(&b.key);
     sg_buf_free(&b.lkey);
-    sg_keymap_free(&b.memo);
+    sg_strmap_free(&b.memo);
+    sg_arena_free(b.memo_arena);
     opmap_free(&b.mp);
     free(b.order);
     if (rc != LUA_OK) lua_error(L); /* on, with its message, now that nothing of ours leaks */

@@ -41,9 +41,9 @@ static bool index_op(sgv_ctx *cx, sg_op *op) {
     char name[256], key[512];
     sgv_full_name(op, name, sizeof name);
     size_t n = sgv_name_key(key, sizeof key, op->ns, name);
-    sgv_map_slot *sl = sgv_map_put(&cx->names, key, n, op);
+    sg_strmap_slot *sl = sg_strmap_put(&cx->names, key, n, op);
     n = sgv_name_key(key, sizeof key, op->ns, op->schema.name);
-    if (!sl || !sgv_map_put(&cx->bases, key, n, op)) return false;
+    if (!sl || !sg_strmap_put(&cx->bases, key, n, op)) return false;
     const sg_op *first = sl->value;
     if (first != op) {
         SGV_ERROR(cx, sg_op_pos_at(op, op->schema.name_offset), "operator '%s::%s' is defined "
@@ -69,15 +69,15 @@ static void check_op(sgv_ctx *cx, const sg_op *op) {
 int sg_validate(sg_model *m, sg_diag *d) {
     uint32_t before = d->nerrors;
     sgv_ctx cx = {.m = m, .d = d};
-    bool ok = sgv_map_init(&cx.names, m->arena, m->nops) == 0 &&
-              sgv_map_init(&cx.bases, m->arena, m->nops) == 0;
+    bool ok = sg_strmap_init(&cx.names, m->arena, m->nops) == 0 &&
+              sg_strmap_init(&cx.bases, m->arena, m->nops) == 0;
     for (uint32_t i = 0; ok && i < m->nops; i++)
         if (m->ops[i]->parsed) ok = index_op(&cx, m->ops[i]);
     for (uint32_t i = 0; ok && i < m->nops; i++)
         if (m->ops[i]->parsed) check_op(&cx, m->ops[i]);
     if (ok) sgv_check_cross(&cx);
     else sg_diag_plain(d, SG_ERROR, "out of memory while validating");
-    sgv_map_free(&cx.names);
-    sgv_map_free(&cx.bases);
+    sg_strmap_free(&cx.names);
+    sg_strmap_free(&cx.bases);
     return (int)(d->nerrors - before);
 }

@@ -6,13 +6,13 @@
 const sg_op *sgv_find(const sgv_ctx *cx, const char *ns, const char *name) {
     char key[512];
     size_t n = sgv_name_key(key, sizeof key, ns, name);
-    return sgv_map_get(&cx->names, key, n);
+    return sg_strmap_get(&cx->names, key, n);
 }
 
 bool sgv_name_exists(const sgv_ctx *cx, const char *ns, const char *name) {
     char key[512];
     size_t n = sgv_name_key(key, sizeof key, ns, name);
-    return sgv_map_get(&cx->bases, key, n) != NULL;
+    return sg_strmap_get(&cx->bases, key, n) != NULL;
 }
 
 static bool ident_ok(const char *s, size_t n) {

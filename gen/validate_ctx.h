@@ -9,8 +9,8 @@
 typedef struct sgv_ctx {
     sg_model *m;
     sg_diag  *d;
-    sgv_map   names; /* "ns::name.overload" -> the first op of that name */
-    sgv_map   bases; /* "ns::name" -> the first op of that name, any overload */
+    sg_strmap   names; /* "ns::name.overload" -> the first op of that name */
+    sg_strmap   bases; /* "ns::name" -> the first op of that name, any overload */
 } sgv_ctx;
 
 /* The op called `name` ("add.out", "add") in namespace ns, or NULL. */

@@ -1,4 +1,4 @@
-/* validate_util.c: shared facts about ops (see validate_util.h) and the string map. */
+/* validate_util.c: shared facts about ops (see validate_util.h). */
 #include "validate_util.h"
 
 #include <stdio.h>
@@ -203,69 +203,4 @@ bool sgv_same_defaults(const sg_op *x, const sg_op *y) {
         if (!same_text(sig_default(x, i), sig_default(y, k))) return false;
         i++, k++;
     }
-}
-
-/* ---- string map -------------------------------------------------------------------------- */
-
-/* FNV-1a. */
-static uint32_t hash(const char *s, size_t n) {
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
-    return h;
-}
-
-/* Slots come from the arena (zeroed already). */
-static sgv_map_slot *new_slots(sg_arena *a, uint32_t cap) {
-    return sg_arena_alloc(a, (size_t)cap * sizeof(sgv_map_slot));
-}
-
-int sgv_map_init(sgv_map *m, sg_arena *arena, uint32_t expected) {
-    uint32_t cap = 16;
-    while (cap < expected + expected / 2 + 1 && cap < (1u << 30)) cap *= 2;
-    m->arena = arena;
-    m->slots = new_slots(arena, cap);
-    m->cap = m->slots ? cap : 0;
-    m->n = 0;
-    return m->slots ? 0 : -1;
-}
-
-void sgv_map_free(sgv_map *m) { memset(m, 0, sizeof *m); /* the arena holds it all */ }
-
-static sgv_map_slot *find(const sgv_map *m, uint32_t h, const char *key, size_t len) {
-    uint32_t mask = m->cap - 1;
-    for (uint32_t i = h & mask;; i = (i + 1) & mask) {
-        sgv_map_slot *sl = &m->slots[i];
-        if (!sl->key) return sl;
-        if (sl->hash == h && sl->len == len && memcmp(sl->key, key, len) == 0) return sl;
-    }
-}
-
-void *sgv_map_get(const sgv_map *m, const char *key, size_t len) {
-    if (!m->cap) return NULL;
-    return find(m, hash(key, len), key, len)->value;
-}
-
-static int grow(sgv_map *m) {
-    sgv_map old = *m;
-    m->cap = old.cap * 2;
-    m->slots = new_slots(m->arena, m->cap);
-    if (!m->slots) {
-        *m = old;
-        return -1;
-    }
-    for (uint32_t i = 0; i < old.cap; i++)
-        if (old.slots[i].key) *find(m, old.slots[i].hash, old.slots[i].key, old.slots[i].len) = old.slots[i];
-    return 0;
-}
-
-sgv_map_slot *sgv_map_put(sgv_map *m, const char *key, size_t len, void *value) {
-    if (!m->cap || ((m->n + 1) * 4 > m->cap * 3 && grow(m) != 0)) return NULL;
-    uint32_t h = hash(key, len);
-    sgv_map_slot *sl = find(m, h, key, len);
-    if (sl->key) return sl;
-    const char *k = sg_arena_strndup(m->arena, key, len);
-    if (!k) return NULL;
-    *sl = (sgv_map_slot){.key = k, .value = value, .hash = h, .len = (uint32_t)len};
-    m->n++;
-    return sl;
 }

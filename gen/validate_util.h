@@ -11,6 +11,7 @@
 #define SG_VALIDATE_UTIL_H
 
 #include "model.h"
+#include "strmap.h"
 
 #include <string.h>
 
@@ -68,29 +69,5 @@ bool sgv_copy_stripped(const sg_op *op);
 /* Two ops of one signature key: whether their kept arguments have the same defaults, as
  * torchgen's signature() (which keeps defaults) compares them. */
 bool sgv_same_defaults(const sg_op *a, const sg_op *b);
-
-/* ---- a string map (open addressing; slots and key copies in an arena) -------------------- */
-
-typedef struct sgv_map_slot {
-    const char *key;   /* NULL: empty */
-    void       *value;
-    uint32_t    hash;
-    uint32_t    len;
-} sgv_map_slot;
-
-typedef struct sgv_map {
-    sgv_map_slot *slots;
-    uint32_t      cap;  /* power of two */
-    uint32_t      n;
-    sg_arena     *arena;
-} sgv_map;
-
-/* Sized for `expected` keys (it grows past that). Returns 0, or -1 when out of memory. */
-int   sgv_map_init(sgv_map *m, sg_arena *arena, uint32_t expected);
-void  sgv_map_free(sgv_map *m); /* forgets it; the memory goes with the arena */
-void *sgv_map_get(const sgv_map *m, const char *key, size_t len);
-/* Inserts key -> value unless key is there; returns the slot that holds key (its value is the
- * old one when key was there; its key is the arena copy), or NULL when out of memory. */
-sgv_map_slot *sgv_map_put(sgv_map *m, const char *key, size_t len, void *value);
 
 #endif
