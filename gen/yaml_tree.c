@@ -372,8 +372,6 @@ void sg_yaml_oom(sg_yreader *L) {
     L->stop = true;
 }
 
-void sg_yaml_stop(sg_yreader *L) { L->stop = true; }
-
 bool sg_yaml_stopped(const sg_yreader *L) { return L->stop; }
 
 /* The YAML error that stopped libyaml, in our words, with the place its context began. */
@@ -573,9 +571,4 @@ bool sg_yaml_read_piece(const sg_source *src, sg_yaml_piece piece, sg_arena *a, 
     free(L.stack);
     free(L.spans);
     return !L.stop;
-}
-
-bool sg_yaml_read(const sg_source *src, sg_arena *a, sg_diag *d, sg_yaml_entry_fn entry,
-                  void *ud) {
-    return sg_yaml_read_piece(src, (sg_yaml_piece){0, src->len, 1}, a, d, entry, ud);
 }

@@ -14,25 +14,21 @@ typedef struct sg_yreader sg_yreader;
 /* Called for each top-level entry, in order; e lives in the reader's arena. */
 typedef void (*sg_yaml_entry_fn)(void *ud, sg_yreader *r, const sg_ynode *e);
 
-/* Reads src's YAML, nodes from arena a, problems to d (file:line:col); calls entry for each
- * entry of the top-level sequence. false where it stopped before the end (a YAML error, out of
- * memory, sg_yaml_stop). */
-bool sg_yaml_read(const sg_source *src, sg_arena *a, sg_diag *d, sg_yaml_entry_fn entry,
-                  void *ud);
-/* A piece of a source: bytes [from, to), from at the start of line `line`. */
+/* A piece of a source: bytes [from, to), from at the start of line `line` (the whole source:
+ * {0, src->len, 1}). */
 typedef struct sg_yaml_piece {
     size_t   from, to;
     uint32_t line;
 } sg_yaml_piece;
 
-/* sg_yaml_read over a piece of src alone, as its own YAML stream; positions are src's. */
+/* Reads a piece of src's YAML as a stream of its own, nodes from arena a, problems to d
+ * (file:line:col, src's positions); calls entry for each entry of the top-level sequence.
+ * false where it stopped before the end (a YAML error, out of memory). */
 bool sg_yaml_read_piece(const sg_source *src, sg_yaml_piece piece, sg_arena *a, sg_diag *d,
                         sg_yaml_entry_fn entry, void *ud);
 /* Where each byte of scalar y's value (a node r made) is in the source: *n spans, valid until
  * the next call on r. */
 const sg_span *sg_yaml_spans(sg_yreader *r, const sg_ynode *y, uint32_t *n);
-/* Stops reading after the current entry. */
-void sg_yaml_stop(sg_yreader *r);
 bool sg_yaml_stopped(const sg_yreader *r);
 /* Reports "out of memory reading FILE" (once per file) and stops. */
 void sg_yaml_oom(sg_yreader *r);
