@@ -1,5 +1,6 @@
 /* api.c: boxing helpers of the generated typed API, and static op tables. */
 #include "sg_api.h"
+#include "rt_dispatch.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -274,6 +275,8 @@ const sg_op_desc *sg_op_desc_find(const sg_op_desc *table, size_t n, const char 
 }
 
 sg_status sg_op_desc_define_all(const sg_op_desc *table, size_t n) {
+    sg_status st0 = sg__op_slots_add(table, n);
+    if (st0) return st0;
     for (size_t i = 0; i < n; i++) {
         sg_status st = sg_op_define(table[i].schema, table[i].op);
         if (st) return st;

@@ -200,17 +200,11 @@ sg_status sg_fallback_fallthrough(sg_key key, sg_handle **out) {
     return st ? st : add(NULL, key, REG_FALLTHROUGH, (sg_kernel){0}, out);
 }
 
-sg_status sg_op_override(sg_op *op, sg_key key, int32_t priority, sg_override_pred pred,
-                         sg_boxed_fn impl, void *ctx, sg_handle **out) {
-    if (out) *out = NULL;
-    if (key <= SG_KEY_UNDEFINED || key >= SG_KEY__COUNT)
-        return sg_error(SG_EINVAL, "sg_op_override: %d is not a dispatch key with a table entry "
-                                   "(alias keys take no overrides)",
-                        (int)key);
-    if (!pred || !impl)
-        return sg_error(SG_EINVAL, "sg_op_override: %s at %s: a predicate and an implementation "
-                                   "are both needed",
-                        op->name, sg_key_name(key));
+/* Links an override of (op, key) in: by priority, highest first; equal priorities keep
+ * registration order. */
+static sg_status add_override(sg_op *op, sg_key key, int32_t priority, sg_override_pred pred,
+                              sg_boxed_fn impl, void *ctx, sg_override_typed typed,
+                              sg_handle **out) {
     reg *r = calloc(1, sizeof *r);
     if (!r) return sg_error(SG_ENOMEM, "out of memory");
     r->op = op;
@@ -218,14 +212,46 @@ sg_status sg_op_override(sg_op *op, sg_key key, int32_t priority, sg_override_pr
     r->what = REG_OVERRIDE;
     r->k = (sg_kernel){NULL, impl, ctx};
     r->pred = pred;
+    r->typed = typed;
     r->priority = priority;
     pthread_mutex_lock(&sg__lock);
-    /* ordered by priority, highest first; equal priorities keep registration order */
     reg **at = &op->overrides[key];
     while (*at && (*at)->priority >= priority) at = &(*at)->next;
     sg_status st = publish(at, r, out);
     pthread_mutex_unlock(&sg__lock);
     return st;
+}
+
+static sg_status check_override_key(const char *fn, sg_key key) {
+    if (key > SG_KEY_UNDEFINED && key < SG_KEY__COUNT) return SG_OK;
+    return sg_error(SG_EINVAL, "%s: %d is not a dispatch key with a table entry (alias keys "
+                               "take no overrides)",
+                    fn, (int)key);
+}
+
+sg_status sg_op_override(sg_op *op, sg_key key, int32_t priority, sg_override_pred pred,
+                         sg_boxed_fn impl, void *ctx, sg_handle **out) {
+    if (out) *out = NULL;
+    sg_status st = check_override_key("sg_op_override", key);
+    if (st) return st;
+    if (!pred || !impl)
+        return sg_error(SG_EINVAL, "sg_op_override: %s at %s: a predicate and an implementation "
+                                   "are both needed",
+                        op->name, sg_key_name(key));
+    return add_override(op, key, priority, pred, impl, ctx, (sg_override_typed){0}, out);
+}
+
+sg_status sg_op_override_typed(sg_op *op, sg_key key, int32_t priority, sg_override_typed o,
+                               sg_override_pred pred_adapter, sg_boxed_fn impl_adapter,
+                               sg_handle **out) {
+    if (out) *out = NULL;
+    sg_status st = check_override_key("sg_op_override_typed", key);
+    if (st) return st;
+    if (!o.pred || !o.impl || !pred_adapter || !impl_adapter)
+        return sg_error(SG_EINVAL, "sg_op_override_typed: %s at %s: a predicate, an "
+                                   "implementation and both their adapters are needed",
+                        op->name, sg_key_name(key));
+    return add_override(op, key, priority, pred_adapter, impl_adapter, NULL, o, out);
 }
 
 sg_status sg_handle_release(sg_handle *h) {
@@ -264,6 +290,7 @@ void sg_runtime_shutdown(void) {
     pthread_mutex_lock(&sg__lock);
     __atomic_fetch_add(&epoch, 1, __ATOMIC_ACQ_REL);
     sg__ops_free();
+    sg__op_slots_reset();
     for (reg *r = all_regs, *next; r; r = next) {
         next = r->all_next;
         free(r);

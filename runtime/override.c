@@ -2,7 +2,11 @@
  *
  * A table entry with overrides points at a state made when the table was built: the overrides
  * in order and the stock entry they stand in front of. Rationale: the state is immutable and
- * lives as long as its table, so a call reads it without a lock while registrations go on. */
+ * lives as long as its table, so a call reads it without a lock while registrations go on.
+ *
+ * Where every override of the entry has typed functions, the entry is SG_ENTRY_OVERRIDE_TYPED
+ * and the state begins with the public sg_override_set that generated typed wrappers walk
+ * themselves, without boxing; boxed calls of any entry go through run() below. */
 #include "rt_dispatch.h"
 
 #include <stdlib.h>
@@ -11,16 +15,14 @@
 typedef struct item {
     sg_override_pred pred;
     sg_boxed_fn      impl;
-    void            *ctx;
+    void            *ctx; /* boxed: the registrant's; typed: the item's sg_override_typed */
 } item;
 
 typedef struct state {
-    struct state *next;  /* the table's chain of states */
-    sg_key        key;
-    bool          stock_falls; /* nothing stands behind: redispatch below key */
-    sg_entry      stock;
-    int32_t       n;
-    item          items[];
+    sg_override_set    set;   /* first: an SG_ENTRY_OVERRIDE_TYPED entry's ctx is the state */
+    struct state      *next;  /* the table's chain of states */
+    sg_override_typed *typed; /* n, beside items (set.items points here) */
+    item               items[];
 } state;
 
 static int  enabled = -1; /* -1: not decided yet (the environment is read once) */
@@ -56,30 +58,38 @@ bool sg_overrides_enabled(void) {
 static sg_status run(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args, int32_t nargs,
                      sg_any *rets, int32_t nrets) {
     const state *s = ctx;
-    for (int32_t i = 0; i < s->n; i++)
-        if (s->items[i].pred(s->items[i].ctx, op, ks, args, nargs))
-            return s->items[i].impl(s->items[i].ctx, op, ks, args, nargs, rets, nrets);
-    if (s->stock_falls)
-        return sg_op_redispatch_boxed(op, sg_keyset_below(ks, s->key), args, nargs, rets, nrets);
-    return s->stock.boxed(s->stock.ctx, op, ks, args, nargs, rets, nrets);
+    for (int32_t i = 0; i < s->set.n; i++)
+        if (s->items[i].pred(s->items[i].ctx, op, ks, args, nargs)) {
+            /* a typed implementation's adapter finds it as a kernel's adapter does (sg_kernel) */
+            void *ictx = s->typed[i].pred ? (void *)&s->typed[i].impl : s->items[i].ctx;
+            return s->items[i].impl(ictx, op, ks, args, nargs, rets, nrets);
+        }
+    if (s->set.stock_falls)
+        return sg_op_redispatch_boxed(op, sg_keyset_below(ks, (sg_key)s->set.key), args, nargs,
+                                      rets, nrets);
+    return s->set.stock.boxed(s->set.stock.ctx, op, ks, args, nargs, rets, nrets);
 }
 
 sg_status sg__override_entry(sg_op *op, sg_key k, const sg_entry *stock, bool stock_falls,
                              tbl *t, sg_entry *out) {
     int32_t n = 0;
     for (const reg *r = op->overrides[k]; r; r = r->next) n++;
-    state *s = malloc(sizeof *s + (size_t)n * sizeof(item));
+    state *s = malloc(sizeof *s + (size_t)n * (sizeof(item) + sizeof(sg_override_typed)));
     if (!s) return sg_error(SG_ENOMEM, "out of memory");
-    s->key = k;
-    s->stock_falls = stock_falls;
-    s->stock = *stock;
-    s->n = n;
+    s->typed = (sg_override_typed *)(void *)&s->items[n];
+    s->set = (sg_override_set){.stock = *stock, .items = s->typed, .n = n, .key = (uint8_t)k,
+                               .stock_falls = stock_falls};
+    bool all_typed = true;
     n = 0;
-    for (const reg *r = op->overrides[k]; r; r = r->next)
-        s->items[n++] = (item){r->pred, r->k.boxed, r->k.ctx};
+    for (const reg *r = op->overrides[k]; r; r = r->next, n++) {
+        s->typed[n] = r->typed;
+        s->items[n] = (item){r->pred, r->k.boxed, r->typed.pred ? &s->typed[n] : r->k.ctx};
+        all_typed = all_typed && r->typed.pred;
+    }
     s->next = t->owned;
     t->owned = s;
-    *out = (sg_entry){.unboxed = NULL, .boxed = run, .ctx = s, .kind = SG_ENTRY_OVERRIDE,
+    *out = (sg_entry){.unboxed = NULL, .boxed = run, .ctx = s,
+                      .kind = all_typed ? SG_ENTRY_OVERRIDE_TYPED : SG_ENTRY_OVERRIDE,
                       .key = (uint8_t)k};
     return SG_OK;
 }

@@ -5,6 +5,7 @@
 
 #include "sg_dispatch.h"
 #include "sg_schema.h"
+#include "sg_api.h"
 
 #include <pthread.h>
 
@@ -22,6 +23,7 @@ struct sg_handle {
     bool              released;
     sg_kernel         k;        /* REG_KERNEL; REG_OVERRIDE: boxed = implementation */
     sg_override_pred  pred;     /* REG_OVERRIDE */
+    sg_override_typed typed;    /* REG_OVERRIDE: its typed functions (pred NULL: boxed only) */
     int32_t           priority; /* REG_OVERRIDE */
     uint64_t          seq;      /* registration order */
 };
@@ -85,5 +87,10 @@ sg_status sg__backend_select(void *ctx, const sg_op *op, sg_keyset ks, const sg_
 
 /* op.c */
 void sg__ops_free(void);
+
+/* wrappers.c: the generated libraries' op handles (sg_op_desc tables), set back to
+ * sg_op_uninit by sg_runtime_shutdown (lock held). */
+sg_status sg__op_slots_add(const sg_op_desc *table, size_t n);
+void      sg__op_slots_reset(void);
 
 #endif

@@ -141,6 +141,14 @@ sg_status sg_result_any(sg_any *v, sg_any *out);
 sg_status sg_call_boxed_sig(const sg_entry *e, const sg_op *op, sg_keyset ks, const char *sig,
                             ...);
 
+/* What every op handle of a generated library holds before the library's init defines its ops,
+ * and again after sg_runtime_shutdown: a stand-in whose every call fails with SG_ESTATE, saying
+ * that the init has not run. (Its type is incomplete here; only its address is used.) */
+extern sg_op sg_op_uninit;
+/* The cold path of a generated typed wrapper given NULL for the tensor argument `arg`:
+ * SG_EINVAL naming the op and the argument (or SG_ESTATE where op is sg_op_uninit). */
+sg_status sg_op_null_arg(const sg_op *op, int32_t arg);
+
 /* ---- composite kernels the generator writes (structured ops, autogen variants) --------- */
 
 /* What a structured op's meta function says of one output: shape, dtype, device. */

@@ -173,7 +173,8 @@ typedef enum sg_entry_kind {
     SG_ENTRY_FALLBACK,
     SG_ENTRY_OVERRIDE,  /* conditional overrides in front of one of the above */
     SG_ENTRY_MISSING,   /* boxed reports the error; unboxed is NULL */
-    SG_ENTRY_FALLTHROUGH
+    SG_ENTRY_FALLTHROUGH,
+    SG_ENTRY_OVERRIDE_TYPED /* overrides that all have typed functions (sg_override_set) */
 } sg_entry_kind;
 
 typedef struct sg_entry {
@@ -243,6 +244,33 @@ typedef bool (*sg_override_pred)(void *ctx, const sg_op *op, sg_keyset ks, const
                                  int32_t nargs);
 sg_status sg_op_override(sg_op *op, sg_key key, int32_t priority, sg_override_pred pred,
                          sg_boxed_fn impl, void *ctx, sg_handle **out);
+
+/* A typed override: pred has the op's predicate type (generated: ns_name_overload_pred_fn,
+ * `bool pred(void *ctx, sg_keyset ks, <the op's arguments>)`), impl the op's kernel type.
+ * Typed calls consult it without boxing. pred_adapter and impl_adapter serve boxed calls: the
+ * generated adapters of the op's C signature, which receive as ctx a `const sg_override_typed *`
+ * (pred_adapter) and a `const sg_fn *` pointing at impl (impl_adapter). The generated
+ * ns_name_overload_override() passes them; C callers rarely call this directly. */
+typedef struct sg_override_typed {
+    sg_fn pred;
+    sg_fn impl;
+    void *ctx;
+} sg_override_typed;
+sg_status sg_op_override_typed(sg_op *op, sg_key key, int32_t priority, sg_override_typed o,
+                               sg_override_pred pred_adapter, sg_boxed_fn impl_adapter,
+                               sg_handle **out);
+
+/* What the ctx of an SG_ENTRY_OVERRIDE_TYPED entry points to, for generated typed wrappers: the
+ * overrides of (op, key) in the order they are tried, and what runs where none takes the call
+ * (stock; where stock_falls, nothing stands behind them and the call goes below key). An entry
+ * whose overrides are not all typed is an SG_ENTRY_OVERRIDE one, and typed calls box. */
+typedef struct sg_override_set {
+    sg_entry                 stock;
+    const sg_override_typed *items;
+    int32_t                  n;
+    uint8_t                  key;
+    bool                     stock_falls;
+} sg_override_set;
 void      sg_overrides_set_enabled(bool on);
 bool      sg_overrides_enabled(void);
 

@@ -22,29 +22,37 @@
 #include "$(lib)_$(k).h"
 % end
 
-/* ---- boxing adapters: boxed call -> typed kernel, one per C signature this shard's ops have
- * (each shard has its own), each written for the first op here of its signature, whose kernel
- * type it calls (the kernel is found through ctx: see sg_kernel) */
+/* ---- adapters, one set per C signature this shard's ops have (each shard has its own), each
+ * written for the first op here of its signature, whose function types it uses:
+ *   boxed_*  boxed call -> typed kernel (found through ctx: see sg_kernel)
+ *   pred_*   boxed call -> typed override predicate (ctx: its sg_override_typed)
+ *   over_*   typed call -> typed overrides (sg_override_set), then what stands behind them */
 % local firsts = C.shard_adapters(ops)
+% -- the declarations that unbox op's arguments from sg_args into a0, a1, ...
+% local function unbox_args(op)
+%   for i, a in ipairs(op.args) do
+%     local decl, expr = C.family(a).unbox("(&sg_args[" .. (i - 1) .. "])", "sg_room" .. (i - 1), a)
+%     if decl then
+    $(decl)
+%     end
+    $(C.decl(C.family(a).param, "a" .. (i - 1))) = $(expr);
+%   end
+% end
 % for _, op in ipairs(firsts) do
 %   do
-%     local bn = lib .. "_" .. C.info(op).boxed_name
+%     local info = C.info(op)
+%     local bn = lib .. "_" .. info.boxed_name
+%     local sig = info.boxed_name:gsub("^boxed_", "")
 %     local nargs, nrets = #op.args, #op.returns
 static sg_status $(bn)(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
                        int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
     (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
-%     for i, a in ipairs(op.args) do
-%       local decl, expr = C.family(a).unbox("(&sg_args[" .. (i - 1) .. "])", "sg_room" .. (i - 1), a)
-%       if decl then
-    $(decl)
-%       end
-    $(C.decl(C.family(a).param, "a" .. (i - 1))) = $(expr);
-%     end
+%     unbox_args(op)
 %     for i, r in ipairs(op.returns) do
     $(C.decl(C.ret_family(r).target, "r" .. (i - 1))) = $(C.ret_family(r).init);
 %     end
-%     local call = {}
-%     for i = 1, nargs do call[#call + 1] = "a" .. (i - 1) end
+%     local call, inp = {}, {}
+%     for i = 1, nargs do call[#call + 1] = "a" .. (i - 1); inp[i] = "a" .. (i - 1) end
 %     for i = 1, nrets do call[#call + 1] = "&r" .. (i - 1) end
     sg_status sg_st = (($(op.cname)_kernel) * (const sg_fn *)sg_ctx)(sg_ks$(#call > 0 and ", " .. table.concat(call, ", ") or ""));
     if (sg_st) return sg_st;
@@ -54,13 +62,40 @@ static sg_status $(bn)(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const
     return SG_OK;
 }
 
+static bool $(lib)_pred_$(sig)(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
+                       int32_t sg_nargs) {
+    (void)sg_op_, (void)sg_nargs, (void)sg_args;
+    const sg_override_typed *sg_o = sg_ctx;
+%     unbox_args(op)
+    return (($(op.cname)_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks$(nargs > 0 and ", " .. table.concat(inp, ", ") or ""));
+}
+
+%     local args = info.call_args
+%     local argsep = args == "" and "" or ", "
+static sg_status $(lib)_over_$(sig)(const sg_entry *sg_e, const sg_op *sg_op_, $(op.cname)_kernel sg_below,
+                       sg_keyset sg_ks$(info.params == "void" and "" or ", " .. info.params)) {
+    const sg_override_set *sg_s = sg_e->ctx;
+    for (int32_t sg_i = 0; sg_i < sg_s->n; sg_i++) {
+        const sg_override_typed *sg_o = &sg_s->items[sg_i];
+        if ((($(op.cname)_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks$(info.in_args == "" and "" or ", " .. info.in_args)))
+            return (($(op.cname)_kernel)sg_o->impl)(sg_ks$(argsep)$(args));
+    }
+    if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key)$(argsep)$(args));
+    if (sg_s->stock.unboxed) return (($(op.cname)_kernel)sg_s->stock.unboxed)(sg_ks$(argsep)$(args));
+    return sg_call_boxed_sig(&sg_s->stock, sg_op_, sg_ks, "$(info.signature)"$(argsep)$(args));
+}
+
 %   end
 % end
 % if #firsts > 0 then
-/* the adapters by number: each op's _register (in $(lib)_$(shard).h) names its own */
-static const sg_boxed_fn sg_adapters[] = {
+/* the adapters by number: each op's _register and _override (in $(lib)_$(shard).h) name theirs */
+static const struct {
+    sg_boxed_fn      boxed;
+    sg_override_pred pred;
+} sg_adapters[] = {
 %   for _, op in ipairs(firsts) do
-    $(lib)_$(C.info(op).boxed_name),
+%     local bname = C.info(op).boxed_name
+    {$(lib)_$(bname), $(lib)_pred_$(bname:gsub("^boxed_", ""))},
 %   end
 };
 
@@ -70,17 +105,31 @@ sg_status $(lib)_boxed_register_$(shard)(sg_op *op, unsigned adapter, sg_key key
 % if #firsts > 0 then
     if (adapter >= sizeof sg_adapters / sizeof sg_adapters[0])
         return sg_error(SG_EINVAL, "$(lib)_boxed_register_$(shard): no adapter %u", adapter);
-    return sg_op_impl_typed(op, key, fn, sg_adapters[adapter], out);
+    return sg_op_impl_typed(op, key, fn, sg_adapters[adapter].boxed, out);
 % else
     (void)op, (void)key, (void)fn, (void)out;
     return sg_error(SG_EINVAL, "$(lib)_boxed_register_$(shard): no adapter %u", adapter);
 % end
 }
 
+sg_status $(lib)_boxed_override_$(shard)(sg_op *op, unsigned adapter, sg_key key,
+    int32_t priority, sg_fn pred, sg_fn impl, void *ctx, sg_handle **out) {
+% if #firsts > 0 then
+    if (adapter >= sizeof sg_adapters / sizeof sg_adapters[0])
+        return sg_error(SG_EINVAL, "$(lib)_boxed_override_$(shard): no adapter %u", adapter);
+    sg_override_typed sg_o = {pred, impl, ctx};
+    return sg_op_override_typed(op, key, priority, sg_o, sg_adapters[adapter].pred,
+                                sg_adapters[adapter].boxed, out);
+% else
+    (void)op, (void)key, (void)priority, (void)pred, (void)impl, (void)ctx, (void)out;
+    return sg_error(SG_EINVAL, "$(lib)_boxed_override_$(shard): no adapter %u", adapter);
+% end
+}
+
 % for _, op in ipairs(ops) do
 %   local cn = op.cname
 /* ---- $(C.comment(op.schema)) */
-sg_op *$(cn)_op;
+sg_op *$(cn)_op = &sg_op_uninit;
 %   local c = C.info(op)
 %   if c.typed then
 %     local params, args = c.params, c.call_args
@@ -90,10 +139,17 @@ sg_op *$(cn)_op;
 sg_status $(cn)_redispatch(sg_keyset sg_ks$(sep)$(params)) {
     const sg_entry *sg_e = sg_dispatch_entry($(cn)_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return (($(cn)_kernel)sg_e->unboxed)(sg_ks$(argsep)$(args));
+    if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
+        return $(lib)_over_$(c.boxed_name:gsub("^boxed_", ""))(sg_e, $(cn)_op, $(cn)_redispatch, sg_ks$(argsep)$(args));
     return sg_call_boxed_sig(sg_e, $(cn)_op, sg_ks, "$(c.signature)"$(argsep)$(args));
 }
 
 sg_status $(cn)($(params)) {
+%     for i, a in ipairs(op.args) do
+%       if a.family == "tensor" then
+    if (SG_UNLIKELY(!$(a.cname))) return sg_op_null_arg($(cn)_op, $(i - 1));
+%       end
+%     end
 %     for i, a in ipairs(op.args) do
 %       if a.write and (a.family == "tensor" or a.family == "opt_tensor") then
     if (SG_UNLIKELY($(a.cname) && !sg_tensor_writable($(a.cname))))

@@ -295,6 +295,8 @@ end
 --   params      its C parameters: "sg_tensor *self, sg_tensor *other, sg_scalar alpha,
 --               sg_tensor **ret" ("void" where there are none)
 --   call_args   the same names as a call's arguments: "self, other, alpha, ret"
+--   in_params, in_args   the same without the results: what a typed override's predicate
+--               takes ("" where the op has no arguments)
 --   keys        the key set expression of a typed call: its tensors' keys OR-ed ("0" without)
 --   ret_names   its result parameters' names (each return's cname)
 --   signature   op.signature: "ttS>t", what sg_call_boxed_sig needs to box the arguments and
@@ -353,6 +355,8 @@ function C.info(op)
     typed = typed,
     params = n == 0 and "void" or concat(P, ", ", 1, n),
     call_args = concat(A, ", ", 1, n),
+    in_params = concat(P, ", ", 1, nargs),
+    in_args = concat(A, ", ", 1, nargs),
     keys = keys or "0",
     ret_names = names,
     signature = op.signature,
@@ -371,7 +375,8 @@ function C.info(op)
 end
 
 -- The same, one question at a time.
-for _, name in ipairs({"params", "call_args", "keys", "ret_names", "signature", "boxed_name"}) do
+for _, name in ipairs({"params", "call_args", "in_params", "in_args", "keys", "ret_names", "signature",
+                        "boxed_name"}) do
   C[name] = function(op) return C.info(op)[name] end
 end
 

@@ -1,0 +1,71 @@
+/* wrappers.c: what generated typed wrappers stand on where things are not as they should be:
+ * the stand-in op their handles hold before their library's init (and after shutdown), and
+ * the message for a NULL tensor argument.
+ *
+ * Rationale: a handle that always points at an op with a table lets the wrappers' fast path
+ * stay as it is (no test for an undefined op); the stand-in's table sends every key set to one
+ * entry whose boxed kernel reports the missing init. */
+#include "rt_dispatch.h"
+
+#include <stdlib.h>
+
+static sg_status uninit_kernel(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
+                               int32_t nargs, sg_any *rets, int32_t nrets) {
+    (void)ctx, (void)op, (void)ks, (void)args, (void)nargs, (void)rets, (void)nrets;
+    return sg_error(SG_ESTATE, "an op of a generated library was called before the library's "
+                               "init defined it (call <lib>_init(), or the kernels' init such as "
+                               "sg_aten_cpu_init(), first; after sg_runtime_shutdown, call it "
+                               "again)");
+}
+
+static sg_table uninit_table = {
+    .mask = 1,
+    .entry = {[0] = {.boxed = uninit_kernel, .kind = SG_ENTRY_MISSING}},
+};
+
+sg_op sg_op_uninit = {
+    .head = {&uninit_table},
+    .name = (char *)"(undefined op)",
+    .overload = (char *)"",
+    .text = (char *)"(undefined op)",
+    .device_arg = -1,
+};
+
+sg_status sg_op_null_arg(const sg_op *op, int32_t arg) {
+    if (!op || op == &sg_op_uninit) return uninit_kernel(NULL, op, 0, NULL, 0, NULL, 0);
+    const char *name = arg >= 0 && arg < op->nargs ? op->schema.args[arg].name : NULL;
+    return sg_error(SG_EINVAL, "%s%s%s: argument %d '%s' is a NULL tensor", op->name,
+                    *op->overload ? "." : "", op->overload, (int)arg, name ? name : "?");
+}
+
+/* ---- the libraries' handles, put back to the stand-in at shutdown ------------------------ */
+
+typedef struct slots {
+    struct slots     *next;
+    const sg_op_desc *table;
+    size_t            n;
+} slots;
+
+static slots *all_slots; /* under sg__lock */
+
+sg_status sg__op_slots_add(const sg_op_desc *table, size_t n) {
+    pthread_mutex_lock(&sg__lock);
+    slots *s = all_slots;
+    while (s && s->table != table) s = s->next;
+    if (!s && (s = malloc(sizeof *s))) {
+        *s = (slots){all_slots, table, n};
+        all_slots = s;
+    }
+    pthread_mutex_unlock(&sg__lock);
+    return s ? SG_OK : sg_error(SG_ENOMEM, "out of memory");
+}
+
+void sg__op_slots_reset(void) {
+    for (slots *s = all_slots, *next; s; s = next) {
+        next = s->next;
+        for (size_t i = 0; i < s->n; i++)
+            if (s->table[i].op) *s->table[i].op = &sg_op_uninit;
+        free(s);
+    }
+    all_slots = NULL;
+}
