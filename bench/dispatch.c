@@ -1,14 +1,19 @@
 /* dispatch.c: what a call through the dispatcher costs over a direct call.
  *
- * One op, bench::noop(Tensor self) -> Tensor, with a CPU kernel that does nothing but hand its
- * argument back (no refcounting: the figure is the dispatcher's, not the tensor's). Four ways
+ * One op, bench::noop(Tensor self) -> Tensor (bench/ops.yaml, generated into the glue this
+ * program links, as a user's library is), with a CPU kernel that does nothing but hand its
+ * argument back (no refcounting: the figure is the dispatcher's, not the tensor's). The ways
  * to reach that kernel:
- *   direct   the kernel called by name (not inlined);
- *   unboxed  the typed wrapper the generator emits: key set from the tensor and the thread's
- *            sets, the table entry, an indirect call with the typed signature;
- *   boxed    sg_op_call_boxed: checks, key set from the boxed arguments, the entry's boxed
- *            function (the generated boxing adapter), the typed kernel;
- *   by name  sg_call_by_name: the lock-free name lookup, then the boxed call.
+ *   direct    the kernel called by name (not inlined);
+ *   unboxed   the generated typed wrapper, bench_noop: key set from the tensor and the
+ *             thread's sets, the table entry, an indirect call with the typed signature;
+ *   boxed     sg_op_call_boxed: checks, key set from the boxed arguments, the entry's boxed
+ *             function (the generated boxing adapter), the typed kernel;
+ *   by name   sg_call_by_name: the lock-free name lookup, then the boxed call;
+ *   declined  the typed wrapper with one typed override (bench_noop_override) whose
+ *             predicate says no: the predicate, then the kernel;
+ *   taken     the same with a predicate that says yes: the predicate, then the override's
+ *             implementation (compared with calling that implementation directly).
  *
  * Modes: with no argument, each way runs in timed batches and the figures are ns per call,
  * the best of several batches (`dispatch_*_ns`), and ratios to the direct call. With --count N,
@@ -16,7 +21,7 @@
  * callgrind's inclusive counts divided by N are instructions per call; bench/run does that.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "sg_runtime.h"
+#include "bench.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,44 +30,27 @@
 
 #define NOINLINE __attribute__((noinline))
 
-typedef sg_status (*noop_fn)(sg_keyset ks, sg_tensor *self, sg_tensor **out);
-
 static NOINLINE sg_status noop_kernel(sg_keyset ks, sg_tensor *self, sg_tensor **out) {
     (void)ks;
     *out = self;
     return SG_OK;
 }
 
-/* The boxing adapter the generator pairs with a typed kernel. */
-static sg_status noop_boxed(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
-                            int32_t nargs, sg_any *rets, int32_t nrets) {
-    (void)op, (void)nargs, (void)nrets;
-    sg_tensor *out;
-    sg_status  st = ((noop_fn) * (const sg_fn *)ctx)(ks, args[0].u.t, &out);
-    rets[0] = sg_any_tensor(out);
-    return st;
+/* an override's implementation: the same work as the kernel */
+static NOINLINE sg_status noop_impl(sg_keyset ks, sg_tensor *self, sg_tensor **out) {
+    (void)ks;
+    *out = self;
+    return SG_OK;
 }
 
-static sg_op *noop_op;
-
-/* The typed wrapper's slow path: the entry has no typed kernel (a boxed kernel, a fallback,
- * overrides, or an error to report), so the arguments are boxed. Out of line, so the fast
- * path needs no stack frame. */
-static NOINLINE __attribute__((cold)) sg_status bench_noop_boxed(const sg_entry *e, sg_keyset ks,
-                                                                  sg_tensor *self,
-                                                                  sg_tensor **out) {
-    sg_any    arg = sg_any_tensor(self), ret = sg_any_none();
-    sg_status st = e->boxed(e->ctx, noop_op, ks, &arg, 1, &ret, 1);
-    *out = ret.u.t;
-    return st;
+static bool pred_no(void *ctx, sg_keyset ks, sg_tensor *self) {
+    (void)ctx, (void)ks, (void)self;
+    return false;
 }
 
-/* The typed wrapper, as generated code writes it for this schema. */
-static NOINLINE sg_status bench_noop(sg_tensor *self, sg_tensor **out) {
-    sg_keyset       ks = sg_tls_apply(self->keys);
-    const sg_entry *e = sg_dispatch_entry(noop_op, ks);
-    if (SG_LIKELY(e->unboxed != NULL)) return ((noop_fn)e->unboxed)(ks, self, out);
-    return bench_noop_boxed(e, ks, self, out);
+static bool pred_yes(void *ctx, sg_keyset ks, sg_tensor *self) {
+    (void)ctx, (void)ks, (void)self;
+    return true;
 }
 
 /* Each way in a loop of its own. `sink` keeps the results alive for the compiler. */
@@ -85,10 +73,35 @@ static NOINLINE void loop_unboxed(sg_tensor *t, long n) {
     }
 }
 
+static NOINLINE void loop_impl(sg_tensor *t, long n) {
+    for (long i = 0; i < n; i++) {
+        sg_tensor *out;
+        failures += noop_impl(0, t, &out) != SG_OK;
+        sink = out;
+    }
+}
+
+/* the typed wrapper again, under another name, for callgrind's counts per way */
+static NOINLINE void loop_declined(sg_tensor *t, long n) {
+    for (long i = 0; i < n; i++) {
+        sg_tensor *out;
+        failures += bench_noop(t, &out) != SG_OK;
+        sink = out;
+    }
+}
+
+static NOINLINE void loop_taken(sg_tensor *t, long n) {
+    for (long i = 0; i < n; i++) {
+        sg_tensor *out;
+        failures += bench_noop(t, &out) != SG_OK;
+        sink = out;
+    }
+}
+
 static NOINLINE void loop_boxed(sg_tensor *t, long n) {
     for (long i = 0; i < n; i++) {
         sg_any arg = sg_any_tensor(t), ret;
-        failures += sg_op_call_boxed(noop_op, &arg, 1, &ret, 1) != SG_OK;
+        failures += sg_op_call_boxed(bench_noop_op, &arg, 1, &ret, 1) != SG_OK;
         sink = ret.u.t;
     }
 }
@@ -122,6 +135,21 @@ static double time_loop(loop_fn f, sg_tensor *t, long n, int batches) {
     return best;
 }
 
+static void die(void) {
+    fprintf(stderr, "sg_bench_dispatch: %s\n", sg_last_error());
+    exit(1);
+}
+
+/* Installs a typed override of bench::noop at CPU with predicate pred (NULL: none). */
+static void set_override(bool (*pred)(void *, sg_keyset, sg_tensor *)) {
+    static sg_handle *h;
+    if (h && sg_handle_release(h) != SG_OK) die();
+    h = NULL;
+    if (pred && bench_noop_override(SG_KEY_CPU, 0, pred, noop_impl, NULL, &h) != SG_OK) die();
+}
+
+static double min2(double a, double b) { return a < b ? a : b; }
+
 int main(int argc, char **argv) {
     long count = 0;
     if (argc == 3 && strcmp(argv[1], "--count") == 0) {
@@ -130,27 +158,24 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: sg_bench_dispatch [--count N]\n");
         return 2;
     }
-    sg_handle *h;
-    if (sg_op_define("bench::noop(Tensor self) -> Tensor", &noop_op) != SG_OK ||
-        sg_op_impl(noop_op, SG_KEY_CPU,
-                   (sg_kernel){(sg_fn)noop_kernel, noop_boxed, NULL},
-                   &h) != SG_OK) {
-        fprintf(stderr, "sg_bench_dispatch: %s\n", sg_last_error());
-        return 1;
-    }
+    if (bench_init() != SG_OK || bench_noop_register(SG_KEY_CPU, noop_kernel, NULL) != SG_OK) die();
     float      data[4] = {0};
     int64_t    sizes[1] = {4};
     sg_tensor *t;
-    if (sg_tensor_from_blob(data, sizes, NULL, 1, SG_FLOAT32, SG_CPU, 0, NULL, NULL, &t) != SG_OK) {
-        fprintf(stderr, "sg_bench_dispatch: %s\n", sg_last_error());
-        return 1;
-    }
+    if (sg_tensor_from_blob(data, sizes, NULL, 1, SG_FLOAT32, SG_CPU, 0, NULL, NULL, &t) != SG_OK)
+        die();
 
     if (count > 0) { /* under callgrind: one loop function per way */
         loop_direct(t, count);
         loop_unboxed(t, count);
         loop_boxed(t, count);
         loop_by_name(t, count);
+        loop_impl(t, count);
+        set_override(pred_no);
+        loop_declined(t, count);
+        set_override(pred_yes);
+        loop_taken(t, count);
+        set_override(NULL);
     } else {
         const long n = 20 * 1000 * 1000;
         const int  batches = 7;
@@ -158,6 +183,19 @@ int main(int argc, char **argv) {
         double     unboxed = time_loop(loop_unboxed, t, n, batches);
         double     boxed = time_loop(loop_boxed, t, n, batches);
         double     by_name = time_loop(loop_by_name, t, n / 4, batches);
+        /* the override figures compare ways measured in turns, each its best over the turns,
+         * so that a drifting machine moves both sides alike */
+        double plain = 1e30, declined = 1e30, taken = 1e30, impl = 1e30;
+        for (int turn = 0; turn < 3; turn++) {
+            set_override(NULL);
+            plain = min2(plain, time_loop(loop_unboxed, t, n / 2, batches));
+            set_override(pred_no);
+            declined = min2(declined, time_loop(loop_declined, t, n / 2, batches));
+            set_override(pred_yes);
+            taken = min2(taken, time_loop(loop_taken, t, n / 2, batches));
+            impl = min2(impl, time_loop(loop_impl, t, n / 2, batches));
+        }
+        set_override(NULL);
         printf("dispatch_direct_ns %.2f ns\n", direct);
         printf("dispatch_unboxed_ns %.2f ns\n", unboxed);
         printf("dispatch_unboxed_extra_ns %.2f ns\n", unboxed - direct);
@@ -166,6 +204,8 @@ int main(int argc, char **argv) {
         printf("dispatch_unboxed_vs_direct %.2f ratio\n", unboxed / direct);
         printf("dispatch_boxed_vs_direct %.2f ratio\n", boxed / direct);
         printf("dispatch_by_name_vs_direct %.2f ratio\n", by_name / direct);
+        printf("dispatch_override_declined_extra_ns %.2f ns\n", declined - plain);
+        printf("dispatch_override_taken_extra_ns %.2f ns\n", taken - impl);
     }
     sg_tensor_release(t);
     sg_runtime_shutdown();

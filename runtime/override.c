@@ -77,7 +77,7 @@ sg_status sg__override_entry(sg_op *op, sg_key k, const sg_entry *stock, bool st
     state *s = malloc(sizeof *s + (size_t)n * (sizeof(item) + sizeof(sg_override_typed)));
     if (!s) return sg_error(SG_ENOMEM, "out of memory");
     s->typed = (sg_override_typed *)(void *)&s->items[n];
-    s->set = (sg_override_set){.stock = *stock, .items = s->typed, .n = n, .key = (uint8_t)k,
+    s->set = (sg_override_set){.stock = *stock, .op = op, .items = s->typed, .n = n, .key = (uint8_t)k,
                                .stock_falls = stock_falls};
     bool all_typed = true;
     n = 0;

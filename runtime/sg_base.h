@@ -23,11 +23,13 @@ extern "C" {
 #define SG_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define SG_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #define SG_COLD __attribute__((noinline, cold))
+#define SG_NOINLINE __attribute__((noinline))
 #else
 #define SG_LIKELY(x)   (x)
 #define SG_UNLIKELY(x) (x)
 #define SG_PRINTF(f, a)
 #define SG_COLD
+#define SG_NOINLINE
 #endif
 
 #define SG_RUNTIME_VERSION_MAJOR 0

@@ -266,6 +266,7 @@ sg_status sg_op_override_typed(sg_op *op, sg_key key, int32_t priority, sg_overr
  * whose overrides are not all typed is an SG_ENTRY_OVERRIDE one, and typed calls box. */
 typedef struct sg_override_set {
     sg_entry                 stock;
+    const sg_op             *op;
     const sg_override_typed *items;
     int32_t                  n;
     uint8_t                  key;

@@ -26,7 +26,8 @@
  * written for the first op here of its signature, whose function types it uses:
  *   boxed_*  boxed call -> typed kernel (found through ctx: see sg_kernel)
  *   pred_*   boxed call -> typed override predicate (ctx: its sg_override_typed)
- *   over_*   typed call -> typed overrides (sg_override_set), then what stands behind them */
+ *   over_*   typed call -> typed overrides (sg_override_set), then what stands behind them
+ *            (not inlined: in the typed wrappers it would cost the fast path a frame) */
 % local firsts = C.shard_adapters(ops)
 % -- the declarations that unbox op's arguments from sg_args into a0, a1, ...
 % local function unbox_args(op)
@@ -72,17 +73,15 @@ static bool $(lib)_pred_$(sig)(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_k
 
 %     local args = info.call_args
 %     local argsep = args == "" and "" or ", "
-static sg_status $(lib)_over_$(sig)(const sg_entry *sg_e, const sg_op *sg_op_, $(op.cname)_kernel sg_below,
+SG_NOINLINE static sg_status $(lib)_over_$(sig)(const sg_override_set *sg_s, $(op.cname)_kernel sg_below,
                        sg_keyset sg_ks$(info.params == "void" and "" or ", " .. info.params)) {
-    const sg_override_set *sg_s = sg_e->ctx;
-    for (int32_t sg_i = 0; sg_i < sg_s->n; sg_i++) {
-        const sg_override_typed *sg_o = &sg_s->items[sg_i];
+    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
         if ((($(op.cname)_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks$(info.in_args == "" and "" or ", " .. info.in_args)))
             return (($(op.cname)_kernel)sg_o->impl)(sg_ks$(argsep)$(args));
     }
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key)$(argsep)$(args));
     if (sg_s->stock.unboxed) return (($(op.cname)_kernel)sg_s->stock.unboxed)(sg_ks$(argsep)$(args));
-    return sg_call_boxed_sig(&sg_s->stock, sg_op_, sg_ks, "$(info.signature)"$(argsep)$(args));
+    return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "$(info.signature)"$(argsep)$(args));
 }
 
 %   end
@@ -140,7 +139,7 @@ sg_status $(cn)_redispatch(sg_keyset sg_ks$(sep)$(params)) {
     const sg_entry *sg_e = sg_dispatch_entry($(cn)_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return (($(cn)_kernel)sg_e->unboxed)(sg_ks$(argsep)$(args));
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return $(lib)_over_$(c.boxed_name:gsub("^boxed_", ""))(sg_e, $(cn)_op, $(cn)_redispatch, sg_ks$(argsep)$(args));
+        return $(lib)_over_$(c.boxed_name:gsub("^boxed_", ""))(sg_e->ctx, $(cn)_redispatch, sg_ks$(argsep)$(args));
     return sg_call_boxed_sig(sg_e, $(cn)_op, sg_ks, "$(c.signature)"$(argsep)$(args));
 }
 

@@ -9,7 +9,8 @@
  * written for the first op here of its signature, whose function types it uses:
  *   boxed_*  boxed call -> typed kernel (found through ctx: see sg_kernel)
  *   pred_*   boxed call -> typed override predicate (ctx: its sg_override_typed)
- *   over_*   typed call -> typed overrides (sg_override_set), then what stands behind them */
+ *   over_*   typed call -> typed overrides (sg_override_set), then what stands behind them
+ *            (not inlined: in the typed wrappers it would cost the fast path a frame) */
 static sg_status golden_boxed_ttS_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
                        int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
     (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
@@ -33,17 +34,15 @@ static bool golden_pred_ttS_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks
     return ((aten_add_Tensor_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2);
 }
 
-static sg_status golden_over_ttS_t(const sg_entry *sg_e, const sg_op *sg_op_, aten_add_Tensor_kernel sg_below,
+SG_NOINLINE static sg_status golden_over_ttS_t(const sg_override_set *sg_s, aten_add_Tensor_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor **ret) {
-    const sg_override_set *sg_s = sg_e->ctx;
-    for (int32_t sg_i = 0; sg_i < sg_s->n; sg_i++) {
-        const sg_override_typed *sg_o = &sg_s->items[sg_i];
+    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
         if (((aten_add_Tensor_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, other, alpha))
             return ((aten_add_Tensor_kernel)sg_o->impl)(sg_ks, self, other, alpha, ret);
     }
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, other, alpha, ret);
     if (sg_s->stock.unboxed) return ((aten_add_Tensor_kernel)sg_s->stock.unboxed)(sg_ks, self, other, alpha, ret);
-    return sg_call_boxed_sig(&sg_s->stock, sg_op_, sg_ks, "ttS>t", self, other, alpha, ret);
+    return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "ttS>t", self, other, alpha, ret);
 }
 
 static sg_status golden_boxed_ttSt_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
@@ -71,17 +70,15 @@ static bool golden_pred_ttSt_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_k
     return ((aten_add_out_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2, a3);
 }
 
-static sg_status golden_over_ttSt_t(const sg_entry *sg_e, const sg_op *sg_op_, aten_add_out_kernel sg_below,
+SG_NOINLINE static sg_status golden_over_ttSt_t(const sg_override_set *sg_s, aten_add_out_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor *out, sg_tensor **ret) {
-    const sg_override_set *sg_s = sg_e->ctx;
-    for (int32_t sg_i = 0; sg_i < sg_s->n; sg_i++) {
-        const sg_override_typed *sg_o = &sg_s->items[sg_i];
+    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
         if (((aten_add_out_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, other, alpha, out))
             return ((aten_add_out_kernel)sg_o->impl)(sg_ks, self, other, alpha, out, ret);
     }
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, other, alpha, out, ret);
     if (sg_s->stock.unboxed) return ((aten_add_out_kernel)sg_s->stock.unboxed)(sg_ks, self, other, alpha, out, ret);
-    return sg_call_boxed_sig(&sg_s->stock, sg_op_, sg_ks, "ttSt>t", self, other, alpha, out, ret);
+    return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "ttSt>t", self, other, alpha, out, ret);
 }
 
 static sg_status golden_boxed_tfB_tt(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
@@ -111,17 +108,15 @@ static bool golden_pred_tfB_tt(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_k
     return ((aten_native_dropout_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2);
 }
 
-static sg_status golden_over_tfB_tt(const sg_entry *sg_e, const sg_op *sg_op_, aten_native_dropout_kernel sg_below,
+SG_NOINLINE static sg_status golden_over_tfB_tt(const sg_override_set *sg_s, aten_native_dropout_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *input, double p, const bool *train, sg_tensor **ret0, sg_tensor **ret1) {
-    const sg_override_set *sg_s = sg_e->ctx;
-    for (int32_t sg_i = 0; sg_i < sg_s->n; sg_i++) {
-        const sg_override_typed *sg_o = &sg_s->items[sg_i];
+    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
         if (((aten_native_dropout_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, input, p, train))
             return ((aten_native_dropout_kernel)sg_o->impl)(sg_ks, input, p, train, ret0, ret1);
     }
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), input, p, train, ret0, ret1);
     if (sg_s->stock.unboxed) return ((aten_native_dropout_kernel)sg_s->stock.unboxed)(sg_ks, input, p, train, ret0, ret1);
-    return sg_call_boxed_sig(&sg_s->stock, sg_op_, sg_ks, "tfB>tt", input, p, train, ret0, ret1);
+    return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tfB>tt", input, p, train, ret0, ret1);
 }
 
 static sg_status golden_boxed_tN1bD_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
@@ -153,17 +148,15 @@ static bool golden_pred_tN1bD_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_
     return ((aten_sum_dim_IntList_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2, a3);
 }
 
-static sg_status golden_over_tN1bD_t(const sg_entry *sg_e, const sg_op *sg_op_, aten_sum_dim_IntList_kernel sg_below,
+SG_NOINLINE static sg_status golden_over_tN1bD_t(const sg_override_set *sg_s, aten_sum_dim_IntList_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, const sg_int_list *dim, bool keepdim, const sg_dtype *dtype, sg_tensor **ret) {
-    const sg_override_set *sg_s = sg_e->ctx;
-    for (int32_t sg_i = 0; sg_i < sg_s->n; sg_i++) {
-        const sg_override_typed *sg_o = &sg_s->items[sg_i];
+    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
         if (((aten_sum_dim_IntList_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, dim, keepdim, dtype))
             return ((aten_sum_dim_IntList_kernel)sg_o->impl)(sg_ks, self, dim, keepdim, dtype, ret);
     }
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, dim, keepdim, dtype, ret);
     if (sg_s->stock.unboxed) return ((aten_sum_dim_IntList_kernel)sg_s->stock.unboxed)(sg_ks, self, dim, keepdim, dtype, ret);
-    return sg_call_boxed_sig(&sg_s->stock, sg_op_, sg_ks, "tNbD>t", self, dim, keepdim, dtype, ret);
+    return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tNbD>t", self, dim, keepdim, dtype, ret);
 }
 
 static sg_status golden_boxed_nDYVBM_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
@@ -207,17 +200,15 @@ static bool golden_pred_nDYVBM_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg
     return ((aten_empty_memory_format_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2, a3, a4, a5);
 }
 
-static sg_status golden_over_nDYVBM_t(const sg_entry *sg_e, const sg_op *sg_op_, aten_empty_memory_format_kernel sg_below,
+SG_NOINLINE static sg_status golden_over_nDYVBM_t(const sg_override_set *sg_s, aten_empty_memory_format_kernel sg_below,
                        sg_keyset sg_ks, sg_int_list size, const sg_dtype *dtype, const sg_layout *layout, const sg_device *device, const bool *pin_memory, const sg_memory_format *memory_format, sg_tensor **ret) {
-    const sg_override_set *sg_s = sg_e->ctx;
-    for (int32_t sg_i = 0; sg_i < sg_s->n; sg_i++) {
-        const sg_override_typed *sg_o = &sg_s->items[sg_i];
+    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
         if (((aten_empty_memory_format_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, size, dtype, layout, device, pin_memory, memory_format))
             return ((aten_empty_memory_format_kernel)sg_o->impl)(sg_ks, size, dtype, layout, device, pin_memory, memory_format, ret);
     }
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), size, dtype, layout, device, pin_memory, memory_format, ret);
     if (sg_s->stock.unboxed) return ((aten_empty_memory_format_kernel)sg_s->stock.unboxed)(sg_ks, size, dtype, layout, device, pin_memory, memory_format, ret);
-    return sg_call_boxed_sig(&sg_s->stock, sg_op_, sg_ks, "nDYVBM>t", size, dtype, layout, device, pin_memory, memory_format, ret);
+    return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "nDYVBM>t", size, dtype, layout, device, pin_memory, memory_format, ret);
 }
 
 static sg_status golden_boxed_tQQ_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
@@ -247,17 +238,15 @@ static bool golden_pred_tQQ_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks
     return ((aten_clamp_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2);
 }
 
-static sg_status golden_over_tQQ_t(const sg_entry *sg_e, const sg_op *sg_op_, aten_clamp_kernel sg_below,
+SG_NOINLINE static sg_status golden_over_tQQ_t(const sg_override_set *sg_s, aten_clamp_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, const sg_scalar *min, const sg_scalar *max, sg_tensor **ret) {
-    const sg_override_set *sg_s = sg_e->ctx;
-    for (int32_t sg_i = 0; sg_i < sg_s->n; sg_i++) {
-        const sg_override_typed *sg_o = &sg_s->items[sg_i];
+    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
         if (((aten_clamp_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, min, max))
             return ((aten_clamp_kernel)sg_o->impl)(sg_ks, self, min, max, ret);
     }
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, min, max, ret);
     if (sg_s->stock.unboxed) return ((aten_clamp_kernel)sg_s->stock.unboxed)(sg_ks, self, min, max, ret);
-    return sg_call_boxed_sig(&sg_s->stock, sg_op_, sg_ks, "tQQ>t", self, min, max, ret);
+    return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tQQ>t", self, min, max, ret);
 }
 
 static sg_status golden_boxed_lz_l(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
@@ -283,17 +272,15 @@ static bool golden_pred_lz_l(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks,
     return ((aten__foreach_add_ScalarList_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1);
 }
 
-static sg_status golden_over_lz_l(const sg_entry *sg_e, const sg_op *sg_op_, aten__foreach_add_ScalarList_kernel sg_below,
+SG_NOINLINE static sg_status golden_over_lz_l(const sg_override_set *sg_s, aten__foreach_add_ScalarList_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor_list self, sg_scalar_list scalars, sg_tensor_list *ret) {
-    const sg_override_set *sg_s = sg_e->ctx;
-    for (int32_t sg_i = 0; sg_i < sg_s->n; sg_i++) {
-        const sg_override_typed *sg_o = &sg_s->items[sg_i];
+    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
         if (((aten__foreach_add_ScalarList_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, scalars))
             return ((aten__foreach_add_ScalarList_kernel)sg_o->impl)(sg_ks, self, scalars, ret);
     }
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, scalars, ret);
     if (sg_s->stock.unboxed) return ((aten__foreach_add_ScalarList_kernel)sg_s->stock.unboxed)(sg_ks, self, scalars, ret);
-    return sg_call_boxed_sig(&sg_s->stock, sg_op_, sg_ks, "lz>l", self, scalars, ret);
+    return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "lz>l", self, scalars, ret);
 }
 
 static sg_status golden_boxed_tsnw_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
@@ -325,17 +312,15 @@ static bool golden_pred_tsnw_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_k
     return ((aten_unflatten_Dimname_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2, a3);
 }
 
-static sg_status golden_over_tsnw_t(const sg_entry *sg_e, const sg_op *sg_op_, aten_unflatten_Dimname_kernel sg_below,
+SG_NOINLINE static sg_status golden_over_tsnw_t(const sg_override_set *sg_s, aten_unflatten_Dimname_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, const char *dim, sg_int_list sizes, sg_str_list names, sg_tensor **ret) {
-    const sg_override_set *sg_s = sg_e->ctx;
-    for (int32_t sg_i = 0; sg_i < sg_s->n; sg_i++) {
-        const sg_override_typed *sg_o = &sg_s->items[sg_i];
+    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
         if (((aten_unflatten_Dimname_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, dim, sizes, names))
             return ((aten_unflatten_Dimname_kernel)sg_o->impl)(sg_ks, self, dim, sizes, names, ret);
     }
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, dim, sizes, names, ret);
     if (sg_s->stock.unboxed) return ((aten_unflatten_Dimname_kernel)sg_s->stock.unboxed)(sg_ks, self, dim, sizes, names, ret);
-    return sg_call_boxed_sig(&sg_s->stock, sg_op_, sg_ks, "tsnw>t", self, dim, sizes, names, ret);
+    return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tsnw>t", self, dim, sizes, names, ret);
 }
 
 static sg_status golden_boxed_ttIbs_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
@@ -367,17 +352,15 @@ static bool golden_pred_ttIbs_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_
     return ((aten_quantile_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2, a3, a4);
 }
 
-static sg_status golden_over_ttIbs_t(const sg_entry *sg_e, const sg_op *sg_op_, aten_quantile_kernel sg_below,
+SG_NOINLINE static sg_status golden_over_ttIbs_t(const sg_override_set *sg_s, aten_quantile_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, sg_tensor *q, const int64_t *dim, bool keepdim, const char *interpolation, sg_tensor **ret) {
-    const sg_override_set *sg_s = sg_e->ctx;
-    for (int32_t sg_i = 0; sg_i < sg_s->n; sg_i++) {
-        const sg_override_typed *sg_o = &sg_s->items[sg_i];
+    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
         if (((aten_quantile_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, q, dim, keepdim, interpolation))
             return ((aten_quantile_kernel)sg_o->impl)(sg_ks, self, q, dim, keepdim, interpolation, ret);
     }
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, q, dim, keepdim, interpolation, ret);
     if (sg_s->stock.unboxed) return ((aten_quantile_kernel)sg_s->stock.unboxed)(sg_ks, self, q, dim, keepdim, interpolation, ret);
-    return sg_call_boxed_sig(&sg_s->stock, sg_op_, sg_ks, "ttIbs>t", self, q, dim, keepdim, interpolation, ret);
+    return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "ttIbs>t", self, q, dim, keepdim, interpolation, ret);
 }
 
 static sg_status golden_boxed_t_i(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
@@ -399,17 +382,15 @@ static bool golden_pred_t_i(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, 
     return ((aten__nnz_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0);
 }
 
-static sg_status golden_over_t_i(const sg_entry *sg_e, const sg_op *sg_op_, aten__nnz_kernel sg_below,
+SG_NOINLINE static sg_status golden_over_t_i(const sg_override_set *sg_s, aten__nnz_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, int64_t *ret) {
-    const sg_override_set *sg_s = sg_e->ctx;
-    for (int32_t sg_i = 0; sg_i < sg_s->n; sg_i++) {
-        const sg_override_typed *sg_o = &sg_s->items[sg_i];
+    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
         if (((aten__nnz_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self))
             return ((aten__nnz_kernel)sg_o->impl)(sg_ks, self, ret);
     }
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, ret);
     if (sg_s->stock.unboxed) return ((aten__nnz_kernel)sg_s->stock.unboxed)(sg_ks, self, ret);
-    return sg_call_boxed_sig(&sg_s->stock, sg_op_, sg_ks, "t>i", self, ret);
+    return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "t>i", self, ret);
 }
 
 static sg_status golden_boxed_t_S(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
@@ -431,17 +412,15 @@ static bool golden_pred_t_S(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, 
     return ((aten_item_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0);
 }
 
-static sg_status golden_over_t_S(const sg_entry *sg_e, const sg_op *sg_op_, aten_item_kernel sg_below,
+SG_NOINLINE static sg_status golden_over_t_S(const sg_override_set *sg_s, aten_item_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, sg_scalar *ret) {
-    const sg_override_set *sg_s = sg_e->ctx;
-    for (int32_t sg_i = 0; sg_i < sg_s->n; sg_i++) {
-        const sg_override_typed *sg_o = &sg_s->items[sg_i];
+    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
         if (((aten_item_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self))
             return ((aten_item_kernel)sg_o->impl)(sg_ks, self, ret);
     }
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, ret);
     if (sg_s->stock.unboxed) return ((aten_item_kernel)sg_s->stock.unboxed)(sg_ks, self, ret);
-    return sg_call_boxed_sig(&sg_s->stock, sg_op_, sg_ks, "t>S", self, ret);
+    return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "t>S", self, ret);
 }
 
 static sg_status golden_boxed_tcaymvRkWwI_tf(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
@@ -493,17 +472,15 @@ static bool golden_pred_tcaymvRkWwI_tf(void *sg_ctx, const sg_op *sg_op_, sg_key
     return ((golden_mix_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10);
 }
 
-static sg_status golden_over_tcaymvRkWwI_tf(const sg_entry *sg_e, const sg_op *sg_op_, golden_mix_kernel sg_below,
+SG_NOINLINE static sg_status golden_over_tcaymvRkWwI_tf(const sg_override_set *sg_s, golden_mix_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *x, sg_complex c, const sg_any *extra, sg_layout layout, sg_memory_format mf, sg_device dev, const sg_float_list *weights, sg_bool_list mask, const sg_str_list *names, sg_str_list labels, const int64_t *k, sg_tensor **ret_out, double *ret_score) {
-    const sg_override_set *sg_s = sg_e->ctx;
-    for (int32_t sg_i = 0; sg_i < sg_s->n; sg_i++) {
-        const sg_override_typed *sg_o = &sg_s->items[sg_i];
+    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
         if (((golden_mix_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, x, c, extra, layout, mf, dev, weights, mask, names, labels, k))
             return ((golden_mix_kernel)sg_o->impl)(sg_ks, x, c, extra, layout, mf, dev, weights, mask, names, labels, k, ret_out, ret_score);
     }
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), x, c, extra, layout, mf, dev, weights, mask, names, labels, k, ret_out, ret_score);
     if (sg_s->stock.unboxed) return ((golden_mix_kernel)sg_s->stock.unboxed)(sg_ks, x, c, extra, layout, mf, dev, weights, mask, names, labels, k, ret_out, ret_score);
-    return sg_call_boxed_sig(&sg_s->stock, sg_op_, sg_ks, "tcaymvRkWwI>tf", x, c, extra, layout, mf, dev, weights, mask, names, labels, k, ret_out, ret_score);
+    return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tcaymvRkWwI>tf", x, c, extra, layout, mf, dev, weights, mask, names, labels, k, ret_out, ret_score);
 }
 
 static sg_status golden_boxed_tfBtt_tt(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
@@ -537,17 +514,15 @@ static bool golden_pred_tfBtt_tt(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg
     return ((aten_native_dropout_out_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2, a3, a4);
 }
 
-static sg_status golden_over_tfBtt_tt(const sg_entry *sg_e, const sg_op *sg_op_, aten_native_dropout_out_kernel sg_below,
+SG_NOINLINE static sg_status golden_over_tfBtt_tt(const sg_override_set *sg_s, aten_native_dropout_out_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *input, double p, const bool *train, sg_tensor *out0, sg_tensor *out1, sg_tensor **ret0, sg_tensor **ret1) {
-    const sg_override_set *sg_s = sg_e->ctx;
-    for (int32_t sg_i = 0; sg_i < sg_s->n; sg_i++) {
-        const sg_override_typed *sg_o = &sg_s->items[sg_i];
+    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
         if (((aten_native_dropout_out_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, input, p, train, out0, out1))
             return ((aten_native_dropout_out_kernel)sg_o->impl)(sg_ks, input, p, train, out0, out1, ret0, ret1);
     }
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), input, p, train, out0, out1, ret0, ret1);
     if (sg_s->stock.unboxed) return ((aten_native_dropout_out_kernel)sg_s->stock.unboxed)(sg_ks, input, p, train, out0, out1, ret0, ret1);
-    return sg_call_boxed_sig(&sg_s->stock, sg_op_, sg_ks, "tfBtt>tt", input, p, train, out0, out1, ret0, ret1);
+    return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tfBtt>tt", input, p, train, out0, out1, ret0, ret1);
 }
 
 /* the adapters by number: each op's _register and _override (in golden_0.h) name theirs */
@@ -593,7 +568,7 @@ sg_status aten_add_Tensor_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tensor
     const sg_entry *sg_e = sg_dispatch_entry(aten_add_Tensor_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_add_Tensor_kernel)sg_e->unboxed)(sg_ks, self, other, alpha, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_ttS_t(sg_e, aten_add_Tensor_op, aten_add_Tensor_redispatch, sg_ks, self, other, alpha, ret);
+        return golden_over_ttS_t(sg_e->ctx, aten_add_Tensor_redispatch, sg_ks, self, other, alpha, ret);
     return sg_call_boxed_sig(sg_e, aten_add_Tensor_op, sg_ks, "ttS>t", self, other, alpha, ret);
 }
 
@@ -610,7 +585,7 @@ sg_status aten_add__Tensor_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tenso
     const sg_entry *sg_e = sg_dispatch_entry(aten_add__Tensor_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_add__Tensor_kernel)sg_e->unboxed)(sg_ks, self, other, alpha, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_ttS_t(sg_e, aten_add__Tensor_op, aten_add__Tensor_redispatch, sg_ks, self, other, alpha, ret);
+        return golden_over_ttS_t(sg_e->ctx, aten_add__Tensor_redispatch, sg_ks, self, other, alpha, ret);
     return sg_call_boxed_sig(sg_e, aten_add__Tensor_op, sg_ks, "ttS>t", self, other, alpha, ret);
 }
 
@@ -629,7 +604,7 @@ sg_status aten_add_out_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tensor *o
     const sg_entry *sg_e = sg_dispatch_entry(aten_add_out_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_add_out_kernel)sg_e->unboxed)(sg_ks, self, other, alpha, out, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_ttSt_t(sg_e, aten_add_out_op, aten_add_out_redispatch, sg_ks, self, other, alpha, out, ret);
+        return golden_over_ttSt_t(sg_e->ctx, aten_add_out_redispatch, sg_ks, self, other, alpha, out, ret);
     return sg_call_boxed_sig(sg_e, aten_add_out_op, sg_ks, "ttSt>t", self, other, alpha, out, ret);
 }
 
@@ -649,7 +624,7 @@ sg_status aten_native_dropout_redispatch(sg_keyset sg_ks, sg_tensor *input, doub
     const sg_entry *sg_e = sg_dispatch_entry(aten_native_dropout_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_native_dropout_kernel)sg_e->unboxed)(sg_ks, input, p, train, ret0, ret1);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tfB_tt(sg_e, aten_native_dropout_op, aten_native_dropout_redispatch, sg_ks, input, p, train, ret0, ret1);
+        return golden_over_tfB_tt(sg_e->ctx, aten_native_dropout_redispatch, sg_ks, input, p, train, ret0, ret1);
     return sg_call_boxed_sig(sg_e, aten_native_dropout_op, sg_ks, "tfB>tt", input, p, train, ret0, ret1);
 }
 
@@ -665,7 +640,7 @@ sg_status aten_sum_dim_IntList_redispatch(sg_keyset sg_ks, sg_tensor *self, cons
     const sg_entry *sg_e = sg_dispatch_entry(aten_sum_dim_IntList_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_sum_dim_IntList_kernel)sg_e->unboxed)(sg_ks, self, dim, keepdim, dtype, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tN1bD_t(sg_e, aten_sum_dim_IntList_op, aten_sum_dim_IntList_redispatch, sg_ks, self, dim, keepdim, dtype, ret);
+        return golden_over_tN1bD_t(sg_e->ctx, aten_sum_dim_IntList_redispatch, sg_ks, self, dim, keepdim, dtype, ret);
     return sg_call_boxed_sig(sg_e, aten_sum_dim_IntList_op, sg_ks, "tNbD>t", self, dim, keepdim, dtype, ret);
 }
 
@@ -681,7 +656,7 @@ sg_status aten_empty_memory_format_redispatch(sg_keyset sg_ks, sg_int_list size,
     const sg_entry *sg_e = sg_dispatch_entry(aten_empty_memory_format_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_empty_memory_format_kernel)sg_e->unboxed)(sg_ks, size, dtype, layout, device, pin_memory, memory_format, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_nDYVBM_t(sg_e, aten_empty_memory_format_op, aten_empty_memory_format_redispatch, sg_ks, size, dtype, layout, device, pin_memory, memory_format, ret);
+        return golden_over_nDYVBM_t(sg_e->ctx, aten_empty_memory_format_redispatch, sg_ks, size, dtype, layout, device, pin_memory, memory_format, ret);
     return sg_call_boxed_sig(sg_e, aten_empty_memory_format_op, sg_ks, "nDYVBM>t", size, dtype, layout, device, pin_memory, memory_format, ret);
 }
 
@@ -696,7 +671,7 @@ sg_status aten_clamp_redispatch(sg_keyset sg_ks, sg_tensor *self, const sg_scala
     const sg_entry *sg_e = sg_dispatch_entry(aten_clamp_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_clamp_kernel)sg_e->unboxed)(sg_ks, self, min, max, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tQQ_t(sg_e, aten_clamp_op, aten_clamp_redispatch, sg_ks, self, min, max, ret);
+        return golden_over_tQQ_t(sg_e->ctx, aten_clamp_redispatch, sg_ks, self, min, max, ret);
     return sg_call_boxed_sig(sg_e, aten_clamp_op, sg_ks, "tQQ>t", self, min, max, ret);
 }
 
@@ -712,7 +687,7 @@ sg_status aten__foreach_add_ScalarList_redispatch(sg_keyset sg_ks, sg_tensor_lis
     const sg_entry *sg_e = sg_dispatch_entry(aten__foreach_add_ScalarList_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten__foreach_add_ScalarList_kernel)sg_e->unboxed)(sg_ks, self, scalars, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_lz_l(sg_e, aten__foreach_add_ScalarList_op, aten__foreach_add_ScalarList_redispatch, sg_ks, self, scalars, ret);
+        return golden_over_lz_l(sg_e->ctx, aten__foreach_add_ScalarList_redispatch, sg_ks, self, scalars, ret);
     return sg_call_boxed_sig(sg_e, aten__foreach_add_ScalarList_op, sg_ks, "lz>l", self, scalars, ret);
 }
 
@@ -727,7 +702,7 @@ sg_status aten_unflatten_Dimname_redispatch(sg_keyset sg_ks, sg_tensor *self, co
     const sg_entry *sg_e = sg_dispatch_entry(aten_unflatten_Dimname_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_unflatten_Dimname_kernel)sg_e->unboxed)(sg_ks, self, dim, sizes, names, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tsnw_t(sg_e, aten_unflatten_Dimname_op, aten_unflatten_Dimname_redispatch, sg_ks, self, dim, sizes, names, ret);
+        return golden_over_tsnw_t(sg_e->ctx, aten_unflatten_Dimname_redispatch, sg_ks, self, dim, sizes, names, ret);
     return sg_call_boxed_sig(sg_e, aten_unflatten_Dimname_op, sg_ks, "tsnw>t", self, dim, sizes, names, ret);
 }
 
@@ -743,7 +718,7 @@ sg_status aten_quantile_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tensor *
     const sg_entry *sg_e = sg_dispatch_entry(aten_quantile_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_quantile_kernel)sg_e->unboxed)(sg_ks, self, q, dim, keepdim, interpolation, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_ttIbs_t(sg_e, aten_quantile_op, aten_quantile_redispatch, sg_ks, self, q, dim, keepdim, interpolation, ret);
+        return golden_over_ttIbs_t(sg_e->ctx, aten_quantile_redispatch, sg_ks, self, q, dim, keepdim, interpolation, ret);
     return sg_call_boxed_sig(sg_e, aten_quantile_op, sg_ks, "ttIbs>t", self, q, dim, keepdim, interpolation, ret);
 }
 
@@ -760,7 +735,7 @@ sg_status aten__nnz_redispatch(sg_keyset sg_ks, sg_tensor *self, int64_t *ret) {
     const sg_entry *sg_e = sg_dispatch_entry(aten__nnz_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten__nnz_kernel)sg_e->unboxed)(sg_ks, self, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_t_i(sg_e, aten__nnz_op, aten__nnz_redispatch, sg_ks, self, ret);
+        return golden_over_t_i(sg_e->ctx, aten__nnz_redispatch, sg_ks, self, ret);
     return sg_call_boxed_sig(sg_e, aten__nnz_op, sg_ks, "t>i", self, ret);
 }
 
@@ -776,7 +751,7 @@ sg_status aten_item_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_scalar *ret)
     const sg_entry *sg_e = sg_dispatch_entry(aten_item_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_item_kernel)sg_e->unboxed)(sg_ks, self, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_t_S(sg_e, aten_item_op, aten_item_redispatch, sg_ks, self, ret);
+        return golden_over_t_S(sg_e->ctx, aten_item_redispatch, sg_ks, self, ret);
     return sg_call_boxed_sig(sg_e, aten_item_op, sg_ks, "t>S", self, ret);
 }
 
@@ -792,7 +767,7 @@ sg_status golden_mix_redispatch(sg_keyset sg_ks, sg_tensor *x, sg_complex c, con
     const sg_entry *sg_e = sg_dispatch_entry(golden_mix_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((golden_mix_kernel)sg_e->unboxed)(sg_ks, x, c, extra, layout, mf, dev, weights, mask, names, labels, k, ret_out, ret_score);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tcaymvRkWwI_tf(sg_e, golden_mix_op, golden_mix_redispatch, sg_ks, x, c, extra, layout, mf, dev, weights, mask, names, labels, k, ret_out, ret_score);
+        return golden_over_tcaymvRkWwI_tf(sg_e->ctx, golden_mix_redispatch, sg_ks, x, c, extra, layout, mf, dev, weights, mask, names, labels, k, ret_out, ret_score);
     return sg_call_boxed_sig(sg_e, golden_mix_op, sg_ks, "tcaymvRkWwI>tf", x, c, extra, layout, mf, dev, weights, mask, names, labels, k, ret_out, ret_score);
 }
 
@@ -808,7 +783,7 @@ sg_status aten_native_dropout_out_redispatch(sg_keyset sg_ks, sg_tensor *input, 
     const sg_entry *sg_e = sg_dispatch_entry(aten_native_dropout_out_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_native_dropout_out_kernel)sg_e->unboxed)(sg_ks, input, p, train, out0, out1, ret0, ret1);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tfBtt_tt(sg_e, aten_native_dropout_out_op, aten_native_dropout_out_redispatch, sg_ks, input, p, train, out0, out1, ret0, ret1);
+        return golden_over_tfBtt_tt(sg_e->ctx, aten_native_dropout_out_redispatch, sg_ks, input, p, train, out0, out1, ret0, ret1);
     return sg_call_boxed_sig(sg_e, aten_native_dropout_out_op, sg_ks, "tfBtt>tt", input, p, train, out0, out1, ret0, ret1);
 }
 

@@ -9,7 +9,8 @@
  * written for the first op here of its signature, whose function types it uses:
  *   boxed_*  boxed call -> typed kernel (found through ctx: see sg_kernel)
  *   pred_*   boxed call -> typed override predicate (ctx: its sg_override_typed)
- *   over_*   typed call -> typed overrides (sg_override_set), then what stands behind them */
+ *   over_*   typed call -> typed overrides (sg_override_set), then what stands behind them
+ *            (not inlined: in the typed wrappers it would cost the fast path a frame) */
 static sg_status golden_boxed_t_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
                        int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
     (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
@@ -29,17 +30,15 @@ static bool golden_pred_t_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, 
     return ((aten_relu__pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0);
 }
 
-static sg_status golden_over_t_t(const sg_entry *sg_e, const sg_op *sg_op_, aten_relu__kernel sg_below,
+SG_NOINLINE static sg_status golden_over_t_t(const sg_override_set *sg_s, aten_relu__kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, sg_tensor **ret) {
-    const sg_override_set *sg_s = sg_e->ctx;
-    for (int32_t sg_i = 0; sg_i < sg_s->n; sg_i++) {
-        const sg_override_typed *sg_o = &sg_s->items[sg_i];
+    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
         if (((aten_relu__pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self))
             return ((aten_relu__kernel)sg_o->impl)(sg_ks, self, ret);
     }
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, ret);
     if (sg_s->stock.unboxed) return ((aten_relu__kernel)sg_s->stock.unboxed)(sg_ks, self, ret);
-    return sg_call_boxed_sig(&sg_s->stock, sg_op_, sg_ks, "t>t", self, ret);
+    return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "t>t", self, ret);
 }
 
 static sg_status golden_boxed_tL_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
@@ -63,17 +62,15 @@ static bool golden_pred_tL_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks,
     return ((aten_index_Tensor_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1);
 }
 
-static sg_status golden_over_tL_t(const sg_entry *sg_e, const sg_op *sg_op_, aten_index_Tensor_kernel sg_below,
+SG_NOINLINE static sg_status golden_over_tL_t(const sg_override_set *sg_s, aten_index_Tensor_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, sg_tensor_list indices, sg_tensor **ret) {
-    const sg_override_set *sg_s = sg_e->ctx;
-    for (int32_t sg_i = 0; sg_i < sg_s->n; sg_i++) {
-        const sg_override_typed *sg_o = &sg_s->items[sg_i];
+    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
         if (((aten_index_Tensor_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, indices))
             return ((aten_index_Tensor_kernel)sg_o->impl)(sg_ks, self, indices, ret);
     }
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, indices, ret);
     if (sg_s->stock.unboxed) return ((aten_index_Tensor_kernel)sg_s->stock.unboxed)(sg_ks, self, indices, ret);
-    return sg_call_boxed_sig(&sg_s->stock, sg_op_, sg_ks, "tL>t", self, indices, ret);
+    return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tL>t", self, indices, ret);
 }
 
 static sg_status golden_boxed_li_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
@@ -97,17 +94,15 @@ static bool golden_pred_li_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks,
     return ((aten_cat_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1);
 }
 
-static sg_status golden_over_li_t(const sg_entry *sg_e, const sg_op *sg_op_, aten_cat_kernel sg_below,
+SG_NOINLINE static sg_status golden_over_li_t(const sg_override_set *sg_s, aten_cat_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor_list tensors, int64_t dim, sg_tensor **ret) {
-    const sg_override_set *sg_s = sg_e->ctx;
-    for (int32_t sg_i = 0; sg_i < sg_s->n; sg_i++) {
-        const sg_override_typed *sg_o = &sg_s->items[sg_i];
+    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
         if (((aten_cat_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, tensors, dim))
             return ((aten_cat_kernel)sg_o->impl)(sg_ks, tensors, dim, ret);
     }
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), tensors, dim, ret);
     if (sg_s->stock.unboxed) return ((aten_cat_kernel)sg_s->stock.unboxed)(sg_ks, tensors, dim, ret);
-    return sg_call_boxed_sig(&sg_s->stock, sg_op_, sg_ks, "li>t", tensors, dim, ret);
+    return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "li>t", tensors, dim, ret);
 }
 
 static sg_status golden_boxed_tfg_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
@@ -133,17 +128,15 @@ static bool golden_pred_tfg_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks
     return ((aten_bernoulli_p_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2);
 }
 
-static sg_status golden_over_tfg_t(const sg_entry *sg_e, const sg_op *sg_op_, aten_bernoulli_p_kernel sg_below,
+SG_NOINLINE static sg_status golden_over_tfg_t(const sg_override_set *sg_s, aten_bernoulli_p_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, double p, sg_generator *generator, sg_tensor **ret) {
-    const sg_override_set *sg_s = sg_e->ctx;
-    for (int32_t sg_i = 0; sg_i < sg_s->n; sg_i++) {
-        const sg_override_typed *sg_o = &sg_s->items[sg_i];
+    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
         if (((aten_bernoulli_p_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, p, generator))
             return ((aten_bernoulli_p_kernel)sg_o->impl)(sg_ks, self, p, generator, ret);
     }
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, p, generator, ret);
     if (sg_s->stock.unboxed) return ((aten_bernoulli_p_kernel)sg_s->stock.unboxed)(sg_ks, self, p, generator, ret);
-    return sg_call_boxed_sig(&sg_s->stock, sg_op_, sg_ks, "tfg>t", self, p, generator, ret);
+    return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tfg>t", self, p, generator, ret);
 }
 
 static sg_status golden_boxed_tn1bF_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
@@ -175,17 +168,15 @@ static bool golden_pred_tn1bF_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_
     return ((aten_upsample_linear1d_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2, a3);
 }
 
-static sg_status golden_over_tn1bF_t(const sg_entry *sg_e, const sg_op *sg_op_, aten_upsample_linear1d_kernel sg_below,
+SG_NOINLINE static sg_status golden_over_tn1bF_t(const sg_override_set *sg_s, aten_upsample_linear1d_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, sg_int_list output_size, bool align_corners, const double *scales, sg_tensor **ret) {
-    const sg_override_set *sg_s = sg_e->ctx;
-    for (int32_t sg_i = 0; sg_i < sg_s->n; sg_i++) {
-        const sg_override_typed *sg_o = &sg_s->items[sg_i];
+    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
         if (((aten_upsample_linear1d_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, output_size, align_corners, scales))
             return ((aten_upsample_linear1d_kernel)sg_o->impl)(sg_ks, self, output_size, align_corners, scales, ret);
     }
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, output_size, align_corners, scales, ret);
     if (sg_s->stock.unboxed) return ((aten_upsample_linear1d_kernel)sg_s->stock.unboxed)(sg_ks, self, output_size, align_corners, scales, ret);
-    return sg_call_boxed_sig(&sg_s->stock, sg_op_, sg_ks, "tnbF>t", self, output_size, align_corners, scales, ret);
+    return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tnbF>t", self, output_size, align_corners, scales, ret);
 }
 
 static sg_status golden_boxed_tn3n3n3n3b_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
@@ -225,17 +216,15 @@ static bool golden_pred_tn3n3n3n3b_t(void *sg_ctx, const sg_op *sg_op_, sg_keyse
     return ((aten_max_pool3d_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2, a3, a4, a5);
 }
 
-static sg_status golden_over_tn3n3n3n3b_t(const sg_entry *sg_e, const sg_op *sg_op_, aten_max_pool3d_kernel sg_below,
+SG_NOINLINE static sg_status golden_over_tn3n3n3n3b_t(const sg_override_set *sg_s, aten_max_pool3d_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, sg_int_list kernel_size, sg_int_list stride, sg_int_list padding, sg_int_list dilation, bool ceil_mode, sg_tensor **ret) {
-    const sg_override_set *sg_s = sg_e->ctx;
-    for (int32_t sg_i = 0; sg_i < sg_s->n; sg_i++) {
-        const sg_override_typed *sg_o = &sg_s->items[sg_i];
+    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
         if (((aten_max_pool3d_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, kernel_size, stride, padding, dilation, ceil_mode))
             return ((aten_max_pool3d_kernel)sg_o->impl)(sg_ks, self, kernel_size, stride, padding, dilation, ceil_mode, ret);
     }
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, kernel_size, stride, padding, dilation, ceil_mode, ret);
     if (sg_s->stock.unboxed) return ((aten_max_pool3d_kernel)sg_s->stock.unboxed)(sg_ks, self, kernel_size, stride, padding, dilation, ceil_mode, ret);
-    return sg_call_boxed_sig(&sg_s->stock, sg_op_, sg_ks, "tnnnnb>t", self, kernel_size, stride, padding, dilation, ceil_mode, ret);
+    return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tnnnnb>t", self, kernel_size, stride, padding, dilation, ceil_mode, ret);
 }
 
 static sg_status golden_boxed_tS_d(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
@@ -259,17 +248,15 @@ static bool golden_pred_tS_d(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks,
     return ((aten_result_type_Scalar_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1);
 }
 
-static sg_status golden_over_tS_d(const sg_entry *sg_e, const sg_op *sg_op_, aten_result_type_Scalar_kernel sg_below,
+SG_NOINLINE static sg_status golden_over_tS_d(const sg_override_set *sg_s, aten_result_type_Scalar_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *tensor, sg_scalar other, sg_dtype *ret) {
-    const sg_override_set *sg_s = sg_e->ctx;
-    for (int32_t sg_i = 0; sg_i < sg_s->n; sg_i++) {
-        const sg_override_typed *sg_o = &sg_s->items[sg_i];
+    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
         if (((aten_result_type_Scalar_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, tensor, other))
             return ((aten_result_type_Scalar_kernel)sg_o->impl)(sg_ks, tensor, other, ret);
     }
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), tensor, other, ret);
     if (sg_s->stock.unboxed) return ((aten_result_type_Scalar_kernel)sg_s->stock.unboxed)(sg_ks, tensor, other, ret);
-    return sg_call_boxed_sig(&sg_s->stock, sg_op_, sg_ks, "tS>d", tensor, other, ret);
+    return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tS>d", tensor, other, ret);
 }
 
 static sg_status golden_boxed_t_b(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
@@ -291,17 +278,15 @@ static bool golden_pred_t_b(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, 
     return ((aten_is_nonzero_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0);
 }
 
-static sg_status golden_over_t_b(const sg_entry *sg_e, const sg_op *sg_op_, aten_is_nonzero_kernel sg_below,
+SG_NOINLINE static sg_status golden_over_t_b(const sg_override_set *sg_s, aten_is_nonzero_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, bool *ret) {
-    const sg_override_set *sg_s = sg_e->ctx;
-    for (int32_t sg_i = 0; sg_i < sg_s->n; sg_i++) {
-        const sg_override_typed *sg_o = &sg_s->items[sg_i];
+    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
         if (((aten_is_nonzero_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self))
             return ((aten_is_nonzero_kernel)sg_o->impl)(sg_ks, self, ret);
     }
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, ret);
     if (sg_s->stock.unboxed) return ((aten_is_nonzero_kernel)sg_s->stock.unboxed)(sg_ks, self, ret);
-    return sg_call_boxed_sig(&sg_s->stock, sg_op_, sg_ks, "t>b", self, ret);
+    return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "t>b", self, ret);
 }
 
 static sg_status golden_boxed_to_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
@@ -325,17 +310,15 @@ static bool golden_pred_to_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks,
     return ((aten_set__source_Storage_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1);
 }
 
-static sg_status golden_over_to_t(const sg_entry *sg_e, const sg_op *sg_op_, aten_set__source_Storage_kernel sg_below,
+SG_NOINLINE static sg_status golden_over_to_t(const sg_override_set *sg_s, aten_set__source_Storage_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, void *source, sg_tensor **ret) {
-    const sg_override_set *sg_s = sg_e->ctx;
-    for (int32_t sg_i = 0; sg_i < sg_s->n; sg_i++) {
-        const sg_override_typed *sg_o = &sg_s->items[sg_i];
+    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
         if (((aten_set__source_Storage_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, source))
             return ((aten_set__source_Storage_kernel)sg_o->impl)(sg_ks, self, source, ret);
     }
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, source, ret);
     if (sg_s->stock.unboxed) return ((aten_set__source_Storage_kernel)sg_s->stock.unboxed)(sg_ks, self, source, ret);
-    return sg_call_boxed_sig(&sg_s->stock, sg_op_, sg_ks, "to>t", self, source, ret);
+    return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "to>t", self, source, ret);
 }
 
 static sg_status golden_boxed_to_(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
@@ -357,17 +340,15 @@ static bool golden_pred_to_(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, 
     return ((aten_record_stream_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1);
 }
 
-static sg_status golden_over_to_(const sg_entry *sg_e, const sg_op *sg_op_, aten_record_stream_kernel sg_below,
+SG_NOINLINE static sg_status golden_over_to_(const sg_override_set *sg_s, aten_record_stream_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, void *s) {
-    const sg_override_set *sg_s = sg_e->ctx;
-    for (int32_t sg_i = 0; sg_i < sg_s->n; sg_i++) {
-        const sg_override_typed *sg_o = &sg_s->items[sg_i];
+    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
         if (((aten_record_stream_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, s))
             return ((aten_record_stream_kernel)sg_o->impl)(sg_ks, self, s);
     }
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, s);
     if (sg_s->stock.unboxed) return ((aten_record_stream_kernel)sg_s->stock.unboxed)(sg_ks, self, s);
-    return sg_call_boxed_sig(&sg_s->stock, sg_op_, sg_ks, "to>", self, s);
+    return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "to>", self, s);
 }
 
 static sg_status golden_boxed_liiiiiibb_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
@@ -405,17 +386,15 @@ static bool golden_pred_liiiiiibb_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset
     return ((aten__cudnn_rnn_flatten_weight_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2, a3, a4, a5, a6, a7, a8);
 }
 
-static sg_status golden_over_liiiiiibb_t(const sg_entry *sg_e, const sg_op *sg_op_, aten__cudnn_rnn_flatten_weight_kernel sg_below,
+SG_NOINLINE static sg_status golden_over_liiiiiibb_t(const sg_override_set *sg_s, aten__cudnn_rnn_flatten_weight_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor_list weight_arr, int64_t weight_stride0, int64_t input_size, int64_t mode, int64_t hidden_size, int64_t proj_size, int64_t num_layers, bool batch_first, bool bidirectional, sg_tensor **ret) {
-    const sg_override_set *sg_s = sg_e->ctx;
-    for (int32_t sg_i = 0; sg_i < sg_s->n; sg_i++) {
-        const sg_override_typed *sg_o = &sg_s->items[sg_i];
+    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
         if (((aten__cudnn_rnn_flatten_weight_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, weight_arr, weight_stride0, input_size, mode, hidden_size, proj_size, num_layers, batch_first, bidirectional))
             return ((aten__cudnn_rnn_flatten_weight_kernel)sg_o->impl)(sg_ks, weight_arr, weight_stride0, input_size, mode, hidden_size, proj_size, num_layers, batch_first, bidirectional, ret);
     }
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), weight_arr, weight_stride0, input_size, mode, hidden_size, proj_size, num_layers, batch_first, bidirectional, ret);
     if (sg_s->stock.unboxed) return ((aten__cudnn_rnn_flatten_weight_kernel)sg_s->stock.unboxed)(sg_ks, weight_arr, weight_stride0, input_size, mode, hidden_size, proj_size, num_layers, batch_first, bidirectional, ret);
-    return sg_call_boxed_sig(&sg_s->stock, sg_op_, sg_ks, "liiiiiibb>t", weight_arr, weight_stride0, input_size, mode, hidden_size, proj_size, num_layers, batch_first, bidirectional, ret);
+    return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "liiiiiibb>t", weight_arr, weight_stride0, input_size, mode, hidden_size, proj_size, num_layers, batch_first, bidirectional, ret);
 }
 
 static sg_status golden_boxed_tttffi_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
@@ -447,17 +426,15 @@ static bool golden_pred_tttffi_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg
     return ((aten__amp_update_scale__pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2, a3, a4, a5);
 }
 
-static sg_status golden_over_tttffi_t(const sg_entry *sg_e, const sg_op *sg_op_, aten__amp_update_scale__kernel sg_below,
+SG_NOINLINE static sg_status golden_over_tttffi_t(const sg_override_set *sg_s, aten__amp_update_scale__kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, sg_tensor *growth_tracker, sg_tensor *found_inf, double scale_growth_factor, double scale_backoff_factor, int64_t growth_interval, sg_tensor **ret) {
-    const sg_override_set *sg_s = sg_e->ctx;
-    for (int32_t sg_i = 0; sg_i < sg_s->n; sg_i++) {
-        const sg_override_typed *sg_o = &sg_s->items[sg_i];
+    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
         if (((aten__amp_update_scale__pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval))
             return ((aten__amp_update_scale__kernel)sg_o->impl)(sg_ks, self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval, ret);
     }
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval, ret);
     if (sg_s->stock.unboxed) return ((aten__amp_update_scale__kernel)sg_s->stock.unboxed)(sg_ks, self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval, ret);
-    return sg_call_boxed_sig(&sg_s->stock, sg_op_, sg_ks, "tttffi>t", self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval, ret);
+    return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tttffi>t", self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval, ret);
 }
 
 static sg_status golden_boxed_t_(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
@@ -477,17 +454,15 @@ static bool golden_pred_t_(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, c
     return ((golden_clean__pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0);
 }
 
-static sg_status golden_over_t_(const sg_entry *sg_e, const sg_op *sg_op_, golden_clean__kernel sg_below,
+SG_NOINLINE static sg_status golden_over_t_(const sg_override_set *sg_s, golden_clean__kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self) {
-    const sg_override_set *sg_s = sg_e->ctx;
-    for (int32_t sg_i = 0; sg_i < sg_s->n; sg_i++) {
-        const sg_override_typed *sg_o = &sg_s->items[sg_i];
+    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
         if (((golden_clean__pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self))
             return ((golden_clean__kernel)sg_o->impl)(sg_ks, self);
     }
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self);
     if (sg_s->stock.unboxed) return ((golden_clean__kernel)sg_s->stock.unboxed)(sg_ks, self);
-    return sg_call_boxed_sig(&sg_s->stock, sg_op_, sg_ks, "t>", self);
+    return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "t>", self);
 }
 
 static sg_status golden_boxed_tt_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
@@ -511,17 +486,15 @@ static bool golden_pred_tt_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks,
     return ((aten_relu_out_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1);
 }
 
-static sg_status golden_over_tt_t(const sg_entry *sg_e, const sg_op *sg_op_, aten_relu_out_kernel sg_below,
+SG_NOINLINE static sg_status golden_over_tt_t(const sg_override_set *sg_s, aten_relu_out_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, sg_tensor *out, sg_tensor **ret) {
-    const sg_override_set *sg_s = sg_e->ctx;
-    for (int32_t sg_i = 0; sg_i < sg_s->n; sg_i++) {
-        const sg_override_typed *sg_o = &sg_s->items[sg_i];
+    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
         if (((aten_relu_out_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, out))
             return ((aten_relu_out_kernel)sg_o->impl)(sg_ks, self, out, ret);
     }
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, out, ret);
     if (sg_s->stock.unboxed) return ((aten_relu_out_kernel)sg_s->stock.unboxed)(sg_ks, self, out, ret);
-    return sg_call_boxed_sig(&sg_s->stock, sg_op_, sg_ks, "tt>t", self, out, ret);
+    return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tt>t", self, out, ret);
 }
 
 /* the adapters by number: each op's _register and _override (in golden_1.h) name theirs */
@@ -568,7 +541,7 @@ sg_status aten_relu__redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tensor **re
     const sg_entry *sg_e = sg_dispatch_entry(aten_relu__op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_relu__kernel)sg_e->unboxed)(sg_ks, self, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_t_t(sg_e, aten_relu__op, aten_relu__redispatch, sg_ks, self, ret);
+        return golden_over_t_t(sg_e->ctx, aten_relu__redispatch, sg_ks, self, ret);
     return sg_call_boxed_sig(sg_e, aten_relu__op, sg_ks, "t>t", self, ret);
 }
 
@@ -586,7 +559,7 @@ sg_status aten_index_Tensor_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tens
     const sg_entry *sg_e = sg_dispatch_entry(aten_index_Tensor_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_index_Tensor_kernel)sg_e->unboxed)(sg_ks, self, indices, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tL_t(sg_e, aten_index_Tensor_op, aten_index_Tensor_redispatch, sg_ks, self, indices, ret);
+        return golden_over_tL_t(sg_e->ctx, aten_index_Tensor_redispatch, sg_ks, self, indices, ret);
     return sg_call_boxed_sig(sg_e, aten_index_Tensor_op, sg_ks, "tL>t", self, indices, ret);
 }
 
@@ -602,7 +575,7 @@ sg_status aten_cat_redispatch(sg_keyset sg_ks, sg_tensor_list tensors, int64_t d
     const sg_entry *sg_e = sg_dispatch_entry(aten_cat_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_cat_kernel)sg_e->unboxed)(sg_ks, tensors, dim, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_li_t(sg_e, aten_cat_op, aten_cat_redispatch, sg_ks, tensors, dim, ret);
+        return golden_over_li_t(sg_e->ctx, aten_cat_redispatch, sg_ks, tensors, dim, ret);
     return sg_call_boxed_sig(sg_e, aten_cat_op, sg_ks, "li>t", tensors, dim, ret);
 }
 
@@ -617,7 +590,7 @@ sg_status aten_bernoulli_p_redispatch(sg_keyset sg_ks, sg_tensor *self, double p
     const sg_entry *sg_e = sg_dispatch_entry(aten_bernoulli_p_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_bernoulli_p_kernel)sg_e->unboxed)(sg_ks, self, p, generator, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tfg_t(sg_e, aten_bernoulli_p_op, aten_bernoulli_p_redispatch, sg_ks, self, p, generator, ret);
+        return golden_over_tfg_t(sg_e->ctx, aten_bernoulli_p_redispatch, sg_ks, self, p, generator, ret);
     return sg_call_boxed_sig(sg_e, aten_bernoulli_p_op, sg_ks, "tfg>t", self, p, generator, ret);
 }
 
@@ -633,7 +606,7 @@ sg_status aten_upsample_linear1d_redispatch(sg_keyset sg_ks, sg_tensor *self, sg
     const sg_entry *sg_e = sg_dispatch_entry(aten_upsample_linear1d_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_upsample_linear1d_kernel)sg_e->unboxed)(sg_ks, self, output_size, align_corners, scales, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tn1bF_t(sg_e, aten_upsample_linear1d_op, aten_upsample_linear1d_redispatch, sg_ks, self, output_size, align_corners, scales, ret);
+        return golden_over_tn1bF_t(sg_e->ctx, aten_upsample_linear1d_redispatch, sg_ks, self, output_size, align_corners, scales, ret);
     return sg_call_boxed_sig(sg_e, aten_upsample_linear1d_op, sg_ks, "tnbF>t", self, output_size, align_corners, scales, ret);
 }
 
@@ -649,7 +622,7 @@ sg_status aten_max_pool3d_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_int_li
     const sg_entry *sg_e = sg_dispatch_entry(aten_max_pool3d_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_max_pool3d_kernel)sg_e->unboxed)(sg_ks, self, kernel_size, stride, padding, dilation, ceil_mode, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tn3n3n3n3b_t(sg_e, aten_max_pool3d_op, aten_max_pool3d_redispatch, sg_ks, self, kernel_size, stride, padding, dilation, ceil_mode, ret);
+        return golden_over_tn3n3n3n3b_t(sg_e->ctx, aten_max_pool3d_redispatch, sg_ks, self, kernel_size, stride, padding, dilation, ceil_mode, ret);
     return sg_call_boxed_sig(sg_e, aten_max_pool3d_op, sg_ks, "tnnnnb>t", self, kernel_size, stride, padding, dilation, ceil_mode, ret);
 }
 
@@ -665,7 +638,7 @@ sg_status aten_result_type_Scalar_redispatch(sg_keyset sg_ks, sg_tensor *tensor,
     const sg_entry *sg_e = sg_dispatch_entry(aten_result_type_Scalar_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_result_type_Scalar_kernel)sg_e->unboxed)(sg_ks, tensor, other, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tS_d(sg_e, aten_result_type_Scalar_op, aten_result_type_Scalar_redispatch, sg_ks, tensor, other, ret);
+        return golden_over_tS_d(sg_e->ctx, aten_result_type_Scalar_redispatch, sg_ks, tensor, other, ret);
     return sg_call_boxed_sig(sg_e, aten_result_type_Scalar_op, sg_ks, "tS>d", tensor, other, ret);
 }
 
@@ -681,7 +654,7 @@ sg_status aten_is_nonzero_redispatch(sg_keyset sg_ks, sg_tensor *self, bool *ret
     const sg_entry *sg_e = sg_dispatch_entry(aten_is_nonzero_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_is_nonzero_kernel)sg_e->unboxed)(sg_ks, self, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_t_b(sg_e, aten_is_nonzero_op, aten_is_nonzero_redispatch, sg_ks, self, ret);
+        return golden_over_t_b(sg_e->ctx, aten_is_nonzero_redispatch, sg_ks, self, ret);
     return sg_call_boxed_sig(sg_e, aten_is_nonzero_op, sg_ks, "t>b", self, ret);
 }
 
@@ -697,7 +670,7 @@ sg_status aten_set__source_Storage_redispatch(sg_keyset sg_ks, sg_tensor *self, 
     const sg_entry *sg_e = sg_dispatch_entry(aten_set__source_Storage_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_set__source_Storage_kernel)sg_e->unboxed)(sg_ks, self, source, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_to_t(sg_e, aten_set__source_Storage_op, aten_set__source_Storage_redispatch, sg_ks, self, source, ret);
+        return golden_over_to_t(sg_e->ctx, aten_set__source_Storage_redispatch, sg_ks, self, source, ret);
     return sg_call_boxed_sig(sg_e, aten_set__source_Storage_op, sg_ks, "to>t", self, source, ret);
 }
 
@@ -715,7 +688,7 @@ sg_status aten_record_stream_redispatch(sg_keyset sg_ks, sg_tensor *self, void *
     const sg_entry *sg_e = sg_dispatch_entry(aten_record_stream_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_record_stream_kernel)sg_e->unboxed)(sg_ks, self, s);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_to_(sg_e, aten_record_stream_op, aten_record_stream_redispatch, sg_ks, self, s);
+        return golden_over_to_(sg_e->ctx, aten_record_stream_redispatch, sg_ks, self, s);
     return sg_call_boxed_sig(sg_e, aten_record_stream_op, sg_ks, "to>", self, s);
 }
 
@@ -733,7 +706,7 @@ sg_status aten__cudnn_rnn_flatten_weight_redispatch(sg_keyset sg_ks, sg_tensor_l
     const sg_entry *sg_e = sg_dispatch_entry(aten__cudnn_rnn_flatten_weight_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten__cudnn_rnn_flatten_weight_kernel)sg_e->unboxed)(sg_ks, weight_arr, weight_stride0, input_size, mode, hidden_size, proj_size, num_layers, batch_first, bidirectional, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_liiiiiibb_t(sg_e, aten__cudnn_rnn_flatten_weight_op, aten__cudnn_rnn_flatten_weight_redispatch, sg_ks, weight_arr, weight_stride0, input_size, mode, hidden_size, proj_size, num_layers, batch_first, bidirectional, ret);
+        return golden_over_liiiiiibb_t(sg_e->ctx, aten__cudnn_rnn_flatten_weight_redispatch, sg_ks, weight_arr, weight_stride0, input_size, mode, hidden_size, proj_size, num_layers, batch_first, bidirectional, ret);
     return sg_call_boxed_sig(sg_e, aten__cudnn_rnn_flatten_weight_op, sg_ks, "liiiiiibb>t", weight_arr, weight_stride0, input_size, mode, hidden_size, proj_size, num_layers, batch_first, bidirectional, ret);
 }
 
@@ -748,7 +721,7 @@ sg_status aten__amp_update_scale__redispatch(sg_keyset sg_ks, sg_tensor *self, s
     const sg_entry *sg_e = sg_dispatch_entry(aten__amp_update_scale__op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten__amp_update_scale__kernel)sg_e->unboxed)(sg_ks, self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tttffi_t(sg_e, aten__amp_update_scale__op, aten__amp_update_scale__redispatch, sg_ks, self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval, ret);
+        return golden_over_tttffi_t(sg_e->ctx, aten__amp_update_scale__redispatch, sg_ks, self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval, ret);
     return sg_call_boxed_sig(sg_e, aten__amp_update_scale__op, sg_ks, "tttffi>t", self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval, ret);
 }
 
@@ -770,7 +743,7 @@ sg_status golden_clean__redispatch(sg_keyset sg_ks, sg_tensor *self) {
     const sg_entry *sg_e = sg_dispatch_entry(golden_clean__op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((golden_clean__kernel)sg_e->unboxed)(sg_ks, self);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_t_(sg_e, golden_clean__op, golden_clean__redispatch, sg_ks, self);
+        return golden_over_t_(sg_e->ctx, golden_clean__redispatch, sg_ks, self);
     return sg_call_boxed_sig(sg_e, golden_clean__op, sg_ks, "t>", self);
 }
 
@@ -788,7 +761,7 @@ sg_status aten_relu_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tensor **ret
     const sg_entry *sg_e = sg_dispatch_entry(aten_relu_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_relu_kernel)sg_e->unboxed)(sg_ks, self, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_t_t(sg_e, aten_relu_op, aten_relu_redispatch, sg_ks, self, ret);
+        return golden_over_t_t(sg_e->ctx, aten_relu_redispatch, sg_ks, self, ret);
     return sg_call_boxed_sig(sg_e, aten_relu_op, sg_ks, "t>t", self, ret);
 }
 
@@ -804,7 +777,7 @@ sg_status aten_relu_out_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tensor *
     const sg_entry *sg_e = sg_dispatch_entry(aten_relu_out_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_relu_out_kernel)sg_e->unboxed)(sg_ks, self, out, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tt_t(sg_e, aten_relu_out_op, aten_relu_out_redispatch, sg_ks, self, out, ret);
+        return golden_over_tt_t(sg_e->ctx, aten_relu_out_redispatch, sg_ks, self, out, ret);
     return sg_call_boxed_sig(sg_e, aten_relu_out_op, sg_ks, "tt>t", self, out, ret);
 }
 
