@@ -351,7 +351,7 @@ static bool plain(const sg_tensor *t, const sg_tensor *like, sg_dtype dtype) {
  * iteration was the largest part of a 1-element op; this runs the inner loop at once. */
 static bool fast(sg_loop_fn fn, ew *c, sg_tensor *out, const sg_tensor *a, const sg_tensor *b,
                  sg_dtype compute, sg_dtype out_dtype) {
-    if (!out || !plain(out, out, out_dtype) || !plain(a, out, compute) || (b && !plain(b, out, compute)))
+    if (!out || out->device.type != SG_DEV_CPU || !plain(out, out, out_dtype) || !plain(a, out, compute) || (b && !plain(b, out, compute)))
         return false;
     int64_t n = sg_tensor_numel(out);
     if (n >= SG_GRAIN) return false; /* large: the iterator runs it in parallel */
@@ -840,23 +840,23 @@ sg_status sg_cpu_register_pointwise(void) {
     STRUCTURED(aten_sign_out, sign_meta, sign_out);
     STRUCTURED(aten_neg_out, neg_meta, neg_out);
     STRUCTURED(aten_gelu_out, gelu_meta, gelu_out);
-    SG_REG(aten_abs, abs_fn);
-    SG_REG(aten_abs_, abs_inplace);
-    SG_REG(aten_abs_out, abs_out);
-    SG_REG(aten_relu, relu_fn);
-    SG_REG(aten_relu_, relu_inplace);
-    SG_REG(aten_logical_and, logical_and_fn);
-    SG_REG(aten_logical_and_, logical_and_inplace);
-    SG_REG(aten_logical_and_out, logical_and_out);
-    SG_REG(aten_logical_or, logical_or_fn);
-    SG_REG(aten_logical_or_, logical_or_inplace);
-    SG_REG(aten_logical_or_out, logical_or_out);
-    SG_REG(aten_logical_xor, logical_xor_fn);
-    SG_REG(aten_logical_xor_, logical_xor_inplace);
-    SG_REG(aten_logical_xor_out, logical_xor_out);
-    SG_REG(aten_logical_not, logical_not_fn);
-    SG_REG(aten_logical_not_, logical_not_inplace);
-    SG_REG(aten_logical_not_out, logical_not_out);
+    SG_REG_CPU_META(aten_abs, abs_fn);
+    SG_REG_CPU_META(aten_abs_, abs_inplace);
+    SG_REG_CPU_META(aten_abs_out, abs_out);
+    SG_REG_CPU_META(aten_relu, relu_fn);
+    SG_REG_CPU_META(aten_relu_, relu_inplace);
+    SG_REG_CPU_META(aten_logical_and, logical_and_fn);
+    SG_REG_CPU_META(aten_logical_and_, logical_and_inplace);
+    SG_REG_CPU_META(aten_logical_and_out, logical_and_out);
+    SG_REG_CPU_META(aten_logical_or, logical_or_fn);
+    SG_REG_CPU_META(aten_logical_or_, logical_or_inplace);
+    SG_REG_CPU_META(aten_logical_or_out, logical_or_out);
+    SG_REG_CPU_META(aten_logical_xor, logical_xor_fn);
+    SG_REG_CPU_META(aten_logical_xor_, logical_xor_inplace);
+    SG_REG_CPU_META(aten_logical_xor_out, logical_xor_out);
+    SG_REG_CPU_META(aten_logical_not, logical_not_fn);
+    SG_REG_CPU_META(aten_logical_not_, logical_not_inplace);
+    SG_REG_CPU_META(aten_logical_not_out, logical_not_out);
     COMPOSITE(aten_add_Scalar, add_scalar);
     COMPOSITE(aten_add__Scalar, add__scalar);
     COMPOSITE(aten_sub_Scalar, sub_scalar);

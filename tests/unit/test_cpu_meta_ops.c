@@ -1,0 +1,394 @@
+/* test_cpu_meta_ops.c: every op of the aten library on Meta tensors against the same op on the
+ * CPU. Arguments are built from each op's schema (small tensors, the schema's defaults, a
+ * value by argument name where there is none); the first of several argument sets that the
+ * CPU accepts is run on both devices. Wherever the CPU call succeeds the Meta call must too
+ * (but for the documented data-dependent ops, which must fail with a clear message), and its
+ * results and written arguments must agree with the CPU's in sizes, strides and dtype, live
+ * on Meta, and alias the same arguments. Prints how many ops were checked and why the others
+ * were skipped; `-v` names each op as it runs. */
+#include "check.h"
+#include "cpu_tensors.h"
+#include "sg_aten_cpu.h"
+#include "aten.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Ops whose result shape or value depends on tensor data: as PyTorch's Meta refuses them, ours
+ * must fail (not crash, not invent a shape) and say why. */
+static const char *const data_dependent[][2] = {
+    {"aten::where", ""},           /* nonzero of the condition */
+    {"aten::narrow", "Tensor"},    /* reads start's value */
+};
+
+static bool is_data_dependent(const sg_op_desc *d) {
+    for (size_t i = 0; i < sizeof data_dependent / sizeof data_dependent[0]; i++)
+        if (!strcmp(d->name, data_dependent[i][0]) && !strcmp(d->overload, data_dependent[i][1]))
+            return true;
+    return false;
+}
+
+/* One argument set: the knobs the builder turns. */
+typedef struct variant {
+    int32_t  ndim;
+    int64_t  sizes[4];
+    sg_dtype dtype;     /* of plain tensors */
+    sg_dtype out_dtype; /* of the first out= tensor (later ones are int64: indices) */
+    bool     opt;       /* Tensor? arguments given (else None) */
+    bool     param1d;   /* weight, bias and index tensors 1-d (else the base shape) */
+    int64_t  dim;
+} variant;
+
+#define MAXARGS 24
+#define MAXT    16
+
+/* What one call's arguments hold, so that they can be released and compared. */
+typedef struct built {
+    sg_any     args[MAXARGS];
+    sg_tensor *owned[MAXT * 2];
+    int32_t    nowned;
+    sg_tensor *lists[MAXARGS][4];
+    int64_t    ints[MAXARGS][8];
+    sg_any     strs[MAXARGS][2];
+} built;
+
+static sg_tensor *own(built *b, sg_tensor *t) {
+    if (t && b->nowned < MAXT * 2) b->owned[b->nowned++] = t;
+    return t;
+}
+
+static sg_tensor *tensor(built *b, sg_device dev, sg_dtype dt, const int64_t *sizes, int32_t n,
+                         double v) {
+    sg_tensor *t = NULL;
+    if (sg_tensor_empty(sizes, n, dt, dev, &t)) return NULL;
+    if (dev.type == SG_DEV_CPU)
+        for (int64_t i = 0; i < sg_tensor_numel(t); i++)
+            put(dt, (char *)sg_tensor_data(t) + i * (int64_t)sg_dtype_size(dt), v);
+    return own(b, t);
+}
+
+static bool is(const char *a, const char *b) { return !strcmp(a, b); }
+static bool starts(const char *a, const char *p) { return !strncmp(a, p, strlen(p)); }
+
+static bool has_tensor_input(const sg_op_desc *d) {
+    for (int32_t i = 0; i < d->nargs; i++)
+        if (starts(d->args[i].type, "Tensor") && !d->args[i].write) return true;
+    return false;
+}
+
+/* A tensor argument by name: index tensors are int64 zeros, masks bool, parameters 1-d. */
+static sg_tensor *tensor_arg(built *b, sg_device dev, const variant *v, const char *name) {
+    int64_t last = v->sizes[v->ndim - 1];
+    if (is(name, "index") || is(name, "indices"))
+        return v->param1d ? tensor(b, dev, SG_INT64, (int64_t[]){2}, 1, 0)
+                          : tensor(b, dev, SG_INT64, v->sizes, v->ndim, 0);
+    if (is(name, "mask") || is(name, "condition"))
+        return tensor(b, dev, SG_BOOL, v->sizes, v->ndim, 1);
+    if (is(name, "start")) return tensor(b, dev, SG_INT64, NULL, 0, 0);
+    if (is(name, "p")) return tensor(b, dev, SG_FLOAT32, v->sizes, v->ndim, 0.5);
+    if (v->param1d && (is(name, "weight") || is(name, "bias")))
+        return tensor(b, dev, v->dtype, &last, 1, 1);
+    return tensor(b, dev, v->dtype, v->sizes, v->ndim, 1);
+}
+
+static sg_any int_list(built *b, int32_t slot, const int64_t *p, int32_t n) {
+    memcpy(b->ints[slot], p, (size_t)n * sizeof *p);
+    return sg_any_int_list(b->ints[slot], n);
+}
+
+/* A default as the schema writes it; false where the text is not one this test reads. */
+static bool from_default(built *b, int32_t slot, const char *type, const char *text, sg_any *out) {
+    if (is(text, "None")) return *out = sg_any_none(), true;
+    if (is(text, "True") || is(text, "False")) return *out = sg_any_bool(is(text, "True")), true;
+    if (is(text, "[]")) return *out = sg_any_int_list(b->ints[slot], 0), true;
+    if (is(text, "contiguous_format")) return *out = sg_box_tag_i(SG_ANY_MEMORY_FORMAT, 0), true;
+    if (text[0] == '\'') {
+        static const char none[] = "none";
+        return *out = sg_any_str(none, 4), true;
+    }
+    char *end;
+    if (starts(type, "float") || strchr(text, '.') || strchr(text, 'e')) {
+        double f = strtod(text, &end);
+        if (*end) return false;
+        *out = sg_any_float(f);
+        return true;
+    }
+    long long i = strtoll(text, &end, 10);
+    if (*end) return false;
+    if (starts(type, "int[") || starts(type, "SymInt[")) {
+        b->ints[slot][0] = i;
+        *out = sg_any_int_list(b->ints[slot], 1);
+    } else {
+        *out = sg_any_int(i);
+    }
+    return true;
+}
+
+/* Builds the arguments of d for dev; false where a type is one this test cannot make. */
+static bool build(built *b, const sg_op_desc *d, const variant *v, sg_device dev,
+                  const char **why) {
+    memset(b, 0, sizeof *b);
+    int64_t n0 = v->sizes[0], dimsz = v->sizes[v->dim];
+    bool    factory = !has_tensor_input(d);
+    int32_t nout = 0;
+    if (d->nargs > MAXARGS) return *why = "too many arguments", false;
+    for (int32_t i = 0; i < d->nargs; i++) {
+        const sg_arg_desc *a = &d->args[i];
+        const char *t = a->type, *n = a->name;
+        sg_any     *o = &b->args[i];
+        if (is(t, "Tensor") && a->write && a->kwarg_only) { /* out= */
+            sg_dtype dt = nout++ ? SG_INT64 : v->out_dtype;
+            *o = sg_any_tensor(tensor(b, dev, dt, (int64_t[]){0}, 1, 0));
+        } else if (is(t, "Tensor")) {
+            *o = sg_any_tensor(tensor_arg(b, dev, v, n));
+        } else if (is(t, "Tensor?")) {
+            *o = v->opt ? sg_any_tensor(tensor_arg(b, dev, v, n)) : sg_any_none();
+        } else if (is(t, "Tensor[]")) {
+            for (int k = 0; k < 2; k++)
+                b->lists[i][k] = a->write ? tensor(b, dev, v->out_dtype, (int64_t[]){0}, 1, 0)
+                                          : tensor_arg(b, dev, v, n);
+            *o = sg_any_tensor_list(b->lists[i], 2);
+        } else if (a->default_text && !(is(n, "device") && factory) &&
+                   from_default(b, i, t, a->default_text, o)) {
+            continue;
+        } else if (is(t, "Device") || is(t, "Device?")) {
+            *o = factory || is(t, "Device") ? sg_any_device(dev) : sg_any_none();
+        } else if (is(t, "int") || is(t, "SymInt")) {
+            int64_t x = is(n, "dim") ? v->dim : is(n, "dim1") ? 1 : is(n, "end_dim") ? -1
+                      : is(n, "chunks") ? 2 : is(n, "N") ? n0 : is(n, "C") ? v->sizes[1]
+                      : is(n, "length") || is(n, "k") || is(n, "split_size") || is(n, "decimals") ||
+                                is(n, "num_groups") || is(n, "group")
+                          ? 1
+                          : 0;
+            if (is(n, "HxW")) {
+                x = 1;
+                for (int32_t k = 2; k < v->ndim; k++) x *= v->sizes[k];
+            }
+            *o = sg_any_int(x);
+        } else if (starts(t, "int[") || starts(t, "SymInt[")) {
+            int64_t l[4];
+            int32_t len = v->ndim;
+            if (is(n, "size") || is(n, "shape")) {
+                memcpy(l, v->sizes, sizeof l);
+            } else if (is(n, "stride")) {
+                for (int32_t k = len - 1, s = 1; k >= 0; s *= (int32_t)v->sizes[k], k--) l[k] = s;
+            } else if (is(n, "dims")) {
+                for (int32_t k = 0; k < len; k++) l[k] = len - 1 - k;
+            } else if (is(n, "normalized_shape")) {
+                l[0] = v->sizes[len - 1], len = 1;
+            } else if (is(n, "split_sizes") || is(n, "split_size")) {
+                l[0] = 1, l[1] = dimsz - 1, len = 2;
+            } else {
+                l[0] = v->dim, len = 1;
+            }
+            *o = int_list(b, i, l, len);
+        } else if (is(t, "int?") || is(t, "SymInt?") || is(t, "float?") || is(t, "bool?") ||
+                   is(t, "str?") || is(t, "Scalar?") || is(t, "Generator?") ||
+                   is(t, "Layout?") || is(t, "MemoryFormat?") || is(t, "ScalarType?")) {
+            *o = sg_any_none();
+        } else if (is(t, "int[1]?")) {
+            *o = int_list(b, i, &v->dim, 1);
+        } else if (is(t, "ScalarType")) {
+            *o = sg_any_dtype(v->dtype);
+        } else if (is(t, "Scalar")) {
+            *o = sg_any_int(is(n, "min") || is(n, "start") ? 0 : is(n, "end") ? 4 : is(n, "max") ? 1 : 2);
+        } else if (is(t, "float")) {
+            *o = sg_any_float(is(n, "p") ? 0.5 : is(n, "mean") ? 0 : 1);
+        } else if (is(t, "bool")) {
+            *o = sg_any_bool(false);
+        } else if (is(t, "str")) {
+            static const char add[] = "add";
+            *o = sg_any_str(add, 3);
+        } else {
+            return *why = "named tensors (Dimname arguments)", false;
+        }
+    }
+    return true;
+}
+
+static void release(built *b) {
+    for (int32_t i = 0; i < b->nowned; i++) sg_tensor_release(b->owned[i]);
+    b->nowned = 0;
+}
+
+static void release_rets(sg_any *r, int32_t n) {
+    for (int32_t i = 0; i < n; i++) sg_any_release(&r[i]);
+}
+
+/* The argument of `args` that t is (-1: none). */
+static int32_t arg_of(const built *b, int32_t nargs, const sg_tensor *t) {
+    for (int32_t i = 0; i < nargs; i++)
+        if (b->args[i].tag == SG_ANY_TENSOR && b->args[i].u.t == t) return i;
+    return -1;
+}
+
+static int op_failures;
+
+static void fail(const sg_op_desc *d, const char *what) {
+    op_failures++;
+    check_failures++;
+    fprintf(stderr, "FAIL %s%s%s: %s\n", d->name, *d->overload ? "." : "", d->overload, what);
+}
+
+/* Whether the Meta tensor m is the CPU tensor c's shape: sizes, strides, dtype, on Meta. */
+static bool same_shape(const sg_tensor *c, const sg_tensor *m, char *why, size_t n) {
+    if (!c || !m) return snprintf(why, n, "a tensor is missing"), false;
+    if (m->device.type != SG_DEV_META)
+        return snprintf(why, n, "result on %s", sg_device_type_name((sg_device_type)m->device.type)), false;
+    if (c->dtype != m->dtype)
+        return snprintf(why, n, "dtype %s, CPU %s", sg_dtype_name((sg_dtype)m->dtype),
+                        sg_dtype_name((sg_dtype)c->dtype)),
+               false;
+    bool ok = c->ndim == m->ndim;
+    for (int32_t i = 0; ok && i < c->ndim; i++)
+        ok = c->sizes[i] == m->sizes[i] && (c->sizes[i] < 2 || c->strides[i] == m->strides[i]);
+    if (!ok) {
+        int k = snprintf(why, n, "sizes/strides [");
+        for (int32_t i = 0; i < m->ndim; i++)
+            k += snprintf(why + k, n - (size_t)k, " %lld/%lld", (long long)m->sizes[i],
+                          (long long)m->strides[i]);
+        k += snprintf(why + k, n - (size_t)k, " ], CPU [");
+        for (int32_t i = 0; i < c->ndim; i++)
+            k += snprintf(why + k, n - (size_t)k, " %lld/%lld", (long long)c->sizes[i],
+                          (long long)c->strides[i]);
+        snprintf(why + k, n - (size_t)k, " ]");
+    }
+    return ok;
+}
+
+/* Compares one result of the two calls (rc on the CPU, rm on Meta). */
+static void compare_ret(const sg_op_desc *d, int32_t r, const sg_any *rc, const sg_any *rm,
+                        const built *bc, const built *bm) {
+    char why[256], msg[320];
+    if (rc->tag != rm->tag) {
+        snprintf(msg, sizeof msg, "result %d is %s, CPU's %s", r, sg_any_tag_name(rm->tag),
+                 sg_any_tag_name(rc->tag));
+        { fail(d, msg); return; }
+    }
+    if (rc->tag == SG_ANY_TENSOR) {
+        if (!same_shape(rc->u.t, rm->u.t, why, sizeof why)) {
+            snprintf(msg, sizeof msg, "result %d: %s", r, why);
+            { fail(d, msg); return; }
+        }
+        if (arg_of(bc, d->nargs, rc->u.t) != arg_of(bm, d->nargs, rm->u.t)) {
+            snprintf(msg, sizeof msg, "result %d aliases argument %d, on the CPU %d", r,
+                     arg_of(bm, d->nargs, rm->u.t), arg_of(bc, d->nargs, rc->u.t));
+            { fail(d, msg); return; }
+        }
+    } else if (rc->tag == SG_ANY_TENSOR_LIST) {
+        if (rc->len != rm->len) {
+            snprintf(msg, sizeof msg, "result %d has %d tensors, CPU's %d", r, rm->len, rc->len);
+            { fail(d, msg); return; }
+        }
+        for (int32_t k = 0; k < rc->len; k++)
+            if (!same_shape(rc->u.tensors[k], rm->u.tensors[k], why, sizeof why)) {
+                snprintf(msg, sizeof msg, "result %d[%d]: %s", r, k, why);
+                { fail(d, msg); return; }
+            }
+    }
+}
+
+static void compare_written(const sg_op_desc *d, const built *bc, const built *bm) {
+    char why[256], msg[320];
+    for (int32_t i = 0; i < d->nargs; i++) {
+        if (!d->args[i].write) continue;
+        const sg_any *c = &bc->args[i], *m = &bm->args[i];
+        int32_t       n = c->tag == SG_ANY_TENSOR_LIST ? c->len : 1;
+        for (int32_t k = 0; k < n; k++) {
+            const sg_tensor *ct = c->tag == SG_ANY_TENSOR_LIST ? c->u.tensors[k] : c->u.t;
+            const sg_tensor *mt = m->tag == SG_ANY_TENSOR_LIST ? m->u.tensors[k] : m->u.t;
+            if (!same_shape(ct, mt, why, sizeof why)) {
+                snprintf(msg, sizeof msg, "written argument %s: %s", d->args[i].name, why);
+                fail(d, msg);
+            }
+        }
+    }
+}
+
+/* The argument sets, simplest first. */
+static int32_t variants(variant *out, int32_t cap) {
+    static const struct { int32_t n; int64_t s[4]; } shapes[] = {
+        {2, {2, 3}}, {2, {3, 3}}, {3, {2, 3, 3}}, {4, {2, 2, 3, 4}}};
+    static const sg_dtype dts[] = {SG_FLOAT32, SG_INT64, SG_BOOL};
+    int32_t k = 0;
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (int p1 = 0; p1 < 2; p1++)
+            for (int opt = 0; opt < 2; opt++)
+                for (size_t t = 0; t < 3; t++)
+                    for (size_t ot = 0; ot < 3; ot++)
+                        for (int64_t dim = 0; dim < 2; dim++) {
+                            if (k == cap) return k;
+                            variant v = {shapes[s].n, {0}, dts[t], dts[(t + ot) % 3],
+                                         opt, p1, dim};
+                            memcpy(v.sizes, shapes[s].s, sizeof v.sizes);
+                            out[k++] = v;
+                        }
+    return k;
+}
+
+int main(int argc, char **argv) {
+    bool verbose = argc > 1 && is(argv[1], "-v");
+    CHECK(sg_aten_cpu_init() == SG_OK);
+    variant vs[512];
+    int32_t nv = variants(vs, 512);
+    int     checked = 0, exceptions = 0, skipped_names = 0, skipped_cpu = 0;
+    for (size_t i = 0; i < aten_nops; i++) {
+        const sg_op_desc *d = &aten_ops[i];
+        const sg_op      *op = *d->op;
+        const char       *why = NULL;
+        built             bc, bm;
+        sg_any            rc[4] = {{0}}, rm[4] = {{0}};
+        int32_t           v = 0;
+        char              cpu_err[256] = "";
+        if (verbose) fprintf(stderr, "%s.%s\n", d->name, d->overload);
+        if (d->nrets > 4) {
+            fail(d, "more results than this test holds");
+            continue;
+        }
+        for (; v < nv; v++) {
+            bool ok = build(&bc, d, &vs[v], SG_CPU, &why);
+            if (ok && !sg_op_call_boxed(op, bc.args, d->nargs, rc, d->nrets)) break;
+            if (ok) snprintf(cpu_err, sizeof cpu_err, "%s", sg_last_error());
+            release(&bc);
+            if (!ok) break;
+        }
+        if (why) {
+            skipped_names++;
+            if (verbose) fprintf(stderr, "  skipped: %s\n", why);
+            continue;
+        }
+        if (v == nv) {
+            skipped_cpu++;
+            printf("skipped %s%s%s: no argument set runs on the CPU (last: %s)\n", d->name,
+                   *d->overload ? "." : "", d->overload, cpu_err);
+            continue;
+        }
+        CHECK(build(&bm, d, &vs[v], SG_META, &why));
+        sg_status st = sg_op_call_boxed(op, bm.args, d->nargs, rm, d->nrets);
+        if (is_data_dependent(d)) {
+            exceptions++;
+            if (!st) fail(d, "a data-dependent op ran on Meta");
+            else if (!strstr(sg_last_error(), "Meta")) fail(d, sg_last_error());
+        } else if (st) {
+            char msg[400];
+            snprintf(msg, sizeof msg, "fails on Meta: %s", sg_last_error());
+            fail(d, msg);
+        } else {
+            checked++;
+            for (int32_t r = 0; r < d->nrets; r++) compare_ret(d, r, &rc[r], &rm[r], &bc, &bm);
+            compare_written(d, &bc, &bm);
+        }
+        release_rets(rc, d->nrets);
+        release_rets(rm, d->nrets);
+        release(&bc);
+        release(&bm);
+    }
+    printf("meta ops: %zu ops, %d checked on Meta against the CPU, %d data-dependent (refused "
+           "on Meta, as PyTorch's), %d skipped for named tensors, %d skipped for no argument "
+           "set the CPU runs; %d failed\n",
+           aten_nops, checked, exceptions, skipped_names, skipped_cpu, op_failures);
+    CHECK(checked > 0);
+    return check_result("test_cpu_meta_ops");
+}
