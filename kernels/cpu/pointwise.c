@@ -414,9 +414,21 @@ static sg_status meta1(const sg_tensor *a, sg_dtype dtype, sg_meta *m) {
     return SG_OK;
 }
 
+/* add's and sub's meta functions make the ops' argument checks (alpha, sub of bools), as
+ * aten's do, so that every variant and Meta refuse what the out kernel refuses */
+static sg_status add_sub_meta(const char *op, bool sub, sg_tensor *self, sg_tensor *other,
+                              sg_scalar alpha, sg_meta *m) {
+    sg_dtype  r;
+    double    af;
+    int64_t   ai;
+    sg_status st = sg_pointwise_add_args(op, self, other, alpha, sub, &r, &af, &ai);
+    return st ? st : meta2(self, other, r, op, m);
+}
 static sg_status add_meta(sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_meta *m) {
-    (void)alpha;
-    return meta2(self, other, sg_pointwise_result(self, other, NULL), "add", m);
+    return add_sub_meta("add", false, self, other, alpha, m);
+}
+static sg_status sub_meta(sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_meta *m) {
+    return add_sub_meta("sub", true, self, other, alpha, m);
 }
 
 static sg_status add_out(sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_scalar alpha,
@@ -784,6 +796,11 @@ static sg_status div_scalar_mode(sg_keyset ks, sg_tensor *self, sg_scalar other,
     (void)ks;
     WITH_SCALAR(other, o, aten_div_Tensor_mode(self, o, rounding, ret))
 }
+static sg_status div__scalar_mode(sg_keyset ks, sg_tensor *self, sg_scalar other,
+                                  const char *rounding, sg_tensor **ret) {
+    (void)ks;
+    WITH_SCALAR(other, o, aten_div__Tensor_mode(self, o, rounding, ret))
+}
 
 /* ---- registration -------------------------------------------------------------------------- */
 
@@ -803,7 +820,7 @@ static sg_status div_scalar_mode(sg_keyset ks, sg_tensor *self, sg_scalar other,
 
 sg_status sg_cpu_register_pointwise(void) {
     STRUCTURED(aten_add_out, add_meta, add_out);
-    STRUCTURED(aten_sub_out, add_meta, sub_out);
+    STRUCTURED(aten_sub_out, sub_meta, sub_out);
     STRUCTURED(aten_mul_out, mul_meta, mul_out);
     STRUCTURED(aten_div_out, div_meta, div_out);
     STRUCTURED(aten_div_out_mode, div_mode_meta, div_out_mode);
@@ -866,5 +883,6 @@ sg_status sg_cpu_register_pointwise(void) {
     COMPOSITE(aten_div_Scalar, div_scalar);
     COMPOSITE(aten_div__Scalar, div__scalar);
     COMPOSITE(aten_div_Scalar_mode, div_scalar_mode);
+    COMPOSITE(aten_div__Scalar_mode, div__scalar_mode);
     return SG_OK;
 }
