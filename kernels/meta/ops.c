@@ -3,6 +3,7 @@
  * CPU kernel's checks and shape function (kernels/cpu/sg_*_shape.h) and allocates the results
  * on Meta. */
 #include "meta.h"
+#include "sg_mm_shape.h"
 #include "sg_norm_shape.h"
 #include "sg_reduce_shape.h"
 
@@ -104,6 +105,104 @@ static sg_status logsumexp_fn(sg_keyset ks, sg_tensor *self, sg_int_list dim, bo
     if (!st) st = logsumexp_out(ks, self, dim, keepdim, out, &r);
     sg_tensor_release(r);
     return sg_reduce_give_new(st, out, ret);
+}
+
+/* The out kernels of structured reductions whose out= may be of any dtype (the result takes
+ * it) where no dtype is given: the CPU kernels' checks, then out resized. */
+static sg_status reduce_out(const char *op, sg_status st, sg_tensor *self, const sg_rdims *r,
+                            bool keepdim, sg_tensor *out, sg_tensor **ret) {
+    if (!st && !sg_device_eq(out->device, self->device))
+        st = sg_error(SG_EINVAL, "%s: expected out on %s, like the input, but got one on %s", op,
+                      sg_device_type_name((sg_device_type)self->device.type),
+                      sg_device_type_name((sg_device_type)out->device.type));
+    if (!st) st = sg_reduce_no_complex(op, self);
+    if (!st) st = sg_reduce_no_complex(op, out);
+    if (!st) st = sg_reduce_shape_out(out, self, r, keepdim);
+    return sg_reduce_give(st, out, ret);
+}
+
+static sg_status sum_out(sg_keyset ks, sg_tensor *self, const sg_int_list *dim, bool keepdim,
+                         const sg_dtype *dtype, sg_tensor *out, sg_tensor **ret) {
+    (void)ks;
+    sg_rdims r;
+    return reduce_out("sum", sg_reduce_sum_args(self, dim, dtype, out, &r), self, &r, keepdim,
+                      out, ret);
+}
+
+static sg_status prod_out(sg_keyset ks, sg_tensor *self, int64_t dim, bool keepdim,
+                          const sg_dtype *dtype, sg_tensor *out, sg_tensor **ret) {
+    (void)ks;
+    sg_rdims r;
+    return reduce_out("prod", sg_reduce_prod_args(self, &dim, dtype, out, &r), self, &r, keepdim,
+                      out, ret);
+}
+
+#define AMAX_LIKE(NAME)                                                                        \
+    static sg_status NAME##_out(sg_keyset ks, sg_tensor *self, sg_int_list dim, bool keepdim,  \
+                                sg_tensor *out, sg_tensor **ret) {                             \
+        (void)ks;                                                                              \
+        sg_rdims r;                                                                            \
+        return reduce_out(#NAME, sg_reduce_amax_args(#NAME "()", self, dim, out, &r), self, &r, \
+                          keepdim, out, ret);                                                  \
+    }
+AMAX_LIKE(amax)
+AMAX_LIKE(amin)
+
+/* cumsum: self's shape, out of any dtype (the scan's) */
+static sg_status cumsum_out(sg_keyset ks, sg_tensor *self, int64_t dim, const sg_dtype *dtype,
+                            sg_tensor *out, sg_tensor **ret) {
+    (void)ks;
+    int64_t   outer, len, inner;
+    sg_status st = sg_reduce_cumsum_args(self, &dim, dtype, out, false);
+    if (!st && !sg_device_eq(out->device, self->device))
+        st = sg_error(SG_EINVAL, "cumsum: expected out on %s, like the input, but got one on %s",
+                      sg_device_type_name((sg_device_type)self->device.type),
+                      sg_device_type_name((sg_device_type)out->device.type));
+    if (!st) st = sg_reduce_lines(self, dim, out, &outer, &len, &inner);
+    return sg_reduce_give(st, out, ret);
+}
+
+static sg_status cumsum_inplace(sg_keyset ks, sg_tensor *self, int64_t dim, const sg_dtype *dtype,
+                                sg_tensor **ret) {
+    (void)ks;
+    return sg_reduce_give(sg_reduce_cumsum_args(self, &dim, dtype, self, true), self, ret);
+}
+
+/* ---- matrix products: the CPU out kernels' own preparation (checks, out= resized) -------- */
+
+static sg_status give_prepared(sg_status st, sg_tensor *expanded, sg_tensor *out,
+                               sg_tensor **ret) {
+    sg_tensor_release(expanded);
+    *ret = st ? NULL : sg_tensor_retain(out);
+    return st;
+}
+
+static sg_status mm_out(sg_keyset ks, sg_tensor *self, sg_tensor *mat2, sg_tensor *out,
+                        sg_tensor **ret) {
+    (void)ks;
+    return give_prepared(sg_mm_mm_prepare(self, mat2, out), NULL, out, ret);
+}
+
+static sg_status bmm_out(sg_keyset ks, sg_tensor *self, sg_tensor *mat2, sg_tensor *out,
+                         sg_tensor **ret) {
+    (void)ks;
+    return give_prepared(sg_mm_bmm_prepare(self, mat2, out), NULL, out, ret);
+}
+
+static sg_status addmm_out(sg_keyset ks, sg_tensor *self, sg_tensor *mat1, sg_tensor *mat2,
+                           sg_scalar beta, sg_scalar alpha, sg_tensor *out, sg_tensor **ret) {
+    (void)ks, (void)beta, (void)alpha;
+    sg_tensor *e = NULL;
+    sg_status  st = sg_mm_addmm_prepare(self, mat1, mat2, out, &e);
+    return give_prepared(st, e, out, ret);
+}
+
+static sg_status baddbmm_out(sg_keyset ks, sg_tensor *self, sg_tensor *b1, sg_tensor *b2,
+                             sg_scalar beta, sg_scalar alpha, sg_tensor *out, sg_tensor **ret) {
+    (void)ks, (void)beta, (void)alpha;
+    sg_tensor *e = NULL;
+    sg_status  st = sg_mm_baddbmm_prepare(self, b1, b2, out, &e);
+    return give_prepared(st, e, out, ret);
 }
 
 /* ---- joining, indexing, selection ------------------------------------------------------- */
@@ -280,6 +379,16 @@ static sg_status fused_rms_norm_k(sg_keyset ks, sg_tensor *input, sg_int_list ns
 
 sg_status sg_meta_register_ops(void) {
     sg_set_cast_copy(SG_DEV_META, meta_cast_copy);
+    SG_REG_META(aten_sum_IntList_out, sum_out);
+    SG_REG_META(aten_prod_int_out, prod_out);
+    SG_REG_META(aten_amax_out, amax_out);
+    SG_REG_META(aten_amin_out, amin_out);
+    SG_REG_META(aten_cumsum_out, cumsum_out);
+    SG_REG_META(aten_cumsum_, cumsum_inplace);
+    SG_REG_META(aten_mm_out, mm_out);
+    SG_REG_META(aten_bmm_out, bmm_out);
+    SG_REG_META(aten_addmm_out, addmm_out);
+    SG_REG_META(aten_baddbmm_out, baddbmm_out);
     SG_REG_META(aten_prod, prod_all);
     SG_REG_META(aten_max, max_all);
     SG_REG_META(aten_min, min_all);

@@ -5,18 +5,16 @@
 #include "meta.h"
 
 /* X1(op, exact, (params but out), (args)): one out= tensor; X2: two (values, indices).
- * exact: whether the CPU's out kernel wants the result's dtype exactly (else one it casts to). */
+ * exact: whether the CPU's out kernel wants the result's dtype exactly (else one it casts to).
+ * The structured ops whose CPU out kernels check out= by rules of their own (the matrix
+ * products, sum, prod, cumsum, amax, amin) have Meta out kernels in ops.c that call those
+ * checks. */
 #define SG_META_STRUCTURED(X1, X2) \
     X1(aten__log_softmax_out, true, (sg_tensor *self, int64_t dim, bool half_to_float), (self, dim, half_to_float)) \
     X1(aten__softmax_out, true, (sg_tensor *self, int64_t dim, bool half_to_float), (self, dim, half_to_float)) \
     X1(aten_add_out, false, (sg_tensor *self, sg_tensor *other, sg_scalar alpha), (self, other, alpha)) \
-    X1(aten_addmm_out, false, (sg_tensor *self, sg_tensor *mat1, sg_tensor *mat2, sg_scalar beta, sg_scalar alpha), (self, mat1, mat2, beta, alpha)) \
-    X1(aten_amax_out, false, (sg_tensor *self, sg_int_list dim, bool keepdim), (self, dim, keepdim)) \
-    X1(aten_amin_out, false, (sg_tensor *self, sg_int_list dim, bool keepdim), (self, dim, keepdim)) \
     X1(aten_argmax_out, true, (sg_tensor *self, const int64_t *dim, bool keepdim), (self, dim, keepdim)) \
     X1(aten_argmin_out, true, (sg_tensor *self, const int64_t *dim, bool keepdim), (self, dim, keepdim)) \
-    X1(aten_baddbmm_out, false, (sg_tensor *self, sg_tensor *batch1, sg_tensor *batch2, sg_scalar beta, sg_scalar alpha), (self, batch1, batch2, beta, alpha)) \
-    X1(aten_bmm_out, false, (sg_tensor *self, sg_tensor *mat2), (self, mat2)) \
     X1(aten_cat_out, false, (sg_tensor_list tensors, int64_t dim), (tensors, dim)) \
     X1(aten_ceil_out, false, (sg_tensor *self), (self)) \
     X1(aten_clamp_Tensor_out, false, (sg_tensor *self, sg_tensor *min, sg_tensor *max), (self, min, max)) \
@@ -26,7 +24,6 @@
     X1(aten_clamp_min_out, false, (sg_tensor *self, sg_scalar min), (self, min)) \
     X1(aten_clamp_out, false, (sg_tensor *self, const sg_scalar *min, const sg_scalar *max), (self, min, max)) \
     X1(aten_cos_out, false, (sg_tensor *self), (self)) \
-    X1(aten_cumsum_out, false, (sg_tensor *self, int64_t dim, const sg_dtype *dtype), (self, dim, dtype)) \
     X1(aten_div_out, false, (sg_tensor *self, sg_tensor *other), (self, other)) \
     X1(aten_div_out_mode, false, (sg_tensor *self, sg_tensor *other, const char *rounding_mode), (self, other, rounding_mode)) \
     X1(aten_eq_Scalar_out, false, (sg_tensor *self, sg_scalar other), (self, other)) \
@@ -50,7 +47,6 @@
     X1(aten_mean_out, false, (sg_tensor *self, const sg_int_list *dim, bool keepdim, const sg_dtype *dtype), (self, dim, keepdim, dtype)) \
     X2(aten_min_dim_min, true, (sg_tensor *self, int64_t dim, bool keepdim), (self, dim, keepdim)) \
     X1(aten_minimum_out, false, (sg_tensor *self, sg_tensor *other), (self, other)) \
-    X1(aten_mm_out, false, (sg_tensor *self, sg_tensor *mat2), (self, mat2)) \
     X1(aten_mul_out, false, (sg_tensor *self, sg_tensor *other), (self, other)) \
     X1(aten_ne_Scalar_out, false, (sg_tensor *self, sg_scalar other), (self, other)) \
     X1(aten_ne_Tensor_out, false, (sg_tensor *self, sg_tensor *other), (self, other)) \
@@ -58,7 +54,6 @@
     X1(aten_pow_Scalar_out, false, (sg_scalar self, sg_tensor *exponent), (self, exponent)) \
     X1(aten_pow_Tensor_Scalar_out, false, (sg_tensor *self, sg_scalar exponent), (self, exponent)) \
     X1(aten_pow_Tensor_Tensor_out, false, (sg_tensor *self, sg_tensor *exponent), (self, exponent)) \
-    X1(aten_prod_int_out, false, (sg_tensor *self, int64_t dim, bool keepdim, const sg_dtype *dtype), (self, dim, keepdim, dtype)) \
     X1(aten_reciprocal_out, false, (sg_tensor *self), (self)) \
     X1(aten_round_decimals_out, false, (sg_tensor *self, int64_t decimals), (self, decimals)) \
     X1(aten_round_out, false, (sg_tensor *self), (self)) \
@@ -75,7 +70,6 @@
     X2(aten_sort_values_stable, true, (sg_tensor *self, const bool *stable, int64_t dim, bool descending), (self, stable, dim, descending)) \
     X1(aten_sqrt_out, false, (sg_tensor *self), (self)) \
     X1(aten_sub_out, false, (sg_tensor *self, sg_tensor *other, sg_scalar alpha), (self, other, alpha)) \
-    X1(aten_sum_IntList_out, false, (sg_tensor *self, const sg_int_list *dim, bool keepdim, const sg_dtype *dtype), (self, dim, keepdim, dtype)) \
     X1(aten_tanh_out, false, (sg_tensor *self), (self)) \
     X2(aten_topk_values, true, (sg_tensor *self, int64_t k, int64_t dim, bool largest, bool sorted), (self, k, dim, largest, sorted)) \
     X1(aten_tril_out, true, (sg_tensor *self, int64_t diagonal), (self, diagonal)) \
