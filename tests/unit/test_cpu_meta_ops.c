@@ -1,11 +1,13 @@
 /* test_cpu_meta_ops.c: every op of the aten library on Meta tensors against the same op on the
- * CPU. Arguments are built from each op's schema (small tensors, the schema's defaults, a
- * value by argument name where there is none); the first of several argument sets that the
- * CPU accepts is run on both devices. Wherever the CPU call succeeds the Meta call must too
- * (but for the documented data-dependent ops, which must fail with a clear message), and its
- * results and written arguments must agree with the CPU's in sizes, strides and dtype, live
- * on Meta, and alias the same arguments. Prints how many ops were checked and why the others
- * were skipped; `-v` names each op as it runs. */
+ * CPU. Arguments are built from each op's schema (small tensors, contiguous and transposed, of
+ * several dtypes; out= tensors to be resized or of the right shape; the schema's defaults; a
+ * value by argument name where there is none), and every argument set runs on both devices.
+ * Where the CPU accepts a set, Meta must too (but for the documented data-dependent ops, which
+ * must refuse with a message that says so) and agree with it: results and written arguments of
+ * the same sizes, strides and dtype, on Meta, aliasing the same arguments. Where the CPU
+ * refuses a set, Meta must refuse it too, but for a dtype the CPU's loops lack. Prints how many
+ * ops and sets were run and why any op was not; an op with a CPU kernel that was not run, or
+ * without a Meta kernel, fails the test. `-v` names each op as it runs. */
 #include "check.h"
 #include "cpu_tensors.h"
 #include "sg_aten_cpu.h"
@@ -41,6 +43,7 @@ typedef struct variant {
     int64_t  dim;
     int      out_shape; /* out= tensors: 0 of shape [0] (to be resized), 1 of the base shape,
                            2 0-dim, 3 as the op's functional variant returns them */
+    bool     transposed; /* plain tensors are views with their last two dims swapped */
 } variant;
 
 #define MAXARGS 24
@@ -101,7 +104,18 @@ static sg_tensor *tensor_arg(built *b, sg_device dev, const variant *v, const sg
     if (is(name, "p")) return tensor(b, dev, SG_FLOAT32, v->sizes, v->ndim, 0.5);
     if (v->param1d && (is(name, "weight") || is(name, "bias")) && !has_arg(d, "indices"))
         return tensor(b, dev, v->dtype, &last, 1, 1);
-    return tensor(b, dev, v->dtype, v->sizes, v->ndim, 1);
+    if (!v->transposed || v->ndim < 2) return tensor(b, dev, v->dtype, v->sizes, v->ndim, 1);
+    int64_t    sw[4];
+    sg_tensor *base, *t = NULL;
+    memcpy(sw, v->sizes, sizeof sw);
+    sw[v->ndim - 2] = v->sizes[v->ndim - 1], sw[v->ndim - 1] = v->sizes[v->ndim - 2];
+    if (sg_tensor_empty(sw, v->ndim, v->dtype, dev, &base)) return NULL;
+    if (dev.type == SG_DEV_CPU)
+        for (int64_t i = 0; i < sg_tensor_numel(base); i++)
+            put(v->dtype, (char *)sg_tensor_data(base) + i * (int64_t)sg_dtype_size(v->dtype), 1);
+    sg_status st = sg_tensor_transpose(base, -2, -1, &t);
+    sg_tensor_release(base); /* the view holds the storage */
+    return st ? NULL : own(b, t);
 }
 
 /* The results of an out= op's functional variant, for out_shape 3 (an autogen out= variant
@@ -458,21 +472,22 @@ static int32_t variants(variant *out, int32_t cap) {
                 for (size_t t = 0; t < 3; t++)
                     for (size_t ot = 0; ot < 3; ot++)
                         for (int64_t dim = 0; dim < 2; dim++)
-                            for (int os = 0; os < 4; os++) {
-                            if (k == cap) return k;
-                            variant v = {shapes[s].n, {0}, dts[t], dts[(t + ot) % 3],
-                                         opt, p1, dim, os};
-                            memcpy(v.sizes, shapes[s].s, sizeof v.sizes);
-                            out[k++] = v;
-                        }
+                            for (int os = 0; os < 4; os++)
+                                for (int tr = 0; tr < 2; tr++) {
+                                    if (k == cap) return k;
+                                    variant v = {shapes[s].n, {0}, dts[t], dts[(t + ot) % 3],
+                                                 opt, p1, dim, os, tr};
+                                    memcpy(v.sizes, shapes[s].s, sizeof v.sizes);
+                                    out[k++] = v;
+                                }
     return k;
 }
 
 int main(int argc, char **argv) {
     bool verbose = argc > 1 && is(argv[1], "-v");
     CHECK(sg_aten_cpu_init() == SG_OK);
-    variant vs[1280];
-    int32_t nv = variants(vs, 1280);
+    static variant vs[2400];
+    int32_t        nv = variants(vs, 2400);
     int     checked = 0, exceptions = 0, unrun = 0, no_cpu = 0;
     long    sets = 0, refused = 0, gaps = 0;
     for (size_t i = 0; i < aten_nops; i++) {
