@@ -239,7 +239,8 @@ static bool build(built *b, const sg_op_desc *d, const variant *v, sg_device dev
             *o = (sg_any){SG_ANY_LIST, 1, {0}};
             o->u.items = b->strs[i];
         } else if (is(t, "int?") || is(t, "SymInt?") || is(t, "float?") || is(t, "bool?") ||
-                   is(t, "str?") || is(t, "Scalar?") || is(t, "Generator?") || is(t, "Dimname[]?") ||
+                   is(t, "str?") || is(t, "Scalar?") || is(t, "Generator?") ||
+                   is(t, "Dimname[]?") ||
                    is(t, "Layout?") || is(t, "MemoryFormat?") || is(t, "ScalarType?")) {
             *o = sg_any_none();
         } else if (is(t, "int[1]?")) {
@@ -247,7 +248,10 @@ static bool build(built *b, const sg_op_desc *d, const variant *v, sg_device dev
         } else if (is(t, "ScalarType")) {
             *o = sg_any_dtype(v->dtype);
         } else if (is(t, "Scalar")) {
-            *o = sg_any_int(is(n, "min") || is(n, "start") ? 0 : is(n, "end") ? 4 : is(n, "max") ? 1 : 2);
+            *o = sg_any_int(is(n, "min") || is(n, "start") ? 0
+                            : is(n, "end")                   ? 4
+                            : is(n, "max")                   ? 1
+                                                             : 2);
         } else if (is(t, "float")) {
             *o = sg_any_float(is(n, "p") ? 0.5 : is(n, "mean") ? 0 : 1);
         } else if (is(t, "bool")) {
@@ -290,7 +294,9 @@ static void fail(const sg_op_desc *d, const char *what) {
 static bool same_shape(const sg_tensor *c, const sg_tensor *m, char *why, size_t n) {
     if (!c || !m) return snprintf(why, n, "a tensor is missing"), false;
     if (m->device.type != SG_DEV_META)
-        return snprintf(why, n, "result on %s", sg_device_type_name((sg_device_type)m->device.type)), false;
+        return snprintf(why, n, "result on %s",
+                        sg_device_type_name((sg_device_type)m->device.type)),
+               false;
     if (c->dtype != m->dtype)
         return snprintf(why, n, "dtype %s, CPU %s", sg_dtype_name((sg_dtype)m->dtype),
                         sg_dtype_name((sg_dtype)c->dtype)),
@@ -427,6 +433,7 @@ static void run_set(const sg_op_desc *d, const sg_op_desc *f, const variant *v, 
     if (sc) snprintf(t->cpu_err, sizeof t->cpu_err, "%s", sg_last_error());
     sg_status sm = sg_op_call_boxed(*d->op, bm.args, d->nargs, rm, d->nrets);
     int       before = op_failures;
+    check_count++; /* one check per argument set: its outcome on both devices */
     if (sc) {
         t->refused++;
         if (strstr(t->cpu_err, "not implemented for")) {
@@ -503,7 +510,8 @@ int main(int argc, char **argv) {
         if (sg_op_entry(op, SG_KEY_CPU).kind == SG_ENTRY_MISSING) {
             if (has_meta) fail(d, "a Meta kernel but none for the CPU");
             no_cpu++;
-            printf("skipped %s%s%s: no CPU kernel\n", d->name, *d->overload ? "." : "", d->overload);
+            printf("skipped %s%s%s: no CPU kernel\n", d->name, *d->overload ? "." : "",
+                   d->overload);
             continue;
         }
         if (!has_meta && !is_data_dependent(d)) fail(d, "a CPU kernel but none for Meta");
