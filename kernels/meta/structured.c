@@ -4,6 +4,8 @@
  * result, so every variant of the op runs on Meta from one shape function. */
 #include "meta.h"
 
+#include <stdio.h>
+
 /* X1(op, exact, (params but out), (args)): one out= tensor; X2: two (values, indices).
  * exact: whether the CPU's out kernel wants the result's dtype exactly (else one it casts to).
  * The structured ops whose CPU out kernels check out= by rules of their own (the matrix
@@ -108,34 +110,47 @@
 
 #define SG_UNPAREN(...) __VA_ARGS__
 
-static sg_status no_meta_fn(const char *op) {
-    return sg_error(SG_EUNSUPPORTED, "%s: its meta function is not set (sg_aten_cpu_init sets it)",
-                    op);
+/* "aten::add.out", as errors name ops */
+static const char *label(const sg_op *op, char *buf, size_t n) {
+    const char *ov = sg_op_overload(op);
+    snprintf(buf, n, "%s%s%s", sg_op_name(op), ov && *ov ? "." : "", ov ? ov : "");
+    return buf;
 }
 
-#define META_K1(op, exact, P, A)                                                           \
+static sg_status no_meta_fn(const sg_op *op) {
+    char b[128];
+    return sg_error(SG_EUNSUPPORTED, "%s: its meta function is not set (sg_aten_cpu_init sets it)",
+                    label(op, b, sizeof b));
+}
+
+static sg_status out_ready(const sg_op *op, sg_tensor *out, const sg_meta *m, bool exact) {
+    char b[128];
+    return sg_meta_out_ready(label(op, b, sizeof b), out, m, exact);
+}
+
+#define META_K1(op, exact, P, A)                                                            \
     static sg_status op##_meta_k(sg_keyset ks, SG_UNPAREN P, sg_tensor *out, sg_tensor **ret) { \
-        (void)ks;                                                                          \
-        *ret = NULL;                                                                       \
-        op##_meta_fn mf = __atomic_load_n(&op##_meta, __ATOMIC_ACQUIRE);                   \
-        sg_meta      m[1];                                                                 \
-        sg_status    st = mf ? mf(SG_UNPAREN A, m) : no_meta_fn(#op);                      \
-        if (!st) st = sg_meta_out_ready(#op, out, &m[0], exact);                           \
-        if (!st) *ret = sg_tensor_retain(out);                                             \
-        return st;                                                                         \
+        (void)ks;                                                                           \
+        *ret = NULL;                                                                        \
+        op##_meta_fn mf = __atomic_load_n(&op##_meta, __ATOMIC_ACQUIRE);                    \
+        sg_meta      m[1];                                                                  \
+        sg_status    st = mf ? mf(SG_UNPAREN A, m) : no_meta_fn(op##_op);                   \
+        if (!st) st = out_ready(op##_op, out, &m[0], exact);                                \
+        if (!st) *ret = sg_tensor_retain(out);                                              \
+        return st;                                                                          \
     }
-#define META_K2(op, exact, P, A)                                                           \
-    static sg_status op##_meta_k(sg_keyset ks, SG_UNPAREN P, sg_tensor *o0, sg_tensor *o1, \
-                                 sg_tensor **r0, sg_tensor **r1) {                         \
-        (void)ks;                                                                          \
-        *r0 = *r1 = NULL;                                                                  \
-        op##_meta_fn mf = __atomic_load_n(&op##_meta, __ATOMIC_ACQUIRE);                   \
-        sg_meta      m[2];                                                                 \
-        sg_status    st = mf ? mf(SG_UNPAREN A, m) : no_meta_fn(#op);                      \
-        if (!st) st = sg_meta_out_ready(#op, o0, &m[0], exact);                            \
-        if (!st) st = sg_meta_out_ready(#op, o1, &m[1], exact);                            \
-        if (!st) *r0 = sg_tensor_retain(o0), *r1 = sg_tensor_retain(o1);                   \
-        return st;                                                                         \
+#define META_K2(op, exact, P, A)                                                            \
+    static sg_status op##_meta_k(sg_keyset ks, SG_UNPAREN P, sg_tensor *o0, sg_tensor *o1,  \
+                                 sg_tensor **r0, sg_tensor **r1) {                          \
+        (void)ks;                                                                           \
+        *r0 = *r1 = NULL;                                                                   \
+        op##_meta_fn mf = __atomic_load_n(&op##_meta, __ATOMIC_ACQUIRE);                    \
+        sg_meta      m[2];                                                                  \
+        sg_status    st = mf ? mf(SG_UNPAREN A, m) : no_meta_fn(op##_op);                   \
+        if (!st) st = out_ready(op##_op, o0, &m[0], exact);                                 \
+        if (!st) st = out_ready(op##_op, o1, &m[1], exact);                                 \
+        if (!st) *r0 = sg_tensor_retain(o0), *r1 = sg_tensor_retain(o1);                    \
+        return st;                                                                          \
     }
 SG_META_STRUCTURED(META_K1, META_K2)
 

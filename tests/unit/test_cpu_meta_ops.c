@@ -490,9 +490,44 @@ static int32_t variants(variant *out, int32_t cap) {
     return k;
 }
 
+/* What the walk does not look at: messages, memory, the documented example. */
+static void test_cases(void) {
+    sg_tensor *x = NULL, *w = NULL, *y = NULL, *c = NULL, *o = NULL, *r = NULL;
+    /* planning: a bfloat16 linear layer, with no memory behind any tensor */
+    CHECK(sg_tensor_empty((int64_t[]){64, 4096}, 2, SG_BFLOAT16, SG_META, &x) == SG_OK);
+    CHECK(sg_tensor_empty((int64_t[]){11008, 4096}, 2, SG_BFLOAT16, SG_META, &w) == SG_OK);
+    CHECK(aten_linear(x, w, NULL, &y) == SG_OK && y && y->device.type == SG_DEV_META);
+    CHECK(y && y->dtype == SG_BFLOAT16 && y->ndim == 2 && y->sizes[0] == 64 &&
+          y->sizes[1] == 11008 && sg_tensor_data(y) == NULL);
+    sg_tensor_release(y);
+    /* an out= on another device: refused, naming the op and both devices */
+    CHECK(sg_tensor_empty((int64_t[]){0}, 1, SG_FLOAT32, SG_CPU, &o) == SG_OK);
+    CHECK(sg_tensor_empty((int64_t[]){2, 3}, 2, SG_FLOAT32, SG_META, &c) == SG_OK);
+    CHECK(aten_add_out(c, c, sg_scalar_int(1), o, &r) == SG_EINVAL && r == NULL);
+    CHECK(strstr(sg_last_error(), "aten::add.out") && strstr(sg_last_error(), "meta") &&
+          strstr(sg_last_error(), "cpu"));
+    /* the shapes the CPU refuses, with the CPU's message */
+    CHECK(aten_mm(c, c, &r) == SG_EINVAL && r == NULL);
+    CHECK(strstr(sg_last_error(), "shapes cannot be multiplied (2x3 and 2x3)") != NULL);
+    /* data-dependent ops: refused, saying why */
+    sg_tensor_list l = {NULL, 0};
+    CHECK(aten_where(c, &l) == SG_EUNSUPPORTED && l.len == 0);
+    CHECK(strstr(sg_last_error(), "aten::where") && strstr(sg_last_error(), "Meta"));
+    sg_tensor *start = NULL;
+    CHECK(sg_tensor_empty(NULL, 0, SG_INT64, SG_META, &start) == SG_OK);
+    CHECK(aten_narrow_Tensor(c, 1, start, 1, &r) == SG_EUNSUPPORTED && r == NULL);
+    CHECK(strstr(sg_last_error(), "aten::narrow.Tensor") != NULL);
+    sg_tensor_release(start);
+    sg_tensor_release(c);
+    sg_tensor_release(o);
+    sg_tensor_release(w);
+    sg_tensor_release(x);
+}
+
 int main(int argc, char **argv) {
     bool verbose = argc > 1 && is(argv[1], "-v");
     CHECK(sg_aten_cpu_init() == SG_OK);
+    test_cases();
     static variant vs[2400];
     int32_t        nv = variants(vs, 2400);
     int     checked = 0, exceptions = 0, unrun = 0, no_cpu = 0;
