@@ -175,7 +175,7 @@ static sg_status attention(sg_tensor *q, sg_tensor *k, sg_tensor *v, sg_tensor *
         .mask = me,
     };
     r.rows = r.S ? sg_tensor_numel(scores) / r.S : 0;
-    if (r.rows > 0 && r.S > 0) {
+    if (r.rows > 0 && r.S > 0 && scores->device.type != SG_DEV_META) { /* Meta: shapes only */
         if (cd == SG_FLOAT64) softmax_d(&r);
         else softmax_f(&r);
     }
@@ -208,7 +208,7 @@ static sg_status sdpa_math_fn(sg_keyset ks, sg_tensor *query, sg_tensor *key, sg
 }
 
 sg_status sg_cpu_register_attention(void) {
-    SG_REG(aten_scaled_dot_product_attention, sdpa_fn);
-    SG_REG(aten__scaled_dot_product_attention_math, sdpa_math_fn);
+    SG_REG_CPU_META(aten_scaled_dot_product_attention, sdpa_fn);
+    SG_REG_CPU_META(aten__scaled_dot_product_attention_math, sdpa_math_fn);
     return SG_OK;
 }

@@ -35,4 +35,14 @@ sg_status sg_cpu_register_views(void);
         if (st_) return st_;                                              \
     } while (0)
 
+/* Registers a typed kernel for CPU and for Meta: for kernels whose shape work is the iterator's
+ * (sg_iter_build) and whose compute is the iterator's loops, which do nothing on Meta, or is
+ * otherwise skipped there; the same checks and shapes serve both devices. */
+#define SG_REG_CPU_META(op, fn)                                           \
+    do {                                                                  \
+        SG_REG(op, fn);                                                   \
+        sg_status st_ = op##_register(SG_KEY_META, fn, NULL);             \
+        if (st_) return st_;                                              \
+    } while (0)
+
 #endif

@@ -28,13 +28,6 @@
 static sg_dtype dt(const sg_tensor *t) { return (sg_dtype)t->dtype; }
 static size_t   esize(const sg_tensor *t) { return sg_dtype_size(dt(t)); }
 
-static bool same_shape(const sg_tensor *t, const int64_t *sizes, int32_t n) {
-    if (t->ndim != n) return false;
-    for (int32_t i = 0; i < n; i++)
-        if (t->sizes[i] != sizes[i]) return false;
-    return true;
-}
-
 static sg_status need_cpu(const char *op, const sg_tensor *t) {
     if (t->device.type == SG_DEV_CPU) return SG_OK;
     return sg_error(SG_EINVAL, "%s: expected a tensor on the CPU, got one on %s", op,
@@ -921,21 +914,8 @@ static void masked_loop(void *ctx, char *const *d, const int64_t *s, int64_t n) 
 
 /* self[mask] = v in place; mask broadcasts to self's shape */
 static sg_status masked_fill_run(sg_tensor *self, sg_tensor *mask, sg_scalar v) {
-    char a[160], b[160];
-    if (dt(mask) != SG_BOOL)
-        return sg_error(SG_EINVAL, "masked_fill_: masked_fill_ only supports boolean masks, but "
-                                   "got mask with dtype %s",
-                        sg_dtype_name(dt(mask)));
-    int64_t   shape[SG_MAX_DIMS];
-    int32_t   n;
-    sg_status st;
-    if (!sg_broadcast_shape(self->sizes, self->ndim, mask->sizes, mask->ndim, shape, &n) ||
-        !same_shape(self, shape, n))
-        return sg_error(SG_EINVAL, "masked_fill_: output with shape %s doesn't match the "
-                                   "broadcast shape %s",
-                        sg_shape_str(self->sizes, self->ndim, a, sizeof a),
-                        sg_shape_str(mask->sizes, mask->ndim, b, sizeof b));
-    if ((st = need_cpu("masked_fill_", self)) || (st = need_cpu("masked_fill_", mask)))
+    sg_status st = sg_index_masked_fill_check(self, mask);
+    if (st || (st = need_cpu("masked_fill_", self)) || (st = need_cpu("masked_fill_", mask)))
         return st;
     fillc f = {esize(self), {0}};
     if ((st = sg_index_scalar_bytes("masked_fill_", v, dt(self), f.v))) return st;
@@ -953,13 +933,11 @@ static sg_status masked_fill_run(sg_tensor *self, sg_tensor *mask, sg_scalar v) 
 
 /* the value of a 0-dim value tensor */
 static sg_status value_of(sg_tensor *value, sg_scalar *v) {
-    if (value->ndim != 0)
-        return sg_error(SG_EINVAL, "masked_fill_: masked_fill_ only supports a 0-dimensional "
-                                   "value tensor, but got tensor with %d dimension(s).",
-                        value->ndim);
+    sg_status st = sg_index_masked_fill_value_check(value);
+    if (st) return st;
     sg_tensor *host = NULL, *c = NULL;
     sg_dtype   t = dt(value);
-    sg_status  st = sg_tensor_to(value, SG_CPU, &host);
+    st = sg_tensor_to(value, SG_CPU, &host);
     if (st) return st;
     if (sg_dtype_is_complex(t)) {
         if (!(st = sg_cast(host, SG_COMPLEX128, &c))) {
@@ -998,17 +976,13 @@ static sg_status masked_fill__tensor_k(sg_keyset ks, sg_tensor *self, sg_tensor 
 static sg_status masked_fill_scalar_k(sg_keyset ks, sg_tensor *self, sg_tensor *mask,
                                       sg_scalar value, sg_tensor **ret) {
     (void)ks;
-    char       a[160], b[160];
     int64_t    shape[SG_MAX_DIMS];
     int32_t    n;
     sg_tensor *e = NULL, *r = NULL;
     *ret = NULL;
-    if (!sg_broadcast_shape(self->sizes, self->ndim, mask->sizes, mask->ndim, shape, &n))
-        return sg_error(SG_EINVAL, "masked_fill: the size of tensor a %s must match the size of "
-                                   "tensor b %s at a non-singleton dimension",
-                        sg_shape_str(self->sizes, self->ndim, a, sizeof a),
-                        sg_shape_str(mask->sizes, mask->ndim, b, sizeof b));
-    sg_status st = sg_tensor_expand(self, shape, n, &e);
+    sg_status st = sg_index_masked_fill_shape(self, mask, shape, &n);
+    if (st) return st;
+    st = sg_tensor_expand(self, shape, n, &e);
     if (!st) st = sg_tensor_clone(e, &r);
     sg_tensor_release(e);
     if (!st) st = masked_fill_run(r, mask, value);
@@ -1393,8 +1367,8 @@ sg_status sg_cpu_register_index(void) {
     COMPOSITE(aten_sort, sort_k);
     COMPOSITE(aten_sort_values, sort_values_k);
     STRUCTURED(aten_topk_values, topk_meta, topk_out_k);
-    SG_REG(aten_where_self, where_k);
-    SG_REG(aten_where_self_out, where_out_k);
+    SG_REG_CPU_META(aten_where_self, where_k);
+    SG_REG_CPU_META(aten_where_self_out, where_out_k);
     COMPOSITE(aten_where_ScalarSelf, where_scalar_self_k);
     COMPOSITE(aten_where_ScalarOther, where_scalar_other_k);
     COMPOSITE(aten_where_Scalar, where_scalar_k);

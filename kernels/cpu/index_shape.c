@@ -166,3 +166,41 @@ sg_status sg_index_clamp_shape(const char *op, const sg_tensor *self, const sg_t
                             sg_shape_str(bs[i]->sizes, bs[i]->ndim, b, sizeof b));
     return SG_OK;
 }
+
+sg_status sg_index_masked_fill_shape(const sg_tensor *self, const sg_tensor *mask, int64_t *shape,
+                                     int32_t *n) {
+    char a[160], b[160];
+    if (!sg_broadcast_shape(self->sizes, self->ndim, mask->sizes, mask->ndim, shape, n))
+        return sg_error(SG_EINVAL, "masked_fill: the size of tensor a %s must match the size of "
+                                   "tensor b %s at a non-singleton dimension",
+                        sg_shape_str(self->sizes, self->ndim, a, sizeof a),
+                        sg_shape_str(mask->sizes, mask->ndim, b, sizeof b));
+    return SG_OK;
+}
+
+sg_status sg_index_masked_fill_check(const sg_tensor *self, const sg_tensor *mask) {
+    char    a[160], b[160];
+    int64_t shape[SG_MAX_DIMS];
+    int32_t n;
+    if (dt(mask) != SG_BOOL)
+        return sg_error(SG_EINVAL, "masked_fill_: masked_fill_ only supports boolean masks, but "
+                                   "got mask with dtype %s",
+                        sg_dtype_name(dt(mask)));
+    bool same = sg_broadcast_shape(self->sizes, self->ndim, mask->sizes, mask->ndim, shape, &n) &&
+                n == self->ndim;
+    for (int32_t i = 0; same && i < n; i++) same = shape[i] == self->sizes[i];
+    if (!same)
+        return sg_error(SG_EINVAL, "masked_fill_: output with shape %s doesn't match the "
+                                   "broadcast shape %s",
+                        sg_shape_str(self->sizes, self->ndim, a, sizeof a),
+                        sg_shape_str(mask->sizes, mask->ndim, b, sizeof b));
+    return SG_OK;
+}
+
+sg_status sg_index_masked_fill_value_check(const sg_tensor *value) {
+    if (value->ndim != 0)
+        return sg_error(SG_EINVAL, "masked_fill_: masked_fill_ only supports a 0-dimensional "
+                                   "value tensor, but got tensor with %d dimension(s).",
+                        value->ndim);
+    return SG_OK;
+}

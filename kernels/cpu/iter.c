@@ -282,7 +282,8 @@ static void run_range(const sg_iter *it, sg_loop_fn fn, void *ctx, int64_t begin
 }
 
 void sg_iter_run(const sg_iter *it, sg_loop_fn fn, void *ctx) {
-    if (it->numel == 0) return;
+    /* Meta: the build made the output (the iterator is the op's shape function); no data */
+    if (it->numel == 0 || it->device.type == SG_DEV_META) return;
 #ifdef _OPENMP
     if (it->numel >= SG_GRAIN && omp_get_max_threads() > 1 && !omp_in_parallel()) {
 #pragma omp parallel
@@ -481,6 +482,7 @@ static void run_split(const sg_iter *it, const rplan *p, const sg_reducer *r, vo
 
 void sg_iter_reduce(const sg_iter *it, const sg_reducer *r, void *ctx) {
     rplan p;
+    if (it->device.type == SG_DEV_META) return; /* shapes only, as sg_iter_run */
     int   threads = max_threads();
     plan_reduce(it, &p, threads, RBLOCK_OUTER);
     if (p.nout == 0) return;

@@ -351,7 +351,7 @@ static bool plain(const sg_tensor *t, const sg_tensor *like, sg_dtype dtype) {
  * iteration was the largest part of a 1-element op; this runs the inner loop at once. */
 static bool fast(sg_loop_fn fn, ew *c, sg_tensor *out, const sg_tensor *a, const sg_tensor *b,
                  sg_dtype compute, sg_dtype out_dtype) {
-    if (!out || !plain(out, out, out_dtype) || !plain(a, out, compute) || (b && !plain(b, out, compute)))
+    if (!out || out->device.type != SG_DEV_CPU || !plain(out, out, out_dtype) || !plain(a, out, compute) || (b && !plain(b, out, compute)))
         return false;
     int64_t n = sg_tensor_numel(out);
     if (n >= SG_GRAIN) return false; /* large: the iterator runs it in parallel */
@@ -414,9 +414,21 @@ static sg_status meta1(const sg_tensor *a, sg_dtype dtype, sg_meta *m) {
     return SG_OK;
 }
 
+/* add's and sub's meta functions make the ops' argument checks (alpha, sub of bools), as
+ * aten's do, so that every variant and Meta refuse what the out kernel refuses */
+static sg_status add_sub_meta(const char *op, bool sub, sg_tensor *self, sg_tensor *other,
+                              sg_scalar alpha, sg_meta *m) {
+    sg_dtype  r;
+    double    af;
+    int64_t   ai;
+    sg_status st = sg_pointwise_add_args(op, self, other, alpha, sub, &r, &af, &ai);
+    return st ? st : meta2(self, other, r, op, m);
+}
 static sg_status add_meta(sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_meta *m) {
-    (void)alpha;
-    return meta2(self, other, sg_pointwise_result(self, other, NULL), "add", m);
+    return add_sub_meta("add", false, self, other, alpha, m);
+}
+static sg_status sub_meta(sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_meta *m) {
+    return add_sub_meta("sub", true, self, other, alpha, m);
 }
 
 static sg_status add_out(sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_scalar alpha,
@@ -784,6 +796,11 @@ static sg_status div_scalar_mode(sg_keyset ks, sg_tensor *self, sg_scalar other,
     (void)ks;
     WITH_SCALAR(other, o, aten_div_Tensor_mode(self, o, rounding, ret))
 }
+static sg_status div__scalar_mode(sg_keyset ks, sg_tensor *self, sg_scalar other,
+                                  const char *rounding, sg_tensor **ret) {
+    (void)ks;
+    WITH_SCALAR(other, o, aten_div__Tensor_mode(self, o, rounding, ret))
+}
 
 /* ---- registration -------------------------------------------------------------------------- */
 
@@ -803,7 +820,7 @@ static sg_status div_scalar_mode(sg_keyset ks, sg_tensor *self, sg_scalar other,
 
 sg_status sg_cpu_register_pointwise(void) {
     STRUCTURED(aten_add_out, add_meta, add_out);
-    STRUCTURED(aten_sub_out, add_meta, sub_out);
+    STRUCTURED(aten_sub_out, sub_meta, sub_out);
     STRUCTURED(aten_mul_out, mul_meta, mul_out);
     STRUCTURED(aten_div_out, div_meta, div_out);
     STRUCTURED(aten_div_out_mode, div_mode_meta, div_out_mode);
@@ -840,23 +857,23 @@ sg_status sg_cpu_register_pointwise(void) {
     STRUCTURED(aten_sign_out, sign_meta, sign_out);
     STRUCTURED(aten_neg_out, neg_meta, neg_out);
     STRUCTURED(aten_gelu_out, gelu_meta, gelu_out);
-    SG_REG(aten_abs, abs_fn);
-    SG_REG(aten_abs_, abs_inplace);
-    SG_REG(aten_abs_out, abs_out);
-    SG_REG(aten_relu, relu_fn);
-    SG_REG(aten_relu_, relu_inplace);
-    SG_REG(aten_logical_and, logical_and_fn);
-    SG_REG(aten_logical_and_, logical_and_inplace);
-    SG_REG(aten_logical_and_out, logical_and_out);
-    SG_REG(aten_logical_or, logical_or_fn);
-    SG_REG(aten_logical_or_, logical_or_inplace);
-    SG_REG(aten_logical_or_out, logical_or_out);
-    SG_REG(aten_logical_xor, logical_xor_fn);
-    SG_REG(aten_logical_xor_, logical_xor_inplace);
-    SG_REG(aten_logical_xor_out, logical_xor_out);
-    SG_REG(aten_logical_not, logical_not_fn);
-    SG_REG(aten_logical_not_, logical_not_inplace);
-    SG_REG(aten_logical_not_out, logical_not_out);
+    SG_REG_CPU_META(aten_abs, abs_fn);
+    SG_REG_CPU_META(aten_abs_, abs_inplace);
+    SG_REG_CPU_META(aten_abs_out, abs_out);
+    SG_REG_CPU_META(aten_relu, relu_fn);
+    SG_REG_CPU_META(aten_relu_, relu_inplace);
+    SG_REG_CPU_META(aten_logical_and, logical_and_fn);
+    SG_REG_CPU_META(aten_logical_and_, logical_and_inplace);
+    SG_REG_CPU_META(aten_logical_and_out, logical_and_out);
+    SG_REG_CPU_META(aten_logical_or, logical_or_fn);
+    SG_REG_CPU_META(aten_logical_or_, logical_or_inplace);
+    SG_REG_CPU_META(aten_logical_or_out, logical_or_out);
+    SG_REG_CPU_META(aten_logical_xor, logical_xor_fn);
+    SG_REG_CPU_META(aten_logical_xor_, logical_xor_inplace);
+    SG_REG_CPU_META(aten_logical_xor_out, logical_xor_out);
+    SG_REG_CPU_META(aten_logical_not, logical_not_fn);
+    SG_REG_CPU_META(aten_logical_not_, logical_not_inplace);
+    SG_REG_CPU_META(aten_logical_not_out, logical_not_out);
     COMPOSITE(aten_add_Scalar, add_scalar);
     COMPOSITE(aten_add__Scalar, add__scalar);
     COMPOSITE(aten_sub_Scalar, sub_scalar);
@@ -866,5 +883,6 @@ sg_status sg_cpu_register_pointwise(void) {
     COMPOSITE(aten_div_Scalar, div_scalar);
     COMPOSITE(aten_div__Scalar, div__scalar);
     COMPOSITE(aten_div_Scalar_mode, div_scalar_mode);
+    COMPOSITE(aten_div__Scalar_mode, div__scalar_mode);
     return SG_OK;
 }

@@ -1,5 +1,7 @@
-/* register.c: the aten library's CPU kernels, registered in one call. */
+/* register.c: the aten library's CPU kernels and its Meta kernels (kernels/meta/), registered
+ * in one call. */
 #include "cpu.h"
+#include "meta.h"
 
 sg_status sg_aten_cpu_init(void) {
     static uint64_t done; /* the runtime epoch they were registered in */
@@ -9,7 +11,7 @@ sg_status sg_aten_cpu_init(void) {
     sg_status (*const families[])(void) = {
         sg_cpu_register_pointwise, sg_cpu_register_reduce, sg_cpu_register_linalg,
         sg_cpu_register_norm,      sg_cpu_register_index,  sg_cpu_register_factory,
-        sg_cpu_register_views,
+        sg_cpu_register_views,     sg_aten_meta_register,
     };
     for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
         if ((st = families[i]())) return st;

@@ -36,6 +36,14 @@ sg_status sg_index_select_check(const char *op, const sg_tensor *self, int64_t *
 /* embedding's checks of weight and indices. */
 sg_status sg_index_embedding_check(const sg_tensor *weight, const sg_tensor *indices);
 
+/* masked_fill's result shape: self and mask broadcast. */
+sg_status sg_index_masked_fill_shape(const sg_tensor *self, const sg_tensor *mask, int64_t *shape,
+                                     int32_t *n);
+/* masked_fill_'s checks: a bool mask that broadcasts to self's shape. */
+sg_status sg_index_masked_fill_check(const sg_tensor *self, const sg_tensor *mask);
+/* masked_fill's value tensor: 0-dim. */
+sg_status sg_index_masked_fill_value_check(const sg_tensor *value);
+
 /* aten's clamp result type: self's dtype where floating, else promoted with the bounds. */
 sg_status sg_index_clamp_type(const sg_tensor *self, const sg_scalar *lo, const sg_scalar *hi,
                               sg_dtype *r);

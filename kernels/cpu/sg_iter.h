@@ -91,7 +91,8 @@ typedef struct sg_iter_spec {
 
 /* Builds the iteration; *result gets a new reference to the output. */
 sg_status sg_iter_build(sg_iter *it, const sg_iter_spec *s, sg_tensor **result);
-/* Runs fn over every element. */
+/* Runs fn over every element; nothing on Meta (the build, the op's shape function, made the
+ * output; a kernel whose shape work is the iterator's is its Meta kernel too). */
 void      sg_iter_run(const sg_iter *it, sg_loop_fn fn, void *ctx);
 /* Writes a staged output back into the real one (casting), and frees the temporaries. On
  * failure *result is released and set to NULL. */
@@ -156,7 +157,7 @@ typedef struct sg_reducer {
 sg_status sg_reduce_dims(const sg_tensor *t, const int64_t *dims, int32_t n, bool *mask);
 /* Builds a reduction (above); *result gets a new reference to spec.out. */
 sg_status sg_iter_build_reduce(sg_iter *it, const sg_iter_spec *s, sg_tensor **result);
-/* Runs a reduction built by sg_iter_build_reduce. */
+/* Runs a reduction built by sg_iter_build_reduce (nothing on Meta, as sg_iter_run). */
 void      sg_iter_reduce(const sg_iter *it, const sg_reducer *r, void *ctx);
 
 /* ---- casts (cast.c) ------------------------------------------------------------------------- */

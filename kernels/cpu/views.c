@@ -312,6 +312,10 @@ static sg_status narrow_tensor_k(sg_keyset ks, sg_tensor *self, int64_t dim, sg_
     *ret = NULL;
     if (start->ndim != 0 || !sg_dtype_is_integral((sg_dtype)start->dtype, false))
         return sg_error(SG_EINVAL, "narrow: start must be an 0-dim integral Tensor.");
+    if (start->device.type == SG_DEV_META) /* as PyTorch's Meta: the view depends on data */
+        return sg_error(SG_EUNSUPPORTED, "aten::narrow.Tensor: its result depends on the value "
+                                         "of start, a Meta tensor with no data: not implemented "
+                                         "for Meta");
     sg_tensor *c = NULL, *v = NULL;
     sg_status  st = sg_tensor_to(start, SG_CPU, &c);
     if (!st) st = sg_cast(c, SG_INT64, &v);

@@ -99,6 +99,15 @@ static void test_div(void) {
     CHECK(aten_div_Scalar(fx, sg_scalar_int(2), &r) == SG_OK);
     CHECK(all_eq(r, (double[]){3.75, -3.75, 0.5, -0.5}, 4));
     sg_tensor_release(r);
+    /* div_.Scalar_mode: in place, and its autogen out variant built on it */
+    CHECK(aten_div__Scalar_mode(x, sg_scalar_int(2), "floor", &r) == SG_OK && r == x);
+    CHECK(all_eq(x, (double[]){3, -4, 3, -4}, 4));
+    sg_tensor_release(r);
+    sg_tensor *o = make(SG_INT64, s4, 1, NULL);
+    CHECK(aten_div_Scalar_mode_out(x, sg_scalar_int(2), "trunc", o, &r) == SG_OK && r == o);
+    CHECK(all_eq(o, (double[]){1, -2, 1, -2}, 4));
+    sg_tensor_release(r);
+    sg_tensor_release(o);
     sg_tensor_release(fx);
     sg_tensor_release(fy);
     sg_tensor_release(zero);
