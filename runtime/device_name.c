@@ -129,10 +129,11 @@ sg_status sg_device_parse(const char *s, sg_device *out) {
     int         t = type_of_name(s, n);
     if (t < 0) return bad_string(s, "unknown device type");
     if (!colon) {
-        if (t == SG_DEV_CPU || t == SG_DEV_META) {
-            *out = (sg_device){(int8_t)t, 0};
+        /* the current device where the backend is there to say; else 0, and whether that
+         * device exists is for the call that uses it to check, as with any index */
+        *out = (sg_device){(int8_t)t, 0};
+        if (t == SG_DEV_CPU || t == SG_DEV_META || sg_device_count((sg_device_type)t, NULL) == 0)
             return SG_OK;
-        }
         return sg_device_current((sg_device_type)t, out);
     }
     const char *p = colon + 1;

@@ -29,7 +29,8 @@ sg_status sg_device_rename(sg_device_type type, const char *name);
 
 /* Parses "cpu", "cuda", "cuda:1", "meta", "npu:0" (a renamed type), "privateuseone:0". An
  * index may follow every type but cpu and meta (whose only index, 0, may be written); where it
- * is left out, the type's current device of the calling thread is meant (sg_device_current).
+ * is left out, the type's current device of the calling thread is meant (sg_device_current;
+ * index 0 where the backend is unavailable: the call that uses the device reports that). 
  * Fails with SG_EINVAL, naming the string and what was wrong. */
 sg_status sg_device_parse(const char *s, sg_device *out);
 /* "cuda:0", "npu:1", "cpu", "meta" (as aten prints devices). Writes at most n bytes, NUL

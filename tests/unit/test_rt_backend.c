@@ -188,6 +188,9 @@ static void test_parse(void) {
     CHECK(sg_device_parse("cpu", &d) == SG_OK && sg_device_eq(d, SG_CPU));
     CHECK(sg_device_parse("cpu:0", &d) == SG_OK && sg_device_eq(d, SG_CPU));
     CHECK(sg_device_parse("meta", &d) == SG_OK && sg_device_eq(d, SG_META));
+    CHECK(sg_device_parse("privateusethree", &d) == SG_OK && /* no backend: index 0 */
+          sg_device_eq(d, ((sg_device){SG_DEV_PRIVATEUSE3, 0})));
+    if (!sg_cuda_available(NULL)) CHECK(sg_device_parse("cuda", &d) == SG_OK && sg_device_eq(d, SG_CUDA(0)));
     CHECK(sg_device_set_current(NPU(1)) == SG_OK);
     CHECK(sg_device_parse("npu", &d) == SG_OK && sg_device_eq(d, NPU(1))); /* the current one */
     CHECK(sg_device_set_current(NPU(0)) == SG_OK);
