@@ -40,7 +40,7 @@ static sg_status mirror_of(fb *f, sg_storage *s, sg_storage **out) {
         f->m = m;
         f->cap = cap;
     }
-    sg_storage *c;
+    sg_storage *c = NULL;
     sg_status   st = sg__storage_new(SG_CPU, s->nbytes, &c);
     if (st) return st;
     const sg_device_impl *impl = sg__device_impl((sg_device_type)s->device.type);
@@ -67,7 +67,7 @@ static sg_status to_cpu(fb *f, sg_tensor *t, sg_tensor **out) {
         *out = sg_tensor_retain(t);
         return SG_OK;
     }
-    sg_storage *c;
+    sg_storage *c = NULL;
     sg_status   st = mirror_of(f, t->storage, &c);
     if (!st)
         st = sg__tensor_new(c, (sg_dtype)t->dtype, t->sizes, t->strides, t->ndim, t->offset, out);
