@@ -113,10 +113,8 @@ static sg_status move_block(block *b, sg_device dev) {
     return st;
 }
 
-/* Waits for the device's queued work, so a time covers it. */
-static sg_status sync_device(sg_device dev) {
-    return dev.type == SG_DEV_CUDA ? sg_cuda_synchronize() : SG_OK;
-}
+/* Waits for the device's queued work, so a time covers it (any device type: its hook). */
+static sg_status sync_device(sg_device dev) { return sg_device_synchronize(dev); }
 
 static void free_block(block *b) {
     sg_tensor *all[] = {b->wq, b->wk, b->wv, b->wo, b->w_gate, b->w_up, b->w_down, b->norm1,

@@ -1,5 +1,6 @@
 /* call.c: boxed calls, and the kernels that report why a call cannot run. */
 #include "rt_dispatch.h"
+#include "sg_backend.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -110,6 +111,11 @@ sg_status sg_op_call_boxed(const sg_op *op, const sg_any *args, int32_t nargs, s
     }
     if (SG_UNLIKELY(op->nwritten)) {
         sg_status st = check_written(op, args);
+        if (st) return st;
+    }
+    /* tensors of several backends: aten's same-device rule (CPU scalars may mix) */
+    if (SG_UNLIKELY((ks & SG_KEYSET_BACKENDS) & ((ks & SG_KEYSET_BACKENDS) - 1))) {
+        sg_status st = sg_check_same_device(op, args, nargs);
         if (st) return st;
     }
     for (int32_t i = 0; i < nrets; i++) rets[i] = sg_any_none();

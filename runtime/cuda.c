@@ -33,15 +33,30 @@ static pthread_once_t count_once = PTHREAD_ONCE_INIT;
 static int            dev_count;
 static const char    *dev_why = "";
 
+static char why_buf[256];
+
+/* Rationale: on a machine without a GPU the CUDA runtime answers "CUDA driver version is
+ * insufficient for CUDA runtime version" (no driver library is installed there at all), which
+ * sends a user hunting for a driver update. Where no driver is installed, or the driver sees no
+ * device, the message says plainly that no CUDA device is present, with CUDA's text after it. */
 static void find_devices(void) {
     int         n = 0;
     cudaError_t err = cudaGetDeviceCount(&n);
     if (err != cudaSuccess) {
         (void)cudaGetLastError(); /* keep the failure out of later cudaGetLastError calls */
-        dev_why = cudaGetErrorString(err); /* static text, valid for the process */
+        int  driver = -1;
+        bool no_driver = cudaDriverGetVersion(&driver) == cudaSuccess && driver == 0;
+        (void)cudaGetLastError();
+        if (err == cudaErrorNoDevice || no_driver)
+            snprintf(why_buf, sizeof why_buf, "no CUDA device is present (%sCUDA says: %s)",
+                     no_driver ? "no CUDA driver is installed; " : "", cudaGetErrorString(err));
+        else
+            snprintf(why_buf, sizeof why_buf, "CUDA could not be initialised: %s",
+                     cudaGetErrorString(err));
+        dev_why = why_buf;
         n = 0;
     } else if (n == 0) {
-        dev_why = "no CUDA device found";
+        dev_why = "no CUDA device is present";
     }
     dev_count = n > MAX_DEVICES ? MAX_DEVICES : n;
 }
@@ -340,7 +355,98 @@ static sg_status cuda_memset_zero(sg_device dev, void *dst, size_t n) {
     return SG_OK;
 }
 
+/* ---- the device guard, streams and events (sg_backend.h's hooks) ------------------------ */
+
+static sg_status cuda_get_device(int8_t *index) {
+    int       d;
+    sg_status st = current(&d, "cuda get_device");
+    if (!st) *index = (int8_t)d;
+    return st;
+}
+
+static sg_status cuda_set_device_hook(int8_t index) { return sg_cuda_set_device(index); }
+
+static sg_status cuda_get_stream(sg_device dev, void **stream) {
+    sg_status st = check_index(dev.index, "cuda get_stream");
+    *stream = st ? NULL : (void *)cur_stream[dev.index];
+    return st;
+}
+
+/* The stream is checked and set with dev current, then the thread's device is put back. */
+static sg_status cuda_set_stream_hook(sg_device dev, void *stream) {
+    sg_status st = check_index(dev.index, "cuda set_stream");
+    if (st) return st;
+    int         prev;
+    cudaError_t err = switch_to(dev.index, &prev);
+    if (err != cudaSuccess) return fail(err, "cuda set_stream: cannot make cuda:%d current", dev.index);
+    st = sg_cuda_set_stream(stream);
+    restore(dev.index, prev);
+    return st;
+}
+
+static sg_status cuda_synchronize_hook(sg_device dev) {
+    sg_status st = check_index(dev.index, "cuda synchronize");
+    if (st) return st;
+    cudaError_t err = cudaStreamSynchronize(cur_stream[dev.index]);
+    if (err != cudaSuccess)
+        return fail(err, "synchronize: the current stream of cuda:%d failed", dev.index);
+    return SG_OK;
+}
+
+/* Runs call with dev current; fails naming what. */
+#define ON_DEVICE(dev, what, call)                                                    \
+    do {                                                                              \
+        sg_status   st_ = check_index((dev).index, what);                             \
+        int         prev_;                                                            \
+        cudaError_t err_;                                                             \
+        if (st_) return st_;                                                          \
+        if ((err_ = switch_to((dev).index, &prev_)) == cudaSuccess) {                 \
+            err_ = (call);                                                            \
+            restore((dev).index, prev_);                                              \
+        }                                                                             \
+        if (err_ != cudaSuccess) return fail(err_, "%s on cuda:%d", what, (dev).index); \
+        return SG_OK;                                                                 \
+    } while (0)
+
+static sg_status cuda_event_create(sg_device dev, void **event) {
+    *event = NULL;
+    ON_DEVICE(dev, "cuda event_create",
+              cudaEventCreateWithFlags((cudaEvent_t *)event, cudaEventDisableTiming));
+}
+
+static void cuda_event_destroy(sg_device dev, void *event) {
+    (void)dev;
+    if (event && cudaEventDestroy((cudaEvent_t)event) != cudaSuccess) (void)cudaGetLastError();
+}
+
+static sg_status cuda_event_record(sg_device dev, void *event, void *stream) {
+    ON_DEVICE(dev, "cuda event_record", cudaEventRecord((cudaEvent_t)event, (cudaStream_t)stream));
+}
+
+static sg_status cuda_event_wait(sg_device dev, void *event, void *stream) {
+    ON_DEVICE(dev, "cuda event_wait",
+              cudaStreamWaitEvent((cudaStream_t)stream, (cudaEvent_t)event, 0));
+}
+
+static sg_status cuda_event_synchronize(sg_device dev, void *event) {
+    (void)dev;
+    cudaError_t err = cudaEventSynchronize((cudaEvent_t)event);
+    return err == cudaSuccess ? SG_OK : fail(err, "cuda event_synchronize");
+}
+
+static sg_status cuda_event_query(sg_device dev, void *event, bool *done) {
+    (void)dev;
+    cudaError_t err = cudaEventQuery((cudaEvent_t)event);
+    *done = err == cudaSuccess;
+    if (err == cudaSuccess || err == cudaErrorNotReady) {
+        (void)cudaGetLastError();
+        return SG_OK;
+    }
+    return fail(err, "cuda event_query");
+}
+
 static const sg_device_impl cuda_impl = {
+    .size = sizeof(sg_device_impl),
     .name = "cuda",
     .count = cuda_count,
     .alloc = cuda_alloc,
@@ -349,6 +455,17 @@ static const sg_device_impl cuda_impl = {
     .copy_to_host = cuda_copy_to_host,
     .copy_device = cuda_copy_device,
     .memset_zero = cuda_memset_zero,
+    .get_device = cuda_get_device,
+    .set_device = cuda_set_device_hook,
+    .get_stream = cuda_get_stream,
+    .set_stream = cuda_set_stream_hook,
+    .synchronize = cuda_synchronize_hook,
+    .event_create = cuda_event_create,
+    .event_destroy = cuda_event_destroy,
+    .event_record = cuda_event_record,
+    .event_wait = cuda_event_wait,
+    .event_synchronize = cuda_event_synchronize,
+    .event_query = cuda_event_query,
 };
 
 const sg_device_impl *sg__cuda_impl(void) { return &cuda_impl; }
@@ -454,6 +571,7 @@ static sg_status nocuda_copy_to_host(void *dst, sg_device d, const void *src, si
 /* Rationale: an impl rather than NULL, so that sg_device_count and sg_device_check say
  * "this build has no CUDA support" instead of "no implementation is registered". */
 static const sg_device_impl nocuda_impl = {
+    .size = sizeof(sg_device_impl),
     .name = "cuda",
     .count = nocuda_count,
     .alloc = nocuda_alloc,

@@ -47,6 +47,7 @@ static sg_status cpu_memset_zero(sg_device d, void *dst, size_t n) {
 }
 
 static const sg_device_impl cpu_impl = {
+    .size = sizeof(sg_device_impl),
     .name = "cpu",
     .count = cpu_count,
     .alloc = cpu_alloc,
@@ -86,6 +87,7 @@ static sg_status meta_zero(sg_device d, void *dst, size_t n) {
 }
 
 static const sg_device_impl meta_impl = {
+    .size = sizeof(sg_device_impl),
     .name = "meta",
     .count = cpu_count,
     .alloc = meta_alloc,
@@ -97,8 +99,11 @@ static const sg_device_impl meta_impl = {
 
 /* ---- the registry ----------------------------------------------------------------------- */
 
-/* PrivateUse slots; written once each (atomically), read without a lock. */
+/* PrivateUse slots: each a copy of what its backend registered, written once under the lock
+ * and published with one atomic store, read without a lock. */
+static sg_device_impl        private_copies[SG_DEV__COUNT];
 static const sg_device_impl *private_impls[SG_DEV__COUNT];
+static pthread_mutex_t       register_lock = PTHREAD_MUTEX_INITIALIZER;
 
 const sg_device_impl *sg__device_impl(sg_device_type t) {
     switch (t) {
@@ -121,12 +126,35 @@ sg_status sg_device_impl_register(sg_device_type type, const sg_device_impl *imp
         !impl->copy_to_host)
         return sg_error(SG_EINVAL, "sg_device_impl_register: count, alloc, free, "
                                    "copy_from_host and copy_to_host are required");
-    const sg_device_impl *none = NULL;
-    if (!__atomic_compare_exchange_n(&private_impls[type], &none, impl, false, __ATOMIC_ACQ_REL,
-                                     __ATOMIC_ACQUIRE))
-        return sg_error(SG_EEXISTS, "sg_device_impl_register: %s has an implementation already",
-                        sg_device_type_name(type));
-    return SG_OK;
+    size_t size = impl->size ? impl->size : SG_DEVICE_IMPL_SIZE_V1;
+    if (size < SG_DEVICE_IMPL_SIZE_V1)
+        return sg_error(SG_EINVAL, "sg_device_impl_register: size %u is smaller than the "
+                                   "first layout's %zu (set it to sizeof(sg_device_impl), or 0)",
+                        (unsigned)impl->size, (size_t)SG_DEVICE_IMPL_SIZE_V1);
+    /* entries past what the runtime knows (a newer header) are optional by contract: dropped */
+    if (size > sizeof(sg_device_impl)) size = sizeof(sg_device_impl);
+    pthread_mutex_lock(&register_lock);
+    sg_status st = SG_OK;
+    if (private_impls[type]) {
+        st = sg_error(SG_EEXISTS, "sg_device_impl_register: %s has an implementation already",
+                      sg_device_type_name(type));
+    } else {
+        sg_device_impl *c = &private_copies[type];
+        memset(c, 0, sizeof *c);
+        memcpy(c, impl, size);
+        c->size = (uint32_t)sizeof *c;
+        bool ev = c->event_create || c->event_destroy || c->event_record || c->event_wait ||
+                  c->event_synchronize;
+        if (ev && !(c->event_create && c->event_destroy && c->event_record && c->event_wait &&
+                    c->event_synchronize))
+            st = sg_error(SG_EINVAL, "sg_device_impl_register: event_create, event_destroy, "
+                                     "event_record, event_wait and event_synchronize come "
+                                     "together: give all five or none");
+        else
+            __atomic_store_n(&private_impls[type], c, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&register_lock);
+    return st;
 }
 
 int sg_device_count(sg_device_type type, const char **why) {

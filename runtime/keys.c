@@ -1,4 +1,5 @@
 /* keys.c: dispatch key names and the keys devices select. */
+#include "rt_internal.h"
 #include "sg_dispatch.h"
 
 _Thread_local sg_tls_state sg_tls_keys_state = {SG_KEYSET(SG_KEY_BACKEND_SELECT), ~(sg_keyset)0};
@@ -28,7 +29,11 @@ _Static_assert(SG_KEY__COUNT <= 32, "runtime keys stay below the alias keys");
 _Static_assert(SG_KEY_AUTOGRAD_META - SG_KEY_AUTOGRAD_CPU == SG_KEY_META - SG_KEY_CPU,
                "one Autograd key per backend key, in the same order");
 
-const char *sg_key_name(sg_key k) { return (unsigned)k < SG_KEY__ALIAS_END ? names[k] : NULL; }
+const char *sg_key_name(sg_key k) {
+    if ((unsigned)k >= SG_KEY__ALIAS_END) return NULL;
+    const char *r = sg__key_renamed(k); /* a renamed PrivateUse backend's: "NPU" */
+    return r ? r : names[k];
+}
 
 bool sg_key_is_alias(sg_key k) { return k >= SG_KEY_AUTOGRAD && k < SG_KEY__ALIAS_END; }
 

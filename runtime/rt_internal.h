@@ -4,12 +4,18 @@
 
 #include "sg_tensor.h"
 
+#include <pthread.h>
+
 /* The implementation of a device type (CPU, CUDA, Meta, or a registered PrivateUse one), or NULL
  * where none is installed. */
 const sg_device_impl *sg__device_impl(sg_device_type t);
 /* The CUDA backend's implementation (in a build without the toolkit, one whose count() says
  * so). */
 const sg_device_impl *sg__cuda_impl(void);
+
+/* The name of a PrivateUse key (backend or Autograd) whose device type was renamed ("NPU",
+ * "AutogradNPU"), or NULL (device_name.c). */
+const char *sg__key_renamed(int key);
 
 /* Storage of nbytes on dev through its device implementation, with one reference. */
 sg_status sg__storage_new(sg_device dev, size_t nbytes, sg_storage **out);

@@ -9,6 +9,10 @@
  * Memory used on another stream than the one it was allocated on needs the user's
  * synchronisation (an event, or sg_cuda_synchronize) before the tensor is released.
  *
+ * The generic calls of sg_backend.h (sg_device_current, sg_device_set_current, sg_stream_set,
+ * sg_device_synchronize, sg_event_*) reach the same per-thread state through CUDA's
+ * sg_device_impl hooks, so code written for any device type drives CUDA too.
+ *
  * Rationale: no CUDA header is included here, so C programs without the toolkit can use this
  * header; a stream crosses as void * (a cudaStream_t is a pointer to an opaque struct).
  */

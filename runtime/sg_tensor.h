@@ -157,9 +157,17 @@ sg_status sg_tensor_to(sg_tensor *t, sg_device dev, sg_tensor **out);
 
 /* ---- devices ------------------------------------------------------------------------------ */
 
-/* What a device type needs to hold tensors: allocation and copies. Entries marked optional may
- * be NULL. Copies are synchronous with respect to the host; `n` bytes, contiguous. */
+/* What a device type needs to hold tensors: allocation and copies, and optionally its device
+ * guard, streams and events (sg_backend.h's generic calls reach them). Entries marked optional
+ * may be NULL (not supported). Copies are synchronous with respect to the host; `n` bytes,
+ * contiguous.
+ *
+ * ABI: `size` is sizeof(sg_device_impl) as the backend was compiled, so the struct can grow:
+ * entries are only ever appended, registration copies the part both sides know and treats the
+ * rest as NULL. size 0 means the entries up to memset_zero (the first layout), so an
+ * initialiser that leaves it out keeps working, without hooks. */
 typedef struct sg_device_impl {
+    uint32_t    size; /* sizeof(sg_device_impl), or 0: see above */
     const char *name;
     /* Number of devices of this type found (0: the backend is unavailable; *why says so). */
     int       (*count)(const char **why);
@@ -174,10 +182,37 @@ typedef struct sg_device_impl {
      * where it is ordered before the device's later work from this thread (CUDA: the thread's
      * current stream), so later copies see the zeros. */
     sg_status (*memset_zero)(sg_device dev, void *dst, size_t n);
+
+    /* ---- the device guard (optional; read where size covers them) ---- */
+    /* The calling thread's current device index of this type. */
+    sg_status (*get_device)(int8_t *index);
+    /* Makes index the calling thread's current device of this type. */
+    sg_status (*set_device)(int8_t index);
+
+    /* ---- streams (optional): opaque handles, NULL is the device's default stream ---- */
+    sg_status (*get_stream)(sg_device dev, void **stream); /* the thread's current one */
+    sg_status (*set_stream)(sg_device dev, void *stream);
+    /* Waits until the work queued on the thread's current stream of dev is done. */
+    sg_status (*synchronize)(sg_device dev);
+
+    /* ---- events (optional; all five or none) ---- */
+    sg_status (*event_create)(sg_device dev, void **event);
+    void      (*event_destroy)(sg_device dev, void *event);
+    sg_status (*event_record)(sg_device dev, void *event, void *stream);
+    /* stream (of dev) waits for the event without blocking the host */
+    sg_status (*event_wait)(sg_device dev, void *event, void *stream);
+    sg_status (*event_synchronize)(sg_device dev, void *event);
+    /* optional even where events are given: sets *done without waiting */
+    sg_status (*event_query)(sg_device dev, void *event, bool *done);
 } sg_device_impl;
 
+/* The size of the first layout (size 0). */
+#define SG_DEVICE_IMPL_SIZE_V1 (offsetof(sg_device_impl, memset_zero) + sizeof(void (*)(void)))
+
 /* Installs the implementation of a PrivateUse device type (CPU, CUDA and Meta are built in).
- * impl must outlive its use. Fails for a built-in type or one that holds tensors already. */
+ * The struct is copied (size says how much of it there is); the name is kept by pointer and
+ * must outlive the process's use of the device. Fails for a built-in type, a type that has an
+ * implementation already, or a size the runtime cannot read. */
 sg_status sg_device_impl_register(sg_device_type type, const sg_device_impl *impl);
 /* Number of devices of a type (0 where unavailable; *why, if given, says why). */
 int       sg_device_count(sg_device_type type, const char **why);

@@ -1,4 +1,4 @@
-/* types.c: facts about dtypes (expanded from sg_dtypes.h's table) and device types. */
+/* types.c: facts about dtypes (expanded from sg_dtypes.h's table). Device type names: device_name.c. */
 #include "sg_base.h"
 
 typedef struct dtype_info {
@@ -28,16 +28,4 @@ bool sg_dtype_is_integral(sg_dtype t, bool include_bool) {
     return sg_dtype_valid((int)t) &&
            (dtypes[t].kind == KIND_UINT || dtypes[t].kind == KIND_SINT ||
             (include_bool && dtypes[t].kind == KIND_BOOL));
-}
-
-const char *sg_device_type_name(sg_device_type t) {
-    static const char *const names[SG_DEV__COUNT] = {
-        [SG_DEV_CPU] = "cpu",
-        [SG_DEV_CUDA] = "cuda",
-        [SG_DEV_META] = "meta",
-        [SG_DEV_PRIVATEUSE1] = "privateuseone",
-        [SG_DEV_PRIVATEUSE2] = "privateusetwo",
-        [SG_DEV_PRIVATEUSE3] = "privateusethree",
-    };
-    return (unsigned)t < SG_DEV__COUNT ? names[t] : "?";
 }

@@ -4,9 +4,11 @@
  * CUDA tensors fail with SG_EDEVICE and that reason; then the test skips. With a GPU: empty and
  * zeros on cuda:0, copies through the device implementation and through sg_tensor_copy_ and
  * sg_tensor_to, values read back on the host, the per-thread device and stream, allocation on a
- * user stream, the memory pool's setting, out-of-range devices and an allocation too large. */
+ * user stream, the memory pool's setting, out-of-range devices and an allocation too large, and
+ * the generic device guard, streams and events (sg_backend.h) served by CUDA's hooks. */
 #include "check.h"
 #include "rt_internal.h"
+#include "sg_backend.h"
 #include "sg_cuda.h"
 
 #include <pthread.h>
@@ -44,6 +46,16 @@ static void test_unavailable(const char *why) {
     CHECK(contains(sg_last_error(), why));
     CHECK(sg_tensor_zeros(sizes, 2, SG_FLOAT32, SG_CUDA(0), &t) == SG_EDEVICE);
     CHECK(sg_device_check(SG_CUDA(0)) == SG_EDEVICE);
+    /* no GPU: said plainly (a build with CUDA), not as a driver-version problem */
+    CHECK(contains(sg_last_error(), "no CUDA device is present") ||
+          contains(sg_last_error(), "this build has no CUDA support"));
+    /* the generic calls say the same */
+    sg_event *ev = NULL;
+    CHECK(sg_device_synchronize(SG_CUDA(0)) == SG_EDEVICE);
+    CHECK(contains(sg_last_error(), "sg_device_synchronize: cuda:0: "));
+    CHECK(contains(sg_last_error(), why));
+    CHECK(sg_event_create(SG_CUDA(0), &ev) == SG_EDEVICE && ev == NULL);
+    CHECK(sg_device_set_current(SG_CUDA(0)) == SG_EDEVICE);
     /* the CPU still works */
     CHECK(sg_tensor_empty(sizes, 2, SG_FLOAT32, SG_CPU, &t) == SG_OK);
     sg_tensor_release(t);
@@ -347,6 +359,44 @@ static void test_peer(int ndev) {
     sg_tensor_release(h);
 }
 
+/* The generic calls of sg_backend.h reach CUDA's hooks and agree with sg_cuda.h. */
+static void test_generic_hooks(int ndev) {
+    sg_device d;
+    CHECK(sg_device_set_current(SG_CUDA(ndev - 1)) == SG_OK);
+    CHECK(sg_device_current(SG_DEV_CUDA, &d) == SG_OK && sg_device_eq(d, SG_CUDA(ndev - 1)));
+    CHECK(sg_cuda_current_device() == ndev - 1);
+    CHECK(sg_device_parse("cuda", &d) == SG_OK && d.index == ndev - 1);
+    sg_device_guard g;
+    CHECK(sg_device_guard_enter(&g, SG_CUDA(0)) == SG_OK && sg_cuda_current_device() == 0);
+    sg_device_guard_exit(&g);
+    CHECK(sg_cuda_current_device() == ndev - 1);
+    CHECK(sg_device_set_current(SG_CUDA(0)) == SG_OK);
+    CHECK(sg_device_set_current(SG_CUDA(ndev)) == SG_EDEVICE);
+
+    cudaStream_t s;
+    void        *got = NULL;
+    CHECK(cudaStreamCreate(&s) == cudaSuccess);
+    CHECK(sg_stream_set(SG_CUDA(0), s) == SG_OK && sg_cuda_current_stream() == (void *)s);
+    CHECK(sg_stream_current(SG_CUDA(0), &got) == SG_OK && got == (void *)s);
+
+    /* an event recorded after a copy on s, waited for by the host */
+    sg_tensor *h = host_ramp(1.0f), *z = NULL;
+    sg_event  *ev = NULL;
+    bool       done = false;
+    CHECK(sg_tensor_to(h, SG_CUDA(0), &z) == SG_OK);
+    CHECK(sg_event_create(SG_CUDA(0), &ev) == SG_OK && ev);
+    CHECK(sg_event_record(ev) == SG_OK);
+    CHECK(sg_event_wait(ev, SG_CUDA(0)) == SG_OK);
+    CHECK(sg_event_synchronize(ev) == SG_OK);
+    CHECK(sg_event_query(ev, &done) == SG_OK && done);
+    CHECK(sg_device_synchronize(SG_CUDA(0)) == SG_OK);
+    sg_event_destroy(ev);
+    sg_tensor_release(z);
+    sg_tensor_release(h);
+    CHECK(sg_stream_set(SG_CUDA(0), NULL) == SG_OK && sg_cuda_current_stream() == NULL);
+    CHECK(cudaStreamSynchronize(s) == cudaSuccess && cudaStreamDestroy(s) == cudaSuccess);
+}
+
 #endif /* SG_HAVE_CUDA */
 
 int main(void) {
@@ -367,6 +417,7 @@ int main(void) {
     test_user_stream();
     test_threads(ndev);
     test_peer(ndev);
+    test_generic_hooks(ndev);
 #endif
     return check_result("test_rt_cuda");
 }

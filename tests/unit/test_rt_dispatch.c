@@ -155,9 +155,18 @@ static void test_missing_and_boxed_checks(void) {
     sg_handle *h3, *h4;
     CHECK(sg_op_impl(add, SG_KEY_CPU, boxed("add_cpu"), &h3) == SG_OK);
     CHECK(sg_op_impl(add, SG_KEY_CUDA, boxed("add_cuda"), &h4) == SG_OK);
-    sg_any two[2] = {sg_any_tensor(cpu), sg_any_tensor(cuda)};
+    sg_tensor *scalar = NULL;
+    CHECK(sg_tensor_from_blob(cpu_buf, NULL, NULL, 0, SG_FLOAT32, SG_CPU, 0, NULL, NULL,
+                              &scalar) == SG_OK);
+    sg_any two[2] = {sg_any_tensor(scalar), sg_any_tensor(cuda)};
     CHECK(sg_op_call_boxed(add, two, 2, &ret, 1) == SG_OK && strcmp(last_ran, "add_cuda") == 0);
     sg_any_release(&ret);
+    sg_tensor_release(scalar);
+    /* a CPU tensor that is no scalar may not: aten's same-device rule */
+    two[0] = sg_any_tensor(cpu);
+    CHECK(sg_op_call_boxed(add, two, 2, &ret, 1) == SG_EINVAL);
+    CHECK_STR(sg_last_error(), "t1::add: Expected all tensors to be on the same device, but found "
+                               "at least two devices, cpu and cuda:0! (argument 1 'b' is on cuda:0)");
 
     /* boxed checks: count, types, result slots */
     CHECK(sg_op_call_boxed(add, two, 1, &ret, 1) == SG_EINVAL);
