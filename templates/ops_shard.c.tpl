@@ -144,10 +144,19 @@ sg_status $(cn)_redispatch(sg_keyset sg_ks$(sep)$(params)) {
 }
 
 sg_status $(cn)($(params)) {
+%     local ts, ti = {}, {}
 %     for i, a in ipairs(op.args) do
 %       if a.family == "tensor" then
     if (SG_UNLIKELY(!$(a.cname))) return sg_op_null_arg($(cn)_op, $(i - 1));
 %       end
+%       if a.family == "tensor" or a.family == "opt_tensor" then
+%         ts[#ts + 1], ti[#ti + 1] = a.cname, i - 1
+%       end
+%     end
+%     if #ts > 1 then
+    sg_status sg_dst = sg_check_same_device_typed($(cn)_op, (const sg_tensor *const[]){$(table.concat(ts, ", "))},
+                                                  (const int32_t[]){$(table.concat(ti, ", "))}, $(#ts));
+    if (SG_UNLIKELY(sg_dst)) return sg_dst;
 %     end
 %     for i, a in ipairs(op.args) do
 %       if a.write and (a.family == "tensor" or a.family == "opt_tensor") then

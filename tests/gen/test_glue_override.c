@@ -124,6 +124,24 @@ static void test_null_tensor(void) {
     CHECK(strstr(sg_last_error(), "'self'") != NULL);
 }
 
+/* typed calls check that their tensors share a device, as aten does (a CPU 0-dim tensor may
+ * join any device) */
+static void test_same_device(void) {
+    int64_t    sizes[1] = {2};
+    sg_tensor *m, *s, *r = NULL;
+    CHECK(sg_tensor_empty(sizes, 1, SG_FLOAT32, SG_META, &m) == SG_OK);
+    CHECK(sg_tensor_empty(sizes, 0, SG_FLOAT32, SG_CPU, &s) == SG_OK);
+    CHECK(aten_add_Tensor(t, m, sg_scalar_int(1), &r) == SG_EINVAL && r == NULL);
+    CHECK(strstr(sg_last_error(), "Expected all tensors to be on the same device") != NULL);
+    CHECK(strstr(sg_last_error(), "aten::add.Tensor") != NULL);
+    /* the scalar passes the check (the call then stops further on: golden's add has no meta
+     * function set) */
+    sg_status st = aten_add_Tensor(m, s, sg_scalar_int(1), &r);
+    CHECK(st == SG_EUNSUPPORTED && strstr(sg_last_error(), "meta function") != NULL);
+    sg_tensor_release(m);
+    sg_tensor_release(s);
+}
+
 static void test_typed_override(void) {
     static const int64_t two = 2;
     sg_handle           *k, *o, *b;
@@ -208,6 +226,7 @@ int main(void) {
     CHECK(golden_init() == SG_OK);
     CHECK(aten_add_Tensor_op != &sg_op_uninit);
     test_null_tensor();
+    test_same_device();
     test_typed_override();
     sg_tensor_release(t);
     sg_tensor_release(u);
