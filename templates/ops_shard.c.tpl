@@ -241,9 +241,9 @@ sg_status $(cn)_composite(sg_keyset sg_ks, $(params)) {
 %       for i, a in ipairs(outs) do
 %         local r = b.returns[i]
 %         if r and r.family == "tensor_list" then
-    if (!sg_st) sg_st = sg_tensor_list_copy_($(a.cname), sg_r$(i - 1));
+    if (!sg_st) sg_st = sg_tensor_list_copy_out_($(a.cname), sg_r$(i - 1));
 %         elseif r then
-    if (!sg_st) sg_st = sg_tensor_copy_($(a.cname), sg_r$(i - 1));
+    if (!sg_st) sg_st = sg_tensor_copy_out_($(a.cname), sg_r$(i - 1));
 %         end
 %       end
 %       for i, r in ipairs(b.returns) do
@@ -264,9 +264,9 @@ sg_status $(cn)_composite(sg_keyset sg_ks, $(params)) {
 %       for i = 1, #b.returns do br[i] = "&sg_r" .. (i - 1) end
     (void)sg_ks;
 %       if self.family == "tensor_list" then
-    sg_status sg_st = sg_tensor_list_copy_($(out.cname), $(self.cname));
+    sg_status sg_st = sg_tensor_list_copy_out_($(out.cname), $(self.cname));
 %       else
-    sg_status sg_st = sg_tensor_copy_($(out.cname), $(self.cname));
+    sg_status sg_st = sg_tensor_copy_out_($(out.cname), $(self.cname));
 %       end
 %       for i, r in ipairs(b.returns) do
     $(C.decl(C.ret_family(r).target, "sg_r" .. (i - 1))) = $(C.ret_family(r).init);

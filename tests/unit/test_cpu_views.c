@@ -392,8 +392,25 @@ static void test_meta(void) {
     sg_tensor_release(x);
 }
 
+/* The generator's out= kernels of `autogen:` variants resize out= as aten's generated ones do
+ * (an empty out= tensor takes the result's sizes), then copy. */
+static void test_autogen_out_resizes(void) {
+    int64_t    sz[2] = {2, 3}, zero[1] = {0};
+    sg_tensor *x, *out, *ret = NULL;
+    CHECK(sg_tensor_zeros(sz, 2, SG_FLOAT32, SG_CPU, &x) == SG_OK);
+    ((float *)sg_tensor_data(x))[4] = 7;
+    CHECK(sg_tensor_empty(zero, 1, SG_FLOAT32, SG_CPU, &out) == SG_OK);
+    CHECK(aten_unsqueeze_copy_out(x, 1, out, &ret) == SG_OK && ret == out);
+    CHECK(out->ndim == 3 && out->sizes[0] == 2 && out->sizes[1] == 1 && out->sizes[2] == 3);
+    CHECK(((float *)sg_tensor_data(out))[4] == 7);
+    sg_tensor_release(ret);
+    sg_tensor_release(out);
+    sg_tensor_release(x);
+}
+
 int main(void) {
     CHECK(sg_aten_cpu_init() == SG_OK);
+    test_autogen_out_resizes();
     test_view_reshape();
     test_transpose_permute_expand();
     test_slice_select_narrow();

@@ -861,8 +861,8 @@ sg_status aten_native_dropout_out_composite(sg_keyset sg_ks, sg_tensor *input, d
     sg_tensor *sg_r0 = NULL;
     sg_tensor *sg_r1 = NULL;
     sg_status sg_st = aten_native_dropout(input, p, train, &sg_r0, &sg_r1);
-    if (!sg_st) sg_st = sg_tensor_copy_(out0, sg_r0);
-    if (!sg_st) sg_st = sg_tensor_copy_(out1, sg_r1);
+    if (!sg_st) sg_st = sg_tensor_copy_out_(out0, sg_r0);
+    if (!sg_st) sg_st = sg_tensor_copy_out_(out1, sg_r1);
     sg_tensor_release(sg_r0);
     sg_tensor_release(sg_r1);
     if (!sg_st) *ret0 = sg_tensor_retain(out0);

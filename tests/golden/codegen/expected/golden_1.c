@@ -816,7 +816,7 @@ sg_status aten_relu_composite(sg_keyset sg_ks, sg_tensor *self, sg_tensor **ret)
 sg_status aten_relu_out_composite(sg_keyset sg_ks, sg_tensor *self, sg_tensor *out, sg_tensor **ret) {
     *ret = NULL; /* on failure a caller gets NULL, never a stale pointer */
     (void)sg_ks;
-    sg_status sg_st = sg_tensor_copy_(out, self);
+    sg_status sg_st = sg_tensor_copy_out_(out, self);
     sg_tensor *sg_r0 = NULL;
     if (!sg_st) sg_st = aten_relu_(out, &sg_r0);
     sg_tensor_release(sg_r0);
