@@ -119,21 +119,26 @@ sg_status sg_tensor_empty_strided(const int64_t *sizes, const int64_t *strides, 
     return empty_checked(fn, sizes, strides, ndim, dtype, dev, &e, out);
 }
 
-sg_status sg_tensor_empty(const int64_t *sizes, int32_t ndim, sg_dtype dtype, sg_device dev,
-                          sg_tensor **out) {
-    const char *fn = "empty";
-    int64_t     strides[SG_MAX_DIMS];
-    sg__extent  e;
-    sg_status   st = check_new(fn, sizes, ndim, dtype, out);
+/* empty, with its failures reported as fn's. */
+static sg_status empty(const char *fn, const int64_t *sizes, int32_t ndim, sg_dtype dtype,
+                       sg_device dev, sg_tensor **out) {
+    int64_t    strides[SG_MAX_DIMS];
+    sg__extent e;
+    sg_status  st = check_new(fn, sizes, ndim, dtype, out);
     if (st || (st = sg__contiguous_strides(fn, sizes, ndim, strides)) ||
         (st = sg__geometry(fn, sizes, strides, ndim, 0, sg_dtype_size(dtype), &e)))
         return st;
     return empty_checked(fn, sizes, strides, ndim, dtype, dev, &e, out);
 }
 
+sg_status sg_tensor_empty(const int64_t *sizes, int32_t ndim, sg_dtype dtype, sg_device dev,
+                          sg_tensor **out) {
+    return empty("empty", sizes, ndim, dtype, dev, out);
+}
+
 sg_status sg_tensor_zeros(const int64_t *sizes, int32_t ndim, sg_dtype dtype, sg_device dev,
                           sg_tensor **out) {
-    sg_status st = sg_tensor_empty(sizes, ndim, dtype, dev, out);
+    sg_status st = empty("zeros", sizes, ndim, dtype, dev, out);
     if (st) return st;
     sg_storage *s = (*out)->storage;
     const sg_device_impl *impl = sg__device_impl((sg_device_type)dev.type);
@@ -149,8 +154,9 @@ sg_status sg_tensor_zeros(const int64_t *sizes, int32_t ndim, sg_dtype dtype, sg
     if (st) {
         sg_tensor_release(*out);
         *out = NULL;
+        return sg_error(st, "zeros: %s", sg_last_error());
     }
-    return st;
+    return SG_OK;
 }
 
 /* The release of memory whose owner gave no release function: the owner frees it. */
