@@ -331,39 +331,41 @@ static sg_status import(const char *fn, const sg_dl_tensor *dl, uint32_t flags,
 
     /* Rationale: byte_offset is folded into the storage's data pointer, so the storage starts at
      * the first element and offsets need not be whole elements before the view is made. */
-    char *first = dl->data;
+    /* Addresses as integers until the last step: a bad byte_offset must not make a pointer
+     * outside its object, which is undefined even where it is never read. */
+    uintptr_t first = (uintptr_t)dl->data;
     if (!empty) {
         if (!first) return sg_error(SG_EINVAL, "%s: data is NULL in a non-empty tensor", fn);
-        if (dl->byte_offset > UINTPTR_MAX - (uintptr_t)first)
+        if (dl->byte_offset > UINTPTR_MAX - first)
             return sg_error(SG_EINVAL, "%s: byte_offset %llu overflows the address space", fn,
                             (unsigned long long)dl->byte_offset);
-        first += dl->byte_offset;
-        if ((uintptr_t)bytes > UINTPTR_MAX - (uintptr_t)first)
+        first += (uintptr_t)dl->byte_offset;
+        if ((uintptr_t)bytes > UINTPTR_MAX - first)
             return sg_error(SG_EINVAL, "%s: data + byte_offset %llu + %lld bytes of elements "
                                        "overflows the address space", fn,
                             (unsigned long long)dl->byte_offset, (long long)bytes);
         /* Where the memory is a tensor of ours, its bounds are known and checked. */
         const sg_storage *ks = known ? known->storage : NULL;
-        if (ks && ks->data &&
-            ((uintptr_t)first < (uintptr_t)ks->data ||
-             (uintptr_t)first - (uintptr_t)ks->data > ks->nbytes ||
-             (uint64_t)bytes > ks->nbytes - ((uintptr_t)first - (uintptr_t)ks->data)))
+        uintptr_t         k0 = ks ? (uintptr_t)ks->data : 0;
+        if (k0 && (first < k0 || first - k0 > ks->nbytes ||
+                   (uint64_t)bytes > ks->nbytes - (first - k0)))
             return sg_error(SG_EINVAL, "%s: data + byte_offset %llu and %lld bytes of elements "
                                        "reach outside the %zu bytes of the exported tensor's "
                                        "storage", fn,
                             (unsigned long long)dl->byte_offset, (long long)bytes, ks->nbytes);
         /* An element needs no more alignment than its C type has (complex128: two doubles). */
         uintptr_t align = (uintptr_t)(es > 8 ? 8 : es);
-        if ((uintptr_t)first % align)
+        if (first % align)
             return sg_error(SG_EINVAL, "%s: the first element (data + byte_offset %llu) is not "
                                        "aligned to %u bytes for %s", fn,
                             (unsigned long long)dl->byte_offset, (unsigned)align,
                             sg_dtype_name(dtype));
     } else if (first) {
-        first += dl->byte_offset; /* never read; kept so that a re-export shows the same address */
+        first += (uintptr_t)dl->byte_offset; /* never read; kept so that a re-export shows the
+                                                same address */
     }
 
-    return sg_tensor_from_blob(first, dl->shape, strides, ndim, dtype, dev, flags, release, ctx,
+    return sg_tensor_from_blob((void *)first, dl->shape, strides, ndim, dtype, dev, flags, release, ctx,
                                out);
 }
 
