@@ -186,6 +186,8 @@ static void test_null_handles(void) {
     sg_tensor_describe(t, buf, 0);
     CHECK_STR(buf, "(null tensor)");
     sg_tensor_release(NULL);
+    const char *volatile no_format = NULL;
+    CHECK(sg_error(SG_ENOMEM, no_format, 0) == SG_ENOMEM && sg_last_error()[0] == '\0');
 
     /* Invalid dtypes, devices and flags. */
     FAILS_OUT(SG_EINVAL, "empty: no dtype 99", sg_tensor_empty(I64(2), 1, (sg_dtype)99, SG_CPU, &out));
