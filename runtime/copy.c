@@ -204,7 +204,8 @@ static sg_status copy_cpu(sg_tensor *dst, const sg_tensor *src) {
         char   *tmp = malloc(n);
         if (!tmp)
             return sg_error(SG_ENOMEM, "cannot allocate %zu bytes for an overlapping copy", n);
-        sg_status st = sg__contiguous_strides("copy_", src->sizes, src->ndim, ts);
+        sg__extent e;
+        sg_status  st = sg__contiguous_strides("copy_", src->sizes, src->ndim, (size_t)es, ts, &e);
         if (st) {
             free(tmp);
             return st;

@@ -216,15 +216,18 @@ sg_status sg__storage_new(sg_device dev, size_t nbytes, sg_storage **out) {
     return SG_OK;
 }
 
+static SG_COLD void released_twice(int32_t r) {
+    sg_error(SG_ESTATE, "storage release: the storage was released already (its reference count "
+                        "is %d)",
+             (int)r + 1);
+}
+
 /* As sg_tensor_release: a count below zero is reported (SG_ESTATE), not freed again. */
 void sg__storage_release(sg_storage *s) {
     if (!s) return;
     int32_t r = __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL);
-    if (SG_LIKELY(r > 0)) return;
-    if (SG_UNLIKELY(r < 0)) {
-        sg_error(SG_ESTATE, "storage release: the storage was released already (its reference "
-                            "count is %d)",
-                 (int)r + 1);
+    if (SG_LIKELY(r != 0)) {
+        if (SG_UNLIKELY(r < 0)) released_twice(r);
         return;
     }
     if (s->flags & STORAGE_INLINE) {

@@ -42,9 +42,10 @@ typedef struct sg__extent {
  * fn. */
 sg_status sg__geometry(const char *fn, const int64_t *sizes, const int64_t *strides, int32_t ndim,
                        int64_t offset, size_t itemsize, sg__extent *out);
-/* Contiguous strides for sizes; fails (fn's message) where the element count overflows. */
+/* Contiguous strides for sizes (ndim in range, sizes given) and their extent at offset 0: the
+ * same checks as sg__geometry's, in one pass, for the commonest creation. */
 sg_status sg__contiguous_strides(const char *fn, const int64_t *sizes, int32_t ndim,
-                                 int64_t *strides);
+                                 size_t itemsize, int64_t *strides, sg__extent *out);
 /* SG_OK where a view of extent e fits in s; else an SG_EINVAL naming fn and the geometry
  * (PyTorch's setStorage check: an empty view fits anywhere). */
 sg_status sg__check_in_storage(const char *fn, const int64_t *sizes, const int64_t *strides,

@@ -125,8 +125,7 @@ static sg_status empty(const char *fn, const int64_t *sizes, int32_t ndim, sg_dt
     int64_t    strides[SG_MAX_DIMS];
     sg__extent e;
     sg_status  st = check_new(fn, sizes, ndim, dtype, out);
-    if (st || (st = sg__contiguous_strides(fn, sizes, ndim, strides)) ||
-        (st = sg__geometry(fn, sizes, strides, ndim, 0, sg_dtype_size(dtype), &e)))
+    if (st || (st = sg__contiguous_strides(fn, sizes, ndim, sg_dtype_size(dtype), strides, &e)))
         return st;
     return empty_checked(fn, sizes, strides, ndim, dtype, dev, &e, out);
 }
@@ -175,11 +174,10 @@ sg_status sg_tensor_from_blob(void *data, const int64_t *sizes, const int64_t *s
     if (flags & ~(uint32_t)SG_STORAGE_READ_ONLY)
         return sg_error(SG_EINVAL, "%s: unknown storage flags 0x%x (only SG_STORAGE_READ_ONLY "
                                    "is defined)", fn, flags & ~(unsigned)SG_STORAGE_READ_ONLY);
-    if (!strides) {
-        if ((st = sg__contiguous_strides(fn, sizes, ndim, own))) return st;
-        strides = own;
-    }
-    if ((st = sg__geometry(fn, sizes, strides, ndim, 0, sg_dtype_size(dtype), &e))) return st;
+    st = strides ? sg__geometry(fn, sizes, strides, ndim, 0, sg_dtype_size(dtype), &e)
+                 : sg__contiguous_strides(fn, sizes, ndim, sg_dtype_size(dtype), own, &e);
+    if (st) return st;
+    if (!strides) strides = own;
     if (!data && e.need && dev.type != SG_DEV_META)
         return sg_error(SG_EINVAL, "%s: data is NULL for a tensor of %lld elements", fn,
                         (long long)e.numel);
@@ -210,15 +208,16 @@ sg_status sg_tensor_resize_(sg_tensor *t, const int64_t *sizes, int32_t ndim) {
                         fn, t->ndim, ndim);
     size_t es = sg_dtype_size((sg_dtype)t->dtype);
     if ((st = check_new(fn, sizes, ndim, (sg_dtype)t->dtype, &(sg_tensor *){NULL})) ||
-        (st = sg__contiguous_strides(fn, sizes, ndim, strides)) ||
-        (st = sg__geometry(fn, sizes, strides, ndim, t->offset, es, &e)))
+        (st = sg__contiguous_strides(fn, sizes, ndim, es, strides, &e)))
         return st;
-    /* e.need counts from the storage's start, so the view keeps its offset where it fits. */
-    if ((uint64_t)e.need > t->storage->nbytes) {
+    /* The view keeps its offset where the storage holds it there, else it gets new storage. */
+    int64_t at = 0;
+    bool    fits = e.numel == 0 || (sg__add(t->offset, e.span, &at) &&
+                                    sg__mul(at, (int64_t)es, &at) &&
+                                    (uint64_t)at <= t->storage->nbytes);
+    if (!fits) {
         sg_storage *s;
-        if ((st = sg__geometry(fn, sizes, strides, ndim, 0, es, &e)) ||
-            (st = sg__storage_new(t->device, (size_t)e.need, &s)))
-            return st;
+        if ((st = sg__storage_new(t->device, (size_t)e.need, &s))) return st;
         sg__storage_release(t->storage);
         t->storage = s;
         t->offset = 0;
@@ -231,16 +230,20 @@ sg_status sg_tensor_resize_(sg_tensor *t, const int64_t *sizes, int32_t ndim) {
     return SG_OK;
 }
 
-/* Rationale: the count is checked below zero, not only at zero, at no cost: a header released
- * once too often (while kept for reuse, its refs stays 0) is reported, not freed twice. */
+static SG_COLD void released_twice(int32_t r) {
+    sg_error(SG_ESTATE, "sg_tensor_release: the tensor was released already (its reference "
+                        "count is %d): a release without a reference",
+             (int)r + 1);
+}
+
+/* Rationale: the count is checked below zero, not only at zero, at no cost on the common path
+ * (the flags of the one atomic subtraction say both): a header released once too often (while
+ * kept for reuse, its refs stays 0) is reported, not freed twice. */
 void sg_tensor_release(sg_tensor *t) {
     if (!t) return;
     int32_t r = __atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL);
-    if (SG_LIKELY(r > 0)) return;
-    if (SG_UNLIKELY(r < 0)) {
-        sg_error(SG_ESTATE, "sg_tensor_release: the tensor was released already (its "
-                            "reference count is %d): a release without a reference",
-                 (int)r + 1);
+    if (SG_LIKELY(r != 0)) {
+        if (SG_UNLIKELY(r < 0)) released_twice(r);
         return;
     }
     sg__storage_release(t->storage);

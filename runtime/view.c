@@ -4,10 +4,13 @@
  * (a 0-dim tensor takes dims -1 and 0), slices clamp as Python's do, expand follows
  * broadcasting, and view succeeds exactly where the strides can express the new shape.
  *
- * Every view, as every new tensor, passes the runtime's one geometry check (make): sizes and
- * strides non-negative, no product or sum of them overflowing, and the elements reached inside
- * the storage. A view derived from a valid tensor passes by construction; as_strided, which
- * takes any geometry, is where the check refuses.
+ * as_strided takes any geometry, so it passes the runtime's whole geometry check (sizes and
+ * strides non-negative, no product or sum overflowing, the elements reached inside the
+ * storage). Every other view is derived from a valid tensor and reaches no element outside the
+ * ones it reaches, so only the arithmetic that makes something new is checked: view's strides,
+ * slice's stride * step and offset, select's offset, expand's element count (its stride-0 dims
+ * may grow it past int64). Rationale: views are made on kernels' paths, and the full check
+ * would cost them more than the view itself.
  */
 #include "rt_internal.h"
 
@@ -16,17 +19,12 @@
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
-/* A new header over t's storage. Every view's geometry is checked here as a new tensor's is
- * (sg__geometry) and must lie inside the storage: views derived from a valid tensor always do,
- * so a failure here means a corrupted tensor or an as_strided out of bounds. */
+/* A new header over t's storage; its one failure (memory) is reported as fn's. The geometry is
+ * the caller's to check (see the top of the file). */
 static sg_status make(const char *fn, sg_tensor *t, const int64_t *sizes, const int64_t *strides,
                       int32_t ndim, int64_t offset, sg_tensor **out) {
-    size_t     es = sg_dtype_size((sg_dtype)t->dtype);
-    sg__extent e;
-    sg_status  st = sg__geometry(fn, sizes, strides, ndim, offset, es, &e);
-    if (st || (st = sg__check_in_storage(fn, sizes, strides, ndim, offset, es, &e, t->storage)))
-        return st;
-    st = sg__tensor_new(t->storage, (sg_dtype)t->dtype, sizes, strides, ndim, offset, out);
+    sg_status st =
+        sg__tensor_new(t->storage, (sg_dtype)t->dtype, sizes, strides, ndim, offset, out);
     return st ? sg_error(st, "%s: %s", fn, sg_last_error()) : SG_OK;
 }
 
@@ -74,9 +72,15 @@ static void insert(int64_t *v, int32_t n, int32_t d, int64_t x) {
  * PyTorch's as_strided(size, stride, storage_offset). */
 sg_status sg_tensor_as_strided(sg_tensor *t, const int64_t *sizes, const int64_t *strides,
                                int32_t ndim, int64_t offset, sg_tensor **out) {
-    sg_status st = check_args("as_strided", t, ndim, out);
+    const char *fn = "as_strided";
+    sg__extent  e;
+    sg_status   st = check_args(fn, t, ndim, out);
     if (st) return st;
-    return make("as_strided", t, sizes, strides, ndim, offset, out);
+    size_t es = sg_dtype_size((sg_dtype)t->dtype);
+    if ((st = sg__geometry(fn, sizes, strides, ndim, offset, es, &e)) ||
+        (st = sg__check_in_storage(fn, sizes, strides, ndim, offset, es, &e, t->storage)))
+        return st;
+    return make(fn, t, sizes, strides, ndim, offset, out);
 }
 
 /* ---- view --------------------------------------------------------------------------------- */
@@ -279,7 +283,8 @@ sg_status sg_tensor_select(sg_tensor *t, int64_t dim, int64_t index, sg_tensor *
 /* PyTorch's inferExpandGeometry: sizes align from the right; a dim grows only from size 1 and
  * then takes stride 0; a new leading dim is size 1 grown the same way. */
 sg_status sg_tensor_expand(sg_tensor *t, const int64_t *sizes, int32_t ndim, sg_tensor **out) {
-    int64_t   sz[SG_MAX_DIMS], sd[SG_MAX_DIMS];
+    int64_t   sz[SG_MAX_DIMS], sd[SG_MAX_DIMS], numel = 1;
+    bool      too_large = false;
     char      a[256], b[256];
     sg_status st = check_args("expand", t, ndim, out);
     if (st || (st = check_ptr("expand", "sizes", sizes, ndim))) return st;
@@ -323,7 +328,13 @@ sg_status sg_tensor_expand(sg_tensor *t, const int64_t *sizes, int32_t ndim, sg_
         }
         sz[i] = size;
         sd[i] = stride;
+        if (!sg__mul(numel, size, &numel)) too_large = true;
     }
+    /* As every tensor's, numel * itemsize fits in int64 (sg_tensor_nbytes never overflows). */
+    if (too_large || !sg__mul(numel, (int64_t)sg_dtype_size((sg_dtype)t->dtype), &numel))
+        return sg_error(SG_EINVAL, "expand: the tensor is too large: sizes %s hold more than "
+                                   "2^63 bytes",
+                        sg__shape_str(a, sizeof a, sizes, ndim));
     return make("expand", t, sz, sd, ndim, t->offset, out);
 }
 
