@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* ---- who holds which managed tensor ------------------------------------------------------
- * Two sets of addresses: the managed tensors this runtime exported and whose deleter has not
+ * Sets of addresses: the managed tensors this runtime exported and whose deleter has not
  * run yet, and the managed tensors it imported whose tensor is still alive. Rationale: DLPack
  * passes ownership by convention only; these sets are what lets a second call of an export's
  * deleter, or a second import of a managed tensor that a tensor owns already, be refused with
@@ -24,7 +24,9 @@ typedef struct live_set {
     live_node *b[LIVE_BUCKETS];
 } live_set;
 
-static live_set        exports, imports;
+/* Exports are kept by kind (versioned, legacy): a managed tensor is only read as the kind it
+ * was made. */
+static live_set        exports_v, exports_l, imports;
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static live_node **live_find(live_set *set, const void *p) {
@@ -121,7 +123,7 @@ static void delete_refused(const char *fn) {
 
 static void delete_versioned(sg_dl_managed_tensor_versioned *self) {
     if (!self) return;
-    if (!live_remove(&exports, self)) {
+    if (!live_remove(&exports_v, self)) {
         delete_refused("to_dlpack_versioned's deleter");
         return;
     }
@@ -131,7 +133,7 @@ static void delete_versioned(sg_dl_managed_tensor_versioned *self) {
 
 static void delete_legacy(sg_dl_managed_tensor *self) {
     if (!self) return;
-    if (!live_remove(&exports, self)) {
+    if (!live_remove(&exports_l, self)) {
         delete_refused("to_dlpack's deleter");
         return;
     }
@@ -140,9 +142,9 @@ static void delete_legacy(sg_dl_managed_tensor *self) {
 }
 
 /* Records a new export h (fn's); on failure frees it and drops its reference. */
-static sg_status export_live(const char *fn, void *h, sg_tensor *t) {
+static sg_status export_live(const char *fn, live_set *set, void *h, sg_tensor *t) {
     bool had;
-    if (live_add(&exports, h, &had)) return SG_OK;
+    if (live_add(set, h, &had)) return SG_OK;
     sg_tensor_release(t);
     free(h);
     return sg_error(SG_ENOMEM, "%s: out of memory", fn);
@@ -200,7 +202,7 @@ sg_status sg_tensor_to_dlpack_versioned(sg_tensor *t, sg_dl_managed_tensor_versi
     h->m.flags = sg_tensor_writable(t) ? 0 : SG_DLPACK_FLAG_READ_ONLY;
     h->m.dl_tensor = dl;
     fill_dims(t, &h->m.dl_tensor, h->dims);
-    if ((st = export_live(fn, h, t))) return st;
+    if ((st = export_live(fn, &exports_v, h, t))) return st;
     *out = &h->m;
     return SG_OK;
 }
@@ -220,7 +222,7 @@ sg_status sg_tensor_to_dlpack(sg_tensor *t, sg_dl_managed_tensor **out) {
     h->m.manager_ctx = sg_tensor_retain(t);
     h->m.deleter = delete_legacy;
     fill_dims(t, &h->m.dl_tensor, h->dims);
-    if ((st = export_live(fn, h, t))) return st;
+    if ((st = export_live(fn, &exports_l, h, t))) return st;
     *out = &h->m;
     return SG_OK;
 }
@@ -241,13 +243,15 @@ static void release_legacy(sg_storage *s) {
     if (m->deleter) m->deleter(m);
 }
 
-/* Where m is a live export of this runtime, the tensor it holds (its memory is known). */
-static const sg_tensor *exported_tensor(const void *m, bool versioned) {
+/* Where m is a live export of this runtime of the kind asked for, the tensor it holds (its
+ * memory is known); *other says whether it is a live export of the other kind. */
+static const sg_tensor *exported_tensor(const void *m, bool versioned, bool *other) {
     const sg_tensor *t = NULL;
     pthread_mutex_lock(&live_lock);
-    if (*live_find(&exports, m))
+    if (*live_find(versioned ? &exports_v : &exports_l, m))
         t = versioned ? ((const sg_dl_managed_tensor_versioned *)m)->manager_ctx
                       : ((const sg_dl_managed_tensor *)m)->manager_ctx;
+    *other = *live_find(versioned ? &exports_l : &exports_v, m) != NULL;
     pthread_mutex_unlock(&live_lock);
     return t;
 }
@@ -378,11 +382,36 @@ static sg_status claim(const char *fn, const void *m) {
                : sg_error(SG_ENOMEM, "%s: out of memory", fn);
 }
 
+/* Refuses an export of ours of the other kind, before any of its fields is read as this one. */
+static sg_status check_kind(const char *fn, const void *m, bool versioned) {
+    bool other;
+    exported_tensor(m, versioned, &other);
+    if (!other) return SG_OK;
+    return sg_error(SG_EINVAL, "%s: this is a %s managed tensor (made by %s)", fn,
+                    versioned ? "legacy" : "versioned",
+                    versioned ? "sg_tensor_to_dlpack" : "sg_tensor_to_dlpack_versioned");
+}
+
+/* Imports m (fn's): claims it, checks it, and gives the claim back where that fails. */
+static sg_status import_managed(const char *fn, const void *m, bool versioned,
+                                const sg_dl_tensor *dl, uint32_t flags,
+                                void (*release)(sg_storage *s), sg_tensor **out) {
+    bool             other;
+    const sg_tensor *known = exported_tensor(m, versioned, &other);
+    sg_status        st = claim(fn, m);
+    if (st) return st;
+    st = import(fn, dl, flags, release, (void *)m, known, out);
+    if (st) live_remove(&imports, m);
+    return st;
+}
+
 sg_status sg_tensor_from_dlpack_versioned(sg_dl_managed_tensor_versioned *m, sg_tensor **out) {
     const char *fn = "from_dlpack_versioned";
     if (out) *out = NULL;
     if (!m || !out)
         return sg_error(SG_EINVAL, "%s: the managed tensor and the out-pointer are required", fn);
+    sg_status st = check_kind(fn, m, true);
+    if (st) return st;
     if (m->version.major > SG_DLPACK_MAJOR)
         return sg_error(SG_EUNSUPPORTED, "%s: DLPack %u.x is newer than the %d.x this runtime "
                                          "reads", fn, (unsigned)m->version.major, SG_DLPACK_MAJOR);
@@ -392,11 +421,7 @@ sg_status sg_tensor_from_dlpack_versioned(sg_dl_managed_tensor_versioned *m, sg_
                         (unsigned)m->version.minor);
     /* A newer minor version keeps the layout; what it adds (new dtype codes) is refused below. */
     uint32_t flags = (m->flags & SG_DLPACK_FLAG_READ_ONLY) ? SG_STORAGE_READ_ONLY : 0;
-    sg_status st = claim(fn, m);
-    if (st) return st;
-    st = import(fn, &m->dl_tensor, flags, release_versioned, m, exported_tensor(m, true), out);
-    if (st) live_remove(&imports, m);
-    return st;
+    return import_managed(fn, m, true, &m->dl_tensor, flags, release_versioned, out);
 }
 
 sg_status sg_tensor_from_dlpack(sg_dl_managed_tensor *m, sg_tensor **out) {
@@ -404,9 +429,6 @@ sg_status sg_tensor_from_dlpack(sg_dl_managed_tensor *m, sg_tensor **out) {
     if (out) *out = NULL;
     if (!m || !out)
         return sg_error(SG_EINVAL, "%s: the managed tensor and the out-pointer are required", fn);
-    sg_status st = claim(fn, m);
-    if (st) return st;
-    st = import(fn, &m->dl_tensor, 0, release_legacy, m, exported_tensor(m, false), out);
-    if (st) live_remove(&imports, m);
-    return st;
+    sg_status st = check_kind(fn, m, false);
+    return st ? st : import_managed(fn, m, false, &m->dl_tensor, 0, release_legacy, out);
 }

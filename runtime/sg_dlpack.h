@@ -196,8 +196,9 @@ sg_status sg_tensor_to_dlpack(sg_tensor *t, sg_dl_managed_tensor **out);
  * device id other than 0, a CUDA device id outside 0..127, a misaligned first element, sizes
  * and strides that overflow or reach past the end of the address space, and, where m is an
  * export of this runtime, data + byte_offset and the elements reaching outside the exported
- * tensor's storage. Refused with SG_ESTATE: m imported already by a tensor still alive (its
- * deleter is that tensor's). */
+ * tensor's storage, or m being a legacy export of this runtime (sg_tensor_to_dlpack; and for
+ * sg_tensor_from_dlpack, a versioned one). Refused with SG_ESTATE: m imported already by a
+ * tensor still alive (its deleter is that tensor's). */
 sg_status sg_tensor_from_dlpack_versioned(sg_dl_managed_tensor_versioned *m, sg_tensor **out);
 
 /* The same for a legacy managed tensor, which is always writable. */

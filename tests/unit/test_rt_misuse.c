@@ -356,6 +356,18 @@ static void test_dlpack_twice(void) {
     FAILS(SG_ESTATE, "imported already", sg_tensor_from_dlpack_versioned(m, &b));
     sg_tensor_release(a); /* runs m's deleter */
     CHECK(t->refs == 1);
+
+    /* A legacy export given as a versioned one (and back): its fields would be read at the
+     * wrong offsets. */
+    CHECK(sg_tensor_to_dlpack(t, &l) == SG_OK);
+    FAILS(SG_EINVAL, "from_dlpack_versioned: this is a legacy managed tensor",
+          sg_tensor_from_dlpack_versioned((sg_dl_managed_tensor_versioned *)(void *)l, &b));
+    l->deleter(l);
+    CHECK(sg_tensor_to_dlpack_versioned(t, &m) == SG_OK);
+    FAILS(SG_EINVAL, "from_dlpack: this is a versioned managed tensor",
+          sg_tensor_from_dlpack((sg_dl_managed_tensor *)(void *)m, &b));
+    m->deleter(m);
+    CHECK(t->refs == 1);
     sg_tensor_release(t);
 }
 
