@@ -54,7 +54,9 @@ sg_status sg__geometry(const char *fn, const int64_t *sizes, const int64_t *stri
         ok = ok && sg__mul(numel, sizes[i], &numel);
         if (sizes[i]) ok = ok && sg__mul(sizes[i] - 1, strides[i], &step) && sg__add(span, step, &span);
     }
-    ok = ok && sg__mul(numel, es, &bytes);
+    /* An empty view may start anywhere (PyTorch's rule), but its offset in bytes must still be
+     * a number: sg_tensor_data computes it. */
+    ok = ok && sg__mul(numel, es, &bytes) && sg__mul(offset, es, &step);
     if (ok && numel == 0) {
         span = 0;
         bytes = 0;

@@ -55,6 +55,14 @@ static sg_status wrap_dim(const char *fn, int64_t dim, int64_t ndim, int64_t *ou
     return SG_OK;
 }
 
+/* t's offset moved by i steps of stride, into *at; false where it, or it in bytes, overflows.
+ * Only an empty view can get here with an offset that large (it may start anywhere). */
+static bool new_offset(const sg_tensor *t, int64_t i, int64_t stride, int64_t *at) {
+    int64_t bytes;
+    return sg__mul(i, stride, at) && sg__add(t->offset, *at, at) &&
+           sg__mul(*at, (int64_t)sg_dtype_size((sg_dtype)t->dtype), &bytes);
+}
+
 /* Removes entry d of an array of n. */
 static void drop(int64_t *v, int32_t n, int32_t d) {
     memmove(v + d, v + d + 1, (size_t)(n - 1 - d) * sizeof *v);
@@ -249,7 +257,7 @@ sg_status sg_tensor_slice(sg_tensor *t, int64_t dim, int64_t start, int64_t end,
         strides[d] = t->strides[d];
     }
     int64_t at;
-    if (!sg__mul(start, t->strides[d], &at) || !sg__add(t->offset, at, &at))
+    if (!new_offset(t, start, t->strides[d], &at))
         return sg_error(SG_EINVAL, "slice: start %lld with stride %lld overflows the offset",
                         (long long)start, (long long)t->strides[d]);
     return make("slice", t, sizes, strides, t->ndim, at, out);
@@ -272,7 +280,7 @@ sg_status sg_tensor_select(sg_tensor *t, int64_t dim, int64_t index, sg_tensor *
     drop(sizes, t->ndim, (int32_t)d);
     drop(strides, t->ndim, (int32_t)d);
     int64_t at;
-    if (!sg__mul(index, t->strides[d], &at) || !sg__add(t->offset, at, &at))
+    if (!new_offset(t, index, t->strides[d], &at))
         return sg_error(SG_EINVAL, "select: index %lld with stride %lld overflows the offset",
                         (long long)index, (long long)t->strides[d]);
     return make("select", t, sizes, strides, t->ndim - 1, at, out);

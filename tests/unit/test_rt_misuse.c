@@ -99,6 +99,17 @@ static void test_geometry_overflow(void) {
               sg_tensor_as_strided(base, I64(5), I64(INT64_C(1) << 62), 1, 0, &out));
     FAILS_OUT(SG_EINVAL, "need a storage of 44 bytes, but it has 40",
               sg_tensor_as_strided(base, I64(2), I64(1), 1, 9, &out));
+    /* An empty view may start anywhere, but not past what a byte offset can say; views of it
+     * that move its offset are checked the same way. */
+    FAILS_OUT(SG_EINVAL, "as_strided: the tensor is too large",
+              sg_tensor_as_strided(base, I64(0, 8), I64(1, 1), 2, INT64_MAX / 2, &out));
+    sg_tensor *far = OK(sg_tensor_as_strided(base, I64(0, 8), I64(8, 1), 2, INT64_MAX / 4 - 1,
+                                             &out));
+    FAILS_OUT(SG_EINVAL, "slice: start 3 with stride 1 overflows the offset",
+              sg_tensor_slice(far, 1, 3, 8, 1, &out));
+    FAILS_OUT(SG_EINVAL, "select: index 5 with stride 1 overflows the offset",
+              sg_tensor_select(far, 1, 5, &out));
+    sg_tensor_release(far);
     /* resize_ to more elements than 64-bit byte offsets reach */
     FAILS(SG_EINVAL, "resize_: the tensor is too large",
           sg_tensor_resize_(base, I64(INT64_C(1) << 62), 1));
