@@ -124,7 +124,8 @@ static inline void *sg_tensor_data(const sg_tensor *t) {
                : NULL;
 }
 bool    sg_tensor_is_contiguous(const sg_tensor *t);
-/* Whether the tensor may be written (false for read-only imports). */
+/* Whether the tensor may be written (false for read-only imports). t must not be NULL (the
+ * dispatcher asks this per tensor argument). */
 static inline bool sg_tensor_writable(const sg_tensor *t) {
     return !(t->flags & SG_STORAGE_READ_ONLY);
 }
