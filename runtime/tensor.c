@@ -97,7 +97,8 @@ sg_status sg__tensor_new(sg_storage *s, sg_dtype dtype, const int64_t *sizes,
     return SG_OK;
 }
 
-/* A new tensor over fresh storage for a geometry its caller checked with sg__geometry. */
+/* A new tensor over fresh storage for a geometry its caller checked (sg__geometry or
+ * sg__contiguous_strides), e its extent. */
 static sg_status empty_checked(const char *fn, const int64_t *sizes, const int64_t *strides,
                                int32_t ndim, sg_dtype dtype, sg_device dev, const sg__extent *e,
                                sg_tensor **out) {
@@ -236,9 +237,9 @@ static SG_COLD void released_twice(int32_t r) {
              (int)r + 1);
 }
 
-/* Rationale: the count is checked below zero, not only at zero, at no cost on the common path
- * (the flags of the one atomic subtraction say both): a header released once too often (while
- * kept for reuse, its refs stays 0) is reported, not freed twice. */
+/* Rationale: the count is checked below zero, not only at zero, for a branch on the common path:
+ * a header released once too often (while kept for reuse, its refs stays 0) is reported, not
+ * freed twice. */
 void sg_tensor_release(sg_tensor *t) {
     if (!t) return;
     int32_t r = __atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL);
