@@ -16,7 +16,8 @@ double sg_scalar_to_double(sg_scalar s) {
 }
 
 void sg_tensor_list_release(sg_tensor_list *l) {
-    for (int32_t i = 0; i < l->len; i++) sg_tensor_release(l->items[i]);
+    if (!l) return;
+    for (int32_t i = 0; l->items && i < l->len; i++) sg_tensor_release(l->items[i]);
     free((void *)l->items);
     l->items = NULL;
     l->len = 0;
@@ -38,11 +39,13 @@ sg_any sg_box_scalar(const sg_scalar *s) {
 
 sg_scalar sg_unbox_scalar(const sg_any *v) {
     sg_scalar s = sg_scalar_int(0);
+    if (!v) return s;
     switch (v->tag) {
     case SG_ANY_BOOL: return sg_scalar_bool(v->u.b);
     case SG_ANY_INT: return sg_scalar_int(v->u.i);
     case SG_ANY_FLOAT: return sg_scalar_float(v->u.f);
     case SG_ANY_COMPLEX:
+        if (!v->u.c) return s;
         s.kind = SG_SCALAR_COMPLEX;
         s.u.c = *v->u.c;
         return s;
@@ -50,7 +53,14 @@ sg_scalar sg_unbox_scalar(const sg_any *v) {
     }
 }
 
+/* A list without room or items for its length boxes as None: the callee then refuses it by
+ * its tag, where a list of len items at NULL would be read. */
+static bool list_ok(const void *items, const void *room, int32_t len) {
+    return len >= 0 && (len == 0 || (items && room));
+}
+
 sg_any sg_box_scalar_list(sg_scalar_list l, sg_any *room) {
+    if (!list_ok(l.items, room, l.len)) return sg_any_none();
     for (int32_t i = 0; i < l.len; i++) room[i] = sg_box_scalar(&l.items[i]);
     sg_any v = {SG_ANY_LIST, l.len, {0}};
     v.u.items = room;
@@ -58,6 +68,7 @@ sg_any sg_box_scalar_list(sg_scalar_list l, sg_any *room) {
 }
 
 sg_any sg_box_str_list(sg_str_list l, sg_any *room) {
+    if (!list_ok(l.items, room, l.len)) return sg_any_none();
     for (int32_t i = 0; i < l.len; i++) room[i] = sg_box_str(l.items[i]);
     sg_any v = {SG_ANY_LIST, l.len, {0}};
     v.u.items = room;
@@ -66,10 +77,11 @@ sg_any sg_box_str_list(sg_str_list l, sg_any *room) {
 
 sg_int_list sg_unbox_int_list(const sg_any *v, int64_t *room, int32_t n) {
     sg_int_list l = {NULL, 0};
+    if (!v) return l;
     if (v->tag == SG_ANY_INT_LIST) {
         l.items = v->u.ints;
-        l.len = v->len;
-    } else if (v->tag == SG_ANY_INT) {
+        l.len = v->len > 0 && v->u.ints ? v->len : 0;
+    } else if (v->tag == SG_ANY_INT && room && n > 0) {
         for (int32_t i = 0; i < n; i++) room[i] = v->u.i;
         l.items = room;
         l.len = n;
@@ -78,14 +90,16 @@ sg_int_list sg_unbox_int_list(const sg_any *v, int64_t *room, int32_t n) {
 }
 
 sg_scalar_list sg_unbox_scalar_list(const sg_any *v, sg_scalar *room) {
-    int32_t n = sg_unbox_list_len(v);
+    int32_t n = v && room && v->u.items ? sg_unbox_list_len(v) : 0;
+    n = n > 0 ? n : 0;
     for (int32_t i = 0; i < n; i++) room[i] = sg_unbox_scalar(&v->u.items[i]);
     sg_scalar_list l = {room, n};
     return l;
 }
 
 sg_str_list sg_unbox_str_list(const sg_any *v, const char **room) {
-    int32_t n = sg_unbox_list_len(v);
+    int32_t n = v && room && v->u.items ? sg_unbox_list_len(v) : 0;
+    n = n > 0 ? n : 0;
     for (int32_t i = 0; i < n; i++) room[i] = sg_unbox_str(&v->u.items[i]);
     sg_str_list l = {room, n};
     return l;
@@ -96,6 +110,13 @@ sg_any sg_box_tensor_list_result(sg_tensor_list l) {
     v.u.tensors = l.items;
     return v;
 }
+
+/* A result or out-pointer that is NULL: the error of fn. */
+#define RESULT_ARGS(fn, v, out)                                                                \
+    do {                                                                                       \
+        if (!(v) || !(out))                                                                    \
+            return sg_error(SG_EINVAL, "%s: %s is NULL", (fn), (v) ? "out" : "the result");    \
+    } while (0)
 
 /* A result of the wrong kind: released, and an error. */
 static sg_status wrong(sg_any *v, const char *expected) {
@@ -114,6 +135,7 @@ sg_any sg_box_scalar_result(sg_scalar s) {
 }
 
 sg_status sg_result_tensor(sg_any *v, sg_tensor **out) {
+    RESULT_ARGS("sg_result_tensor", v, out);
     *out = NULL;
     if (v->tag != SG_ANY_TENSOR) return wrong(v, "a Tensor");
     *out = v->u.t;
@@ -122,29 +144,34 @@ sg_status sg_result_tensor(sg_any *v, sg_tensor **out) {
 }
 
 sg_status sg_result_opt_tensor(sg_any *v, sg_tensor **out) {
+    RESULT_ARGS("sg_result_opt_tensor", v, out);
     *out = NULL;
     return v->tag == SG_ANY_NONE ? SG_OK : sg_result_tensor(v, out);
 }
 
 sg_status sg_result_int(sg_any *v, int64_t *out) {
+    RESULT_ARGS("sg_result_int", v, out);
     if (v->tag != SG_ANY_INT) return wrong(v, "an int");
     *out = v->u.i;
     return SG_OK;
 }
 
 sg_status sg_result_float(sg_any *v, double *out) {
+    RESULT_ARGS("sg_result_float", v, out);
     if (v->tag != SG_ANY_FLOAT) return wrong(v, "a float");
     *out = v->u.f;
     return SG_OK;
 }
 
 sg_status sg_result_bool(sg_any *v, bool *out) {
+    RESULT_ARGS("sg_result_bool", v, out);
     if (v->tag != SG_ANY_BOOL) return wrong(v, "a bool");
     *out = v->u.b;
     return SG_OK;
 }
 
 sg_status sg_result_scalar(sg_any *v, sg_scalar *out) {
+    RESULT_ARGS("sg_result_scalar", v, out);
     if (v->tag != SG_ANY_BOOL && v->tag != SG_ANY_INT && v->tag != SG_ANY_FLOAT &&
         v->tag != SG_ANY_COMPLEX)
         return wrong(v, "a Scalar");
@@ -154,18 +181,21 @@ sg_status sg_result_scalar(sg_any *v, sg_scalar *out) {
 }
 
 sg_status sg_result_dtype(sg_any *v, sg_dtype *out) {
+    RESULT_ARGS("sg_result_dtype", v, out);
     if (v->tag != SG_ANY_DTYPE) return wrong(v, "a ScalarType");
     *out = (sg_dtype)v->u.i;
     return SG_OK;
 }
 
 sg_status sg_result_any(sg_any *v, sg_any *out) {
+    RESULT_ARGS("sg_result_any", v, out);
     *out = *v;
     *v = sg_any_none();
     return SG_OK;
 }
 
 sg_status sg_unbox_tensor_list_result(sg_any *v, sg_tensor_list *out) {
+    RESULT_ARGS("sg_unbox_tensor_list_result", v, out);
     if (v->tag != SG_ANY_TENSOR_LIST) {
         out->items = NULL;
         out->len = 0;
@@ -180,10 +210,17 @@ sg_status sg_unbox_tensor_list_result(sg_any *v, sg_tensor_list *out) {
 /* ---- composite kernels ------------------------------------------------------------------ */
 
 sg_status sg_meta_empty(const sg_meta *m, sg_tensor **out) {
+    if (!m) {
+        if (out) *out = NULL;
+        return sg_error(SG_EINVAL, "sg_meta_empty: the meta is NULL");
+    }
     return sg_tensor_empty(m->sizes, m->ndim, m->dtype, m->device, out);
 }
 
 sg_status sg_meta_check(const sg_meta *m, const sg_tensor *t, const char *op) {
+    if (!op) op = "sg_meta_check";
+    if (!m || !t)
+        return sg_error(SG_EINVAL, "%s: %s is NULL", op, m ? "the tensor" : "the meta");
     bool same = m->ndim == t->ndim && m->dtype == (sg_dtype)t->dtype;
     for (int32_t i = 0; same && i < m->ndim; i++) same = m->sizes[i] == t->sizes[i];
     if (same) return SG_OK;
@@ -201,12 +238,23 @@ sg_status sg_meta_check(const sg_meta *m, const sg_tensor *t, const char *op) {
 }
 
 sg_status sg_tensor_clone(const sg_tensor *t, sg_tensor **out) {
+    if (!out) return sg_error(SG_EINVAL, "clone: out is NULL");
+    *out = NULL;
+    if (!t) return sg_error(SG_EINVAL, "clone: the tensor is NULL");
     sg_status st = sg_tensor_empty(t->sizes, t->ndim, (sg_dtype)t->dtype, t->device, out);
     if (!st && (st = sg_tensor_copy_(*out, t))) {
         sg_tensor_release(*out);
         *out = NULL;
     }
     return st;
+}
+
+/* A list's items must be there for its length. */
+static sg_status check_list(const char *fn, const char *what, sg_tensor_list l) {
+    if (l.len < 0) return sg_error(SG_EINVAL, "%s: %s has length %d", fn, what, (int)l.len);
+    if (l.len && !l.items)
+        return sg_error(SG_EINVAL, "%s: %s has %d items at NULL", fn, what, (int)l.len);
+    return SG_OK;
 }
 
 static sg_status new_list(int32_t n, sg_tensor_list *out) {
@@ -216,7 +264,14 @@ static sg_status new_list(int32_t n, sg_tensor_list *out) {
 }
 
 sg_status sg_tensor_list_clone(sg_tensor_list l, sg_tensor_list *out) {
-    sg_status st = new_list(l.len, out);
+    if (!out) return sg_error(SG_EINVAL, "sg_tensor_list_clone: out is NULL");
+    sg_status st = check_list("sg_tensor_list_clone", "the list", l);
+    if (st) {
+        out->items = NULL;
+        out->len = 0;
+        return st;
+    }
+    st = new_list(l.len, out);
     for (int32_t i = 0; i < l.len && !st; i++) {
         sg_tensor **items = (sg_tensor **)out->items;
         if (l.items[i] && (st = sg_tensor_clone(l.items[i], &items[i]))) break;
@@ -227,6 +282,10 @@ sg_status sg_tensor_list_clone(sg_tensor_list l, sg_tensor_list *out) {
 }
 
 sg_status sg_tensor_list_copy_(sg_tensor_list dst, sg_tensor_list src) {
+    sg_status st0;
+    if ((st0 = check_list("sg_tensor_list_copy_", "dst", dst)) ||
+        (st0 = check_list("sg_tensor_list_copy_", "src", src)))
+        return st0;
     if (dst.len != src.len)
         return sg_error(SG_EINVAL, "copying a list of %d tensors into a list of %d", (int)src.len,
                         (int)dst.len);
@@ -239,7 +298,14 @@ sg_status sg_tensor_list_copy_(sg_tensor_list dst, sg_tensor_list src) {
 }
 
 sg_status sg_tensor_list_retain(sg_tensor_list l, sg_tensor_list *out) {
-    sg_status st = new_list(l.len, out);
+    if (!out) return sg_error(SG_EINVAL, "sg_tensor_list_retain: out is NULL");
+    sg_status st = check_list("sg_tensor_list_retain", "the list", l);
+    if (st) {
+        out->items = NULL;
+        out->len = 0;
+        return st;
+    }
+    st = new_list(l.len, out);
     if (st) return st;
     for (int32_t i = 0; i < l.len; i++) ((sg_tensor **)out->items)[i] = sg_tensor_retain(l.items[i]);
     out->len = l.len;
@@ -258,6 +324,7 @@ static int compare(const sg_op_desc *d, const char *ns, size_t nsn, const char *
 
 const sg_op_desc *sg_op_desc_find(const sg_op_desc *table, size_t n, const char *name,
                                   const char *overload) {
+    if (!table || !name) return NULL;
     const char *colons = strstr(name, "::");
     const char *ns = colons ? name : "aten::";
     size_t      nsn = colons ? (size_t)(colons - name) + 2 : 6;
@@ -275,6 +342,7 @@ const sg_op_desc *sg_op_desc_find(const sg_op_desc *table, size_t n, const char 
 }
 
 sg_status sg_op_desc_define_all(const sg_op_desc *table, size_t n) {
+    if (!table && n) return sg_error(SG_EINVAL, "sg_op_desc_define_all: the table is NULL");
     sg_status st0 = sg__op_slots_add(table, n);
     if (st0) return st0;
     for (size_t i = 0; i < n; i++) {

@@ -124,14 +124,6 @@ static size_t span_bytes(const sg_tensor *t) {
     return (size_t)sg__span_elems(t->sizes, t->strides, t->ndim) * (size_t)elem_size(t);
 }
 
-static void contiguous_strides(const int64_t *sizes, int32_t ndim, int64_t *strides) {
-    int64_t acc = 1;
-    for (int32_t i = ndim - 1; i >= 0; i--) {
-        strides[i] = acc;
-        acc *= sizes[i] > 1 ? sizes[i] : 1;
-    }
-}
-
 /* Whether the elements fill their span exactly once, in some dim order (a permuted contiguous
  * tensor): then writing the span back leaves nothing of what was there before. */
 static bool dense(const sg_tensor *t) {
@@ -212,7 +204,12 @@ static sg_status copy_cpu(sg_tensor *dst, const sg_tensor *src) {
         char   *tmp = malloc(n);
         if (!tmp)
             return sg_error(SG_ENOMEM, "cannot allocate %zu bytes for an overlapping copy", n);
-        contiguous_strides(src->sizes, src->ndim, ts);
+        sg__extent e;
+        sg_status  st = sg__contiguous_strides("copy_", src->sizes, src->ndim, (size_t)es, ts, &e);
+        if (st) {
+            free(tmp);
+            return st;
+        }
         copy_host(tmp, ts, s, src->strides, src->sizes, src->ndim, es);
         copy_host(d, dst->strides, tmp, ts, dst->sizes, dst->ndim, es);
         free(tmp);
@@ -298,6 +295,7 @@ sg_status sg_tensor_copy_(sg_tensor *dst, const sg_tensor *src) {
 /* ---- contiguous and to -------------------------------------------------------------------- */
 
 sg_status sg_tensor_contiguous(sg_tensor *t, sg_tensor **out) {
+    if (!out) return sg_error(SG_EINVAL, "contiguous: out is NULL");
     *out = NULL;
     if (!t) return sg_error(SG_EINVAL, "contiguous: the tensor is NULL");
     if (sg_tensor_is_contiguous(t)) {
@@ -317,6 +315,7 @@ sg_status sg_tensor_contiguous(sg_tensor *t, sg_tensor **out) {
 sg_status sg_tensor_to(sg_tensor *t, sg_device dev, sg_tensor **out) {
     sg_storage *s = NULL;
     sg_status   st;
+    if (!out) return sg_error(SG_EINVAL, "to: out is NULL");
     *out = NULL;
     if (!t) return sg_error(SG_EINVAL, "to: the tensor is NULL");
     if ((st = sg_device_check(dev))) return sg_error(st, "to: %s", sg_last_error());

@@ -190,14 +190,15 @@ enum { INLINE_MAX = 4096, INLINE_AT = 64, STORAGE_INLINE = 1u << 8 };
 _Static_assert(sizeof(sg_storage) <= INLINE_AT, "the storage header fits before its data");
 
 /* The smallest inline blocks (up to 64 data bytes) are kept per thread for reuse, as tensor
- * headers are (tensor.c). */
+ * headers are (tensor.c): linked through ctx, so a kept storage's refs stays 0 and a second
+ * release of it is detected. Off under ASan (SG_RT_KEEP). */
 enum { KEEP_BYTES = 64, KEEP_MAX = 64 };
 static _Thread_local sg_storage *kept;
 static _Thread_local int         nkept;
 
 void sg__storage_cache_flush(void) {
     while (kept) {
-        sg_storage *next = *(sg_storage **)kept;
+        sg_storage *next = kept->ctx;
         free(kept);
         kept = next;
     }
@@ -208,9 +209,9 @@ sg_status sg__storage_new(sg_device dev, size_t nbytes, sg_storage **out) {
     *out = NULL;
     if (dev.type == SG_DEV_CPU && dev.index == 0 && nbytes <= INLINE_MAX) {
         sg_storage *s;
-        if (nbytes <= KEEP_BYTES && kept) {
+        if (SG_RT_KEEP && nbytes <= KEEP_BYTES && kept) {
             s = kept;
-            kept = *(sg_storage **)s;
+            kept = s->ctx;
             nkept--;
         } else {
             size_t block = INLINE_AT + (nbytes <= KEEP_BYTES ? KEEP_BYTES : (nbytes + 63) & ~(size_t)63);
@@ -243,11 +244,23 @@ sg_status sg__storage_new(sg_device dev, size_t nbytes, sg_storage **out) {
     return SG_OK;
 }
 
+static SG_COLD void released_twice(int32_t r) {
+    sg_error(SG_ESTATE, "storage release: the storage was released already (its reference count "
+                        "is %d)",
+             (int)r + 1);
+}
+
+/* As sg_tensor_release: a count below zero is reported (SG_ESTATE), not freed again. */
 void sg__storage_release(sg_storage *s) {
-    if (!s || __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
+    if (!s) return;
+    int32_t r = __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL);
+    if (SG_LIKELY(r != 0)) {
+        if (SG_UNLIKELY(r < 0)) released_twice(r);
+        return;
+    }
     if (s->flags & STORAGE_INLINE) {
-        if (s->nbytes <= KEEP_BYTES && nkept < KEEP_MAX) {
-            *(sg_storage **)s = kept;
+        if (SG_RT_KEEP && s->nbytes <= KEEP_BYTES && nkept < KEEP_MAX) {
+            s->ctx = kept;
             kept = s;
             nkept++;
         } else {

@@ -35,10 +35,10 @@ void sg_error_clear(void) {
 sg_status sg_error(sg_status s, const char *fmt, ...) {
     /* Rationale: a message may quote the previous one (wrapping it with context), so it is
      * formatted aside first. */
-    char    tmp[MSG_MAX];
+    char    tmp[MSG_MAX] = "";
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(tmp, sizeof tmp, fmt, ap);
+    if (fmt) vsnprintf(tmp, sizeof tmp, fmt, ap); /* NULL: the status without a message */
     va_end(ap);
     memcpy(msg, tmp, sizeof msg);
     last = s;

@@ -24,8 +24,56 @@ void      sg__storage_release(sg_storage *s);
  * strides copied in. */
 sg_status sg__tensor_new(sg_storage *s, sg_dtype dtype, const int64_t *sizes,
                          const int64_t *strides, int32_t ndim, int64_t offset, sg_tensor **out);
-/* The number of storage elements a view reaches past its offset (0 when any size is 0). */
+/* The number of storage elements a view reaches past its offset (0 when any size is 0), for a
+ * geometry sg__geometry accepted (so nothing overflows). */
 int64_t   sg__span_elems(const int64_t *sizes, const int64_t *strides, int32_t ndim);
+
+/* ---- checked arithmetic over sizes, strides and offsets (geometry.c) ----------------------
+ * Every product and sum over a tensor's sizes, strides and offset goes through these, so a
+ * geometry that overflows is refused where it is made and every later computation over a made
+ * tensor (numel, span, nbytes, a kernel's offsets) fits in int64. True where the result fits. */
+static inline bool sg__mul(int64_t a, int64_t b, int64_t *r) { return !__builtin_mul_overflow(a, b, r); }
+static inline bool sg__add(int64_t a, int64_t b, int64_t *r) { return !__builtin_add_overflow(a, b, r); }
+
+/* What sg__geometry finds of a geometry. */
+typedef struct sg__extent {
+    int64_t numel; /* elements */
+    int64_t span;  /* storage elements reached past the offset (0 when empty) */
+    int64_t need;  /* bytes of storage the view needs: (offset + span) * itemsize, 0 when empty */
+} sg__extent;
+
+/* Checks a geometry as every creation and view does: ndim in 0..SG_MAX_DIMS, sizes and strides
+ * given where ndim > 0, no negative size, stride or offset, and numel * itemsize and
+ * (offset + span) * itemsize within int64. Fails with SG_EINVAL and a message that starts with
+ * fn. */
+sg_status sg__geometry(const char *fn, const int64_t *sizes, const int64_t *strides, int32_t ndim,
+                       int64_t offset, size_t itemsize, sg__extent *out);
+/* Contiguous strides for sizes (ndim in range, sizes given) and their extent at offset 0: the
+ * same checks as sg__geometry's, in one pass, for the commonest creation. */
+sg_status sg__contiguous_strides(const char *fn, const int64_t *sizes, int32_t ndim,
+                                 size_t itemsize, int64_t *strides, sg__extent *out);
+/* SG_OK where a view of extent e fits in s; else an SG_EINVAL naming fn and the geometry
+ * (PyTorch's setStorage check: an empty view fits anywhere). */
+sg_status sg__check_in_storage(const char *fn, const int64_t *sizes, const int64_t *strides,
+                               int32_t ndim, int64_t offset, size_t itemsize,
+                               const sg__extent *e, const sg_storage *s);
+/* "[2, 3]" into buf (cut short where buf is), for messages. */
+const char *sg__shape_str(char *buf, size_t n, const int64_t *v, int32_t ndim);
+
+/* Whether this build runs under AddressSanitizer. Rationale: there the per-thread caches of
+ * tensor headers and small storages are off, so that a use after release, or a second release,
+ * reaches freed memory and ASan reports it instead of the cache hiding it. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SG_RT_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SG_RT_ASAN 1
+#endif
+#endif
+#ifndef SG_RT_ASAN
+#define SG_RT_ASAN 0
+#endif
+#define SG_RT_KEEP (!SG_RT_ASAN)
 
 /* Frees the calling thread's kept tensor headers and small storages (sg_runtime_shutdown). */
 void sg__tensor_cache_flush(void);

@@ -103,7 +103,8 @@ static inline sg_any sg_any_tensor_list(sg_tensor *const *p, int32_t n) {
     return v;
 }
 
-/* Gives back what a result owns and sets it to None. */
+/* Gives back what a result owns and sets it to None. NULL is a no-op; a list without items or
+ * with a negative length gives back no item, only its array. */
 void        sg_any_release(sg_any *v);
 const char *sg_any_tag_name(int32_t tag); /* "Tensor", "int[]", ...; "?" for a bad tag */
 

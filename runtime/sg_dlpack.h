@@ -6,7 +6,9 @@
  * every layout.
  *
  * Ownership, in both directions, is DLPack's: a managed tensor belongs to whoever holds it until
- * that holder calls its deleter, exactly once.
+ * that holder calls its deleter, exactly once. The runtime keeps the addresses of its live
+ * exports and imports, so that a second call of an export's deleter does nothing but leave
+ * SG_ESTATE, and a second import of a managed tensor a tensor owns already is refused.
  * - Export (sg_tensor_to_dlpack*) gives the caller a managed tensor that holds one reference to
  *   the tensor; its deleter drops that reference and frees the managed tensor.
  * - Import (sg_tensor_from_dlpack*) gives the tensor the managed tensor on success: the storage
@@ -168,7 +170,8 @@ SG_DL_ASSERT_(sizeof(sg_dl_managed_tensor_versioned) == 80,
  * Rationale: data at the first element with byte_offset 0, as PyTorch exports, because some
  * consumers (CUDA ones in particular) refuse a non-zero byte_offset.
  * Fails (*out NULL) with SG_EUNSUPPORTED for a Meta or PrivateUse tensor, which DLPack cannot
- * describe, SG_EINVAL for NULL arguments and SG_ENOMEM. */
+ * describe, SG_EINVAL for NULL arguments and SG_ENOMEM. The deleter called again for the same
+ * managed tensor frees nothing and leaves SG_ESTATE in the error slot. */
 sg_status sg_tensor_to_dlpack_versioned(sg_tensor *t, sg_dl_managed_tensor_versioned **out);
 
 /* The same as a legacy (pre-1.0) managed tensor. A read-only t is refused with SG_EINVAL: the
@@ -189,8 +192,13 @@ sg_status sg_tensor_to_dlpack(sg_tensor *t, sg_dl_managed_tensor **out);
  * Refused with SG_EUNSUPPORTED, as valid DLPack this runtime cannot hold: a newer major version,
  * another device type (the message names it), an unknown dtype or lanes != 1, ndim above
  * SG_MAX_DIMS, negative strides (our views have none). Refused with SG_EINVAL, as malformed:
- * version 0.x, ndim < 0, negative sizes, NULL shape (ndim > 0) or data (numel > 0), a CUDA
- * device id outside 0..127, a misaligned first element, sizes and strides that overflow. */
+ * version 0.x, ndim < 0, negative sizes, NULL shape (ndim > 0) or data (numel > 0), a CPU
+ * device id other than 0, a CUDA device id outside 0..127, a misaligned first element, sizes
+ * and strides that overflow or reach past the end of the address space, and, where m is an
+ * export of this runtime, data + byte_offset and the elements reaching outside the exported
+ * tensor's storage, or m being a legacy export of this runtime (sg_tensor_to_dlpack; and for
+ * sg_tensor_from_dlpack, a versioned one). Refused with SG_ESTATE: m imported already by a
+ * tensor still alive (its deleter is that tensor's). */
 sg_status sg_tensor_from_dlpack_versioned(sg_dl_managed_tensor_versioned *m, sg_tensor **out);
 
 /* The same for a legacy managed tensor, which is always writable. */

@@ -75,6 +75,13 @@ _Static_assert(offsetof(sg_storage, data) == 16, "sg_storage layout");
 
 /* ---- creating and releasing --------------------------------------------------------------- */
 
+/* Every fallible call below refuses, with SG_EINVAL and a message naming the call and the
+ * argument, a NULL tensor, out-pointer, or sizes/strides with ndim > 0 (*out is then NULL);
+ * ndim outside 0..SG_MAX_DIMS; negative sizes, strides or offsets; an invalid dtype or device
+ * type; and a geometry whose element count, span or bytes overflow int64. Every tensor made
+ * (views included) lies inside its storage, so offsets a kernel computes from it fit in int64.
+ * docs/runtime.md ("Misuse") lists what is checked. */
+
 /* A new tensor with fresh, uninitialised, contiguous storage. */
 sg_status sg_tensor_empty(const int64_t *sizes, int32_t ndim, sg_dtype dtype, sg_device dev,
                           sg_tensor **out);
@@ -86,7 +93,8 @@ sg_status sg_tensor_zeros(const int64_t *sizes, int32_t ndim, sg_dtype dtype, sg
                           sg_tensor **out);
 /* A tensor over memory the caller owns. When the last view goes away, release(s) is called (if
  * given) to free the memory (s->data, s->ctx); the sg_storage itself is freed by the runtime.
- * strides NULL means contiguous. */
+ * strides NULL means contiguous. data may be NULL only where there are no elements (or on
+ * Meta); flags other than SG_STORAGE_READ_ONLY are refused. */
 sg_status sg_tensor_from_blob(void *data, const int64_t *sizes, const int64_t *strides,
                               int32_t ndim, sg_dtype dtype, sg_device dev, uint32_t flags,
                               void (*release)(sg_storage *s), void *ctx, sg_tensor **out);
@@ -95,26 +103,34 @@ static inline sg_tensor *sg_tensor_retain(sg_tensor *t) {
     if (t) __atomic_fetch_add(&t->refs, 1, __ATOMIC_RELAXED);
     return t;
 }
-void sg_tensor_release(sg_tensor *t); /* NULL is a no-op */
+/* NULL is a no-op. A release without a reference (the count found below zero, as where a tensor
+ * is released twice) frees nothing and leaves SG_ESTATE in the error slot; it is found while the
+ * header is kept for reuse, and under ASan (where nothing is kept) ASan reports it. */
+void sg_tensor_release(sg_tensor *t);
 
 /* ---- reading ------------------------------------------------------------------------------ */
 
+/* These answer for NULL: numel, span and nbytes 0, is_contiguous false, describe "(null
+ * tensor)". */
 int64_t sg_tensor_numel(const sg_tensor *t);
 /* How many storage elements past its offset the view reaches (0 when empty). */
 int64_t sg_tensor_span(const sg_tensor *t);
 size_t  sg_tensor_nbytes(const sg_tensor *t); /* numel * element size */
-/* The address of element [0, 0, ...] (NULL on Meta). */
+/* The address of element [0, 0, ...] (NULL on Meta). t must not be NULL: kernels call this per
+ * tensor on their hot path, so it checks nothing. */
 static inline void *sg_tensor_data(const sg_tensor *t) {
     return t->storage->data
                ? (char *)t->storage->data + t->offset * (int64_t)sg_dtype_size((sg_dtype)t->dtype)
                : NULL;
 }
 bool    sg_tensor_is_contiguous(const sg_tensor *t);
-/* Whether the tensor may be written (false for read-only imports). */
+/* Whether the tensor may be written (false for read-only imports). t must not be NULL (the
+ * dispatcher asks this per tensor argument). */
 static inline bool sg_tensor_writable(const sg_tensor *t) {
     return !(t->flags & SG_STORAGE_READ_ONLY);
 }
-/* "float32[2, 3] on cpu", for messages. Writes at most n bytes, NUL included. */
+/* "float32[2, 3] on cpu", for messages. Writes at most n bytes, NUL included (none where buf is
+ * NULL). */
 void    sg_tensor_describe(const sg_tensor *t, char *buf, size_t n);
 
 /* ---- views (share storage, never copy) ---------------------------------------------------- */

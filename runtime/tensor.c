@@ -6,18 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Checks what every creation checks: rank, sizes, dtype. */
-static sg_status check_shape(const char *fn, const int64_t *sizes, int32_t ndim, sg_dtype dtype) {
-    if (ndim < 0 || ndim > SG_MAX_DIMS)
+/* What every creation checks before its strides are worked out: the out-pointer, the rank, the
+ * sizes pointer and the dtype (the geometry itself is sg__geometry's). */
+static sg_status check_new(const char *fn, const int64_t *sizes, int32_t ndim, sg_dtype dtype,
+                           sg_tensor **out) {
+    if (!out) return sg_error(SG_EINVAL, "%s: out is NULL", fn);
+    *out = NULL;
+    if (ndim < 0) return sg_error(SG_EINVAL, "%s: ndim %d is negative", fn, ndim);
+    if (ndim > SG_MAX_DIMS)
         return sg_error(SG_EINVAL, "%s: %d dimensions (at most %d)", fn, ndim, SG_MAX_DIMS);
+    if (ndim && !sizes) return sg_error(SG_EINVAL, "%s: sizes is NULL with ndim %d", fn, ndim);
     if (!sg_dtype_valid((int)dtype)) return sg_error(SG_EINVAL, "%s: no dtype %d", fn, (int)dtype);
-    for (int32_t i = 0; i < ndim; i++)
-        if (sizes[i] < 0)
-            return sg_error(SG_EINVAL, "%s: negative size %lld at dimension %d", fn,
-                            (long long)sizes[i], i);
     return SG_OK;
 }
 
+/* For a geometry sg__geometry accepted, so no sum or product here overflows. */
 int64_t sg__span_elems(const int64_t *sizes, const int64_t *strides, int32_t ndim) {
     int64_t span = 1;
     for (int32_t i = 0; i < ndim; i++) {
@@ -28,15 +31,19 @@ int64_t sg__span_elems(const int64_t *sizes, const int64_t *strides, int32_t ndi
 }
 
 /* Headers with room for 4 dims (nearly all) are kept on a short per-thread list when released
- * and reused. Rationale: malloc and free were most of the cost of a 1-element op. */
+ * and reused. Rationale: malloc and free were most of the cost of a 1-element op.
+ * The list is linked through the storage field, so a kept header's refs stays 0 and a second
+ * release of it is detected (sg_tensor_release). Off under ASan (SG_RT_KEEP). */
 enum { SMALL_CAP = 4, KEEP_MAX = 64 };
 static _Thread_local sg_tensor *kept;
 static _Thread_local int        nkept;
 
+static sg_tensor *next_kept(const sg_tensor *t) { return (sg_tensor *)(void *)t->storage; }
+
 static sg_tensor *header_new(int32_t cap) {
-    if (cap == SMALL_CAP && kept) {
+    if (SG_RT_KEEP && cap == SMALL_CAP && kept) {
         sg_tensor *t = kept;
-        kept = *(sg_tensor **)t;
+        kept = next_kept(t);
         nkept--;
         return t;
     }
@@ -44,8 +51,8 @@ static sg_tensor *header_new(int32_t cap) {
 }
 
 static void header_free(sg_tensor *t) {
-    if (t->cap == SMALL_CAP && nkept < KEEP_MAX) {
-        *(sg_tensor **)t = kept;
+    if (SG_RT_KEEP && t->cap == SMALL_CAP && nkept < KEEP_MAX) {
+        t->storage = (sg_storage *)(void *)kept;
         kept = t;
         nkept++;
         return;
@@ -55,7 +62,7 @@ static void header_free(sg_tensor *t) {
 
 void sg__tensor_cache_flush(void) {
     while (kept) {
-        sg_tensor *next = *(sg_tensor **)kept;
+        sg_tensor *next = next_kept(kept);
         free(kept);
         kept = next;
     }
@@ -90,23 +97,14 @@ sg_status sg__tensor_new(sg_storage *s, sg_dtype dtype, const int64_t *sizes,
     return SG_OK;
 }
 
-/* Bytes for n elements of dtype, or false on overflow. */
-static bool bytes_of(int64_t n, sg_dtype dtype, size_t *out) {
-    size_t es = sg_dtype_size(dtype);
-    if (n < 0 || (uint64_t)n > SIZE_MAX / es) return false;
-    *out = (size_t)n * es;
-    return true;
-}
-
-/* A new tensor over fresh storage; sizes, strides and dtype checked by the caller. */
+/* A new tensor over fresh storage for a geometry its caller checked (sg__geometry or
+ * sg__contiguous_strides), e its extent. */
 static sg_status empty_checked(const char *fn, const int64_t *sizes, const int64_t *strides,
-                               int32_t ndim, sg_dtype dtype, sg_device dev, sg_tensor **out) {
-    size_t nbytes;
-    if (!bytes_of(sg__span_elems(sizes, strides, ndim), dtype, &nbytes))
-        return sg_error(SG_EINVAL, "%s: the tensor is too large", fn);
+                               int32_t ndim, sg_dtype dtype, sg_device dev, const sg__extent *e,
+                               sg_tensor **out) {
     sg_storage *s;
-    sg_status   st = sg__storage_new(dev, nbytes, &s);
-    if (st) return st;
+    sg_status   st = sg__storage_new(dev, (size_t)e->need, &s);
+    if (st) return sg_error(st, "%s: %s", fn, sg_last_error());
     st = sg__tensor_new(s, dtype, sizes, strides, ndim, 0, out);
     sg__storage_release(s);
     return st;
@@ -114,42 +112,33 @@ static sg_status empty_checked(const char *fn, const int64_t *sizes, const int64
 
 sg_status sg_tensor_empty_strided(const int64_t *sizes, const int64_t *strides, int32_t ndim,
                                   sg_dtype dtype, sg_device dev, sg_tensor **out) {
-    *out = NULL;
-    sg_status st = check_shape("empty_strided", sizes, ndim, dtype);
-    if (st) return st;
-    for (int32_t i = 0; i < ndim; i++)
-        if (strides[i] < 0)
-            return sg_error(SG_EINVAL, "empty_strided: negative stride %lld at dimension %d",
-                            (long long)strides[i], i);
-    return empty_checked("empty_strided", sizes, strides, ndim, dtype, dev, out);
+    const char *fn = "empty_strided";
+    sg__extent  e;
+    sg_status   st = check_new(fn, sizes, ndim, dtype, out);
+    if (st || (st = sg__geometry(fn, sizes, strides, ndim, 0, sg_dtype_size(dtype), &e)))
+        return st;
+    return empty_checked(fn, sizes, strides, ndim, dtype, dev, &e, out);
 }
 
-/* Contiguous strides for sizes; false where the element count overflows. */
-static bool contiguous_strides(const int64_t *sizes, int32_t ndim, int64_t *strides) {
-    int64_t acc = 1;
-    for (int32_t i = ndim - 1; i >= 0; i--) {
-        strides[i] = acc;
-        int64_t s = sizes[i] > 1 ? sizes[i] : 1;
-        if (acc > INT64_MAX / s) return false;
-        acc *= s;
-    }
-    return true;
+/* empty, with its failures reported as fn's. */
+static sg_status empty(const char *fn, const int64_t *sizes, int32_t ndim, sg_dtype dtype,
+                       sg_device dev, sg_tensor **out) {
+    int64_t    strides[SG_MAX_DIMS];
+    sg__extent e;
+    sg_status  st = check_new(fn, sizes, ndim, dtype, out);
+    if (st || (st = sg__contiguous_strides(fn, sizes, ndim, sg_dtype_size(dtype), strides, &e)))
+        return st;
+    return empty_checked(fn, sizes, strides, ndim, dtype, dev, &e, out);
 }
 
 sg_status sg_tensor_empty(const int64_t *sizes, int32_t ndim, sg_dtype dtype, sg_device dev,
                           sg_tensor **out) {
-    int64_t   strides[SG_MAX_DIMS];
-    sg_status st = check_shape("empty", sizes, ndim, dtype);
-    *out = NULL;
-    if (st) return st;
-    if (!contiguous_strides(sizes, ndim, strides))
-        return sg_error(SG_EINVAL, "empty: the tensor is too large");
-    return empty_checked("empty", sizes, strides, ndim, dtype, dev, out);
+    return empty("empty", sizes, ndim, dtype, dev, out);
 }
 
 sg_status sg_tensor_zeros(const int64_t *sizes, int32_t ndim, sg_dtype dtype, sg_device dev,
                           sg_tensor **out) {
-    sg_status st = sg_tensor_empty(sizes, ndim, dtype, dev, out);
+    sg_status st = empty("zeros", sizes, ndim, dtype, dev, out);
     if (st) return st;
     sg_storage *s = (*out)->storage;
     const sg_device_impl *impl = sg__device_impl((sg_device_type)dev.type);
@@ -165,8 +154,9 @@ sg_status sg_tensor_zeros(const int64_t *sizes, int32_t ndim, sg_dtype dtype, sg
     if (st) {
         sg_tensor_release(*out);
         *out = NULL;
+        return sg_error(st, "zeros: %s", sg_last_error());
     }
-    return st;
+    return SG_OK;
 }
 
 /* The release of memory whose owner gave no release function: the owner frees it. */
@@ -175,32 +165,30 @@ static void keep(sg_storage *s) { (void)s; }
 sg_status sg_tensor_from_blob(void *data, const int64_t *sizes, const int64_t *strides,
                               int32_t ndim, sg_dtype dtype, sg_device dev, uint32_t flags,
                               void (*release)(sg_storage *s), void *ctx, sg_tensor **out) {
-    int64_t   own[SG_MAX_DIMS];
-    sg_status st = check_shape("from_blob", sizes, ndim, dtype);
-    *out = NULL;
+    const char *fn = "from_blob";
+    int64_t     own[SG_MAX_DIMS];
+    sg__extent  e;
+    sg_status   st = check_new(fn, sizes, ndim, dtype, out);
     if (st) return st;
     if ((unsigned)dev.type >= SG_DEV__COUNT)
-        return sg_error(SG_EINVAL, "from_blob: device type %d does not exist", dev.type);
-    if (!strides) {
-        if (!contiguous_strides(sizes, ndim, own))
-            return sg_error(SG_EINVAL, "from_blob: the tensor is too large");
-        strides = own;
-    }
-    for (int32_t i = 0; i < ndim; i++)
-        if (strides[i] < 0)
-            return sg_error(SG_EINVAL, "from_blob: negative stride %lld at dimension %d (views "
-                                       "with negative strides are not supported)",
-                            (long long)strides[i], i);
-    size_t nbytes;
-    if (!bytes_of(sg__span_elems(sizes, strides, ndim), dtype, &nbytes))
-        return sg_error(SG_EINVAL, "from_blob: the tensor is too large");
+        return sg_error(SG_EINVAL, "%s: device type %d does not exist", fn, dev.type);
+    if (flags & ~(uint32_t)SG_STORAGE_READ_ONLY)
+        return sg_error(SG_EINVAL, "%s: unknown storage flags 0x%x (only SG_STORAGE_READ_ONLY "
+                                   "is defined)", fn, flags & ~(unsigned)SG_STORAGE_READ_ONLY);
+    st = strides ? sg__geometry(fn, sizes, strides, ndim, 0, sg_dtype_size(dtype), &e)
+                 : sg__contiguous_strides(fn, sizes, ndim, sg_dtype_size(dtype), own, &e);
+    if (st) return st;
+    if (!strides) strides = own;
+    if (!data && e.need && dev.type != SG_DEV_META)
+        return sg_error(SG_EINVAL, "%s: data is NULL for a tensor of %lld elements", fn,
+                        (long long)e.numel);
     sg_storage *s = calloc(1, sizeof *s);
     if (!s) return sg_error(SG_ENOMEM, "out of memory");
     s->refs = 1;
     s->flags = flags;
     s->device = dev;
     s->data = data;
-    s->nbytes = nbytes;
+    s->nbytes = (size_t)e.need;
     s->release = release ? release : keep;
     s->ctx = ctx;
     st = sg__tensor_new(s, dtype, sizes, strides, ndim, 0, out);
@@ -210,24 +198,27 @@ sg_status sg_tensor_from_blob(void *data, const int64_t *sizes, const int64_t *s
 }
 
 sg_status sg_tensor_resize_(sg_tensor *t, const int64_t *sizes, int32_t ndim) {
-    int64_t   strides[SG_MAX_DIMS];
-    sg_status st = check_shape("resize_", sizes, ndim, (sg_dtype)t->dtype);
-    if (st) return st;
-    if (ndim > t->cap)
-        return sg_error(SG_EUNSUPPORTED, "resize_: a tensor made with %d dimensions cannot be "
+    const char *fn = "resize_";
+    int64_t     strides[SG_MAX_DIMS];
+    sg__extent  e;
+    sg_status   st;
+    if (!t) return sg_error(SG_EINVAL, "%s: the tensor is NULL", fn);
+    if (ndim >= 0 && ndim <= SG_MAX_DIMS && ndim > t->cap)
+        return sg_error(SG_EUNSUPPORTED, "%s: a tensor made with %d dimensions cannot be "
                                          "resized to %d",
-                        t->ndim, ndim);
-    if (!contiguous_strides(sizes, ndim, strides))
-        return sg_error(SG_EINVAL, "resize_: the tensor is too large");
-    size_t nbytes;
-    if (!bytes_of(sg__span_elems(sizes, strides, ndim), (sg_dtype)t->dtype, &nbytes))
-        return sg_error(SG_EINVAL, "resize_: the tensor is too large");
-    size_t have = t->storage->nbytes > (size_t)t->offset * sg_dtype_size((sg_dtype)t->dtype)
-                      ? t->storage->nbytes - (size_t)t->offset * sg_dtype_size((sg_dtype)t->dtype)
-                      : 0;
-    if (nbytes > have) {
+                        fn, t->ndim, ndim);
+    size_t es = sg_dtype_size((sg_dtype)t->dtype);
+    if ((st = check_new(fn, sizes, ndim, (sg_dtype)t->dtype, &(sg_tensor *){NULL})) ||
+        (st = sg__contiguous_strides(fn, sizes, ndim, es, strides, &e)))
+        return st;
+    /* The view keeps its offset where the storage holds it there, else it gets new storage. */
+    int64_t at = 0;
+    bool    fits = e.numel == 0 || (sg__add(t->offset, e.span, &at) &&
+                                    sg__mul(at, (int64_t)es, &at) &&
+                                    (uint64_t)at <= t->storage->nbytes);
+    if (!fits) {
         sg_storage *s;
-        if ((st = sg__storage_new(t->device, nbytes, &s))) return st;
+        if ((st = sg__storage_new(t->device, (size_t)e.need, &s))) return st;
         sg__storage_release(t->storage);
         t->storage = s;
         t->offset = 0;
@@ -240,37 +231,69 @@ sg_status sg_tensor_resize_(sg_tensor *t, const int64_t *sizes, int32_t ndim) {
     return SG_OK;
 }
 
+static SG_COLD void released_twice(int32_t r) {
+    sg_error(SG_ESTATE, "sg_tensor_release: the tensor was released already (its reference "
+                        "count is %d): a release without a reference",
+             (int)r + 1);
+}
+
+/* Rationale: the count is checked below zero, not only at zero, for a branch on the common path:
+ * a header released once too often (while kept for reuse, its refs stays 0) is reported, not
+ * freed twice. */
 void sg_tensor_release(sg_tensor *t) {
-    if (!t || __atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
+    if (!t) return;
+    int32_t r = __atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL);
+    if (SG_LIKELY(r != 0)) {
+        if (SG_UNLIKELY(r < 0)) released_twice(r);
+        return;
+    }
     sg__storage_release(t->storage);
     header_free(t);
 }
 
-int64_t sg_tensor_span(const sg_tensor *t) { return sg__span_elems(t->sizes, t->strides, t->ndim); }
+/* A tensor made by this runtime has a numel and a byte size that fit in int64 (sg__geometry);
+ * the checks below keep that true of a tensor whose fields a caller wrote itself. */
+int64_t sg_tensor_span(const sg_tensor *t) {
+    int64_t span = 1, step;
+    if (!t) return 0;
+    for (int32_t i = 0; i < t->ndim; i++)
+        if (t->sizes[i] == 0) return 0;
+    for (int32_t i = 0; i < t->ndim; i++)
+        if (!sg__mul(t->sizes[i] - 1, t->strides[i], &step) || !sg__add(span, step, &span))
+            return INT64_MAX;
+    return span;
+}
 
 int64_t sg_tensor_numel(const sg_tensor *t) {
     int64_t n = 1;
-    for (int32_t i = 0; i < t->ndim; i++) n *= t->sizes[i];
+    if (!t) return 0;
+    for (int32_t i = 0; i < t->ndim; i++)
+        if (!sg__mul(n, t->sizes[i], &n)) return INT64_MAX;
     return n;
 }
 
 size_t sg_tensor_nbytes(const sg_tensor *t) {
-    return (size_t)sg_tensor_numel(t) * sg_dtype_size((sg_dtype)t->dtype);
+    int64_t n;
+    if (!t) return 0;
+    return sg__mul(sg_tensor_numel(t), (int64_t)sg_dtype_size((sg_dtype)t->dtype), &n)
+               ? (size_t)n
+               : SIZE_MAX;
 }
 
 bool sg_tensor_is_contiguous(const sg_tensor *t) {
     int64_t expected = 1;
+    if (!t) return false;
     for (int32_t i = t->ndim - 1; i >= 0; i--) {
         if (t->sizes[i] == 0) return true;
         if (t->sizes[i] != 1 && t->strides[i] != expected) return false;
-        expected *= t->sizes[i];
+        if (!sg__mul(expected, t->sizes[i], &expected)) return false;
     }
     return true;
 }
 
 void sg_tensor_describe(const sg_tensor *t, char *buf, size_t n) {
     size_t k = 0;
-    if (!n) return;
+    if (!buf || !n) return;
     buf[0] = '\0';
 #define PUT(...)                                                              \
     do {                                                                      \
@@ -278,6 +301,10 @@ void sg_tensor_describe(const sg_tensor *t, char *buf, size_t n) {
         if (w_ < 0 || (size_t)w_ >= n - k) return;                            \
         k += (size_t)w_;                                                      \
     } while (0)
+    if (!t) {
+        PUT("(null tensor)");
+        return;
+    }
     PUT("%s[", sg_dtype_name((sg_dtype)t->dtype));
     for (int32_t i = 0; i < t->ndim; i++) PUT("%s%lld", i ? ", " : "", (long long)t->sizes[i]);
     if (t->device.type == SG_DEV_CPU || t->device.type == SG_DEV_META)

@@ -4,8 +4,13 @@
  * (a 0-dim tensor takes dims -1 and 0), slices clamp as Python's do, expand follows
  * broadcasting, and view succeeds exactly where the strides can express the new shape.
  *
- * Every view but as_strided is derived from a valid tensor, so it stays inside the storage by
- * construction and is made without a bounds check; as_strided takes any geometry and checks it.
+ * as_strided takes any geometry, so it passes the runtime's whole geometry check (sizes and
+ * strides non-negative, no product or sum overflowing, the elements reached inside the
+ * storage). Every other view is derived from a valid tensor and reaches no element outside the
+ * ones it reaches, so only the arithmetic that makes something new is checked: view's strides,
+ * slice's stride * step and offset, select's offset, expand's element count (its stride-0 dims
+ * may grow it past int64). Rationale: views are made on kernels' paths, and the full check
+ * would cost them more than the view itself.
  */
 #include "rt_internal.h"
 
@@ -14,7 +19,8 @@
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
-/* A new header over t's storage; its one failure (memory) is reported as fn's. */
+/* A new header over t's storage; its one failure (memory) is reported as fn's. The geometry is
+ * the caller's to check (see the top of the file). */
 static sg_status make(const char *fn, sg_tensor *t, const int64_t *sizes, const int64_t *strides,
                       int32_t ndim, int64_t offset, sg_tensor **out) {
     sg_status st =
@@ -22,12 +28,19 @@ static sg_status make(const char *fn, sg_tensor *t, const int64_t *sizes, const 
     return st ? sg_error(st, "%s: %s", fn, sg_last_error()) : SG_OK;
 }
 
-/* What every view checks first: a tensor to view, and a rank it can hold. */
-static sg_status check_args(const char *fn, const sg_tensor *t, int32_t ndim) {
+/* What every view checks first: an out-pointer, a tensor to view, and a rank it can hold. */
+static sg_status check_args(const char *fn, const sg_tensor *t, int32_t ndim, sg_tensor **out) {
+    if (!out) return sg_error(SG_EINVAL, "%s: out is NULL", fn);
+    *out = NULL;
     if (!t) return sg_error(SG_EINVAL, "%s: the tensor is NULL", fn);
     if (ndim < 0 || ndim > SG_MAX_DIMS)
         return sg_error(SG_EINVAL, "%s: %d dimensions (at most %d)", fn, ndim, SG_MAX_DIMS);
     return SG_OK;
+}
+
+/* sizes (and strides, where a call takes them) must be given for a rank above 0. */
+static sg_status check_ptr(const char *fn, const char *what, const int64_t *p, int32_t ndim) {
+    return ndim && !p ? sg_error(SG_EINVAL, "%s: %s is NULL with ndim %d", fn, what, ndim) : SG_OK;
 }
 
 /* dim wrapped into [0, ndim). A 0-dim tensor answers to dims -1 and 0, as in PyTorch. */
@@ -42,23 +55,13 @@ static sg_status wrap_dim(const char *fn, int64_t dim, int64_t ndim, int64_t *ou
     return SG_OK;
 }
 
-/* "[2, 3]" into buf, for messages; cut short where buf is. */
-static const char *shape_str(char *buf, size_t n, const int64_t *v, int32_t ndim) {
-    size_t k = 0;
-    int    w = snprintf(buf, n, "[");
-    for (int32_t i = 0; w >= 0 && (size_t)w < n - k && i < ndim; i++) {
-        k += (size_t)w;
-        w = snprintf(buf + k, n - k, "%s%lld", i ? ", " : "", (long long)v[i]);
-    }
-    if (w >= 0 && (size_t)w < n - k) {
-        k += (size_t)w;
-        snprintf(buf + k, n - k, "]");
-    }
-    return buf;
+/* t's offset moved by i steps of stride, into *at; false where it, or it in bytes, overflows.
+ * Only an empty view can get here with an offset that large (it may start anywhere). */
+static bool new_offset(const sg_tensor *t, int64_t i, int64_t stride, int64_t *at) {
+    int64_t bytes;
+    return sg__mul(i, stride, at) && sg__add(t->offset, *at, at) &&
+           sg__mul(*at, (int64_t)sg_dtype_size((sg_dtype)t->dtype), &bytes);
 }
-
-/* a * b, or false where it overflows. */
-static bool mul(int64_t a, int64_t b, int64_t *r) { return !__builtin_mul_overflow(a, b, r); }
 
 /* Removes entry d of an array of n. */
 static void drop(int64_t *v, int32_t n, int32_t d) {
@@ -77,40 +80,15 @@ static void insert(int64_t *v, int32_t n, int32_t d, int64_t x) {
  * PyTorch's as_strided(size, stride, storage_offset). */
 sg_status sg_tensor_as_strided(sg_tensor *t, const int64_t *sizes, const int64_t *strides,
                                int32_t ndim, int64_t offset, sg_tensor **out) {
-    char      a[256], b[256];
-    sg_status st = check_args("as_strided", t, ndim);
-    *out = NULL;
+    const char *fn = "as_strided";
+    sg__extent  e;
+    sg_status   st = check_args(fn, t, ndim, out);
     if (st) return st;
-    bool empty = false;
-    for (int32_t i = 0; i < ndim; i++) {
-        if (sizes[i] < 0)
-            return sg_error(SG_EINVAL, "as_strided: negative size %lld at dimension %d",
-                            (long long)sizes[i], i);
-        if (strides[i] < 0)
-            return sg_error(SG_EINVAL,
-                            "as_strided: negative stride %lld at dimension %d (negative strides "
-                            "are not supported)",
-                            (long long)strides[i], i);
-        empty |= sizes[i] == 0;
-    }
-    if (offset < 0)
-        return sg_error(SG_EINVAL, "as_strided: negative storage offset %lld", (long long)offset);
-    if (empty) return make("as_strided", t, sizes, strides, ndim, offset, out);
-
-    /* The last element reached, then the bytes up to its end, must lie in the storage. */
-    int64_t es = (int64_t)sg_dtype_size((sg_dtype)t->dtype), last = offset, need = 0, step;
-    bool    ok = true;
-    for (int32_t i = 0; ok && i < ndim; i++)
-        ok = mul(sizes[i] - 1, strides[i], &step) && !__builtin_add_overflow(last, step, &last);
-    ok = ok && !__builtin_add_overflow(last, 1, &need) && mul(need, es, &need);
-    if (!ok || (uint64_t)need > t->storage->nbytes)
-        return sg_error(SG_EINVAL,
-                        "as_strided: sizes %s, strides %s, storage offset %lld and itemsize %lld "
-                        "need a storage of %s%lld bytes, but it has %zu",
-                        shape_str(a, sizeof a, sizes, ndim), shape_str(b, sizeof b, strides, ndim),
-                        (long long)offset, (long long)es, ok ? "" : "more than ",
-                        (long long)(ok ? need : INT64_MAX), t->storage->nbytes);
-    return make("as_strided", t, sizes, strides, ndim, offset, out);
+    size_t es = sg_dtype_size((sg_dtype)t->dtype);
+    if ((st = sg__geometry(fn, sizes, strides, ndim, offset, es, &e)) ||
+        (st = sg__check_in_storage(fn, sizes, strides, ndim, offset, es, &e, t->storage)))
+        return st;
+    return make(fn, t, sizes, strides, ndim, offset, out);
 }
 
 /* ---- view --------------------------------------------------------------------------------- */
@@ -130,7 +108,7 @@ static sg_status infer_shape(const int64_t *sizes, int32_t ndim, int64_t numel, 
             return sg_error(SG_EINVAL, "view: invalid shape dimension %lld at %d",
                             (long long)sizes[i], i);
         } else {
-            fits = fits && mul(known, sizes[i], &known);
+            fits = fits && sg__mul(known, sizes[i], &known);
         }
     }
     if (fits && (known == numel || (infer >= 0 && known > 0 && numel % known == 0))) {
@@ -139,12 +117,12 @@ static sg_status infer_shape(const int64_t *sizes, int32_t ndim, int64_t numel, 
             return sg_error(SG_EINVAL,
                             "view: cannot reshape tensor of 0 elements into shape %s because the "
                             "unspecified dimension size -1 can be any value and is ambiguous",
-                            shape_str(a, sizeof a, sizes, ndim));
+                            sg__shape_str(a, sizeof a, sizes, ndim));
         shape[infer] = numel / known;
         return SG_OK;
     }
     return sg_error(SG_EINVAL, "view: shape '%s' is invalid for input of size %lld",
-                    shape_str(a, sizeof a, sizes, ndim), (long long)numel);
+                    sg__shape_str(a, sizeof a, sizes, ndim), (long long)numel);
 }
 
 /* Strides that let (osz, ost) be seen as nsz without moving an element, or false where none do.
@@ -170,7 +148,7 @@ static bool view_strides(const int64_t *osz, const int64_t *ost, int32_t on, con
         int64_t acc = 1;
         for (int32_t j = nn - 1; j >= 0; j--) {
             nst[j] = acc;
-            if (!mul(acc, nsz[j] > 1 ? nsz[j] : 1, &acc)) return false;
+            if (!sg__mul(acc, nsz[j] > 1 ? nsz[j] : 1, &acc)) return false;
         }
         return true;
     }
@@ -179,13 +157,13 @@ static bool view_strides(const int64_t *osz, const int64_t *ost, int32_t on, con
         /* Grow the chunk outwards from dim hi while the next dim continues the sequence. */
         int64_t base = ost[hi], count = osz[hi], next;
         int32_t lo = hi;
-        while (lo > 0 && (osz[lo - 1] == 1 || (mul(count, base, &next) && ost[lo - 1] == next)))
-            count *= osz[--lo];
+        while (lo > 0 && (osz[lo - 1] == 1 || (sg__mul(count, base, &next) && ost[lo - 1] == next)))
+            if (!sg__mul(count, osz[--lo], &count)) return false;
         /* Hand it new dims until they cover it, then any size-1 ones that follow. */
         int64_t covered = 1;
         while (j >= 0 && (covered < count || nsz[j] == 1)) {
-            nst[j] = covered * base;
-            covered *= nsz[j--];
+            if (!sg__mul(covered, base, &nst[j]) || !sg__mul(covered, nsz[j--], &covered))
+                return false;
         }
         if (covered != count) return false;
         hi = lo - 1;
@@ -195,9 +173,8 @@ static bool view_strides(const int64_t *osz, const int64_t *ost, int32_t on, con
 
 sg_status sg_tensor_view(sg_tensor *t, const int64_t *sizes, int32_t ndim, sg_tensor **out) {
     int64_t   shape[SG_MAX_DIMS], strides[SG_MAX_DIMS];
-    sg_status st = check_args("view", t, ndim);
-    *out = NULL;
-    if (st) return st;
+    sg_status st = check_args("view", t, ndim, out);
+    if (st || (st = check_ptr("view", "sizes", sizes, ndim))) return st;
     int64_t numel = sg_tensor_numel(t);
     if ((st = infer_shape(sizes, ndim, numel, shape))) return st;
     if (!view_strides(t->sizes, t->strides, t->ndim, shape, ndim, numel, strides))
@@ -212,8 +189,7 @@ sg_status sg_tensor_view(sg_tensor *t, const int64_t *sizes, int32_t ndim, sg_te
 
 sg_status sg_tensor_transpose(sg_tensor *t, int64_t dim0, int64_t dim1, sg_tensor **out) {
     int64_t   sizes[SG_MAX_DIMS], strides[SG_MAX_DIMS], a = 0, b = 0;
-    sg_status st = check_args("transpose", t, 0);
-    *out = NULL;
+    sg_status st = check_args("transpose", t, 0, out);
     if (st || (st = wrap_dim("transpose", dim0, t->ndim, &a)) ||
         (st = wrap_dim("transpose", dim1, t->ndim, &b)))
         return st;
@@ -230,9 +206,8 @@ sg_status sg_tensor_transpose(sg_tensor *t, int64_t dim0, int64_t dim1, sg_tenso
 sg_status sg_tensor_permute(sg_tensor *t, const int64_t *dims, int32_t ndim, sg_tensor **out) {
     int64_t   sizes[SG_MAX_DIMS], strides[SG_MAX_DIMS], d = 0;
     bool      seen[SG_MAX_DIMS] = {false};
-    sg_status st = check_args("permute", t, ndim);
-    *out = NULL;
-    if (st) return st;
+    sg_status st = check_args("permute", t, ndim, out);
+    if (st || (st = check_ptr("permute", "dims", dims, ndim))) return st;
     if (ndim != t->ndim)
         return sg_error(SG_EINVAL,
                         "permute: number of dims don't match in permute (the tensor has %d "
@@ -257,8 +232,7 @@ sg_status sg_tensor_permute(sg_tensor *t, const int64_t *dims, int32_t ndim, sg_
 sg_status sg_tensor_slice(sg_tensor *t, int64_t dim, int64_t start, int64_t end, int64_t step,
                           sg_tensor **out) {
     int64_t   sizes[SG_MAX_DIMS], strides[SG_MAX_DIMS], d = 0;
-    sg_status st = check_args("slice", t, 0);
-    *out = NULL;
+    sg_status st = check_args("slice", t, 0, out);
     if (st) return st;
     if (t->ndim == 0) return sg_error(SG_EINVAL, "slice: cannot be applied to a 0-dim tensor");
     if ((st = wrap_dim("slice", dim, t->ndim, &d))) return st;
@@ -276,19 +250,22 @@ sg_status sg_tensor_slice(sg_tensor *t, int64_t dim, int64_t start, int64_t end,
     memcpy(sizes, t->sizes, (size_t)t->ndim * sizeof *sizes);
     memcpy(strides, t->strides, (size_t)t->ndim * sizeof *strides);
     sizes[d] = len;
-    if (!mul(t->strides[d], step, &strides[d])) {
+    if (!sg__mul(t->strides[d], step, &strides[d])) {
         /* (len - 1) * step < size, so only a slice of at most one element gets here, and its
          * stride is never used. */
         if (len > 1) return sg_error(SG_EINVAL, "slice: step %lld is too large", (long long)step);
         strides[d] = t->strides[d];
     }
-    return make("slice", t, sizes, strides, t->ndim, t->offset + start * t->strides[d], out);
+    int64_t at;
+    if (!new_offset(t, start, t->strides[d], &at))
+        return sg_error(SG_EINVAL, "slice: start %lld with stride %lld overflows the offset",
+                        (long long)start, (long long)t->strides[d]);
+    return make("slice", t, sizes, strides, t->ndim, at, out);
 }
 
 sg_status sg_tensor_select(sg_tensor *t, int64_t dim, int64_t index, sg_tensor **out) {
     int64_t   sizes[SG_MAX_DIMS], strides[SG_MAX_DIMS], d = 0;
-    sg_status st = check_args("select", t, 0);
-    *out = NULL;
+    sg_status st = check_args("select", t, 0, out);
     if (st) return st;
     if (t->ndim == 0) return sg_error(SG_EINVAL, "select: cannot be applied to a 0-dim tensor");
     if ((st = wrap_dim("select", dim, t->ndim, &d))) return st;
@@ -302,7 +279,11 @@ sg_status sg_tensor_select(sg_tensor *t, int64_t dim, int64_t index, sg_tensor *
     memcpy(strides, t->strides, (size_t)t->ndim * sizeof *strides);
     drop(sizes, t->ndim, (int32_t)d);
     drop(strides, t->ndim, (int32_t)d);
-    return make("select", t, sizes, strides, t->ndim - 1, t->offset + index * t->strides[d], out);
+    int64_t at;
+    if (!new_offset(t, index, t->strides[d], &at))
+        return sg_error(SG_EINVAL, "select: index %lld with stride %lld overflows the offset",
+                        (long long)index, (long long)t->strides[d]);
+    return make("select", t, sizes, strides, t->ndim - 1, at, out);
 }
 
 /* ---- changing the rank -------------------------------------------------------------------- */
@@ -310,11 +291,11 @@ sg_status sg_tensor_select(sg_tensor *t, int64_t dim, int64_t index, sg_tensor *
 /* PyTorch's inferExpandGeometry: sizes align from the right; a dim grows only from size 1 and
  * then takes stride 0; a new leading dim is size 1 grown the same way. */
 sg_status sg_tensor_expand(sg_tensor *t, const int64_t *sizes, int32_t ndim, sg_tensor **out) {
-    int64_t   sz[SG_MAX_DIMS], sd[SG_MAX_DIMS];
+    int64_t   sz[SG_MAX_DIMS], sd[SG_MAX_DIMS], numel = 1;
+    bool      too_large = false;
     char      a[256], b[256];
-    sg_status st = check_args("expand", t, ndim);
-    *out = NULL;
-    if (st) return st;
+    sg_status st = check_args("expand", t, ndim, out);
+    if (st || (st = check_ptr("expand", "sizes", sizes, ndim))) return st;
     if (ndim < t->ndim)
         return sg_error(SG_EINVAL,
                         "expand: the number of sizes provided (%d) must be greater or equal to "
@@ -328,7 +309,7 @@ sg_status sg_tensor_expand(sg_tensor *t, const int64_t *sizes, int32_t ndim, sg_
             stride = t->strides[d];
         else if (i + 1 == ndim)
             stride = 1;
-        else if (!mul(sz[i + 1], sd[i + 1], &stride))
+        else if (!sg__mul(sz[i + 1], sd[i + 1], &stride))
             stride = 0; /* still size 1 here, so the stride is never used */
         if (want == -1) {
             if (d < 0)
@@ -348,21 +329,26 @@ sg_status sg_tensor_expand(sg_tensor *t, const int64_t *sizes, int32_t ndim, sg_
                                 "existing size (%lld) at non-singleton dimension %d.  Target "
                                 "sizes: %s.  Tensor sizes: %s",
                                 (long long)want, (long long)size, i,
-                                shape_str(a, sizeof a, sizes, ndim),
-                                shape_str(b, sizeof b, t->sizes, t->ndim));
+                                sg__shape_str(a, sizeof a, sizes, ndim),
+                                sg__shape_str(b, sizeof b, t->sizes, t->ndim));
             size = want;
             stride = 0;
         }
         sz[i] = size;
         sd[i] = stride;
+        if (!sg__mul(numel, size, &numel)) too_large = true;
     }
+    /* As every tensor's, numel * itemsize fits in int64 (sg_tensor_nbytes never overflows). */
+    if (too_large || !sg__mul(numel, (int64_t)sg_dtype_size((sg_dtype)t->dtype), &numel))
+        return sg_error(SG_EINVAL, "expand: the tensor is too large: sizes %s hold more than "
+                                   "2^63 bytes",
+                        sg__shape_str(a, sizeof a, sizes, ndim));
     return make("expand", t, sz, sd, ndim, t->offset, out);
 }
 
 sg_status sg_tensor_unsqueeze(sg_tensor *t, int64_t dim, sg_tensor **out) {
     int64_t   sizes[SG_MAX_DIMS], strides[SG_MAX_DIMS], d = 0;
-    sg_status st = check_args("unsqueeze", t, 0);
-    *out = NULL;
+    sg_status st = check_args("unsqueeze", t, 0, out);
     if (st) return st;
     if ((st = wrap_dim("unsqueeze", dim, (int64_t)t->ndim + 1, &d))) return st;
     int32_t n = t->ndim;
@@ -373,7 +359,7 @@ sg_status sg_tensor_unsqueeze(sg_tensor *t, int64_t dim, sg_tensor **out) {
     memcpy(strides, t->strides, (size_t)n * sizeof *strides);
     /* The new dim steps over the dims inside it, as a contiguous tensor's would. */
     int64_t stride = 1;
-    if (d < n && !mul(t->sizes[d], t->strides[d], &stride)) stride = 1; /* never used: size 1 */
+    if (d < n && !sg__mul(t->sizes[d], t->strides[d], &stride)) stride = 1; /* never used: size 1 */
     insert(sizes, n, (int32_t)d, 1);
     insert(strides, n, (int32_t)d, stride);
     return make("unsqueeze", t, sizes, strides, n + 1, t->offset, out);
@@ -381,8 +367,7 @@ sg_status sg_tensor_unsqueeze(sg_tensor *t, int64_t dim, sg_tensor **out) {
 
 sg_status sg_tensor_squeeze(sg_tensor *t, int64_t dim, sg_tensor **out) {
     int64_t   sizes[SG_MAX_DIMS], strides[SG_MAX_DIMS], d = 0;
-    sg_status st = check_args("squeeze", t, 0);
-    *out = NULL;
+    sg_status st = check_args("squeeze", t, 0, out);
     if (st) return st;
     if ((st = wrap_dim("squeeze", dim, t->ndim, &d))) return st;
     int32_t n = t->ndim;
