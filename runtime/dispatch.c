@@ -201,20 +201,31 @@ sg_status sg_fallback_fallthrough(sg_key key, sg_handle **out) {
 }
 
 /* Links an override of (op, key) in: by priority, highest first; equal priorities keep
- * registration order. */
+ * registration order. k: boxed, the implementation and its ctx; typed (typed.pred set), the
+ * op's adapter and its typed redispatch. */
 static sg_status add_override(sg_op *op, sg_key key, int32_t priority, sg_override_pred pred,
-                              sg_boxed_fn impl, void *ctx, sg_override_typed typed,
-                              sg_handle **out) {
+                              sg_kernel k, sg_override_typed typed, sg_handle **out) {
     reg *r = calloc(1, sizeof *r);
     if (!r) return sg_error(SG_ENOMEM, "out of memory");
     r->op = op;
     r->key = (uint8_t)key;
     r->what = REG_OVERRIDE;
-    r->k = (sg_kernel){NULL, impl, ctx};
+    r->k = k;
     r->pred = pred;
     r->typed = typed;
     r->priority = priority;
     pthread_mutex_lock(&sg__lock);
+    /* Rationale: a typed call walks typed overrides without boxing and a boxed one reaches them
+     * through the op's typed call; a boxed predicate among them would need both ways at once. */
+    const reg *other = op->overrides[key];
+    if (other && !other->typed.pred != !typed.pred) {
+        pthread_mutex_unlock(&sg__lock);
+        free(r);
+        return sg_error(SG_EEXISTS, "%s%s%s at %s has %s overrides already: typed and boxed "
+                                    "overrides of one op and key do not mix",
+                        op->name, *op->overload ? "." : "", op->overload, sg_key_name(key),
+                        typed.pred ? "boxed" : "typed");
+    }
     reg **at = &op->overrides[key];
     while (*at && (*at)->priority >= priority) at = &(*at)->next;
     sg_status st = publish(at, r, out);
@@ -238,20 +249,21 @@ sg_status sg_op_override(sg_op *op, sg_key key, int32_t priority, sg_override_pr
         return sg_error(SG_EINVAL, "sg_op_override: %s at %s: a predicate and an implementation "
                                    "are both needed",
                         op->name, sg_key_name(key));
-    return add_override(op, key, priority, pred, impl, ctx, (sg_override_typed){0}, out);
+    return add_override(op, key, priority, pred, (sg_kernel){NULL, impl, ctx},
+                        (sg_override_typed){0}, out);
 }
 
 sg_status sg_op_override_typed(sg_op *op, sg_key key, int32_t priority, sg_override_typed o,
-                               sg_override_pred pred_adapter, sg_boxed_fn impl_adapter,
-                               sg_handle **out) {
+                               sg_boxed_fn adapter, sg_fn redispatch, sg_handle **out) {
     if (out) *out = NULL;
     sg_status st = check_override_key("sg_op_override_typed", key);
     if (st) return st;
-    if (!o.pred || !o.impl || !pred_adapter || !impl_adapter)
+    if (!o.pred || !o.impl || !adapter || !redispatch)
         return sg_error(SG_EINVAL, "sg_op_override_typed: %s at %s: a predicate, an "
-                                   "implementation and both their adapters are needed",
+                                   "implementation, the op's adapter and its redispatch are all "
+                                   "needed",
                         op->name, sg_key_name(key));
-    return add_override(op, key, priority, pred_adapter, impl_adapter, NULL, o, out);
+    return add_override(op, key, priority, NULL, (sg_kernel){redispatch, adapter, NULL}, o, out);
 }
 
 sg_status sg_handle_release(sg_handle *h) {

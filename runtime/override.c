@@ -4,9 +4,9 @@
  * in order and the stock entry they stand in front of. Rationale: the state is immutable and
  * lives as long as its table, so a call reads it without a lock while registrations go on.
  *
- * Where every override of the entry has typed functions, the entry is SG_ENTRY_OVERRIDE_TYPED
- * and the state begins with the public sg_override_set that generated typed wrappers walk
- * themselves, without boxing; boxed calls of any entry go through run() below. */
+ * An entry of typed overrides is SG_ENTRY_OVERRIDE_TYPED: the state begins with the public
+ * sg_override_set that generated typed calls walk themselves, without boxing, and boxed calls
+ * go through the op's adapter into that typed call. An entry of boxed overrides runs run(). */
 #include "rt_dispatch.h"
 
 #include <stdlib.h>
@@ -15,13 +15,15 @@
 typedef struct item {
     sg_override_pred pred;
     sg_boxed_fn      impl;
-    void            *ctx; /* boxed: the registrant's; typed: the item's sg_override_typed */
+    void            *ctx;
 } item;
 
+/* Rationale: one allocation; an entry of typed overrides uses set and typed, one of boxed ones
+ * items. */
 typedef struct state {
     sg_override_set    set;   /* first: an SG_ENTRY_OVERRIDE_TYPED entry's ctx is the state */
     struct state      *next;  /* the table's chain of states */
-    sg_override_typed *typed; /* n, beside items (set.items points here) */
+    sg_override_typed *typed; /* n, after items */
     item               items[];
 } state;
 
@@ -59,11 +61,8 @@ static sg_status run(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *arg
                      sg_any *rets, int32_t nrets) {
     const state *s = ctx;
     for (int32_t i = 0; i < s->set.n; i++)
-        if (s->items[i].pred(s->items[i].ctx, op, ks, args, nargs)) {
-            /* a typed implementation's adapter finds it as a kernel's adapter does (sg_kernel) */
-            void *ictx = s->typed[i].pred ? (void *)&s->typed[i].impl : s->items[i].ctx;
-            return s->items[i].impl(ictx, op, ks, args, nargs, rets, nrets);
-        }
+        if (s->items[i].pred(s->items[i].ctx, op, ks, args, nargs))
+            return s->items[i].impl(s->items[i].ctx, op, ks, args, nargs, rets, nrets);
     if (s->set.stock_falls)
         return sg_op_redispatch_boxed(op, sg_keyset_below(ks, (sg_key)s->set.key), args, nargs,
                                       rets, nrets);
@@ -77,20 +76,27 @@ sg_status sg__override_entry(sg_op *op, sg_key k, const sg_entry *stock, bool st
     state *s = malloc(sizeof *s + (size_t)n * (sizeof(item) + sizeof(sg_override_typed)));
     if (!s) return sg_error(SG_ENOMEM, "out of memory");
     s->typed = (sg_override_typed *)(void *)&s->items[n];
-    s->set = (sg_override_set){.stock = *stock, .op = op, .items = s->typed, .n = n, .key = (uint8_t)k,
-                               .stock_falls = stock_falls};
-    bool all_typed = true;
+    s->set = (sg_override_set){.redispatch = NULL, .stock = *stock, .op = op, .items = s->typed, .n = n,
+                               .key = (uint8_t)k, .stock_falls = stock_falls};
     n = 0;
     for (const reg *r = op->overrides[k]; r; r = r->next, n++) {
         s->typed[n] = r->typed;
-        s->items[n] = (item){r->pred, r->k.boxed, r->typed.pred ? &s->typed[n] : r->k.ctx};
-        all_typed = all_typed && r->typed.pred;
+        s->items[n] = (item){r->pred, r->k.boxed, r->k.ctx};
     }
     s->next = t->owned;
     t->owned = s;
-    *out = (sg_entry){.unboxed = NULL, .boxed = run, .ctx = s,
-                      .kind = all_typed ? SG_ENTRY_OVERRIDE_TYPED : SG_ENTRY_OVERRIDE,
-                      .key = (uint8_t)k};
+    /* the kinds do not mix (sg_op_override_typed), so the first says what all are */
+    const reg *first = op->overrides[k];
+    if (first->typed.pred) {
+        /* boxed calls: the op's adapter unboxes and calls the op's typed redispatch, which
+         * finds this entry again and walks it typed */
+        s->set.redispatch = first->k.unboxed;
+        *out = (sg_entry){.unboxed = NULL, .boxed = first->k.boxed, .ctx = s,
+                          .kind = SG_ENTRY_OVERRIDE_TYPED, .key = (uint8_t)k};
+    } else {
+        *out = (sg_entry){.unboxed = NULL, .boxed = run, .ctx = s, .kind = SG_ENTRY_OVERRIDE,
+                          .key = (uint8_t)k};
+    }
     return SG_OK;
 }
 

@@ -23,7 +23,8 @@ struct sg_handle {
     bool              released;
     sg_kernel         k;        /* REG_KERNEL; REG_OVERRIDE: boxed = implementation */
     sg_override_pred  pred;     /* REG_OVERRIDE */
-    sg_override_typed typed;    /* REG_OVERRIDE: its typed functions (pred NULL: boxed only) */
+    sg_override_typed typed;    /* REG_OVERRIDE: its typed functions (pred NULL: boxed only);
+                                   k.boxed is then the op's adapter, k.unboxed its redispatch */
     int32_t           priority; /* REG_OVERRIDE */
     uint64_t          seq;      /* registration order */
 };

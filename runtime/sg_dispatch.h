@@ -247,24 +247,28 @@ sg_status sg_op_override(sg_op *op, sg_key key, int32_t priority, sg_override_pr
 
 /* A typed override: pred has the op's predicate type (generated: ns_name_overload_pred_fn,
  * `bool pred(void *ctx, sg_keyset ks, <the op's arguments>)`), impl the op's kernel type.
- * Typed calls consult it without boxing. pred_adapter and impl_adapter serve boxed calls: the
- * generated adapters of the op's C signature, which receive as ctx a `const sg_override_typed *`
- * (pred_adapter) and a `const sg_fn *` pointing at impl (impl_adapter). The generated
- * ns_name_overload_override() passes them; C callers rarely call this directly. */
+ * Typed calls consult it without boxing. Boxed calls reach it through the op's own typed call:
+ * adapter is the boxing adapter of the op's C signature and redispatch the op's generated
+ * ns_name_overload_redispatch, which finds the overrides in the table. The generated
+ * ns_name_overload_override() passes them; C callers rarely call this directly.
+ * Typed and boxed overrides of one (op, key) do not mix: registering one kind where the other is
+ * fails with SG_EEXISTS. */
 typedef struct sg_override_typed {
     sg_fn pred;
     sg_fn impl;
     void *ctx;
 } sg_override_typed;
 sg_status sg_op_override_typed(sg_op *op, sg_key key, int32_t priority, sg_override_typed o,
-                               sg_override_pred pred_adapter, sg_boxed_fn impl_adapter,
-                               sg_handle **out);
+                               sg_boxed_fn adapter, sg_fn redispatch, sg_handle **out);
 
 /* What the ctx of an SG_ENTRY_OVERRIDE_TYPED entry points to, for generated typed wrappers: the
  * overrides of (op, key) in the order they are tried, and what runs where none takes the call
  * (stock; where stock_falls, nothing stands behind them and the call goes below key). An entry
- * whose overrides are not all typed is an SG_ENTRY_OVERRIDE one, and typed calls box. */
+ * of boxed overrides is an SG_ENTRY_OVERRIDE one, and typed calls box for it. */
 typedef struct sg_override_set {
+    /* first: the entry's boxed function is the op's adapter, whose ctx (this set) must point
+     * at the typed function it calls (sg_kernel): the op's typed redispatch */
+    sg_fn                    redispatch;
     sg_entry                 stock;
     const sg_op             *op;
     const sg_override_typed *items;
@@ -272,6 +276,7 @@ typedef struct sg_override_set {
     uint8_t                  key;
     bool                     stock_falls;
 } sg_override_set;
+
 void      sg_overrides_set_enabled(bool on);
 bool      sg_overrides_enabled(void);
 

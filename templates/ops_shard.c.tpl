@@ -25,7 +25,6 @@
 /* ---- adapters, one set per C signature this shard's ops have (each shard has its own), each
  * written for the first op here of its signature, whose function types it uses:
  *   boxed_*  boxed call -> typed kernel (found through ctx: see sg_kernel)
- *   pred_*   boxed call -> typed override predicate (ctx: its sg_override_typed)
  *   over_*   typed call -> typed overrides (sg_override_set), then what stands behind them
  *            (not inlined: in the typed wrappers it would cost the fast path a frame) */
 % local firsts = C.shard_adapters(ops)
@@ -63,14 +62,6 @@ static sg_status $(bn)(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const
     return SG_OK;
 }
 
-static bool $(lib)_pred_$(sig)(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_args;
-    const sg_override_typed *sg_o = sg_ctx;
-%     unbox_args(op)
-    return (($(op.cname)_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks$(nargs > 0 and ", " .. table.concat(inp, ", ") or ""));
-}
-
 %     local args = info.call_args
 %     local argsep = args == "" and "" or ", "
 SG_NOINLINE static sg_status $(lib)_over_$(sig)(const sg_override_set *sg_s, $(op.cname)_kernel sg_below,
@@ -88,13 +79,9 @@ SG_NOINLINE static sg_status $(lib)_over_$(sig)(const sg_override_set *sg_s, $(o
 % end
 % if #firsts > 0 then
 /* the adapters by number: each op's _register and _override (in $(lib)_$(shard).h) name theirs */
-static const struct {
-    sg_boxed_fn      boxed;
-    sg_override_pred pred;
-} sg_adapters[] = {
+static const sg_boxed_fn sg_adapters[] = {
 %   for _, op in ipairs(firsts) do
-%     local bname = C.info(op).boxed_name
-    {$(lib)_$(bname), $(lib)_pred_$(bname:gsub("^boxed_", ""))},
+    $(lib)_$(C.info(op).boxed_name),
 %   end
 };
 
@@ -104,7 +91,7 @@ sg_status $(lib)_boxed_register_$(shard)(sg_op *op, unsigned adapter, sg_key key
 % if #firsts > 0 then
     if (adapter >= sizeof sg_adapters / sizeof sg_adapters[0])
         return sg_error(SG_EINVAL, "$(lib)_boxed_register_$(shard): no adapter %u", adapter);
-    return sg_op_impl_typed(op, key, fn, sg_adapters[adapter].boxed, out);
+    return sg_op_impl_typed(op, key, fn, sg_adapters[adapter], out);
 % else
     (void)op, (void)key, (void)fn, (void)out;
     return sg_error(SG_EINVAL, "$(lib)_boxed_register_$(shard): no adapter %u", adapter);
@@ -112,15 +99,14 @@ sg_status $(lib)_boxed_register_$(shard)(sg_op *op, unsigned adapter, sg_key key
 }
 
 sg_status $(lib)_boxed_override_$(shard)(sg_op *op, unsigned adapter, sg_key key,
-    int32_t priority, sg_fn pred, sg_fn impl, void *ctx, sg_handle **out) {
+    int32_t priority, sg_fn pred, sg_fn impl, void *ctx, sg_fn redispatch, sg_handle **out) {
 % if #firsts > 0 then
     if (adapter >= sizeof sg_adapters / sizeof sg_adapters[0])
         return sg_error(SG_EINVAL, "$(lib)_boxed_override_$(shard): no adapter %u", adapter);
     sg_override_typed sg_o = {pred, impl, ctx};
-    return sg_op_override_typed(op, key, priority, sg_o, sg_adapters[adapter].pred,
-                                sg_adapters[adapter].boxed, out);
+    return sg_op_override_typed(op, key, priority, sg_o, sg_adapters[adapter], redispatch, out);
 % else
-    (void)op, (void)key, (void)priority, (void)pred, (void)impl, (void)ctx, (void)out;
+    (void)op, (void)key, (void)priority, (void)pred, (void)impl, (void)ctx, (void)redispatch, (void)out;
     return sg_error(SG_EINVAL, "$(lib)_boxed_override_$(shard): no adapter %u", adapter);
 % end
 }

@@ -18,10 +18,10 @@ sg_status $(lib)_boxed_composites_$(shard)(void);
  * each op's _register below does. */
 sg_status $(lib)_boxed_register_$(shard)(sg_op *op, unsigned adapter, sg_key key, sg_fn fn,
     sg_handle **out);
-/* Registers a typed override of op (pred, impl) with this shard's adapters number `adapter`
- * for boxed calls: what each op's _override below does. */
+/* Registers a typed override of op (pred, impl), with this shard's adapter number `adapter`
+ * and op's redispatch for boxed calls: what each op's _override below does. */
 sg_status $(lib)_boxed_override_$(shard)(sg_op *op, unsigned adapter, sg_key key,
-    int32_t priority, sg_fn pred, sg_fn impl, void *ctx, sg_handle **out);
+    int32_t priority, sg_fn pred, sg_fn impl, void *ctx, sg_fn redispatch, sg_handle **out);
 % local _, adapter = C.shard_adapters(ops)
 
 % for _, op in ipairs(ops) do
@@ -44,7 +44,8 @@ static inline sg_status $(cn)_register(sg_key key, $(cn)_kernel fn, sg_handle **
 typedef bool $(cn)_pred_fn(void *ctx, sg_keyset ks$(c.in_params == "" and "" or ", " .. c.in_params));
 static inline sg_status $(cn)_override(sg_key key, int32_t priority, $(cn)_pred_fn *pred,
                                        $(cn)_kernel impl, void *ctx, sg_handle **out) {
-    return $(lib)_boxed_override_$(shard)($(cn)_op, $(adapter[c.boxed_name]), key, priority, (sg_fn)pred, (sg_fn)impl, ctx, out);
+    return $(lib)_boxed_override_$(shard)($(cn)_op, $(adapter[c.boxed_name]), key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+                                           (sg_fn)$(cn)_redispatch, out);
 }
 %     if op.structured_is_out then
 /* structured: its functional and in-place variants run this meta function, then this op */

@@ -61,19 +61,11 @@ static sg_status boxed_impl(void *ctx, const sg_op *op, sg_keyset ks, const sg_a
     return SG_OK;
 }
 
-/* adapters of our own, to see which path a call takes: they count, then do what the
- * generated ones do */
+/* an adapter of our own, to see which path a call takes: it counts, then does what the
+ * generated one does (unbox, call the typed function ctx points at, box the result) */
 static int adapter_calls;
-static bool count_pred_adapter(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *a,
-                               int32_t nargs) {
-    (void)op, (void)nargs;
-    adapter_calls++;
-    const sg_override_typed *o = ctx;
-    return ((aten_add_Tensor_pred_fn *)o->pred)(o->ctx, ks, a[0].u.t, a[1].u.t,
-                                                sg_unbox_scalar(&a[2]));
-}
-static sg_status count_impl_adapter(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *a,
-                                    int32_t nargs, sg_any *rets, int32_t nrets) {
+static sg_status count_adapter(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *a,
+                               int32_t nargs, sg_any *rets, int32_t nrets) {
     (void)op, (void)nargs, (void)nrets;
     adapter_calls++;
     sg_tensor *r = NULL;
@@ -162,31 +154,49 @@ static void test_typed_override(void) {
     CHECK(boxed_add(1, &st) == t && st == SG_OK && stock_runs == 1 && pred_calls == 1);
     CHECK(boxed_add(2, &st) == u && st == SG_OK && impl_runs == 1 && pred_calls == 2);
 
-    /* typed calls never box: our counting adapters are used by boxed calls only */
+    /* typed calls never box: our counting adapter serves boxed calls only, once a call */
     sg_handle *c;
     CHECK(sg_handle_release(o) == SG_OK);
     CHECK(sg_op_override_typed(aten_add_Tensor_op, SG_KEY_CPU, 0,
                                (sg_override_typed){(sg_fn)add_pred, (sg_fn)add_impl, (void *)&two},
-                               count_pred_adapter, count_impl_adapter, &c) == SG_OK);
+                               count_adapter, (sg_fn)aten_add_Tensor_redispatch, &c) == SG_OK);
     reset();
     adapter_calls = 0;
     CHECK(typed_add(1, &st) == t && typed_add(2, &st) == u && adapter_calls == 0);
     CHECK(pred_calls == 2 && impl_runs == 1 && stock_runs == 1);
-    CHECK(boxed_add(1, &st) == t && adapter_calls == 1);
-    CHECK(boxed_add(2, &st) == u && adapter_calls == 3 && impl_runs == 2);
+    CHECK(boxed_add(1, &st) == t && adapter_calls == 1 && stock_runs == 2);
+    CHECK(boxed_add(2, &st) == u && adapter_calls == 2 && impl_runs == 2);
     CHECK(sg_handle_release(c) == SG_OK);
     CHECK(aten_add_Tensor_override(SG_KEY_CPU, 0, add_pred, add_impl, (void *)&two, &o) == SG_OK);
 
-    /* a boxed override beside it: the entry boxes typed calls, priorities still hold */
+    /* a second typed override, higher: tried first */
+    static const int64_t three = 3;
+    CHECK(aten_add_Tensor_override(SG_KEY_CPU, 9, add_pred, add_impl, (void *)&three, &c) == SG_OK);
+    reset();
+    CHECK(typed_add(3, &st) == u && pred_calls == 1 && impl_runs == 1);
+    CHECK(typed_add(2, &st) == u && pred_calls == 3 && impl_runs == 2);
+    CHECK(typed_add(5, &st) == t && pred_calls == 5 && stock_runs == 1);
+    CHECK(sg_handle_release(c) == SG_OK);
+
+    /* boxed and typed overrides of one (op, key) do not mix */
+    b = NULL;
+    CHECK(sg_op_override(aten_add_Tensor_op, SG_KEY_CPU, 5, boxed_pred, boxed_impl, NULL, &b) ==
+              SG_EEXISTS &&
+          !b);
+    CHECK(strstr(sg_last_error(), "typed and boxed overrides") != NULL);
+
+    /* boxed overrides alone: typed calls box for them */
+    CHECK(sg_handle_release(o) == SG_OK);
     CHECK(sg_op_override(aten_add_Tensor_op, SG_KEY_CPU, 5, boxed_pred, boxed_impl, NULL, &b) ==
           SG_OK);
     CHECK(sg_op_entry(aten_add_Tensor_op, SG_KEY_CPU).kind == SG_ENTRY_OVERRIDE);
     reset();
-    CHECK(typed_add(7, &st) == u && boxed_impl_runs == 1 && boxed_pred_calls == 1 &&
-          pred_calls == 0);
-    CHECK(typed_add(2, &st) == u && impl_runs == 1 && boxed_pred_calls == 2 && pred_calls == 1);
-    CHECK(typed_add(3, &st) == t && stock_runs == 1 && pred_calls == 2);
+    CHECK(typed_add(7, &st) == u && boxed_impl_runs == 1 && boxed_pred_calls == 1);
+    CHECK(typed_add(3, &st) == t && stock_runs == 1 && boxed_pred_calls == 2);
+    CHECK(aten_add_Tensor_override(SG_KEY_CPU, 0, add_pred, add_impl, (void *)&two, &o) ==
+          SG_EEXISTS);
     CHECK(sg_handle_release(b) == SG_OK);
+    CHECK(aten_add_Tensor_override(SG_KEY_CPU, 0, add_pred, add_impl, (void *)&two, &o) == SG_OK);
     CHECK(sg_op_entry(aten_add_Tensor_op, SG_KEY_CPU).kind == SG_ENTRY_OVERRIDE_TYPED);
 
     /* the stock kernel boxed only: a declined typed override boxes for it */

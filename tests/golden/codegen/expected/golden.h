@@ -8,6 +8,15 @@
  *   ns_name_overload_kernel           the C type a kernel for it must have
  *   ns_name_overload_register(key, fn, &handle)  registers a kernel of that type (with the
  *                                     boxing adapter of its C type)
+ *   ns_name_overload_pred_fn          the C type of a typed override's predicate:
+ *                                     bool pred(void *ctx, sg_keyset ks, <the arguments>)
+ *   ns_name_overload_override(key, priority, pred, impl, ctx, &handle)  registers a typed
+ *                                     conditional override (impl: a kernel of the op's type);
+ *                                     typed calls consult it without boxing, boxed calls through
+ *                                     the adapters of its C type
+ * The typed call refuses a NULL Tensor argument (SG_EINVAL) and tensors on different devices
+ * (aten's same-device rule); before golden_init() (and after sg_runtime_shutdown) every op
+ * handle is sg_op_uninit, and calls fail with SG_ESTATE.
  * A structured out op also has ns_name_overload_set_meta(fn): its functional and in-place
  * variants then work wherever the out op has a kernel. Variants that `autogen:` asks for, and
  * those structured variants, have kernels written by the generator (ns_name_overload_composite),

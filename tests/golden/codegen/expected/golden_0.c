@@ -8,7 +8,6 @@
 /* ---- adapters, one set per C signature this shard's ops have (each shard has its own), each
  * written for the first op here of its signature, whose function types it uses:
  *   boxed_*  boxed call -> typed kernel (found through ctx: see sg_kernel)
- *   pred_*   boxed call -> typed override predicate (ctx: its sg_override_typed)
  *   over_*   typed call -> typed overrides (sg_override_set), then what stands behind them
  *            (not inlined: in the typed wrappers it would cost the fast path a frame) */
 static sg_status golden_boxed_ttS_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
@@ -22,16 +21,6 @@ static sg_status golden_boxed_ttS_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset
     if (sg_st) return sg_st;
     sg_rets[0] = sg_any_tensor(r0);
     return SG_OK;
-}
-
-static bool golden_pred_ttS_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_args;
-    const sg_override_typed *sg_o = sg_ctx;
-    sg_tensor *a0 = (&sg_args[0])->u.t;
-    sg_tensor *a1 = (&sg_args[1])->u.t;
-    sg_scalar a2 = sg_unbox_scalar((&sg_args[2]));
-    return ((aten_add_Tensor_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2);
 }
 
 SG_NOINLINE static sg_status golden_over_ttS_t(const sg_override_set *sg_s, aten_add_Tensor_kernel sg_below,
@@ -57,17 +46,6 @@ static sg_status golden_boxed_ttSt_t(void *sg_ctx, const sg_op *sg_op_, sg_keyse
     if (sg_st) return sg_st;
     sg_rets[0] = sg_any_tensor(r0);
     return SG_OK;
-}
-
-static bool golden_pred_ttSt_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_args;
-    const sg_override_typed *sg_o = sg_ctx;
-    sg_tensor *a0 = (&sg_args[0])->u.t;
-    sg_tensor *a1 = (&sg_args[1])->u.t;
-    sg_scalar a2 = sg_unbox_scalar((&sg_args[2]));
-    sg_tensor *a3 = (&sg_args[3])->u.t;
-    return ((aten_add_out_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2, a3);
 }
 
 SG_NOINLINE static sg_status golden_over_ttSt_t(const sg_override_set *sg_s, aten_add_out_kernel sg_below,
@@ -97,17 +75,6 @@ static sg_status golden_boxed_tfB_tt(void *sg_ctx, const sg_op *sg_op_, sg_keyse
     return SG_OK;
 }
 
-static bool golden_pred_tfB_tt(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_args;
-    const sg_override_typed *sg_o = sg_ctx;
-    sg_tensor *a0 = (&sg_args[0])->u.t;
-    double a1 = (double)(&sg_args[1])->u.f;
-    bool sg_room2 = (bool)(&sg_args[2])->u.b;
-    const bool *a2 = ((&sg_args[2])->tag == SG_ANY_BOOL ? &sg_room2 : NULL);
-    return ((aten_native_dropout_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2);
-}
-
 SG_NOINLINE static sg_status golden_over_tfB_tt(const sg_override_set *sg_s, aten_native_dropout_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *input, double p, const bool *train, sg_tensor **ret0, sg_tensor **ret1) {
     for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
@@ -133,19 +100,6 @@ static sg_status golden_boxed_tN1bD_t(void *sg_ctx, const sg_op *sg_op_, sg_keys
     if (sg_st) return sg_st;
     sg_rets[0] = sg_any_tensor(r0);
     return SG_OK;
-}
-
-static bool golden_pred_tN1bD_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_args;
-    const sg_override_typed *sg_o = sg_ctx;
-    sg_tensor *a0 = (&sg_args[0])->u.t;
-    int64_t sg_room1_v[1]; sg_int_list sg_room1 = sg_unbox_int_list((&sg_args[1]), sg_room1_v, 1);
-    const sg_int_list *a1 = ((&sg_args[1])->tag == SG_ANY_NONE ? NULL : &sg_room1);
-    bool a2 = (bool)(&sg_args[2])->u.b;
-    sg_dtype sg_room3 = (sg_dtype)(&sg_args[3])->u.i;
-    const sg_dtype *a3 = ((&sg_args[3])->tag == SG_ANY_DTYPE ? &sg_room3 : NULL);
-    return ((aten_sum_dim_IntList_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2, a3);
 }
 
 SG_NOINLINE static sg_status golden_over_tN1bD_t(const sg_override_set *sg_s, aten_sum_dim_IntList_kernel sg_below,
@@ -181,25 +135,6 @@ static sg_status golden_boxed_nDYVBM_t(void *sg_ctx, const sg_op *sg_op_, sg_key
     return SG_OK;
 }
 
-static bool golden_pred_nDYVBM_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_args;
-    const sg_override_typed *sg_o = sg_ctx;
-    int64_t sg_room0[1];
-    sg_int_list a0 = sg_unbox_int_list((&sg_args[0]), sg_room0, 0);
-    sg_dtype sg_room1 = (sg_dtype)(&sg_args[1])->u.i;
-    const sg_dtype *a1 = ((&sg_args[1])->tag == SG_ANY_DTYPE ? &sg_room1 : NULL);
-    sg_layout sg_room2 = (sg_layout)(&sg_args[2])->u.i;
-    const sg_layout *a2 = ((&sg_args[2])->tag == SG_ANY_LAYOUT ? &sg_room2 : NULL);
-    sg_device sg_room3 = (&sg_args[3])->u.dev;
-    const sg_device *a3 = ((&sg_args[3])->tag == SG_ANY_DEVICE ? &sg_room3 : NULL);
-    bool sg_room4 = (bool)(&sg_args[4])->u.b;
-    const bool *a4 = ((&sg_args[4])->tag == SG_ANY_BOOL ? &sg_room4 : NULL);
-    sg_memory_format sg_room5 = (sg_memory_format)(&sg_args[5])->u.i;
-    const sg_memory_format *a5 = ((&sg_args[5])->tag == SG_ANY_MEMORY_FORMAT ? &sg_room5 : NULL);
-    return ((aten_empty_memory_format_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2, a3, a4, a5);
-}
-
 SG_NOINLINE static sg_status golden_over_nDYVBM_t(const sg_override_set *sg_s, aten_empty_memory_format_kernel sg_below,
                        sg_keyset sg_ks, sg_int_list size, const sg_dtype *dtype, const sg_layout *layout, const sg_device *device, const bool *pin_memory, const sg_memory_format *memory_format, sg_tensor **ret) {
     for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
@@ -226,18 +161,6 @@ static sg_status golden_boxed_tQQ_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset
     return SG_OK;
 }
 
-static bool golden_pred_tQQ_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_args;
-    const sg_override_typed *sg_o = sg_ctx;
-    sg_tensor *a0 = (&sg_args[0])->u.t;
-    sg_scalar sg_room1 = sg_unbox_scalar((&sg_args[1]));
-    const sg_scalar *a1 = ((&sg_args[1])->tag == SG_ANY_NONE ? NULL : &sg_room1);
-    sg_scalar sg_room2 = sg_unbox_scalar((&sg_args[2]));
-    const sg_scalar *a2 = ((&sg_args[2])->tag == SG_ANY_NONE ? NULL : &sg_room2);
-    return ((aten_clamp_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2);
-}
-
 SG_NOINLINE static sg_status golden_over_tQQ_t(const sg_override_set *sg_s, aten_clamp_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, const sg_scalar *min, const sg_scalar *max, sg_tensor **ret) {
     for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
@@ -260,16 +183,6 @@ static sg_status golden_boxed_lz_l(void *sg_ctx, const sg_op *sg_op_, sg_keyset 
     if (sg_st) return sg_st;
     sg_rets[0] = sg_box_tensor_list_result(r0);
     return SG_OK;
-}
-
-static bool golden_pred_lz_l(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_args;
-    const sg_override_typed *sg_o = sg_ctx;
-    sg_tensor_list a0 = sg_unbox_tensor_list((&sg_args[0]));
-    sg_scalar sg_room1[sg_unbox_list_len((&sg_args[1])) + 1];
-    sg_scalar_list a1 = sg_unbox_scalar_list((&sg_args[1]), sg_room1);
-    return ((aten__foreach_add_ScalarList_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1);
 }
 
 SG_NOINLINE static sg_status golden_over_lz_l(const sg_override_set *sg_s, aten__foreach_add_ScalarList_kernel sg_below,
@@ -299,19 +212,6 @@ static sg_status golden_boxed_tsnw_t(void *sg_ctx, const sg_op *sg_op_, sg_keyse
     return SG_OK;
 }
 
-static bool golden_pred_tsnw_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_args;
-    const sg_override_typed *sg_o = sg_ctx;
-    sg_tensor *a0 = (&sg_args[0])->u.t;
-    const char *a1 = sg_unbox_str((&sg_args[1]));
-    int64_t sg_room2[1];
-    sg_int_list a2 = sg_unbox_int_list((&sg_args[2]), sg_room2, 0);
-    const char *sg_room3[sg_unbox_list_len((&sg_args[3])) + 1];
-    sg_str_list a3 = sg_unbox_str_list((&sg_args[3]), sg_room3);
-    return ((aten_unflatten_Dimname_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2, a3);
-}
-
 SG_NOINLINE static sg_status golden_over_tsnw_t(const sg_override_set *sg_s, aten_unflatten_Dimname_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, const char *dim, sg_int_list sizes, sg_str_list names, sg_tensor **ret) {
     for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
@@ -339,19 +239,6 @@ static sg_status golden_boxed_ttIbs_t(void *sg_ctx, const sg_op *sg_op_, sg_keys
     return SG_OK;
 }
 
-static bool golden_pred_ttIbs_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_args;
-    const sg_override_typed *sg_o = sg_ctx;
-    sg_tensor *a0 = (&sg_args[0])->u.t;
-    sg_tensor *a1 = (&sg_args[1])->u.t;
-    int64_t sg_room2 = (int64_t)(&sg_args[2])->u.i;
-    const int64_t *a2 = ((&sg_args[2])->tag == SG_ANY_INT ? &sg_room2 : NULL);
-    bool a3 = (bool)(&sg_args[3])->u.b;
-    const char *a4 = sg_unbox_str((&sg_args[4]));
-    return ((aten_quantile_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2, a3, a4);
-}
-
 SG_NOINLINE static sg_status golden_over_ttIbs_t(const sg_override_set *sg_s, aten_quantile_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, sg_tensor *q, const int64_t *dim, bool keepdim, const char *interpolation, sg_tensor **ret) {
     for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
@@ -374,14 +261,6 @@ static sg_status golden_boxed_t_i(void *sg_ctx, const sg_op *sg_op_, sg_keyset s
     return SG_OK;
 }
 
-static bool golden_pred_t_i(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_args;
-    const sg_override_typed *sg_o = sg_ctx;
-    sg_tensor *a0 = (&sg_args[0])->u.t;
-    return ((aten__nnz_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0);
-}
-
 SG_NOINLINE static sg_status golden_over_t_i(const sg_override_set *sg_s, aten__nnz_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, int64_t *ret) {
     for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
@@ -402,14 +281,6 @@ static sg_status golden_boxed_t_S(void *sg_ctx, const sg_op *sg_op_, sg_keyset s
     if (sg_st) return sg_st;
     sg_rets[0] = sg_box_scalar_result(r0);
     return SG_OK;
-}
-
-static bool golden_pred_t_S(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_args;
-    const sg_override_typed *sg_o = sg_ctx;
-    sg_tensor *a0 = (&sg_args[0])->u.t;
-    return ((aten_item_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0);
 }
 
 SG_NOINLINE static sg_status golden_over_t_S(const sg_override_set *sg_s, aten_item_kernel sg_below,
@@ -450,28 +321,6 @@ static sg_status golden_boxed_tcaymvRkWwI_tf(void *sg_ctx, const sg_op *sg_op_, 
     return SG_OK;
 }
 
-static bool golden_pred_tcaymvRkWwI_tf(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_args;
-    const sg_override_typed *sg_o = sg_ctx;
-    sg_tensor *a0 = (&sg_args[0])->u.t;
-    sg_complex a1 = *(&sg_args[1])->u.c;
-    const sg_any *a2 = (&sg_args[2]);
-    sg_layout a3 = (sg_layout)(&sg_args[3])->u.i;
-    sg_memory_format a4 = (sg_memory_format)(&sg_args[4])->u.i;
-    sg_device a5 = (&sg_args[5])->u.dev;
-    sg_float_list sg_room6 = sg_unbox_float_list((&sg_args[6]));
-    const sg_float_list *a6 = ((&sg_args[6])->tag == SG_ANY_NONE ? NULL : &sg_room6);
-    sg_bool_list a7 = sg_unbox_bool_list((&sg_args[7]));
-    const char *sg_room8_v[sg_unbox_list_len((&sg_args[8])) + 1]; sg_str_list sg_room8 = sg_unbox_str_list((&sg_args[8]), sg_room8_v);
-    const sg_str_list *a8 = ((&sg_args[8])->tag == SG_ANY_NONE ? NULL : &sg_room8);
-    const char *sg_room9[sg_unbox_list_len((&sg_args[9])) + 1];
-    sg_str_list a9 = sg_unbox_str_list((&sg_args[9]), sg_room9);
-    int64_t sg_room10 = (int64_t)(&sg_args[10])->u.i;
-    const int64_t *a10 = ((&sg_args[10])->tag == SG_ANY_INT ? &sg_room10 : NULL);
-    return ((golden_mix_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10);
-}
-
 SG_NOINLINE static sg_status golden_over_tcaymvRkWwI_tf(const sg_override_set *sg_s, golden_mix_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *x, sg_complex c, const sg_any *extra, sg_layout layout, sg_memory_format mf, sg_device dev, const sg_float_list *weights, sg_bool_list mask, const sg_str_list *names, sg_str_list labels, const int64_t *k, sg_tensor **ret_out, double *ret_score) {
     for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
@@ -501,19 +350,6 @@ static sg_status golden_boxed_tfBtt_tt(void *sg_ctx, const sg_op *sg_op_, sg_key
     return SG_OK;
 }
 
-static bool golden_pred_tfBtt_tt(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_args;
-    const sg_override_typed *sg_o = sg_ctx;
-    sg_tensor *a0 = (&sg_args[0])->u.t;
-    double a1 = (double)(&sg_args[1])->u.f;
-    bool sg_room2 = (bool)(&sg_args[2])->u.b;
-    const bool *a2 = ((&sg_args[2])->tag == SG_ANY_BOOL ? &sg_room2 : NULL);
-    sg_tensor *a3 = (&sg_args[3])->u.t;
-    sg_tensor *a4 = (&sg_args[4])->u.t;
-    return ((aten_native_dropout_out_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2, a3, a4);
-}
-
 SG_NOINLINE static sg_status golden_over_tfBtt_tt(const sg_override_set *sg_s, aten_native_dropout_out_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *input, double p, const bool *train, sg_tensor *out0, sg_tensor *out1, sg_tensor **ret0, sg_tensor **ret1) {
     for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
@@ -526,39 +362,35 @@ SG_NOINLINE static sg_status golden_over_tfBtt_tt(const sg_override_set *sg_s, a
 }
 
 /* the adapters by number: each op's _register and _override (in golden_0.h) name theirs */
-static const struct {
-    sg_boxed_fn      boxed;
-    sg_override_pred pred;
-} sg_adapters[] = {
-    {golden_boxed_ttS_t, golden_pred_ttS_t},
-    {golden_boxed_ttSt_t, golden_pred_ttSt_t},
-    {golden_boxed_tfB_tt, golden_pred_tfB_tt},
-    {golden_boxed_tN1bD_t, golden_pred_tN1bD_t},
-    {golden_boxed_nDYVBM_t, golden_pred_nDYVBM_t},
-    {golden_boxed_tQQ_t, golden_pred_tQQ_t},
-    {golden_boxed_lz_l, golden_pred_lz_l},
-    {golden_boxed_tsnw_t, golden_pred_tsnw_t},
-    {golden_boxed_ttIbs_t, golden_pred_ttIbs_t},
-    {golden_boxed_t_i, golden_pred_t_i},
-    {golden_boxed_t_S, golden_pred_t_S},
-    {golden_boxed_tcaymvRkWwI_tf, golden_pred_tcaymvRkWwI_tf},
-    {golden_boxed_tfBtt_tt, golden_pred_tfBtt_tt},
+static const sg_boxed_fn sg_adapters[] = {
+    golden_boxed_ttS_t,
+    golden_boxed_ttSt_t,
+    golden_boxed_tfB_tt,
+    golden_boxed_tN1bD_t,
+    golden_boxed_nDYVBM_t,
+    golden_boxed_tQQ_t,
+    golden_boxed_lz_l,
+    golden_boxed_tsnw_t,
+    golden_boxed_ttIbs_t,
+    golden_boxed_t_i,
+    golden_boxed_t_S,
+    golden_boxed_tcaymvRkWwI_tf,
+    golden_boxed_tfBtt_tt,
 };
 
 sg_status golden_boxed_register_0(sg_op *op, unsigned adapter, sg_key key, sg_fn fn,
     sg_handle **out) {
     if (adapter >= sizeof sg_adapters / sizeof sg_adapters[0])
         return sg_error(SG_EINVAL, "golden_boxed_register_0: no adapter %u", adapter);
-    return sg_op_impl_typed(op, key, fn, sg_adapters[adapter].boxed, out);
+    return sg_op_impl_typed(op, key, fn, sg_adapters[adapter], out);
 }
 
 sg_status golden_boxed_override_0(sg_op *op, unsigned adapter, sg_key key,
-    int32_t priority, sg_fn pred, sg_fn impl, void *ctx, sg_handle **out) {
+    int32_t priority, sg_fn pred, sg_fn impl, void *ctx, sg_fn redispatch, sg_handle **out) {
     if (adapter >= sizeof sg_adapters / sizeof sg_adapters[0])
         return sg_error(SG_EINVAL, "golden_boxed_override_0: no adapter %u", adapter);
     sg_override_typed sg_o = {pred, impl, ctx};
-    return sg_op_override_typed(op, key, priority, sg_o, sg_adapters[adapter].pred,
-                                sg_adapters[adapter].boxed, out);
+    return sg_op_override_typed(op, key, priority, sg_o, sg_adapters[adapter], redispatch, out);
 }
 
 /* ---- aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor */

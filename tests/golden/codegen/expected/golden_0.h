@@ -16,10 +16,10 @@ sg_status golden_boxed_composites_0(void);
  * each op's _register below does. */
 sg_status golden_boxed_register_0(sg_op *op, unsigned adapter, sg_key key, sg_fn fn,
     sg_handle **out);
-/* Registers a typed override of op (pred, impl) with this shard's adapters number `adapter`
- * for boxed calls: what each op's _override below does. */
+/* Registers a typed override of op (pred, impl), with this shard's adapter number `adapter`
+ * and op's redispatch for boxed calls: what each op's _override below does. */
 sg_status golden_boxed_override_0(sg_op *op, unsigned adapter, sg_key key,
-    int32_t priority, sg_fn pred, sg_fn impl, void *ctx, sg_handle **out);
+    int32_t priority, sg_fn pred, sg_fn impl, void *ctx, sg_fn redispatch, sg_handle **out);
 
 /* aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor */
 extern sg_op *aten_add_Tensor_op;
@@ -33,7 +33,8 @@ static inline sg_status aten_add_Tensor_register(sg_key key, aten_add_Tensor_ker
 typedef bool aten_add_Tensor_pred_fn(void *ctx, sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_scalar alpha);
 static inline sg_status aten_add_Tensor_override(sg_key key, int32_t priority, aten_add_Tensor_pred_fn *pred,
                                        aten_add_Tensor_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_0(aten_add_Tensor_op, 0, key, priority, (sg_fn)pred, (sg_fn)impl, ctx, out);
+    return golden_boxed_override_0(aten_add_Tensor_op, 0, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+                                           (sg_fn)aten_add_Tensor_redispatch, out);
 }
 aten_add_Tensor_fn aten_add_Tensor_composite; /* the generator's kernel (structured) */
 
@@ -49,7 +50,8 @@ static inline sg_status aten_add__Tensor_register(sg_key key, aten_add__Tensor_k
 typedef bool aten_add__Tensor_pred_fn(void *ctx, sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_scalar alpha);
 static inline sg_status aten_add__Tensor_override(sg_key key, int32_t priority, aten_add__Tensor_pred_fn *pred,
                                        aten_add__Tensor_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_0(aten_add__Tensor_op, 0, key, priority, (sg_fn)pred, (sg_fn)impl, ctx, out);
+    return golden_boxed_override_0(aten_add__Tensor_op, 0, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+                                           (sg_fn)aten_add__Tensor_redispatch, out);
 }
 aten_add__Tensor_fn aten_add__Tensor_composite; /* the generator's kernel (structured) */
 
@@ -65,7 +67,8 @@ static inline sg_status aten_add_out_register(sg_key key, aten_add_out_kernel fn
 typedef bool aten_add_out_pred_fn(void *ctx, sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor *out);
 static inline sg_status aten_add_out_override(sg_key key, int32_t priority, aten_add_out_pred_fn *pred,
                                        aten_add_out_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_0(aten_add_out_op, 1, key, priority, (sg_fn)pred, (sg_fn)impl, ctx, out);
+    return golden_boxed_override_0(aten_add_out_op, 1, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+                                           (sg_fn)aten_add_out_redispatch, out);
 }
 /* structured: its functional and in-place variants run this meta function, then this op */
 typedef sg_status (*aten_add_out_meta_fn)(sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_meta *outs);
@@ -84,7 +87,8 @@ static inline sg_status aten_native_dropout_register(sg_key key, aten_native_dro
 typedef bool aten_native_dropout_pred_fn(void *ctx, sg_keyset ks, sg_tensor *input, double p, const bool *train);
 static inline sg_status aten_native_dropout_override(sg_key key, int32_t priority, aten_native_dropout_pred_fn *pred,
                                        aten_native_dropout_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_0(aten_native_dropout_op, 2, key, priority, (sg_fn)pred, (sg_fn)impl, ctx, out);
+    return golden_boxed_override_0(aten_native_dropout_op, 2, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+                                           (sg_fn)aten_native_dropout_redispatch, out);
 }
 
 /* aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor */
@@ -99,7 +103,8 @@ static inline sg_status aten_sum_dim_IntList_register(sg_key key, aten_sum_dim_I
 typedef bool aten_sum_dim_IntList_pred_fn(void *ctx, sg_keyset ks, sg_tensor *self, const sg_int_list *dim, bool keepdim, const sg_dtype *dtype);
 static inline sg_status aten_sum_dim_IntList_override(sg_key key, int32_t priority, aten_sum_dim_IntList_pred_fn *pred,
                                        aten_sum_dim_IntList_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_0(aten_sum_dim_IntList_op, 3, key, priority, (sg_fn)pred, (sg_fn)impl, ctx, out);
+    return golden_boxed_override_0(aten_sum_dim_IntList_op, 3, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+                                           (sg_fn)aten_sum_dim_IntList_redispatch, out);
 }
 
 /* aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
@@ -114,7 +119,8 @@ static inline sg_status aten_empty_memory_format_register(sg_key key, aten_empty
 typedef bool aten_empty_memory_format_pred_fn(void *ctx, sg_keyset ks, sg_int_list size, const sg_dtype *dtype, const sg_layout *layout, const sg_device *device, const bool *pin_memory, const sg_memory_format *memory_format);
 static inline sg_status aten_empty_memory_format_override(sg_key key, int32_t priority, aten_empty_memory_format_pred_fn *pred,
                                        aten_empty_memory_format_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_0(aten_empty_memory_format_op, 4, key, priority, (sg_fn)pred, (sg_fn)impl, ctx, out);
+    return golden_boxed_override_0(aten_empty_memory_format_op, 4, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+                                           (sg_fn)aten_empty_memory_format_redispatch, out);
 }
 
 /* aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor */
@@ -129,7 +135,8 @@ static inline sg_status aten_clamp_register(sg_key key, aten_clamp_kernel fn, sg
 typedef bool aten_clamp_pred_fn(void *ctx, sg_keyset ks, sg_tensor *self, const sg_scalar *min, const sg_scalar *max);
 static inline sg_status aten_clamp_override(sg_key key, int32_t priority, aten_clamp_pred_fn *pred,
                                        aten_clamp_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_0(aten_clamp_op, 5, key, priority, (sg_fn)pred, (sg_fn)impl, ctx, out);
+    return golden_boxed_override_0(aten_clamp_op, 5, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+                                           (sg_fn)aten_clamp_redispatch, out);
 }
 
 /* aten::_foreach_add.ScalarList(Tensor[] self, Scalar[] scalars) -> Tensor[] */
@@ -144,7 +151,8 @@ static inline sg_status aten__foreach_add_ScalarList_register(sg_key key, aten__
 typedef bool aten__foreach_add_ScalarList_pred_fn(void *ctx, sg_keyset ks, sg_tensor_list self, sg_scalar_list scalars);
 static inline sg_status aten__foreach_add_ScalarList_override(sg_key key, int32_t priority, aten__foreach_add_ScalarList_pred_fn *pred,
                                        aten__foreach_add_ScalarList_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_0(aten__foreach_add_ScalarList_op, 6, key, priority, (sg_fn)pred, (sg_fn)impl, ctx, out);
+    return golden_boxed_override_0(aten__foreach_add_ScalarList_op, 6, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+                                           (sg_fn)aten__foreach_add_ScalarList_redispatch, out);
 }
 
 /* aten::unflatten.Dimname(Tensor(a) self, Dimname dim, SymInt[] sizes, Dimname[] names) -> Tensor(a) */
@@ -159,7 +167,8 @@ static inline sg_status aten_unflatten_Dimname_register(sg_key key, aten_unflatt
 typedef bool aten_unflatten_Dimname_pred_fn(void *ctx, sg_keyset ks, sg_tensor *self, const char *dim, sg_int_list sizes, sg_str_list names);
 static inline sg_status aten_unflatten_Dimname_override(sg_key key, int32_t priority, aten_unflatten_Dimname_pred_fn *pred,
                                        aten_unflatten_Dimname_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_0(aten_unflatten_Dimname_op, 7, key, priority, (sg_fn)pred, (sg_fn)impl, ctx, out);
+    return golden_boxed_override_0(aten_unflatten_Dimname_op, 7, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+                                           (sg_fn)aten_unflatten_Dimname_redispatch, out);
 }
 
 /* aten::quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor */
@@ -174,7 +183,8 @@ static inline sg_status aten_quantile_register(sg_key key, aten_quantile_kernel 
 typedef bool aten_quantile_pred_fn(void *ctx, sg_keyset ks, sg_tensor *self, sg_tensor *q, const int64_t *dim, bool keepdim, const char *interpolation);
 static inline sg_status aten_quantile_override(sg_key key, int32_t priority, aten_quantile_pred_fn *pred,
                                        aten_quantile_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_0(aten_quantile_op, 8, key, priority, (sg_fn)pred, (sg_fn)impl, ctx, out);
+    return golden_boxed_override_0(aten_quantile_op, 8, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+                                           (sg_fn)aten_quantile_redispatch, out);
 }
 
 /* aten::_nnz(Tensor self) -> int */
@@ -189,7 +199,8 @@ static inline sg_status aten__nnz_register(sg_key key, aten__nnz_kernel fn, sg_h
 typedef bool aten__nnz_pred_fn(void *ctx, sg_keyset ks, sg_tensor *self);
 static inline sg_status aten__nnz_override(sg_key key, int32_t priority, aten__nnz_pred_fn *pred,
                                        aten__nnz_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_0(aten__nnz_op, 9, key, priority, (sg_fn)pred, (sg_fn)impl, ctx, out);
+    return golden_boxed_override_0(aten__nnz_op, 9, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+                                           (sg_fn)aten__nnz_redispatch, out);
 }
 
 /* aten::item(Tensor self) -> Scalar */
@@ -204,7 +215,8 @@ static inline sg_status aten_item_register(sg_key key, aten_item_kernel fn, sg_h
 typedef bool aten_item_pred_fn(void *ctx, sg_keyset ks, sg_tensor *self);
 static inline sg_status aten_item_override(sg_key key, int32_t priority, aten_item_pred_fn *pred,
                                        aten_item_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_0(aten_item_op, 10, key, priority, (sg_fn)pred, (sg_fn)impl, ctx, out);
+    return golden_boxed_override_0(aten_item_op, 10, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+                                           (sg_fn)aten_item_redispatch, out);
 }
 
 /* golden::mix(Tensor x, complex c, Any extra, Layout layout, MemoryFormat mf, Device dev, float[]? weights=None, bool[3] mask=[True, False, True], Dimname[]? names=None, str[] labels=[], int? k=None) -> (Tensor out, float score) */
@@ -219,7 +231,8 @@ static inline sg_status golden_mix_register(sg_key key, golden_mix_kernel fn, sg
 typedef bool golden_mix_pred_fn(void *ctx, sg_keyset ks, sg_tensor *x, sg_complex c, const sg_any *extra, sg_layout layout, sg_memory_format mf, sg_device dev, const sg_float_list *weights, sg_bool_list mask, const sg_str_list *names, sg_str_list labels, const int64_t *k);
 static inline sg_status golden_mix_override(sg_key key, int32_t priority, golden_mix_pred_fn *pred,
                                        golden_mix_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_0(golden_mix_op, 11, key, priority, (sg_fn)pred, (sg_fn)impl, ctx, out);
+    return golden_boxed_override_0(golden_mix_op, 11, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+                                           (sg_fn)golden_mix_redispatch, out);
 }
 
 /* aten::native_dropout.out(Tensor input, float p, bool? train, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) */
@@ -234,7 +247,8 @@ static inline sg_status aten_native_dropout_out_register(sg_key key, aten_native
 typedef bool aten_native_dropout_out_pred_fn(void *ctx, sg_keyset ks, sg_tensor *input, double p, const bool *train, sg_tensor *out0, sg_tensor *out1);
 static inline sg_status aten_native_dropout_out_override(sg_key key, int32_t priority, aten_native_dropout_out_pred_fn *pred,
                                        aten_native_dropout_out_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_0(aten_native_dropout_out_op, 12, key, priority, (sg_fn)pred, (sg_fn)impl, ctx, out);
+    return golden_boxed_override_0(aten_native_dropout_out_op, 12, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+                                           (sg_fn)aten_native_dropout_out_redispatch, out);
 }
 aten_native_dropout_out_fn aten_native_dropout_out_composite; /* the generator's kernel (out) */
 

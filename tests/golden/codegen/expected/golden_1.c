@@ -8,7 +8,6 @@
 /* ---- adapters, one set per C signature this shard's ops have (each shard has its own), each
  * written for the first op here of its signature, whose function types it uses:
  *   boxed_*  boxed call -> typed kernel (found through ctx: see sg_kernel)
- *   pred_*   boxed call -> typed override predicate (ctx: its sg_override_typed)
  *   over_*   typed call -> typed overrides (sg_override_set), then what stands behind them
  *            (not inlined: in the typed wrappers it would cost the fast path a frame) */
 static sg_status golden_boxed_t_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
@@ -20,14 +19,6 @@ static sg_status golden_boxed_t_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset s
     if (sg_st) return sg_st;
     sg_rets[0] = sg_any_tensor(r0);
     return SG_OK;
-}
-
-static bool golden_pred_t_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_args;
-    const sg_override_typed *sg_o = sg_ctx;
-    sg_tensor *a0 = (&sg_args[0])->u.t;
-    return ((aten_relu__pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0);
 }
 
 SG_NOINLINE static sg_status golden_over_t_t(const sg_override_set *sg_s, aten_relu__kernel sg_below,
@@ -53,15 +44,6 @@ static sg_status golden_boxed_tL_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset 
     return SG_OK;
 }
 
-static bool golden_pred_tL_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_args;
-    const sg_override_typed *sg_o = sg_ctx;
-    sg_tensor *a0 = (&sg_args[0])->u.t;
-    sg_tensor_list a1 = sg_unbox_tensor_list((&sg_args[1]));
-    return ((aten_index_Tensor_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1);
-}
-
 SG_NOINLINE static sg_status golden_over_tL_t(const sg_override_set *sg_s, aten_index_Tensor_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, sg_tensor_list indices, sg_tensor **ret) {
     for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
@@ -83,15 +65,6 @@ static sg_status golden_boxed_li_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset 
     if (sg_st) return sg_st;
     sg_rets[0] = sg_any_tensor(r0);
     return SG_OK;
-}
-
-static bool golden_pred_li_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_args;
-    const sg_override_typed *sg_o = sg_ctx;
-    sg_tensor_list a0 = sg_unbox_tensor_list((&sg_args[0]));
-    int64_t a1 = (int64_t)(&sg_args[1])->u.i;
-    return ((aten_cat_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1);
 }
 
 SG_NOINLINE static sg_status golden_over_li_t(const sg_override_set *sg_s, aten_cat_kernel sg_below,
@@ -116,16 +89,6 @@ static sg_status golden_boxed_tfg_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset
     if (sg_st) return sg_st;
     sg_rets[0] = sg_any_tensor(r0);
     return SG_OK;
-}
-
-static bool golden_pred_tfg_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_args;
-    const sg_override_typed *sg_o = sg_ctx;
-    sg_tensor *a0 = (&sg_args[0])->u.t;
-    double a1 = (double)(&sg_args[1])->u.f;
-    sg_generator *a2 = (sg_generator *)sg_unbox_opaque((&sg_args[2]));
-    return ((aten_bernoulli_p_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2);
 }
 
 SG_NOINLINE static sg_status golden_over_tfg_t(const sg_override_set *sg_s, aten_bernoulli_p_kernel sg_below,
@@ -153,19 +116,6 @@ static sg_status golden_boxed_tn1bF_t(void *sg_ctx, const sg_op *sg_op_, sg_keys
     if (sg_st) return sg_st;
     sg_rets[0] = sg_any_tensor(r0);
     return SG_OK;
-}
-
-static bool golden_pred_tn1bF_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_args;
-    const sg_override_typed *sg_o = sg_ctx;
-    sg_tensor *a0 = (&sg_args[0])->u.t;
-    int64_t sg_room1[1];
-    sg_int_list a1 = sg_unbox_int_list((&sg_args[1]), sg_room1, 1);
-    bool a2 = (bool)(&sg_args[2])->u.b;
-    double sg_room3 = (double)(&sg_args[3])->u.f;
-    const double *a3 = ((&sg_args[3])->tag == SG_ANY_FLOAT ? &sg_room3 : NULL);
-    return ((aten_upsample_linear1d_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2, a3);
 }
 
 SG_NOINLINE static sg_status golden_over_tn1bF_t(const sg_override_set *sg_s, aten_upsample_linear1d_kernel sg_below,
@@ -199,23 +149,6 @@ static sg_status golden_boxed_tn3n3n3n3b_t(void *sg_ctx, const sg_op *sg_op_, sg
     return SG_OK;
 }
 
-static bool golden_pred_tn3n3n3n3b_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_args;
-    const sg_override_typed *sg_o = sg_ctx;
-    sg_tensor *a0 = (&sg_args[0])->u.t;
-    int64_t sg_room1[3];
-    sg_int_list a1 = sg_unbox_int_list((&sg_args[1]), sg_room1, 3);
-    int64_t sg_room2[3];
-    sg_int_list a2 = sg_unbox_int_list((&sg_args[2]), sg_room2, 3);
-    int64_t sg_room3[3];
-    sg_int_list a3 = sg_unbox_int_list((&sg_args[3]), sg_room3, 3);
-    int64_t sg_room4[3];
-    sg_int_list a4 = sg_unbox_int_list((&sg_args[4]), sg_room4, 3);
-    bool a5 = (bool)(&sg_args[5])->u.b;
-    return ((aten_max_pool3d_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2, a3, a4, a5);
-}
-
 SG_NOINLINE static sg_status golden_over_tn3n3n3n3b_t(const sg_override_set *sg_s, aten_max_pool3d_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, sg_int_list kernel_size, sg_int_list stride, sg_int_list padding, sg_int_list dilation, bool ceil_mode, sg_tensor **ret) {
     for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
@@ -239,15 +172,6 @@ static sg_status golden_boxed_tS_d(void *sg_ctx, const sg_op *sg_op_, sg_keyset 
     return SG_OK;
 }
 
-static bool golden_pred_tS_d(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_args;
-    const sg_override_typed *sg_o = sg_ctx;
-    sg_tensor *a0 = (&sg_args[0])->u.t;
-    sg_scalar a1 = sg_unbox_scalar((&sg_args[1]));
-    return ((aten_result_type_Scalar_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1);
-}
-
 SG_NOINLINE static sg_status golden_over_tS_d(const sg_override_set *sg_s, aten_result_type_Scalar_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *tensor, sg_scalar other, sg_dtype *ret) {
     for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
@@ -268,14 +192,6 @@ static sg_status golden_boxed_t_b(void *sg_ctx, const sg_op *sg_op_, sg_keyset s
     if (sg_st) return sg_st;
     sg_rets[0] = sg_any_bool(r0);
     return SG_OK;
-}
-
-static bool golden_pred_t_b(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_args;
-    const sg_override_typed *sg_o = sg_ctx;
-    sg_tensor *a0 = (&sg_args[0])->u.t;
-    return ((aten_is_nonzero_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0);
 }
 
 SG_NOINLINE static sg_status golden_over_t_b(const sg_override_set *sg_s, aten_is_nonzero_kernel sg_below,
@@ -301,15 +217,6 @@ static sg_status golden_boxed_to_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset 
     return SG_OK;
 }
 
-static bool golden_pred_to_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_args;
-    const sg_override_typed *sg_o = sg_ctx;
-    sg_tensor *a0 = (&sg_args[0])->u.t;
-    void *a1 = sg_unbox_opaque((&sg_args[1]));
-    return ((aten_set__source_Storage_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1);
-}
-
 SG_NOINLINE static sg_status golden_over_to_t(const sg_override_set *sg_s, aten_set__source_Storage_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, void *source, sg_tensor **ret) {
     for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
@@ -329,15 +236,6 @@ static sg_status golden_boxed_to_(void *sg_ctx, const sg_op *sg_op_, sg_keyset s
     sg_status sg_st = ((aten_record_stream_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1);
     if (sg_st) return sg_st;
     return SG_OK;
-}
-
-static bool golden_pred_to_(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_args;
-    const sg_override_typed *sg_o = sg_ctx;
-    sg_tensor *a0 = (&sg_args[0])->u.t;
-    void *a1 = sg_unbox_opaque((&sg_args[1]));
-    return ((aten_record_stream_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1);
 }
 
 SG_NOINLINE static sg_status golden_over_to_(const sg_override_set *sg_s, aten_record_stream_kernel sg_below,
@@ -370,22 +268,6 @@ static sg_status golden_boxed_liiiiiibb_t(void *sg_ctx, const sg_op *sg_op_, sg_
     return SG_OK;
 }
 
-static bool golden_pred_liiiiiibb_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_args;
-    const sg_override_typed *sg_o = sg_ctx;
-    sg_tensor_list a0 = sg_unbox_tensor_list((&sg_args[0]));
-    int64_t a1 = (int64_t)(&sg_args[1])->u.i;
-    int64_t a2 = (int64_t)(&sg_args[2])->u.i;
-    int64_t a3 = (int64_t)(&sg_args[3])->u.i;
-    int64_t a4 = (int64_t)(&sg_args[4])->u.i;
-    int64_t a5 = (int64_t)(&sg_args[5])->u.i;
-    int64_t a6 = (int64_t)(&sg_args[6])->u.i;
-    bool a7 = (bool)(&sg_args[7])->u.b;
-    bool a8 = (bool)(&sg_args[8])->u.b;
-    return ((aten__cudnn_rnn_flatten_weight_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2, a3, a4, a5, a6, a7, a8);
-}
-
 SG_NOINLINE static sg_status golden_over_liiiiiibb_t(const sg_override_set *sg_s, aten__cudnn_rnn_flatten_weight_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor_list weight_arr, int64_t weight_stride0, int64_t input_size, int64_t mode, int64_t hidden_size, int64_t proj_size, int64_t num_layers, bool batch_first, bool bidirectional, sg_tensor **ret) {
     for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
@@ -413,19 +295,6 @@ static sg_status golden_boxed_tttffi_t(void *sg_ctx, const sg_op *sg_op_, sg_key
     return SG_OK;
 }
 
-static bool golden_pred_tttffi_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_args;
-    const sg_override_typed *sg_o = sg_ctx;
-    sg_tensor *a0 = (&sg_args[0])->u.t;
-    sg_tensor *a1 = (&sg_args[1])->u.t;
-    sg_tensor *a2 = (&sg_args[2])->u.t;
-    double a3 = (double)(&sg_args[3])->u.f;
-    double a4 = (double)(&sg_args[4])->u.f;
-    int64_t a5 = (int64_t)(&sg_args[5])->u.i;
-    return ((aten__amp_update_scale__pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2, a3, a4, a5);
-}
-
 SG_NOINLINE static sg_status golden_over_tttffi_t(const sg_override_set *sg_s, aten__amp_update_scale__kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, sg_tensor *growth_tracker, sg_tensor *found_inf, double scale_growth_factor, double scale_backoff_factor, int64_t growth_interval, sg_tensor **ret) {
     for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
@@ -444,14 +313,6 @@ static sg_status golden_boxed_t_(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg
     sg_status sg_st = ((golden_clean__kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0);
     if (sg_st) return sg_st;
     return SG_OK;
-}
-
-static bool golden_pred_t_(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_args;
-    const sg_override_typed *sg_o = sg_ctx;
-    sg_tensor *a0 = (&sg_args[0])->u.t;
-    return ((golden_clean__pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0);
 }
 
 SG_NOINLINE static sg_status golden_over_t_(const sg_override_set *sg_s, golden_clean__kernel sg_below,
@@ -477,15 +338,6 @@ static sg_status golden_boxed_tt_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset 
     return SG_OK;
 }
 
-static bool golden_pred_tt_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_args;
-    const sg_override_typed *sg_o = sg_ctx;
-    sg_tensor *a0 = (&sg_args[0])->u.t;
-    sg_tensor *a1 = (&sg_args[1])->u.t;
-    return ((aten_relu_out_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1);
-}
-
 SG_NOINLINE static sg_status golden_over_tt_t(const sg_override_set *sg_s, aten_relu_out_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, sg_tensor *out, sg_tensor **ret) {
     for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
@@ -498,40 +350,36 @@ SG_NOINLINE static sg_status golden_over_tt_t(const sg_override_set *sg_s, aten_
 }
 
 /* the adapters by number: each op's _register and _override (in golden_1.h) name theirs */
-static const struct {
-    sg_boxed_fn      boxed;
-    sg_override_pred pred;
-} sg_adapters[] = {
-    {golden_boxed_t_t, golden_pred_t_t},
-    {golden_boxed_tL_t, golden_pred_tL_t},
-    {golden_boxed_li_t, golden_pred_li_t},
-    {golden_boxed_tfg_t, golden_pred_tfg_t},
-    {golden_boxed_tn1bF_t, golden_pred_tn1bF_t},
-    {golden_boxed_tn3n3n3n3b_t, golden_pred_tn3n3n3n3b_t},
-    {golden_boxed_tS_d, golden_pred_tS_d},
-    {golden_boxed_t_b, golden_pred_t_b},
-    {golden_boxed_to_t, golden_pred_to_t},
-    {golden_boxed_to_, golden_pred_to_},
-    {golden_boxed_liiiiiibb_t, golden_pred_liiiiiibb_t},
-    {golden_boxed_tttffi_t, golden_pred_tttffi_t},
-    {golden_boxed_t_, golden_pred_t_},
-    {golden_boxed_tt_t, golden_pred_tt_t},
+static const sg_boxed_fn sg_adapters[] = {
+    golden_boxed_t_t,
+    golden_boxed_tL_t,
+    golden_boxed_li_t,
+    golden_boxed_tfg_t,
+    golden_boxed_tn1bF_t,
+    golden_boxed_tn3n3n3n3b_t,
+    golden_boxed_tS_d,
+    golden_boxed_t_b,
+    golden_boxed_to_t,
+    golden_boxed_to_,
+    golden_boxed_liiiiiibb_t,
+    golden_boxed_tttffi_t,
+    golden_boxed_t_,
+    golden_boxed_tt_t,
 };
 
 sg_status golden_boxed_register_1(sg_op *op, unsigned adapter, sg_key key, sg_fn fn,
     sg_handle **out) {
     if (adapter >= sizeof sg_adapters / sizeof sg_adapters[0])
         return sg_error(SG_EINVAL, "golden_boxed_register_1: no adapter %u", adapter);
-    return sg_op_impl_typed(op, key, fn, sg_adapters[adapter].boxed, out);
+    return sg_op_impl_typed(op, key, fn, sg_adapters[adapter], out);
 }
 
 sg_status golden_boxed_override_1(sg_op *op, unsigned adapter, sg_key key,
-    int32_t priority, sg_fn pred, sg_fn impl, void *ctx, sg_handle **out) {
+    int32_t priority, sg_fn pred, sg_fn impl, void *ctx, sg_fn redispatch, sg_handle **out) {
     if (adapter >= sizeof sg_adapters / sizeof sg_adapters[0])
         return sg_error(SG_EINVAL, "golden_boxed_override_1: no adapter %u", adapter);
     sg_override_typed sg_o = {pred, impl, ctx};
-    return sg_op_override_typed(op, key, priority, sg_o, sg_adapters[adapter].pred,
-                                sg_adapters[adapter].boxed, out);
+    return sg_op_override_typed(op, key, priority, sg_o, sg_adapters[adapter], redispatch, out);
 }
 
 /* ---- aten::relu_(Tensor(a!) self) -> Tensor(a!) */

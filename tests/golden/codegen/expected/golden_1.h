@@ -16,10 +16,10 @@ sg_status golden_boxed_composites_1(void);
  * each op's _register below does. */
 sg_status golden_boxed_register_1(sg_op *op, unsigned adapter, sg_key key, sg_fn fn,
     sg_handle **out);
-/* Registers a typed override of op (pred, impl) with this shard's adapters number `adapter`
- * for boxed calls: what each op's _override below does. */
+/* Registers a typed override of op (pred, impl), with this shard's adapter number `adapter`
+ * and op's redispatch for boxed calls: what each op's _override below does. */
 sg_status golden_boxed_override_1(sg_op *op, unsigned adapter, sg_key key,
-    int32_t priority, sg_fn pred, sg_fn impl, void *ctx, sg_handle **out);
+    int32_t priority, sg_fn pred, sg_fn impl, void *ctx, sg_fn redispatch, sg_handle **out);
 
 /* aten::relu_(Tensor(a!) self) -> Tensor(a!) */
 extern sg_op *aten_relu__op;
@@ -33,7 +33,8 @@ static inline sg_status aten_relu__register(sg_key key, aten_relu__kernel fn, sg
 typedef bool aten_relu__pred_fn(void *ctx, sg_keyset ks, sg_tensor *self);
 static inline sg_status aten_relu__override(sg_key key, int32_t priority, aten_relu__pred_fn *pred,
                                        aten_relu__kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_1(aten_relu__op, 0, key, priority, (sg_fn)pred, (sg_fn)impl, ctx, out);
+    return golden_boxed_override_1(aten_relu__op, 0, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+                                           (sg_fn)aten_relu__redispatch, out);
 }
 
 /* aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor */
@@ -48,7 +49,8 @@ static inline sg_status aten_index_Tensor_register(sg_key key, aten_index_Tensor
 typedef bool aten_index_Tensor_pred_fn(void *ctx, sg_keyset ks, sg_tensor *self, sg_tensor_list indices);
 static inline sg_status aten_index_Tensor_override(sg_key key, int32_t priority, aten_index_Tensor_pred_fn *pred,
                                        aten_index_Tensor_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_1(aten_index_Tensor_op, 1, key, priority, (sg_fn)pred, (sg_fn)impl, ctx, out);
+    return golden_boxed_override_1(aten_index_Tensor_op, 1, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+                                           (sg_fn)aten_index_Tensor_redispatch, out);
 }
 
 /* aten::cat(Tensor[] tensors, int dim=0) -> Tensor */
@@ -63,7 +65,8 @@ static inline sg_status aten_cat_register(sg_key key, aten_cat_kernel fn, sg_han
 typedef bool aten_cat_pred_fn(void *ctx, sg_keyset ks, sg_tensor_list tensors, int64_t dim);
 static inline sg_status aten_cat_override(sg_key key, int32_t priority, aten_cat_pred_fn *pred,
                                        aten_cat_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_1(aten_cat_op, 2, key, priority, (sg_fn)pred, (sg_fn)impl, ctx, out);
+    return golden_boxed_override_1(aten_cat_op, 2, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+                                           (sg_fn)aten_cat_redispatch, out);
 }
 
 /* aten::bernoulli.p(Tensor self, float p=0.5, *, Generator? generator=None) -> Tensor */
@@ -78,7 +81,8 @@ static inline sg_status aten_bernoulli_p_register(sg_key key, aten_bernoulli_p_k
 typedef bool aten_bernoulli_p_pred_fn(void *ctx, sg_keyset ks, sg_tensor *self, double p, sg_generator *generator);
 static inline sg_status aten_bernoulli_p_override(sg_key key, int32_t priority, aten_bernoulli_p_pred_fn *pred,
                                        aten_bernoulli_p_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_1(aten_bernoulli_p_op, 3, key, priority, (sg_fn)pred, (sg_fn)impl, ctx, out);
+    return golden_boxed_override_1(aten_bernoulli_p_op, 3, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+                                           (sg_fn)aten_bernoulli_p_redispatch, out);
 }
 
 /* aten::upsample_linear1d(Tensor self, SymInt[1] output_size, bool align_corners, float? scales=None) -> Tensor */
@@ -93,7 +97,8 @@ static inline sg_status aten_upsample_linear1d_register(sg_key key, aten_upsampl
 typedef bool aten_upsample_linear1d_pred_fn(void *ctx, sg_keyset ks, sg_tensor *self, sg_int_list output_size, bool align_corners, const double *scales);
 static inline sg_status aten_upsample_linear1d_override(sg_key key, int32_t priority, aten_upsample_linear1d_pred_fn *pred,
                                        aten_upsample_linear1d_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_1(aten_upsample_linear1d_op, 4, key, priority, (sg_fn)pred, (sg_fn)impl, ctx, out);
+    return golden_boxed_override_1(aten_upsample_linear1d_op, 4, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+                                           (sg_fn)aten_upsample_linear1d_redispatch, out);
 }
 
 /* aten::max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> Tensor */
@@ -108,7 +113,8 @@ static inline sg_status aten_max_pool3d_register(sg_key key, aten_max_pool3d_ker
 typedef bool aten_max_pool3d_pred_fn(void *ctx, sg_keyset ks, sg_tensor *self, sg_int_list kernel_size, sg_int_list stride, sg_int_list padding, sg_int_list dilation, bool ceil_mode);
 static inline sg_status aten_max_pool3d_override(sg_key key, int32_t priority, aten_max_pool3d_pred_fn *pred,
                                        aten_max_pool3d_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_1(aten_max_pool3d_op, 5, key, priority, (sg_fn)pred, (sg_fn)impl, ctx, out);
+    return golden_boxed_override_1(aten_max_pool3d_op, 5, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+                                           (sg_fn)aten_max_pool3d_redispatch, out);
 }
 
 /* aten::result_type.Scalar(Tensor tensor, Scalar other) -> ScalarType */
@@ -123,7 +129,8 @@ static inline sg_status aten_result_type_Scalar_register(sg_key key, aten_result
 typedef bool aten_result_type_Scalar_pred_fn(void *ctx, sg_keyset ks, sg_tensor *tensor, sg_scalar other);
 static inline sg_status aten_result_type_Scalar_override(sg_key key, int32_t priority, aten_result_type_Scalar_pred_fn *pred,
                                        aten_result_type_Scalar_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_1(aten_result_type_Scalar_op, 6, key, priority, (sg_fn)pred, (sg_fn)impl, ctx, out);
+    return golden_boxed_override_1(aten_result_type_Scalar_op, 6, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+                                           (sg_fn)aten_result_type_Scalar_redispatch, out);
 }
 
 /* aten::is_nonzero(Tensor self) -> bool */
@@ -138,7 +145,8 @@ static inline sg_status aten_is_nonzero_register(sg_key key, aten_is_nonzero_ker
 typedef bool aten_is_nonzero_pred_fn(void *ctx, sg_keyset ks, sg_tensor *self);
 static inline sg_status aten_is_nonzero_override(sg_key key, int32_t priority, aten_is_nonzero_pred_fn *pred,
                                        aten_is_nonzero_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_1(aten_is_nonzero_op, 7, key, priority, (sg_fn)pred, (sg_fn)impl, ctx, out);
+    return golden_boxed_override_1(aten_is_nonzero_op, 7, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+                                           (sg_fn)aten_is_nonzero_redispatch, out);
 }
 
 /* aten::set_.source_Storage(Tensor(a!) self, Storage source) -> Tensor(a!) */
@@ -153,7 +161,8 @@ static inline sg_status aten_set__source_Storage_register(sg_key key, aten_set__
 typedef bool aten_set__source_Storage_pred_fn(void *ctx, sg_keyset ks, sg_tensor *self, void *source);
 static inline sg_status aten_set__source_Storage_override(sg_key key, int32_t priority, aten_set__source_Storage_pred_fn *pred,
                                        aten_set__source_Storage_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_1(aten_set__source_Storage_op, 8, key, priority, (sg_fn)pred, (sg_fn)impl, ctx, out);
+    return golden_boxed_override_1(aten_set__source_Storage_op, 8, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+                                           (sg_fn)aten_set__source_Storage_redispatch, out);
 }
 
 /* aten::record_stream(Tensor(a!) self, Stream s) -> () */
@@ -168,7 +177,8 @@ static inline sg_status aten_record_stream_register(sg_key key, aten_record_stre
 typedef bool aten_record_stream_pred_fn(void *ctx, sg_keyset ks, sg_tensor *self, void *s);
 static inline sg_status aten_record_stream_override(sg_key key, int32_t priority, aten_record_stream_pred_fn *pred,
                                        aten_record_stream_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_1(aten_record_stream_op, 9, key, priority, (sg_fn)pred, (sg_fn)impl, ctx, out);
+    return golden_boxed_override_1(aten_record_stream_op, 9, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+                                           (sg_fn)aten_record_stream_redispatch, out);
 }
 
 /* aten::_cudnn_rnn_flatten_weight(Tensor[] weight_arr, int weight_stride0, SymInt input_size, int mode, SymInt hidden_size, SymInt proj_size, int num_layers, bool batch_first, bool bidirectional) -> Tensor */
@@ -183,7 +193,8 @@ static inline sg_status aten__cudnn_rnn_flatten_weight_register(sg_key key, aten
 typedef bool aten__cudnn_rnn_flatten_weight_pred_fn(void *ctx, sg_keyset ks, sg_tensor_list weight_arr, int64_t weight_stride0, int64_t input_size, int64_t mode, int64_t hidden_size, int64_t proj_size, int64_t num_layers, bool batch_first, bool bidirectional);
 static inline sg_status aten__cudnn_rnn_flatten_weight_override(sg_key key, int32_t priority, aten__cudnn_rnn_flatten_weight_pred_fn *pred,
                                        aten__cudnn_rnn_flatten_weight_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_1(aten__cudnn_rnn_flatten_weight_op, 10, key, priority, (sg_fn)pred, (sg_fn)impl, ctx, out);
+    return golden_boxed_override_1(aten__cudnn_rnn_flatten_weight_op, 10, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+                                           (sg_fn)aten__cudnn_rnn_flatten_weight_redispatch, out);
 }
 
 /* aten::_amp_update_scale_(Tensor(a!) self, Tensor(b!) growth_tracker, Tensor found_inf, float scale_growth_factor, float scale_backoff_factor, int growth_interval) -> Tensor(a!) */
@@ -198,7 +209,8 @@ static inline sg_status aten__amp_update_scale__register(sg_key key, aten__amp_u
 typedef bool aten__amp_update_scale__pred_fn(void *ctx, sg_keyset ks, sg_tensor *self, sg_tensor *growth_tracker, sg_tensor *found_inf, double scale_growth_factor, double scale_backoff_factor, int64_t growth_interval);
 static inline sg_status aten__amp_update_scale__override(sg_key key, int32_t priority, aten__amp_update_scale__pred_fn *pred,
                                        aten__amp_update_scale__kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_1(aten__amp_update_scale__op, 11, key, priority, (sg_fn)pred, (sg_fn)impl, ctx, out);
+    return golden_boxed_override_1(aten__amp_update_scale__op, 11, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+                                           (sg_fn)aten__amp_update_scale__redispatch, out);
 }
 
 /* golden::clean_(Tensor(a!) self) -> () */
@@ -213,7 +225,8 @@ static inline sg_status golden_clean__register(sg_key key, golden_clean__kernel 
 typedef bool golden_clean__pred_fn(void *ctx, sg_keyset ks, sg_tensor *self);
 static inline sg_status golden_clean__override(sg_key key, int32_t priority, golden_clean__pred_fn *pred,
                                        golden_clean__kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_1(golden_clean__op, 12, key, priority, (sg_fn)pred, (sg_fn)impl, ctx, out);
+    return golden_boxed_override_1(golden_clean__op, 12, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+                                           (sg_fn)golden_clean__redispatch, out);
 }
 
 /* aten::relu(Tensor self) -> Tensor */
@@ -228,7 +241,8 @@ static inline sg_status aten_relu_register(sg_key key, aten_relu_kernel fn, sg_h
 typedef bool aten_relu_pred_fn(void *ctx, sg_keyset ks, sg_tensor *self);
 static inline sg_status aten_relu_override(sg_key key, int32_t priority, aten_relu_pred_fn *pred,
                                        aten_relu_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_1(aten_relu_op, 0, key, priority, (sg_fn)pred, (sg_fn)impl, ctx, out);
+    return golden_boxed_override_1(aten_relu_op, 0, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+                                           (sg_fn)aten_relu_redispatch, out);
 }
 aten_relu_fn aten_relu_composite; /* the generator's kernel (functional) */
 
@@ -244,7 +258,8 @@ static inline sg_status aten_relu_out_register(sg_key key, aten_relu_out_kernel 
 typedef bool aten_relu_out_pred_fn(void *ctx, sg_keyset ks, sg_tensor *self, sg_tensor *out);
 static inline sg_status aten_relu_out_override(sg_key key, int32_t priority, aten_relu_out_pred_fn *pred,
                                        aten_relu_out_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_1(aten_relu_out_op, 13, key, priority, (sg_fn)pred, (sg_fn)impl, ctx, out);
+    return golden_boxed_override_1(aten_relu_out_op, 13, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+                                           (sg_fn)aten_relu_out_redispatch, out);
 }
 aten_relu_out_fn aten_relu_out_composite; /* the generator's kernel (out_inplace) */
 
