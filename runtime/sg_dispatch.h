@@ -274,6 +274,18 @@ sg_status sg_call_by_name(const char *name, const char *overload, const sg_any *
 /* The keys a boxed call's tensor arguments select (before the thread's sets). */
 sg_keyset sg_op_keys_of_args(const sg_op *op, const sg_any *args, int32_t nargs);
 
+/* For a kernel that computes its op through another (a composite kernel of aten::add.Tensor
+ * calling aten::add.out by redispatch): where that call failed with SG_ENOKERNEL because some
+ * op on its way has no kernel for the key, rewrites the thread's message to name `called`, the
+ * op the user called, and the ops the call went through ("could not run 'aten::add.Tensor'
+ * with arguments from the 'CUDA' backend (tensors on cuda:0): it is computed through
+ * 'aten::add.out', which has no CUDA kernel (kernels are registered for: CPU)"). Returns st;
+ * any other status, or a message of another origin, is left as it is. Cold: call it only
+ * where st is not SG_OK.
+ *     st = aten_add_out_redispatch(ks, ...);
+ *     if (SG_UNLIKELY(st)) st = sg_op_error_via(st, aten_add_Tensor_op, aten_add_out_op); */
+sg_status sg_op_error_via(sg_status st, const sg_op *called, const sg_op *inner);
+
 /* For generated typed wrappers: fails with SG_EREADONLY, naming the op and the argument, where
  * t may not be written. */
 sg_status sg_op_check_writable(const sg_op *op, int32_t arg, const sg_tensor *t);
