@@ -13,6 +13,7 @@
  * family's, non-NULL tensors and item pointers, enums in range), else the target aborts.
  * sg_runtime_shutdown runs every so often to bound memory. Build with -DSG_FUZZ=ON (clang); see
  * docs/testing.md. */
+#include "sg_api.h"
 #include "sg_runtime.h"
 #include "sg_schema.h"
 #include "sg_type_table.h"
@@ -480,6 +481,37 @@ static void call(in *r, sg_op *op, pool *p) {
     (void)sg_op_keys_of_args(op, ap, nargs);
 }
 
+/* The typed path's boxing (sg_call_boxed_sig), as a generated wrapper takes it when the entry
+ * has no typed kernel: for ops of up to three plain Tensor arguments and at most one result,
+ * with tensors from the pool, NULL now and then. */
+static void typed_call(in *r, sg_op *op, pool *p) {
+    int32_t nargs = sg_op_nargs(op), nrets = sg_op_nrets(op);
+    if (nargs > 3 || nrets > 1 || cur.nargs != nargs) return;
+    for (int32_t i = 0; i < nargs; i++)
+        if (cur.tags[i] != 1u << SG_ANY_TENSOR) return;
+    sg_tensor *t[3] = {NULL, NULL, NULL}, *out = NULL;
+    sg_keyset  ks = 0;
+    for (int32_t i = 0; i < nargs; i++) {
+        t[i] = pick(r, 8) == 7 ? NULL : p->t[pick(r, NTENSORS)];
+        if (t[i]) ks |= t[i]->keys;
+    }
+    static const char *const sigs[2][4] = {{">", "t>", "tt>", "ttt>"},
+                                           {">T", "t>T", "tt>T", "ttt>T"}};
+    const char     *sig = sigs[nrets][nargs];
+    const sg_entry *e = sg_dispatch_entry(op, sg_tls_apply(ks));
+    sg_error_clear();
+    sg_status st;
+    switch (nargs) {
+    case 0: st = nrets ? sg_call_boxed_sig(e, op, ks, sig, &out) : sg_call_boxed_sig(e, op, ks, sig); break;
+    case 1: st = nrets ? sg_call_boxed_sig(e, op, ks, sig, t[0], &out) : sg_call_boxed_sig(e, op, ks, sig, t[0]); break;
+    case 2: st = nrets ? sg_call_boxed_sig(e, op, ks, sig, t[0], t[1], &out) : sg_call_boxed_sig(e, op, ks, sig, t[0], t[1]); break;
+    default: st = nrets ? sg_call_boxed_sig(e, op, ks, sig, t[0], t[1], t[2], &out) : sg_call_boxed_sig(e, op, ks, sig, t[0], t[1], t[2]); break;
+    }
+    refused(st);
+    if (st && out) abort(); /* a failed call hands out nothing */
+    sg_tensor_release(out);
+}
+
 static unsigned inputs;
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
@@ -509,6 +541,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     for (int round = 0, rounds = 1 + (int)pick(&r, 3); round < rounds; round++) {
         registrations(&r, op, h, &nh);
         for (int c = 0, calls = 1 + (int)pick(&r, 3); c < calls; c++) call(&r, op, &p);
+        if (pick(&r, 2)) typed_call(&r, op, &p);
         /* release some, and now and then one twice (refused, not freed twice) */
         for (int i = 0; i < nh; i++) {
             if (pick(&r, 2)) continue;

@@ -5,6 +5,7 @@
  * under the op the user called (sg_op_error_via), and a failed lookup lists the overloads or
  * the nearest name. */
 #include "check.h"
+#include "sg_api.h"
 #include "sg_runtime.h"
 
 #include <string.h>
@@ -238,6 +239,34 @@ static void malformed_values(void) {
     sg_tensor_release(cpu);
 }
 
+/* The typed path's boxing (a generated wrapper whose entry has no typed kernel) hands a boxed
+ * kernel no NULL tensor either. */
+static void typed_boxing(void) {
+    sg_op     *op = define("m5::f(Tensor self, Tensor[] others) -> Tensor");
+    sg_handle *h;
+    CHECK(sg_op_impl(op, SG_KEY_CPU, (sg_kernel){NULL, kernel, NULL}, &h) == SG_OK);
+    sg_tensor     *cpu = tensor_on(SG_CPU), *out = NULL;
+    sg_tensor     *items[2] = {cpu, NULL};
+    sg_tensor_list two = {items, 1}, with_null = {items, 2}, no_items = {NULL, 3};
+    sg_keyset      ks = sg_tls_apply(cpu->keys);
+    const sg_entry *e = sg_dispatch_entry(op, ks);
+    ran = 0;
+    CHECK(sg_call_boxed_sig(e, op, ks, "tl>t", cpu, two, &out) == SG_OK && ran == 1 && out == cpu);
+    sg_tensor_release(out);
+    out = NULL;
+    CHECK_EINVAL(sg_call_boxed_sig(e, op, ks, "tl>t", (sg_tensor *)NULL, two, &out),
+                 "m5::f: argument 0 'self' is a NULL tensor");
+    CHECK_EINVAL(sg_call_boxed_sig(e, op, ks, "tl>t", cpu, with_null, &out),
+                 "m5::f: argument 1 'others' is a NULL tensor, or a tensor list with a NULL");
+    CHECK_EINVAL(sg_call_boxed_sig(e, op, ks, "tl>t", cpu, no_items, &out),
+                 "m5::f: argument 1 'others' is a NULL tensor, or a tensor list with a NULL");
+    CHECK(ran == 1 && out == NULL);
+    CHECK_EINVAL(sg_call_boxed_sig(NULL, op, ks, "tl>t", cpu, two, &out),
+                 "sg_call_boxed_sig: no entry given");
+    CHECK(sg_handle_release(h) == SG_OK);
+    sg_tensor_release(cpu);
+}
+
 /* ---- messages: the devices behind a backend, and the op the user called ------------------ */
 
 static sg_op *outer_op, *inner_op;
@@ -356,6 +385,7 @@ static void lookups(void) {
 int main(void) {
     null_handles();
     malformed_values();
+    typed_boxing();
     messages();
     lookups();
     sg_runtime_shutdown();
