@@ -117,7 +117,8 @@ static int distance(const char *a, const char *b) {
 
 /* The message of a failed lookup (lock held): the overloads the name has, or the defined name
  * nearest to it where one is near (a third of its length, at least one edit). */
-static sg_status not_found(const char *ns, size_t nsn, const char *base, const char *overload) {
+static sg_status not_found_locked(const char *ns, size_t nsn, const char *base,
+                                  const char *overload) {
     sg_buf b;
     sg_buf_init(&b);
     sg_buf_printf(&b, "no op %.*s%s%s%s is defined", (int)nsn, ns, base, *overload ? "." : "",
@@ -160,6 +161,15 @@ static sg_status not_found(const char *ns, size_t nsn, const char *base, const c
     return st;
 }
 
+static __attribute__((noinline, cold)) sg_status not_found(const char *ns, size_t nsn,
+                                                           const char *base,
+                                                           const char *overload) {
+    pthread_mutex_lock(&sg__lock);
+    sg_status st = not_found_locked(ns, nsn, base, overload);
+    pthread_mutex_unlock(&sg__lock);
+    return st;
+}
+
 sg_status sg_op_find(const char *name, const char *overload, sg_op **out) {
     const char *ns, *base;
     size_t      nsn;
@@ -169,11 +179,7 @@ sg_status sg_op_find(const char *name, const char *overload, sg_op **out) {
     if (!overload) overload = "";
     split_ns(name, &ns, &nsn, &base);
     *out = lookup(ns, nsn, base, overload);
-    if (*out) return SG_OK;
-    pthread_mutex_lock(&sg__lock);
-    sg_status st = not_found(ns, nsn, base, overload);
-    pthread_mutex_unlock(&sg__lock);
-    return st;
+    return *out ? SG_OK : not_found(ns, nsn, base, overload);
 }
 
 /* ---- what a boxed call checks, from the schema ------------------------------------------- */
