@@ -361,7 +361,8 @@ static sg_any value(in *r, pool *p, uint32_t want, bool wrong) {
             }
         }
     }
-    sg_any v = {tag, 0, {0}};
+    /* Rationale: {0} sets only the union's first member (a bool); .p zeroes its 8 bytes */
+    sg_any v = {tag, 0, {.p = NULL}};
     unsigned odd = 15 - pick(r, 16); /* 0: a malformed payload (an input run dry: well-formed) */
     switch (tag) {
     case SG_ANY_BOOL: v.u.b = pick(r, 2); if (!odd) v.u.i = 2; break;
@@ -389,7 +390,7 @@ static sg_any value(in *r, pool *p, uint32_t want, bool wrong) {
     case SG_ANY_LIST:
         p->items[0] = sg_any_int(1);
         p->items[1] = pick(r, 2) ? sg_any_str("s", 1) : sg_any_float(2);
-        p->items[2] = (sg_any){(int32_t)pick(r, SG_ANY__COUNT + 1), 0, {0}};
+        p->items[2] = (sg_any){(int32_t)pick(r, SG_ANY__COUNT + 1), 0, {.p = NULL}};
         v.u.items = odd ? p->items : NULL;
         v.len = (int32_t)pick(r, 4);
         break;

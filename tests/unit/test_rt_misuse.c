@@ -143,7 +143,7 @@ static void null_handles(void) {
     CHECK_EINVAL(sg_call_by_name(NULL, "", &arg, 1, &ret, 1), "sg_op_find: no name given");
     CHECK(sg_op_keys_of_args(NULL, &arg, 1) == 0);
     CHECK(sg_op_keys_of_args(abs_op, NULL, 1) == 0);
-    sg_any null_tensor = {SG_ANY_TENSOR, 0, {0}};
+    sg_any null_tensor = {SG_ANY_TENSOR, 0, {.t = NULL}};
     CHECK(sg_op_keys_of_args(abs_op, &null_tensor, 1) == 0);
     CHECK(sg_op_keys_of_args(abs_op, &arg, 1) == cpu->keys);
     CHECK_EINVAL(sg_op_check_writable(NULL, 0, cpu), "sg_op_check_writable: no op given");
@@ -216,7 +216,7 @@ static void malformed_values(void) {
         {12, {SG_ANY_COMPLEX, 0, {.c = NULL}}, "argument 12 'c' holds a NULL complex pointer"},
         {13, {SG_ANY_LIST, 1, {.items = ss}},
          "argument 13 'strs' holds an item of a type the list does not take"},
-        {0, {77, 0, {0}}, "argument 0 'ts' expects Tensor[], got tag 77, which is no tag"},
+        {0, {77, 0, {.p = NULL}}, "argument 0 'ts' expects Tensor[], got tag 77, which is no tag"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         sg_any args[14];
