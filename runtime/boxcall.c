@@ -3,6 +3,7 @@
  * signature string, instead of once per op, took a third off the generated code and its
  * compile time. The string has one letter per argument, '>', one letter per result: the
  * letters of the type families (gen/schema/sg_type_table.h, docs/types.md). */
+#include "rt_dispatch.h"
 #include "sg_api.h"
 #include "sg_type_table.h"
 
@@ -149,8 +150,33 @@ static void take_back(char c, void *out) {
     }
 }
 
+/* A boxed value may not hold a NULL tensor (None is how a missing optional one travels), nor a
+ * tensor list without items where it has a length: a boxed kernel trusts both. */
+static sg_status check_tensors(const sg_op *op, const sg_any *args, int32_t nargs) {
+    for (int32_t i = 0; i < nargs; i++) {
+        const sg_any *v = &args[i];
+        bool          bad = v->tag == SG_ANY_TENSOR && !v->u.t;
+        if (v->tag == SG_ANY_TENSOR_LIST || v->tag == SG_ANY_OPT_TENSOR_LIST) {
+            bad = v->len < 0 || (v->len > 0 && !v->u.tensors);
+            for (int32_t j = 0; !bad && v->tag == SG_ANY_TENSOR_LIST && j < v->len; j++)
+                bad = !v->u.tensors[j];
+        }
+        if (SG_UNLIKELY(bad)) {
+            const char *name = i < op->nargs && op->schema.args[i].name ? op->schema.args[i].name
+                                                                        : "?";
+            return sg_error(SG_EINVAL, "%s%s%s: argument %d '%s' is a NULL tensor, or a tensor "
+                                       "list with a NULL where a tensor must be",
+                            op->name, *op->overload ? "." : "", op->overload, (int)i, name);
+        }
+    }
+    return SG_OK;
+}
+
 sg_status sg_call_boxed_sig(const sg_entry *e, const sg_op *op, sg_keyset ks, const char *sig,
                             ...) {
+    if (SG_UNLIKELY(!e || !op || !sig))
+        return sg_error(SG_EINVAL, "sg_call_boxed_sig: no %s given (NULL)",
+                        !e ? "entry" : !op ? "op" : "signature");
     const char *arrow = strchr(sig, '>');
     int32_t     nargs = (int32_t)(arrow ? arrow - sig : (ptrdiff_t)strlen(sig));
     int32_t     nrets = arrow ? (int32_t)strlen(arrow + 1) : 0;
@@ -180,6 +206,7 @@ sg_status sg_call_boxed_sig(const sg_entry *e, const sg_op *op, sg_keyset ks, co
             st = kept(f) ? box_kept(f, &ap, &keeps[boxed], &args[boxed], &owned[boxed])
                          : box_one(f, &ap, &args[boxed], &owned[boxed]);
     }
+    if (!st) st = check_tensors(op, args, nargs);
     if (!st) {
         for (int32_t i = 0; i < nrets; i++) rets[i] = sg_any_none();
         st = e->boxed(e->ctx, op, ks, args, nargs, rets, nrets);

@@ -131,11 +131,27 @@ sg_status sg__rebuild_all(void) {
 
 /* ---- registering ------------------------------------------------------------------------- */
 
+/* Where key may be registered: a key with a table entry (Undefined aside), or where alias_ok an
+ * alias key. Rationale: the registration lists are arrays indexed by key, so a key outside
+ * them must never reach one. */
 static sg_status check_key(const char *fn, sg_key key, bool alias_ok) {
     if ((key > SG_KEY_UNDEFINED && key < SG_KEY__COUNT) || (alias_ok && sg_key_is_alias(key)))
         return SG_OK;
-    return sg_error(SG_EINVAL, "%s: %d is not a dispatch key%s", fn, (int)key,
-                    alias_ok ? "" : " that takes a backend fallback");
+    const char *name = sg_key_name(key);
+    if (name && sg_key_is_alias(key))
+        return sg_error(SG_EINVAL, "%s: %s is an alias key, which takes kernels of ops "
+                                   "(sg_op_impl), not backend fallbacks",
+                        fn, name);
+    if (name)
+        return sg_error(SG_EINVAL, "%s: %s is a key nothing can be registered for", fn, name);
+    return sg_error(SG_EINVAL, "%s: %d is not a dispatch key", fn, (int)key);
+}
+
+static sg_status no_op(const char *fn, const sg_op *op) {
+    if (op == &sg_op_uninit) return sg__uninit_error(fn);
+    return sg_error(SG_EINVAL, "%s: no op given (NULL); a kernel for every op at one key is a "
+                               "backend fallback (sg_fallback_impl)",
+                    fn);
 }
 
 /* Links r in front of *list, rebuilds, and hands out the handle; undoes it all on failure. */
@@ -171,6 +187,7 @@ static sg_status add(sg_op *op, sg_key key, int what, sg_kernel k, sg_handle **o
 
 sg_status sg_op_impl(sg_op *op, sg_key key, sg_kernel k, sg_handle **out) {
     if (out) *out = NULL;
+    if (!op || op == &sg_op_uninit) return no_op("sg_op_impl", op);
     sg_status st = check_key("sg_op_impl", key, true);
     if (st) return st;
     if (!k.unboxed && !k.boxed)
@@ -182,6 +199,7 @@ sg_status sg_op_impl(sg_op *op, sg_key key, sg_kernel k, sg_handle **out) {
 
 sg_status sg_op_impl_fallthrough(sg_op *op, sg_key key, sg_handle **out) {
     if (out) *out = NULL;
+    if (!op || op == &sg_op_uninit) return no_op("sg_op_impl_fallthrough", op);
     sg_status st = check_key("sg_op_impl_fallthrough", key, true);
     return st ? st : add(op, key, REG_FALLTHROUGH, (sg_kernel){0}, out);
 }
@@ -233,17 +251,21 @@ static sg_status add_override(sg_op *op, sg_key key, int32_t priority, sg_overri
     return st;
 }
 
-static sg_status check_override_key(const char *fn, sg_key key) {
+/* The op and key of an override: an op given, a key with a table entry. */
+static sg_status check_override(const char *fn, const sg_op *op, sg_key key) {
+    if (!op) return sg_error(SG_EINVAL, "%s: no op given (NULL)", fn);
+    if (op == &sg_op_uninit) return sg__uninit_error(fn);
     if (key > SG_KEY_UNDEFINED && key < SG_KEY__COUNT) return SG_OK;
-    return sg_error(SG_EINVAL, "%s: %d is not a dispatch key with a table entry (alias keys "
-                               "take no overrides)",
-                    fn, (int)key);
+    const char *name = sg_key_name(key);
+    return sg_error(SG_EINVAL, "%s: %d%s%s%s is not a dispatch key with a table entry (alias "
+                               "keys take no overrides)",
+                    fn, (int)key, name ? " (" : "", name ? name : "", name ? ")" : "");
 }
 
 sg_status sg_op_override(sg_op *op, sg_key key, int32_t priority, sg_override_pred pred,
                          sg_boxed_fn impl, void *ctx, sg_handle **out) {
     if (out) *out = NULL;
-    sg_status st = check_override_key("sg_op_override", key);
+    sg_status st = check_override("sg_op_override", op, key);
     if (st) return st;
     if (!pred || !impl)
         return sg_error(SG_EINVAL, "sg_op_override: %s at %s: a predicate and an implementation "
@@ -256,7 +278,7 @@ sg_status sg_op_override(sg_op *op, sg_key key, int32_t priority, sg_override_pr
 sg_status sg_op_override_typed(sg_op *op, sg_key key, int32_t priority, sg_override_typed o,
                                sg_boxed_fn adapter, sg_fn redispatch, sg_handle **out) {
     if (out) *out = NULL;
-    sg_status st = check_override_key("sg_op_override_typed", key);
+    sg_status st = check_override("sg_op_override_typed", op, key);
     if (st) return st;
     if (!o.pred || !o.impl || !adapter || !redispatch)
         return sg_error(SG_EINVAL, "sg_op_override_typed: %s at %s: a predicate, an "
@@ -289,9 +311,18 @@ sg_status sg_handle_release(sg_handle *h) {
 }
 
 sg_entry sg_op_entry(const sg_op *op, sg_key key) {
+    sg_entry none = {0};
+    none.kind = SG_ENTRY_MISSING;
+    if (!op) {
+        sg_error(SG_EINVAL, "sg_op_entry: no op given (NULL)");
+        return none;
+    }
+    if ((unsigned)key >= SG_KEY__COUNT) {
+        sg_error(SG_EINVAL, "sg_op_entry: %d is not a key with a table entry", (int)key);
+        return none;
+    }
     const sg_table *t = __atomic_load_n(&op->head.table, __ATOMIC_ACQUIRE);
-    sg_entry        none = {0};
-    return (unsigned)key < SG_KEY__COUNT ? t->entry[key] : none;
+    return t->entry[key];
 }
 
 static uint64_t epoch = 1;

@@ -3,6 +3,8 @@
 #include "sg_tensor.h"
 #include "sg_any.h"
 
+uint64_t sg__error_seq(void); /* rt_dispatch.h */
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +13,7 @@ enum { MSG_MAX = 1024 };
 
 static _Thread_local char      msg[MSG_MAX];
 static _Thread_local sg_status last;
+static _Thread_local uint64_t  seq; /* counts the messages set, so a record can tell its own */
 
 static const char *const names[SG_STATUS__COUNT] = {
     [SG_OK] = "SG_OK",           [SG_EINVAL] = "SG_EINVAL",
@@ -30,7 +33,10 @@ sg_status   sg_last_status(void) { return last; }
 void sg_error_clear(void) {
     msg[0] = '\0';
     last = SG_OK;
+    seq++;
 }
+
+uint64_t sg__error_seq(void) { return seq; }
 
 sg_status sg_error(sg_status s, const char *fmt, ...) {
     /* Rationale: a message may quote the previous one (wrapping it with context), so it is
@@ -42,6 +48,7 @@ sg_status sg_error(sg_status s, const char *fmt, ...) {
     va_end(ap);
     memcpy(msg, tmp, sizeof msg);
     last = s;
+    seq++;
     return s;
 }
 

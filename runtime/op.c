@@ -7,6 +7,7 @@
 #include "rt_dispatch.h"
 #include "sg_type_table.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,17 +93,93 @@ static void split_ns(const char *qualified, const char **ns, size_t *nsn, const 
     }
 }
 
+/* Edit distance between a and b (at most 64 bytes each are compared; longer names are no near
+ * misses of anything). */
+static int distance(const char *a, const char *b) {
+    size_t na = strlen(a), nb = strlen(b);
+    if (na > 64 || nb > 64) return 1 << 20;
+    int row[65];
+    for (size_t j = 0; j <= nb; j++) row[j] = (int)j;
+    for (size_t i = 1; i <= na; i++) {
+        int diag = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= nb; j++) {
+            int up = row[j];
+            int best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best) best = up + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[nb];
+}
+
+/* The message of a failed lookup (lock held): the overloads the name has, or the defined name
+ * nearest to it where one is near (a third of its length, at least one edit). */
+static sg_status not_found_locked(const char *ns, size_t nsn, const char *base,
+                                  const char *overload) {
+    sg_buf b;
+    sg_buf_init(&b);
+    sg_buf_printf(&b, "no op %.*s%s%s%s is defined", (int)nsn, ns, base, *overload ? "." : "",
+                  overload);
+    /* every overload of the name, in definition order (sg__ops is newest first) */
+    enum { SHOWN = 32 };
+    const sg_op *found[SHOWN];
+    int          n = 0;
+    for (const sg_op *op = sg__ops; op; op = op->all_next)
+        if (strncmp(op->name, ns, nsn) == 0 && strcmp(op->name + nsn, base) == 0) {
+            if (n < SHOWN) found[n] = op;
+            else memmove(found, found + 1, (SHOWN - 1) * sizeof *found), found[SHOWN - 1] = op;
+            n++;
+        }
+    if (n) {
+        sg_buf_printf(&b, "; %.*s%s has overload%s: ", (int)nsn, ns, base, n == 1 ? "" : "s");
+        int shown = n < SHOWN ? n : SHOWN;
+        for (int k = shown - 1; k >= 0; k--)
+            sg_buf_printf(&b, "%s%s", k < shown - 1 ? ", " : "",
+                          *found[k]->overload ? found[k]->overload : "(none)");
+        if (n > SHOWN) sg_buf_printf(&b, ", ... (%d in all)", n);
+    } else {
+        char want[300];
+        snprintf(want, sizeof want, "%.*s%s", (int)nsn, ns, base);
+        const sg_op *best = NULL;
+        int          best_d = 0, limit = (int)strlen(base) / 3;
+        if (limit < 1) limit = 1;
+        for (const sg_op *op = sg__ops; op; op = op->all_next) {
+            int d = distance(want, op->name);
+            if (d <= limit && (!best || d < best_d)) {
+                best = op;
+                best_d = d;
+            }
+        }
+        if (best) sg_buf_printf(&b, "; did you mean %s?", best->name);
+    }
+    sg_status st = b.oom ? sg_error(SG_ENOTFOUND, "no op %.*s%s is defined", (int)nsn, ns, base)
+                         : sg_error(SG_ENOTFOUND, "%s", b.data);
+    sg_buf_free(&b);
+    return st;
+}
+
+static __attribute__((noinline, cold)) sg_status not_found(const char *ns, size_t nsn,
+                                                           const char *base,
+                                                           const char *overload) {
+    pthread_mutex_lock(&sg__lock);
+    sg_status st = not_found_locked(ns, nsn, base, overload);
+    pthread_mutex_unlock(&sg__lock);
+    return st;
+}
+
 sg_status sg_op_find(const char *name, const char *overload, sg_op **out) {
     const char *ns, *base;
     size_t      nsn;
+    if (!out) return sg_error(SG_EINVAL, "sg_op_find: no out pointer given (NULL)");
     *out = NULL;
     if (!name) return sg_error(SG_EINVAL, "sg_op_find: no name given");
     if (!overload) overload = "";
     split_ns(name, &ns, &nsn, &base);
     *out = lookup(ns, nsn, base, overload);
-    if (*out) return SG_OK;
-    return sg_error(SG_ENOTFOUND, "no op %.*s%s%s%s is defined", (int)nsn, ns, base,
-                    *overload ? "." : "", overload);
+    return *out ? SG_OK : not_found(ns, nsn, base, overload);
 }
 
 /* ---- what a boxed call checks, from the schema ------------------------------------------- */
@@ -126,6 +203,21 @@ static uint32_t accepts(const sg_type *ty) {
     return t;
 }
 
+/* Tags whose values a boxed call checks beyond the tag (call.c's CHECKED_TAGS, tensor lists
+ * aside: the one pass checks those). */
+#define VALUE_TAGS                                                                            \
+    (TAG(SG_ANY_BOOL) | TAG(SG_ANY_COMPLEX) | TAG(SG_ANY_STR) | TAG(SG_ANY_DTYPE) |           \
+     TAG(SG_ANY_LAYOUT) | TAG(SG_ANY_MEMORY_FORMAT) | TAG(SG_ANY_DEVICE) |                    \
+     TAG(SG_ANY_INT_LIST) | TAG(SG_ANY_FLOAT_LIST) | TAG(SG_ANY_BOOL_LIST) | TAG(SG_ANY_LIST))
+
+/* The tags the items of a LIST bound to ty may carry: its element type's (Scalar[]: bool, int,
+ * float, complex; str[]: str); any tag where ty is no list (type Any). */
+static uint32_t item_accepts(const sg_type *ty) {
+    const sg_type *u = ty->kind == SG_TY_OPTIONAL ? ty->elems[0] : ty;
+    if (u->kind != SG_TY_LIST || u->nelems < 1) return TAG(SG_ANY__COUNT) - 1;
+    return accepts(u->elems[0]);
+}
+
 /* Fills the boxed-call facts of op from its schema (arena allocations). */
 static sg_status describe(sg_op *op) {
     const sg_schema *s = &op->schema;
@@ -134,13 +226,16 @@ static sg_status describe(sg_op *op) {
     op->device_arg = -1;
     size_t n = s->nargs ? s->nargs : 1;
     op->accepts = sg_arena_alloc(op->arena, n * sizeof *op->accepts);
+    op->item_accepts = sg_arena_alloc(op->arena, n * sizeof *op->item_accepts);
     op->tensor_args = sg_arena_alloc(op->arena, n * sizeof *op->tensor_args);
     op->written_args = sg_arena_alloc(op->arena, n * sizeof *op->written_args);
-    if (!op->accepts || !op->tensor_args || !op->written_args)
+    if (!op->accepts || !op->item_accepts || !op->tensor_args || !op->written_args)
         return sg_error(SG_ENOMEM, "out of memory");
     for (uint32_t i = 0; i < s->nargs; i++) {
         const sg_arg *a = &s->args[i];
         op->accepts[i] = accepts(a->type);
+        op->item_accepts[i] = item_accepts(a->type);
+        if (op->accepts[i] & VALUE_TAGS) op->checks |= SG_OP_CHECK_VALUES;
         if (sg_type_is_tensor_like(a->type)) {
             op->tensor_args[op->ntensor_args++] = (int32_t)i;
             if (sg_arg_is_write(a)) op->written_args[op->nwritten++] = (int32_t)i;
@@ -149,6 +244,7 @@ static sg_status describe(sg_op *op) {
         if (base->kind == SG_TY_DEVICE && a->type->kind != SG_TY_LIST && op->device_arg < 0)
             op->device_arg = (int32_t)i;
     }
+    if (op->nwritten) op->checks |= SG_OP_CHECK_WRITTEN;
     if (op->ntensor_args) op->device_arg = -1; /* tensors pick the backend, not the device */
     return SG_OK;
 }
@@ -221,6 +317,7 @@ static sg_op *same_source(const char *text) {
 
 sg_status sg_op_define(const char *schema, sg_op **out) {
     sg_op *op = NULL;
+    if (!out) return sg_error(SG_EINVAL, "sg_op_define: no out pointer given (NULL)");
     *out = NULL;
     if (!schema) return sg_error(SG_EINVAL, "sg_op_define: no schema given");
     pthread_mutex_lock(&sg__lock);
@@ -262,11 +359,12 @@ sg_status sg_op_define(const char *schema, sg_op **out) {
     return SG_OK;
 }
 
-const char *sg_op_name(const sg_op *op) { return op->name; }
-const char *sg_op_overload(const sg_op *op) { return op->overload; }
-const char *sg_op_schema(const sg_op *op) { return op->text; }
-int32_t     sg_op_nargs(const sg_op *op) { return op->nargs; }
-int32_t     sg_op_nrets(const sg_op *op) { return op->nrets; }
+/* A NULL op has no name, overload or schema ("") and no counts (-1): these do not fail. */
+const char *sg_op_name(const sg_op *op) { return op ? op->name : ""; }
+const char *sg_op_overload(const sg_op *op) { return op ? op->overload : ""; }
+const char *sg_op_schema(const sg_op *op) { return op ? op->text : ""; }
+int32_t     sg_op_nargs(const sg_op *op) { return op ? op->nargs : -1; }
+int32_t     sg_op_nrets(const sg_op *op) { return op ? op->nrets : -1; }
 
 void sg__ops_free(void) {
     for (sg_op *op = sg__ops, *next; op; op = next) {

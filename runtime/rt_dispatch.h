@@ -9,6 +9,10 @@
 
 #include <pthread.h>
 
+/* What a boxed call checks beyond tags and tensors (sg_op.checks): arguments that may hold a
+ * list, string, enum or bool (their pointers, lengths, ranges), and arguments the op writes. */
+enum { SG_OP_CHECK_VALUES = 1, SG_OP_CHECK_WRITTEN = 2 };
+
 /* What a registration is. */
 enum { REG_KERNEL, REG_FALLTHROUGH, REG_OVERRIDE };
 
@@ -48,10 +52,12 @@ struct sg_op {
     sg_schema   schema;
     int32_t     nargs, nrets;
     uint32_t   *accepts;    /* per argument: mask of sg_any tags it takes */
+    uint32_t   *item_accepts; /* per argument: tags a LIST's items may carry (all: any) */
     int32_t    *tensor_args;  /* arguments that are tensors or tensor lists */
     int32_t     ntensor_args;
     int32_t    *written_args; /* tensor arguments the op writes ((a!)) */
     int32_t     nwritten;
+    uint32_t    checks;       /* SG_OP_CHECK_*: what a boxed call checks after its one pass */
     int32_t     device_arg;   /* the Device argument of a factory op (no tensor arguments), or -1 */
     reg        *regs[SG_KEY__ALIAS_END]; /* per key, newest first */
     reg        *overrides[SG_KEY__COUNT]; /* priority high to low, then registration order */
@@ -86,12 +92,18 @@ sg_status sg__no_boxed_kernel(void *ctx, const sg_op *op, sg_keyset ks, const sg
 sg_status sg__backend_select(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
                              int32_t nargs, sg_any *rets, int32_t nrets);
 
+/* error.c: how many messages this thread has set (sg_error, sg_error_clear), so a record made
+ * beside a message can tell whether that message is still the last one. */
+uint64_t sg__error_seq(void);
+
 /* op.c */
 void sg__ops_free(void);
 
 /* wrappers.c: the generated libraries' op handles (sg_op_desc tables), set back to
  * sg_op_uninit by sg_runtime_shutdown (lock held). */
 sg_status sg__op_slots_add(const sg_op_desc *table, size_t n);
+/* SG_ESTATE: fn was given sg_op_uninit, an op handle of a library whose init has not run. */
+sg_status sg__uninit_error(const char *fn);
 void      sg__op_slots_reset(void);
 
 #endif

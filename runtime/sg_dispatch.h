@@ -209,9 +209,11 @@ static inline const sg_entry *sg_dispatch_entry(const sg_op *op, sg_keyset ks) {
  * same name and overload fails with SG_EEXISTS. Ops live until sg_runtime_shutdown. */
 sg_status sg_op_define(const char *schema, sg_op **out);
 /* Finds an op by qualified name and overload: ("aten::add", "Tensor"); "" or NULL for none.
- * A name without "::" is looked up in aten. Lock-free; cache the result. */
+ * A name without "::" is looked up in aten. Lock-free; cache the result. SG_ENOTFOUND's
+ * message lists the overloads the name has, or suggests the nearest defined name. */
 sg_status sg_op_find(const char *name, const char *overload, sg_op **out);
 
+/* For a NULL op: "" and -1. */
 const char *sg_op_name(const sg_op *op);     /* "aten::add" */
 const char *sg_op_overload(const sg_op *op); /* "Tensor", or "" */
 const char *sg_op_schema(const sg_op *op);   /* canonical schema text */
@@ -283,7 +285,8 @@ bool      sg_overrides_enabled(void);
 /* Undoes a registration; the handle is freed. SG_ESTATE for a handle released already. */
 sg_status sg_handle_release(sg_handle *h);
 
-/* What the entry of (op, key) is now, for tests and tools. */
+/* What the entry of (op, key) is now, for tests and tools. A NULL op or a key without a table
+ * entry gives an entry of kind SG_ENTRY_MISSING with no functions (and SG_EINVAL's message). */
 sg_entry  sg_op_entry(const sg_op *op, sg_key key);
 
 /* Frees every op, table and registration. No call may be in flight or follow. */
@@ -294,19 +297,34 @@ uint64_t  sg_runtime_epoch(void);
 /* ---- calls ------------------------------------------------------------------------------- */
 
 /* A boxed call: one argument per schema argument, in order (defaults are not filled in). Checks
- * the count and the type of each argument, that no read-only tensor is bound to an argument the
- * op writes, then dispatches. rets[0..nrets) are zeroed by the callee on entry. */
+ * the count and the type of each argument, that each value is well-formed (no NULL tensor, no
+ * NULL item pointer with a length, enums in range: docs/runtime.md lists it), that no read-only
+ * tensor is bound to an argument the op writes, then dispatches. rets[0..nrets) are zeroed by
+ * the callee on entry. args and rets may be NULL where their count is 0. */
 sg_status sg_op_call_boxed(const sg_op *op, const sg_any *args, int32_t nargs, sg_any *rets,
                            int32_t nrets);
-/* Calls the entry ks selects, without the thread's sets and without checks (ks as a kernel
- * received it, narrowed with sg_keyset_below). */
+/* Calls the entry ks selects, without the thread's sets and without checks of the values (ks
+ * as a kernel received it, narrowed with sg_keyset_below); NULL op, args or rets are refused. */
 sg_status sg_op_redispatch_boxed(const sg_op *op, sg_keyset ks, const sg_any *args,
                                  int32_t nargs, sg_any *rets, int32_t nrets);
 /* Looks the op up and calls it boxed: ("aten::abs", "", ...). */
 sg_status sg_call_by_name(const char *name, const char *overload, const sg_any *args,
                           int32_t nargs, sg_any *rets, int32_t nrets);
-/* The keys a boxed call's tensor arguments select (before the thread's sets). */
+/* The keys a boxed call's tensor arguments select (before the thread's sets); NULL op, args or
+ * tensors add nothing. */
 sg_keyset sg_op_keys_of_args(const sg_op *op, const sg_any *args, int32_t nargs);
+
+/* For a kernel that computes its op through another (a composite kernel of aten::add.Tensor
+ * calling aten::add.out by redispatch): where that call failed with SG_ENOKERNEL because some
+ * op on its way has no kernel for the key, rewrites the thread's message to name `called`, the
+ * op the user called, and the ops the call went through ("could not run 'aten::add.Tensor'
+ * with arguments from the 'CUDA' backend (tensors on cuda:0): it is computed through
+ * 'aten::add.out', which has no CUDA kernel (kernels are registered for: CPU)"). Returns st;
+ * any other status, or a message of another origin, is left as it is. Cold: call it only
+ * where st is not SG_OK.
+ *     st = aten_add_out_redispatch(ks, ...);
+ *     if (SG_UNLIKELY(st)) st = sg_op_error_via(st, aten_add_Tensor_op, aten_add_out_op); */
+sg_status sg_op_error_via(sg_status st, const sg_op *called, const sg_op *inner);
 
 /* For generated typed wrappers: fails with SG_EREADONLY, naming the op and the argument, where
  * t may not be written. */

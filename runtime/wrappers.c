@@ -9,13 +9,18 @@
 
 #include <stdlib.h>
 
+sg_status sg__uninit_error(const char *fn) {
+    return sg_error(SG_ESTATE, "%s%san op of a generated library was used before the library's "
+                               "init defined it (call <lib>_init(), or the kernels' init such as "
+                               "sg_aten_cpu_init(), first; after sg_runtime_shutdown, call it "
+                               "again)",
+                    fn ? fn : "", fn ? ": " : "");
+}
+
 static sg_status uninit_kernel(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
                                int32_t nargs, sg_any *rets, int32_t nrets) {
     (void)ctx, (void)op, (void)ks, (void)args, (void)nargs, (void)rets, (void)nrets;
-    return sg_error(SG_ESTATE, "an op of a generated library was called before the library's "
-                               "init defined it (call <lib>_init(), or the kernels' init such as "
-                               "sg_aten_cpu_init(), first; after sg_runtime_shutdown, call it "
-                               "again)");
+    return sg__uninit_error(NULL);
 }
 
 static sg_table uninit_table = {
@@ -28,6 +33,9 @@ sg_op sg_op_uninit = {
     .name = (char *)"(undefined op)",
     .overload = (char *)"",
     .text = (char *)"(undefined op)",
+    /* counts no call passes, so a boxed call fails its first check (see call.c) */
+    .nargs = INT32_MIN,
+    .nrets = INT32_MAX,
     .device_arg = -1,
 };
 

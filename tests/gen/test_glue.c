@@ -124,7 +124,7 @@ int main(void) {
     /* no kernel: the runtime's message, typed and boxed */
     CHECK(aten_abs(t, &r) == SG_ENOKERNEL && r == NULL);
     CHECK_STR(sg_last_error(), "could not run 'aten::abs' with arguments from the 'CPU' "
-                               "backend; kernels are registered for: nothing");
+                               "backend (tensors on cpu); kernels are registered for: nothing");
     sg_any arg = sg_any_tensor(t), ret;
     CHECK(sg_call_by_name("aten::abs", "", &arg, 1, &ret, 1) == SG_ENOKERNEL);
 

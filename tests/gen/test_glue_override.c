@@ -106,6 +106,14 @@ static void test_before_init(void) {
     CHECK(strstr(sg_last_error(), "init") != NULL);
     sg_tensor *r = NULL;
     CHECK(aten_relu_(t, &r) == SG_ESTATE && r == NULL);
+    /* registrations and boxed calls through a stand-in handle say the same */
+    sg_handle *h = NULL;
+    CHECK(aten_add_Tensor_register(SG_KEY_CPU, add_cpu, &h) == SG_ESTATE && !h);
+    CHECK(strstr(sg_last_error(), "init") != NULL);
+    static const int64_t two = 2;
+    CHECK(aten_add_Tensor_override(SG_KEY_CPU, 0, add_pred, add_impl, (void *)&two, &h) ==
+          SG_ESTATE);
+    CHECK(boxed_add(1, &st) == NULL && st == SG_ESTATE);
 }
 
 static void test_null_tensor(void) {

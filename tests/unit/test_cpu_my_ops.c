@@ -44,7 +44,8 @@ int main(void) {
     CHECK(sg_tensor_from_blob(v, n, NULL, 1, SG_FLOAT32, SG_CUDA(0), 0, NULL, NULL, &fake) == SG_OK);
     CHECK(my_ops_short_kernel(fake, &r) == SG_ENOKERNEL);
     CHECK_STR(sg_last_error(), "could not run 'my_ops::short_kernel' with arguments from the "
-                               "'CUDA' backend; kernels are registered for: CPU");
+                               "'CUDA' backend (tensors on cuda:0); kernels are registered "
+                               "for: CPU");
 
     sg_tensor_release(fake);
     sg_tensor_release(ro);
