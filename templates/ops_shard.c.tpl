@@ -195,7 +195,8 @@ sg_status $(cn)_composite(sg_keyset sg_ks, $(params)) {
     if ((sg_st = sg_meta_check(&sg_m[0], $(self), $(cstr(op.qualified))))) return sg_st;
 %         subst[outs[1].name] = self
 %         results[1] = rets[1]
-    return $(x.cname)_redispatch(sg_ks, $(C.call_of(x, subst, results, op)));
+    sg_st = $(x.cname)_redispatch(sg_ks, $(C.call_of(x, subst, results, op)));
+    return SG_UNLIKELY(sg_st) ? sg_op_error_via(sg_st, $(cn)_op, $(x.cname)_op) : SG_OK;
 %       else
     sg_tensor *sg_o[$(#outs)] = {NULL};
 %         for i, a in ipairs(outs) do
@@ -206,6 +207,7 @@ sg_status $(cn)_composite(sg_keyset sg_ks, $(params)) {
     sg_tensor *sg_r[$(math.max(#x.returns, 1))] = {NULL};
     for (int sg_i = 0; sg_i < $(#outs) && !sg_st; sg_i++) sg_st = sg_meta_empty(&sg_m[sg_i], &sg_o[sg_i]);
     if (!sg_st) sg_st = $(x.cname)_redispatch(sg_ks, $(C.call_of(x, subst, xr, op)));
+    if (SG_UNLIKELY(sg_st)) sg_st = sg_op_error_via(sg_st, $(cn)_op, $(x.cname)_op);
     for (int sg_i = 0; sg_i < $(#x.returns); sg_i++) sg_tensor_release(sg_r[sg_i]);
 %         for i, name in ipairs(rets) do
     *$(name) = sg_st ? NULL : sg_o[$(i - 1)];
@@ -224,6 +226,7 @@ sg_status $(cn)_composite(sg_keyset sg_ks, $(params)) {
     $(C.decl(C.ret_family(r).target, "sg_r" .. (i - 1))) = $(C.ret_family(r).init);
 %       end
     sg_status sg_st = $(b.cname)($(C.call_of(b, nil, br, op)));
+    if (SG_UNLIKELY(sg_st)) sg_st = sg_op_error_via(sg_st, $(cn)_op, $(b.cname)_op);
 %       for i, a in ipairs(outs) do
 %         local r = b.returns[i]
 %         if r and r.family == "tensor_list" then
@@ -258,6 +261,7 @@ sg_status $(cn)_composite(sg_keyset sg_ks, $(params)) {
     $(C.decl(C.ret_family(r).target, "sg_r" .. (i - 1))) = $(C.ret_family(r).init);
 %       end
     if (!sg_st) sg_st = $(b.cname)($(C.call_of(b, {[b.args[1].name] = out.cname}, br, op)));
+    if (SG_UNLIKELY(sg_st)) sg_st = sg_op_error_via(sg_st, $(cn)_op, $(b.cname)_op);
 %       for i, r in ipairs(b.returns) do
 %         if r.family == "tensor_list" then
     sg_tensor_list_release(&sg_r$(i - 1));
@@ -291,6 +295,7 @@ sg_status $(cn)_composite(sg_keyset sg_ks, $(params)) {
 %         br[i] = "&sg_r" .. (i - 1)
 %       end
     if (!sg_st) sg_st = $(b.cname)($(C.call_of(b, subst, br, op)));
+    if (SG_UNLIKELY(sg_st)) sg_st = sg_op_error_via(sg_st, $(cn)_op, $(b.cname)_op);
 %       -- results: the op's own returns (those that alias a written argument become its clone),
 %       -- then one clone per written argument it does not return
 %       local returned = {}

@@ -408,9 +408,25 @@ static void test_autogen_out_resizes(void) {
     sg_tensor_release(x);
 }
 
+/* A call whose generated kernel goes through another op reports the op the user called
+ * (this program registers no CUDA kernels, so add.out has none). */
+static void test_error_names_called_op(void) {
+    static float buf[4];
+    int64_t      sz[1] = {4};
+    sg_tensor   *a, *r = NULL;
+    CHECK(sg_tensor_from_blob(buf, sz, NULL, 1, SG_FLOAT32, SG_CUDA(0), 0, NULL, NULL, &a) ==
+          SG_OK);
+    /* in place: no CUDA memory is allocated on the way (this machine may have no GPU) */
+    CHECK(aten_add__Tensor(a, a, sg_scalar_int(1), &r) == SG_ENOKERNEL && r == NULL);
+    const char *m = sg_last_error();
+    CHECK(strstr(m, "could not run 'aten::add_.Tensor'") && strstr(m, "'aten::add.out'"));
+    sg_tensor_release(a);
+}
+
 int main(void) {
     CHECK(sg_aten_cpu_init() == SG_OK);
     test_autogen_out_resizes();
+    test_error_names_called_op();
     test_view_reshape();
     test_transpose_permute_expand();
     test_slice_select_narrow();

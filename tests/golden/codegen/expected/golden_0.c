@@ -659,6 +659,7 @@ sg_status aten_add_Tensor_composite(sg_keyset sg_ks, sg_tensor *self, sg_tensor 
     sg_tensor *sg_r[1] = {NULL};
     for (int sg_i = 0; sg_i < 1 && !sg_st; sg_i++) sg_st = sg_meta_empty(&sg_m[sg_i], &sg_o[sg_i]);
     if (!sg_st) sg_st = aten_add_out_redispatch(sg_ks, self, other, alpha, sg_o[0], &sg_r[0]);
+    if (SG_UNLIKELY(sg_st)) sg_st = sg_op_error_via(sg_st, aten_add_Tensor_op, aten_add_out_op);
     for (int sg_i = 0; sg_i < 1; sg_i++) sg_tensor_release(sg_r[sg_i]);
     *ret = sg_st ? NULL : sg_o[0];
     if (sg_st)
@@ -677,7 +678,8 @@ sg_status aten_add__Tensor_composite(sg_keyset sg_ks, sg_tensor *self, sg_tensor
     sg_status sg_st = sg_mf(self, other, alpha, sg_m);
     if (sg_st) return sg_st;
     if ((sg_st = sg_meta_check(&sg_m[0], self, "aten::add_"))) return sg_st;
-    return aten_add_out_redispatch(sg_ks, self, other, alpha, self, ret);
+    sg_st = aten_add_out_redispatch(sg_ks, self, other, alpha, self, ret);
+    return SG_UNLIKELY(sg_st) ? sg_op_error_via(sg_st, aten_add__Tensor_op, aten_add_out_op) : SG_OK;
 }
 
 /* the meta function of structured aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
@@ -693,6 +695,7 @@ sg_status aten_native_dropout_out_composite(sg_keyset sg_ks, sg_tensor *input, d
     sg_tensor *sg_r0 = NULL;
     sg_tensor *sg_r1 = NULL;
     sg_status sg_st = aten_native_dropout(input, p, train, &sg_r0, &sg_r1);
+    if (SG_UNLIKELY(sg_st)) sg_st = sg_op_error_via(sg_st, aten_native_dropout_out_op, aten_native_dropout_op);
     if (!sg_st) sg_st = sg_tensor_copy_out_(out0, sg_r0);
     if (!sg_st) sg_st = sg_tensor_copy_out_(out1, sg_r1);
     sg_tensor_release(sg_r0);

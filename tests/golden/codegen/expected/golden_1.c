@@ -653,6 +653,7 @@ sg_status aten_relu_composite(sg_keyset sg_ks, sg_tensor *self, sg_tensor **ret)
     if (!sg_st) sg_st = sg_tensor_clone(self, &sg_c0);
     sg_tensor *sg_r0 = NULL;
     if (!sg_st) sg_st = aten_relu_(sg_c0, &sg_r0);
+    if (SG_UNLIKELY(sg_st)) sg_st = sg_op_error_via(sg_st, aten_relu_op, aten_relu__op);
     sg_tensor_release(sg_r0);
     if (!sg_st) { *ret = sg_c0; sg_c0 = NULL; }
     sg_tensor_release(sg_c0);
@@ -667,6 +668,7 @@ sg_status aten_relu_out_composite(sg_keyset sg_ks, sg_tensor *self, sg_tensor *o
     sg_status sg_st = sg_tensor_copy_out_(out, self);
     sg_tensor *sg_r0 = NULL;
     if (!sg_st) sg_st = aten_relu_(out, &sg_r0);
+    if (SG_UNLIKELY(sg_st)) sg_st = sg_op_error_via(sg_st, aten_relu_out_op, aten_relu__op);
     sg_tensor_release(sg_r0);
     if (!sg_st) *ret = sg_tensor_retain(out);
     return sg_st;
