@@ -9,6 +9,8 @@
  * go through the op's adapter into that typed call. An entry of boxed overrides runs run(). */
 #include "rt_dispatch.h"
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,14 +20,19 @@ typedef struct item {
     void            *ctx;
 } item;
 
-/* Rationale: one allocation; an entry of typed overrides uses set and typed, one of boxed ones
- * items. */
+/* Rationale: one allocation, read without a dependent load: the set, then its typed items
+ * (sg_override_items), then the boxed ones. An entry's ctx is the set. */
 typedef struct state {
-    sg_override_set    set;   /* first: an SG_ENTRY_OVERRIDE_TYPED entry's ctx is the state */
-    struct state      *next;  /* the table's chain of states */
-    sg_override_typed *typed; /* n, after items */
-    item               items[];
+    struct state   *next;  /* the table's chain of states */
+    item           *items; /* boxed: n */
+    sg_override_set set;   /* last: its items follow it */
 } state;
+_Static_assert(offsetof(state, set) + sizeof(sg_override_set) == sizeof(state),
+               "the typed items follow the set");
+
+static state *state_of(const void *set) {
+    return (state *)(void *)((char *)(uintptr_t)set - offsetof(state, set));
+}
 
 static int  enabled = -1; /* -1: not decided yet (the environment is read once) */
 
@@ -59,7 +66,7 @@ bool sg_overrides_enabled(void) {
 
 static sg_status run(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args, int32_t nargs,
                      sg_any *rets, int32_t nrets) {
-    const state *s = ctx;
+    const state *s = state_of(ctx);
     for (int32_t i = 0; i < s->set.n; i++)
         if (s->items[i].pred(s->items[i].ctx, op, ks, args, nargs))
             return s->items[i].impl(s->items[i].ctx, op, ks, args, nargs, rets, nrets);
@@ -73,16 +80,19 @@ sg_status sg__override_entry(sg_op *op, sg_key k, const sg_entry *stock, bool st
                              tbl *t, sg_entry *out) {
     int32_t n = 0;
     for (const reg *r = op->overrides[k]; r; r = r->next) n++;
-    state *s = malloc(sizeof *s + (size_t)n * (sizeof(item) + sizeof(sg_override_typed)));
+    state *s = malloc(sizeof *s + (size_t)(n + 1) * sizeof(sg_override_typed) +
+                      (size_t)n * sizeof(item));
     if (!s) return sg_error(SG_ENOMEM, "out of memory");
-    s->typed = (sg_override_typed *)(void *)&s->items[n];
-    s->set = (sg_override_set){.redispatch = NULL, .stock = *stock, .op = op, .items = s->typed, .n = n,
+    sg_override_typed *typed = (sg_override_typed *)(void *)(s + 1);
+    s->items = (item *)(void *)(typed + n + 1);
+    s->set = (sg_override_set){.redispatch = NULL, .stock = *stock, .op = op, .n = n,
                                .key = (uint8_t)k, .stock_falls = stock_falls};
     n = 0;
     for (const reg *r = op->overrides[k]; r; r = r->next, n++) {
-        s->typed[n] = r->typed;
+        typed[n] = r->typed;
         s->items[n] = (item){r->pred, r->k.boxed, r->k.ctx};
     }
+    typed[n] = (sg_override_typed){NULL, stock_falls ? NULL : stock->unboxed, &s->set};
     s->next = t->owned;
     t->owned = s;
     /* the kinds do not mix (sg_op_override_typed), so the first says what all are */
@@ -91,10 +101,10 @@ sg_status sg__override_entry(sg_op *op, sg_key k, const sg_entry *stock, bool st
         /* boxed calls: the op's adapter unboxes and calls the op's typed redispatch, which
          * finds this entry again and walks it typed */
         s->set.redispatch = first->k.unboxed;
-        *out = (sg_entry){.unboxed = NULL, .boxed = first->k.boxed, .ctx = s,
+        *out = (sg_entry){.unboxed = NULL, .boxed = first->k.boxed, .ctx = &s->set,
                           .kind = SG_ENTRY_OVERRIDE_TYPED, .key = (uint8_t)k};
     } else {
-        *out = (sg_entry){.unboxed = NULL, .boxed = run, .ctx = s, .kind = SG_ENTRY_OVERRIDE,
+        *out = (sg_entry){.unboxed = NULL, .boxed = run, .ctx = &s->set, .kind = SG_ENTRY_OVERRIDE,
                           .key = (uint8_t)k};
     }
     return SG_OK;

@@ -265,19 +265,26 @@ sg_status sg_op_override_typed(sg_op *op, sg_key key, int32_t priority, sg_overr
 
 /* What the ctx of an SG_ENTRY_OVERRIDE_TYPED entry points to, for generated typed wrappers: the
  * overrides of (op, key) in the order they are tried, and what runs where none takes the call
- * (stock; where stock_falls, nothing stands behind them and the call goes below key). An entry
- * of boxed overrides is an SG_ENTRY_OVERRIDE one, and typed calls box for it. */
+ * (stock; where stock_falls, nothing stands behind them and the call goes below key). The items
+ * (sg_override_items) are n overrides and then a terminator whose pred is NULL, whose impl is the stock's typed
+ * kernel (NULL where stock has none or falls through) and whose ctx is this set. Rationale: a
+ * walk that ends on the terminator has what it needs next without keeping the set in a
+ * register across the predicates' calls. An entry of boxed overrides is an SG_ENTRY_OVERRIDE
+ * one, and typed calls box for it. */
 typedef struct sg_override_set {
     /* first: the entry's boxed function is the op's adapter, whose ctx (this set) must point
      * at the typed function it calls (sg_kernel): the op's typed redispatch */
-    sg_fn                    redispatch;
-    sg_entry                 stock;
-    const sg_op             *op;
-    const sg_override_typed *items;
-    int32_t                  n;
-    uint8_t                  key;
-    bool                     stock_falls;
+    sg_fn        redispatch;
+    sg_entry     stock;
+    const sg_op *op;
+    int32_t      n;
+    uint8_t      key;
+    bool         stock_falls;
 } sg_override_set;
+/* The items, which follow the set in memory (one load fewer on the way to a predicate). */
+static inline const sg_override_typed *sg_override_items(const sg_override_set *s) {
+    return (const sg_override_typed *)(const void *)(s + 1);
+}
 
 void      sg_overrides_set_enabled(bool on);
 bool      sg_overrides_enabled(void);

@@ -66,12 +66,13 @@ static sg_status $(bn)(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const
 %     local argsep = args == "" and "" or ", "
 SG_NOINLINE static sg_status $(lib)_over_$(sig)(const sg_override_set *sg_s, $(op.cname)_kernel sg_below,
                        sg_keyset sg_ks$(info.params == "void" and "" or ", " .. info.params)) {
-    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s);
+    for (; sg_o->pred; sg_o++)
         if ((($(op.cname)_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks$(info.in_args == "" and "" or ", " .. info.in_args)))
             return (($(op.cname)_kernel)sg_o->impl)(sg_ks$(argsep)$(args));
-    }
+    if (sg_o->impl) return (($(op.cname)_kernel)sg_o->impl)(sg_ks$(argsep)$(args));
+    sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key)$(argsep)$(args));
-    if (sg_s->stock.unboxed) return (($(op.cname)_kernel)sg_s->stock.unboxed)(sg_ks$(argsep)$(args));
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "$(info.signature)"$(argsep)$(args));
 }
 

@@ -25,12 +25,13 @@ static sg_status golden_boxed_ttS_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset
 
 SG_NOINLINE static sg_status golden_over_ttS_t(const sg_override_set *sg_s, aten_add_Tensor_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor **ret) {
-    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s);
+    for (; sg_o->pred; sg_o++)
         if (((aten_add_Tensor_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, other, alpha))
             return ((aten_add_Tensor_kernel)sg_o->impl)(sg_ks, self, other, alpha, ret);
-    }
+    if (sg_o->impl) return ((aten_add_Tensor_kernel)sg_o->impl)(sg_ks, self, other, alpha, ret);
+    sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, other, alpha, ret);
-    if (sg_s->stock.unboxed) return ((aten_add_Tensor_kernel)sg_s->stock.unboxed)(sg_ks, self, other, alpha, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "ttS>t", self, other, alpha, ret);
 }
 
@@ -50,12 +51,13 @@ static sg_status golden_boxed_ttSt_t(void *sg_ctx, const sg_op *sg_op_, sg_keyse
 
 SG_NOINLINE static sg_status golden_over_ttSt_t(const sg_override_set *sg_s, aten_add_out_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor *out, sg_tensor **ret) {
-    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s);
+    for (; sg_o->pred; sg_o++)
         if (((aten_add_out_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, other, alpha, out))
             return ((aten_add_out_kernel)sg_o->impl)(sg_ks, self, other, alpha, out, ret);
-    }
+    if (sg_o->impl) return ((aten_add_out_kernel)sg_o->impl)(sg_ks, self, other, alpha, out, ret);
+    sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, other, alpha, out, ret);
-    if (sg_s->stock.unboxed) return ((aten_add_out_kernel)sg_s->stock.unboxed)(sg_ks, self, other, alpha, out, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "ttSt>t", self, other, alpha, out, ret);
 }
 
@@ -77,12 +79,13 @@ static sg_status golden_boxed_tfB_tt(void *sg_ctx, const sg_op *sg_op_, sg_keyse
 
 SG_NOINLINE static sg_status golden_over_tfB_tt(const sg_override_set *sg_s, aten_native_dropout_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *input, double p, const bool *train, sg_tensor **ret0, sg_tensor **ret1) {
-    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s);
+    for (; sg_o->pred; sg_o++)
         if (((aten_native_dropout_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, input, p, train))
             return ((aten_native_dropout_kernel)sg_o->impl)(sg_ks, input, p, train, ret0, ret1);
-    }
+    if (sg_o->impl) return ((aten_native_dropout_kernel)sg_o->impl)(sg_ks, input, p, train, ret0, ret1);
+    sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), input, p, train, ret0, ret1);
-    if (sg_s->stock.unboxed) return ((aten_native_dropout_kernel)sg_s->stock.unboxed)(sg_ks, input, p, train, ret0, ret1);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tfB>tt", input, p, train, ret0, ret1);
 }
 
@@ -104,12 +107,13 @@ static sg_status golden_boxed_tN1bD_t(void *sg_ctx, const sg_op *sg_op_, sg_keys
 
 SG_NOINLINE static sg_status golden_over_tN1bD_t(const sg_override_set *sg_s, aten_sum_dim_IntList_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, const sg_int_list *dim, bool keepdim, const sg_dtype *dtype, sg_tensor **ret) {
-    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s);
+    for (; sg_o->pred; sg_o++)
         if (((aten_sum_dim_IntList_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, dim, keepdim, dtype))
             return ((aten_sum_dim_IntList_kernel)sg_o->impl)(sg_ks, self, dim, keepdim, dtype, ret);
-    }
+    if (sg_o->impl) return ((aten_sum_dim_IntList_kernel)sg_o->impl)(sg_ks, self, dim, keepdim, dtype, ret);
+    sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, dim, keepdim, dtype, ret);
-    if (sg_s->stock.unboxed) return ((aten_sum_dim_IntList_kernel)sg_s->stock.unboxed)(sg_ks, self, dim, keepdim, dtype, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tNbD>t", self, dim, keepdim, dtype, ret);
 }
 
@@ -137,12 +141,13 @@ static sg_status golden_boxed_nDYVBM_t(void *sg_ctx, const sg_op *sg_op_, sg_key
 
 SG_NOINLINE static sg_status golden_over_nDYVBM_t(const sg_override_set *sg_s, aten_empty_memory_format_kernel sg_below,
                        sg_keyset sg_ks, sg_int_list size, const sg_dtype *dtype, const sg_layout *layout, const sg_device *device, const bool *pin_memory, const sg_memory_format *memory_format, sg_tensor **ret) {
-    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s);
+    for (; sg_o->pred; sg_o++)
         if (((aten_empty_memory_format_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, size, dtype, layout, device, pin_memory, memory_format))
             return ((aten_empty_memory_format_kernel)sg_o->impl)(sg_ks, size, dtype, layout, device, pin_memory, memory_format, ret);
-    }
+    if (sg_o->impl) return ((aten_empty_memory_format_kernel)sg_o->impl)(sg_ks, size, dtype, layout, device, pin_memory, memory_format, ret);
+    sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), size, dtype, layout, device, pin_memory, memory_format, ret);
-    if (sg_s->stock.unboxed) return ((aten_empty_memory_format_kernel)sg_s->stock.unboxed)(sg_ks, size, dtype, layout, device, pin_memory, memory_format, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "nDYVBM>t", size, dtype, layout, device, pin_memory, memory_format, ret);
 }
 
@@ -163,12 +168,13 @@ static sg_status golden_boxed_tQQ_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset
 
 SG_NOINLINE static sg_status golden_over_tQQ_t(const sg_override_set *sg_s, aten_clamp_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, const sg_scalar *min, const sg_scalar *max, sg_tensor **ret) {
-    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s);
+    for (; sg_o->pred; sg_o++)
         if (((aten_clamp_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, min, max))
             return ((aten_clamp_kernel)sg_o->impl)(sg_ks, self, min, max, ret);
-    }
+    if (sg_o->impl) return ((aten_clamp_kernel)sg_o->impl)(sg_ks, self, min, max, ret);
+    sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, min, max, ret);
-    if (sg_s->stock.unboxed) return ((aten_clamp_kernel)sg_s->stock.unboxed)(sg_ks, self, min, max, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tQQ>t", self, min, max, ret);
 }
 
@@ -187,12 +193,13 @@ static sg_status golden_boxed_lz_l(void *sg_ctx, const sg_op *sg_op_, sg_keyset 
 
 SG_NOINLINE static sg_status golden_over_lz_l(const sg_override_set *sg_s, aten__foreach_add_ScalarList_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor_list self, sg_scalar_list scalars, sg_tensor_list *ret) {
-    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s);
+    for (; sg_o->pred; sg_o++)
         if (((aten__foreach_add_ScalarList_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, scalars))
             return ((aten__foreach_add_ScalarList_kernel)sg_o->impl)(sg_ks, self, scalars, ret);
-    }
+    if (sg_o->impl) return ((aten__foreach_add_ScalarList_kernel)sg_o->impl)(sg_ks, self, scalars, ret);
+    sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, scalars, ret);
-    if (sg_s->stock.unboxed) return ((aten__foreach_add_ScalarList_kernel)sg_s->stock.unboxed)(sg_ks, self, scalars, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "lz>l", self, scalars, ret);
 }
 
@@ -214,12 +221,13 @@ static sg_status golden_boxed_tsnw_t(void *sg_ctx, const sg_op *sg_op_, sg_keyse
 
 SG_NOINLINE static sg_status golden_over_tsnw_t(const sg_override_set *sg_s, aten_unflatten_Dimname_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, const char *dim, sg_int_list sizes, sg_str_list names, sg_tensor **ret) {
-    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s);
+    for (; sg_o->pred; sg_o++)
         if (((aten_unflatten_Dimname_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, dim, sizes, names))
             return ((aten_unflatten_Dimname_kernel)sg_o->impl)(sg_ks, self, dim, sizes, names, ret);
-    }
+    if (sg_o->impl) return ((aten_unflatten_Dimname_kernel)sg_o->impl)(sg_ks, self, dim, sizes, names, ret);
+    sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, dim, sizes, names, ret);
-    if (sg_s->stock.unboxed) return ((aten_unflatten_Dimname_kernel)sg_s->stock.unboxed)(sg_ks, self, dim, sizes, names, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tsnw>t", self, dim, sizes, names, ret);
 }
 
@@ -241,12 +249,13 @@ static sg_status golden_boxed_ttIbs_t(void *sg_ctx, const sg_op *sg_op_, sg_keys
 
 SG_NOINLINE static sg_status golden_over_ttIbs_t(const sg_override_set *sg_s, aten_quantile_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, sg_tensor *q, const int64_t *dim, bool keepdim, const char *interpolation, sg_tensor **ret) {
-    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s);
+    for (; sg_o->pred; sg_o++)
         if (((aten_quantile_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, q, dim, keepdim, interpolation))
             return ((aten_quantile_kernel)sg_o->impl)(sg_ks, self, q, dim, keepdim, interpolation, ret);
-    }
+    if (sg_o->impl) return ((aten_quantile_kernel)sg_o->impl)(sg_ks, self, q, dim, keepdim, interpolation, ret);
+    sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, q, dim, keepdim, interpolation, ret);
-    if (sg_s->stock.unboxed) return ((aten_quantile_kernel)sg_s->stock.unboxed)(sg_ks, self, q, dim, keepdim, interpolation, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "ttIbs>t", self, q, dim, keepdim, interpolation, ret);
 }
 
@@ -263,12 +272,13 @@ static sg_status golden_boxed_t_i(void *sg_ctx, const sg_op *sg_op_, sg_keyset s
 
 SG_NOINLINE static sg_status golden_over_t_i(const sg_override_set *sg_s, aten__nnz_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, int64_t *ret) {
-    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s);
+    for (; sg_o->pred; sg_o++)
         if (((aten__nnz_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self))
             return ((aten__nnz_kernel)sg_o->impl)(sg_ks, self, ret);
-    }
+    if (sg_o->impl) return ((aten__nnz_kernel)sg_o->impl)(sg_ks, self, ret);
+    sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, ret);
-    if (sg_s->stock.unboxed) return ((aten__nnz_kernel)sg_s->stock.unboxed)(sg_ks, self, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "t>i", self, ret);
 }
 
@@ -285,12 +295,13 @@ static sg_status golden_boxed_t_S(void *sg_ctx, const sg_op *sg_op_, sg_keyset s
 
 SG_NOINLINE static sg_status golden_over_t_S(const sg_override_set *sg_s, aten_item_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, sg_scalar *ret) {
-    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s);
+    for (; sg_o->pred; sg_o++)
         if (((aten_item_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self))
             return ((aten_item_kernel)sg_o->impl)(sg_ks, self, ret);
-    }
+    if (sg_o->impl) return ((aten_item_kernel)sg_o->impl)(sg_ks, self, ret);
+    sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, ret);
-    if (sg_s->stock.unboxed) return ((aten_item_kernel)sg_s->stock.unboxed)(sg_ks, self, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "t>S", self, ret);
 }
 
@@ -323,12 +334,13 @@ static sg_status golden_boxed_tcaymvRkWwI_tf(void *sg_ctx, const sg_op *sg_op_, 
 
 SG_NOINLINE static sg_status golden_over_tcaymvRkWwI_tf(const sg_override_set *sg_s, golden_mix_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *x, sg_complex c, const sg_any *extra, sg_layout layout, sg_memory_format mf, sg_device dev, const sg_float_list *weights, sg_bool_list mask, const sg_str_list *names, sg_str_list labels, const int64_t *k, sg_tensor **ret_out, double *ret_score) {
-    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s);
+    for (; sg_o->pred; sg_o++)
         if (((golden_mix_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, x, c, extra, layout, mf, dev, weights, mask, names, labels, k))
             return ((golden_mix_kernel)sg_o->impl)(sg_ks, x, c, extra, layout, mf, dev, weights, mask, names, labels, k, ret_out, ret_score);
-    }
+    if (sg_o->impl) return ((golden_mix_kernel)sg_o->impl)(sg_ks, x, c, extra, layout, mf, dev, weights, mask, names, labels, k, ret_out, ret_score);
+    sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), x, c, extra, layout, mf, dev, weights, mask, names, labels, k, ret_out, ret_score);
-    if (sg_s->stock.unboxed) return ((golden_mix_kernel)sg_s->stock.unboxed)(sg_ks, x, c, extra, layout, mf, dev, weights, mask, names, labels, k, ret_out, ret_score);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tcaymvRkWwI>tf", x, c, extra, layout, mf, dev, weights, mask, names, labels, k, ret_out, ret_score);
 }
 
@@ -352,12 +364,13 @@ static sg_status golden_boxed_tfBtt_tt(void *sg_ctx, const sg_op *sg_op_, sg_key
 
 SG_NOINLINE static sg_status golden_over_tfBtt_tt(const sg_override_set *sg_s, aten_native_dropout_out_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *input, double p, const bool *train, sg_tensor *out0, sg_tensor *out1, sg_tensor **ret0, sg_tensor **ret1) {
-    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s);
+    for (; sg_o->pred; sg_o++)
         if (((aten_native_dropout_out_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, input, p, train, out0, out1))
             return ((aten_native_dropout_out_kernel)sg_o->impl)(sg_ks, input, p, train, out0, out1, ret0, ret1);
-    }
+    if (sg_o->impl) return ((aten_native_dropout_out_kernel)sg_o->impl)(sg_ks, input, p, train, out0, out1, ret0, ret1);
+    sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), input, p, train, out0, out1, ret0, ret1);
-    if (sg_s->stock.unboxed) return ((aten_native_dropout_out_kernel)sg_s->stock.unboxed)(sg_ks, input, p, train, out0, out1, ret0, ret1);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tfBtt>tt", input, p, train, out0, out1, ret0, ret1);
 }
 

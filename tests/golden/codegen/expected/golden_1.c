@@ -23,12 +23,13 @@ static sg_status golden_boxed_t_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset s
 
 SG_NOINLINE static sg_status golden_over_t_t(const sg_override_set *sg_s, aten_relu__kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, sg_tensor **ret) {
-    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s);
+    for (; sg_o->pred; sg_o++)
         if (((aten_relu__pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self))
             return ((aten_relu__kernel)sg_o->impl)(sg_ks, self, ret);
-    }
+    if (sg_o->impl) return ((aten_relu__kernel)sg_o->impl)(sg_ks, self, ret);
+    sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, ret);
-    if (sg_s->stock.unboxed) return ((aten_relu__kernel)sg_s->stock.unboxed)(sg_ks, self, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "t>t", self, ret);
 }
 
@@ -46,12 +47,13 @@ static sg_status golden_boxed_tL_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset 
 
 SG_NOINLINE static sg_status golden_over_tL_t(const sg_override_set *sg_s, aten_index_Tensor_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, sg_tensor_list indices, sg_tensor **ret) {
-    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s);
+    for (; sg_o->pred; sg_o++)
         if (((aten_index_Tensor_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, indices))
             return ((aten_index_Tensor_kernel)sg_o->impl)(sg_ks, self, indices, ret);
-    }
+    if (sg_o->impl) return ((aten_index_Tensor_kernel)sg_o->impl)(sg_ks, self, indices, ret);
+    sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, indices, ret);
-    if (sg_s->stock.unboxed) return ((aten_index_Tensor_kernel)sg_s->stock.unboxed)(sg_ks, self, indices, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tL>t", self, indices, ret);
 }
 
@@ -69,12 +71,13 @@ static sg_status golden_boxed_li_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset 
 
 SG_NOINLINE static sg_status golden_over_li_t(const sg_override_set *sg_s, aten_cat_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor_list tensors, int64_t dim, sg_tensor **ret) {
-    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s);
+    for (; sg_o->pred; sg_o++)
         if (((aten_cat_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, tensors, dim))
             return ((aten_cat_kernel)sg_o->impl)(sg_ks, tensors, dim, ret);
-    }
+    if (sg_o->impl) return ((aten_cat_kernel)sg_o->impl)(sg_ks, tensors, dim, ret);
+    sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), tensors, dim, ret);
-    if (sg_s->stock.unboxed) return ((aten_cat_kernel)sg_s->stock.unboxed)(sg_ks, tensors, dim, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "li>t", tensors, dim, ret);
 }
 
@@ -93,12 +96,13 @@ static sg_status golden_boxed_tfg_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset
 
 SG_NOINLINE static sg_status golden_over_tfg_t(const sg_override_set *sg_s, aten_bernoulli_p_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, double p, sg_generator *generator, sg_tensor **ret) {
-    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s);
+    for (; sg_o->pred; sg_o++)
         if (((aten_bernoulli_p_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, p, generator))
             return ((aten_bernoulli_p_kernel)sg_o->impl)(sg_ks, self, p, generator, ret);
-    }
+    if (sg_o->impl) return ((aten_bernoulli_p_kernel)sg_o->impl)(sg_ks, self, p, generator, ret);
+    sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, p, generator, ret);
-    if (sg_s->stock.unboxed) return ((aten_bernoulli_p_kernel)sg_s->stock.unboxed)(sg_ks, self, p, generator, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tfg>t", self, p, generator, ret);
 }
 
@@ -120,12 +124,13 @@ static sg_status golden_boxed_tn1bF_t(void *sg_ctx, const sg_op *sg_op_, sg_keys
 
 SG_NOINLINE static sg_status golden_over_tn1bF_t(const sg_override_set *sg_s, aten_upsample_linear1d_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, sg_int_list output_size, bool align_corners, const double *scales, sg_tensor **ret) {
-    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s);
+    for (; sg_o->pred; sg_o++)
         if (((aten_upsample_linear1d_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, output_size, align_corners, scales))
             return ((aten_upsample_linear1d_kernel)sg_o->impl)(sg_ks, self, output_size, align_corners, scales, ret);
-    }
+    if (sg_o->impl) return ((aten_upsample_linear1d_kernel)sg_o->impl)(sg_ks, self, output_size, align_corners, scales, ret);
+    sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, output_size, align_corners, scales, ret);
-    if (sg_s->stock.unboxed) return ((aten_upsample_linear1d_kernel)sg_s->stock.unboxed)(sg_ks, self, output_size, align_corners, scales, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tnbF>t", self, output_size, align_corners, scales, ret);
 }
 
@@ -151,12 +156,13 @@ static sg_status golden_boxed_tn3n3n3n3b_t(void *sg_ctx, const sg_op *sg_op_, sg
 
 SG_NOINLINE static sg_status golden_over_tn3n3n3n3b_t(const sg_override_set *sg_s, aten_max_pool3d_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, sg_int_list kernel_size, sg_int_list stride, sg_int_list padding, sg_int_list dilation, bool ceil_mode, sg_tensor **ret) {
-    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s);
+    for (; sg_o->pred; sg_o++)
         if (((aten_max_pool3d_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, kernel_size, stride, padding, dilation, ceil_mode))
             return ((aten_max_pool3d_kernel)sg_o->impl)(sg_ks, self, kernel_size, stride, padding, dilation, ceil_mode, ret);
-    }
+    if (sg_o->impl) return ((aten_max_pool3d_kernel)sg_o->impl)(sg_ks, self, kernel_size, stride, padding, dilation, ceil_mode, ret);
+    sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, kernel_size, stride, padding, dilation, ceil_mode, ret);
-    if (sg_s->stock.unboxed) return ((aten_max_pool3d_kernel)sg_s->stock.unboxed)(sg_ks, self, kernel_size, stride, padding, dilation, ceil_mode, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tnnnnb>t", self, kernel_size, stride, padding, dilation, ceil_mode, ret);
 }
 
@@ -174,12 +180,13 @@ static sg_status golden_boxed_tS_d(void *sg_ctx, const sg_op *sg_op_, sg_keyset 
 
 SG_NOINLINE static sg_status golden_over_tS_d(const sg_override_set *sg_s, aten_result_type_Scalar_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *tensor, sg_scalar other, sg_dtype *ret) {
-    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s);
+    for (; sg_o->pred; sg_o++)
         if (((aten_result_type_Scalar_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, tensor, other))
             return ((aten_result_type_Scalar_kernel)sg_o->impl)(sg_ks, tensor, other, ret);
-    }
+    if (sg_o->impl) return ((aten_result_type_Scalar_kernel)sg_o->impl)(sg_ks, tensor, other, ret);
+    sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), tensor, other, ret);
-    if (sg_s->stock.unboxed) return ((aten_result_type_Scalar_kernel)sg_s->stock.unboxed)(sg_ks, tensor, other, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tS>d", tensor, other, ret);
 }
 
@@ -196,12 +203,13 @@ static sg_status golden_boxed_t_b(void *sg_ctx, const sg_op *sg_op_, sg_keyset s
 
 SG_NOINLINE static sg_status golden_over_t_b(const sg_override_set *sg_s, aten_is_nonzero_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, bool *ret) {
-    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s);
+    for (; sg_o->pred; sg_o++)
         if (((aten_is_nonzero_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self))
             return ((aten_is_nonzero_kernel)sg_o->impl)(sg_ks, self, ret);
-    }
+    if (sg_o->impl) return ((aten_is_nonzero_kernel)sg_o->impl)(sg_ks, self, ret);
+    sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, ret);
-    if (sg_s->stock.unboxed) return ((aten_is_nonzero_kernel)sg_s->stock.unboxed)(sg_ks, self, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "t>b", self, ret);
 }
 
@@ -219,12 +227,13 @@ static sg_status golden_boxed_to_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset 
 
 SG_NOINLINE static sg_status golden_over_to_t(const sg_override_set *sg_s, aten_set__source_Storage_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, void *source, sg_tensor **ret) {
-    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s);
+    for (; sg_o->pred; sg_o++)
         if (((aten_set__source_Storage_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, source))
             return ((aten_set__source_Storage_kernel)sg_o->impl)(sg_ks, self, source, ret);
-    }
+    if (sg_o->impl) return ((aten_set__source_Storage_kernel)sg_o->impl)(sg_ks, self, source, ret);
+    sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, source, ret);
-    if (sg_s->stock.unboxed) return ((aten_set__source_Storage_kernel)sg_s->stock.unboxed)(sg_ks, self, source, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "to>t", self, source, ret);
 }
 
@@ -240,12 +249,13 @@ static sg_status golden_boxed_to_(void *sg_ctx, const sg_op *sg_op_, sg_keyset s
 
 SG_NOINLINE static sg_status golden_over_to_(const sg_override_set *sg_s, aten_record_stream_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, void *s) {
-    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s);
+    for (; sg_o->pred; sg_o++)
         if (((aten_record_stream_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, s))
             return ((aten_record_stream_kernel)sg_o->impl)(sg_ks, self, s);
-    }
+    if (sg_o->impl) return ((aten_record_stream_kernel)sg_o->impl)(sg_ks, self, s);
+    sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, s);
-    if (sg_s->stock.unboxed) return ((aten_record_stream_kernel)sg_s->stock.unboxed)(sg_ks, self, s);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "to>", self, s);
 }
 
@@ -270,12 +280,13 @@ static sg_status golden_boxed_liiiiiibb_t(void *sg_ctx, const sg_op *sg_op_, sg_
 
 SG_NOINLINE static sg_status golden_over_liiiiiibb_t(const sg_override_set *sg_s, aten__cudnn_rnn_flatten_weight_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor_list weight_arr, int64_t weight_stride0, int64_t input_size, int64_t mode, int64_t hidden_size, int64_t proj_size, int64_t num_layers, bool batch_first, bool bidirectional, sg_tensor **ret) {
-    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s);
+    for (; sg_o->pred; sg_o++)
         if (((aten__cudnn_rnn_flatten_weight_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, weight_arr, weight_stride0, input_size, mode, hidden_size, proj_size, num_layers, batch_first, bidirectional))
             return ((aten__cudnn_rnn_flatten_weight_kernel)sg_o->impl)(sg_ks, weight_arr, weight_stride0, input_size, mode, hidden_size, proj_size, num_layers, batch_first, bidirectional, ret);
-    }
+    if (sg_o->impl) return ((aten__cudnn_rnn_flatten_weight_kernel)sg_o->impl)(sg_ks, weight_arr, weight_stride0, input_size, mode, hidden_size, proj_size, num_layers, batch_first, bidirectional, ret);
+    sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), weight_arr, weight_stride0, input_size, mode, hidden_size, proj_size, num_layers, batch_first, bidirectional, ret);
-    if (sg_s->stock.unboxed) return ((aten__cudnn_rnn_flatten_weight_kernel)sg_s->stock.unboxed)(sg_ks, weight_arr, weight_stride0, input_size, mode, hidden_size, proj_size, num_layers, batch_first, bidirectional, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "liiiiiibb>t", weight_arr, weight_stride0, input_size, mode, hidden_size, proj_size, num_layers, batch_first, bidirectional, ret);
 }
 
@@ -297,12 +308,13 @@ static sg_status golden_boxed_tttffi_t(void *sg_ctx, const sg_op *sg_op_, sg_key
 
 SG_NOINLINE static sg_status golden_over_tttffi_t(const sg_override_set *sg_s, aten__amp_update_scale__kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, sg_tensor *growth_tracker, sg_tensor *found_inf, double scale_growth_factor, double scale_backoff_factor, int64_t growth_interval, sg_tensor **ret) {
-    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s);
+    for (; sg_o->pred; sg_o++)
         if (((aten__amp_update_scale__pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval))
             return ((aten__amp_update_scale__kernel)sg_o->impl)(sg_ks, self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval, ret);
-    }
+    if (sg_o->impl) return ((aten__amp_update_scale__kernel)sg_o->impl)(sg_ks, self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval, ret);
+    sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval, ret);
-    if (sg_s->stock.unboxed) return ((aten__amp_update_scale__kernel)sg_s->stock.unboxed)(sg_ks, self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tttffi>t", self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval, ret);
 }
 
@@ -317,12 +329,13 @@ static sg_status golden_boxed_t_(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg
 
 SG_NOINLINE static sg_status golden_over_t_(const sg_override_set *sg_s, golden_clean__kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self) {
-    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s);
+    for (; sg_o->pred; sg_o++)
         if (((golden_clean__pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self))
             return ((golden_clean__kernel)sg_o->impl)(sg_ks, self);
-    }
+    if (sg_o->impl) return ((golden_clean__kernel)sg_o->impl)(sg_ks, self);
+    sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self);
-    if (sg_s->stock.unboxed) return ((golden_clean__kernel)sg_s->stock.unboxed)(sg_ks, self);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "t>", self);
 }
 
@@ -340,12 +353,13 @@ static sg_status golden_boxed_tt_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset 
 
 SG_NOINLINE static sg_status golden_over_tt_t(const sg_override_set *sg_s, aten_relu_out_kernel sg_below,
                        sg_keyset sg_ks, sg_tensor *self, sg_tensor *out, sg_tensor **ret) {
-    for (const sg_override_typed *sg_o = sg_s->items, *sg_end = sg_o + sg_s->n; sg_o < sg_end; sg_o++) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s);
+    for (; sg_o->pred; sg_o++)
         if (((aten_relu_out_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, out))
             return ((aten_relu_out_kernel)sg_o->impl)(sg_ks, self, out, ret);
-    }
+    if (sg_o->impl) return ((aten_relu_out_kernel)sg_o->impl)(sg_ks, self, out, ret);
+    sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, out, ret);
-    if (sg_s->stock.unboxed) return ((aten_relu_out_kernel)sg_s->stock.unboxed)(sg_ks, self, out, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tt>t", self, out, ret);
 }
 
