@@ -134,6 +134,11 @@ static inline sg_status sg_check_same_device_typed(const sg_op *op, const sg_ten
     }
     return SG_LIKELY(!differ) ? SG_OK : sg_check_same_device_slow(op, ts, argi, n);
 }
+/* Whether b (NULL: None) is on another device than a: what generated typed wrappers test,
+ * against their first Tensor argument, before they call sg_check_same_device_slow. */
+static inline bool sg_tensor_other_device(const sg_tensor *a, const sg_tensor *b) {
+    return b && !sg_device_eq(a->device, b->device);
+}
 /* Exempts op from the check (an op that takes tensors of several devices on purpose). */
 sg_status sg_op_allow_mixed_devices(const sg_op *op);
 

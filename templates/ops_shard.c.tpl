@@ -140,7 +140,19 @@ sg_status $(cn)($(params)) {
 %         ts[#ts + 1], ti[#ti + 1] = a.cname, i - 1
 %       end
 %     end
-%     if #ts > 1 then
+%     -- against the first Tensor (not optional) where there is one: a plain test per tensor,
+%     -- quicker to compile than the general loop
+%     local ref
+%     for _, a in ipairs(op.args) do if not ref and a.family == "tensor" then ref = a.cname end end
+%     if #ts > 1 and ref then
+%       local diff = {}
+%       for _, t in ipairs(ts) do if t ~= ref then diff[#diff + 1] = "sg_tensor_other_device(" .. ref .. ", " .. t .. ")" end end
+    if (SG_UNLIKELY($(table.concat(diff, " || ")))) {
+        sg_status sg_dst = sg_check_same_device_slow($(cn)_op, (const sg_tensor *const[]){$(table.concat(ts, ", "))},
+                                                     (const int32_t[]){$(table.concat(ti, ", "))}, $(#ts));
+        if (sg_dst) return sg_dst; /* else a CPU scalar beside another device, or an op exempt */
+    }
+%     elseif #ts > 1 then
     sg_status sg_dst = sg_check_same_device_typed($(cn)_op, (const sg_tensor *const[]){$(table.concat(ts, ", "))},
                                                   (const int32_t[]){$(table.concat(ti, ", "))}, $(#ts));
     if (SG_UNLIKELY(sg_dst)) return sg_dst;

@@ -420,9 +420,11 @@ sg_status aten_add_Tensor_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tensor
 sg_status aten_add_Tensor(sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor **ret) {
     if (SG_UNLIKELY(!self)) return sg_op_null_arg(aten_add_Tensor_op, 0);
     if (SG_UNLIKELY(!other)) return sg_op_null_arg(aten_add_Tensor_op, 1);
-    sg_status sg_dst = sg_check_same_device_typed(aten_add_Tensor_op, (const sg_tensor *const[]){self, other},
-                                                  (const int32_t[]){0, 1}, 2);
-    if (SG_UNLIKELY(sg_dst)) return sg_dst;
+    if (SG_UNLIKELY(sg_tensor_other_device(self, other))) {
+        sg_status sg_dst = sg_check_same_device_slow(aten_add_Tensor_op, (const sg_tensor *const[]){self, other},
+                                                     (const int32_t[]){0, 1}, 2);
+        if (sg_dst) return sg_dst; /* else a CPU scalar beside another device, or an op exempt */
+    }
     return aten_add_Tensor_redispatch(sg_tls_apply(self->keys | other->keys), self, other, alpha, ret);
 }
 
@@ -440,9 +442,11 @@ sg_status aten_add__Tensor_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tenso
 sg_status aten_add__Tensor(sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor **ret) {
     if (SG_UNLIKELY(!self)) return sg_op_null_arg(aten_add__Tensor_op, 0);
     if (SG_UNLIKELY(!other)) return sg_op_null_arg(aten_add__Tensor_op, 1);
-    sg_status sg_dst = sg_check_same_device_typed(aten_add__Tensor_op, (const sg_tensor *const[]){self, other},
-                                                  (const int32_t[]){0, 1}, 2);
-    if (SG_UNLIKELY(sg_dst)) return sg_dst;
+    if (SG_UNLIKELY(sg_tensor_other_device(self, other))) {
+        sg_status sg_dst = sg_check_same_device_slow(aten_add__Tensor_op, (const sg_tensor *const[]){self, other},
+                                                     (const int32_t[]){0, 1}, 2);
+        if (sg_dst) return sg_dst; /* else a CPU scalar beside another device, or an op exempt */
+    }
     if (SG_UNLIKELY(self && !sg_tensor_writable(self)))
         return sg_op_check_writable(aten_add__Tensor_op, 0, self);
     return aten_add__Tensor_redispatch(sg_tls_apply(self->keys | other->keys), self, other, alpha, ret);
@@ -463,9 +467,11 @@ sg_status aten_add_out(sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_te
     if (SG_UNLIKELY(!self)) return sg_op_null_arg(aten_add_out_op, 0);
     if (SG_UNLIKELY(!other)) return sg_op_null_arg(aten_add_out_op, 1);
     if (SG_UNLIKELY(!out)) return sg_op_null_arg(aten_add_out_op, 3);
-    sg_status sg_dst = sg_check_same_device_typed(aten_add_out_op, (const sg_tensor *const[]){self, other, out},
-                                                  (const int32_t[]){0, 1, 3}, 3);
-    if (SG_UNLIKELY(sg_dst)) return sg_dst;
+    if (SG_UNLIKELY(sg_tensor_other_device(self, other) || sg_tensor_other_device(self, out))) {
+        sg_status sg_dst = sg_check_same_device_slow(aten_add_out_op, (const sg_tensor *const[]){self, other, out},
+                                                     (const int32_t[]){0, 1, 3}, 3);
+        if (sg_dst) return sg_dst; /* else a CPU scalar beside another device, or an op exempt */
+    }
     if (SG_UNLIKELY(out && !sg_tensor_writable(out)))
         return sg_op_check_writable(aten_add_out_op, 3, out);
     return aten_add_out_redispatch(sg_tls_apply(self->keys | other->keys | out->keys), self, other, alpha, out, ret);
@@ -579,9 +585,11 @@ sg_status aten_quantile_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tensor *
 sg_status aten_quantile(sg_tensor *self, sg_tensor *q, const int64_t *dim, bool keepdim, const char *interpolation, sg_tensor **ret) {
     if (SG_UNLIKELY(!self)) return sg_op_null_arg(aten_quantile_op, 0);
     if (SG_UNLIKELY(!q)) return sg_op_null_arg(aten_quantile_op, 1);
-    sg_status sg_dst = sg_check_same_device_typed(aten_quantile_op, (const sg_tensor *const[]){self, q},
-                                                  (const int32_t[]){0, 1}, 2);
-    if (SG_UNLIKELY(sg_dst)) return sg_dst;
+    if (SG_UNLIKELY(sg_tensor_other_device(self, q))) {
+        sg_status sg_dst = sg_check_same_device_slow(aten_quantile_op, (const sg_tensor *const[]){self, q},
+                                                     (const int32_t[]){0, 1}, 2);
+        if (sg_dst) return sg_dst; /* else a CPU scalar beside another device, or an op exempt */
+    }
     return aten_quantile_redispatch(sg_tls_apply(self->keys | q->keys), self, q, dim, keepdim, interpolation, ret);
 }
 
@@ -648,9 +656,11 @@ sg_status aten_native_dropout_out(sg_tensor *input, double p, const bool *train,
     if (SG_UNLIKELY(!input)) return sg_op_null_arg(aten_native_dropout_out_op, 0);
     if (SG_UNLIKELY(!out0)) return sg_op_null_arg(aten_native_dropout_out_op, 3);
     if (SG_UNLIKELY(!out1)) return sg_op_null_arg(aten_native_dropout_out_op, 4);
-    sg_status sg_dst = sg_check_same_device_typed(aten_native_dropout_out_op, (const sg_tensor *const[]){input, out0, out1},
-                                                  (const int32_t[]){0, 3, 4}, 3);
-    if (SG_UNLIKELY(sg_dst)) return sg_dst;
+    if (SG_UNLIKELY(sg_tensor_other_device(input, out0) || sg_tensor_other_device(input, out1))) {
+        sg_status sg_dst = sg_check_same_device_slow(aten_native_dropout_out_op, (const sg_tensor *const[]){input, out0, out1},
+                                                     (const int32_t[]){0, 3, 4}, 3);
+        if (sg_dst) return sg_dst; /* else a CPU scalar beside another device, or an op exempt */
+    }
     if (SG_UNLIKELY(out0 && !sg_tensor_writable(out0)))
         return sg_op_check_writable(aten_native_dropout_out_op, 3, out0);
     if (SG_UNLIKELY(out1 && !sg_tensor_writable(out1)))

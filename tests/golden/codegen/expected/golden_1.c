@@ -591,9 +591,11 @@ sg_status aten__amp_update_scale_(sg_tensor *self, sg_tensor *growth_tracker, sg
     if (SG_UNLIKELY(!self)) return sg_op_null_arg(aten__amp_update_scale__op, 0);
     if (SG_UNLIKELY(!growth_tracker)) return sg_op_null_arg(aten__amp_update_scale__op, 1);
     if (SG_UNLIKELY(!found_inf)) return sg_op_null_arg(aten__amp_update_scale__op, 2);
-    sg_status sg_dst = sg_check_same_device_typed(aten__amp_update_scale__op, (const sg_tensor *const[]){self, growth_tracker, found_inf},
-                                                  (const int32_t[]){0, 1, 2}, 3);
-    if (SG_UNLIKELY(sg_dst)) return sg_dst;
+    if (SG_UNLIKELY(sg_tensor_other_device(self, growth_tracker) || sg_tensor_other_device(self, found_inf))) {
+        sg_status sg_dst = sg_check_same_device_slow(aten__amp_update_scale__op, (const sg_tensor *const[]){self, growth_tracker, found_inf},
+                                                     (const int32_t[]){0, 1, 2}, 3);
+        if (sg_dst) return sg_dst; /* else a CPU scalar beside another device, or an op exempt */
+    }
     if (SG_UNLIKELY(self && !sg_tensor_writable(self)))
         return sg_op_check_writable(aten__amp_update_scale__op, 0, self);
     if (SG_UNLIKELY(growth_tracker && !sg_tensor_writable(growth_tracker)))
@@ -649,9 +651,11 @@ sg_status aten_relu_out_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tensor *
 sg_status aten_relu_out(sg_tensor *self, sg_tensor *out, sg_tensor **ret) {
     if (SG_UNLIKELY(!self)) return sg_op_null_arg(aten_relu_out_op, 0);
     if (SG_UNLIKELY(!out)) return sg_op_null_arg(aten_relu_out_op, 1);
-    sg_status sg_dst = sg_check_same_device_typed(aten_relu_out_op, (const sg_tensor *const[]){self, out},
-                                                  (const int32_t[]){0, 1}, 2);
-    if (SG_UNLIKELY(sg_dst)) return sg_dst;
+    if (SG_UNLIKELY(sg_tensor_other_device(self, out))) {
+        sg_status sg_dst = sg_check_same_device_slow(aten_relu_out_op, (const sg_tensor *const[]){self, out},
+                                                     (const int32_t[]){0, 1}, 2);
+        if (sg_dst) return sg_dst; /* else a CPU scalar beside another device, or an op exempt */
+    }
     if (SG_UNLIKELY(out && !sg_tensor_writable(out)))
         return sg_op_check_writable(aten_relu_out_op, 1, out);
     return aten_relu_out_redispatch(sg_tls_apply(self->keys | out->keys), self, out, ret);
