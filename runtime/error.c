@@ -53,7 +53,11 @@ sg_status sg_error(sg_status s, const char *fmt, ...) {
 }
 
 sg_status sg_runtime_check_abi(int major, int minor, size_t tensor_size, size_t any_size) {
-    if (major != SG_RUNTIME_VERSION_MAJOR || minor > SG_RUNTIME_VERSION_MINOR)
+    /* Rationale: before 1.0 a minor version may change the ABI (as 0.2 did sg_device_impl's
+     * layout), so it must match; from 1.0 a newer minor only adds. */
+    bool minor_ok = SG_RUNTIME_VERSION_MAJOR == 0 ? minor == SG_RUNTIME_VERSION_MINOR
+                                                  : minor <= SG_RUNTIME_VERSION_MINOR;
+    if (major != SG_RUNTIME_VERSION_MAJOR || !minor_ok)
         return sg_error(SG_EUNSUPPORTED,
                         "runtime version %d.%d linked, but the program was built for %d.%d",
                         SG_RUNTIME_VERSION_MAJOR, SG_RUNTIME_VERSION_MINOR, major, minor);

@@ -667,6 +667,9 @@ static void test_keys(void) {
     CHECK(SG_RUNTIME_CHECK_ABI() == SG_OK);
     CHECK(sg_runtime_check_abi(SG_RUNTIME_VERSION_MAJOR + 1, 0, sizeof(sg_tensor),
                                sizeof(sg_any)) == SG_EUNSUPPORTED);
+    /* before 1.0 a program built for another minor version is refused: its ABI may differ */
+    CHECK(sg_runtime_check_abi(0, SG_RUNTIME_VERSION_MINOR - 1, sizeof(sg_tensor),
+                               sizeof(sg_any)) == (SG_RUNTIME_VERSION_MAJOR == 0 ? SG_EUNSUPPORTED : SG_OK));
     CHECK_STR(sg_status_name(SG_EREADONLY), "SG_EREADONLY");
 }
 
