@@ -13,42 +13,13 @@
 #include "check.h"
 #include "sg_aten_cpu.h"
 #include "sg_runtime.h"
+#include "host_device.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define NPU ((sg_device){SG_DEV_PRIVATEUSE1, 0})
-
-static int n_alloc;
-static int npu_count(const char **why) {
-    (void)why;
-    return 1;
-}
-static sg_status npu_alloc(sg_device d, size_t n, void **data, void **ctx) {
-    (void)d;
-    *ctx = NULL;
-    *data = malloc(n ? n : 1);
-    n_alloc++;
-    return *data ? SG_OK : sg_error(SG_ENOMEM, "npu: out of memory");
-}
-static void npu_free(sg_device d, void *data, void *ctx) {
-    (void)d, (void)ctx;
-    free(data);
-}
-static sg_status npu_in(sg_device d, void *dst, const void *src, size_t n) {
-    (void)d;
-    memcpy(dst, src, n);
-    return SG_OK;
-}
-static sg_status npu_out(void *dst, sg_device d, const void *src, size_t n) {
-    (void)d;
-    memcpy(dst, src, n);
-    return SG_OK;
-}
-static const sg_device_impl npu = {.size = sizeof(sg_device_impl), .name = "npu",
-                                   .count = npu_count, .alloc = npu_alloc, .free = npu_free,
-                                   .copy_from_host = npu_in, .copy_to_host = npu_out};
 
 /* ---- building arguments ------------------------------------------------------------------ */
 
@@ -457,7 +428,7 @@ int main(void) {
     FILE *f = fopen(SG_TESTS_DIR "/../schemas/aten_core.yaml", "r");
     if (!f) SKIP("schemas/aten_core.yaml not found");
     CHECK(sg_aten_cpu_init() == SG_OK);
-    CHECK(sg_device_impl_register(SG_DEV_PRIVATEUSE1, &npu) == SG_OK);
+    CHECK(sg_device_impl_register(SG_DEV_PRIVATEUSE1, &host_device) == SG_OK);
     CHECK(sg_device_rename(SG_DEV_PRIVATEUSE1, "npu") == SG_OK);
     CHECK(sg_fallback_impl(SG_KEY_PRIVATEUSE1, sg_cpu_fallback, NULL, NULL) == SG_OK);
     counts k = {0};
@@ -494,7 +465,7 @@ int main(void) {
            "%d skipped: arguments not built, %d skipped: no argument set the CPU kernel took\n",
            k.ops, k.no_cpu, k.checked, k.values_skipped, k.unbuildable, k.rejected);
     CHECK(k.checked > 0 && k.checked * 4 >= (k.ops - k.no_cpu) * 3);
-    CHECK(n_alloc > k.checked); /* the device's own allocator served the device tensors */
+    CHECK(host_dev_allocs > k.checked); /* the device's own allocator served the device tensors */
     sg_runtime_shutdown();
     return check_result("test_cpu_fallback");
 }

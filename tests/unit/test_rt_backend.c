@@ -3,6 +3,7 @@
  * event hooks, per-argument schema facts, the same-device check, the message for a missing
  * CUDA device, and sg_cpu_fallback over ops defined here (the aten ops: test_cpu_fallback.c). */
 #include "check.h"
+#include "host_device.h"
 #include "sg_runtime.h"
 
 #include <stdlib.h>
@@ -23,34 +24,13 @@
 
 /* ---- a two-device "npu" over host memory, with every hook, counting what it is asked -------- */
 
-static int     n_alloc, n_sync, n_events;
+static int     n_sync, n_events;
 static int8_t  cur_dev;
 static void   *cur_stream[2];
 
 static int npu_count(const char **why) {
     (void)why;
     return 2;
-}
-static sg_status npu_alloc(sg_device d, size_t n, void **data, void **ctx) {
-    (void)d;
-    *ctx = NULL;
-    *data = malloc(n ? n : 1);
-    n_alloc++;
-    return *data ? SG_OK : sg_error(SG_ENOMEM, "npu: out of memory");
-}
-static void npu_free(sg_device d, void *data, void *ctx) {
-    (void)d, (void)ctx;
-    free(data);
-}
-static sg_status npu_in(sg_device d, void *dst, const void *src, size_t n) {
-    (void)d;
-    memcpy(dst, src, n);
-    return SG_OK;
-}
-static sg_status npu_out(void *dst, sg_device d, const void *src, size_t n) {
-    (void)d;
-    memcpy(dst, src, n);
-    return SG_OK;
 }
 static sg_status npu_get_device(int8_t *i) {
     *i = cur_dev;
@@ -104,10 +84,10 @@ static const sg_device_impl npu = {
     .size = sizeof(sg_device_impl),
     .name = "npu",
     .count = npu_count,
-    .alloc = npu_alloc,
-    .free = npu_free,
-    .copy_from_host = npu_in,
-    .copy_to_host = npu_out,
+    .alloc = host_dev_alloc,
+    .free = host_dev_free,
+    .copy_from_host = host_dev_in,
+    .copy_to_host = host_dev_out,
     .get_device = npu_get_device,
     .set_device = npu_set_device,
     .get_stream = npu_get_stream,
@@ -507,9 +487,9 @@ static void test_cpu_fallback(void) {
     /* a list in, a fresh tensor out, allocated by the device's allocator */
     sg_tensor *l[2] = {x, out};
     sg_any     la = sg_any_tensor_list(l, 2);
-    int        allocs = n_alloc;
+    int        allocs = host_dev_allocs;
     CHECK(sg_op_call_boxed(sum, &la, 1, &r, 1) == SG_OK);
-    CHECK(r.u.t && sg_device_eq(r.u.t->device, NPU(1)) && n_alloc == allocs + 1);
+    CHECK(r.u.t && sg_device_eq(r.u.t->device, NPU(1)) && host_dev_allocs == allocs + 1);
     CHECK(read_floats(r.u.t, got, 8) == 4 && got[0] == 9 && got[3] == 36);
     sg_any_release(&r);
 
