@@ -57,46 +57,22 @@ static bool pred_yes(void *ctx, sg_keyset ks, sg_tensor *self) {
 static sg_tensor *volatile sink;
 static int                 failures;
 
-static NOINLINE void loop_direct(sg_tensor *t, long n) {
-    for (long i = 0; i < n; i++) {
-        sg_tensor *out;
-        failures += noop_kernel(0, t, &out) != SG_OK;
-        sink = out;
+/* A typed way: CALL(t, &out) n times. Rationale: each way has a function of its own, so that
+ * callgrind counts each apart, even where two ways make the same call (declined and taken run
+ * the typed wrapper with different overrides registered). */
+#define TYPED_LOOP(name, call)                                  \
+    static NOINLINE void name(sg_tensor *t, long n) {           \
+        for (long i = 0; i < n; i++) {                          \
+            sg_tensor *out;                                     \
+            failures += call != SG_OK;                          \
+            sink = out;                                         \
+        }                                                       \
     }
-}
-
-static NOINLINE void loop_unboxed(sg_tensor *t, long n) {
-    for (long i = 0; i < n; i++) {
-        sg_tensor *out;
-        failures += bench_noop(t, &out) != SG_OK;
-        sink = out;
-    }
-}
-
-static NOINLINE void loop_impl(sg_tensor *t, long n) {
-    for (long i = 0; i < n; i++) {
-        sg_tensor *out;
-        failures += noop_impl(0, t, &out) != SG_OK;
-        sink = out;
-    }
-}
-
-/* the typed wrapper again, under another name, for callgrind's counts per way */
-static NOINLINE void loop_declined(sg_tensor *t, long n) {
-    for (long i = 0; i < n; i++) {
-        sg_tensor *out;
-        failures += bench_noop(t, &out) != SG_OK;
-        sink = out;
-    }
-}
-
-static NOINLINE void loop_taken(sg_tensor *t, long n) {
-    for (long i = 0; i < n; i++) {
-        sg_tensor *out;
-        failures += bench_noop(t, &out) != SG_OK;
-        sink = out;
-    }
-}
+TYPED_LOOP(loop_direct, noop_kernel(0, t, &out))
+TYPED_LOOP(loop_unboxed, bench_noop(t, &out))
+TYPED_LOOP(loop_impl, noop_impl(0, t, &out))
+TYPED_LOOP(loop_declined, bench_noop(t, &out))
+TYPED_LOOP(loop_taken, bench_noop(t, &out))
 
 static NOINLINE void loop_boxed(sg_tensor *t, long n) {
     for (long i = 0; i < n; i++) {
