@@ -297,6 +297,18 @@ sg_status sg_tensor_list_copy_(sg_tensor_list dst, sg_tensor_list src) {
     return SG_OK;
 }
 
+sg_status sg_tensor_list_copy_out_(sg_tensor_list dst, sg_tensor_list src) {
+    if (dst.len != src.len)
+        return sg_error(SG_EINVAL, "copying a list of %d tensors into a list of %d", (int)src.len,
+                        (int)dst.len);
+    for (int32_t i = 0; i < dst.len; i++) {
+        if (!dst.items[i] || !src.items[i]) continue;
+        sg_status st = sg_tensor_copy_out_(dst.items[i], src.items[i]);
+        if (st) return st;
+    }
+    return SG_OK;
+}
+
 sg_status sg_tensor_list_retain(sg_tensor_list l, sg_tensor_list *out) {
     if (!out) return sg_error(SG_EINVAL, "sg_tensor_list_retain: out is NULL");
     sg_status st = check_list("sg_tensor_list_retain", "the list", l);

@@ -292,6 +292,12 @@ sg_status sg_tensor_copy_(sg_tensor *dst, const sg_tensor *src) {
     return st ? sg_error(st, "copy_: %s", sg_last_error()) : SG_OK;
 }
 
+sg_status sg_tensor_copy_out_(sg_tensor *dst, const sg_tensor *src) {
+    if (!src) return sg_error(SG_EINVAL, "copy_: src is NULL");
+    sg_status st = sg_tensor_resize_out_(dst, src->sizes, src->ndim);
+    return st ? st : sg_tensor_copy_(dst, src);
+}
+
 /* ---- contiguous and to -------------------------------------------------------------------- */
 
 sg_status sg_tensor_contiguous(sg_tensor *t, sg_tensor **out) {

@@ -115,10 +115,7 @@ static void free_args(sg_any *cpu, int32_t nargs) {
  * CPU twin (an out= argument). */
 static sg_status write_back(sg_tensor *dev, sg_tensor *cpu) {
     if (!dev || !cpu || dev == cpu || dev->device.type == SG_DEV_CPU) return SG_OK;
-    bool same = dev->ndim == cpu->ndim;
-    for (int32_t d = 0; same && d < dev->ndim; d++) same = dev->sizes[d] == cpu->sizes[d];
-    sg_status st = same ? SG_OK : sg_tensor_resize_(dev, cpu->sizes, cpu->ndim);
-    return st ? st : sg_tensor_copy_(dev, cpu);
+    return sg_tensor_copy_out_(dev, cpu);
 }
 
 /* The device tensor for CPU result r, which may alias the argument pair (dev, cpu): dev itself

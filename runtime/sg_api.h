@@ -170,9 +170,7 @@ sg_status sg_tensor_clone(const sg_tensor *t, sg_tensor **out);
 sg_status sg_tensor_list_clone(sg_tensor_list l, sg_tensor_list *out);
 /* dst[i] = src[i] for each i; the lists must be as long. */
 sg_status sg_tensor_list_copy_(sg_tensor_list dst, sg_tensor_list src);
-/* The same into an out= argument: dst is first resized to src's sizes where they differ (as
- * aten's generated out= kernels resize their outputs). */
-sg_status sg_tensor_copy_out_(sg_tensor *dst, const sg_tensor *src);
+/* The same into out= arguments (sg_tensor_copy_out_ for each). */
 sg_status sg_tensor_list_copy_out_(sg_tensor_list dst, sg_tensor_list src);
 /* A list of new references to l's tensors (owned by *out). */
 sg_status sg_tensor_list_retain(sg_tensor_list l, sg_tensor_list *out);

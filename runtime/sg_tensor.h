@@ -165,6 +165,11 @@ sg_status sg_tensor_copy_(sg_tensor *dst, const sg_tensor *src);
  * replaced with a larger one of t's device where the new size needs more bytes. ndim must
  * not exceed t->cap. Views of the old storage keep it. */
 sg_status sg_tensor_resize_(sg_tensor *t, const int64_t *sizes, int32_t ndim);
+/* The same where t's sizes differ from sizes, else nothing (its strides stay): how an out=
+ * argument is given the result's shape, as aten's resize_output does. */
+sg_status sg_tensor_resize_out_(sg_tensor *t, const int64_t *sizes, int32_t ndim);
+/* dst = src into an out= argument: dst resized to src's sizes first where they differ. */
+sg_status sg_tensor_copy_out_(sg_tensor *dst, const sg_tensor *src);
 /* A contiguous copy (or a new reference where t is contiguous already). */
 sg_status sg_tensor_contiguous(sg_tensor *t, sg_tensor **out);
 /* t on another device: a new reference where it is there already, otherwise a copy with the

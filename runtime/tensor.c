@@ -197,6 +197,12 @@ sg_status sg_tensor_from_blob(void *data, const int64_t *sizes, const int64_t *s
     return st;
 }
 
+sg_status sg_tensor_resize_out_(sg_tensor *t, const int64_t *sizes, int32_t ndim) {
+    bool same = t && sizes && t->ndim == ndim;
+    for (int32_t d = 0; same && d < ndim; d++) same = t->sizes[d] == sizes[d];
+    return same ? SG_OK : sg_tensor_resize_(t, sizes, ndim);
+}
+
 sg_status sg_tensor_resize_(sg_tensor *t, const int64_t *sizes, int32_t ndim) {
     const char *fn = "resize_";
     int64_t     strides[SG_MAX_DIMS];

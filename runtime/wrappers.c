@@ -46,31 +46,6 @@ sg_status sg_op_null_arg(const sg_op *op, int32_t arg) {
                     *op->overload ? "." : "", op->overload, (int)arg, name ? name : "?");
 }
 
-/* ---- out= arguments of the generator's kernels ----------------------------------------- */
-
-sg_status sg_tensor_copy_out_(sg_tensor *dst, const sg_tensor *src) {
-    if (!dst || !src) return sg_error(SG_EINVAL, "sg_tensor_copy_out_: %s is NULL", dst ? "src" : "dst");
-    bool same = dst->ndim == src->ndim;
-    for (int32_t d = 0; same && d < src->ndim; d++) same = dst->sizes[d] == src->sizes[d];
-    if (!same) {
-        sg_status st = sg_tensor_resize_(dst, src->sizes, src->ndim);
-        if (st) return st;
-    }
-    return sg_tensor_copy_(dst, src);
-}
-
-sg_status sg_tensor_list_copy_out_(sg_tensor_list dst, sg_tensor_list src) {
-    if (dst.len != src.len)
-        return sg_error(SG_EINVAL, "copying a list of %d tensors into a list of %d", (int)src.len,
-                        (int)dst.len);
-    for (int32_t i = 0; i < dst.len; i++) {
-        if (!dst.items[i] || !src.items[i]) continue;
-        sg_status st = sg_tensor_copy_out_(dst.items[i], src.items[i]);
-        if (st) return st;
-    }
-    return SG_OK;
-}
-
 /* ---- the libraries' handles, put back to the stand-in at shutdown ------------------------ */
 
 typedef struct slots {

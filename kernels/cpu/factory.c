@@ -185,7 +185,7 @@ static sg_status empty_out_k(sg_keyset ks, sg_int_list size, const sg_memory_for
     if (st) return st;
     if (mf && *mf != SG_CONTIGUOUS_FORMAT && *mf != SG_PRESERVE_FORMAT)
         return sg_error(SG_EUNSUPPORTED, "empty: out= takes the contiguous format only");
-    if ((st = sg_factory_resize_out(out, size.items, size.len))) return st;
+    if ((st = sg_tensor_resize_out_(out, size.items, size.len))) return st;
     *ret = sg_tensor_retain(out);
     return SG_OK;
 }
@@ -239,7 +239,7 @@ static sg_status fill_out(const char *op, sg_int_list size, sg_scalar v, sg_tens
                           sg_tensor **ret) {
     sg_status st = sg_factory_check_sizes(op, size);
     *ret = NULL;
-    if (st || (st = sg_factory_resize_out(out, size.items, size.len)) || (st = fill(op, out, v)))
+    if (st || (st = sg_tensor_resize_out_(out, size.items, size.len)) || (st = fill(op, out, v)))
         return st;
     *ret = sg_tensor_retain(out);
     return SG_OK;
@@ -974,7 +974,7 @@ static sg_status bernoulli_k(sg_keyset ks, sg_tensor *self, sg_generator *gen, s
 static sg_status bernoulli_out_k(sg_keyset ks, sg_tensor *self, sg_generator *gen,
                                  sg_tensor *out, sg_tensor **ret) {
     (void)ks;
-    sg_status st = sg_factory_resize_out(out, self->sizes, self->ndim);
+    sg_status st = sg_tensor_resize_out_(out, self->sizes, self->ndim);
     if (!st) st = bernoulli_tensor_run(out, self, gen);
     *ret = st ? NULL : sg_tensor_retain(out);
     return st;
@@ -1058,7 +1058,7 @@ static sg_status randn_gen_names_k(sg_keyset ks, sg_int_list size, sg_generator 
 static sg_status rand_out_run(const char *op, bool normal, sg_int_list size, sg_generator *gen,
                               sg_tensor *out, sg_tensor **ret) {
     sg_status st = sg_factory_check_sizes(op, size);
-    if (!st) st = sg_factory_resize_out(out, size.items, size.len);
+    if (!st) st = sg_tensor_resize_out_(out, size.items, size.len);
     if (!st) st = normal ? normal_run(out, 0, 1, gen) : uniform_run(out, 0, 1, gen);
     *ret = st ? NULL : sg_tensor_retain(out);
     return st;
@@ -1199,7 +1199,7 @@ static sg_status normal_ff_out_k(sg_keyset ks, double mean, double std, sg_int_l
                                  sg_generator *gen, sg_tensor *out, sg_tensor **ret) {
     (void)ks;
     sg_status st = sg_factory_check_sizes("normal", size);
-    if (!st) st = sg_factory_resize_out(out, size.items, size.len);
+    if (!st) st = sg_tensor_resize_out_(out, size.items, size.len);
     if (!st) st = normal_run(out, mean, std, gen);
     *ret = st ? NULL : sg_tensor_retain(out);
     return st;

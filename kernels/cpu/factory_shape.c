@@ -34,12 +34,6 @@ sg_status sg_factory_options(const char *op, const sg_dtype *dtype, sg_dtype def
     return SG_OK;
 }
 
-sg_status sg_factory_resize_out(sg_tensor *out, const int64_t *sizes, int32_t n) {
-    bool same = out->ndim == n;
-    for (int32_t i = 0; same && i < n; i++) same = out->sizes[i] == sizes[i];
-    return same ? SG_OK : sg_tensor_resize_(out, sizes, n);
-}
-
 bool sg_factory_dense(const sg_tensor *t) {
     int32_t perm[SG_MAX_DIMS], n = t->ndim;
     if (n == 1) return t->sizes[0] < 2 || t->strides[0] == 1;
@@ -199,7 +193,7 @@ sg_status sg_factory_normal_tensors(sg_tensor *mean_t, double mean, sg_tensor *s
     sg_tensor *o = out;
     if (!o) {
         if ((st = sg_tensor_empty(shape, n, (sg_dtype)x->dtype, x->device, &o))) return st;
-    } else if ((st = sg_factory_resize_out(o, shape, n))) {
+    } else if ((st = sg_tensor_resize_out_(o, shape, n))) {
         return st;
     }
     sg_tensor *r = NULL;

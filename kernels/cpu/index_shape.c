@@ -38,9 +38,7 @@ sg_status sg_index_out_ready(const char *op, sg_tensor *out, const sg_meta *m, b
         return sg_error(SG_EINVAL, "%s: result type %s can't be cast to the desired output type "
                                    "%s",
                         op, sg_aten_type_name(m->dtype), sg_aten_type_name(dt(out)));
-    bool same = out->ndim == m->ndim;
-    for (int32_t i = 0; same && i < m->ndim; i++) same = out->sizes[i] == m->sizes[i];
-    if (!same && (st = sg_tensor_resize_(out, m->sizes, m->ndim))) return st;
+    if ((st = sg_tensor_resize_out_(out, m->sizes, m->ndim))) return st;
     return sg_index_no_internal_overlap(op, out);
 }
 

@@ -194,9 +194,7 @@ static sg_status build(sg_iter *it, const sg_iter_spec *s, sg_tensor **result, b
             return sg_error(SG_EINVAL, "%s: result type %s can't be cast to the desired output "
                                        "type %s",
                             s->op, sg_aten_type_name(s->result), sg_aten_type_name(dtype_of(out)));
-        bool same = out->ndim == it->out_ndim;
-        for (int32_t i = 0; same && i < out->ndim; i++) same = out->sizes[i] == it->out_shape[i];
-        if (!same && !reduce && (st = sg_tensor_resize_(out, it->out_shape, it->out_ndim)))
+        if (!reduce && (st = sg_tensor_resize_out_(out, it->out_shape, it->out_ndim)))
             return st;
         if (has_internal_overlap(out))
             return sg_error(SG_EINVAL, "%s: unsupported operation: more than one element of the "

@@ -43,9 +43,7 @@ sg_status sg_mm_out_prepare(sg_tensor *out, const sg_meta *m) {
         return sg_error(SG_EINVAL, "Expected out tensor to have device %s, but got %s instead",
                         sg_device_type_name((sg_device_type)m->device.type),
                         sg_device_type_name((sg_device_type)out->device.type));
-    bool same = out->ndim == m->ndim;
-    for (int32_t i = 0; same && i < m->ndim; i++) same = out->sizes[i] == m->sizes[i];
-    return same ? SG_OK : sg_tensor_resize_(out, m->sizes, m->ndim);
+    return sg_tensor_resize_out_(out, m->sizes, m->ndim);
 }
 
 void sg_mm_meta_set(sg_meta *m, const sg_tensor *like, sg_dtype dtype, const int64_t *sizes,

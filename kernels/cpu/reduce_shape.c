@@ -44,19 +44,12 @@ void sg_reduce_shape(const sg_tensor *t, const sg_rdims *r, bool keepdim, int64_
         else if (keepdim) sizes[(*n)++] = 1;
 }
 
-/* out resized to sizes where its shape differs */
-static sg_status resize_to(sg_tensor *out, const int64_t *sizes, int32_t n) {
-    bool same = out->ndim == n;
-    for (int32_t i = 0; same && i < n; i++) same = out->sizes[i] == sizes[i];
-    return same ? SG_OK : sg_tensor_resize_(out, sizes, n);
-}
-
 sg_status sg_reduce_shape_out(sg_tensor *out, const sg_tensor *self, const sg_rdims *r,
                               bool keepdim) {
     int64_t sizes[SG_MAX_DIMS];
     int32_t n;
     sg_reduce_shape(self, r, keepdim, sizes, &n);
-    return resize_to(out, sizes, n);
+    return sg_tensor_resize_out_(out, sizes, n);
 }
 
 sg_status sg_reduce_new_result(const sg_tensor *self, const sg_rdims *r, bool keepdim,
@@ -278,7 +271,7 @@ sg_status sg_reduce_cumsum_args(const sg_tensor *self, int64_t *dim, const sg_dt
 
 sg_status sg_reduce_lines(const sg_tensor *self, int64_t dim, sg_tensor *out, int64_t *outer,
                           int64_t *len, int64_t *inner) {
-    sg_status st = resize_to(out, self->sizes, self->ndim);
+    sg_status st = sg_tensor_resize_out_(out, self->sizes, self->ndim);
     if (st) return st;
     *outer = 1, *len = 1, *inner = 1;
     for (int32_t d = 0; d < self->ndim; d++) {

@@ -25,8 +25,6 @@ sg_status sg_factory_check_sizes(const char *op, sg_int_list size);
 sg_status sg_factory_options(const char *op, const sg_dtype *dtype, sg_dtype def,
                              const sg_layout *layout, const sg_device *device, sg_device defdev,
                              sg_factory_opts *o);
-/* Gives an out= tensor the shape asked for, where it has another. */
-sg_status sg_factory_resize_out(sg_tensor *out, const int64_t *sizes, int32_t n);
 /* c10's compute_non_overlapping_and_dense: the elements fill a span exactly, in some order. */
 bool      sg_factory_dense(const sg_tensor *t);
 /* full's dtype where none is given: from the value's kind (the default dtype for floats) */

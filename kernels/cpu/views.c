@@ -633,10 +633,7 @@ static sg_status copy_into(const char *op, sg_tensor *out, const sg_tensor *v) {
     if (out->dtype != v->dtype)
         return sg_error(SG_EINVAL, "%s: expected out to have dtype %s, but got %s", op,
                         sg_dtype_name((sg_dtype)v->dtype), sg_dtype_name((sg_dtype)out->dtype));
-    bool same = out->ndim == v->ndim;
-    for (int32_t i = 0; same && i < v->ndim; i++) same = out->sizes[i] == v->sizes[i];
-    sg_status st = same ? SG_OK : sg_tensor_resize_(out, v->sizes, v->ndim);
-    return st ? st : sg_tensor_copy_(out, v);
+    return sg_tensor_copy_out_(out, v);
 }
 
 static sg_status copy_list_out(const char *op, sg_status st, sg_tensor_list views,

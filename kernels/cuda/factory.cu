@@ -161,7 +161,7 @@ sg_status fill_out(const char *op, sg_int_list size, sg_scalar v, sg_tensor *out
                    sg_tensor **ret) {
     sg_status st = sg_factory_check_sizes(op, size);
     *ret = NULL;
-    if (st || (st = sg_factory_resize_out(out, size.items, size.len)) || (st = fill(op, out, v)))
+    if (st || (st = sg_tensor_resize_out_(out, size.items, size.len)) || (st = fill(op, out, v)))
         return st;
     *ret = sg_tensor_retain(out);
     return SG_OK;

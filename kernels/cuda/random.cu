@@ -360,7 +360,7 @@ sg_status bernoulli_out_k(sg_keyset ks, sg_tensor *self, sg_generator *gen, sg_t
                           sg_tensor **ret) {
     (void)ks;
     sg_status st = sg_cu_same_device("bernoulli", out, self->device);
-    if (!st) st = sg_factory_resize_out(out, self->sizes, self->ndim);
+    if (!st) st = sg_tensor_resize_out_(out, self->sizes, self->ndim);
     if (!st) st = bernoulli_tensor_run(out, self, gen);
     *ret = st ? NULL : sg_tensor_retain(out);
     return st;
@@ -443,7 +443,7 @@ sg_status randn_gen_names_k(sg_keyset ks, sg_int_list size, sg_generator *gen,
 sg_status rand_out_run(const char *op, bool normal, sg_int_list size, sg_generator *gen,
                        sg_tensor *out, sg_tensor **ret) {
     sg_status st = sg_factory_check_sizes(op, size);
-    if (!st) st = sg_factory_resize_out(out, size.items, size.len);
+    if (!st) st = sg_tensor_resize_out_(out, size.items, size.len);
     if (!st) st = normal ? normal_any(out, 0, 1, gen) : uniform_any(out, gen);
     *ret = st ? NULL : sg_tensor_retain(out);
     return st;
@@ -575,7 +575,7 @@ sg_status normal_ff_out_k(sg_keyset ks, double mean, double std, sg_int_list siz
                           sg_generator *gen, sg_tensor *out, sg_tensor **ret) {
     (void)ks;
     sg_status st = sg_factory_check_sizes("normal", size);
-    if (!st) st = sg_factory_resize_out(out, size.items, size.len);
+    if (!st) st = sg_tensor_resize_out_(out, size.items, size.len);
     if (!st) st = normal_any(out, mean, std, gen);
     *ret = st ? NULL : sg_tensor_retain(out);
     return st;
