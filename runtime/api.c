@@ -281,32 +281,28 @@ sg_status sg_tensor_list_clone(sg_tensor_list l, sg_tensor_list *out) {
     return st;
 }
 
-sg_status sg_tensor_list_copy_(sg_tensor_list dst, sg_tensor_list src) {
+/* dst[i] = src[i] by copy (sg_tensor_copy_ or sg_tensor_copy_out_); fn names the call. */
+static sg_status list_copy(const char *fn, sg_tensor_list dst, sg_tensor_list src,
+                           sg_status (*copy)(sg_tensor *, const sg_tensor *)) {
     sg_status st0;
-    if ((st0 = check_list("sg_tensor_list_copy_", "dst", dst)) ||
-        (st0 = check_list("sg_tensor_list_copy_", "src", src)))
-        return st0;
+    if ((st0 = check_list(fn, "dst", dst)) || (st0 = check_list(fn, "src", src))) return st0;
     if (dst.len != src.len)
         return sg_error(SG_EINVAL, "copying a list of %d tensors into a list of %d", (int)src.len,
                         (int)dst.len);
     for (int32_t i = 0; i < dst.len; i++) {
         if (!dst.items[i] || !src.items[i]) continue;
-        sg_status st = sg_tensor_copy_(dst.items[i], src.items[i]);
+        sg_status st = copy(dst.items[i], src.items[i]);
         if (st) return st;
     }
     return SG_OK;
 }
 
+sg_status sg_tensor_list_copy_(sg_tensor_list dst, sg_tensor_list src) {
+    return list_copy("sg_tensor_list_copy_", dst, src, sg_tensor_copy_);
+}
+
 sg_status sg_tensor_list_copy_out_(sg_tensor_list dst, sg_tensor_list src) {
-    if (dst.len != src.len)
-        return sg_error(SG_EINVAL, "copying a list of %d tensors into a list of %d", (int)src.len,
-                        (int)dst.len);
-    for (int32_t i = 0; i < dst.len; i++) {
-        if (!dst.items[i] || !src.items[i]) continue;
-        sg_status st = sg_tensor_copy_out_(dst.items[i], src.items[i]);
-        if (st) return st;
-    }
-    return SG_OK;
+    return list_copy("sg_tensor_list_copy_out_", dst, src, sg_tensor_copy_out_);
 }
 
 sg_status sg_tensor_list_retain(sg_tensor_list l, sg_tensor_list *out) {

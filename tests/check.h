@@ -31,6 +31,18 @@ static int check_count;
         }                                                                                 \
     } while (0)
 
+/* A message (or any string) that must hold text. */
+#define CHECK_HAS(msg, text)                                                               \
+    do {                                                                                   \
+        const char *check_m_ = (msg);                                                      \
+        check_count++;                                                                     \
+        if (!check_m_ || !strstr(check_m_, (text))) {                                      \
+            check_failures++;                                                              \
+            fprintf(stderr, "%s:%d: check failed: %s holds \"%s\"\n  got: %s\n", __FILE__,  \
+                    __LINE__, #msg, (text), check_m_ ? check_m_ : "(null)");               \
+        }                                                                                  \
+    } while (0)
+
 #define SKIP(...)                                  \
     do {                                           \
         fprintf(stderr, "skipped: " __VA_ARGS__);  \

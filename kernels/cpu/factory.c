@@ -1356,13 +1356,6 @@ static sg_status contiguous_k(sg_keyset ks, sg_tensor *self, sg_memory_format mf
         if (st_) return st_;                                                               \
     } while (0)
 
-/* The CPU's kernel, and Meta's (random kernels only allocate there). */
-#define CPU_META(op, fn)                                                                  \
-    do {                                                                                   \
-        SG_REG(op, fn);                                                                    \
-        sg_status st_ = op##_register(SG_KEY_META, fn, NULL);                              \
-        if (st_) return st_;                                                               \
-    } while (0)
 
 sg_status sg_cpu_register_factory(void) {
     sg_generator_default();
@@ -1389,38 +1382,38 @@ sg_status sg_cpu_register_factory(void) {
     ANY(aten_arange_start_step, arange_start_step_k);
     ANY(aten_arange_out, arange_out_k);
     ANY(aten_arange_start_out, arange_start_out_k);
-    CPU_META(aten_rand, rand_k);
-    CPU_META(aten_rand_generator, rand_gen_k);
-    CPU_META(aten_rand_names, rand_names_k);
-    CPU_META(aten_rand_generator_with_names, rand_gen_names_k);
-    CPU_META(aten_rand_out, rand_out_k);
-    CPU_META(aten_rand_generator_out, rand_gen_out_k);
-    CPU_META(aten_rand_like, rand_like_k);
-    CPU_META(aten_rand_like_generator, rand_like_gen_k);
-    CPU_META(aten_randn, randn_k);
-    CPU_META(aten_randn_generator, randn_gen_k);
-    CPU_META(aten_randn_names, randn_names_k);
-    CPU_META(aten_randn_generator_with_names, randn_gen_names_k);
-    CPU_META(aten_randn_out, randn_out_k);
-    CPU_META(aten_randn_generator_out, randn_gen_out_k);
-    CPU_META(aten_randn_like, randn_like_k);
-    CPU_META(aten_randn_like_generator, randn_like_gen_k);
-    CPU_META(aten_uniform_, uniform__k);
-    CPU_META(aten_normal_, normal__k);
-    CPU_META(aten_normal_functional, normal_functional_k);
-    CPU_META(aten_normal_Tensor_float, normal_tf_k);
-    CPU_META(aten_normal_Tensor_float_out, normal_tf_out_k);
-    CPU_META(aten_normal_float_Tensor, normal_ft_k);
-    CPU_META(aten_normal_float_Tensor_out, normal_ft_out_k);
-    CPU_META(aten_normal_Tensor_Tensor, normal_tt_k);
-    CPU_META(aten_normal_Tensor_Tensor_out, normal_tt_out_k);
-    CPU_META(aten_normal_float_float, normal_ff_k);
-    CPU_META(aten_normal_float_float_out, normal_ff_out_k);
-    CPU_META(aten_bernoulli, bernoulli_k);
-    CPU_META(aten_bernoulli_out, bernoulli_out_k);
-    CPU_META(aten_bernoulli_p, bernoulli_p_k);
-    CPU_META(aten_bernoulli__float, bernoulli__float_k);
-    CPU_META(aten_bernoulli__Tensor, bernoulli__tensor_k);
+    SG_REG_CPU_META(aten_rand, rand_k);
+    SG_REG_CPU_META(aten_rand_generator, rand_gen_k);
+    SG_REG_CPU_META(aten_rand_names, rand_names_k);
+    SG_REG_CPU_META(aten_rand_generator_with_names, rand_gen_names_k);
+    SG_REG_CPU_META(aten_rand_out, rand_out_k);
+    SG_REG_CPU_META(aten_rand_generator_out, rand_gen_out_k);
+    SG_REG_CPU_META(aten_rand_like, rand_like_k);
+    SG_REG_CPU_META(aten_rand_like_generator, rand_like_gen_k);
+    SG_REG_CPU_META(aten_randn, randn_k);
+    SG_REG_CPU_META(aten_randn_generator, randn_gen_k);
+    SG_REG_CPU_META(aten_randn_names, randn_names_k);
+    SG_REG_CPU_META(aten_randn_generator_with_names, randn_gen_names_k);
+    SG_REG_CPU_META(aten_randn_out, randn_out_k);
+    SG_REG_CPU_META(aten_randn_generator_out, randn_gen_out_k);
+    SG_REG_CPU_META(aten_randn_like, randn_like_k);
+    SG_REG_CPU_META(aten_randn_like_generator, randn_like_gen_k);
+    SG_REG_CPU_META(aten_uniform_, uniform__k);
+    SG_REG_CPU_META(aten_normal_, normal__k);
+    SG_REG_CPU_META(aten_normal_functional, normal_functional_k);
+    SG_REG_CPU_META(aten_normal_Tensor_float, normal_tf_k);
+    SG_REG_CPU_META(aten_normal_Tensor_float_out, normal_tf_out_k);
+    SG_REG_CPU_META(aten_normal_float_Tensor, normal_ft_k);
+    SG_REG_CPU_META(aten_normal_float_Tensor_out, normal_ft_out_k);
+    SG_REG_CPU_META(aten_normal_Tensor_Tensor, normal_tt_k);
+    SG_REG_CPU_META(aten_normal_Tensor_Tensor_out, normal_tt_out_k);
+    SG_REG_CPU_META(aten_normal_float_float, normal_ff_k);
+    SG_REG_CPU_META(aten_normal_float_float_out, normal_ff_out_k);
+    SG_REG_CPU_META(aten_bernoulli, bernoulli_k);
+    SG_REG_CPU_META(aten_bernoulli_out, bernoulli_out_k);
+    SG_REG_CPU_META(aten_bernoulli_p, bernoulli_p_k);
+    SG_REG_CPU_META(aten_bernoulli__float, bernoulli__float_k);
+    SG_REG_CPU_META(aten_bernoulli__Tensor, bernoulli__tensor_k);
     ANY(aten_copy_, copy__k);
     ANY(aten_copy, copy_k);
     ANY(aten__to_copy, to_copy_k);

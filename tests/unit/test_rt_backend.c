@@ -9,17 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK_HAS(s, sub)                                                                  \
-    do {                                                                                   \
-        const char *s_ = (s);                                                              \
-        check_count++;                                                                     \
-        if (!s_ || !strstr(s_, (sub))) {                                                   \
-            check_failures++;                                                              \
-            fprintf(stderr, "%s:%d: '%s' does not contain '%s'\n", __FILE__, __LINE__,    \
-                    s_ ? s_ : "(null)", (sub));                                            \
-        }                                                                                  \
-    } while (0)
-
 #define NPU(i) ((sg_device){SG_DEV_PRIVATEUSE1, (int8_t)(i)})
 
 /* ---- a two-device "npu" over host memory, with every hook, counting what it is asked -------- */

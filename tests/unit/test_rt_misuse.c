@@ -16,17 +16,6 @@
 
 #define I64(...) ((const int64_t[]){__VA_ARGS__})
 
-#define CHECK_HAS(msg, text)                                                                \
-    do {                                                                                    \
-        const char *m_ = (msg);                                                             \
-        check_count++;                                                                      \
-        if (!strstr(m_, (text))) {                                                          \
-            check_failures++;                                                               \
-            fprintf(stderr, "%s:%d: check failed: message holds \"%s\"\n  got: %s\n",       \
-                    __FILE__, __LINE__, (text), m_);                                        \
-        }                                                                                   \
-    } while (0)
-
 /* A call that must fail with status want and a message holding text. */
 #define FAILS(want, text, call)                                \
     do {                                                       \
