@@ -10,8 +10,9 @@
 static sg_tensor *t;
 
 /* boxed golden::mix: checks what arrived, returns (x, 2.5) */
-static sg_status mix_boxed(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *a,
-                           int32_t nargs, sg_any *rets, int32_t nrets) {
+static sg_status mix_boxed(const sg_op *op, sg_keyset ks, const sg_any *a, sg_any *rets,
+                           int32_t nrets, void *ctx) {
+    int32_t nargs = sg_op_nargs(op);
     (void)ctx, (void)op, (void)ks;
     CHECK(nargs == 11 && nrets == 2);
     CHECK(a[0].tag == SG_ANY_TENSOR && a[0].u.t == t);
@@ -50,18 +51,18 @@ static sg_status mix_typed(sg_keyset ks, sg_tensor *x, sg_complex c, const sg_an
 }
 
 /* golden::mix with a result of the wrong kind (an int where the schema says float) */
-static sg_status mix_wrong(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *a,
-                           int32_t nargs, sg_any *rets, int32_t nrets) {
-    (void)ctx, (void)op, (void)ks, (void)nargs, (void)nrets;
+static sg_status mix_wrong(const sg_op *op, sg_keyset ks, const sg_any *a, sg_any *rets,
+                           int32_t nrets, void *ctx) {
+    (void)ctx, (void)op, (void)ks, (void)nrets;
     rets[0] = sg_any_tensor(sg_tensor_retain(a[0].u.t));
     rets[1] = sg_any_int(3);
     return SG_OK;
 }
 
 /* a Scalar result and a ScalarType result, boxed kernels */
-static sg_status item_boxed(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *a,
-                            int32_t nargs, sg_any *rets, int32_t nrets) {
-    (void)ctx, (void)op, (void)ks, (void)a, (void)nargs, (void)nrets;
+static sg_status item_boxed(const sg_op *op, sg_keyset ks, const sg_any *a, sg_any *rets,
+                            int32_t nrets, void *ctx) {
+    (void)ctx, (void)op, (void)ks, (void)a, (void)nrets;
     rets[0] = sg_any_int(-3);
     return SG_OK;
 }
