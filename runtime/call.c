@@ -234,8 +234,8 @@ static __attribute__((noinline)) sg_status call_checked(const sg_op *op, const s
     return st ? st : finish(op, args, ks, rets, nrets);
 }
 
-/* A boxed call with an argument the fast loop does not take (a tensor list, or a tag that is
- * wrong): the whole check from the first argument. */
+/* A boxed call with an argument the fast loop does not take (a tensor list, a NULL tensor, a
+ * tag that is wrong): the whole check from the first argument. */
 static __attribute__((noinline)) sg_status call_general(const sg_op *op, const sg_any *args,
                                                         sg_any *rets, int32_t nrets) {
     sg_keyset ks = 0;
@@ -268,14 +268,17 @@ sg_status sg_op_call_boxed(const sg_op *op, const sg_any *args, int32_t nargs, s
     if (nargs > 0) {
         if (SG_UNLIKELY(!args)) return null_error(op, "args", nargs);
         /* Rationale: an argument and its checks are as large (arg_check), so one byte offset
-         * walks both */
+         * walks both, from the last argument down to 0 (no bound to keep). Whatever is not a
+         * tensor where one is taken nor a plain value goes to call_general, which checks from
+         * the first argument on and names the first that is wrong. */
         const char *a = (const char *)args, *c = (const char *)op->argc;
-        size_t      o = 0, end = (size_t)nargs * sizeof(sg_any);
+        size_t      o = (size_t)nargs * sizeof(sg_any);
         do {
+            o -= sizeof(sg_any);
             const sg_any    *v = (const sg_any *)(const void *)(a + o);
             const arg_check *k = (const arg_check *)(const void *)(c + o);
             if (SG_LIKELY(v->tag == k->fast_tag)) { /* a tensor where one is taken */
-                if (SG_UNLIKELY(!v->u.t)) return arg_error(op, args, (int32_t)(v - args));
+                if (SG_UNLIKELY(!v->u.t)) return call_general(op, args, rets, nrets);
                 ks |= v->u.t->keys;
             } else {
                 uint32_t tag = (uint32_t)v->tag;
@@ -283,7 +286,7 @@ sg_status sg_op_call_boxed(const sg_op *op, const sg_any *args, int32_t nargs, s
                                 tag == SG_ANY_TENSOR_LIST || tag == SG_ANY_OPT_TENSOR_LIST))
                     return call_general(op, args, rets, nrets);
             }
-        } while ((o += sizeof(sg_any)) < end);
+        } while (o);
     }
     sg_keyset b = ks & SG_KEYSET_BACKENDS;
     if (SG_UNLIKELY((op->checks | (b & (b - 1))) != 0)) /* several_backends, in one branch */

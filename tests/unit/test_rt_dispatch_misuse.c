@@ -389,7 +389,37 @@ static void lookups(void) {
     CHECK(sg_op_find("m4::frobnicate", "", &op) == SG_OK && op);
 }
 
+/* The boxed call's fast loop takes tensors and plain values from the last argument down, and
+ * hands anything else to a check from the first argument on: a message names the first
+ * argument that is wrong, wherever others are. */
+static void first_wrong_named(void) {
+    sg_op *op;
+    CHECK(sg_op_define("m1::three(Tensor a, int n, Tensor b) -> Tensor", &op) == SG_OK);
+    sg_tensor *t = tensor_on(SG_CPU);
+    sg_any     null_t = {SG_ANY_TENSOR, 0, {.t = NULL}}, ret;
+    sg_any     args[3] = {null_t, sg_any_int(1), null_t};
+    CHECK_EINVAL(sg_op_call_boxed(op, args, 3, &ret, 1),
+                 "m1::three: argument 0 'a' holds a NULL tensor");
+    args[0] = sg_any_tensor(t);
+    CHECK_EINVAL(sg_op_call_boxed(op, args, 3, &ret, 1),
+                 "m1::three: argument 2 'b' holds a NULL tensor");
+    args[0] = sg_any_float(1);
+    CHECK_EINVAL(sg_op_call_boxed(op, args, 3, &ret, 1),
+                 "m1::three: argument 0 'a' expects Tensor, got float");
+    args[0] = sg_any_tensor(t);
+    args[1] = sg_any_float(1);
+    args[2] = sg_any_tensor(t);
+    CHECK_EINVAL(sg_op_call_boxed(op, args, 3, &ret, 1),
+                 "m1::three: argument 1 'n' expects int, got float");
+    /* all well: the call gets as far as the missing kernel */
+    args[1] = sg_any_int(1);
+    CHECK(sg_op_call_boxed(op, args, 3, &ret, 1) == SG_ENOKERNEL);
+    CHECK(ret.tag == SG_ANY_NONE);
+    sg_tensor_release(t);
+}
+
 int main(void) {
+    first_wrong_named();
     null_handles();
     malformed_values();
     typed_boxing();
