@@ -282,7 +282,8 @@ sg_status sg_op_call_boxed(const sg_op *op, const sg_any *args, int32_t nargs, s
                 ks |= v->u.t->keys;
             } else {
                 uint32_t tag = (uint32_t)v->tag;
-                if (SG_UNLIKELY(tag >= 32 || !(k->plain >> tag & 1)))
+                if (SG_UNLIKELY(tag >= SG_ANY__COUNT || !(k->accepts >> tag & 1) ||
+                                tag == SG_ANY_TENSOR_LIST || tag == SG_ANY_OPT_TENSOR_LIST))
                     return call_general(op, args, rets, nrets);
             }
         } while (o);

@@ -236,8 +236,7 @@ static sg_status describe(sg_op *op) {
         c->accepts = accepts(a->type);
         c->item_accepts = item_accepts(a->type);
         c->fast_tag = c->accepts & TAG(SG_ANY_TENSOR) ? SG_ANY_TENSOR : -1;
-        c->plain = c->accepts & ~(TAG(SG_ANY_TENSOR) | TAG(SG_ANY_TENSOR_LIST) |
-                                  TAG(SG_ANY_OPT_TENSOR_LIST));
+        c->unused = 0;
         if (c->accepts & VALUE_TAGS) op->checks |= SG_OP_CHECK_VALUES;
         if (sg_type_is_tensor_like(a->type)) {
             op->tensor_args[op->ntensor_args++] = (int32_t)i;

@@ -48,9 +48,7 @@ typedef struct arg_check {
                               tag): the one test a tensor argument needs */
     uint32_t accepts;      /* the sg_any tags it takes (a mask) */
     uint32_t item_accepts; /* the tags a LIST's items may carry (all: any) */
-    uint32_t plain;        /* of accepts, the tags the boxed call's fast loop takes by their tag
-                              alone: all but tensors and tensor lists (the values that need a
-                              look are checked after it: checks) */
+    uint32_t unused;
 } arg_check;
 _Static_assert(sizeof(arg_check) == sizeof(sg_any), "one index for both");
 
