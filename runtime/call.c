@@ -116,8 +116,12 @@ static const char *bad_value(const sg_any *v, uint32_t items, sg_keyset *ks, int
     }
 }
 
-static __attribute__((noinline, cold)) sg_status count_error(const sg_op *op, int32_t nargs,
+/* The errors of sg_op_call_boxed's first tests take its parameters as it received them, so
+ * reaching them moves nothing on its fast path. */
+static __attribute__((noinline, cold)) sg_status count_error(const sg_op *op, const sg_any *args,
+                                                             int32_t nargs, sg_any *rets,
                                                              int32_t nrets) {
+    (void)args, (void)rets;
     if (!op) return sg_error(SG_EINVAL, "sg_op_call_boxed: no op given (NULL)");
     if (op == &sg_op_uninit) return sg__uninit_error("sg_op_call_boxed");
     if (nargs != op->nargs)
@@ -157,6 +161,13 @@ static __attribute__((noinline, cold)) sg_status arg_error(const sg_op *op, cons
                             (int)i, arg_name(op, i), b.data ? b.data : "?", tagname);
     sg_buf_free(&b);
     return st;
+}
+
+static __attribute__((noinline, cold)) sg_status args_null(const sg_op *op, const sg_any *args,
+                                                           int32_t nargs, sg_any *rets,
+                                                           int32_t nrets) {
+    (void)args, (void)rets, (void)nrets;
+    return null_error(op, "args", nargs);
 }
 
 static __attribute__((noinline)) sg_status check_written(const sg_op *op, const sg_any *args) {
@@ -263,10 +274,10 @@ static __attribute__((noinline)) sg_status call_general(const sg_op *op, const s
 sg_status sg_op_call_boxed(const sg_op *op, const sg_any *args, int32_t nargs, sg_any *rets,
                            int32_t nrets) {
     if (SG_UNLIKELY(!op || nargs != op->nargs || nrets < op->nrets))
-        return count_error(op, nargs, nrets);
+        return count_error(op, args, nargs, rets, nrets);
     sg_keyset ks = 0;
     if (nargs > 0) {
-        if (SG_UNLIKELY(!args)) return null_error(op, "args", nargs);
+        if (SG_UNLIKELY(!args)) return args_null(op, args, nargs, rets, nrets);
         /* Rationale: an argument and its checks are as large (arg_check), so one byte offset
          * walks both, from the last argument down to 0 (no bound to keep). Whatever is not a
          * tensor where one is taken nor a plain value goes to call_general, which checks from
