@@ -212,8 +212,8 @@ static __attribute__((noinline)) sg_status check_values(const sg_op *op, const s
 }
 
 /* The end of a boxed call whose arguments passed: the result slots zeroed, the kernel run.
- * Rationale: the kernel's parameters are in the registers the boxed call received its own in
- * (sg_boxed), so this ends in a tail jump. */
+ * Rationale: the kernel's six parameters all travel in registers (sg_boxed), so this ends in a
+ * tail jump. */
 static inline sg_status finish(const sg_op *op, const sg_any *args, sg_keyset ks, sg_any *rets,
                                int32_t nrets) {
     /* the NULL check of rets sits where the loop over them starts, so a call without results

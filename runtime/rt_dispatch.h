@@ -48,7 +48,7 @@ typedef struct arg_check {
                               tag): the one test a tensor argument needs */
     uint32_t accepts;      /* the sg_any tags it takes (a mask) */
     uint32_t item_accepts; /* the tags a LIST's items may carry (all: any) */
-    uint32_t unused;
+    uint32_t unused;       /* (to an sg_any's size) */
 } arg_check;
 _Static_assert(sizeof(arg_check) == sizeof(sg_any), "one index for both");
 
