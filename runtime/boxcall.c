@@ -209,7 +209,7 @@ sg_status sg_call_boxed_sig(const sg_entry *e, const sg_op *op, sg_keyset ks, co
     if (!st) st = check_tensors(op, args, nargs);
     if (!st) {
         for (int32_t i = 0; i < nrets; i++) rets[i] = sg_any_none();
-        st = e->boxed(e->ctx, op, ks, args, nargs, rets, nrets);
+        st = e->boxed(op, ks, args, rets, nrets, e->ctx);
         void *outs[ROOM];
         for (int32_t i = 0; i < nrets; i++) {
             void *out = va_arg(ap, void *);

@@ -41,9 +41,7 @@ sg_status sg_op_check_writable(const sg_op *op, int32_t arg, const sg_tensor *t)
 }
 
 /* ---- the boxed call ----------------------------------------------------------------------
- * Rationale: one pass over the arguments checks each tag and gathers the tensors' keys; the
- * messages are built out of line, so the pass keeps its registers and needs no frame to speak
- * of. A boxed call costs a few ns, the budget tvm-ffi's boxed calls set. */
+ * One pass over the arguments checks each tag and gathers the tensors' keys. */
 
 #define TAG(t) (1u << (t))
 
@@ -118,8 +116,12 @@ static const char *bad_value(const sg_any *v, uint32_t items, sg_keyset *ks, int
     }
 }
 
-static __attribute__((noinline, cold)) sg_status count_error(const sg_op *op, int32_t nargs,
+/* The errors of sg_op_call_boxed's first tests take its parameters as it received them, so
+ * reaching them moves nothing on its fast path. */
+static __attribute__((noinline, cold)) sg_status count_error(const sg_op *op, const sg_any *args,
+                                                             int32_t nargs, sg_any *rets,
                                                              int32_t nrets) {
+    (void)args, (void)rets;
     if (!op) return sg_error(SG_EINVAL, "sg_op_call_boxed: no op given (NULL)");
     if (op == &sg_op_uninit) return sg__uninit_error("sg_op_call_boxed");
     if (nargs != op->nargs)
@@ -142,8 +144,8 @@ static __attribute__((noinline, cold)) sg_status arg_error(const sg_op *op, cons
                                                            int32_t i) {
     uint32_t  tag = (uint32_t)args[i].tag;
     sg_keyset ks = 0;
-    if (tag < SG_ANY__COUNT && (op->accepts[i] >> tag & 1)) {
-        const char *why = bad_value(&args[i], op->item_accepts[i], &ks, 0);
+    if (tag < SG_ANY__COUNT && (op->argc[i].accepts >> tag & 1)) {
+        const char *why = bad_value(&args[i], op->argc[i].item_accepts, &ks, 0);
         return sg_error(SG_EINVAL, "%s: argument %d '%s' holds %s", op->name, (int)i,
                         arg_name(op, i), why ? why : "a malformed value");
     }
@@ -159,6 +161,13 @@ static __attribute__((noinline, cold)) sg_status arg_error(const sg_op *op, cons
                             (int)i, arg_name(op, i), b.data ? b.data : "?", tagname);
     sg_buf_free(&b);
     return st;
+}
+
+static __attribute__((noinline, cold)) sg_status args_null(const sg_op *op, const sg_any *args,
+                                                           int32_t nargs, sg_any *rets,
+                                                           int32_t nrets) {
+    (void)args, (void)rets, (void)nrets;
+    return null_error(op, "args", nargs);
 }
 
 static __attribute__((noinline)) sg_status check_written(const sg_op *op, const sg_any *args) {
@@ -196,71 +205,115 @@ static __attribute__((noinline)) sg_status check_values(const sg_op *op, const s
     for (int32_t i = 0; i < op->nargs; i++) {
         sg_keyset unused = 0;
         if ((CHECKED_TAGS >> args[i].tag & 1) &&
-            bad_value(&args[i], op->item_accepts[i], &unused, 0))
+            bad_value(&args[i], op->argc[i].item_accepts, &unused, 0))
             return arg_error(op, args, i);
     }
     return SG_OK;
 }
 
-static __attribute__((noinline)) sg_status slow_checks(const sg_op *op, const sg_any *args) {
-    sg_status st = op->checks & SG_OP_CHECK_VALUES ? check_values(op, args) : SG_OK;
-    if (!st && (op->checks & SG_OP_CHECK_WRITTEN)) st = check_written(op, args);
-    return st;
-}
-
-sg_status sg_op_call_boxed(const sg_op *op, const sg_any *args, int32_t nargs, sg_any *rets,
-                           int32_t nrets) {
-    if (SG_UNLIKELY(!op || nargs != op->nargs || nrets < op->nrets))
-        return count_error(op, nargs, nrets);
-    sg_keyset       ks = 0;
-    const uint32_t *accepts = op->accepts;
-    /* Rationale: the NULL checks of args and rets sit where the loops over them start, so a
-     * call with no arguments or results pays nothing for them. */
-    if (nargs > 0) {
-        if (SG_UNLIKELY(!args)) return null_error(op, "args", nargs);
-        const sg_any *v = args, *end = args + nargs;
-        do {
-            uint32_t tag = (uint32_t)v->tag;
-            if (SG_UNLIKELY(tag >= SG_ANY__COUNT || !(*accepts >> tag & 1)))
-                return arg_error(op, args, (int32_t)(v - args));
-            if (tag == SG_ANY_TENSOR) {
-                if (SG_UNLIKELY(!v->u.t)) return arg_error(op, args, (int32_t)(v - args));
-                ks |= v->u.t->keys;
-            } else if (tag == SG_ANY_TENSOR_LIST || tag == SG_ANY_OPT_TENSOR_LIST) {
-                if (SG_UNLIKELY(!list_keys(v, &ks))) return arg_error(op, args, (int32_t)(v - args));
-            }
-            accepts++;
-        } while (++v < end);
-    }
-    if (SG_UNLIKELY(op->checks)) {
-        sg_status st = slow_checks(op, args);
-        if (st) return st;
-    }
-    /* tensors of several backends: aten's same-device rule (CPU scalars may mix) */
-    if (SG_UNLIKELY((ks & SG_KEYSET_BACKENDS) & ((ks & SG_KEYSET_BACKENDS) - 1))) {
-        sg_status st = sg_check_same_device(op, args, nargs);
-        if (st) return st;
-    }
+/* The end of a boxed call whose arguments passed: the result slots zeroed, the kernel run.
+ * Rationale: the kernel's six parameters all travel in registers (sg_boxed), so this ends in a
+ * tail jump. */
+static inline sg_status finish(const sg_op *op, const sg_any *args, sg_keyset ks, sg_any *rets,
+                               int32_t nrets) {
+    /* the NULL check of rets sits where the loop over them starts, so a call without results
+     * pays nothing for it */
     if (nrets > 0) {
         if (SG_UNLIKELY(!rets)) return null_error(op, "rets", nrets);
-        int32_t i = 0;
-        do rets[i] = sg_any_none();
-        while (++i < nrets);
+        rets[0] = sg_any_none();
+        for (int32_t i = 1; i < nrets; i++) rets[i] = sg_any_none();
     }
     ks = sg_tls_apply(ks);
     const sg_entry *e = sg_dispatch_entry(op, ks);
-    return e->boxed(e->ctx, op, ks, args, nargs, rets, nrets);
+    return e->boxed(op, ks, args, rets, nrets, e->ctx);
+}
+
+/* Several backends among ks: aten's same-device rule (CPU scalars may mix) applies. */
+static inline bool several_backends(sg_keyset ks) {
+    sg_keyset b = ks & SG_KEYSET_BACKENDS;
+    return (b & (b - 1)) != 0;
+}
+
+/* A boxed call that needs the checks few calls need: values beyond their tags (op->checks),
+ * tensors on several devices. */
+static __attribute__((noinline)) sg_status call_checked(const sg_op *op, const sg_any *args,
+                                                        sg_keyset ks, sg_any *rets,
+                                                        int32_t nrets) {
+    sg_status st = op->checks & SG_OP_CHECK_VALUES ? check_values(op, args) : SG_OK;
+    if (!st && (op->checks & SG_OP_CHECK_WRITTEN)) st = check_written(op, args);
+    if (!st && several_backends(ks)) st = sg_check_same_device(op, args, op->nargs);
+    return st ? st : finish(op, args, ks, rets, nrets);
+}
+
+/* A boxed call with an argument the fast loop does not take (a tensor list, a NULL tensor, a
+ * tag that is wrong): the whole check from the first argument. */
+static __attribute__((noinline)) sg_status call_general(const sg_op *op, const sg_any *args,
+                                                        sg_any *rets, int32_t nrets) {
+    sg_keyset ks = 0;
+    for (int32_t i = 0; i < op->nargs; i++) {
+        const sg_any *v = &args[i];
+        uint32_t      tag = (uint32_t)v->tag;
+        if (SG_UNLIKELY(tag >= SG_ANY__COUNT || !(op->argc[i].accepts >> tag & 1)))
+            return arg_error(op, args, i);
+        if (tag == SG_ANY_TENSOR) {
+            if (SG_UNLIKELY(!v->u.t)) return arg_error(op, args, i);
+            ks |= v->u.t->keys;
+        } else if (tag == SG_ANY_TENSOR_LIST || tag == SG_ANY_OPT_TENSOR_LIST) {
+            if (SG_UNLIKELY(!list_keys(v, &ks))) return arg_error(op, args, i);
+        }
+    }
+    if (op->checks || several_backends(ks)) return call_checked(op, args, ks, rets, nrets);
+    return finish(op, args, ks, rets, nrets);
+}
+
+/* Rationale: the fast path is what a call of tensors and scalars needs: per argument a test
+ * that it is an accepted tensor, else that its tag is accepted and no tensor list; then one
+ * branch for the rare checks. Anything else goes to call_general or call_checked, and the
+ * messages are built out of line, each reached by a tail call, so this function has no calls
+ * of its own and no frame. */
+sg_status sg_op_call_boxed(const sg_op *op, const sg_any *args, int32_t nargs, sg_any *rets,
+                           int32_t nrets) {
+    if (SG_UNLIKELY(!op || nargs != op->nargs || nrets < op->nrets))
+        return count_error(op, args, nargs, rets, nrets);
+    sg_keyset ks = 0;
+    if (nargs > 0) {
+        if (SG_UNLIKELY(!args)) return args_null(op, args, nargs, rets, nrets);
+        /* Rationale: an argument and its checks are as large (arg_check), so one byte offset
+         * walks both, from the last argument down to 0 (no bound to keep). Whatever is not a
+         * tensor where one is taken nor a plain value goes to call_general, which checks from
+         * the first argument on and names the first that is wrong. */
+        const char *a = (const char *)args, *c = (const char *)op->argc;
+        size_t      o = (size_t)nargs * sizeof(sg_any);
+        do {
+            o -= sizeof(sg_any);
+            const sg_any    *v = (const sg_any *)(const void *)(a + o);
+            const arg_check *k = (const arg_check *)(const void *)(c + o);
+            if (SG_LIKELY(v->tag == k->fast_tag)) { /* a tensor where one is taken */
+                if (SG_UNLIKELY(!v->u.t)) return call_general(op, args, rets, nrets);
+                ks |= v->u.t->keys;
+            } else {
+                uint32_t tag = (uint32_t)v->tag;
+                if (SG_UNLIKELY(tag >= SG_ANY__COUNT || !(k->accepts >> tag & 1) ||
+                                tag == SG_ANY_TENSOR_LIST || tag == SG_ANY_OPT_TENSOR_LIST))
+                    return call_general(op, args, rets, nrets);
+            }
+        } while (o);
+    }
+    sg_keyset b = ks & SG_KEYSET_BACKENDS;
+    if (SG_UNLIKELY((op->checks | (b & (b - 1))) != 0)) /* several_backends, in one branch */
+        return call_checked(op, args, ks, rets, nrets);
+    return finish(op, args, ks, rets, nrets);
 }
 
 sg_status sg_op_redispatch_boxed(const sg_op *op, sg_keyset ks, const sg_any *args,
-                                 int32_t nargs, sg_any *rets, int32_t nrets) {
-    if (SG_UNLIKELY(!op || (!args && nargs > 0) || (!rets && nrets > 0))) {
+                                 sg_any *rets, int32_t nrets) {
+    if (SG_UNLIKELY(!op || (!args && op->nargs > 0) || (!rets && nrets > 0))) {
         if (!op) return sg_error(SG_EINVAL, "sg_op_redispatch_boxed: no op given (NULL)");
         return sg_error(SG_EINVAL, "sg_op_redispatch_boxed: %s: %s is NULL", op->name,
-                        args || nargs <= 0 ? "rets" : "args");
+                        args || op->nargs <= 0 ? "rets" : "args");
     }
     const sg_entry *e = sg_dispatch_entry(op, ks);
-    return e->boxed(e->ctx, op, ks, args, nargs, rets, nrets);
+    return e->boxed(op, ks, args, rets, nrets, e->ctx);
 }
 
 sg_status sg_call_by_name(const char *name, const char *overload, const sg_any *args,
@@ -365,8 +418,8 @@ static void op_text(const sg_op *op, char *buf, size_t n) {
     snprintf(buf, n, "%s%s%s", op->name, *op->overload ? "." : "", op->overload);
 }
 
-sg_status sg__missing_kernel(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
-                             int32_t nargs, sg_any *rets, int32_t nrets) {
+sg_status sg__missing_kernel(const sg_op *op, sg_keyset ks, const sg_any *args, sg_any *rets,
+                             int32_t nrets, void *ctx) {
     (void)ks, (void)rets, (void)nrets;
     sg_key key = (sg_key)(uintptr_t)ctx;
     char   keys[512], name[256];
@@ -374,7 +427,7 @@ sg_status sg__missing_kernel(void *ctx, const sg_op *op, sg_keyset ks, const sg_
     registered_keys(op, keys, sizeof keys);
     pthread_mutex_unlock(&sg__lock);
     op_text(op, name, sizeof name);
-    why_key(op, key, args, nargs, missing.why, sizeof missing.why);
+    why_key(op, key, args, op->nargs, missing.why, sizeof missing.why);
     sg_status st;
     if (key == SG_KEY_UNDEFINED)
         st = sg_error(SG_ENOKERNEL, "could not run '%s': its arguments select no backend (no "
@@ -436,9 +489,9 @@ sg_status sg_op_error_via(sg_status st, const sg_op *called, const sg_op *inner)
     return st;
 }
 
-sg_status sg__no_boxed_kernel(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
-                              int32_t nargs, sg_any *rets, int32_t nrets) {
-    (void)ks, (void)args, (void)nargs, (void)rets, (void)nrets;
+sg_status sg__no_boxed_kernel(const sg_op *op, sg_keyset ks, const sg_any *args, sg_any *rets,
+                              int32_t nrets, void *ctx) {
+    (void)ks, (void)args, (void)rets, (void)nrets;
     const reg *r = ctx;
     return sg_error(SG_EUNSUPPORTED, "cannot call '%s%s%s' boxed: its %s kernel was registered "
                                      "unboxed only, without a boxed adapter",
@@ -447,12 +500,12 @@ sg_status sg__no_boxed_kernel(void *ctx, const sg_op *op, sg_keyset ks, const sg
 
 /* BackendSelect for an op with no tensor arguments and a Device argument: the device picks the
  * backend (None: CPU), as PyTorch's generated BackendSelect kernels do for factory functions. */
-sg_status sg__backend_select(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
-                             int32_t nargs, sg_any *rets, int32_t nrets) {
+sg_status sg__backend_select(const sg_op *op, sg_keyset ks, const sg_any *args, sg_any *rets,
+                             int32_t nrets, void *ctx) {
     (void)ctx;
     sg_device dev = SG_CPU;
-    if (op->device_arg < nargs && args[op->device_arg].tag == SG_ANY_DEVICE)
+    if (op->device_arg < op->nargs && args[op->device_arg].tag == SG_ANY_DEVICE)
         dev = args[op->device_arg].u.dev;
     ks = sg_keyset_below(ks, SG_KEY_BACKEND_SELECT) | sg_keyset_of_device(dev);
-    return sg_op_redispatch_boxed(op, ks, args, nargs, rets, nrets);
+    return sg_op_redispatch_boxed(op, ks, args, rets, nrets);
 }

@@ -197,9 +197,10 @@ static sg_status fix_result(const sg_op *op, int32_t r, const sg_any *args, cons
     return SG_OK;
 }
 
-sg_status sg_cpu_fallback(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
-                          int32_t nargs, sg_any *rets, int32_t nrets) {
+sg_status sg_cpu_fallback(const sg_op *op, sg_keyset ks, const sg_any *args, sg_any *rets,
+                          int32_t nrets, void *ctx) {
     (void)ctx, (void)ks;
+    int32_t nargs = op ? op->nargs : 0;
     if (!op || (nargs > 0 && !args) || (nrets > 0 && !rets))
         return sg_error(SG_EINVAL, "sg_cpu_fallback: %s is NULL",
                         !op ? "op" : nargs > 0 && !args ? "args" : "rets");
@@ -208,7 +209,7 @@ sg_status sg_cpu_fallback(void *ctx, const sg_op *op, sg_keyset ks, const sg_any
     sg_any *cpu = nargs <= 16 ? small : malloc((size_t)nargs * sizeof *cpu);
     if (!cpu) return sg_error(SG_ENOMEM, "%s: CPU fallback: out of memory", op->name);
     sg_status st = build_args(&f, args, nargs, cpu);
-    if (!st) st = sg_op_redispatch_boxed(op, SG_KEYSET(SG_KEY_CPU), cpu, nargs, rets, nrets);
+    if (!st) st = sg_op_redispatch_boxed(op, SG_KEYSET(SG_KEY_CPU), cpu, rets, nrets);
     /* written arguments first, so that a result aliasing one sees the new values */
     for (int32_t w = 0; w < op->nwritten && !st; w++) {
         int32_t a = op->written_args[w];

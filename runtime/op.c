@@ -225,17 +225,19 @@ static sg_status describe(sg_op *op) {
     op->nrets = (int32_t)s->nrets;
     op->device_arg = -1;
     size_t n = s->nargs ? s->nargs : 1;
-    op->accepts = sg_arena_alloc(op->arena, n * sizeof *op->accepts);
-    op->item_accepts = sg_arena_alloc(op->arena, n * sizeof *op->item_accepts);
+    op->argc = sg_arena_alloc(op->arena, n * sizeof *op->argc);
     op->tensor_args = sg_arena_alloc(op->arena, n * sizeof *op->tensor_args);
     op->written_args = sg_arena_alloc(op->arena, n * sizeof *op->written_args);
-    if (!op->accepts || !op->item_accepts || !op->tensor_args || !op->written_args)
+    if (!op->argc || !op->tensor_args || !op->written_args)
         return sg_error(SG_ENOMEM, "out of memory");
     for (uint32_t i = 0; i < s->nargs; i++) {
         const sg_arg *a = &s->args[i];
-        op->accepts[i] = accepts(a->type);
-        op->item_accepts[i] = item_accepts(a->type);
-        if (op->accepts[i] & VALUE_TAGS) op->checks |= SG_OP_CHECK_VALUES;
+        arg_check *c = &op->argc[i];
+        c->accepts = accepts(a->type);
+        c->item_accepts = item_accepts(a->type);
+        c->fast_tag = c->accepts & TAG(SG_ANY_TENSOR) ? SG_ANY_TENSOR : -1;
+        c->unused = 0;
+        if (c->accepts & VALUE_TAGS) op->checks |= SG_OP_CHECK_VALUES;
         if (sg_type_is_tensor_like(a->type)) {
             op->tensor_args[op->ntensor_args++] = (int32_t)i;
             if (sg_arg_is_write(a)) op->written_args[op->nwritten++] = (int32_t)i;

@@ -64,16 +64,16 @@ bool sg_overrides_enabled(void) {
     return on;
 }
 
-static sg_status run(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args, int32_t nargs,
-                     sg_any *rets, int32_t nrets) {
+static sg_status run(const sg_op *op, sg_keyset ks, const sg_any *args, sg_any *rets,
+                     int32_t nrets, void *ctx) {
     const state *s = state_of(ctx);
     for (int32_t i = 0; i < s->set.n; i++)
-        if (s->items[i].pred(s->items[i].ctx, op, ks, args, nargs))
-            return s->items[i].impl(s->items[i].ctx, op, ks, args, nargs, rets, nrets);
+        if (s->items[i].pred(s->items[i].ctx, op, ks, args, op->nargs))
+            return s->items[i].impl(op, ks, args, rets, nrets, s->items[i].ctx);
     if (s->set.stock_falls)
-        return sg_op_redispatch_boxed(op, sg_keyset_below(ks, (sg_key)s->set.key), args, nargs,
-                                      rets, nrets);
-    return s->set.stock.boxed(s->set.stock.ctx, op, ks, args, nargs, rets, nrets);
+        return sg_op_redispatch_boxed(op, sg_keyset_below(ks, (sg_key)s->set.key), args, rets,
+                                      nrets);
+    return s->set.stock.boxed(op, ks, args, rets, nrets, s->set.stock.ctx);
 }
 
 sg_status sg__override_entry(sg_op *op, sg_key k, const sg_entry *stock, bool stock_falls,

@@ -41,6 +41,17 @@ typedef struct tbl {
     void        *owned;   /* override states made for this table (a chain, see override.c) */
 } tbl;
 
+/* What a boxed call checks of one argument. Rationale: as large as an sg_any, so the boxed
+ * call's loop reaches an argument and its checks through one index. */
+typedef struct arg_check {
+    int32_t  fast_tag;     /* SG_ANY_TENSOR where the argument takes a tensor, else -1 (no
+                              tag): the one test a tensor argument needs */
+    uint32_t accepts;      /* the sg_any tags it takes (a mask) */
+    uint32_t item_accepts; /* the tags a LIST's items may carry (all: any) */
+    uint32_t unused;       /* (to an sg_any's size) */
+} arg_check;
+_Static_assert(sizeof(arg_check) == sizeof(sg_any), "one index for both");
+
 struct sg_op {
     sg_op_head  head;
     sg_op      *all_next;   /* every op, definition order, for fallbacks and shutdown */
@@ -51,8 +62,7 @@ struct sg_op {
     char       *source;     /* the schema text as given to sg_op_define */
     sg_schema   schema;
     int32_t     nargs, nrets;
-    uint32_t   *accepts;    /* per argument: mask of sg_any tags it takes */
-    uint32_t   *item_accepts; /* per argument: tags a LIST's items may carry (all: any) */
+    arg_check  *argc;       /* per argument: what a boxed call checks */
     int32_t    *tensor_args;  /* arguments that are tensors or tensor lists */
     int32_t     ntensor_args;
     int32_t    *written_args; /* tensor arguments the op writes ((a!)) */
@@ -85,12 +95,9 @@ void      sg__override_free(void *owned);
 bool      sg__overrides_on(void); /* the switch, the environment read once (lock held) */
 
 /* call.c: boxed kernels the tables point to. */
-sg_status sg__missing_kernel(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
-                             int32_t nargs, sg_any *rets, int32_t nrets);
-sg_status sg__no_boxed_kernel(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
-                              int32_t nargs, sg_any *rets, int32_t nrets);
-sg_status sg__backend_select(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
-                             int32_t nargs, sg_any *rets, int32_t nrets);
+sg_boxed sg__missing_kernel;
+sg_boxed sg__no_boxed_kernel;
+sg_boxed sg__backend_select;
 
 /* error.c: how many messages this thread has set (sg_error, sg_error_clear), so a record made
  * beside a message can tell whether that message is still the last one. */

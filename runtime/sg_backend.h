@@ -156,8 +156,8 @@ sg_status sg_op_allow_mixed_devices(const sg_op *op);
  *   - copies every other tensor result to the device.
  * The device is that of the call's first tensor not on the CPU, or, for an op without one, its
  * Device argument (a factory op reached through BackendSelect). ctx is unused. */
-sg_status sg_cpu_fallback(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
-                          int32_t nargs, sg_any *rets, int32_t nrets);
+sg_status sg_cpu_fallback(const sg_op *op, sg_keyset ks, const sg_any *args, sg_any *rets,
+                          int32_t nrets, void *ctx);
 
 #ifdef __cplusplus
 }

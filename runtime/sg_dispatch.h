@@ -149,10 +149,14 @@ static inline sg_keyset sg_tls_apply(sg_keyset ks) {
 typedef struct sg_op sg_op;
 typedef void (*sg_fn)(void); /* an unboxed kernel, cast to the op's typed signature to call */
 
-/* A boxed kernel: borrowed arguments in, results out (slots zeroed by the caller), status back.
- * ctx is what was registered with it. (sg_boxed is the function type, for declarations.) */
-typedef sg_status sg_boxed(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
-                           int32_t nargs, sg_any *rets, int32_t nrets);
+/* A boxed kernel: borrowed arguments in (one per schema argument: sg_op_nargs(op) of them),
+ * nrets result slots out (at least sg_op_nrets(op), zeroed by the caller), status back. ctx
+ * is what was registered with it. (sg_boxed is the function type, for declarations.)
+ * Rationale: six parameters all travel in registers, op, rets and nrets in those
+ * sg_op_call_boxed receives them in, so the boxed call ends in a tail jump without a frame;
+ * ctx comes last for that reason. */
+typedef sg_status sg_boxed(const sg_op *op, sg_keyset ks, const sg_any *args, sg_any *rets,
+                           int32_t nrets, void *ctx);
 typedef sg_boxed *sg_boxed_fn;
 
 /* A kernel. Where both functions are given and ctx is NULL, boxed receives as its ctx a
@@ -266,8 +270,9 @@ sg_status sg_op_override_typed(sg_op *op, sg_key key, int32_t priority, sg_overr
 /* What the ctx of an SG_ENTRY_OVERRIDE_TYPED entry points to, for generated typed wrappers: the
  * overrides of (op, key) in the order they are tried, and what runs where none takes the call
  * (stock; where stock_falls, nothing stands behind them and the call goes below key). The items
- * (sg_override_items) are n overrides and then a terminator whose pred is NULL, whose impl is the stock's typed
- * kernel (NULL where stock has none or falls through) and whose ctx is this set. Rationale: a
+ * (sg_override_items) are n overrides (n >= 1) and then a terminator whose pred is NULL, whose
+ * impl is the stock's typed kernel (NULL where stock has none or falls through) and whose ctx
+ * is this set. Rationale: a
  * walk that ends on the terminator has what it needs next without keeping the set in a
  * register across the predicates' calls. An entry of boxed overrides is an SG_ENTRY_OVERRIDE
  * one, and typed calls box for it. */
@@ -311,9 +316,10 @@ uint64_t  sg_runtime_epoch(void);
 sg_status sg_op_call_boxed(const sg_op *op, const sg_any *args, int32_t nargs, sg_any *rets,
                            int32_t nrets);
 /* Calls the entry ks selects, without the thread's sets and without checks of the values (ks
- * as a kernel received it, narrowed with sg_keyset_below); NULL op, args or rets are refused. */
+ * as a kernel received it, narrowed with sg_keyset_below): a boxed kernel passes on what it
+ * received, args holding sg_op_nargs(op) values. NULL op, args or rets are refused. */
 sg_status sg_op_redispatch_boxed(const sg_op *op, sg_keyset ks, const sg_any *args,
-                                 int32_t nargs, sg_any *rets, int32_t nrets);
+                                 sg_any *rets, int32_t nrets);
 /* Looks the op up and calls it boxed: ("aten::abs", "", ...). */
 sg_status sg_call_by_name(const char *name, const char *overload, const sg_any *args,
                           int32_t nargs, sg_any *rets, int32_t nrets);

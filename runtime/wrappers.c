@@ -17,9 +17,9 @@ sg_status sg__uninit_error(const char *fn) {
                     fn ? fn : "", fn ? ": " : "");
 }
 
-static sg_status uninit_kernel(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
-                               int32_t nargs, sg_any *rets, int32_t nrets) {
-    (void)ctx, (void)op, (void)ks, (void)args, (void)nargs, (void)rets, (void)nrets;
+static sg_status uninit_kernel(const sg_op *op, sg_keyset ks, const sg_any *args, sg_any *rets,
+                               int32_t nrets, void *ctx) {
+    (void)ctx, (void)op, (void)ks, (void)args, (void)rets, (void)nrets;
     return sg__uninit_error(NULL);
 }
 
@@ -40,7 +40,7 @@ sg_op sg_op_uninit = {
 };
 
 sg_status sg_op_null_arg(const sg_op *op, int32_t arg) {
-    if (!op || op == &sg_op_uninit) return uninit_kernel(NULL, op, 0, NULL, 0, NULL, 0);
+    if (!op || op == &sg_op_uninit) return uninit_kernel(op, 0, NULL, NULL, 0, NULL);
     const char *name = arg >= 0 && arg < op->nargs ? op->schema.args[arg].name : NULL;
     return sg_error(SG_EINVAL, "%s%s%s: argument %d '%s' is a NULL tensor", op->name,
                     *op->overload ? "." : "", op->overload, (int)arg, name ? name : "?");

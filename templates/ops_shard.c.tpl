@@ -24,9 +24,11 @@
 
 /* ---- adapters, one set per C signature this shard's ops have (each shard has its own), each
  * written for the first op here of its signature, whose function types it uses:
- *   boxed_*  boxed call -> typed kernel (found through ctx: see sg_kernel)
+ *   boxed_*  boxed call -> typed kernel (found through ctx: see sg_kernel); a Tensor result is
+ *            written by the kernel into its result slot, which is tagged when the kernel succeeds
  *   over_*   typed call -> typed overrides (sg_override_set), then what stands behind them
- *            (not inlined: in the typed wrappers it would cost the fast path a frame) */
+ *            (not inlined: in the typed wrappers it would cost the fast path a frame); the
+ *            kernel's parameters first, so a typed call reaches it with them in place */
 % local firsts = C.shard_adapters(ops)
 % -- the declarations that unbox op's arguments from sg_args into a0, a1, ...
 % local function unbox_args(op)
@@ -44,32 +46,56 @@
 %     local bn = lib .. "_" .. info.boxed_name
 %     local sig = info.boxed_name:gsub("^boxed_", "")
 %     local nargs, nrets = #op.args, #op.returns
-static sg_status $(bn)(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
+static sg_status $(bn)(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_any *sg_rets,
+                       int32_t sg_nrets, void *sg_ctx) {
+    (void)sg_op_, (void)sg_nrets, (void)sg_args, (void)sg_rets;
 %     unbox_args(op)
+%     -- a Tensor result goes straight into its slot (zeroed by the caller: sg_boxed), which is
+%     -- tagged once the kernel succeeds; other results go through a local
+%     local in_slot = {}
 %     for i, r in ipairs(op.returns) do
+%       in_slot[i] = r.family == "tensor"
+%       if not in_slot[i] then
     $(C.decl(C.ret_family(r).target, "r" .. (i - 1))) = $(C.ret_family(r).init);
+%       end
 %     end
-%     local call, inp = {}, {}
-%     for i = 1, nargs do call[#call + 1] = "a" .. (i - 1); inp[i] = "a" .. (i - 1) end
-%     for i = 1, nrets do call[#call + 1] = "&r" .. (i - 1) end
+%     local call = {}
+%     for i = 1, nargs do call[#call + 1] = "a" .. (i - 1) end
+%     for i = 1, nrets do call[#call + 1] = in_slot[i] and "&sg_rets[" .. (i - 1) .. "].u.t" or "&r" .. (i - 1) end
     sg_status sg_st = (($(op.cname)_kernel) * (const sg_fn *)sg_ctx)(sg_ks$(#call > 0 and ", " .. table.concat(call, ", ") or ""));
+%     local any_slot = false
+%     for i = 1, nrets do any_slot = any_slot or in_slot[i] end
+%     if any_slot then
+    if (SG_UNLIKELY(sg_st)) {
+%       for i = 1, nrets do
+%         if in_slot[i] then
+        sg_rets[$(i - 1)].u.t = NULL; /* a failed call's slots stay None */
+%         end
+%       end
+        return sg_st;
+    }
+%     else
     if (sg_st) return sg_st;
+%     end
 %     for i, r in ipairs(op.returns) do
+%       if in_slot[i] then
+    sg_rets[$(i - 1)].tag = SG_ANY_TENSOR;
+%       else
     sg_rets[$(i - 1)] = $(C.ret_family(r).box("r" .. (i - 1)));
+%       end
 %     end
     return SG_OK;
 }
 
 %     local args = info.call_args
 %     local argsep = args == "" and "" or ", "
-SG_NOINLINE static sg_status $(lib)_over_$(sig)(const sg_override_set *sg_s, $(op.cname)_kernel sg_below,
-                       sg_keyset sg_ks$(info.params == "void" and "" or ", " .. info.params)) {
-    const sg_override_typed *sg_o = sg_override_items(sg_s);
-    for (; sg_o->pred; sg_o++)
+SG_NOINLINE static sg_status $(lib)_over_$(sig)(sg_keyset sg_ks$(info.params == "void" and "" or ", " .. info.params),
+                       const sg_override_set *sg_s, $(op.cname)_kernel sg_below) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
+    do
         if ((($(op.cname)_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks$(info.in_args == "" and "" or ", " .. info.in_args)))
             return (($(op.cname)_kernel)sg_o->impl)(sg_ks$(argsep)$(args));
+    while ((++sg_o)->pred);
     if (sg_o->impl) return (($(op.cname)_kernel)sg_o->impl)(sg_ks$(argsep)$(args));
     sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key)$(argsep)$(args));
@@ -126,7 +152,7 @@ sg_status $(cn)_redispatch(sg_keyset sg_ks$(sep)$(params)) {
     const sg_entry *sg_e = sg_dispatch_entry($(cn)_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return (($(cn)_kernel)sg_e->unboxed)(sg_ks$(argsep)$(args));
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return $(lib)_over_$(c.boxed_name:gsub("^boxed_", ""))(sg_e->ctx, $(cn)_redispatch, sg_ks$(argsep)$(args));
+        return $(lib)_over_$(c.boxed_name:gsub("^boxed_", ""))(sg_ks$(argsep)$(args), sg_e->ctx, $(cn)_redispatch);
     return sg_call_boxed_sig(sg_e, $(cn)_op, sg_ks, "$(c.signature)"$(argsep)$(args));
 }
 

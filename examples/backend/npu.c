@@ -80,7 +80,7 @@ static sg_status via_fallback(sg_op *op, sg_keyset ks, sg_tensor *a, sg_tensor *
     sg_any args[3] = {sg_any_tensor(a), sg_any_tensor(b), sg_box_scalar(alpha)};
     sg_any r = sg_any_none();
     fallback_calls++;
-    sg_status st = sg_cpu_fallback(NULL, op, ks, args, alpha ? 3 : 2, &r, 1);
+    sg_status st = sg_cpu_fallback(op, ks, args, &r, 1, NULL);
     *ret = st ? NULL : r.u.t;
     return st;
 }

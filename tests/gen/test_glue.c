@@ -21,9 +21,9 @@ static sg_status abs_cpu(sg_keyset ks, sg_tensor *self, sg_tensor **ret) {
 }
 
 /* A boxed add kernel: result = self + alpha * other, alpha an int or float Scalar. */
-static sg_status add_boxed(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
-                           int32_t nargs, sg_any *rets, int32_t nrets) {
-    (void)ctx, (void)op, (void)ks, (void)nargs, (void)nrets;
+static sg_status add_boxed(const sg_op *op, sg_keyset ks, const sg_any *args, sg_any *rets,
+                           int32_t nrets, void *ctx) {
+    (void)ctx, (void)op, (void)ks, (void)nrets;
     sg_tensor *a = args[0].u.t, *b = args[1].u.t, *out;
     double     alpha = sg_scalar_to_double(sg_unbox_scalar(&args[2]));
     sg_status  st = sg_tensor_empty(a->sizes, a->ndim, SG_FLOAT32, SG_CPU, &out);

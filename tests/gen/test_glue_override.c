@@ -20,9 +20,9 @@ static sg_status add_cpu(sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_sca
 }
 
 /* the same, boxed only */
-static sg_status add_cpu_boxed(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *a,
-                               int32_t nargs, sg_any *rets, int32_t nrets) {
-    (void)ctx, (void)op, (void)ks, (void)nargs, (void)nrets;
+static sg_status add_cpu_boxed(const sg_op *op, sg_keyset ks, const sg_any *a, sg_any *rets,
+                               int32_t nrets, void *ctx) {
+    (void)ctx, (void)op, (void)ks, (void)nrets;
     stock_runs++;
     rets[0] = sg_any_tensor(sg_tensor_retain(a[0].u.t));
     return SG_OK;
@@ -53,9 +53,9 @@ static bool boxed_pred(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *a
     return a[2].tag == SG_ANY_INT && a[2].u.i == 7;
 }
 
-static sg_status boxed_impl(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *a,
-                            int32_t nargs, sg_any *rets, int32_t nrets) {
-    (void)ctx, (void)op, (void)ks, (void)nargs, (void)nrets;
+static sg_status boxed_impl(const sg_op *op, sg_keyset ks, const sg_any *a, sg_any *rets,
+                            int32_t nrets, void *ctx) {
+    (void)ctx, (void)op, (void)ks, (void)nrets;
     boxed_impl_runs++;
     rets[0] = sg_any_tensor(sg_tensor_retain(a[1].u.t));
     return SG_OK;
@@ -64,9 +64,9 @@ static sg_status boxed_impl(void *ctx, const sg_op *op, sg_keyset ks, const sg_a
 /* an adapter of our own, to see which path a call takes: it counts, then does what the
  * generated one does (unbox, call the typed function ctx points at, box the result) */
 static int adapter_calls;
-static sg_status count_adapter(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *a,
-                               int32_t nargs, sg_any *rets, int32_t nrets) {
-    (void)op, (void)nargs, (void)nrets;
+static sg_status count_adapter(const sg_op *op, sg_keyset ks, const sg_any *a, sg_any *rets,
+                               int32_t nrets, void *ctx) {
+    (void)op, (void)nrets;
     adapter_calls++;
     sg_tensor *r = NULL;
     sg_status  st = ((aten_add_Tensor_kernel) * (const sg_fn *)ctx)(ks, a[0].u.t, a[1].u.t,

@@ -10,8 +10,9 @@
 static sg_tensor *t;
 
 /* boxed golden::mix: checks what arrived, returns (x, 2.5) */
-static sg_status mix_boxed(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *a,
-                           int32_t nargs, sg_any *rets, int32_t nrets) {
+static sg_status mix_boxed(const sg_op *op, sg_keyset ks, const sg_any *a, sg_any *rets,
+                           int32_t nrets, void *ctx) {
+    int32_t nargs = sg_op_nargs(op);
     (void)ctx, (void)op, (void)ks;
     CHECK(nargs == 11 && nrets == 2);
     CHECK(a[0].tag == SG_ANY_TENSOR && a[0].u.t == t);
@@ -49,19 +50,32 @@ static sg_status mix_typed(sg_keyset ks, sg_tensor *x, sg_complex c, const sg_an
     return SG_OK;
 }
 
+/* typed golden::mix that sets its Tensor result, then fails (as a kernel may that releases
+ * what it made): the adapter lets the kernel write that result into its boxed slot */
+static sg_status mix_fails(sg_keyset ks, sg_tensor *x, sg_complex c, const sg_any *extra,
+                           sg_layout layout, sg_memory_format mf, sg_device dev,
+                           const sg_float_list *weights, sg_bool_list mask,
+                           const sg_str_list *names, sg_str_list labels, const int64_t *k,
+                           sg_tensor **ret_out, double *ret_score) {
+    (void)ks, (void)c, (void)extra, (void)layout, (void)mf, (void)dev, (void)weights, (void)mask;
+    (void)names, (void)labels, (void)k, (void)ret_score;
+    *ret_out = x;
+    return sg_error(SG_EUNSUPPORTED, "mix_fails");
+}
+
 /* golden::mix with a result of the wrong kind (an int where the schema says float) */
-static sg_status mix_wrong(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *a,
-                           int32_t nargs, sg_any *rets, int32_t nrets) {
-    (void)ctx, (void)op, (void)ks, (void)nargs, (void)nrets;
+static sg_status mix_wrong(const sg_op *op, sg_keyset ks, const sg_any *a, sg_any *rets,
+                           int32_t nrets, void *ctx) {
+    (void)ctx, (void)op, (void)ks, (void)nrets;
     rets[0] = sg_any_tensor(sg_tensor_retain(a[0].u.t));
     rets[1] = sg_any_int(3);
     return SG_OK;
 }
 
 /* a Scalar result and a ScalarType result, boxed kernels */
-static sg_status item_boxed(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *a,
-                            int32_t nargs, sg_any *rets, int32_t nrets) {
-    (void)ctx, (void)op, (void)ks, (void)a, (void)nargs, (void)nrets;
+static sg_status item_boxed(const sg_op *op, sg_keyset ks, const sg_any *a, sg_any *rets,
+                            int32_t nrets, void *ctx) {
+    (void)ctx, (void)op, (void)ks, (void)a, (void)nrets;
     rets[0] = sg_any_int(-3);
     return SG_OK;
 }
@@ -117,6 +131,17 @@ int main(void) {
     CHECK(rets[0].tag == SG_ANY_TENSOR && rets[0].u.t == t);
     CHECK(rets[1].tag == SG_ANY_FLOAT && rets[1].u.f == 1.5);
     sg_any_release(&rets[0]);
+    CHECK(sg_handle_release(h) == SG_OK);
+
+    /* the typed kernel fails after writing its Tensor result: the boxed caller's slots are None
+     * and hold no pointer to release or read */
+    CHECK(golden_mix_register(SG_KEY_CPU, mix_fails, &h) == SG_OK);
+    rets[0] = sg_any_tensor(t); /* stale values the call zeroes */
+    rets[1] = sg_any_float(9);
+    CHECK(sg_op_call_boxed(golden_mix_op, args, 11, rets, 2) == SG_EUNSUPPORTED);
+    CHECK_STR(sg_last_error(), "mix_fails");
+    CHECK(rets[0].tag == SG_ANY_NONE && rets[0].u.t == NULL);
+    CHECK(rets[1].tag == SG_ANY_NONE);
     CHECK(sg_handle_release(h) == SG_OK);
 
     /* a Scalar result keeps its kind through unboxing */

@@ -388,7 +388,7 @@ static void check_op(const sg_op *op, counts *k) {
         built_any = true;
         clone_set(&s, nargs, SG_CPU, &c);
         sg_any cr[8] = {{0}}, dr[8] = {{0}};
-        sg_status st = sg_op_redispatch_boxed(op, SG_KEYSET(SG_KEY_CPU), c.a, nargs, cr, nrets);
+        sg_status st = sg_op_redispatch_boxed(op, SG_KEYSET(SG_KEY_CPU), c.a, cr, nrets);
         if (st) {
             for (int32_t r = 0; r < nrets; r++) sg_any_release(&cr[r]);
             free_set(&c, nargs);
@@ -400,7 +400,7 @@ static void check_op(const sg_op *op, counts *k) {
             has_dev |= s.a[i].tag == SG_ANY_TENSOR || s.a[i].tag == SG_ANY_TENSOR_LIST ||
                        s.a[i].tag == SG_ANY_OPT_TENSOR_LIST || s.a[i].tag == SG_ANY_DEVICE;
         clone_set(&s, nargs, NPU, &d);
-        st = sg_cpu_fallback(NULL, op, SG_KEYSET(SG_KEY_PRIVATEUSE1), d.a, nargs, dr, nrets);
+        st = sg_cpu_fallback(op, SG_KEYSET(SG_KEY_PRIVATEUSE1), d.a, dr, nrets, NULL);
         EXPECT(st == SG_OK, "the fallback failed where the CPU kernel did not: %s",
                sg_last_error());
         bool values = values_comparable(cur_name);

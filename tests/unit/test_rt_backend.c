@@ -320,9 +320,9 @@ static void test_arg_info(void) {
 /* ---- the same-device check ------------------------------------------------------------------- */
 
 static int ran;
-static sg_status first_arg(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
-                           int32_t nargs, sg_any *rets, int32_t nrets) {
-    (void)ctx, (void)op, (void)ks, (void)nargs, (void)nrets;
+static sg_status first_arg(const sg_op *op, sg_keyset ks, const sg_any *args, sg_any *rets,
+                           int32_t nrets, void *ctx) {
+    (void)ctx, (void)op, (void)ks, (void)nrets;
     ran++;
     rets[0] = sg_any_tensor(sg_tensor_retain(args[0].u.t));
     return SG_OK;
@@ -372,9 +372,9 @@ static void test_same_device(void) {
 /* ---- the CPU fallback over ops of its own ------------------------------------------------ */
 
 /* CPU kernels over contiguous float tensors. */
-static sg_status scale_cpu(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
-                           int32_t nargs, sg_any *rets, int32_t nrets) {
-    (void)ctx, (void)op, (void)nargs, (void)nrets;
+static sg_status scale_cpu(const sg_op *op, sg_keyset ks, const sg_any *args, sg_any *rets,
+                           int32_t nrets, void *ctx) {
+    (void)ctx, (void)op, (void)nrets;
     CHECK(ks == SG_KEYSET(SG_KEY_CPU));
     sg_tensor *t = args[0].u.t;
     CHECK(t->device.type == SG_DEV_CPU);
@@ -384,9 +384,9 @@ static sg_status scale_cpu(void *ctx, const sg_op *op, sg_keyset ks, const sg_an
     return SG_OK;
 }
 
-static sg_status twice_out_cpu(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
-                               int32_t nargs, sg_any *rets, int32_t nrets) {
-    (void)ctx, (void)op, (void)ks, (void)nargs, (void)nrets;
+static sg_status twice_out_cpu(const sg_op *op, sg_keyset ks, const sg_any *args, sg_any *rets,
+                               int32_t nrets, void *ctx) {
+    (void)ctx, (void)op, (void)ks, (void)nrets;
     sg_tensor *x = args[0].u.t, *out = args[1].u.t;
     sg_status  st = sg_tensor_resize_(out, x->sizes, x->ndim);
     if (st) return st;
@@ -396,18 +396,18 @@ static sg_status twice_out_cpu(void *ctx, const sg_op *op, sg_keyset ks, const s
     return SG_OK;
 }
 
-static sg_status tail_cpu(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
-                          int32_t nargs, sg_any *rets, int32_t nrets) {
-    (void)ctx, (void)op, (void)ks, (void)nargs, (void)nrets;
+static sg_status tail_cpu(const sg_op *op, sg_keyset ks, const sg_any *args, sg_any *rets,
+                          int32_t nrets, void *ctx) {
+    (void)ctx, (void)op, (void)ks, (void)nrets;
     sg_tensor *v = NULL;
     sg_status  st = sg_tensor_slice(args[0].u.t, 0, args[1].u.i, INT64_MAX, 1, &v);
     rets[0] = sg_any_tensor(v);
     return st;
 }
 
-static sg_status sum_list_cpu(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
-                              int32_t nargs, sg_any *rets, int32_t nrets) {
-    (void)ctx, (void)op, (void)ks, (void)nargs, (void)nrets;
+static sg_status sum_list_cpu(const sg_op *op, sg_keyset ks, const sg_any *args, sg_any *rets,
+                              int32_t nrets, void *ctx) {
+    (void)ctx, (void)op, (void)ks, (void)nrets;
     sg_tensor *r = NULL;
     sg_tensor *a = args[0].u.tensors[0];
     sg_status  st = sg_tensor_zeros(a->sizes, a->ndim, SG_FLOAT32, SG_CPU, &r);
@@ -420,9 +420,9 @@ static sg_status sum_list_cpu(void *ctx, const sg_op *op, sg_keyset ks, const sg
     return st;
 }
 
-static sg_status iota_cpu(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
-                          int32_t nargs, sg_any *rets, int32_t nrets) {
-    (void)ctx, (void)op, (void)ks, (void)nargs, (void)nrets;
+static sg_status iota_cpu(const sg_op *op, sg_keyset ks, const sg_any *args, sg_any *rets,
+                          int32_t nrets, void *ctx) {
+    (void)ctx, (void)op, (void)ks, (void)nrets;
     CHECK(args[1].tag == SG_ANY_DEVICE && args[1].u.dev.type == SG_DEV_CPU);
     int64_t    n = args[0].u.i;
     sg_tensor *r = NULL;
@@ -494,7 +494,7 @@ static void test_cpu_fallback(void) {
     a[0] = sg_any_tensor(x);
     CHECK(sg_handle_release(fb) == SG_OK);
     CHECK(sg_op_call_boxed(tail, a, 2, &r, 1) == SG_ENOKERNEL);
-    CHECK(sg_cpu_fallback(NULL, NULL, 0, a, 2, &r, 1) == SG_EINVAL);
+    CHECK(sg_cpu_fallback(NULL, 0, a, &r, 1, NULL) == SG_EINVAL);
     sg_tensor_release(out);
     sg_tensor_release(x);
 }

@@ -36,8 +36,9 @@ static sg_keyset   last_ks;
 static int         ran_count;
 
 /* A boxed kernel whose ctx names it; it returns its argument 0 (a tensor) as result 0. */
-static sg_status named(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
-                       int32_t nargs, sg_any *rets, int32_t nrets) {
+static sg_status named(const sg_op *op, sg_keyset ks, const sg_any *args, sg_any *rets,
+                       int32_t nrets, void *ctx) {
+    int32_t nargs = sg_op_nargs(op);
     (void)op;
     last_ran = ctx;
     last_ks = ks;
@@ -69,7 +70,7 @@ static sg_status typed_call(const sg_op *op, sg_tensor *self, sg_tensor **out) {
     const sg_entry *e = sg_dispatch_entry(op, ks);
     if (SG_LIKELY(e->unboxed != NULL)) return ((abs_fn)e->unboxed)(ks, self, out);
     sg_any arg = sg_any_tensor(self), ret = sg_any_none();
-    sg_status st = e->boxed(e->ctx, op, ks, &arg, 1, &ret, 1);
+    sg_status st = e->boxed(op, ks, &arg, &ret, 1, e->ctx);
     *out = st ? NULL : ret.u.t;
     return st;
 }
@@ -82,9 +83,9 @@ static sg_status typed_cpu(sg_keyset ks, sg_tensor *self, sg_tensor **out) {
 }
 
 /* The boxing adapter the generator pairs with a typed kernel: boxed call -> typed kernel. */
-static sg_status box_abs(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
-                         int32_t nargs, sg_any *rets, int32_t nrets) {
-    (void)op, (void)nargs, (void)nrets;
+static sg_status box_abs(const sg_op *op, sg_keyset ks, const sg_any *args, sg_any *rets,
+                         int32_t nrets, void *ctx) {
+    (void)op, (void)nrets;
     sg_tensor *out = NULL;
     sg_status  st = ((abs_fn) * (const sg_fn *)ctx)(ks, args[0].u.t, &out);
     if (!st) rets[0] = sg_any_tensor(out);
@@ -282,11 +283,11 @@ static void test_release_order(void) {
 
 /* A kernel at AutogradCPU that counts, then redispatches below its key. */
 static int autograd_calls;
-static sg_status autograd_kernel(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
-                                 int32_t nargs, sg_any *rets, int32_t nrets) {
+static sg_status autograd_kernel(const sg_op *op, sg_keyset ks, const sg_any *args, sg_any *rets,
+                                 int32_t nrets, void *ctx) {
     (void)ctx;
     autograd_calls++;
-    return sg_op_redispatch_boxed(op, sg_keyset_below(ks, SG_KEY_AUTOGRAD_CPU), args, nargs,
+    return sg_op_redispatch_boxed(op, sg_keyset_below(ks, SG_KEY_AUTOGRAD_CPU), args,
                                   rets, nrets);
 }
 
@@ -384,14 +385,14 @@ static void test_alias_keys(void) {
     sg_tensor_release(cuda);
 }
 
-static sg_status fallback_kernel(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
-                                 int32_t nargs, sg_any *rets, int32_t nrets) {
+static sg_status fallback_kernel(const sg_op *op, sg_keyset ks, const sg_any *args, sg_any *rets,
+                                 int32_t nrets, void *ctx) {
     (void)ctx;
     last_ran = sg_op_name(op);
     last_ks = ks;
     ran_count++;
     /* run the op where the CPU kernel lives: the shape of a "copy to CPU" fallback */
-    return sg_op_redispatch_boxed(op, SG_KEYSET(SG_KEY_CPU), args, nargs, rets, nrets);
+    return sg_op_redispatch_boxed(op, SG_KEYSET(SG_KEY_CPU), args, rets, nrets);
 }
 
 static void test_fallbacks(void) {
@@ -579,9 +580,9 @@ static void test_read_only(void) {
 /* ---- a backend fallback that runs ops on the CPU: PrivateUse1 over host memory ------------ */
 
 /* The CPU kernel: self *= 2 in place, returns self. */
-static sg_status double_cpu(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
-                            int32_t nargs, sg_any *rets, int32_t nrets) {
-    (void)ctx, (void)op, (void)nargs, (void)nrets;
+static sg_status double_cpu(const sg_op *op, sg_keyset ks, const sg_any *args, sg_any *rets,
+                            int32_t nrets, void *ctx) {
+    (void)ctx, (void)op, (void)nrets;
     sg_tensor *t = args[0].u.t;
     CHECK(t->device.type == SG_DEV_CPU && (ks & SG_KEYSET(SG_KEY_CPU)));
     float *p = sg_tensor_data(t);
@@ -592,8 +593,9 @@ static sg_status double_cpu(void *ctx, const sg_op *op, sg_keyset ks, const sg_a
 
 /* Copy every tensor argument to the CPU, run the op there, copy written arguments back, and
  * hand back results on the original device (an aliased result is the original argument). */
-static sg_status run_on_cpu(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
-                            int32_t nargs, sg_any *rets, int32_t nrets) {
+static sg_status run_on_cpu(const sg_op *op, sg_keyset ks, const sg_any *args, sg_any *rets,
+                            int32_t nrets, void *ctx) {
+    int32_t nargs = sg_op_nargs(op);
     (void)ctx, (void)ks;
     sg_any    cpu_args[8];
     sg_status st = SG_OK;
@@ -603,7 +605,7 @@ static sg_status run_on_cpu(void *ctx, const sg_op *op, sg_keyset ks, const sg_a
         if (args[i].tag == SG_ANY_TENSOR && !st) st = sg_tensor_to(args[i].u.t, SG_CPU, &cpu_args[i].u.t);
         else if (args[i].tag == SG_ANY_TENSOR) cpu_args[i].u.t = NULL;
     }
-    if (!st) st = sg_op_redispatch_boxed(op, sg_keyset_of_device(SG_CPU), cpu_args, nargs, rets, nrets);
+    if (!st) st = sg_op_redispatch_boxed(op, sg_keyset_of_device(SG_CPU), cpu_args, rets, nrets);
     for (int32_t i = 0; i < nargs && !st; i++)
         if (args[i].tag == SG_ANY_TENSOR && sg_tensor_writable(args[i].u.t))
             st = sg_tensor_copy_(args[i].u.t, cpu_args[i].u.t);

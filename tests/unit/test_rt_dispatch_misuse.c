@@ -31,8 +31,9 @@ static sg_op *define(const char *schema) {
 static int ran;
 
 /* Returns its first argument where that is a tensor. */
-static sg_status kernel(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
-                        int32_t nargs, sg_any *rets, int32_t nrets) {
+static sg_status kernel(const sg_op *op, sg_keyset ks, const sg_any *args, sg_any *rets,
+                        int32_t nrets, void *ctx) {
+    int32_t nargs = sg_op_nargs(op);
     (void)ctx, (void)op, (void)ks;
     ran++;
     if (nargs > 0 && nrets > 0 && args[0].tag == SG_ANY_TENSOR)
@@ -134,11 +135,11 @@ static void null_handles(void) {
     CHECK_EINVAL(sg_op_call_boxed(abs_op, &arg, 1, NULL, 1),
                  "m1::abs: 1 result slot, but rets is NULL");
     CHECK_EINVAL(sg_op_call_boxed(abs_op, &arg, -1, &ret, 1), "m1::abs: expected 1 argument");
-    CHECK_EINVAL(sg_op_redispatch_boxed(NULL, SG_KEYSET(SG_KEY_CPU), &arg, 1, &ret, 1),
+    CHECK_EINVAL(sg_op_redispatch_boxed(NULL, SG_KEYSET(SG_KEY_CPU), &arg, &ret, 1),
                  "sg_op_redispatch_boxed: no op given");
-    CHECK_EINVAL(sg_op_redispatch_boxed(abs_op, SG_KEYSET(SG_KEY_CPU), NULL, 1, &ret, 1),
+    CHECK_EINVAL(sg_op_redispatch_boxed(abs_op, SG_KEYSET(SG_KEY_CPU), NULL, &ret, 1),
                  "sg_op_redispatch_boxed: m1::abs: args is NULL");
-    CHECK_EINVAL(sg_op_redispatch_boxed(abs_op, SG_KEYSET(SG_KEY_CPU), &arg, 1, NULL, 1),
+    CHECK_EINVAL(sg_op_redispatch_boxed(abs_op, SG_KEYSET(SG_KEY_CPU), &arg, NULL, 1),
                  "sg_op_redispatch_boxed: m1::abs: rets is NULL");
     CHECK_EINVAL(sg_call_by_name(NULL, "", &arg, 1, &ret, 1), "sg_op_find: no name given");
     CHECK(sg_op_keys_of_args(NULL, &arg, 1) == 0);
@@ -273,11 +274,11 @@ static sg_op *outer_op, *inner_op;
 
 /* outer's CompositeExplicitAutograd kernel: inner (an out= op) into a fresh tensor, as a
  * structured op's generated kernel computes it. */
-static sg_status outer_composite(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
-                                 int32_t nargs, sg_any *rets, int32_t nrets) {
-    (void)ctx, (void)nargs, (void)nrets;
+static sg_status outer_composite(const sg_op *op, sg_keyset ks, const sg_any *args, sg_any *rets,
+                                 int32_t nrets, void *ctx) {
+    (void)ctx, (void)nrets;
     sg_any    a[2] = {args[0], args[0]}, r = sg_any_none();
-    sg_status st = sg_op_redispatch_boxed(inner_op, ks, a, 2, &r, 1);
+    sg_status st = sg_op_redispatch_boxed(inner_op, ks, a, &r, 1);
     if (st) return sg_op_error_via(st, op, inner_op);
     rets[0] = r;
     return SG_OK;
@@ -285,16 +286,16 @@ static sg_status outer_composite(void *ctx, const sg_op *op, sg_keyset ks, const
 
 /* top computes itself through outer (two levels of composites). */
 static sg_op *top_op;
-static sg_status top_composite(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
-                               int32_t nargs, sg_any *rets, int32_t nrets) {
+static sg_status top_composite(const sg_op *op, sg_keyset ks, const sg_any *args, sg_any *rets,
+                               int32_t nrets, void *ctx) {
     (void)ctx;
-    sg_status st = sg_op_redispatch_boxed(outer_op, ks, args, nargs, rets, nrets);
+    sg_status st = sg_op_redispatch_boxed(outer_op, ks, args, rets, nrets);
     return st ? sg_op_error_via(st, op, outer_op) : SG_OK;
 }
 
-static sg_status fails_other(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
-                             int32_t nargs, sg_any *rets, int32_t nrets) {
-    (void)ctx, (void)op, (void)ks, (void)args, (void)nargs, (void)rets, (void)nrets;
+static sg_status fails_other(const sg_op *op, sg_keyset ks, const sg_any *args, sg_any *rets,
+                             int32_t nrets, void *ctx) {
+    (void)ctx, (void)op, (void)ks, (void)args, (void)rets, (void)nrets;
     return sg_error(SG_ENOKERNEL, "a kernel's own message");
 }
 
@@ -388,7 +389,37 @@ static void lookups(void) {
     CHECK(sg_op_find("m4::frobnicate", "", &op) == SG_OK && op);
 }
 
+/* The boxed call's fast loop takes tensors and plain values from the last argument down, and
+ * hands anything else to a check from the first argument on: a message names the first
+ * argument that is wrong, wherever others are. */
+static void first_wrong_named(void) {
+    sg_op *op;
+    CHECK(sg_op_define("m1::three(Tensor a, int n, Tensor b) -> Tensor", &op) == SG_OK);
+    sg_tensor *t = tensor_on(SG_CPU);
+    sg_any     null_t = {SG_ANY_TENSOR, 0, {.t = NULL}}, ret;
+    sg_any     args[3] = {null_t, sg_any_int(1), null_t};
+    CHECK_EINVAL(sg_op_call_boxed(op, args, 3, &ret, 1),
+                 "m1::three: argument 0 'a' holds a NULL tensor");
+    args[0] = sg_any_tensor(t);
+    CHECK_EINVAL(sg_op_call_boxed(op, args, 3, &ret, 1),
+                 "m1::three: argument 2 'b' holds a NULL tensor");
+    args[0] = sg_any_float(1);
+    CHECK_EINVAL(sg_op_call_boxed(op, args, 3, &ret, 1),
+                 "m1::three: argument 0 'a' expects Tensor, got float");
+    args[0] = sg_any_tensor(t);
+    args[1] = sg_any_float(1);
+    args[2] = sg_any_tensor(t);
+    CHECK_EINVAL(sg_op_call_boxed(op, args, 3, &ret, 1),
+                 "m1::three: argument 1 'n' expects int, got float");
+    /* all well: the call gets as far as the missing kernel */
+    args[1] = sg_any_int(1);
+    CHECK(sg_op_call_boxed(op, args, 3, &ret, 1) == SG_ENOKERNEL);
+    CHECK(ret.tag == SG_ANY_NONE);
+    sg_tensor_release(t);
+}
+
 int main(void) {
+    first_wrong_named();
     null_handles();
     malformed_values();
     typed_boxing();

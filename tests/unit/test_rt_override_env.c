@@ -8,9 +8,9 @@
 
 static const char *ran;
 
-static sg_status kernel(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
-                        int32_t nargs, sg_any *rets, int32_t nrets) {
-    (void)op, (void)ks, (void)args, (void)nargs, (void)rets, (void)nrets;
+static sg_status kernel(const sg_op *op, sg_keyset ks, const sg_any *args, sg_any *rets,
+                        int32_t nrets, void *ctx) {
+    (void)op, (void)ks, (void)args, (void)rets, (void)nrets;
     ran = ctx;
     return SG_OK;
 }

@@ -17,9 +17,9 @@ static long       bad_calls; /* atomic */
 static long       calls;     /* atomic */
 
 /* Each kernel returns its own id through result 0 (an int). */
-static sg_status kernel(void *ctx, const sg_op *o, sg_keyset ks, const sg_any *args,
-                        int32_t nargs, sg_any *rets, int32_t nrets) {
-    (void)o, (void)ks, (void)args, (void)nargs;
+static sg_status kernel(const sg_op *o, sg_keyset ks, const sg_any *args, sg_any *rets,
+                        int32_t nrets, void *ctx) {
+    (void)o, (void)ks, (void)args;
     if (nrets > 0) rets[0] = sg_any_int((int64_t)(intptr_t)ctx);
     return SG_OK;
 }
@@ -38,9 +38,9 @@ static sg_status typed_kernel(sg_keyset ks, sg_tensor *self, int64_t *out) {
     return SG_OK;
 }
 
-static sg_status typed_adapter(void *ctx, const sg_op *o, sg_keyset ks, const sg_any *args,
-                               int32_t nargs, sg_any *rets, int32_t nrets) {
-    (void)ctx, (void)o, (void)nargs, (void)nrets;
+static sg_status typed_adapter(const sg_op *o, sg_keyset ks, const sg_any *args, sg_any *rets,
+                               int32_t nrets, void *ctx) {
+    (void)ctx, (void)o, (void)nrets;
     int64_t   v = 0;
     sg_status st = typed_kernel(ks, args[0].u.t, &v);
     rets[0] = sg_any_int(v);
@@ -61,7 +61,7 @@ static void *reader(void *arg) {
             ((typed_fn)e->unboxed)(ks, cpu, &got2);
         } else {
             sg_any r2 = sg_any_none();
-            if (e->boxed(e->ctx, op, ks, &a, 1, &r2, 1) == SG_OK) got2 = r2.u.i;
+            if (e->boxed(op, ks, &a, &r2, 1, e->ctx) == SG_OK) got2 = r2.u.i;
         }
         if (got < 1 || got > 4 || got2 < 1 || got2 > 4) __atomic_fetch_add(&bad_calls, 1, __ATOMIC_RELAXED);
         __atomic_fetch_add(&calls, 1, __ATOMIC_RELAXED);

@@ -19,8 +19,9 @@ static sg_tensor *cpu_tensor(void) {
 /* A boxed kernel: records its arguments' tags; returns argument 0 and the number of
  * arguments. */
 static int32_t seen_tags[8];
-static sg_status record(void *ctx, const sg_op *op, sg_keyset ks, const sg_any *args,
-                        int32_t nargs, sg_any *rets, int32_t nrets) {
+static sg_status record(const sg_op *op, sg_keyset ks, const sg_any *args, sg_any *rets,
+                        int32_t nrets, void *ctx) {
+    int32_t nargs = sg_op_nargs(op);
     (void)ctx, (void)op, (void)ks;
     for (int32_t i = 0; i < nargs && i < 8; i++) seen_tags[i] = args[i].tag;
     if (nrets > 0) rets[0] = sg_any_tensor(sg_tensor_retain(args[0].u.t));

@@ -7,119 +7,133 @@
 
 /* ---- adapters, one set per C signature this shard's ops have (each shard has its own), each
  * written for the first op here of its signature, whose function types it uses:
- *   boxed_*  boxed call -> typed kernel (found through ctx: see sg_kernel)
+ *   boxed_*  boxed call -> typed kernel (found through ctx: see sg_kernel); a Tensor result is
+ *            written by the kernel into its result slot, which is tagged when the kernel succeeds
  *   over_*   typed call -> typed overrides (sg_override_set), then what stands behind them
- *            (not inlined: in the typed wrappers it would cost the fast path a frame) */
-static sg_status golden_boxed_ttS_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
+ *            (not inlined: in the typed wrappers it would cost the fast path a frame); the
+ *            kernel's parameters first, so a typed call reaches it with them in place */
+static sg_status golden_boxed_ttS_t(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_any *sg_rets,
+                       int32_t sg_nrets, void *sg_ctx) {
+    (void)sg_op_, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
     sg_tensor *a1 = (&sg_args[1])->u.t;
     sg_scalar a2 = sg_unbox_scalar((&sg_args[2]));
-    sg_tensor *r0 = NULL;
-    sg_status sg_st = ((aten_add_Tensor_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, &r0);
-    if (sg_st) return sg_st;
-    sg_rets[0] = sg_any_tensor(r0);
+    sg_status sg_st = ((aten_add_Tensor_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, &sg_rets[0].u.t);
+    if (SG_UNLIKELY(sg_st)) {
+        sg_rets[0].u.t = NULL; /* a failed call's slots stay None */
+        return sg_st;
+    }
+    sg_rets[0].tag = SG_ANY_TENSOR;
     return SG_OK;
 }
 
-SG_NOINLINE static sg_status golden_over_ttS_t(const sg_override_set *sg_s, aten_add_Tensor_kernel sg_below,
-                       sg_keyset sg_ks, sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor **ret) {
-    const sg_override_typed *sg_o = sg_override_items(sg_s);
-    for (; sg_o->pred; sg_o++)
+SG_NOINLINE static sg_status golden_over_ttS_t(sg_keyset sg_ks, sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor **ret,
+                       const sg_override_set *sg_s, aten_add_Tensor_kernel sg_below) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
+    do
         if (((aten_add_Tensor_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, other, alpha))
             return ((aten_add_Tensor_kernel)sg_o->impl)(sg_ks, self, other, alpha, ret);
+    while ((++sg_o)->pred);
     if (sg_o->impl) return ((aten_add_Tensor_kernel)sg_o->impl)(sg_ks, self, other, alpha, ret);
     sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, other, alpha, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "ttS>t", self, other, alpha, ret);
 }
 
-static sg_status golden_boxed_ttSt_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
+static sg_status golden_boxed_ttSt_t(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_any *sg_rets,
+                       int32_t sg_nrets, void *sg_ctx) {
+    (void)sg_op_, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
     sg_tensor *a1 = (&sg_args[1])->u.t;
     sg_scalar a2 = sg_unbox_scalar((&sg_args[2]));
     sg_tensor *a3 = (&sg_args[3])->u.t;
-    sg_tensor *r0 = NULL;
-    sg_status sg_st = ((aten_add_out_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, &r0);
-    if (sg_st) return sg_st;
-    sg_rets[0] = sg_any_tensor(r0);
+    sg_status sg_st = ((aten_add_out_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, &sg_rets[0].u.t);
+    if (SG_UNLIKELY(sg_st)) {
+        sg_rets[0].u.t = NULL; /* a failed call's slots stay None */
+        return sg_st;
+    }
+    sg_rets[0].tag = SG_ANY_TENSOR;
     return SG_OK;
 }
 
-SG_NOINLINE static sg_status golden_over_ttSt_t(const sg_override_set *sg_s, aten_add_out_kernel sg_below,
-                       sg_keyset sg_ks, sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor *out, sg_tensor **ret) {
-    const sg_override_typed *sg_o = sg_override_items(sg_s);
-    for (; sg_o->pred; sg_o++)
+SG_NOINLINE static sg_status golden_over_ttSt_t(sg_keyset sg_ks, sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor *out, sg_tensor **ret,
+                       const sg_override_set *sg_s, aten_add_out_kernel sg_below) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
+    do
         if (((aten_add_out_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, other, alpha, out))
             return ((aten_add_out_kernel)sg_o->impl)(sg_ks, self, other, alpha, out, ret);
+    while ((++sg_o)->pred);
     if (sg_o->impl) return ((aten_add_out_kernel)sg_o->impl)(sg_ks, self, other, alpha, out, ret);
     sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, other, alpha, out, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "ttSt>t", self, other, alpha, out, ret);
 }
 
-static sg_status golden_boxed_tfB_tt(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
+static sg_status golden_boxed_tfB_tt(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_any *sg_rets,
+                       int32_t sg_nrets, void *sg_ctx) {
+    (void)sg_op_, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
     double a1 = (double)(&sg_args[1])->u.f;
     bool sg_room2 = (bool)(&sg_args[2])->u.b;
     const bool *a2 = ((&sg_args[2])->tag == SG_ANY_BOOL ? &sg_room2 : NULL);
-    sg_tensor *r0 = NULL;
-    sg_tensor *r1 = NULL;
-    sg_status sg_st = ((aten_native_dropout_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, &r0, &r1);
-    if (sg_st) return sg_st;
-    sg_rets[0] = sg_any_tensor(r0);
-    sg_rets[1] = sg_any_tensor(r1);
+    sg_status sg_st = ((aten_native_dropout_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, &sg_rets[0].u.t, &sg_rets[1].u.t);
+    if (SG_UNLIKELY(sg_st)) {
+        sg_rets[0].u.t = NULL; /* a failed call's slots stay None */
+        sg_rets[1].u.t = NULL; /* a failed call's slots stay None */
+        return sg_st;
+    }
+    sg_rets[0].tag = SG_ANY_TENSOR;
+    sg_rets[1].tag = SG_ANY_TENSOR;
     return SG_OK;
 }
 
-SG_NOINLINE static sg_status golden_over_tfB_tt(const sg_override_set *sg_s, aten_native_dropout_kernel sg_below,
-                       sg_keyset sg_ks, sg_tensor *input, double p, const bool *train, sg_tensor **ret0, sg_tensor **ret1) {
-    const sg_override_typed *sg_o = sg_override_items(sg_s);
-    for (; sg_o->pred; sg_o++)
+SG_NOINLINE static sg_status golden_over_tfB_tt(sg_keyset sg_ks, sg_tensor *input, double p, const bool *train, sg_tensor **ret0, sg_tensor **ret1,
+                       const sg_override_set *sg_s, aten_native_dropout_kernel sg_below) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
+    do
         if (((aten_native_dropout_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, input, p, train))
             return ((aten_native_dropout_kernel)sg_o->impl)(sg_ks, input, p, train, ret0, ret1);
+    while ((++sg_o)->pred);
     if (sg_o->impl) return ((aten_native_dropout_kernel)sg_o->impl)(sg_ks, input, p, train, ret0, ret1);
     sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), input, p, train, ret0, ret1);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tfB>tt", input, p, train, ret0, ret1);
 }
 
-static sg_status golden_boxed_tN1bD_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
+static sg_status golden_boxed_tN1bD_t(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_any *sg_rets,
+                       int32_t sg_nrets, void *sg_ctx) {
+    (void)sg_op_, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
     int64_t sg_room1_v[1]; sg_int_list sg_room1 = sg_unbox_int_list((&sg_args[1]), sg_room1_v, 1);
     const sg_int_list *a1 = ((&sg_args[1])->tag == SG_ANY_NONE ? NULL : &sg_room1);
     bool a2 = (bool)(&sg_args[2])->u.b;
     sg_dtype sg_room3 = (sg_dtype)(&sg_args[3])->u.i;
     const sg_dtype *a3 = ((&sg_args[3])->tag == SG_ANY_DTYPE ? &sg_room3 : NULL);
-    sg_tensor *r0 = NULL;
-    sg_status sg_st = ((aten_sum_dim_IntList_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, &r0);
-    if (sg_st) return sg_st;
-    sg_rets[0] = sg_any_tensor(r0);
+    sg_status sg_st = ((aten_sum_dim_IntList_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, &sg_rets[0].u.t);
+    if (SG_UNLIKELY(sg_st)) {
+        sg_rets[0].u.t = NULL; /* a failed call's slots stay None */
+        return sg_st;
+    }
+    sg_rets[0].tag = SG_ANY_TENSOR;
     return SG_OK;
 }
 
-SG_NOINLINE static sg_status golden_over_tN1bD_t(const sg_override_set *sg_s, aten_sum_dim_IntList_kernel sg_below,
-                       sg_keyset sg_ks, sg_tensor *self, const sg_int_list *dim, bool keepdim, const sg_dtype *dtype, sg_tensor **ret) {
-    const sg_override_typed *sg_o = sg_override_items(sg_s);
-    for (; sg_o->pred; sg_o++)
+SG_NOINLINE static sg_status golden_over_tN1bD_t(sg_keyset sg_ks, sg_tensor *self, const sg_int_list *dim, bool keepdim, const sg_dtype *dtype, sg_tensor **ret,
+                       const sg_override_set *sg_s, aten_sum_dim_IntList_kernel sg_below) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
+    do
         if (((aten_sum_dim_IntList_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, dim, keepdim, dtype))
             return ((aten_sum_dim_IntList_kernel)sg_o->impl)(sg_ks, self, dim, keepdim, dtype, ret);
+    while ((++sg_o)->pred);
     if (sg_o->impl) return ((aten_sum_dim_IntList_kernel)sg_o->impl)(sg_ks, self, dim, keepdim, dtype, ret);
     sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, dim, keepdim, dtype, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tNbD>t", self, dim, keepdim, dtype, ret);
 }
 
-static sg_status golden_boxed_nDYVBM_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
+static sg_status golden_boxed_nDYVBM_t(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_any *sg_rets,
+                       int32_t sg_nrets, void *sg_ctx) {
+    (void)sg_op_, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     int64_t sg_room0[1];
     sg_int_list a0 = sg_unbox_int_list((&sg_args[0]), sg_room0, 0);
     sg_dtype sg_room1 = (sg_dtype)(&sg_args[1])->u.i;
@@ -132,55 +146,61 @@ static sg_status golden_boxed_nDYVBM_t(void *sg_ctx, const sg_op *sg_op_, sg_key
     const bool *a4 = ((&sg_args[4])->tag == SG_ANY_BOOL ? &sg_room4 : NULL);
     sg_memory_format sg_room5 = (sg_memory_format)(&sg_args[5])->u.i;
     const sg_memory_format *a5 = ((&sg_args[5])->tag == SG_ANY_MEMORY_FORMAT ? &sg_room5 : NULL);
-    sg_tensor *r0 = NULL;
-    sg_status sg_st = ((aten_empty_memory_format_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, a4, a5, &r0);
-    if (sg_st) return sg_st;
-    sg_rets[0] = sg_any_tensor(r0);
+    sg_status sg_st = ((aten_empty_memory_format_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, a4, a5, &sg_rets[0].u.t);
+    if (SG_UNLIKELY(sg_st)) {
+        sg_rets[0].u.t = NULL; /* a failed call's slots stay None */
+        return sg_st;
+    }
+    sg_rets[0].tag = SG_ANY_TENSOR;
     return SG_OK;
 }
 
-SG_NOINLINE static sg_status golden_over_nDYVBM_t(const sg_override_set *sg_s, aten_empty_memory_format_kernel sg_below,
-                       sg_keyset sg_ks, sg_int_list size, const sg_dtype *dtype, const sg_layout *layout, const sg_device *device, const bool *pin_memory, const sg_memory_format *memory_format, sg_tensor **ret) {
-    const sg_override_typed *sg_o = sg_override_items(sg_s);
-    for (; sg_o->pred; sg_o++)
+SG_NOINLINE static sg_status golden_over_nDYVBM_t(sg_keyset sg_ks, sg_int_list size, const sg_dtype *dtype, const sg_layout *layout, const sg_device *device, const bool *pin_memory, const sg_memory_format *memory_format, sg_tensor **ret,
+                       const sg_override_set *sg_s, aten_empty_memory_format_kernel sg_below) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
+    do
         if (((aten_empty_memory_format_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, size, dtype, layout, device, pin_memory, memory_format))
             return ((aten_empty_memory_format_kernel)sg_o->impl)(sg_ks, size, dtype, layout, device, pin_memory, memory_format, ret);
+    while ((++sg_o)->pred);
     if (sg_o->impl) return ((aten_empty_memory_format_kernel)sg_o->impl)(sg_ks, size, dtype, layout, device, pin_memory, memory_format, ret);
     sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), size, dtype, layout, device, pin_memory, memory_format, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "nDYVBM>t", size, dtype, layout, device, pin_memory, memory_format, ret);
 }
 
-static sg_status golden_boxed_tQQ_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
+static sg_status golden_boxed_tQQ_t(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_any *sg_rets,
+                       int32_t sg_nrets, void *sg_ctx) {
+    (void)sg_op_, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
     sg_scalar sg_room1 = sg_unbox_scalar((&sg_args[1]));
     const sg_scalar *a1 = ((&sg_args[1])->tag == SG_ANY_NONE ? NULL : &sg_room1);
     sg_scalar sg_room2 = sg_unbox_scalar((&sg_args[2]));
     const sg_scalar *a2 = ((&sg_args[2])->tag == SG_ANY_NONE ? NULL : &sg_room2);
-    sg_tensor *r0 = NULL;
-    sg_status sg_st = ((aten_clamp_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, &r0);
-    if (sg_st) return sg_st;
-    sg_rets[0] = sg_any_tensor(r0);
+    sg_status sg_st = ((aten_clamp_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, &sg_rets[0].u.t);
+    if (SG_UNLIKELY(sg_st)) {
+        sg_rets[0].u.t = NULL; /* a failed call's slots stay None */
+        return sg_st;
+    }
+    sg_rets[0].tag = SG_ANY_TENSOR;
     return SG_OK;
 }
 
-SG_NOINLINE static sg_status golden_over_tQQ_t(const sg_override_set *sg_s, aten_clamp_kernel sg_below,
-                       sg_keyset sg_ks, sg_tensor *self, const sg_scalar *min, const sg_scalar *max, sg_tensor **ret) {
-    const sg_override_typed *sg_o = sg_override_items(sg_s);
-    for (; sg_o->pred; sg_o++)
+SG_NOINLINE static sg_status golden_over_tQQ_t(sg_keyset sg_ks, sg_tensor *self, const sg_scalar *min, const sg_scalar *max, sg_tensor **ret,
+                       const sg_override_set *sg_s, aten_clamp_kernel sg_below) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
+    do
         if (((aten_clamp_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, min, max))
             return ((aten_clamp_kernel)sg_o->impl)(sg_ks, self, min, max, ret);
+    while ((++sg_o)->pred);
     if (sg_o->impl) return ((aten_clamp_kernel)sg_o->impl)(sg_ks, self, min, max, ret);
     sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, min, max, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tQQ>t", self, min, max, ret);
 }
 
-static sg_status golden_boxed_lz_l(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
+static sg_status golden_boxed_lz_l(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_any *sg_rets,
+                       int32_t sg_nrets, void *sg_ctx) {
+    (void)sg_op_, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor_list a0 = sg_unbox_tensor_list((&sg_args[0]));
     sg_scalar sg_room1[sg_unbox_list_len((&sg_args[1])) + 1];
     sg_scalar_list a1 = sg_unbox_scalar_list((&sg_args[1]), sg_room1);
@@ -191,77 +211,84 @@ static sg_status golden_boxed_lz_l(void *sg_ctx, const sg_op *sg_op_, sg_keyset 
     return SG_OK;
 }
 
-SG_NOINLINE static sg_status golden_over_lz_l(const sg_override_set *sg_s, aten__foreach_add_ScalarList_kernel sg_below,
-                       sg_keyset sg_ks, sg_tensor_list self, sg_scalar_list scalars, sg_tensor_list *ret) {
-    const sg_override_typed *sg_o = sg_override_items(sg_s);
-    for (; sg_o->pred; sg_o++)
+SG_NOINLINE static sg_status golden_over_lz_l(sg_keyset sg_ks, sg_tensor_list self, sg_scalar_list scalars, sg_tensor_list *ret,
+                       const sg_override_set *sg_s, aten__foreach_add_ScalarList_kernel sg_below) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
+    do
         if (((aten__foreach_add_ScalarList_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, scalars))
             return ((aten__foreach_add_ScalarList_kernel)sg_o->impl)(sg_ks, self, scalars, ret);
+    while ((++sg_o)->pred);
     if (sg_o->impl) return ((aten__foreach_add_ScalarList_kernel)sg_o->impl)(sg_ks, self, scalars, ret);
     sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, scalars, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "lz>l", self, scalars, ret);
 }
 
-static sg_status golden_boxed_tsnw_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
+static sg_status golden_boxed_tsnw_t(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_any *sg_rets,
+                       int32_t sg_nrets, void *sg_ctx) {
+    (void)sg_op_, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
     const char *a1 = sg_unbox_str((&sg_args[1]));
     int64_t sg_room2[1];
     sg_int_list a2 = sg_unbox_int_list((&sg_args[2]), sg_room2, 0);
     const char *sg_room3[sg_unbox_list_len((&sg_args[3])) + 1];
     sg_str_list a3 = sg_unbox_str_list((&sg_args[3]), sg_room3);
-    sg_tensor *r0 = NULL;
-    sg_status sg_st = ((aten_unflatten_Dimname_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, &r0);
-    if (sg_st) return sg_st;
-    sg_rets[0] = sg_any_tensor(r0);
+    sg_status sg_st = ((aten_unflatten_Dimname_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, &sg_rets[0].u.t);
+    if (SG_UNLIKELY(sg_st)) {
+        sg_rets[0].u.t = NULL; /* a failed call's slots stay None */
+        return sg_st;
+    }
+    sg_rets[0].tag = SG_ANY_TENSOR;
     return SG_OK;
 }
 
-SG_NOINLINE static sg_status golden_over_tsnw_t(const sg_override_set *sg_s, aten_unflatten_Dimname_kernel sg_below,
-                       sg_keyset sg_ks, sg_tensor *self, const char *dim, sg_int_list sizes, sg_str_list names, sg_tensor **ret) {
-    const sg_override_typed *sg_o = sg_override_items(sg_s);
-    for (; sg_o->pred; sg_o++)
+SG_NOINLINE static sg_status golden_over_tsnw_t(sg_keyset sg_ks, sg_tensor *self, const char *dim, sg_int_list sizes, sg_str_list names, sg_tensor **ret,
+                       const sg_override_set *sg_s, aten_unflatten_Dimname_kernel sg_below) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
+    do
         if (((aten_unflatten_Dimname_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, dim, sizes, names))
             return ((aten_unflatten_Dimname_kernel)sg_o->impl)(sg_ks, self, dim, sizes, names, ret);
+    while ((++sg_o)->pred);
     if (sg_o->impl) return ((aten_unflatten_Dimname_kernel)sg_o->impl)(sg_ks, self, dim, sizes, names, ret);
     sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, dim, sizes, names, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tsnw>t", self, dim, sizes, names, ret);
 }
 
-static sg_status golden_boxed_ttIbs_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
+static sg_status golden_boxed_ttIbs_t(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_any *sg_rets,
+                       int32_t sg_nrets, void *sg_ctx) {
+    (void)sg_op_, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
     sg_tensor *a1 = (&sg_args[1])->u.t;
     int64_t sg_room2 = (int64_t)(&sg_args[2])->u.i;
     const int64_t *a2 = ((&sg_args[2])->tag == SG_ANY_INT ? &sg_room2 : NULL);
     bool a3 = (bool)(&sg_args[3])->u.b;
     const char *a4 = sg_unbox_str((&sg_args[4]));
-    sg_tensor *r0 = NULL;
-    sg_status sg_st = ((aten_quantile_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, a4, &r0);
-    if (sg_st) return sg_st;
-    sg_rets[0] = sg_any_tensor(r0);
+    sg_status sg_st = ((aten_quantile_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, a4, &sg_rets[0].u.t);
+    if (SG_UNLIKELY(sg_st)) {
+        sg_rets[0].u.t = NULL; /* a failed call's slots stay None */
+        return sg_st;
+    }
+    sg_rets[0].tag = SG_ANY_TENSOR;
     return SG_OK;
 }
 
-SG_NOINLINE static sg_status golden_over_ttIbs_t(const sg_override_set *sg_s, aten_quantile_kernel sg_below,
-                       sg_keyset sg_ks, sg_tensor *self, sg_tensor *q, const int64_t *dim, bool keepdim, const char *interpolation, sg_tensor **ret) {
-    const sg_override_typed *sg_o = sg_override_items(sg_s);
-    for (; sg_o->pred; sg_o++)
+SG_NOINLINE static sg_status golden_over_ttIbs_t(sg_keyset sg_ks, sg_tensor *self, sg_tensor *q, const int64_t *dim, bool keepdim, const char *interpolation, sg_tensor **ret,
+                       const sg_override_set *sg_s, aten_quantile_kernel sg_below) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
+    do
         if (((aten_quantile_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, q, dim, keepdim, interpolation))
             return ((aten_quantile_kernel)sg_o->impl)(sg_ks, self, q, dim, keepdim, interpolation, ret);
+    while ((++sg_o)->pred);
     if (sg_o->impl) return ((aten_quantile_kernel)sg_o->impl)(sg_ks, self, q, dim, keepdim, interpolation, ret);
     sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, q, dim, keepdim, interpolation, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "ttIbs>t", self, q, dim, keepdim, interpolation, ret);
 }
 
-static sg_status golden_boxed_t_i(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
+static sg_status golden_boxed_t_i(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_any *sg_rets,
+                       int32_t sg_nrets, void *sg_ctx) {
+    (void)sg_op_, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
     int64_t r0 = 0;
     sg_status sg_st = ((aten__nnz_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, &r0);
@@ -270,21 +297,22 @@ static sg_status golden_boxed_t_i(void *sg_ctx, const sg_op *sg_op_, sg_keyset s
     return SG_OK;
 }
 
-SG_NOINLINE static sg_status golden_over_t_i(const sg_override_set *sg_s, aten__nnz_kernel sg_below,
-                       sg_keyset sg_ks, sg_tensor *self, int64_t *ret) {
-    const sg_override_typed *sg_o = sg_override_items(sg_s);
-    for (; sg_o->pred; sg_o++)
+SG_NOINLINE static sg_status golden_over_t_i(sg_keyset sg_ks, sg_tensor *self, int64_t *ret,
+                       const sg_override_set *sg_s, aten__nnz_kernel sg_below) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
+    do
         if (((aten__nnz_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self))
             return ((aten__nnz_kernel)sg_o->impl)(sg_ks, self, ret);
+    while ((++sg_o)->pred);
     if (sg_o->impl) return ((aten__nnz_kernel)sg_o->impl)(sg_ks, self, ret);
     sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "t>i", self, ret);
 }
 
-static sg_status golden_boxed_t_S(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
+static sg_status golden_boxed_t_S(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_any *sg_rets,
+                       int32_t sg_nrets, void *sg_ctx) {
+    (void)sg_op_, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
     sg_scalar r0 = {0};
     sg_status sg_st = ((aten_item_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, &r0);
@@ -293,21 +321,22 @@ static sg_status golden_boxed_t_S(void *sg_ctx, const sg_op *sg_op_, sg_keyset s
     return SG_OK;
 }
 
-SG_NOINLINE static sg_status golden_over_t_S(const sg_override_set *sg_s, aten_item_kernel sg_below,
-                       sg_keyset sg_ks, sg_tensor *self, sg_scalar *ret) {
-    const sg_override_typed *sg_o = sg_override_items(sg_s);
-    for (; sg_o->pred; sg_o++)
+SG_NOINLINE static sg_status golden_over_t_S(sg_keyset sg_ks, sg_tensor *self, sg_scalar *ret,
+                       const sg_override_set *sg_s, aten_item_kernel sg_below) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
+    do
         if (((aten_item_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self))
             return ((aten_item_kernel)sg_o->impl)(sg_ks, self, ret);
+    while ((++sg_o)->pred);
     if (sg_o->impl) return ((aten_item_kernel)sg_o->impl)(sg_ks, self, ret);
     sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "t>S", self, ret);
 }
 
-static sg_status golden_boxed_tcaymvRkWwI_tf(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
+static sg_status golden_boxed_tcaymvRkWwI_tf(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_any *sg_rets,
+                       int32_t sg_nrets, void *sg_ctx) {
+    (void)sg_op_, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
     sg_complex a1 = *(&sg_args[1])->u.c;
     const sg_any *a2 = (&sg_args[2]);
@@ -323,51 +352,57 @@ static sg_status golden_boxed_tcaymvRkWwI_tf(void *sg_ctx, const sg_op *sg_op_, 
     sg_str_list a9 = sg_unbox_str_list((&sg_args[9]), sg_room9);
     int64_t sg_room10 = (int64_t)(&sg_args[10])->u.i;
     const int64_t *a10 = ((&sg_args[10])->tag == SG_ANY_INT ? &sg_room10 : NULL);
-    sg_tensor *r0 = NULL;
     double r1 = 0;
-    sg_status sg_st = ((golden_mix_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, &r0, &r1);
-    if (sg_st) return sg_st;
-    sg_rets[0] = sg_any_tensor(r0);
+    sg_status sg_st = ((golden_mix_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, &sg_rets[0].u.t, &r1);
+    if (SG_UNLIKELY(sg_st)) {
+        sg_rets[0].u.t = NULL; /* a failed call's slots stay None */
+        return sg_st;
+    }
+    sg_rets[0].tag = SG_ANY_TENSOR;
     sg_rets[1] = sg_any_float(r1);
     return SG_OK;
 }
 
-SG_NOINLINE static sg_status golden_over_tcaymvRkWwI_tf(const sg_override_set *sg_s, golden_mix_kernel sg_below,
-                       sg_keyset sg_ks, sg_tensor *x, sg_complex c, const sg_any *extra, sg_layout layout, sg_memory_format mf, sg_device dev, const sg_float_list *weights, sg_bool_list mask, const sg_str_list *names, sg_str_list labels, const int64_t *k, sg_tensor **ret_out, double *ret_score) {
-    const sg_override_typed *sg_o = sg_override_items(sg_s);
-    for (; sg_o->pred; sg_o++)
+SG_NOINLINE static sg_status golden_over_tcaymvRkWwI_tf(sg_keyset sg_ks, sg_tensor *x, sg_complex c, const sg_any *extra, sg_layout layout, sg_memory_format mf, sg_device dev, const sg_float_list *weights, sg_bool_list mask, const sg_str_list *names, sg_str_list labels, const int64_t *k, sg_tensor **ret_out, double *ret_score,
+                       const sg_override_set *sg_s, golden_mix_kernel sg_below) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
+    do
         if (((golden_mix_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, x, c, extra, layout, mf, dev, weights, mask, names, labels, k))
             return ((golden_mix_kernel)sg_o->impl)(sg_ks, x, c, extra, layout, mf, dev, weights, mask, names, labels, k, ret_out, ret_score);
+    while ((++sg_o)->pred);
     if (sg_o->impl) return ((golden_mix_kernel)sg_o->impl)(sg_ks, x, c, extra, layout, mf, dev, weights, mask, names, labels, k, ret_out, ret_score);
     sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), x, c, extra, layout, mf, dev, weights, mask, names, labels, k, ret_out, ret_score);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tcaymvRkWwI>tf", x, c, extra, layout, mf, dev, weights, mask, names, labels, k, ret_out, ret_score);
 }
 
-static sg_status golden_boxed_tfBtt_tt(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
+static sg_status golden_boxed_tfBtt_tt(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_any *sg_rets,
+                       int32_t sg_nrets, void *sg_ctx) {
+    (void)sg_op_, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
     double a1 = (double)(&sg_args[1])->u.f;
     bool sg_room2 = (bool)(&sg_args[2])->u.b;
     const bool *a2 = ((&sg_args[2])->tag == SG_ANY_BOOL ? &sg_room2 : NULL);
     sg_tensor *a3 = (&sg_args[3])->u.t;
     sg_tensor *a4 = (&sg_args[4])->u.t;
-    sg_tensor *r0 = NULL;
-    sg_tensor *r1 = NULL;
-    sg_status sg_st = ((aten_native_dropout_out_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, a4, &r0, &r1);
-    if (sg_st) return sg_st;
-    sg_rets[0] = sg_any_tensor(r0);
-    sg_rets[1] = sg_any_tensor(r1);
+    sg_status sg_st = ((aten_native_dropout_out_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, a4, &sg_rets[0].u.t, &sg_rets[1].u.t);
+    if (SG_UNLIKELY(sg_st)) {
+        sg_rets[0].u.t = NULL; /* a failed call's slots stay None */
+        sg_rets[1].u.t = NULL; /* a failed call's slots stay None */
+        return sg_st;
+    }
+    sg_rets[0].tag = SG_ANY_TENSOR;
+    sg_rets[1].tag = SG_ANY_TENSOR;
     return SG_OK;
 }
 
-SG_NOINLINE static sg_status golden_over_tfBtt_tt(const sg_override_set *sg_s, aten_native_dropout_out_kernel sg_below,
-                       sg_keyset sg_ks, sg_tensor *input, double p, const bool *train, sg_tensor *out0, sg_tensor *out1, sg_tensor **ret0, sg_tensor **ret1) {
-    const sg_override_typed *sg_o = sg_override_items(sg_s);
-    for (; sg_o->pred; sg_o++)
+SG_NOINLINE static sg_status golden_over_tfBtt_tt(sg_keyset sg_ks, sg_tensor *input, double p, const bool *train, sg_tensor *out0, sg_tensor *out1, sg_tensor **ret0, sg_tensor **ret1,
+                       const sg_override_set *sg_s, aten_native_dropout_out_kernel sg_below) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
+    do
         if (((aten_native_dropout_out_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, input, p, train, out0, out1))
             return ((aten_native_dropout_out_kernel)sg_o->impl)(sg_ks, input, p, train, out0, out1, ret0, ret1);
+    while ((++sg_o)->pred);
     if (sg_o->impl) return ((aten_native_dropout_out_kernel)sg_o->impl)(sg_ks, input, p, train, out0, out1, ret0, ret1);
     sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), input, p, train, out0, out1, ret0, ret1);
@@ -413,7 +448,7 @@ sg_status aten_add_Tensor_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tensor
     const sg_entry *sg_e = sg_dispatch_entry(aten_add_Tensor_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_add_Tensor_kernel)sg_e->unboxed)(sg_ks, self, other, alpha, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_ttS_t(sg_e->ctx, aten_add_Tensor_redispatch, sg_ks, self, other, alpha, ret);
+        return golden_over_ttS_t(sg_ks, self, other, alpha, ret, sg_e->ctx, aten_add_Tensor_redispatch);
     return sg_call_boxed_sig(sg_e, aten_add_Tensor_op, sg_ks, "ttS>t", self, other, alpha, ret);
 }
 
@@ -435,7 +470,7 @@ sg_status aten_add__Tensor_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tenso
     const sg_entry *sg_e = sg_dispatch_entry(aten_add__Tensor_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_add__Tensor_kernel)sg_e->unboxed)(sg_ks, self, other, alpha, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_ttS_t(sg_e->ctx, aten_add__Tensor_redispatch, sg_ks, self, other, alpha, ret);
+        return golden_over_ttS_t(sg_ks, self, other, alpha, ret, sg_e->ctx, aten_add__Tensor_redispatch);
     return sg_call_boxed_sig(sg_e, aten_add__Tensor_op, sg_ks, "ttS>t", self, other, alpha, ret);
 }
 
@@ -459,7 +494,7 @@ sg_status aten_add_out_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tensor *o
     const sg_entry *sg_e = sg_dispatch_entry(aten_add_out_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_add_out_kernel)sg_e->unboxed)(sg_ks, self, other, alpha, out, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_ttSt_t(sg_e->ctx, aten_add_out_redispatch, sg_ks, self, other, alpha, out, ret);
+        return golden_over_ttSt_t(sg_ks, self, other, alpha, out, ret, sg_e->ctx, aten_add_out_redispatch);
     return sg_call_boxed_sig(sg_e, aten_add_out_op, sg_ks, "ttSt>t", self, other, alpha, out, ret);
 }
 
@@ -484,7 +519,7 @@ sg_status aten_native_dropout_redispatch(sg_keyset sg_ks, sg_tensor *input, doub
     const sg_entry *sg_e = sg_dispatch_entry(aten_native_dropout_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_native_dropout_kernel)sg_e->unboxed)(sg_ks, input, p, train, ret0, ret1);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tfB_tt(sg_e->ctx, aten_native_dropout_redispatch, sg_ks, input, p, train, ret0, ret1);
+        return golden_over_tfB_tt(sg_ks, input, p, train, ret0, ret1, sg_e->ctx, aten_native_dropout_redispatch);
     return sg_call_boxed_sig(sg_e, aten_native_dropout_op, sg_ks, "tfB>tt", input, p, train, ret0, ret1);
 }
 
@@ -500,7 +535,7 @@ sg_status aten_sum_dim_IntList_redispatch(sg_keyset sg_ks, sg_tensor *self, cons
     const sg_entry *sg_e = sg_dispatch_entry(aten_sum_dim_IntList_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_sum_dim_IntList_kernel)sg_e->unboxed)(sg_ks, self, dim, keepdim, dtype, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tN1bD_t(sg_e->ctx, aten_sum_dim_IntList_redispatch, sg_ks, self, dim, keepdim, dtype, ret);
+        return golden_over_tN1bD_t(sg_ks, self, dim, keepdim, dtype, ret, sg_e->ctx, aten_sum_dim_IntList_redispatch);
     return sg_call_boxed_sig(sg_e, aten_sum_dim_IntList_op, sg_ks, "tNbD>t", self, dim, keepdim, dtype, ret);
 }
 
@@ -516,7 +551,7 @@ sg_status aten_empty_memory_format_redispatch(sg_keyset sg_ks, sg_int_list size,
     const sg_entry *sg_e = sg_dispatch_entry(aten_empty_memory_format_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_empty_memory_format_kernel)sg_e->unboxed)(sg_ks, size, dtype, layout, device, pin_memory, memory_format, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_nDYVBM_t(sg_e->ctx, aten_empty_memory_format_redispatch, sg_ks, size, dtype, layout, device, pin_memory, memory_format, ret);
+        return golden_over_nDYVBM_t(sg_ks, size, dtype, layout, device, pin_memory, memory_format, ret, sg_e->ctx, aten_empty_memory_format_redispatch);
     return sg_call_boxed_sig(sg_e, aten_empty_memory_format_op, sg_ks, "nDYVBM>t", size, dtype, layout, device, pin_memory, memory_format, ret);
 }
 
@@ -531,7 +566,7 @@ sg_status aten_clamp_redispatch(sg_keyset sg_ks, sg_tensor *self, const sg_scala
     const sg_entry *sg_e = sg_dispatch_entry(aten_clamp_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_clamp_kernel)sg_e->unboxed)(sg_ks, self, min, max, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tQQ_t(sg_e->ctx, aten_clamp_redispatch, sg_ks, self, min, max, ret);
+        return golden_over_tQQ_t(sg_ks, self, min, max, ret, sg_e->ctx, aten_clamp_redispatch);
     return sg_call_boxed_sig(sg_e, aten_clamp_op, sg_ks, "tQQ>t", self, min, max, ret);
 }
 
@@ -547,7 +582,7 @@ sg_status aten__foreach_add_ScalarList_redispatch(sg_keyset sg_ks, sg_tensor_lis
     const sg_entry *sg_e = sg_dispatch_entry(aten__foreach_add_ScalarList_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten__foreach_add_ScalarList_kernel)sg_e->unboxed)(sg_ks, self, scalars, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_lz_l(sg_e->ctx, aten__foreach_add_ScalarList_redispatch, sg_ks, self, scalars, ret);
+        return golden_over_lz_l(sg_ks, self, scalars, ret, sg_e->ctx, aten__foreach_add_ScalarList_redispatch);
     return sg_call_boxed_sig(sg_e, aten__foreach_add_ScalarList_op, sg_ks, "lz>l", self, scalars, ret);
 }
 
@@ -562,7 +597,7 @@ sg_status aten_unflatten_Dimname_redispatch(sg_keyset sg_ks, sg_tensor *self, co
     const sg_entry *sg_e = sg_dispatch_entry(aten_unflatten_Dimname_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_unflatten_Dimname_kernel)sg_e->unboxed)(sg_ks, self, dim, sizes, names, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tsnw_t(sg_e->ctx, aten_unflatten_Dimname_redispatch, sg_ks, self, dim, sizes, names, ret);
+        return golden_over_tsnw_t(sg_ks, self, dim, sizes, names, ret, sg_e->ctx, aten_unflatten_Dimname_redispatch);
     return sg_call_boxed_sig(sg_e, aten_unflatten_Dimname_op, sg_ks, "tsnw>t", self, dim, sizes, names, ret);
 }
 
@@ -578,7 +613,7 @@ sg_status aten_quantile_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tensor *
     const sg_entry *sg_e = sg_dispatch_entry(aten_quantile_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_quantile_kernel)sg_e->unboxed)(sg_ks, self, q, dim, keepdim, interpolation, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_ttIbs_t(sg_e->ctx, aten_quantile_redispatch, sg_ks, self, q, dim, keepdim, interpolation, ret);
+        return golden_over_ttIbs_t(sg_ks, self, q, dim, keepdim, interpolation, ret, sg_e->ctx, aten_quantile_redispatch);
     return sg_call_boxed_sig(sg_e, aten_quantile_op, sg_ks, "ttIbs>t", self, q, dim, keepdim, interpolation, ret);
 }
 
@@ -600,7 +635,7 @@ sg_status aten__nnz_redispatch(sg_keyset sg_ks, sg_tensor *self, int64_t *ret) {
     const sg_entry *sg_e = sg_dispatch_entry(aten__nnz_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten__nnz_kernel)sg_e->unboxed)(sg_ks, self, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_t_i(sg_e->ctx, aten__nnz_redispatch, sg_ks, self, ret);
+        return golden_over_t_i(sg_ks, self, ret, sg_e->ctx, aten__nnz_redispatch);
     return sg_call_boxed_sig(sg_e, aten__nnz_op, sg_ks, "t>i", self, ret);
 }
 
@@ -616,7 +651,7 @@ sg_status aten_item_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_scalar *ret)
     const sg_entry *sg_e = sg_dispatch_entry(aten_item_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_item_kernel)sg_e->unboxed)(sg_ks, self, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_t_S(sg_e->ctx, aten_item_redispatch, sg_ks, self, ret);
+        return golden_over_t_S(sg_ks, self, ret, sg_e->ctx, aten_item_redispatch);
     return sg_call_boxed_sig(sg_e, aten_item_op, sg_ks, "t>S", self, ret);
 }
 
@@ -632,7 +667,7 @@ sg_status golden_mix_redispatch(sg_keyset sg_ks, sg_tensor *x, sg_complex c, con
     const sg_entry *sg_e = sg_dispatch_entry(golden_mix_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((golden_mix_kernel)sg_e->unboxed)(sg_ks, x, c, extra, layout, mf, dev, weights, mask, names, labels, k, ret_out, ret_score);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tcaymvRkWwI_tf(sg_e->ctx, golden_mix_redispatch, sg_ks, x, c, extra, layout, mf, dev, weights, mask, names, labels, k, ret_out, ret_score);
+        return golden_over_tcaymvRkWwI_tf(sg_ks, x, c, extra, layout, mf, dev, weights, mask, names, labels, k, ret_out, ret_score, sg_e->ctx, golden_mix_redispatch);
     return sg_call_boxed_sig(sg_e, golden_mix_op, sg_ks, "tcaymvRkWwI>tf", x, c, extra, layout, mf, dev, weights, mask, names, labels, k, ret_out, ret_score);
 }
 
@@ -648,7 +683,7 @@ sg_status aten_native_dropout_out_redispatch(sg_keyset sg_ks, sg_tensor *input, 
     const sg_entry *sg_e = sg_dispatch_entry(aten_native_dropout_out_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_native_dropout_out_kernel)sg_e->unboxed)(sg_ks, input, p, train, out0, out1, ret0, ret1);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tfBtt_tt(sg_e->ctx, aten_native_dropout_out_redispatch, sg_ks, input, p, train, out0, out1, ret0, ret1);
+        return golden_over_tfBtt_tt(sg_ks, input, p, train, out0, out1, ret0, ret1, sg_e->ctx, aten_native_dropout_out_redispatch);
     return sg_call_boxed_sig(sg_e, aten_native_dropout_out_op, sg_ks, "tfBtt>tt", input, p, train, out0, out1, ret0, ret1);
 }
 

@@ -7,136 +7,153 @@
 
 /* ---- adapters, one set per C signature this shard's ops have (each shard has its own), each
  * written for the first op here of its signature, whose function types it uses:
- *   boxed_*  boxed call -> typed kernel (found through ctx: see sg_kernel)
+ *   boxed_*  boxed call -> typed kernel (found through ctx: see sg_kernel); a Tensor result is
+ *            written by the kernel into its result slot, which is tagged when the kernel succeeds
  *   over_*   typed call -> typed overrides (sg_override_set), then what stands behind them
- *            (not inlined: in the typed wrappers it would cost the fast path a frame) */
-static sg_status golden_boxed_t_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
+ *            (not inlined: in the typed wrappers it would cost the fast path a frame); the
+ *            kernel's parameters first, so a typed call reaches it with them in place */
+static sg_status golden_boxed_t_t(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_any *sg_rets,
+                       int32_t sg_nrets, void *sg_ctx) {
+    (void)sg_op_, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
-    sg_tensor *r0 = NULL;
-    sg_status sg_st = ((aten_relu__kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, &r0);
-    if (sg_st) return sg_st;
-    sg_rets[0] = sg_any_tensor(r0);
+    sg_status sg_st = ((aten_relu__kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, &sg_rets[0].u.t);
+    if (SG_UNLIKELY(sg_st)) {
+        sg_rets[0].u.t = NULL; /* a failed call's slots stay None */
+        return sg_st;
+    }
+    sg_rets[0].tag = SG_ANY_TENSOR;
     return SG_OK;
 }
 
-SG_NOINLINE static sg_status golden_over_t_t(const sg_override_set *sg_s, aten_relu__kernel sg_below,
-                       sg_keyset sg_ks, sg_tensor *self, sg_tensor **ret) {
-    const sg_override_typed *sg_o = sg_override_items(sg_s);
-    for (; sg_o->pred; sg_o++)
+SG_NOINLINE static sg_status golden_over_t_t(sg_keyset sg_ks, sg_tensor *self, sg_tensor **ret,
+                       const sg_override_set *sg_s, aten_relu__kernel sg_below) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
+    do
         if (((aten_relu__pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self))
             return ((aten_relu__kernel)sg_o->impl)(sg_ks, self, ret);
+    while ((++sg_o)->pred);
     if (sg_o->impl) return ((aten_relu__kernel)sg_o->impl)(sg_ks, self, ret);
     sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "t>t", self, ret);
 }
 
-static sg_status golden_boxed_tL_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
+static sg_status golden_boxed_tL_t(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_any *sg_rets,
+                       int32_t sg_nrets, void *sg_ctx) {
+    (void)sg_op_, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
     sg_tensor_list a1 = sg_unbox_tensor_list((&sg_args[1]));
-    sg_tensor *r0 = NULL;
-    sg_status sg_st = ((aten_index_Tensor_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, &r0);
-    if (sg_st) return sg_st;
-    sg_rets[0] = sg_any_tensor(r0);
+    sg_status sg_st = ((aten_index_Tensor_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, &sg_rets[0].u.t);
+    if (SG_UNLIKELY(sg_st)) {
+        sg_rets[0].u.t = NULL; /* a failed call's slots stay None */
+        return sg_st;
+    }
+    sg_rets[0].tag = SG_ANY_TENSOR;
     return SG_OK;
 }
 
-SG_NOINLINE static sg_status golden_over_tL_t(const sg_override_set *sg_s, aten_index_Tensor_kernel sg_below,
-                       sg_keyset sg_ks, sg_tensor *self, sg_tensor_list indices, sg_tensor **ret) {
-    const sg_override_typed *sg_o = sg_override_items(sg_s);
-    for (; sg_o->pred; sg_o++)
+SG_NOINLINE static sg_status golden_over_tL_t(sg_keyset sg_ks, sg_tensor *self, sg_tensor_list indices, sg_tensor **ret,
+                       const sg_override_set *sg_s, aten_index_Tensor_kernel sg_below) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
+    do
         if (((aten_index_Tensor_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, indices))
             return ((aten_index_Tensor_kernel)sg_o->impl)(sg_ks, self, indices, ret);
+    while ((++sg_o)->pred);
     if (sg_o->impl) return ((aten_index_Tensor_kernel)sg_o->impl)(sg_ks, self, indices, ret);
     sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, indices, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tL>t", self, indices, ret);
 }
 
-static sg_status golden_boxed_li_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
+static sg_status golden_boxed_li_t(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_any *sg_rets,
+                       int32_t sg_nrets, void *sg_ctx) {
+    (void)sg_op_, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor_list a0 = sg_unbox_tensor_list((&sg_args[0]));
     int64_t a1 = (int64_t)(&sg_args[1])->u.i;
-    sg_tensor *r0 = NULL;
-    sg_status sg_st = ((aten_cat_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, &r0);
-    if (sg_st) return sg_st;
-    sg_rets[0] = sg_any_tensor(r0);
+    sg_status sg_st = ((aten_cat_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, &sg_rets[0].u.t);
+    if (SG_UNLIKELY(sg_st)) {
+        sg_rets[0].u.t = NULL; /* a failed call's slots stay None */
+        return sg_st;
+    }
+    sg_rets[0].tag = SG_ANY_TENSOR;
     return SG_OK;
 }
 
-SG_NOINLINE static sg_status golden_over_li_t(const sg_override_set *sg_s, aten_cat_kernel sg_below,
-                       sg_keyset sg_ks, sg_tensor_list tensors, int64_t dim, sg_tensor **ret) {
-    const sg_override_typed *sg_o = sg_override_items(sg_s);
-    for (; sg_o->pred; sg_o++)
+SG_NOINLINE static sg_status golden_over_li_t(sg_keyset sg_ks, sg_tensor_list tensors, int64_t dim, sg_tensor **ret,
+                       const sg_override_set *sg_s, aten_cat_kernel sg_below) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
+    do
         if (((aten_cat_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, tensors, dim))
             return ((aten_cat_kernel)sg_o->impl)(sg_ks, tensors, dim, ret);
+    while ((++sg_o)->pred);
     if (sg_o->impl) return ((aten_cat_kernel)sg_o->impl)(sg_ks, tensors, dim, ret);
     sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), tensors, dim, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "li>t", tensors, dim, ret);
 }
 
-static sg_status golden_boxed_tfg_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
+static sg_status golden_boxed_tfg_t(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_any *sg_rets,
+                       int32_t sg_nrets, void *sg_ctx) {
+    (void)sg_op_, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
     double a1 = (double)(&sg_args[1])->u.f;
     sg_generator *a2 = (sg_generator *)sg_unbox_opaque((&sg_args[2]));
-    sg_tensor *r0 = NULL;
-    sg_status sg_st = ((aten_bernoulli_p_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, &r0);
-    if (sg_st) return sg_st;
-    sg_rets[0] = sg_any_tensor(r0);
+    sg_status sg_st = ((aten_bernoulli_p_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, &sg_rets[0].u.t);
+    if (SG_UNLIKELY(sg_st)) {
+        sg_rets[0].u.t = NULL; /* a failed call's slots stay None */
+        return sg_st;
+    }
+    sg_rets[0].tag = SG_ANY_TENSOR;
     return SG_OK;
 }
 
-SG_NOINLINE static sg_status golden_over_tfg_t(const sg_override_set *sg_s, aten_bernoulli_p_kernel sg_below,
-                       sg_keyset sg_ks, sg_tensor *self, double p, sg_generator *generator, sg_tensor **ret) {
-    const sg_override_typed *sg_o = sg_override_items(sg_s);
-    for (; sg_o->pred; sg_o++)
+SG_NOINLINE static sg_status golden_over_tfg_t(sg_keyset sg_ks, sg_tensor *self, double p, sg_generator *generator, sg_tensor **ret,
+                       const sg_override_set *sg_s, aten_bernoulli_p_kernel sg_below) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
+    do
         if (((aten_bernoulli_p_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, p, generator))
             return ((aten_bernoulli_p_kernel)sg_o->impl)(sg_ks, self, p, generator, ret);
+    while ((++sg_o)->pred);
     if (sg_o->impl) return ((aten_bernoulli_p_kernel)sg_o->impl)(sg_ks, self, p, generator, ret);
     sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, p, generator, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tfg>t", self, p, generator, ret);
 }
 
-static sg_status golden_boxed_tn1bF_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
+static sg_status golden_boxed_tn1bF_t(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_any *sg_rets,
+                       int32_t sg_nrets, void *sg_ctx) {
+    (void)sg_op_, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
     int64_t sg_room1[1];
     sg_int_list a1 = sg_unbox_int_list((&sg_args[1]), sg_room1, 1);
     bool a2 = (bool)(&sg_args[2])->u.b;
     double sg_room3 = (double)(&sg_args[3])->u.f;
     const double *a3 = ((&sg_args[3])->tag == SG_ANY_FLOAT ? &sg_room3 : NULL);
-    sg_tensor *r0 = NULL;
-    sg_status sg_st = ((aten_upsample_linear1d_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, &r0);
-    if (sg_st) return sg_st;
-    sg_rets[0] = sg_any_tensor(r0);
+    sg_status sg_st = ((aten_upsample_linear1d_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, &sg_rets[0].u.t);
+    if (SG_UNLIKELY(sg_st)) {
+        sg_rets[0].u.t = NULL; /* a failed call's slots stay None */
+        return sg_st;
+    }
+    sg_rets[0].tag = SG_ANY_TENSOR;
     return SG_OK;
 }
 
-SG_NOINLINE static sg_status golden_over_tn1bF_t(const sg_override_set *sg_s, aten_upsample_linear1d_kernel sg_below,
-                       sg_keyset sg_ks, sg_tensor *self, sg_int_list output_size, bool align_corners, const double *scales, sg_tensor **ret) {
-    const sg_override_typed *sg_o = sg_override_items(sg_s);
-    for (; sg_o->pred; sg_o++)
+SG_NOINLINE static sg_status golden_over_tn1bF_t(sg_keyset sg_ks, sg_tensor *self, sg_int_list output_size, bool align_corners, const double *scales, sg_tensor **ret,
+                       const sg_override_set *sg_s, aten_upsample_linear1d_kernel sg_below) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
+    do
         if (((aten_upsample_linear1d_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, output_size, align_corners, scales))
             return ((aten_upsample_linear1d_kernel)sg_o->impl)(sg_ks, self, output_size, align_corners, scales, ret);
+    while ((++sg_o)->pred);
     if (sg_o->impl) return ((aten_upsample_linear1d_kernel)sg_o->impl)(sg_ks, self, output_size, align_corners, scales, ret);
     sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, output_size, align_corners, scales, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tnbF>t", self, output_size, align_corners, scales, ret);
 }
 
-static sg_status golden_boxed_tn3n3n3n3b_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
+static sg_status golden_boxed_tn3n3n3n3b_t(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_any *sg_rets,
+                       int32_t sg_nrets, void *sg_ctx) {
+    (void)sg_op_, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
     int64_t sg_room1[3];
     sg_int_list a1 = sg_unbox_int_list((&sg_args[1]), sg_room1, 3);
@@ -147,28 +164,31 @@ static sg_status golden_boxed_tn3n3n3n3b_t(void *sg_ctx, const sg_op *sg_op_, sg
     int64_t sg_room4[3];
     sg_int_list a4 = sg_unbox_int_list((&sg_args[4]), sg_room4, 3);
     bool a5 = (bool)(&sg_args[5])->u.b;
-    sg_tensor *r0 = NULL;
-    sg_status sg_st = ((aten_max_pool3d_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, a4, a5, &r0);
-    if (sg_st) return sg_st;
-    sg_rets[0] = sg_any_tensor(r0);
+    sg_status sg_st = ((aten_max_pool3d_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, a4, a5, &sg_rets[0].u.t);
+    if (SG_UNLIKELY(sg_st)) {
+        sg_rets[0].u.t = NULL; /* a failed call's slots stay None */
+        return sg_st;
+    }
+    sg_rets[0].tag = SG_ANY_TENSOR;
     return SG_OK;
 }
 
-SG_NOINLINE static sg_status golden_over_tn3n3n3n3b_t(const sg_override_set *sg_s, aten_max_pool3d_kernel sg_below,
-                       sg_keyset sg_ks, sg_tensor *self, sg_int_list kernel_size, sg_int_list stride, sg_int_list padding, sg_int_list dilation, bool ceil_mode, sg_tensor **ret) {
-    const sg_override_typed *sg_o = sg_override_items(sg_s);
-    for (; sg_o->pred; sg_o++)
+SG_NOINLINE static sg_status golden_over_tn3n3n3n3b_t(sg_keyset sg_ks, sg_tensor *self, sg_int_list kernel_size, sg_int_list stride, sg_int_list padding, sg_int_list dilation, bool ceil_mode, sg_tensor **ret,
+                       const sg_override_set *sg_s, aten_max_pool3d_kernel sg_below) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
+    do
         if (((aten_max_pool3d_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, kernel_size, stride, padding, dilation, ceil_mode))
             return ((aten_max_pool3d_kernel)sg_o->impl)(sg_ks, self, kernel_size, stride, padding, dilation, ceil_mode, ret);
+    while ((++sg_o)->pred);
     if (sg_o->impl) return ((aten_max_pool3d_kernel)sg_o->impl)(sg_ks, self, kernel_size, stride, padding, dilation, ceil_mode, ret);
     sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, kernel_size, stride, padding, dilation, ceil_mode, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tnnnnb>t", self, kernel_size, stride, padding, dilation, ceil_mode, ret);
 }
 
-static sg_status golden_boxed_tS_d(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
+static sg_status golden_boxed_tS_d(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_any *sg_rets,
+                       int32_t sg_nrets, void *sg_ctx) {
+    (void)sg_op_, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
     sg_scalar a1 = sg_unbox_scalar((&sg_args[1]));
     sg_dtype r0 = SG_FLOAT32;
@@ -178,21 +198,22 @@ static sg_status golden_boxed_tS_d(void *sg_ctx, const sg_op *sg_op_, sg_keyset 
     return SG_OK;
 }
 
-SG_NOINLINE static sg_status golden_over_tS_d(const sg_override_set *sg_s, aten_result_type_Scalar_kernel sg_below,
-                       sg_keyset sg_ks, sg_tensor *tensor, sg_scalar other, sg_dtype *ret) {
-    const sg_override_typed *sg_o = sg_override_items(sg_s);
-    for (; sg_o->pred; sg_o++)
+SG_NOINLINE static sg_status golden_over_tS_d(sg_keyset sg_ks, sg_tensor *tensor, sg_scalar other, sg_dtype *ret,
+                       const sg_override_set *sg_s, aten_result_type_Scalar_kernel sg_below) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
+    do
         if (((aten_result_type_Scalar_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, tensor, other))
             return ((aten_result_type_Scalar_kernel)sg_o->impl)(sg_ks, tensor, other, ret);
+    while ((++sg_o)->pred);
     if (sg_o->impl) return ((aten_result_type_Scalar_kernel)sg_o->impl)(sg_ks, tensor, other, ret);
     sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), tensor, other, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tS>d", tensor, other, ret);
 }
 
-static sg_status golden_boxed_t_b(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
+static sg_status golden_boxed_t_b(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_any *sg_rets,
+                       int32_t sg_nrets, void *sg_ctx) {
+    (void)sg_op_, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
     bool r0 = false;
     sg_status sg_st = ((aten_is_nonzero_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, &r0);
@@ -201,45 +222,49 @@ static sg_status golden_boxed_t_b(void *sg_ctx, const sg_op *sg_op_, sg_keyset s
     return SG_OK;
 }
 
-SG_NOINLINE static sg_status golden_over_t_b(const sg_override_set *sg_s, aten_is_nonzero_kernel sg_below,
-                       sg_keyset sg_ks, sg_tensor *self, bool *ret) {
-    const sg_override_typed *sg_o = sg_override_items(sg_s);
-    for (; sg_o->pred; sg_o++)
+SG_NOINLINE static sg_status golden_over_t_b(sg_keyset sg_ks, sg_tensor *self, bool *ret,
+                       const sg_override_set *sg_s, aten_is_nonzero_kernel sg_below) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
+    do
         if (((aten_is_nonzero_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self))
             return ((aten_is_nonzero_kernel)sg_o->impl)(sg_ks, self, ret);
+    while ((++sg_o)->pred);
     if (sg_o->impl) return ((aten_is_nonzero_kernel)sg_o->impl)(sg_ks, self, ret);
     sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "t>b", self, ret);
 }
 
-static sg_status golden_boxed_to_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
+static sg_status golden_boxed_to_t(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_any *sg_rets,
+                       int32_t sg_nrets, void *sg_ctx) {
+    (void)sg_op_, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
     void *a1 = sg_unbox_opaque((&sg_args[1]));
-    sg_tensor *r0 = NULL;
-    sg_status sg_st = ((aten_set__source_Storage_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, &r0);
-    if (sg_st) return sg_st;
-    sg_rets[0] = sg_any_tensor(r0);
+    sg_status sg_st = ((aten_set__source_Storage_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, &sg_rets[0].u.t);
+    if (SG_UNLIKELY(sg_st)) {
+        sg_rets[0].u.t = NULL; /* a failed call's slots stay None */
+        return sg_st;
+    }
+    sg_rets[0].tag = SG_ANY_TENSOR;
     return SG_OK;
 }
 
-SG_NOINLINE static sg_status golden_over_to_t(const sg_override_set *sg_s, aten_set__source_Storage_kernel sg_below,
-                       sg_keyset sg_ks, sg_tensor *self, void *source, sg_tensor **ret) {
-    const sg_override_typed *sg_o = sg_override_items(sg_s);
-    for (; sg_o->pred; sg_o++)
+SG_NOINLINE static sg_status golden_over_to_t(sg_keyset sg_ks, sg_tensor *self, void *source, sg_tensor **ret,
+                       const sg_override_set *sg_s, aten_set__source_Storage_kernel sg_below) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
+    do
         if (((aten_set__source_Storage_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, source))
             return ((aten_set__source_Storage_kernel)sg_o->impl)(sg_ks, self, source, ret);
+    while ((++sg_o)->pred);
     if (sg_o->impl) return ((aten_set__source_Storage_kernel)sg_o->impl)(sg_ks, self, source, ret);
     sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, source, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "to>t", self, source, ret);
 }
 
-static sg_status golden_boxed_to_(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
+static sg_status golden_boxed_to_(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_any *sg_rets,
+                       int32_t sg_nrets, void *sg_ctx) {
+    (void)sg_op_, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
     void *a1 = sg_unbox_opaque((&sg_args[1]));
     sg_status sg_st = ((aten_record_stream_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1);
@@ -247,21 +272,22 @@ static sg_status golden_boxed_to_(void *sg_ctx, const sg_op *sg_op_, sg_keyset s
     return SG_OK;
 }
 
-SG_NOINLINE static sg_status golden_over_to_(const sg_override_set *sg_s, aten_record_stream_kernel sg_below,
-                       sg_keyset sg_ks, sg_tensor *self, void *s) {
-    const sg_override_typed *sg_o = sg_override_items(sg_s);
-    for (; sg_o->pred; sg_o++)
+SG_NOINLINE static sg_status golden_over_to_(sg_keyset sg_ks, sg_tensor *self, void *s,
+                       const sg_override_set *sg_s, aten_record_stream_kernel sg_below) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
+    do
         if (((aten_record_stream_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, s))
             return ((aten_record_stream_kernel)sg_o->impl)(sg_ks, self, s);
+    while ((++sg_o)->pred);
     if (sg_o->impl) return ((aten_record_stream_kernel)sg_o->impl)(sg_ks, self, s);
     sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, s);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "to>", self, s);
 }
 
-static sg_status golden_boxed_liiiiiibb_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
+static sg_status golden_boxed_liiiiiibb_t(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_any *sg_rets,
+                       int32_t sg_nrets, void *sg_ctx) {
+    (void)sg_op_, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor_list a0 = sg_unbox_tensor_list((&sg_args[0]));
     int64_t a1 = (int64_t)(&sg_args[1])->u.i;
     int64_t a2 = (int64_t)(&sg_args[2])->u.i;
@@ -271,92 +297,102 @@ static sg_status golden_boxed_liiiiiibb_t(void *sg_ctx, const sg_op *sg_op_, sg_
     int64_t a6 = (int64_t)(&sg_args[6])->u.i;
     bool a7 = (bool)(&sg_args[7])->u.b;
     bool a8 = (bool)(&sg_args[8])->u.b;
-    sg_tensor *r0 = NULL;
-    sg_status sg_st = ((aten__cudnn_rnn_flatten_weight_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, a4, a5, a6, a7, a8, &r0);
-    if (sg_st) return sg_st;
-    sg_rets[0] = sg_any_tensor(r0);
+    sg_status sg_st = ((aten__cudnn_rnn_flatten_weight_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, a4, a5, a6, a7, a8, &sg_rets[0].u.t);
+    if (SG_UNLIKELY(sg_st)) {
+        sg_rets[0].u.t = NULL; /* a failed call's slots stay None */
+        return sg_st;
+    }
+    sg_rets[0].tag = SG_ANY_TENSOR;
     return SG_OK;
 }
 
-SG_NOINLINE static sg_status golden_over_liiiiiibb_t(const sg_override_set *sg_s, aten__cudnn_rnn_flatten_weight_kernel sg_below,
-                       sg_keyset sg_ks, sg_tensor_list weight_arr, int64_t weight_stride0, int64_t input_size, int64_t mode, int64_t hidden_size, int64_t proj_size, int64_t num_layers, bool batch_first, bool bidirectional, sg_tensor **ret) {
-    const sg_override_typed *sg_o = sg_override_items(sg_s);
-    for (; sg_o->pred; sg_o++)
+SG_NOINLINE static sg_status golden_over_liiiiiibb_t(sg_keyset sg_ks, sg_tensor_list weight_arr, int64_t weight_stride0, int64_t input_size, int64_t mode, int64_t hidden_size, int64_t proj_size, int64_t num_layers, bool batch_first, bool bidirectional, sg_tensor **ret,
+                       const sg_override_set *sg_s, aten__cudnn_rnn_flatten_weight_kernel sg_below) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
+    do
         if (((aten__cudnn_rnn_flatten_weight_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, weight_arr, weight_stride0, input_size, mode, hidden_size, proj_size, num_layers, batch_first, bidirectional))
             return ((aten__cudnn_rnn_flatten_weight_kernel)sg_o->impl)(sg_ks, weight_arr, weight_stride0, input_size, mode, hidden_size, proj_size, num_layers, batch_first, bidirectional, ret);
+    while ((++sg_o)->pred);
     if (sg_o->impl) return ((aten__cudnn_rnn_flatten_weight_kernel)sg_o->impl)(sg_ks, weight_arr, weight_stride0, input_size, mode, hidden_size, proj_size, num_layers, batch_first, bidirectional, ret);
     sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), weight_arr, weight_stride0, input_size, mode, hidden_size, proj_size, num_layers, batch_first, bidirectional, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "liiiiiibb>t", weight_arr, weight_stride0, input_size, mode, hidden_size, proj_size, num_layers, batch_first, bidirectional, ret);
 }
 
-static sg_status golden_boxed_tttffi_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
+static sg_status golden_boxed_tttffi_t(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_any *sg_rets,
+                       int32_t sg_nrets, void *sg_ctx) {
+    (void)sg_op_, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
     sg_tensor *a1 = (&sg_args[1])->u.t;
     sg_tensor *a2 = (&sg_args[2])->u.t;
     double a3 = (double)(&sg_args[3])->u.f;
     double a4 = (double)(&sg_args[4])->u.f;
     int64_t a5 = (int64_t)(&sg_args[5])->u.i;
-    sg_tensor *r0 = NULL;
-    sg_status sg_st = ((aten__amp_update_scale__kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, a4, a5, &r0);
-    if (sg_st) return sg_st;
-    sg_rets[0] = sg_any_tensor(r0);
+    sg_status sg_st = ((aten__amp_update_scale__kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, a4, a5, &sg_rets[0].u.t);
+    if (SG_UNLIKELY(sg_st)) {
+        sg_rets[0].u.t = NULL; /* a failed call's slots stay None */
+        return sg_st;
+    }
+    sg_rets[0].tag = SG_ANY_TENSOR;
     return SG_OK;
 }
 
-SG_NOINLINE static sg_status golden_over_tttffi_t(const sg_override_set *sg_s, aten__amp_update_scale__kernel sg_below,
-                       sg_keyset sg_ks, sg_tensor *self, sg_tensor *growth_tracker, sg_tensor *found_inf, double scale_growth_factor, double scale_backoff_factor, int64_t growth_interval, sg_tensor **ret) {
-    const sg_override_typed *sg_o = sg_override_items(sg_s);
-    for (; sg_o->pred; sg_o++)
+SG_NOINLINE static sg_status golden_over_tttffi_t(sg_keyset sg_ks, sg_tensor *self, sg_tensor *growth_tracker, sg_tensor *found_inf, double scale_growth_factor, double scale_backoff_factor, int64_t growth_interval, sg_tensor **ret,
+                       const sg_override_set *sg_s, aten__amp_update_scale__kernel sg_below) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
+    do
         if (((aten__amp_update_scale__pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval))
             return ((aten__amp_update_scale__kernel)sg_o->impl)(sg_ks, self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval, ret);
+    while ((++sg_o)->pred);
     if (sg_o->impl) return ((aten__amp_update_scale__kernel)sg_o->impl)(sg_ks, self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval, ret);
     sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval, ret);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tttffi>t", self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval, ret);
 }
 
-static sg_status golden_boxed_t_(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
+static sg_status golden_boxed_t_(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_any *sg_rets,
+                       int32_t sg_nrets, void *sg_ctx) {
+    (void)sg_op_, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
     sg_status sg_st = ((golden_clean__kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0);
     if (sg_st) return sg_st;
     return SG_OK;
 }
 
-SG_NOINLINE static sg_status golden_over_t_(const sg_override_set *sg_s, golden_clean__kernel sg_below,
-                       sg_keyset sg_ks, sg_tensor *self) {
-    const sg_override_typed *sg_o = sg_override_items(sg_s);
-    for (; sg_o->pred; sg_o++)
+SG_NOINLINE static sg_status golden_over_t_(sg_keyset sg_ks, sg_tensor *self,
+                       const sg_override_set *sg_s, golden_clean__kernel sg_below) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
+    do
         if (((golden_clean__pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self))
             return ((golden_clean__kernel)sg_o->impl)(sg_ks, self);
+    while ((++sg_o)->pred);
     if (sg_o->impl) return ((golden_clean__kernel)sg_o->impl)(sg_ks, self);
     sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "t>", self);
 }
 
-static sg_status golden_boxed_tt_t(void *sg_ctx, const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args,
-                       int32_t sg_nargs, sg_any *sg_rets, int32_t sg_nrets) {
-    (void)sg_op_, (void)sg_nargs, (void)sg_nrets, (void)sg_args, (void)sg_rets;
+static sg_status golden_boxed_tt_t(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_any *sg_rets,
+                       int32_t sg_nrets, void *sg_ctx) {
+    (void)sg_op_, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
     sg_tensor *a1 = (&sg_args[1])->u.t;
-    sg_tensor *r0 = NULL;
-    sg_status sg_st = ((aten_relu_out_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, &r0);
-    if (sg_st) return sg_st;
-    sg_rets[0] = sg_any_tensor(r0);
+    sg_status sg_st = ((aten_relu_out_kernel) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, &sg_rets[0].u.t);
+    if (SG_UNLIKELY(sg_st)) {
+        sg_rets[0].u.t = NULL; /* a failed call's slots stay None */
+        return sg_st;
+    }
+    sg_rets[0].tag = SG_ANY_TENSOR;
     return SG_OK;
 }
 
-SG_NOINLINE static sg_status golden_over_tt_t(const sg_override_set *sg_s, aten_relu_out_kernel sg_below,
-                       sg_keyset sg_ks, sg_tensor *self, sg_tensor *out, sg_tensor **ret) {
-    const sg_override_typed *sg_o = sg_override_items(sg_s);
-    for (; sg_o->pred; sg_o++)
+SG_NOINLINE static sg_status golden_over_tt_t(sg_keyset sg_ks, sg_tensor *self, sg_tensor *out, sg_tensor **ret,
+                       const sg_override_set *sg_s, aten_relu_out_kernel sg_below) {
+    const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
+    do
         if (((aten_relu_out_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks, self, out))
             return ((aten_relu_out_kernel)sg_o->impl)(sg_ks, self, out, ret);
+    while ((++sg_o)->pred);
     if (sg_o->impl) return ((aten_relu_out_kernel)sg_o->impl)(sg_ks, self, out, ret);
     sg_s = sg_o->ctx;
     if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), self, out, ret);
@@ -403,7 +439,7 @@ sg_status aten_relu__redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tensor **re
     const sg_entry *sg_e = sg_dispatch_entry(aten_relu__op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_relu__kernel)sg_e->unboxed)(sg_ks, self, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_t_t(sg_e->ctx, aten_relu__redispatch, sg_ks, self, ret);
+        return golden_over_t_t(sg_ks, self, ret, sg_e->ctx, aten_relu__redispatch);
     return sg_call_boxed_sig(sg_e, aten_relu__op, sg_ks, "t>t", self, ret);
 }
 
@@ -421,7 +457,7 @@ sg_status aten_index_Tensor_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tens
     const sg_entry *sg_e = sg_dispatch_entry(aten_index_Tensor_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_index_Tensor_kernel)sg_e->unboxed)(sg_ks, self, indices, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tL_t(sg_e->ctx, aten_index_Tensor_redispatch, sg_ks, self, indices, ret);
+        return golden_over_tL_t(sg_ks, self, indices, ret, sg_e->ctx, aten_index_Tensor_redispatch);
     return sg_call_boxed_sig(sg_e, aten_index_Tensor_op, sg_ks, "tL>t", self, indices, ret);
 }
 
@@ -437,7 +473,7 @@ sg_status aten_cat_redispatch(sg_keyset sg_ks, sg_tensor_list tensors, int64_t d
     const sg_entry *sg_e = sg_dispatch_entry(aten_cat_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_cat_kernel)sg_e->unboxed)(sg_ks, tensors, dim, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_li_t(sg_e->ctx, aten_cat_redispatch, sg_ks, tensors, dim, ret);
+        return golden_over_li_t(sg_ks, tensors, dim, ret, sg_e->ctx, aten_cat_redispatch);
     return sg_call_boxed_sig(sg_e, aten_cat_op, sg_ks, "li>t", tensors, dim, ret);
 }
 
@@ -452,7 +488,7 @@ sg_status aten_bernoulli_p_redispatch(sg_keyset sg_ks, sg_tensor *self, double p
     const sg_entry *sg_e = sg_dispatch_entry(aten_bernoulli_p_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_bernoulli_p_kernel)sg_e->unboxed)(sg_ks, self, p, generator, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tfg_t(sg_e->ctx, aten_bernoulli_p_redispatch, sg_ks, self, p, generator, ret);
+        return golden_over_tfg_t(sg_ks, self, p, generator, ret, sg_e->ctx, aten_bernoulli_p_redispatch);
     return sg_call_boxed_sig(sg_e, aten_bernoulli_p_op, sg_ks, "tfg>t", self, p, generator, ret);
 }
 
@@ -468,7 +504,7 @@ sg_status aten_upsample_linear1d_redispatch(sg_keyset sg_ks, sg_tensor *self, sg
     const sg_entry *sg_e = sg_dispatch_entry(aten_upsample_linear1d_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_upsample_linear1d_kernel)sg_e->unboxed)(sg_ks, self, output_size, align_corners, scales, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tn1bF_t(sg_e->ctx, aten_upsample_linear1d_redispatch, sg_ks, self, output_size, align_corners, scales, ret);
+        return golden_over_tn1bF_t(sg_ks, self, output_size, align_corners, scales, ret, sg_e->ctx, aten_upsample_linear1d_redispatch);
     return sg_call_boxed_sig(sg_e, aten_upsample_linear1d_op, sg_ks, "tnbF>t", self, output_size, align_corners, scales, ret);
 }
 
@@ -484,7 +520,7 @@ sg_status aten_max_pool3d_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_int_li
     const sg_entry *sg_e = sg_dispatch_entry(aten_max_pool3d_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_max_pool3d_kernel)sg_e->unboxed)(sg_ks, self, kernel_size, stride, padding, dilation, ceil_mode, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tn3n3n3n3b_t(sg_e->ctx, aten_max_pool3d_redispatch, sg_ks, self, kernel_size, stride, padding, dilation, ceil_mode, ret);
+        return golden_over_tn3n3n3n3b_t(sg_ks, self, kernel_size, stride, padding, dilation, ceil_mode, ret, sg_e->ctx, aten_max_pool3d_redispatch);
     return sg_call_boxed_sig(sg_e, aten_max_pool3d_op, sg_ks, "tnnnnb>t", self, kernel_size, stride, padding, dilation, ceil_mode, ret);
 }
 
@@ -500,7 +536,7 @@ sg_status aten_result_type_Scalar_redispatch(sg_keyset sg_ks, sg_tensor *tensor,
     const sg_entry *sg_e = sg_dispatch_entry(aten_result_type_Scalar_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_result_type_Scalar_kernel)sg_e->unboxed)(sg_ks, tensor, other, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tS_d(sg_e->ctx, aten_result_type_Scalar_redispatch, sg_ks, tensor, other, ret);
+        return golden_over_tS_d(sg_ks, tensor, other, ret, sg_e->ctx, aten_result_type_Scalar_redispatch);
     return sg_call_boxed_sig(sg_e, aten_result_type_Scalar_op, sg_ks, "tS>d", tensor, other, ret);
 }
 
@@ -516,7 +552,7 @@ sg_status aten_is_nonzero_redispatch(sg_keyset sg_ks, sg_tensor *self, bool *ret
     const sg_entry *sg_e = sg_dispatch_entry(aten_is_nonzero_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_is_nonzero_kernel)sg_e->unboxed)(sg_ks, self, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_t_b(sg_e->ctx, aten_is_nonzero_redispatch, sg_ks, self, ret);
+        return golden_over_t_b(sg_ks, self, ret, sg_e->ctx, aten_is_nonzero_redispatch);
     return sg_call_boxed_sig(sg_e, aten_is_nonzero_op, sg_ks, "t>b", self, ret);
 }
 
@@ -532,7 +568,7 @@ sg_status aten_set__source_Storage_redispatch(sg_keyset sg_ks, sg_tensor *self, 
     const sg_entry *sg_e = sg_dispatch_entry(aten_set__source_Storage_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_set__source_Storage_kernel)sg_e->unboxed)(sg_ks, self, source, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_to_t(sg_e->ctx, aten_set__source_Storage_redispatch, sg_ks, self, source, ret);
+        return golden_over_to_t(sg_ks, self, source, ret, sg_e->ctx, aten_set__source_Storage_redispatch);
     return sg_call_boxed_sig(sg_e, aten_set__source_Storage_op, sg_ks, "to>t", self, source, ret);
 }
 
@@ -550,7 +586,7 @@ sg_status aten_record_stream_redispatch(sg_keyset sg_ks, sg_tensor *self, void *
     const sg_entry *sg_e = sg_dispatch_entry(aten_record_stream_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_record_stream_kernel)sg_e->unboxed)(sg_ks, self, s);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_to_(sg_e->ctx, aten_record_stream_redispatch, sg_ks, self, s);
+        return golden_over_to_(sg_ks, self, s, sg_e->ctx, aten_record_stream_redispatch);
     return sg_call_boxed_sig(sg_e, aten_record_stream_op, sg_ks, "to>", self, s);
 }
 
@@ -568,7 +604,7 @@ sg_status aten__cudnn_rnn_flatten_weight_redispatch(sg_keyset sg_ks, sg_tensor_l
     const sg_entry *sg_e = sg_dispatch_entry(aten__cudnn_rnn_flatten_weight_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten__cudnn_rnn_flatten_weight_kernel)sg_e->unboxed)(sg_ks, weight_arr, weight_stride0, input_size, mode, hidden_size, proj_size, num_layers, batch_first, bidirectional, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_liiiiiibb_t(sg_e->ctx, aten__cudnn_rnn_flatten_weight_redispatch, sg_ks, weight_arr, weight_stride0, input_size, mode, hidden_size, proj_size, num_layers, batch_first, bidirectional, ret);
+        return golden_over_liiiiiibb_t(sg_ks, weight_arr, weight_stride0, input_size, mode, hidden_size, proj_size, num_layers, batch_first, bidirectional, ret, sg_e->ctx, aten__cudnn_rnn_flatten_weight_redispatch);
     return sg_call_boxed_sig(sg_e, aten__cudnn_rnn_flatten_weight_op, sg_ks, "liiiiiibb>t", weight_arr, weight_stride0, input_size, mode, hidden_size, proj_size, num_layers, batch_first, bidirectional, ret);
 }
 
@@ -583,7 +619,7 @@ sg_status aten__amp_update_scale__redispatch(sg_keyset sg_ks, sg_tensor *self, s
     const sg_entry *sg_e = sg_dispatch_entry(aten__amp_update_scale__op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten__amp_update_scale__kernel)sg_e->unboxed)(sg_ks, self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tttffi_t(sg_e->ctx, aten__amp_update_scale__redispatch, sg_ks, self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval, ret);
+        return golden_over_tttffi_t(sg_ks, self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval, ret, sg_e->ctx, aten__amp_update_scale__redispatch);
     return sg_call_boxed_sig(sg_e, aten__amp_update_scale__op, sg_ks, "tttffi>t", self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval, ret);
 }
 
@@ -610,7 +646,7 @@ sg_status golden_clean__redispatch(sg_keyset sg_ks, sg_tensor *self) {
     const sg_entry *sg_e = sg_dispatch_entry(golden_clean__op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((golden_clean__kernel)sg_e->unboxed)(sg_ks, self);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_t_(sg_e->ctx, golden_clean__redispatch, sg_ks, self);
+        return golden_over_t_(sg_ks, self, sg_e->ctx, golden_clean__redispatch);
     return sg_call_boxed_sig(sg_e, golden_clean__op, sg_ks, "t>", self);
 }
 
@@ -628,7 +664,7 @@ sg_status aten_relu_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tensor **ret
     const sg_entry *sg_e = sg_dispatch_entry(aten_relu_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_relu_kernel)sg_e->unboxed)(sg_ks, self, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_t_t(sg_e->ctx, aten_relu_redispatch, sg_ks, self, ret);
+        return golden_over_t_t(sg_ks, self, ret, sg_e->ctx, aten_relu_redispatch);
     return sg_call_boxed_sig(sg_e, aten_relu_op, sg_ks, "t>t", self, ret);
 }
 
@@ -644,7 +680,7 @@ sg_status aten_relu_out_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tensor *
     const sg_entry *sg_e = sg_dispatch_entry(aten_relu_out_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_relu_out_kernel)sg_e->unboxed)(sg_ks, self, out, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tt_t(sg_e->ctx, aten_relu_out_redispatch, sg_ks, self, out, ret);
+        return golden_over_tt_t(sg_ks, self, out, ret, sg_e->ctx, aten_relu_out_redispatch);
     return sg_call_boxed_sig(sg_e, aten_relu_out_op, sg_ks, "tt>t", self, out, ret);
 }
 
