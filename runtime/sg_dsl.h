@@ -75,6 +75,14 @@ bool      sg_dsl_ready(const sg_dsl_artifact *a, int device);
  * nothing. */
 int32_t   sg_dsl_capability(int device);
 
+/* Whether a grid of x * y * z blocks is within CUDA's limits (x up to 2^31-1, y and z up to
+ * 65535; 0 fits and launches nothing). For predicates: the grid is computed as int64 from the
+ * arguments, tested here, and only then narrowed for sg_dsl_launch, so a call whose grid does
+ * not fit declines instead of failing or wrapping. */
+static inline bool sg_dsl_grid_fits(int64_t x, int64_t y, int64_t z) {
+    return x >= 0 && y >= 0 && z >= 0 && x <= 0x7fffffff && y <= 65535 && z <= 65535;
+}
+
 /* Launches the artifact on `device` over grid[0..2] blocks of block_x threads with its dynamic
  * shared memory, on `stream` (a cudaStream_t; NULL: the legacy default stream). args holds a
  * pointer to each of the kernel's nparams parameters. Loads the artifact first where it is not

@@ -229,6 +229,19 @@ static void test_no_device(void) {
     CHECK_STR(sg_dsl_failure(&t->a), "");
 }
 
+static void test_grid_fits(void) {
+    CHECK(sg_dsl_grid_fits(0, 0, 0));
+    CHECK(sg_dsl_grid_fits(1, 1, 1));
+    CHECK(sg_dsl_grid_fits(INT32_MAX, 65535, 65535));
+    CHECK(!sg_dsl_grid_fits((int64_t)INT32_MAX + 1, 1, 1));
+    CHECK(!sg_dsl_grid_fits(1, 65536, 1));
+    CHECK(!sg_dsl_grid_fits(1, 1, 65536));
+    CHECK(!sg_dsl_grid_fits(-1, 1, 1));
+    CHECK(!sg_dsl_grid_fits(1, -1, 1));
+    CHECK(!sg_dsl_grid_fits(1, 1, -1));
+    CHECK(!sg_dsl_grid_fits(INT64_MAX, 1, 1));
+}
+
 /* Registrations from several threads at once: each kept once (run under TSan too). */
 enum { THREADS = 8, PER_THREAD = 16 };
 static art *racers[THREADS][PER_THREAD];
@@ -273,6 +286,7 @@ int main(void) {
     test_register_and_list();
     test_switches();
     test_no_device();
+    test_grid_fits();
     test_threads();
     return check_result("test_rt_dsl");
 }
