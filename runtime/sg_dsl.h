@@ -40,7 +40,11 @@ typedef struct sg_dsl_slot {
     char                  *failure;                      /* the first load failure's message */
     const sg_dsl_artifact *next;                         /* registration order */
 } sg_dsl_slot;
+#ifdef __cplusplus
+#define SG_DSL_SLOT_INIT {}
+#else
 #define SG_DSL_SLOT_INIT {0}
+#endif
 
 /* One compiled kernel binary (a cubin) and what launching it needs, from its sidecar. */
 struct sg_dsl_artifact {
