@@ -340,11 +340,11 @@ static void init_dev_locks(void) {
     for (int i = 0; i < SG_DSL_MAX_DEVICES; i++) pthread_mutex_init(&dev_lock[i], NULL);
 }
 
-/* Whether the thread's current stream of device (which is current) is capturing a graph; an
- * answer CUDA refuses counts as capturing, so nothing loads then. */
-static bool capturing(int device) {
-    void *stream = NULL;
-    if (sg_stream_current(SG_CUDA(device), &stream)) return true;
+/* Whether `stream` (with stream_given; else the thread's current stream of device, which is
+ * current) is capturing a graph; an answer CUDA refuses counts as capturing, so nothing loads
+ * then. */
+static bool capturing(int device, bool stream_given, void *stream) {
+    if (!stream_given && sg_stream_current(SG_CUDA(device), &stream)) return true;
     enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
     if (cudaStreamIsCapturing((cudaStream_t)stream, &cs) != cudaSuccess) {
         (void)cudaGetLastError();
@@ -464,8 +464,9 @@ static bool load_on(const sg_dsl_artifact *a, int device) {
 enum { LOAD_OK, LOAD_FAILED, LOAD_DECLINED };
 
 /* Loads the artifact on device once (the device's capability matches: checked by callers).
- * LOAD_DECLINED where the stream is capturing: nothing is marked, a later call may load. */
-static int load(const sg_dsl_artifact *a, int device) {
+ * LOAD_DECLINED where the stream is capturing (the launch's stream where stream_given, else the
+ * thread's current one): nothing is marked, a later call may load. */
+static int load(const sg_dsl_artifact *a, int device, bool stream_given, void *stream) {
     pthread_once(&dev_lock_once, init_dev_locks);
     pthread_mutex_lock(&dev_lock[device]);
     int     out = LOAD_FAILED;
@@ -487,7 +488,7 @@ static int load(const sg_dsl_artifact *a, int device) {
         mark_failed(a, device, "cannot make the device current: %s", cudaGetErrorString(err));
         goto done;
     }
-    if (capturing(device))
+    if (capturing(device, stream_given, stream))
         out = LOAD_DECLINED;
     else
         out = load_on(a, device) ? LOAD_OK : LOAD_FAILED;
@@ -502,7 +503,7 @@ static bool built_for(const sg_dsl_artifact *a, int device) {
 }
 
 static SG_NOINLINE bool ready_slow(const sg_dsl_artifact *a, int device) {
-    return built_for(a, device) && load(a, device) == LOAD_OK;
+    return built_for(a, device) && load(a, device, false, NULL) == LOAD_OK;
 }
 
 bool sg_dsl_ready(const sg_dsl_artifact *a, int device) {
@@ -533,7 +534,7 @@ sg_status sg_dsl_launch(const sg_dsl_artifact *a, int device, const uint32_t gri
                             "sg_dsl_launch: %s was built for sm_%d%d; cuda:%d is %s", a->prefix,
                             (int)a->cc_major, (int)a->cc_minor, device,
                             sg_dsl_capability(device) ? "another architecture" : "not a device");
-        int r = load(a, device);
+        int r = load(a, device, true, stream);
         if (r == LOAD_DECLINED)
             return sg_error(SG_ESTATE,
                             "sg_dsl_launch: %s is not loaded on cuda:%d and the stream is "
@@ -575,7 +576,7 @@ sg_status sg_dsl_preload(int device) {
     pthread_mutex_lock(&reg_lock);
     for (const sg_dsl_artifact *a = reg_head; a; a = a->slot->next) {
         if (a->slot->off || !built_for(a, device)) continue;
-        int r = load(a, device);
+        int r = load(a, device, false, NULL);
         if (r == LOAD_DECLINED) declined++;
         if (r == LOAD_FAILED && !failed++) first = a;
     }

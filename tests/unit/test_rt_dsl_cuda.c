@@ -329,6 +329,12 @@ static void test_capture(void) {
     void     *args[1] = {&counter};
     uint32_t  grid[3] = {1, 1, 1};
     CHECK(sg_dsl_launch(&t->a, 0, grid, args, s) == SG_ESTATE);
+    /* the launch's own stream counts: the thread's current one no longer captures, s does */
+    art *t2 = make("t_capture_launch", "dsl_test_count", 0, 1);
+    CHECK(sg_cuda_set_stream(NULL) == SG_OK);
+    CHECK(sg_dsl_launch(&t2->a, 0, grid, args, s) == SG_ESTATE);
+    CHECK_HAS(sg_last_error(), "t_capture_launch is not loaded on cuda:0 and the stream is capturing");
+    CHECK(!sg_dsl_loaded(&t2->a, 0) && !sg_dsl_failed(&t2->a, 0));
     cudaGraph_t g = NULL;
     CHECK(cudaStreamEndCapture(s, &g) == cudaSuccess);
     if (g) cudaGraphDestroy(g);
@@ -336,7 +342,7 @@ static void test_capture(void) {
     /* after capture: loads */
     CHECK(sg_dsl_ready(&t->a, 0));
     CHECK(sg_dsl_load_count(&t->a) == 1);
-    CHECK(sg_cuda_set_stream(NULL) == SG_OK);
+    CHECK(sg_dsl_ready(&t2->a, 0));
     cudaStreamDestroy(s);
 }
 
