@@ -6,14 +6,16 @@
 # `bash cmake/do deps` makes in the build folder (dsl-venv/). Without the compiler the build is a
 # stock build: it says so, and the tests that need artifacts skip, saying why.
 #
-#   sg_add_dsl(NAME DECLS a.yaml ...)
+#   sg_add_dsl(NAME DECLS a.yaml ... SCHEMAS s.yaml ... [TAGS tags.yaml ...])
 #
-# Where SG_HAVE_DSL and some DECLS are given: at build time, `schemagen --dsl-plan` writes
-# ${CMAKE_CURRENT_BINARY_DIR}/NAME/plan.json and tools/dsl_export.py compiles it into
+# Where SG_HAVE_DSL and some DECLS are given: at build time, `schemagen --dsl a.yaml ...
+# --dsl-plan PLAN SCHEMAS...` writes ${CMAKE_CURRENT_BINARY_DIR}/NAME/plan.json (the schemas
+# hold the ops the declarations override) and tools/dsl_export.py compiles it into
 # NAME/artifacts/ (the custom target NAME). Sets in the caller's scope NAME_SCHEMAGEN_ARGS
-# (`--dsl DECLS... --dsl-artifacts DIR`, for the glue's schemagen call) and NAME_DEPENDS (what
-# that call waits for); sg_add_glue(... DSL NAME) uses them and compiles LIB_dsl.c into the
-# glue. Both are empty otherwise, and the glue is generated as without DSL kernels.
+# (`--dsl a.yaml ... --dsl-artifacts DIR`, for the glue's schemagen call over the same schemas)
+# and NAME_DEPENDS (what that call waits for); sg_add_glue(... DSL NAME) uses them and compiles
+# LIB_dsl.c into the glue. Both are empty otherwise, and the glue is generated as without DSL
+# kernels.
 #
 #   sg_dsl_tests()
 #
@@ -64,7 +66,7 @@ set(SG_DSL_EXPORT ${CMAKE_CURRENT_LIST_DIR}/../tools/dsl_export.py)
 get_filename_component(SG_DSL_EXPORT ${SG_DSL_EXPORT} ABSOLUTE)
 
 function(sg_add_dsl name)
-  cmake_parse_arguments(D "" "" "DECLS" ${ARGN})
+  cmake_parse_arguments(D "" "" "DECLS;SCHEMAS;TAGS" ${ARGN})
   set(${name}_SCHEMAGEN_ARGS "" PARENT_SCOPE)
   set(${name}_DEPENDS "" PARENT_SCOPE)
   if(NOT SG_HAVE_DSL OR NOT D_DECLS)
@@ -79,19 +81,27 @@ function(sg_add_dsl name)
     list(APPEND sources ${py})
   endforeach()
   list(REMOVE_DUPLICATES sources)
+  set(dsl_args "")
+  foreach(d ${D_DECLS})
+    list(APPEND dsl_args --dsl ${d})
+  endforeach()
+  set(tag_args "")
+  foreach(t ${D_TAGS})
+    list(APPEND tag_args --tags ${t})
+  endforeach()
   add_custom_command(
     OUTPUT ${dir}/stamp
     BYPRODUCTS ${dir}/plan.json
     COMMAND ${CMAKE_COMMAND} -E make_directory ${dir}/artifacts
-    COMMAND schemagen --dsl-plan ${dir}/plan.json ${D_DECLS}
+    COMMAND schemagen ${dsl_args} --dsl-plan ${dir}/plan.json ${tag_args} ${D_SCHEMAS}
     COMMAND ${CMAKE_COMMAND} -E env TRITON_CACHE_DIR=${CMAKE_BINARY_DIR}/dsl-triton-cache
             ${SG_DSL_PYTHON} ${SG_DSL_EXPORT} --plan ${dir}/plan.json --out ${dir}/artifacts
     COMMAND ${CMAKE_COMMAND} -E touch ${dir}/stamp
-    DEPENDS schemagen ${D_DECLS} ${sources} ${SG_DSL_EXPORT}
+    DEPENDS schemagen ${D_DECLS} ${D_SCHEMAS} ${D_TAGS} ${sources} ${SG_DSL_EXPORT}
     COMMENT "DSL kernels: plan and export (${name})"
     VERBATIM)
   add_custom_target(${name} DEPENDS ${dir}/stamp)
-  set(${name}_SCHEMAGEN_ARGS --dsl ${D_DECLS} --dsl-artifacts ${dir}/artifacts PARENT_SCOPE)
+  set(${name}_SCHEMAGEN_ARGS ${dsl_args} --dsl-artifacts ${dir}/artifacts PARENT_SCOPE)
   set(${name}_DEPENDS ${dir}/stamp PARENT_SCOPE)
 endfunction()
 

@@ -7,7 +7,8 @@
 # linked with the runtime. The tool rewrites only files whose bytes change, and an edited op
 # changes only its shard's files and the table, so a rebuild compiles what the edit touched.
 # DSL D names an sg_add_dsl(D ...) (cmake/dsl.cmake): where it exported artifacts, schemagen
-# also gets the declarations and the artifacts and writes NAME_dsl.c, compiled in too.
+# also gets the declarations and the artifacts and writes NAME_dsl.h and NAME_dsl.c, compiled
+# in too.
 function(sg_add_glue target)
   cmake_parse_arguments(G "" "LIB;SHARDS;DSL" "SCHEMAS;TAGS" ${ARGN})
   set(dir ${CMAKE_CURRENT_BINARY_DIR}/${target})
@@ -21,7 +22,7 @@ function(sg_add_glue target)
   if(G_DSL AND ${G_DSL}_SCHEMAGEN_ARGS)
     set(dsl_args ${${G_DSL}_SCHEMAGEN_ARGS})
     set(dsl_deps ${${G_DSL}_DEPENDS})
-    list(APPEND outputs ${dir}/${G_LIB}_dsl.c)
+    list(APPEND outputs ${dir}/${G_LIB}_dsl.h ${dir}/${G_LIB}_dsl.c)
   endif()
   set(tag_args "")
   foreach(t ${G_TAGS})
