@@ -8,7 +8,8 @@
 # the failures: a missing kernel, a syntax error, parameters in another order, another compiler
 # version, a malformed plan: each named, a non-zero exit, no file of the failed artifact left
 # (a stale one removed), the others still exported, no temporary file left. Where schemagen
-# writes plans (--dsl-plan), the plan of kernels/dsl/*.yaml is exported whole too.
+# writes plans (--dsl-plan), the plan of kernels/dsl/*.yaml (over schemas/aten_core.yaml and
+# kernels/dsl/schemas/) is exported whole too: its 40 points.
 # Skips (77), saying why, where no Python with Triton is found.
 set -u
 schemagen=$1
@@ -169,12 +170,16 @@ if "$schemagen" --help 2>&1 | grep -q -- '--dsl-plan'; then
     shopt -s nullglob
     decls=("$root"/kernels/dsl/*.yaml)
     if [ ${#decls[@]} -gt 0 ]; then
-        if ! "$schemagen" --dsl-plan "$tmp/decls.json" "${decls[@]}" 2>"$tmp/err"; then
+        dsl_args=()
+        for d in "${decls[@]}"; do dsl_args+=(--dsl "$d"); done
+        if ! "$schemagen" "${dsl_args[@]}" --dsl-plan "$tmp/decls.json" "$root/schemas/aten_core.yaml" \
+            "$root"/kernels/dsl/schemas/*.yaml 2>"$tmp/err"; then
             bad "schemagen --dsl-plan over kernels/dsl/*.yaml failed: $(cat "$tmp/err")"
         elif ! "$py" "$export_tool" --plan "$tmp/decls.json" --out "$tmp/decls" 2>"$tmp/err"; then
             bad "the declarations' plan did not export: $(cat "$tmp/err")"
         else
             tail -n 1 "$tmp/err" >&2
+            grep -q ' 0 failed, of 40;' "$tmp/err" || bad "the declarations' plan is not the 40 points expected"
         fi
     fi
 else
