@@ -136,7 +136,9 @@ expect_fail() {
     "$py" "$export_tool" --plan "$tmp/$1.json" --out "$dir" 2>"$tmp/err" || st=$?
     [ "$st" = "$2" ] || bad "$1: exit $st, expected $2 ($(cat "$tmp/err"))"
     grep -qF -- "$3" "$tmp/err" || bad "$1: the message lacks '$3': $(cat "$tmp/err")"
-    if ls -a "$dir" | grep -q '\.tmp$'; then bad "$1: a temporary file was left"; fi
+    if [ -n "$(find "$dir" -maxdepth 1 -name '*.tmp' -print -quit)" ]; then
+        bad "$1: a temporary file was left"
+    fi
 }
 plan nokernel "arts[0]['kernel'] = 'nope'"
 expect_fail nokernel 1 "error: rms__float32_1024__sm90: $k/rms_norm.py: no function 'nope'"
@@ -164,6 +166,16 @@ echo '{"version": 2, "artifacts": []}' >"$tmp/v2.json"
 expect_fail v2 2 'expected an object with "version": 1'
 echo '{"version": 1, "artifacts": [' >"$tmp/notjson.json"
 expect_fail notjson 2 "not JSON"
+
+# a Python without Triton: said once, the rest not tried, nothing written
+if ! python3 -c 'import importlib.metadata as m; m.version("triton")' >/dev/null 2>&1; then
+    st=0
+    python3 "$export_tool" --plan "$tmp/good.json" --out "$tmp/out_none" 2>"$tmp/err" || st=$?
+    [ "$st" = 1 ] || bad "without triton: exit $st"
+    grep -q "no triton package is installed for" "$tmp/err" || bad "without triton: $(cat "$tmp/err")"
+    grep -q "1 failed, 3 not tried, of 4" "$tmp/err" || bad "without triton: summary: $(cat "$tmp/err")"
+    [ -z "$(ls -A "$tmp/out_none" 2>/dev/null)" ] || bad "without triton: files were written"
+fi
 
 # ---- the declarations' own plan, where schemagen writes plans --------------------------------
 if "$schemagen" --help 2>&1 | grep -q -- '--dsl-plan'; then

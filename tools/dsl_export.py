@@ -17,6 +17,7 @@ removed), 2 for a plan that cannot be read. Per-artifact times and a summary go 
 """
 import argparse
 import hashlib
+import importlib.metadata
 import importlib.util
 import json
 import os
@@ -311,12 +312,23 @@ class Triton:
         return bytes(cubin), meta
 
 
+def installed_version():
+    """Triton's version from its package metadata, without importing it (an import takes from a
+    fraction of a second to seconds, and an up-to-date export needs none)."""
+    try:
+        return importlib.metadata.version("triton")
+    except importlib.metadata.PackageNotFoundError:
+        raise ExportError("no triton package is installed for %s; the build installs it in "
+                          "its dsl-venv (bash cmake/do deps)" % sys.executable)
+
+
 def export(arts, out, force):
     os.makedirs(out, exist_ok=True)
     if "TRITON_CACHE_DIR" not in os.environ:
         # Rationale: the compiler's cache lives in the build folder, not the user's home.
         os.environ["TRITON_CACHE_DIR"] = os.path.join(os.path.abspath(out), ".triton-cache")
     compiler = None
+    version = None
     failures = 0
     done = kept = total_bytes = 0
     t_all = time.monotonic()
@@ -329,20 +341,25 @@ def export(arts, out, force):
                     source_sha = sha256_bytes(f.read())
             except OSError as e:
                 raise ExportError("%s: cannot read it: %s" % (a["source"], e.strerror))
+            if version is None:
+                version = installed_version()
+            want = a["compiler"][len("triton=="):]
+            if version != want:
+                raise ExportError("the declaration asks %s; the compiler found is triton %s"
+                                  % (a["compiler"], version))
+            if not force and up_to_date(a, out, source_sha, version):
+                kept += 1
+                continue
             if compiler is None:
                 t_imp = time.monotonic()
                 compiler = Triton()
                 say("triton %s imported in %.2f s" % (compiler.version,
                                                       time.monotonic() - t_imp))
-            want = a["compiler"][len("triton=="):]
-            if compiler.version != want:
-                raise ExportError("the declaration asks %s; the compiler found is triton %s"
-                                  % (a["compiler"], compiler.version))
-            if not force and up_to_date(a, out, source_sha, compiler.version):
-                kept += 1
-                continue
+                if compiler.version != version:
+                    raise ExportError("triton imports as %s but its package says %s"
+                                      % (compiler.version, version))
             cubin, meta = compiler.compile(a)
-            side = sidecar(a, source_sha, compiler.version, meta, sha256_bytes(cubin))
+            side = sidecar(a, source_sha, version, meta, sha256_bytes(cubin))
             write_atomic(os.path.join(out, prefix + ".cubin"), cubin)
             write_atomic(os.path.join(out, prefix + ".json"), encode(side))
             done += 1
@@ -354,10 +371,12 @@ def export(arts, out, force):
             remove_quietly(os.path.join(out, prefix + ".json"))
             remove_quietly(os.path.join(out, prefix + ".cubin"))
             say("error: %s: %s" % (prefix, e))
-            if compiler is None and "cannot import triton" in str(e):
+            if "cannot import triton" in str(e) or "no triton package" in str(e):
                 break
-    say("%d compiled, %d up to date, %d failed, of %d; %.2f s; %d bytes of cubin written"
-        % (done, kept, failures, len(arts), time.monotonic() - t_all, total_bytes))
+    untried = len(arts) - done - kept - failures
+    say("%d compiled, %d up to date, %d failed%s, of %d; %.2f s; %d bytes of cubin written"
+        % (done, kept, failures, ", %d not tried" % untried if untried else "", len(arts),
+           time.monotonic() - t_all, total_bytes))
     return failures
 
 
