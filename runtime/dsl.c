@@ -134,8 +134,7 @@ sg_status sg_dsl_register(const sg_dsl_artifact *a) {
         }
     }
     a->slot->next = NULL;
-    a->slot->off = (uint8_t)switched_off(a);
-    a->slot->registered = 1;
+    __atomic_store_n(&a->slot->off, (uint8_t)switched_off(a), __ATOMIC_RELAXED);
     if (reg_tail)
         reg_tail->slot->next = a;
     else

@@ -32,7 +32,6 @@ typedef struct sg_dsl_artifact sg_dsl_artifact;
  * check on the call path two loads of memory the artifact owns. */
 typedef struct sg_dsl_slot {
     uint8_t                off;                          /* a switch turns it off */
-    uint8_t                registered;
     uint8_t                state[SG_DSL_MAX_DEVICES];    /* 0 not loaded, 1 loaded, 2 failed */
     void                  *func[SG_DSL_MAX_DEVICES];     /* the CUfunction, per device */
     uint64_t               launches;                     /* kernels launched, all devices */

@@ -252,6 +252,8 @@ static void *register_many(void *p) {
         if (sg_dsl_register(&mine[i]->a) != SG_OK) return p;
         (void)sg_dsl_set_enabled(i % 2 ? "racedsl" : "aten::race", i % 3 == 0);
         (void)sg_dsl_enabled(&mine[i]->a);
+        (void)sg_dsl_ready(&mine[i]->a, 0);
+        (void)sg_dsl_list(NULL, 0);
     }
     return NULL;
 }
