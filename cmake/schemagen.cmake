@@ -1,19 +1,29 @@
 # cmake/schemagen.cmake: sg_add_glue(), generated glue as a static library.
 #
-#   sg_add_glue(TARGET LIB NAME SHARDS N SCHEMAS a.yaml ... [TAGS tags.yaml ...])
+#   sg_add_glue(TARGET LIB NAME SHARDS N SCHEMAS a.yaml ... [TAGS tags.yaml ...] [DSL D])
 #
 # Runs schemagen at build time into ${CMAKE_CURRENT_BINARY_DIR}/TARGET/ (NAME.h, NAME_K.h and
 # NAME_K.c for K < N, NAME_table.c) and compiles those files into the static library TARGET,
 # linked with the runtime. The tool rewrites only files whose bytes change, and an edited op
 # changes only its shard's files and the table, so a rebuild compiles what the edit touched.
+# DSL D names an sg_add_dsl(D ...) (cmake/dsl.cmake): where it exported artifacts, schemagen
+# also gets the declarations and the artifacts and writes NAME_dsl.h and NAME_dsl.c, compiled
+# in too.
 function(sg_add_glue target)
-  cmake_parse_arguments(G "" "LIB;SHARDS" "SCHEMAS;TAGS" ${ARGN})
+  cmake_parse_arguments(G "" "LIB;SHARDS;DSL" "SCHEMAS;TAGS" ${ARGN})
   set(dir ${CMAKE_CURRENT_BINARY_DIR}/${target})
   set(outputs ${dir}/${G_LIB}.h ${dir}/${G_LIB}_table.c)
   math(EXPR last "${G_SHARDS} - 1")
   foreach(i RANGE ${last})
     list(APPEND outputs ${dir}/${G_LIB}_${i}.h ${dir}/${G_LIB}_${i}.c)
   endforeach()
+  set(dsl_args "")
+  set(dsl_deps "")
+  if(G_DSL AND ${G_DSL}_SCHEMAGEN_ARGS)
+    set(dsl_args ${${G_DSL}_SCHEMAGEN_ARGS})
+    set(dsl_deps ${${G_DSL}_DEPENDS})
+    list(APPEND outputs ${dir}/${G_LIB}_dsl.h ${dir}/${G_LIB}_dsl.c)
+  endif()
   set(tag_args "")
   foreach(t ${G_TAGS})
     list(APPEND tag_args --tags ${t})
@@ -23,9 +33,10 @@ function(sg_add_glue target)
   add_custom_command(
     OUTPUT ${dir}/stamp
     BYPRODUCTS ${outputs}
-    COMMAND schemagen --lib ${G_LIB} --shards ${G_SHARDS} ${tag_args} -o ${dir} ${G_SCHEMAS}
+    COMMAND schemagen --lib ${G_LIB} --shards ${G_SHARDS} ${tag_args} ${dsl_args} -o ${dir}
+            ${G_SCHEMAS}
     COMMAND ${CMAKE_COMMAND} -E touch ${dir}/stamp
-    DEPENDS schemagen ${G_SCHEMAS} ${G_TAGS}
+    DEPENDS schemagen ${G_SCHEMAS} ${G_TAGS} ${dsl_deps}
     COMMENT "schemagen: ${target}"
     VERBATIM)
   add_custom_target(${target}_gen DEPENDS ${dir}/stamp)

@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# dsl_export.sh SCHEMAGEN CORPUS: tools/dsl_export.py with the build's pinned Triton (the
+# dsl-venv beside SCHEMAGEN, or SG_DSL_PYTHON), for sm_90, no GPU needed.
+#
+# Exports a plan with one point of each shipped kernel (kernels/dsl/triton/) and checks each
+# sidecar against the plan, the files and the compiler (fields, hashes, symbol, hidden
+# arguments); a second run keeps everything (up to date) and --force writes the same bytes; then
+# the failures: a missing kernel, a syntax error, parameters in another order, another compiler
+# version, a malformed plan: each named, a non-zero exit, no file of the failed artifact left
+# (a stale one removed), the others still exported, no temporary file left. Where schemagen
+# writes plans (--dsl-plan), the plan of kernels/dsl/*.yaml (over schemas/aten_core.yaml and
+# kernels/dsl/schemas/) is exported whole too: its 40 points.
+# Skips (77), saying why, where no Python with Triton is found.
+set -u
+schemagen=$1
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+py=${SG_DSL_PYTHON:-$(dirname "$schemagen")/dsl-venv/bin/python}
+if [ ! -x "$py" ] || ! "$py" -c 'import triton' >/dev/null 2>&1; then
+    echo "skipped: no Python with Triton at $py (bash cmake/do deps installs it; or set SG_DSL_PYTHON)" >&2
+    exit 77
+fi
+export TRITON_CACHE_DIR=${TRITON_CACHE_DIR:-$(dirname "$schemagen")/dsl-triton-cache}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+bad() {
+    echo "FAIL: $*" >&2
+    fail=1
+}
+export_tool=$root/tools/dsl_export.py
+k=$root/kernels/dsl/triton
+
+# plan NAME [EDIT]: writes $tmp/NAME.json, the base plan edited by the Python statement EDIT
+# (over `arts`, the artifacts' list).
+plan() {
+    python3 - "$tmp/$1.json" "$k" "${2:-pass}" <<'PY'
+import json, sys
+out, k, edit = sys.argv[1], sys.argv[2], sys.argv[3]
+def art(prefix, src, kern, point, sig, consts, warps=8):
+    return {"prefix": prefix, "decl": prefix.split("__")[0], "dsl": "triton",
+            "compiler": "triton==3.6.0", "source": k + "/" + src, "source_key": "triton/" + src,
+            "kernel": kern, "arch": "sm_90", "capability": [9, 0], "point": point,
+            "signature": sig, "constexprs": consts,
+            "divisibility": [p[0] for p in sig if p[1].startswith("*")],
+            "num_warps": warps, "num_stages": 1}
+arts = [
+    art("rms__float32_1024__sm90", "rms_norm.py", "rms_norm_fwd", {"dtype": "float32", "N": 1024},
+        [["x", "*fp32"], ["w", "*fp32"], ["y", "*fp32"], ["rstd", "*fp32"], ["eps", "fp32"]],
+        {"BLOCK": 1024}),
+    art("softmax__bfloat16_2048__sm90", "softmax.py", "softmax_fwd",
+        {"dtype": "bfloat16", "N": 2048}, [["x", "*bf16"], ["y", "*bf16"]], {"BLOCK": 2048}, 4),
+    art("ln__bfloat16_4096__sm90", "layer_norm.py", "layer_norm_fwd",
+        {"dtype": "bfloat16", "N": 4096},
+        [["x", "*bf16"], ["w", "*bf16"], ["b", "*bf16"], ["y", "*bf16"], ["mean", "*fp32"],
+         ["rstd", "*fp32"], ["eps", "fp32"]], {"BLOCK": 4096}),
+    art("add_rms__float32_8192__sm90", "add_rms_norm.py", "add_rms_norm_fwd",
+        {"dtype": "float32", "N": 8192},
+        [["x", "*fp32"], ["residual", "*fp32"], ["w", "*fp32"], ["y", "*fp32"], ["s", "*fp32"],
+         ["eps", "fp32"]], {"BLOCK": 8192}, 16),
+]
+exec(edit)
+json.dump({"version": 1, "artifacts": arts}, open(out, "w"), indent=1)
+PY
+}
+
+# ---- a good plan -----------------------------------------------------------------------------
+plan good
+out=$tmp/out
+if ! "$py" "$export_tool" --plan "$tmp/good.json" --out "$out" 2>"$tmp/err"; then
+    cat "$tmp/err" >&2
+    bad "the good plan did not export"
+fi
+grep -q 'rms__float32_1024__sm90: [0-9.]* s, [0-9]* bytes' "$tmp/err" || bad "no per-artifact time"
+grep -q '4 compiled, 0 up to date, 0 failed, of 4' "$tmp/err" || bad "no summary: $(cat "$tmp/err")"
+version=$("$py" -c 'import triton; print(triton.__version__)')
+python3 - "$tmp/good.json" "$out" "$version" <<'PY' || bad "the sidecars disagree with the plan or the files"
+import hashlib, json, os, sys
+plan, out, version = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
+ok = True
+def expect(cond, what):
+    global ok
+    if not cond:
+        print("sidecar check failed: " + what, file=sys.stderr)
+        ok = False
+keys = ["version", "prefix", "kind", "decl", "point", "arch", "capability", "symbol", "shared",
+        "num_warps", "num_stages", "num_ctas", "params", "hidden", "assumes", "compiler",
+        "sources", "binary"]
+for a in plan["artifacts"]:
+    p = a["prefix"]
+    side = json.load(open(os.path.join(out, p + ".json")))
+    cubin = open(os.path.join(out, p + ".cubin"), "rb").read()
+    expect(list(side) == keys, p + ": keys in the documented order: %s" % list(side))
+    expect(side["version"] == 1 and side["kind"] == "triton-cubin", p + ": version and kind")
+    for f in ("prefix", "decl", "point", "arch", "capability", "num_warps", "num_stages"):
+        expect(side[f] == a[f], "%s: %s is %r, the plan says %r" % (p, f, side[f], a[f]))
+    expect(side["params"] == a["signature"], p + ": params are the plan's signature")
+    expect(side["symbol"] == a["kernel"], p + ": symbol %r" % side["symbol"])
+    expect(side["symbol"].encode() + b"\0" in cubin, p + ": the symbol is in the cubin")
+    expect(cubin[:4] == b"\x7fELF", p + ": the cubin is an ELF image")
+    expect(side["binary"] == {"file": p + ".cubin", "sha256": hashlib.sha256(cubin).hexdigest()},
+           p + ": binary file and hash")
+    src = open(a["source"], "rb").read()
+    expect(side["sources"] == {a["source_key"]: hashlib.sha256(src).hexdigest()}, p + ": source hash")
+    expect(side["compiler"] == {"name": "triton", "version": version}, p + ": compiler")
+    expect([h["name"] for h in side["hidden"]] == ["global_scratch", "profile_scratch"] and
+           all(h["size"] == 0 and h["align"] >= 1 for h in side["hidden"]), p + ": hidden args")
+    expect(side["assumes"] == {"divisibility_16": a["divisibility"], "int32": []}, p + ": assumes")
+    expect(side["num_ctas"] == 1 and isinstance(side["shared"], int) and side["shared"] >= 0,
+           p + ": num_ctas, shared")
+sys.exit(0 if ok else 1)
+PY
+cp -r "$out" "$tmp/first"
+
+# up to date: nothing compiled, nothing rewritten; --force: the same bytes again
+"$py" "$export_tool" --plan "$tmp/good.json" --out "$out" 2>"$tmp/err" || bad "the second export failed"
+grep -q '0 compiled, 4 up to date' "$tmp/err" || bad "the second export was not up to date: $(cat "$tmp/err")"
+"$py" "$export_tool" --plan "$tmp/good.json" --out "$out" --force 2>"$tmp/err" || bad "--force failed"
+grep -q '4 compiled, 0 up to date' "$tmp/err" || bad "--force did not compile"
+for f in "$tmp"/first/*.json "$tmp"/first/*.cubin; do
+    cmp -s "$f" "$out/$(basename "$f")" || bad "$(basename "$f") differs after --force"
+done
+# an edited source is not up to date
+cp -r "$k" "$tmp/ksrc"
+printf '\n# edited\n' >>"$tmp/ksrc/softmax.py"
+plan edited "for a in arts: a['source'] = a['source'].replace('$k', '$tmp/ksrc')"
+"$py" "$export_tool" --plan "$tmp/edited.json" --out "$out" 2>"$tmp/err" || bad "the edited export failed"
+grep -q '1 compiled, 3 up to date' "$tmp/err" || bad "an edited source was kept: $(cat "$tmp/err")"
+
+# ---- failures --------------------------------------------------------------------------------
+# expect_fail NAME STATUS TEXT: exporting plan NAME into a fresh folder exits STATUS and says TEXT
+expect_fail() {
+    local dir=$tmp/out_$1 st=0
+    mkdir -p "$dir"
+    # a stale artifact of the first prefix, which a failure must not leave behind
+    echo stale >"$dir/rms__float32_1024__sm90.json"
+    "$py" "$export_tool" --plan "$tmp/$1.json" --out "$dir" 2>"$tmp/err" || st=$?
+    [ "$st" = "$2" ] || bad "$1: exit $st, expected $2 ($(cat "$tmp/err"))"
+    grep -qF -- "$3" "$tmp/err" || bad "$1: the message lacks '$3': $(cat "$tmp/err")"
+    if [ -n "$(find "$dir" -maxdepth 1 -name '*.tmp' -print -quit)" ]; then
+        bad "$1: a temporary file was left"
+    fi
+}
+plan nokernel "arts[0]['kernel'] = 'nope'"
+expect_fail nokernel 1 "error: rms__float32_1024__sm90: $k/rms_norm.py: no function 'nope'"
+[ ! -e "$tmp/out_nokernel/rms__float32_1024__sm90.json" ] || bad "a failed artifact's stale sidecar was left"
+[ -e "$tmp/out_nokernel/softmax__bfloat16_2048__sm90.cubin" ] || bad "one failure stopped the others"
+grep -q '3 compiled, 0 up to date, 1 failed, of 4' "$tmp/err" || bad "nokernel: summary"
+
+printf 'import triton\n\ndef broken(:\n    pass\n' >"$tmp/broken.py"
+plan syntax "arts[0]['source'] = '$tmp/broken.py'"
+expect_fail syntax 1 "rms__float32_1024__sm90: $tmp/broken.py:3:"
+
+plan order "arts[0]['signature'][0], arts[0]['signature'][1] = arts[0]['signature'][1], arts[0]['signature'][0]"
+expect_fail order 1 "the parameters of 'rms_norm_fwd' other than constexprs are (x, w, y, rstd, eps); the declaration's args are (w, x, y, rstd, eps)"
+
+plan version "arts[0]['compiler'] = 'triton==0.0.1'"
+expect_fail version 1 "rms__float32_1024__sm90: the declaration asks triton==0.0.1; the compiler found is triton $version"
+
+plan badarch "arts[0]['capability'] = [8, 0]"
+expect_fail badarch 2 "artifact 0 (rms__float32_1024__sm90): arch sm_90 and capability [8, 0] disagree"
+plan badtype "arts[1]['signature'][0][1] = '*f32'"
+expect_fail badtype 2 "artifact 1 (softmax__bfloat16_2048__sm90): parameter x: type '*f32' is not one of"
+plan dup "arts[1]['prefix'] = arts[0]['prefix']"
+expect_fail dup 2 "artifact 1: prefix rms__float32_1024__sm90 appears twice"
+echo '{"version": 2, "artifacts": []}' >"$tmp/v2.json"
+expect_fail v2 2 'expected an object with "version": 1'
+echo '{"version": 1, "artifacts": [' >"$tmp/notjson.json"
+expect_fail notjson 2 "not JSON"
+
+# a Python without Triton: said once, the rest not tried, nothing written
+if ! python3 -c 'import importlib.metadata as m; m.version("triton")' >/dev/null 2>&1; then
+    st=0
+    python3 "$export_tool" --plan "$tmp/good.json" --out "$tmp/out_none" 2>"$tmp/err" || st=$?
+    [ "$st" = 1 ] || bad "without triton: exit $st"
+    grep -q "no triton package is installed for" "$tmp/err" || bad "without triton: $(cat "$tmp/err")"
+    grep -q "1 failed, 3 not tried, of 4" "$tmp/err" || bad "without triton: summary: $(cat "$tmp/err")"
+    [ -z "$(ls -A "$tmp/out_none" 2>/dev/null)" ] || bad "without triton: files were written"
+fi
+
+# ---- the declarations' own plan, where schemagen writes plans --------------------------------
+if "$schemagen" --help 2>&1 | grep -q -- '--dsl-plan'; then
+    shopt -s nullglob
+    decls=("$root"/kernels/dsl/*.yaml)
+    if [ ${#decls[@]} -gt 0 ]; then
+        dsl_args=()
+        for d in "${decls[@]}"; do dsl_args+=(--dsl "$d"); done
+        if ! "$schemagen" "${dsl_args[@]}" --dsl-plan "$tmp/decls.json" "$root/schemas/aten_core.yaml" \
+            "$root"/kernels/dsl/schemas/*.yaml 2>"$tmp/err"; then
+            bad "schemagen --dsl-plan over kernels/dsl/*.yaml failed: $(cat "$tmp/err")"
+        elif ! "$py" "$export_tool" --plan "$tmp/decls.json" --out "$tmp/decls" 2>"$tmp/err"; then
+            bad "the declarations' plan did not export: $(cat "$tmp/err")"
+        else
+            tail -n 1 "$tmp/err" >&2
+            grep -q ' 0 failed, of 40;' "$tmp/err" || bad "the declarations' plan is not the 40 points expected"
+        fi
+    fi
+else
+    echo "note: this schemagen writes no plans (--dsl-plan): kernels/dsl/*.yaml not exported" >&2
+fi
+
+[ "$fail" = 0 ] && echo "dsl_export: ok"
+exit "$fail"
