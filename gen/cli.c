@@ -431,7 +431,7 @@ static bool write_out(void *ud, const char *data, size_t len) {
  * standard output empty. */
 static int write_results(const options *o, const sg_model *m, const sg_diag *d,
                          const sg_outputs *outs, const sg_buf *plan, FILE *out, FILE *err) {
-    emit_kind kind = o->emit == EMIT_DEFAULT ? (o->outdir || o->dsl_plan ? EMIT_DEFAULT
+    emit_kind kind = o->emit == EMIT_DEFAULT ? (o->outdir || o->ndsl ? EMIT_DEFAULT
                                                                          : EMIT_SUMMARY)
                                              : o->emit;
     bool stream = kind == EMIT_JSON && !o->outdir;

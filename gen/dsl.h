@@ -136,6 +136,9 @@ int sg_dsl_read_artifacts(sg_dsl_set *s, const char *dir, sg_diag *d);
 void sg_dsl_emit_c(sg_buf *c, sg_buf *h, const sg_dsl_set *s, const char *lib,
                    const char *const *inputs, uint32_t ninputs);
 
+/* Looks symbol up in an ELF64 image's symbol table: 0 a defined function, 1 another kind of
+ * symbol, 2 absent, -1 not a well-formed ELF64 file (*why says how). Bounds-checked. */
+int sg_dsl_elf_symbol(const unsigned char *img, size_t n, const char *symbol, const char **why);
 /* Adds LIB_dsl.c and LIB_dsl.h to outs (dsl_emit.c). -1 when out of memory. */
 int sg_dsl_add_outputs(sg_outputs *outs, const sg_dsl_set *s, const char *lib,
                        const char *const *inputs, uint32_t ninputs);
