@@ -481,6 +481,7 @@ static bool read_outputs(loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
         return false;
     }
     if (!(dc->outputs = alloc(L, v->nitems * sizeof *dc->outputs))) return false;
+    dc->noutputs = v->nitems;
     static const char *const keys[] = {"like", "?dtype", "?keep_last", NULL};
     for (uint32_t i = 0; i < v->nitems; i++) {
         const sg_ynode *o = v->items[i], *val[3];

@@ -100,6 +100,25 @@ int sg_dsl_expand(sg_dsl_set *s, sg_dsl_decl *dc, sg_diag *d) {
             sg_buf_free(&b);
             return (int)(d->nerrors - before);
         }
+        /* an output of a fixed dtype must have the dtype of the pointer it is passed as */
+        for (uint32_t k = 0; k < dc->nparams; k++) {
+            const sg_dsl_param *pa = &dc->params[k];
+            const sg_dsl_sym *sym = sg_dsl_node_sym(pa->value.node);
+            if (!pa->ptr || !sym || sym->kind != SG_DSLS_OUT) continue;
+            const sg_dsl_output *o = &dc->outputs[sym->index];
+            int od = o->dtype_var >= 0 ? (int)vals[o->dtype_var].i : o->dtype;
+            int pd = pa->grid_var >= 0 ? (int)vals[pa->grid_var].i : pa->base;
+            if (od < 0 || od == pd) continue;
+            sg_buf b;
+            sg_buf_init(&b);
+            point_text(&b, dc, vals);
+            sg_buf_putc(&b, '\0');
+            sg_diag_report(d, SG_ERROR, pa->pos, "parameter '%s' points to %s at the point %s, "
+                           "but %s is %s", pa->name, sg_dsl_dtypes[pd].name, b.oom ? "?" : b.data,
+                           sym->name, sg_dsl_dtypes[od].name);
+            sg_buf_free(&b);
+            return (int)(d->nerrors - before);
+        }
         for (uint32_t k = 0; k < dc->narchs; k++) {
             char *prefix = make_prefix(s->a, dc, vals, dc->caps[k]);
             if (!prefix) goto oom;
