@@ -158,8 +158,12 @@ for f in gen/*.c; do
     $cc -std=c11 -Wall -Wextra -Wshadow -Werror -pedantic -c "${stub[@]}" -Igen -I"$root/runtime" \
         -I"$root/gen/schema" "$f" -o "$f.o" || fail "$f does not compile with -Werror"
 done
+# a sanitized build's library needs the same sanitizers in the program that links it
+san=()
+syms=$(nm "$build/libsg_runtime.a" 2>/dev/null)
+case $syms in *__asan_*) san=(-fsanitize=address,undefined) ;; *__tsan_*) san=(-fsanitize=thread) ;; esac
 if [ -f "$build/libsg_runtime.a" ]; then
-    $cc -std=c11 -Wall -Wextra -Werror "${stub[@]}" -Igen -I"$root/runtime" -I"$root/gen/schema" \
+    $cc -std=c11 -Wall -Wextra -Werror "${san[@]}" "${stub[@]}" -Igen -I"$root/runtime" -I"$root/gen/schema" \
         "$here/dsl/when_test.c" gen/dslt_0.c gen/dslt_table.c "$build/libsg_runtime.a" \
         "$build/libsg_schema.a" -lpthread -lm -ldl -o when_test || fail "when_test does not build"
     [ -x when_test ] && { ./when_test || fail "the generated predicates on CPU tensors"; }
