@@ -579,8 +579,10 @@ static bool read_params(loader *L, sg_dsl_decl *dc, const sg_ynode *v, const cha
         if (!param_type(L, dc, x->items[1], p)) return false;
         bool flt = !p->ptr && p->base >= 0 && sg_dsl_dtypes[p->base].triton[0] == 'f';
         sg_dsl_type want = p->ptr ? SG_DSLT_TENSOR : flt ? SG_DSLT_FLOAT : SG_DSLT_INT;
+        /* outputs are pointers only: a scalar's value is also checked by the predicate,
+         * before any output exists */
         if (!expression(L, dc, x->items[2], &p->value, want, "a parameter's value",
-                        (scope_ud){.outs = true}, scope))
+                        (scope_ud){.outs = p->ptr}, scope))
             return false;
         const sg_dsl_sym *s = sg_dsl_node_sym(p->value.node);
         if (p->ptr && !s) { /* a None Tensor? makes the predicate false */

@@ -17,8 +17,6 @@
 
 #include <string.h>
 
-extern const char sg_dsl_banner_mark[];
-
 #ifndef SG_VERSION
 #define SG_VERSION "unknown"
 #endif

@@ -120,6 +120,8 @@ refuse 's/\[rstd, "\*fp32", out1\]/[rstd, "*fp32", normalized_shape]/' \
 refuse 's/\[rstd, "\*fp32", out1\]/[w, "*fp32", out1]/' "bad.yaml:28:10: error: parameter 'w' is listed twice"
 refuse 's/\[rstd, "\*fp32", out1\]/[rstd, "*bf16", out1]/' \
     "bad.yaml:28:9: error: parameter 'rstd' points to bfloat16 at the point dtype=float32, N=1024, but out1 is float32"
+refuse 's/\[eps, fp32, "eps == None ? 1.1920929e-07 : eps"\]/[eps, i64, out0.numel]/' \
+    "bad.yaml:29:20: error: unknown name 'out0'"
 # an op that cannot take one
 refuse 's/aten::_fused_rms_norm/aten::add.Tensor/' \
     "bad.yaml:13:5: error: unknown name 'input': not an argument of aten::add.Tensor or a grid variable"
