@@ -24,91 +24,99 @@
 static const char helpers[] =
     "/* Rationale: not every declaration needs every helper. */\n"
     "#if defined(__GNUC__)\n"
-    "#define DSL_HELPER static inline __attribute__((unused))\n"
+    "#define SG_DSLG_HELPER static inline __attribute__((unused))\n"
     "#else\n"
-    "#define DSL_HELPER static inline\n"
+    "#define SG_DSLG_HELPER static inline\n"
     "#endif\n"
     "/* Guards: where a value cannot be had (a division by zero, a dim or an index out of range,\n"
-    " * None, an overflow), they clear *ok and give 0, and the predicate is false. */\n"
-    "DSL_HELPER int64_t dsl_add(int64_t a, int64_t b, bool *ok) {\n"
+    " * None, an overflow), they clear *sg_ok and give 0, and the predicate is false. */\n"
+    "SG_DSLG_HELPER int64_t sg_dslg_add(int64_t a, int64_t b, bool *sg_ok) {\n"
     "    int64_t r;\n"
-    "    if (__builtin_add_overflow(a, b, &r)) *ok = false, r = 0;\n"
+    "    if (__builtin_add_overflow(a, b, &r)) *sg_ok = false, r = 0;\n"
     "    return r;\n"
     "}\n"
-    "DSL_HELPER int64_t dsl_sub(int64_t a, int64_t b, bool *ok) {\n"
+    "SG_DSLG_HELPER int64_t sg_dslg_sub(int64_t a, int64_t b, bool *sg_ok) {\n"
     "    int64_t r;\n"
-    "    if (__builtin_sub_overflow(a, b, &r)) *ok = false, r = 0;\n"
+    "    if (__builtin_sub_overflow(a, b, &r)) *sg_ok = false, r = 0;\n"
     "    return r;\n"
     "}\n"
-    "DSL_HELPER int64_t dsl_mul(int64_t a, int64_t b, bool *ok) {\n"
+    "SG_DSLG_HELPER int64_t sg_dslg_mul(int64_t a, int64_t b, bool *sg_ok) {\n"
     "    int64_t r;\n"
-    "    if (__builtin_mul_overflow(a, b, &r)) *ok = false, r = 0;\n"
+    "    if (__builtin_mul_overflow(a, b, &r)) *sg_ok = false, r = 0;\n"
     "    return r;\n"
     "}\n"
-    "DSL_HELPER int64_t dsl_div(int64_t a, int64_t b, bool *ok) {\n"
-    "    if (b == 0 || (a == INT64_MIN && b == -1)) return *ok = false, 0;\n"
+    "SG_DSLG_HELPER int64_t sg_dslg_div(int64_t a, int64_t b, bool *sg_ok) {\n"
+    "    if (b == 0 || (a == INT64_MIN && b == -1)) return *sg_ok = false, 0;\n"
     "    return a / b;\n"
     "}\n"
-    "DSL_HELPER int64_t dsl_mod(int64_t a, int64_t b, bool *ok) {\n"
-    "    if (b == 0 || (a == INT64_MIN && b == -1)) return *ok = false, 0;\n"
+    "SG_DSLG_HELPER int64_t sg_dslg_mod(int64_t a, int64_t b, bool *sg_ok) {\n"
+    "    if (b == 0 || (a == INT64_MIN && b == -1)) return *sg_ok = false, 0;\n"
     "    return a % b;\n"
     "}\n"
-    "DSL_HELPER double dsl_fdiv(double a, double b, bool *ok) {\n"
-    "    if (b == 0) return *ok = false, 0;\n"
+    "SG_DSLG_HELPER double sg_dslg_fdiv(double a, double b, bool *sg_ok) {\n"
+    "    if (b == 0) return *sg_ok = false, 0;\n"
     "    return a / b;\n"
     "}\n"
-    "DSL_HELPER int dsl_dtype(const sg_tensor *t, bool *ok) {\n"
-    "    return t ? t->dtype : (*ok = false, -1);\n"
+    "SG_DSLG_HELPER int sg_dslg_dtype(const sg_tensor *t, bool *sg_ok) {\n"
+    "    return t ? t->dtype : (*sg_ok = false, -1);\n"
     "}\n"
-    "DSL_HELPER int64_t dsl_dim(const sg_tensor *t, bool *ok) {\n"
-    "    return t ? t->ndim : (*ok = false, 0);\n"
+    "SG_DSLG_HELPER int64_t sg_dslg_dim(const sg_tensor *t, bool *sg_ok) {\n"
+    "    return t ? t->ndim : (*sg_ok = false, 0);\n"
     "}\n"
-    "DSL_HELPER int64_t dsl_numel(const sg_tensor *t, bool *ok) {\n"
-    "    return t ? sg_tensor_numel(t) : (*ok = false, 0);\n"
+    "SG_DSLG_HELPER int64_t sg_dslg_numel(const sg_tensor *t, bool *sg_ok) {\n"
+    "    return t ? sg_tensor_numel(t) : (*sg_ok = false, 0);\n"
     "}\n"
-    "DSL_HELPER bool dsl_contiguous(const sg_tensor *t, bool *ok) {\n"
-    "    return t ? sg_tensor_is_contiguous(t) : (*ok = false, false);\n"
+    "SG_DSLG_HELPER bool sg_dslg_contiguous(const sg_tensor *t, bool *sg_ok) {\n"
+    "    return t ? sg_tensor_is_contiguous(t) : (*sg_ok = false, false);\n"
     "}\n"
-    "DSL_HELPER int64_t dsl_offset(const sg_tensor *t, bool *ok) {\n"
-    "    return t ? t->offset : (*ok = false, 0);\n"
+    "SG_DSLG_HELPER int64_t sg_dslg_offset(const sg_tensor *t, bool *sg_ok) {\n"
+    "    return t ? t->offset : (*sg_ok = false, 0);\n"
     "}\n"
-    "/* d wraps as aten's (-1 is the last dim); out of range: *ok cleared */\n"
-    "DSL_HELPER int64_t dsl_wrap(const sg_tensor *t, int64_t d, bool *ok) {\n"
-    "    if (!t) return *ok = false, -1;\n"
+    "/* d wraps as aten's (-1 is the last dim); out of range: *sg_ok cleared */\n"
+    "SG_DSLG_HELPER int64_t sg_dslg_wrap(const sg_tensor *t, int64_t d, bool *sg_ok) {\n"
+    "    if (!t) return *sg_ok = false, -1;\n"
     "    if (d < 0) d += t->ndim;\n"
-    "    if (d < 0 || d >= t->ndim) return *ok = false, -1;\n"
+    "    if (d < 0 || d >= t->ndim) return *sg_ok = false, -1;\n"
     "    return d;\n"
     "}\n"
-    "DSL_HELPER int64_t dsl_size(const sg_tensor *t, int64_t d, bool *ok) {\n"
-    "    d = dsl_wrap(t, d, ok);\n"
+    "SG_DSLG_HELPER int64_t sg_dslg_size(const sg_tensor *t, int64_t d, bool *sg_ok) {\n"
+    "    d = sg_dslg_wrap(t, d, sg_ok);\n"
     "    return d < 0 ? 0 : t->sizes[d];\n"
     "}\n"
-    "DSL_HELPER int64_t dsl_stride(const sg_tensor *t, int64_t d, bool *ok) {\n"
-    "    d = dsl_wrap(t, d, ok);\n"
+    "SG_DSLG_HELPER int64_t sg_dslg_stride(const sg_tensor *t, int64_t d, bool *sg_ok) {\n"
+    "    d = sg_dslg_wrap(t, d, sg_ok);\n"
     "    return d < 0 ? 0 : t->strides[d];\n"
     "}\n"
-    "DSL_HELPER bool dsl_aligned(const sg_tensor *t, int64_t n, bool *ok) {\n"
-    "    if (!t || n <= 0) return *ok = false, false;\n"
+    "SG_DSLG_HELPER bool sg_dslg_aligned(const sg_tensor *t, int64_t n, bool *sg_ok) {\n"
+    "    if (!t || n <= 0) return *sg_ok = false, false;\n"
     "    return (uintptr_t)sg_tensor_data(t) % (uint64_t)n == 0;\n"
     "}\n"
-    "DSL_HELPER int64_t dsl_len(sg_int_list l) { return l.len; }\n"
+    "SG_DSLG_HELPER int64_t sg_dslg_len(sg_int_list l) { return l.len; }\n"
     "/* i < 0 counts from the end, as in Python */\n"
-    "DSL_HELPER int64_t dsl_item(sg_int_list l, int64_t i, bool *ok) {\n"
+    "SG_DSLG_HELPER int64_t sg_dslg_item(sg_int_list l, int64_t i, bool *sg_ok) {\n"
     "    if (i < 0) i += l.len;\n"
-    "    if (i < 0 || i >= l.len) return *ok = false, 0;\n"
+    "    if (i < 0 || i >= l.len) return *sg_ok = false, 0;\n"
     "    return l.items[i];\n"
     "}\n"
-    "DSL_HELPER int64_t dsl_opt_int(const int64_t *p, bool *ok) { return p ? *p : (*ok = false, 0); }\n"
-    "DSL_HELPER double dsl_opt_float(const double *p, bool *ok) { return p ? *p : (*ok = false, 0); }\n"
-    "DSL_HELPER bool dsl_opt_bool(const bool *p, bool *ok) { return p ? *p : (*ok = false, false); }\n"
-    "DSL_HELPER int dsl_opt_dtype(const sg_dtype *p, bool *ok) { return p ? (int)*p : (*ok = false, -1); }\n"
-    "DSL_HELPER sg_int_list dsl_opt_list(const sg_int_list *p, bool *ok) {\n"
-    "    sg_int_list none = {NULL, 0};\n"
-    "    return p ? *p : (*ok = false, none);\n"
+    "SG_DSLG_HELPER int64_t sg_dslg_opt_int(const int64_t *p, bool *sg_ok) {\n"
+    "    return p ? *p : (*sg_ok = false, 0);\n"
     "}\n"
-    "DSL_HELPER bool dsl_i32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }\n"
+    "SG_DSLG_HELPER double sg_dslg_opt_float(const double *p, bool *sg_ok) {\n"
+    "    return p ? *p : (*sg_ok = false, 0);\n"
+    "}\n"
+    "SG_DSLG_HELPER bool sg_dslg_opt_bool(const bool *p, bool *sg_ok) {\n"
+    "    return p ? *p : (*sg_ok = false, false);\n"
+    "}\n"
+    "SG_DSLG_HELPER int sg_dslg_opt_dtype(const sg_dtype *p, bool *sg_ok) {\n"
+    "    return p ? (int)*p : (*sg_ok = false, -1);\n"
+    "}\n"
+    "SG_DSLG_HELPER sg_int_list sg_dslg_opt_list(const sg_int_list *p, bool *sg_ok) {\n"
+    "    sg_int_list none = {NULL, 0};\n"
+    "    return p ? *p : (*sg_ok = false, none);\n"
+    "}\n"
+    "SG_DSLG_HELPER bool sg_dslg_i32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }\n"
     "/* CUDA's limits: x up to 2^31-1, y and z up to 65535 */\n"
-    "DSL_HELPER bool dsl_grid_ok(int64_t x, int64_t y, int64_t z) {\n"
+    "SG_DSLG_HELPER bool sg_dslg_grid_ok(int64_t x, int64_t y, int64_t z) {\n"
     "    return x >= 0 && x <= INT32_MAX && y >= 0 && y <= 65535 && z >= 0 && z <= 65535;\n"
     "}\n";
 
@@ -123,8 +131,8 @@ static void sym_c(void *ud, sg_buf *b, const sg_dsl_sym *s) {
     const point_env *pe = ud;
     switch (s->kind) {
     case SG_DSLS_ARG: sg_buf_puts(b, pe->dc->op->c->arg_cnames[s->index]); break;
-    case SG_DSLS_OUT: sg_buf_printf(b, "out%u", s->index); break;
-    case SG_DSLS_CAP: sg_buf_puts(b, "capability"); break;
+    case SG_DSLS_OUT: sg_buf_printf(b, "sg_out%u", s->index); break;
+    case SG_DSLS_CAP: sg_buf_puts(b, "sg_cap"); break;
     case SG_DSLS_GRID: {
         const sg_dsl_value *v = &pe->a->vals[s->index];
         if (v->type == SG_DSLT_DTYPE) sg_buf_puts(b, sg_dsl_dtypes[v->i].cenum);
@@ -187,28 +195,28 @@ static void assumptions(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact 
         int pd = p->grid_var >= 0 ? (int)a->vals[p->grid_var].i : p->base;
         if (p->ptr && s->kind == SG_DSLS_ARG) {
             const char *t = dc->op->c->arg_cnames[s->index];
-            sg_buf_printf(b, "\n            && dsl_dtype(%s, &ok) == %s /* %s */", t,
+            sg_buf_printf(b, "\n            && sg_dslg_dtype(%s, &sg_ok) == %s /* %s */", t,
                           sg_dsl_dtypes[pd].cenum, p->name);
             if (a->div16 && a->div16[k])
-                sg_buf_printf(b, "\n            && dsl_aligned(%s, 16, &ok)", t);
+                sg_buf_printf(b, "\n            && sg_dslg_aligned(%s, 16, &sg_ok)", t);
         } else if (p->ptr) { /* an output: like's dtype where it has none of its own */
             const sg_dsl_output *o = &dc->outputs[s->index];
             if (o->dtype < 0 && o->dtype_var < 0)
-                sg_buf_printf(b, "\n            && dsl_dtype(%s, &ok) == %s /* %s */",
+                sg_buf_printf(b, "\n            && sg_dslg_dtype(%s, &sg_ok) == %s /* %s */",
                               dc->op->c->arg_cnames[o->like], sg_dsl_dtypes[pd].cenum, p->name);
         } else {
             bool i32 = strcmp(sg_dsl_dtypes[pd].triton, "i32") == 0;
-            sg_buf_puts(b, i32 ? "\n            && dsl_i32(" : "\n            && ((void)(");
+            sg_buf_puts(b, i32 ? "\n            && sg_dslg_i32(" : "\n            && ((void)(");
             expr(b, &p->value, dc, a);
             sg_buf_printf(b, i32 ? ") /* %s */" : "), true) /* %s */", p->name);
         }
     }
     for (uint32_t i = 0; i < dc->noutputs; i++)
         if (dc->outputs[i].keep_last)
-            sg_buf_printf(b, "\n            && dsl_dim(%s, &ok) >= %lld",
+            sg_buf_printf(b, "\n            && sg_dslg_dim(%s, &sg_ok) >= %lld",
                           dc->op->c->arg_cnames[dc->outputs[i].like],
                           (long long)dc->outputs[i].keep_last);
-    sg_buf_puts(b, "\n            && dsl_grid_ok(");
+    sg_buf_puts(b, "\n            && sg_dslg_grid_ok(");
     for (int g = 0; g < 3; g++) {
         if (g) sg_buf_puts(b, ", ");
         expr(b, &dc->launch_grid[g], dc, a);
@@ -230,39 +238,39 @@ static void point_comment(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifac
 static void when_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
     sg_buf_printf(b, "/* The artifact of %s that takes the call (its index among the "
                   "declaration's), or -1. Pure. */\n", dc->name);
-    sg_buf_printf(b, "static int %s_when(", dc->name);
+    sg_buf_printf(b, "static int sg_dslg_%s_when(", dc->name);
     in_params(b, dc->op);
-    sg_buf_puts(b, ", int32_t capability) {\n");
+    sg_buf_puts(b, ", int32_t sg_cap) {\n");
     void_args(b, dc->op);
     sg_buf_puts(b, "    if (");
     for (uint32_t k = 0; k < dc->narchs; k++)
-        sg_buf_printf(b, "%scapability != %d", k ? " && " : "", dc->caps[k]);
+        sg_buf_printf(b, "%ssg_cap != %d", k ? " && " : "", dc->caps[k]);
     sg_buf_puts(b, ") return -1;\n");
     for (uint32_t i = 0; i < dc->nartifacts; i++) {
         const sg_dsl_artifact *a = &s->arts[dc->first + i];
         sg_buf_puts(b, "    ");
         point_comment(b, dc, a);
-        sg_buf_printf(b, "\n    if (capability == %d) {\n        bool ok = true;\n        if ((",
+        sg_buf_printf(b, "\n    if (sg_cap == %d) {\n        bool sg_ok = true;\n        if ((",
                       dc->caps[a->arch]);
         expr(b, &dc->when, dc, a);
         sg_buf_putc(b, ')');
         assumptions(b, dc, a);
-        sg_buf_printf(b, "\n            && ok)\n            return %u;\n    }\n", i);
+        sg_buf_printf(b, "\n            && sg_ok)\n            return %u;\n    }\n", i);
     }
     sg_buf_puts(b, "    return -1;\n}\n\n");
 }
 
 /* ---- the predicate and the implementation ------------------------------------------------ */
 
-static void pred_fn(sg_buf *b, const sg_dsl_decl *dc, const char *lib) {
+static void pred_fn(sg_buf *b, const sg_dsl_decl *dc) {
     const sg_op *op = dc->op;
     const char *t = op->c->arg_cnames[first_tensor(op)];
     sg_buf_printf(b, "/* The override's predicate: %s's tensors on one CUDA device, whose "
                   "capability and\n * the arguments select an artifact that can run. */\n",
                   t);
-    sg_buf_printf(b, "static bool %s_pred(void *ctx, sg_keyset ks, ", dc->name);
+    sg_buf_printf(b, "static bool sg_dslg_%s_pred(void *sg_ctx, sg_keyset ks, ", dc->name);
     in_params(b, op);
-    sg_buf_puts(b, ") {\n    (void)ctx, (void)ks;\n");
+    sg_buf_puts(b, ") {\n    (void)sg_ctx, (void)ks;\n");
     sg_buf_printf(b, "    if (!%s || %s->device.type != SG_DEV_CUDA) return false;\n", t, t);
     for (uint32_t i = 0; i < op->schema.nargs; i++) {
         sg_type_family_id f = sg_type_family_of(op->schema.args[i].type);
@@ -271,11 +279,11 @@ static void pred_fn(sg_buf *b, const sg_dsl_decl *dc, const char *lib) {
             sg_buf_printf(b, "    if (%s && (%s->device.type != SG_DEV_CUDA || %s->device.index "
                           "!= %s->device.index)) return false;\n", n, n, n, t);
     }
-    sg_buf_printf(b, "    int device = %s->device.index;\n    int i = %s_when(", t, dc->name);
+    sg_buf_printf(b, "    int sg_dev = %s->device.index;\n", t);
+    sg_buf_printf(b, "    int sg_i = sg_dslg_%s_when(", dc->name);
     in_args(b, op);
-    sg_buf_printf(b, ", sg_dsl_capability(device));\n"
-                  "    return i >= 0 && sg_dsl_ready(&%s_dsl_artifacts[%u + i], device);\n}\n\n",
-                  lib, dc->first);
+    sg_buf_printf(b, ", sg_dsl_capability(sg_dev));\n    return sg_i >= 0 && "
+                  "sg_dsl_ready(&sg_dslg_artifacts[%u + sg_i], sg_dev);\n}\n\n", dc->first);
 }
 
 /* The output's sizes (like's, the last keep_last of them 1) and its tensor. */
@@ -283,20 +291,20 @@ static void alloc_output(sg_buf *b, const sg_dsl_decl *dc, uint32_t i) {
     const sg_dsl_output *o = &dc->outputs[i];
     const char *like = dc->op->c->arg_cnames[o->like];
     if (o->keep_last) {
-        sg_buf_printf(b, "    for (int32_t d = 0; d < %s->ndim; d++)\n"
-                      "        sizes[d] = d >= %s->ndim - %lld ? 1 : %s->sizes[d];\n",
+        sg_buf_printf(b, "    for (int32_t sg_d = 0; sg_d < %s->ndim; sg_d++)\n"
+                      "        sg_sizes[sg_d] = sg_d >= %s->ndim - %lld ? 1 : %s->sizes[sg_d];\n",
                       like, like, (long long)o->keep_last, like);
-        sg_buf_printf(b, "    st = sg_tensor_empty(sizes, %s->ndim, ", like);
+        sg_buf_printf(b, "    sg_st = sg_tensor_empty(sg_sizes, %s->ndim, ", like);
     } else {
-        sg_buf_printf(b, "    st = sg_tensor_empty(%s->sizes, %s->ndim, ", like, like);
+        sg_buf_printf(b, "    sg_st = sg_tensor_empty(%s->sizes, %s->ndim, ", like, like);
     }
     if (o->dtype >= 0)
         sg_buf_puts(b, sg_dsl_dtypes[o->dtype].cenum);
     else if (o->dtype_var >= 0)
-        sg_buf_printf(b, "out%u_dtype", i);
+        sg_buf_printf(b, "sg_out%u_dtype", i);
     else
         sg_buf_printf(b, "(sg_dtype)%s->dtype", like);
-    sg_buf_printf(b, ", %s->device, &out%u);\n    if (st != SG_OK) goto fail;\n", like, i);
+    sg_buf_printf(b, ", %s->device, &sg_out%u);\n    if (sg_st != SG_OK) goto sg_fail;\n", like, i);
 }
 
 static const char *c_scalar(const char *triton) {
@@ -306,51 +314,53 @@ static const char *c_scalar(const char *triton) {
 
 /* One artifact's launch: its parameters marshalled, the hidden ones NULL, its grid. */
 static void launch_case(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact *a, uint32_t i,
-                        const char *lib, const char *t) {
+                        const char *t) {
     sg_buf_printf(b, "    case %u: { ", i);
     point_comment(b, dc, a);
-    sg_buf_puts(b, "\n        bool ok = true;\n");
+    sg_buf_puts(b, "\n        bool sg_ok = true;\n");
     for (uint32_t k = 0; k < dc->noutputs; k++)
         if (dc->outputs[k].dtype_var >= 0)
-            sg_buf_printf(b, "        out%u_dtype = %s;\n", k,
+            sg_buf_printf(b, "        sg_out%u_dtype = %s;\n", k,
                           sg_dsl_dtypes[a->vals[dc->outputs[k].dtype_var].i].cenum);
     for (uint32_t k = 0; k < dc->nparams; k++) {
         const sg_dsl_param *p = &dc->params[k];
         int pd = p->grid_var >= 0 ? (int)a->vals[p->grid_var].i : p->base;
         if (p->ptr) {
-            sg_buf_printf(b, "        p[%u] = sg_tensor_data(", k);
+            sg_buf_printf(b, "        sg_p[%u] = sg_tensor_data(", k);
             expr(b, &p->value, dc, a);
             sg_buf_printf(b, "); /* %s */\n", p->name);
         } else {
-            sg_buf_printf(b, "        %s v%u = (%s)(", c_scalar(sg_dsl_dtypes[pd].triton), k,
+            sg_buf_printf(b, "        %s sg_v%u = (%s)(", c_scalar(sg_dsl_dtypes[pd].triton), k,
                           c_scalar(sg_dsl_dtypes[pd].triton));
             expr(b, &p->value, dc, a);
-            sg_buf_printf(b, "); /* %s */\n        args[%u] = &v%u;\n", p->name, k, k);
+            sg_buf_printf(b, "); /* %s */\n        sg_args[%u] = &sg_v%u;\n", p->name, k, k);
         }
     }
-    sg_buf_puts(b, "        int64_t g[3] = {");
+    sg_buf_puts(b, "        int64_t sg_g[3] = {");
     for (int g = 0; g < 3; g++) {
         if (g) sg_buf_puts(b, ", ");
         expr(b, &dc->launch_grid[g], dc, a);
     }
     sg_buf_puts(b, "};\n");
-    sg_buf_puts(b, "        if (!ok || !dsl_grid_ok(g[0], g[1], g[2])) {\n");
-    sg_buf_printf(b, "            st = sg_error(SG_ESTATE, \"%s: the DSL kernel %s was called "
-                  "for arguments its predicate declines\");\n            goto fail;\n        }\n",
+    sg_buf_puts(b, "        if (!sg_ok || !sg_dslg_grid_ok(sg_g[0], sg_g[1], sg_g[2])) {\n");
+    sg_buf_printf(b, "            sg_st = sg_error(SG_ESTATE, \"%s: the DSL kernel %s was called "
+                  "for arguments its predicate declines\");\n"
+                  "            goto sg_fail;\n        }\n",
                   dc->op_name, a->prefix);
-    sg_buf_puts(b, "        for (int d = 0; d < 3; d++) grid[d] = (uint32_t)g[d];\n");
-    sg_buf_printf(b, "        st = sg_stream_current(%s->device, &stream);\n", t);
-    sg_buf_printf(b, "        if (st == SG_OK)\n            st = sg_dsl_launch(&%s_dsl_artifacts["
-                  "%u], device, grid, args, stream);\n        break;\n    }\n", lib,
-                  dc->first + i);
+    sg_buf_puts(b, "        for (int sg_d = 0; sg_d < 3; sg_d++)\n"
+                   "            sg_grid[sg_d] = (uint32_t)sg_g[sg_d];\n");
+    sg_buf_printf(b, "        sg_st = sg_stream_current(%s->device, &sg_stream);\n", t);
+    sg_buf_printf(b, "        if (sg_st == SG_OK)\n            sg_st = sg_dsl_launch("
+                  "&sg_dslg_artifacts[%u], sg_dev, sg_grid, sg_args, sg_stream);\n"
+                  "        break;\n    }\n", dc->first + i);
 }
 
-static void impl_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s, const char *lib) {
+static void impl_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
     const sg_op *op = dc->op;
     const char *t = op->c->arg_cnames[first_tensor(op)];
     sg_buf_printf(b, "/* The override's implementation: finds the artifact again, allocates the "
                   "outputs on\n * %s's device and launches on its current stream. */\n", t);
-    sg_buf_printf(b, "static sg_status %s_impl(sg_keyset ks, ", dc->name);
+    sg_buf_printf(b, "static sg_status sg_dslg_%s_impl(sg_keyset ks, ", dc->name);
     in_params(b, op);
     for (uint32_t i = 0; i < op->schema.nrets; i++)
         sg_buf_printf(b, ", sg_tensor **%s", op->c->ret_cnames[i]);
@@ -358,31 +368,32 @@ static void impl_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s, const
     void_args(b, op);
     for (uint32_t i = 0; i < op->schema.nrets; i++)
         sg_buf_printf(b, "    *%s = NULL;\n", op->c->ret_cnames[i]);
-    sg_buf_printf(b, "    int device = %s->device.index;\n    int i = %s_when(", t, dc->name);
+    sg_buf_printf(b, "    int sg_dev = %s->device.index;\n", t);
+    sg_buf_printf(b, "    int sg_i = sg_dslg_%s_when(", dc->name);
     in_args(b, op);
-    sg_buf_puts(b, ", sg_dsl_capability(device));\n    if (i < 0)\n");
+    sg_buf_puts(b, ", sg_dsl_capability(sg_dev));\n    if (sg_i < 0)\n");
     sg_buf_printf(b, "        return sg_error(SG_ESTATE, \"%s: the DSL kernels of %s were called "
                   "for arguments their predicate declines\");\n", dc->op_name, dc->name);
-    sg_buf_puts(b, "    sg_status st = SG_OK;\n");
+    sg_buf_puts(b, "    sg_status sg_st = SG_OK;\n");
     bool keep = false;
     for (uint32_t i = 0; i < dc->noutputs; i++) keep |= dc->outputs[i].keep_last != 0;
-    if (keep) sg_buf_puts(b, "    int64_t sizes[SG_MAX_DIMS];\n");
+    if (keep) sg_buf_puts(b, "    int64_t sg_sizes[SG_MAX_DIMS];\n");
     for (uint32_t i = 0; i < dc->noutputs; i++)
-        sg_buf_printf(b, "    sg_tensor *out%u = NULL;\n", i);
+        sg_buf_printf(b, "    sg_tensor *sg_out%u = NULL;\n", i);
     for (uint32_t i = 0; i < dc->noutputs; i++)
         if (dc->outputs[i].dtype_var >= 0)
-            sg_buf_printf(b, "    sg_dtype out%u_dtype = SG_FLOAT32;\n", i);
+            sg_buf_printf(b, "    sg_dtype sg_out%u_dtype = SG_FLOAT32;\n", i);
     /* dtypes of outputs that follow a grid variable are set per artifact before allocation */
     bool per_point = false;
     for (uint32_t i = 0; i < dc->noutputs; i++) per_point |= dc->outputs[i].dtype_var >= 0;
     if (per_point) {
-        sg_buf_puts(b, "    switch (i) {\n");
+        sg_buf_puts(b, "    switch (sg_i) {\n");
         for (uint32_t i = 0; i < dc->nartifacts; i++) {
             const sg_dsl_artifact *a = &s->arts[dc->first + i];
             sg_buf_printf(b, "    case %u:", i);
             for (uint32_t k = 0; k < dc->noutputs; k++)
                 if (dc->outputs[k].dtype_var >= 0)
-                    sg_buf_printf(b, " out%u_dtype = %s;", k,
+                    sg_buf_printf(b, " sg_out%u_dtype = %s;", k,
                                   sg_dsl_dtypes[a->vals[dc->outputs[k].dtype_var].i].cenum);
             sg_buf_puts(b, " break;\n");
         }
@@ -394,52 +405,71 @@ static void impl_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s, const
         uint32_t n = dc->nparams + s->arts[dc->first + i].nhidden;
         if (n > maxargs) maxargs = n;
     }
-    sg_buf_printf(b, "    void *p[%u] = {NULL}, *args[%u], *stream = NULL;\n", maxargs + 1,
+    sg_buf_printf(b, "    void *sg_p[%u] = {NULL}, *sg_args[%u], *sg_stream = NULL;\n", maxargs + 1,
                   maxargs + 1);
-    sg_buf_puts(b, "    uint32_t grid[3];\n");
-    sg_buf_printf(b, "    for (uint32_t k = 0; k < %u; k++) args[k] = &p[k];\n", maxargs + 1);
-    sg_buf_puts(b, "    switch (i) {\n");
+    sg_buf_puts(b, "    uint32_t sg_grid[3];\n");
+    sg_buf_printf(b, "    for (uint32_t sg_k = 0; sg_k < %u; sg_k++)\n"
+                  "        sg_args[sg_k] = &sg_p[sg_k];\n", maxargs + 1);
+    sg_buf_puts(b, "    switch (sg_i) {\n");
     for (uint32_t i = 0; i < dc->nartifacts; i++)
-        launch_case(b, dc, &s->arts[dc->first + i], i, lib, t);
-    sg_buf_printf(b, "    default:\n        st = sg_error(SG_ESTATE, \"%s: no DSL kernel %%d of "
-                  "%s\", i);\n        goto fail;\n    }\n", dc->op_name, dc->name);
-    sg_buf_puts(b, "    if (st != SG_OK) goto fail;\n");
+        launch_case(b, dc, &s->arts[dc->first + i], i, t);
+    sg_buf_printf(b, "    default:\n        sg_st = sg_error(SG_ESTATE, \"%s: no DSL kernel %%d of "
+                  "%s\", sg_i);\n        goto sg_fail;\n    }\n", dc->op_name, dc->name);
+    sg_buf_puts(b, "    if (sg_st != SG_OK) goto sg_fail;\n");
     for (uint32_t i = 0; i < dc->noutputs; i++)
-        sg_buf_printf(b, "    *%s = out%u;\n", op->c->ret_cnames[i], i);
-    sg_buf_puts(b, "    return SG_OK;\nfail:\n");
-    for (uint32_t i = 0; i < dc->noutputs; i++) sg_buf_printf(b, "    sg_tensor_release(out%u);\n", i);
-    sg_buf_puts(b, "    return st;\n}\n\n");
+        sg_buf_printf(b, "    *%s = sg_out%u;\n", op->c->ret_cnames[i], i);
+    sg_buf_puts(b, "    return SG_OK;\nsg_fail:\n");
+    for (uint32_t i = 0; i < dc->noutputs; i++)
+        sg_buf_printf(b, "    sg_tensor_release(sg_out%u);\n", i);
+    sg_buf_puts(b, "    return sg_st;\n}\n\n");
 }
 
 /* ---- the file ---------------------------------------------------------------------------- */
 
+/* s inside a C comment: a "*" "/" cannot end it early, a control byte cannot break the line. */
+static void comment_text(sg_buf *b, const char *s) {
+    for (; *s; s++) {
+        if (s[0] == '*' && s[1] == '/')
+            sg_buf_puts(b, "*\\");
+        else
+            sg_buf_putc(b, (unsigned char)*s < 0x20 || *s == 0x7F ? '?' : *s);
+    }
+}
+
 static void banner(sg_buf *b, const sg_dsl_set *s, const char *const *inputs, uint32_t ninputs) {
     sg_buf_printf(b, " * Generated by schemagen %s from ", SG_VERSION);
-    for (uint32_t i = 0; i < ninputs; i++) sg_buf_printf(b, "%s%s", i ? ", " : "", inputs[i]);
+    for (uint32_t i = 0; i < ninputs; i++) {
+        if (i) sg_buf_puts(b, ", ");
+        comment_text(b, inputs[i]);
+    }
     sg_buf_puts(b, " and the DSL declarations ");
-    for (uint32_t i = 0; i < s->nfiles; i++) sg_buf_printf(b, "%s%s", i ? ", " : "", s->files[i]);
+    for (uint32_t i = 0; i < s->nfiles; i++) {
+        if (i) sg_buf_puts(b, ", ");
+        comment_text(b, s->files[i]);
+    }
     sg_buf_printf(b, "%s */\n", sg_dsl_banner_mark);
 }
 
 static void image(sg_buf *b, const sg_dsl_artifact *a) {
-    sg_buf_printf(b, "static const unsigned char %s_image[%zu] = {", a->prefix,
+    sg_buf_printf(b, "static const unsigned char sg_dslg_%s_image[%zu] = {", a->prefix,
                   a->image_size ? a->image_size : 1);
     for (size_t i = 0; i < a->image_size; i++)
         sg_buf_printf(b, "%s0x%02x,", i % 16 ? " " : "\n    ", a->image[i]);
     if (!a->image_size) sg_buf_puts(b, "0");
-    sg_buf_printf(b, "\n};\nstatic sg_dsl_slot %s_slot = SG_DSL_SLOT_INIT;\n\n", a->prefix);
+    sg_buf_printf(b, "\n};\nstatic sg_dsl_slot sg_dslg_%s_slot = SG_DSL_SLOT_INIT;\n\n", a->prefix);
 }
 
-static void table(sg_buf *b, const sg_dsl_set *s, const char *lib) {
-    sg_buf_printf(b, "static const sg_dsl_artifact %s_dsl_artifacts[%u] = {\n", lib,
+static void table(sg_buf *b, const sg_dsl_set *s) {
+    sg_buf_printf(b, "static const sg_dsl_artifact sg_dslg_artifacts[%u] = {\n",
                   s->narts ? s->narts : 1);
     for (uint32_t i = 0; i < s->narts; i++) {
         const sg_dsl_artifact *a = &s->arts[i];
         int32_t cap = a->decl->caps[a->arch];
         sg_buf_printf(b, "    {.prefix = \"%s\", .op = \"%s\", .dsl = \"%s\", .symbol = \"%s\",\n"
-                      "     .cc_major = %d, .cc_minor = %d, .image = %s_image, .image_size = "
-                      "sizeof %s_image,\n     .block_x = %u, .shared = %u, .nparams = %u, .slot = "
-                      "&%s_slot},\n",
+                      "     .cc_major = %d, .cc_minor = %d, .image = sg_dslg_%s_image,\n"
+                      "     .image_size = sizeof sg_dslg_%s_image, .block_x = %u, .shared = %u,\n"
+                      "     .nparams = %u, .slot = "
+                      "&sg_dslg_%s_slot},\n",
                       a->prefix, a->decl->op_name, a->decl->dsl, a->symbol, cap / 10, cap % 10,
                       a->prefix, a->prefix, a->num_warps * 32, a->shared,
                       a->decl->nparams + a->nhidden, a->prefix);
@@ -448,16 +478,16 @@ static void table(sg_buf *b, const sg_dsl_set *s, const char *lib) {
 }
 
 static void init_fn(sg_buf *b, const sg_dsl_set *s, const char *lib) {
-    sg_buf_printf(b, "sg_status %s_dsl_init(void) {\n    sg_status st = SG_OK;\n", lib);
-    sg_buf_printf(b, "    for (size_t i = 0; i < %u && st == SG_OK; i++)\n"
-                  "        st = sg_dsl_register(&%s_dsl_artifacts[i]);\n", s->narts, lib);
+    sg_buf_printf(b, "sg_status %s_dsl_init(void) {\n    sg_status sg_st = SG_OK;\n", lib);
+    sg_buf_printf(b, "    for (size_t sg_i = 0; sg_i < %u && sg_st == SG_OK; sg_i++)\n"
+                  "        sg_st = sg_dsl_register(&sg_dslg_artifacts[sg_i]);\n", s->narts);
     for (uint32_t i = 0; i < s->ndecls; i++) {
         const sg_dsl_decl *dc = s->decls[i];
-        sg_buf_printf(b, "    if (st == SG_OK)\n        st = %s_override(SG_KEY_CUDA, %d, %s_pred, "
-                      "%s_impl, NULL, NULL);\n", dc->op->c->cname, dc->priority, dc->name,
-                      dc->name);
+        sg_buf_printf(b, "    if (sg_st == SG_OK)\n        sg_st = %s_override(SG_KEY_CUDA, %d, "
+                      "sg_dslg_%s_pred, sg_dslg_%s_impl, NULL, NULL);\n", dc->op->c->cname,
+                      dc->priority, dc->name, dc->name);
     }
-    sg_buf_puts(b, "    return st;\n}\n");
+    sg_buf_puts(b, "    return sg_st;\n}\n");
 }
 
 void sg_dsl_emit_c(sg_buf *c, sg_buf *h, const sg_dsl_set *s, const char *lib,
@@ -481,14 +511,15 @@ void sg_dsl_emit_c(sg_buf *c, sg_buf *h, const sg_dsl_set *s, const char *lib,
     sg_buf_puts(c, helpers);
     sg_buf_putc(c, '\n');
     for (uint32_t i = 0; i < s->narts; i++) image(c, &s->arts[i]);
-    table(c, s, lib);
+    table(c, s);
     for (uint32_t i = 0; i < s->ndecls; i++) {
         const sg_dsl_decl *dc = s->decls[i];
-        sg_buf_printf(c, "/* ---- %s: %s (%s:%u) ---- */\n\n", dc->name, dc->op_name, dc->file,
-                      dc->pos.line);
+        sg_buf_printf(c, "/* ---- %s: %s (", dc->name, dc->op_name);
+        comment_text(c, dc->file);
+        sg_buf_printf(c, ":%u) ---- */\n\n", dc->pos.line);
         when_fn(c, dc, s);
-        pred_fn(c, dc, lib);
-        impl_fn(c, dc, s, lib);
+        pred_fn(c, dc);
+        impl_fn(c, dc, s);
     }
     init_fn(c, s, lib);
 }

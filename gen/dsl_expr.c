@@ -610,11 +610,11 @@ static void emit_name(sg_buf *b, const sg_dsl_node *n, const sg_dsl_emit_env *en
         env->sym(env->ud, b, s);
         return;
     }
-    static const char *const readers[] = {NULL, "dsl_opt_int", "dsl_opt_float", "dsl_opt_bool",
-                                          "dsl_opt_dtype", NULL, "dsl_opt_list", NULL};
+    static const char *const readers[] = {NULL, "sg_dslg_opt_int", "sg_dslg_opt_float", "sg_dslg_opt_bool",
+                                          "sg_dslg_opt_dtype", NULL, "sg_dslg_opt_list", NULL};
     sg_buf_printf(b, "%s(", readers[s->type]);
     env->sym(env->ud, b, s);
-    sg_buf_puts(b, ", &ok)");
+    sg_buf_puts(b, ", &sg_ok)");
 }
 
 /* The shortest decimal that reads back as f, with a '.' or an exponent so C reads a double. */
@@ -637,29 +637,29 @@ static void emit(sg_buf *b, const sg_dsl_node *n, const sg_dsl_emit_env *env) {
     case N_NONE: sg_buf_puts(b, "NULL"); break;
     case N_NAME: emit_name(b, n, env); break;
     case N_MEMBER: {
-        static const char *const fns[] = {"dsl_dtype", "dsl_dim", "dsl_numel", "dsl_contiguous",
-                                          "dsl_offset", "dsl_len"};
+        static const char *const fns[] = {"sg_dslg_dtype", "sg_dslg_dim", "sg_dslg_numel", "sg_dslg_contiguous",
+                                          "sg_dslg_offset", "sg_dslg_len"};
         sg_buf_printf(b, "%s(", fns[n->m]);
         emit(b, n->a, env);
-        sg_buf_puts(b, n->m == M_LEN ? ")" : ", &ok)");
+        sg_buf_puts(b, n->m == M_LEN ? ")" : ", &sg_ok)");
         break;
     }
     case N_SIZE:
     case N_STRIDE:
     case N_ALIGNED:
     case N_INDEX:
-        sg_buf_puts(b, n->kind == N_SIZE ? "dsl_size(" : n->kind == N_STRIDE ? "dsl_stride("
-                       : n->kind == N_ALIGNED ? "dsl_aligned(" : "dsl_item(");
+        sg_buf_puts(b, n->kind == N_SIZE ? "sg_dslg_size(" : n->kind == N_STRIDE ? "sg_dslg_stride("
+                       : n->kind == N_ALIGNED ? "sg_dslg_aligned(" : "sg_dslg_item(");
         emit(b, n->a, env);
         sg_buf_puts(b, ", ");
         emit(b, n->b, env);
-        sg_buf_puts(b, ", &ok)");
+        sg_buf_puts(b, ", &sg_ok)");
         break;
     case N_NOT: sg_buf_puts(b, "!("); emit(b, n->a, env); sg_buf_putc(b, ')'); break;
     case N_NEG:
-        sg_buf_puts(b, n->type == SG_DSLT_INT ? "dsl_sub(0, " : "-(");
+        sg_buf_puts(b, n->type == SG_DSLT_INT ? "sg_dslg_sub(0, " : "-(");
         emit(b, n->a, env);
-        sg_buf_puts(b, n->type == SG_DSLT_INT ? ", &ok)" : ")");
+        sg_buf_puts(b, n->type == SG_DSLT_INT ? ", &sg_ok)" : ")");
         break;
     case N_BIN: {
         const sg_dsl_node *x = n->a->kind == N_NONE ? n->b : n->a;
@@ -671,24 +671,24 @@ static void emit(sg_buf *b, const sg_dsl_node *n, const sg_dsl_emit_env *env) {
         }
         if (n->type == SG_DSLT_INT) {
             static const struct { tok k; const char *fn; } fns[] = {
-                {T_PLUS, "dsl_add"}, {T_MINUS, "dsl_sub"}, {T_STAR, "dsl_mul"},
-                {T_SLASH, "dsl_div"}, {T_PCT, "dsl_mod"}};
+                {T_PLUS, "sg_dslg_add"}, {T_MINUS, "sg_dslg_sub"}, {T_STAR, "sg_dslg_mul"},
+                {T_SLASH, "sg_dslg_div"}, {T_PCT, "sg_dslg_mod"}};
             for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
                 if (fns[i].k == n->op) {
                     sg_buf_printf(b, "%s(", fns[i].fn);
                     emit(b, n->a, env);
                     sg_buf_puts(b, ", ");
                     emit(b, n->b, env);
-                    sg_buf_puts(b, ", &ok)");
+                    sg_buf_puts(b, ", &sg_ok)");
                     return;
                 }
         }
         if (n->type == SG_DSLT_FLOAT && n->op == T_SLASH) {
-            sg_buf_puts(b, "dsl_fdiv(");
+            sg_buf_puts(b, "sg_dslg_fdiv(");
             emit(b, n->a, env);
             sg_buf_puts(b, ", ");
             emit(b, n->b, env);
-            sg_buf_puts(b, ", &ok)");
+            sg_buf_puts(b, ", &sg_ok)");
             return;
         }
         static const char *const ops[] = {[T_PLUS] = "+", [T_MINUS] = "-", [T_STAR] = "*",

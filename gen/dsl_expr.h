@@ -6,8 +6,8 @@
  *
  * Guards: whatever could fault or overflow at run time (a division or modulo by zero, a dim or
  * list index out of range, a member of a None tensor, int64 overflow) is emitted as a call of a
- * helper that clears the caller's `bool ok` and returns 0 (dsl_emit.c defines the helpers in
- * the generated file). The generated predicate tests ok after the expression: a guard that
+ * helper that clears the caller's `bool sg_ok` and returns 0 (dsl_emit.c defines them in
+ * the generated file). The generated predicate tests sg_ok after the expression: a guard that
  * fails makes the whole predicate false, and nothing faults.
  *
  * Hostile input: nesting is bounded (SG_DSL_MAX_DEPTH), so the parser's and the checker's

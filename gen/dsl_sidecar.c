@@ -339,8 +339,15 @@ static void check_sidecar(reader *R, const sg_ynode *root) {
         refuse(R, get(root, "num_ctas")->pos, "num_ctas %lld: clusters are not supported yet",
                ctas);
     if (R->failed || !symbol) return;
-    if (!symbol[0]) {
-        refuse(R, get(root, "symbol")->pos, "the sidecar's symbol is empty");
+    /* Rationale: the symbol becomes a C string literal in LIB_dsl.c; the DSLs name their
+     * kernels with identifiers, so anything else is refused rather than escaped. */
+    bool plain = symbol[0] != '\0';
+    for (const char *q = symbol; *q; q++)
+        plain &= (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+                 (*q >= '0' && *q <= '9') || *q == '_' || *q == '.' || *q == '$';
+    if (!plain) {
+        refuse(R, get(root, "symbol")->pos, "the sidecar's symbol '%s' is not a plain name "
+               "(letters, digits, '_', '.', '$')", symbol);
         return;
     }
     a->symbol = symbol, a->shared = (uint32_t)shared, a->num_warps = (uint32_t)warps;

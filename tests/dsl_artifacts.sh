@@ -105,6 +105,8 @@ fresh; edit 'd["assumes"]["int32"] = ["nope"]'
 refused "error: int32 names 'nope', which is not a parameter"
 fresh; edit 'd["prefix"] = "other"'
 refused "error: the prefix: the sidecar says 'other'"
+fresh; edit 'd["symbol"] = "k\\\"); int x = (\""'
+refused "error: the sidecar's symbol 'k\\\"); int x = (\"' is not a plain name"
 fresh; edit 'del d["symbol"]'
 refused "art/$p.json:1:1: error: the sidecar lacks 'symbol'"
 fresh; printf '{"version": 1,' >"art/$p.json"
@@ -131,12 +133,13 @@ python3 - "art/$p.cubin" gen/dslt_dsl.c "$p" <<'PY' || fail "the image is not th
 import re, sys
 want = open(sys.argv[1], "rb").read()
 text = open(sys.argv[2]).read()
-body = re.search(r"static const unsigned char %s_image\[\d+\] = \{(.*?)\};" % sys.argv[3], text, re.S)
+body = re.search(r"static const unsigned char sg_dslg_%s_image\[\d+\] = \{(.*?)\};" % sys.argv[3], text, re.S)
 got = bytes(int(x, 16) for x in re.findall(r"0x([0-9a-f]{2})", body.group(1)))
 sys.exit(0 if got == want else 1)
 PY
-grep -q "\.block_x = 256, \.shared = 0, \.nparams = 7" gen/dslt_dsl.c || fail "the launch facts (8 warps, 5 + 2 hidden parameters)"
-grep -q "st = aten__fused_rms_norm_override(SG_KEY_CUDA, 0, rms_norm_triton_pred, rms_norm_triton_impl, NULL, NULL);" gen/dslt_dsl.c ||
+grep -q "\.block_x = 256, \.shared = 0,$" gen/dslt_dsl.c && grep -q "\.nparams = 7, " gen/dslt_dsl.c ||
+    fail "the launch facts (8 warps, 5 + 2 hidden parameters)"
+grep -q "sg_st = aten__fused_rms_norm_override(SG_KEY_CUDA, 0, sg_dslg_rms_norm_triton_pred, sg_dslg_rms_norm_triton_impl, NULL, NULL);" gen/dslt_dsl.c ||
     fail "the override's registration"
 # the same inputs, the same bytes
 cp -r gen gen.first
@@ -162,6 +165,19 @@ done
 san=()
 syms=$(nm "$build/libsg_runtime.a" 2>/dev/null)
 case $syms in *__asan_*) san=(-fsanitize=address,undefined) ;; *__tsan_*) san=(-fsanitize=thread) ;; esac
+# names: an op whose arguments are named like what generated code declares for itself (p, i,
+# ok, st, device, grid, sizes, stream, args, capability, ...), a custom op dsl::add, two archs,
+# a dtype-typed output and every parameter type: it must compile at -Wshadow -Werror
+cp "$here/dsl/hostile.yaml" .
+t 0 --dsl hostile.yaml --dsl-plan hplan.json ops.yaml
+rm -rf hart && python3 "$here/dsl/make_artifacts.py" hplan.json hart
+t 0 --lib dslh --dsl hostile.yaml --dsl-artifacts hart -o hgen ops.yaml
+[ "$(grep -c 'sg_dslg_hostile__' hgen/dslh_dsl.c)" -ge 8 ] || fail "hostile: not 4 artifacts"
+for f in hgen/*.c; do
+    $cc -std=c11 -Wall -Wextra -Wshadow -Werror -pedantic -c "${stub[@]}" -Ihgen -I"$root/runtime" \
+        -I"$root/gen/schema" "$f" -o "$f.o" || fail "$f does not compile with -Wshadow -Werror"
+done
+
 if [ -f "$build/libsg_runtime.a" ]; then
     $cc -std=c11 -Wall -Wextra -Werror "${san[@]}" "${stub[@]}" -Igen -I"$root/runtime" -I"$root/gen/schema" \
         "$here/dsl/when_test.c" gen/dslt_0.c gen/dslt_table.c "$build/libsg_runtime.a" \

@@ -41,7 +41,7 @@ static sg_tensor *make(int64_t rows, int64_t n, sg_dtype dt) {
 
 static int when(sg_tensor *x, int64_t n, sg_tensor *w, const double *eps, int32_t cap) {
     int64_t shape[1] = {n};
-    return rms_norm_triton_when(x, (sg_int_list){shape, 1}, w, eps, cap);
+    return sg_dslg_rms_norm_triton_when(x, (sg_int_list){shape, 1}, w, eps, cap);
 }
 
 int main(void) {
@@ -78,13 +78,13 @@ int main(void) {
     EXPECT(sg_tensor_empty(NULL, 0, SG_FLOAT32, (sg_device){SG_DEV_CPU, 0}, &s0) == SG_OK);
     EXPECT(when(s0, 2048, wv, &eps, 90) == -1);
     /* normalized_shape of another length, or empty: the index is out of range, no fault */
-    EXPECT(rms_norm_triton_when(x, (sg_int_list){NULL, 0}, wv, &eps, 90) == -1);
+    EXPECT(sg_dslg_rms_norm_triton_when(x, (sg_int_list){NULL, 0}, wv, &eps, 90) == -1);
     /* the predicate: false for CPU tensors, before any device query */
 #ifdef SG_DSL_STUB
     capability_calls = 0;
 #endif
-    EXPECT(!rms_norm_triton_pred(NULL, 0, x, (sg_int_list){n1, 1}, wv, &eps));
-    EXPECT(!rms_norm_triton_pred(NULL, 0, NULL, (sg_int_list){n1, 1}, wv, &eps));
+    EXPECT(!sg_dslg_rms_norm_triton_pred(NULL, 0, x, (sg_int_list){n1, 1}, wv, &eps));
+    EXPECT(!sg_dslg_rms_norm_triton_pred(NULL, 0, NULL, (sg_int_list){n1, 1}, wv, &eps));
 #ifdef SG_DSL_STUB
     EXPECT(capability_calls == 0);
 #endif

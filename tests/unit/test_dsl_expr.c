@@ -83,24 +83,24 @@ static void expect_error(const char *text, sg_dsl_type want, unsigned col, const
 
 static void test_emits(void) {
     expect_c("input.dtype == dtype && input.contiguous", SG_DSLT_BOOL,
-             "((dsl_dtype(input, &ok) == SG_FLOAT32) && dsl_contiguous(input, &ok))");
+             "((sg_dslg_dtype(input, &sg_ok) == SG_FLOAT32) && sg_dslg_contiguous(input, &sg_ok))");
     expect_c("input.size(-1) == N", SG_DSLT_BOOL,
-             "(dsl_size(input, dsl_sub(0, INT64_C(1), &ok), &ok) == INT64_C(1024))");
+             "(sg_dslg_size(input, sg_dslg_sub(0, INT64_C(1), &sg_ok), &sg_ok) == INT64_C(1024))");
     expect_c("normalized_shape.len == 1 && normalized_shape[0] == N", SG_DSLT_BOOL,
-             "((dsl_len(normalized_shape) == INT64_C(1)) && "
-             "(dsl_item(normalized_shape, INT64_C(0), &ok) == INT64_C(1024)))");
+             "((sg_dslg_len(normalized_shape) == INT64_C(1)) && "
+             "(sg_dslg_item(normalized_shape, INT64_C(0), &sg_ok) == INT64_C(1024)))");
     expect_c("weight != None && aligned(weight, 16)", SG_DSLT_BOOL,
-             "((weight != NULL) && dsl_aligned(weight, INT64_C(16), &ok))");
+             "((weight != NULL) && sg_dslg_aligned(weight, INT64_C(16), &sg_ok))");
     /* an optional float read through its guard; int and float mix as doubles */
     expect_c("eps == None ? 1e-07 : eps", SG_DSLT_FLOAT,
-             "((eps == NULL) ? (double)1e-07 : (double)dsl_opt_float(eps, &ok))");
+             "((eps == NULL) ? (double)1e-07 : (double)sg_dslg_opt_float(eps, &sg_ok))");
     expect_c("input.numel / N % 3", SG_DSLT_INT,
-             "dsl_mod(dsl_div(dsl_numel(input, &ok), INT64_C(1024), &ok), INT64_C(3), &ok)");
+             "sg_dslg_mod(sg_dslg_div(sg_dslg_numel(input, &sg_ok), INT64_C(1024), &sg_ok), INT64_C(3), &sg_ok)");
     expect_c("capability >= 90 || !(N < 2)", SG_DSLT_BOOL,
              "((capability >= INT64_C(90)) || !((INT64_C(1024) < INT64_C(2))))");
     /* precedence as in C: * binds tighter than +, + than <, < than == */
     expect_c("1 + 2 * 3 < 7 == true", SG_DSLT_BOOL,
-             "((dsl_add(INT64_C(1), dsl_mul(INT64_C(2), INT64_C(3), &ok), &ok) < INT64_C(7)) "
+             "((sg_dslg_add(INT64_C(1), sg_dslg_mul(INT64_C(2), INT64_C(3), &sg_ok), &sg_ok) < INT64_C(7)) "
              "== true)");
 }
 
