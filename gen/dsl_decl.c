@@ -389,6 +389,14 @@ static bool read_scalar_key(loader *L, const char *key, const sg_ynode *v, const
 
 /* ---- the grid ------------------------------------------------------------------------------ */
 
+/* out0, out1, ...: the names of the outputs in `launch`. */
+static bool out_name(const char *s) {
+    if (strncmp(s, "out", 3) != 0 || !s[3]) return false;
+    for (s += 3; *s; s++)
+        if (*s < '0' || *s > '9') return false;
+    return true;
+}
+
 static bool read_grid(loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
     if (!want_kind(L, "grid", v, SG_Y_MAP)) return false;
     uint32_t n = v->nitems / 2;
@@ -409,8 +417,10 @@ static bool read_grid(loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
                                                     : "another name");
                 return false;
             }
-        if (sg_dsl_dtype_find(k->text, k->len) >= 0) {
-            err(L, k->pos, "grid variable '%s' has the name of a dtype", k->text);
+        if (sg_dsl_dtype_find(k->text, k->len) >= 0 || out_name(k->text) ||
+            strcmp(k->text, "capability") == 0) {
+            err(L, k->pos, "grid variable '%s' has the name of %s", k->text,
+                out_name(k->text) ? "an output" : k->text[0] == 'c' ? "the capability" : "a dtype");
             return false;
         }
         if (!want_kind(L, k->text, list, SG_Y_SEQ)) return false;
@@ -480,6 +490,12 @@ static bool read_outputs(loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
             v->nitems == 1 ? "" : "s", dc->op_name, dc->op->schema.nrets);
         return false;
     }
+    for (uint32_t i = 0; i < dc->op->schema.nargs; i++)
+        if (out_name(dc->op->schema.args[i].name)) {
+            err(L, v->pos, "%s has an argument named '%s', which would hide an output's name",
+                dc->op_name, dc->op->schema.args[i].name);
+            return false;
+        }
     if (!(dc->outputs = alloc(L, v->nitems * sizeof *dc->outputs))) return false;
     dc->noutputs = v->nitems;
     static const char *const keys[] = {"like", "?dtype", "?keep_last", NULL};

@@ -93,6 +93,8 @@ refuse 's|triton/rms_norm.py|triton/missing.py|' "bad.yaml:6:11: error: cannot r
 refuse 's/name: rms_norm_triton/name: RmsNorm/' "bad.yaml:1:9: error: 'name' needs [a-z][a-z0-9_]*"
 refuse 's/N: \[1024, 2048\]/N: [1024, float32]/' "bad.yaml:11:15: error: grid variable 'N': 'float32' is not an int"
 refuse 's/N: \[1024, 2048\]/input: [1024]/' "bad.yaml:11:5: error: grid variable 'input' has the name of an argument"
+refuse 's/N: \[1024, 2048\]/out1: [1024]/' "bad.yaml:11:5: error: grid variable 'out1' has the name of an output"
+refuse 's/N: \[1024, 2048\]/capability: [90]/' "bad.yaml:11:5: error: grid variable 'capability' has the name of the capability"
 refuse 's/N: \[1024, 2048\]/N: [1024, 1024]/' "bad.yaml:11:15: error: grid variable 'N' lists '1024' twice"
 refuse 's/priority: 0/priority: x/; s/  kernel: rms_norm_fwd/  kernel: rms_norm_fwd\n  priority: high/' \
     "bad.yaml:8:13: error: 'priority' needs an integer"
@@ -105,23 +107,23 @@ refuse 's/input.contiguous \&\&/input.contiguous = /' "bad.yaml:13:46: error: '=
 refuse "s/input.dtype == dtype/$(printf '(%.0s' $(seq 60))N$(printf ')%.0s' $(seq 60)) > 0/" \
     "error: expression nested too deeply (more than 48 levels)"
 # outputs and launch
-refuse 's/    - {like: input}$/    - {like: weight}/' "bad.yaml:17:14: error: 'like' needs a Tensor argument"
-refuse '/    - {like: input}$/d' "bad.yaml:17:5: error: 'outputs' lists 1 output; aten::_fused_rms_norm returns 2"
+refuse 's/    - {like: input}$/    - {like: weight}/' "bad.yaml:18:14: error: 'like' needs a Tensor argument"
+refuse '/    - {like: input}$/d' "bad.yaml:18:5: error: 'outputs' lists 1 output; aten::_fused_rms_norm returns 2"
 refuse 's/keep_last: 1/keep_last: -1/' "error: 'keep_last' needs an integer from 0 to 64"
 refuse 's/grid: \[input.numel \/ N, 1, 1\]/grid: [input.numel \/ N, 1]/' \
-    "bad.yaml:20:11: error: the launch grid needs three expressions"
-refuse 's/num_warps: 8/num_warps: 6/' "bad.yaml:21:16: error: 'num_warps' needs a power of two"
-refuse 's/{BLOCK: N}/{BLOCK: input.numel}/' "bad.yaml:23:25: error: unknown name 'input': not a grid variable"
+    "bad.yaml:21:11: error: the launch grid needs three expressions"
+refuse 's/num_warps: 8/num_warps: 6/' "bad.yaml:22:16: error: 'num_warps' needs a power of two"
+refuse 's/{BLOCK: N}/{BLOCK: input.numel}/' "bad.yaml:24:25: error: unknown name 'input': not a grid variable"
 refuse 's/{BLOCK: N}/{BLOCK: N \/ (N - N)}/' \
-    "bad.yaml:23:25: error: constexpr 'BLOCK' at the point dtype=float32, N=1024: division by zero"
-refuse 's/\[rstd, "\*fp32", out1\]/[rstd, "*f32", out1]/' "bad.yaml:28:16: error: '*f32' is not a kernel parameter type"
+    "bad.yaml:24:25: error: constexpr 'BLOCK' at the point dtype=float32, N=1024: division by zero"
+refuse 's/\[rstd, "\*fp32", out1\]/[rstd, "*f32", out1]/' "bad.yaml:29:16: error: '*f32' is not a kernel parameter type"
 refuse 's/\[rstd, "\*fp32", out1\]/[rstd, "*fp32", normalized_shape]/' \
-    "bad.yaml:28:25: error: a parameter's value must be a Tensor, not an int[]"
-refuse 's/\[rstd, "\*fp32", out1\]/[w, "*fp32", out1]/' "bad.yaml:28:10: error: parameter 'w' is listed twice"
+    "bad.yaml:29:25: error: a parameter's value must be a Tensor, not an int[]"
+refuse 's/\[rstd, "\*fp32", out1\]/[w, "*fp32", out1]/' "bad.yaml:29:10: error: parameter 'w' is listed twice"
 refuse 's/\[rstd, "\*fp32", out1\]/[rstd, "*bf16", out1]/' \
-    "bad.yaml:28:9: error: parameter 'rstd' points to bfloat16 at the point dtype=float32, N=1024, but out1 is float32"
+    "bad.yaml:29:9: error: parameter 'rstd' points to bfloat16 at the point dtype=float32, N=1024, but out1 is float32"
 refuse 's/\[eps, fp32, "eps == None ? 1.1920929e-07 : eps"\]/[eps, i64, out0.numel]/' \
-    "bad.yaml:29:20: error: unknown name 'out0'"
+    "bad.yaml:30:20: error: unknown name 'out0'"
 # an op that cannot take one
 refuse 's/aten::_fused_rms_norm/aten::add.Tensor/' \
     "bad.yaml:13:5: error: unknown name 'input': not an argument of aten::add.Tensor or a grid variable"
@@ -129,7 +131,7 @@ refuse 's/aten::_fused_rms_norm/aten::abs_/' "bad.yaml:2:7: error: 'aten::abs_' 
 # two declarations of one name; two artifacts of one prefix (across files)
 cat "$base" "$base" >twice.yaml
 t 1 --dsl twice.yaml --dsl-plan plan.json ops.yaml
-case $err in *"twice.yaml:30:9: error: a DSL declaration named 'rms_norm_triton' exists already (twice.yaml:1)"*) ;;
+case $err in *"twice.yaml:31:9: error: a DSL declaration named 'rms_norm_triton' exists already (twice.yaml:1)"*) ;;
 *) fail "two declarations of one name: $err" ;; esac
 # a negative grid value spells 'm' in a prefix; an empty grid is one point
 sed 's/N: \[1024, 2048\]/N: [-1]/' "$base" >neg.yaml
@@ -158,6 +160,24 @@ grep -q '"prefix": "rms_norm_triton__float32_m1__sm90"' plan.json || fail "an em
 t 1 --dsl neg.yaml --dsl clash.yaml --dsl-plan plan.json ops.yaml
 case $err in *"clash.yaml:1:3: error: two artifacts have the prefix 'rms_norm_triton__float32_m1__sm90' (the other is of 'rms_norm_triton', neg.yaml:1)"*) ;;
 *) fail "two artifacts of one prefix: $err" ;; esac
+# an argument named like an output
+cat >outarg.yaml <<'YAML'
+- name: outarg
+  op: my::outarg
+  key: CUDA
+  dsl: triton
+  compiler: triton==3.6.0
+  source: triton/rms_norm.py
+  kernel: rms_norm_fwd
+  archs: [sm_90]
+  grid: {}
+  when: out0.contiguous
+  outputs: [{like: out0}]
+  launch: {grid: [1, 1, 1], num_warps: 4, num_stages: 2, args: [[x, "*fp32", out0]]}
+YAML
+t 1 --dsl outarg.yaml --dsl-plan plan.json ops.yaml
+case $err in *"outarg.yaml:11:12: error: my::outarg has an argument named 'out0', which would hide an output's name"*) ;;
+*) fail "an argument named out0: $err" ;; esac
 # usage
 t 2 --dsl-plan plan.json ops.yaml
 case $err in *"--dsl-plan and --dsl-artifacts need --dsl FILE"*) ;; *) fail "usage: $err" ;; esac
