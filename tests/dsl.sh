@@ -75,6 +75,14 @@ sed 's/archs: \[sm_90\]/archs: [sm_90a]/' "$base" >a.yaml
 t 0 --dsl a.yaml --dsl-plan plan3.json ops.yaml
 grep -q '"arch": "sm_90a", "capability": \[9, 0\]' plan3.json || fail "sm_90a is capability 9.0"
 
+# constexprs evaluated per point (an int product, a conditional over a dtype variable), the
+# archs of a point after one another
+cp "$here/dsl/hostile.yaml" hostile.yaml
+t 0 --dsl hostile.yaml --dsl-plan hplan.json ops.yaml
+grep -o '"prefix": "[^"]*"\|"constexprs": {[^}]*}' hplan.json | tr '\n' ' ' >hfacts
+[ "$(cat hfacts)" = '"prefix": "hostile__float32_64__sm90" "constexprs": {"B": 128, "C": 0} "prefix": "hostile__float32_64__sm100" "constexprs": {"B": 128, "C": 0} "prefix": "hostile__float16_64__sm90" "constexprs": {"B": 128, "C": 1} "prefix": "hostile__float16_64__sm100" "constexprs": {"B": 128, "C": 1} ' ] ||
+    fail "hostile's plan: $(cat hfacts)"
+
 # ---- refusals of the declaration, each located -----------------------------------------------
 
 refuse 's/  kernel: rms_norm_fwd/  kernel: rms_norm_fwd\n  kernels: x/' \
