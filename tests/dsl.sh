@@ -186,6 +186,16 @@ YAML
 t 1 --dsl outarg.yaml --dsl-plan plan.json ops.yaml
 case $err in *"outarg.yaml:11:12: error: my::outarg has an argument named 'out0', which would hide an output's name"*) ;;
 *) fail "an argument named out0: $err" ;; esac
+# files: missing, not YAML, entries that are not mappings
+t 1 --dsl missing.yaml --dsl-plan plan.json ops.yaml
+case $err in *"schemagen: error: cannot read 'missing.yaml': No such file or directory"*) ;; *) fail "a missing declaration file: $err" ;; esac
+printf -- '- name: [unclosed\n' >broken.yaml
+t 1 --dsl broken.yaml --dsl-plan plan.json ops.yaml
+case $err in *"broken.yaml:2:1: error: invalid YAML"*) ;; *) fail "broken YAML: $err" ;; esac
+printf -- '- just a string\n' >scalar.yaml
+t 1 --dsl scalar.yaml --dsl-plan plan.json ops.yaml
+case $err in *"scalar.yaml:1:3: error: a DSL declaration is a mapping (name: ..., op: ...), not a scalar"*) ;;
+*) fail "a scalar entry: $err" ;; esac
 # usage
 t 2 --dsl-plan plan.json ops.yaml
 case $err in *"--dsl-plan and --dsl-artifacts need --dsl FILE"*) ;; *) fail "usage: $err" ;; esac

@@ -164,7 +164,45 @@ static void test_nesting(void) {
     free(buf);
 }
 
+/* Constant evaluation (constexprs): grid variables' values, C's arithmetic, the guards as
+ * refusals with a reason. */
+static void test_eval(void) {
+    static const struct { const char *text; int64_t want; const char *why; } cases[] = {
+        {"N * 2 + 1", 2049, NULL},
+        {"N / 3", 341, NULL},
+        {"-N % 1000", -24, NULL},
+        {"dtype == bfloat16 ? 1 : N > 1000 && !(N == 7) ? N / 512 : 3", 2, NULL},
+        {"N / (N - N)", 0, "division by zero"},
+        {"N % 0", 0, "division by zero"},
+        {"9223372036854775807 + N", 0, "overflow"},
+        {"input.numel", 0, "grid variables"},
+    };
+    sg_dsl_value grid[2] = {{SG_DSLT_DTYPE, 6 /* float32 */}, {SG_DSLT_INT, 1024}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sg_arena *a = sg_arena_new(NULL, NULL);
+        sg_diag d;
+        sg_diag_init(&d);
+        sg_dsl_text t = {cases[i].text, strlen(cases[i].text), {&src, 1, 9}, NULL, 0};
+        sg_dsl_scope sc = {lookup, NULL, "names"};
+        sg_dsl_node *n = sg_dsl_parse(a, &t, &d);
+        bool typed = n && sg_dsl_check(n, &sc, SG_DSLT_INT, "it", &t, &d);
+        CHECK(typed); /* input.numel checks too: only evaluation refuses it */
+        sg_dsl_value v = {SG_DSLT_ERROR, -1};
+        const char *why = NULL;
+        bool ok = n && sg_dsl_eval(n, grid, &v, &why);
+        if (cases[i].why) {
+            CHECK(!ok);
+            CHECK_HAS(why, cases[i].why);
+        } else {
+            CHECK(ok && v.i == cases[i].want);
+        }
+        sg_diag_free(&d);
+        sg_arena_free(a);
+    }
+}
+
 int main(void) {
+    test_eval();
     test_emits();
     test_refusals();
     test_nesting();
