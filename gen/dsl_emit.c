@@ -494,7 +494,12 @@ void sg_dsl_emit_c(sg_buf *c, sg_buf *h, const sg_dsl_set *s, const char *lib,
                    const char *const *inputs, uint32_t ninputs) {
     sg_buf_printf(h, "/* %s_dsl.h: the DSL kernels of %s (docs/dsl.md).\n", lib, lib);
     banner(h, s, inputs, ninputs);
-    sg_buf_printf(h, "#ifndef SG_GEN_%s_DSL_H\n#define SG_GEN_%s_DSL_H\n\n", lib, lib);
+    char guard[160];
+    size_t k = 0;
+    for (const char *q = lib; *q && k + 1 < sizeof guard; q++)
+        guard[k++] = *q >= 'a' && *q <= 'z' ? (char)(*q - 'a' + 'A') : *q;
+    guard[k] = '\0';
+    sg_buf_printf(h, "#ifndef SG_GEN_%s_DSL_H\n#define SG_GEN_%s_DSL_H\n\n", guard, guard);
     sg_buf_puts(h, "#include \"sg_runtime.h\"\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
     sg_buf_printf(h, "/* Registers the %u DSL kernel%s of %s and the overrides that route calls "
                   "to them at the\n * CUDA key; call once, after %s_init. */\n",
