@@ -11,6 +11,7 @@
 
 #include "codegen.h"
 #include "derive.h"
+#include "dsl.h"
 #include "emit.h"
 
 #include <errno.h>
@@ -41,6 +42,10 @@ typedef struct options {
     uint32_t     ntemplate_dirs;
     long long    template_budget; /* --template-budget N (0: the default) */
     bool         canonical_check; /* hidden: re-parse every canonical form */
+    const char **dsl;             /* --dsl FILE... (docs/dsl.md) */
+    uint32_t     ndsl;
+    const char  *dsl_plan;        /* --dsl-plan FILE */
+    const char  *dsl_artifacts;   /* --dsl-artifacts DIR */
     bool         help, version;
 } options;
 
@@ -79,6 +84,13 @@ static const char help_text[] =
     "                    stops with an error (default: 1000000000)\n"
     "  --tags FILE       read FILE as a tags file (tags.yaml); a tags file given as a\n"
     "                    plain FILE is recognised by its content as well\n"
+    "  --dsl FILE        read FILE's DSL kernel declarations (docs/dsl.md); with -o,\n"
+    "                    also write LIB_dsl.c and LIB_dsl.h (needs --dsl-artifacts)\n"
+    "  --dsl-plan FILE   write the artifacts the --dsl declarations ask for to FILE\n"
+    "                    (JSON), for the exporter\n"
+    "  --dsl-artifacts DIR\n"
+    "                    the exporter's sidecars and binaries (PREFIX.json,\n"
+    "                    PREFIX.cubin), checked against the declarations\n"
     "  --max-errors=N    show at most N errors (default 20; 0: no limit)\n"
     "  -h, --help        print this help and exit\n"
     "  --version         print the version and exit\n"
@@ -181,7 +193,8 @@ static int set_budget(options *o, const char *v, FILE *err) {
 static int parse_valued(options *o, int argc, char **argv, int *i, FILE *err) {
     static const char *const names[] = {"--emit", "--output", "-o", "--tags", "--max-errors",
                                         "--lib", "--shard-size", "--templates", "--shards",
-                                        "--template-budget"};
+                                        "--template-budget", "--dsl", "--dsl-plan",
+                                        "--dsl-artifacts"};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         const char *v = NULL;
         int r = take_value(names[k], argc, argv, i, &v);
@@ -197,7 +210,10 @@ static int parse_valued(options *o, int argc, char **argv, int *i, FILE *err) {
         case 6: return set_count(&o->shard_size, names[k], v, err);
         case 7: o->template_dirs[o->ntemplate_dirs++] = v; return SG_EXIT_OK;
         case 8: return set_count(&o->shards, names[k], v, err);
-        default: return set_budget(o, v, err);
+        case 9: return set_budget(o, v, err);
+        case 10: o->dsl[o->ndsl++] = v; return SG_EXIT_OK;
+        case 11: o->dsl_plan = v; return SG_EXIT_OK;
+        default: o->dsl_artifacts = v; return SG_EXIT_OK;
         }
     }
     return -1;
@@ -233,6 +249,10 @@ static int parse_args(options *o, int argc, char **argv, FILE *err) {
     }
     if (!o->help && !o->version && o->ninputs == 0 && o->ntags == 0)
         return usage_error(err, "no input files");
+    if ((o->dsl_plan || o->dsl_artifacts) && !o->ndsl)
+        return usage_error(err, "--dsl-plan and --dsl-artifacts need --dsl FILE");
+    if (o->ndsl && o->outdir && !o->dsl_artifacts)
+        return usage_error(err, "--dsl with -o needs --dsl-artifacts DIR (the exported kernels)");
     return SG_EXIT_OK;
 }
 
@@ -410,8 +430,10 @@ static bool write_out(void *ud, const char *data, size_t len) {
  * byte; with -o it is made in memory too, so that outputs that cannot be written leave
  * standard output empty. */
 static int write_results(const options *o, const sg_model *m, const sg_diag *d,
-                         const sg_outputs *outs, FILE *out, FILE *err) {
-    emit_kind kind = o->emit == EMIT_DEFAULT ? (o->outdir ? EMIT_DEFAULT : EMIT_SUMMARY) : o->emit;
+                         const sg_outputs *outs, const sg_buf *plan, FILE *out, FILE *err) {
+    emit_kind kind = o->emit == EMIT_DEFAULT ? (o->outdir || o->ndsl ? EMIT_DEFAULT
+                                                                         : EMIT_SUMMARY)
+                                             : o->emit;
     bool stream = kind == EMIT_JSON && !o->outdir;
     sg_buf text;
     sg_buf_init(&text);
@@ -426,6 +448,8 @@ static int write_results(const options *o, const sg_model *m, const sg_diag *d,
         fputs("schemagen: error: out of memory\n", err);
         rc = SG_EXIT_FAIL;
     } else if (o->outdir && sg_outputs_write(o->outdir, outs, err)) {
+        rc = SG_EXIT_FAIL;
+    } else if (o->dsl_plan && sg_dsl_write_file(o->dsl_plan, plan, err)) {
         rc = SG_EXIT_FAIL;
     } else if (!(stream ? sg_buf_flush(&text)
                         : fwrite(text.data ? text.data : "", 1, text.len, out) == text.len) ||
@@ -442,8 +466,25 @@ static int write_results(const options *o, const sg_model *m, const sg_diag *d,
  * Loading, grouping and validation run whatever the phases before them found, so one run
  * reports every error; the later phases run only on a model without errors, and nothing is
  * written unless every phase succeeded. */
+/* The DSL declarations (docs/dsl.md), on a model that loaded without errors: the plan, the
+ * artifacts' checks and, with -o, LIB_dsl.c and LIB_dsl.h among the outputs. */
+static void run_dsl(const options *o, const sg_model *m, sg_dsl_set *ds, sg_outputs *outs,
+                    sg_buf *plan, sg_diag *d) {
+    for (uint32_t i = 0; i < o->ndsl; i++) sg_dsl_load(ds, m, o->dsl[i], d);
+    if (d->nerrors == 0 && o->dsl_plan) sg_dsl_plan(plan, ds);
+    if (d->nerrors == 0 && o->dsl_artifacts) sg_dsl_read_artifacts(ds, o->dsl_artifacts, d);
+    if (d->nerrors || !o->outdir) return;
+    const char *lib = o->lib ? o->lib : "ops";
+    if (sg_dsl_add_outputs(outs, ds, lib, o->inputs, o->ninputs) != 0)
+        sg_diag_plain(d, SG_ERROR, "out of memory");
+}
+
 static int run(const options *o, sg_model *m, sg_diag *d, FILE *out, FILE *err) {
     sg_outputs outs = {0};
+    sg_dsl_set ds;
+    sg_buf plan;
+    sg_buf_init(&plan);
+    if (sg_dsl_init(&ds) != 0) sg_diag_plain(d, SG_ERROR, "out of memory");
     load_inputs(m, o, d);
     sg_model_group(m, d);
     sg_validate(m, d);
@@ -451,13 +492,20 @@ static int run(const options *o, sg_model *m, sg_diag *d, FILE *out, FILE *err) 
     /* generation works on the derived model: structured links, autogen variants */
     if (o->outdir && d->nerrors == 0) sg_model_derive(m, d);
     if (o->outdir && d->nerrors == 0) generate(o, m, &outs, d);
+    /* a run without --dsl removes what an earlier run with it wrote */
+    if (o->outdir && d->nerrors == 0 && sg_dsl_mark_stale(&outs) != 0)
+        sg_diag_plain(d, SG_ERROR, "out of memory");
+    if (o->ndsl && d->nerrors == 0) run_dsl(o, m, &ds, &outs, &plan, d);
     fwrite(d->out.data ? d->out.data : "", 1, d->out.len, err);
     if (d->out.oom) /* the messages past this point could not be kept: say why they are missing */
         fputs("schemagen: error: out of memory; not every message could be shown\n", err);
     print_counts(err, d);
     bool failed = d->nerrors || d->out.oom;
-    int rc = failed ? SG_EXIT_FAIL : write_results(o, m, d, &outs, out, err);
+    if (plan.oom) failed = true, fputs("schemagen: error: out of memory\n", err);
+    int rc = failed ? SG_EXIT_FAIL : write_results(o, m, d, &outs, &plan, out, err);
     sg_outputs_free(&outs);
+    sg_buf_free(&plan);
+    sg_dsl_free(&ds);
     return rc;
 }
 
@@ -482,8 +530,9 @@ int sg_cli_main(int argc, char **argv, FILE *out, FILE *err) {
     o.inputs = malloc(n * sizeof *o.inputs);
     o.tags = malloc(n * sizeof *o.tags);
     o.template_dirs = malloc(n * sizeof *o.template_dirs);
+    o.dsl = malloc(n * sizeof *o.dsl);
     int rc = SG_EXIT_FAIL;
-    if (!o.inputs || !o.tags || !o.template_dirs)
+    if (!o.inputs || !o.tags || !o.template_dirs || !o.dsl)
         fputs("schemagen: error: out of memory\n", err);
     else if ((rc = parse_args(&o, argc, argv, err)) != SG_EXIT_OK)
         ;
@@ -496,5 +545,6 @@ int sg_cli_main(int argc, char **argv, FILE *out, FILE *err) {
     free(o.inputs);
     free(o.tags);
     free(o.template_dirs);
+    free(o.dsl);
     return rc;
 }

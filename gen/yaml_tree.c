@@ -58,6 +58,7 @@ struct sg_yreader {
     uint32_t         nentries;
     sg_pos           root;
     bool             simple; /* all ASCII, no '\r': a character is a byte, a break a '\n' */
+    bool             whole;  /* sg_yaml_read_doc: the root is the one entry, of any kind */
     bool             stop; /* a problem after which the rest of the file is not read */
 };
 
@@ -428,6 +429,11 @@ static ynode *new_node(reader *L, sg_ynode_kind kind, yaml_mark_t mk) {
 
 /* A finished node: the root, a top-level entry (handled now), or a child kept for its parent. */
 static void add_child(reader *L, ynode *y) {
+    if (L->depth == 0 && L->whole) {
+        L->nentries++;
+        L->entry(L->ud, L, &y->n);
+        return;
+    }
     if (L->depth == 0) {
         if (y->n.kind == SG_Y_SCALAR && !(y->n.plain && y->n.len == 0)) {
             sg_diag_report(L->d, SG_ERROR, y->n.pos,
@@ -436,7 +442,7 @@ static void add_child(reader *L, ynode *y) {
         }
         return;
     }
-    if (L->depth == 1) {
+    if (L->depth == 1 && !L->whole) {
         L->nentries++;
         L->entry(L->ud, L, &y->n);
         return;
@@ -455,7 +461,7 @@ static void add_child(reader *L, ynode *y) {
 }
 
 static void open_node(reader *L, sg_ynode_kind kind, yaml_mark_t mk) {
-    if (L->depth == 0 && kind == SG_Y_MAP) {
+    if (L->depth == 0 && kind == SG_Y_MAP && !L->whole) {
         sg_diag_report(L->d, SG_ERROR, mark_pos(L, mk, NULL),
                        "expected a sequence of entries ('- func: ...'), not a mapping");
         L->stop = true;
@@ -550,8 +556,8 @@ const sg_span *sg_yaml_spans(sg_yreader *L, const sg_ynode *y, uint32_t *n) {
     return L->spans;
 }
 
-bool sg_yaml_read_piece(const sg_source *src, sg_yaml_piece piece, sg_arena *a, sg_diag *d,
-                        sg_yaml_entry_fn entry, void *ud) {
+static bool read_piece(const sg_source *src, sg_yaml_piece piece, sg_arena *a, sg_diag *d,
+                       sg_yaml_entry_fn entry, void *ud, bool whole) {
     yaml_parser_t p;
     if (!yaml_parser_initialize(&p)) {
         sg_diag_plain(d, SG_ERROR, "out of memory reading '%s'", src->path);
@@ -559,16 +565,27 @@ bool sg_yaml_read_piece(const sg_source *src, sg_yaml_piece piece, sg_arena *a, 
     }
     cursor start = {.byte = piece.from, .line = piece.line, .line_start = piece.from};
     reader L = {.d = d, .src = src, .start = start, .a = a, .entry = entry, .ud = ud,
-                .cur = start, .root = {src, piece.line, 1}};
+                .cur = start, .root = {src, piece.line, 1}, .whole = whole};
     const unsigned char *t = (const unsigned char *)src->text + piece.from;
     size_t n = piece.to - piece.from;
     L.simple = ascii_run(t, n) == n && !memchr(t, '\r', n);
     yaml_parser_set_input_string(&p, t, n);
     yaml_parser_set_encoding(&p, YAML_UTF8_ENCODING); /* no guessing: marks count UTF-8 */
     run(&L, &p);
-    if (!L.stop && L.nentries == 0) sg_diag_report(d, SG_ERROR, L.root, "file has no entries");
+    if (!L.stop && L.nentries == 0)
+        sg_diag_report(d, SG_ERROR, L.root, whole ? "file is empty" : "file has no entries");
     yaml_parser_delete(&p);
     free(L.stack);
     free(L.spans);
     return !L.stop;
+}
+
+bool sg_yaml_read_piece(const sg_source *src, sg_yaml_piece piece, sg_arena *a, sg_diag *d,
+                        sg_yaml_entry_fn entry, void *ud) {
+    return read_piece(src, piece, a, d, entry, ud, false);
+}
+
+bool sg_yaml_read_doc(const sg_source *src, sg_arena *a, sg_diag *d, sg_yaml_entry_fn entry,
+                      void *ud) {
+    return read_piece(src, (sg_yaml_piece){0, src->len, 1}, a, d, entry, ud, true);
 }

@@ -26,6 +26,10 @@ typedef struct sg_yaml_piece {
  * false where it stopped before the end (a YAML error, out of memory). */
 bool sg_yaml_read_piece(const sg_source *src, sg_yaml_piece piece, sg_arena *a, sg_diag *d,
                         sg_yaml_entry_fn entry, void *ud);
+/* Reads all of src as one document whose root may be of any kind (a JSON object: the DSL
+ * sidecars); calls entry once, with the root. */
+bool sg_yaml_read_doc(const sg_source *src, sg_arena *a, sg_diag *d, sg_yaml_entry_fn entry,
+                      void *ud);
 /* Where each byte of scalar y's value (a node r made) is in the source: *n spans, valid until
  * the next call on r. */
 const sg_span *sg_yaml_spans(sg_yreader *r, const sg_ynode *y, uint32_t *n);

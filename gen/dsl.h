@@ -1,0 +1,158 @@
+/* dsl.h: DSL kernels ahead of time, the generator's side (docs/dsl.md). Private to gen/.
+ *
+ *   dsl_decl.c     reads declarations (kernels/dsl/NAME.yaml) against the model: every key
+ *                  checked, the op resolved, the predicate and launch expressions type-checked,
+ *                  the grid expanded into artifacts with unique prefixes
+ *   dsl_plan.c     the plan JSON the exporter builds from
+ *   dsl_sidecar.c  the exporter's sidecars and binaries, checked against the plan
+ *   dsl_emit.c     OUT/LIB_dsl.c and OUT/LIB_dsl.h
+ *
+ * Everything lives in the set's arena; sg_dsl_free releases it at once. */
+#ifndef SG_DSL_H
+#define SG_DSL_H
+
+#include "codegen.h"
+#include "dsl_expr.h"
+
+/* An expression of a declaration: its text, where it is, its checked tree. */
+typedef struct sg_dsl_expr {
+    sg_dsl_text  text;
+    sg_dsl_node *node;
+} sg_dsl_expr;
+
+typedef struct sg_dsl_gridvar {
+    const char   *name;
+    sg_pos        pos;
+    sg_dsl_type   type;   /* SG_DSLT_INT or SG_DSLT_DTYPE */
+    sg_dsl_value *values;
+    uint32_t      n;
+} sg_dsl_gridvar;
+
+typedef struct sg_dsl_output {
+    uint32_t like;      /* index of the op's Tensor argument whose sizes (and dtype) it takes */
+    int      dtype;     /* index in sg_dsl_dtypes, -1: like's */
+    int      dtype_var; /* a grid variable's index, -1: none (dtype or like's) */
+    int64_t  keep_last; /* the last keep_last dims of the sizes set to 1 */
+    sg_pos   pos;
+} sg_dsl_output;
+
+/* A kernel parameter: [name, type, value]. */
+typedef struct sg_dsl_param {
+    const char *name;
+    const char *type;     /* as written: "*fp32", "*dtype", "i32" */
+    bool        ptr;
+    int         base;     /* the scalar type's index in sg_dsl_dtypes, -1: from grid_var */
+    int         grid_var; /* a dtype grid variable naming the type, -1: none */
+    sg_dsl_expr value;
+    sg_pos      pos;
+} sg_dsl_param;
+
+typedef struct sg_dsl_constexpr {
+    const char *name;
+    sg_dsl_expr value;
+} sg_dsl_constexpr;
+
+typedef struct sg_dsl_decl sg_dsl_decl;
+
+/* One artifact to build: a grid point for one arch. */
+typedef struct sg_dsl_artifact {
+    sg_dsl_decl  *decl;
+    uint32_t      point;  /* index of the point in the declaration's grid */
+    uint32_t      arch;   /* index in decl->caps */
+    const char   *prefix;
+    sg_dsl_value *vals;   /* the point's value of each grid variable */
+    sg_dsl_value *cvals;  /* each constexpr's value at the point */
+    /* from the sidecar (dsl_sidecar.c) */
+    bool          have_sidecar;
+    const unsigned char *image;
+    size_t        image_size;
+    const char   *symbol;
+    uint32_t      shared, num_warps, nhidden;
+    bool         *div16;  /* per parameter: the compiler assumed 16-byte alignment */
+    bool         *int32;  /* per parameter: the compiler assumed an int32 value */
+} sg_dsl_artifact;
+
+struct sg_dsl_decl {
+    const char      *name;
+    sg_pos           pos;        /* the entry */
+    const char      *file;       /* the declaration's path as given */
+    const sg_op     *op;
+    const char      *op_name;    /* "aten::_fused_rms_norm" as written */
+    const char      *dsl, *compiler, *compiler_version;
+    sg_pos           compiler_pos;
+    const char      *source;     /* as written, relative to the declaration */
+    const char      *source_path; /* absolute */
+    char             source_sha[65];
+    const char      *kernel;
+    int32_t         *caps;       /* 10 * major + minor per arch, as written */
+    const char     **arch_names; /* "sm_90" */
+    uint32_t         narchs;
+    int32_t          priority;
+    sg_dsl_gridvar  *grid;
+    uint32_t         ngrid;
+    uint32_t         npoints;
+    sg_dsl_expr      when;
+    sg_dsl_output   *outputs;
+    uint32_t         noutputs;
+    sg_dsl_expr      launch_grid[3];
+    uint32_t         num_warps, num_stages;
+    sg_dsl_constexpr *constexprs;
+    uint32_t         nconstexprs;
+    sg_dsl_param    *params;
+    uint32_t         nparams;
+    sg_dsl_sym      *syms;       /* the names its expressions may use */
+    uint32_t         nsyms;
+    uint32_t         first, nartifacts; /* its artifacts in the set */
+};
+
+typedef struct sg_dsl_set {
+    sg_arena         *a;
+    sg_dsl_decl     **decls;
+    uint32_t          ndecls, capdecls;
+    sg_dsl_artifact  *arts;
+    uint32_t          narts, caparts;
+    const char      **files; /* the declaration files as given, for banners */
+    uint32_t          nfiles;
+} sg_dsl_set;
+
+/* 0, or -1 when out of memory. */
+int  sg_dsl_init(sg_dsl_set *s);
+void sg_dsl_free(sg_dsl_set *s);
+/* Reads the declarations of `path` against m (loaded and validated): errors to d. Returns the
+ * number of errors added. Declarations of all files share one namespace of names and of
+ * prefixes. */
+int sg_dsl_load(sg_dsl_set *s, const sg_model *m, const char *path, sg_diag *d);
+/* Expands dc's grid into artifacts of s (each point, for each arch), with their constexprs
+ * and unique prefixes. Returns the number of errors added (dsl_plan.c). */
+int sg_dsl_expand(sg_dsl_set *s, sg_dsl_decl *dc, sg_diag *d);
+/* The Triton type of parameter p at artifact a ("*fp32"). */
+void sg_dsl_param_type(sg_buf *b, const sg_dsl_param *p, const sg_dsl_artifact *a);
+/* The plan JSON (docs/dsl.md): the same set gives the same bytes. */
+void sg_dsl_plan(sg_buf *b, const sg_dsl_set *s);
+/* Reads DIR/PREFIX.json and DIR/PREFIX.cubin of every artifact and checks them against the
+ * declarations (docs/dsl.md lists what is refused). Returns the number of errors added. */
+int sg_dsl_read_artifacts(sg_dsl_set *s, const char *dir, sg_diag *d);
+/* The C of LIB_dsl.c and LIB_dsl.h; inputs name the schema files for the banner. */
+void sg_dsl_emit_c(sg_buf *c, sg_buf *h, const sg_dsl_set *s, const char *lib,
+                   const char *const *inputs, uint32_t ninputs);
+
+/* Looks symbol up in an ELF64 image's symbol table: 0 a defined function, 1 another kind of
+ * symbol, 2 absent, -1 not a well-formed ELF64 file (*why says how). Bounds-checked. */
+int sg_dsl_elf_symbol(const unsigned char *img, size_t n, const char *symbol, const char **why);
+/* Adds LIB_dsl.c and LIB_dsl.h to outs (dsl_emit.c). -1 when out of memory. */
+int sg_dsl_add_outputs(sg_outputs *outs, const sg_dsl_set *s, const char *lib,
+                       const char *const *inputs, uint32_t ninputs);
+/* Marks the files an earlier run with --dsl wrote as stale for this run's outputs (removed
+ * unless written again). -1 when out of memory. */
+int sg_dsl_mark_stale(sg_outputs *outs);
+/* Writes b to path through a temporary file and a rename, unless path holds those bytes
+ * already. Problems on err; 0 or -1. */
+int sg_dsl_write_file(const char *path, const sg_buf *b, FILE *err);
+
+/* What the banner of LIB_dsl.c and LIB_dsl.h ends with: sg_stale's mark for them. */
+extern const char sg_dsl_banner_mark[];
+
+/* JSON string (quoted, escaped) of s. */
+void sg_dsl_json_str(sg_buf *b, const char *s);
+
+#endif

@@ -1,0 +1,530 @@
+/* dsl_emit.c: LIB_dsl.c and LIB_dsl.h (docs/dsl.md, "What schemagen generates").
+ *
+ * Rationale: C emission, not a template. The predicates are compiled to C by dsl_expr.c, which
+ * lives in C; a template would only paste strings made here, and the model the templates read
+ * would grow a second, DSL-shaped half for one file.
+ *
+ * LIB_dsl.c holds, in order: the guard helpers the predicates call (each clears `ok` where the
+ * value cannot be had, so a predicate is false where it would fault); per artifact its binary
+ * as a byte array and its runtime slot; the artifact table; per declaration a `_when` function
+ * (pure: the op's arguments and a capability in, the matching artifact's index out, or -1), the
+ * typed predicate and implementation registered as the op's override at the CUDA key; and
+ * LIB_dsl_init. */
+#include "derive.h"
+#include "dsl.h"
+
+#include "schema/sg_type_table.h"
+
+#include <string.h>
+
+#ifndef SG_VERSION
+#define SG_VERSION "unknown"
+#endif
+
+static const char helpers[] =
+    "/* Rationale: not every declaration needs every helper. */\n"
+    "#if defined(__GNUC__)\n"
+    "#define SG_DSLG_HELPER static inline __attribute__((unused))\n"
+    "#else\n"
+    "#define SG_DSLG_HELPER static inline\n"
+    "#endif\n"
+    "/* Guards: where a value cannot be had (a division by zero, a dim or an index out of range,\n"
+    " * None, an overflow), they clear *sg_ok and give 0, and the predicate is false. */\n"
+    "SG_DSLG_HELPER int64_t sg_dslg_add(int64_t a, int64_t b, bool *sg_ok) {\n"
+    "    int64_t r;\n"
+    "    if (__builtin_add_overflow(a, b, &r)) *sg_ok = false, r = 0;\n"
+    "    return r;\n"
+    "}\n"
+    "SG_DSLG_HELPER int64_t sg_dslg_sub(int64_t a, int64_t b, bool *sg_ok) {\n"
+    "    int64_t r;\n"
+    "    if (__builtin_sub_overflow(a, b, &r)) *sg_ok = false, r = 0;\n"
+    "    return r;\n"
+    "}\n"
+    "SG_DSLG_HELPER int64_t sg_dslg_mul(int64_t a, int64_t b, bool *sg_ok) {\n"
+    "    int64_t r;\n"
+    "    if (__builtin_mul_overflow(a, b, &r)) *sg_ok = false, r = 0;\n"
+    "    return r;\n"
+    "}\n"
+    "SG_DSLG_HELPER int64_t sg_dslg_div(int64_t a, int64_t b, bool *sg_ok) {\n"
+    "    if (b == 0 || (a == INT64_MIN && b == -1)) return *sg_ok = false, 0;\n"
+    "    return a / b;\n"
+    "}\n"
+    "SG_DSLG_HELPER int64_t sg_dslg_mod(int64_t a, int64_t b, bool *sg_ok) {\n"
+    "    if (b == 0 || (a == INT64_MIN && b == -1)) return *sg_ok = false, 0;\n"
+    "    return a % b;\n"
+    "}\n"
+    "SG_DSLG_HELPER double sg_dslg_fdiv(double a, double b, bool *sg_ok) {\n"
+    "    if (b == 0) return *sg_ok = false, 0;\n"
+    "    return a / b;\n"
+    "}\n"
+    "SG_DSLG_HELPER int sg_dslg_dtype(const sg_tensor *t, bool *sg_ok) {\n"
+    "    return t ? t->dtype : (*sg_ok = false, -1);\n"
+    "}\n"
+    "SG_DSLG_HELPER int64_t sg_dslg_dim(const sg_tensor *t, bool *sg_ok) {\n"
+    "    return t ? t->ndim : (*sg_ok = false, 0);\n"
+    "}\n"
+    "SG_DSLG_HELPER int64_t sg_dslg_numel(const sg_tensor *t, bool *sg_ok) {\n"
+    "    return t ? sg_tensor_numel(t) : (*sg_ok = false, 0);\n"
+    "}\n"
+    "SG_DSLG_HELPER bool sg_dslg_contiguous(const sg_tensor *t, bool *sg_ok) {\n"
+    "    return t ? sg_tensor_is_contiguous(t) : (*sg_ok = false, false);\n"
+    "}\n"
+    "SG_DSLG_HELPER int64_t sg_dslg_offset(const sg_tensor *t, bool *sg_ok) {\n"
+    "    return t ? t->offset : (*sg_ok = false, 0);\n"
+    "}\n"
+    "/* d wraps as aten's (-1 is the last dim); out of range: *sg_ok cleared */\n"
+    "SG_DSLG_HELPER int64_t sg_dslg_wrap(const sg_tensor *t, int64_t d, bool *sg_ok) {\n"
+    "    if (!t) return *sg_ok = false, -1;\n"
+    "    if (d < 0) d += t->ndim;\n"
+    "    if (d < 0 || d >= t->ndim) return *sg_ok = false, -1;\n"
+    "    return d;\n"
+    "}\n"
+    "SG_DSLG_HELPER int64_t sg_dslg_size(const sg_tensor *t, int64_t d, bool *sg_ok) {\n"
+    "    d = sg_dslg_wrap(t, d, sg_ok);\n"
+    "    return d < 0 ? 0 : t->sizes[d];\n"
+    "}\n"
+    "SG_DSLG_HELPER int64_t sg_dslg_stride(const sg_tensor *t, int64_t d, bool *sg_ok) {\n"
+    "    d = sg_dslg_wrap(t, d, sg_ok);\n"
+    "    return d < 0 ? 0 : t->strides[d];\n"
+    "}\n"
+    "SG_DSLG_HELPER bool sg_dslg_aligned(const sg_tensor *t, int64_t n, bool *sg_ok) {\n"
+    "    if (!t || n <= 0) return *sg_ok = false, false;\n"
+    "    return (uintptr_t)sg_tensor_data(t) % (uint64_t)n == 0;\n"
+    "}\n"
+    "SG_DSLG_HELPER int64_t sg_dslg_len(sg_int_list l) { return l.len; }\n"
+    "/* i < 0 counts from the end, as in Python */\n"
+    "SG_DSLG_HELPER int64_t sg_dslg_item(sg_int_list l, int64_t i, bool *sg_ok) {\n"
+    "    if (i < 0) i += l.len;\n"
+    "    if (i < 0 || i >= l.len) return *sg_ok = false, 0;\n"
+    "    return l.items[i];\n"
+    "}\n"
+    "SG_DSLG_HELPER int64_t sg_dslg_opt_int(const int64_t *p, bool *sg_ok) {\n"
+    "    return p ? *p : (*sg_ok = false, 0);\n"
+    "}\n"
+    "SG_DSLG_HELPER double sg_dslg_opt_float(const double *p, bool *sg_ok) {\n"
+    "    return p ? *p : (*sg_ok = false, 0);\n"
+    "}\n"
+    "SG_DSLG_HELPER bool sg_dslg_opt_bool(const bool *p, bool *sg_ok) {\n"
+    "    return p ? *p : (*sg_ok = false, false);\n"
+    "}\n"
+    "SG_DSLG_HELPER int sg_dslg_opt_dtype(const sg_dtype *p, bool *sg_ok) {\n"
+    "    return p ? (int)*p : (*sg_ok = false, -1);\n"
+    "}\n"
+    "SG_DSLG_HELPER sg_int_list sg_dslg_opt_list(const sg_int_list *p, bool *sg_ok) {\n"
+    "    sg_int_list none = {NULL, 0};\n"
+    "    return p ? *p : (*sg_ok = false, none);\n"
+    "}\n"
+    "SG_DSLG_HELPER bool sg_dslg_i32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }\n"
+    "/* CUDA's limits: x up to 2^31-1, y and z up to 65535 */\n"
+    "SG_DSLG_HELPER bool sg_dslg_grid_ok(int64_t x, int64_t y, int64_t z) {\n"
+    "    return x >= 0 && x <= INT32_MAX && y >= 0 && y <= 65535 && z >= 0 && z <= 65535;\n"
+    "}\n";
+
+/* ---- symbols at a point ------------------------------------------------------------------ */
+
+typedef struct point_env {
+    const sg_dsl_decl     *dc;
+    const sg_dsl_artifact *a;
+} point_env;
+
+static void sym_c(void *ud, sg_buf *b, const sg_dsl_sym *s) {
+    const point_env *pe = ud;
+    switch (s->kind) {
+    case SG_DSLS_ARG: sg_buf_puts(b, pe->dc->op->c->arg_cnames[s->index]); break;
+    case SG_DSLS_OUT: sg_buf_printf(b, "sg_out%u", s->index); break;
+    case SG_DSLS_CAP: sg_buf_puts(b, "sg_cap"); break;
+    case SG_DSLS_GRID: {
+        const sg_dsl_value *v = &pe->a->vals[s->index];
+        if (v->type == SG_DSLT_DTYPE) sg_buf_puts(b, sg_dsl_dtypes[v->i].cenum);
+        else sg_buf_printf(b, "INT64_C(%lld)", (long long)v->i);
+        break;
+    }
+    }
+}
+
+static void expr(sg_buf *b, const sg_dsl_expr *e, const sg_dsl_decl *dc, const sg_dsl_artifact *a) {
+    point_env pe = {dc, a};
+    sg_dsl_emit_env env = {sym_c, &pe};
+    sg_dsl_emit(b, e->node, &env);
+}
+
+/* ---- parameters of the op ---------------------------------------------------------------- */
+
+static void c_param(sg_buf *b, const char *ctype, const char *name) {
+    size_t n = strlen(ctype);
+    sg_buf_printf(b, "%s%s%s", ctype, n && ctype[n - 1] == '*' ? "" : " ", name);
+}
+
+/* "sg_tensor *input, sg_int_list normalized_shape, ..." (the op's arguments) */
+static void in_params(sg_buf *b, const sg_op *op) {
+    for (uint32_t i = 0; i < op->schema.nargs; i++) {
+        if (i) sg_buf_puts(b, ", ");
+        c_param(b, sg_type_family_rows[sg_type_family_of(op->schema.args[i].type)].param,
+                op->c->arg_cnames[i]);
+    }
+}
+
+static void in_args(sg_buf *b, const sg_op *op) {
+    for (uint32_t i = 0; i < op->schema.nargs; i++)
+        sg_buf_printf(b, "%s%s", i ? ", " : "", op->c->arg_cnames[i]);
+}
+
+/* (void) for each argument: a declaration's expressions need not read them all. */
+static void void_args(sg_buf *b, const sg_op *op) {
+    if (!op->schema.nargs) return;
+    sg_buf_puts(b, "    ");
+    for (uint32_t i = 0; i < op->schema.nargs; i++)
+        sg_buf_printf(b, "%s(void)%s", i ? ", " : "", op->c->arg_cnames[i]);
+    sg_buf_puts(b, ";\n");
+}
+
+/* The op's first Tensor argument that is never None: the one whose device decides. */
+static uint32_t first_tensor(const sg_op *op) {
+    for (uint32_t i = 0; i < op->schema.nargs; i++)
+        if (sg_type_family_of(op->schema.args[i].type) == SG_FAM_TENSOR) return i;
+    return 0; /* outputs' `like` needs one: dsl_decl.c made sure */
+}
+
+/* ---- the _when function ------------------------------------------------------------------ */
+
+/* What the artifact's compiler assumed and what its launch needs, ANDed to the predicate. */
+static void assumptions(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact *a) {
+    for (uint32_t k = 0; k < dc->nparams; k++) {
+        const sg_dsl_param *p = &dc->params[k];
+        const sg_dsl_sym *s = sg_dsl_node_sym(p->value.node);
+        int pd = p->grid_var >= 0 ? (int)a->vals[p->grid_var].i : p->base;
+        if (p->ptr && s->kind == SG_DSLS_ARG) {
+            const char *t = dc->op->c->arg_cnames[s->index];
+            sg_buf_printf(b, "\n            && sg_dslg_dtype(%s, &sg_ok) == %s /* %s */", t,
+                          sg_dsl_dtypes[pd].cenum, p->name);
+            if (a->div16 && a->div16[k])
+                sg_buf_printf(b, "\n            && sg_dslg_aligned(%s, 16, &sg_ok)", t);
+        } else if (p->ptr) { /* an output: like's dtype where it has none of its own */
+            const sg_dsl_output *o = &dc->outputs[s->index];
+            if (o->dtype < 0 && o->dtype_var < 0)
+                sg_buf_printf(b, "\n            && sg_dslg_dtype(%s, &sg_ok) == %s /* %s */",
+                              dc->op->c->arg_cnames[o->like], sg_dsl_dtypes[pd].cenum, p->name);
+        } else {
+            bool i32 = strcmp(sg_dsl_dtypes[pd].triton, "i32") == 0;
+            sg_buf_puts(b, i32 ? "\n            && sg_dslg_i32(" : "\n            && ((void)(");
+            expr(b, &p->value, dc, a);
+            sg_buf_printf(b, i32 ? ") /* %s */" : "), true) /* %s */", p->name);
+        }
+    }
+    for (uint32_t i = 0; i < dc->noutputs; i++)
+        if (dc->outputs[i].keep_last)
+            sg_buf_printf(b, "\n            && sg_dslg_dim(%s, &sg_ok) >= %lld",
+                          dc->op->c->arg_cnames[dc->outputs[i].like],
+                          (long long)dc->outputs[i].keep_last);
+    sg_buf_puts(b, "\n            && sg_dslg_grid_ok(");
+    for (int g = 0; g < 3; g++) {
+        if (g) sg_buf_puts(b, ", ");
+        expr(b, &dc->launch_grid[g], dc, a);
+    }
+    sg_buf_putc(b, ')');
+}
+
+static void point_comment(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact *a) {
+    sg_buf_printf(b, "/* %s:", a->prefix);
+    for (uint32_t i = 0; i < dc->ngrid; i++) {
+        const sg_dsl_value *v = &a->vals[i];
+        sg_buf_printf(b, " %s=", dc->grid[i].name);
+        if (v->type == SG_DSLT_DTYPE) sg_buf_puts(b, sg_dsl_dtypes[v->i].name);
+        else sg_buf_printf(b, "%lld", (long long)v->i);
+    }
+    sg_buf_puts(b, " */");
+}
+
+static void when_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
+    sg_buf_printf(b, "/* The artifact of %s that takes the call (its index among the "
+                  "declaration's), or -1. Pure. */\n", dc->name);
+    sg_buf_printf(b, "static int sg_dslg_%s_when(", dc->name);
+    in_params(b, dc->op);
+    sg_buf_puts(b, ", int32_t sg_cap) {\n");
+    void_args(b, dc->op);
+    sg_buf_puts(b, "    if (");
+    for (uint32_t k = 0; k < dc->narchs; k++)
+        sg_buf_printf(b, "%ssg_cap != %d", k ? " && " : "", dc->caps[k]);
+    sg_buf_puts(b, ") return -1;\n");
+    for (uint32_t i = 0; i < dc->nartifacts; i++) {
+        const sg_dsl_artifact *a = &s->arts[dc->first + i];
+        sg_buf_puts(b, "    ");
+        point_comment(b, dc, a);
+        sg_buf_printf(b, "\n    if (sg_cap == %d) {\n        bool sg_ok = true;\n        if ((",
+                      dc->caps[a->arch]);
+        expr(b, &dc->when, dc, a);
+        sg_buf_putc(b, ')');
+        assumptions(b, dc, a);
+        sg_buf_printf(b, "\n            && sg_ok)\n            return %u;\n    }\n", i);
+    }
+    sg_buf_puts(b, "    return -1;\n}\n\n");
+}
+
+/* ---- the predicate and the implementation ------------------------------------------------ */
+
+static void pred_fn(sg_buf *b, const sg_dsl_decl *dc) {
+    const sg_op *op = dc->op;
+    const char *t = op->c->arg_cnames[first_tensor(op)];
+    sg_buf_printf(b, "/* The override's predicate: %s's tensors on one CUDA device, whose "
+                  "capability and\n * the arguments select an artifact that can run. */\n",
+                  t);
+    sg_buf_printf(b, "static bool sg_dslg_%s_pred(void *sg_ctx, sg_keyset ks, ", dc->name);
+    in_params(b, op);
+    sg_buf_puts(b, ") {\n    (void)sg_ctx, (void)ks;\n");
+    sg_buf_printf(b, "    if (!%s || %s->device.type != SG_DEV_CUDA) return false;\n", t, t);
+    for (uint32_t i = 0; i < op->schema.nargs; i++) {
+        sg_type_family_id f = sg_type_family_of(op->schema.args[i].type);
+        const char *n = op->c->arg_cnames[i];
+        if ((f == SG_FAM_TENSOR || f == SG_FAM_OPT_TENSOR) && n != t)
+            sg_buf_printf(b, "    if (%s && (%s->device.type != SG_DEV_CUDA || %s->device.index "
+                          "!= %s->device.index)) return false;\n", n, n, n, t);
+    }
+    sg_buf_printf(b, "    int sg_dev = %s->device.index;\n", t);
+    sg_buf_printf(b, "    int sg_i = sg_dslg_%s_when(", dc->name);
+    in_args(b, op);
+    sg_buf_printf(b, ", sg_dsl_capability(sg_dev));\n    return sg_i >= 0 && "
+                  "sg_dsl_ready(&sg_dslg_artifacts[%u + sg_i], sg_dev);\n}\n\n", dc->first);
+}
+
+/* The output's sizes (like's, the last keep_last of them 1) and its tensor. */
+static void alloc_output(sg_buf *b, const sg_dsl_decl *dc, uint32_t i) {
+    const sg_dsl_output *o = &dc->outputs[i];
+    const char *like = dc->op->c->arg_cnames[o->like];
+    if (o->keep_last) {
+        sg_buf_printf(b, "    for (int32_t sg_d = 0; sg_d < %s->ndim; sg_d++)\n"
+                      "        sg_sizes[sg_d] = sg_d >= %s->ndim - %lld ? 1 : %s->sizes[sg_d];\n",
+                      like, like, (long long)o->keep_last, like);
+        sg_buf_printf(b, "    sg_st = sg_tensor_empty(sg_sizes, %s->ndim, ", like);
+    } else {
+        sg_buf_printf(b, "    sg_st = sg_tensor_empty(%s->sizes, %s->ndim, ", like, like);
+    }
+    if (o->dtype >= 0)
+        sg_buf_puts(b, sg_dsl_dtypes[o->dtype].cenum);
+    else if (o->dtype_var >= 0)
+        sg_buf_printf(b, "sg_out%u_dtype", i);
+    else
+        sg_buf_printf(b, "(sg_dtype)%s->dtype", like);
+    sg_buf_printf(b, ", %s->device, &sg_out%u);\n    if (sg_st != SG_OK) goto sg_fail;\n", like, i);
+}
+
+static const char *c_scalar(const char *triton) {
+    return strcmp(triton, "i32") == 0 ? "int32_t" : strcmp(triton, "i64") == 0 ? "int64_t"
+           : strcmp(triton, "fp32") == 0 ? "float" : "double";
+}
+
+/* One artifact's launch: its parameters marshalled, the hidden ones NULL, its grid. */
+static void launch_case(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact *a, uint32_t i,
+                        const char *t) {
+    sg_buf_printf(b, "    case %u: { ", i);
+    point_comment(b, dc, a);
+    sg_buf_puts(b, "\n        bool sg_ok = true;\n");
+    for (uint32_t k = 0; k < dc->noutputs; k++)
+        if (dc->outputs[k].dtype_var >= 0)
+            sg_buf_printf(b, "        sg_out%u_dtype = %s;\n", k,
+                          sg_dsl_dtypes[a->vals[dc->outputs[k].dtype_var].i].cenum);
+    for (uint32_t k = 0; k < dc->nparams; k++) {
+        const sg_dsl_param *p = &dc->params[k];
+        int pd = p->grid_var >= 0 ? (int)a->vals[p->grid_var].i : p->base;
+        if (p->ptr) {
+            sg_buf_printf(b, "        sg_p[%u] = sg_tensor_data(", k);
+            expr(b, &p->value, dc, a);
+            sg_buf_printf(b, "); /* %s */\n", p->name);
+        } else {
+            sg_buf_printf(b, "        %s sg_v%u = (%s)(", c_scalar(sg_dsl_dtypes[pd].triton), k,
+                          c_scalar(sg_dsl_dtypes[pd].triton));
+            expr(b, &p->value, dc, a);
+            sg_buf_printf(b, "); /* %s */\n        sg_args[%u] = &sg_v%u;\n", p->name, k, k);
+        }
+    }
+    sg_buf_puts(b, "        int64_t sg_g[3] = {");
+    for (int g = 0; g < 3; g++) {
+        if (g) sg_buf_puts(b, ", ");
+        expr(b, &dc->launch_grid[g], dc, a);
+    }
+    sg_buf_puts(b, "};\n");
+    sg_buf_puts(b, "        if (!sg_ok || !sg_dslg_grid_ok(sg_g[0], sg_g[1], sg_g[2])) {\n");
+    sg_buf_printf(b, "            sg_st = sg_error(SG_ESTATE, \"%s: the DSL kernel %s was called "
+                  "for arguments its predicate declines\");\n"
+                  "            goto sg_fail;\n        }\n",
+                  dc->op_name, a->prefix);
+    sg_buf_puts(b, "        for (int sg_d = 0; sg_d < 3; sg_d++)\n"
+                   "            sg_grid[sg_d] = (uint32_t)sg_g[sg_d];\n");
+    sg_buf_printf(b, "        sg_st = sg_stream_current(%s->device, &sg_stream);\n", t);
+    sg_buf_printf(b, "        if (sg_st == SG_OK)\n            sg_st = sg_dsl_launch("
+                  "&sg_dslg_artifacts[%u], sg_dev, sg_grid, sg_args, sg_stream);\n"
+                  "        break;\n    }\n", dc->first + i);
+}
+
+static void impl_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
+    const sg_op *op = dc->op;
+    const char *t = op->c->arg_cnames[first_tensor(op)];
+    sg_buf_printf(b, "/* The override's implementation: finds the artifact again, allocates the "
+                  "outputs on\n * %s's device and launches on its current stream. */\n", t);
+    sg_buf_printf(b, "static sg_status sg_dslg_%s_impl(sg_keyset ks, ", dc->name);
+    in_params(b, op);
+    for (uint32_t i = 0; i < op->schema.nrets; i++)
+        sg_buf_printf(b, ", sg_tensor **%s", op->c->ret_cnames[i]);
+    sg_buf_puts(b, ") {\n    (void)ks;\n");
+    void_args(b, op);
+    for (uint32_t i = 0; i < op->schema.nrets; i++)
+        sg_buf_printf(b, "    *%s = NULL;\n", op->c->ret_cnames[i]);
+    sg_buf_printf(b, "    int sg_dev = %s->device.index;\n", t);
+    sg_buf_printf(b, "    int sg_i = sg_dslg_%s_when(", dc->name);
+    in_args(b, op);
+    sg_buf_puts(b, ", sg_dsl_capability(sg_dev));\n    if (sg_i < 0)\n");
+    sg_buf_printf(b, "        return sg_error(SG_ESTATE, \"%s: the DSL kernels of %s were called "
+                  "for arguments their predicate declines\");\n", dc->op_name, dc->name);
+    sg_buf_puts(b, "    sg_status sg_st = SG_OK;\n");
+    bool keep = false;
+    for (uint32_t i = 0; i < dc->noutputs; i++) keep |= dc->outputs[i].keep_last != 0;
+    if (keep) sg_buf_puts(b, "    int64_t sg_sizes[SG_MAX_DIMS];\n");
+    for (uint32_t i = 0; i < dc->noutputs; i++)
+        sg_buf_printf(b, "    sg_tensor *sg_out%u = NULL;\n", i);
+    for (uint32_t i = 0; i < dc->noutputs; i++)
+        if (dc->outputs[i].dtype_var >= 0)
+            sg_buf_printf(b, "    sg_dtype sg_out%u_dtype = SG_FLOAT32;\n", i);
+    /* dtypes of outputs that follow a grid variable are set per artifact before allocation */
+    bool per_point = false;
+    for (uint32_t i = 0; i < dc->noutputs; i++) per_point |= dc->outputs[i].dtype_var >= 0;
+    if (per_point) {
+        sg_buf_puts(b, "    switch (sg_i) {\n");
+        for (uint32_t i = 0; i < dc->nartifacts; i++) {
+            const sg_dsl_artifact *a = &s->arts[dc->first + i];
+            sg_buf_printf(b, "    case %u:", i);
+            for (uint32_t k = 0; k < dc->noutputs; k++)
+                if (dc->outputs[k].dtype_var >= 0)
+                    sg_buf_printf(b, " sg_out%u_dtype = %s;", k,
+                                  sg_dsl_dtypes[a->vals[dc->outputs[k].dtype_var].i].cenum);
+            sg_buf_puts(b, " break;\n");
+        }
+        sg_buf_puts(b, "    default: break;\n    }\n");
+    }
+    for (uint32_t i = 0; i < dc->noutputs; i++) alloc_output(b, dc, i);
+    uint32_t maxargs = 0;
+    for (uint32_t i = 0; i < dc->nartifacts; i++) {
+        uint32_t n = dc->nparams + s->arts[dc->first + i].nhidden;
+        if (n > maxargs) maxargs = n;
+    }
+    sg_buf_printf(b, "    void *sg_p[%u] = {NULL}, *sg_args[%u], *sg_stream = NULL;\n", maxargs + 1,
+                  maxargs + 1);
+    sg_buf_puts(b, "    uint32_t sg_grid[3];\n");
+    sg_buf_printf(b, "    for (uint32_t sg_k = 0; sg_k < %u; sg_k++)\n"
+                  "        sg_args[sg_k] = &sg_p[sg_k];\n", maxargs + 1);
+    sg_buf_puts(b, "    switch (sg_i) {\n");
+    for (uint32_t i = 0; i < dc->nartifacts; i++)
+        launch_case(b, dc, &s->arts[dc->first + i], i, t);
+    sg_buf_printf(b, "    default:\n        sg_st = sg_error(SG_ESTATE, \"%s: no DSL kernel %%d of "
+                  "%s\", sg_i);\n        goto sg_fail;\n    }\n", dc->op_name, dc->name);
+    sg_buf_puts(b, "    if (sg_st != SG_OK) goto sg_fail;\n");
+    for (uint32_t i = 0; i < dc->noutputs; i++)
+        sg_buf_printf(b, "    *%s = sg_out%u;\n", op->c->ret_cnames[i], i);
+    sg_buf_puts(b, "    return SG_OK;\nsg_fail:\n");
+    for (uint32_t i = 0; i < dc->noutputs; i++)
+        sg_buf_printf(b, "    sg_tensor_release(sg_out%u);\n", i);
+    sg_buf_puts(b, "    return sg_st;\n}\n\n");
+}
+
+/* ---- the file ---------------------------------------------------------------------------- */
+
+/* s inside a C comment: a "*" "/" cannot end it early, a control byte cannot break the line. */
+static void comment_text(sg_buf *b, const char *s) {
+    for (; *s; s++) {
+        if (s[0] == '*' && s[1] == '/')
+            sg_buf_puts(b, "*\\");
+        else
+            sg_buf_putc(b, (unsigned char)*s < 0x20 || *s == 0x7F ? '?' : *s);
+    }
+}
+
+static void banner(sg_buf *b, const sg_dsl_set *s, const char *const *inputs, uint32_t ninputs) {
+    sg_buf_printf(b, " * Generated by schemagen %s from ", SG_VERSION);
+    for (uint32_t i = 0; i < ninputs; i++) {
+        if (i) sg_buf_puts(b, ", ");
+        comment_text(b, inputs[i]);
+    }
+    sg_buf_puts(b, " and the DSL declarations ");
+    for (uint32_t i = 0; i < s->nfiles; i++) {
+        if (i) sg_buf_puts(b, ", ");
+        comment_text(b, s->files[i]);
+    }
+    sg_buf_printf(b, "%s */\n", sg_dsl_banner_mark);
+}
+
+static void image(sg_buf *b, const sg_dsl_artifact *a) {
+    sg_buf_printf(b, "static const unsigned char sg_dslg_%s_image[%zu] = {", a->prefix,
+                  a->image_size ? a->image_size : 1);
+    for (size_t i = 0; i < a->image_size; i++)
+        sg_buf_printf(b, "%s0x%02x,", i % 16 ? " " : "\n    ", a->image[i]);
+    if (!a->image_size) sg_buf_puts(b, "0");
+    sg_buf_printf(b, "\n};\nstatic sg_dsl_slot sg_dslg_%s_slot = SG_DSL_SLOT_INIT;\n\n", a->prefix);
+}
+
+static void table(sg_buf *b, const sg_dsl_set *s) {
+    sg_buf_printf(b, "static const sg_dsl_artifact sg_dslg_artifacts[%u] = {\n",
+                  s->narts ? s->narts : 1);
+    for (uint32_t i = 0; i < s->narts; i++) {
+        const sg_dsl_artifact *a = &s->arts[i];
+        int32_t cap = a->decl->caps[a->arch];
+        sg_buf_printf(b, "    {.prefix = \"%s\", .op = \"%s\", .dsl = \"%s\", .symbol = \"%s\",\n"
+                      "     .cc_major = %d, .cc_minor = %d, .image = sg_dslg_%s_image,\n"
+                      "     .image_size = sizeof sg_dslg_%s_image, .block_x = %u, .shared = %u,\n"
+                      "     .nparams = %u, .slot = "
+                      "&sg_dslg_%s_slot},\n",
+                      a->prefix, a->decl->op_name, a->decl->dsl, a->symbol, cap / 10, cap % 10,
+                      a->prefix, a->prefix, a->num_warps * 32, a->shared,
+                      a->decl->nparams + a->nhidden, a->prefix);
+    }
+    sg_buf_puts(b, "};\n\n");
+}
+
+static void init_fn(sg_buf *b, const sg_dsl_set *s, const char *lib) {
+    sg_buf_printf(b, "sg_status %s_dsl_init(void) {\n    sg_status sg_st = SG_OK;\n", lib);
+    sg_buf_printf(b, "    for (size_t sg_i = 0; sg_i < %u && sg_st == SG_OK; sg_i++)\n"
+                  "        sg_st = sg_dsl_register(&sg_dslg_artifacts[sg_i]);\n", s->narts);
+    for (uint32_t i = 0; i < s->ndecls; i++) {
+        const sg_dsl_decl *dc = s->decls[i];
+        sg_buf_printf(b, "    if (sg_st == SG_OK)\n        sg_st = %s_override(SG_KEY_CUDA, %d, "
+                      "sg_dslg_%s_pred, sg_dslg_%s_impl, NULL, NULL);\n", dc->op->c->cname,
+                      dc->priority, dc->name, dc->name);
+    }
+    sg_buf_puts(b, "    return sg_st;\n}\n");
+}
+
+void sg_dsl_emit_c(sg_buf *c, sg_buf *h, const sg_dsl_set *s, const char *lib,
+                   const char *const *inputs, uint32_t ninputs) {
+    sg_buf_printf(h, "/* %s_dsl.h: the DSL kernels of %s (docs/dsl.md).\n", lib, lib);
+    banner(h, s, inputs, ninputs);
+    char guard[160];
+    size_t k = 0;
+    for (const char *q = lib; *q && k + 1 < sizeof guard; q++)
+        guard[k++] = *q >= 'a' && *q <= 'z' ? (char)(*q - 'a' + 'A') : *q;
+    guard[k] = '\0';
+    sg_buf_printf(h, "#ifndef SG_GEN_%s_DSL_H\n#define SG_GEN_%s_DSL_H\n\n", guard, guard);
+    sg_buf_puts(h, "#include \"sg_runtime.h\"\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
+    sg_buf_printf(h, "/* Registers the %u DSL kernel%s of %s and the overrides that route calls "
+                  "to them at the\n * CUDA key; call once, after %s_init. */\n",
+                  s->narts, s->narts == 1 ? "" : "s", lib, lib);
+    sg_buf_printf(h, "sg_status %s_dsl_init(void);\n\n", lib);
+    sg_buf_puts(h, "#ifdef __cplusplus\n}\n#endif\n#endif\n");
+
+    sg_buf_printf(c, "/* %s_dsl.c: the DSL kernels of %s: their binaries, launch table, "
+                  "predicates and\n * registrations (docs/dsl.md).\n", lib, lib);
+    banner(c, s, inputs, ninputs);
+    sg_buf_printf(c, "#include \"%s.h\"\n#include \"%s_dsl.h\"\n#include \"sg_dsl.h\"\n\n", lib,
+                  lib);
+    sg_buf_puts(c, "#include <stdbool.h>\n#include <stddef.h>\n#include <stdint.h>\n\n");
+    sg_buf_puts(c, helpers);
+    sg_buf_putc(c, '\n');
+    for (uint32_t i = 0; i < s->narts; i++) image(c, &s->arts[i]);
+    table(c, s);
+    for (uint32_t i = 0; i < s->ndecls; i++) {
+        const sg_dsl_decl *dc = s->decls[i];
+        sg_buf_printf(c, "/* ---- %s: %s (", dc->name, dc->op_name);
+        comment_text(c, dc->file);
+        sg_buf_printf(c, ":%u) ---- */\n\n", dc->pos.line);
+        when_fn(c, dc, s);
+        pred_fn(c, dc);
+        impl_fn(c, dc, s);
+    }
+    init_fn(c, s, lib);
+}

@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# dsl.sh: the generator's side of DSL kernels (docs/dsl.md): declarations read with located
+# errors, the plan's bytes, the sidecars and binaries refused when they do not match, and the
+# generated LIB_dsl.c compiled with -Werror against the glue of a small schema.
+#
+#   bash tests/dsl.sh SCHEMAGEN [CORPUS_DIR]
+set -uo pipefail
+
+tool=${1:?usage: bash tests/dsl.sh SCHEMAGEN [CORPUS_DIR]}
+tool=$(cd "$(dirname "$tool")" && pwd)/$(basename "$tool")
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() {
+    echo "FAIL: $*" >&2
+    failures=$((failures + 1))
+}
+
+cp -r "$here/dsl/triton" "$tmp/triton"
+cp "$here/dsl/ops.yaml" "$tmp/ops.yaml"
+base=$here/dsl/rms_norm.yaml
+cd "$tmp" || exit 1
+
+# t EXPECTED_STATUS ARGS...: runs the tool; stderr in $err.
+t() {
+    local want=$1 rc=0
+    shift
+    "$tool" "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+    err=$(cat "$tmp/err")
+    [ "$rc" = "$want" ] || fail "schemagen $* exited $rc, not $want: $err"
+}
+
+# refuse SED_SCRIPT MESSAGE...: the base declaration edited by SED_SCRIPT is refused with
+# each MESSAGE (file:line:col: error: what) and no plan written.
+refuse() {
+    local script=$1
+    shift
+    sed "$script" "$base" >"$tmp/bad.yaml"
+    rm -f "$tmp/plan.json"
+    t 1 --dsl bad.yaml --dsl-plan plan.json ops.yaml
+    for m in "$@"; do
+        case $err in *"$m"*) ;; *) fail "'$script': no '$m' in: $err" ;; esac
+    done
+    [ ! -e "$tmp/plan.json" ] || fail "'$script': a plan was written"
+}
+
+# ---- the plan --------------------------------------------------------------------------------
+
+cp "$base" decl.yaml
+t 0 --dsl decl.yaml --dsl-plan plan.json ops.yaml
+[ -s plan.json ] || fail "no plan written"
+[ "$(grep -c '"prefix"' plan.json)" = 4 ] || fail "the plan does not hold 2 x 2 artifacts"
+# the grid in declaration order (the first variable slowest), arch last
+grep -o '"prefix": "[^"]*"' plan.json | tr '\n' ' ' >prefixes
+[ "$(cat prefixes)" = '"prefix": "rms_norm_triton__float32_1024__sm90" "prefix": "rms_norm_triton__float32_2048__sm90" "prefix": "rms_norm_triton__bfloat16_1024__sm90" "prefix": "rms_norm_triton__bfloat16_2048__sm90" ' ] ||
+    fail "prefixes: $(cat prefixes)"
+grep -q '"signature": \[\["x", "\*bf16"\], \["w", "\*bf16"\], \["y", "\*bf16"\], \["rstd", "\*fp32"\], \["eps", "fp32"\]\]' plan.json ||
+    fail "the bfloat16 signature"
+grep -q '"constexprs": {"BLOCK": 2048}' plan.json || fail "constexprs evaluated per point"
+grep -q "\"source\": \"$tmp/triton/rms_norm.py\"" plan.json || fail "the source's absolute path"
+# deterministic: the same bytes again, and the file is left alone when they are the same
+cp plan.json plan.first
+touch -d '2000-01-01' plan.json
+t 0 --dsl decl.yaml --dsl-plan plan.json ops.yaml
+cmp -s plan.json plan.first || fail "the plan's bytes differ between runs"
+[ "$(stat -c %Y plan.json)" = "$(date -d 2000-01-01 +%s)" ] || fail "an unchanged plan was rewritten"
+ls "$tmp" | grep -q '\.tmp\.' && fail "a temporary file was left"
+# a second arch, spelled sm_90a as well: capability 9.0 for both, and refused together
+sed 's/archs: \[sm_90\]/archs: [sm_90, sm_100]/' "$base" >two.yaml
+t 0 --dsl two.yaml --dsl-plan plan2.json ops.yaml
+grep -q '"prefix": "rms_norm_triton__float32_1024__sm100"' plan2.json || fail "sm_100 artifacts"
+grep -q '"capability": \[10, 0\]' plan2.json || fail "sm_100 is capability 10.0"
+sed 's/archs: \[sm_90\]/archs: [sm_90a]/' "$base" >a.yaml
+t 0 --dsl a.yaml --dsl-plan plan3.json ops.yaml
+grep -q '"arch": "sm_90a", "capability": \[9, 0\]' plan3.json || fail "sm_90a is capability 9.0"
+
+# constexprs evaluated per point (an int product, a conditional over a dtype variable), the
+# archs of a point after one another
+cp "$here/dsl/hostile.yaml" hostile.yaml
+t 0 --dsl hostile.yaml --dsl-plan hplan.json ops.yaml
+grep -o '"prefix": "[^"]*"\|"constexprs": {[^}]*}' hplan.json | tr '\n' ' ' >hfacts
+[ "$(cat hfacts)" = '"prefix": "hostile__float32_64__sm90" "constexprs": {"B": 128, "C": 0} "prefix": "hostile__float32_64__sm100" "constexprs": {"B": 128, "C": 0} "prefix": "hostile__float16_64__sm90" "constexprs": {"B": 128, "C": 1} "prefix": "hostile__float16_64__sm100" "constexprs": {"B": 128, "C": 1} ' ] ||
+    fail "hostile's plan: $(cat hfacts)"
+
+# ---- refusals of the declaration, each located -----------------------------------------------
+
+refuse 's/  kernel: rms_norm_fwd/  kernel: rms_norm_fwd\n  kernels: x/' \
+    'bad.yaml:8:3: error: unknown key '\''kernels'\'' in a DSL declaration'
+refuse '/  kernel: rms_norm_fwd/d' "bad.yaml:1:3: error: a DSL declaration lacks the key 'kernel'"
+refuse 's/  archs: \[sm_90\]/  archs: sm_90/' "bad.yaml:8:10: error: 'archs' needs a list, not a scalar"
+refuse 's/sm_90\]/sm90]/' "bad.yaml:8:11: error: 'sm90' is not an arch"
+refuse 's/sm_90\]/sm_90, sm_90a]/' "bad.yaml:8:18: error: 'sm_90a' names capability 9.0, as 'sm_90' does"
+refuse 's/aten::_fused_rms_norm/aten::_fused_rms_nrom/' \
+    "bad.yaml:2:7: error: no op 'aten::_fused_rms_nrom' in the schemas given; did you mean 'aten::_fused_rms_norm'?"
+refuse 's/aten::_fused_rms_norm/aten::add.Scalar/' \
+    "bad.yaml:2:7: error: aten::add has no overload 'Scalar' (its overloads: Tensor)"
+refuse 's/key: CUDA/key: CPU/' "bad.yaml:3:8: error: 'key' must be CUDA for now, not 'CPU'"
+refuse 's/triton==3.6.0/triton>=3.6/' "bad.yaml:5:13: error: 'compiler' needs triton==VERSION"
+refuse 's|triton/rms_norm.py|triton/missing.py|' "bad.yaml:6:11: error: cannot read the source"
+refuse 's/name: rms_norm_triton/name: RmsNorm/' "bad.yaml:1:9: error: 'name' needs [a-z][a-z0-9_]*"
+refuse 's/N: \[1024, 2048\]/N: [1024, float32]/' "bad.yaml:11:15: error: grid variable 'N': 'float32' is not an int"
+refuse 's/N: \[1024, 2048\]/input: [1024]/' "bad.yaml:11:5: error: grid variable 'input' has the name of an argument"
+refuse 's/N: \[1024, 2048\]/out1: [1024]/' "bad.yaml:11:5: error: grid variable 'out1' has the name of an output"
+refuse 's/N: \[1024, 2048\]/capability: [90]/' "bad.yaml:11:5: error: grid variable 'capability' has the name of the capability"
+refuse 's/N: \[1024, 2048\]/N: [1024, 1024]/' "bad.yaml:11:15: error: grid variable 'N' lists '1024' twice"
+refuse 's/priority: 0/priority: x/; s/  kernel: rms_norm_fwd/  kernel: rms_norm_fwd\n  priority: high/' \
+    "bad.yaml:8:13: error: 'priority' needs an integer"
+# the predicate: the column inside the folded scalar, on its own line
+refuse 's/input.dtype == dtype \&\&/input.dtype == 4 \&\&/' \
+    "bad.yaml:13:17: error: cannot compare a dtype with an int"
+refuse 's/weight != None/bias != None/' "bad.yaml:15:8: error: unknown name 'bias'"
+refuse 's/input.size(-1) == N/input + 1 == N/' "bad.yaml:13:49: error: 'input' is a Tensor, not a number"
+refuse 's/input.contiguous \&\&/input.contiguous = /' "bad.yaml:13:46: error: '=' is not an operator"
+refuse "s/input.dtype == dtype/$(printf '(%.0s' $(seq 60))N$(printf ')%.0s' $(seq 60)) > 0/" \
+    "error: expression nested too deeply (more than 48 levels)"
+# outputs and launch
+refuse 's/    - {like: input}$/    - {like: weight}/' "bad.yaml:18:14: error: 'like' needs a Tensor argument"
+refuse '/    - {like: input}$/d' "bad.yaml:18:5: error: 'outputs' lists 1 output; aten::_fused_rms_norm returns 2"
+refuse 's/keep_last: 1/keep_last: -1/' "error: 'keep_last' needs an integer from 0 to 64"
+refuse 's/grid: \[input.numel \/ N, 1, 1\]/grid: [input.numel \/ N, 1]/' \
+    "bad.yaml:21:11: error: the launch grid needs three expressions"
+refuse 's/num_warps: 8/num_warps: 6/' "bad.yaml:22:16: error: 'num_warps' needs a power of two"
+refuse 's/{BLOCK: N}/{BLOCK: input.numel}/' "bad.yaml:24:25: error: unknown name 'input': not a grid variable"
+refuse 's/{BLOCK: N}/{BLOCK: N \/ (N - N)}/' \
+    "bad.yaml:24:25: error: constexpr 'BLOCK' at the point dtype=float32, N=1024: division by zero"
+refuse 's/\[rstd, "\*fp32", out1\]/[rstd, "*f32", out1]/' "bad.yaml:29:16: error: '*f32' is not a kernel parameter type"
+refuse 's/\[rstd, "\*fp32", out1\]/[rstd, "*fp32", normalized_shape]/' \
+    "bad.yaml:29:25: error: a parameter's value must be a Tensor, not an int[]"
+refuse 's/\[rstd, "\*fp32", out1\]/[w, "*fp32", out1]/' "bad.yaml:29:10: error: parameter 'w' is listed twice"
+refuse 's/\[rstd, "\*fp32", out1\]/[rstd, "*bf16", out1]/' \
+    "bad.yaml:29:9: error: parameter 'rstd' points to bfloat16 at the point dtype=float32, N=1024, but out1 is float32"
+refuse 's/\[eps, fp32, "eps == None ? 1.1920929e-07 : eps"\]/[eps, i64, out0.numel]/' \
+    "bad.yaml:30:20: error: unknown name 'out0'"
+# an op that cannot take one
+refuse 's/aten::_fused_rms_norm/aten::add.Tensor/' \
+    "bad.yaml:13:5: error: unknown name 'input': not an argument of aten::add.Tensor or a grid variable"
+refuse 's/aten::_fused_rms_norm/aten::abs_/' "bad.yaml:2:7: error: 'aten::abs_' cannot take a DSL kernel"
+# two declarations of one name; two artifacts of one prefix (across files)
+cat "$base" "$base" >twice.yaml
+t 1 --dsl twice.yaml --dsl-plan plan.json ops.yaml
+case $err in *"twice.yaml:31:9: error: a DSL declaration named 'rms_norm_triton' exists already (twice.yaml:1)"*) ;;
+*) fail "two declarations of one name: $err" ;; esac
+# a negative grid value spells 'm' in a prefix; an empty grid is one point
+sed 's/N: \[1024, 2048\]/N: [-1]/' "$base" >neg.yaml
+t 0 --dsl neg.yaml --dsl-plan plan.json ops.yaml
+grep -q '"prefix": "rms_norm_triton__float32_m1__sm90"' plan.json || fail "a negative value's prefix"
+cat >clash.yaml <<'YAML'
+- name: rms_norm_triton__float32_m1
+  op: aten::_fused_rms_norm
+  key: CUDA
+  dsl: triton
+  compiler: triton==3.6.0
+  source: triton/rms_norm.py
+  kernel: rms_norm_fwd
+  archs: [sm_90]
+  grid: {}
+  when: input.contiguous
+  outputs: [{like: input}, {like: input}]
+  launch:
+    grid: [1, 1, 1]
+    num_warps: 4
+    num_stages: 2
+    args: [[x, "*fp32", input]]
+YAML
+t 0 --dsl clash.yaml --dsl-plan plan.json ops.yaml
+grep -q '"prefix": "rms_norm_triton__float32_m1__sm90"' plan.json || fail "an empty grid's prefix"
+t 1 --dsl neg.yaml --dsl clash.yaml --dsl-plan plan.json ops.yaml
+case $err in *"clash.yaml:1:3: error: two artifacts have the prefix 'rms_norm_triton__float32_m1__sm90' (the other is of 'rms_norm_triton', neg.yaml:1)"*) ;;
+*) fail "two artifacts of one prefix: $err" ;; esac
+# an argument named like an output
+cat >outarg.yaml <<'YAML'
+- name: outarg
+  op: my::outarg
+  key: CUDA
+  dsl: triton
+  compiler: triton==3.6.0
+  source: triton/rms_norm.py
+  kernel: rms_norm_fwd
+  archs: [sm_90]
+  grid: {}
+  when: out0.contiguous
+  outputs: [{like: out0}]
+  launch: {grid: [1, 1, 1], num_warps: 4, num_stages: 2, args: [[x, "*fp32", out0]]}
+YAML
+t 1 --dsl outarg.yaml --dsl-plan plan.json ops.yaml
+case $err in *"outarg.yaml:11:12: error: my::outarg has an argument named 'out0', which would hide an output's name"*) ;;
+*) fail "an argument named out0: $err" ;; esac
+# files: missing, not YAML, entries that are not mappings
+t 1 --dsl missing.yaml --dsl-plan plan.json ops.yaml
+case $err in *"schemagen: error: cannot read 'missing.yaml': No such file or directory"*) ;; *) fail "a missing declaration file: $err" ;; esac
+printf -- '- name: [unclosed\n' >broken.yaml
+t 1 --dsl broken.yaml --dsl-plan plan.json ops.yaml
+case $err in *"broken.yaml:2:1: error: invalid YAML"*) ;; *) fail "broken YAML: $err" ;; esac
+printf -- '- just a string\n' >scalar.yaml
+t 1 --dsl scalar.yaml --dsl-plan plan.json ops.yaml
+case $err in *"scalar.yaml:1:3: error: a DSL declaration is a mapping (name: ..., op: ...), not a scalar"*) ;;
+*) fail "a scalar entry: $err" ;; esac
+# usage
+t 2 --dsl-plan plan.json ops.yaml
+case $err in *"--dsl-plan and --dsl-artifacts need --dsl FILE"*) ;; *) fail "usage: $err" ;; esac
+t 2 --dsl decl.yaml -o gen ops.yaml
+case $err in *"--dsl with -o needs --dsl-artifacts DIR"*) ;; *) fail "usage: $err" ;; esac
+
+[ "$failures" = 0 ] && echo "dsl: all checks passed"
+exit $((failures != 0))

@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# dsl_artifacts.sh: the exporter's sidecars and binaries checked by schemagen --dsl-artifacts
+# (docs/dsl.md): a complete, matching set is taken; each kind of mismatch is refused with the
+# sidecar's file:line:col and a note at the declaration. The artifacts come from
+# tests/dsl/make_artifacts.py (a stand-in exporter: tiny ELF files, no compiler), so this
+# needs python3 and skips without it.
+#
+#   bash tests/dsl_artifacts.sh SCHEMAGEN [CORPUS_DIR]
+set -uo pipefail
+
+tool=${1:?usage: bash tests/dsl_artifacts.sh SCHEMAGEN [CORPUS_DIR]}
+tool=$(cd "$(dirname "$tool")" && pwd)/$(basename "$tool")
+here=$(cd "$(dirname "$0")" && pwd)
+command -v python3 >/dev/null 2>&1 || { echo "skipped: no python3 to make artifacts"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() {
+    echo "FAIL: $*" >&2
+    failures=$((failures + 1))
+}
+
+cp -r "$here/dsl/triton" "$tmp/triton"
+cp "$here/dsl/ops.yaml" "$here/dsl/rms_norm.yaml" "$tmp/"
+cd "$tmp" || exit 1
+
+t() {
+    local want=$1 rc=0
+    shift
+    "$tool" "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+    err=$(cat "$tmp/err")
+    [ "$rc" = "$want" ] || fail "schemagen $* exited $rc, not $want: $err"
+}
+
+p=rms_norm_triton__float32_1024__sm90
+fresh() {
+    rm -rf art
+    python3 "$here/dsl/make_artifacts.py" plan.json art || fail "make_artifacts.py failed"
+}
+# edit PYTHON: runs PYTHON on the sidecar of $p as the dict d, and writes it back
+edit() {
+    python3 - "art/$p.json" "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+exec(sys.argv[2])
+json.dump(d, open(sys.argv[1], "w"), indent=1)
+PY
+}
+# refused MESSAGE...: the artifacts are refused with each message, and a note at the
+# declaration names the artifact
+refused() {
+    t 1 --dsl rms_norm.yaml --dsl-artifacts art ops.yaml
+    for m in "$@"; do
+        case $err in *"$m"*) ;; *) fail "no '$m' in: $err" ;; esac
+    done
+    case $err in *"rms_norm.yaml:1:3: note: artifact '$p' of the declaration 'rms_norm_triton'"*) ;;
+    *) fail "no note at the declaration: $err" ;; esac
+}
+
+t 0 --dsl rms_norm.yaml --dsl-plan plan.json ops.yaml
+fresh
+t 0 --dsl rms_norm.yaml --dsl-artifacts art ops.yaml
+[ -z "$(cat out)" ] || fail "--dsl-artifacts alone printed: $(cat out)"
+
+# stale: the compiler's version, the source's bytes
+fresh; edit 'd["compiler"]["version"] = "3.5.0"'
+refused "art/$p.json:" "error: stale artifact: the compiler's version: the sidecar says '3.5.0', the plan '3.6.0'"
+fresh; echo "# changed" >>triton/rms_norm.py
+t 1 --dsl rms_norm.yaml --dsl-artifacts art ops.yaml
+case $err in *"error: stale artifact: the SHA-256 of the source"*) ;; *) fail "stale source: $err" ;; esac
+cp "$here/dsl/triton/rms_norm.py" triton/rms_norm.py
+# no arch; an arch the declaration does not list; another listed arch than the plan's
+fresh; edit 'del d["arch"]'
+refused "art/$p.json:1:1: error: the sidecar names no arch"
+fresh; edit 'd["arch"] = "sm_80"'
+refused "art/$p.json:" "error: the sidecar's arch 'sm_80' is not one the declaration lists"
+fresh; edit 'd["capability"] = [8, 0]'
+refused "error: the capability's major: the sidecar says '8', the plan '9'"
+# the binary: its hash, its symbol (absent, or not a function), not an ELF file at all
+fresh; printf 'x' >>"art/$p.cubin"
+refused "error: the binary '$p.cubin' has the SHA-256"
+fresh; edit 'd["symbol"] = "rms_norm_fwd_0d1d2d"'
+refused "error: the binary '$p.cubin' has no symbol 'rms_norm_fwd_0d1d2d'"
+fresh; edit 'd["symbol"] = "a_variable"'
+refused "error: the binary '$p.cubin' has a symbol that is not a function named 'a_variable'"
+fresh; head -c 100 "art/$p.cubin" >"art/$p.cubin.cut"; mv "art/$p.cubin.cut" "art/$p.cubin"
+edit 'import hashlib; d["binary"]["sha256"] = hashlib.sha256(open("art/'"$p"'.cubin","rb").read()).hexdigest()'
+refused "error: the binary '$p.cubin' is not a cubin: its section headers lie outside the file"
+fresh; rm "art/$p.cubin"
+refused "error: cannot read the binary 'art/$p.cubin'"
+fresh; edit 'd["binary"]["file"] = "../elsewhere.cubin"'
+refused "error: the binary's file is a name in the artifacts folder"
+# scratch memory, clusters, launch facts and parameters that differ from the plan
+fresh; edit 'd["hidden"][0]["size"] = 128'
+refused "error: the hidden parameter 'global_scratch' needs 128 bytes of scratch memory per program: not supported yet"
+fresh; edit 'd["num_ctas"] = 2'
+refused "error: num_ctas 2: clusters are not supported yet"
+fresh; edit 'd["num_warps"] = 4'
+refused "error: the sidecar's num_warps 4 and num_stages 1 are not the plan's 8 and 1"
+fresh; edit 'd["params"][4][1] = "fp64"'
+refused "error: the type of a parameter: the sidecar says 'fp64', the plan 'fp32'"
+fresh; edit 'd["params"].pop()'
+refused "error: the sidecar lists 4 parameters, the plan 5"
+fresh; edit 'd["assumes"]["int32"] = ["nope"]'
+refused "error: int32 names 'nope', which is not a parameter"
+fresh; edit 'd["prefix"] = "other"'
+refused "error: the prefix: the sidecar says 'other'"
+fresh; edit 'd["symbol"] = "k\\\"); int x = (\""'
+refused "error: the sidecar's symbol 'k\\\"); int x = (\"' is not a plain name"
+fresh; edit 'del d["symbol"]'
+refused "art/$p.json:1:1: error: the sidecar lacks 'symbol'"
+fresh; printf '{"version": 1,' >"art/$p.json"
+refused "art/$p.json:" "error: invalid YAML"
+# a planned artifact without its sidecar: all or none
+fresh; rm "art/$p.json"
+t 1 --dsl rms_norm.yaml --dsl-artifacts art ops.yaml
+case $err in *"rms_norm.yaml:1:3: error: artifact '$p' was not exported: cannot read 'art/$p.json'"*) ;;
+*) fail "a missing sidecar: $err" ;; esac
+
+# ---- generation ------------------------------------------------------------------------------
+
+root=$(cd "$here/.." && pwd)
+build=$(dirname "$tool")
+fresh
+t 0 --lib dslt --dsl rms_norm.yaml --dsl-artifacts art -o gen ops.yaml
+[ -f gen/dslt_dsl.c ] && [ -f gen/dslt_dsl.h ] || fail "no dslt_dsl.c or dslt_dsl.h"
+grep -q "sg_status dslt_dsl_init(void);" gen/dslt_dsl.h && grep -q "^#ifndef SG_GEN_DSLT_DSL_H$" gen/dslt_dsl.h ||
+    fail "dslt_dsl.h does not declare dslt_dsl_init under its guard"
+grep -q "^ \* Generated by schemagen .* from ops.yaml and the DSL declarations rms_norm.yaml with schemagen --dsl. Do not edit. \*/" gen/dslt_dsl.c ||
+    fail "the banner: $(sed -n 3p gen/dslt_dsl.c)"
+grep -q "$tmp\|/tmp/" gen/dslt_dsl.c gen/dslt_dsl.h && fail "an absolute path in the generated files"
+# the binary embedded byte for byte
+python3 - "art/$p.cubin" gen/dslt_dsl.c "$p" <<'PY' || fail "the image is not the binary's bytes"
+import re, sys
+want = open(sys.argv[1], "rb").read()
+text = open(sys.argv[2]).read()
+body = re.search(r"static const unsigned char sg_dslg_%s_image\[\d+\] = \{(.*?)\};" % sys.argv[3], text, re.S)
+got = bytes(int(x, 16) for x in re.findall(r"0x([0-9a-f]{2})", body.group(1)))
+sys.exit(0 if got == want else 1)
+PY
+grep -q "\.block_x = 256, \.shared = 0,$" gen/dslt_dsl.c && grep -q "\.nparams = 7, " gen/dslt_dsl.c ||
+    fail "the launch facts (8 warps, 5 + 2 hidden parameters)"
+grep -q "sg_st = aten__fused_rms_norm_override(SG_KEY_CUDA, 0, sg_dslg_rms_norm_triton_pred, sg_dslg_rms_norm_triton_impl, NULL, NULL);" gen/dslt_dsl.c ||
+    fail "the override's registration"
+# the same inputs, the same bytes
+cp -r gen gen.first
+t 0 --lib dslt --dsl rms_norm.yaml --dsl-artifacts art -o gen ops.yaml
+diff -r gen gen.first >/dev/null || fail "two runs gave different files"
+# a run without --dsl removes the files a run with it wrote
+cp -r gen gen.keep
+t 0 --lib dslt -o gen.keep ops.yaml
+[ ! -e gen.keep/dslt_dsl.c ] && [ ! -e gen.keep/dslt_dsl.h ] || fail "stale dslt_dsl.* left behind"
+# without --dsl, the files are those of a run that never knew of DSL kernels
+cmp -s gen.keep/dslt_0.c gen/dslt_0.c && cmp -s gen.keep/dslt.h gen/dslt.h || fail "--dsl changed the glue"
+
+# it compiles with -Werror (against the runtime's sg_dsl.h, or the contract's copy in
+# tests/dsl/stub where the runtime has none yet), and the predicates run on CPU tensors
+stub=()
+[ -f "$root/runtime/sg_dsl.h" ] || stub=(-I"$here/dsl/stub" -DSG_DSL_STUB)
+cc=${CC:-cc}
+for f in gen/*.c; do
+    $cc -std=c11 -Wall -Wextra -Wshadow -Werror -pedantic -c "${stub[@]}" -Igen -I"$root/runtime" \
+        -I"$root/gen/schema" "$f" -o "$f.o" || fail "$f does not compile with -Werror"
+done
+# a sanitized build's library needs the same sanitizers in the program that links it
+san=()
+syms=$(nm "$build/libsg_runtime.a" 2>/dev/null)
+case $syms in *__asan_*) san=(-fsanitize=address,undefined) ;; *__tsan_*) san=(-fsanitize=thread) ;; esac
+# names: an op whose arguments are named like what generated code declares for itself (p, i,
+# ok, st, device, grid, sizes, stream, args, capability, ...), a custom op dsl::add, two archs,
+# a dtype-typed output and every parameter type: it must compile at -Wshadow -Werror
+cp "$here/dsl/hostile.yaml" .
+t 0 --dsl hostile.yaml --dsl-plan hplan.json ops.yaml
+rm -rf hart && python3 "$here/dsl/make_artifacts.py" hplan.json hart
+t 0 --lib dslh --dsl hostile.yaml --dsl-artifacts hart -o hgen ops.yaml
+[ "$(grep -c 'sg_dslg_hostile__' hgen/dslh_dsl.c)" -ge 8 ] || fail "hostile: not 4 artifacts"
+for f in hgen/*.c; do
+    $cc -std=c11 -Wall -Wextra -Wshadow -Werror -pedantic -c "${stub[@]}" -Ihgen -I"$root/runtime" \
+        -I"$root/gen/schema" "$f" -o "$f.o" || fail "$f does not compile with -Wshadow -Werror"
+done
+
+if [ -f "$build/libsg_runtime.a" ]; then
+    $cc -std=c11 -Wall -Wextra -Werror "${san[@]}" "${stub[@]}" -Igen -I"$root/runtime" -I"$root/gen/schema" \
+        "$here/dsl/when_test.c" gen/dslt_0.c gen/dslt_table.c "$build/libsg_runtime.a" \
+        "$build/libsg_schema.a" -lpthread -lm -ldl -o when_test || fail "when_test does not build"
+    [ -x when_test ] && { ./when_test || fail "the generated predicates on CPU tensors"; }
+else
+    fail "no $build/libsg_runtime.a: build the sg_runtime target first"
+fi
+
+[ "$failures" = 0 ] && echo "dsl_artifacts: all checks passed"
+exit $((failures != 0))
