@@ -153,13 +153,10 @@ t 0 --lib dslt -o gen.keep ops.yaml
 # without --dsl, the files are those of a run that never knew of DSL kernels
 cmp -s gen.keep/dslt_0.c gen/dslt_0.c && cmp -s gen.keep/dslt.h gen/dslt.h || fail "--dsl changed the glue"
 
-# it compiles with -Werror (against the runtime's sg_dsl.h, or the contract's copy in
-# tests/dsl/stub where the runtime has none yet), and the predicates run on CPU tensors
-stub=()
-[ -f "$root/runtime/sg_dsl.h" ] || stub=(-I"$here/dsl/stub" -DSG_DSL_STUB)
+# it compiles with -Werror against the runtime's sg_dsl.h, and the predicates run on CPU tensors
 cc=${CC:-cc}
 for f in gen/*.c; do
-    $cc -std=c11 -Wall -Wextra -Wshadow -Werror -pedantic -c "${stub[@]}" -Igen -I"$root/runtime" \
+    $cc -std=c11 -Wall -Wextra -Wshadow -Werror -pedantic -c -Igen -I"$root/runtime" \
         -I"$root/gen/schema" "$f" -o "$f.o" || fail "$f does not compile with -Werror"
 done
 # a sanitized build's library needs the same sanitizers in the program that links it
@@ -175,14 +172,14 @@ rm -rf hart && python3 "$here/dsl/make_artifacts.py" hplan.json hart
 t 0 --lib dslh --dsl hostile.yaml --dsl-artifacts hart -o hgen ops.yaml
 [ "$(grep -c 'sg_dslg_hostile__' hgen/dslh_dsl.c)" -ge 8 ] || fail "hostile: not 4 artifacts"
 for f in hgen/*.c; do
-    $cc -std=c11 -Wall -Wextra -Wshadow -Werror -pedantic -c "${stub[@]}" -Ihgen -I"$root/runtime" \
+    $cc -std=c11 -Wall -Wextra -Wshadow -Werror -pedantic -c -Ihgen -I"$root/runtime" \
         -I"$root/gen/schema" "$f" -o "$f.o" || fail "$f does not compile with -Wshadow -Werror"
 done
 
 if [ -f "$build/libsg_runtime.a" ]; then
-    $cc -std=c11 -Wall -Wextra -Werror "${san[@]}" "${stub[@]}" -Igen -I"$root/runtime" -I"$root/gen/schema" \
+    $cc -std=c11 -Wall -Wextra -Werror "${san[@]}" -Igen -I"$root/runtime" -I"$root/gen/schema" \
         "$here/dsl/when_test.c" gen/dslt_0.c gen/dslt_table.c "$build/libsg_runtime.a" \
-        "$build/libsg_schema.a" -lpthread -lm -ldl -o when_test || fail "when_test does not build"
+        "$build/libsg_schema.a" ${SG_RUNTIME_LIBS:-} -lpthread -lm -ldl -o when_test || fail "when_test does not build"
     [ -x when_test ] && { ./when_test || fail "the generated predicates on CPU tensors"; }
 else
     fail "no $build/libsg_runtime.a: build the sg_runtime target first"
