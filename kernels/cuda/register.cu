@@ -1,6 +1,9 @@
 /* register.cu: the aten library's CUDA kernels, registered in one call. */
 #include "cu.cuh"
 #include "sg_aten_cuda.h"
+#ifdef SG_HAVE_DSL_KERNELS
+#include "aten_dsl.h"
+#endif
 
 int sg_cu_sm_count(void) {
     static int count[64];
@@ -27,5 +30,9 @@ extern "C" sg_status sg_aten_cuda_init(void) {
     };
     for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
         if ((st = families[i]())) return st;
+#ifdef SG_HAVE_DSL_KERNELS
+    /* in front of the stock CUDA kernels: each declines to them where its predicate is false */
+    if ((st = aten_dsl_init())) return st;
+#endif
     return SG_OK;
 }
