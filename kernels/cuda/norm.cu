@@ -314,20 +314,23 @@ sg_status native_layer_norm_cuda(sg_keyset ks, sg_tensor *input, sg_int_list ns,
         (st = check_devices(op, input, weight, bias)))
         return st;
     sg_cu_guard guard(input->device);
+    /* mean and rstd in the accumulation dtype, as aten's CUDA kernel keeps them (its CPU one
+     * uses the parameters' dtype) */
+    sg_dtype acc = xt == SG_FLOAT64 ? SG_FLOAT64 : SG_FLOAT32;
     operands o;
     results  r;
     if ((st = sg_tensor_contiguous(input, &o.x)) || (st = contiguous_or_null(weight, &o.w)) ||
         (st = contiguous_or_null(bias, &o.b)) ||
         (st = sg_tensor_empty(input->sizes, input->ndim, xt, input->device, &r.t[0])) ||
-        (st = sg_tensor_empty(stat, input->ndim, pt, input->device, &r.t[1])) ||
-        (st = sg_tensor_empty(stat, input->ndim, pt, input->device, &r.t[2])))
+        (st = sg_tensor_empty(stat, input->ndim, acc, input->device, &r.t[1])) ||
+        (st = sg_tensor_empty(stat, input->ndim, acc, input->device, &r.t[2])))
         return st;
     if (M > 0) {
         norm_args a = {};
         a.x = sg_tensor_data(o.x), a.y = sg_tensor_data(r.t[0]);
         a.w = data_or_null(o.w), a.b = data_or_null(o.b);
         a.mean = sg_tensor_data(r.t[1]), a.rstd = sg_tensor_data(r.t[2]);
-        a.stat = pt, a.rows = M, a.n = N, a.eps = eps;
+        a.stat = acc, a.rows = M, a.n = N, a.eps = eps;
         wkind wk = (weight || bias) && pt != xt ? W_FLOAT : W_SAME;
         if ((st = norm_dispatch<LAYER>(xt, wk, a, op, "LayerNormKernelImpl"))) return st;
     }
