@@ -676,7 +676,7 @@ typedef struct record {
  * mean and rstd in the accumulation dtype (float32 for a 16-bit input) on CUDA, in the input's
  * on the CPU. Such a result must have CUDA's dtype; it is then cast to the CPU's to compare. */
 static bool cuda_statistics(const parsed *c, sg_any *out, sbuf *why) {
-    if (strcmp(c->name, "native_layer_norm") != 0 || c->nrets != 3) return true;
+    if (strcmp(c->name, "aten::native_layer_norm") != 0 || c->nrets != 3) return true;
     for (int i = 1; i < 3; i++) {
         const value *w = &c->rets[i];
         sg_tensor   *g = out[i].tag == SG_ANY_TENSOR ? out[i].u.t : NULL;
