@@ -205,6 +205,75 @@ static void test_quoting(const sg_model *m, const char *dir) {
     remove_file(dir, "q_quote.tpl");
 }
 
+/* C.comment (the tool's ccomment): fixed cases, then random strings over the bytes that
+ * matter, against the Lua it replaced (kept here as the reference: the generated C's comments
+ * must not change). */
+static void test_comment(const sg_model *m, const char *dir) {
+    write_file(dir, "k_comment.tpl",
+               "%! output = \"{lib}_k.txt\"\n"
+               "% local C = import \"c\"\n"
+               "% local function ref(s)\n"
+               "%   local function byte_of(out, s, i)\n"
+               "%     local c = s:sub(i, i)\n"
+               "%     local prev = (out[#out] or \"\"):sub(-1)\n"
+               "%     if (c == \"/\" and prev == \"*\") or (c == \"*\" and prev == \"/\") or (c == \"?\" and s:sub(i - 1, i - 1) == \"?\") then\n"
+               "%       out[#out + 1] = \"\\\\\" .. c\n"
+               "%     else\n"
+               "%       out[#out + 1] = c\n"
+               "%     end\n"
+               "%   end\n"
+               "%   local raw_high = utf8.len(s) ~= nil\n"
+               "%   local out, tail = {}, s:find(\"\\\\[ \\t]*$\")\n"
+               "%   for i = 1, #s do\n"
+               "%     local b = s:byte(i)\n"
+               "%     if b < 32 or b == 127 or (b > 127 and not raw_high) or i == tail then\n"
+               "%       out[#out + 1] = string.format(\"\\\\%03o\", b)\n"
+               "%     else\n"
+               "%       byte_of(out, s, i)\n"
+               "%     end\n"
+               "%   end\n"
+               "%   return table.concat(out)\n"
+               "% end\n"
+               "% for _, s in ipairs({\"a(Tensor self) -> Tensor\", \"*/*\", \"/**/\", \"?\?\?/\", \"a\\\\ \\t\", \"a\\\\b\\\\\",\n"
+               "%                     \"\\1\\n\\127\", \"\\195\\169\", \"\\195\", \"\\237\\160\\128\", \"\\244\\144\\128\\128\", \"\"}) do\n"
+               "[$(C.comment(s))]\n"
+               "% end\n"
+               "% local pieces = {\"*\", \"/\", \"?\", \"\\\\\", \" \", \"\\t\", \"\\n\", \"a\", \"\\127\", \"\\195\", \"\\169\",\n"
+               "%                 \"\\224\", \"\\160\", \"\\237\", \"\\240\", \"\\144\", \"\\244\", \"\\128\", \"\\191\", \"\\255\", \"\\0\"}\n"
+               "% local x, bad = 12345, 0\n"
+               "% for n = 1, 4000 do\n"
+               "%   local t = {}\n"
+               "%   for k = 1, n % 9 do\n"
+               "%     x = (x * 1103515245 + 12345) % 2147483648\n"
+               "%     t[k] = pieces[x % #pieces + 1]\n"
+               "%   end\n"
+               "%   local s = table.concat(t)\n"
+               "%   if C.comment(s) ~= ref(s) then bad = bad + 1 end\n"
+               "% end\n"
+               "differ: $(bad)\n");
+    result r;
+    render(&r, m, 1, 1, dir);
+    CHECK(r.errors == 0);
+    if (r.d.out.len) fprintf(stderr, "%.*s", (int)r.d.out.len, r.d.out.data);
+    char *got = output_text(&r, "t_k.txt");
+    CHECK_STR(got, "[a(Tensor self) -> Tensor]\n"
+                   "[*\\/\\*]\n"
+                   "[/\\**\\/]\n"
+                   "[?\\?\\?/]\n"
+                   "[a\\134 \\011]\n"
+                   "[a\\b\\134]\n"
+                   "[\\001\\012\\177]\n"
+                   "[\xc3\xa9]\n"
+                   "[\\303]\n"
+                   "[\\355\\240\\200]\n"
+                   "[\\364\\220\\200\\200]\n"
+                   "[]\n"
+                   "differ: 0\n");
+    free(got);
+    result_free(&r);
+    remove_file(dir, "k_comment.tpl");
+}
+
 /* Tables of the model alike in content are one table (lua_model.c shares them): for every two
  * ops, each of these fields is the same table exactly where the two hold the same. The schemas
  * have pairs of both kinds for each field. */
@@ -421,6 +490,7 @@ int main(void) {
     test_errors(&m, dir);
     test_isolation_and_garbage(&m, dir);
     test_quoting(&m, dir);
+    test_comment(&m, dir);
     test_shared_tables(dir);
     test_numbers(&m, dir);
     test_alloc_failures(&m);
