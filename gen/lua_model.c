@@ -43,6 +43,7 @@ enum { MT_INDEX, MT_NEWINDEX, MT_LEN, MT_PAIRS, MT_METATABLE, MT__COUNT };
 static int ro_newindex(lua_State *L);
 static int ro_len(lua_State *L);
 static int ro_pairs(lua_State *L);
+static void push_mt_parts(lua_State *L);
 
 /* What the functions below share: the state, where the keys are, a scratch buffer. */
 typedef struct pusher {
@@ -608,7 +609,7 @@ static int protected_build(lua_State *L) {
     const sg_model *m = b->m;
     opmap           mp = b->mp;
     lua_settop(L, 0);
-    luaL_checkstack(L, K__COUNT + MT__COUNT + 16, "building the model");
+    luaL_checkstack(L, K__COUNT + 2 * MT__COUNT + 16, "building the model");
     int    top = lua_gettop(L);
     pusher p = {.L = L, .keys = top + 1, .seen = top + 1 + K__COUNT, .memo = &b->memo,
                 .path = top + 2 + K__COUNT, .tmp = &b->tmp, .key = &b->key, .lkey = &b->lkey,
@@ -616,7 +617,7 @@ static int protected_build(lua_State *L) {
     for (int k = 0; k < K__COUNT; k++) lua_pushstring(L, key_names[k]);
     lua_createtable(L, m->nops < 2048 ? (int)m->nops * 2 : 4096, 0); /* shared tables (p.seen) */
     lua_pushnil(L);                                                   /* a path (p.path) */
-    for (int k = 0; k < MT__COUNT; k++) lua_pushstring(L, mt_names[k]); /* p.mt */
+    push_mt_parts(L);                                                 /* p.mt */
     lua_createtable(L, (int)m->nops, 0);        /* the ops' tables, while they are written */
     int reals = lua_gettop(L);
     lua_createtable(L, 0, 4);                   /* model */
@@ -783,19 +784,28 @@ void sg_lua_open_readonly(lua_State *L) {
     lua_setglobal(L, "rawset");
 }
 
+/* Pushes what every view's metatable holds (2 * MT__COUNT values): the field names, then
+ * their values (nil for __index, which is each view's own table). Rationale: pushed once per
+ * model and copied for each of its many views, they are not looked up or interned again. */
+static void push_mt_parts(lua_State *L) {
+    for (int k = 0; k < MT__COUNT; k++) lua_pushstring(L, mt_names[k]);
+    lua_pushnil(L);
+    lua_pushcfunction(L, ro_newindex);
+    lua_pushcfunction(L, ro_len);
+    lua_pushcfunction(L, ro_pairs);
+    lua_pushliteral(L, "read-only");
+}
+
 /* Replaces the table on top with its view: an empty table whose metatable reads from it
  * (__index), refuses writes (__newindex: the view stays empty, so every write reaches it),
- * and answers # and pairs for it. names: the stack slot of mt_names[0]. */
+ * and answers # and pairs for it. names: the stack slot of push_mt_parts's values. */
 static void seal_with(lua_State *L, int names) {
     int t = lua_gettop(L);
     lua_createtable(L, 0, 0);         /* the view */
     lua_createtable(L, 0, MT__COUNT); /* its metatable */
-    static const lua_CFunction fns[MT__COUNT] = {NULL, ro_newindex, ro_len, ro_pairs, NULL};
     for (int i = 0; i < MT__COUNT; i++) {
         lua_pushvalue(L, names + i);
-        if (i == MT_INDEX) lua_pushvalue(L, t);
-        else if (i == MT_METATABLE) lua_pushliteral(L, "read-only");
-        else lua_pushcfunction(L, fns[i]);
+        lua_pushvalue(L, i == MT_INDEX ? t : names + MT__COUNT + i);
         lua_rawset(L, -3);
     }
     lua_setmetatable(L, -2);
@@ -803,9 +813,9 @@ static void seal_with(lua_State *L, int names) {
 }
 
 bool sg_lua_seal(lua_State *L) {
-    if (!lua_checkstack(L, MT__COUNT + 4)) return false;
+    if (!lua_checkstack(L, 2 * MT__COUNT + 4)) return false;
     int t = lua_gettop(L);
-    for (int k = 0; k < MT__COUNT; k++) lua_pushstring(L, mt_names[k]);
+    push_mt_parts(L);
     lua_pushvalue(L, t);
     seal_with(L, t + 1);
     lua_replace(L, t);
