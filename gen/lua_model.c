@@ -798,12 +798,16 @@ static void push_mt_parts(lua_State *L) {
 
 /* Replaces the table on top with its view: an empty table whose metatable reads from it
  * (__index), refuses writes (__newindex: the view stays empty, so every write reaches it),
- * and answers # and pairs for it. names: the stack slot of push_mt_parts's values. */
+ * and answers # and pairs for it. names: the stack slot of push_mt_parts's values.
+ * Rationale: most tables of the model are records (string keys only), whose # is 0 as the
+ * empty view's is: their metatables go without __len, a smaller table made quicker. */
 static void seal_with(lua_State *L, int names) {
-    int t = lua_gettop(L);
-    lua_createtable(L, 0, 0);         /* the view */
-    lua_createtable(L, 0, MT__COUNT); /* its metatable */
+    int  t = lua_gettop(L);
+    bool list = lua_rawlen(L, t) > 0;
+    lua_createtable(L, 0, 0);                            /* the view */
+    lua_createtable(L, 0, list ? MT__COUNT : MT__COUNT - 1); /* its metatable */
     for (int i = 0; i < MT__COUNT; i++) {
+        if (i == MT_LEN && !list) continue;
         lua_pushvalue(L, names + i);
         lua_pushvalue(L, i == MT_INDEX ? t : names + MT__COUNT + i);
         lua_rawset(L, -3);

@@ -274,6 +274,32 @@ static void test_comment(const sg_model *m, const char *dir) {
     remove_file(dir, "k_comment.tpl");
 }
 
+/* # on the model's views: a list's length, 0 for a record (string keys only) as on a plain
+ * table, whether or not its view's metatable has __len (lua_model.c leaves it out there). */
+static void test_lengths(const sg_model *m, const char *dir) {
+    write_file(dir, "l_len.tpl",
+               "%! output = \"{lib}_l.txt\"\n"
+               "% local op = model.ops[1]\n"
+               "% local n = 0\n"
+               "% for _ in ipairs(model.ops) do n = n + 1 end\n"
+               "$(#model) $(#op) $(#op.variants) $(#op.args[1]) $(tostring(#model.ops == n)) $(#op.args) $(#op.returns)\n"
+               "% local args, k = op.args, 0\n"
+               "% for _ in pairs(args) do k = k + 1 end\n"
+               "$(tostring(#args == k)) $(tostring(next(op) ~= nil)) $(tostring(next(op.variants) ~= nil))\n");
+    result r;
+    render(&r, m, 1, 1, dir);
+    CHECK(r.errors == 0);
+    if (r.d.out.len) fprintf(stderr, "%.*s", (int)r.d.out.len, r.d.out.data);
+    char *got = output_text(&r, "t_l.txt");
+    char  want[128];
+    snprintf(want, sizeof want, "0 0 0 0 true %u %u\ntrue true true\n", m->ops[0]->schema.nargs,
+             m->ops[0]->schema.nrets);
+    CHECK_STR(got, want);
+    free(got);
+    result_free(&r);
+    remove_file(dir, "l_len.tpl");
+}
+
 /* Tables of the model alike in content are one table (lua_model.c shares them): for every two
  * ops, each of these fields is the same table exactly where the two hold the same. The schemas
  * have pairs of both kinds for each field. */
@@ -491,6 +517,7 @@ int main(void) {
     test_isolation_and_garbage(&m, dir);
     test_quoting(&m, dir);
     test_comment(&m, dir);
+    test_lengths(&m, dir);
     test_shared_tables(dir);
     test_numbers(&m, dir);
     test_alloc_failures(&m);
