@@ -300,6 +300,53 @@ static void test_lengths(const sg_model *m, const char *dir) {
     remove_file(dir, "l_len.tpl");
 }
 
+/* op.dispatch is made when first read (lua_model.c): pairs and next see it before any read,
+ * it is read-only like the rest, ops without one have none, and alike tables are one table
+ * whatever order they are read in (an entry's keys and another op's kernel_keys too). */
+static void test_lazy_dispatch(const char *dir) {
+    write_file(dir, "lazy.yaml",
+               "- func: a(Tensor self) -> Tensor\n"
+               "  dispatch:\n"
+               "    CPU: k_cpu\n"
+               "- func: b(Tensor self, Tensor other) -> Tensor\n"
+               "  dispatch:\n"
+               "    CPU: k_cpu\n"
+               "- func: c(Tensor self) -> Tensor\n");
+    char path[512];
+    snprintf(path, sizeof path, "%s/lazy.yaml", dir);
+    sg_model model;
+    CHECK(load(&model, path, NULL));
+    write_file(dir, "z_lazy.tpl",
+               "%! output = \"{lib}_z.txt\"\n"
+               "% local a, b, c = model.ops[1], model.ops[2], model.ops[3]\n"
+               "% local seen = {}\n"
+               "% for k, v in pairs(b) do seen[k] = v end\n"
+               "% local k1, v1 = next(a, nil)\n"
+               "% while k1 ~= nil and k1 ~= 'dispatch' do k1, v1 = next(a, k1) end\n"
+               "$(tostring(seen.dispatch ~= nil)) $(tostring(k1)) $(tostring(rawequal(v1, a.dispatch)))\n"
+               "$(tostring(rawequal(a.dispatch, b.dispatch))) $(a.dispatch[1].kernel) $(#a.dispatch) $(tostring(c.dispatch))\n"
+               "$(tostring(rawequal(a.dispatch[1].keys, a.kernel_keys) == (a.kernel_keys[1] == 'CPU' and #a.kernel_keys == 1)))\n"
+               "% local ok1, e1 = pcall(function() c.dispatch = 1 end)\n"
+               "% local ok2, e2 = pcall(function() a.dispatch[1].kernel = 'x' end)\n"
+               "$(tostring(ok1)) $(tostring(ok2)) $(tostring(e1:find('read%-only') ~= nil)) $(tostring(e2:find('read%-only') ~= nil)) $(a.dispatch[1].kernel)\n"
+               "$(tostring(c.structured_out)) $(tostring(a.no_such_field)) $(a.cname)\n");
+    result r;
+    render(&r, &model, 1, 1, dir);
+    CHECK(r.errors == 0);
+    if (r.d.out.len) fprintf(stderr, "%.*s", (int)r.d.out.len, r.d.out.data);
+    char *got = output_text(&r, "t_z.txt");
+    CHECK_STR(got, "true dispatch true\n"
+                   "true k_cpu 1 nil\n"
+                   "true\n"
+                   "false false true true k_cpu\n"
+                   "nil nil aten_a\n");
+    free(got);
+    result_free(&r);
+    sg_model_free(&model);
+    remove_file(dir, "z_lazy.tpl");
+    remove_file(dir, "lazy.yaml");
+}
+
 /* Tables of the model alike in content are one table (lua_model.c shares them): for every two
  * ops, each of these fields is the same table exactly where the two hold the same. The schemas
  * have pairs of both kinds for each field. */
@@ -518,6 +565,7 @@ int main(void) {
     test_quoting(&m, dir);
     test_comment(&m, dir);
     test_lengths(&m, dir);
+    test_lazy_dispatch(dir);
     test_shared_tables(dir);
     test_numbers(&m, dir);
     test_alloc_failures(&m);
