@@ -37,7 +37,6 @@
 enum key { SG_MODEL_KEYS(SG_KEY_ENUM) K__COUNT };
 static const char *const key_names[K__COUNT] = {SG_MODEL_KEYS(SG_KEY_NAME)};
 
-
 /* What the functions below share: the state, where the keys are, a scratch buffer. */
 typedef struct pusher {
     lua_State *L;
@@ -47,7 +46,7 @@ typedef struct pusher {
     int        path; /* stack slot of the last op's file path (ops of a file share the string) */
     const sg_source *path_of; /* whose path that is */
     sg_buf    *tmp, *key, *lkey; /* lkey: the keys of small lists (push_strs, ...) */
-    int        mt;   /* stack slot of the proxies' metatable field names (seal) */
+    int        mt;   /* stack slot of the views' metatable parts (sg_lua_push_view_parts) */
 } pusher;
 
 /* Replaces the table on top, filled, with its read-only view (lua_view.h). */
