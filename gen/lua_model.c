@@ -37,13 +37,6 @@
 enum key { SG_MODEL_KEYS(SG_KEY_ENUM) K__COUNT };
 static const char *const key_names[K__COUNT] = {SG_MODEL_KEYS(SG_KEY_NAME)};
 
-/* The field names of a view's metatable (seal_with). */
-static const char *const mt_names[] = {"__index", "__newindex", "__len", "__pairs", "__metatable"};
-enum { MT_INDEX, MT_NEWINDEX, MT_LEN, MT_PAIRS, MT_METATABLE, MT__COUNT };
-static int ro_newindex(lua_State *L);
-static int ro_len(lua_State *L);
-static int ro_pairs(lua_State *L);
-
 /* What the functions below share: the state, where the keys are, a scratch buffer. */
 typedef struct pusher {
     lua_State *L;
@@ -53,12 +46,11 @@ typedef struct pusher {
     int        path; /* stack slot of the last op's file path (ops of a file share the string) */
     const sg_source *path_of; /* whose path that is */
     sg_buf    *tmp, *key, *lkey; /* lkey: the keys of small lists (push_strs, ...) */
-    int        mt;   /* stack slot of the proxies' metatable field names (seal) */
+    int        mt;   /* stack slot of the views' metatable parts (sg_lua_push_view_parts) */
 } pusher;
 
-static void seal_with(lua_State *L, int names);
-/* Replaces the table on top, filled, with its read-only view (see the end of this file). */
-static void seal(const pusher *p) { seal_with(p->L, p->mt); }
+/* Replaces the table on top, filled, with its read-only view (lua_view.h). */
+static void seal(const pusher *p) { sg_lua_seal_with(p->L, p->mt); }
 
 /* t[k] = v for v on top of the stack (popped) and t just below it. */
 static void setk(const pusher *p, enum key k) {
@@ -502,7 +494,7 @@ static void push_op(pusher *p, const sg_op *op, uint32_t index, int nfields) {
         remember(p, e);
     }
     setk(p, K_variants);
-    if (op->has_dispatch) push_dispatch(p, op);
+    /* op.dispatch: made when first read (see lazy below) */
     set_tribool(p, K_structured, op->structured);
     set_str(p, K_structured_delegate, op->structured_delegate);
     set_str(p, K_structured_inherits, op->structured_inherits);
@@ -592,31 +584,131 @@ static void push_sorted(const pusher *p, int ops, const sg_model *m, uint32_t *o
 }
 
 /* What building the model needs outside Lua: made before, freed after its protected call, so
- * that a Lua error (out of memory) in between leaks none of it. */
+ * that a Lua error (out of memory) in between leaks none of it (what shared() needs passes to
+ * the state once the build begins: push_lazy). */
 typedef struct build {
     const sg_model *m;
     const uint32_t *shards; /* op.shard of each op (NULL: none) */
     opmap           mp;
     uint32_t       *order; /* for model.sorted */
-    sg_buf          tmp, key, lkey;
     sg_arena       *memo_arena;
     sg_strmap       memo; /* for shared() */
 } build;
+
+/* ---- op.dispatch, made when first read ---------------------------------------------------
+ * Rationale: the built-in templates never read op.dispatch, and its tables (one per entry,
+ * nearly every one an op's own) were a sixth of building the model, twice per run. So an
+ * op's table with a dispatch gets a metatable of its own (lazy) whose __index makes the field
+ * on its first read, or makes it at once for next (lua_view.h), and then goes: the model is
+ * the same as if it had been made with the rest, shared tables included, since what
+ * shared() needs outlives the build. */
+
+/* What making op.dispatch later needs, owned by the Lua state (freed by its __gc). */
+typedef struct lazy {
+    const sg_model *m;
+    sg_arena       *memo_arena;
+    sg_strmap       memo;
+    sg_buf          tmp, key, lkey;
+} lazy;
+
+static int lazy_gc(lua_State *L) {
+    lazy *z = lua_touserdata(L, 1);
+    sg_buf_free(&z->tmp);
+    sg_buf_free(&z->key);
+    sg_buf_free(&z->lkey);
+    sg_strmap_free(&z->memo);
+    sg_arena_free(z->memo_arena);
+    z->memo_arena = NULL;
+    return 0;
+}
+
+/* __index of an op's table still without its dispatch (t, k): upvalues the key "dispatch",
+ * the lazy userdata, the key names (a list), the shared tables (seen), the view parts (a
+ * list). k nil: make the field and give nothing (next wants the table whole). */
+static int l_lazy(lua_State *L) {
+    bool whole = lua_isnil(L, 2);
+    if (!whole && !lua_rawequal(L, 2, lua_upvalueindex(1))) return 0; /* a field it lacks */
+    lazy *z = lua_touserdata(L, lua_upvalueindex(2));
+    luaL_checkstack(L, K__COUNT + SG_VIEW_PARTS + 16, "making op.dispatch");
+    int    top = lua_gettop(L);
+    pusher p = {.L = L, .keys = top + 1, .seen = top + 1 + K__COUNT, .memo = &z->memo,
+                .path = top + 2 + K__COUNT, .tmp = &z->tmp, .key = &z->key, .lkey = &z->lkey,
+                .mt = top + 3 + K__COUNT};
+    for (int k = 0; k < K__COUNT; k++) lua_rawgeti(L, lua_upvalueindex(3), k + 1);
+    lua_pushvalue(L, lua_upvalueindex(4));
+    lua_pushnil(L);
+    for (int k = 0; k < SG_VIEW_PARTS; k++) lua_rawgeti(L, lua_upvalueindex(5), k + 1);
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, p.keys + K_index);
+    lua_Integer i = lua_rawget(L, -2) == LUA_TNUMBER ? lua_tointeger(L, -1) : 0;
+    lua_pop(L, 1);
+    if (i < 1 || (uint64_t)i > z->m->nops) return luaL_error(L, "op.dispatch of no op");
+    push_dispatch(&p, z->m->ops[i - 1]);
+    if (z->tmp.oom || z->key.oom || z->lkey.oom) return luaL_error(L, "not enough memory");
+    lua_pushnil(L);
+    lua_setmetatable(L, 1);
+    lua_settop(L, 2);
+    if (whole) return 0;
+    lua_rawget(L, 1);
+    return 1;
+}
+
+/* Pushes the lazy userdata, owning what b held for shared() from now on, whatever happens. */
+static lazy *push_lazy(lua_State *L, build *b) {
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, lazy_gc);
+    lua_setfield(L, -2, "__gc");
+    lazy *z = lua_newuserdatauv(L, sizeof *z, 0);
+    memset(z, 0, sizeof *z);
+    lua_insert(L, -2);
+    lua_setmetatable(L, -2);
+    *z = (lazy){.m = b->m, .memo_arena = b->memo_arena, .memo = b->memo};
+    sg_buf_init(&z->tmp);
+    sg_buf_init(&z->key);
+    sg_buf_init(&z->lkey);
+    b->memo_arena = NULL;
+    memset(&b->memo, 0, sizeof b->memo);
+    return z;
+}
+
+/* Pushes the metatable of ops' tables without their dispatch yet; p's slots are filled. */
+static void push_lazy_mt(const pusher *p, int z) {
+    lua_State *L = p->L;
+    lua_createtable(L, 0, 1);
+    lua_pushvalue(L, p->keys + K_dispatch);
+    lua_pushvalue(L, z);
+    lua_createtable(L, K__COUNT, 0);
+    for (int k = 0; k < K__COUNT; k++) {
+        lua_pushvalue(L, p->keys + k);
+        lua_rawseti(L, -2, k + 1);
+    }
+    lua_pushvalue(L, p->seen);
+    lua_createtable(L, SG_VIEW_PARTS, 0);
+    for (int k = 0; k < SG_VIEW_PARTS; k++) {
+        lua_pushvalue(L, p->mt + k);
+        lua_rawseti(L, -2, k + 1);
+    }
+    lua_pushcclosure(L, l_lazy, 5);
+    lua_setfield(L, -2, "__index");
+}
 
 static int protected_build(lua_State *L) {
     build          *b = lua_touserdata(L, 1);
     const sg_model *m = b->m;
     opmap           mp = b->mp;
     lua_settop(L, 0);
-    luaL_checkstack(L, K__COUNT + MT__COUNT + 16, "building the model");
+    luaL_checkstack(L, K__COUNT + SG_VIEW_PARTS + 16, "building the model");
+    lazy  *z = push_lazy(L, b);
     int    top = lua_gettop(L);
-    pusher p = {.L = L, .keys = top + 1, .seen = top + 1 + K__COUNT, .memo = &b->memo,
-                .path = top + 2 + K__COUNT, .tmp = &b->tmp, .key = &b->key, .lkey = &b->lkey,
+    pusher p = {.L = L, .keys = top + 1, .seen = top + 1 + K__COUNT, .memo = &z->memo,
+                .path = top + 2 + K__COUNT, .tmp = &z->tmp, .key = &z->key, .lkey = &z->lkey,
                 .mt = top + 3 + K__COUNT};
     for (int k = 0; k < K__COUNT; k++) lua_pushstring(L, key_names[k]);
     lua_createtable(L, m->nops < 2048 ? (int)m->nops * 2 : 4096, 0); /* shared tables (p.seen) */
     lua_pushnil(L);                                                   /* a path (p.path) */
-    for (int k = 0; k < MT__COUNT; k++) lua_pushstring(L, mt_names[k]); /* p.mt */
+    sg_lua_push_view_parts(L);                                        /* p.mt */
+    push_lazy_mt(&p, top);
+    int lazy_mt = lua_gettop(L);
     lua_createtable(L, (int)m->nops, 0);        /* the ops' tables, while they are written */
     int reals = lua_gettop(L);
     lua_createtable(L, 0, 4);                   /* model */
@@ -625,6 +717,10 @@ static int protected_build(lua_State *L) {
     for (uint32_t i = 0; i < m->nops; i++) {
         push_op(&p, m->ops[i], i + 1, op_nfields(m->ops[i], &mp) + (b->shards != NULL));
         if (b->shards) set_int(&p, K_shard, b->shards[i]);
+        if (m->ops[i]->has_dispatch) {
+            lua_pushvalue(L, lazy_mt);
+            lua_setmetatable(L, -2);
+        }
         lua_pushvalue(L, -1);
         lua_rawseti(L, reals, (lua_Integer)i + 1);
         seal(&p);
@@ -684,132 +780,25 @@ static int protected_build(lua_State *L) {
     push_type_families(&p);
     lua_setfield(L, -2, "type_families");
     seal(&p);
+    if (z->tmp.oom || z->key.oom || z->lkey.oom) return luaL_error(L, "out of memory");
     return 1;
 }
 
 bool sg_lua_push_model(lua_State *L, const sg_model *m, const uint32_t *shards) {
     build b = {.m = m, .shards = shards, .order = malloc((m->nops ? m->nops : 1) * sizeof *b.order)};
-    sg_buf_init(&b.tmp);
-    sg_buf_init(&b.key);
-    sg_buf_init(&b.lkey);
     b.memo_arena = sg_arena_new(NULL, NULL);
     bool ok = opmap_init(&b.mp, m) && b.order && b.memo_arena &&
-              sg_strmap_init(&b.memo, b.memo_arena, m->nops * 4 + 64) == 0,
-         pushed = ok;
+              sg_strmap_init(&b.memo, b.memo_arena, m->nops * 4 + 64) == 0;
     int  rc = LUA_OK;
     if (ok) {
         lua_pushcfunction(L, protected_build);
         lua_pushlightuserdata(L, &b);
         rc = lua_pcall(L, 1, 1, 0);
     }
-    ok = ok && !b.tmp.oom && !b.key.oom && !b.lkey.oom;
-    sg_buf_free(&b.tmp);
-    sg_buf_free(&b.key);
-    sg_buf_free(&b.lkey);
-    sg_strmap_free(&b.memo);
+    sg_strmap_free(&b.memo); /* none left where the build began: the state owns them then */
     sg_arena_free(b.memo_arena);
     opmap_free(&b.mp);
     free(b.order);
     if (rc != LUA_OK) lua_error(L); /* on, with its message, now that nothing of ours leaks */
-    if (!ok && pushed) lua_pop(L, 1);
     return ok;
 }
-
-/* ---- read-only proxies ------------------------------------------------------------------- */
-
-static int ro_newindex(lua_State *L) {
-    const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
-    if (k) return luaL_error(L, "the model is read-only: cannot set field '%s'", k);
-    return luaL_error(L, "the model is read-only: cannot set a %s key", luaL_typename(L, 2));
-}
-
-bool sg_lua_is_frozen(lua_State *L, int idx) {
-    if (!lua_getmetatable(L, idx)) return false;
-    lua_getfield(L, -1, "__newindex");
-    bool ro = lua_tocfunction(L, -1) == ro_newindex;
-    lua_pop(L, 2);
-    return ro;
-}
-
-/* Pushes the table a proxy at idx reads from. */
-static void push_real(lua_State *L, int idx) {
-    lua_getmetatable(L, idx);
-    lua_getfield(L, -1, "__index");
-    lua_remove(L, -2);
-}
-
-static int ro_len(lua_State *L) {
-    push_real(L, 1);
-    lua_pushinteger(L, (lua_Integer)lua_rawlen(L, -1));
-    return 1;
-}
-
-/* pairs(view): next over the view itself (l_next reads through it), so neither the
- * iteration's state nor a global `next` a template replaced ever holds the table behind it. */
-static int l_next(lua_State *L);
-static int ro_pairs(lua_State *L) {
-    lua_pushcfunction(L, l_next);
-    lua_pushvalue(L, 1);
-    lua_pushnil(L);
-    return 3;
-}
-
-/* next(t, k) and rawset(t, k, v) for templates: next walks what a proxy reads from; rawset
- * refuses a proxy (it would write into the proxy, which reads would then see). */
-static int l_next(lua_State *L) {
-    luaL_checktype(L, 1, LUA_TTABLE);
-    lua_settop(L, 2);
-    if (sg_lua_is_frozen(L, 1)) {
-        push_real(L, 1);
-        lua_replace(L, 1);
-    }
-    if (lua_next(L, 1)) return 2;
-    lua_pushnil(L);
-    return 1;
-}
-
-static int l_rawset(lua_State *L) {
-    luaL_checktype(L, 1, LUA_TTABLE);
-    if (sg_lua_is_frozen(L, 1)) return ro_newindex(L);
-    lua_settop(L, 3);
-    lua_rawset(L, 1);
-    return 1;
-}
-
-void sg_lua_open_readonly(lua_State *L) {
-    lua_pushcfunction(L, l_next);
-    lua_setglobal(L, "next");
-    lua_pushcfunction(L, l_rawset);
-    lua_setglobal(L, "rawset");
-}
-
-/* Replaces the table on top with its view: an empty table whose metatable reads from it
- * (__index), refuses writes (__newindex: the view stays empty, so every write reaches it),
- * and answers # and pairs for it. names: the stack slot of mt_names[0]. */
-static void seal_with(lua_State *L, int names) {
-    int t = lua_gettop(L);
-    lua_createtable(L, 0, 0);         /* the view */
-    lua_createtable(L, 0, MT__COUNT); /* its metatable */
-    static const lua_CFunction fns[MT__COUNT] = {NULL, ro_newindex, ro_len, ro_pairs, NULL};
-    for (int i = 0; i < MT__COUNT; i++) {
-        lua_pushvalue(L, names + i);
-        if (i == MT_INDEX) lua_pushvalue(L, t);
-        else if (i == MT_METATABLE) lua_pushliteral(L, "read-only");
-        else lua_pushcfunction(L, fns[i]);
-        lua_rawset(L, -3);
-    }
-    lua_setmetatable(L, -2);
-    lua_replace(L, t);
-}
-
-bool sg_lua_seal(lua_State *L) {
-    if (!lua_checkstack(L, MT__COUNT + 4)) return false;
-    int t = lua_gettop(L);
-    for (int k = 0; k < MT__COUNT; k++) lua_pushstring(L, mt_names[k]);
-    lua_pushvalue(L, t);
-    seal_with(L, t + 1);
-    lua_replace(L, t);
-    lua_settop(L, t);
-    return true;
-}
-

@@ -200,6 +200,75 @@ static int quote(lua_State *L, bool json) {
 static int l_cstr(lua_State *L) { return quote(L, false); }
 static int l_jstr(lua_State *L) { return quote(L, true); }
 
+/* Whether s[0..n) is UTF-8 as Lua's utf8.len takes it: sequences of one to four bytes, no
+ * overlong form, no surrogate, nothing past U+10FFFF. */
+static bool utf8_valid(const unsigned char *s, size_t n) {
+    for (size_t i = 0; i < n;) {
+        unsigned c = s[i];
+        size_t   len = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
+                     : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+        if (!len || len > n - i) return false;
+        /* the second byte's range: narrower after E0, ED, F0 and F4 */
+        unsigned lo = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : 0x80;
+        unsigned hi = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : 0xbf;
+        if (len > 1 && (s[i + 1] < lo || s[i + 1] > hi)) return false;
+        for (size_t k = 2; k < len; k++)
+            if ((s[i + k] & 0xc0) != 0x80) return false;
+        i += len;
+    }
+    return true;
+}
+
+/* ccomment(s): s made inert inside a C comment (C.comment in lib/c.lua, docs/templates.md):
+ * a star then a slash, or a slash then a star (as the output has them), and "??" (as s has it)
+ * get a backslash before their second character; control bytes, a backslash with nothing but
+ * blanks after it (a line splice), and bytes past 0x7f where s is not UTF-8 become \ooo.
+ * Rationale: the templates write every op's schema in comments; scanning each in Lua took a
+ * tenth of the generator's instructions. */
+static int l_ccomment(lua_State *L) {
+    size_t      n;
+    const char *s = luaL_checklstring(L, 1, &n);
+    size_t      i = 0;
+    for (; i < n; i++) { /* printable ASCII with nothing to break: s itself */
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c > 0x7e || c == '\\') break;
+        if (i && ((c == '/' && s[i - 1] == '*') || (c == '*' && s[i - 1] == '/') ||
+                  (c == '?' && s[i - 1] == '?')))
+            break;
+    }
+    if (i == n) {
+        lua_settop(L, 1);
+        return 1;
+    }
+    const unsigned char *u = (const unsigned char *)s;
+    bool   raw_high = utf8_valid(u, n);
+    size_t tail = n; /* the backslash that only blanks follow, if any */
+    for (size_t k = n; k-- > 0 && tail == n;) {
+        if (u[k] == '\\') tail = k;
+        else if (u[k] != ' ' && u[k] != '\t') break;
+    }
+    luaL_Buffer b;
+    luaL_buffinitsize(L, &b, n + 16);
+    unsigned char prev = 0; /* the last byte written */
+    for (i = 0; i < n; i++) {
+        unsigned char c = u[i];
+        if (c < 0x20 || c == 0x7f || (c > 0x7f && !raw_high) || i == tail) {
+            char e[8];
+            snprintf(e, sizeof e, "\\%03o", c);
+            luaL_addstring(&b, e);
+            prev = (unsigned char)e[3];
+            continue;
+        }
+        if ((c == '/' && prev == '*') || (c == '*' && prev == '/') ||
+            (c == '?' && i && u[i - 1] == '?'))
+            luaL_addchar(&b, '\\');
+        luaL_addchar(&b, (char)c);
+        prev = c;
+    }
+    luaL_pushresult(&b);
+    return 1;
+}
+
 /* The libraries and globals of a new state (see sg_lua_state_new), in a protected call:
  * every Lua API call that allocates may fail. */
 static int setup(lua_State *L) {
@@ -236,6 +305,8 @@ static int setup(lua_State *L) {
     lua_setglobal(L, "cstr");
     lua_pushcfunction(L, l_jstr);
     lua_setglobal(L, "jstr");
+    lua_pushcfunction(L, l_ccomment);
+    lua_setglobal(L, "ccomment");
     return 0;
 }
 

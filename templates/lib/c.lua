@@ -245,39 +245,9 @@ end
 -- file names) made inert inside a /* */ comment: "*/" and "/*" are broken with a backslash
 -- ("*\/", "/\*"), so is "??" ("?\?": no trigraph), control bytes become \ooo, and so does a
 -- backslash that would end the line (a line splice), and bytes past 0x7f where the text is
--- not UTF-8. Any other text comes out as it is.
-local function comment_byte(out, s, i)
-  local c = s:sub(i, i)
-  local prev = (out[#out] or ""):sub(-1)
-  if (c == "/" and prev == "*") or (c == "*" and prev == "/") or (c == "?" and s:sub(i - 1, i - 1) == "?") then
-    out[#out + 1] = "\\" .. c
-  else
-    out[#out + 1] = c
-  end
-end
-function C.comment(s)
-  -- printable ASCII with no backslash and no "*/", "/*" or "??" (nearly every schema) is inert
-  if not (s:find("[^ -~]") or s:find("\\", 1, true) or s:find("*/", 1, true) or
-          s:find("/*", 1, true) or s:find("??", 1, true)) then
-    return s
-  end
-  local raw_high = utf8.len(s) ~= nil
-  if not (s:find("*/", 1, true) or s:find("/*", 1, true) or s:find("??", 1, true) or
-          s:find("%c") or s:find("\\[ \t]*$") or (not raw_high and s:find("[\128-\255]"))) then
-    return s
-  end
-  local out, n = {}, #s
-  local tail = s:find("\\[ \t]*$") -- a backslash with nothing but blanks after it
-  for i = 1, n do
-    local b = s:byte(i)
-    if b < 32 or b == 127 or (b > 127 and not raw_high) or i == tail then
-      out[#out + 1] = string.format("\\%03o", b)
-    else
-      comment_byte(out, s, i)
-    end
-  end
-  return table.concat(out)
-end
+-- not UTF-8. Any other text comes out as it is. The tool's ccomment does it (in C: every op's
+-- schema goes through it, several times).
+C.comment = ccomment
 
 -- A declaration "T *name" / "T name" with the star against the name.
 function C.decl(ctype, name)

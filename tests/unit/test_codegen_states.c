@@ -205,6 +205,148 @@ static void test_quoting(const sg_model *m, const char *dir) {
     remove_file(dir, "q_quote.tpl");
 }
 
+/* C.comment (the tool's ccomment): fixed cases, then random strings over the bytes that
+ * matter, against the Lua it replaced (kept here as the reference: the generated C's comments
+ * must not change). */
+static void test_comment(const sg_model *m, const char *dir) {
+    write_file(dir, "k_comment.tpl",
+               "%! output = \"{lib}_k.txt\"\n"
+               "% local C = import \"c\"\n"
+               "% local function ref(s)\n"
+               "%   local function byte_of(out, s, i)\n"
+               "%     local c = s:sub(i, i)\n"
+               "%     local prev = (out[#out] or \"\"):sub(-1)\n"
+               "%     if (c == \"/\" and prev == \"*\") or (c == \"*\" and prev == \"/\") or (c == \"?\" and s:sub(i - 1, i - 1) == \"?\") then\n"
+               "%       out[#out + 1] = \"\\\\\" .. c\n"
+               "%     else\n"
+               "%       out[#out + 1] = c\n"
+               "%     end\n"
+               "%   end\n"
+               "%   local raw_high = utf8.len(s) ~= nil\n"
+               "%   local out, tail = {}, s:find(\"\\\\[ \\t]*$\")\n"
+               "%   for i = 1, #s do\n"
+               "%     local b = s:byte(i)\n"
+               "%     if b < 32 or b == 127 or (b > 127 and not raw_high) or i == tail then\n"
+               "%       out[#out + 1] = string.format(\"\\\\%03o\", b)\n"
+               "%     else\n"
+               "%       byte_of(out, s, i)\n"
+               "%     end\n"
+               "%   end\n"
+               "%   return table.concat(out)\n"
+               "% end\n"
+               "% for _, s in ipairs({\"a(Tensor self) -> Tensor\", \"*/*\", \"/**/\", \"?\?\?/\", \"a\\\\ \\t\", \"a\\\\b\\\\\",\n"
+               "%                     \"\\1\\n\\127\", \"\\195\\169\", \"\\195\", \"\\237\\160\\128\", \"\\244\\144\\128\\128\", \"\"}) do\n"
+               "[$(C.comment(s))]\n"
+               "% end\n"
+               "% local pieces = {\"*\", \"/\", \"?\", \"\\\\\", \" \", \"\\t\", \"\\n\", \"a\", \"\\127\", \"\\195\", \"\\169\",\n"
+               "%                 \"\\224\", \"\\160\", \"\\237\", \"\\240\", \"\\144\", \"\\244\", \"\\128\", \"\\191\", \"\\255\", \"\\0\"}\n"
+               "% local x, bad = 12345, 0\n"
+               "% for n = 1, 4000 do\n"
+               "%   local t = {}\n"
+               "%   for k = 1, n % 9 do\n"
+               "%     x = (x * 1103515245 + 12345) % 2147483648\n"
+               "%     t[k] = pieces[x % #pieces + 1]\n"
+               "%   end\n"
+               "%   local s = table.concat(t)\n"
+               "%   if C.comment(s) ~= ref(s) then bad = bad + 1 end\n"
+               "% end\n"
+               "differ: $(bad)\n");
+    result r;
+    render(&r, m, 1, 1, dir);
+    CHECK(r.errors == 0);
+    if (r.d.out.len) fprintf(stderr, "%.*s", (int)r.d.out.len, r.d.out.data);
+    char *got = output_text(&r, "t_k.txt");
+    CHECK_STR(got, "[a(Tensor self) -> Tensor]\n"
+                   "[*\\/\\*]\n"
+                   "[/\\**\\/]\n"
+                   "[?\\?\\?/]\n"
+                   "[a\\134 \\011]\n"
+                   "[a\\b\\134]\n"
+                   "[\\001\\012\\177]\n"
+                   "[\xc3\xa9]\n"
+                   "[\\303]\n"
+                   "[\\355\\240\\200]\n"
+                   "[\\364\\220\\200\\200]\n"
+                   "[]\n"
+                   "differ: 0\n");
+    free(got);
+    result_free(&r);
+    remove_file(dir, "k_comment.tpl");
+}
+
+/* # on the model's views: a list's length, 0 for a record (string keys only) as on a plain
+ * table, whether or not its view's metatable has __len (lua_model.c leaves it out there). */
+static void test_lengths(const sg_model *m, const char *dir) {
+    write_file(dir, "l_len.tpl",
+               "%! output = \"{lib}_l.txt\"\n"
+               "% local op = model.ops[1]\n"
+               "% local n = 0\n"
+               "% for _ in ipairs(model.ops) do n = n + 1 end\n"
+               "$(#model) $(#op) $(#op.variants) $(#op.args[1]) $(tostring(#model.ops == n)) $(#op.args) $(#op.returns)\n"
+               "% local args, k = op.args, 0\n"
+               "% for _ in pairs(args) do k = k + 1 end\n"
+               "$(tostring(#args == k)) $(tostring(next(op) ~= nil)) $(tostring(next(op.variants) ~= nil))\n");
+    result r;
+    render(&r, m, 1, 1, dir);
+    CHECK(r.errors == 0);
+    if (r.d.out.len) fprintf(stderr, "%.*s", (int)r.d.out.len, r.d.out.data);
+    char *got = output_text(&r, "t_l.txt");
+    char  want[128];
+    snprintf(want, sizeof want, "0 0 0 0 true %u %u\ntrue true true\n", m->ops[0]->schema.nargs,
+             m->ops[0]->schema.nrets);
+    CHECK_STR(got, want);
+    free(got);
+    result_free(&r);
+    remove_file(dir, "l_len.tpl");
+}
+
+/* op.dispatch is made when first read (lua_model.c): pairs and next see it before any read,
+ * it is read-only like the rest, ops without one have none, and alike tables are one table
+ * whatever order they are read in (an entry's keys and another op's kernel_keys too). */
+static void test_lazy_dispatch(const char *dir) {
+    write_file(dir, "lazy.yaml",
+               "- func: a(Tensor self) -> Tensor\n"
+               "  dispatch:\n"
+               "    CPU: k_cpu\n"
+               "- func: b(Tensor self, Tensor other) -> Tensor\n"
+               "  dispatch:\n"
+               "    CPU: k_cpu\n"
+               "- func: c(Tensor self) -> Tensor\n");
+    char path[512];
+    snprintf(path, sizeof path, "%s/lazy.yaml", dir);
+    sg_model model;
+    CHECK(load(&model, path, NULL));
+    write_file(dir, "z_lazy.tpl",
+               "%! output = \"{lib}_z.txt\"\n"
+               "% local a, b, c = model.ops[1], model.ops[2], model.ops[3]\n"
+               "% local seen = {}\n"
+               "% for k, v in pairs(b) do seen[k] = v end\n"
+               "% local k1, v1 = next(a, nil)\n"
+               "% while k1 ~= nil and k1 ~= 'dispatch' do k1, v1 = next(a, k1) end\n"
+               "$(tostring(seen.dispatch ~= nil)) $(tostring(k1)) $(tostring(rawequal(v1, a.dispatch)))\n"
+               "$(tostring(rawequal(a.dispatch, b.dispatch))) $(a.dispatch[1].kernel) $(#a.dispatch) $(tostring(c.dispatch))\n"
+               "$(tostring(rawequal(a.dispatch[1].keys, a.kernel_keys) == (a.kernel_keys[1] == 'CPU' and #a.kernel_keys == 1)))\n"
+               "% local ok1, e1 = pcall(function() c.dispatch = 1 end)\n"
+               "% local ok2, e2 = pcall(function() a.dispatch[1].kernel = 'x' end)\n"
+               "$(tostring(ok1)) $(tostring(ok2)) $(tostring(e1:find('read%-only') ~= nil)) $(tostring(e2:find('read%-only') ~= nil)) $(a.dispatch[1].kernel)\n"
+               "$(tostring(c.structured_out)) $(tostring(a.no_such_field)) $(a.cname)\n");
+    result r;
+    render(&r, &model, 1, 1, dir);
+    CHECK(r.errors == 0);
+    if (r.d.out.len) fprintf(stderr, "%.*s", (int)r.d.out.len, r.d.out.data);
+    char *got = output_text(&r, "t_z.txt");
+    CHECK_STR(got, "true dispatch true\n"
+                   "true k_cpu 1 nil\n"
+                   "true\n"
+                   "false false true true k_cpu\n"
+                   "nil nil aten_a\n");
+    free(got);
+    result_free(&r);
+    sg_model_free(&model);
+    remove_file(dir, "z_lazy.tpl");
+    remove_file(dir, "lazy.yaml");
+}
+
 /* Tables of the model alike in content are one table (lua_model.c shares them): for every two
  * ops, each of these fields is the same table exactly where the two hold the same. The schemas
  * have pairs of both kinds for each field. */
@@ -421,6 +563,9 @@ int main(void) {
     test_errors(&m, dir);
     test_isolation_and_garbage(&m, dir);
     test_quoting(&m, dir);
+    test_comment(&m, dir);
+    test_lengths(&m, dir);
+    test_lazy_dispatch(dir);
     test_shared_tables(dir);
     test_numbers(&m, dir);
     test_alloc_failures(&m);
