@@ -41,7 +41,7 @@ sg_status $(cn)($(params));
 static inline sg_status $(cn)_register(sg_key key, $(cn)_kernel fn, sg_handle **out) {
     return $(lib)_boxed_register_$(shard)($(cn)_op, $(adapter[c.boxed_name]), key, (sg_fn)fn, out);
 }
-typedef bool $(cn)_pred_fn(void *ctx, sg_keyset ks$(c.in_params == "" and "" or ", " .. c.in_params));
+typedef bool $(cn)_pred_fn(void *sg_ctx, sg_keyset ks$(c.in_params == "" and "" or ", " .. c.in_params));
 static inline sg_status $(cn)_override(sg_key key, int32_t priority, $(cn)_pred_fn *pred,
                                        $(cn)_kernel impl, void *ctx, sg_handle **out) {
     return $(lib)_boxed_override_$(shard)($(cn)_op, $(adapter[c.boxed_name]), key, priority, (sg_fn)pred, (sg_fn)impl, ctx,

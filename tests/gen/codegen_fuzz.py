@@ -46,7 +46,8 @@ NAMES = ["int", "default", "_Bool", "__x", "_X", "sg_x", "SG_Y", "ks", "outs", "
          "ret_a", "st", "m", "o", "r", "r0", "c0", "i", "meta", "size_t", "INT64_MAX", "bool",
          "NULL", "true", "offsetof", "out", "sg_i", "sg_ks", "sg_st", "sg_m", "static_assert",
          "x_op", "x_op0", "x_op0_op", "my_ops_op0_redispatch", "aten_op1", "int_", "ret_",
-         "class", "new", "this", "template", "namespace", "and", "fz_ops", "fz_nops", "FZ_H"]
+         "class", "new", "this", "template", "namespace", "and", "fz_ops", "fz_nops", "FZ_H",
+         "ctx", "key", "priority", "pred", "impl", "fn"]
 
 
 def hostile_text(rng, n=None):
