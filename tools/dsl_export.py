@@ -33,7 +33,7 @@ SIDECAR_VERSION = 1
 TYPES = {"*fp32", "*fp16", "*bf16", "*i32", "*i64", "*i8", "*u8", "i32", "i64", "fp32", "fp64"}
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 PREFIX = re.compile(r"^[a-z][a-z0-9_]*$")
-ARCH = re.compile(r"^sm_([1-9][0-9]?)([0-9])$")
+ARCH = re.compile(r"^sm_([1-9][0-9]?)([0-9])a?$")  # sm_90a: the same target for Triton
 
 
 class PlanError(Exception):
@@ -110,7 +110,7 @@ def check_artifact(i, a):
         raise PlanError("%s: 'capability' must be [major, minor]" % where)
     m = ARCH.match(a["arch"])
     if not m:
-        raise PlanError("%s: 'arch' must be sm_XY (e.g. sm_90), got %r" % (where, a["arch"]))
+        raise PlanError("%s: 'arch' must be sm_XY or sm_XYa (e.g. sm_90), got %r" % (where, a["arch"]))
     if [int(m.group(1)), int(m.group(2))] != cap:
         raise PlanError("%s: arch %s and capability %r disagree" % (where, a["arch"], cap))
     sig = field("signature", list)
