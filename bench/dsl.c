@@ -487,9 +487,38 @@ static void release_inputs(void) {
     x = w = b = r = NULL;
 }
 
+static size_t copy_bytes;
+
+static sg_status op_copy(void) {
+    calls_made++;
+    cudaError_t e = cudaMemcpyAsync(sg_tensor_data(r), sg_tensor_data(x), copy_bytes,
+                                    cudaMemcpyDeviceToDevice, stream);
+    return e == cudaSuccess ? SG_OK
+                            : sg_error(SG_EDEVICE, "cudaMemcpyAsync: %s", cudaGetErrorString(e));
+}
+
+/* The device-to-device copy of 256 MiB (512 MiB moved): the ceiling the kernels are read
+ * against, in the same run. */
+static void bench_copy(void) {
+    const char   *fig = "copy_gbps";
+    const int64_t n = smoke ? (int64_t)1 << 20 : (int64_t)256 << 20;
+    copy_bytes = (size_t)n;
+    bool ok = op_ok(sg_tensor_empty(&n, 1, SG_UINT8, SG_CUDA(0), &x), fig, "sg_tensor_empty") &&
+              op_ok(sg_tensor_empty(&n, 1, SG_UINT8, SG_CUDA(0), &r), fig, "sg_tensor_empty") &&
+              cuda_ok(cudaMemsetAsync(sg_tensor_data(x), 1, copy_bytes, stream), fig,
+                      "cudaMemsetAsync");
+    if (ok) {
+        double ms = time_gpu(fig, "cudaMemcpyAsync", op_copy);
+        if (ms > 0) print_fig(fig, 2.0 * (double)n / (ms * 1e-3) * 1e-9, "GB/s", 1);
+    }
+    sg_tensor_release(x), sg_tensor_release(r);
+    x = r = NULL;
+}
+
 /* float32 and bfloat16 rows of N in {1024, 4096, 16384}, rows for 256 MiB of input (16384 x
  * 4096 in float32). */
 static void bench_bandwidth(void) {
+    bench_copy();
     static const int64_t ns[3] = {1024, 4096, 16384};
     static const sg_dtype dts[2] = {SG_FLOAT32, SG_BFLOAT16};
     for (int di = 0; di < 2 && !lost; di++)

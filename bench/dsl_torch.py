@@ -90,6 +90,12 @@ def op_bytes(name, rows, n, es):
 
 
 def bench_bandwidth():
+    n = (1 << 20) if smoke else (256 << 20)
+    src = torch.ones(n, dtype=torch.uint8, device="cuda")
+    dst = torch.empty_like(src)
+    out("copy_gbps", "%.1f" % (2.0 * n / (time_gpu(lambda: dst.copy_(src)) * 1e-3) * 1e-9),
+        "GB/s")
+    del src, dst
     for dt, dn, es in ((torch.float32, "f32", 4), (torch.bfloat16, "bf16", 2)):
         for n in (1024, 4096, 16384):
             rows = 256 if smoke else (256 << 20) // (n * es)

@@ -65,6 +65,9 @@ hasnt "$ratios" "dsl_add_rms_norm_bf16_16384_vs_stock"
 hasnt "$ratios" "dsl_softmax_bf16_1024_vs"
 hasnt "$ratios" "dsl_rms_norm_f32_vs_stock_vs"
 [ "$(grep -c . <<<"$ratios")" -eq 7 ] || fail "7 ratios expected:"$'\n'"$ratios"
+# the copy of the same run, where there is one (sg_bench_dsl's, not PyTorch's)
+ratios=$(printf '%s\ncopy_gbps 3200.0 GB/s\ntorch_copy_gbps 3000.0 GB/s\n' "$figs" | awk -f "$bench/dsl_ratios.awk")
+has "$ratios" "dsl_rms_norm_f32_vs_copy 0.906 ratio"
 
 # ---- goals ----
 goals=$(printf '%s\n%s\n' "$figs" "$ratios" | awk -f "$bench/dsl_goals.awk")
