@@ -1,0 +1,915 @@
+/* dsl.c: the DSL kernels (docs/dsl.md) on GPU 0: each shipped kernel through the generated API
+ * with its override taking the call, against the stock CUDA kernel (the same call with the DSL
+ * switched off); then the host cost of the override on the call path. bench/run dsl runs
+ * bench/dsl_torch.py on the same shapes in the same run and computes the ratios.
+ *
+ *   sg_bench_dsl [--smoke] [GROUP...]
+ *
+ * GROUPs: bandwidth host (default: both). --smoke: one warm-up and one timed call per figure on
+ * small shapes (the ctest smoke test). Exit status: 0; 1 where an op or CUDA call failed; 77
+ * where no GPU is usable or the build has no DSL kernels (said on stderr).
+ *
+ * Routing is checked, not assumed: before a route is timed, one call must have launched the
+ * artifact of that point (sg_dsl_launch_count) or, for the stock route, none; after timing, the
+ * counts must have moved by exactly the calls made. A figure that fails a check is left out,
+ * with a note. The DSL's results are compared with the stock kernel's (max |difference| per
+ * output, on stderr).
+ *
+ * GPU time: CUDA events on the current stream around a batch of calls after warm-up, sized to
+ * about 200 ms; the best of 5 batches. Bytes are what the op must move (read + written).
+ * Host time: wall time of the calls alone, in chunks of CHUNK calls with a synchronize after
+ * each chunk that is not timed (the queue stays short, so launches never wait for the GPU);
+ * the variants run interleaved, round after round, and a difference is the median over rounds
+ * of the paired differences.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "aten.h"
+#include "sg_aten_cuda.h"
+#include "sg_cuda.h"
+#include "sg_dsl.h"
+#ifdef SG_BENCH_HAVE_FUSED
+#include "fused.h"
+#include "sg_fused.h"
+#endif
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { REPS = 5, WARMUP = 3, CHUNK = 128, ROUNDS = 41, ROUND_CALLS = 1024, MAX_ARTS = 1024 };
+static const double BATCH_MS = 200.0;
+
+static bool         smoke;
+static cudaStream_t stream; /* the thread's current stream: where the ops run */
+static cudaEvent_t  ev0, ev1;
+static int          failures; /* errors: the exit status is 1 */
+static bool         lost;     /* CUDA's context is unusable: nothing more can run */
+static int          capability;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void note(const char *fig, const char *msg) {
+    fprintf(stderr, "sg_bench_dsl: %s: %s\n", fig, msg);
+}
+
+/* After a failure: clears a non-sticky CUDA error; a sticky one (a faulted kernel) survives
+ * a synchronize, and then nothing more can run. */
+static void after_failure(void) {
+    (void)cudaGetLastError();
+    cudaError_t e = cudaDeviceSynchronize();
+    if (e != cudaSuccess && !lost) {
+        lost = true;
+        fprintf(stderr, "sg_bench_dsl: the CUDA context is lost (%s: %s); stopping\n",
+                cudaGetErrorName(e), cudaGetErrorString(e));
+    }
+}
+
+static bool cuda_ok(cudaError_t e, const char *fig, const char *what) {
+    if (e == cudaSuccess) return true;
+    fprintf(stderr, "sg_bench_dsl: %s: %s: %s (%s)\n", fig, what, cudaGetErrorName(e),
+            cudaGetErrorString(e));
+    failures++;
+    after_failure();
+    return false;
+}
+
+/* An op's status: one the stock kernels do not cover (no kernel, unsupported) is said and its
+ * figure left out; anything else fails the run. */
+static bool op_ok(sg_status st, const char *fig, const char *what) {
+    if (st == SG_OK) return true;
+    if (st == SG_ENOKERNEL || st == SG_EUNSUPPORTED) {
+        fprintf(stderr, "sg_bench_dsl: %s: %s: %s: %s; figure left out\n", fig, what,
+                sg_status_name(st), sg_last_error());
+        return false;
+    }
+    fprintf(stderr, "sg_bench_dsl: %s: %s failed: %s: %s\n", fig, what, sg_status_name(st),
+            sg_last_error());
+    failures++;
+    after_failure();
+    return false;
+}
+
+/* ---- inputs ------------------------------------------------------------------------------ */
+
+/* A value in [-2, 2) from an index (a hash, so rows differ and nothing is constant). */
+static float pattern(int64_t i, uint32_t seed) {
+    uint32_t x = (uint32_t)i * 2654435761u ^ (uint32_t)(i >> 32) ^ seed;
+    x ^= x >> 15;
+    x *= 0x2c1b3c6du;
+    x ^= x >> 12;
+    return (float)(x >> 8) * (4.0f / 16777216.0f) - 2.0f;
+}
+
+/* float32 to bfloat16 bits, rounded to nearest even (the values here are finite). */
+static uint16_t to_bf16(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}
+
+static float from_bf16(uint16_t b) {
+    uint32_t u = (uint32_t)b << 16;
+    float    f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* A CUDA tensor of float32 or bfloat16 filled with pattern() * scale; NULL (said) on failure. */
+static sg_tensor *filled(const char *fig, const int64_t *sizes, int32_t ndim, sg_dtype dt,
+                         uint32_t seed, float scale) {
+    sg_tensor *h = NULL, *d = NULL;
+    if (!op_ok(sg_tensor_empty(sizes, ndim, dt, SG_CPU, &h), fig, "sg_tensor_empty (host)"))
+        return NULL;
+    int64_t n = sg_tensor_numel(h);
+    if (dt == SG_FLOAT32) {
+        float *p = sg_tensor_data(h);
+        for (int64_t i = 0; i < n; i++) p[i] = pattern(i, seed) * scale;
+    } else {
+        uint16_t *p = sg_tensor_data(h);
+        for (int64_t i = 0; i < n; i++) p[i] = to_bf16(pattern(i, seed) * scale);
+    }
+    bool ok = op_ok(sg_tensor_to(h, SG_CUDA(0), &d), fig, "copy to cuda:0");
+    sg_tensor_release(h);
+    return ok ? d : NULL;
+}
+
+/* ---- artifacts --------------------------------------------------------------------------- */
+
+static const sg_dsl_artifact *arts[MAX_ARTS];
+static size_t                 narts;
+
+/* The artifact of op for (dtype, N) built for this GPU's capability; NULL where none. */
+static const sg_dsl_artifact *find_artifact(const char *op, const char *dtype, int64_t n) {
+    char want[96];
+    snprintf(want, sizeof want, "__%s_%lld__sm", dtype, (long long)n);
+    for (size_t i = 0; i < narts; i++) {
+        const sg_dsl_artifact *a = arts[i];
+        if (strcmp(a->op, op) == 0 && strstr(a->prefix, want) &&
+            a->cc_major * 10 + a->cc_minor == capability)
+            return a;
+    }
+    return NULL;
+}
+
+/* Kernels launched by every DSL artifact together. */
+static uint64_t all_launches(void) {
+    uint64_t n = 0;
+    for (size_t i = 0; i < narts; i++) n += sg_dsl_launch_count(arts[i]);
+    return n;
+}
+
+/* The routes: the DSL override on, or the same call with the DSL switched off. */
+static bool set_dsl(bool on, const char *fig) {
+    return op_ok(sg_dsl_set_enabled("triton", on), fig, "sg_dsl_set_enabled(\"triton\")");
+}
+
+/* ---- the ops ----------------------------------------------------------------------------- */
+
+static sg_tensor     *x, *w, *b, *r; /* the inputs of the point being measured */
+static int64_t        cur_n;
+static const double   rms_eps = 1e-6, ln_eps = 1e-5;
+static bool           keep_results; /* set while probing: results are kept, not released */
+static sg_tensor     *kept[3];
+static int            nkept;
+static uint64_t       calls_made; /* op calls since the counter was reset */
+
+typedef sg_status (*op_fn)(void);
+
+static void settle(sg_tensor **o, int n) {
+    calls_made++;
+    for (int i = 0; i < n; i++) {
+        if (keep_results && nkept < 3 && i == nkept)
+            kept[nkept++] = o[i];
+        else
+            sg_tensor_release(o[i]);
+    }
+}
+
+static sg_status op_rms_norm(void) {
+    sg_tensor *o[2] = {NULL, NULL};
+    sg_status  st = aten__fused_rms_norm(x, (sg_int_list){&cur_n, 1}, w, &rms_eps, &o[0], &o[1]);
+    settle(o, 2);
+    return st;
+}
+
+static sg_status op_softmax(void) {
+    sg_tensor *o[1] = {NULL};
+    sg_status  st = aten__softmax(x, -1, false, &o[0]);
+    settle(o, 1);
+    return st;
+}
+
+static sg_status op_layer_norm(void) {
+    sg_tensor *o[3] = {NULL, NULL, NULL};
+    sg_status  st =
+        aten_native_layer_norm(x, (sg_int_list){&cur_n, 1}, w, b, ln_eps, &o[0], &o[1], &o[2]);
+    settle(o, 3);
+    return st;
+}
+
+#ifdef SG_BENCH_HAVE_FUSED
+static sg_status op_add_rms_norm(void) {
+    sg_tensor *o[2] = {NULL, NULL};
+    sg_status  st = fused_add_rms_norm(x, r, w, rms_eps, &o[0], &o[1]);
+    settle(o, 2);
+    return st;
+}
+#endif
+
+/* The stock counterpart of fused::add_rms_norm, which has no stock kernel: add.Tensor, then
+ * _fused_rms_norm of the sum (two kernels); results (y, sum) as the fused op's. */
+static sg_status op_add_then_rms_norm(void) {
+    sg_tensor *s = NULL, *y = NULL, *rstd = NULL;
+    sg_status  st = aten_add_Tensor(x, r, sg_scalar_int(1), &s);
+    if (st == SG_OK)
+        st = aten__fused_rms_norm(s, (sg_int_list){&cur_n, 1}, w, &rms_eps, &y, &rstd);
+    sg_tensor_release(rstd);
+    sg_tensor *o[2] = {y, s};
+    settle(o, 2);
+    return st;
+}
+
+/* ---- GPU timing -------------------------------------------------------------------------- */
+
+static const char *cur_fig, *cur_op;
+
+static double batch_ms(op_fn fn, int n) {
+    if (!cuda_ok(cudaEventRecord(ev0, stream), cur_fig, "cudaEventRecord")) return -1;
+    for (int i = 0; i < n; i++)
+        if (!op_ok(fn(), cur_fig, cur_op)) return -1;
+    if (!cuda_ok(cudaEventRecord(ev1, stream), cur_fig, "cudaEventRecord") ||
+        !cuda_ok(cudaEventSynchronize(ev1), cur_fig, "running the batch"))
+        return -1;
+    float ms = 0;
+    if (!cuda_ok(cudaEventElapsedTime(&ms, ev0, ev1), cur_fig, "cudaEventElapsedTime")) return -1;
+    return (double)ms / n;
+}
+
+/* GPU ms per call of fn: warm-up, then REPS batches of about BATCH_MS each; the best. -1 on
+ * failure. */
+static double time_gpu(const char *fig, const char *op, op_fn fn) {
+    cur_fig = fig, cur_op = op;
+    if (lost) return -1;
+    for (int i = 0; i < (smoke ? 1 : WARMUP); i++)
+        if (!op_ok(fn(), fig, op)) return -1;
+    if (!cuda_ok(cudaStreamSynchronize(stream), fig, "warm-up")) return -1;
+    if (smoke) return batch_ms(fn, 1);
+    double est = batch_ms(fn, 3);
+    if (est < 0) return -1;
+    int n = est > 0 ? (int)fmin(10000.0, fmax(3.0, BATCH_MS / est)) : 10000;
+    double best = 1e30;
+    for (int rep = 0; rep < REPS; rep++) {
+        double t = batch_ms(fn, n);
+        if (t < 0) return -1;
+        if (t < best) best = t;
+    }
+    return best;
+}
+
+/* ---- comparing results ------------------------------------------------------------------- */
+
+/* max |a - b| over two tensors of one dtype and shape (float32 or bfloat16), read back to the
+ * host; INFINITY where one is NaN and the other not, or the shapes differ; -1 on failure. */
+static double max_abs_diff(const char *fig, sg_tensor *a, sg_tensor *bb) {
+    if (!a || !bb || a->ndim != bb->ndim || a->dtype != bb->dtype) return INFINITY;
+    for (int32_t d = 0; d < a->ndim; d++)
+        if (a->sizes[d] != bb->sizes[d]) return INFINITY;
+    if (a->dtype != SG_FLOAT32 && a->dtype != SG_BFLOAT16) {
+        note(fig, "an output of a dtype the comparison does not read");
+        return -1;
+    }
+    sg_tensor *ha = NULL, *hb = NULL;
+    if (!op_ok(sg_tensor_to(a, SG_CPU, &ha), fig, "copy to the host") ||
+        !op_ok(sg_tensor_to(bb, SG_CPU, &hb), fig, "copy to the host")) {
+        sg_tensor_release(ha);
+        return -1;
+    }
+    int64_t n = sg_tensor_numel(ha);
+    double  m = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double va, vb;
+        if (a->dtype == SG_FLOAT32) {
+            va = ((const float *)sg_tensor_data(ha))[i];
+            vb = ((const float *)sg_tensor_data(hb))[i];
+        } else {
+            va = from_bf16(((const uint16_t *)sg_tensor_data(ha))[i]);
+            vb = from_bf16(((const uint16_t *)sg_tensor_data(hb))[i]);
+        }
+        if (isnan(va) != isnan(vb)) {
+            m = INFINITY;
+            break;
+        }
+        if (!isnan(va) && fabs(va - vb) > m) m = fabs(va - vb);
+    }
+    sg_tensor_release(ha), sg_tensor_release(hb);
+    return m;
+}
+
+/* ---- bandwidth --------------------------------------------------------------------------- */
+
+typedef struct kernel {
+    const char *name;  /* in the figures' names */
+    const char *op;    /* the op its artifacts serve */
+    op_fn       call;  /* NULL: not in this build */
+    op_fn       stock; /* the same call run with the DSL switched off, or a stock composite */
+    const char *stock_what;
+} kernel;
+
+static const kernel kernels[] = {
+    {"rms_norm", "aten::_fused_rms_norm", op_rms_norm, op_rms_norm, "aten::_fused_rms_norm"},
+    {"softmax", "aten::_softmax", op_softmax, op_softmax, "aten::_softmax"},
+    {"layer_norm", "aten::native_layer_norm", op_layer_norm, op_layer_norm,
+     "aten::native_layer_norm"},
+#ifdef SG_BENCH_HAVE_FUSED
+    {"add_rms_norm", "fused::add_rms_norm", op_add_rms_norm, op_add_then_rms_norm,
+     "aten::add.Tensor then aten::_fused_rms_norm"},
+#else
+    {"add_rms_norm", "fused::add_rms_norm", NULL, op_add_then_rms_norm,
+     "aten::add.Tensor then aten::_fused_rms_norm"},
+#endif
+};
+enum { NKERNELS = sizeof kernels / sizeof kernels[0] };
+
+/* Bytes the op must move for rows x n of es-byte elements: its inputs read, its outputs
+ * written (float32 statistics per row). add_rms_norm counts the fused op's traffic for both
+ * routes, so the unfused one's figure is an effective bandwidth. */
+static double op_bytes(const kernel *k, int64_t rows, int64_t n, int es) {
+    double rn = (double)rows * (double)n * es, wn = (double)n * es;
+    if (strcmp(k->name, "rms_norm") == 0) return 2 * rn + wn + 4.0 * (double)rows;
+    if (strcmp(k->name, "softmax") == 0) return 2 * rn;
+    if (strcmp(k->name, "layer_norm") == 0) return 2 * rn + 2 * wn + 8.0 * (double)rows;
+    return 4 * rn + wn; /* add_rms_norm: x, residual read; y, sum written */
+}
+
+static void release_kept(sg_tensor **into, int *n) {
+    for (int i = 0; i < 3; i++) {
+        if (into) into[i] = i < nkept ? kept[i] : NULL;
+        else if (i < nkept) sg_tensor_release(kept[i]);
+        kept[i] = NULL;
+    }
+    if (n) *n = nkept;
+    nkept = 0;
+}
+
+/* One call of fn with its results kept: it ran, on cuda:0, and launched artifact a exactly
+ * once (a NULL: launched no DSL kernel at all). The results go to out[0..2]. */
+static bool probe(const char *fig, const char *what, op_fn fn, const sg_dsl_artifact *a,
+                  sg_tensor **out, int *nout) {
+    if (lost) return false;
+    uint64_t before = a ? sg_dsl_launch_count(a) : all_launches();
+    keep_results = true;
+    sg_status st = fn();
+    keep_results = false;
+    release_kept(out, nout);
+    bool ok = op_ok(st, fig, what) &&
+              cuda_ok(cudaStreamSynchronize(stream), fig, "synchronize after the probe");
+    if (ok && (!out[0] || out[0]->device.type != SG_DEV_CUDA || out[0]->device.index != 0)) {
+        note(fig, "the result is not a tensor on cuda:0; figure left out");
+        ok = false;
+    }
+    uint64_t after = a ? sg_dsl_launch_count(a) : all_launches();
+    if (ok && a && after != before + 1) {
+        fprintf(stderr,
+                "sg_bench_dsl: %s: the DSL route did not launch %s (launches %llu -> %llu); "
+                "figure left out\n",
+                fig, a->prefix, (unsigned long long)before, (unsigned long long)after);
+        ok = false;
+    }
+    if (ok && !a && after != before) {
+        fprintf(stderr, "sg_bench_dsl: %s: the stock route launched a DSL kernel; figure left out\n",
+                fig);
+        ok = false;
+    }
+    if (!ok)
+        for (int i = 0; i < 3; i++) sg_tensor_release(out[i]), out[i] = NULL;
+    return ok;
+}
+
+/* Times fn and checks that the DSL launches moved as the route says: by the calls made for
+ * artifact a, not at all for a NULL one. The figure (GB/s), or -1 (said). */
+static double timed_route(const char *fig, const char *what, op_fn fn, const sg_dsl_artifact *a,
+                          double bytes) {
+    uint64_t before = a ? sg_dsl_launch_count(a) : all_launches();
+    calls_made = 0;
+    double ms = time_gpu(fig, what, fn);
+    if (ms <= 0) return -1;
+    uint64_t after = a ? sg_dsl_launch_count(a) : all_launches();
+    uint64_t want = a ? before + calls_made : before;
+    if (after != want) {
+        fprintf(stderr,
+                "sg_bench_dsl: %s: %llu calls moved the DSL launches %llu -> %llu, not to %llu; "
+                "figure left out\n",
+                fig, (unsigned long long)calls_made, (unsigned long long)before,
+                (unsigned long long)after, (unsigned long long)want);
+        return -1;
+    }
+    return bytes / (ms * 1e-3) * 1e-9;
+}
+
+/* A measured figure (v < 0: not measured, nothing printed). */
+static void print_fig(const char *name, double v, const char *unit, int prec) {
+    if (v >= 0) printf("%s %.*f %s\n", name, prec, v, unit);
+    fflush(stdout);
+}
+
+/* A difference of two measured figures: printed whatever its sign (noise can make it < 0). */
+static void print_diff(const char *name, double v, const char *unit, int prec) {
+    printf("%s %.*f %s\n", name, prec, v, unit);
+    fflush(stdout);
+}
+
+static void compare(const char *fig, const char *against, sg_tensor **d, int nd, sg_tensor **s,
+                    int ns) {
+    if (nd != ns) {
+        fprintf(stderr, "sg_bench_dsl: %s: %d results against %d\n", fig, nd, ns);
+        return;
+    }
+    fprintf(stderr, "sg_bench_dsl: %s: max |dsl - %s|:", fig, against);
+    bool large = false;
+    for (int i = 0; i < nd; i++) {
+        double m = max_abs_diff(fig, d[i], s[i]);
+        /* about two units in the last place of results near 1 */
+        double tol = d[i] && d[i]->dtype == SG_BFLOAT16 ? 0.02 : 1e-4;
+        fprintf(stderr, " out%d %.3g", i, m);
+        if (m > tol) large = true;
+    }
+    fprintf(stderr, "%s\n", large ? "  (larger than expected: look at this point)" : "");
+}
+
+static void bench_point(const kernel *k, sg_dtype dt, int64_t rows, int64_t n) {
+    const char *dn = dt == SG_FLOAT32 ? "f32" : "bf16";
+    const char *dtype = dt == SG_FLOAT32 ? "float32" : "bfloat16";
+    int         es = dt == SG_FLOAT32 ? 4 : 2;
+    char        dfig[96], sfig[96], head[128];
+    snprintf(dfig, sizeof dfig, "dsl_%s_%s_%lld_gbps", k->name, dn, (long long)n);
+    snprintf(sfig, sizeof sfig, "stock_%s_%s_%lld_gbps", k->name, dn, (long long)n);
+    snprintf(head, sizeof head, "%s %s %lldx%lld", k->name, dn, (long long)rows, (long long)n);
+    double bytes = op_bytes(k, rows, n, es);
+    cur_n = n;
+
+    sg_tensor *dres[3] = {NULL}, *sres[3] = {NULL};
+    int        nd = 0, ns = 0;
+    double     dg = -1, sg = -1;
+    const sg_dsl_artifact *a = find_artifact(k->op, dtype, n);
+    if (!k->call)
+        note(head, "this build has no fused library: no DSL figure");
+    else if (!a)
+        fprintf(stderr, "sg_bench_dsl: %s: no artifact of %s for %s N=%lld on sm_%d; no DSL figure\n",
+                head, k->op, dtype, (long long)n, capability);
+    else if (set_dsl(true, head) && probe(head, k->op, k->call, a, dres, &nd))
+        dg = timed_route(dfig, k->op, k->call, a, bytes);
+
+    if (set_dsl(false, head) && probe(head, k->stock_what, k->stock, NULL, sres, &ns))
+        sg = timed_route(sfig, k->stock_what, k->stock, NULL, bytes);
+    set_dsl(true, head);
+
+    print_fig(dfig, dg, "GB/s", 1);
+    print_fig(sfig, sg, "GB/s", 1);
+    /* the headline figure of the issue: rms_norm float32 at 16384 x 4096 */
+    if (!smoke && strcmp(k->name, "rms_norm") == 0 && dt == SG_FLOAT32 && n == 4096 &&
+        rows == 16384)
+        print_fig("dsl_rms_norm_f32_gbps", dg, "GB/s", 1);
+    if (dres[0] && sres[0]) compare(head, "stock", dres, nd, sres, ns);
+    for (int i = 0; i < 3; i++) sg_tensor_release(dres[i]), sg_tensor_release(sres[i]);
+}
+
+static void release_inputs(void) {
+    sg_tensor_release(x), sg_tensor_release(w), sg_tensor_release(b), sg_tensor_release(r);
+    x = w = b = r = NULL;
+}
+
+static size_t copy_bytes;
+
+static sg_status op_copy(void) {
+    calls_made++;
+    cudaError_t e = cudaMemcpyAsync(sg_tensor_data(r), sg_tensor_data(x), copy_bytes,
+                                    cudaMemcpyDeviceToDevice, stream);
+    return e == cudaSuccess ? SG_OK
+                            : sg_error(SG_EDEVICE, "cudaMemcpyAsync: %s", cudaGetErrorString(e));
+}
+
+/* The device-to-device copy of 256 MiB (512 MiB moved): the ceiling the kernels are read
+ * against, in the same run. */
+static void bench_copy(void) {
+    const char   *fig = "copy_gbps";
+    const int64_t n = smoke ? (int64_t)1 << 20 : (int64_t)256 << 20;
+    copy_bytes = (size_t)n;
+    bool ok = op_ok(sg_tensor_empty(&n, 1, SG_UINT8, SG_CUDA(0), &x), fig, "sg_tensor_empty") &&
+              op_ok(sg_tensor_empty(&n, 1, SG_UINT8, SG_CUDA(0), &r), fig, "sg_tensor_empty") &&
+              cuda_ok(cudaMemsetAsync(sg_tensor_data(x), 1, copy_bytes, stream), fig,
+                      "cudaMemsetAsync");
+    if (ok) {
+        double ms = time_gpu(fig, "cudaMemcpyAsync", op_copy);
+        if (ms > 0) print_fig(fig, 2.0 * (double)n / (ms * 1e-3) * 1e-9, "GB/s", 1);
+    }
+    sg_tensor_release(x), sg_tensor_release(r);
+    x = r = NULL;
+}
+
+/* float32 and bfloat16 rows of N in {1024, 4096, 16384}, rows for 256 MiB of input (16384 x
+ * 4096 in float32). */
+static void bench_bandwidth(void) {
+    bench_copy();
+    static const int64_t ns[3] = {1024, 4096, 16384};
+    static const sg_dtype dts[2] = {SG_FLOAT32, SG_BFLOAT16};
+    for (int di = 0; di < 2 && !lost; di++)
+        for (int ni = 0; ni < 3 && !lost; ni++) {
+            int64_t n = ns[ni], es = dts[di] == SG_FLOAT32 ? 4 : 2;
+            int64_t rows = smoke ? 256 : ((int64_t)256 << 20) / (n * es);
+            int64_t sz[2] = {rows, n};
+            char    fig[64];
+            snprintf(fig, sizeof fig, "inputs %s %lldx%lld", sg_dtype_name(dts[di]),
+                     (long long)rows, (long long)n);
+            x = filled(fig, sz, 2, dts[di], 1, 1.0f);
+            w = x ? filled(fig, &n, 1, dts[di], 2, 0.5f) : NULL;
+            b = w ? filled(fig, &n, 1, dts[di], 3, 0.5f) : NULL;
+            r = b ? filled(fig, sz, 2, dts[di], 4, 1.0f) : NULL;
+            if (r)
+                for (int k = 0; k < NKERNELS && !lost; k++) bench_point(&kernels[k], dts[di], rows, n);
+            release_inputs();
+        }
+}
+
+/* ---- host cost --------------------------------------------------------------------------- */
+
+/* A bare launch of an artifact: its image loaded by this program through the driver API (the
+ * entry points from the CUDA runtime, as runtime/dsl.c finds them) and cuLaunchKernel with
+ * arguments marshalled once. */
+typedef CUresult (*pfn_load)(CUmodule *, const void *);
+typedef CUresult (*pfn_get_function)(CUfunction *, CUmodule, const char *);
+typedef CUresult (*pfn_func_set)(CUfunction, CUfunction_attribute, int);
+typedef CUresult (*pfn_launch)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                               unsigned, unsigned, CUstream, void **, void **);
+
+static struct {
+    pfn_launch             launch;
+    CUfunction             fn;
+    const sg_dsl_artifact *a;
+    void                  *p[16]; /* the parameters' values (pointers; NULL hidden ones) */
+    float                  eps;
+    void                  *args[16];
+} bare;
+
+static bool driver_entry(const char *name, void **fn) {
+    enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+    cudaError_t e = cudaGetDriverEntryPointByVersion(name, fn, 12000, cudaEnableDefault, &q);
+#else
+    cudaError_t e = cudaGetDriverEntryPoint(name, fn, cudaEnableDefault, &q);
+#endif
+    if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || !*fn) {
+        (void)cudaGetLastError();
+        fprintf(stderr, "sg_bench_dsl: the CUDA driver has no %s: no bare launch figure\n", name);
+        return false;
+    }
+    return true;
+}
+
+/* rms_norm.yaml's args for artifact a of rms_norm: x, w, y, rstd, eps, then the hidden
+ * parameters (NULL). False (said) where a's parameter count cannot be that. */
+static bool marshal(const sg_dsl_artifact *a, sg_tensor *xx, sg_tensor *ww, sg_tensor *y,
+                    sg_tensor *rstd) {
+    if (a->nparams < 5 || a->nparams > 16) {
+        fprintf(stderr, "sg_bench_dsl: %s has %u parameters, not rms_norm_fwd's 5 and hidden "
+                        "ones: no launch figures\n", a->prefix, a->nparams);
+        return false;
+    }
+    bare.a = a;
+    memset(bare.p, 0, sizeof bare.p);
+    bare.p[0] = sg_tensor_data(xx), bare.p[1] = sg_tensor_data(ww);
+    bare.p[2] = sg_tensor_data(y), bare.p[3] = sg_tensor_data(rstd);
+    bare.eps = (float)rms_eps;
+    for (uint32_t i = 0; i < a->nparams; i++) bare.args[i] = &bare.p[i];
+    bare.args[4] = &bare.eps;
+    return true;
+}
+
+/* Loads artifact a's image on cuda:0 (the primary context is current) for the bare launch. */
+static bool bare_load(const sg_dsl_artifact *a) {
+    void *p_load = NULL, *p_get = NULL, *p_set = NULL, *p_launch = NULL;
+    if (!driver_entry("cuModuleLoadData", &p_load) ||
+        !driver_entry("cuModuleGetFunction", &p_get) ||
+        !driver_entry("cuFuncSetAttribute", &p_set) || !driver_entry("cuLaunchKernel", &p_launch))
+        return false;
+    pfn_load         load;
+    pfn_get_function get;
+    pfn_func_set     set;
+    memcpy(&load, &p_load, sizeof p_load);
+    memcpy(&get, &p_get, sizeof p_get);
+    memcpy(&set, &p_set, sizeof p_set);
+    memcpy(&bare.launch, &p_launch, sizeof p_launch);
+    /* a copy: malloc's alignment suits the loader whatever the image's is */
+    void *img = malloc(a->image_size);
+    if (!img) return false;
+    memcpy(img, a->image, a->image_size);
+    CUmodule mod = NULL;
+    CUresult e = load(&mod, img);
+    free(img);
+    if (e == CUDA_SUCCESS) e = get(&bare.fn, mod, a->symbol);
+    if (e == CUDA_SUCCESS && a->shared > 48 * 1024)
+        e = set(bare.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)a->shared);
+    if (e != CUDA_SUCCESS) {
+        fprintf(stderr, "sg_bench_dsl: loading %s for a bare launch: CUresult %d: no bare "
+                        "launch figure\n", a->prefix, (int)e);
+        return false;
+    }
+    return true;
+}
+
+static const uint32_t one_block[3] = {1, 1, 1};
+
+static sg_status op_bare_launch(void) {
+    const sg_dsl_artifact *a = bare.a;
+    CUresult e = bare.launch(bare.fn, 1, 1, 1, a->block_x, 1, 1, a->shared, (CUstream)stream,
+                             bare.args, NULL);
+    calls_made++;
+    return e == CUDA_SUCCESS ? SG_OK : sg_error(SG_EDEVICE, "cuLaunchKernel: CUresult %d", (int)e);
+}
+
+static sg_status op_runtime_launch(void) {
+    calls_made++;
+    return sg_dsl_launch(bare.a, 0, one_block, bare.args, stream);
+}
+
+/* The host-cost variants: a setup (switches; not timed), a call, and what it must launch. */
+typedef struct variant {
+    const char *what;
+    bool        overrides; /* override entries in the dispatch tables */
+    bool        dsl;       /* the triton switch */
+    int         shape;     /* 0: 1 x 1000, 1: 0 x 1000, 2: 1 x 1024 */
+    op_fn       fn;
+    int         launches; /* 0: no DSL launch; 1: the taken artifact's, once a call */
+    double      ns[ROUNDS];
+    bool        ok;
+} variant;
+
+static sg_tensor *hx[3], *hw[3], *hy, *hrstd;
+static const int64_t hn[3] = {1000, 1000, 1024};
+
+static bool setup_variant(const variant *v) {
+    sg_overrides_set_enabled(v->overrides);
+    if (sg_overrides_enabled() != v->overrides) {
+        note(v->what, "the override switch did not take");
+        return false;
+    }
+    if (!set_dsl(v->dsl, v->what)) return false;
+    x = hx[v->shape], w = hw[v->shape], cur_n = hn[v->shape];
+    return true;
+}
+
+/* ns per call of v's calls, CHUNK at a time, the synchronize after each chunk not timed. */
+static double host_round(variant *v, int calls) {
+    const sg_dsl_artifact *a = bare.a;
+    uint64_t before = v->launches ? sg_dsl_launch_count(a) : all_launches();
+    calls_made = 0;
+    double t = 0;
+    for (int done = 0; done < calls; done += CHUNK) {
+        double t0 = now_s();
+        for (int i = 0; i < CHUNK; i++)
+            if (!op_ok(v->fn(), v->what, "the call")) return -1;
+        t += now_s() - t0;
+        if (!cuda_ok(cudaStreamSynchronize(stream), v->what, "synchronize")) return -1;
+    }
+    uint64_t after = v->launches ? sg_dsl_launch_count(a) : all_launches();
+    uint64_t want = v->launches ? before + calls_made : before;
+    if (after != want) {
+        fprintf(stderr, "sg_bench_dsl: %s: %llu calls moved the DSL launches %llu -> %llu, not "
+                        "to %llu; figure left out\n",
+                v->what, (unsigned long long)calls_made, (unsigned long long)before,
+                (unsigned long long)after, (unsigned long long)want);
+        return -1;
+    }
+    return t / calls * 1e9;
+}
+
+static int cmp_double(const void *pa, const void *pb) {
+    double a = *(const double *)pa, c = *(const double *)pb;
+    return (a > c) - (a < c);
+}
+
+static double min_of(const variant *v, int rounds) {
+    double m = v->ns[0];
+    for (int i = 1; i < rounds; i++) m = fmin(m, v->ns[i]);
+    return m;
+}
+
+/* The median over rounds of v - base, ns; said on stderr with both minima. */
+static double paired_median(const variant *v, const variant *base, int rounds) {
+    double d[ROUNDS];
+    for (int i = 0; i < rounds; i++) d[i] = v->ns[i] - base->ns[i];
+    qsort(d, (size_t)rounds, sizeof d[0], cmp_double);
+    double med = rounds % 2 ? d[rounds / 2] : 0.5 * (d[rounds / 2 - 1] + d[rounds / 2]);
+    fprintf(stderr,
+            "sg_bench_dsl: %s: %.1f ns against %s: %.1f ns (best of %d rounds of %d calls); "
+            "median paired difference %.1f ns, difference of the bests %.1f ns\n",
+            v->what, min_of(v, rounds), base->what, min_of(base, rounds), rounds, ROUND_CALLS,
+            med, min_of(v, rounds) - min_of(base, rounds));
+    return med;
+}
+
+static void bench_host(void) {
+    const char *fig = "host";
+    const sg_dsl_artifact *a = find_artifact("aten::_fused_rms_norm", "float32", 1024);
+    if (!a) {
+        fprintf(stderr, "sg_bench_dsl: host: no artifact of aten::_fused_rms_norm for float32 "
+                        "N=1024 on sm_%d: no host figures\n", capability);
+        return;
+    }
+    const int64_t s0[2] = {1, 1000}, s1[2] = {0, 1000}, s2[2] = {1, 1024}, n1000 = 1000,
+                  n1024 = 1024, one[2] = {1, 1};
+    hx[0] = filled(fig, s0, 2, SG_FLOAT32, 5, 1.0f);
+    /* nothing to fill; its figures only are left out where it cannot be made */
+    if (sg_tensor_empty(s1, 2, SG_FLOAT32, SG_CUDA(0), &hx[1]) != SG_OK) {
+        fprintf(stderr, "sg_bench_dsl: host: an empty 0x1000 tensor: %s; no figures on it\n",
+                sg_last_error());
+        hx[1] = NULL;
+    }
+    hx[2] = filled(fig, s2, 2, SG_FLOAT32, 5, 1.0f);
+    hw[0] = filled(fig, &n1000, 1, SG_FLOAT32, 6, 0.5f);
+    hw[1] = filled(fig, &n1000, 1, SG_FLOAT32, 6, 0.5f);
+    hw[2] = filled(fig, &n1024, 1, SG_FLOAT32, 6, 0.5f);
+    bool ok_empty = hx[1] && hw[1];
+    bool ok = hx[0] && hx[2] && hw[0] && hw[2] &&
+              op_ok(sg_tensor_empty(s2, 2, SG_FLOAT32, SG_CUDA(0), &hy), fig, "sg_tensor_empty") &&
+              op_ok(sg_tensor_empty(one, 2, SG_FLOAT32, SG_CUDA(0), &hrstd), fig,
+                    "sg_tensor_empty") &&
+              marshal(a, hx[2], hw[2], hy, hrstd);
+    /* the bare launch loads its own module; the taken call's artifact loaded at preload or
+     * loads on its first call (warm-up) */
+    bool have_bare = ok && bare_load(a);
+
+    variant v[] = {
+        {"no override, 1x1000", false, true, 0, op_rms_norm, 0, {0}, ok},
+        {"declined (N not in the grid), 1x1000", true, true, 0, op_rms_norm, 0, {0}, ok},
+        {"no override, 0x1000", false, true, 1, op_rms_norm, 0, {0}, ok && ok_empty},
+        {"declined (N not in the grid), 0x1000", true, true, 1, op_rms_norm, 0, {0},
+         ok && ok_empty},
+        {"no override, 1x1024 (stock kernel)", false, true, 2, op_rms_norm, 0, {0}, ok},
+        {"DSL switched off, 1x1024", true, false, 2, op_rms_norm, 0, {0}, ok},
+        {"taken, 1x1024", true, true, 2, op_rms_norm, 1, {0}, ok},
+        /* the bare launch does not pass the runtime's counter: no DSL launch counted */
+        {"bare cuLaunchKernel, 1x1024", true, true, 2, op_bare_launch, 0, {0}, have_bare},
+        {"sg_dsl_launch, 1x1024", true, true, 2, op_runtime_launch, 1, {0}, ok},
+    };
+    enum { NV = sizeof v / sizeof v[0] };
+
+    /* the taken call and the bare launch give the same result */
+    if (ok && have_bare && setup_variant(&v[6])) {
+        sg_tensor *t[3] = {NULL};
+        int        nt = 0;
+        if (probe(v[6].what, "aten::_fused_rms_norm", op_rms_norm, a, t, &nt) &&
+            op_ok(op_bare_launch(), v[7].what, "cuLaunchKernel") &&
+            cuda_ok(cudaStreamSynchronize(stream), v[7].what, "synchronize"))
+            fprintf(stderr, "sg_bench_dsl: host: max |taken - bare launch|: y %.3g, rstd %.3g\n",
+                    max_abs_diff(fig, t[0], hy), max_abs_diff(fig, t[1], hrstd));
+        for (int i = 0; i < 3; i++) sg_tensor_release(t[i]);
+    }
+    /* warm-up: loads, first allocations, the tables rebuilt once each way */
+    for (int i = 0; i < NV; i++) {
+        if (!v[i].ok || lost) continue;
+        if (!setup_variant(&v[i]) || host_round(&v[i], CHUNK) < 0) v[i].ok = false;
+    }
+    /* Rationale: switching the overrides rebuilds every op's table (and keeps the old ones
+     * until shutdown), so the variants run grouped by that switch, one switch a round: the
+     * groups take turns going first, and within a group the order turns every round. */
+    int rounds = smoke ? 1 : ROUNDS;
+    for (int rd = 0; rd < rounds && !lost; rd++)
+        for (int half = 0; half < 2; half++) {
+            bool overrides = (half == 0) == (rd % 2 == 0);
+            for (int k = 0; k < NV; k++) {
+                variant *vv = &v[(k + rd) % NV];
+                if (!vv->ok || vv->overrides != overrides) continue;
+                double t = setup_variant(vv) ? host_round(vv, smoke ? CHUNK : ROUND_CALLS) : -1;
+                if (t < 0) vv->ok = false;
+                vv->ns[rd] = t;
+            }
+        }
+    sg_overrides_set_enabled(true);
+    set_dsl(true, fig);
+
+    if (v[0].ok && v[1].ok)
+        print_diff("dsl_declined_extra_ns", paired_median(&v[1], &v[0], rounds), "ns", 1);
+    if (v[2].ok && v[3].ok)
+        print_diff("dsl_declined_empty_extra_ns", paired_median(&v[3], &v[2], rounds), "ns", 1);
+    if (v[4].ok && v[5].ok)
+        print_diff("dsl_switched_off_extra_ns", paired_median(&v[5], &v[4], rounds), "ns", 1);
+    if (v[6].ok && v[7].ok)
+        print_diff("dsl_taken_extra_us", paired_median(&v[6], &v[7], rounds) * 1e-3, "us", 3);
+    if (v[8].ok && v[7].ok)
+        print_diff("dsl_runtime_launch_extra_us", paired_median(&v[8], &v[7], rounds) * 1e-3, "us",
+                  3);
+    if (v[6].ok) print_fig("dsl_taken_us", min_of(&v[6], rounds) * 1e-3, "us", 3);
+    if (v[7].ok) print_fig("dsl_bare_launch_us", min_of(&v[7], rounds) * 1e-3, "us", 3);
+    if (v[8].ok) print_fig("dsl_runtime_launch_us", min_of(&v[8], rounds) * 1e-3, "us", 3);
+    if (v[4].ok) print_fig("stock_rms_norm_1x1024_us", min_of(&v[4], rounds) * 1e-3, "us", 3);
+
+    for (int i = 0; i < 3; i++) sg_tensor_release(hx[i]), hx[i] = NULL;
+    sg_tensor_release(hw[0]), sg_tensor_release(hw[1]), sg_tensor_release(hw[2]);
+    sg_tensor_release(hy), sg_tensor_release(hrstd);
+    hw[0] = hw[1] = hw[2] = hy = hrstd = NULL;
+    x = w = NULL;
+}
+
+/* ---- main -------------------------------------------------------------------------------- */
+
+static const struct {
+    const char *name;
+    void (*run)(void);
+} groups[] = {{"bandwidth", bench_bandwidth}, {"host", bench_host}};
+enum { NGROUPS = sizeof groups / sizeof groups[0] };
+
+static int usage(void) {
+    fprintf(stderr, "usage: sg_bench_dsl [--smoke] [GROUP...]; groups:");
+    for (int g = 0; g < NGROUPS; g++) fprintf(stderr, " %s", groups[g].name);
+    fprintf(stderr, "\n");
+    return 2;
+}
+
+int main(int argc, char **argv) {
+    bool want[NGROUPS] = {false}, any = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--smoke") == 0) {
+            smoke = true;
+            continue;
+        }
+        int g = 0;
+        while (g < NGROUPS && strcmp(argv[i], groups[g].name) != 0) g++;
+        if (g == NGROUPS) return usage();
+        want[g] = any = true;
+    }
+    const char *why = NULL;
+    if (!sg_cuda_available(&why)) {
+        fprintf(stderr, "sg_bench_dsl: no usable GPU: %s\n", why ? why : "?");
+        return 77;
+    }
+#ifdef SG_BENCH_HAVE_FUSED
+    sg_status st = sg_fused_init();
+#else
+    sg_status st = sg_aten_cuda_init();
+#endif
+    if (st != SG_OK) {
+        fprintf(stderr, "sg_bench_dsl: init: %s: %s\n", sg_status_name(st), sg_last_error());
+        return 1;
+    }
+    narts = sg_dsl_list(arts, MAX_ARTS);
+    if (narts == 0) {
+        fprintf(stderr, "sg_bench_dsl: this build has no DSL kernels (a stock build: cmake said "
+                        "why; bash cmake/do deps BUILD installs the pinned Triton): nothing to "
+                        "measure\n");
+        return 77;
+    }
+    if (narts > MAX_ARTS) narts = MAX_ARTS;
+    if ((st = sg_cuda_set_device(0)) != SG_OK) {
+        fprintf(stderr, "sg_bench_dsl: sg_cuda_set_device(0): %s\n", sg_last_error());
+        return 1;
+    }
+    stream = (cudaStream_t)sg_cuda_current_stream();
+    capability = sg_dsl_capability(0);
+    struct cudaDeviceProp prop;
+    if (!cuda_ok(cudaGetDeviceProperties(&prop, 0), "setup", "cudaGetDeviceProperties") ||
+        !cuda_ok(cudaFree(NULL), "setup", "making the primary context current") ||
+        !cuda_ok(cudaEventCreate(&ev0), "setup", "cudaEventCreate") ||
+        !cuda_ok(cudaEventCreate(&ev1), "setup", "cudaEventCreate"))
+        return 1;
+    int rt = 0, drv = 0;
+    (void)cudaRuntimeGetVersion(&rt);
+    (void)cudaDriverGetVersion(&drv);
+    size_t for_gpu = 0;
+    for (size_t i = 0; i < narts; i++)
+        if (arts[i]->cc_major * 10 + arts[i]->cc_minor == capability) for_gpu++;
+    fprintf(stderr,
+            "sg_bench_dsl: %s (sm_%d, %d SMs), CUDA runtime %d, driver %d; %zu DSL artifacts, "
+            "%zu for this GPU%s\n",
+            prop.name, capability, prop.multiProcessorCount, rt, drv, narts, for_gpu,
+            smoke ? "; smoke run" : "");
+    if (for_gpu == 0) {
+        fprintf(stderr, "sg_bench_dsl: no DSL artifact is built for sm_%d (declarations list "
+                        "their archs): nothing to measure\n", capability);
+        return 77;
+    }
+    if ((st = sg_dsl_preload(0)) != SG_OK)
+        fprintf(stderr, "sg_bench_dsl: sg_dsl_preload(0): %s (those decline: their figures are "
+                        "left out)\n", sg_last_error());
+
+    for (int g = 0; g < NGROUPS && !lost; g++)
+        if (!any || want[g]) groups[g].run();
+
+    cudaEventDestroy(ev0);
+    cudaEventDestroy(ev1);
+    sg_runtime_shutdown();
+    if (lost || failures) {
+        fprintf(stderr, "sg_bench_dsl: %d failure(s)%s\n", failures,
+                lost ? ", the CUDA context was lost" : "");
+        return 1;
+    }
+    return 0;
+}
