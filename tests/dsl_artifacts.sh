@@ -203,6 +203,15 @@ for f in cgen/*.c; do
     $cc -std=c11 -Wall -Wextra -Wshadow -Werror -pedantic -c -Icgen -I"$root/runtime" \
         -I"$root/gen/schema" "$f" -o "$f.o" || fail "$f does not compile with -Wshadow -Werror"
 done
+# two declarations of one op share one function: one prototype
+sed -e 's/^- name: rms_norm_triton$/- name: rms_other/' -e 's/N: \[1024, 2048\]/N: [4096]/' when_c.yaml >when_c2.yaml
+t 0 --dsl when_c.yaml --dsl when_c2.yaml --dsl-plan c2plan.json ops.yaml
+rm -rf c2art && python3 "$here/dsl/make_artifacts.py" c2plan.json c2art
+t 0 --lib dslc2 --dsl when_c.yaml --dsl when_c2.yaml --dsl-artifacts c2art -o c2gen ops.yaml
+[ "$(grep -c '^extern bool rms_gate(' c2gen/dslc2_dsl.h)" = 1 ] || fail "when_c: not one prototype for two declarations"
+[ "$(grep -c 'return rms_gate(' c2gen/dslc2_dsl.c)" = 6 ] || fail "when_c: not called at the 6 points of two declarations"
+$cc -std=c11 -Wall -Wextra -Wshadow -Werror -pedantic -c -Ic2gen -I"$root/runtime" -I"$root/gen/schema" \
+    c2gen/dslc2_dsl.c -o c2gen/dslc2_dsl.o || fail "two declarations with one when_c do not compile"
 if [ -f "$build/libsg_runtime.a" ]; then
     link=(cgen/dslc_0.c cgen/dslc_table.c "$build/libsg_runtime.a" "$build/libsg_schema.a"
           ${SG_RUNTIME_LIBS:-} -lpthread -lm -ldl)
