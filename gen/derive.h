@@ -43,6 +43,10 @@ int sg_model_derive(sg_model *m, sg_diag *d);
  * number. */
 int sg_model_derive_c(sg_model *m, sg_diag *d);
 
+/* Whether s is a C or C++ keyword, or a name the runtime's headers define (bool, NULL,
+ * offsetof, ...): the words a generated parameter never takes (derive_c.c). */
+bool sg_derive_c_reserved_word(const char *s);
+
 /* Whether any op's C names meet those the generated library `lib` (--lib) declares itself:
  * LIB_init, LIB_find, LIB_ops, LIB_nops, LIB_boxed_*, the guard LIB_H. Errors (SG-409) go to
  * d; returns their number. Run by code generation, which knows the library's name. */

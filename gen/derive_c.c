@@ -50,6 +50,12 @@ static const char *const RESERVED[] = {
     "template", "this", "throw", "try", "typeid", "typename", "using", "virtual", "wchar_t",
     "xor", "xor_eq", "ks", "outs"};
 
+bool sg_derive_c_reserved_word(const char *s) {
+    for (size_t i = 0; i < sizeof RESERVED / sizeof RESERVED[0]; i++)
+        if (strcmp(RESERVED[i], s) == 0) return true;
+    return false;
+}
+
 typedef struct namer {
     sg_model *m;
     sg_diag  *d;

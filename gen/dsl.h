@@ -3,6 +3,8 @@
  *   dsl_decl.c     reads declarations (kernels/dsl/NAME.yaml) against the model: every key
  *                  checked, the op resolved, the predicate and launch expressions type-checked,
  *                  the grid expanded into artifacts with unique prefixes
+ *   dsl_set.c      the set of declarations: its arena, the declaration files read
+ *   dsl_when_c.c   `when_c`, the escape hatch: a user's C function, its name checked
  *   dsl_plan.c     the plan JSON the exporter builds from
  *   dsl_sidecar.c  the exporter's sidecars and binaries, checked against the plan
  *   dsl_emit.c     OUT/LIB_dsl.c and OUT/LIB_dsl.h
@@ -92,6 +94,8 @@ struct sg_dsl_decl {
     uint32_t         ngrid;
     uint32_t         npoints;
     sg_dsl_expr      when;
+    const char      *when_c;     /* the user's C function ANDed after `when`, NULL: none */
+    sg_pos           when_c_pos;
     sg_dsl_output   *outputs;
     uint32_t         noutputs;
     sg_dsl_expr      launch_grid[3];
@@ -118,6 +122,9 @@ typedef struct sg_dsl_set {
 /* 0, or -1 when out of memory. */
 int  sg_dsl_init(sg_dsl_set *s);
 void sg_dsl_free(sg_dsl_set *s);
+/* The file's bytes as a source of the set's (diagnostics quote it); NULL after an error,
+ * reported to d (dsl_set.c). */
+sg_source *sg_dsl_read_source(sg_dsl_set *s, const char *path, sg_diag *d);
 /* Reads the declarations of `path` against m (loaded and validated): errors to d. Returns the
  * number of errors added. Declarations of all files share one namespace of names and of
  * prefixes. */
@@ -125,6 +132,15 @@ int sg_dsl_load(sg_dsl_set *s, const sg_model *m, const char *path, sg_diag *d);
 /* Expands dc's grid into artifacts of s (each point, for each arch), with their constexprs
  * and unique prefixes. Returns the number of errors added (dsl_plan.c). */
 int sg_dsl_expand(sg_dsl_set *s, sg_dsl_decl *dc, sg_diag *d);
+/* Checks `when_c: name` of dc (its op resolved, its grid and `when` read): a C identifier
+ * outside the reserved spaces, not an argument's or an op's C name, and not another
+ * declaration's when_c with other parameter types. Sets dc->when_c; errors to d; false after
+ * one (dsl_when_c.c). */
+bool sg_dsl_when_c(const sg_dsl_set *s, sg_dsl_decl *dc, const char *name, sg_pos pos,
+                   sg_diag *d);
+/* After dc's expansion: an error where dc has a when_c that no call could reach (its `when`
+ * is false at every point). Returns the number of errors added. */
+int sg_dsl_when_c_reached(const sg_dsl_set *s, const sg_dsl_decl *dc, sg_diag *d);
 /* The Triton type of parameter p at artifact a ("*fp32"). */
 void sg_dsl_param_type(sg_buf *b, const sg_dsl_param *p, const sg_dsl_artifact *a);
 /* The plan JSON (docs/dsl.md): the same set gives the same bytes. */

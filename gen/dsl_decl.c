@@ -669,10 +669,10 @@ static const sg_dsl_decl *find_decl(const sg_dsl_set *s, const char *name) {
 static bool read_entry(loader *L, sg_dsl_decl *dc, const sg_ynode *e) {
     static const char *const keys[] = {"name", "op", "key", "dsl", "compiler", "source",
                                        "kernel", "archs", "?priority", "grid", "when",
-                                       "outputs", "launch", NULL};
-    enum { NAME, OP, KEY, DSL, COMPILER, SOURCE, KERNEL, ARCHS, PRIORITY, GRID, WHEN, OUTPUTS,
-           LAUNCH };
-    const sg_ynode *v[13];
+                                       "?when_c", "outputs", "launch", NULL};
+    enum { NAME, OP, KEY, DSL, COMPILER, SOURCE, KERNEL, ARCHS, PRIORITY, GRID, WHEN, WHEN_C,
+           OUTPUTS, LAUNCH };
+    const sg_ynode *v[14];
     if (e->kind != SG_Y_MAP) {
         err(L, e->pos, "a DSL declaration is a mapping (name: ..., op: ...), not %s",
             kind_text(e));
@@ -714,9 +714,13 @@ static bool read_entry(loader *L, sg_dsl_decl *dc, const sg_ynode *e) {
     dc->syms[dc->nsyms++] = (sg_dsl_sym){"capability", SG_DSLS_CAP, SG_DSLT_INT, false, 0, NULL};
     char scope[300];
     snprintf(scope, sizeof scope, "an argument of %s or a grid variable", dc->op_name);
-    return expression(L, dc, v[WHEN], &dc->when, SG_DSLT_BOOL, "the 'when' predicate",
-                      (scope_ud){0}, scope) &&
-           read_outputs(L, dc, v[OUTPUTS]) && read_launch(L, dc, v[LAUNCH], scope);
+    if (!expression(L, dc, v[WHEN], &dc->when, SG_DSLT_BOOL, "the 'when' predicate",
+                    (scope_ud){0}, scope))
+        return false;
+    if (v[WHEN_C] && (!want_scalar(L, "when_c", v[WHEN_C]) ||
+                      !sg_dsl_when_c(L->s, dc, v[WHEN_C]->text, v[WHEN_C]->pos, L->d)))
+        return false;
+    return read_outputs(L, dc, v[OUTPUTS]) && read_launch(L, dc, v[LAUNCH], scope);
 }
 
 static void on_entry(void *ud, sg_yreader *r, const sg_ynode *e) {
@@ -738,49 +742,8 @@ static void on_entry(void *ud, sg_yreader *r, const sg_ynode *e) {
         s->decls = p, s->capdecls = c;
     }
     s->decls[s->ndecls++] = dc;
-    L->errors += (uint32_t)sg_dsl_expand(s, dc, L->d);
-}
-
-int sg_dsl_init(sg_dsl_set *s) {
-    memset(s, 0, sizeof *s);
-    s->a = sg_arena_new(NULL, NULL);
-    return s->a ? 0 : -1;
-}
-
-void sg_dsl_free(sg_dsl_set *s) {
-    free(s->decls);
-    free(s->arts);
-    free(s->files);
-    sg_arena_free(s->a);
-    memset(s, 0, sizeof *s);
-}
-
-/* The file's bytes as a source of the set's (diagnostics quote it). */
-static sg_source *read_file(sg_dsl_set *s, const char *path, sg_diag *d) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        sg_diag_plain(d, SG_ERROR, "cannot read '%s': %s", path, strerror(errno));
-        return NULL;
-    }
-    sg_buf b;
-    sg_buf_init(&b);
-    char buf[65536];
-    size_t got;
-    while ((got = fread(buf, 1, sizeof buf, f)) > 0) sg_buf_putn(&b, buf, got);
-    bool bad = ferror(f);
-    fclose(f);
-    sg_source *src = bad || b.oom ? NULL : sg_arena_alloc(s->a, sizeof *src);
-    if (src) {
-        src->path = sg_arena_strndup(s->a, path, strlen(path));
-        src->text = sg_arena_strndup(s->a, b.data ? b.data : "", b.len);
-        src->len = b.len;
-    }
-    sg_buf_free(&b);
-    if (!src || !src->path || !src->text) {
-        sg_diag_plain(d, SG_ERROR, bad ? "cannot read '%s'" : "out of memory reading '%s'", path);
-        return NULL;
-    }
-    return src;
+    int bad = sg_dsl_expand(s, dc, L->d);
+    L->errors += (uint32_t)(bad ? bad : sg_dsl_when_c_reached(s, dc, L->d));
 }
 
 int sg_dsl_load(sg_dsl_set *s, const sg_model *m, const char *path, sg_diag *d) {
@@ -791,7 +754,7 @@ int sg_dsl_load(sg_dsl_set *s, const sg_model *m, const char *path, sg_diag *d) 
     }
     s->files = files;
     s->files[s->nfiles++] = path;
-    sg_source *src = read_file(s, path, d);
+    sg_source *src = sg_dsl_read_source(s, path, d);
     if (!src) return 1;
     const char *slash = strrchr(path, '/');
     char *dir = sg_arena_strndup(s->a, path, slash ? (size_t)(slash - path) + 1 : 0);

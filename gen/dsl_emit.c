@@ -255,7 +255,13 @@ static void when_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
         expr(b, &dc->when, dc, a);
         sg_buf_putc(b, ')');
         assumptions(b, dc, a);
-        sg_buf_printf(b, "\n            && sg_ok)\n            return %u;\n    }\n", i);
+        if (dc->when_c) { /* it sees no point: where it says no, no other point can run */
+            sg_buf_printf(b, "\n            && sg_ok)\n            return %s(", dc->when_c);
+            in_args(b, dc->op);
+            sg_buf_printf(b, ") ? %u : -1;\n    }\n", i);
+        } else {
+            sg_buf_printf(b, "\n            && sg_ok)\n            return %u;\n    }\n", i);
+        }
     }
     sg_buf_puts(b, "    return -1;\n}\n\n");
 }
@@ -424,6 +430,29 @@ static void impl_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
     sg_buf_puts(b, "    return sg_st;\n}\n\n");
 }
 
+/* The when_c functions, each once: defined in the user's .c files, which include this header
+ * so that the compiler checks their definitions against what the predicates call. */
+static void when_c_protos(sg_buf *h, const sg_dsl_set *s) {
+    bool any = false;
+    for (uint32_t i = 0; i < s->ndecls; i++) {
+        const sg_dsl_decl *dc = s->decls[i];
+        bool seen = false;
+        for (uint32_t j = 0; j < i && dc->when_c; j++)
+            seen |= s->decls[j]->when_c && strcmp(s->decls[j]->when_c, dc->when_c) == 0;
+        if (!dc->when_c || seen) continue;
+        if (!any)
+            sg_buf_puts(h, "/* The C functions the declarations name with `when_c`, defined "
+                        "in the user's .c files: each\n * is ANDed into the predicate after "
+                        "`when`, and must be pure (no allocation, no CUDA\n * call; the same "
+                        "arguments, the same answer). */\n");
+        any = true;
+        sg_buf_printf(h, "extern bool %s(", dc->when_c);
+        in_params(h, dc->op);
+        sg_buf_puts(h, ");\n");
+    }
+    if (any) sg_buf_putc(h, '\n');
+}
+
 /* ---- the file ---------------------------------------------------------------------------- */
 
 /* s inside a C comment: a "*" "/" cannot end it early, a control byte cannot break the line. */
@@ -505,6 +534,7 @@ void sg_dsl_emit_c(sg_buf *c, sg_buf *h, const sg_dsl_set *s, const char *lib,
                   "to them at the\n * CUDA key; call once, after %s_init. */\n",
                   s->narts, s->narts == 1 ? "" : "s", lib, lib);
     sg_buf_printf(h, "sg_status %s_dsl_init(void);\n\n", lib);
+    when_c_protos(h, s);
     sg_buf_puts(h, "#ifdef __cplusplus\n}\n#endif\n#endif\n");
 
     sg_buf_printf(c, "/* %s_dsl.c: the DSL kernels of %s: their binaries, launch table, "

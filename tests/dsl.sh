@@ -132,6 +132,41 @@ refuse 's/\[rstd, "\*fp32", out1\]/[rstd, "*bf16", out1]/' \
     "bad.yaml:29:9: error: parameter 'rstd' points to bfloat16 at the point dtype=float32, N=1024, but out1 is float32"
 refuse 's/\[eps, fp32, "eps == None ? 1.1920929e-07 : eps"\]/[eps, i64, out0.numel]/' \
     "bad.yaml:30:20: error: unknown name 'out0'"
+# when_c: a C function's name, outside the reserved spaces, that the predicate can call
+with_c() { printf 's/^  outputs:/  when_c: %s\\n  outputs:/' "$1"; }
+sed "$(with_c rms_gate)" "$base" >wc.yaml
+t 0 --dsl wc.yaml --dsl-plan plan.json ops.yaml
+refuse "$(with_c 9lives)" "bad.yaml:17:11: error: 'when_c' needs the name of a C function, not '9lives'"
+refuse "$(with_c 'rms.gate')" "bad.yaml:17:11: error: 'when_c' needs the name of a C function, not 'rms.gate'"
+refuse "$(with_c '[a, b]')" "bad.yaml:17:11: error: 'when_c' needs a value, not a list"
+refuse "$(with_c sg_gate)" "bad.yaml:17:11: error: 'when_c' cannot name 'sg_gate': its prefix is the runtime's"
+refuse "$(with_c SG_gate)" "error: 'when_c' cannot name 'SG_gate': its prefix is the runtime's"
+refuse "$(with_c _gate)" "error: 'when_c' cannot name '_gate': names that start with '_' are the C implementation's"
+refuse "$(with_c while)" "error: 'when_c' cannot name 'while': it is a C or C++ keyword"
+refuse "$(with_c bool)" "error: 'when_c' cannot name 'bool': it is a C or C++ keyword or a name the runtime's headers define"
+refuse "$(with_c class)" "error: 'when_c' cannot name 'class': it is a C or C++ keyword"
+refuse "$(with_c gate_t)" "error: 'when_c' cannot name 'gate_t': names that end in '_t' are types"
+refuse "$(with_c main)" "error: 'when_c' cannot name 'main': it is the program's entry point"
+# ... and nothing it would meet in the generated files, or with which it makes no sense: an
+# argument's C name (it would hide the function), the names generated for an op, a `when`
+# that no point passes (it would never be called)
+refuse "$(with_c weight)" \
+    "bad.yaml:17:11: error: 'when_c' names 'weight', the C name an argument of aten::_fused_rms_norm may have ('weight')"
+refuse "$(with_c arg_eps_)" "bad.yaml:17:11: error: 'when_c' names 'arg_eps_', the C name an argument"
+refuse "$(with_c aten__fused_rms_norm_gate)" \
+    "bad.yaml:17:11: error: 'when_c' names 'aten__fused_rms_norm_gate', among the names the generated code declares for aten::_fused_rms_norm (aten__fused_rms_norm, aten__fused_rms_norm_op, ...)"
+refuse "$(with_c rms_gate)"'; s/input.dtype == dtype \&\&/N > 4096 \&\& input.dtype == dtype \&\&/' \
+    "bad.yaml:17:11: error: 'when_c' names 'rms_gate', which no call would reach: 'when' is false at every point of the grid"
+sed 's/input.dtype == dtype \&\&/N > 1024 \&\& input.dtype == dtype \&\&/' wc.yaml >wc2.yaml
+t 0 --dsl wc2.yaml --dsl-plan plan.json ops.yaml # false at some points only
+# one function, one prototype: a declaration of an op with other parameters cannot share it;
+# another declaration of the same op can
+sed 's/^  outputs:/  when_c: rms_gate\n  outputs:/' "$here/dsl/hostile.yaml" | sed '/^ *when_c: hostile_gate$/d' >hwc.yaml
+t 1 --dsl wc.yaml --dsl hwc.yaml --dsl-plan plan.json ops.yaml
+case $err in *"hwc.yaml:19:11: error: 'when_c' names 'rms_gate', the when_c of 'rms_norm_triton' (wc.yaml:17), whose op aten::_fused_rms_norm takes other parameters than my::hostile: one C function has one signature"*) ;;
+*) fail "one when_c over two signatures: $err" ;; esac
+sed -e 's/^- name: rms_norm_triton$/- name: rms_other/' -e 's/N: \[1024, 2048\]/N: [4096]/' wc.yaml >wc3.yaml
+t 0 --dsl wc.yaml --dsl wc3.yaml --dsl-plan plan.json ops.yaml
 # an op that cannot take one
 refuse 's/aten::_fused_rms_norm/aten::add.Tensor/' \
     "bad.yaml:13:5: error: unknown name 'input': not an argument of aten::add.Tensor or a grid variable"

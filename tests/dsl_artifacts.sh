@@ -171,6 +171,8 @@ t 0 --dsl hostile.yaml --dsl-plan hplan.json ops.yaml
 rm -rf hart && python3 "$here/dsl/make_artifacts.py" hplan.json hart
 t 0 --lib dslh --dsl hostile.yaml --dsl-artifacts hart -o hgen ops.yaml
 [ "$(grep -c 'sg_dslg_hostile__' hgen/dslh_dsl.c)" -ge 8 ] || fail "hostile: not 4 artifacts"
+grep -q "return hostile_gate(p, ok, sizes, i, st, device, grid, capability, stream, args, g, d, k) ? 0 : -1;" \
+    hgen/dslh_dsl.c || fail "hostile: its when_c is not called with its arguments"
 for f in hgen/*.c; do
     $cc -std=c11 -Wall -Wextra -Wshadow -Werror -pedantic -c -Ihgen -I"$root/runtime" \
         -I"$root/gen/schema" "$f" -o "$f.o" || fail "$f does not compile with -Wshadow -Werror"
@@ -183,6 +185,44 @@ if [ -f "$build/libsg_runtime.a" ]; then
     [ -x when_test ] && { ./when_test || fail "the generated predicates on CPU tensors"; }
 else
     fail "no $build/libsg_runtime.a: build the sg_runtime target first"
+fi
+
+# when_c: the escape hatch. A C function in a user's .c file (tests/dsl/when_c_gate.c), declared
+# in LIB_dsl.h, ANDed into every point's predicate after `when`, linked beside the generated code
+sed 's/^  outputs:/  when_c: rms_gate\n  outputs:/' rms_norm.yaml >when_c.yaml
+t 0 --lib dslc --dsl when_c.yaml --dsl-artifacts art -o cgen ops.yaml
+grep -q "^extern bool rms_gate(sg_tensor \*input, sg_int_list normalized_shape, sg_tensor \*weight, const double \*eps);$" \
+    cgen/dslc_dsl.h || fail "when_c: no prototype in dslc_dsl.h"
+[ "$(grep -c 'return rms_gate(input, normalized_shape, weight, eps) ? [0-3] : -1;' cgen/dslc_dsl.c)" = 4 ] ||
+    fail "when_c: not called at each of the 4 points"
+# the same declarations without it: the same file but for the calls (and the names)
+sed -e 's/return rms_gate(input, normalized_shape, weight, eps) ? \([0-3]\) : -1;/return \1;/' \
+    -e 's/dslc/dslt/g' -e 's/when_c\.yaml/rms_norm.yaml/' cgen/dslc_dsl.c >cgen.plain
+cmp -s cgen.plain gen/dslt_dsl.c || fail "when_c changed more than the calls: $(diff cgen.plain gen/dslt_dsl.c | head)"
+for f in cgen/*.c; do
+    $cc -std=c11 -Wall -Wextra -Wshadow -Werror -pedantic -c -Icgen -I"$root/runtime" \
+        -I"$root/gen/schema" "$f" -o "$f.o" || fail "$f does not compile with -Wshadow -Werror"
+done
+# two declarations of one op share one function: one prototype
+sed -e 's/^- name: rms_norm_triton$/- name: rms_other/' -e 's/N: \[1024, 2048\]/N: [4096]/' when_c.yaml >when_c2.yaml
+t 0 --dsl when_c.yaml --dsl when_c2.yaml --dsl-plan c2plan.json ops.yaml
+rm -rf c2art && python3 "$here/dsl/make_artifacts.py" c2plan.json c2art
+t 0 --lib dslc2 --dsl when_c.yaml --dsl when_c2.yaml --dsl-artifacts c2art -o c2gen ops.yaml
+[ "$(grep -c '^extern bool rms_gate(' c2gen/dslc2_dsl.h)" = 1 ] || fail "when_c: not one prototype for two declarations"
+[ "$(grep -c 'return rms_gate(' c2gen/dslc2_dsl.c)" = 6 ] || fail "when_c: not called at the 6 points of two declarations"
+$cc -std=c11 -Wall -Wextra -Wshadow -Werror -pedantic -c -Ic2gen -I"$root/runtime" -I"$root/gen/schema" \
+    c2gen/dslc2_dsl.c -o c2gen/dslc2_dsl.o || fail "two declarations with one when_c do not compile"
+if [ -f "$build/libsg_runtime.a" ]; then
+    link=(cgen/dslc_0.c cgen/dslc_table.c "$build/libsg_runtime.a" "$build/libsg_schema.a"
+          ${SG_RUNTIME_LIBS:-} -lpthread -lm -ldl)
+    cflags=(-std=c11 -Wall -Wextra -Wshadow -Werror "${san[@]}" -Icgen -I"$root/runtime" -I"$root/gen/schema")
+    # without the user's file, the function is missing at link time: nothing stands in for it
+    $cc "${cflags[@]}" "$here/dsl/when_c_test.c" "${link[@]}" -o when_c_nolink 2>cerr &&
+        fail "when_c: linked without the user's function"
+    grep -q "rms_gate" cerr || fail "when_c: the link error does not name rms_gate: $(head -3 cerr)"
+    $cc "${cflags[@]}" "$here/dsl/when_c_test.c" "$here/dsl/when_c_gate.c" "${link[@]}" -o when_c_test ||
+        fail "when_c_test does not build"
+    [ -x when_c_test ] && { ./when_c_test || fail "the when_c function in the predicates"; }
 fi
 
 [ "$failures" = 0 ] && echo "dsl_artifacts: all checks passed"
