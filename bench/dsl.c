@@ -515,14 +515,14 @@ static void bench_copy(void) {
     x = r = NULL;
 }
 
-/* float32 and bfloat16 rows of N in {1024, 4096, 16384}, rows for 256 MiB of input (16384 x
- * 4096 in float32). */
+/* float32 and bfloat16 rows of every N the declarations ship (1024 to 16384), rows for 256 MiB
+ * of input (16384 x 4096 in float32). */
 static void bench_bandwidth(void) {
     bench_copy();
-    static const int64_t ns[3] = {1024, 4096, 16384};
+    static const int64_t ns[] = {1024, 2048, 4096, 8192, 16384};
     static const sg_dtype dts[2] = {SG_FLOAT32, SG_BFLOAT16};
     for (int di = 0; di < 2 && !lost; di++)
-        for (int ni = 0; ni < 3 && !lost; ni++) {
+        for (size_t ni = 0; ni < sizeof ns / sizeof ns[0] && !lost; ni++) {
             int64_t n = ns[ni], es = dts[di] == SG_FLOAT32 ? 4 : 2;
             int64_t rows = smoke ? 256 : ((int64_t)256 << 20) / (n * es);
             int64_t sz[2] = {rows, n};

@@ -97,7 +97,7 @@ def bench_bandwidth():
         "GB/s")
     del src, dst
     for dt, dn, es in ((torch.float32, "f32", 4), (torch.bfloat16, "bf16", 2)):
-        for n in (1024, 4096, 16384):
+        for n in (1024, 2048, 4096, 8192, 16384):
             rows = 256 if smoke else (256 << 20) // (n * es)
             x = filled((rows, n), dt)
             w = filled((n,), dt, 0.5)
