@@ -433,16 +433,20 @@ static void compare(const char *fig, const char *against, sg_tensor **d, int nd,
         fprintf(stderr, "sg_bench_dsl: %s: %d results against %d\n", fig, nd, ns);
         return;
     }
-    fprintf(stderr, "sg_bench_dsl: %s: max |dsl - %s|:", fig, against);
-    bool large = false;
-    for (int i = 0; i < nd; i++) {
+    /* one write for the whole line: stdout reaches a combined log later, through a pipe, and
+     * must not land inside it */
+    char   line[512] = "";
+    size_t k = 0;
+    bool   large = false;
+    for (int i = 0; i < nd && k < sizeof line; i++) {
         double m = max_abs_diff(fig, d[i], s[i]);
         /* about two units in the last place of results near 1 */
         double tol = d[i] && d[i]->dtype == SG_BFLOAT16 ? 0.02 : 1e-4;
-        fprintf(stderr, " out%d %.3g", i, m);
+        k += (size_t)snprintf(line + k, sizeof line - k, " out%d %.3g", i, m);
         if (m > tol) large = true;
     }
-    fprintf(stderr, "%s\n", large ? "  (larger than expected: look at this point)" : "");
+    fprintf(stderr, "sg_bench_dsl: %s: max |dsl - %s|:%s%s\n", fig, against, line,
+            large ? "  (larger than expected: look at this point)" : "");
 }
 
 static void bench_point(const kernel *k, sg_dtype dt, int64_t rows, int64_t n) {
