@@ -213,6 +213,12 @@ t 0 --lib dslc2 --dsl when_c.yaml --dsl when_c2.yaml --dsl-artifacts c2art -o c2
 $cc -std=c11 -Wall -Wextra -Wshadow -Werror -pedantic -c -Ic2gen -I"$root/runtime" -I"$root/gen/schema" \
     c2gen/dslc2_dsl.c -o c2gen/dslc2_dsl.o || fail "two declarations with one when_c do not compile"
 if [ -f "$build/libsg_runtime.a" ]; then
+    # the int32 range of an i32 parameter, on hostile.yaml's predicate
+    $cc -std=c11 -Wall -Wextra -Werror "${san[@]}" -Ihgen -I"$root/runtime" -I"$root/gen/schema" \
+        "$here/dsl/hostile_test.c" hgen/dslh_0.c hgen/dslh_table.c "$build/libsg_runtime.a" \
+        "$build/libsg_schema.a" ${SG_RUNTIME_LIBS:-} -lpthread -lm -ldl -o hostile_test ||
+        fail "hostile_test does not build"
+    [ -x hostile_test ] && { ./hostile_test || fail "the int32 gate of an i32 parameter"; }
     link=(cgen/dslc_0.c cgen/dslc_table.c "$build/libsg_runtime.a" "$build/libsg_schema.a"
           ${SG_RUNTIME_LIBS:-} -lpthread -lm -ldl)
     cflags=(-std=c11 -Wall -Wextra -Wshadow -Werror "${san[@]}" -Icgen -I"$root/runtime" -I"$root/gen/schema")
