@@ -16,117 +16,31 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "aten.h"
+#include "gpu_harness.h"
 #include "sg_aten_cuda.h"
 #include "sg_cuda.h"
 
 #include <cuda_runtime_api.h>
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* bench/cuda_empty.cu */
 void sg_bench_empty_launch(void *stream);
 
-enum { REPS = 5, WARMUP = 3, SMALL_CALLS = 10000 };
-static const double BATCH_MS = 200.0;
+enum { SMALL_CALLS = 10000 };
 
-static bool         smoke;
-static cudaStream_t stream;         /* the thread's current stream: where the ops run */
-static cudaEvent_t  ev0, ev1;
-static int          failures;       /* errors other than "not implemented" */
-static bool         lost;           /* CUDA's context is unusable: nothing more can run */
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* After a failure: clears CUDA's record of a non-sticky error; a sticky one (a kernel that
- * faulted) survives a synchronize, and then every later call would fail too. */
-static void after_failure(void) {
-    (void)cudaGetLastError();
-    cudaError_t e = cudaDeviceSynchronize();
-    if (e != cudaSuccess && !lost) {
-        lost = true;
-        fprintf(stderr, "sg_bench_cuda: the CUDA context is lost (%s: %s); stopping\n",
-                cudaGetErrorName(e), cudaGetErrorString(e));
-    }
-}
-
-static bool cuda_ok(cudaError_t e, const char *fig, const char *what) {
-    if (e == cudaSuccess) return true;
-    fprintf(stderr, "sg_bench_cuda: %s: %s: %s (%s)\n", fig, what, cudaGetErrorName(e),
-            cudaGetErrorString(e));
-    failures++;
-    after_failure();
-    return false;
-}
-
-/* An op's status: an op without a CUDA kernel yet is said and skipped; anything else fails. */
-static bool op_ok(sg_status st, const char *fig, const char *op) {
-    if (st == SG_OK) return true;
-    if (st == SG_ENOKERNEL || st == SG_EUNSUPPORTED) {
-        fprintf(stderr, "sg_bench_cuda: %s: %s is not implemented on CUDA yet (%s: %s); skipped\n",
-                fig, op, sg_status_name(st), sg_last_error());
-        return false;
-    }
-    fprintf(stderr, "sg_bench_cuda: %s: %s failed: %s: %s\n", fig, op, sg_status_name(st),
-            sg_last_error());
-    failures++;
-    after_failure();
-    return false;
+/* An op without a CUDA kernel yet: said, its figure left out, not a failure. */
+static void say_skipped(sg_status st, const char *fig, const char *op) {
+    fprintf(stderr, "sg_bench_cuda: %s: %s is not implemented on CUDA yet (%s: %s); skipped\n",
+            fig, op, sg_status_name(st), sg_last_error());
 }
 
 /* ---- inputs ------------------------------------------------------------------------------ */
 
-/* A value in [-2, 2) from an index (a hash, so rows differ and nothing is constant). */
-static float pattern(int64_t i, uint32_t seed) {
-    uint32_t x = (uint32_t)i * 2654435761u ^ (uint32_t)(i >> 32) ^ seed;
-    x ^= x >> 15;
-    x *= 0x2c1b3c6du;
-    x ^= x >> 12;
-    return (float)(x >> 8) * (4.0f / 16777216.0f) - 2.0f;
-}
-
-/* float32 to bfloat16 bits, rounded to nearest even (the values here are finite). */
-static uint16_t to_bf16(float f) {
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (uint16_t)(u >> 16);
-}
-
-/* A CUDA tensor filled from the host with pattern() * scale; NULL (said) on failure. */
-static sg_tensor *filled(const char *fig, const int64_t *sizes, int32_t ndim, sg_dtype dt,
-                         uint32_t seed, float scale) {
-    sg_tensor *h = NULL, *d = NULL;
-    if (!op_ok(sg_tensor_empty(sizes, ndim, dt, SG_CPU, &h), fig, "sg_tensor_empty (host)"))
-        return NULL;
-    int64_t n = sg_tensor_numel(h);
-    if (dt == SG_FLOAT32) {
-        float *p = sg_tensor_data(h);
-        for (int64_t i = 0; i < n; i++) p[i] = pattern(i, seed) * scale;
-    } else if (dt == SG_BFLOAT16) {
-        uint16_t *p = sg_tensor_data(h);
-        for (int64_t i = 0; i < n; i++) p[i] = to_bf16(pattern(i, seed) * scale);
-    } else {
-        fprintf(stderr, "sg_bench_cuda: %s: no fill for %s\n", fig, sg_dtype_name(dt));
-        sg_tensor_release(h);
-        failures++;
-        return NULL;
-    }
-    bool ok = op_ok(sg_tensor_to(h, SG_CUDA(0), &d), fig, "copy to cuda:0");
-    sg_tensor_release(h);
-    return ok ? d : NULL;
-}
-
 /* An uninitialised CUDA tensor (an out= argument); NULL (said) on failure. */
 static sg_tensor *empty(const char *fig, const int64_t *sizes, int32_t ndim, sg_dtype dt) {
     sg_tensor *t = NULL;
-    return op_ok(sg_tensor_empty(sizes, ndim, dt, SG_CUDA(0), &t), fig, "sg_tensor_empty (cuda)")
+    return sg_bench_op_ok(sg_tensor_empty(sizes, ndim, dt, SG_CUDA(0), &t), fig, "sg_tensor_empty (cuda)")
                ? t
                : NULL;
 }
@@ -135,63 +49,25 @@ static sg_tensor *empty(const char *fig, const int64_t *sizes, int32_t ndim, sg_
 
 /* The tensors of the figure being timed; the op functions below read them. */
 static sg_tensor *in0, *in1, *in2, *out0;
-static const char *cur_fig, *cur_op;
 
-typedef sg_status (*op_fn)(void);
-
-/* Runs fn n times between the two events; the ms per call, or -1 (said) on failure. */
-static double batch_ms(op_fn fn, int n) {
-    if (!cuda_ok(cudaEventRecord(ev0, stream), cur_fig, "cudaEventRecord")) return -1;
-    for (int i = 0; i < n; i++)
-        if (!op_ok(fn(), cur_fig, cur_op)) return -1;
-    if (!cuda_ok(cudaEventRecord(ev1, stream), cur_fig, "cudaEventRecord") ||
-        !cuda_ok(cudaEventSynchronize(ev1), cur_fig, "running the batch"))
-        return -1;
-    float ms = 0;
-    if (!cuda_ok(cudaEventElapsedTime(&ms, ev0, ev1), cur_fig, "cudaEventElapsedTime")) return -1;
-    return (double)ms / n;
-}
-
-/* GPU ms per call of fn: warm-up (first calls load kernels and plan), then REPS batches of
- * about BATCH_MS each; the best. -1 on failure. */
-static double time_gpu(const char *fig, const char *op, op_fn fn) {
-    cur_fig = fig, cur_op = op;
-    if (lost) return -1;
-    for (int i = 0; i < (smoke ? 1 : WARMUP); i++)
-        if (!op_ok(fn(), fig, op)) return -1;
-    if (!cuda_ok(cudaStreamSynchronize(stream), fig, "warm-up")) return -1;
-    if (smoke) return batch_ms(fn, 1);
-    double est = batch_ms(fn, 3);
-    if (est < 0) return -1;
-    int n = est > 0 ? (int)fmin(10000.0, fmax(3.0, BATCH_MS / est)) : 10000;
-    double best = 1e30;
-    for (int r = 0; r < REPS; r++) {
-        double t = batch_ms(fn, n);
-        if (t < 0) return -1;
-        if (t < best) best = t;
-    }
-    return best;
-}
-
-/* Host µs per call of fn, calls in a row then one synchronize; the best of REPS. -1 on
- * failure. */
-static double time_host(const char *fig, const char *op, op_fn fn) {
-    cur_fig = fig, cur_op = op;
-    if (lost) return -1;
-    int calls = smoke ? 100 : SMALL_CALLS;
+/* Host µs per call of fn, calls in a row then one synchronize; the best of SG_BENCH_REPS. -1
+ * on failure. */
+static double time_host(const char *fig, const char *op, sg_bench_op fn) {
+    if (sg_bench_lost) return -1;
+    int calls = sg_bench_smoke ? 100 : SMALL_CALLS;
     for (int i = 0; i < calls / 10; i++)
-        if (!op_ok(fn(), fig, op)) return -1;
-    if (!cuda_ok(cudaStreamSynchronize(stream), fig, "warm-up")) return -1;
+        if (!sg_bench_op_ok(fn(), fig, op)) return -1;
+    if (!sg_bench_cuda_ok(cudaStreamSynchronize(sg_bench_stream), fig, "warm-up")) return -1;
     double best = 1e30;
-    for (int r = 0; r < (smoke ? 1 : REPS); r++) {
-        double t0 = now_s();
+    for (int r = 0; r < (sg_bench_smoke ? 1 : SG_BENCH_REPS); r++) {
+        double t0 = sg_bench_now_s();
         for (int i = 0; i < calls; i++)
-            if (!op_ok(fn(), fig, op)) return -1;
-        if (!cuda_ok(cudaStreamSynchronize(stream), fig, "synchronize")) return -1;
-        double us = (now_s() - t0) / calls * 1e6;
+            if (!sg_bench_op_ok(fn(), fig, op)) return -1;
+        if (!sg_bench_cuda_ok(cudaStreamSynchronize(sg_bench_stream), fig, "synchronize")) return -1;
+        double us = (sg_bench_now_s() - t0) / calls * 1e6;
         if (us < best) best = us;
     }
-    if (!cuda_ok(cudaGetLastError(), fig, "launch")) return -1;
+    if (!sg_bench_cuda_ok(cudaGetLastError(), fig, "launch")) return -1;
     return best;
 }
 
@@ -221,15 +97,15 @@ static void keep_or_release(sg_tensor *y) {
 
 /* One call of a functional op before timing it: it runs, and its result is on the GPU (a
  * figure of an op that computed elsewhere would mean nothing). */
-static bool probe(const char *fig, const char *op, op_fn fn) {
-    if (lost) return false;
+static bool probe(const char *fig, const char *op, sg_bench_op fn) {
+    if (sg_bench_lost) return false;
     keep_result = true;
     kept = NULL;
     sg_status st = fn();
     keep_result = false;
     sg_tensor *y = kept;
     kept = NULL;
-    if (!op_ok(st, fig, op)) {
+    if (!sg_bench_op_ok(st, fig, op)) {
         sg_tensor_release(y);
         return false;
     }
@@ -238,7 +114,7 @@ static bool probe(const char *fig, const char *op, op_fn fn) {
         fprintf(stderr, "sg_bench_cuda: %s: %s returned %s%s, not a tensor on cuda:0; skipped\n",
                 fig, op, y ? "a tensor on " : "no tensor",
                 y ? sg_device_type_name((sg_device_type)y->device.type) : "");
-        failures++;
+        sg_bench_failures++;
     }
     sg_tensor_release(y);
     return ok;
@@ -248,7 +124,7 @@ static size_t copy_bytes;
 
 static sg_status op_copy(void) {
     cudaError_t e = cudaMemcpyAsync(sg_tensor_data(out0), sg_tensor_data(in0), copy_bytes,
-                                    cudaMemcpyDeviceToDevice, stream);
+                                    cudaMemcpyDeviceToDevice, sg_bench_stream);
     return e == cudaSuccess ? SG_OK
                             : sg_error(SG_EDEVICE, "cudaMemcpyAsync: %s", cudaGetErrorString(e));
 }
@@ -321,7 +197,7 @@ static sg_status op_small_add(void) {
     return st;
 }
 static sg_status op_empty_launch(void) {
-    sg_bench_empty_launch(stream);
+    sg_bench_empty_launch(sg_bench_stream);
     return SG_OK;
 }
 
@@ -334,9 +210,9 @@ static void bench_copy(void) {
     copy_bytes = (size_t)n;
     in0 = empty(fig, &n, 1, SG_UINT8);
     out0 = in0 ? empty(fig, &n, 1, SG_UINT8) : NULL;
-    if (in0 && out0 && cuda_ok(cudaMemsetAsync(sg_tensor_data(in0), 1, copy_bytes, stream), fig,
+    if (in0 && out0 && sg_bench_cuda_ok(cudaMemsetAsync(sg_tensor_data(in0), 1, copy_bytes, sg_bench_stream), fig,
                                "cudaMemsetAsync"))
-        print_gbps(fig, 2.0 * (double)n, time_gpu(fig, "cudaMemcpyAsync", op_copy));
+        print_gbps(fig, 2.0 * (double)n, sg_bench_time_gpu(fig, "cudaMemcpyAsync", op_copy));
     release_all();
 }
 
@@ -344,8 +220,8 @@ static void bench_norm(void) {
     /* rms_norm float32 [16384, 4096], weight float32 [4096]: x read, y written */
     const int64_t rows[2] = {16384, 4096}, w4k = 4096;
     const char   *fig = "rms_norm_f32_gbps";
-    in0 = filled(fig, rows, 2, SG_FLOAT32, 1, 1.0f);
-    in1 = in0 ? filled(fig, &w4k, 1, SG_FLOAT32, 2, 0.5f) : NULL;
+    in0 = sg_bench_filled(fig, rows, 2, SG_FLOAT32, 1, 1.0f);
+    in1 = in0 ? sg_bench_filled(fig, &w4k, 1, SG_FLOAT32, 2, 0.5f) : NULL;
     if (in0 && in1) {
         double bytes = 2.0 * 4 * 16384 * 4096;
         /* Rationale: _fused_rms_norm is the fused kernel; rms_norm is tried where it is absent
@@ -355,30 +231,30 @@ static void bench_norm(void) {
             fprintf(stderr, "sg_bench_cuda: %s: aten::_fused_rms_norm: %s; timing aten::rms_norm\n",
                     fig, sg_last_error());
             if (probe(fig, "aten::rms_norm", op_rms_norm))
-                print_gbps(fig, bytes, time_gpu(fig, "aten::rms_norm", op_rms_norm));
-        } else if (op_ok(st, fig, "aten::_fused_rms_norm") &&
+                print_gbps(fig, bytes, sg_bench_time_gpu(fig, "aten::rms_norm", op_rms_norm));
+        } else if (sg_bench_op_ok(st, fig, "aten::_fused_rms_norm") &&
                    probe(fig, "aten::_fused_rms_norm", op_fused_rms_norm)) {
-            print_gbps(fig, bytes, time_gpu(fig, "aten::_fused_rms_norm", op_fused_rms_norm));
+            print_gbps(fig, bytes, sg_bench_time_gpu(fig, "aten::_fused_rms_norm", op_fused_rms_norm));
         }
     }
     release_all();
 
     /* softmax bfloat16 [16384, 4096] over the last dim */
     fig = "softmax_bf16_gbps";
-    in0 = filled(fig, rows, 2, SG_BFLOAT16, 3, 2.0f);
+    in0 = sg_bench_filled(fig, rows, 2, SG_BFLOAT16, 3, 2.0f);
     if (in0 && probe(fig, "aten::_softmax", op_softmax))
-        print_gbps(fig, 2.0 * 2 * 16384 * 4096, time_gpu(fig, "aten::_softmax", op_softmax));
+        print_gbps(fig, 2.0 * 2 * 16384 * 4096, sg_bench_time_gpu(fig, "aten::_softmax", op_softmax));
     release_all();
 
     /* native_layer_norm bfloat16 [65536, 1024], weight and bias bfloat16 [1024] */
     const int64_t ln[2] = {65536, 1024}, w1k = 1024;
     fig = "layer_norm_bf16_gbps";
-    in0 = filled(fig, ln, 2, SG_BFLOAT16, 4, 1.0f);
-    in1 = in0 ? filled(fig, &w1k, 1, SG_BFLOAT16, 5, 0.5f) : NULL;
-    in2 = in1 ? filled(fig, &w1k, 1, SG_BFLOAT16, 6, 0.5f) : NULL;
+    in0 = sg_bench_filled(fig, ln, 2, SG_BFLOAT16, 4, 1.0f);
+    in1 = in0 ? sg_bench_filled(fig, &w1k, 1, SG_BFLOAT16, 5, 0.5f) : NULL;
+    in2 = in1 ? sg_bench_filled(fig, &w1k, 1, SG_BFLOAT16, 6, 0.5f) : NULL;
     if (in2 && probe(fig, "aten::native_layer_norm", op_layer_norm))
         print_gbps(fig, 2.0 * 2 * 65536 * 1024,
-                   time_gpu(fig, "aten::native_layer_norm", op_layer_norm));
+                   sg_bench_time_gpu(fig, "aten::native_layer_norm", op_layer_norm));
     release_all();
 }
 
@@ -386,23 +262,23 @@ static void bench_norm(void) {
 static void bench_pointwise(void) {
     const int64_t n = (int64_t)64 << 20;
     const char   *fig = "add_f32_gbps";
-    in0 = filled(fig, &n, 1, SG_FLOAT32, 7, 1.0f);
-    in1 = in0 ? filled(fig, &n, 1, SG_FLOAT32, 8, 1.0f) : NULL;
+    in0 = sg_bench_filled(fig, &n, 1, SG_FLOAT32, 7, 1.0f);
+    in1 = in0 ? sg_bench_filled(fig, &n, 1, SG_FLOAT32, 8, 1.0f) : NULL;
     out0 = in1 ? empty(fig, &n, 1, SG_FLOAT32) : NULL;
     if (out0) {
-        print_gbps(fig, 3.0 * 4 * (double)n, time_gpu(fig, "aten::add.out", op_add_out));
+        print_gbps(fig, 3.0 * 4 * (double)n, sg_bench_time_gpu(fig, "aten::add.out", op_add_out));
         fig = "mul_f32_gbps";
-        print_gbps(fig, 3.0 * 4 * (double)n, time_gpu(fig, "aten::mul.out", op_mul_out));
+        print_gbps(fig, 3.0 * 4 * (double)n, sg_bench_time_gpu(fig, "aten::mul.out", op_mul_out));
         fig = "exp_f32_gbps";
-        print_gbps(fig, 2.0 * 4 * (double)n, time_gpu(fig, "aten::exp.out", op_exp_out));
+        print_gbps(fig, 2.0 * 4 * (double)n, sg_bench_time_gpu(fig, "aten::exp.out", op_exp_out));
     }
     release_all();
 
     fig = "add_bf16_gbps";
-    in0 = filled(fig, &n, 1, SG_BFLOAT16, 9, 1.0f);
-    in1 = in0 ? filled(fig, &n, 1, SG_BFLOAT16, 10, 1.0f) : NULL;
+    in0 = sg_bench_filled(fig, &n, 1, SG_BFLOAT16, 9, 1.0f);
+    in1 = in0 ? sg_bench_filled(fig, &n, 1, SG_BFLOAT16, 10, 1.0f) : NULL;
     out0 = in1 ? empty(fig, &n, 1, SG_BFLOAT16) : NULL;
-    if (out0) print_gbps(fig, 3.0 * 2 * (double)n, time_gpu(fig, "aten::add.out", op_add_out));
+    if (out0) print_gbps(fig, 3.0 * 2 * (double)n, sg_bench_time_gpu(fig, "aten::add.out", op_add_out));
     release_all();
 }
 
@@ -410,11 +286,11 @@ static void bench_pointwise(void) {
 static void bench_sum(void) {
     const int64_t sz[2] = {16384, 4096}, rows = 16384;
     const char   *fig = "sum_f32_gbps";
-    in0 = filled(fig, sz, 2, SG_FLOAT32, 11, 1.0f);
+    in0 = sg_bench_filled(fig, sz, 2, SG_FLOAT32, 11, 1.0f);
     out0 = in0 ? empty(fig, &rows, 1, SG_FLOAT32) : NULL;
     if (out0)
         print_gbps(fig, 4.0 * (16384.0 * 4096 + 16384),
-                   time_gpu(fig, "aten::sum.IntList_out", op_sum_out));
+                   sg_bench_time_gpu(fig, "aten::sum.IntList_out", op_sum_out));
     release_all();
 }
 
@@ -422,11 +298,11 @@ static void bench_sum(void) {
 static void bench_mm(void) {
     const int64_t sz[2] = {8192, 8192};
     const char   *fig = "mm_bf16_tflops";
-    in0 = filled(fig, sz, 2, SG_BFLOAT16, 12, 0.25f);
-    in1 = in0 ? filled(fig, sz, 2, SG_BFLOAT16, 13, 0.25f) : NULL;
+    in0 = sg_bench_filled(fig, sz, 2, SG_BFLOAT16, 12, 0.25f);
+    in1 = in0 ? sg_bench_filled(fig, sz, 2, SG_BFLOAT16, 13, 0.25f) : NULL;
     out0 = in1 ? empty(fig, sz, 2, SG_BFLOAT16) : NULL;
     if (out0) {
-        double ms = time_gpu(fig, "aten::mm.out", op_mm_out);
+        double ms = sg_bench_time_gpu(fig, "aten::mm.out", op_mm_out);
         if (ms > 0) printf("%s %.1f TFLOP/s\n", fig, 2.0 * 8192.0 * 8192 * 8192 / (ms * 1e-3) * 1e-12);
         fflush(stdout);
     }
@@ -438,8 +314,8 @@ static void bench_mm(void) {
 static void bench_small(void) {
     const int64_t n = 65536;
     const char   *fig = "small_add_us";
-    in0 = filled(fig, &n, 1, SG_FLOAT32, 14, 1.0f);
-    in1 = in0 ? filled(fig, &n, 1, SG_FLOAT32, 15, 1.0f) : NULL;
+    in0 = sg_bench_filled(fig, &n, 1, SG_FLOAT32, 14, 1.0f);
+    in1 = in0 ? sg_bench_filled(fig, &n, 1, SG_FLOAT32, 15, 1.0f) : NULL;
     if (in1 && probe(fig, "aten::add.Tensor", op_small_add)) {
         double us = time_host(fig, "aten::add.Tensor", op_small_add);
         if (us > 0) printf("%s %.3f us\n", fig, us);
@@ -451,72 +327,36 @@ static void bench_small(void) {
     fflush(stdout);
 }
 
-static const struct {
-    const char *name;
-    void (*run)(void);
-} groups[] = {
+static const sg_bench_group groups[] = {
     {"copy", bench_copy}, {"norm", bench_norm}, {"pointwise", bench_pointwise},
     {"sum", bench_sum},   {"mm", bench_mm},     {"small", bench_small},
 };
 enum { NGROUPS = sizeof groups / sizeof groups[0] };
 
-static int usage(void) {
-    fprintf(stderr, "usage: sg_bench_cuda [--smoke] [GROUP...]; groups:");
-    for (int g = 0; g < NGROUPS; g++) fprintf(stderr, " %s", groups[g].name);
-    fprintf(stderr, "\n");
-    return 2;
-}
-
 int main(int argc, char **argv) {
-    bool want[NGROUPS] = {false}, any = false;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--smoke") == 0) {
-            smoke = true;
-            continue;
-        }
-        int g = 0;
-        while (g < NGROUPS && strcmp(argv[i], groups[g].name) != 0) g++;
-        if (g == NGROUPS) return usage();
-        want[g] = any = true;
-    }
-    const char *why = NULL;
-    if (!sg_cuda_available(&why)) {
-        fprintf(stderr, "sg_bench_cuda: no usable GPU: %s\n", why ? why : "?");
-        return 77;
-    }
+    sg_bench_begin("sg_bench_cuda", say_skipped);
+    bool want[NGROUPS];
+    int  rc = sg_bench_args(argc, argv, groups, NGROUPS, want);
+    if (rc != 0) return rc;
+    if (!sg_bench_gpu_usable()) return 77;
     sg_status st = sg_aten_cuda_init();
     if (st != SG_OK) {
         fprintf(stderr, "sg_bench_cuda: sg_aten_cuda_init: %s: %s\n", sg_status_name(st),
                 sg_last_error());
         return 1;
     }
-    if ((st = sg_cuda_set_device(0)) != SG_OK) {
-        fprintf(stderr, "sg_bench_cuda: sg_cuda_set_device(0): %s\n", sg_last_error());
-        return 1;
-    }
-    stream = (cudaStream_t)sg_cuda_current_stream();
+    if (!sg_bench_use_gpu0()) return 1;
     struct cudaDeviceProp prop;
-    if (!cuda_ok(cudaGetDeviceProperties(&prop, 0), "setup", "cudaGetDeviceProperties") ||
-        !cuda_ok(cudaEventCreate(&ev0), "setup", "cudaEventCreate") ||
-        !cuda_ok(cudaEventCreate(&ev1), "setup", "cudaEventCreate"))
+    if (!sg_bench_cuda_ok(cudaGetDeviceProperties(&prop, 0), "setup", "cudaGetDeviceProperties") ||
+        !sg_bench_events_create())
         return 1;
     int rt = 0, drv = 0;
     (void)cudaRuntimeGetVersion(&rt);
     (void)cudaDriverGetVersion(&drv);
     fprintf(stderr, "sg_bench_cuda: %s (sm_%d%d, %d SMs, %.0f GiB), CUDA runtime %d, driver %d%s\n",
             prop.name, prop.major, prop.minor, prop.multiProcessorCount,
-            (double)prop.totalGlobalMem / (1 << 30), rt, drv, smoke ? ", smoke run" : "");
+            (double)prop.totalGlobalMem / (1 << 30), rt, drv, sg_bench_smoke ? ", smoke run" : "");
 
-    for (int g = 0; g < NGROUPS && !lost; g++)
-        if (!any || want[g]) groups[g].run();
-
-    cudaEventDestroy(ev0);
-    cudaEventDestroy(ev1);
-    sg_runtime_shutdown();
-    if (lost || failures) {
-        fprintf(stderr, "sg_bench_cuda: %d failure(s)%s\n", failures,
-                lost ? ", the CUDA context was lost" : "");
-        return 1;
-    }
-    return 0;
+    sg_bench_run(groups, NGROUPS, want);
+    return sg_bench_finish();
 }

@@ -11,50 +11,28 @@ Timing, as in bench/cuda.c: CUDA events on the current stream around a batch of 
 3 warm-up calls, the batch sized to about 200 ms, the best of 5 batches; the small-op stream is
 host wall time of 10,000 calls until a final synchronize, the best of 5.
 """
+import os
 import sys
 import time
 
 import torch
 
-REPS, WARMUP, SMALL_CALLS, BATCH_MS = 5, 3, 10000, 200.0
-smoke = False
+# the shared harness beside this script, however the script is started
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch_harness as th  # noqa: E402
+from torch_harness import filled, out, time_gpu  # noqa: E402
 
-
-def out(name, value, unit):
-    print("torch_%s %s %s" % (name, value, unit), flush=True)
-
-
-def time_gpu(fn):
-    """ms per call of fn on the GPU."""
-    for _ in range(1 if smoke else WARMUP):
-        fn()
-    torch.cuda.synchronize()
-    e0 = torch.cuda.Event(enable_timing=True)
-    e1 = torch.cuda.Event(enable_timing=True)
-
-    def batch(n):
-        e0.record()
-        for _ in range(n):
-            fn()
-        e1.record()
-        e1.synchronize()
-        return e0.elapsed_time(e1) / n
-
-    if smoke:
-        return batch(1)
-    est = batch(3)
-    n = int(min(10000.0, max(3.0, BATCH_MS / est))) if est > 0 else 10000
-    return min(batch(n) for _ in range(REPS))
+SMALL_CALLS = 10000
 
 
 def time_host(fn):
     """Host µs per call of fn: calls in a row, then one synchronize."""
-    calls = 100 if smoke else SMALL_CALLS
+    calls = 100 if th.smoke else SMALL_CALLS
     for _ in range(calls // 10):
         fn()
     torch.cuda.synchronize()
     best = float("inf")
-    for _ in range(1 if smoke else REPS):
+    for _ in range(1 if th.smoke else th.REPS):
         t0 = time.perf_counter()
         for _ in range(calls):
             fn()
@@ -65,10 +43,6 @@ def time_host(fn):
 
 def gbps(name, nbytes, ms):
     out(name, "%.1f" % (nbytes / (ms * 1e-3) * 1e-9), "GB/s")
-
-
-def filled(shape, dtype, scale=1.0):
-    return ((torch.rand(shape, device="cuda", dtype=torch.float32) * 4 - 2) * scale).to(dtype)
 
 
 def bench_copy():
@@ -130,36 +104,5 @@ GROUPS = {"copy": bench_copy, "norm": bench_norm, "pointwise": bench_pointwise,
           "sum": bench_sum, "mm": bench_mm, "small": bench_small}
 
 
-def main(argv):
-    global smoke
-    want = []
-    for a in argv:
-        if a == "--smoke":
-            smoke = True
-        elif a in GROUPS:
-            want.append(a)
-        else:
-            print("usage: cuda_torch.py [--smoke] [%s...]" % "|".join(GROUPS), file=sys.stderr)
-            return 2
-    if not torch.cuda.is_available():
-        print("cuda_torch.py: torch %s sees no usable GPU" % torch.__version__, file=sys.stderr)
-        return 77
-    p = torch.cuda.get_device_properties(0)
-    print("cuda_torch.py: torch %s (CUDA %s), %s" % (torch.__version__, torch.version.cuda, p.name),
-          file=sys.stderr)
-    rc = 0
-    for name, fn in GROUPS.items():
-        if want and name not in want:
-            continue
-        try:
-            with torch.no_grad():
-                fn()
-        except Exception as e:  # one group failing leaves the others' figures
-            print("cuda_torch.py: %s: %s: %s" % (name, type(e).__name__, e), file=sys.stderr)
-            rc = 1
-        torch.cuda.empty_cache()
-    return rc
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(th.main("cuda_torch.py", GROUPS, sys.argv[1:]))

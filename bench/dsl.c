@@ -24,6 +24,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "aten.h"
+#include "gpu_harness.h"
 #include "sg_aten_cuda.h"
 #include "sg_cuda.h"
 #include "sg_dsl.h"
@@ -38,108 +39,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-enum { REPS = 5, WARMUP = 3, CHUNK = 128, ROUNDS = 41, ROUND_CALLS = 1024, MAX_ARTS = 1024 };
-static const double BATCH_MS = 200.0;
+enum { CHUNK = 128, ROUNDS = 41, ROUND_CALLS = 1024, MAX_ARTS = 1024 };
 
-static bool         smoke;
-static cudaStream_t stream; /* the thread's current stream: where the ops run */
-static cudaEvent_t  ev0, ev1;
-static int          failures; /* errors: the exit status is 1 */
-static bool         lost;     /* CUDA's context is unusable: nothing more can run */
-static int          capability;
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+static int capability;
 
 static void note(const char *fig, const char *msg) {
     fprintf(stderr, "sg_bench_dsl: %s: %s\n", fig, msg);
 }
 
-/* After a failure: clears a non-sticky CUDA error; a sticky one (a faulted kernel) survives
- * a synchronize, and then nothing more can run. */
-static void after_failure(void) {
-    (void)cudaGetLastError();
-    cudaError_t e = cudaDeviceSynchronize();
-    if (e != cudaSuccess && !lost) {
-        lost = true;
-        fprintf(stderr, "sg_bench_dsl: the CUDA context is lost (%s: %s); stopping\n",
-                cudaGetErrorName(e), cudaGetErrorString(e));
-    }
+/* An op the stock kernels do not cover (no kernel, unsupported): said, its figure left out. */
+static void say_skipped(sg_status st, const char *fig, const char *what) {
+    fprintf(stderr, "sg_bench_dsl: %s: %s: %s: %s; figure left out\n", fig, what,
+            sg_status_name(st), sg_last_error());
 }
 
-static bool cuda_ok(cudaError_t e, const char *fig, const char *what) {
-    if (e == cudaSuccess) return true;
-    fprintf(stderr, "sg_bench_dsl: %s: %s: %s (%s)\n", fig, what, cudaGetErrorName(e),
-            cudaGetErrorString(e));
-    failures++;
-    after_failure();
-    return false;
-}
-
-/* An op's status: one the stock kernels do not cover (no kernel, unsupported) is said and its
- * figure left out; anything else fails the run. */
-static bool op_ok(sg_status st, const char *fig, const char *what) {
-    if (st == SG_OK) return true;
-    if (st == SG_ENOKERNEL || st == SG_EUNSUPPORTED) {
-        fprintf(stderr, "sg_bench_dsl: %s: %s: %s: %s; figure left out\n", fig, what,
-                sg_status_name(st), sg_last_error());
-        return false;
-    }
-    fprintf(stderr, "sg_bench_dsl: %s: %s failed: %s: %s\n", fig, what, sg_status_name(st),
-            sg_last_error());
-    failures++;
-    after_failure();
-    return false;
-}
-
-/* ---- inputs ------------------------------------------------------------------------------ */
-
-/* A value in [-2, 2) from an index (a hash, so rows differ and nothing is constant). */
-static float pattern(int64_t i, uint32_t seed) {
-    uint32_t x = (uint32_t)i * 2654435761u ^ (uint32_t)(i >> 32) ^ seed;
-    x ^= x >> 15;
-    x *= 0x2c1b3c6du;
-    x ^= x >> 12;
-    return (float)(x >> 8) * (4.0f / 16777216.0f) - 2.0f;
-}
-
-/* float32 to bfloat16 bits, rounded to nearest even (the values here are finite). */
-static uint16_t to_bf16(float f) {
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (uint16_t)(u >> 16);
-}
-
+/* bfloat16 bits to float32 (exact), for comparing results. */
 static float from_bf16(uint16_t b) {
     uint32_t u = (uint32_t)b << 16;
     float    f;
     memcpy(&f, &u, sizeof f);
     return f;
-}
-
-/* A CUDA tensor of float32 or bfloat16 filled with pattern() * scale; NULL (said) on failure. */
-static sg_tensor *filled(const char *fig, const int64_t *sizes, int32_t ndim, sg_dtype dt,
-                         uint32_t seed, float scale) {
-    sg_tensor *h = NULL, *d = NULL;
-    if (!op_ok(sg_tensor_empty(sizes, ndim, dt, SG_CPU, &h), fig, "sg_tensor_empty (host)"))
-        return NULL;
-    int64_t n = sg_tensor_numel(h);
-    if (dt == SG_FLOAT32) {
-        float *p = sg_tensor_data(h);
-        for (int64_t i = 0; i < n; i++) p[i] = pattern(i, seed) * scale;
-    } else {
-        uint16_t *p = sg_tensor_data(h);
-        for (int64_t i = 0; i < n; i++) p[i] = to_bf16(pattern(i, seed) * scale);
-    }
-    bool ok = op_ok(sg_tensor_to(h, SG_CUDA(0), &d), fig, "copy to cuda:0");
-    sg_tensor_release(h);
-    return ok ? d : NULL;
 }
 
 /* ---- artifacts --------------------------------------------------------------------------- */
@@ -169,7 +89,7 @@ static uint64_t all_launches(void) {
 
 /* The routes: the DSL override on, or the same call with the DSL switched off. */
 static bool set_dsl(bool on, const char *fig) {
-    return op_ok(sg_dsl_set_enabled("triton", on), fig, "sg_dsl_set_enabled(\"triton\")");
+    return sg_bench_op_ok(sg_dsl_set_enabled("triton", on), fig, "sg_dsl_set_enabled(\"triton\")");
 }
 
 /* ---- the ops ----------------------------------------------------------------------------- */
@@ -181,8 +101,6 @@ static bool           keep_results; /* set while probing: results are kept, not 
 static sg_tensor     *kept[3];
 static int            nkept;
 static uint64_t       calls_made; /* op calls since the counter was reset */
-
-typedef sg_status (*op_fn)(void);
 
 static void settle(sg_tensor **o, int n) {
     calls_made++;
@@ -238,43 +156,6 @@ static sg_status op_add_then_rms_norm(void) {
     return st;
 }
 
-/* ---- GPU timing -------------------------------------------------------------------------- */
-
-static const char *cur_fig, *cur_op;
-
-static double batch_ms(op_fn fn, int n) {
-    if (!cuda_ok(cudaEventRecord(ev0, stream), cur_fig, "cudaEventRecord")) return -1;
-    for (int i = 0; i < n; i++)
-        if (!op_ok(fn(), cur_fig, cur_op)) return -1;
-    if (!cuda_ok(cudaEventRecord(ev1, stream), cur_fig, "cudaEventRecord") ||
-        !cuda_ok(cudaEventSynchronize(ev1), cur_fig, "running the batch"))
-        return -1;
-    float ms = 0;
-    if (!cuda_ok(cudaEventElapsedTime(&ms, ev0, ev1), cur_fig, "cudaEventElapsedTime")) return -1;
-    return (double)ms / n;
-}
-
-/* GPU ms per call of fn: warm-up, then REPS batches of about BATCH_MS each; the best. -1 on
- * failure. */
-static double time_gpu(const char *fig, const char *op, op_fn fn) {
-    cur_fig = fig, cur_op = op;
-    if (lost) return -1;
-    for (int i = 0; i < (smoke ? 1 : WARMUP); i++)
-        if (!op_ok(fn(), fig, op)) return -1;
-    if (!cuda_ok(cudaStreamSynchronize(stream), fig, "warm-up")) return -1;
-    if (smoke) return batch_ms(fn, 1);
-    double est = batch_ms(fn, 3);
-    if (est < 0) return -1;
-    int n = est > 0 ? (int)fmin(10000.0, fmax(3.0, BATCH_MS / est)) : 10000;
-    double best = 1e30;
-    for (int rep = 0; rep < REPS; rep++) {
-        double t = batch_ms(fn, n);
-        if (t < 0) return -1;
-        if (t < best) best = t;
-    }
-    return best;
-}
-
 /* ---- comparing results ------------------------------------------------------------------- */
 
 /* max |a - b| over two tensors of one dtype and shape (float32 or bfloat16), read back to the
@@ -288,8 +169,8 @@ static double max_abs_diff(const char *fig, sg_tensor *a, sg_tensor *bb) {
         return -1;
     }
     sg_tensor *ha = NULL, *hb = NULL;
-    if (!op_ok(sg_tensor_to(a, SG_CPU, &ha), fig, "copy to the host") ||
-        !op_ok(sg_tensor_to(bb, SG_CPU, &hb), fig, "copy to the host")) {
+    if (!sg_bench_op_ok(sg_tensor_to(a, SG_CPU, &ha), fig, "copy to the host") ||
+        !sg_bench_op_ok(sg_tensor_to(bb, SG_CPU, &hb), fig, "copy to the host")) {
         sg_tensor_release(ha);
         return -1;
     }
@@ -319,8 +200,8 @@ static double max_abs_diff(const char *fig, sg_tensor *a, sg_tensor *bb) {
 typedef struct kernel {
     const char *name;  /* in the figures' names */
     const char *op;    /* the op its artifacts serve */
-    op_fn       call;  /* NULL: not in this build */
-    op_fn       stock; /* the same call run with the DSL switched off, or a stock composite */
+    sg_bench_op       call;  /* NULL: not in this build */
+    sg_bench_op       stock; /* the same call run with the DSL switched off, or a stock composite */
     const char *stock_what;
 } kernel;
 
@@ -362,16 +243,16 @@ static void release_kept(sg_tensor **into, int *n) {
 
 /* One call of fn with its results kept: it ran, on cuda:0, and launched artifact a exactly
  * once (a NULL: launched no DSL kernel at all). The results go to out[0..2]. */
-static bool probe(const char *fig, const char *what, op_fn fn, const sg_dsl_artifact *a,
+static bool probe(const char *fig, const char *what, sg_bench_op fn, const sg_dsl_artifact *a,
                   sg_tensor **out, int *nout) {
-    if (lost) return false;
+    if (sg_bench_lost) return false;
     uint64_t before = a ? sg_dsl_launch_count(a) : all_launches();
     keep_results = true;
     sg_status st = fn();
     keep_results = false;
     release_kept(out, nout);
-    bool ok = op_ok(st, fig, what) &&
-              cuda_ok(cudaStreamSynchronize(stream), fig, "synchronize after the probe");
+    bool ok = sg_bench_op_ok(st, fig, what) &&
+              sg_bench_cuda_ok(cudaStreamSynchronize(sg_bench_stream), fig, "synchronize after the probe");
     if (ok && (!out[0] || out[0]->device.type != SG_DEV_CUDA || out[0]->device.index != 0)) {
         note(fig, "the result is not a tensor on cuda:0; figure left out");
         ok = false;
@@ -396,11 +277,11 @@ static bool probe(const char *fig, const char *what, op_fn fn, const sg_dsl_arti
 
 /* Times fn and checks that the DSL launches moved as the route says: by the calls made for
  * artifact a, not at all for a NULL one. The figure (GB/s), or -1 (said). */
-static double timed_route(const char *fig, const char *what, op_fn fn, const sg_dsl_artifact *a,
+static double timed_route(const char *fig, const char *what, sg_bench_op fn, const sg_dsl_artifact *a,
                           double bytes) {
     uint64_t before = a ? sg_dsl_launch_count(a) : all_launches();
     calls_made = 0;
-    double ms = time_gpu(fig, what, fn);
+    double ms = sg_bench_time_gpu(fig, what, fn);
     if (ms <= 0) return -1;
     uint64_t after = a ? sg_dsl_launch_count(a) : all_launches();
     uint64_t want = a ? before + calls_made : before;
@@ -479,7 +360,7 @@ static void bench_point(const kernel *k, sg_dtype dt, int64_t rows, int64_t n) {
     print_fig(dfig, dg, "GB/s", 1);
     print_fig(sfig, sg, "GB/s", 1);
     /* the headline figure of the issue: rms_norm float32 at 16384 x 4096 */
-    if (!smoke && strcmp(k->name, "rms_norm") == 0 && dt == SG_FLOAT32 && n == 4096 &&
+    if (!sg_bench_smoke && strcmp(k->name, "rms_norm") == 0 && dt == SG_FLOAT32 && n == 4096 &&
         rows == 16384)
         print_fig("dsl_rms_norm_f32_gbps", dg, "GB/s", 1);
     if (dres[0] && sres[0]) compare(head, "stock", dres, nd, sres, ns);
@@ -496,7 +377,7 @@ static size_t copy_bytes;
 static sg_status op_copy(void) {
     calls_made++;
     cudaError_t e = cudaMemcpyAsync(sg_tensor_data(r), sg_tensor_data(x), copy_bytes,
-                                    cudaMemcpyDeviceToDevice, stream);
+                                    cudaMemcpyDeviceToDevice, sg_bench_stream);
     return e == cudaSuccess ? SG_OK
                             : sg_error(SG_EDEVICE, "cudaMemcpyAsync: %s", cudaGetErrorString(e));
 }
@@ -505,14 +386,14 @@ static sg_status op_copy(void) {
  * against, in the same run. */
 static void bench_copy(void) {
     const char   *fig = "copy_gbps";
-    const int64_t n = smoke ? (int64_t)1 << 20 : (int64_t)256 << 20;
+    const int64_t n = sg_bench_smoke ? (int64_t)1 << 20 : (int64_t)256 << 20;
     copy_bytes = (size_t)n;
-    bool ok = op_ok(sg_tensor_empty(&n, 1, SG_UINT8, SG_CUDA(0), &x), fig, "sg_tensor_empty") &&
-              op_ok(sg_tensor_empty(&n, 1, SG_UINT8, SG_CUDA(0), &r), fig, "sg_tensor_empty") &&
-              cuda_ok(cudaMemsetAsync(sg_tensor_data(x), 1, copy_bytes, stream), fig,
+    bool ok = sg_bench_op_ok(sg_tensor_empty(&n, 1, SG_UINT8, SG_CUDA(0), &x), fig, "sg_tensor_empty") &&
+              sg_bench_op_ok(sg_tensor_empty(&n, 1, SG_UINT8, SG_CUDA(0), &r), fig, "sg_tensor_empty") &&
+              sg_bench_cuda_ok(cudaMemsetAsync(sg_tensor_data(x), 1, copy_bytes, sg_bench_stream), fig,
                       "cudaMemsetAsync");
     if (ok) {
-        double ms = time_gpu(fig, "cudaMemcpyAsync", op_copy);
+        double ms = sg_bench_time_gpu(fig, "cudaMemcpyAsync", op_copy);
         if (ms > 0) print_fig(fig, 2.0 * (double)n / (ms * 1e-3) * 1e-9, "GB/s", 1);
     }
     sg_tensor_release(x), sg_tensor_release(r);
@@ -525,20 +406,20 @@ static void bench_bandwidth(void) {
     bench_copy();
     static const int64_t ns[] = {1024, 2048, 4096, 8192, 16384};
     static const sg_dtype dts[2] = {SG_FLOAT32, SG_BFLOAT16};
-    for (int di = 0; di < 2 && !lost; di++)
-        for (size_t ni = 0; ni < sizeof ns / sizeof ns[0] && !lost; ni++) {
+    for (int di = 0; di < 2 && !sg_bench_lost; di++)
+        for (size_t ni = 0; ni < sizeof ns / sizeof ns[0] && !sg_bench_lost; ni++) {
             int64_t n = ns[ni], es = dts[di] == SG_FLOAT32 ? 4 : 2;
-            int64_t rows = smoke ? 256 : ((int64_t)256 << 20) / (n * es);
+            int64_t rows = sg_bench_smoke ? 256 : ((int64_t)256 << 20) / (n * es);
             int64_t sz[2] = {rows, n};
             char    fig[64];
             snprintf(fig, sizeof fig, "inputs %s %lldx%lld", sg_dtype_name(dts[di]),
                      (long long)rows, (long long)n);
-            x = filled(fig, sz, 2, dts[di], 1, 1.0f);
-            w = x ? filled(fig, &n, 1, dts[di], 2, 0.5f) : NULL;
-            b = w ? filled(fig, &n, 1, dts[di], 3, 0.5f) : NULL;
-            r = b ? filled(fig, sz, 2, dts[di], 4, 1.0f) : NULL;
+            x = sg_bench_filled(fig, sz, 2, dts[di], 1, 1.0f);
+            w = x ? sg_bench_filled(fig, &n, 1, dts[di], 2, 0.5f) : NULL;
+            b = w ? sg_bench_filled(fig, &n, 1, dts[di], 3, 0.5f) : NULL;
+            r = b ? sg_bench_filled(fig, sz, 2, dts[di], 4, 1.0f) : NULL;
             if (r)
-                for (int k = 0; k < NKERNELS && !lost; k++) bench_point(&kernels[k], dts[di], rows, n);
+                for (int k = 0; k < NKERNELS && !sg_bench_lost; k++) bench_point(&kernels[k], dts[di], rows, n);
             release_inputs();
         }
 }
@@ -633,7 +514,7 @@ static const uint32_t one_block[3] = {1, 1, 1};
 
 static sg_status op_bare_launch(void) {
     const sg_dsl_artifact *a = bare.a;
-    CUresult e = bare.launch(bare.fn, 1, 1, 1, a->block_x, 1, 1, a->shared, (CUstream)stream,
+    CUresult e = bare.launch(bare.fn, 1, 1, 1, a->block_x, 1, 1, a->shared, (CUstream)sg_bench_stream,
                              bare.args, NULL);
     calls_made++;
     return e == CUDA_SUCCESS ? SG_OK : sg_error(SG_EDEVICE, "cuLaunchKernel: CUresult %d", (int)e);
@@ -641,7 +522,7 @@ static sg_status op_bare_launch(void) {
 
 static sg_status op_runtime_launch(void) {
     calls_made++;
-    return sg_dsl_launch(bare.a, 0, one_block, bare.args, stream);
+    return sg_dsl_launch(bare.a, 0, one_block, bare.args, sg_bench_stream);
 }
 
 /* The host-cost variants: a setup (switches; not timed), a call, and what it must launch. */
@@ -650,7 +531,7 @@ typedef struct variant {
     bool        overrides; /* override entries in the dispatch tables */
     bool        dsl;       /* the triton switch */
     int         shape;     /* 0: 1 x 1000, 1: 0 x 1000, 2: 1 x 1024 */
-    op_fn       fn;
+    sg_bench_op       fn;
     int         launches; /* 0: no DSL launch; 1: the taken artifact's, once a call */
     double      ns[ROUNDS];
     bool        ok;
@@ -677,11 +558,11 @@ static double host_round(variant *v, int calls) {
     calls_made = 0;
     double t = 0;
     for (int done = 0; done < calls; done += CHUNK) {
-        double t0 = now_s();
+        double t0 = sg_bench_now_s();
         for (int i = 0; i < CHUNK; i++)
-            if (!op_ok(v->fn(), v->what, "the call")) return -1;
-        t += now_s() - t0;
-        if (!cuda_ok(cudaStreamSynchronize(stream), v->what, "synchronize")) return -1;
+            if (!sg_bench_op_ok(v->fn(), v->what, "the call")) return -1;
+        t += sg_bench_now_s() - t0;
+        if (!sg_bench_cuda_ok(cudaStreamSynchronize(sg_bench_stream), v->what, "synchronize")) return -1;
     }
     uint64_t after = v->launches ? sg_dsl_launch_count(a) : all_launches();
     uint64_t want = v->launches ? before + calls_made : before;
@@ -730,21 +611,21 @@ static void bench_host(void) {
     }
     const int64_t s0[2] = {1, 1000}, s1[2] = {0, 1000}, s2[2] = {1, 1024}, n1000 = 1000,
                   n1024 = 1024, one[2] = {1, 1};
-    hx[0] = filled(fig, s0, 2, SG_FLOAT32, 5, 1.0f);
+    hx[0] = sg_bench_filled(fig, s0, 2, SG_FLOAT32, 5, 1.0f);
     /* nothing to fill; its figures only are left out where it cannot be made */
     if (sg_tensor_empty(s1, 2, SG_FLOAT32, SG_CUDA(0), &hx[1]) != SG_OK) {
         fprintf(stderr, "sg_bench_dsl: host: an empty 0x1000 tensor: %s; no figures on it\n",
                 sg_last_error());
         hx[1] = NULL;
     }
-    hx[2] = filled(fig, s2, 2, SG_FLOAT32, 5, 1.0f);
-    hw[0] = filled(fig, &n1000, 1, SG_FLOAT32, 6, 0.5f);
-    hw[1] = filled(fig, &n1000, 1, SG_FLOAT32, 6, 0.5f);
-    hw[2] = filled(fig, &n1024, 1, SG_FLOAT32, 6, 0.5f);
+    hx[2] = sg_bench_filled(fig, s2, 2, SG_FLOAT32, 5, 1.0f);
+    hw[0] = sg_bench_filled(fig, &n1000, 1, SG_FLOAT32, 6, 0.5f);
+    hw[1] = sg_bench_filled(fig, &n1000, 1, SG_FLOAT32, 6, 0.5f);
+    hw[2] = sg_bench_filled(fig, &n1024, 1, SG_FLOAT32, 6, 0.5f);
     bool ok_empty = hx[1] && hw[1];
     bool ok = hx[0] && hx[2] && hw[0] && hw[2] &&
-              op_ok(sg_tensor_empty(s2, 2, SG_FLOAT32, SG_CUDA(0), &hy), fig, "sg_tensor_empty") &&
-              op_ok(sg_tensor_empty(one, 2, SG_FLOAT32, SG_CUDA(0), &hrstd), fig,
+              sg_bench_op_ok(sg_tensor_empty(s2, 2, SG_FLOAT32, SG_CUDA(0), &hy), fig, "sg_tensor_empty") &&
+              sg_bench_op_ok(sg_tensor_empty(one, 2, SG_FLOAT32, SG_CUDA(0), &hrstd), fig,
                     "sg_tensor_empty") &&
               marshal(a, hx[2], hw[2], hy, hrstd);
     /* the bare launch loads its own module; the taken call's artifact loaded at preload or
@@ -771,28 +652,28 @@ static void bench_host(void) {
         sg_tensor *t[3] = {NULL};
         int        nt = 0;
         if (probe(v[6].what, "aten::_fused_rms_norm", op_rms_norm, a, t, &nt) &&
-            op_ok(op_bare_launch(), v[7].what, "cuLaunchKernel") &&
-            cuda_ok(cudaStreamSynchronize(stream), v[7].what, "synchronize"))
+            sg_bench_op_ok(op_bare_launch(), v[7].what, "cuLaunchKernel") &&
+            sg_bench_cuda_ok(cudaStreamSynchronize(sg_bench_stream), v[7].what, "synchronize"))
             fprintf(stderr, "sg_bench_dsl: host: max |taken - bare launch|: y %.3g, rstd %.3g\n",
                     max_abs_diff(fig, t[0], hy), max_abs_diff(fig, t[1], hrstd));
         for (int i = 0; i < 3; i++) sg_tensor_release(t[i]);
     }
     /* warm-up: loads, first allocations, the tables rebuilt once each way */
     for (int i = 0; i < NV; i++) {
-        if (!v[i].ok || lost) continue;
+        if (!v[i].ok || sg_bench_lost) continue;
         if (!setup_variant(&v[i]) || host_round(&v[i], CHUNK) < 0) v[i].ok = false;
     }
     /* Rationale: switching the overrides rebuilds every op's table (and keeps the old ones
      * until shutdown), so the variants run grouped by that switch, one switch a round: the
      * groups take turns going first, and within a group the order turns every round. */
-    int rounds = smoke ? 1 : ROUNDS;
-    for (int rd = 0; rd < rounds && !lost; rd++)
+    int rounds = sg_bench_smoke ? 1 : ROUNDS;
+    for (int rd = 0; rd < rounds && !sg_bench_lost; rd++)
         for (int half = 0; half < 2; half++) {
             bool overrides = (half == 0) == (rd % 2 == 0);
             for (int k = 0; k < NV; k++) {
                 variant *vv = &v[(k + rd) % NV];
                 if (!vv->ok || vv->overrides != overrides) continue;
-                double t = setup_variant(vv) ? host_round(vv, smoke ? CHUNK : ROUND_CALLS) : -1;
+                double t = setup_variant(vv) ? host_round(vv, sg_bench_smoke ? CHUNK : ROUND_CALLS) : -1;
                 if (t < 0) vv->ok = false;
                 vv->ns[rd] = t;
             }
@@ -825,36 +706,15 @@ static void bench_host(void) {
 
 /* ---- main -------------------------------------------------------------------------------- */
 
-static const struct {
-    const char *name;
-    void (*run)(void);
-} groups[] = {{"bandwidth", bench_bandwidth}, {"host", bench_host}};
+static const sg_bench_group groups[] = {{"bandwidth", bench_bandwidth}, {"host", bench_host}};
 enum { NGROUPS = sizeof groups / sizeof groups[0] };
 
-static int usage(void) {
-    fprintf(stderr, "usage: sg_bench_dsl [--smoke] [GROUP...]; groups:");
-    for (int g = 0; g < NGROUPS; g++) fprintf(stderr, " %s", groups[g].name);
-    fprintf(stderr, "\n");
-    return 2;
-}
-
 int main(int argc, char **argv) {
-    bool want[NGROUPS] = {false}, any = false;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--smoke") == 0) {
-            smoke = true;
-            continue;
-        }
-        int g = 0;
-        while (g < NGROUPS && strcmp(argv[i], groups[g].name) != 0) g++;
-        if (g == NGROUPS) return usage();
-        want[g] = any = true;
-    }
-    const char *why = NULL;
-    if (!sg_cuda_available(&why)) {
-        fprintf(stderr, "sg_bench_dsl: no usable GPU: %s\n", why ? why : "?");
-        return 77;
-    }
+    sg_bench_begin("sg_bench_dsl", say_skipped);
+    bool want[NGROUPS];
+    int  rc = sg_bench_args(argc, argv, groups, NGROUPS, want);
+    if (rc != 0) return rc;
+    if (!sg_bench_gpu_usable()) return 77;
 #ifdef SG_BENCH_HAVE_FUSED
     sg_status st = sg_fused_init();
 #else
@@ -872,17 +732,12 @@ int main(int argc, char **argv) {
         return 77;
     }
     if (narts > MAX_ARTS) narts = MAX_ARTS;
-    if ((st = sg_cuda_set_device(0)) != SG_OK) {
-        fprintf(stderr, "sg_bench_dsl: sg_cuda_set_device(0): %s\n", sg_last_error());
-        return 1;
-    }
-    stream = (cudaStream_t)sg_cuda_current_stream();
+    if (!sg_bench_use_gpu0()) return 1;
     capability = sg_dsl_capability(0);
     struct cudaDeviceProp prop;
-    if (!cuda_ok(cudaGetDeviceProperties(&prop, 0), "setup", "cudaGetDeviceProperties") ||
-        !cuda_ok(cudaFree(NULL), "setup", "making the primary context current") ||
-        !cuda_ok(cudaEventCreate(&ev0), "setup", "cudaEventCreate") ||
-        !cuda_ok(cudaEventCreate(&ev1), "setup", "cudaEventCreate"))
+    if (!sg_bench_cuda_ok(cudaGetDeviceProperties(&prop, 0), "setup", "cudaGetDeviceProperties") ||
+        !sg_bench_cuda_ok(cudaFree(NULL), "setup", "making the primary context current") ||
+        !sg_bench_events_create())
         return 1;
     int rt = 0, drv = 0;
     (void)cudaRuntimeGetVersion(&rt);
@@ -894,7 +749,7 @@ int main(int argc, char **argv) {
             "sg_bench_dsl: %s (sm_%d, %d SMs), CUDA runtime %d, driver %d; %zu DSL artifacts, "
             "%zu for this GPU%s\n",
             prop.name, capability, prop.multiProcessorCount, rt, drv, narts, for_gpu,
-            smoke ? "; smoke run" : "");
+            sg_bench_smoke ? "; smoke run" : "");
     if (for_gpu == 0) {
         fprintf(stderr, "sg_bench_dsl: no DSL artifact is built for sm_%d (declarations list "
                         "their archs): nothing to measure\n", capability);
@@ -904,16 +759,6 @@ int main(int argc, char **argv) {
         fprintf(stderr, "sg_bench_dsl: sg_dsl_preload(0): %s (those decline: their figures are "
                         "left out)\n", sg_last_error());
 
-    for (int g = 0; g < NGROUPS && !lost; g++)
-        if (!any || want[g]) groups[g].run();
-
-    cudaEventDestroy(ev0);
-    cudaEventDestroy(ev1);
-    sg_runtime_shutdown();
-    if (lost || failures) {
-        fprintf(stderr, "sg_bench_dsl: %d failure(s)%s\n", failures,
-                lost ? ", the CUDA context was lost" : "");
-        return 1;
-    }
-    return 0;
+    sg_bench_run(groups, NGROUPS, want);
+    return sg_bench_finish();
 }

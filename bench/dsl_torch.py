@@ -16,52 +16,29 @@ Timing, as in bench/dsl.c: CUDA events on the current stream around a batch of c
 of the calls alone, 128 at a time with an untimed synchronize after each, the best of 41
 rounds of 1024 calls.
 """
+import os
 import sys
 import time
 
 import torch
 
-REPS, WARMUP, BATCH_MS = 5, 3, 200.0
+# the shared harness beside this script, however the script is started
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch_harness as th  # noqa: E402
+from torch_harness import filled, out, time_gpu  # noqa: E402
+
 CHUNK, ROUNDS, ROUND_CALLS = 128, 41, 1024
 RMS_EPS, LN_EPS = 1e-6, 1e-5
-smoke = False
-
-
-def out(name, value, unit):
-    print("torch_%s %s %s" % (name, value, unit), flush=True)
-
-
-def time_gpu(fn):
-    """ms per call of fn on the GPU."""
-    for _ in range(1 if smoke else WARMUP):
-        fn()
-    torch.cuda.synchronize()
-    e0 = torch.cuda.Event(enable_timing=True)
-    e1 = torch.cuda.Event(enable_timing=True)
-
-    def batch(n):
-        e0.record()
-        for _ in range(n):
-            fn()
-        e1.record()
-        e1.synchronize()
-        return e0.elapsed_time(e1) / n
-
-    if smoke:
-        return batch(1)
-    est = batch(3)
-    n = int(min(10000.0, max(3.0, BATCH_MS / est))) if est > 0 else 10000
-    return min(batch(n) for _ in range(REPS))
 
 
 def host_us(fn):
     """Host µs per call of fn: the calls alone, CHUNK at a time, synchronized between chunks."""
-    calls = CHUNK if smoke else ROUND_CALLS
+    calls = CHUNK if th.smoke else ROUND_CALLS
     for _ in range(CHUNK):
         fn()
     torch.cuda.synchronize()
     best = float("inf")
-    for _ in range(1 if smoke else ROUNDS):
+    for _ in range(1 if th.smoke else ROUNDS):
         t = 0.0
         for _ in range(calls // CHUNK):
             t0 = time.perf_counter()
@@ -71,10 +48,6 @@ def host_us(fn):
             torch.cuda.synchronize()
         best = min(best, t / calls * 1e6)
     return best
-
-
-def filled(shape, dtype, scale=1.0):
-    return ((torch.rand(shape, device="cuda", dtype=torch.float32) * 4 - 2) * scale).to(dtype)
 
 
 def op_bytes(name, rows, n, es):
@@ -90,7 +63,7 @@ def op_bytes(name, rows, n, es):
 
 
 def bench_bandwidth():
-    n = (1 << 20) if smoke else (256 << 20)
+    n = (1 << 20) if th.smoke else (256 << 20)
     src = torch.ones(n, dtype=torch.uint8, device="cuda")
     dst = torch.empty_like(src)
     out("copy_gbps", "%.1f" % (2.0 * n / (time_gpu(lambda: dst.copy_(src)) * 1e-3) * 1e-9),
@@ -98,7 +71,7 @@ def bench_bandwidth():
     del src, dst
     for dt, dn, es in ((torch.float32, "f32", 4), (torch.bfloat16, "bf16", 2)):
         for n in (1024, 2048, 4096, 8192, 16384):
-            rows = 256 if smoke else (256 << 20) // (n * es)
+            rows = 256 if th.smoke else (256 << 20) // (n * es)
             x = filled((rows, n), dt)
             w = filled((n,), dt, 0.5)
             b = filled((n,), dt, 0.5)
@@ -137,36 +110,5 @@ def bench_host():
 GROUPS = {"bandwidth": bench_bandwidth, "host": bench_host}
 
 
-def main(argv):
-    global smoke
-    want = []
-    for a in argv:
-        if a == "--smoke":
-            smoke = True
-        elif a in GROUPS:
-            want.append(a)
-        else:
-            print("usage: dsl_torch.py [--smoke] [%s...]" % "|".join(GROUPS), file=sys.stderr)
-            return 2
-    if not torch.cuda.is_available():
-        print("dsl_torch.py: torch %s sees no usable GPU" % torch.__version__, file=sys.stderr)
-        return 77
-    p = torch.cuda.get_device_properties(0)
-    print("dsl_torch.py: torch %s (CUDA %s), %s" % (torch.__version__, torch.version.cuda, p.name),
-          file=sys.stderr)
-    rc = 0
-    for name, fn in GROUPS.items():
-        if want and name not in want:
-            continue
-        try:
-            with torch.no_grad():
-                fn()
-        except Exception as e:  # one group failing leaves the others' figures
-            print("dsl_torch.py: %s: %s: %s" % (name, type(e).__name__, e), file=sys.stderr)
-            rc = 1
-        torch.cuda.empty_cache()
-    return rc
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(th.main("dsl_torch.py", GROUPS, sys.argv[1:]))
