@@ -162,6 +162,10 @@ void sg_diag_report(sg_diag *d, sg_severity sev, sg_pos pos, const char *fmt, ..
     va_end(ap);
 }
 
+void sg_diag_vreport(sg_diag *d, sg_severity sev, sg_pos pos, const char *fmt, va_list ap) {
+    if (count(d, sev)) report(d, sev, pos, fmt, ap);
+}
+
 void sg_diag_plain(sg_diag *d, sg_severity sev, const char *fmt, ...) {
     if (!count(d, sev)) return;
     va_list ap;

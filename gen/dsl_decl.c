@@ -32,12 +32,10 @@ typedef struct loader {
 __attribute__((format(printf, 3, 4)))
 #endif
 static void err(loader *L, sg_pos pos, const char *fmt, ...) {
-    char msg[768];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    sg_diag_vreport(L->d, SG_ERROR, pos, fmt, ap);
     va_end(ap);
-    sg_diag_report(L->d, SG_ERROR, pos, "%s", msg);
     L->errors++;
 }
 

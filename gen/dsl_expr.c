@@ -72,12 +72,10 @@ __attribute__((format(printf, 3, 4)))
 static void perr(parser *P, size_t off, const char *fmt, ...) {
     if (P->failed) return; /* one message per expression: the first is the one that helps */
     P->failed = true;
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    sg_diag_vreport(P->d, SG_ERROR, sg_dsl_text_pos(P->t, off), fmt, ap);
     va_end(ap);
-    sg_diag_report(P->d, SG_ERROR, sg_dsl_text_pos(P->t, off), "%s", msg);
 }
 
 static bool is_id0(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
@@ -405,12 +403,10 @@ __attribute__((format(printf, 3, 4)))
 static void cerr(checker *C, size_t off, const char *fmt, ...) {
     if (C->failed) return;
     C->failed = true;
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    sg_diag_vreport(C->d, SG_ERROR, sg_dsl_text_pos(C->t, off), fmt, ap);
     va_end(ap);
-    sg_diag_report(C->d, SG_ERROR, sg_dsl_text_pos(C->t, off), "%s", msg);
 }
 
 static bool numeric(sg_dsl_type t) { return t == SG_DSLT_INT || t == SG_DSLT_FLOAT; }

@@ -31,15 +31,10 @@ typedef struct reader {
 __attribute__((format(printf, 3, 4)))
 #endif
 static void refuse(reader *R, sg_pos pos, const char *fmt, ...) {
-    char msg[768];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    sg_diag_vreport(R->d, SG_ERROR, pos, fmt, ap); /* no pos.src: a message with no position */
     va_end(ap);
-    if (pos.src)
-        sg_diag_report(R->d, SG_ERROR, pos, "%s", msg);
-    else
-        sg_diag_plain(R->d, SG_ERROR, "%s", msg);
     sg_diag_report(R->d, SG_NOTE, R->a->decl->pos, "artifact '%s' of the declaration '%s'",
                    R->a->prefix, R->a->decl->name);
     R->failed = true;

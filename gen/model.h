@@ -14,6 +14,8 @@
 
 #include "schema/sg_schema.h"
 
+#include <stdarg.h>
+
 /* A source file held in memory for the whole run, so diagnostics can quote its lines. */
 typedef struct sg_source {
     const char *path;
@@ -164,6 +166,8 @@ void sg_diag_report(sg_diag *d, sg_severity sev, sg_pos pos, const char *fmt, ..
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
+/* The same for a caller's own variadic reporter; a zero pos gives a message with no position. */
+void sg_diag_vreport(sg_diag *d, sg_severity sev, sg_pos pos, const char *fmt, va_list ap);
 /* A message with no position ("schemagen: error: ..."). */
 void sg_diag_plain(sg_diag *d, sg_severity sev, const char *fmt, ...)
 #if defined(__GNUC__)
