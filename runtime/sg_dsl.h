@@ -73,7 +73,7 @@ sg_status sg_dsl_register(const sg_dsl_artifact *a);
  * touches the thread's error message: sg_dsl_failure says why a load failed. */
 bool      sg_dsl_ready(const sg_dsl_artifact *a, int device);
 
-/* The compute capability of CUDA device `device` as 10 * major + minor (90 on an H100), read
+/* The compute capability of CUDA device `device` as 10 * major + minor (90 for 9.0), read
  * once per device; 0 where unknown (no such device, no CUDA). A negative device initialises
  * nothing. */
 int32_t   sg_dsl_capability(int device);
