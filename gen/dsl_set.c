@@ -1,6 +1,7 @@
 /* dsl_set.c: the set of DSL declarations (dsl.h, sg_dsl_set): its arena, and the declaration
  * files read into it as sources, so diagnostics can quote their lines. */
 #include "dsl.h"
+#include "read_file.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -23,19 +24,14 @@ void sg_dsl_free(sg_dsl_set *s) {
 
 /* The file's bytes as a source of the set's (diagnostics quote it). */
 sg_source *sg_dsl_read_source(sg_dsl_set *s, const char *path, sg_diag *d) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        sg_diag_plain(d, SG_ERROR, "cannot read '%s': %s", path, strerror(errno));
-        return NULL;
-    }
     sg_buf b;
     sg_buf_init(&b);
-    char buf[65536];
-    size_t got;
-    while ((got = fread(buf, 1, sizeof buf, f)) > 0) sg_buf_putn(&b, buf, got);
-    bool bad = ferror(f);
-    fclose(f);
-    sg_source *src = bad || b.oom ? NULL : sg_arena_alloc(s->a, sizeof *src);
+    if (!sg_read_file(path, &b)) {
+        sg_diag_plain(d, SG_ERROR, "cannot read '%s': %s", path, strerror(errno));
+        sg_buf_free(&b);
+        return NULL;
+    }
+    sg_source *src = sg_arena_alloc(s->a, sizeof *src);
     if (src) {
         src->path = sg_arena_strndup(s->a, path, strlen(path));
         src->text = sg_arena_strndup(s->a, b.data ? b.data : "", b.len);
@@ -43,7 +39,7 @@ sg_source *sg_dsl_read_source(sg_dsl_set *s, const char *path, sg_diag *d) {
     }
     sg_buf_free(&b);
     if (!src || !src->path || !src->text) {
-        sg_diag_plain(d, SG_ERROR, bad ? "cannot read '%s'" : "out of memory reading '%s'", path);
+        sg_diag_plain(d, SG_ERROR, "out of memory reading '%s'", path);
         return NULL;
     }
     return src;

@@ -8,6 +8,7 @@
  * for these files), so every refusal names the sidecar's line and column; a note names the
  * declaration. */
 #include "dsl.h"
+#include "read_file.h"
 #include "sha256.h"
 #include "yaml_tree.h"
 
@@ -42,15 +43,9 @@ static void refuse(reader *R, sg_pos pos, const char *fmt, ...) {
 
 /* A file's bytes into the set's arena; NULL (errno set) where it cannot be read. */
 static char *slurp(sg_arena *a, const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
     sg_buf b;
     sg_buf_init(&b);
-    char buf[65536];
-    size_t got;
-    while ((got = fread(buf, 1, sizeof buf, f)) > 0) sg_buf_putn(&b, buf, got);
-    int e = ferror(f) ? (errno ? errno : EIO) : b.oom ? ENOMEM : 0;
-    fclose(f);
+    int   e = sg_read_file(path, &b) ? 0 : errno;
     char *p = e ? NULL : sg_arena_strndup(a, b.data ? b.data : "", b.len);
     if (!e && !p) e = ENOMEM;
     *len = b.len;

@@ -3,6 +3,7 @@
  * files named like a built-in replaces it (the first added of a name wins: user folders are
  * read first). */
 #define _DEFAULT_SOURCE
+#include "read_file.h"
 #include "tpl.h"
 
 #include <dirent.h>
@@ -49,16 +50,9 @@ void sg_tpl_sources_free(sg_tpl_sources *s) {
 }
 
 static char *read_all(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
     sg_buf b;
     sg_buf_init(&b);
-    char   chunk[8192];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) sg_buf_putn(&b, chunk, n);
-    bool bad = ferror(f) || b.oom;
-    fclose(f);
-    if (bad) {
+    if (!sg_read_file(path, &b)) {
         sg_buf_free(&b);
         return NULL;
     }
