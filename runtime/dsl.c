@@ -7,7 +7,9 @@
  *
  * An artifact's state per device is one byte in its slot (0 not loaded, 1 loaded, 2 failed),
  * read with acquire on the call path; the load itself runs under the device's mutex, so threads
- * that make the first call at once wait for one load instead of loading twice.
+ * that make the first call at once wait for one load instead of loading twice. An object
+ * artifact (a DSL's own loader and entry, no image) needs no driver call: its loader runs once
+ * per process under one lock of its own and its entry is called where a launch would be.
  */
 #include "sg_dsl.h"
 
@@ -21,6 +23,10 @@
 #include <string.h>
 
 #define NO_CUDA "this build has no CUDA support"
+
+/* An object artifact: the DSL's own loader and entry instead of an image (sg_dsl_register
+ * refuses one with a single hook; launching one checks again). */
+static bool is_object(const sg_dsl_artifact *a) { return a->load || a->run; }
 
 enum { NOT_LOADED = 0, LOADED = 1, FAILED = 2 };
 
@@ -103,16 +109,33 @@ static void read_env_locked(void) {
 sg_status sg_dsl_register(const sg_dsl_artifact *a) {
     if (!a) return sg_error(SG_EINVAL, "sg_dsl_register: the artifact is NULL");
     const char *pfx = a->prefix && *a->prefix ? a->prefix : "(no prefix)";
-    const char *missing = !a->prefix || !*a->prefix     ? "prefix"
-                          : !a->op || !*a->op           ? "op"
-                          : !a->dsl || !*a->dsl         ? "DSL name"
-                          : !a->symbol || !*a->symbol   ? "symbol"
-                          : !a->image || !a->image_size ? "image"
-                          : !a->slot                    ? "slot"
-                                                        : NULL;
+    const char *missing = !a->prefix || !*a->prefix   ? "prefix"
+                          : !a->op || !*a->op         ? "op"
+                          : !a->dsl || !*a->dsl       ? "DSL name"
+                          : !a->symbol || !*a->symbol ? "symbol"
+                          : !a->slot                  ? "slot"
+                                                      : NULL;
     if (missing)
         return sg_error(SG_EINVAL, "sg_dsl_register: %s: the artifact has no %s", pfx, missing);
-    if (a->block_x < 1 || a->block_x > 1024)
+    /* the kind: an image (with its size) and no hooks, or both hooks and no image */
+    bool image = a->image || a->image_size;
+    if (a->load || a->run) {
+        if (!a->load || !a->run)
+            return sg_error(SG_EINVAL,
+                            "sg_dsl_register: %s: the artifact has a %s hook but no %s hook (an "
+                            "object artifact needs both)",
+                            pfx, a->load ? "load" : "run", a->load ? "run" : "load");
+        if (image)
+            return sg_error(SG_EINVAL,
+                            "sg_dsl_register: %s: the artifact has both an image and load/run "
+                            "hooks (an object artifact has no image)",
+                            pfx);
+    } else if (!a->image || !a->image_size) {
+        return sg_error(SG_EINVAL,
+                        "sg_dsl_register: %s: the artifact has no image (and no load/run hooks)",
+                        pfx);
+    }
+    if (!is_object(a) && (a->block_x < 1 || a->block_x > 1024))
         return sg_error(SG_EINVAL, "sg_dsl_register: %s: block_x is %u, not in 1..1024", pfx,
                         a->block_x);
     if (a->cc_major < 1 || a->cc_minor < 0 || a->cc_minor > 9)
@@ -207,7 +230,7 @@ uint32_t sg_dsl_load_count(const sg_dsl_artifact *a) {
 /* Checks what every launch is given; SG_OK where it is well-formed. */
 static sg_status check_launch(const sg_dsl_artifact *a, int device, const uint32_t grid[3],
                               void **args) {
-    if (!a || !a->slot || !a->prefix)
+    if (!a || !a->slot || !a->prefix || (is_object(a) && (!a->load || !a->run)))
         return sg_error(SG_EINVAL, "sg_dsl_launch: the artifact is NULL or not complete");
     if (!grid) return sg_error(SG_EINVAL, "sg_dsl_launch: %s: the grid is NULL", a->prefix);
     if (!args && a->nparams)
@@ -299,6 +322,14 @@ static void find_driver(void) {
 static const char *driver_missing(void) {
     pthread_once(&drv_once, find_driver);
     return drv.launch ? NULL : drv_why;
+}
+
+/* Where CUDA cannot be used, why; else NULL. An object artifact needs CUDA but not the
+ * driver's entry points. */
+static const char *cuda_missing(void) {
+    const char *why = NULL;
+    if (sg_cuda_available(&why)) return NULL;
+    return why && *why ? why : "CUDA is unavailable";
 }
 
 static void cu_text(CUresult r, char *buf, size_t n) {
@@ -462,10 +493,87 @@ static bool load_on(const sg_dsl_artifact *a, int device) {
 /* Outcomes of a load attempt. */
 enum { LOAD_OK, LOAD_FAILED, LOAD_DECLINED };
 
+static bool built_for(const sg_dsl_artifact *a, int device) {
+    return sg_dsl_capability(device) == 10 * a->cc_major + a->cc_minor;
+}
+
+/* ---- object artifacts: the DSL's loader ---------------------------------------------------
+ *
+ * The loader loads into every device at once, so it runs once per process, under obj_lock, and
+ * its outcome (slot->loader) is then given to every device built for the artifact. Rationale:
+ * one lock for all object artifacts: each loader runs once, so serialising them costs nothing
+ * that matters, and a mutex cannot live in a slot that SG_DSL_SLOT_INIT zero-fills.
+ *
+ * Lock order: reg_lock (sg_dsl_preload), then obj_lock or one dev_lock; obj_lock and the device
+ * locks are never held together (an object artifact's state changes only under obj_lock, an
+ * image artifact's only under its device's lock). */
+static pthread_mutex_t obj_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Gives device the loader's outcome (obj_lock held). */
+static void obj_mark(const sg_dsl_artifact *a, int device) {
+    sg_dsl_slot *s = a->slot;
+    if (__atomic_load_n(&s->state[device], __ATOMIC_RELAXED) != NOT_LOADED) return;
+    if (s->loader == LOADED) {
+        __atomic_store_n(&s->state[device], LOADED, __ATOMIC_RELEASE);
+        return;
+    }
+    cudaError_t e = (cudaError_t)s->loader_error;
+    mark_failed(a, device, "the DSL's loader failed: %s: %s", cudaGetErrorName(e),
+                cudaGetErrorString(e));
+}
+
+/* Loads an object artifact, as load() below (the device's capability matches). */
+static int load_object(const sg_dsl_artifact *a, int device, bool stream_given, void *stream) {
+    sg_dsl_slot *s = a->slot;
+    pthread_mutex_lock(&obj_lock);
+    int     out = LOAD_FAILED;
+    uint8_t st = __atomic_load_n(&s->state[device], __ATOMIC_ACQUIRE);
+    if (st != NOT_LOADED) {
+        out = st == LOADED ? LOAD_OK : LOAD_FAILED;
+        goto done;
+    }
+    if (s->loader == NOT_LOADED) {
+        int         prev = -1;
+        cudaError_t err = cudaGetDevice(&prev);
+        if (err == cudaSuccess && prev != device) err = cudaSetDevice(device);
+        if (err != cudaSuccess) {
+            (void)cudaGetLastError();
+            mark_failed(a, device, "cannot make the device current: %s", cudaGetErrorString(err));
+            goto done;
+        }
+        if (capturing(device, stream_given, stream)) {
+            out = LOAD_DECLINED;
+        } else {
+            int e = a->load ? a->load() : (int)cudaErrorInvalidValue;
+            s->loader_error = e;
+            s->loader = e ? FAILED : LOADED;
+            if (e)
+                (void)cudaGetLastError(); /* what the loader left is reported here */
+            else
+                __atomic_fetch_add(&s->loads, 1, __ATOMIC_RELAXED);
+        }
+        /* always: the loader may have made another device current */
+        if (cudaSetDevice(prev) != cudaSuccess) (void)cudaGetLastError();
+        if (out == LOAD_DECLINED) goto done;
+    }
+    /* the asking device first, so that the message kept names it */
+    obj_mark(a, device);
+    int n = sg_cuda_device_count();
+    for (int d = 0; d < n && d < SG_DSL_MAX_DEVICES; d++)
+        if (d != device && built_for(a, d)) obj_mark(a, d);
+    out = s->loader == LOADED ? LOAD_OK : LOAD_FAILED;
+done:
+    pthread_mutex_unlock(&obj_lock);
+    return out;
+}
+
+/* ---- loading, both kinds ------------------------------------------------------------------ */
+
 /* Loads the artifact on device once (the device's capability matches: checked by callers).
  * LOAD_DECLINED where the stream is capturing (the launch's stream where stream_given, else the
  * thread's current one): nothing is marked, a later call may load. */
 static int load(const sg_dsl_artifact *a, int device, bool stream_given, void *stream) {
+    if (is_object(a)) return load_object(a, device, stream_given, stream);
     pthread_once(&dev_lock_once, init_dev_locks);
     pthread_mutex_lock(&dev_lock[device]);
     int     out = LOAD_FAILED;
@@ -497,10 +605,6 @@ done:
     return out;
 }
 
-static bool built_for(const sg_dsl_artifact *a, int device) {
-    return sg_dsl_capability(device) == 10 * a->cc_major + a->cc_minor;
-}
-
 static SG_NOINLINE bool ready_slow(const sg_dsl_artifact *a, int device) {
     return built_for(a, device) && load(a, device, false, NULL) == LOAD_OK;
 }
@@ -519,15 +623,18 @@ sg_status sg_dsl_launch(const sg_dsl_artifact *a, int device, const uint32_t gri
     sg_status st = check_launch(a, device, grid, args);
     if (st) return st;
     if (!grid[0] || !grid[1] || !grid[2]) return SG_OK;
-    if (grid[0] > 0x7fffffffu || grid[1] > 65535 || grid[2] > 65535)
+    bool object = is_object(a);
+    if (!object && (grid[0] > 0x7fffffffu || grid[1] > 65535 || grid[2] > 65535))
         return sg_error(SG_EINVAL,
                         "sg_dsl_launch: %s: grid [%u, %u, %u] is beyond CUDA's limits "
                         "([2^31-1, 65535, 65535])",
                         a->prefix, grid[0], grid[1], grid[2]);
     sg_dsl_slot *s = a->slot;
     if (SG_UNLIKELY(__atomic_load_n(&s->state[device], __ATOMIC_ACQUIRE) != LOADED)) {
-        const char *why = driver_missing();
-        if (why) return sg_error(SG_EDEVICE, "sg_dsl_launch: %s on cuda:%d: %s", a->prefix, device, why);
+        const char *why = object ? cuda_missing() : driver_missing();
+        if (why)
+            return sg_error(SG_EDEVICE, "sg_dsl_launch: %s on cuda:%d: %s", a->prefix, device,
+                            why);
         if (!built_for(a, device))
             return sg_error(SG_EDEVICE,
                             "sg_dsl_launch: %s was built for sm_%d%d; cuda:%d is %s", a->prefix,
@@ -549,6 +656,17 @@ sg_status sg_dsl_launch(const sg_dsl_artifact *a, int device, const uint32_t gri
         (void)cudaGetLastError();
         return sg_error(SG_EDEVICE, "sg_dsl_launch: %s: cannot make cuda:%d current: %s",
                         a->prefix, device, cudaGetErrorString(err));
+    }
+    if (object) {
+        int e = a->run(args, stream);
+        if (prev != device && cudaSetDevice(prev) != cudaSuccess) (void)cudaGetLastError();
+        if (e) {
+            (void)cudaGetLastError(); /* what the entry left is reported here */
+            return sg_error(SG_EDEVICE, "sg_dsl_launch: %s on cuda:%d: %s: %s", a->prefix, device,
+                            cudaGetErrorName((cudaError_t)e), cudaGetErrorString((cudaError_t)e));
+        }
+        __atomic_fetch_add(&s->launches, 1, __ATOMIC_RELAXED);
+        return SG_OK;
     }
     CUresult r = drv.launch((CUfunction)s->func[device], grid[0], grid[1], grid[2], a->block_x, 1,
                             1, a->shared, (CUstream)stream, args, NULL);

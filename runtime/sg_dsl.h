@@ -2,11 +2,18 @@
  * loading, launching, switches and listing. schemagen's LIB_dsl.c declares one sg_dsl_artifact
  * per compiled binary, with a static sg_dsl_slot for its run-time state, and calls these.
  *
- * Loading goes through the CUDA driver API, reached through the CUDA runtime's entry-point
- * query, so the library still loads on a machine without a driver. An artifact is loaded on a
- * device at its first use there (sg_dsl_ready) or by sg_dsl_preload, once: concurrent first
- * calls wait for one load. A failed load marks the artifact failed on that device; it declines
- * from then on and sg_dsl_failure keeps the first such message. Nothing here prints.
+ * An artifact is one of two kinds. An image artifact holds a binary (a cubin) that the runtime
+ * loads and launches through the CUDA driver API, reached through the CUDA runtime's entry-point
+ * query, so the library still loads on a machine without a driver. An object artifact is a DSL's
+ * own loader and entry, linked into the program (CuTeDSL's export_to_c): the runtime calls its
+ * load and run hooks instead of the driver.
+ *
+ * An image artifact is loaded on a device at its first use there (sg_dsl_ready, sg_dsl_launch)
+ * or by sg_dsl_preload, once: concurrent first calls wait for one load. An object artifact's
+ * loader loads into every device at once, so it runs once per process, at the first such call
+ * on any device; its outcome then holds on every device of the artifact's capability. A failed
+ * load marks the artifact failed on the device (for an object artifact, on all of them); it
+ * declines from then on and sg_dsl_failure keeps the first such message. Nothing here prints.
  *
  * Without SG_HAVE_CUDA: registration, listing and switches work; sg_dsl_ready is false,
  * sg_dsl_capability 0, and sg_dsl_launch and sg_dsl_preload fail with SG_EDEVICE, "this build
@@ -33,6 +40,8 @@ typedef struct sg_dsl_artifact sg_dsl_artifact;
 typedef struct sg_dsl_slot {
     uint8_t                off;                          /* a switch turns it off */
     uint8_t                state[SG_DSL_MAX_DEVICES];    /* 0 not loaded, 1 loaded, 2 failed */
+    uint8_t                loader;                       /* object: load()'s outcome, as state */
+    int32_t                loader_error;                 /* object: what a failed load() gave */
     void                  *func[SG_DSL_MAX_DEVICES];     /* the CUfunction, per device */
     uint64_t               launches;                     /* kernels launched, all devices */
     uint32_t               loads;                        /* successful loads, all devices */
@@ -45,24 +54,33 @@ typedef struct sg_dsl_slot {
 #define SG_DSL_SLOT_INIT {0}
 #endif
 
-/* One compiled kernel binary (a cubin) and what launching it needs, from its sidecar. */
+/* One compiled kernel and what launching it needs, from its sidecar: an image artifact (image
+ * and image_size set, no hooks) or an object artifact (load and run set, image NULL). */
 struct sg_dsl_artifact {
     const char          *prefix;   /* unique: "rms_norm_triton__float32_1024__sm90" */
     const char          *op;       /* the op it serves: "aten::_fused_rms_norm" */
     const char          *dsl;      /* "triton" */
-    const char          *symbol;   /* the entry in the binary */
+    const char          *symbol;   /* the entry in the binary (an object's: its wrapper) */
     int32_t              cc_major, cc_minor; /* the exact capability it was built for */
-    const unsigned char *image;
+    const unsigned char *image;    /* the cubin */
     size_t               image_size;
+    /* An object artifact (a DSL that links its own loader and entry, CuTeDSL's export_to_c):
+     * image is NULL, and these stand in for the driver calls. load loads the kernels into every
+     * device and returns a cudaError_t value (0: loaded); run runs the entry on the current
+     * device on `stream` with args (one pointer per declared parameter) and returns one.
+     * block_x and shared are not read for an object artifact (0 is fine). */
+    int                 (*load)(void);
+    int                 (*run)(void **args, void *stream);
     uint32_t             block_x;  /* threads per block (num_warps * 32): 1..1024 */
     uint32_t             shared;   /* dynamic shared memory per block, bytes */
-    uint32_t             nparams;  /* the kernel's parameters, hidden ones included */
+    uint32_t             nparams;  /* the pointers args holds (hidden parameters included) */
     sg_dsl_slot         *slot;
 };
 
 /* Makes an artifact known (listing, preload, switches). The artifact and its slot must live as
  * long as the process; registering the same one again is a no-op. SG_EINVAL for a NULL or
- * incomplete artifact (no prefix, op, DSL, symbol or image; block_x outside 1..1024; no slot),
+ * incomplete artifact (no prefix, op, DSL, symbol or slot; neither an image nor both hooks; one
+ * hook without the other; hooks beside an image; an image artifact's block_x outside 1..1024),
  * SG_EEXISTS for another artifact with the same prefix or the same slot. */
 sg_status sg_dsl_register(const sg_dsl_artifact *a);
 
@@ -91,7 +109,11 @@ static inline bool sg_dsl_grid_fits(int64_t x, int64_t y, int64_t z) {
  * pointer to each of the kernel's nparams parameters. Loads the artifact first where it is not
  * loaded. A grid with a zero dimension launches nothing and returns SG_OK. SG_EINVAL for a
  * grid beyond CUDA's limits (x above 2^31-1, y or z above 65535) or NULL arguments; SG_EDEVICE
- * where it cannot be loaded or the launch fails, with the artifact, device and CUDA's text. */
+ * where it cannot be loaded or the launch fails, with the artifact, device and CUDA's text.
+ * An object artifact's entry picks its own grid: the grid given only says whether to run (a
+ * zero dimension runs nothing and returns SG_OK; other values are ignored, the limits too), and
+ * run(args, stream) is called with the device current; SG_EDEVICE with CUDA's error name where
+ * it returns non-zero. */
 sg_status sg_dsl_launch(const sg_dsl_artifact *a, int device, const uint32_t grid[3], void **args,
                         void *stream);
 

@@ -229,6 +229,130 @@ static void test_no_device(void) {
     CHECK_STR(sg_dsl_failure(&t->a), "");
 }
 
+/* Object artifacts (a DSL's own loader and entry, no image): hooks that count their calls. */
+static int obj_loads, obj_runs;
+static int obj_load(void) {
+    obj_loads++;
+    return 0;
+}
+static int obj_run(void **args, void *stream) {
+    (void)args, (void)stream;
+    obj_runs++;
+    return 0;
+}
+
+static art *make_object(const char *prefix, const char *op, const char *dsl) {
+    art *t = make(prefix, op, dsl);
+    t->a.image = NULL;
+    t->a.image_size = 0;
+    t->a.block_x = 0; /* not read for an object artifact */
+    t->a.load = obj_load;
+    t->a.run = obj_run;
+    return t;
+}
+
+static void test_object_register(void) {
+    /* each refusal, named */
+    art *t = make_object("obj_bad", "aten::obj", "objdsl");
+    t->a.run = NULL;
+    CHECK(sg_dsl_register(&t->a) == SG_EINVAL);
+    CHECK_HAS(sg_last_error(), "sg_dsl_register: obj_bad: the artifact has a load hook but no "
+                               "run hook (an object artifact needs both)");
+    t->a.run = obj_run;
+    t->a.load = NULL;
+    CHECK(sg_dsl_register(&t->a) == SG_EINVAL);
+    CHECK_HAS(sg_last_error(), "obj_bad: the artifact has a run hook but no load hook");
+    t->a.load = obj_load;
+    t->a.image = image;
+    t->a.image_size = sizeof image;
+    CHECK(sg_dsl_register(&t->a) == SG_EINVAL);
+    CHECK_HAS(sg_last_error(), "obj_bad: the artifact has both an image and load/run hooks (an "
+                               "object artifact has no image)");
+    t->a.image = NULL; /* a size alone is an image too */
+    CHECK(sg_dsl_register(&t->a) == SG_EINVAL);
+    CHECK_HAS(sg_last_error(), "has both an image and load/run hooks");
+    t->a.image_size = 0;
+    t->a.load = NULL;
+    t->a.run = NULL;
+    CHECK(sg_dsl_register(&t->a) == SG_EINVAL);
+    CHECK_HAS(sg_last_error(), "obj_bad: the artifact has no image (and no load/run hooks)");
+    t->a.load = obj_load;
+    t->a.run = obj_run;
+    t->a.symbol = NULL; /* the wrapper's name, as an image's entry */
+    CHECK(sg_dsl_register(&t->a) == SG_EINVAL);
+    CHECK_HAS(sg_last_error(), "obj_bad: the artifact has no symbol");
+    t->a.symbol = "cute_dsl_obj_bad_wrapper";
+    t->a.cc_major = 0;
+    CHECK(sg_dsl_register(&t->a) == SG_EINVAL);
+    CHECK_HAS(sg_last_error(), "capability 0.0 is not a CUDA one");
+    t->a.cc_major = 9;
+    CHECK(!listed(&t->a));
+    /* block_x 0 (any value) is fine for one: not read */
+    CHECK(sg_dsl_register(&t->a) == SG_OK);
+    CHECK(listed(&t->a));
+    art *big = make_object("obj_block", "aten::obj", "objdsl");
+    big->a.block_x = 4096;
+    CHECK(sg_dsl_register(&big->a) == SG_OK);
+
+    /* listed in order, a prefix or a slot taken by an image artifact is refused */
+    size_t before = sg_dsl_list(NULL, 0);
+    art   *img = make("obj_img", "aten::obj_img", "objdsl");
+    art   *obj = make_object("obj_after", "aten::obj_after", "cutedsl");
+    CHECK(sg_dsl_register(&img->a) == SG_OK);
+    CHECK(sg_dsl_register(&obj->a) == SG_OK);
+    CHECK(sg_dsl_register(&obj->a) == SG_OK); /* again: a no-op */
+    const sg_dsl_artifact **all = calloc(before + 2, sizeof *all);
+    CHECK(sg_dsl_list(all, before + 2) == before + 2);
+    CHECK(all[before] == &img->a && all[before + 1] == &obj->a);
+    free(all);
+    art *dup = make_object("obj_img", "aten::other", "cutedsl");
+    CHECK(sg_dsl_register(&dup->a) == SG_EEXISTS);
+    CHECK_HAS(sg_last_error(), "obj_img: another artifact has this prefix");
+    art *same = make_object("obj_same", "aten::other", "cutedsl");
+    same->a.slot = &img->slot;
+    CHECK(sg_dsl_register(&same->a) == SG_EEXISTS);
+    CHECK_HAS(sg_last_error(), "obj_same: its slot belongs to obj_img");
+
+    /* the switches, by DSL and by op, as for an image artifact */
+    CHECK(sg_dsl_enabled(&obj->a));
+    CHECK(sg_dsl_set_enabled("cutedsl", false) == SG_OK);
+    CHECK(!sg_dsl_enabled(&obj->a) && sg_dsl_enabled(&img->a));
+    CHECK(!sg_dsl_ready(&obj->a, 0));
+    CHECK(sg_dsl_set_enabled("cutedsl", true) == SG_OK);
+    CHECK(sg_dsl_set_enabled("aten::obj_after", false) == SG_OK);
+    CHECK(!sg_dsl_enabled(&obj->a));
+    CHECK(sg_dsl_set_enabled("aten::obj_after", true) == SG_OK);
+    CHECK(sg_dsl_enabled(&obj->a));
+
+    /* launched unregistered with one hook: refused before anything is called */
+    art     *half = make_object("obj_half", "aten::obj", "cutedsl");
+    uint32_t grid[3] = {1, 1, 1};
+    void    *args[2] = {NULL, NULL};
+    half->a.load = NULL;
+    CHECK(sg_dsl_launch(&half->a, 0, grid, args, NULL) == SG_EINVAL);
+    CHECK_HAS(sg_last_error(), "sg_dsl_launch: the artifact is NULL or not complete");
+    CHECK(sg_dsl_launch(&obj->a, 0, grid, NULL, NULL) == SG_EINVAL);
+    CHECK_HAS(sg_last_error(), "obj_after: args is NULL for 2 parameters");
+    CHECK(obj_loads == 0 && obj_runs == 0);
+
+    /* without CUDA or a device: neither hook runs, and each call says why */
+    if (sg_cuda_available(NULL)) return;
+    const char *why = "";
+    CHECK(!sg_cuda_available(&why));
+    CHECK(!sg_dsl_ready(&obj->a, 0));
+    CHECK(!sg_dsl_loaded(&obj->a, 0) && !sg_dsl_failed(&obj->a, 0));
+    CHECK(sg_dsl_launch(&obj->a, 0, grid, args, NULL) == SG_EDEVICE);
+    CHECK_HAS(sg_last_error(), "sg_dsl_launch: obj_after");
+    CHECK_HAS(sg_last_error(), why);
+    /* an object's grid is its entry's: no limit to refuse, only the missing device */
+    uint32_t huge[3] = {0xffffffffu, 0xffffffffu, 1};
+    CHECK(sg_dsl_launch(&obj->a, 0, huge, args, NULL) == SG_EDEVICE);
+    CHECK(sg_dsl_preload(0) == SG_EDEVICE);
+    CHECK(obj_loads == 0 && obj_runs == 0);
+    CHECK(sg_dsl_launch_count(&obj->a) == 0 && sg_dsl_load_count(&obj->a) == 0);
+    CHECK_STR(sg_dsl_failure(&obj->a), "");
+}
+
 static void test_grid_fits(void) {
     CHECK(sg_dsl_grid_fits(0, 0, 0));
     CHECK(sg_dsl_grid_fits(1, 1, 1));
@@ -288,6 +412,7 @@ int main(void) {
     test_register_and_list();
     test_switches();
     test_no_device();
+    test_object_register();
     test_grid_fits();
     test_threads();
     return check_result("test_rt_dsl");
