@@ -1,6 +1,7 @@
 /* test_rt_dsl.c: DSL artifacts in the runtime (runtime/dsl.c, sg_dsl.h) without a GPU:
  * registration and its refusals, listing, the switches (from the environment and from C), and
- * what loading and launching say where CUDA is missing (a build without it, or no device).
+ * what loading and launching say where CUDA is missing (a build without it, or no device); the
+ * same for object artifacts (load and run hooks instead of an image).
  * The GPU side is test_rt_dsl_cuda.c. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "check.h"

@@ -8,10 +8,14 @@
  * then on; an artifact built for another capability declines without loading; a missing symbol;
  * dynamic shared memory of 48 KiB, 48 KiB + 1 (the opt-in; a control shows the same launch
  * without it fails) and more than the device allows; no load while the stream captures a graph;
- * the switches; another device where there are two. With the Triton artifacts the build exported
- * (tools/dsl_export.py over tests/data/dsl_test_plan.json.in), each shipped kernel is launched
- * from its sidecar's facts (symbol, shared memory, the two hidden scratch arguments) and its
- * results are checked against a reference computed here. Skips (77) without CUDA or a GPU. */
+ * the switches; another device where there are two. Object artifacts (hooks written here over
+ * the CUDA runtime's library API, as a DSL's own loader and entry): one loader call under many
+ * first calls, the entry's own grid run, zero grids, a failing loader (every device failed, the
+ * message) and a failing entry, no load during capture. With the Triton artifacts the build
+ * exported (tools/dsl_export.py over tests/data/dsl_test_plan.json.in), each shipped kernel is
+ * launched from its sidecar's facts (symbol, shared memory, the two hidden scratch arguments)
+ * and its results are checked against a reference computed here. Skips (77) without CUDA or a
+ * GPU. */
 #define _POSIX_C_SOURCE 200809L
 #include "check.h"
 #include "sg_cuda.h"
@@ -23,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #if !defined(SG_HAVE_CUDA) || !defined(SG_DSL_TEST_CUBINS)
 int main(void) { SKIP("test_rt_dsl_cuda: this build has no CUDA support"); }
@@ -358,6 +363,257 @@ static void test_preload(void) {
     CHECK(sg_dsl_load_count(&a->a) == 1);
 }
 
+/* ---- object artifacts ------------------------------------------------------------------- */
+
+/* An object artifact's hooks stand in for a DSL's own loader and entry (CuTeDSL's export_to_c):
+ * the loader loads the test cubin with the CUDA runtime's library API, which loads it for every
+ * device, and the entry launches dsl_test_count over a grid of its own choosing. Each hook
+ * counts its calls. */
+#if CUDART_VERSION >= 12050
+enum { OBJ_BLOCKS = 4 };
+static cudaLibrary_t obj_lib;
+static cudaKernel_t  obj_kernel;
+static int           obj_loads, obj_runs, fail_loads, capture_loads;
+static cudaError_t   bad_run_error = cudaSuccess;
+
+static int obj_load(void) {
+    __atomic_fetch_add(&obj_loads, 1, __ATOMIC_RELAXED);
+    /* a pause, so that the other threads' first calls arrive while this one loads */
+    struct timespec pause = {0, 50 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    cudaError_t e = cudaLibraryLoadData(&obj_lib, good, NULL, NULL, 0, NULL, NULL, 0);
+    if (e == cudaSuccess) e = cudaLibraryGetKernel(&obj_kernel, obj_lib, "dsl_test_count");
+    /* as a loader that walks the devices leaves the last one current: the runtime restores */
+    int n = 0;
+    if (e == cudaSuccess && cudaGetDeviceCount(&n) == cudaSuccess && n > 1)
+        e = cudaSetDevice(n - 1);
+    return (int)e;
+}
+
+static int obj_run(void **args, void *stream) {
+    __atomic_fetch_add(&obj_runs, 1, __ATOMIC_RELAXED);
+    dim3 grid = {OBJ_BLOCKS, 1, 1}, block = {128, 1, 1};
+    return (int)cudaLaunchKernel((const void *)obj_kernel, grid, block, args, 0,
+                                 (cudaStream_t)stream);
+}
+
+static int fail_load(void) {
+    __atomic_fetch_add(&fail_loads, 1, __ATOMIC_RELAXED);
+    return (int)cudaErrorInvalidKernelImage;
+}
+
+/* Loads nothing: its entry uses the kernel obj_load found. */
+static int capture_load(void) {
+    __atomic_fetch_add(&capture_loads, 1, __ATOMIC_RELAXED);
+    return 0;
+}
+
+static int no_load(void) { return 0; }
+
+/* An entry whose launch CUDA refuses: more threads per block than any device runs. */
+static int bad_run(void **args, void *stream) {
+    dim3 grid = {1, 1, 1}, block = {2048, 1, 1};
+    bad_run_error = cudaLaunchKernel((const void *)obj_kernel, grid, block, args, 0,
+                                     (cudaStream_t)stream);
+    return (int)bad_run_error;
+}
+
+static art *make_object(const char *prefix, int (*load)(void), int (*run)(void **, void *)) {
+    art *t = calloc(1, sizeof *t);
+    t->slot = (sg_dsl_slot)SG_DSL_SLOT_INIT;
+    t->a = (sg_dsl_artifact){.prefix = prefix, .op = "sg_test::dsl_obj", .dsl = "testobj",
+                             .symbol = "cute_dsl_test_wrapper", .cc_major = cc / 10,
+                             .cc_minor = cc % 10, .load = load, .run = run, .nparams = 1,
+                             .slot = &t->slot};
+    CHECK(sg_dsl_register(&t->a) == SG_OK);
+    return t;
+}
+
+static art      *obj;
+static unsigned *obj_counter;
+
+/* Half the threads ask sg_dsl_ready first, half launch at once: either loads. */
+static void *obj_first_call(void *p) {
+    bool ready_first = (uintptr_t)p % 2;
+    if (sg_cuda_set_device(0) != SG_OK) return (void *)1;
+    pthread_barrier_wait(&start);
+    if (ready_first && !sg_dsl_ready(&obj->a, 0)) return (void *)2;
+    uint32_t grid[3] = {1, 1, 1};
+    void    *args[1] = {&obj_counter};
+    for (int i = 0; i < LAUNCHES; i++)
+        if (sg_dsl_launch(&obj->a, 0, grid, args, NULL) != SG_OK) return (void *)3;
+    int cur = -1;
+    if (cudaGetDevice(&cur) != cudaSuccess || cur != 0) return (void *)4;
+    return NULL;
+}
+
+static void test_object_one_load(void) {
+    obj = make_object("t_obj", obj_load, obj_run);
+    obj_counter = dev_zeros(1);
+    CHECK(!sg_dsl_loaded(&obj->a, 0) && !sg_dsl_failed(&obj->a, 0));
+    pthread_t th[THREADS];
+    pthread_barrier_init(&start, NULL, THREADS);
+    for (int i = 0; i < THREADS; i++)
+        CHECK(pthread_create(&th[i], NULL, obj_first_call, (void *)(uintptr_t)i) == 0);
+    for (int i = 0; i < THREADS; i++) {
+        void *r = (void *)9;
+        pthread_join(th[i], &r);
+        CHECK(r == NULL);
+    }
+    pthread_barrier_destroy(&start);
+    CHECK(__atomic_load_n(&obj_loads, __ATOMIC_RELAXED) == 1);
+    CHECK(sg_dsl_load_count(&obj->a) == 1);
+    CHECK(sg_dsl_launch_count(&obj->a) == THREADS * LAUNCHES);
+    CHECK(__atomic_load_n(&obj_runs, __ATOMIC_RELAXED) == THREADS * LAUNCHES);
+    /* the entry's own grid ran: OBJ_BLOCKS blocks a launch */
+    CHECK(read_u(obj_counter) == THREADS * LAUNCHES * OBJ_BLOCKS);
+    /* every device of the capability has the loader's outcome */
+    for (int d = 0; d < sg_cuda_device_count() && d < SG_DSL_MAX_DEVICES; d++)
+        CHECK(sg_dsl_loaded(&obj->a, d) == (sg_dsl_capability(d) == cc));
+    CHECK_STR(sg_dsl_failure(&obj->a), "");
+}
+
+static void test_object_launch(void) {
+    unsigned *counter = obj_counter;
+    unsigned  before = read_u(counter);
+    int       runs = obj_runs;
+    void     *args[1] = {&counter};
+    uint64_t  launched = sg_dsl_launch_count(&obj->a);
+
+    /* a zero dimension runs nothing */
+    uint32_t zeros[3][3] = {{0, 1, 1}, {4, 0, 1}, {4, 1, 0}};
+    for (int i = 0; i < 3; i++) CHECK(sg_dsl_launch(&obj->a, 0, zeros[i], args, NULL) == SG_OK);
+    CHECK(obj_runs == runs);
+    CHECK(read_u(counter) == before);
+    CHECK(sg_dsl_launch_count(&obj->a) == launched);
+
+    /* other values are the entry's business: beyond CUDA's limits runs its own grid */
+    uint32_t big[3] = {0x80000000u, 65536, 65536};
+    CHECK(sg_dsl_launch(&obj->a, 0, big, args, NULL) == SG_OK);
+    CHECK(read_u(counter) == before + OBJ_BLOCKS);
+    CHECK(sg_dsl_launch_count(&obj->a) == launched + 1);
+
+    /* on a stream of the caller's */
+    cudaStream_t s;
+    CHECK(cudaStreamCreate(&s) == cudaSuccess);
+    uint32_t one[3] = {1, 1, 1};
+    CHECK(sg_dsl_launch(&obj->a, 0, one, args, s) == SG_OK);
+    CHECK(cudaStreamSynchronize(s) == cudaSuccess);
+    CHECK(read_u(counter) == before + 2 * OBJ_BLOCKS);
+    CHECK(cudaStreamDestroy(s) == cudaSuccess);
+
+    /* the switches: declines though loaded, then ready again without a second load */
+    CHECK(sg_dsl_ready(&obj->a, 0));
+    CHECK(sg_dsl_set_enabled("testobj", false) == SG_OK);
+    CHECK(!sg_dsl_ready(&obj->a, 0));
+    CHECK(sg_dsl_set_enabled("testobj", true) == SG_OK);
+    CHECK(sg_dsl_ready(&obj->a, 0));
+    CHECK(obj_loads == 1 && sg_dsl_load_count(&obj->a) == 1);
+
+    /* an entry that fails: SG_EDEVICE with CUDA's name for it, nothing counted */
+    art *b = make_object("t_obj_bad_run", no_load, bad_run);
+    CHECK(sg_dsl_ready(&b->a, 0));
+    CHECK(sg_dsl_launch(&b->a, 0, one, args, NULL) == SG_EDEVICE);
+    CHECK(bad_run_error != cudaSuccess);
+    char want[256];
+    snprintf(want, sizeof want, "sg_dsl_launch: t_obj_bad_run on cuda:0: %s: %s",
+             cudaGetErrorName(bad_run_error), cudaGetErrorString(bad_run_error));
+    CHECK_STR(sg_last_error(), want);
+    CHECK(sg_dsl_launch_count(&b->a) == 0);
+    CHECK(cudaPeekAtLastError() == cudaSuccess); /* the runtime took the error it reported */
+
+    /* a second device of the capability: loaded by the one load, launched there */
+    if (sg_cuda_device_count() >= 2 && sg_dsl_capability(1) == cc) {
+        CHECK(sg_dsl_loaded(&obj->a, 1));
+        CHECK(cudaSetDevice(1) == cudaSuccess);
+        unsigned *c1 = dev_zeros(1);
+        CHECK(cudaSetDevice(0) == cudaSuccess);
+        void *a1[1] = {&c1};
+        CHECK(sg_dsl_launch(&obj->a, 1, one, a1, NULL) == SG_OK);
+        int cur = -1;
+        CHECK(cudaGetDevice(&cur) == cudaSuccess && cur == 0);
+        CHECK(cudaSetDevice(1) == cudaSuccess);
+        CHECK(read_u(c1) == OBJ_BLOCKS);
+        CHECK(cudaFree(c1) == cudaSuccess);
+        CHECK(cudaSetDevice(0) == cudaSuccess);
+        CHECK(obj_loads == 1);
+    }
+    /* the GPU still works */
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+}
+
+static void test_object_failed_load(void) {
+    art *f = make_object("t_obj_fail", fail_load, obj_run);
+    int  runs = obj_runs;
+    CHECK(!sg_dsl_ready(&f->a, 0));
+    CHECK(fail_loads == 1);
+    char want[512];
+    snprintf(want, sizeof want, "t_obj_fail on cuda:0: the DSL's loader failed: %s: %s",
+             cudaGetErrorName(cudaErrorInvalidKernelImage),
+             cudaGetErrorString(cudaErrorInvalidKernelImage));
+    CHECK_STR(sg_dsl_failure(&f->a), want);
+    CHECK_HAS(sg_dsl_failure(&f->a), "cudaErrorInvalidKernelImage");
+    /* every device of the capability is failed, without a second call */
+    for (int d = 0; d < sg_cuda_device_count() && d < SG_DSL_MAX_DEVICES; d++) {
+        CHECK(sg_dsl_failed(&f->a, d) == (sg_dsl_capability(d) == cc));
+        CHECK(!sg_dsl_loaded(&f->a, d));
+        CHECK(!sg_dsl_ready(&f->a, d));
+    }
+    CHECK(fail_loads == 1);
+    /* a launch says why and runs nothing */
+    unsigned *counter = NULL;
+    void     *args[1] = {&counter};
+    uint32_t  grid[3] = {1, 1, 1};
+    CHECK(sg_dsl_launch(&f->a, 0, grid, args, NULL) == SG_EDEVICE);
+    char launch_want[600];
+    snprintf(launch_want, sizeof launch_want, "sg_dsl_launch: %s", want);
+    CHECK_STR(sg_last_error(), launch_want);
+    CHECK(sg_dsl_preload(0) == SG_EDEVICE); /* counted among the failed, not tried again */
+    CHECK(fail_loads == 1);
+    CHECK(obj_runs == runs);
+    CHECK(sg_dsl_load_count(&f->a) == 0 && sg_dsl_launch_count(&f->a) == 0);
+}
+
+static void test_object_capture(void) {
+    art         *t = make_object("t_obj_capture", capture_load, obj_run);
+    cudaStream_t s;
+    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess);
+    CHECK(sg_cuda_set_stream(s) == SG_OK);
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed) == cudaSuccess);
+    CHECK(!sg_dsl_ready(&t->a, 0)); /* the loader does not run during capture */
+    CHECK(sg_dsl_preload(0) == SG_ESTATE);
+    unsigned *counter = NULL;
+    void     *args[1] = {&counter};
+    uint32_t  grid[3] = {1, 1, 1};
+    CHECK(sg_dsl_launch(&t->a, 0, grid, args, s) == SG_ESTATE);
+    CHECK_HAS(sg_last_error(), "t_obj_capture is not loaded on cuda:0 and the stream is capturing");
+    CHECK(capture_loads == 0);
+    CHECK(!sg_dsl_loaded(&t->a, 0) && !sg_dsl_failed(&t->a, 0));
+    cudaGraph_t g = NULL;
+    CHECK(cudaStreamEndCapture(s, &g) == cudaSuccess);
+    if (g) CHECK(cudaGraphDestroy(g) == cudaSuccess);
+    CHECK(sg_cuda_set_stream(NULL) == SG_OK);
+    CHECK(cudaStreamDestroy(s) == cudaSuccess);
+    /* after capture: loads, once */
+    CHECK(sg_dsl_ready(&t->a, 0));
+    CHECK(sg_dsl_ready(&t->a, 0));
+    CHECK(capture_loads == 1 && sg_dsl_load_count(&t->a) == 1);
+}
+
+static void test_objects(void) {
+    test_object_one_load();
+    test_object_launch();
+    test_object_failed_load();
+    test_object_capture();
+    cudaFree(obj_counter);
+}
+#else
+static void test_objects(void) {
+    printf("test_rt_dsl_cuda: the CUDA runtime has no library API (12.5 and later): the object "
+           "artifact cases are left out\n");
+}
+#endif
+
 /* ---- a second device -------------------------------------------------------------------- */
 
 static void test_second_device(void) {
@@ -620,6 +876,7 @@ int main(void) {
     test_shared();
     test_capture();
     test_preload();
+    test_objects();
     test_second_device();
     test_triton();
     return check_result("test_rt_dsl_cuda");
