@@ -68,7 +68,8 @@ struct sg_dsl_artifact {
      * image is NULL, and these stand in for the driver calls. load loads the kernels into every
      * device and returns a cudaError_t value (0: loaded); run runs the entry on the current
      * device on `stream` with args (one pointer per declared parameter) and returns one.
-     * block_x and shared are not read for an object artifact (0 is fine). */
+     * block_x and shared are not read for an object artifact (0 is fine). load runs under the
+     * runtime's lock and run on the call path: neither may call back into sg_dsl_*. */
     int                 (*load)(void);
     int                 (*run)(void **args, void *stream);
     uint32_t             block_x;  /* threads per block (num_warps * 32): 1..1024 */
