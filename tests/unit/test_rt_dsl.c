@@ -313,6 +313,8 @@ static void test_object_register(void) {
     same->a.slot = &img->slot;
     CHECK(sg_dsl_register(&same->a) == SG_EEXISTS);
     CHECK_HAS(sg_last_error(), "obj_same: its slot belongs to obj_img");
+    free(dup); /* refused: the runtime kept nothing of them */
+    free(same);
 
     /* the switches, by DSL and by op, as for an image artifact */
     CHECK(sg_dsl_enabled(&obj->a));
@@ -335,6 +337,7 @@ static void test_object_register(void) {
     CHECK(sg_dsl_launch(&obj->a, 0, grid, NULL, NULL) == SG_EINVAL);
     CHECK_HAS(sg_last_error(), "obj_after: args is NULL for 2 parameters");
     CHECK(obj_loads == 0 && obj_runs == 0);
+    free(half);
 
     /* without CUDA or a device: neither hook runs, and each call says why */
     if (sg_cuda_available(NULL)) return;
