@@ -70,7 +70,10 @@ static size_t                 narts;
 /* The artifact of op for (dtype, N) built for this GPU's capability; NULL where none. */
 static const sg_dsl_artifact *find_artifact(const char *op, const char *dtype, int64_t n) {
     char want[96];
-    snprintf(want, sizeof want, "__%s_%lld__sm", dtype, (long long)n);
+    if (n < 0) /* one artifact per dtype, any size */
+        snprintf(want, sizeof want, "__%s__sm", dtype);
+    else
+        snprintf(want, sizeof want, "__%s_%lld__sm", dtype, (long long)n);
     for (size_t i = 0; i < narts; i++) {
         const sg_dsl_artifact *a = arts[i];
         if (strcmp(a->op, op) == 0 && strstr(a->prefix, want) &&
@@ -143,6 +146,26 @@ static sg_status op_add_rms_norm(void) {
 }
 #endif
 
+#ifdef SG_BENCH_HAVE_CUTEDSL
+static sg_status op_silu_mul(void) {
+    sg_tensor *o[1] = {NULL};
+    sg_status  st = fused_silu_mul(x, r, &o[0]);
+    settle(o, 1);
+    return st;
+}
+#endif
+
+/* The stock counterpart of fused::silu_mul: silu, then mul (two kernels). */
+static sg_status op_silu_then_mul(void) {
+    sg_tensor *s = NULL, *y = NULL;
+    sg_status  st = aten_silu(x, &s);
+    if (st == SG_OK) st = aten_mul_Tensor(s, r, &y);
+    sg_tensor_release(s);
+    sg_tensor *o[1] = {y};
+    settle(o, 1);
+    return st;
+}
+
 /* The stock counterpart of fused::add_rms_norm, which has no stock kernel: add.Tensor, then
  * _fused_rms_norm of the sum (two kernels); results (y, sum) as the fused op's. */
 static sg_status op_add_then_rms_norm(void) {
@@ -203,6 +226,8 @@ typedef struct kernel {
     sg_bench_op       call;  /* NULL: not in this build */
     sg_bench_op       stock; /* the same call run with the DSL switched off, or a stock composite */
     const char *stock_what;
+    bool        any_n; /* elementwise: one artifact per dtype serves every size (measured at
+                        * one N) */
 } kernel;
 
 static const kernel kernels[] = {
@@ -217,6 +242,13 @@ static const kernel kernels[] = {
     {"add_rms_norm", "fused::add_rms_norm", NULL, op_add_then_rms_norm,
      "aten::add.Tensor then aten::_fused_rms_norm"},
 #endif
+#ifdef SG_BENCH_HAVE_CUTEDSL
+    {"silu_mul", "fused::silu_mul", op_silu_mul, op_silu_then_mul,
+     "aten::silu then aten::mul.Tensor", true},
+#else
+    {"silu_mul", "fused::silu_mul", NULL, op_silu_then_mul, "aten::silu then aten::mul.Tensor",
+     true},
+#endif
 };
 enum { NKERNELS = sizeof kernels / sizeof kernels[0] };
 
@@ -228,6 +260,7 @@ static double op_bytes(const kernel *k, int64_t rows, int64_t n, int es) {
     if (strcmp(k->name, "rms_norm") == 0) return 2 * rn + wn + 4.0 * (double)rows;
     if (strcmp(k->name, "softmax") == 0) return 2 * rn;
     if (strcmp(k->name, "layer_norm") == 0) return 2 * rn + 2 * wn + 8.0 * (double)rows;
+    if (strcmp(k->name, "silu_mul") == 0) return 3 * rn; /* gate, up read; out written */
     return 4 * rn + wn; /* add_rms_norm: x, residual read; y, sum written */
 }
 
@@ -344,7 +377,7 @@ static void bench_point(const kernel *k, sg_dtype dt, int64_t rows, int64_t n) {
     sg_tensor *dres[3] = {NULL}, *sres[3] = {NULL};
     int        nd = 0, ns = 0;
     double     dg = -1, sg = -1;
-    const sg_dsl_artifact *a = find_artifact(k->op, dtype, n);
+    const sg_dsl_artifact *a = find_artifact(k->op, dtype, k->any_n ? -1 : n);
     if (!k->call)
         note(head, "this build has no fused library: no DSL figure");
     else if (!a)
@@ -419,7 +452,8 @@ static void bench_bandwidth(void) {
             b = w ? sg_bench_filled(fig, &n, 1, dts[di], 3, 0.5f) : NULL;
             r = b ? sg_bench_filled(fig, sz, 2, dts[di], 4, 1.0f) : NULL;
             if (r)
-                for (int k = 0; k < NKERNELS && !sg_bench_lost; k++) bench_point(&kernels[k], dts[di], rows, n);
+                for (int k = 0; k < NKERNELS && !sg_bench_lost; k++)
+                    if (!kernels[k].any_n || n == 4096) bench_point(&kernels[k], dts[di], rows, n);
             release_inputs();
         }
 }

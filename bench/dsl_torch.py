@@ -9,7 +9,8 @@ torch has no usable GPU. bench/run dsl runs both programs in one run and compute
 
 The ops: torch.rms_norm, torch._softmax(x, -1, False), torch.native_layer_norm, and for
 fused::add_rms_norm, which PyTorch does not have, torch.rms_norm(x + r) (two kernels); its
-bytes are the fused op's (x and r read, y and the sum written), as in bench/dsl.c.
+bytes are the fused op's (x and r read, y and the sum written), as in bench/dsl.c; for
+fused::silu_mul, F.silu(x) * r (two kernels) at N = 4096 only, its bytes the fused op's.
 
 Timing, as in bench/dsl.c: CUDA events on the current stream around a batch of calls after
 3 warm-up calls, the batch sized to about 200 ms, the best of 5 batches. Host time: wall time
@@ -59,6 +60,8 @@ def op_bytes(name, rows, n, es):
         return 2 * rn
     if name == "layer_norm":
         return 2 * rn + 2 * wn + 8.0 * rows
+    if name == "silu_mul":
+        return 3 * rn
     return 4 * rn + wn  # add_rms_norm
 
 
@@ -82,6 +85,8 @@ def bench_bandwidth():
                 "layer_norm": lambda: torch.native_layer_norm(x, [n], w, b, LN_EPS),
                 "add_rms_norm": lambda: torch.rms_norm(x + r, (n,), w, RMS_EPS),
             }
+            if n == 4096:  # elementwise: one size, as bench/dsl.c
+                ops["silu_mul"] = lambda: torch.nn.functional.silu(x) * r
             for name, fn in ops.items():
                 try:
                     ms = time_gpu(fn)

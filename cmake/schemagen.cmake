@@ -44,5 +44,11 @@ function(sg_add_glue target)
   add_library(${target} STATIC ${outputs})
   target_include_directories(${target} PUBLIC ${dir})
   target_link_libraries(${target} PUBLIC sg_runtime)
+  if(G_DSL AND ${G_DSL}_LINK)
+    # object artifacts: the DSL's headers (its code, so SYSTEM: our warnings are not its), its
+    # objects and its runtime, then the CUDA runtime they call
+    target_include_directories(${target} SYSTEM PRIVATE ${${G_DSL}_INCLUDE})
+    target_link_libraries(${target} PUBLIC ${${G_DSL}_LINK} CUDA::cudart_static)
+  endif()
   add_dependencies(${target} ${target}_gen)
 endfunction()

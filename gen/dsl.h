@@ -56,6 +56,19 @@ typedef struct sg_dsl_constexpr {
 
 typedef struct sg_dsl_decl sg_dsl_decl;
 
+/* The DSLs a declaration may name, one row each: dsl_decl.c reads `dsl` and `compiler` by it,
+ * dsl_sidecar.c the sidecar's kind and compiler, dsl_emit.c how an artifact is linked. */
+typedef struct sg_dsl_lang {
+    const char *name;    /* `dsl: NAME` */
+    const char *package; /* `compiler: PACKAGE==VERSION`, and the sidecar's compiler name */
+    const char *kind;    /* the sidecar's kind */
+    bool        object;  /* an object file with its own loader and entry, linked into the
+                          * library (no image in LIB_dsl.c, no launch grid or warps) */
+} sg_dsl_lang;
+
+extern const sg_dsl_lang sg_dsl_langs[];
+extern const uint32_t    sg_dsl_nlangs;
+
 /* One artifact to build: a grid point for one arch. */
 typedef struct sg_dsl_artifact {
     sg_dsl_decl  *decl;
@@ -68,7 +81,7 @@ typedef struct sg_dsl_artifact {
     bool          have_sidecar;
     const unsigned char *image;
     size_t        image_size;
-    const char   *symbol;
+    const char   *symbol; /* the kernel (an image), the entry function (an object) */
     uint32_t      shared, num_warps, nhidden;
     bool         *div16;  /* per parameter: the compiler assumed 16-byte alignment */
     bool         *int32;  /* per parameter: the compiler assumed an int32 value */
@@ -80,6 +93,7 @@ struct sg_dsl_decl {
     const char      *file;       /* the declaration's path as given */
     const sg_op     *op;
     const char      *op_name;    /* "aten::_fused_rms_norm" as written */
+    const sg_dsl_lang *lang;
     const char      *dsl, *compiler, *compiler_version;
     sg_pos           compiler_pos;
     const char      *source;     /* as written, relative to the declaration */
@@ -98,7 +112,7 @@ struct sg_dsl_decl {
     sg_pos           when_c_pos;
     sg_dsl_output   *outputs;
     uint32_t         noutputs;
-    sg_dsl_expr      launch_grid[3];
+    sg_dsl_expr      launch_grid[3]; /* not for an object DSL: */
     uint32_t         num_warps, num_stages;
     sg_dsl_constexpr *constexprs;
     uint32_t         nconstexprs;

@@ -359,12 +359,31 @@ static bool read_op(loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
     return true;
 }
 
+const sg_dsl_lang sg_dsl_langs[] = {
+    {"triton", "triton", "triton-cubin", false},
+    {"cutedsl", "nvidia-cutlass-dsl", "cutedsl-obj", true},
+};
+const uint32_t sg_dsl_nlangs = sizeof sg_dsl_langs / sizeof sg_dsl_langs[0];
+
+static bool read_dsl(loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
+    if (!want_scalar(L, "dsl", v)) return false;
+    for (uint32_t i = 0; i < sg_dsl_nlangs; i++)
+        if (strcmp(sg_dsl_langs[i].name, v->text) == 0) {
+            dc->lang = &sg_dsl_langs[i];
+            dc->dsl = v->text;
+            return true;
+        }
+    err(L, v->pos, "'dsl' is triton or cutedsl, not '%s'", v->text);
+    return false;
+}
+
 static bool read_compiler(loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
     if (!want_scalar(L, "compiler", v)) return false;
     const char *eq = strstr(v->text, "==");
-    if (!eq || !eq[2] || (size_t)(eq - v->text) != strlen(dc->dsl) ||
-        strncmp(v->text, dc->dsl, strlen(dc->dsl)) != 0) {
-        err(L, v->pos, "'compiler' needs %s==VERSION (the exact version), not '%s'", dc->dsl,
+    const char *pkg = dc->lang->package;
+    if (!eq || !eq[2] || (size_t)(eq - v->text) != strlen(pkg) ||
+        strncmp(v->text, pkg, strlen(pkg)) != 0) {
+        err(L, v->pos, "'compiler' needs %s==VERSION (the exact version), not '%s'", pkg,
             v->text);
         return false;
     }
@@ -547,18 +566,13 @@ static bool param_type(loader *L, sg_dsl_decl *dc, const sg_ynode *t, sg_dsl_par
         const sg_dsl_gridvar *g = &dc->grid[p->grid_var];
         for (uint32_t i = 0; i < g->n; i++)
             if (!sg_dsl_dtypes[g->values[i].i].triton) {
-                err(L, t->pos, "'%s' takes the values of '%s', and Triton has no type for %s",
+                err(L, t->pos, "'%s' takes the values of '%s', and the DSL has no type for %s",
                     t->text, g->name, sg_dsl_dtypes[g->values[i].i].name);
                 return false;
             }
         return true;
     }
-    static const char *const scalars[] = {"i32", "i64", "fp32", "fp64"};
-    bool ok = p->base >= 0;
-    if (ok && !p->ptr) {
-        ok = false;
-        for (size_t i = 0; i < 4; i++) ok |= strcmp(s, scalars[i]) == 0;
-    }
+    bool ok = p->base >= 0 && (p->ptr || sg_dsl_dtypes[p->base].ctype);
     if (!ok)
         err(L, t->pos, "'%s' is not a kernel parameter type (*fp32, *fp16, *bf16, *fp64, *i32, "
             "*i64, *i8, *u8, *GRIDVAR, i32, i64, fp32, fp64)", t->text);
@@ -609,12 +623,8 @@ static bool read_params(loader *L, sg_dsl_decl *dc, const sg_ynode *v, const cha
     return true;
 }
 
-static bool read_launch(loader *L, sg_dsl_decl *dc, const sg_ynode *v, const char *scope) {
-    static const char *const keys[] = {"grid", "num_warps", "num_stages", "?constexprs", "args",
-                                       NULL};
-    const sg_ynode *val[5];
-    if (!want_kind(L, "launch", v, SG_Y_MAP) || !take_keys(L, v, "'launch'", keys, val))
-        return false;
+static bool read_launch_grid(loader *L, sg_dsl_decl *dc, const sg_ynode *const *val,
+                             const char *scope) {
     if (!want_kind(L, "grid", val[0], SG_Y_SEQ)) return false;
     if (val[0]->nitems != 3) {
         err(L, val[0]->pos, "the launch grid needs three expressions (x, y, z), not %u",
@@ -634,6 +644,23 @@ static bool read_launch(loader *L, sg_dsl_decl *dc, const sg_ynode *v, const cha
         return false;
     }
     dc->num_warps = (uint32_t)w, dc->num_stages = (uint32_t)st;
+    return true;
+}
+
+/* An object DSL's host function launches its kernels itself: its `launch` has no grid, warps
+ * or stages. */
+static bool read_launch(loader *L, sg_dsl_decl *dc, const sg_ynode *v, const char *scope) {
+    static const char *const keys[] = {"grid", "num_warps", "num_stages", "?constexprs", "args",
+                                       NULL};
+    static const char *const obj_keys[] = {"?constexprs", "args", NULL};
+    const sg_ynode *val[5] = {NULL};
+    char what[64];
+    snprintf(what, sizeof what, "'launch' of a %s kernel", dc->dsl);
+    if (!want_kind(L, "launch", v, SG_Y_MAP) ||
+        !take_keys(L, v, what, dc->lang->object ? obj_keys : keys,
+                   dc->lang->object ? val + 3 : val))
+        return false;
+    if (!dc->lang->object && !read_launch_grid(L, dc, val, scope)) return false;
     if (val[3]) {
         const sg_ynode *c = val[3];
         if (!want_kind(L, "constexprs", c, SG_Y_MAP)) return false;
@@ -691,7 +718,7 @@ static bool read_entry(loader *L, sg_dsl_decl *dc, const sg_ynode *e) {
         return false;
     }
     if (!read_op(L, dc, v[OP]) || !read_scalar_key(L, "key", v[KEY], "CUDA", &key) ||
-        !read_scalar_key(L, "dsl", v[DSL], "triton", &dc->dsl) ||
+        !read_dsl(L, dc, v[DSL]) ||
         !read_compiler(L, dc, v[COMPILER]) || !read_source(L, dc, v[SOURCE]) ||
         !read_scalar_key(L, "kernel", v[KERNEL], NULL, &dc->kernel) ||
         !read_archs(L, dc, v[ARCHS]))

@@ -199,11 +199,16 @@ static void assumptions(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact 
                           sg_dsl_dtypes[pd].cenum, p->name);
             if (a->div16 && a->div16[k])
                 sg_buf_printf(b, "\n            && sg_dslg_aligned(%s, 16, &sg_ok)", t);
+            if (a->int32 && a->int32[k]) /* an object's tensors carry an int32 size */
+                sg_buf_printf(b, "\n            && sg_dslg_i32(sg_dslg_numel(%s, &sg_ok))", t);
         } else if (p->ptr) { /* an output: like's dtype where it has none of its own */
             const sg_dsl_output *o = &dc->outputs[s->index];
             if (o->dtype < 0 && o->dtype_var < 0)
                 sg_buf_printf(b, "\n            && sg_dslg_dtype(%s, &sg_ok) == %s /* %s */",
                               dc->op->c->arg_cnames[o->like], sg_dsl_dtypes[pd].cenum, p->name);
+            if (a->int32 && a->int32[k]) /* its numel is at most like's */
+                sg_buf_printf(b, "\n            && sg_dslg_i32(sg_dslg_numel(%s, &sg_ok))",
+                              dc->op->c->arg_cnames[o->like]);
         } else {
             bool i32 = strcmp(sg_dsl_dtypes[pd].triton, "i32") == 0;
             sg_buf_puts(b, i32 ? "\n            && sg_dslg_i32(" : "\n            && ((void)(");
@@ -216,6 +221,7 @@ static void assumptions(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact 
             sg_buf_printf(b, "\n            && sg_dslg_dim(%s, &sg_ok) >= %lld",
                           dc->op->c->arg_cnames[dc->outputs[i].like],
                           (long long)dc->outputs[i].keep_last);
+    if (dc->lang->object) return; /* its host function picks its grid */
     sg_buf_puts(b, "\n            && sg_dslg_grid_ok(");
     for (int g = 0; g < 3; g++) {
         if (g) sg_buf_puts(b, ", ");
@@ -313,9 +319,42 @@ static void alloc_output(sg_buf *b, const sg_dsl_decl *dc, uint32_t i) {
     sg_buf_printf(b, ", %s->device, &sg_out%u);\n    if (sg_st != SG_OK) goto sg_fail;\n", like, i);
 }
 
-static const char *c_scalar(const char *triton) {
-    return strcmp(triton, "i32") == 0 ? "int32_t" : strcmp(triton, "i64") == 0 ? "int64_t"
-           : strcmp(triton, "fp32") == 0 ? "float" : "double";
+/* An object artifact's call (after the output dtypes): each tensor a struct of its data and
+ * its numel, each scalar a local; a zero grid where a tensor is empty (nothing runs). */
+static void object_case(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact *a, uint32_t i,
+                        const char *t) {
+    sg_buf_puts(b, "        uint32_t sg_run = 1;\n");
+    for (uint32_t k = 0; k < dc->nparams; k++) {
+        const sg_dsl_param *p = &dc->params[k];
+        int pd = p->grid_var >= 0 ? (int)a->vals[p->grid_var].i : p->base;
+        if (p->ptr) {
+            sg_buf_puts(b, "        int64_t sg_n");
+            sg_buf_printf(b, "%u = sg_dslg_numel(", k);
+            expr(b, &p->value, dc, a);
+            sg_buf_printf(b, ", &sg_ok);\n        %s_Tensor_%s_t sg_t%u = {sg_tensor_data(",
+                          a->prefix, p->name, k);
+            expr(b, &p->value, dc, a);
+            sg_buf_printf(b, "), {(int32_t)sg_n%u}};\n", k);
+            sg_buf_printf(b, "        sg_ok = sg_ok && sg_dslg_i32(sg_n%u);\n"
+                          "        sg_run &= sg_n%u != 0;\n        sg_args[%u] = &sg_t%u; "
+                          "/* %s */\n", k, k, k, k, p->name);
+        } else {
+            sg_buf_printf(b, "        %s sg_v%u = (%s)(", sg_dsl_dtypes[pd].ctype, k,
+                          sg_dsl_dtypes[pd].ctype);
+            expr(b, &p->value, dc, a);
+            sg_buf_printf(b, "); /* %s */\n        sg_args[%u] = &sg_v%u;\n", p->name, k, k);
+        }
+    }
+    sg_buf_puts(b, "        if (!sg_ok) {\n");
+    sg_buf_printf(b, "            sg_st = sg_error(SG_ESTATE, \"%s: the DSL kernel %s was called "
+                  "for arguments its predicate declines\");\n"
+                  "            goto sg_fail;\n        }\n",
+                  dc->op_name, a->prefix);
+    sg_buf_puts(b, "        sg_grid[0] = sg_run, sg_grid[1] = 1, sg_grid[2] = 1;\n");
+    sg_buf_printf(b, "        sg_st = sg_stream_current(%s->device, &sg_stream);\n", t);
+    sg_buf_printf(b, "        if (sg_st == SG_OK)\n            sg_st = sg_dsl_launch("
+                  "&sg_dslg_artifacts[%u], sg_dev, sg_grid, sg_args, sg_stream);\n"
+                  "        break;\n    }\n", dc->first + i);
 }
 
 /* One artifact's launch: its parameters marshalled, the hidden ones NULL, its grid. */
@@ -328,6 +367,10 @@ static void launch_case(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact 
         if (dc->outputs[k].dtype_var >= 0)
             sg_buf_printf(b, "        sg_out%u_dtype = %s;\n", k,
                           sg_dsl_dtypes[a->vals[dc->outputs[k].dtype_var].i].cenum);
+    if (dc->lang->object) {
+        object_case(b, dc, a, i, t);
+        return;
+    }
     for (uint32_t k = 0; k < dc->nparams; k++) {
         const sg_dsl_param *p = &dc->params[k];
         int pd = p->grid_var >= 0 ? (int)a->vals[p->grid_var].i : p->base;
@@ -336,8 +379,8 @@ static void launch_case(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact 
             expr(b, &p->value, dc, a);
             sg_buf_printf(b, "); /* %s */\n", p->name);
         } else {
-            sg_buf_printf(b, "        %s sg_v%u = (%s)(", c_scalar(sg_dsl_dtypes[pd].triton), k,
-                          c_scalar(sg_dsl_dtypes[pd].triton));
+            sg_buf_printf(b, "        %s sg_v%u = (%s)(", sg_dsl_dtypes[pd].ctype, k,
+                          sg_dsl_dtypes[pd].ctype);
             expr(b, &p->value, dc, a);
             sg_buf_printf(b, "); /* %s */\n        sg_args[%u] = &sg_v%u;\n", p->name, k, k);
         }
@@ -479,7 +522,34 @@ static void banner(sg_buf *b, const sg_dsl_set *s, const char *const *inputs, ui
     sg_buf_printf(b, "%s */\n", sg_dsl_banner_mark);
 }
 
+/* An object artifact's module and the two hooks the runtime calls (runtime/sg_dsl.h): the
+ * header's loader, whose failures the macro above keeps, and its wrapper. */
+static void object_hooks(sg_buf *b, const sg_dsl_artifact *a) {
+    const sg_dsl_decl *dc = a->decl;
+    const char *p = a->prefix;
+    sg_buf_printf(b, "static %s_Kernel_Module_t sg_dslg_%s_module;\n\n", p, p);
+    sg_buf_printf(b, "static int sg_dslg_%s_load(void) {\n    sg_dslg_load_err = cudaSuccess;\n"
+                  "    %s_Kernel_Module_Load(&sg_dslg_%s_module);\n"
+                  "    return (int)sg_dslg_load_err;\n}\n\n", p, p, p);
+    sg_buf_printf(b, "static int sg_dslg_%s_run(void **sg_a, void *sg_stream) {\n"
+                  "    return (int)%s(&sg_dslg_%s_module", p, a->symbol, p);
+    for (uint32_t k = 0; k < dc->nparams; k++) {
+        const sg_dsl_param *q = &dc->params[k];
+        int pd = q->grid_var >= 0 ? (int)a->vals[q->grid_var].i : q->base;
+        if (q->ptr)
+            sg_buf_printf(b, ",\n        (%s_Tensor_%s_t *)sg_a[%u]", p, q->name, k);
+        else
+            sg_buf_printf(b, ",\n        *(%s *)sg_a[%u]", sg_dsl_dtypes[pd].ctype, k);
+    }
+    sg_buf_printf(b, ",\n        (cudaStream_t)sg_stream);\n}\n"
+                  "static sg_dsl_slot sg_dslg_%s_slot = SG_DSL_SLOT_INIT;\n\n", p);
+}
+
 static void image(sg_buf *b, const sg_dsl_artifact *a) {
+    if (a->decl->lang->object) {
+        object_hooks(b, a);
+        return;
+    }
     sg_buf_printf(b, "static const unsigned char sg_dslg_%s_image[%zu] = {", a->prefix,
                   a->image_size ? a->image_size : 1);
     for (size_t i = 0; i < a->image_size; i++)
@@ -488,12 +558,42 @@ static void image(sg_buf *b, const sg_dsl_artifact *a) {
     sg_buf_printf(b, "\n};\nstatic sg_dsl_slot sg_dslg_%s_slot = SG_DSL_SLOT_INIT;\n\n", a->prefix);
 }
 
+/* The headers of the object artifacts, after the macro through which they report a
+ * failure: their default prints, this keeps the first failure of the loader running on this
+ * thread for its hook to return. */
+static void object_headers(sg_buf *b, const sg_dsl_set *s) {
+    bool any = false;
+    for (uint32_t i = 0; i < s->narts; i++) {
+        const sg_dsl_artifact *a = &s->arts[i];
+        if (!a->decl->lang->object) continue;
+        if (!any)
+            sg_buf_puts(b, "#include <cuda_runtime.h>\n\n"
+                        "static _Thread_local cudaError_t sg_dslg_load_err;\n\n"
+                        "static void sg_dslg_load_check(cudaError_t sg_e) {\n"
+                        "    if (sg_e != cudaSuccess && sg_dslg_load_err == cudaSuccess) "
+                        "sg_dslg_load_err = sg_e;\n}\n"
+                        "#define CUTE_DSL_CUDA_ERROR_CHECK(err) sg_dslg_load_check(err)\n");
+        any = true;
+        sg_buf_printf(b, "#include \"%s.h\"\n", a->prefix);
+    }
+    if (any) sg_buf_putc(b, '\n');
+}
+
 static void table(sg_buf *b, const sg_dsl_set *s) {
     sg_buf_printf(b, "static const sg_dsl_artifact sg_dslg_artifacts[%u] = {\n",
                   s->narts ? s->narts : 1);
     for (uint32_t i = 0; i < s->narts; i++) {
         const sg_dsl_artifact *a = &s->arts[i];
         int32_t cap = a->decl->caps[a->arch];
+        if (a->decl->lang->object) {
+            sg_buf_printf(b, "    {.prefix = \"%s\", .op = \"%s\", .dsl = \"%s\", .symbol = "
+                          "\"%s\",\n     .cc_major = %d, .cc_minor = %d, .nparams = %u,\n"
+                          "     .slot = &sg_dslg_%s_slot, .load = sg_dslg_%s_load, "
+                          ".run = sg_dslg_%s_run},\n",
+                          a->prefix, a->decl->op_name, a->decl->dsl, a->symbol, cap / 10,
+                          cap % 10, a->decl->nparams, a->prefix, a->prefix, a->prefix);
+            continue;
+        }
         sg_buf_printf(b, "    {.prefix = \"%s\", .op = \"%s\", .dsl = \"%s\", .symbol = \"%s\",\n"
                       "     .cc_major = %d, .cc_minor = %d, .image = sg_dslg_%s_image,\n"
                       "     .image_size = sizeof sg_dslg_%s_image, .block_x = %u, .shared = %u,\n"
@@ -545,6 +645,7 @@ void sg_dsl_emit_c(sg_buf *c, sg_buf *h, const sg_dsl_set *s, const char *lib,
     sg_buf_puts(c, "#include <stdbool.h>\n#include <stddef.h>\n#include <stdint.h>\n\n");
     sg_buf_puts(c, helpers);
     sg_buf_putc(c, '\n');
+    object_headers(c, s);
     for (uint32_t i = 0; i < s->narts; i++) image(c, &s->arts[i]);
     table(c, s);
     for (uint32_t i = 0; i < s->ndecls; i++) {

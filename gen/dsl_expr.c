@@ -10,12 +10,18 @@
 #include <string.h>
 
 const sg_dsl_dtype sg_dsl_dtypes[] = {
-    {"uint8", "SG_UINT8", "u8"},          {"int8", "SG_INT8", "i8"},
-    {"int16", "SG_INT16", NULL},          {"int32", "SG_INT32", "i32"},
-    {"int64", "SG_INT64", "i64"},         {"float16", "SG_FLOAT16", "fp16"},
-    {"float32", "SG_FLOAT32", "fp32"},    {"float64", "SG_FLOAT64", "fp64"},
-    {"complex64", "SG_COMPLEX64", NULL},  {"complex128", "SG_COMPLEX128", NULL},
-    {"bool", "SG_BOOL", NULL},            {"bfloat16", "SG_BFLOAT16", "bf16"},
+    {"uint8", "SG_UINT8", "u8", NULL},
+    {"int8", "SG_INT8", "i8", NULL},
+    {"int16", "SG_INT16", NULL, NULL},
+    {"int32", "SG_INT32", "i32", "int32_t"},
+    {"int64", "SG_INT64", "i64", "int64_t"},
+    {"float16", "SG_FLOAT16", "fp16", NULL},
+    {"float32", "SG_FLOAT32", "fp32", "float"},
+    {"float64", "SG_FLOAT64", "fp64", "double"},
+    {"complex64", "SG_COMPLEX64", NULL, NULL},
+    {"complex128", "SG_COMPLEX128", NULL, NULL},
+    {"bool", "SG_BOOL", NULL, NULL},
+    {"bfloat16", "SG_BFLOAT16", "bf16", NULL},
 };
 const uint32_t sg_dsl_ndtypes = sizeof sg_dsl_dtypes / sizeof sg_dsl_dtypes[0];
 

@@ -105,10 +105,11 @@ typedef struct sg_dsl_value {
 bool sg_dsl_eval(const sg_dsl_node *n, const sg_dsl_value *grid, sg_dsl_value *out,
                  const char **why);
 
-/* The dtypes the language names: name, the runtime's enum, Triton's type ("fp32"; NULL where
- * Triton has none). */
+/* The dtypes the language names: name, the runtime's enum, the kernel parameter type
+ * ("fp32", Triton's names; NULL where the DSLs have none), and the C type a scalar parameter of
+ * it is passed as (NULL: not a scalar parameter type). */
 typedef struct sg_dsl_dtype {
-    const char *name, *cenum, *triton;
+    const char *name, *cenum, *triton, *ctype;
 } sg_dsl_dtype;
 extern const sg_dsl_dtype sg_dsl_dtypes[];
 extern const uint32_t     sg_dsl_ndtypes;

@@ -199,8 +199,11 @@ static void plan_artifact(sg_buf *b, const sg_dsl_artifact *a) {
             sg_dsl_json_str(b, dc->params[i].name);
             first = false;
         }
-    sg_buf_printf(b, "],\n   \"num_warps\": %u, \"num_stages\": %u}", dc->num_warps,
-                  dc->num_stages);
+    if (dc->lang->object) /* its host function launches: no warps or stages */
+        sg_buf_puts(b, "]}");
+    else
+        sg_buf_printf(b, "],\n   \"num_warps\": %u, \"num_stages\": %u}", dc->num_warps,
+                      dc->num_stages);
 }
 
 void sg_dsl_plan(sg_buf *b, const sg_dsl_set *s) {

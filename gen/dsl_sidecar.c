@@ -160,46 +160,66 @@ int sg_dsl_elf_symbol(const unsigned char *img, size_t n, const char *symbol, co
     return found;
 }
 
-static void check_binary(reader *R, const sg_ynode *bin) {
-    const char *file = need_str(R, bin, "file"), *sha = need_str(R, bin, "sha256");
-    if (!file || !sha) return;
-    const sg_ynode *fv = get(bin, "file");
+/* A file the sidecar names in the artifacts folder ({"file": NAME, "sha256": HEX}), read and
+ * its hash checked; NULL where refused. */
+static const unsigned char *check_file(reader *R, const sg_ynode *f, const char *what,
+                                       size_t *len, const char **name) {
+    const char *file = need_str(R, f, "file"), *sha = need_str(R, f, "sha256");
+    if (!file || !sha) return NULL;
+    const sg_ynode *fv = get(f, "file");
     if (strchr(file, '/') || !file[0] || file[0] == '.') {
-        refuse(R, fv->pos, "the binary's file is a name in the artifacts folder, not '%s'", file);
-        return;
+        refuse(R, fv->pos, "the %s's file is a name in the artifacts folder, not '%s'", what,
+               file);
+        return NULL;
     }
-    size_t n = strlen(R->dir) + strlen(file) + 2, len;
+    size_t n = strlen(R->dir) + strlen(file) + 2;
     char *path = malloc(n);
     if (!path) {
         refuse(R, fv->pos, "out of memory");
-        return;
+        return NULL;
     }
     snprintf(path, n, "%s/%s", R->dir, file);
-    const unsigned char *img = (const unsigned char *)slurp(R->s->a, path, &len);
+    const unsigned char *img = (const unsigned char *)slurp(R->s->a, path, len);
     if (!img) {
-        refuse(R, fv->pos, "cannot read the binary '%s': %s", path, strerror(errno));
+        refuse(R, fv->pos, "cannot read the %s '%s': %s", what, path, strerror(errno));
         free(path);
-        return;
+        return NULL;
     }
     free(path);
     char hex[65];
-    sg_sha256_hex(img, len, hex);
+    sg_sha256_hex(img, *len, hex);
     if (strcmp(hex, sha) != 0) {
-        refuse(R, get(bin, "sha256")->pos, "the binary '%s' has the SHA-256 %s, not the "
-               "sidecar's: it was rebuilt or altered since", file, hex);
-        return;
+        refuse(R, get(f, "sha256")->pos, "the %s '%s' has the SHA-256 %s, not the sidecar's: "
+               "it was rebuilt or altered since", what, file, hex);
+        return NULL;
     }
-    const char *why = "";
-    int r = sg_dsl_elf_symbol(img, len, R->a->symbol, &why);
+    *name = file;
+    return img;
+}
+
+/* The binary: a cubin with the kernel, or an object file with the loader the DSL names after
+ * the prefix. */
+static void check_binary(reader *R, const sg_ynode *bin) {
+    bool object = R->a->decl->lang->object;
+    size_t len;
+    const char *file = NULL, *why = "";
+    const unsigned char *img = check_file(R, bin, "binary", &len, &file);
+    if (!img) return;
+    char loader[300];
+    snprintf(loader, sizeof loader, "_mlir_%s_cuda_init", R->a->prefix);
+    const char *symbol = object ? loader : R->a->symbol;
+    int r = sg_dsl_elf_symbol(img, len, symbol, &why);
     if (r != 0) {
-        const sg_ynode *sv = get(R->root, "symbol");
         if (r < 0)
-            refuse(R, fv->pos, "the binary '%s' is not a cubin: %s", file, why);
+            refuse(R, get(bin, "file")->pos, "the binary '%s' is not %s: %s", file,
+                   object ? "an object file" : "a cubin", why);
         else
-            refuse(R, sv->pos, "the binary '%s' has %s '%s'", file,
-                   r == 1 ? "a symbol that is not a function named" : "no symbol", R->a->symbol);
+            refuse(R, object ? get(bin, "file")->pos : get(R->root, "symbol")->pos,
+                   "the binary '%s' has %s '%s'", file,
+                   r == 1 ? "a symbol that is not a function named" : "no symbol", symbol);
         return;
     }
+    if (object) return; /* linked into the library, not embedded */
     R->a->image = img;
     R->a->image_size = len;
 }
@@ -269,6 +289,79 @@ static void check_hidden(reader *R, const sg_ynode *hidden) {
     if (hidden) R->a->nhidden = hidden->nitems;
 }
 
+static void check_assumes(reader *R, const sg_ynode *root) {
+    const sg_ynode *as = need(R, root, "assumes", SG_Y_MAP);
+    if (!as) return;
+    const sg_ynode *div = get(as, "divisibility_16"), *i32 = get(as, "int32");
+    R->a->div16 = param_flags(R, div && div->kind == SG_Y_SEQ ? div : NULL, "divisibility_16");
+    R->a->int32 = param_flags(R, i32 && i32->kind == SG_Y_SEQ ? i32 : NULL, "int32");
+}
+
+/* An object artifact (CuTeDSL's export_to_c): the entry LIB_dsl.c calls is the header's
+ * wrapper, named after the prefix, with each tensor a 1-D struct of a pointer and one int32
+ * size and each scalar by value; what the header declared is checked against that. */
+static void check_object(reader *R, const sg_ynode *root) {
+    sg_dsl_artifact *a = R->a;
+    const sg_dsl_decl *dc = a->decl;
+    const char *symbol = need_str(R, root, "symbol");
+    if (!symbol) return;
+    size_t n = strlen(a->prefix) + 32;
+    char *want = sg_arena_alloc(R->s->a, n);
+    if (!want) {
+        refuse(R, root->pos, "out of memory");
+        return;
+    }
+    snprintf(want, n, "cute_dsl_%s_wrapper", a->prefix);
+    if (!same(R, get(root, "symbol"), want, "the entry")) return;
+    a->symbol = want;
+    check_params(R, need(R, root, "params", SG_Y_SEQ));
+    const sg_ynode *lay = need(R, root, "layouts", SG_Y_SEQ);
+    const sg_ynode *ct = need(R, root, "ctypes", SG_Y_SEQ);
+    if (R->failed) return;
+    if (lay->nitems != dc->nparams || ct->nitems != dc->nparams) {
+        refuse(R, (lay->nitems != dc->nparams ? lay : ct)->pos, "the sidecar's %s list %u "
+               "parameters, the plan %u", lay->nitems != dc->nparams ? "layouts" : "ctypes",
+               lay->nitems != dc->nparams ? lay->nitems : ct->nitems, dc->nparams);
+        return;
+    }
+    sg_buf t;
+    sg_buf_init(&t);
+    for (uint32_t i = 0; i < dc->nparams && !R->failed; i++) {
+        const sg_dsl_param *p = &dc->params[i];
+        const sg_ynode *l = lay->items[i];
+        int pd = p->grid_var >= 0 ? (int)a->vals[p->grid_var].i : p->base;
+        if (p->ptr && !(l->kind == SG_Y_SEQ && l->nitems == 2 &&
+                        l->items[0]->kind == SG_Y_SCALAR && !strcmp(l->items[0]->text, "1") &&
+                        l->items[1]->kind == SG_Y_SCALAR && !strcmp(l->items[1]->text, "0")))
+            refuse(R, l->pos, "the tensor '%s' has a layout other than [1, 0] (one dynamic size, "
+                   "no dynamic stride): only 1-D compact tensors are supported", p->name);
+        t.len = 0;
+        if (p->ptr)
+            sg_buf_printf(&t, "%s_Tensor_%s_t *", a->prefix, p->name);
+        else
+            sg_buf_puts(&t, sg_dsl_dtypes[pd].ctype);
+        sg_buf_putc(&t, '\0');
+        if (!R->failed && !t.oom)
+            same(R, ct->items[i], t.data, "the entry's C type of a parameter");
+    }
+    sg_buf_free(&t);
+    check_assumes(R, root);
+    const sg_ynode *bin = need(R, root, "binary", SG_Y_MAP);
+    if (bin && !R->failed) check_binary(R, bin);
+    const sg_ynode *hdr = need(R, root, "header", SG_Y_MAP);
+    const sg_ynode *rt = need(R, root, "runtime", SG_Y_MAP);
+    size_t len;
+    const char *name = NULL;
+    if (hdr && !R->failed) {
+        n = strlen(a->prefix) + 3;
+        char *hname = sg_arena_alloc(R->s->a, n);
+        if (hname) snprintf(hname, n, "%s.h", a->prefix);
+        if (check_file(R, hdr, "header", &len, &name) && hname && strcmp(name, hname) != 0)
+            refuse(R, get(hdr, "file")->pos, "the header is '%s', not '%s'", name, hname);
+    }
+    if (rt && !R->failed) check_file(R, rt, "runtime library", &len, &name);
+}
+
 static void check_sidecar(reader *R, const sg_ynode *root) {
     sg_dsl_artifact *a = R->a;
     const sg_dsl_decl *dc = a->decl;
@@ -279,11 +372,11 @@ static void check_sidecar(reader *R, const sg_ynode *root) {
     }
     same(R, need(R, root, "version", SG_Y_SCALAR), "1", "the sidecar's version");
     same(R, need(R, root, "prefix", SG_Y_SCALAR), a->prefix, "the prefix");
-    same(R, need(R, root, "kind", SG_Y_SCALAR), "triton-cubin", "the kind");
+    same(R, need(R, root, "kind", SG_Y_SCALAR), dc->lang->kind, "the kind");
     same(R, need(R, root, "decl", SG_Y_SCALAR), dc->name, "the declaration");
     /* staleness first: a sidecar from another compiler or source says little else of use */
     const sg_ynode *comp = need(R, root, "compiler", SG_Y_MAP);
-    if (comp && same(R, need(R, comp, "name", SG_Y_SCALAR), dc->dsl, "the compiler"))
+    if (comp && same(R, need(R, comp, "name", SG_Y_SCALAR), dc->lang->package, "the compiler"))
         same(R, need(R, comp, "version", SG_Y_SCALAR), dc->compiler_version,
              "stale artifact: the compiler's version");
     const sg_ynode *srcs = need(R, root, "sources", SG_Y_MAP);
@@ -314,6 +407,11 @@ static void check_sidecar(reader *R, const sg_ynode *root) {
         refuse(R, cap->pos, "the capability in the sidecar is [major, minor]");
     if (cap && !R->failed && same(R, cap->items[0], want_cap[0], "the capability's major"))
         same(R, cap->items[1], want_cap[1], "the capability's minor");
+    if (dc->lang->object) {
+        check_object(R, root);
+        a->have_sidecar = !R->failed;
+        return;
+    }
     long long shared = 0, warps = 0, stages = 0, ctas = 0;
     const char *symbol = need_str(R, root, "symbol");
     if (!need_int(R, get(root, "shared"), "'shared'", &shared) ||
@@ -343,12 +441,7 @@ static void check_sidecar(reader *R, const sg_ynode *root) {
     a->symbol = symbol, a->shared = (uint32_t)shared, a->num_warps = (uint32_t)warps;
     check_params(R, need(R, root, "params", SG_Y_SEQ));
     check_hidden(R, need(R, root, "hidden", SG_Y_SEQ));
-    const sg_ynode *as = need(R, root, "assumes", SG_Y_MAP);
-    if (as) {
-        const sg_ynode *div = get(as, "divisibility_16"), *i32 = get(as, "int32");
-        a->div16 = param_flags(R, div && div->kind == SG_Y_SEQ ? div : NULL, "divisibility_16");
-        a->int32 = param_flags(R, i32 && i32->kind == SG_Y_SEQ ? i32 : NULL, "int32");
-    }
+    check_assumes(R, root);
     const sg_ynode *bin = need(R, root, "binary", SG_Y_MAP);
     if (bin && !R->failed) check_binary(R, bin);
     a->have_sidecar = !R->failed;

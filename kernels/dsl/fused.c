@@ -6,6 +6,16 @@
 #include "fused_dsl.h"
 #include "sg_aten_cuda.h"
 
+/* silu_mul.yaml's when_c: gate and up have the same sizes. Pure, as a predicate must be.
+ * Declared by fused_dsl.h too where that declaration is built. */
+bool fused_same_sizes(const sg_tensor *gate, const sg_tensor *up);
+bool fused_same_sizes(const sg_tensor *gate, const sg_tensor *up) {
+    if (!gate || !up || gate->ndim != up->ndim) return false;
+    for (int32_t d = 0; d < gate->ndim; d++)
+        if (gate->sizes[d] != up->sizes[d]) return false;
+    return true;
+}
+
 sg_status sg_fused_init(void) {
     sg_status st = sg_aten_cuda_init();
     if (!st) st = fused_init();

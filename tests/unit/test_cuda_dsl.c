@@ -8,7 +8,9 @@
  * not 16-byte aligned declines and is still right; softmax's dim -1 and dim ndim-1 take one
  * route; an empty input does not fault; the boxed and the typed
  * call take the same route; eight threads making the first call of an artifact at once load it
- * once; the per-op switch; layer_norm; fused::add_rms_norm against add then rms_norm.
+ * once; the per-op switch; layer_norm; fused::add_rms_norm against add then rms_norm;
+ * fused::silu_mul (CuTeDSL, an object artifact) against silu then mul, with its tail, empty,
+ * misaligned and mismatched calls.
  * Skips (77) where the build has no DSL kernels or no GPU is usable. */
 #define _POSIX_C_SOURCE 200809L
 #include "check.h"
@@ -304,6 +306,68 @@ static void check_add_rms_norm(sg_dtype dt) {
 }
 #endif
 
+#ifdef SG_TEST_CUTEDSL
+static const sg_dsl_artifact *art_named(const char *prefix) {
+    const sg_dsl_artifact *all[256];
+    size_t                 k = sg_dsl_list(all, 256);
+    for (size_t i = 0; i < k && i < 256; i++)
+        if (strcmp(all[i]->prefix, prefix) == 0) return all[i];
+    return NULL;
+}
+
+/* fused::silu_mul against silu, then mul, on the stock kernels: rows x n with n not a multiple
+ * of the kernel's block (its tail), then the calls it must decline or run without a launch. */
+static void check_silu_mul(sg_dtype dt) {
+    char name[64];
+    snprintf(name, sizeof name, "silu_mul_cutedsl__%s__sm90", dtype_name[dt]);
+    const sg_dsl_artifact *a = art_named(name);
+    CHECK(a != NULL && a->load && a->run && !a->image);
+    if (!a) return;
+    int64_t    rows = 37, n = 5003;
+    sg_tensor *g = random_cuda(rows, n, dt, 21), *u = random_cuda(rows, n, dt, 22), *y = NULL;
+    uint64_t   before = launches(a);
+    sg_status  st = fused_silu_mul(g, u, &y);
+    if (cap != 90) {
+        CHECK(st == SG_ENOKERNEL);
+        CHECK(launches(a) == before);
+        sg_tensor_release(g), sg_tensor_release(u);
+        return;
+    }
+    CHECK(st == SG_OK);
+    CHECK(ran(a, before));
+    CHECK(sg_dsl_load_count(a) == 1);
+    sg_tensor *s = NULL, *ys = NULL;
+    CHECK(aten_silu(g, &s) == SG_OK);
+    CHECK(aten_mul_Tensor(s, u, &ys) == SG_OK);
+    CHECK(diff(y, ys) <= tol(dt));
+    sg_tensor_release(s), sg_tensor_release(ys), sg_tensor_release(y);
+    y = NULL;
+    /* empty: taken, nothing launched, an empty result */
+    int64_t    zero[2] = {0, 8};
+    sg_tensor *e = NULL;
+    CHECK(sg_tensor_empty(zero, 2, dt, SG_CUDA(0), &e) == SG_OK);
+    before = launches(a);
+    CHECK(fused_silu_mul(e, e, &y) == SG_OK);
+    CHECK(launches(a) == before && y && sg_tensor_numel(y) == 0);
+    sg_tensor_release(y), sg_tensor_release(e);
+    y = NULL;
+    /* the same numel in other sizes, and a view one element in (not 16-byte aligned): the
+     * predicate declines and, with no stock kernel, nothing runs */
+    int64_t    other[2] = {n, rows}, flat = rows * n - 1;
+    sg_tensor *uo = NULL, *gv = NULL, *uv = NULL;
+    CHECK(sg_tensor_view(u, other, 2, &uo) == SG_OK);
+    before = launches(a);
+    CHECK(fused_silu_mul(g, uo, &y) == SG_ENOKERNEL && !y);
+    int64_t one = 1, len = flat;
+    CHECK(sg_tensor_as_strided(g, &len, &one, 1, 1, &gv) == SG_OK);
+    CHECK(sg_tensor_as_strided(u, &len, &one, 1, 1, &uv) == SG_OK);
+    CHECK(fused_silu_mul(gv, uv, &y) == SG_ENOKERNEL && !y);
+    CHECK(launches(a) == before);
+    sg_tensor *ts[] = {g, u, uo, gv, uv};
+    for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) sg_tensor_release(ts[i]);
+}
+#endif
+
 int main(void) {
     const char *why = NULL;
     if (sg_device_count(SG_DEV_CUDA, &why) < 1) {
@@ -341,6 +405,10 @@ int main(void) {
 #ifdef SG_TEST_FUSED
     check_add_rms_norm(SG_FLOAT32);
     check_add_rms_norm(SG_BFLOAT16);
+#endif
+#ifdef SG_TEST_CUTEDSL
+    check_silu_mul(SG_FLOAT32);
+    check_silu_mul(SG_BFLOAT16);
 #endif
     CHECK(sg_cuda_synchronize() == SG_OK);
     sg_runtime_shutdown();

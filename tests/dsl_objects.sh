@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# dsl_objects.sh: object artifacts (CuTeDSL's export_to_c; docs/dsl.md), from a real export of
+# kernels/dsl/silu_mul.yaml for sm_90 (no GPU needed) to the generated C: the sidecars are taken
+# and LIB_dsl.c includes the headers, calls their entries and compiles with -Werror; each kind of
+# mismatch between sidecar, header, object and declaration is refused with a located error.
+# Needs SG_DSL_PYTHON with the pinned nvidia-cutlass-dsl (skips without it) and, for the compile,
+# the CUDA toolkit's headers (SG_CUDA_INCLUDE).
+#
+#   bash tests/dsl_objects.sh SCHEMAGEN [CORPUS_DIR]
+set -uo pipefail
+
+tool=${1:?usage: bash tests/dsl_objects.sh SCHEMAGEN [CORPUS_DIR]}
+tool=$(cd "$(dirname "$tool")" && pwd)/$(basename "$tool")
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+py=${SG_DSL_PYTHON:-}
+[ -n "$py" ] && [ -x "$py" ] || { echo "skipped: no SG_DSL_PYTHON (a Python with the DSL compilers)"; exit 77; }
+"$py" -c "import importlib.metadata as m; m.version('nvidia-cutlass-dsl')" 2>/dev/null ||
+    { echo "skipped: $py has no nvidia-cutlass-dsl"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() {
+    echo "FAIL: $*" >&2
+    failures=$((failures + 1))
+}
+
+mkdir -p "$tmp/cutedsl"
+cp "$root/kernels/dsl/cutedsl/silu_mul.py" "$tmp/cutedsl/"
+cp "$root/kernels/dsl/silu_mul.yaml" "$root/kernels/dsl/schemas/fused.yaml" "$tmp/"
+cd "$tmp" || exit 1
+
+t() {
+    local want=$1 rc=0
+    shift
+    "$tool" "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+    err=$(cat "$tmp/err")
+    [ "$rc" = "$want" ] || fail "schemagen $* exited $rc, not $want: $err"
+}
+
+p=silu_mul_cutedsl__float32__sm90
+t 0 --dsl silu_mul.yaml --dsl-plan plan.json fused.yaml
+grep -q '"dsl": "cutedsl", "compiler": "nvidia-cutlass-dsl==' plan.json || fail "the plan: $(cat plan.json)"
+grep -q num_warps plan.json && fail "the plan of an object DSL names warps"
+"$py" "$root/tools/dsl_export.py" --plan plan.json --out art.good 2>export.log ||
+    { fail "the export failed: $(cat export.log)"; exit 1; }
+for f in "$p.o" "$p.h" "$p.json" libcuda_dialect_runtime_static.a; do
+    [ -f "art.good/$f" ] || fail "the export wrote no $f"
+done
+fresh() {
+    rm -rf art
+    cp -r art.good art
+}
+# edit PYTHON: runs PYTHON on the sidecar of $p as the dict d, and writes it back
+edit() {
+    "$py" - "art/$p.json" "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+exec(sys.argv[2])
+json.dump(d, open(sys.argv[1], "w"), indent=1)
+PY
+}
+# rehash FILE: the sidecar's hash of FILE (binary, header or runtime) made to match its bytes
+rehash() {
+    edit "import hashlib
+for k in ('binary', 'header', 'runtime'):
+    if d[k]['file'] == '$1':
+        d[k]['sha256'] = hashlib.sha256(open('art/$1', 'rb').read()).hexdigest()"
+}
+refused() {
+    t 1 --dsl silu_mul.yaml --dsl-artifacts art fused.yaml
+    for m in "$@"; do
+        case $err in *"$m"*) ;; *) fail "no '$m' in: $err" ;; esac
+    done
+    case $err in *"silu_mul.yaml:5:3: note: artifact '$p' of the declaration 'silu_mul_cutedsl'"*) ;;
+    *) fail "no note at the declaration: $err" ;; esac
+}
+
+fresh
+t 0 --lib fused --dsl silu_mul.yaml --dsl-artifacts art -o gen fused.yaml
+c=gen/fused_dsl.c
+grep -q "^#define CUTE_DSL_CUDA_ERROR_CHECK(err) sg_dslg_load_check(err)$" $c ||
+    fail "no error macro before the headers"
+[ "$(grep -n 'CUTE_DSL_CUDA_ERROR_CHECK' $c | head -1 | cut -d: -f1)" -lt \
+  "$(grep -n "#include \"$p.h\"" $c | cut -d: -f1)" ] || fail "the macro is defined after the header"
+grep -q "return (int)cute_dsl_${p}_wrapper(&sg_dslg_${p}_module," $c || fail "the run hook"
+grep -q "\.load = sg_dslg_${p}_load, \.run = sg_dslg_${p}_run}" $c || fail "the table's hooks"
+grep -q "image" $c && fail "an object artifact was embedded as an image"
+grep -q "sg_dslg_i32(sg_dslg_numel(gate, &sg_ok))" $c || fail "no int32 gate on the tensors' sizes"
+grep -q "return fused_same_sizes(gate, up) ? 0 : -1;" $c || fail "the when_c call"
+cp -r gen gen.first
+t 0 --lib fused --dsl silu_mul.yaml --dsl-artifacts art -o gen fused.yaml
+diff -r gen gen.first >/dev/null || fail "two runs gave different files"
+if [ -n "${SG_CUDA_INCLUDE:-}" ]; then
+    ${CC:-cc} -std=c11 -Wall -Wextra -Wshadow -Werror -c -Igen -I"$root/runtime" \
+        -I"$root/gen/schema" -isystem art -isystem "$SG_CUDA_INCLUDE" $c -o fused_dsl.o ||
+        fail "$c does not compile with -Werror"
+else
+    echo "note: no SG_CUDA_INCLUDE: the generated C is not compiled"
+fi
+
+# the sidecar against the declaration and the header
+fresh; edit 'd["kind"] = "triton-cubin"'
+refused "error: the kind: the sidecar says 'triton-cubin', the plan 'cutedsl-obj'"
+fresh; edit 'd["compiler"]["name"] = "cutedsl"'
+refused "error: the compiler: the sidecar says 'cutedsl', the plan 'nvidia-cutlass-dsl'"
+fresh; edit 'd["compiler"]["version"] = "4.4.2"'
+refused "error: stale artifact: the compiler's version: the sidecar says '4.4.2', the plan '4.8.1'"
+fresh; edit 'd["symbol"] = "cute_dsl_other_wrapper"'
+refused "error: the entry: the sidecar says 'cute_dsl_other_wrapper', the plan 'cute_dsl_${p}_wrapper'"
+fresh; edit 'd["layouts"][1] = [2, 1]'
+refused "error: the tensor 'up' has a layout other than [1, 0]"
+fresh; edit 'd["layouts"] = d["layouts"][:2]'
+refused "error: the sidecar's layouts list 2 parameters, the plan 3"
+fresh; edit 'd["ctypes"][2] = "float *"'
+refused "error: the entry's C type of a parameter: the sidecar says 'float *', the plan '${p}_Tensor_out_t *'"
+fresh; edit 'del d["header"]'
+refused "error: the sidecar lacks 'header'"
+fresh; echo "/* edited */" >>"art/$p.h"
+refused "error: the header '$p.h' has the SHA-256"
+fresh; cp "art/silu_mul_cutedsl__bfloat16__sm90.h" "art/x.h"; edit 'd["header"]["file"] = "x.h"'; rehash x.h
+refused "error: the header is 'x.h', not '$p.h'"
+fresh; rm "art/libcuda_dialect_runtime_static.a"
+refused "error: cannot read the runtime library"
+# the object: the other point's (no loader named after this prefix), not an object at all
+fresh; cp "art/silu_mul_cutedsl__bfloat16__sm90.o" "art/$p.o"; rehash "$p.o"
+refused "error: the binary '$p.o' has no symbol '_mlir_${p}_cuda_init'"
+fresh; printf 'not an object' >"art/$p.o"; rehash "$p.o"
+refused "error: the binary '$p.o' is not an object file"
+
+# declarations: an object DSL's launch has no grid or warps; its compiler is its package
+sed 's/^    args:/    num_warps: 4\n    args:/' silu_mul.yaml >warps.yaml
+t 1 --dsl warps.yaml --dsl-plan x.json fused.yaml
+case $err in *"warps.yaml:20:5: error: unknown key 'num_warps' in 'launch' of a cutedsl kernel (known: constexprs, args)"*) ;;
+*) fail "num_warps for cutedsl: $err" ;; esac
+sed 's/^  compiler: .*/  compiler: cutedsl==4.8.1/' silu_mul.yaml >pin.yaml
+t 1 --dsl pin.yaml --dsl-plan x.json fused.yaml
+case $err in *"error: 'compiler' needs nvidia-cutlass-dsl==VERSION (the exact version), not 'cutedsl==4.8.1'"*) ;;
+*) fail "the pin: $err" ;; esac
+sed 's/^  dsl: .*/  dsl: helion/' silu_mul.yaml >dsl.yaml
+t 1 --dsl dsl.yaml --dsl-plan x.json fused.yaml
+case $err in *"error: 'dsl' is triton or cutedsl, not 'helion'"*) ;; *) fail "an unknown DSL: $err" ;; esac
+
+[ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
+echo "dsl_objects: ok"
