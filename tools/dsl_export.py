@@ -586,8 +586,8 @@ class CuteDSL:
                                               assumed_align=16 if name in a["divisibility"]
                                               else size))
             else:
-                # a value of the numeric type is a run-time argument (the wrapper takes it by
-                # value); a Python number would be folded in as a constant
+                # a run-time argument of the declared type; the header's check below makes
+                # sure the wrapper takes it by value as that C type
                 fakes.append(getattr(cutlass, CUTE_SCALARS[ty][0])(0))
         prefix = a["prefix"]
         tmp = tempfile.mkdtemp(prefix=".cutedsl-", dir=out)
@@ -719,12 +719,13 @@ class Exporter:
                 self.copied += 1
                 say("%s: copied from %s" % (prefix, self.prebuilt))
                 return
-            try:
-                self.version(a)
-            except ExportError as e:
-                raise type(e)("not in %s as the plan asks (%s), and %s" % (self.prebuilt, why, e))
-        version = self.version(a)
-        compiler = self.compiler(a)
+        try:
+            version = self.version(a)
+            compiler = self.compiler(a)
+        except ExportError as e:
+            if why is None:
+                raise
+            raise type(e)("not in %s as the plan asks (%s), and %s" % (self.prebuilt, why, e))
         files, side, note = compiler.compile(a, source_sha, version, self.out)
         size = sum(len(d) for n, d in files.items() if n != RUNTIME and not n.endswith(".h"))
         self.write(a, files, encode(side))
