@@ -7,10 +7,15 @@
 # arguments); a second run keeps everything (up to date) and --force writes the same bytes; then
 # the failures: a missing kernel, a syntax error, parameters in another order, another compiler
 # version, a malformed plan: each named, a non-zero exit, no file of the failed artifact left
-# (a stale one removed), the others still exported, no temporary file left. Where schemagen
-# writes plans (--dsl-plan), the plan of kernels/dsl/*.yaml (over schemas/aten_core.yaml and
-# kernels/dsl/schemas/) is exported whole too: every point of its plan.
-# Skips (77), saying why, where no Python with Triton is found.
+# (a stale one removed), the others still exported, no temporary file left; --from copies the
+# first export with the compilers made unimportable. Where the Python has nvidia-cutlass-dsl,
+# the CuTeDSL plan (tests/data/dsl_cutedsl_plan.json.in) the same way: sidecars against the
+# plan, the headers and the files, an sm_80 point after sm_90 ones, up to date, --force,
+# --from, and its failures. Where schemagen writes plans (--dsl-plan), the plan of
+# kernels/dsl/*.yaml (over schemas/aten_core.yaml and kernels/dsl/schemas/) is exported whole
+# too: every point of its plan.
+# Skips (77), saying why, where no Python with Triton is found; the CuTeDSL cases are skipped,
+# saying so, where that Python has no nvidia-cutlass-dsl.
 set -u
 schemagen=$1
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
