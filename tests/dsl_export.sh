@@ -360,6 +360,26 @@ PY
     grep -q "2 copied from $tmp/cbad, 0 compiled, 0 up to date, 2 failed, of 4" "$tmp/err" || bad "--from a bad folder: summary: $(cat "$tmp/err")"
     [ ! -e "$tmp/cbadout/silu_mul_cutedsl__float32__sm90.json" ] || bad "--from a bad folder: a failed artifact's sidecar was written"
 
+    # one folder, one plan, both DSLs: all up to date, neither compiler imported
+    mkdir -p "$tmp/mixed"
+    cp "$tmp"/first/* "$tmp"/cfirst/* "$tmp/mixed/"
+    python3 -c 'import json, sys
+a, b = (json.load(open(p))["artifacts"] for p in sys.argv[1:3])
+json.dump({"version": 1, "artifacts": a + b}, open(sys.argv[3], "w"))' "$tmp/good.json" "$tmp/cute.json" "$tmp/mixed.json"
+    nocompiler "$py" --plan "$tmp/mixed.json" --out "$tmp/mixed" 2>"$tmp/err" || bad "the mixed plan failed: $(cat "$tmp/err")"
+    grep -q '0 compiled, 8 up to date, 0 failed, of 8' "$tmp/err" || bad "the mixed plan was not up to date: $(cat "$tmp/err")"
+
+    # a Python without nvidia-cutlass-dsl: said once, its other artifacts not tried, nothing written
+    if ! python3 -c 'import importlib.metadata as m; m.version("nvidia-cutlass-dsl")' >/dev/null 2>&1; then
+        st=0
+        python3 "$export_tool" --plan "$tmp/cute.json" --out "$tmp/cout_none" 2>"$tmp/err" || st=$?
+        [ "$st" = 1 ] || bad "without nvidia-cutlass-dsl: exit $st"
+        grep -q "error: silu_mul_cutedsl__float32__sm90: no nvidia-cutlass-dsl package is installed for" "$tmp/err" ||
+            bad "without nvidia-cutlass-dsl: $(cat "$tmp/err")"
+        grep -q "1 failed, 3 not tried, of 4" "$tmp/err" || bad "without nvidia-cutlass-dsl: summary: $(cat "$tmp/err")"
+        [ -z "$(ls -A "$tmp/cout_none" 2>/dev/null)" ] || bad "without nvidia-cutlass-dsl: files were written"
+    fi
+
     # failures: each named, exit 1, the failed artifact's stale files removed, the others exported
     # cexpect_fail NAME STATUS TEXT: as expect_fail, for the CuTeDSL plan NAME
     # cexpect_fail NAME STATUS TEXT [FAILED OTHER]: as expect_fail, for the CuTeDSL plan NAME; with

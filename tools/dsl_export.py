@@ -415,7 +415,8 @@ def load_function(modules, source, name):
 
 
 class Triton:
-    """The compiler, imported once, and the kernel sources loaded by path."""
+    """The compiler, imported once, and the kernel sources loaded by path. (Its target is
+    given per compile: arch, the first artifact's, is not needed.)"""
 
     def __init__(self, arch):
         try:
