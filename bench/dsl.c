@@ -231,16 +231,17 @@ typedef struct kernel {
 } kernel;
 
 static const kernel kernels[] = {
-    {"rms_norm", "aten::_fused_rms_norm", op_rms_norm, op_rms_norm, "aten::_fused_rms_norm"},
-    {"softmax", "aten::_softmax", op_softmax, op_softmax, "aten::_softmax"},
+    {"rms_norm", "aten::_fused_rms_norm", op_rms_norm, op_rms_norm, "aten::_fused_rms_norm",
+     false},
+    {"softmax", "aten::_softmax", op_softmax, op_softmax, "aten::_softmax", false},
     {"layer_norm", "aten::native_layer_norm", op_layer_norm, op_layer_norm,
-     "aten::native_layer_norm"},
+     "aten::native_layer_norm", false},
 #ifdef SG_BENCH_HAVE_FUSED
     {"add_rms_norm", "fused::add_rms_norm", op_add_rms_norm, op_add_then_rms_norm,
-     "aten::add.Tensor then aten::_fused_rms_norm"},
+     "aten::add.Tensor then aten::_fused_rms_norm", false},
 #else
     {"add_rms_norm", "fused::add_rms_norm", NULL, op_add_then_rms_norm,
-     "aten::add.Tensor then aten::_fused_rms_norm"},
+     "aten::add.Tensor then aten::_fused_rms_norm", false},
 #endif
 #ifdef SG_BENCH_HAVE_CUTEDSL
     {"silu_mul", "fused::silu_mul", op_silu_mul, op_silu_then_mul,

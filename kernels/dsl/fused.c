@@ -8,8 +8,8 @@
 
 /* silu_mul.yaml's when_c: gate and up have the same sizes. Pure, as a predicate must be.
  * Declared by fused_dsl.h too where that declaration is built. */
-bool fused_same_sizes(const sg_tensor *gate, const sg_tensor *up);
-bool fused_same_sizes(const sg_tensor *gate, const sg_tensor *up) {
+bool fused_same_sizes(sg_tensor *gate, sg_tensor *up);
+bool fused_same_sizes(sg_tensor *gate, sg_tensor *up) {
     if (!gate || !up || gate->ndim != up->ndim) return false;
     for (int32_t d = 0; d < gate->ndim; d++)
         if (gate->sizes[d] != up->sizes[d]) return false;
