@@ -418,7 +418,14 @@ fi
 # ---- the declarations' own plan, where schemagen writes plans --------------------------------
 if "$schemagen" --help 2>&1 | grep -q -- '--dsl-plan'; then
     shopt -s nullglob
-    decls=("$root"/kernels/dsl/*.yaml)
+    decls=()
+    # without nvidia-cutlass-dsl, the CuTeDSL declarations are left out (as the build does)
+    has_cute=0
+    "$py" -c 'import importlib.metadata as m; m.version("nvidia-cutlass-dsl")' >/dev/null 2>&1 && has_cute=1
+    for d in "$root"/kernels/dsl/*.yaml; do
+        [ "$has_cute" = 1 ] || ! grep -q '^  dsl: cutedsl$' "$d" || continue
+        decls+=("$d")
+    done
     if [ ${#decls[@]} -gt 0 ]; then
         dsl_args=()
         for d in "${decls[@]}"; do dsl_args+=(--dsl "$d"); done
