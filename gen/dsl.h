@@ -3,6 +3,7 @@
  *   dsl_decl.c     reads declarations (kernels/dsl/NAME.yaml) against the model: every key
  *                  checked, the op resolved, the predicate and launch expressions type-checked,
  *                  the grid expanded into artifacts with unique prefixes
+ *   dsl_launch.c   ... their `outputs` and `launch` (dsl_load.h: what the two share)
  *   dsl_set.c      the set of declarations: its arena, the declaration files read
  *   dsl_when_c.c   `when_c`, the escape hatch: a user's C function, its name checked
  *   dsl_plan.c     the plan JSON the exporter builds from

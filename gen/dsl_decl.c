@@ -3,9 +3,8 @@
  * and checked against the model: keys, the op, the expressions, the grid, the prefixes. */
 #define _XOPEN_SOURCE 700 /* realpath */
 
-#include "dsl.h"
+#include "dsl_load.h"
 #include "sha256.h"
-#include "yaml_tree.h"
 
 #include "schema/sg_type_table.h"
 
@@ -18,20 +17,7 @@
 
 enum { MAX_ARTIFACTS = 4096 }; /* per declaration: a grid past this is a mistake */
 
-typedef struct loader {
-    sg_dsl_set      *s;
-    const sg_model  *m;
-    sg_diag         *d;
-    sg_yreader      *r;
-    const sg_source *src;
-    const char      *dir; /* of the declaration file, "" for the current one */
-    uint32_t         errors;
-} loader;
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static void err(loader *L, sg_pos pos, const char *fmt, ...) {
+void sg_dsl_err(sg_dsl_loader *L, sg_pos pos, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     sg_diag_vreport(L->d, SG_ERROR, pos, fmt, ap);
@@ -39,7 +25,7 @@ static void err(loader *L, sg_pos pos, const char *fmt, ...) {
     L->errors++;
 }
 
-static void *alloc(loader *L, size_t n) {
+void *sg_dsl_alloc(sg_dsl_loader *L, size_t n) {
     void *p = sg_arena_alloc(L->s->a, n ? n : 1);
     if (!p) sg_yaml_oom(L->r);
     return p;
@@ -47,25 +33,25 @@ static void *alloc(loader *L, size_t n) {
 
 static bool is_scalar(const sg_ynode *v) { return v->kind == SG_Y_SCALAR && !(v->plain && !v->len); }
 
-static const char *kind_text(const sg_ynode *v) {
+const char *sg_dsl_kind_text(const sg_ynode *v) {
     return v->kind == SG_Y_SEQ ? "a list" : v->kind == SG_Y_MAP ? "a mapping"
                                           : is_scalar(v) ? "a scalar" : "an empty value";
 }
 
-static bool want_scalar(loader *L, const char *key, const sg_ynode *v) {
+bool sg_dsl_want_scalar(sg_dsl_loader *L, const char *key, const sg_ynode *v) {
     if (is_scalar(v)) return true;
-    err(L, v->pos, "'%s' needs a value, not %s", key, kind_text(v));
+    sg_dsl_err(L, v->pos, "'%s' needs a value, not %s", key, sg_dsl_kind_text(v));
     return false;
 }
 
-static bool want_kind(loader *L, const char *key, const sg_ynode *v, sg_ynode_kind k) {
+bool sg_dsl_want_kind(sg_dsl_loader *L, const char *key, const sg_ynode *v, sg_ynode_kind k) {
     if (v->kind == k) return true;
-    err(L, v->pos, "'%s' needs %s, not %s", key, k == SG_Y_SEQ ? "a list" : "a mapping",
-        kind_text(v));
+    sg_dsl_err(L, v->pos, "'%s' needs %s, not %s", key, k == SG_Y_SEQ ? "a list" : "a mapping",
+        sg_dsl_kind_text(v));
     return false;
 }
 
-static bool is_ident(const char *s, bool lower) {
+bool sg_dsl_is_ident(const char *s, bool lower) {
     if (!*s || (*s >= '0' && *s <= '9')) return false;
     for (; *s; s++)
         if (!((*s >= 'a' && *s <= 'z') || (!lower && *s >= 'A' && *s <= 'Z') || *s == '_' ||
@@ -74,27 +60,23 @@ static bool is_ident(const char *s, bool lower) {
     return true;
 }
 
-/* An integer scalar in [lo, hi]. */
-static bool want_int(loader *L, const char *key, const sg_ynode *v, int64_t lo, int64_t hi,
+bool sg_dsl_want_int(sg_dsl_loader *L, const char *key, const sg_ynode *v, int64_t lo, int64_t hi,
                      int64_t *out) {
-    if (!want_scalar(L, key, v)) return false;
+    if (!sg_dsl_want_scalar(L, key, v)) return false;
     char *end;
     errno = 0;
     long long n = strtoll(v->text, &end, 10);
     if (*end || errno || n < lo || n > hi || !v->plain) {
-        err(L, v->pos, "'%s' needs an integer from %lld to %lld, not '%s'", key, (long long)lo,
-            (long long)hi, v->text);
+        sg_dsl_err(L, v->pos, "'%s' needs an integer from %lld to %lld, not '%s'", key,
+                   (long long)lo, (long long)hi, v->text);
         return false;
     }
     *out = n;
     return true;
 }
 
-/* The keys of map, checked against `known` (NULL-ended): each value into vals[k] (NULL where
- * absent); unknown and repeated keys are errors; so are absent keys whose name in `known`
- * does not start with '?'. */
-static bool take_keys(loader *L, const sg_ynode *map, const char *what, const char *const *known,
-                      const sg_ynode **vals) {
+bool sg_dsl_take_keys(sg_dsl_loader *L, const sg_ynode *map, const char *what,
+                      const char *const *known, const sg_ynode **vals) {
     bool ok = true;
     size_t nk = 0;
     while (known[nk]) vals[nk++] = NULL;
@@ -109,11 +91,11 @@ static bool take_keys(loader *L, const sg_ynode *map, const char *what, const ch
                 strncat(list, q ? ", " : "", sizeof list - strlen(list) - 1);
                 strncat(list, known[q] + (known[q][0] == '?'), sizeof list - strlen(list) - 1);
             }
-            err(L, k->pos, "unknown key '%s' in %s (known: %s)",
+            sg_dsl_err(L, k->pos, "unknown key '%s' in %s (known: %s)",
                 k->kind == SG_Y_SCALAR ? k->text : "?", what, list);
             ok = false;
         } else if (vals[j]) {
-            err(L, k->pos, "key '%s' given twice in %s", k->text, what);
+            sg_dsl_err(L, k->pos, "key '%s' given twice in %s", k->text, what);
             ok = false;
         } else {
             vals[j] = v;
@@ -121,7 +103,7 @@ static bool take_keys(loader *L, const sg_ynode *map, const char *what, const ch
     }
     for (size_t j = 0; j < nk; j++)
         if (!vals[j] && known[j][0] != '?') {
-            err(L, map->pos, "%s lacks the key '%s'", what, known[j]);
+            sg_dsl_err(L, map->pos, "%s lacks the key '%s'", what, known[j]);
             ok = false;
         }
     return ok;
@@ -148,7 +130,7 @@ static size_t edit_distance(const char *a, const char *b) {
     return row[n];
 }
 
-static const sg_op *find_op(loader *L, const sg_ynode *v) {
+static const sg_op *find_op(sg_dsl_loader *L, const sg_ynode *v) {
     const char *text = v->text, *sep = strstr(text, "::");
     char ns[128], name[256], full[400];
     const char *rest = sep ? sep + 2 : text;
@@ -157,7 +139,7 @@ static const sg_op *find_op(loader *L, const sg_ynode *v) {
     size_t nl = dot ? (size_t)(dot - rest) : strlen(rest);
     const char *ovl = dot ? dot + 1 : "";
     if (nsl >= sizeof ns || nl >= sizeof name || !nl) {
-        err(L, v->pos, "'op' needs ns::name.overload, not '%s'", text);
+        sg_dsl_err(L, v->pos, "'op' needs ns::name.overload, not '%s'", text);
         return NULL;
     }
     memcpy(ns, sep ? text : "aten", nsl);
@@ -187,13 +169,14 @@ static const sg_op *find_op(loader *L, const sg_ynode *v) {
             strncat(list, op->schema.overload[0] ? op->schema.overload : "(none)",
                     sizeof list - strlen(list) - 1);
         }
-        err(L, v->pos, "%s::%s has no overload '%s' (its overloads: %s)", ns, name, ovl, list);
+        sg_dsl_err(L, v->pos, "%s::%s has no overload '%s' (its overloads: %s)", ns, name, ovl,
+                   list);
     } else if (best) {
-        err(L, v->pos, "no op '%s' in the schemas given; did you mean '%s::%s%s%s'?", text,
+        sg_dsl_err(L, v->pos, "no op '%s' in the schemas given; did you mean '%s::%s%s%s'?", text,
             best->ns, best->schema.name, best->schema.overload[0] ? "." : "",
             best->schema.overload);
     } else {
-        err(L, v->pos, "no op '%s' in the schemas given", text);
+        sg_dsl_err(L, v->pos, "no op '%s' in the schemas given", text);
     }
     return NULL;
 }
@@ -221,13 +204,8 @@ static sg_dsl_sym arg_sym(const sg_arg *a, uint32_t i) {
 
 /* ---- scope --------------------------------------------------------------------------------- */
 
-typedef struct scope_ud {
-    const sg_dsl_decl *decl;
-    bool               grid_only, outs;
-} scope_ud;
-
 static const sg_dsl_sym *lookup(void *ud, const char *name) {
-    const scope_ud *u = ud;
+    const sg_dsl_scope_ud *u = ud;
     for (uint32_t i = 0; i < u->decl->nsyms; i++) {
         const sg_dsl_sym *s = &u->decl->syms[i];
         if (strcmp(s->name, name) != 0) continue;
@@ -238,13 +216,13 @@ static const sg_dsl_sym *lookup(void *ud, const char *name) {
     return NULL;
 }
 
-/* Parses and checks scalar v as an expression of type `want`. */
-static bool expression(loader *L, sg_dsl_decl *dc, const sg_ynode *v, sg_dsl_expr *e,
-                       sg_dsl_type want, const char *what, scope_ud su, const char *scope) {
-    if (!want_scalar(L, what, v)) return false;
+bool sg_dsl_expression(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v, sg_dsl_expr *e,
+                       sg_dsl_type want, const char *what, sg_dsl_scope_ud su,
+                       const char *scope) {
+    if (!sg_dsl_want_scalar(L, what, v)) return false;
     uint32_t n;
     const sg_span *sp = sg_yaml_spans(L->r, v, &n);
-    sg_span *copy = alloc(L, n * sizeof *copy);
+    sg_span *copy = sg_dsl_alloc(L, n * sizeof *copy);
     if (!copy) return false;
     if (n) memcpy(copy, sp, n * sizeof *copy);
     e->text = (sg_dsl_text){v->text, v->len, v->pos, copy, n};
@@ -269,28 +247,28 @@ static int32_t arch_cap(const char *s) {
     return (nd == 2 || nd == 3) && !*s ? v : -1;
 }
 
-static bool read_archs(loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
-    if (!want_kind(L, "archs", v, SG_Y_SEQ)) return false;
+static bool read_archs(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
+    if (!sg_dsl_want_kind(L, "archs", v, SG_Y_SEQ)) return false;
     if (!v->nitems) {
-        err(L, v->pos, "'archs' lists no arch");
+        sg_dsl_err(L, v->pos, "'archs' lists no arch");
         return false;
     }
-    dc->caps = alloc(L, v->nitems * sizeof *dc->caps);
-    dc->arch_names = alloc(L, v->nitems * sizeof *dc->arch_names);
+    dc->caps = sg_dsl_alloc(L, v->nitems * sizeof *dc->caps);
+    dc->arch_names = sg_dsl_alloc(L, v->nitems * sizeof *dc->arch_names);
     if (!dc->caps || !dc->arch_names) return false;
     for (uint32_t i = 0; i < v->nitems; i++) {
         const sg_ynode *x = v->items[i];
-        if (!want_scalar(L, "archs", x)) return false;
+        if (!sg_dsl_want_scalar(L, "archs", x)) return false;
         int32_t cap = arch_cap(x->text);
         if (cap < 0) {
-            err(L, x->pos, "'%s' is not an arch: write sm_XY (compute capability X.Y), as "
+            sg_dsl_err(L, x->pos, "'%s' is not an arch: write sm_XY (compute capability X.Y), as "
                 "sm_90 or sm_90a", x->text);
             return false;
         }
         for (uint32_t j = 0; j < dc->narchs; j++)
             if (dc->caps[j] == cap) {
-                err(L, x->pos, "'%s' names capability %d.%d, as '%s' does", x->text, cap / 10,
-                    cap % 10, dc->arch_names[j]);
+                sg_dsl_err(L, x->pos, "'%s' names capability %d.%d, as '%s' does", x->text,
+                           cap / 10, cap % 10, dc->arch_names[j]);
                 return false;
             }
         dc->caps[dc->narchs] = cap;
@@ -300,10 +278,10 @@ static bool read_archs(loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
 }
 
 /* The source, next to the declaration: its absolute path and its hash. */
-static bool read_source(loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
-    if (!want_scalar(L, "source", v)) return false;
+static bool read_source(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
+    if (!sg_dsl_want_scalar(L, "source", v)) return false;
     if (v->text[0] == '/') {
-        err(L, v->pos, "'source' is a path relative to the declaration, not '%s'", v->text);
+        sg_dsl_err(L, v->pos, "'source' is a path relative to the declaration, not '%s'", v->text);
         return false;
     }
     size_t n = strlen(L->dir) + strlen(v->text) + 1;
@@ -316,7 +294,7 @@ static bool read_source(loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
     }
     snprintf(joined, n, "%s%s", L->dir, v->text);
     if (!realpath(joined, abs) || !(f = fopen(abs, "rb"))) {
-        err(L, v->pos, "cannot read the source '%s': %s", joined, strerror(errno));
+        sg_dsl_err(L, v->pos, "cannot read the source '%s': %s", joined, strerror(errno));
         goto done;
     }
     sg_sha256 h;
@@ -325,7 +303,7 @@ static bool read_source(loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
     size_t got;
     while ((got = fread(buf, 1, sizeof buf, f)) > 0) sg_sha256_update(&h, buf, got);
     if (ferror(f)) {
-        err(L, v->pos, "cannot read the source '%s'", joined);
+        sg_dsl_err(L, v->pos, "cannot read the source '%s'", joined);
         goto done;
     }
     unsigned char dg[32];
@@ -341,18 +319,18 @@ done:
     return ok;
 }
 
-static bool read_op(loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
-    if (!want_scalar(L, "op", v) || !(dc->op = find_op(L, v))) return false;
+static bool read_op(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
+    if (!sg_dsl_want_scalar(L, "op", v) || !(dc->op = find_op(L, v))) return false;
     const sg_schema *s = &dc->op->schema;
     dc->op_name = v->text;
     if (s->varargs || s->varret || sg_schema_kind_of(s) != SG_KIND_FUNCTIONAL || !s->nrets) {
-        err(L, v->pos, "'%s' cannot take a DSL kernel: only functional ops that return "
+        sg_dsl_err(L, v->pos, "'%s' cannot take a DSL kernel: only functional ops that return "
             "Tensors can", v->text);
         return false;
     }
     for (uint32_t i = 0; i < s->nrets; i++)
         if (sg_type_family_of(s->rets[i].type) != SG_FAM_TENSOR) {
-            err(L, v->pos, "'%s' cannot take a DSL kernel: its result %u is not a Tensor",
+            sg_dsl_err(L, v->pos, "'%s' cannot take a DSL kernel: its result %u is not a Tensor",
                 v->text, i);
             return false;
         }
@@ -365,25 +343,25 @@ const sg_dsl_lang sg_dsl_langs[] = {
 };
 const uint32_t sg_dsl_nlangs = sizeof sg_dsl_langs / sizeof sg_dsl_langs[0];
 
-static bool read_dsl(loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
-    if (!want_scalar(L, "dsl", v)) return false;
+static bool read_dsl(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
+    if (!sg_dsl_want_scalar(L, "dsl", v)) return false;
     for (uint32_t i = 0; i < sg_dsl_nlangs; i++)
         if (strcmp(sg_dsl_langs[i].name, v->text) == 0) {
             dc->lang = &sg_dsl_langs[i];
             dc->dsl = v->text;
             return true;
         }
-    err(L, v->pos, "'dsl' is triton or cutedsl, not '%s'", v->text);
+    sg_dsl_err(L, v->pos, "'dsl' is triton or cutedsl, not '%s'", v->text);
     return false;
 }
 
-static bool read_compiler(loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
-    if (!want_scalar(L, "compiler", v)) return false;
+static bool read_compiler(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
+    if (!sg_dsl_want_scalar(L, "compiler", v)) return false;
     const char *eq = strstr(v->text, "==");
     const char *pkg = dc->lang->package;
     if (!eq || !eq[2] || (size_t)(eq - v->text) != strlen(pkg) ||
         strncmp(v->text, pkg, strlen(pkg)) != 0) {
-        err(L, v->pos, "'compiler' needs %s==VERSION (the exact version), not '%s'", pkg,
+        sg_dsl_err(L, v->pos, "'compiler' needs %s==VERSION (the exact version), not '%s'", pkg,
             v->text);
         return false;
     }
@@ -393,11 +371,11 @@ static bool read_compiler(loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
     return true;
 }
 
-static bool read_scalar_key(loader *L, const char *key, const sg_ynode *v, const char *only,
+static bool read_scalar_key(sg_dsl_loader *L, const char *key, const sg_ynode *v, const char *only,
                             const char **out) {
-    if (!want_scalar(L, key, v)) return false;
+    if (!sg_dsl_want_scalar(L, key, v)) return false;
     if (only && strcmp(v->text, only) != 0) {
-        err(L, v->pos, "'%s' must be %s for now, not '%s'", key, only, v->text);
+        sg_dsl_err(L, v->pos, "'%s' must be %s for now, not '%s'", key, only, v->text);
         return false;
     }
     *out = v->text;
@@ -406,51 +384,51 @@ static bool read_scalar_key(loader *L, const char *key, const sg_ynode *v, const
 
 /* ---- the grid ------------------------------------------------------------------------------ */
 
-/* out0, out1, ...: the names of the outputs in `launch`. */
-static bool out_name(const char *s) {
+bool sg_dsl_out_name(const char *s) {
     if (strncmp(s, "out", 3) != 0 || !s[3]) return false;
     for (s += 3; *s; s++)
         if (*s < '0' || *s > '9') return false;
     return true;
 }
 
-static bool read_grid(loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
-    if (!want_kind(L, "grid", v, SG_Y_MAP)) return false;
+static bool read_grid(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
+    if (!sg_dsl_want_kind(L, "grid", v, SG_Y_MAP)) return false;
     uint32_t n = v->nitems / 2;
-    dc->grid = alloc(L, n * sizeof *dc->grid);
+    dc->grid = sg_dsl_alloc(L, n * sizeof *dc->grid);
     if (!dc->grid) return false;
     uint64_t points = 1;
     for (uint32_t i = 0; i < n; i++) {
         const sg_ynode *k = v->items[2 * i], *list = v->items[2 * i + 1];
-        if (!want_scalar(L, "grid", k)) return false;
-        if (!is_ident(k->text, false)) {
-            err(L, k->pos, "grid variable '%s' is not a name", k->text);
+        if (!sg_dsl_want_scalar(L, "grid", k)) return false;
+        if (!sg_dsl_is_ident(k->text, false)) {
+            sg_dsl_err(L, k->pos, "grid variable '%s' is not a name", k->text);
             return false;
         }
         for (uint32_t j = 0; j < dc->nsyms; j++)
             if (strcmp(dc->syms[j].name, k->text) == 0) {
-                err(L, k->pos, "grid variable '%s' has the name of %s", k->text,
+                sg_dsl_err(L, k->pos, "grid variable '%s' has the name of %s", k->text,
                     dc->syms[j].kind == SG_DSLS_ARG ? "an argument of the op"
                                                     : "another name");
                 return false;
             }
-        if (sg_dsl_dtype_find(k->text, k->len) >= 0 || out_name(k->text) ||
+        if (sg_dsl_dtype_find(k->text, k->len) >= 0 || sg_dsl_out_name(k->text) ||
             strcmp(k->text, "capability") == 0) {
-            err(L, k->pos, "grid variable '%s' has the name of %s", k->text,
-                out_name(k->text) ? "an output" : k->text[0] == 'c' ? "the capability" : "a dtype");
+            sg_dsl_err(L, k->pos, "grid variable '%s' has the name of %s", k->text,
+                       sg_dsl_out_name(k->text)  ? "an output"
+                       : k->text[0] == 'c' ? "the capability" : "a dtype");
             return false;
         }
-        if (!want_kind(L, k->text, list, SG_Y_SEQ)) return false;
+        if (!sg_dsl_want_kind(L, k->text, list, SG_Y_SEQ)) return false;
         if (!list->nitems) {
-            err(L, list->pos, "grid variable '%s' has no values", k->text);
+            sg_dsl_err(L, list->pos, "grid variable '%s' has no values", k->text);
             return false;
         }
         sg_dsl_gridvar *g = &dc->grid[i];
         *g = (sg_dsl_gridvar){k->text, k->pos, SG_DSLT_ERROR, NULL, list->nitems};
-        if (!(g->values = alloc(L, list->nitems * sizeof *g->values))) return false;
+        if (!(g->values = sg_dsl_alloc(L, list->nitems * sizeof *g->values))) return false;
         for (uint32_t j = 0; j < list->nitems; j++) {
             const sg_ynode *x = list->items[j];
-            if (!want_scalar(L, k->text, x)) return false;
+            if (!sg_dsl_want_scalar(L, k->text, x)) return false;
             int dt = sg_dsl_dtype_find(x->text, x->len);
             char *end;
             errno = 0;
@@ -458,7 +436,7 @@ static bool read_grid(loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
             sg_dsl_type t = dt >= 0 && x->plain ? SG_DSLT_DTYPE
                             : !*end && !errno && x->plain ? SG_DSLT_INT : SG_DSLT_ERROR;
             if (t == SG_DSLT_ERROR || (g->type != SG_DSLT_ERROR && t != g->type)) {
-                err(L, x->pos, "grid variable '%s': '%s' is not %s", k->text, x->text,
+                sg_dsl_err(L, x->pos, "grid variable '%s': '%s' is not %s", k->text, x->text,
                     g->type == SG_DSLT_ERROR ? "an integer or a dtype name"
                                              : sg_dsl_type_name(g->type));
                 return false;
@@ -467,13 +445,13 @@ static bool read_grid(loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
             g->values[j] = (sg_dsl_value){t, t == SG_DSLT_DTYPE ? dt : iv};
             for (uint32_t q = 0; q < j; q++)
                 if (g->values[q].i == g->values[j].i) {
-                    err(L, x->pos, "grid variable '%s' lists '%s' twice", k->text, x->text);
+                    sg_dsl_err(L, x->pos, "grid variable '%s' lists '%s' twice", k->text, x->text);
                     return false;
                 }
         }
         points *= list->nitems;
         if (points > MAX_ARTIFACTS) {
-            err(L, list->pos, "the grid has more than %d points", MAX_ARTIFACTS);
+            sg_dsl_err(L, list->pos, "the grid has more than %d points", MAX_ARTIFACTS);
             return false;
         }
         dc->syms[dc->nsyms++] = (sg_dsl_sym){k->text, SG_DSLS_GRID, g->type, false, i, NULL};
@@ -481,206 +459,6 @@ static bool read_grid(loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
     }
     dc->npoints = (uint32_t)points;
     return true;
-}
-
-/* ---- outputs and launch -------------------------------------------------------------------- */
-
-static int tensor_arg(const sg_dsl_decl *dc, const char *name) {
-    for (uint32_t i = 0; i < dc->nsyms; i++)
-        if (dc->syms[i].kind == SG_DSLS_ARG && dc->syms[i].type == SG_DSLT_TENSOR &&
-            !dc->syms[i].opt && strcmp(dc->syms[i].name, name) == 0)
-            return (int)dc->syms[i].index;
-    return -1;
-}
-
-static int grid_dtype_var(const sg_dsl_decl *dc, const char *name) {
-    for (uint32_t i = 0; i < dc->ngrid; i++)
-        if (dc->grid[i].type == SG_DSLT_DTYPE && strcmp(dc->grid[i].name, name) == 0)
-            return (int)i;
-    return -1;
-}
-
-static bool read_outputs(loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
-    if (!want_kind(L, "outputs", v, SG_Y_SEQ)) return false;
-    if (v->nitems != dc->op->schema.nrets) {
-        err(L, v->pos, "'outputs' lists %u output%s; %s returns %u", v->nitems,
-            v->nitems == 1 ? "" : "s", dc->op_name, dc->op->schema.nrets);
-        return false;
-    }
-    for (uint32_t i = 0; i < dc->op->schema.nargs; i++)
-        if (out_name(dc->op->schema.args[i].name)) {
-            err(L, v->pos, "%s has an argument named '%s', which would hide an output's name",
-                dc->op_name, dc->op->schema.args[i].name);
-            return false;
-        }
-    if (!(dc->outputs = alloc(L, v->nitems * sizeof *dc->outputs))) return false;
-    dc->noutputs = v->nitems;
-    static const char *const keys[] = {"like", "?dtype", "?keep_last", NULL};
-    for (uint32_t i = 0; i < v->nitems; i++) {
-        const sg_ynode *o = v->items[i], *val[3];
-        if (!want_kind(L, "outputs", o, SG_Y_MAP) || !take_keys(L, o, "an output", keys, val) ||
-            !want_scalar(L, "like", val[0]))
-            return false;
-        sg_dsl_output *out = &dc->outputs[i];
-        *out = (sg_dsl_output){.dtype = -1, .dtype_var = -1, .pos = o->pos};
-        int like = tensor_arg(dc, val[0]->text);
-        if (like < 0) {
-            err(L, val[0]->pos, "'like' needs a Tensor argument of %s (not optional), not '%s'",
-                dc->op_name, val[0]->text);
-            return false;
-        }
-        out->like = (uint32_t)like;
-        if (val[1]) {
-            if (!want_scalar(L, "dtype", val[1])) return false;
-            out->dtype = sg_dsl_dtype_find(val[1]->text, val[1]->len);
-            out->dtype_var = grid_dtype_var(dc, val[1]->text);
-            if (out->dtype < 0 && out->dtype_var < 0) {
-                err(L, val[1]->pos, "'dtype' needs a dtype name or a dtype grid variable, not "
-                    "'%s'", val[1]->text);
-                return false;
-            }
-        }
-        if (val[2] && !want_int(L, "keep_last", val[2], 0, 64, &out->keep_last)) return false;
-        dc->syms[dc->nsyms] = (sg_dsl_sym){NULL, SG_DSLS_OUT, SG_DSLT_TENSOR, false, i, NULL};
-        char name[24];
-        snprintf(name, sizeof name, "out%u", i);
-        if (!(dc->syms[dc->nsyms].name = sg_arena_strndup(L->s->a, name, strlen(name)))) {
-            sg_yaml_oom(L->r);
-            return false;
-        }
-        dc->nsyms++;
-    }
-    return true;
-}
-
-/* A kernel parameter's type: "*fp32", "*dtype" (a dtype grid variable), "i32", "fp32". */
-static bool param_type(loader *L, sg_dsl_decl *dc, const sg_ynode *t, sg_dsl_param *p) {
-    const char *s = t->text;
-    p->ptr = *s == '*';
-    s += p->ptr;
-    p->base = p->grid_var = -1;
-    for (uint32_t i = 0; i < sg_dsl_ndtypes; i++)
-        if (sg_dsl_dtypes[i].triton && strcmp(sg_dsl_dtypes[i].triton, s) == 0) p->base = (int)i;
-    if (p->ptr && p->base < 0) p->grid_var = grid_dtype_var(dc, s);
-    if (p->grid_var >= 0) {
-        const sg_dsl_gridvar *g = &dc->grid[p->grid_var];
-        for (uint32_t i = 0; i < g->n; i++)
-            if (!sg_dsl_dtypes[g->values[i].i].triton) {
-                err(L, t->pos, "'%s' takes the values of '%s', and the DSL has no type for %s",
-                    t->text, g->name, sg_dsl_dtypes[g->values[i].i].name);
-                return false;
-            }
-        return true;
-    }
-    bool ok = p->base >= 0 && (p->ptr || sg_dsl_dtypes[p->base].ctype);
-    if (!ok)
-        err(L, t->pos, "'%s' is not a kernel parameter type (*fp32, *fp16, *bf16, *fp64, *i32, "
-            "*i64, *i8, *u8, *GRIDVAR, i32, i64, fp32, fp64)", t->text);
-    return ok;
-}
-
-static bool read_params(loader *L, sg_dsl_decl *dc, const sg_ynode *v, const char *scope) {
-    if (!want_kind(L, "args", v, SG_Y_SEQ)) return false;
-    if (!(dc->params = alloc(L, v->nitems * sizeof *dc->params))) return false;
-    for (uint32_t i = 0; i < v->nitems; i++) {
-        const sg_ynode *x = v->items[i];
-        if (x->kind != SG_Y_SEQ || x->nitems != 3) {
-            err(L, x->pos, "a kernel parameter is [name, type, value], not %s",
-                x->kind == SG_Y_SEQ ? "a list of another length" : kind_text(x));
-            return false;
-        }
-        sg_dsl_param *p = &dc->params[i];
-        p->pos = x->pos;
-        if (!want_scalar(L, "args", x->items[0]) || !want_scalar(L, "args", x->items[1]))
-            return false;
-        p->name = x->items[0]->text;
-        p->type = x->items[1]->text;
-        if (!is_ident(p->name, false)) {
-            err(L, x->items[0]->pos, "'%s' is not a parameter name", p->name);
-            return false;
-        }
-        for (uint32_t j = 0; j < i; j++)
-            if (strcmp(dc->params[j].name, p->name) == 0) {
-                err(L, x->items[0]->pos, "parameter '%s' is listed twice", p->name);
-                return false;
-            }
-        if (!param_type(L, dc, x->items[1], p)) return false;
-        bool flt = !p->ptr && p->base >= 0 && sg_dsl_dtypes[p->base].triton[0] == 'f';
-        sg_dsl_type want = p->ptr ? SG_DSLT_TENSOR : flt ? SG_DSLT_FLOAT : SG_DSLT_INT;
-        /* outputs are pointers only: a scalar's value is also checked by the predicate,
-         * before any output exists */
-        if (!expression(L, dc, x->items[2], &p->value, want, "a parameter's value",
-                        (scope_ud){.outs = p->ptr}, scope))
-            return false;
-        const sg_dsl_sym *s = sg_dsl_node_sym(p->value.node);
-        if (p->ptr && !s) { /* a None Tensor? makes the predicate false */
-            err(L, x->items[2]->pos, "a pointer parameter's value is a Tensor argument or an "
-                "output (out0, ...)");
-            return false;
-        }
-        dc->nparams++;
-    }
-    return true;
-}
-
-static bool read_launch_grid(loader *L, sg_dsl_decl *dc, const sg_ynode *const *val,
-                             const char *scope) {
-    if (!want_kind(L, "grid", val[0], SG_Y_SEQ)) return false;
-    if (val[0]->nitems != 3) {
-        err(L, val[0]->pos, "the launch grid needs three expressions (x, y, z), not %u",
-            val[0]->nitems);
-        return false;
-    }
-    for (int i = 0; i < 3; i++)
-        if (!expression(L, dc, val[0]->items[i], &dc->launch_grid[i], SG_DSLT_INT,
-                        "a launch grid dimension", (scope_ud){0}, scope))
-            return false;
-    int64_t w, st;
-    if (!want_int(L, "num_warps", val[1], 1, 32, &w) ||
-        !want_int(L, "num_stages", val[2], 1, 16, &st))
-        return false;
-    if (w & (w - 1)) {
-        err(L, val[1]->pos, "'num_warps' needs a power of two, not %lld", (long long)w);
-        return false;
-    }
-    dc->num_warps = (uint32_t)w, dc->num_stages = (uint32_t)st;
-    return true;
-}
-
-/* An object DSL's host function launches its kernels itself: its `launch` has no grid, warps
- * or stages. */
-static bool read_launch(loader *L, sg_dsl_decl *dc, const sg_ynode *v, const char *scope) {
-    static const char *const keys[] = {"grid", "num_warps", "num_stages", "?constexprs", "args",
-                                       NULL};
-    static const char *const obj_keys[] = {"?constexprs", "args", NULL};
-    const sg_ynode *val[5] = {NULL};
-    char what[64];
-    snprintf(what, sizeof what, "'launch' of a %s kernel", dc->dsl);
-    if (!want_kind(L, "launch", v, SG_Y_MAP) ||
-        !take_keys(L, v, what, dc->lang->object ? obj_keys : keys,
-                   dc->lang->object ? val + 3 : val))
-        return false;
-    if (!dc->lang->object && !read_launch_grid(L, dc, val, scope)) return false;
-    if (val[3]) {
-        const sg_ynode *c = val[3];
-        if (!want_kind(L, "constexprs", c, SG_Y_MAP)) return false;
-        if (!(dc->constexprs = alloc(L, (c->nitems / 2) * sizeof *dc->constexprs))) return false;
-        for (uint32_t i = 0; i + 1 < c->nitems; i += 2) {
-            sg_dsl_constexpr *x = &dc->constexprs[dc->nconstexprs];
-            if (!want_scalar(L, "constexprs", c->items[i])) return false;
-            x->name = c->items[i]->text;
-            if (!is_ident(x->name, false)) {
-                err(L, c->items[i]->pos, "'%s' is not a constexpr name", x->name);
-                return false;
-            }
-            if (!expression(L, dc, c->items[i + 1], &x->value, SG_DSLT_INT, "a constexpr",
-                            (scope_ud){.grid_only = true}, "a grid variable (constexprs are "
-                            "compile-time values)"))
-                return false;
-            dc->nconstexprs++;
-        }
-    }
-    return read_params(L, dc, val[4], scope);
 }
 
 /* ---- an entry ------------------------------------------------------------------------------ */
@@ -691,7 +469,7 @@ static const sg_dsl_decl *find_decl(const sg_dsl_set *s, const char *name) {
     return NULL;
 }
 
-static bool read_entry(loader *L, sg_dsl_decl *dc, const sg_ynode *e) {
+static bool read_entry(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *e) {
     static const char *const keys[] = {"name", "op", "key", "dsl", "compiler", "source",
                                        "kernel", "archs", "?priority", "grid", "when",
                                        "?when_c", "outputs", "launch", NULL};
@@ -699,21 +477,21 @@ static bool read_entry(loader *L, sg_dsl_decl *dc, const sg_ynode *e) {
            OUTPUTS, LAUNCH };
     const sg_ynode *v[14];
     if (e->kind != SG_Y_MAP) {
-        err(L, e->pos, "a DSL declaration is a mapping (name: ..., op: ...), not %s",
-            kind_text(e));
+        sg_dsl_err(L, e->pos, "a DSL declaration is a mapping (name: ..., op: ...), not %s",
+            sg_dsl_kind_text(e));
         return false;
     }
-    if (!take_keys(L, e, "a DSL declaration", keys, v)) return false;
+    if (!sg_dsl_take_keys(L, e, "a DSL declaration", keys, v)) return false;
     const char *key;
-    if (!want_scalar(L, "name", v[NAME])) return false;
+    if (!sg_dsl_want_scalar(L, "name", v[NAME])) return false;
     dc->name = v[NAME]->text;
-    if (!is_ident(dc->name, true) || dc->name[0] == '_') {
-        err(L, v[NAME]->pos, "'name' needs [a-z][a-z0-9_]*, not '%s'", dc->name);
+    if (!sg_dsl_is_ident(dc->name, true) || dc->name[0] == '_') {
+        sg_dsl_err(L, v[NAME]->pos, "'name' needs [a-z][a-z0-9_]*, not '%s'", dc->name);
         return false;
     }
     const sg_dsl_decl *other = find_decl(L->s, dc->name);
     if (other) {
-        err(L, v[NAME]->pos, "a DSL declaration named '%s' exists already (%s:%u)", dc->name,
+        sg_dsl_err(L, v[NAME]->pos, "a DSL declaration named '%s' exists already (%s:%u)", dc->name,
             other->pos.src->path, other->pos.line);
         return false;
     }
@@ -723,36 +501,37 @@ static bool read_entry(loader *L, sg_dsl_decl *dc, const sg_ynode *e) {
         !read_scalar_key(L, "kernel", v[KERNEL], NULL, &dc->kernel) ||
         !read_archs(L, dc, v[ARCHS]))
         return false;
-    if (!is_ident(dc->kernel, false)) {
-        err(L, v[KERNEL]->pos, "'kernel' needs a function name, not '%s'", dc->kernel);
+    if (!sg_dsl_is_ident(dc->kernel, false)) {
+        sg_dsl_err(L, v[KERNEL]->pos, "'kernel' needs a function name, not '%s'", dc->kernel);
         return false;
     }
     int64_t prio = 0;
-    if (v[PRIORITY] && !want_int(L, "priority", v[PRIORITY], INT32_MIN, INT32_MAX, &prio))
+    if (v[PRIORITY] && !sg_dsl_want_int(L, "priority", v[PRIORITY], INT32_MIN, INT32_MAX, &prio))
         return false;
     dc->priority = (int32_t)prio;
     const sg_schema *s = &dc->op->schema;
     uint32_t cap = s->nargs + s->nrets + 1 + (v[GRID]->kind == SG_Y_MAP ? v[GRID]->nitems / 2 : 0);
-    if (!(dc->syms = alloc(L, cap * sizeof *dc->syms))) return false;
+    if (!(dc->syms = sg_dsl_alloc(L, cap * sizeof *dc->syms))) return false;
     for (uint32_t i = 0; i < s->nargs; i++) dc->syms[dc->nsyms++] = arg_sym(&s->args[i], i);
     if (!read_grid(L, dc, v[GRID])) return false;
     dc->syms[dc->nsyms++] = (sg_dsl_sym){"capability", SG_DSLS_CAP, SG_DSLT_INT, false, 0, NULL};
     char scope[300];
     snprintf(scope, sizeof scope, "an argument of %s or a grid variable", dc->op_name);
-    if (!expression(L, dc, v[WHEN], &dc->when, SG_DSLT_BOOL, "the 'when' predicate",
-                    (scope_ud){0}, scope))
+    if (!sg_dsl_expression(L, dc, v[WHEN], &dc->when, SG_DSLT_BOOL, "the 'when' predicate",
+                           (sg_dsl_scope_ud){0}, scope))
         return false;
-    if (v[WHEN_C] && (!want_scalar(L, "when_c", v[WHEN_C]) ||
+    if (v[WHEN_C] && (!sg_dsl_want_scalar(L, "when_c", v[WHEN_C]) ||
                       !sg_dsl_when_c(L->s, dc, v[WHEN_C]->text, v[WHEN_C]->pos, L->d)))
         return false;
-    return read_outputs(L, dc, v[OUTPUTS]) && read_launch(L, dc, v[LAUNCH], scope);
+    return sg_dsl_read_outputs(L, dc, v[OUTPUTS]) &&
+           sg_dsl_read_launch(L, dc, v[LAUNCH], scope);
 }
 
 static void on_entry(void *ud, sg_yreader *r, const sg_ynode *e) {
-    loader *L = ud;
+    sg_dsl_loader *L = ud;
     L->r = r;
     sg_dsl_set *s = L->s;
-    sg_dsl_decl *dc = alloc(L, sizeof *dc);
+    sg_dsl_decl *dc = sg_dsl_alloc(L, sizeof *dc);
     if (!dc) return;
     dc->pos = e->pos;
     dc->file = L->src->path;
@@ -783,7 +562,7 @@ int sg_dsl_load(sg_dsl_set *s, const sg_model *m, const char *path, sg_diag *d) 
     if (!src) return 1;
     const char *slash = strrchr(path, '/');
     char *dir = sg_arena_strndup(s->a, path, slash ? (size_t)(slash - path) + 1 : 0);
-    loader L = {.s = s, .m = m, .d = d, .src = src, .dir = dir ? dir : ""};
+    sg_dsl_loader L = {.s = s, .m = m, .d = d, .src = src, .dir = dir ? dir : ""};
     uint32_t before = d->nerrors;
     sg_yaml_read_piece(src, (sg_yaml_piece){0, src->len, 1}, s->a, d, on_entry, &L);
     return (int)(d->nerrors - before);

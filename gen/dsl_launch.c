@@ -1,0 +1,209 @@
+/* dsl_launch.c: a DSL declaration's `outputs` and `launch` (docs/dsl.md, "What a user writes"):
+ * each output's sizes and dtype, the launch grid, the constexprs and the kernel's parameters,
+ * checked against the op and the declaration's grid (dsl_decl.c reads the rest). */
+#include "dsl_load.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int tensor_arg(const sg_dsl_decl *dc, const char *name) {
+    for (uint32_t i = 0; i < dc->nsyms; i++)
+        if (dc->syms[i].kind == SG_DSLS_ARG && dc->syms[i].type == SG_DSLT_TENSOR &&
+            !dc->syms[i].opt && strcmp(dc->syms[i].name, name) == 0)
+            return (int)dc->syms[i].index;
+    return -1;
+}
+
+static int grid_dtype_var(const sg_dsl_decl *dc, const char *name) {
+    for (uint32_t i = 0; i < dc->ngrid; i++)
+        if (dc->grid[i].type == SG_DSLT_DTYPE && strcmp(dc->grid[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+bool sg_dsl_read_outputs(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
+    if (!sg_dsl_want_kind(L, "outputs", v, SG_Y_SEQ)) return false;
+    if (v->nitems != dc->op->schema.nrets) {
+        sg_dsl_err(L, v->pos, "'outputs' lists %u output%s; %s returns %u", v->nitems,
+                   v->nitems == 1 ? "" : "s", dc->op_name, dc->op->schema.nrets);
+        return false;
+    }
+    for (uint32_t i = 0; i < dc->op->schema.nargs; i++)
+        if (sg_dsl_out_name(dc->op->schema.args[i].name)) {
+            sg_dsl_err(L, v->pos, "%s has an argument named '%s', which would hide an output's "
+                       "name", dc->op_name, dc->op->schema.args[i].name);
+            return false;
+        }
+    if (!(dc->outputs = sg_dsl_alloc(L, v->nitems * sizeof *dc->outputs))) return false;
+    dc->noutputs = v->nitems;
+    static const char *const keys[] = {"like", "?dtype", "?keep_last", NULL};
+    for (uint32_t i = 0; i < v->nitems; i++) {
+        const sg_ynode *o = v->items[i], *val[3];
+        if (!sg_dsl_want_kind(L, "outputs", o, SG_Y_MAP) ||
+            !sg_dsl_take_keys(L, o, "an output", keys, val) ||
+            !sg_dsl_want_scalar(L, "like", val[0]))
+            return false;
+        sg_dsl_output *out = &dc->outputs[i];
+        *out = (sg_dsl_output){.dtype = -1, .dtype_var = -1, .pos = o->pos};
+        int like = tensor_arg(dc, val[0]->text);
+        if (like < 0) {
+            sg_dsl_err(L, val[0]->pos, "'like' needs a Tensor argument of %s (not optional), not "
+                       "'%s'", dc->op_name, val[0]->text);
+            return false;
+        }
+        out->like = (uint32_t)like;
+        if (val[1]) {
+            if (!sg_dsl_want_scalar(L, "dtype", val[1])) return false;
+            out->dtype = sg_dsl_dtype_find(val[1]->text, val[1]->len);
+            out->dtype_var = grid_dtype_var(dc, val[1]->text);
+            if (out->dtype < 0 && out->dtype_var < 0) {
+                sg_dsl_err(L, val[1]->pos, "'dtype' needs a dtype name or a dtype grid variable, "
+                           "not '%s'", val[1]->text);
+                return false;
+            }
+        }
+        if (val[2] && !sg_dsl_want_int(L, "keep_last", val[2], 0, 64, &out->keep_last))
+            return false;
+        dc->syms[dc->nsyms] = (sg_dsl_sym){NULL, SG_DSLS_OUT, SG_DSLT_TENSOR, false, i, NULL};
+        char name[24];
+        snprintf(name, sizeof name, "out%u", i);
+        if (!(dc->syms[dc->nsyms].name = sg_arena_strndup(L->s->a, name, strlen(name)))) {
+            sg_yaml_oom(L->r);
+            return false;
+        }
+        dc->nsyms++;
+    }
+    return true;
+}
+
+/* A kernel parameter's type: "*fp32", "*dtype" (a dtype grid variable), "i32", "fp32". */
+static bool param_type(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *t, sg_dsl_param *p) {
+    const char *s = t->text;
+    p->ptr = *s == '*';
+    s += p->ptr;
+    p->base = p->grid_var = -1;
+    for (uint32_t i = 0; i < sg_dsl_ndtypes; i++)
+        if (sg_dsl_dtypes[i].triton && strcmp(sg_dsl_dtypes[i].triton, s) == 0) p->base = (int)i;
+    if (p->ptr && p->base < 0) p->grid_var = grid_dtype_var(dc, s);
+    if (p->grid_var >= 0) {
+        const sg_dsl_gridvar *g = &dc->grid[p->grid_var];
+        for (uint32_t i = 0; i < g->n; i++)
+            if (!sg_dsl_dtypes[g->values[i].i].triton) {
+                sg_dsl_err(L, t->pos, "'%s' takes the values of '%s', and the DSL has no type "
+                           "for %s", t->text, g->name, sg_dsl_dtypes[g->values[i].i].name);
+                return false;
+            }
+        return true;
+    }
+    bool ok = p->base >= 0 && (p->ptr || sg_dsl_dtypes[p->base].ctype);
+    if (!ok)
+        sg_dsl_err(L, t->pos, "'%s' is not a kernel parameter type (*fp32, *fp16, *bf16, *fp64, "
+                   "*i32, *i64, *i8, *u8, *GRIDVAR, i32, i64, fp32, fp64)", t->text);
+    return ok;
+}
+
+static bool read_params(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v, const char *scope) {
+    if (!sg_dsl_want_kind(L, "args", v, SG_Y_SEQ)) return false;
+    if (!(dc->params = sg_dsl_alloc(L, v->nitems * sizeof *dc->params))) return false;
+    for (uint32_t i = 0; i < v->nitems; i++) {
+        const sg_ynode *x = v->items[i];
+        if (x->kind != SG_Y_SEQ || x->nitems != 3) {
+            sg_dsl_err(L, x->pos, "a kernel parameter is [name, type, value], not %s",
+                x->kind == SG_Y_SEQ ? "a list of another length" : sg_dsl_kind_text(x));
+            return false;
+        }
+        sg_dsl_param *p = &dc->params[i];
+        p->pos = x->pos;
+        if (!sg_dsl_want_scalar(L, "args", x->items[0]) ||
+            !sg_dsl_want_scalar(L, "args", x->items[1]))
+            return false;
+        p->name = x->items[0]->text;
+        p->type = x->items[1]->text;
+        if (!sg_dsl_is_ident(p->name, false)) {
+            sg_dsl_err(L, x->items[0]->pos, "'%s' is not a parameter name", p->name);
+            return false;
+        }
+        for (uint32_t j = 0; j < i; j++)
+            if (strcmp(dc->params[j].name, p->name) == 0) {
+                sg_dsl_err(L, x->items[0]->pos, "parameter '%s' is listed twice", p->name);
+                return false;
+            }
+        if (!param_type(L, dc, x->items[1], p)) return false;
+        bool flt = !p->ptr && p->base >= 0 && sg_dsl_dtypes[p->base].triton[0] == 'f';
+        sg_dsl_type want = p->ptr ? SG_DSLT_TENSOR : flt ? SG_DSLT_FLOAT : SG_DSLT_INT;
+        /* outputs are pointers only: a scalar's value is also checked by the predicate,
+         * before any output exists */
+        if (!sg_dsl_expression(L, dc, x->items[2], &p->value, want, "a parameter's value",
+                               (sg_dsl_scope_ud){.outs = p->ptr}, scope))
+            return false;
+        const sg_dsl_sym *s = sg_dsl_node_sym(p->value.node);
+        if (p->ptr && !s) { /* a None Tensor? makes the predicate false */
+            sg_dsl_err(L, x->items[2]->pos, "a pointer parameter's value is a Tensor argument or "
+                       "an output (out0, ...)");
+            return false;
+        }
+        dc->nparams++;
+    }
+    return true;
+}
+
+static bool read_launch_grid(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *const *val,
+                             const char *scope) {
+    if (!sg_dsl_want_kind(L, "grid", val[0], SG_Y_SEQ)) return false;
+    if (val[0]->nitems != 3) {
+        sg_dsl_err(L, val[0]->pos, "the launch grid needs three expressions (x, y, z), not %u",
+                   val[0]->nitems);
+        return false;
+    }
+    for (int i = 0; i < 3; i++)
+        if (!sg_dsl_expression(L, dc, val[0]->items[i], &dc->launch_grid[i], SG_DSLT_INT,
+                               "a launch grid dimension", (sg_dsl_scope_ud){0}, scope))
+            return false;
+    int64_t w, st;
+    if (!sg_dsl_want_int(L, "num_warps", val[1], 1, 32, &w) ||
+        !sg_dsl_want_int(L, "num_stages", val[2], 1, 16, &st))
+        return false;
+    if (w & (w - 1)) {
+        sg_dsl_err(L, val[1]->pos, "'num_warps' needs a power of two, not %lld", (long long)w);
+        return false;
+    }
+    dc->num_warps = (uint32_t)w, dc->num_stages = (uint32_t)st;
+    return true;
+}
+
+/* An object DSL's host function launches its kernels itself: its `launch` has no grid, warps
+ * or stages. */
+bool sg_dsl_read_launch(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v, const char *scope) {
+    static const char *const keys[] = {"grid", "num_warps", "num_stages", "?constexprs", "args",
+                                       NULL};
+    static const char *const obj_keys[] = {"?constexprs", "args", NULL};
+    const sg_ynode *val[5] = {NULL};
+    char what[64];
+    snprintf(what, sizeof what, "'launch' of a %s kernel", dc->dsl);
+    if (!sg_dsl_want_kind(L, "launch", v, SG_Y_MAP) ||
+        !sg_dsl_take_keys(L, v, what, dc->lang->object ? obj_keys : keys,
+                   dc->lang->object ? val + 3 : val))
+        return false;
+    if (!dc->lang->object && !read_launch_grid(L, dc, val, scope)) return false;
+    if (val[3]) {
+        const sg_ynode *c = val[3];
+        if (!sg_dsl_want_kind(L, "constexprs", c, SG_Y_MAP)) return false;
+        dc->constexprs = sg_dsl_alloc(L, (c->nitems / 2) * sizeof *dc->constexprs);
+        if (!dc->constexprs) return false;
+        for (uint32_t i = 0; i + 1 < c->nitems; i += 2) {
+            sg_dsl_constexpr *x = &dc->constexprs[dc->nconstexprs];
+            if (!sg_dsl_want_scalar(L, "constexprs", c->items[i])) return false;
+            x->name = c->items[i]->text;
+            if (!sg_dsl_is_ident(x->name, false)) {
+                sg_dsl_err(L, c->items[i]->pos, "'%s' is not a constexpr name", x->name);
+                return false;
+            }
+            if (!sg_dsl_expression(L, dc, c->items[i + 1], &x->value, SG_DSLT_INT,
+                                   "a constexpr", (sg_dsl_scope_ud){.grid_only = true},
+                                   "a grid variable (constexprs are compile-time values)"))
+                return false;
+            dc->nconstexprs++;
+        }
+    }
+    return read_params(L, dc, val[4], scope);
+}
