@@ -417,10 +417,12 @@ static void impl_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
     void_args(b, op);
     for (uint32_t i = 0; i < op->schema.nrets; i++)
         sg_buf_printf(b, "    *%s = NULL;\n", op->c->ret_cnames[i]);
+    /* a parameter's value and the launch grid may name the capability */
     sg_buf_printf(b, "    int sg_dev = %s->device.index;\n", t);
+    sg_buf_puts(b, "    int32_t sg_cap = sg_dsl_capability(sg_dev);\n");
     sg_buf_printf(b, "    int sg_i = sg_dslg_%s_when(", dc->name);
     in_args(b, op);
-    sg_buf_puts(b, ", sg_dsl_capability(sg_dev));\n    if (sg_i < 0)\n");
+    sg_buf_puts(b, ", sg_cap);\n    if (sg_i < 0)\n");
     sg_buf_printf(b, "        return sg_error(SG_ESTATE, \"%s: the DSL kernels of %s were called "
                   "for arguments their predicate declines\");\n", dc->op_name, dc->name);
     sg_buf_puts(b, "    sg_status sg_st = SG_OK;\n");

@@ -178,6 +178,14 @@ for f in hgen/*.c; do
         -I"$root/gen/schema" "$f" -o "$f.o" || fail "$f does not compile with -Wshadow -Werror"
 done
 
+# a parameter's value may name the capability: the implementation has it as the predicate does
+sed 's/eps == None ? 1.1920929e-07 : eps/eps == None ? capability : eps/' rms_norm.yaml >cap.yaml
+t 0 --lib dslk --dsl cap.yaml --dsl-artifacts art -o kgen ops.yaml
+grep -q "float sg_v4 = (float)(((eps == NULL) ? (double)sg_cap : " kgen/dslk_dsl.c ||
+    fail "capability in a parameter's value: $(grep -m1 'sg_v4 =' kgen/dslk_dsl.c)"
+$cc -std=c11 -Wall -Wextra -Wshadow -Werror -pedantic -c -Ikgen -I"$root/runtime" \
+    -I"$root/gen/schema" kgen/dslk_dsl.c -o kgen/dslk_dsl.o || fail "capability in the implementation does not compile"
+
 if [ -f "$build/libsg_runtime.a" ]; then
     $cc -std=c11 -Wall -Wextra -Werror "${san[@]}" -Igen -I"$root/runtime" -I"$root/gen/schema" \
         "$here/dsl/when_test.c" gen/dslt_0.c gen/dslt_table.c "$build/libsg_runtime.a" \
