@@ -31,12 +31,19 @@ typedef struct sg_dsl_gridvar {
     uint32_t      n;
 } sg_dsl_gridvar;
 
+/* The most dims an output's `sizes` may list: runtime/sg_tensor.h's SG_MAX_DIMS. */
+enum { SG_DSL_MAX_DIMS = 64 };
+
+/* An output takes the sizes of an argument (`like`) or its own (`sizes`). */
 typedef struct sg_dsl_output {
-    uint32_t like;      /* index of the op's Tensor argument whose sizes (and dtype) it takes */
-    int      dtype;     /* index in sg_dsl_dtypes, -1: like's */
-    int      dtype_var; /* a grid variable's index, -1: none (dtype or like's) */
-    int64_t  keep_last; /* the last keep_last dims of the sizes set to 1 */
-    sg_pos   pos;
+    uint32_t     like;      /* index of the op's Tensor argument whose sizes (and dtype) it
+                             * takes; without meaning where nsizes > 0 */
+    sg_dsl_expr *sizes;     /* int expressions of the arguments and grid variables */
+    uint32_t     nsizes;    /* 0: like's sizes */
+    int          dtype;     /* index in sg_dsl_dtypes, -1: like's */
+    int          dtype_var; /* a grid variable's index, -1: none (dtype or like's) */
+    int64_t      keep_last; /* the last keep_last dims of like's sizes set to 1 */
+    sg_pos       pos;
 } sg_dsl_output;
 
 /* A kernel parameter: [name, type, value]. */

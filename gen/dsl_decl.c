@@ -523,7 +523,7 @@ static bool read_entry(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *e) {
     if (v[WHEN_C] && (!sg_dsl_want_scalar(L, "when_c", v[WHEN_C]) ||
                       !sg_dsl_when_c(L->s, dc, v[WHEN_C]->text, v[WHEN_C]->pos, L->d)))
         return false;
-    return sg_dsl_read_outputs(L, dc, v[OUTPUTS]) &&
+    return sg_dsl_read_outputs(L, dc, v[OUTPUTS], scope) &&
            sg_dsl_read_launch(L, dc, v[LAUNCH], scope);
 }
 

@@ -182,10 +182,24 @@ static void void_args(sg_buf *b, const sg_op *op) {
 static uint32_t first_tensor(const sg_op *op) {
     for (uint32_t i = 0; i < op->schema.nargs; i++)
         if (sg_type_family_of(op->schema.args[i].type) == SG_FAM_TENSOR) return i;
-    return 0; /* outputs' `like` needs one: dsl_decl.c made sure */
+    return 0; /* outputs' `like` and `sizes` need one: dsl_launch.c made sure */
 }
 
 /* ---- the _when function ------------------------------------------------------------------ */
+
+/* "&& sg_dslg_i32(its numel)" for an output with its own sizes: their product, each
+ * multiplication guarded. */
+static void numel_i32(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_output *o,
+                      const sg_dsl_artifact *a) {
+    sg_buf_puts(b, "\n            && sg_dslg_i32(");
+    for (uint32_t k = 1; k < o->nsizes; k++) sg_buf_puts(b, "sg_dslg_mul(");
+    for (uint32_t k = 0; k < o->nsizes; k++) {
+        if (k) sg_buf_puts(b, ", ");
+        expr(b, &o->sizes[k], dc, a);
+        if (k) sg_buf_puts(b, ", &sg_ok)");
+    }
+    sg_buf_putc(b, ')');
+}
 
 /* What the artifact's compiler assumed and what its launch needs, ANDed to the predicate. */
 static void assumptions(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact *a) {
@@ -206,7 +220,9 @@ static void assumptions(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact 
             if (o->dtype < 0 && o->dtype_var < 0)
                 sg_buf_printf(b, "\n            && sg_dslg_dtype(%s, &sg_ok) == %s /* %s */",
                               dc->op->c->arg_cnames[o->like], sg_dsl_dtypes[pd].cenum, p->name);
-            if (a->int32 && a->int32[k]) /* its numel is at most like's */
+            if (a->int32 && a->int32[k] && o->nsizes) /* the product of its sizes */
+                numel_i32(b, dc, o, a);
+            else if (a->int32 && a->int32[k]) /* its numel is at most like's */
                 sg_buf_printf(b, "\n            && sg_dslg_i32(sg_dslg_numel(%s, &sg_ok))",
                               dc->op->c->arg_cnames[o->like]);
         } else {
@@ -216,11 +232,17 @@ static void assumptions(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact 
             sg_buf_printf(b, i32 ? ") /* %s */" : "), true) /* %s */", p->name);
         }
     }
-    for (uint32_t i = 0; i < dc->noutputs; i++)
-        if (dc->outputs[i].keep_last)
+    for (uint32_t i = 0; i < dc->noutputs; i++) {
+        const sg_dsl_output *o = &dc->outputs[i];
+        if (o->keep_last)
             sg_buf_printf(b, "\n            && sg_dslg_dim(%s, &sg_ok) >= %lld",
-                          dc->op->c->arg_cnames[dc->outputs[i].like],
-                          (long long)dc->outputs[i].keep_last);
+                          dc->op->c->arg_cnames[o->like], (long long)o->keep_last);
+        for (uint32_t k = 0; k < o->nsizes; k++) {
+            sg_buf_puts(b, "\n            && (");
+            expr(b, &o->sizes[k], dc, a);
+            sg_buf_printf(b, ") >= 0 /* out%u's size %u */", i, k);
+        }
+    }
     if (dc->lang->object) return; /* its host function picks its grid */
     sg_buf_puts(b, "\n            && sg_dslg_grid_ok(");
     for (int g = 0; g < 3; g++) {
@@ -298,11 +320,65 @@ static void pred_fn(sg_buf *b, const sg_dsl_decl *dc) {
                   "sg_dsl_ready(&sg_dslg_artifacts[%u + sg_i], sg_dev);\n}\n\n", dc->first);
 }
 
-/* The output's sizes (like's, the last keep_last of them 1) and its tensor. */
-static void alloc_output(sg_buf *b, const sg_dsl_decl *dc, uint32_t i) {
+/* "sg_sizes[k] = SIZE_k;" for output o at artifact a, each line after ind. */
+static void sizes_c(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_output *o,
+                    const sg_dsl_artifact *a, const char *ind) {
+    for (uint32_t k = 0; k < o->nsizes; k++) {
+        sg_buf_printf(b, "%ssg_sizes[%u] = ", ind, k);
+        expr(b, &o->sizes[k], dc, a);
+        sg_buf_puts(b, ";\n");
+    }
+}
+
+/* Output i's own sizes into sg_sizes: once where they are the same C at every point, else per
+ * point in a switch, as the dtypes of grid variables are. A failed guard cannot happen (the
+ * predicate held for the same values) but is an error rather than a wrong size. */
+static void eval_sizes(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s, uint32_t i) {
+    const sg_dsl_output *o = &dc->outputs[i];
+    const sg_dsl_artifact *arts = &s->arts[dc->first];
+    sg_buf first;
+    sg_buf_init(&first);
+    if (dc->nartifacts) sizes_c(&first, dc, o, &arts[0], "");
+    bool same = dc->nartifacts && !first.oom;
+    for (uint32_t k = 1; k < dc->nartifacts && same; k++) {
+        sg_buf other;
+        sg_buf_init(&other);
+        sizes_c(&other, dc, o, &arts[k], "");
+        same = !other.oom && other.len == first.len && memcmp(other.data, first.data,
+                                                              first.len) == 0;
+        sg_buf_free(&other);
+    }
+    sg_buf_free(&first);
+    sg_buf_puts(b, "    {\n        bool sg_ok = true;\n");
+    if (same) {
+        sizes_c(b, dc, o, &arts[0], "        ");
+    } else {
+        sg_buf_puts(b, "        switch (sg_i) {\n");
+        for (uint32_t k = 0; k < dc->nartifacts; k++) {
+            sg_buf_printf(b, "        case %u: ", k);
+            point_comment(b, dc, &arts[k]);
+            sg_buf_putc(b, '\n');
+            sizes_c(b, dc, o, &arts[k], "            ");
+            sg_buf_puts(b, "            break;\n");
+        }
+        sg_buf_puts(b, "        default: sg_ok = false; break;\n        }\n");
+    }
+    sg_buf_printf(b, "        if (!sg_ok) {\n            sg_st = sg_error(SG_ESTATE, \"%s: the DSL "
+                  "kernels of %s were called for arguments their predicate declines (out%u's "
+                  "sizes)\");\n            goto sg_fail;\n        }\n    }\n", dc->op_name,
+                  dc->name, i);
+}
+
+/* The output's sizes (its own; or like's, the last keep_last of them 1) and its tensor, on the
+ * device of the first tensor (t). */
+static void alloc_output(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s, uint32_t i,
+                         const char *t) {
     const sg_dsl_output *o = &dc->outputs[i];
     const char *like = dc->op->c->arg_cnames[o->like];
-    if (o->keep_last) {
+    if (o->nsizes) {
+        eval_sizes(b, dc, s, i);
+        sg_buf_printf(b, "    sg_st = sg_tensor_empty(sg_sizes, %u, ", o->nsizes);
+    } else if (o->keep_last) {
         sg_buf_printf(b, "    for (int32_t sg_d = 0; sg_d < %s->ndim; sg_d++)\n"
                       "        sg_sizes[sg_d] = sg_d >= %s->ndim - %lld ? 1 : %s->sizes[sg_d];\n",
                       like, like, (long long)o->keep_last, like);
@@ -316,7 +392,8 @@ static void alloc_output(sg_buf *b, const sg_dsl_decl *dc, uint32_t i) {
         sg_buf_printf(b, "sg_out%u_dtype", i);
     else
         sg_buf_printf(b, "(sg_dtype)%s->dtype", like);
-    sg_buf_printf(b, ", %s->device, &sg_out%u);\n    if (sg_st != SG_OK) goto sg_fail;\n", like, i);
+    sg_buf_printf(b, ", %s->device, &sg_out%u);\n    if (sg_st != SG_OK) goto sg_fail;\n",
+                  o->nsizes ? t : like, i);
 }
 
 /* An object artifact's call (after the output dtypes): each tensor a struct of its data and
@@ -417,7 +494,7 @@ static void impl_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
     void_args(b, op);
     for (uint32_t i = 0; i < op->schema.nrets; i++)
         sg_buf_printf(b, "    *%s = NULL;\n", op->c->ret_cnames[i]);
-    /* a parameter's value and the launch grid may name the capability */
+    /* a parameter's value, the launch grid and an output's sizes may name the capability */
     sg_buf_printf(b, "    int sg_dev = %s->device.index;\n", t);
     sg_buf_puts(b, "    int32_t sg_cap = sg_dsl_capability(sg_dev);\n");
     sg_buf_printf(b, "    int sg_i = sg_dslg_%s_when(", dc->name);
@@ -426,9 +503,10 @@ static void impl_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
     sg_buf_printf(b, "        return sg_error(SG_ESTATE, \"%s: the DSL kernels of %s were called "
                   "for arguments their predicate declines\");\n", dc->op_name, dc->name);
     sg_buf_puts(b, "    sg_status sg_st = SG_OK;\n");
-    bool keep = false;
-    for (uint32_t i = 0; i < dc->noutputs; i++) keep |= dc->outputs[i].keep_last != 0;
-    if (keep) sg_buf_puts(b, "    int64_t sg_sizes[SG_MAX_DIMS];\n");
+    bool own = false; /* sizes not like's as they are */
+    for (uint32_t i = 0; i < dc->noutputs; i++)
+        own |= dc->outputs[i].keep_last != 0 || dc->outputs[i].nsizes != 0;
+    if (own) sg_buf_puts(b, "    int64_t sg_sizes[SG_MAX_DIMS];\n");
     for (uint32_t i = 0; i < dc->noutputs; i++)
         sg_buf_printf(b, "    sg_tensor *sg_out%u = NULL;\n", i);
     for (uint32_t i = 0; i < dc->noutputs; i++)
@@ -450,7 +528,7 @@ static void impl_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
         }
         sg_buf_puts(b, "    default: break;\n    }\n");
     }
-    for (uint32_t i = 0; i < dc->noutputs; i++) alloc_output(b, dc, i);
+    for (uint32_t i = 0; i < dc->noutputs; i++) alloc_output(b, dc, s, i, t);
     uint32_t maxargs = 0;
     for (uint32_t i = 0; i < dc->nartifacts; i++) {
         uint32_t n = dc->nparams + s->arts[dc->first + i].nhidden;

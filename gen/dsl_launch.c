@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The op's Tensor argument (never None) called name; NULL: the first (whose device decides,
+ * dsl_emit.c). -1: none. */
 static int tensor_arg(const sg_dsl_decl *dc, const char *name) {
     for (uint32_t i = 0; i < dc->nsyms; i++)
         if (dc->syms[i].kind == SG_DSLS_ARG && dc->syms[i].type == SG_DSLT_TENSOR &&
-            !dc->syms[i].opt && strcmp(dc->syms[i].name, name) == 0)
+            !dc->syms[i].opt && (!name || strcmp(dc->syms[i].name, name) == 0))
             return (int)dc->syms[i].index;
     return -1;
 }
@@ -21,7 +23,35 @@ static int grid_dtype_var(const sg_dsl_decl *dc, const char *name) {
     return -1;
 }
 
-bool sg_dsl_read_outputs(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
+/* `sizes: [e0, e1, ...]`: int expressions in `when`'s scope, evaluated per point. */
+static bool read_sizes(sg_dsl_loader *L, sg_dsl_decl *dc, sg_dsl_output *out, const sg_ynode *v,
+                       const char *scope) {
+    if (dc->lang->object) { /* its int32 numel gate reads like's */
+        sg_dsl_err(L, v->pos, "'sizes' is not supported for %s yet: write 'like'", dc->dsl);
+        return false;
+    }
+    if (!sg_dsl_want_kind(L, "sizes", v, SG_Y_SEQ)) return false;
+    if (!v->nitems || v->nitems > SG_DSL_MAX_DIMS) {
+        sg_dsl_err(L, v->pos, "'sizes' needs 1 to %d int expressions, not %u", SG_DSL_MAX_DIMS,
+                   v->nitems);
+        return false;
+    }
+    if (tensor_arg(dc, NULL) < 0) {
+        sg_dsl_err(L, v->pos, "an output with 'sizes' is allocated on the device of the first "
+                   "Tensor argument (not optional), and %s has none", dc->op_name);
+        return false;
+    }
+    if (!(out->sizes = sg_dsl_alloc(L, v->nitems * sizeof *out->sizes))) return false;
+    for (uint32_t k = 0; k < v->nitems; k++)
+        if (!sg_dsl_expression(L, dc, v->items[k], &out->sizes[k], SG_DSLT_INT, "a size",
+                               (sg_dsl_scope_ud){0}, scope))
+            return false;
+    out->nsizes = v->nitems;
+    return true;
+}
+
+bool sg_dsl_read_outputs(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v,
+                         const char *scope) {
     if (!sg_dsl_want_kind(L, "outputs", v, SG_Y_SEQ)) return false;
     if (v->nitems != dc->op->schema.nrets) {
         sg_dsl_err(L, v->pos, "'outputs' lists %u output%s; %s returns %u", v->nitems,
@@ -36,33 +66,52 @@ bool sg_dsl_read_outputs(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
         }
     if (!(dc->outputs = sg_dsl_alloc(L, v->nitems * sizeof *dc->outputs))) return false;
     dc->noutputs = v->nitems;
-    static const char *const keys[] = {"like", "?dtype", "?keep_last", NULL};
+    static const char *const keys[] = {"?like", "?sizes", "?dtype", "?keep_last", NULL};
+    enum { LIKE, SIZES, DTYPE, KEEP };
     for (uint32_t i = 0; i < v->nitems; i++) {
-        const sg_ynode *o = v->items[i], *val[3];
+        const sg_ynode *o = v->items[i], *val[4];
         if (!sg_dsl_want_kind(L, "outputs", o, SG_Y_MAP) ||
-            !sg_dsl_take_keys(L, o, "an output", keys, val) ||
-            !sg_dsl_want_scalar(L, "like", val[0]))
+            !sg_dsl_take_keys(L, o, "an output", keys, val))
             return false;
         sg_dsl_output *out = &dc->outputs[i];
         *out = (sg_dsl_output){.dtype = -1, .dtype_var = -1, .pos = o->pos};
-        int like = tensor_arg(dc, val[0]->text);
-        if (like < 0) {
-            sg_dsl_err(L, val[0]->pos, "'like' needs a Tensor argument of %s (not optional), not "
-                       "'%s'", dc->op_name, val[0]->text);
+        if (!val[LIKE] == !val[SIZES]) {
+            sg_dsl_err(L, val[LIKE] ? val[SIZES]->pos : o->pos, val[LIKE]
+                       ? "an output takes 'like' or 'sizes', not both"
+                       : "an output needs 'like' (an argument's sizes) or 'sizes'");
             return false;
         }
-        out->like = (uint32_t)like;
-        if (val[1]) {
-            if (!sg_dsl_want_scalar(L, "dtype", val[1])) return false;
-            out->dtype = sg_dsl_dtype_find(val[1]->text, val[1]->len);
-            out->dtype_var = grid_dtype_var(dc, val[1]->text);
+        if (val[SIZES]) {
+            if (!read_sizes(L, dc, out, val[SIZES], scope)) return false;
+            if (!val[DTYPE]) {
+                sg_dsl_err(L, o->pos, "an output with 'sizes' needs 'dtype'");
+                return false;
+            }
+            if (val[KEEP]) {
+                sg_dsl_err(L, val[KEEP]->pos, "'keep_last' goes with 'like', not with 'sizes'");
+                return false;
+            }
+        } else {
+            if (!sg_dsl_want_scalar(L, "like", val[LIKE])) return false;
+            int like = tensor_arg(dc, val[LIKE]->text);
+            if (like < 0) {
+                sg_dsl_err(L, val[LIKE]->pos, "'like' needs a Tensor argument of %s (not "
+                           "optional), not '%s'", dc->op_name, val[LIKE]->text);
+                return false;
+            }
+            out->like = (uint32_t)like;
+        }
+        if (val[DTYPE]) {
+            if (!sg_dsl_want_scalar(L, "dtype", val[DTYPE])) return false;
+            out->dtype = sg_dsl_dtype_find(val[DTYPE]->text, val[DTYPE]->len);
+            out->dtype_var = grid_dtype_var(dc, val[DTYPE]->text);
             if (out->dtype < 0 && out->dtype_var < 0) {
-                sg_dsl_err(L, val[1]->pos, "'dtype' needs a dtype name or a dtype grid variable, "
-                           "not '%s'", val[1]->text);
+                sg_dsl_err(L, val[DTYPE]->pos, "'dtype' needs a dtype name or a dtype grid "
+                           "variable, not '%s'", val[DTYPE]->text);
                 return false;
             }
         }
-        if (val[2] && !sg_dsl_want_int(L, "keep_last", val[2], 0, 64, &out->keep_last))
+        if (val[KEEP] && !sg_dsl_want_int(L, "keep_last", val[KEEP], 0, 64, &out->keep_last))
             return false;
         dc->syms[dc->nsyms] = (sg_dsl_sym){NULL, SG_DSLS_OUT, SG_DSLT_TENSOR, false, i, NULL};
         char name[24];

@@ -58,7 +58,8 @@ bool sg_dsl_expression(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v, sg_
 /* dsl_launch.c: `outputs` (the out0... names added to dc's symbols) and `launch` (its grid,
  * constexprs and parameters; `scope` says where the names of `when` come from). false after
  * an error. */
-bool sg_dsl_read_outputs(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v);
+bool sg_dsl_read_outputs(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v,
+                         const char *scope);
 bool sg_dsl_read_launch(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v, const char *scope);
 
 #endif

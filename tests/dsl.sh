@@ -118,6 +118,66 @@ refuse "s/input.dtype == dtype/$(printf '(%.0s' $(seq 60))N$(printf ')%.0s' $(se
 refuse 's/    - {like: input}$/    - {like: weight}/' "bad.yaml:18:14: error: 'like' needs a Tensor argument"
 refuse '/    - {like: input}$/d' "bad.yaml:18:5: error: 'outputs' lists 1 output; aten::_fused_rms_norm returns 2"
 refuse 's/keep_last: 1/keep_last: -1/' "error: 'keep_last' needs an integer from 0 to 64"
+# outputs with their own sizes: int expressions in the scope of `when`, with a dtype
+sed 's/{like: input, dtype: float32, keep_last: 1}/{sizes: [input.size(0), N], dtype: float32}/' \
+    "$base" >sizes.yaml
+t 0 --dsl sizes.yaml --dsl-plan plan.json ops.yaml
+out0=18 # the line of out0, `    - {like: input}`
+refuse 's/    - {like: input}$/    - {dtype: float32}/' \
+    "bad.yaml:$out0:7: error: an output needs 'like' (an argument's sizes) or 'sizes'"
+refuse 's/    - {like: input}$/    - {like: input, sizes: [1]}/' \
+    "bad.yaml:$out0:28: error: an output takes 'like' or 'sizes', not both"
+refuse 's/    - {like: input}$/    - {sizes: [], dtype: float32}/' \
+    "bad.yaml:$out0:15: error: 'sizes' needs 1 to 64 int expressions, not 0"
+refuse "s/    - {like: input}\$/    - {sizes: [$(printf '1, %.0s' $(seq 64))1], dtype: float32}/" \
+    "bad.yaml:$out0:15: error: 'sizes' needs 1 to 64 int expressions, not 65"
+refuse 's/    - {like: input}$/    - {sizes: 4, dtype: float32}/' \
+    "bad.yaml:$out0:15: error: 'sizes' needs a list, not a scalar"
+refuse 's/    - {like: input}$/    - {sizes: [input.size(0)]}/' \
+    "bad.yaml:$out0:7: error: an output with 'sizes' needs 'dtype'"
+refuse 's/{like: input, dtype: float32, keep_last: 1}/{sizes: [1], dtype: float32, keep_last: 1}/' \
+    "bad.yaml:19:47: error: 'keep_last' goes with 'like', not with 'sizes'"
+refuse 's/    - {like: input}$/    - {sizes: [input.size(0), 2 < 3], dtype: float32}/' \
+    "bad.yaml:$out0:31: error: a size must be an int, not a bool"
+refuse 's/{like: input, dtype: float32, keep_last: 1}/{sizes: [out0.numel], dtype: float32}/' \
+    "bad.yaml:19:16: error: unknown name 'out0': not an argument of aten::_fused_rms_norm or a grid variable"
+refuse 's/    - {like: input}$/    - {sizes: [input.size(0)], dtype: float64x}/' \
+    "bad.yaml:$out0:39: error: 'dtype' needs a dtype name or a dtype grid variable, not 'float64x'"
+# ... not for an object DSL yet; and an op needs a Tensor argument, whose device they take
+cat >cute.yaml <<'YAML'
+- name: mm_cute
+  op: aten::mm
+  key: CUDA
+  dsl: cutedsl
+  compiler: nvidia-cutlass-dsl==4.8.1
+  source: triton/rms_norm.py
+  kernel: mm
+  archs: [sm_90]
+  grid: {}
+  when: self.dtype == float32
+  outputs: [{sizes: [self.size(0), mat2.size(1)], dtype: float32}]
+  launch: {args: [[a, "*fp32", self], [c, "*fp32", out0]]}
+YAML
+t 1 --dsl cute.yaml --dsl-plan plan.json ops.yaml
+case $err in *"cute.yaml:11:21: error: 'sizes' is not supported for cutedsl yet: write 'like'"*) ;;
+*) fail "sizes for cutedsl: $err" ;; esac
+cat >fill.yaml <<'YAML'
+- name: fill
+  op: my::fill
+  key: CUDA
+  dsl: triton
+  compiler: triton==3.6.0
+  source: triton/rms_norm.py
+  kernel: fill
+  archs: [sm_90]
+  grid: {}
+  when: n > 0
+  outputs: [{sizes: [n], dtype: float32}]
+  launch: {grid: [1, 1, 1], num_warps: 4, num_stages: 2, args: [[c, "*fp32", out0]]}
+YAML
+t 1 --dsl fill.yaml --dsl-plan plan.json ops.yaml
+case $err in *"fill.yaml:11:21: error: an output with 'sizes' is allocated on the device of the first Tensor argument (not optional), and my::fill has none"*) ;;
+*) fail "sizes without a Tensor argument: $err" ;; esac
 refuse 's/grid: \[input.numel \/ N, 1, 1\]/grid: [input.numel \/ N, 1]/' \
     "bad.yaml:21:11: error: the launch grid needs three expressions"
 refuse 's/num_warps: 8/num_warps: 6/' "bad.yaml:22:16: error: 'num_warps' needs a power of two"

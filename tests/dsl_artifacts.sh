@@ -195,6 +195,43 @@ else
     fail "no $build/libsg_runtime.a: build the sg_runtime target first"
 fi
 
+# outputs with their own sizes (tests/dsl/mm.yaml): aten::mm's self.size(0) x mat2.size(1),
+# allocated on self's device; sizes that differ between points are evaluated per point
+cp "$here/dsl/mm.yaml" .
+t 0 --dsl mm.yaml --dsl-plan mplan.json ops.yaml
+rm -rf mart && python3 "$here/dsl/make_artifacts.py" mplan.json mart
+t 0 --lib dslm --dsl mm.yaml --dsl-artifacts mart -o mgen ops.yaml
+grep -q "sg_st = sg_tensor_empty(sg_sizes, 2, sg_out0_dtype, self->device, &sg_out0);" mgen/dslm_dsl.c ||
+    fail "mm: its output is not allocated with its own sizes on self's device"
+grep -q "&& (sg_dslg_mul(cols, INT64_C(2), &sg_ok)) >= 0 /\* out0's size 1 \*/" mgen/dslm_dsl.c ||
+    fail "mm_cols: no size >= 0 in the predicate at the point S=2"
+sed -n '/^static sg_status sg_dslg_mm_cols_triton_impl/,/^}/p' mgen/dslm_dsl.c >mcols.c
+[ "$(grep -c 'sg_sizes\[1\] = sg_dslg_mul(cols, INT64_C([12]), &sg_ok);' mcols.c)" = 2 ] ||
+    fail "mm_cols: its sizes are not evaluated per point"
+sed -n '/^static sg_status sg_dslg_mm_triton_impl/,/^}/p' mgen/dslm_dsl.c >mmm.c
+[ "$(grep -c 'sg_sizes\[0\] = ' mmm.c)" = 1 ] || fail "mm: sizes the same at every point not evaluated once"
+# a sidecar that says the compiler assumed an int32 numel for the output: the product of its
+# sizes, each multiplication guarded
+python3 - mart/mm_cols_triton__2__sm90.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["assumes"]["int32"] = ["c"]
+json.dump(d, open(sys.argv[1], "w"), indent=1)
+PY
+t 0 --lib dslm --dsl mm.yaml --dsl-artifacts mart -o mgen ops.yaml
+[ "$(grep -c '&& sg_dslg_i32(sg_dslg_mul(sg_dslg_mul(sg_dslg_size(self, INT64_C(0), &sg_ok), sg_dslg_mul(cols, INT64_C(2), &sg_ok), &sg_ok), INT64_C(1), &sg_ok))$' mgen/dslm_dsl.c)" = 1 ] ||
+    fail "mm_cols: no int32 gate on the product of its sizes at the point S=2 (only)"
+for f in mgen/*.c; do
+    $cc -std=c11 -Wall -Wextra -Wshadow -Werror -pedantic -c -Imgen -I"$root/runtime" \
+        -I"$root/gen/schema" "$f" -o "$f.o" || fail "$f does not compile with -Wshadow -Werror"
+done
+if [ -f "$build/libsg_runtime.a" ]; then
+    $cc -std=c11 -Wall -Wextra -Werror "${san[@]}" -Imgen -I"$root/runtime" -I"$root/gen/schema" \
+        "$here/dsl/mm_test.c" mgen/dslm_0.c mgen/dslm_table.c "$build/libsg_runtime.a" \
+        "$build/libsg_schema.a" ${SG_RUNTIME_LIBS:-} -lpthread -lm -ldl -o mm_test || fail "mm_test does not build"
+    [ -x mm_test ] && { ./mm_test || fail "the predicates of outputs with their own sizes"; }
+fi
+
 # when_c: the escape hatch. A C function in a user's .c file (tests/dsl/when_c_gate.c), declared
 # in LIB_dsl.h, ANDed into every point's predicate after `when`, linked beside the generated code
 sed 's/^  outputs:/  when_c: rms_gate\n  outputs:/' rms_norm.yaml >when_c.yaml
