@@ -504,9 +504,15 @@ static void impl_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
                   "for arguments their predicate declines\");\n", dc->op_name, dc->name);
     sg_buf_puts(b, "    sg_status sg_st = SG_OK;\n");
     bool own = false; /* sizes not like's as they are */
-    for (uint32_t i = 0; i < dc->noutputs; i++)
+    uint32_t most = 0;
+    for (uint32_t i = 0; i < dc->noutputs; i++) {
         own |= dc->outputs[i].keep_last != 0 || dc->outputs[i].nsizes != 0;
+        if (dc->outputs[i].nsizes > most) most = dc->outputs[i].nsizes;
+    }
     if (own) sg_buf_puts(b, "    int64_t sg_sizes[SG_MAX_DIMS];\n");
+    if (most) /* dsl_launch.c allows SG_DSL_MAX_DIMS, which should be the runtime's */
+        sg_buf_printf(b, "    _Static_assert(SG_MAX_DIMS >= %u, \"more sizes than the runtime's "
+                      "SG_MAX_DIMS\");\n", most);
     for (uint32_t i = 0; i < dc->noutputs; i++)
         sg_buf_printf(b, "    sg_tensor *sg_out%u = NULL;\n", i);
     for (uint32_t i = 0; i < dc->noutputs; i++)
