@@ -459,6 +459,59 @@ static void bench_bandwidth(void) {
         }
 }
 
+/* ---- matmul ------------------------------------------------------------------------------ */
+
+static sg_status op_mm(void) {
+    sg_tensor *o[1] = {NULL};
+    sg_status  st = aten_mm(x, r, &o[0]);
+    settle(o, 1);
+    return st;
+}
+
+/* bfloat16 products whose K or N is not a multiple of 8, where mm.yaml's Triton kernels take
+ * the call (odd K: mm_triton_odd_k; odd N: mm_triton_odd_n), against the same call with the
+ * DSL off (our cuBLASLt mm) and torch.mm (dsl_torch.py), in TFLOP/s. */
+static void bench_matmul(void) {
+    static const int64_t shapes[][3] = {
+        {4096, 4096, 4097}, {4096, 4097, 4096}, {8192, 8192, 8193}, {1999, 1999, 1999}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0] && !sg_bench_lost; i++) {
+        int64_t m = shapes[i][0], n = shapes[i][1], k = shapes[i][2];
+        if (sg_bench_smoke) m = m / 4, n = n / 4 + (n % 8 != 0), k = k / 4 + (k % 8 != 0);
+        char dfig[96], sfig[96], head[96], name[64];
+        snprintf(dfig, sizeof dfig, "dsl_mm_bf16_%lldx%lldx%lld_tflops", (long long)m,
+                 (long long)n, (long long)k);
+        snprintf(sfig, sizeof sfig, "stock_mm_bf16_%lldx%lldx%lld_tflops", (long long)m,
+                 (long long)n, (long long)k);
+        snprintf(head, sizeof head, "mm bf16 %lldx%lldx%lld", (long long)m, (long long)n,
+                 (long long)k);
+        snprintf(name, sizeof name, "mm_triton_odd_%s__bfloat16__sm%d", n % 8 ? "n" : "k",
+                 capability);
+        const sg_dsl_artifact *a = NULL;
+        for (size_t j = 0; j < narts; j++)
+            if (strcmp(arts[j]->prefix, name) == 0) a = arts[j];
+        int64_t sa[2] = {m, k}, sb[2] = {k, n};
+        x = sg_bench_filled(head, sa, 2, SG_BFLOAT16, 5, 0.1f);
+        r = x ? sg_bench_filled(head, sb, 2, SG_BFLOAT16, 6, 0.1f) : NULL;
+        double     flop = 2.0 * (double)m * (double)n * (double)k, dt = -1, st = -1;
+        sg_tensor *dres[3] = {NULL}, *sres[3] = {NULL};
+        int        nd = 0, ns = 0;
+        if (!r)
+            ;
+        else if (!a)
+            fprintf(stderr, "sg_bench_dsl: %s: no artifact %s; no DSL figure\n", head, name);
+        else if (set_dsl(true, head) && probe(head, "aten::mm", op_mm, a, dres, &nd))
+            dt = timed_route(dfig, "aten::mm", op_mm, a, flop) * 1e-3;
+        if (r && set_dsl(false, head) && probe(head, "aten::mm (stock)", op_mm, NULL, sres, &ns))
+            st = timed_route(sfig, "aten::mm (stock)", op_mm, NULL, flop) * 1e-3;
+        set_dsl(true, head);
+        print_fig(dfig, dt, "TFLOP/s", 2);
+        print_fig(sfig, st, "TFLOP/s", 2);
+        if (dres[0] && sres[0]) compare(head, "stock", dres, nd, sres, ns);
+        for (int j = 0; j < 3; j++) sg_tensor_release(dres[j]), sg_tensor_release(sres[j]);
+        release_inputs();
+    }
+}
+
 /* ---- host cost --------------------------------------------------------------------------- */
 
 /* A bare launch of an artifact: its image loaded by this program through the driver API (the
@@ -558,6 +611,18 @@ static sg_status op_bare_launch(void) {
 static sg_status op_runtime_launch(void) {
     calls_made++;
     return sg_dsl_launch(bare.a, 0, one_block, bare.args, sg_bench_stream);
+}
+
+/* What a taken rms_norm call allocates and its caller releases: y (1x1024) and rstd (1x1), from
+ * the caching allocator. Part of the taken call's cost that the bare launch does not pay. */
+static sg_status op_alloc_outputs(void) {
+    static const int64_t s2[2] = {1, 1024}, one[2] = {1, 1};
+    sg_tensor *y = NULL, *rs = NULL;
+    calls_made++;
+    sg_status st = sg_tensor_empty(s2, 2, SG_FLOAT32, SG_CUDA(0), &y);
+    if (st == SG_OK) st = sg_tensor_empty(one, 2, SG_FLOAT32, SG_CUDA(0), &rs);
+    sg_tensor_release(y), sg_tensor_release(rs);
+    return st;
 }
 
 /* The host-cost variants: a setup (switches; not timed), a call, and what it must launch. */
@@ -679,6 +744,8 @@ static void bench_host(void) {
         /* the bare launch does not pass the runtime's counter: no DSL launch counted */
         {"bare cuLaunchKernel, 1x1024", true, true, 2, op_bare_launch, 0, {0}, have_bare},
         {"sg_dsl_launch, 1x1024", true, true, 2, op_runtime_launch, 1, {0}, ok},
+        {"the taken call's two outputs allocated and released", true, true, 2, op_alloc_outputs,
+         0, {0}, ok},
     };
     enum { NV = sizeof v / sizeof v[0] };
 
@@ -727,6 +794,7 @@ static void bench_host(void) {
     if (v[8].ok && v[7].ok)
         print_diff("dsl_runtime_launch_extra_us", paired_median(&v[8], &v[7], rounds) * 1e-3, "us",
                   3);
+    if (v[9].ok) print_fig("dsl_outputs_alloc_us", min_of(&v[9], rounds) * 1e-3, "us", 3);
     if (v[6].ok) print_fig("dsl_taken_us", min_of(&v[6], rounds) * 1e-3, "us", 3);
     if (v[7].ok) print_fig("dsl_bare_launch_us", min_of(&v[7], rounds) * 1e-3, "us", 3);
     if (v[8].ok) print_fig("dsl_runtime_launch_us", min_of(&v[8], rounds) * 1e-3, "us", 3);
@@ -741,7 +809,8 @@ static void bench_host(void) {
 
 /* ---- main -------------------------------------------------------------------------------- */
 
-static const sg_bench_group groups[] = {{"bandwidth", bench_bandwidth}, {"host", bench_host}};
+static const sg_bench_group groups[] = {
+    {"bandwidth", bench_bandwidth}, {"matmul", bench_matmul}, {"host", bench_host}};
 enum { NGROUPS = sizeof groups / sizeof groups[0] };
 
 int main(int argc, char **argv) {

@@ -3,14 +3,15 @@
 
     python3 bench/dsl_torch.py [--smoke] [GROUP...]
 
-Groups as sg_bench_dsl's (bandwidth host). Prints "torch_NAME value unit", one figure a line,
+Groups as sg_bench_dsl's (bandwidth matmul host). Prints "torch_NAME value unit", one figure a line,
 NAME as sg_bench_dsl names its figures (dsl_NAME); notes go to stderr. Exit status 77 where
 torch has no usable GPU. bench/run dsl runs both programs in one run and computes the ratios.
 
 The ops: torch.rms_norm, torch._softmax(x, -1, False), torch.native_layer_norm, and for
 fused::add_rms_norm, which PyTorch does not have, torch.rms_norm(x + r) (two kernels); its
 bytes are the fused op's (x and r read, y and the sum written), as in bench/dsl.c; for
-fused::silu_mul, F.silu(x) * r (two kernels) at N = 4096 only, its bytes the fused op's.
+fused::silu_mul, F.silu(x) * r (two kernels) at N = 4096 only, its bytes the fused op's;
+torch.mm on bench/dsl.c's bfloat16 matmul shapes, in TFLOP/s.
 
 Timing, as in bench/dsl.c: CUDA events on the current stream around a batch of calls after
 3 warm-up calls, the batch sized to about 200 ms, the best of 5 batches. Host time: wall time
@@ -101,6 +102,19 @@ def bench_bandwidth():
             torch.cuda.empty_cache()
 
 
+def bench_matmul():
+    shapes = ((4096, 4096, 4097), (4096, 4097, 4096), (8192, 8192, 8193), (1999, 1999, 1999))
+    for m, n, k in shapes:
+        if th.smoke:
+            m, n, k = m // 4, n // 4 + (n % 8 != 0), k // 4 + (k % 8 != 0)
+        a = filled((m, k), torch.bfloat16, 0.1)
+        b = filled((k, n), torch.bfloat16, 0.1)
+        ms = time_gpu(lambda: torch.mm(a, b))
+        out("mm_bf16_%dx%dx%d_tflops" % (m, n, k), "%.2f" % (2.0 * m * n * k / (ms * 1e-3) * 1e-12),
+            "TFLOP/s")
+        del a, b
+
+
 def bench_host():
     x = filled((1, 1024), torch.float32)
     w = filled((1024,), torch.float32, 0.5)
@@ -112,7 +126,7 @@ def bench_host():
         out("fused_rms_norm_1x1024_us", "%.3f" % host_us(lambda: f(x, [1024], w, RMS_EPS)), "us")
 
 
-GROUPS = {"bandwidth": bench_bandwidth, "host": bench_host}
+GROUPS = {"bandwidth": bench_bandwidth, "matmul": bench_matmul, "host": bench_host}
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@
  * call take the same route; eight threads making the first call of an artifact at once load it
  * once; the per-op switch; layer_norm; fused::add_rms_norm against add then rms_norm;
  * fused::silu_mul (CuTeDSL, an object artifact) against silu then mul, with its tail, empty,
- * misaligned and mismatched calls.
+ * misaligned and mismatched calls; aten::mm in bfloat16 with an odd K or N (Triton) against the
+ * stock cuBLASLt product, and an even one declined.
  * Skips (77) where the build has no DSL kernels or no GPU is usable. */
 #define _POSIX_C_SOURCE 200809L
 #include "check.h"
@@ -306,7 +307,6 @@ static void check_add_rms_norm(sg_dtype dt) {
 }
 #endif
 
-#ifdef SG_TEST_CUTEDSL
 static const sg_dsl_artifact *art_named(const char *prefix) {
     const sg_dsl_artifact *all[256];
     size_t                 k = sg_dsl_list(all, 256);
@@ -315,6 +315,7 @@ static const sg_dsl_artifact *art_named(const char *prefix) {
     return NULL;
 }
 
+#ifdef SG_TEST_CUTEDSL
 /* fused::silu_mul against silu, then mul, on the stock kernels: rows x n with n not a multiple
  * of the kernel's block (its tail), then the calls it must decline or run without a launch. */
 static void check_silu_mul(sg_dtype dt) {
@@ -368,6 +369,36 @@ static void check_silu_mul(sg_dtype dt) {
 }
 #endif
 
+/* aten::mm in bfloat16 with K or N not a multiple of 8 (mm.yaml): taken by the artifact for its
+ * case and equal to the stock cuBLASLt product; with both multiples of 8, declined. */
+static void check_mm(int64_t m, int64_t n, int64_t k) {
+    char name[64];
+    snprintf(name, sizeof name, "mm_triton_odd_%s__bfloat16__sm90", n % 8 ? "n" : "k");
+    const sg_dsl_artifact *a = art_named(name);
+    CHECK(a != NULL);
+    if (!a) return;
+    sg_tensor *x = random_cuda(m, k, SG_BFLOAT16, 31), *y = random_cuda(k, n, SG_BFLOAT16, 32);
+    sg_tensor *c = NULL, *cs = NULL;
+    uint64_t   before = launches(a), all = all_launches();
+    CHECK(aten_mm(x, y, &c) == SG_OK);
+    if (n % 8 || k % 8) {
+        CHECK(ran(a, before));
+    } else {
+        CHECK(all_launches() == all);
+    }
+    CHECK(c && c->ndim == 2 && c->sizes[0] == m && c->sizes[1] == n && c->dtype == SG_BFLOAT16);
+    CHECK(sg_dsl_set_enabled("triton", false) == SG_OK);
+    CHECK(aten_mm(x, y, &cs) == SG_OK);
+    CHECK(sg_dsl_set_enabled("triton", true) == SG_OK);
+    /* both accumulate in float32 and round once to bfloat16: about one unit apart */
+    double d = diff(c, cs);
+    CHECK(d <= 2e-2);
+    if (!(d <= 2e-2)) fprintf(stderr, "test_cuda_dsl: mm %lldx%lldx%lld: %g\n", (long long)m,
+                              (long long)n, (long long)k, d);
+    sg_tensor *ts[] = {x, y, c, cs};
+    for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) sg_tensor_release(ts[i]);
+}
+
 int main(void) {
     const char *why = NULL;
     if (sg_device_count(SG_DEV_CUDA, &why) < 1) {
@@ -402,6 +433,11 @@ int main(void) {
     empty_input();
     boxed_route();
     first_calls_at_once();
+    if (cap == 90) {
+        check_mm(1024, 1024, 1025); /* odd K */
+        check_mm(1030, 1027, 1024); /* odd N */
+        check_mm(1024, 1024, 1024); /* declined */
+    }
 #ifdef SG_TEST_FUSED
     check_add_rms_norm(SG_FLOAT32);
     check_add_rms_norm(SG_BFLOAT16);

@@ -1,0 +1,34 @@
+"""mm.py: bfloat16 matrix product C = A @ B (aten::mm), float32 accumulation.
+
+One program per BM x BN tile of C, in grouped order (GROUP rows of tiles share B's columns in
+L2); K is walked in BK steps with masked loads, so M, N and K need not be multiples of the
+tiles. Strides are int64 and taken as given, sizes are int32 (the predicate gates both).
+"""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def mm_fwd(a, b, c, M, N, K, sam, sak, sbk, sbn,
+           BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP: tl.constexpr):
+    pid = tl.program_id(0)
+    grid_m = tl.cdiv(M, BM)
+    grid_n = tl.cdiv(N, BN)
+    width = GROUP * grid_n
+    first_m = (pid // width) * GROUP
+    size_m = min(grid_m - first_m, GROUP)
+    pm = first_m + (pid % width) % size_m
+    pn = (pid % width) // size_m
+    rm = pm * BM + tl.arange(0, BM)
+    rn = pn * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k0 in range(0, K, BK):
+        ka = k0 + rk
+        x = tl.load(a + rm[:, None].to(tl.int64) * sam + ka[None, :].to(tl.int64) * sak,
+                    mask=(rm[:, None] < M) & (ka[None, :] < K), other=0.0)
+        y = tl.load(b + ka[:, None].to(tl.int64) * sbk + rn[None, :].to(tl.int64) * sbn,
+                    mask=(ka[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc = tl.dot(x, y, acc)
+    tl.store(c + rm[:, None].to(tl.int64) * N + rn[None, :], acc.to(c.dtype.element_ty),
+             mask=(rm[:, None] < M) & (rn[None, :] < N))
