@@ -369,6 +369,35 @@ static void check_silu_mul(sg_dtype dt) {
 }
 #endif
 
+/* The largest error of c = x @ y (all 2-D, on the GPU) relative to 1 + |ref| over 4096 sampled
+ * entries, against products computed in double from float32 copies on the CPU. */
+static double sampled_mm_error(sg_tensor *x, sg_tensor *y, sg_tensor *c) {
+    sg_tensor *t[3] = {x, y, c}, *f[3] = {NULL}, *h[3] = {NULL};
+    double     worst = INFINITY;
+    bool       ok = true;
+    for (int i = 0; i < 3; i++)
+        ok = ok && sg_cast(t[i], SG_FLOAT32, &f[i]) == SG_OK && sg_tensor_to(f[i], SG_CPU, &h[i]) == SG_OK;
+    if (ok) {
+        const float *a = sg_tensor_data(h[0]), *b = sg_tensor_data(h[1]), *o = sg_tensor_data(h[2]);
+        int64_t      m = x->sizes[0], k = x->sizes[1], n = y->sizes[1];
+        unsigned     seed = 7;
+        worst = 0;
+        for (int s = 0; s < 4096; s++) {
+            seed = seed * 1664525u + 1013904223u;
+            int64_t i = (int64_t)(seed >> 8) % m;
+            seed = seed * 1664525u + 1013904223u;
+            int64_t j = (int64_t)(seed >> 8) % n;
+            if (s == 0) i = m - 1, j = n - 1; /* the last tile's corner */
+            double ref = 0;
+            for (int64_t q = 0; q < k; q++) ref += (double)a[i * k + q] * b[q * n + j];
+            double e = fabs(o[i * n + j] - ref) / (1.0 + fabs(ref));
+            if (!(e <= worst)) worst = e;
+        }
+    }
+    for (int i = 0; i < 3; i++) sg_tensor_release(f[i]), sg_tensor_release(h[i]);
+    return worst;
+}
+
 /* aten::mm in bfloat16 with K or N not a multiple of 8 (mm.yaml): taken by the artifact for its
  * case and equal to the stock cuBLASLt product; with both multiples of 8, declined. */
 static void check_mm(int64_t m, int64_t n, int64_t k) {
@@ -390,11 +419,14 @@ static void check_mm(int64_t m, int64_t n, int64_t k) {
     CHECK(sg_dsl_set_enabled("triton", false) == SG_OK);
     CHECK(aten_mm(x, y, &cs) == SG_OK);
     CHECK(sg_dsl_set_enabled("triton", true) == SG_OK);
-    /* both accumulate in float32 and round once to bfloat16: about one unit apart */
-    double d = diff(c, cs);
-    CHECK(d <= 2e-2);
-    if (!(d <= 2e-2)) fprintf(stderr, "test_cuda_dsl: mm %lldx%lldx%lld: %g\n", (long long)m,
-                              (long long)n, (long long)k, d);
+    /* the DSL kernel accumulates in float32 and rounds once to bfloat16: about one unit from a
+     * product computed here in double, at sampled entries. The stock cuBLASLt product is not
+     * held to that: on these shapes its algorithms reduce split K in bfloat16 (as torch.mm's
+     * do by default), 0.1-0.4 off in this measure, so it is only reported. */
+    double ed = sampled_mm_error(x, y, c), es = sampled_mm_error(x, y, cs);
+    CHECK(ed <= 2e-2);
+    fprintf(stderr, "test_cuda_dsl: mm %lldx%lldx%lld: error dsl %.3g, stock %.3g, |dsl - stock| %.3g\n",
+            (long long)m, (long long)n, (long long)k, ed, es, diff(c, cs));
     sg_tensor *ts[] = {x, y, c, cs};
     for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) sg_tensor_release(ts[i]);
 }
