@@ -6,50 +6,28 @@ is in docs/perf.md with the figures.
     python3 bench/matmul_probe.py [--smoke]
 
 bfloat16 A (M x K) @ B (K x N), float32 accumulation, on skinny (decode-like: M of 1 to 64) and
-odd (sizes not a multiple of 8 or 16) shapes. For each shape: torch.mm, and a plain tiled
-Triton kernel (JIT) over a fixed list of tile configurations, each timed as bench/dsl_torch.py
-times (CUDA events around a batch, best of 5); the best configuration whose result is within
-2e-2 of the product in double (|c - ref| / (1 + |ref|)) is the Triton figure. torch.mm's own
-error in that measure, 0.1-0.4 on odd shapes where cuBLAS reduces split K in bfloat16, goes to
-stderr beside it. Prints "matmul_probe_SHAPE_torch_tflops", "..._triton_tflops" and
-"..._triton_vs_torch" lines (name value unit).
+odd (sizes not a multiple of 8 or 16) shapes. For each shape: torch.mm, and the shipped Triton
+kernel (kernels/dsl/triton/mm.py, by the JIT, which specialises on the sizes' alignment as the
+declarations' units of 8 do ahead of time) over a fixed list of tile configurations, each timed
+as bench/dsl_torch.py times (CUDA events around a batch, best of 5); the best configuration
+whose result is within 2e-2 of the product in double (|c - ref| / (1 + |ref|)) is the Triton
+figure. torch.mm's own error in that measure, 0.1-0.4 on odd shapes where cuBLAS reduces split
+K in bfloat16, goes to stderr beside it. Prints "matmul_probe_SHAPE_torch_tflops",
+"..._triton_tflops" and "..._triton_vs_torch" lines (name value unit).
 Needs torch and triton (the GPU machine's); exit 77 without a GPU.
 """
+import os
 import sys
 
 import torch
 import triton
-import triton.language as tl
 
 import torch_harness as th
 
-
-@triton.jit
-def matmul_kernel(a, b, c, M, N, K, sam, sak, sbk, sbn, scm, scn,
-                  BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP: tl.constexpr):
-    pid = tl.program_id(0)
-    grid_m = tl.cdiv(M, BM)
-    grid_n = tl.cdiv(N, BN)
-    # grouped order: GROUP rows of tiles share B's columns in L2
-    width = GROUP * grid_n
-    group = pid // width
-    first_m = group * GROUP
-    size_m = min(grid_m - first_m, GROUP)
-    pm = first_m + (pid % width) % size_m
-    pn = (pid % width) // size_m
-    rm = pm * BM + tl.arange(0, BM)
-    rn = pn * BN + tl.arange(0, BN)
-    rk = tl.arange(0, BK)
-    acc = tl.zeros((BM, BN), dtype=tl.float32)
-    for k0 in range(0, K, BK):
-        ka = k0 + rk
-        x = tl.load(a + rm[:, None] * sam + ka[None, :] * sak,
-                    mask=(rm[:, None] < M) & (ka[None, :] < K), other=0.0)
-        y = tl.load(b + ka[:, None] * sbk + rn[None, :] * sbn,
-                    mask=(ka[:, None] < K) & (rn[None, :] < N), other=0.0)
-        acc = tl.dot(x, y, acc)
-    tl.store(c + rm[:, None] * scm + rn[None, :] * scn, acc.to(c.dtype.element_ty),
-             mask=(rm[:, None] < M) & (rn[None, :] < N))
+# the shipped kernel (kernels/dsl/triton/mm.py), run by Triton's JIT: its sizes in units of 1
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kernels",
+                                "dsl", "triton"))
+from mm import mm_fwd  # noqa: E402
 
 
 # (BM, BN, BK, GROUP, warps, stages): small-M tiles for skinny shapes, the usual large ones
@@ -83,9 +61,8 @@ def triton_mm(a, b, cfg):
     c = torch.empty((M, N), device=a.device, dtype=a.dtype)
     BM, BN, BK, G, w, s = cfg
     grid = (triton.cdiv(M, BM) * triton.cdiv(N, BN),)
-    matmul_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
-                        c.stride(0), c.stride(1), BM=BM, BN=BN, BK=BK, GROUP=G, num_warps=w,
-                        num_stages=s)
+    mm_fwd[grid](a, b, c, M, N, K, BM=BM, BN=BN, BK=BK, GROUP=G, NU=1, KU=1, num_warps=w,
+                 num_stages=s)
     return c
 
 

@@ -490,6 +490,17 @@ static bool load_on(const sg_dsl_artifact *a, int device) {
     return true;
 }
 
+/* Makes device current for a load, the current one kept in *prev; false (the artifact marked
+ * failed on device) where CUDA refuses. */
+static bool make_current(const sg_dsl_artifact *a, int device, int *prev) {
+    cudaError_t err = cudaGetDevice(prev);
+    if (err == cudaSuccess && *prev != device) err = cudaSetDevice(device);
+    if (err == cudaSuccess) return true;
+    (void)cudaGetLastError();
+    mark_failed(a, device, "cannot make the device current: %s", cudaGetErrorString(err));
+    return false;
+}
+
 /* Outcomes of a load attempt. */
 enum { LOAD_OK, LOAD_FAILED, LOAD_DECLINED };
 
@@ -533,14 +544,8 @@ static int load_object(const sg_dsl_artifact *a, int device, bool stream_given, 
         goto done;
     }
     if (s->loader == NOT_LOADED) {
-        int         prev = -1;
-        cudaError_t err = cudaGetDevice(&prev);
-        if (err == cudaSuccess && prev != device) err = cudaSetDevice(device);
-        if (err != cudaSuccess) {
-            (void)cudaGetLastError();
-            mark_failed(a, device, "cannot make the device current: %s", cudaGetErrorString(err));
-            goto done;
-        }
+        int prev = -1;
+        if (!make_current(a, device, &prev)) goto done;
         if (capturing(device, stream_given, stream)) {
             out = LOAD_DECLINED;
         } else {
@@ -587,14 +592,8 @@ static int load(const sg_dsl_artifact *a, int device, bool stream_given, void *s
         mark_failed(a, device, "%s", why);
         goto done;
     }
-    int         prev = -1;
-    cudaError_t err = cudaGetDevice(&prev);
-    if (err == cudaSuccess && prev != device) err = cudaSetDevice(device);
-    if (err != cudaSuccess) {
-        (void)cudaGetLastError();
-        mark_failed(a, device, "cannot make the device current: %s", cudaGetErrorString(err));
-        goto done;
-    }
+    int prev = -1;
+    if (!make_current(a, device, &prev)) goto done;
     if (capturing(device, stream_given, stream))
         out = LOAD_DECLINED;
     else
