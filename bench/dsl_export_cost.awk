@@ -2,6 +2,7 @@
 # stderr (one or more exports, one after the other). -v total=SECONDS: the exports' wall time.
 #
 #   dsl_export: triton 3.6.0 imported in 0.26 s
+#   dsl_export: nvidia-cutlass-dsl 4.8.1 imported in 0.45 s (for sm_90)
 #   dsl_export: rms_norm_triton__float32_1024__sm90: 0.52 s, 10280 bytes, symbol ..., shared 32
 #
 # The first point after an import line counts the import too: it is taken out of that point.
@@ -12,7 +13,7 @@ $1 == "dsl_export:" && $3 ~ /^[0-9.]+$/ && $4 == "s," && $6 == "bytes," {
     sub(/:$/, "", prefix)
     decl = prefix
     sub(/__.*/, "", decl)
-    sub(/_triton$/, "", decl)
+    sub(/_(triton|cutedsl)$/, "", decl)
     s = $3 - pending
     pending = 0
     if (s < 0) s = 0
@@ -26,7 +27,8 @@ $1 == "dsl_export:" && $3 ~ /^[0-9.]+$/ && $4 == "s," && $6 == "bytes," {
     }
     bytes += $5
 }
-$1 == "dsl_export:" && $2 == "triton" && $4 == "imported" && $5 == "in" {
+$1 == "dsl_export:" && ($2 == "triton" || $2 == "nvidia-cutlass-dsl") && $4 == "imported" &&
+    $5 == "in" {
     imp += $6
     pending = $6
 }

@@ -429,6 +429,10 @@ if "$schemagen" --help 2>&1 | grep -q -- '--dsl-plan'; then
     if [ ${#decls[@]} -gt 0 ]; then
         dsl_args=()
         for d in "${decls[@]}"; do dsl_args+=(--dsl "$d"); done
+        # what a killed export leaves behind (a temporary file, a CuTeDSL temporary folder) is
+        # swept by the next one
+        mkdir -p "$tmp/decls/.cutedsl-killed"
+        touch "$tmp/decls/.cutedsl-killed/x.o" "$tmp/decls/.x.json.abc123.tmp"
         if ! "$schemagen" "${dsl_args[@]}" --dsl-plan "$tmp/decls.json" "$root/schemas/aten_core.yaml" \
             "$root"/kernels/dsl/schemas/*.yaml 2>"$tmp/err"; then
             bad "schemagen --dsl-plan over kernels/dsl/*.yaml failed: $(cat "$tmp/err")"
@@ -439,6 +443,8 @@ if "$schemagen" --help 2>&1 | grep -q -- '--dsl-plan'; then
             n=$("$py" -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["artifacts"]))' "$tmp/decls.json")
             [ "$n" -gt 0 ] && grep -q " 0 failed, of $n;" "$tmp/err" ||
                 bad "the declarations' plan ($n points) did not export whole"
+            [ ! -e "$tmp/decls/.cutedsl-killed" ] && [ ! -e "$tmp/decls/.x.json.abc123.tmp" ] ||
+                bad "a killed export's leftovers were not swept: $(ls -A "$tmp/decls" | grep '^\.')"
         fi
     fi
 else

@@ -760,8 +760,20 @@ class Exporter:
         return self.failed + self.untried
 
 
+def sweep(out):
+    """Removes what a killed export left in out: write_atomic's temporary files (.NAME.*.tmp) and
+    CuTeDSL's temporary folders (.cutedsl-*). One export writes to a folder at a time."""
+    for name in os.listdir(out):
+        path = os.path.join(out, name)
+        if name.startswith(".cutedsl-") and os.path.isdir(path):
+            shutil.rmtree(path, ignore_errors=True)
+        elif name.startswith(".") and name.endswith(".tmp") and os.path.isfile(path):
+            remove_quietly(path)
+
+
 def export(arts, out, force, prebuilt=None):
     os.makedirs(out, exist_ok=True)
+    sweep(out)
     if "TRITON_CACHE_DIR" not in os.environ:
         # Rationale: the compiler's cache lives in the build folder, not the user's home.
         os.environ["TRITON_CACHE_DIR"] = os.path.join(os.path.abspath(out), ".triton-cache")
