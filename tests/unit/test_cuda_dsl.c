@@ -316,15 +316,15 @@ static const sg_dsl_artifact *art_named(const char *prefix) {
 }
 
 #ifdef SG_TEST_CUTEDSL
-/* fused::silu_mul against silu, then mul, on the stock kernels: rows x n with n not a multiple
- * of the kernel's block (its tail), then the calls it must decline or run without a launch. */
-static void check_silu_mul(sg_dtype dt) {
+/* fused::silu_mul by the artifact of `family` against silu, then mul, on the stock kernels: rows
+ * x n, not a multiple of the kernel's block (its tail), then the calls it must decline or run
+ * without a launch. */
+static void check_silu_mul(sg_dtype dt, const char *family, int64_t rows, int64_t n) {
     char name[64];
-    snprintf(name, sizeof name, "silu_mul_cutedsl__%s__sm90", dtype_name[dt]);
+    snprintf(name, sizeof name, "%s__%s__sm90", family, dtype_name[dt]);
     const sg_dsl_artifact *a = art_named(name);
     CHECK(a != NULL && a->load && a->run && !a->image);
     if (!a) return;
-    int64_t    rows = 37, n = 5003;
     sg_tensor *g = random_cuda(rows, n, dt, 21), *u = random_cuda(rows, n, dt, 22), *y = NULL;
     uint64_t   before = launches(a);
     sg_status  st = fused_silu_mul(g, u, &y);
@@ -477,8 +477,12 @@ int main(void) {
     check_add_rms_norm(SG_BFLOAT16);
 #endif
 #ifdef SG_TEST_CUTEDSL
-    check_silu_mul(SG_FLOAT32);
-    check_silu_mul(SG_BFLOAT16);
+    /* an odd numel: one element a thread (and the tail of its last block); a multiple of 8:
+     * eight a thread, the declaration tried first */
+    check_silu_mul(SG_FLOAT32, "silu_mul_cutedsl", 37, 5003);
+    check_silu_mul(SG_BFLOAT16, "silu_mul_cutedsl", 37, 5003);
+    check_silu_mul(SG_FLOAT32, "silu_mul_cutedsl_vec8", 37, 5000);
+    check_silu_mul(SG_BFLOAT16, "silu_mul_cutedsl_vec8", 37, 5000);
 #endif
     CHECK(sg_cuda_synchronize() == SG_OK);
     sg_runtime_shutdown();
