@@ -58,6 +58,7 @@ static bool index_op(sgv_ctx *cx, sg_op *op) {
 static void check_op(sgv_ctx *cx, const sg_op *op) {
     unique_arg_names(cx, op);
     sgv_check_dispatch_once(cx, op);
+    sgv_check_dispatch_keys(cx, op);
     if (!sgv_is_aten(op)) {
         sgv_check_custom_schema(cx, op);
         return;

@@ -13,6 +13,9 @@ void sgv_check_custom_schema(sgv_ctx *cx, const sg_op *op);
 void sgv_check_yaml(sgv_ctx *cx, const sg_op *op);
 /* validate_yaml.c: dispatch keys listed once per op (every op, any namespace). */
 void sgv_check_dispatch_once(sgv_ctx *cx, const sg_op *op);
+/* validate_yaml.c: dispatch keys that exist (every op, any namespace; which of them aten may
+ * list is sgv_check_yaml's). */
+void sgv_check_dispatch_keys(sgv_ctx *cx, const sg_op *op);
 /* validate_cross.c: the rules across ops: structured delegates, groups, the tags files. */
 void sgv_check_cross(sgv_ctx *cx);
 

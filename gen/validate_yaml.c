@@ -87,15 +87,25 @@ static unsigned key_flags(const char *name) {
     return k ? k->flags : 0;
 }
 
-/* V-26: every key known and allowed; kernel names with at most three namespaces. */
-static void dispatch_keys_known(sgv_ctx *cx, const sg_op *op) {
+/* V-26, every namespace: each key exists (a key that does not is a typo whatever the op's
+ * namespace; c10 takes any existing key for a custom op, PrivateUse1 included). */
+void sgv_check_dispatch_keys(sgv_ctx *cx, const sg_op *op) {
+    for (uint32_t i = 0; i < op->ndispatch; i++) {
+        const sg_dispatch *dl = &op->dispatch[i];
+        for (uint32_t k = 0; k < dl->nkeys; k++)
+            if (!find_dispatch_key(dl->keys[k]))
+                SGV_ERROR(cx, dl->key_pos[k], "unknown dispatch key '%s' [SG-209]", dl->keys[k]);
+    }
+}
+
+/* V-26, aten (torchgen's rule): each key allowed in a schema file's dispatch table; kernel names
+ * with at most three namespaces. */
+static void dispatch_keys_allowed(sgv_ctx *cx, const sg_op *op) {
     for (uint32_t i = 0; i < op->ndispatch; i++) {
         const sg_dispatch *dl = &op->dispatch[i];
         for (uint32_t k = 0; k < dl->nkeys; k++) {
             const struct dispatch_key *dk = find_dispatch_key(dl->keys[k]);
-            if (!dk)
-                SGV_ERROR(cx, dl->key_pos[k], "unknown dispatch key '%s' [SG-209]", dl->keys[k]);
-            else if (!(dk->flags & DK_YAML))
+            if (dk && !(dk->flags & DK_YAML))
                 SGV_ERROR(cx, dl->key_pos[k], "dispatch key '%s' cannot be used in a schema "
                           "file's dispatch table [SG-209]", dl->keys[k]);
         }
@@ -448,7 +458,7 @@ static void seeded_tag(sgv_ctx *cx, const sg_op *op) {
 }
 
 void sgv_check_yaml(sgv_ctx *cx, const sg_op *op) {
-    dispatch_keys_known(cx, op);
+    dispatch_keys_allowed(cx, op);
     sole_cia(cx, op);
     factory_dispatch(cx, op);
     composites(cx, op);

@@ -201,6 +201,10 @@ static const bad_case bad[] = {
      "unknown dispatch key 'CUDU'"},
     {"- func: f(Tensor self) -> Tensor\n  dispatch:\n    AutogradCPU: f\n", 1, 3, "AutogradCPU",
      "dispatch key 'AutogradCPU' cannot be used"},
+    /* ... in every namespace: a custom op's key must exist too (which ones it may use is c10's
+     * wider rule: PrivateUse1 passes, among the good cases) */
+    {"- func: my_ops::f(Tensor self) -> Tensor\n  dispatch:\n    CPUU: f\n", 1, 3, "CPUU",
+     "unknown dispatch key 'CPUU'"},
     /* SG-210 a key given twice in one table (every namespace) */
     {"- func: my_ops::f(Tensor self) -> Tensor\n  dispatch:\n    CPU, CUDA: f\n    CPU: g\n", 1, 4,
      "CPU", "dispatch key 'CPU' is given twice in one dispatch table"},
