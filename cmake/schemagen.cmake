@@ -8,9 +8,27 @@
 # changes only its shard's files and the table, so a rebuild compiles what the edit touched.
 # DSL D names an sg_add_dsl(D ...) (cmake/dsl.cmake): where it exported artifacts, schemagen
 # also gets the declarations and the artifacts and writes NAME_dsl.h and NAME_dsl.c, compiled
-# in too.
+# in too. LIB must be a C identifier, SHARDS a positive count and SCHEMAS not empty: anything
+# else stops the configure with a message naming the call (tests/glue_args.sh).
 function(sg_add_glue target)
   cmake_parse_arguments(G "" "LIB;SHARDS;DSL" "SCHEMAS;TAGS" ${ARGN})
+  # the arguments are checked here, at configure time, rather than by the build's schemagen
+  # call (a missing SHARDS would name files NAME_-1.c)
+  if(G_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "sg_add_glue(${target}): unknown arguments: ${G_UNPARSED_ARGUMENTS} "
+            "(known: LIB, SHARDS, SCHEMAS, TAGS, DSL)")
+  endif()
+  if(NOT "${G_LIB}" MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+    message(FATAL_ERROR "sg_add_glue(${target}): LIB needs a C identifier (the generated "
+            "files' and functions' prefix), not '${G_LIB}'")
+  endif()
+  if(NOT "${G_SHARDS}" MATCHES "^[1-9][0-9]*$" OR G_SHARDS GREATER 1000000)
+    message(FATAL_ERROR "sg_add_glue(${target}): SHARDS needs a positive count of generated "
+            "files, not '${G_SHARDS}'")
+  endif()
+  if(NOT G_SCHEMAS)
+    message(FATAL_ERROR "sg_add_glue(${target}): SCHEMAS needs at least one schema file")
+  endif()
   set(dir ${CMAKE_CURRENT_BINARY_DIR}/${target})
   set(outputs ${dir}/${G_LIB}.h ${dir}/${G_LIB}_table.c)
   math(EXPR last "${G_SHARDS} - 1")
