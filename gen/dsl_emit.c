@@ -396,14 +396,40 @@ static void alloc_output(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s, 
                   o->nsizes ? t : like, i);
 }
 
-/* An object artifact's call (after the output dtypes): each tensor a struct of its data and
+/* The end of a point's case, both kinds: where `declined` holds, an SG_ESTATE error (its
+ * predicate held, so this cannot happen unless the arguments changed); then `grid` fills sg_grid
+ * and the artifact runs on the device's current stream. */
+static void launch_tail(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact *a, uint32_t i,
+                        const char *t, const char *declined, const char *grid) {
+    sg_buf_printf(b, "        if (%s) {\n", declined);
+    sg_buf_printf(b, "            sg_st = sg_error(SG_ESTATE, \"%s: the DSL kernel %s was called "
+                  "for arguments its predicate declines\");\n"
+                  "            goto sg_fail;\n        }\n",
+                  dc->op_name, a->prefix);
+    sg_buf_printf(b, "        %s\n", grid);
+    sg_buf_printf(b, "        sg_st = sg_stream_current(%s->device, &sg_stream);\n", t);
+    sg_buf_printf(b, "        if (sg_st == SG_OK)\n            sg_st = sg_dsl_launch("
+                  "&sg_dslg_artifacts[%u], sg_dev, sg_grid, sg_args, sg_stream);\n"
+                  "        break;\n    }\n", dc->first + i);
+}
+
+/* Scalar parameter k at artifact a: a local of its C type, and its address in sg_args. */
+static void scalar_param(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact *a, uint32_t k) {
+    const sg_dsl_param *p = &dc->params[k];
+    int         pd = p->grid_var >= 0 ? (int)a->vals[p->grid_var].i : p->base;
+    const char *ctype = sg_dsl_dtypes[pd].ctype;
+    sg_buf_printf(b, "        %s sg_v%u = (%s)(", ctype, k, ctype);
+    expr(b, &p->value, dc, a);
+    sg_buf_printf(b, "); /* %s */\n        sg_args[%u] = &sg_v%u;\n", p->name, k, k);
+}
+
+/* An object artifact's call: each tensor a struct of its data and
  * its numel, each scalar a local; a zero grid where a tensor is empty (nothing runs). */
 static void object_case(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact *a, uint32_t i,
                         const char *t) {
     sg_buf_puts(b, "        uint32_t sg_run = 1;\n");
     for (uint32_t k = 0; k < dc->nparams; k++) {
         const sg_dsl_param *p = &dc->params[k];
-        int pd = p->grid_var >= 0 ? (int)a->vals[p->grid_var].i : p->base;
         if (p->ptr) {
             sg_buf_puts(b, "        int64_t sg_n");
             sg_buf_printf(b, "%u = sg_dslg_numel(", k);
@@ -416,22 +442,10 @@ static void object_case(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact 
                           "        sg_run &= sg_n%u != 0;\n        sg_args[%u] = &sg_t%u; "
                           "/* %s */\n", k, k, k, k, p->name);
         } else {
-            sg_buf_printf(b, "        %s sg_v%u = (%s)(", sg_dsl_dtypes[pd].ctype, k,
-                          sg_dsl_dtypes[pd].ctype);
-            expr(b, &p->value, dc, a);
-            sg_buf_printf(b, "); /* %s */\n        sg_args[%u] = &sg_v%u;\n", p->name, k, k);
+            scalar_param(b, dc, a, k);
         }
     }
-    sg_buf_puts(b, "        if (!sg_ok) {\n");
-    sg_buf_printf(b, "            sg_st = sg_error(SG_ESTATE, \"%s: the DSL kernel %s was called "
-                  "for arguments its predicate declines\");\n"
-                  "            goto sg_fail;\n        }\n",
-                  dc->op_name, a->prefix);
-    sg_buf_puts(b, "        sg_grid[0] = sg_run, sg_grid[1] = 1, sg_grid[2] = 1;\n");
-    sg_buf_printf(b, "        sg_st = sg_stream_current(%s->device, &sg_stream);\n", t);
-    sg_buf_printf(b, "        if (sg_st == SG_OK)\n            sg_st = sg_dsl_launch("
-                  "&sg_dslg_artifacts[%u], sg_dev, sg_grid, sg_args, sg_stream);\n"
-                  "        break;\n    }\n", dc->first + i);
+    launch_tail(b, dc, a, i, t, "!sg_ok", "sg_grid[0] = sg_run, sg_grid[1] = 1, sg_grid[2] = 1;");
 }
 
 /* One artifact's launch: its parameters marshalled, the hidden ones NULL, its grid. */
@@ -440,26 +454,18 @@ static void launch_case(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact 
     sg_buf_printf(b, "    case %u: { ", i);
     point_comment(b, dc, a);
     sg_buf_puts(b, "\n        bool sg_ok = true;\n");
-    for (uint32_t k = 0; k < dc->noutputs; k++)
-        if (dc->outputs[k].dtype_var >= 0)
-            sg_buf_printf(b, "        sg_out%u_dtype = %s;\n", k,
-                          sg_dsl_dtypes[a->vals[dc->outputs[k].dtype_var].i].cenum);
     if (dc->lang->object) {
         object_case(b, dc, a, i, t);
         return;
     }
     for (uint32_t k = 0; k < dc->nparams; k++) {
         const sg_dsl_param *p = &dc->params[k];
-        int pd = p->grid_var >= 0 ? (int)a->vals[p->grid_var].i : p->base;
         if (p->ptr) {
             sg_buf_printf(b, "        sg_p[%u] = sg_tensor_data(", k);
             expr(b, &p->value, dc, a);
             sg_buf_printf(b, "); /* %s */\n", p->name);
         } else {
-            sg_buf_printf(b, "        %s sg_v%u = (%s)(", sg_dsl_dtypes[pd].ctype, k,
-                          sg_dsl_dtypes[pd].ctype);
-            expr(b, &p->value, dc, a);
-            sg_buf_printf(b, "); /* %s */\n        sg_args[%u] = &sg_v%u;\n", p->name, k, k);
+            scalar_param(b, dc, a, k);
         }
     }
     sg_buf_puts(b, "        int64_t sg_g[3] = {");
@@ -468,17 +474,9 @@ static void launch_case(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact 
         expr(b, &dc->launch_grid[g], dc, a);
     }
     sg_buf_puts(b, "};\n");
-    sg_buf_puts(b, "        if (!sg_ok || !sg_dslg_grid_ok(sg_g[0], sg_g[1], sg_g[2])) {\n");
-    sg_buf_printf(b, "            sg_st = sg_error(SG_ESTATE, \"%s: the DSL kernel %s was called "
-                  "for arguments its predicate declines\");\n"
-                  "            goto sg_fail;\n        }\n",
-                  dc->op_name, a->prefix);
-    sg_buf_puts(b, "        for (int sg_d = 0; sg_d < 3; sg_d++)\n"
-                   "            sg_grid[sg_d] = (uint32_t)sg_g[sg_d];\n");
-    sg_buf_printf(b, "        sg_st = sg_stream_current(%s->device, &sg_stream);\n", t);
-    sg_buf_printf(b, "        if (sg_st == SG_OK)\n            sg_st = sg_dsl_launch("
-                  "&sg_dslg_artifacts[%u], sg_dev, sg_grid, sg_args, sg_stream);\n"
-                  "        break;\n    }\n", dc->first + i);
+    launch_tail(b, dc, a, i, t, "!sg_ok || !sg_dslg_grid_ok(sg_g[0], sg_g[1], sg_g[2])",
+                "for (int sg_d = 0; sg_d < 3; sg_d++)\n"
+                "            sg_grid[sg_d] = (uint32_t)sg_g[sg_d];");
 }
 
 static void impl_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
