@@ -146,7 +146,7 @@ static sg_status op_add_rms_norm(void) {
 }
 #endif
 
-#ifdef SG_BENCH_HAVE_CUTEDSL
+#ifdef SG_HAVE_CUTEDSL_KERNELS
 static sg_status op_silu_mul(void) {
     sg_tensor *o[1] = {NULL};
     sg_status  st = fused_silu_mul(x, r, &o[0]);
@@ -243,7 +243,7 @@ static const kernel kernels[] = {
     {"add_rms_norm", "fused::add_rms_norm", NULL, op_add_then_rms_norm,
      "aten::add.Tensor then aten::_fused_rms_norm", false},
 #endif
-#ifdef SG_BENCH_HAVE_CUTEDSL
+#ifdef SG_HAVE_CUTEDSL_KERNELS
     {"silu_mul", "fused::silu_mul", op_silu_mul, op_silu_then_mul,
      "aten::silu then aten::mul.Tensor", true},
 #else

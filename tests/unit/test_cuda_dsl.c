@@ -315,7 +315,7 @@ static const sg_dsl_artifact *art_named(const char *prefix) {
     return NULL;
 }
 
-#ifdef SG_TEST_CUTEDSL
+#ifdef SG_HAVE_CUTEDSL_KERNELS
 /* fused::silu_mul by the artifact of `family` against silu, then mul, on the stock kernels: rows
  * x n, not a multiple of the kernel's block (its tail), then the calls it must decline or run
  * without a launch. */
@@ -476,7 +476,7 @@ int main(void) {
     check_add_rms_norm(SG_FLOAT32);
     check_add_rms_norm(SG_BFLOAT16);
 #endif
-#ifdef SG_TEST_CUTEDSL
+#ifdef SG_HAVE_CUTEDSL_KERNELS
     /* an odd numel: one element a thread (and the tail of its last block); a multiple of 8:
      * eight a thread, the declaration tried first */
     check_silu_mul(SG_FLOAT32, "silu_mul_cutedsl", 37, 5003);

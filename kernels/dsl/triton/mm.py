@@ -4,7 +4,7 @@ One program per BM x BN tile of C, in grouped order (GROUP rows of tiles share B
 L2); K is walked in BK steps with masked loads, so M, N and K need not be multiples of the
 tiles. A, B and C are contiguous (the predicate says so): their rows are K, N and N apart and
 their columns adjacent, which the compiler must know to vectorise the loads and pipeline them
-(with the column strides as arguments it cannot, and runs at a fifth of the speed). For the
+(with the column strides as arguments it cannot: docs/perf.md has the figures). For the
 same reason the size that is a multiple of 8 comes in units of 8 (K = KD * KU, N = ND * NU with
 KU, NU 8 or 1): the compiler then knows those rows start 16-byte aligned. Sizes are int32 (the
 predicate gates them); offsets are computed in int64.
