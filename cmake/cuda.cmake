@@ -35,10 +35,11 @@ if(NOT SG_CUDA STREQUAL "OFF")
 endif()
 
 # The imported target brings the toolkit's include directory as a system one (so its headers
-# pass -Wpedantic) and the libraries the static runtime needs (dl, rt, pthread).
-function(sg_runtime_use_cuda target)
+# pass -Wpedantic) and the libraries the static runtime needs (dl, rt, pthread). VIS is how the
+# CUDA runtime is linked: PUBLIC for a static library, PRIVATE for a shared one (inside it).
+function(sg_runtime_use_cuda target vis)
   if(SG_HAVE_CUDA)
     target_compile_definitions(${target} PUBLIC SG_HAVE_CUDA=1)
-    target_link_libraries(${target} PUBLIC CUDA::cudart_static)
+    target_link_libraries(${target} ${vis} CUDA::cudart_static)
   endif()
 endfunction()

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# glue_args.sh: sg_add_glue (cmake/schemagen.cmake) refuses bad arguments when CMake configures,
+# glue_args.sh: schemagen_add_library and sg_add_glue (cmake/schemagen.cmake) refuse bad
+# arguments when CMake configures,
 # with a message that names the call and the argument, instead of a build that fails later
 # (or writes NAME_-1.c). Runs `cmake -P` on scripts that include the helper; needs cmake.
 #
@@ -13,29 +14,39 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
 
-# refused ARGS... -- MESSAGE: sg_add_glue(g ARGS...) stops the configure with MESSAGE
+# refused FN ARGS... -- MESSAGE: FN(g ARGS...) stops the configure with MESSAGE
 refused() {
-    local args=() msg
+    local fn=$1 args=() msg
+    shift
     while [ "$1" != -- ]; do args+=("$1"); shift; done
     msg=$2
-    printf 'include("%s/cmake/schemagen.cmake")\nsg_add_glue(g %s)\n' "$root" "${args[*]}" \
+    printf 'include("%s/cmake/schemagen.cmake")\n%s(g %s)\n' "$root" "$fn" "${args[*]}" \
         >"$tmp/t.cmake"
     if cmake -P "$tmp/t.cmake" >"$tmp/out" 2>&1; then
-        echo "FAIL: sg_add_glue(g ${args[*]}) was accepted" >&2
+        echo "FAIL: $fn(g ${args[*]}) was accepted" >&2
         failures=$((failures + 1))
     elif ! tr -s ' \n' '  ' <"$tmp/out" | grep -qF "$msg"; then
-        echo "FAIL: sg_add_glue(g ${args[*]}): no '$msg' in: $(cat "$tmp/out")" >&2
+        echo "FAIL: $fn(g ${args[*]}): no '$msg' in: $(cat "$tmp/out")" >&2
         failures=$((failures + 1))
     fi
 }
 
-refused LIB my_ops SCHEMAS a.yaml -- "sg_add_glue(g): SHARDS needs a positive count of generated files, not ''"
-refused LIB my_ops SHARDS 0 SCHEMAS a.yaml -- "SHARDS needs a positive count of generated files, not '0'"
-refused LIB my_ops SHARDS -1 SCHEMAS a.yaml -- "SHARDS needs a positive count of generated files, not '-1'"
-refused SHARDS 1 SCHEMAS a.yaml -- "sg_add_glue(g): LIB needs a C identifier (the generated files' and functions' prefix), not ''"
-refused LIB my-ops SHARDS 1 SCHEMAS a.yaml -- "LIB needs a C identifier (the generated files' and functions' prefix), not 'my-ops'"
-refused LIB my_ops SHARDS 1 -- "sg_add_glue(g): SCHEMAS needs at least one schema file"
-refused extra LIB my_ops SHARDS 1 SCHEMAS a.yaml -- "sg_add_glue(g): unknown arguments: extra"
+lib="LIB needs a C identifier (the generated files' and functions' prefix, usually the namespace)"
+shards="SHARDS needs a positive count of generated files"
+refused sg_add_glue LIB my_ops SCHEMAS a.yaml -- "sg_add_glue(g): $shards, not ''"
+refused sg_add_glue LIB my_ops SHARDS 0 SCHEMAS a.yaml -- "$shards, not '0'"
+refused sg_add_glue LIB my_ops SHARDS -1 SCHEMAS a.yaml -- "$shards, not '-1'"
+refused sg_add_glue SHARDS 1 SCHEMAS a.yaml -- "sg_add_glue(g): $lib, not ''"
+refused sg_add_glue LIB my-ops SHARDS 1 SCHEMAS a.yaml -- "$lib, not 'my-ops'"
+refused sg_add_glue LIB my_ops SHARDS 1 -- "sg_add_glue(g): SCHEMAS needs at least one schema file"
+refused sg_add_glue extra LIB my_ops SHARDS 1 SCHEMAS a.yaml -- "sg_add_glue(g): unknown arguments: extra"
+# the newer name: SHARDS may be left out (one file), the rest as above
+refused schemagen_add_library SCHEMAS a.yaml -- "schemagen_add_library(g): $lib, not ''"
+refused schemagen_add_library LIB my_ops SHARDS x SCHEMAS a.yaml -- "$shards, not 'x'"
+refused schemagen_add_library LIB my_ops SOURCES k.c -- "schemagen_add_library(g): SCHEMAS needs at least one schema file"
+refused schemagen_add_library KERNEL LIB my_ops SCHEMAS a.yaml -- "unknown arguments: KERNEL"
+# well-formed, but without the package (no schemagen::schemagen target) it says what to do
+refused schemagen_add_library LIB my_ops SCHEMAS a.yaml -- "the schemagen package is not loaded: find_package(schemagen CONFIG REQUIRED) first"
 
 [ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
 echo "glue_args: ok"
