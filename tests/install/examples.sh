@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# install/examples.sh: schemagen as a new user gets it. Installs the build into a temporary
+# prefix, checks what is there (and that nothing private is), then builds and runs each example
+# (examples/my_ops, examples/backend) from that prefix alone, once through the CMake package
+# and once through pkg-config.
+#
+#   bash tests/install/examples.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+
+build=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+jobs=${SG_JOBS:-2}
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+cmake --install "$build" --prefix "$prefix" >"$tmp/install.log" || { cat "$tmp/install.log"; fail "cmake --install"; }
+
+# what is installed, and what is not
+for f in bin/schemagen lib/libsg_runtime.a lib/libsg_runtime.so lib/libsg_aten_cpu.a \
+         lib/cmake/schemagen/schemagen-config.cmake lib/cmake/schemagen/schemagen.cmake \
+         lib/pkgconfig/schemagen-runtime.pc lib/pkgconfig/schemagen-aten.pc \
+         include/schemagen/sg_runtime.h include/schemagen/aten.h include/schemagen/sg_aten_cpu.h; do
+    [ -e "$prefix/$f" ] || fail "not installed: $f"
+done
+for f in include/schemagen/rt_dispatch.h include/schemagen/rt_internal.h \
+         include/schemagen/sg_schema.h include/schemagen/cpu.h; do
+    [ ! -e "$prefix/$f" ] || fail "installed, but private: $f"
+done
+"$prefix/bin/schemagen" --version >/dev/null || fail "the installed tool does not run"
+
+# 1. CMake: each example configured with the prefix as its only hint
+for ex in my_ops backend; do
+    cmake -S "$src/examples/$ex" -B "$tmp/cmake-$ex" -DCMAKE_PREFIX_PATH="$prefix" \
+        -DCMAKE_BUILD_TYPE=Release >"$tmp/cmake-$ex.log" 2>&1 ||
+        { cat "$tmp/cmake-$ex.log"; fail "configure examples/$ex against the package"; }
+    cmake --build "$tmp/cmake-$ex" -j "$jobs" >>"$tmp/cmake-$ex.log" 2>&1 ||
+        { cat "$tmp/cmake-$ex.log"; fail "build examples/$ex against the package"; }
+done
+"$tmp/cmake-my_ops/my_ops_demo" || fail "examples/my_ops (CMake) failed"
+"$tmp/cmake-backend/npu_demo" || fail "examples/backend (CMake) failed"
+
+# 2. pkg-config: the tool from the prefix, then the C compiler with pkg-config's flags
+export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+cc=${CC:-cc}
+rpath=-Wl,-rpath,$prefix/lib
+gen=$tmp/pc/my_ops
+"$prefix/bin/schemagen" --lib my_ops --kernel-keys CPU -o "$gen" "$src/examples/my_ops/my_ops.yaml"
+# shellcheck disable=SC2046 # pkg-config's output is meant to be split into words
+"$cc" -Wall -Werror -I"$gen" -I"$src/examples/my_ops" -o "$tmp/pc/my_ops_demo" \
+    "$src/examples/my_ops/main.c" "$src/examples/my_ops/my_ops_cpu.c" "$gen"/*.c \
+    $(pkg-config --cflags --libs schemagen-runtime) "$rpath" -lm ||
+    fail "build examples/my_ops with pkg-config"
+"$tmp/pc/my_ops_demo" || fail "examples/my_ops (pkg-config) failed"
+# shellcheck disable=SC2046
+"$cc" -Wall -o "$tmp/pc/npu_demo" "$src/examples/backend/npu.c" \
+    $(pkg-config --cflags --libs schemagen-aten schemagen-runtime) "$rpath" ||
+    fail "build examples/backend with pkg-config"
+"$tmp/pc/npu_demo" || fail "examples/backend (pkg-config) failed"
+echo "install/examples: ok"
