@@ -273,10 +273,56 @@ static void test_no_arguments_passed(void) {
     CHECK(sg_call_by_name("td::make", NULL, NULL, 0, NULL, 0) == SG_OK && made_n == 2);
 }
 
+/* ---- named constants: the schema library's values against the runtime's enums ----------- */
+
+static sg_any default_of(const char *schema) {
+    sg_op *op = define(schema);
+    sg_any v = sg_any_none();
+    if (op && sg_op_arg_default(op, 0, &v) != SG_OK) v = (sg_any){-1, 0, {0}};
+    return v;
+}
+
+static void test_constants(void) {
+    /* every dtype by the name sg_dtype_name gives it: the numbers are c10's on both sides */
+    int ndtypes = 0;
+    for (int t = 0; t < SG_DTYPE__END; t++) {
+        if (!sg_dtype_valid(t)) continue;
+        char schema[128];
+        snprintf(schema, sizeof schema, "td::dt_%d(ScalarType d=%s) -> ()", t,
+                 sg_dtype_name((sg_dtype)t));
+        sg_any v = default_of(schema);
+        CHECK(v.tag == SG_ANY_DTYPE && v.u.i == t);
+        ndtypes++;
+    }
+    CHECK(ndtypes == SG_DTYPE__COUNT);
+    /* torch's other spellings */
+    sg_any v = default_of("td::c1(ScalarType d=cfloat) -> ()");
+    CHECK(v.tag == SG_ANY_DTYPE && v.u.i == SG_COMPLEX64);
+    v = default_of("td::c2(ScalarType? d=half) -> ()");
+    CHECK(v.tag == SG_ANY_DTYPE && v.u.i == SG_FLOAT16);
+    v = default_of("td::c3(MemoryFormat m=channels_last_3d) -> ()");
+    CHECK(v.tag == SG_ANY_MEMORY_FORMAT && v.u.i == SG_CHANNELS_LAST_3D);
+    v = default_of("td::c4(MemoryFormat? m=preserve_format) -> ()");
+    CHECK(v.tag == SG_ANY_MEMORY_FORMAT && v.u.i == SG_PRESERVE_FORMAT);
+    v = default_of("td::c5(Layout l=_mkldnn) -> ()");
+    CHECK(v.tag == SG_ANY_LAYOUT && v.u.i == SG_MKLDNN);
+    v = default_of("td::c6(Layout l=sparse_coo) -> ()");
+    CHECK(v.tag == SG_ANY_LAYOUT && v.u.i == SG_SPARSE_COO);
+    v = default_of("td::c7(int r=Sum) -> ()");
+    CHECK(v.tag == SG_ANY_INT && v.u.i == 2);
+    /* a dtype c10 has and the runtime does not: no boxed value */
+    v = default_of("td::c8(ScalarType d=qint8) -> ()");
+    CHECK(v.tag == -1 && sg_last_status() == SG_EUNSUPPORTED);
+    /* Device defaults are named at call time, not at definition */
+    v = default_of("td::c9(Device d=\"cpu\") -> ()");
+    CHECK(v.tag == -1 && sg_last_status() == SG_EUNSUPPORTED);
+}
+
 int main(void) {
     test_fill();
     test_errors();
     test_no_arguments_passed();
+    test_constants();
     sg_runtime_shutdown();
     return check_result("test_rt_defaults");
 }
