@@ -13,6 +13,19 @@
 
 #define TAG(t) (1u << (t))
 
+/* Where a conversion allocates: the op's arena, and whether an allocation failed (the
+ * definition then fails with SG_ENOMEM rather than leave a default without its value). */
+typedef struct mem {
+    sg_arena *arena;
+    bool      oom;
+} mem;
+
+static void *take(mem *m, size_t n) {
+    void *p = sg_arena_alloc(m->arena, n);
+    if (!p) m->oom = true;
+    return p;
+}
+
 /* The list type under an optional ("int[2]?" -> "int[2]"), or NULL where ty is no list. */
 static const sg_type *list_of(const sg_type *ty) {
     const sg_type *u = ty->kind == SG_TY_OPTIONAL ? ty->elems[0] : ty;
@@ -20,8 +33,8 @@ static const sg_type *list_of(const sg_type *ty) {
 }
 
 /* int[n] x=fill: n copies (c10 reads int[2] x=1 as [1, 1]). */
-static bool box_int_fill(sg_arena *ar, int64_t fill, uint32_t n, sg_any *out) {
-    int64_t *p = sg_arena_alloc(ar, n * sizeof *p);
+static bool box_int_fill(mem *ar, int64_t fill, uint32_t n, sg_any *out) {
+    int64_t *p = take(ar, n * sizeof *p);
     if (!p) return false;
     for (uint32_t j = 0; j < n; j++) p[j] = fill;
     *out = sg_any_int_list(p, (int32_t)n);
@@ -30,7 +43,7 @@ static bool box_int_fill(sg_arena *ar, int64_t fill, uint32_t n, sg_any *out) {
 
 /* A string, bool, number or complex: the tag `acc` takes for it, or false. Ints become floats or
  * complex numbers where the argument takes no int (float x=1), as c10 converts them. */
-static bool box_plain(sg_arena *ar, const sg_value *v, uint32_t acc, sg_any *out) {
+static bool box_plain(mem *ar, const sg_value *v, uint32_t acc, sg_any *out) {
     sg_complex *c;
     switch (v->kind) {
     case SG_VAL_BOOL:
@@ -40,22 +53,22 @@ static bool box_plain(sg_arena *ar, const sg_value *v, uint32_t acc, sg_any *out
     case SG_VAL_INT:
         if (acc & TAG(SG_ANY_INT)) return *out = sg_any_int(v->u.i), true;
         if (acc & TAG(SG_ANY_FLOAT)) return *out = sg_any_float((double)v->u.i), true;
-        if (!(acc & TAG(SG_ANY_COMPLEX)) || !(c = sg_arena_alloc(ar, sizeof *c))) return false;
+        if (!(acc & TAG(SG_ANY_COMPLEX)) || !(c = take(ar, sizeof *c))) return false;
         c->re = (double)v->u.i;
         break;
     case SG_VAL_FLOAT:
         if (acc & TAG(SG_ANY_FLOAT)) return *out = sg_any_float(v->u.f), true;
-        if (!(acc & TAG(SG_ANY_COMPLEX)) || !(c = sg_arena_alloc(ar, sizeof *c))) return false;
+        if (!(acc & TAG(SG_ANY_COMPLEX)) || !(c = take(ar, sizeof *c))) return false;
         c->re = v->u.f;
         break;
     case SG_VAL_COMPLEX: /* an imaginary literal: 2.5j */
-        if (!(acc & TAG(SG_ANY_COMPLEX)) || !(c = sg_arena_alloc(ar, sizeof *c))) return false;
+        if (!(acc & TAG(SG_ANY_COMPLEX)) || !(c = take(ar, sizeof *c))) return false;
         c->im = v->u.f;
         break;
     case SG_VAL_STR: {
         if (!(acc & TAG(SG_ANY_STR)) || v->u.str.len > INT32_MAX) return false;
-        char *s = sg_arena_strndup(ar, v->u.str.s, v->u.str.len); /* (copies NULs too) */
-        if (!s) return false;
+        char *s = sg_arena_strndup(ar->arena, v->u.str.s, v->u.str.len); /* (NULs too) */
+        if (!s) return ar->oom = true, false;
         *out = sg_any_str(s, (int32_t)v->u.str.len);
         return true;
     }
@@ -66,18 +79,18 @@ static bool box_plain(sg_arena *ar, const sg_value *v, uint32_t acc, sg_any *out
     return true;
 }
 
-static bool box_item(sg_arena *ar, const sg_value *v, sg_any *out) {
+static bool box_item(mem *ar, const sg_value *v, sg_any *out) {
     return box_plain(ar, v, TAG(SG_ANY_BOOL) | TAG(SG_ANY_INT) | TAG(SG_ANY_FLOAT) |
                                 TAG(SG_ANY_COMPLEX) | TAG(SG_ANY_STR), out);
 }
 
 /* A list default ([], [0,1]) as the argument's list tag. */
-static bool box_list(sg_arena *ar, const sg_value *v, const arg_check *k, sg_any *out) {
+static bool box_list(mem *ar, const sg_value *v, const arg_check *k, sg_any *out) {
     uint32_t        n = v->u.list.n, acc = k->accepts;
     const sg_value *it = v->u.list.items;
     if (n > INT32_MAX) return false;
     if (acc & TAG(SG_ANY_INT_LIST)) {
-        int64_t *p = n ? sg_arena_alloc(ar, n * sizeof *p) : NULL;
+        int64_t *p = n ? take(ar, n * sizeof *p) : NULL;
         if (n && !p) return false;
         for (uint32_t j = 0; j < n; j++) {
             if (it[j].kind != SG_VAL_INT) return false;
@@ -87,7 +100,7 @@ static bool box_list(sg_arena *ar, const sg_value *v, const arg_check *k, sg_any
         return true;
     }
     if (acc & TAG(SG_ANY_FLOAT_LIST)) {
-        double *p = n ? sg_arena_alloc(ar, n * sizeof *p) : NULL;
+        double *p = n ? take(ar, n * sizeof *p) : NULL;
         if (n && !p) return false;
         for (uint32_t j = 0; j < n; j++) {
             if (it[j].kind != SG_VAL_INT && it[j].kind != SG_VAL_FLOAT) return false;
@@ -98,7 +111,7 @@ static bool box_list(sg_arena *ar, const sg_value *v, const arg_check *k, sg_any
         return true;
     }
     if (acc & TAG(SG_ANY_BOOL_LIST)) {
-        bool *p = n ? sg_arena_alloc(ar, n * sizeof *p) : NULL;
+        bool *p = n ? take(ar, n * sizeof *p) : NULL;
         if (n && !p) return false;
         for (uint32_t j = 0; j < n; j++) {
             if (it[j].kind != SG_VAL_BOOL) return false;
@@ -115,7 +128,7 @@ static bool box_list(sg_arena *ar, const sg_value *v, const arg_check *k, sg_any
         return true;
     }
     if (!(acc & TAG(SG_ANY_LIST))) return false;
-    sg_any *p = n ? sg_arena_alloc(ar, n * sizeof *p) : NULL;
+    sg_any *p = n ? take(ar, n * sizeof *p) : NULL;
     if (n && !p) return false;
     for (uint32_t j = 0; j < n; j++)
         if (!box_item(ar, &it[j], &p[j]) || !(k->item_accepts >> p[j].tag & 1)) return false;
@@ -156,7 +169,7 @@ static bool box_constant(const sg_value *v, uint32_t acc, sg_any *out) {
 /* The boxed value of argument i's default into *out; false where it has none (a Device
  * default, whose string names a device only at call time; a constant the runtime has no value
  * for). */
-static bool box_default(sg_op *op, int32_t i, sg_any *out) {
+static bool box_default(mem *m, sg_op *op, int32_t i, sg_any *out) {
     const sg_arg    *a = &op->schema.args[i];
     const sg_value  *v = a->default_value;
     const arg_check *k = &op->argc[i];
@@ -167,11 +180,11 @@ static bool box_default(sg_op *op, int32_t i, sg_any *out) {
         return *out = sg_any_none(), true;
     case SG_VAL_INT:
         if (l && l->size > 0 && (k->accepts & TAG(SG_ANY_INT_LIST)))
-            return box_int_fill(op->arena, v->u.i, (uint32_t)l->size, out);
-        return box_plain(op->arena, v, k->accepts, out);
-    case SG_VAL_LIST: return box_list(op->arena, v, k, out);
+            return box_int_fill(m, v->u.i, (uint32_t)l->size, out);
+        return box_plain(m, v, k->accepts, out);
+    case SG_VAL_LIST: return box_list(m, v, k, out);
     case SG_VAL_IDENT: return box_constant(v, k->accepts, out);
-    default: return box_plain(op->arena, v, k->accepts, out);
+    default: return box_plain(m, v, k->accepts, out);
     }
 }
 
@@ -183,11 +196,12 @@ sg_status sg__op_defaults(sg_op *op) {
     op->defaults = sg_arena_alloc(op->arena, (size_t)n * sizeof *op->defaults);
     op->fill = sg_arena_alloc(op->arena, (size_t)n);
     if (!op->defaults || !op->fill) return sg_error(SG_ENOMEM, "out of memory");
+    mem m = {op->arena, false};
     for (int32_t i = first; i < n; i++) {
         if (!op->schema.args[i].default_value) continue; /* SG_FILL_NONE (zeroed) */
-        op->fill[i] = box_default(op, i, &op->defaults[i]) ? SG_FILL_OK : SG_FILL_CANNOT;
+        op->fill[i] = box_default(&m, op, i, &op->defaults[i]) ? SG_FILL_OK : SG_FILL_CANNOT;
     }
-    return SG_OK;
+    return m.oom ? sg_error(SG_ENOMEM, "out of memory") : SG_OK;
 }
 
 /* The message of a call that leaves out argument i, which cannot be filled in. */
