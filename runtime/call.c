@@ -117,13 +117,15 @@ static const char *bad_value(const sg_any *v, uint32_t items, sg_keyset *ks, int
 }
 
 /* The errors of sg_op_call_boxed's first tests take its parameters as it received them, so
- * reaching them moves nothing on its fast path. */
+ * reaching them moves nothing on its fast path. A call that leaves trailing arguments out comes
+ * here too, and goes on with the defaults filled in. */
 static __attribute__((noinline, cold)) sg_status count_error(const sg_op *op, const sg_any *args,
                                                              int32_t nargs, sg_any *rets,
                                                              int32_t nrets) {
     (void)args, (void)rets;
     if (!op) return sg_error(SG_EINVAL, "sg_op_call_boxed: no op given (NULL)");
     if (op == &sg_op_uninit) return sg__uninit_error("sg_op_call_boxed");
+    if (nargs >= 0 && nargs < op->nargs) return sg__call_filling(op, args, nargs, rets, nrets);
     if (nargs != op->nargs)
         return sg_error(SG_EINVAL, "%s: expected %d argument%s, got %d (schema: %s)", op->name,
                         (int)op->nargs, op->nargs == 1 ? "" : "s", (int)nargs, op->text);

@@ -248,7 +248,7 @@ static sg_status describe(sg_op *op) {
     }
     if (op->nwritten) op->checks |= SG_OP_CHECK_WRITTEN;
     if (op->ntensor_args) op->device_arg = -1; /* tensors pick the backend, not the device */
-    return SG_OK;
+    return sg__op_defaults(op);
 }
 
 /* ---- definitions ------------------------------------------------------------------------- */

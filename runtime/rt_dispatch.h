@@ -13,6 +13,10 @@
  * list, string, enum or bool (their pointers, lengths, ranges), and arguments the op writes. */
 enum { SG_OP_CHECK_VALUES = 1, SG_OP_CHECK_WRITTEN = 2 };
 
+/* Whether a boxed call that leaves an argument out can fill it in (sg_op.fill): the schema
+ * gives it no default, a default with a boxed value, or one the runtime has no value for. */
+enum { SG_FILL_NONE, SG_FILL_OK, SG_FILL_CANNOT };
+
 /* What a registration is. */
 enum { REG_KERNEL, REG_FALLTHROUGH, REG_OVERRIDE };
 
@@ -69,6 +73,9 @@ struct sg_op {
     int32_t     nwritten;
     uint32_t    checks;       /* SG_OP_CHECK_*: what a boxed call checks after its one pass */
     int32_t     device_arg;   /* the Device argument of a factory op (no tensor arguments), or -1 */
+    sg_any     *defaults;     /* per argument: its default as a boxed call passes it (where
+                                 fill says SG_FILL_OK); NULL where the schema has none */
+    uint8_t    *fill;         /* per argument: SG_FILL_*; NULL where the schema has no default */
     reg        *regs[SG_KEY__ALIAS_END]; /* per key, newest first */
     reg        *overrides[SG_KEY__COUNT]; /* priority high to low, then registration order */
     tbl        *current;
@@ -105,6 +112,14 @@ uint64_t sg__error_seq(void);
 
 /* op.c */
 void sg__ops_free(void);
+
+/* defaults.c: converts op's schema defaults into op->defaults and op->fill (lock held, arena
+ * memory). A default without a boxed value is no error: only a call that leaves it out fails. */
+sg_status sg__op_defaults(sg_op *op);
+/* A boxed call with nargs < op->nargs (nargs >= 0): the arguments left out filled in from the
+ * defaults, then called; SG_EINVAL, naming the first argument left out that cannot be filled. */
+sg_status sg__call_filling(const sg_op *op, const sg_any *args, int32_t nargs, sg_any *rets,
+                           int32_t nrets);
 
 /* wrappers.c: the generated libraries' op handles (sg_op_desc tables), set back to
  * sg_op_uninit by sg_runtime_shutdown (lock held). */

@@ -308,11 +308,15 @@ uint64_t  sg_runtime_epoch(void);
 
 /* ---- calls ------------------------------------------------------------------------------- */
 
-/* A boxed call: one argument per schema argument, in order (defaults are not filled in). Checks
- * the count and the type of each argument, that each value is well-formed (no NULL tensor, no
- * NULL item pointer with a length, enums in range: docs/runtime.md lists it), that no read-only
- * tensor is bound to an argument the op writes, then dispatches. rets[0..nrets) are zeroed by
- * the callee on entry. args and rets may be NULL where their count is 0. */
+/* A boxed call: the schema's arguments in order, args[0..nargs). Trailing arguments may be left
+ * out (nargs < sg_op_nargs(op)) where each of them has a default: the call fills those in from
+ * the schema's defaults (as c10's boxed calls do), so the kernel always receives every
+ * argument; one left out without a default (or with one that has no boxed value, see
+ * sg_op_arg_default) fails with SG_EINVAL naming it, as do more arguments than the schema has.
+ * Checks the count and the type of each argument, that each value is well-formed (no NULL
+ * tensor, no NULL item pointer with a length, enums in range: docs/runtime.md lists it), that no
+ * read-only tensor is bound to an argument the op writes, then dispatches. rets[0..nrets) are
+ * zeroed by the callee on entry. args and rets may be NULL where their count is 0. */
 sg_status sg_op_call_boxed(const sg_op *op, const sg_any *args, int32_t nargs, sg_any *rets,
                            int32_t nrets);
 /* Calls the entry ks selects, without the thread's sets and without checks of the values (ks
@@ -320,9 +324,15 @@ sg_status sg_op_call_boxed(const sg_op *op, const sg_any *args, int32_t nargs, s
  * received, args holding sg_op_nargs(op) values. NULL op, args or rets are refused. */
 sg_status sg_op_redispatch_boxed(const sg_op *op, sg_keyset ks, const sg_any *args,
                                  sg_any *rets, int32_t nrets);
-/* Looks the op up and calls it boxed: ("aten::abs", "", ...). */
+/* Looks the op up and calls it boxed: ("aten::abs", "", ...); defaults as sg_op_call_boxed. */
 sg_status sg_call_by_name(const char *name, const char *overload, const sg_any *args,
                           int32_t nargs, sg_any *rets, int32_t nrets);
+/* The default of argument i as a boxed call fills it in (*out borrowed: it lives as long as the
+ * op). SG_ENOTFOUND where the argument has no default; SG_EUNSUPPORTED where its default has
+ * no boxed value (a Device default, a constant the runtime has no enumerator for, such as
+ * Layout sparse_csr): the op works, but a boxed call must pass that argument. *out is None on
+ * failure. */
+sg_status sg_op_arg_default(const sg_op *op, int32_t i, sg_any *out);
 /* The keys a boxed call's tensor arguments select (before the thread's sets); NULL op, args or
  * tensors add nothing. */
 sg_keyset sg_op_keys_of_args(const sg_op *op, const sg_any *args, int32_t nargs);

@@ -64,41 +64,55 @@ const char *const sg_schema_kind_names[SG_KIND__COUNT] = {
     [SG_KIND_SCRATCH]    = "scratch",
 };
 
-/* Named constants a default may use, and the type each belongs to. Facts from PyTorch's
- * schema parser and c10's enums (dtype, layout, memory format, qscheme, reduction names). */
+/* Named constants a default may use, the type each belongs to and its value: facts from
+ * PyTorch's schema parser and c10's enums (Reduction, MemoryFormat, Layout, QScheme,
+ * ScalarType: the number each enumerator has in c10). */
 static const struct {
     const char  *name;
     sg_type_kind type;
+    int64_t      value;
 } constants[] = {
-    {"Mean", SG_TY_INT}, {"Sum", SG_TY_INT},
-    {"contiguous_format", SG_TY_MEMORY_FORMAT}, {"preserve_format", SG_TY_MEMORY_FORMAT},
-    {"channels_last", SG_TY_MEMORY_FORMAT}, {"channels_last_3d", SG_TY_MEMORY_FORMAT},
-    {"strided", SG_TY_LAYOUT}, {"sparse_coo", SG_TY_LAYOUT}, {"sparse_csr", SG_TY_LAYOUT},
-    {"sparse_csc", SG_TY_LAYOUT}, {"sparse_bsr", SG_TY_LAYOUT}, {"sparse_bsc", SG_TY_LAYOUT},
-    {"_mkldnn", SG_TY_LAYOUT}, {"jagged", SG_TY_LAYOUT},
-    {"per_tensor_affine", SG_TY_QSCHEME}, {"per_channel_affine", SG_TY_QSCHEME},
-    {"per_tensor_symmetric", SG_TY_QSCHEME}, {"per_channel_symmetric", SG_TY_QSCHEME},
-    {"per_channel_affine_float_qparams", SG_TY_QSCHEME},
-    {"uint8", SG_TY_SCALAR_TYPE}, {"int8", SG_TY_SCALAR_TYPE}, {"int16", SG_TY_SCALAR_TYPE},
-    {"int32", SG_TY_SCALAR_TYPE}, {"int64", SG_TY_SCALAR_TYPE}, {"uint16", SG_TY_SCALAR_TYPE},
-    {"uint32", SG_TY_SCALAR_TYPE}, {"uint64", SG_TY_SCALAR_TYPE},
-    {"float16", SG_TY_SCALAR_TYPE}, {"float32", SG_TY_SCALAR_TYPE},
-    {"float64", SG_TY_SCALAR_TYPE}, {"bfloat16", SG_TY_SCALAR_TYPE},
-    {"complex32", SG_TY_SCALAR_TYPE}, {"complex64", SG_TY_SCALAR_TYPE},
-    {"complex128", SG_TY_SCALAR_TYPE}, {"bool", SG_TY_SCALAR_TYPE},
-    {"byte", SG_TY_SCALAR_TYPE}, {"char", SG_TY_SCALAR_TYPE}, {"short", SG_TY_SCALAR_TYPE},
-    {"int", SG_TY_SCALAR_TYPE}, {"long", SG_TY_SCALAR_TYPE}, {"half", SG_TY_SCALAR_TYPE},
-    {"float", SG_TY_SCALAR_TYPE}, {"double", SG_TY_SCALAR_TYPE},
-    {"cfloat", SG_TY_SCALAR_TYPE}, {"cdouble", SG_TY_SCALAR_TYPE}, {"chalf", SG_TY_SCALAR_TYPE},
-    {"float8_e4m3fn", SG_TY_SCALAR_TYPE}, {"float8_e5m2", SG_TY_SCALAR_TYPE},
-    {"float8_e4m3fnuz", SG_TY_SCALAR_TYPE}, {"float8_e5m2fnuz", SG_TY_SCALAR_TYPE},
-    {"qint8", SG_TY_SCALAR_TYPE}, {"quint8", SG_TY_SCALAR_TYPE}, {"qint32", SG_TY_SCALAR_TYPE},
-    {"quint4x2", SG_TY_SCALAR_TYPE}, {"quint2x4", SG_TY_SCALAR_TYPE},
+    {"Mean", SG_TY_INT, 1}, {"Sum", SG_TY_INT, 2},
+    {"contiguous_format", SG_TY_MEMORY_FORMAT, 0}, {"preserve_format", SG_TY_MEMORY_FORMAT, 1},
+    {"channels_last", SG_TY_MEMORY_FORMAT, 2}, {"channels_last_3d", SG_TY_MEMORY_FORMAT, 3},
+    {"strided", SG_TY_LAYOUT, 0}, {"sparse_coo", SG_TY_LAYOUT, 1},
+    {"sparse_csr", SG_TY_LAYOUT, 2}, {"_mkldnn", SG_TY_LAYOUT, 3},
+    {"sparse_csc", SG_TY_LAYOUT, 4}, {"sparse_bsr", SG_TY_LAYOUT, 5},
+    {"sparse_bsc", SG_TY_LAYOUT, 6}, {"jagged", SG_TY_LAYOUT, 7},
+    {"per_tensor_affine", SG_TY_QSCHEME, 0}, {"per_channel_affine", SG_TY_QSCHEME, 1},
+    {"per_tensor_symmetric", SG_TY_QSCHEME, 2}, {"per_channel_symmetric", SG_TY_QSCHEME, 3},
+    {"per_channel_affine_float_qparams", SG_TY_QSCHEME, 4},
+    {"uint8", SG_TY_SCALAR_TYPE, 0}, {"int8", SG_TY_SCALAR_TYPE, 1},
+    {"int16", SG_TY_SCALAR_TYPE, 2}, {"int32", SG_TY_SCALAR_TYPE, 3},
+    {"int64", SG_TY_SCALAR_TYPE, 4}, {"uint16", SG_TY_SCALAR_TYPE, 27},
+    {"uint32", SG_TY_SCALAR_TYPE, 28}, {"uint64", SG_TY_SCALAR_TYPE, 29},
+    {"float16", SG_TY_SCALAR_TYPE, 5}, {"float32", SG_TY_SCALAR_TYPE, 6},
+    {"float64", SG_TY_SCALAR_TYPE, 7}, {"bfloat16", SG_TY_SCALAR_TYPE, 15},
+    {"complex32", SG_TY_SCALAR_TYPE, 8}, {"complex64", SG_TY_SCALAR_TYPE, 9},
+    {"complex128", SG_TY_SCALAR_TYPE, 10}, {"bool", SG_TY_SCALAR_TYPE, 11},
+    {"byte", SG_TY_SCALAR_TYPE, 0}, {"char", SG_TY_SCALAR_TYPE, 1},
+    {"short", SG_TY_SCALAR_TYPE, 2}, {"int", SG_TY_SCALAR_TYPE, 3},
+    {"long", SG_TY_SCALAR_TYPE, 4}, {"half", SG_TY_SCALAR_TYPE, 5},
+    {"float", SG_TY_SCALAR_TYPE, 6}, {"double", SG_TY_SCALAR_TYPE, 7},
+    {"cfloat", SG_TY_SCALAR_TYPE, 9}, {"cdouble", SG_TY_SCALAR_TYPE, 10},
+    {"chalf", SG_TY_SCALAR_TYPE, 8},
+    {"float8_e4m3fn", SG_TY_SCALAR_TYPE, 24}, {"float8_e5m2", SG_TY_SCALAR_TYPE, 23},
+    {"float8_e4m3fnuz", SG_TY_SCALAR_TYPE, 26}, {"float8_e5m2fnuz", SG_TY_SCALAR_TYPE, 25},
+    {"qint8", SG_TY_SCALAR_TYPE, 12}, {"quint8", SG_TY_SCALAR_TYPE, 13},
+    {"qint32", SG_TY_SCALAR_TYPE, 14},
+    {"quint4x2", SG_TY_SCALAR_TYPE, 16}, {"quint2x4", SG_TY_SCALAR_TYPE, 17},
 };
 
 int sg_constant_type(const char *name, size_t len) {
+    int64_t unused;
+    return sg_constant_lookup(name, len, &unused);
+}
+
+int sg_constant_lookup(const char *name, size_t len, int64_t *value) {
     for (size_t i = 0; i < sizeof constants / sizeof constants[0]; i++)
-        if (strlen(constants[i].name) == len && memcmp(constants[i].name, name, len) == 0)
+        if (strlen(constants[i].name) == len && memcmp(constants[i].name, name, len) == 0) {
+            *value = constants[i].value;
             return (int)constants[i].type;
+        }
     return -1;
 }

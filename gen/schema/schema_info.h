@@ -6,5 +6,8 @@
 
 /* The sg_type_kind a named default constant belongs to ("Mean" -> int), or -1. */
 int sg_constant_type(const char *name, size_t len);
+/* The same, and the constant's value in its c10 enum ("long" -> 4, c10's ScalarType::Long;
+ * "Mean" -> 1) in *value; -1 (and *value untouched) where no constant has the name. */
+int sg_constant_lookup(const char *name, size_t len, int64_t *value);
 
 #endif
