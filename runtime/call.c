@@ -72,7 +72,7 @@ static const char *bad_value(const sg_any *v, uint32_t items, sg_keyset *ks, int
         return v->u.i >= 0 && v->u.i < SG_DTYPE__END && sg_dtype_valid((int)v->u.i)
                    ? NULL : "a number that is no ScalarType";
     case SG_ANY_LAYOUT:
-        return v->u.i >= SG_STRIDED && v->u.i <= SG_MKLDNN ? NULL : "a number that is no Layout";
+        return v->u.i >= SG_STRIDED && v->u.i <= SG_JAGGED ? NULL : "a number that is no Layout";
     case SG_ANY_MEMORY_FORMAT:
         return v->u.i >= SG_CONTIGUOUS_FORMAT && v->u.i <= SG_CHANNELS_LAST_3D
                    ? NULL : "a number that is no MemoryFormat";

@@ -158,10 +158,8 @@ static bool box_constant(const sg_value *v, uint32_t acc, sg_any *out) {
         return *out = sg_box_tag_i(SG_ANY_MEMORY_FORMAT, x), true;
     case SG_TY_LAYOUT:
         if (!(acc & TAG(SG_ANY_LAYOUT))) return false;
-        if (x == 0) return *out = sg_box_tag_i(SG_ANY_LAYOUT, SG_STRIDED), true;
-        if (x == 1) return *out = sg_box_tag_i(SG_ANY_LAYOUT, SG_SPARSE_COO), true;
-        if (x == 3) return *out = sg_box_tag_i(SG_ANY_LAYOUT, SG_MKLDNN), true;
-        return false;
+        if (x < SG_STRIDED || x > SG_JAGGED) return false;
+        return *out = sg_box_tag_i(SG_ANY_LAYOUT, x), true;
     default: return false;
     }
 }

@@ -100,7 +100,10 @@ const char *sg_device_type_name(sg_device_type t); /* "cpu", "cuda", "meta", "pr
 
 /* ---- layouts and memory formats (values are c10's) --------------------------------------- */
 
-typedef enum sg_layout { SG_STRIDED = 0, SG_SPARSE_COO = 1, SG_MKLDNN = 2 } sg_layout;
+typedef enum sg_layout {
+    SG_STRIDED = 0, SG_SPARSE_COO, SG_SPARSE_CSR, SG_MKLDNN, SG_SPARSE_CSC, SG_SPARSE_BSR,
+    SG_SPARSE_BSC, SG_JAGGED
+} sg_layout;
 
 typedef enum sg_memory_format {
     SG_CONTIGUOUS_FORMAT = 0,

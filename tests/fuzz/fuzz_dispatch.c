@@ -112,7 +112,7 @@ static void touch(const sg_any *v, int depth) {
         if (!sg_dtype_valid((int)v->u.i) || v->u.i < 0 || v->u.i >= SG_DTYPE__END) abort();
         break;
     case SG_ANY_LAYOUT:
-        if (v->u.i < 0 || v->u.i > SG_MKLDNN) abort();
+        if (v->u.i < 0 || v->u.i > SG_JAGGED) abort();
         break;
     case SG_ANY_MEMORY_FORMAT:
         if (v->u.i < 0 || v->u.i > SG_CHANNELS_LAST_3D) abort();

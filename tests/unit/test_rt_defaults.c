@@ -222,18 +222,18 @@ static void test_errors(void) {
     CHECK(plain_seen[1] == 5 && plain_seen[2] == 6);
 
     /* a default the runtime has no value for: the op defines and works when it is passed */
-    sg_op *lay = define("td::lay(Tensor x, int n=4, Layout l=sparse_csr) -> ()");
+    sg_op *lay = define("td::lay(Tensor x, int n=4, ScalarType l=qint8) -> ()");
     CHECK(sg_op_impl(lay, SG_KEY_CPU, (sg_kernel){NULL, plain_kernel, NULL}, &h) == SG_OK);
-    sg_any three[3] = {sg_any_tensor(x), sg_any_int(1), sg_box_tag_i(SG_ANY_LAYOUT, SG_STRIDED)};
+    sg_any three[3] = {sg_any_tensor(x), sg_any_int(1), sg_box_tag_i(SG_ANY_DTYPE, SG_FLOAT32)};
     CHECK(sg_op_call_boxed(lay, three, 3, NULL, 0) == SG_OK);
-    CHECK(plain_seen[2] == 100 + SG_STRIDED);
+    CHECK(plain_seen[2] == -1000); /* a dtype: neither int nor layout */
     FAILS(SG_EINVAL, "td::lay: expected 3 arguments, got 1; the default of argument 2 'l' "
-                     "(sparse_csr) has no boxed value to fill in, so a boxed call must pass it "
-                     "(schema: td::lay(Tensor x, int n=4, Layout l=sparse_csr) -> ())",
+                     "(qint8) has no boxed value to fill in, so a boxed call must pass it "
+                     "(schema: td::lay(Tensor x, int n=4, ScalarType l=qint8) -> ())",
           sg_op_call_boxed(lay, three, 1, NULL, 0));
     sg_any v;
     FAILS(SG_EUNSUPPORTED, "sg_op_arg_default: td::lay: the default of argument 2 'l' "
-                           "(sparse_csr) has no boxed value",
+                           "(qint8) has no boxed value",
           sg_op_arg_default(lay, 2, &v));
     CHECK(sg_op_arg_default(lay, 1, &v) == SG_OK && v.tag == SG_ANY_INT && v.u.i == 4);
 
@@ -308,6 +308,8 @@ static void test_constants(void) {
     CHECK(v.tag == SG_ANY_LAYOUT && v.u.i == SG_MKLDNN);
     v = default_of("td::c6(Layout l=sparse_coo) -> ()");
     CHECK(v.tag == SG_ANY_LAYOUT && v.u.i == SG_SPARSE_COO);
+    v = default_of("td::c6b(Layout l=sparse_csr) -> ()"); /* c10's numbers, not a dense list */
+    CHECK(v.tag == SG_ANY_LAYOUT && v.u.i == SG_SPARSE_CSR && SG_SPARSE_CSR == 2 && SG_MKLDNN == 3);
     v = default_of("td::c7(int r=Sum) -> ()");
     CHECK(v.tag == SG_ANY_INT && v.u.i == 2);
     /* a dtype c10 has and the runtime does not: no boxed value */
