@@ -2,7 +2,8 @@
 # install/examples.sh: schemagen as a new user gets it. Installs the build into a temporary
 # prefix, checks what is there (and that nothing private is), then builds and runs each example
 # (examples/my_ops, examples/backend) from that prefix alone, once through the CMake package
-# and once through pkg-config.
+# and once through pkg-config; and examples/my_ops once more in a project that adds schemagen's
+# source tree with add_subdirectory.
 #
 #   bash tests/install/examples.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
@@ -59,4 +60,19 @@ gen=$tmp/pc/my_ops
     $(pkg-config --cflags --libs schemagen-aten schemagen-runtime) "$rpath" ||
     fail "build examples/backend with pkg-config"
 "$tmp/pc/npu_demo" || fail "examples/backend (pkg-config) failed"
+# 3. add_subdirectory: a project that builds schemagen as part of itself, in a folder named
+# schemagen (where the tool must not collide with it), and the example beside it
+mkdir -p "$tmp/super"
+cat >"$tmp/super/CMakeLists.txt" <<EOF
+cmake_minimum_required(VERSION 3.20)
+project(super LANGUAGES C)
+add_subdirectory("$src" schemagen)
+add_subdirectory("$src/examples/my_ops" my_ops)
+EOF
+cmake -S "$tmp/super" -B "$tmp/super/build" -DSG_CUDA=OFF -DCMAKE_BUILD_TYPE=Release \
+    >"$tmp/super.log" 2>&1 || { cat "$tmp/super.log"; fail "configure a project adding schemagen"; }
+cmake --build "$tmp/super/build" -j "$jobs" --target my_ops_demo >>"$tmp/super.log" 2>&1 ||
+    { cat "$tmp/super.log"; fail "build examples/my_ops with schemagen added as a subdirectory"; }
+[ -x "$tmp/super/build/schemagen/schemagen" ] || fail "the tool is not in the subdirectory's build folder"
+"$tmp/super/build/my_ops/my_ops_demo" || fail "examples/my_ops (add_subdirectory) failed"
 echo "install/examples: ok"
