@@ -1,6 +1,7 @@
 # cmake/schemagen.cmake: sg_add_glue(), generated glue as a static library.
 #
-#   sg_add_glue(TARGET LIB NAME SHARDS N SCHEMAS a.yaml ... [TAGS tags.yaml ...] [DSL D])
+#   sg_add_glue(TARGET LIB NAME SHARDS N SCHEMAS a.yaml ... [TAGS tags.yaml ...] [DSL D]
+#               [KERNEL_KEYS key ...])
 #
 # Runs schemagen at build time into ${CMAKE_CURRENT_BINARY_DIR}/TARGET/ (NAME.h, NAME_K.h and
 # NAME_K.c for K < N, NAME_table.c) and compiles those files into the static library TARGET,
@@ -10,13 +11,16 @@
 # also gets the declarations and the artifacts and writes NAME_dsl.h and NAME_dsl.c, compiled
 # in too. LIB must be a C identifier, SHARDS a positive count and SCHEMAS not empty: anything
 # else stops the configure with a message naming the call (tests/glue_args.sh).
+# KERNEL_KEYS CPU CUDA ... (or all) is schemagen's --kernel-keys: the kernels the schemas name
+# under those dispatch keys are declared in NAME_kernels.h and registered by NAME_init(), so
+# whatever links TARGET must define them (docs/cli.md).
 function(sg_add_glue target)
-  cmake_parse_arguments(G "" "LIB;SHARDS;DSL" "SCHEMAS;TAGS" ${ARGN})
+  cmake_parse_arguments(G "" "LIB;SHARDS;DSL" "SCHEMAS;TAGS;KERNEL_KEYS" ${ARGN})
   # the arguments are checked here, at configure time, rather than by the build's schemagen
   # call (a missing SHARDS would name files NAME_-1.c)
   if(G_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "sg_add_glue(${target}): unknown arguments: ${G_UNPARSED_ARGUMENTS} "
-            "(known: LIB, SHARDS, SCHEMAS, TAGS, DSL)")
+            "(known: LIB, SHARDS, SCHEMAS, TAGS, DSL, KERNEL_KEYS)")
   endif()
   if(NOT "${G_LIB}" MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
     message(FATAL_ERROR "sg_add_glue(${target}): LIB needs a C identifier (the generated "
@@ -29,6 +33,17 @@ function(sg_add_glue target)
   if(NOT G_SCHEMAS)
     message(FATAL_ERROR "sg_add_glue(${target}): SCHEMAS needs at least one schema file")
   endif()
+  list(FIND G_KEYWORDS_MISSING_VALUES KERNEL_KEYS no_keys)
+  if(NOT no_keys EQUAL -1)
+    message(FATAL_ERROR "sg_add_glue(${target}): KERNEL_KEYS needs at least one dispatch key "
+            "name (CPU, CUDA, CompositeExplicitAutograd, ...) or all")
+  endif()
+  foreach(k ${G_KERNEL_KEYS})
+    if(NOT "${k}" MATCHES "^[A-Za-z][A-Za-z0-9]*$")
+      message(FATAL_ERROR "sg_add_glue(${target}): KERNEL_KEYS needs dispatch key names "
+              "(CPU, CUDA, CompositeExplicitAutograd, ...) or all, not '${k}'")
+    endif()
+  endforeach()
   set(dir ${CMAKE_CURRENT_BINARY_DIR}/${target})
   set(outputs ${dir}/${G_LIB}.h ${dir}/${G_LIB}_table.c)
   math(EXPR last "${G_SHARDS} - 1")
@@ -42,6 +57,12 @@ function(sg_add_glue target)
     set(dsl_deps ${${G_DSL}_DEPENDS})
     list(APPEND outputs ${dir}/${G_LIB}_dsl.h ${dir}/${G_LIB}_dsl.c)
   endif()
+  set(kernel_args "")
+  if(G_KERNEL_KEYS)
+    list(JOIN G_KERNEL_KEYS "," keys)
+    set(kernel_args --kernel-keys ${keys})
+    list(APPEND outputs ${dir}/${G_LIB}_kernels.h)
+  endif()
   set(tag_args "")
   foreach(t ${G_TAGS})
     list(APPEND tag_args --tags ${t})
@@ -51,7 +72,8 @@ function(sg_add_glue target)
   add_custom_command(
     OUTPUT ${dir}/stamp
     BYPRODUCTS ${outputs}
-    COMMAND schemagen --lib ${G_LIB} --shards ${G_SHARDS} ${tag_args} ${dsl_args} -o ${dir}
+    COMMAND schemagen --lib ${G_LIB} --shards ${G_SHARDS} ${tag_args} ${dsl_args} ${kernel_args}
+            -o ${dir}
             ${G_SCHEMAS}
     COMMAND ${CMAKE_COMMAND} -E touch ${dir}/stamp
     DEPENDS schemagen ${G_SCHEMAS} ${G_TAGS} ${dsl_deps}

@@ -36,6 +36,8 @@ refused SHARDS 1 SCHEMAS a.yaml -- "sg_add_glue(g): LIB needs a C identifier (th
 refused LIB my-ops SHARDS 1 SCHEMAS a.yaml -- "LIB needs a C identifier (the generated files' and functions' prefix), not 'my-ops'"
 refused LIB my_ops SHARDS 1 -- "sg_add_glue(g): SCHEMAS needs at least one schema file"
 refused extra LIB my_ops SHARDS 1 SCHEMAS a.yaml -- "sg_add_glue(g): unknown arguments: extra"
+refused LIB my_ops SHARDS 1 SCHEMAS a.yaml KERNEL_KEYS -- "sg_add_glue(g): KERNEL_KEYS needs at least one dispatch key name (CPU, CUDA, CompositeExplicitAutograd, ...) or all"
+refused LIB my_ops SHARDS 1 SCHEMAS a.yaml KERNEL_KEYS CPU,CUDA -- "sg_add_glue(g): KERNEL_KEYS needs dispatch key names (CPU, CUDA, CompositeExplicitAutograd, ...) or all, not 'CPU,CUDA'"
 
 [ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
 echo "glue_args: ok"
