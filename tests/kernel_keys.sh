@@ -83,6 +83,11 @@ for f in gen/kk_0.c gen/kk_table.c; do
         -o "$f.o" || fail "$f does not compile with -Werror"
 done
 objs=(gen/kk_0.c.o gen/kk_table.c.o)
+# the header with its kernel declarations is for C++ too
+if command -v c++ >/dev/null 2>&1; then
+    echo '#include "kk.h"' >user.cc
+    c++ -fsyntax-only -Wall -Wextra -Werror "${inc[@]}" user.cc || fail "kk.h does not compile as C++"
+fi
 if [ ${#lib[@]} -gt 0 ]; then
     # (a) the right kernels: it links, and each call reaches its kernel
     if $cc -std=c11 -Wall -Wextra -Werror "${san[@]}" "${inc[@]}" kernels.c "${objs[@]}" \
