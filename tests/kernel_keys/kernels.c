@@ -57,9 +57,17 @@ int main(void) {
     CHECK(kk_twice(m, &r) == SG_OK && twice_calls == 3 && r && r->device.type == SG_DEV_META);
     sg_tensor_release(r);
 
+    /* the generated out variant runs the functional op's kernel */
+    sg_tensor *o = NULL;
+    CHECK(sg_tensor_empty(n, 1, SG_FLOAT32, SG_CPU, &o) == SG_OK);
+    CHECK(kk_offset_out(x, 2.0, o, &r) == SG_OK && r == o && offset_calls == 2);
+    CHECK(((float *)sg_tensor_data(o))[2] == 12.0f);
+    sg_tensor_release(r);
+    sg_tensor_release(o);
+
     /* boxed, by name: through the boxing adapter the registration chose */
     sg_any args[2] = {sg_any_tensor(x), sg_any_float(1.0)}, ret;
-    CHECK(sg_call_by_name("kk::offset", "", args, 2, &ret, 1) == SG_OK && offset_calls == 2);
+    CHECK(sg_call_by_name("kk::offset", "", args, 2, &ret, 1) == SG_OK && offset_calls == 3);
     CHECK(ret.tag == SG_ANY_TENSOR && ((float *)sg_tensor_data(ret.u.t))[0] == 2.0f);
     sg_any_release(&ret);
 
