@@ -13,6 +13,7 @@
 #include "derive.h"
 #include "dsl.h"
 #include "emit.h"
+#include "kernels.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -46,6 +47,8 @@ typedef struct options {
     uint32_t     ndsl;
     const char  *dsl_plan;        /* --dsl-plan FILE */
     const char  *dsl_artifacts;   /* --dsl-artifacts DIR */
+    const char  *kernel_list;     /* --kernel-keys LIST, as given */
+    sg_kernel_keys kernel_keys;   /* ... parsed (parse_args) */
     bool         help, version;
 } options;
 
@@ -84,6 +87,11 @@ static const char help_text[] =
     "                    stops with an error (default: 1000000000)\n"
     "  --tags FILE       read FILE as a tags file (tags.yaml); a tags file given as a\n"
     "                    plain FILE is recognised by its content as well\n"
+    "  --kernel-keys LIST\n"
+    "                    with -o, declare the kernels the schemas name under these\n"
+    "                    dispatch keys (comma-separated: CPU,CompositeExplicitAutograd;\n"
+    "                    or all) in LIB_kernels.h, which LIB.h includes, and register\n"
+    "                    them in LIB_init()\n"
     "  --dsl FILE        read FILE's DSL kernel declarations (docs/dsl.md); with -o,\n"
     "                    also write LIB_dsl.c and LIB_dsl.h (needs --dsl-artifacts)\n"
     "  --dsl-plan FILE   write the artifacts the --dsl declarations ask for to FILE\n"
@@ -194,7 +202,7 @@ static int parse_valued(options *o, int argc, char **argv, int *i, FILE *err) {
     static const char *const names[] = {"--emit", "--output", "-o", "--tags", "--max-errors",
                                         "--lib", "--shard-size", "--templates", "--shards",
                                         "--template-budget", "--dsl", "--dsl-plan",
-                                        "--dsl-artifacts"};
+                                        "--dsl-artifacts", "--kernel-keys"};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         const char *v = NULL;
         int r = take_value(names[k], argc, argv, i, &v);
@@ -213,7 +221,8 @@ static int parse_valued(options *o, int argc, char **argv, int *i, FILE *err) {
         case 9: return set_budget(o, v, err);
         case 10: o->dsl[o->ndsl++] = v; return SG_EXIT_OK;
         case 11: o->dsl_plan = v; return SG_EXIT_OK;
-        default: o->dsl_artifacts = v; return SG_EXIT_OK;
+        case 12: o->dsl_artifacts = v; return SG_EXIT_OK;
+        default: o->kernel_list = v; return SG_EXIT_OK;
         }
     }
     return -1;
@@ -253,6 +262,16 @@ static int parse_args(options *o, int argc, char **argv, FILE *err) {
         return usage_error(err, "--dsl-plan and --dsl-artifacts need --dsl FILE");
     if (o->ndsl && o->outdir && !o->dsl_artifacts)
         return usage_error(err, "--dsl with -o needs --dsl-artifacts DIR (the exported kernels)");
+    if (o->kernel_list && !o->outdir && !o->help && !o->version)
+        return usage_error(err, "--kernel-keys needs -o DIR (it adds to the generated files)");
+    if (o->kernel_list) {
+        char msg[512];
+        if (sg_kernel_keys_parse(&o->kernel_keys, o->kernel_list, msg, sizeof msg) != 0) {
+            if (msg[0]) return usage_error(err, "%s", msg);
+            fputs("schemagen: error: out of memory\n", err);
+            return SG_EXIT_FAIL;
+        }
+    }
     return SG_EXIT_OK;
 }
 
@@ -372,7 +391,8 @@ static void canonical_check(const sg_model *m, sg_diag *d) {
 /* ---- writing ----------------------------------------------------------------------------- */
 
 /* Renders the templates; diagnostics to d. */
-static int generate(const options *o, const sg_model *m, sg_outputs *outs, sg_diag *d) {
+static int generate(const options *o, const sg_model *m, const sg_kernel_set *kernels,
+                    sg_outputs *outs, sg_diag *d) {
     sg_codegen_opts co = {
         .lib = o->lib ? o->lib : "ops",
         .shard_size = o->shard_size > 0 ? (uint32_t)o->shard_size : SG_DEFAULT_SHARD_SIZE,
@@ -382,6 +402,7 @@ static int generate(const options *o, const sg_model *m, sg_outputs *outs, sg_di
         .template_dirs = o->template_dirs,
         .ntemplate_dirs = o->ntemplate_dirs,
         .budget = (uint64_t)o->template_budget,
+        .kernels = kernels,
     };
     return sg_codegen(m, &co, outs, d);
 }
@@ -481,6 +502,7 @@ static void run_dsl(const options *o, const sg_model *m, sg_dsl_set *ds, sg_outp
 
 static int run(const options *o, sg_model *m, sg_diag *d, FILE *out, FILE *err) {
     sg_outputs outs = {0};
+    sg_kernel_set ks = {0};
     sg_dsl_set ds;
     sg_buf plan;
     sg_buf_init(&plan);
@@ -491,7 +513,10 @@ static int run(const options *o, sg_model *m, sg_diag *d, FILE *out, FILE *err) 
     if (o->canonical_check && d->nerrors == 0) canonical_check(m, d);
     /* generation works on the derived model: structured links, autogen variants */
     if (o->outdir && d->nerrors == 0) sg_model_derive(m, d);
-    if (o->outdir && d->nerrors == 0) generate(o, m, &outs, d);
+    /* the kernels the schemas name under --kernel-keys, on the ops' C names */
+    if (o->outdir && d->nerrors == 0 && o->kernel_list)
+        sg_kernels_plan(&ks, m, &o->kernel_keys, o->lib ? o->lib : "ops", d);
+    if (o->outdir && d->nerrors == 0) generate(o, m, o->kernel_list ? &ks : NULL, &outs, d);
     /* a run without --dsl removes what an earlier run with it wrote */
     if (o->outdir && d->nerrors == 0 && sg_dsl_mark_stale(&outs) != 0)
         sg_diag_plain(d, SG_ERROR, "out of memory");
@@ -504,6 +529,7 @@ static int run(const options *o, sg_model *m, sg_diag *d, FILE *out, FILE *err) 
     if (plan.oom) failed = true, fputs("schemagen: error: out of memory\n", err);
     int rc = failed ? SG_EXIT_FAIL : write_results(o, m, d, &outs, &plan, out, err);
     sg_outputs_free(&outs);
+    sg_kernels_free(&ks);
     sg_buf_free(&plan);
     sg_dsl_free(&ds);
     return rc;
@@ -546,5 +572,6 @@ int sg_cli_main(int argc, char **argv, FILE *out, FILE *err) {
     free(o.tags);
     free(o.template_dirs);
     free(o.dsl);
+    sg_kernel_keys_free(&o.kernel_keys);
     return rc;
 }

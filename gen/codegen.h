@@ -44,6 +44,9 @@ typedef struct sg_codegen_opts {
                                       are two CPUs and a big model), 1 or 2 says */
     uint64_t           budget;     /* Lua instructions a render may run (0: the default,
                                       docs/templates.md); an allocation counts too */
+    const struct sg_kernel_set *kernels; /* --kernel-keys (kernels.h): the kernels LIB_kernels.h
+                                      declares and LIB_init registers; NULL: none, and no
+                                      LIB_kernels.h */
     sg_alloc_fn        alloc;      /* Lua's memory (NULL: realloc and free): tests fail it;
                                       called from both threads where there are two */
     void              *alloc_ud;

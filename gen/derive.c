@@ -470,7 +470,7 @@ static bool set_generated_keys(deriver *x, sg_op *op, const sg_op *b) {
     dl->kernel = sg_arena_strndup(a, kernel, strlen(kernel));
     if (!dl->keys || !dl->key_pos || !dl->kernel) return false;
     dl->keys[0] = "CompositeExplicitAutograd";
-    dl->key_pos[0] = dl->pos = op->pos;
+    dl->key_pos[0] = dl->pos = dl->kernel_pos = op->pos;
     dl->nkeys = 1;
     op->ndispatch = 1;
     op->has_dispatch = true;

@@ -13,6 +13,7 @@
 #define SG_DERIVE_H
 
 #include "model.h"
+#include "strmap.h"
 
 /* What code generation needs of an op (sg_op.c), worked out once by sg_model_derive
  * (derive_c.c; docs/derive.md, "C facts"). Templates read it through the model. */
@@ -51,5 +52,11 @@ bool sg_derive_c_reserved_word(const char *s);
  * LIB_init, LIB_find, LIB_ops, LIB_nops, LIB_boxed_*, the guard LIB_H. Errors (SG-409) go to
  * d; returns their number. Run by code generation, which knows the library's name. */
 int sg_derive_check_lib(const sg_model *m, const char *lib, sg_diag *d);
+
+/* Whether the generated library `lib` declares `name` at file scope itself: an op's C name
+ * with one of the suffixes the templates add (docs/derive.md, "Names that compile"), or
+ * LIB_init, LIB_find, LIB_ops, LIB_nops, LIB_boxed_*, the guard LIB_H. cnames maps every op's
+ * C name (sg_op_c.cname) to its op. */
+bool sg_derive_c_declares(const sg_strmap *cnames, const char *lib, const char *name);
 
 #endif

@@ -26,10 +26,10 @@
 #include <string.h>
 
 /* What the generator appends to an op's C name for its file-scope declarations (templates/). */
-static const char *const FILE_SCOPE[] = {"",          "_op",      "_fn",       "_kernel",
-                                         "_redispatch", "_register", "_meta",     "_meta_fn",
-                                         "_set_meta", "_composite", "_args",     "_rets",
-                                         "_tags"};
+static const char *const FILE_SCOPE[] = {"",          "_op",       "_fn",      "_kernel",
+                                         "_redispatch", "_register", "_meta",    "_meta_fn",
+                                         "_set_meta", "_composite", "_args",    "_rets",
+                                         "_tags",     "_pred_fn",  "_override"};
 enum { NSCOPE = sizeof FILE_SCOPE / sizeof FILE_SCOPE[0] };
 
 /* C11 and C23 keywords, C++ keywords (the header is for C++ too), what the runtime's headers
@@ -394,4 +394,19 @@ int sg_derive_check_lib(const sg_model *m, const char *lib, sg_diag *d) {
         }
     }
     return errors;
+}
+
+bool sg_derive_c_declares(const sg_strmap *cnames, const char *lib, const char *name) {
+    char   upper[256];
+    size_t k = strlen(lib), n = strlen(name);
+    if (k < sizeof upper) {
+        for (size_t i = 0; i <= k; i++)
+            upper[i] = (char)(lib[i] >= 'a' && lib[i] <= 'z' ? lib[i] - 'a' + 'A' : lib[i]);
+        if (library_name(name, lib, upper)) return true;
+    }
+    for (int s = 0; s < NSCOPE; s++)
+        if (ends_with(name, n, FILE_SCOPE[s]) &&
+            sg_strmap_get(cnames, name, n - strlen(FILE_SCOPE[s])))
+            return true;
+    return false;
 }

@@ -55,7 +55,8 @@ typedef struct sg_dispatch {
     sg_pos      *key_pos;
     uint32_t     nkeys;
     const char  *kernel;
-    sg_pos       pos;
+    sg_pos       pos;        /* the keys' */
+    sg_pos       kernel_pos; /* the kernel's name */
 } sg_dispatch;
 
 typedef struct sg_strlist {
@@ -229,5 +230,7 @@ int sg_load_buffer(sg_model *m, const char *path, const char *text, size_t len, 
 int sg_model_group(sg_model *m, sg_diag *d);
 /* Applies every rule of docs/rules.md; returns the number of errors added. */
 int sg_validate(sg_model *m, sg_diag *d);
+/* Whether `name` is a dispatch key PyTorch knows (validate_yaml.c's table; SG-209). */
+bool sg_dispatch_key_known(const char *name);
 
 #endif

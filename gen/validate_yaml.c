@@ -82,6 +82,8 @@ static const struct dispatch_key *find_dispatch_key(const char *name) {
     return NULL;
 }
 
+bool sg_dispatch_key_known(const char *name) { return find_dispatch_key(name) != NULL; }
+
 static unsigned key_flags(const char *name) {
     const struct dispatch_key *k = find_dispatch_key(name);
     return k ? k->flags : 0;

@@ -272,7 +272,8 @@ static void dispatch_line(loader *L, sg_op *op, const sg_ynode *k, const sg_ynod
     sg_strlist keys = {0};
     if (!split_csv(L, "dispatch", k, &keys)) return;
     op->dispatch[op->ndispatch++] = (sg_dispatch){
-        .keys = keys.items, .key_pos = keys.pos, .nkeys = keys.n, .kernel = v->text, .pos = k->pos};
+        .keys = keys.items, .key_pos = keys.pos, .nkeys = keys.n, .kernel = v->text, .pos = k->pos,
+        .kernel_pos = v->pos};
 }
 
 static void dispatch(loader *L, sg_op *op, const sg_ynode *k, const sg_ynode *v) {

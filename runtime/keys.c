@@ -1,29 +1,18 @@
 /* keys.c: dispatch key names and the keys devices select. */
 #include "rt_internal.h"
 #include "sg_dispatch.h"
+#include "sg_key_table.h"
 
 _Thread_local sg_tls_state sg_tls_keys_state = {SG_KEYSET(SG_KEY_BACKEND_SELECT), ~(sg_keyset)0};
 
-static const char *const names[SG_KEY__ALIAS_END] = {
-    [SG_KEY_UNDEFINED] = "Undefined",
-    [SG_KEY_CPU] = "CPU",
-    [SG_KEY_CUDA] = "CUDA",
-    [SG_KEY_PRIVATEUSE1] = "PrivateUse1",
-    [SG_KEY_PRIVATEUSE2] = "PrivateUse2",
-    [SG_KEY_PRIVATEUSE3] = "PrivateUse3",
-    [SG_KEY_META] = "Meta",
-    [SG_KEY_BACKEND_SELECT] = "BackendSelect",
-    [SG_KEY_AUTOGRAD_CPU] = "AutogradCPU",
-    [SG_KEY_AUTOGRAD_CUDA] = "AutogradCUDA",
-    [SG_KEY_AUTOGRAD_PRIVATEUSE1] = "AutogradPrivateUse1",
-    [SG_KEY_AUTOGRAD_PRIVATEUSE2] = "AutogradPrivateUse2",
-    [SG_KEY_AUTOGRAD_PRIVATEUSE3] = "AutogradPrivateUse3",
-    [SG_KEY_AUTOGRAD_META] = "AutogradMeta",
-    [SG_KEY_OVERRIDE] = "Override",
-    [SG_KEY_AUTOGRAD] = "Autograd",
-    [SG_KEY_COMPOSITE_IMPLICIT_AUTOGRAD] = "CompositeImplicitAutograd",
-    [SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD] = "CompositeExplicitAutograd",
-};
+/* one row per key (gen/schema/sg_key_table.h, which the generator reads too) */
+#define SG_KEY_NAME(id, name) [SG_KEY_##id] = name,
+static const char *const names[SG_KEY__ALIAS_END] = {SG_KEY_TABLE(SG_KEY_NAME)};
+#undef SG_KEY_NAME
+#define SG_KEY_ROW(id, name) +1
+_Static_assert(0 SG_KEY_TABLE(SG_KEY_ROW) == SG_KEY__COUNT + (SG_KEY__ALIAS_END - SG_KEY_AUTOGRAD),
+               "sg_key_table.h has one row per key");
+#undef SG_KEY_ROW
 
 _Static_assert(SG_KEY__COUNT <= 32, "runtime keys stay below the alias keys");
 _Static_assert(SG_KEY_AUTOGRAD_META - SG_KEY_AUTOGRAD_CPU == SG_KEY_META - SG_KEY_CPU,

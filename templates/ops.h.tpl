@@ -34,12 +34,21 @@
 % for k = 0, nshards - 1 do
 #include "$(lib)_$(k).h"
 % end
+% if kernel_keys then
+#include "$(lib)_kernels.h"
+% end
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+% if kernel_keys then
+/* Defines every op with the runtime and registers the generated composite kernels, then the
+ * kernels $(lib)_kernels.h declares (those the schemas name for the keys --kernel-keys
+ * selects), each at its keys. */
+% else
 /* Defines every op with the runtime and registers the generated composite kernels. */
+% end
 sg_status $(lib)_init(void);
 
 /* The op table, sorted by name and overload, and a lookup in it (NULL where absent). */

@@ -56,6 +56,20 @@ const sg_op_desc *$(lib)_find(const char *name, const char *overload) {
     return sg_op_desc_find($(lib)_ops, $(lib)_nops, name, overload);
 }
 
+% if kernels then
+/* The kernels $(lib)_kernels.h declares, each at the keys the schemas name it for: what
+ * --kernel-keys selects. Its locals start with sg_, which no kernel's name may. */
+static sg_status $(lib)_boxed_kernels(void) {
+    sg_status sg_st = SG_OK;
+%   for _, k in ipairs(kernels) do
+%     for _, reg in ipairs(k.registrations) do
+    if ((sg_st = $(reg.op.cname)_register($(reg.constant), $(k.name), NULL))) return sg_st;
+%     end
+%   end
+    return sg_st;
+}
+
+% end
 sg_status $(lib)_init(void) {
     static uint64_t registered; /* the runtime epoch the composites were registered in */
     sg_status st = sg_op_desc_define_all($(lib)_ops, $(lib)_nops);
@@ -65,5 +79,9 @@ sg_status $(lib)_init(void) {
 % for k = 0, nshards - 1 do
     if ((st = $(lib)_boxed_composites_$(k)())) return st;
 % end
+% if kernels then
+    return $(lib)_boxed_kernels();
+% else
     return SG_OK;
+% end
 }

@@ -45,6 +45,10 @@ refused schemagen_add_library SCHEMAS a.yaml -- "schemagen_add_library(g): $lib,
 refused schemagen_add_library LIB my_ops SHARDS x SCHEMAS a.yaml -- "$shards, not 'x'"
 refused schemagen_add_library LIB my_ops SOURCES k.c -- "schemagen_add_library(g): SCHEMAS needs at least one schema file"
 refused schemagen_add_library KERNEL LIB my_ops SCHEMAS a.yaml -- "unknown arguments: KERNEL"
+keys="KERNEL_KEYS needs at least one dispatch key name (CPU, CUDA, CompositeExplicitAutograd, ...), all or NONE"
+refused sg_add_glue LIB my_ops SHARDS 1 SCHEMAS a.yaml KERNEL_KEYS -- "sg_add_glue(g): $keys"
+refused schemagen_add_library LIB my_ops SCHEMAS a.yaml KERNEL_KEYS -- "schemagen_add_library(g): $keys"
+refused sg_add_glue LIB my_ops SHARDS 1 SCHEMAS a.yaml KERNEL_KEYS CPU,CUDA -- "sg_add_glue(g): KERNEL_KEYS needs dispatch key names (CPU, CUDA, CompositeExplicitAutograd, ...), all or NONE, not 'CPU,CUDA'"
 # well-formed, but without the package (no schemagen::schemagen target) it says what to do
 refused schemagen_add_library LIB my_ops SCHEMAS a.yaml -- "the schemagen package is not loaded: find_package(schemagen CONFIG REQUIRED) first"
 

@@ -1,23 +1,26 @@
 /* my_ops.c: kernels of the custom namespace my_ops, written on the aten API:
  *   my_ops::short_kernel(x)        x * 1.23            (CPU)
  *   my_ops::scale(x, factor)       x * factor          (every backend: CompositeExplicitAutograd)
- *   my_ops::scale.out(x, f, out)   writes x * f into out, returns it (CPU) */
+ *   my_ops::scale.out(x, f, out)   writes x * f into out, returns it (CPU)
+ * Each is the C function schemas/my_ops.yaml names under `dispatch:`: the generated my_ops.h
+ * declares it with its op's kernel type (my_ops_kernels.h), so a definition of another type
+ * does not compile, and my_ops_init() registers it. */
 #include "sg_my_ops.h"
 #include "sg_aten_cpu.h"
 #include "aten.h"
 
-static sg_status short_kernel(sg_keyset ks, sg_tensor *x, sg_tensor **ret) {
+sg_status my_ops_short_kernel_cpu(sg_keyset ks, sg_tensor *x, sg_tensor **ret) {
     (void)ks;
     return aten_mul_Scalar(x, sg_scalar_float(1.23), ret);
 }
 
-static sg_status scale(sg_keyset ks, sg_tensor *x, double factor, sg_tensor **ret) {
+sg_status my_ops_scale_generic(sg_keyset ks, sg_tensor *x, double factor, sg_tensor **ret) {
     (void)ks;
     return aten_mul_Scalar(x, sg_scalar_float(factor), ret);
 }
 
-static sg_status scale_out(sg_keyset ks, sg_tensor *x, double factor, sg_tensor *out,
-                           sg_tensor **ret) {
+sg_status my_ops_scale_out_cpu(sg_keyset ks, sg_tensor *x, double factor, sg_tensor *out,
+                               sg_tensor **ret) {
     (void)ks;
     sg_tensor *f = NULL;
     int64_t    one[1] = {1};
@@ -31,14 +34,6 @@ static sg_status scale_out(sg_keyset ks, sg_tensor *x, double factor, sg_tensor 
 }
 
 sg_status sg_my_ops_init(void) {
-    static uint64_t done;
-    sg_status       st = sg_aten_cpu_init();
-    if (!st) st = my_ops_init();
-    uint64_t now = sg_runtime_epoch();
-    if (st || __atomic_exchange_n(&done, now, __ATOMIC_ACQ_REL) == now) return st;
-    if ((st = my_ops_short_kernel_register(SG_KEY_CPU, short_kernel, NULL)) ||
-        (st = my_ops_scale_register(SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD, scale, NULL)) ||
-        (st = my_ops_scale_out_register(SG_KEY_CPU, scale_out, NULL)))
-        return st;
-    return SG_OK;
+    sg_status st = sg_aten_cpu_init();
+    return st ? st : my_ops_init();
 }

@@ -4,7 +4,8 @@
 
 #include "my_ops.h"
 
-/* Defines the my_ops ops and registers their kernels (aten's CPU kernels too, which they use). */
+/* Defines the my_ops ops and registers their kernels (my_ops_init), after aten's CPU kernels,
+ * which they use. */
 sg_status sg_my_ops_init(void);
 
 #endif

@@ -100,9 +100,14 @@ static void test_op_collisions(void) {
                        "- func: my::c(Tensor self) -> Tensor\n"
                        "- func: my::c.op(Tensor self) -> Tensor\n"
                        "- func: my::d_redispatch(Tensor self) -> Tensor\n"
-                       "- func: my::d(Tensor self) -> Tensor\n";
+                       "- func: my::d(Tensor self) -> Tensor\n"
+                       /* the typed override's names, which the shard header declares too */
+                       "- func: my::e.override(Tensor self) -> Tensor\n"
+                       "- func: my::e(Tensor self) -> Tensor\n"
+                       "- func: my::g_pred_fn(Tensor self) -> Tensor\n"
+                       "- func: my::g(Tensor self) -> Tensor\n";
     run(&f, yaml);
-    CHECK(f.errors == 3);
+    CHECK(f.errors == 5);
     CHECK(strstr(out(&f), "test.yaml:2:13: error: operator 'my::a.b' and operator 'my::a_b' "
                           "would both declare 'my_a_b' in the generated C") != NULL);
     CHECK(strstr(out(&f), "test.yaml:1:13: note: 'my::a_b' is defined here") != NULL);
@@ -110,6 +115,10 @@ static void test_op_collisions(void) {
                           "would both declare 'my_c_op'") != NULL);
     CHECK(strstr(out(&f), "test.yaml:6:13: error: operator 'my::d' and operator "
                           "'my::d_redispatch' would both declare 'my_d_redispatch'") != NULL);
+    CHECK(strstr(out(&f), "test.yaml:8:13: error: operator 'my::e' and operator "
+                          "'my::e.override' would both declare 'my_e_override'") != NULL);
+    CHECK(strstr(out(&f), "test.yaml:10:13: error: operator 'my::g' and operator "
+                          "'my::g_pred_fn' would both declare 'my_g_pred_fn'") != NULL);
     CHECK(strstr(out(&f), "[SG-407]") != NULL);
     done(&f);
 
