@@ -8,8 +8,8 @@
 #   bash tests/install/examples.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 
-build=$1
-src=$2
+build=$(cd "$1" && pwd)
+src=$(cd "$2" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 prefix=$tmp/prefix

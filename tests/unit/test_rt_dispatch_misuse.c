@@ -208,7 +208,7 @@ static void malformed_values(void) {
         {6, {SG_ANY_STR, 0, {.s = NULL}}, "argument 6 's' holds a NULL string"},
         {7, {SG_ANY_DTYPE, 0, {.i = 99}}, "argument 7 'dt' holds a number that is no ScalarType"},
         {7, {SG_ANY_DTYPE, 0, {.i = -1}}, "argument 7 'dt' holds a number that is no ScalarType"},
-        {8, {SG_ANY_LAYOUT, 0, {.i = 7}}, "argument 8 'lay' holds a number that is no Layout"},
+        {8, {SG_ANY_LAYOUT, 0, {.i = SG_JAGGED + 1}}, "argument 8 'lay' holds a number that is no Layout"},
         {9, {SG_ANY_MEMORY_FORMAT, 0, {.i = 1 << 20}},
          "argument 9 'mf' holds a number that is no MemoryFormat"},
         {10, {SG_ANY_DEVICE, 0, {.dev = {50, 0}}},
