@@ -2,7 +2,7 @@
  * and where the name shows, device strings, the impl's size field and its guard, stream and
  * event hooks, per-argument schema facts, the same-device check, the message for a missing
  * CUDA device, and sg_cpu_fallback over ops defined here (the aten ops: test_cpu_fallback.c). */
-#include "check.h"
+#include "rt_check.h"
 #include "host_device.h"
 #include "sg_runtime.h"
 
@@ -113,13 +113,6 @@ static int64_t read_floats(sg_tensor *t, float *buf, int64_t cap) {
     sg_tensor_release(k);
     sg_tensor_release(c);
     return n;
-}
-
-static sg_op *define(const char *schema) {
-    sg_op *op = NULL;
-    if (sg_op_define(schema, &op)) fprintf(stderr, "define %s: %s\n", schema, sg_last_error());
-    CHECK(op != NULL);
-    return op;
 }
 
 /* ---- names ----------------------------------------------------------------------------------- */

@@ -1,7 +1,7 @@
 /* test_rt_defaults.c: boxed calls that leave trailing arguments out get the schema's defaults
  * filled in (sg_op_call_boxed, sg_call_by_name), the kernel sees them; calls that leave out an
  * argument without a usable default, or pass too many, fail with a message; sg_op_arg_default. */
-#include "check.h"
+#include "rt_check.h"
 #include "sg_runtime.h"
 
 #include <math.h>
@@ -16,14 +16,6 @@ static sg_tensor *cpu_tensor(void) {
     CHECK(sg_tensor_from_blob(buf, sizes, NULL, 1, SG_FLOAT32, SG_CPU, 0, NULL, NULL, &t) ==
           SG_OK);
     return t;
-}
-
-static sg_op *define(const char *schema) {
-    sg_op    *op = NULL;
-    sg_status st = sg_op_define(schema, &op);
-    if (st) fprintf(stderr, "define %s: %s\n", schema, sg_last_error());
-    CHECK(st == SG_OK && op);
-    return op;
 }
 
 /* A call that must fail with status want and exactly the message msg. */

@@ -1,6 +1,6 @@
 /* test_rt_dispatch.c: ops, keys, registration, alias keys, fallbacks, fallthroughs,
  * redispatch, overrides, boxed and typed calls, and their error messages. */
-#include "check.h"
+#include "rt_check.h"
 #include "host_device.h"
 #include "sg_runtime.h"
 
@@ -20,14 +20,6 @@ static sg_tensor *tensor_on(sg_device dev, uint32_t flags) {
     CHECK(sg_tensor_from_blob(data, sizes, NULL, 1, SG_FLOAT32, dev, flags, NULL, NULL, &t) ==
           SG_OK);
     return t;
-}
-
-static sg_op *define(const char *schema) {
-    sg_op *op = NULL;
-    sg_status st = sg_op_define(schema, &op);
-    if (st) fprintf(stderr, "define %s: %s\n", schema, sg_last_error());
-    CHECK(st == SG_OK && op);
-    return op;
 }
 
 /* What a kernel did: which one ran, and the key set it saw. */

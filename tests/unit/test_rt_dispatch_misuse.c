@@ -4,7 +4,7 @@
  * names the devices that chose its backend, a composite's missing inner kernel is reported
  * under the op the user called (sg_op_error_via), and a failed lookup lists the overloads or
  * the nearest name. */
-#include "check.h"
+#include "rt_check.h"
 #include "sg_api.h"
 #include "sg_runtime.h"
 
@@ -18,14 +18,6 @@ static sg_tensor *tensor_on(sg_device dev) {
     void      *data = dev.type == SG_DEV_CPU ? (void *)cpu_buf : (void *)cuda_buf;
     CHECK(sg_tensor_from_blob(data, sizes, NULL, 1, SG_FLOAT32, dev, 0, NULL, NULL, &t) == SG_OK);
     return t;
-}
-
-static sg_op *define(const char *schema) {
-    sg_op    *op = NULL;
-    sg_status st = sg_op_define(schema, &op);
-    if (st) fprintf(stderr, "define %s: %s\n", schema, sg_last_error());
-    CHECK(st == SG_OK && op);
-    return op;
 }
 
 static int ran;
