@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""gemm_torch.py: PyTorch's torch.mm over the shape suite of bench/gemm.c, timed the same way.
+
+    python3 bench/gemm_torch.py [--smoke] [--suite FILE] --records FILE
+
+Writes one line per shape to FILE: "M N K dtype ms". Timing, as bench/gemm.c: each call after
+an L2 flush (a 256 MiB buffer zeroed), CUDA events around the call alone, calls queued back to
+back and synchronised once; the median of as many calls as fill about 60 ms (5 to 64).
+Inputs: bfloat16 in [-0.5, 0.5), the product into out=. Exit status 77 without a usable GPU.
+"""
+import sys
+
+import torch
+
+MAX_CALLS, MIN_CALLS, TARGET_MS = 64, 5, 60.0
+FLUSH_BYTES = 256 << 20
+
+
+def read_suite(path):
+    """The suite's shapes (M, N, K), as bench/gemm.c expands its m/nk/mnk lines."""
+    shapes, ms = [], []
+    with open(path) as f:
+        for no, line in enumerate(f, 1):
+            words = line.split("#")[0].split()
+            if not words:
+                continue
+            try:
+                v = [int(w) for w in words[1:]]
+            except ValueError:
+                v = []
+            if not v or min(v) <= 0:
+                raise SystemExit("%s:%d: expected positive numbers" % (path, no))
+            if words[0] == "m":
+                ms = v
+            elif words[0] == "nk" and len(v) == 2 and ms:
+                shapes += [(m, v[0], v[1]) for m in ms]
+            elif words[0] == "mnk" and len(v) == 3:
+                shapes.append(tuple(v))
+            else:
+                raise SystemExit("%s:%d: expected 'm M...', 'nk N K' or 'mnk M N K'" % (path, no))
+    return shapes
+
+
+def median_ms(fn, flush, smoke):
+    def timed(n):
+        ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+              for _ in range(n)]
+        for e0, e1 in ev:
+            flush.zero_()
+            e0.record()
+            fn()
+            e1.record()
+        torch.cuda.synchronize()
+        return sorted(e0.elapsed_time(e1) for e0, e1 in ev)
+
+    t = timed(2)  # warm-up, estimate
+    if smoke:
+        return t[1]
+    n = min(MAX_CALLS, max(MIN_CALLS, int(TARGET_MS / t[1]) if t[1] > 0 else MAX_CALLS))
+    t = timed(n)
+    return t[n // 2] if n % 2 else 0.5 * (t[n // 2 - 1] + t[n // 2])
+
+
+def main(argv):
+    smoke, suite, records = False, "bench/gemm_suite.txt", None
+    args = list(argv)
+    while args:
+        a = args.pop(0)
+        if a == "--smoke":
+            smoke = True
+        elif a in ("--suite", "--records") and args:
+            if a == "--suite":
+                suite = args.pop(0)
+            else:
+                records = args.pop(0)
+        else:
+            records = None
+            break
+    if records is None:
+        print("usage: gemm_torch.py [--smoke] [--suite FILE] --records FILE", file=sys.stderr)
+        return 2
+    shapes = read_suite(suite)
+    if smoke:
+        shapes = shapes[:2]
+    if not torch.cuda.is_available():
+        print("gemm_torch.py: torch %s sees no usable GPU" % torch.__version__, file=sys.stderr)
+        return 77
+    print("gemm_torch.py: torch %s (CUDA %s, cuBLAS %s), %s" %
+          (torch.__version__, torch.version.cuda, torch.backends.cuda.preferred_blas_library(),
+           torch.cuda.get_device_name(0)), file=sys.stderr)
+    flush = torch.empty(FLUSH_BYTES, dtype=torch.uint8, device="cuda")
+    with torch.no_grad(), open(records, "w") as out:
+        for m, n, k in shapes:
+            a = (torch.rand((m, k), device="cuda") - 0.5).to(torch.bfloat16)
+            b = (torch.rand((k, n), device="cuda") - 0.5).to(torch.bfloat16)
+            c = torch.empty((m, n), device="cuda", dtype=torch.bfloat16)
+            ms = median_ms(lambda: torch.mm(a, b, out=c), flush, smoke)
+            out.write("%d %d %d bf16 %.5f\n" % (m, n, k, ms))
+            del a, b, c
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
