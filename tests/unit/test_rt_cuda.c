@@ -219,8 +219,8 @@ static void test_pool(void) {
     sg_tensor_release(t);
 }
 
-/* Small freed blocks are reused by the same thread for the same stream and size class, never
- * for another stream; large ones go back to the pool. */
+/* Freed blocks are reused by the same thread for the same stream and size class, never for
+ * another stream; past the thread's total the oldest go back to the pool. */
 static void test_block_cache(void) {
     const int64_t small[1] = {1000}, other[1] = {5000}, big[1] = {1 << 20}; /* floats */
     sg_tensor    *a = NULL, *b = NULL;
@@ -248,8 +248,20 @@ static void test_block_cache(void) {
     (void)q;
     sg_tensor_release(a);
 
+    /* 4 MiB: kept too (a product's output goes through no cudaMallocAsync) */
     CHECK(sg_tensor_empty(big, 1, SG_FLOAT32, SG_CUDA(0), &a) == SG_OK);
-    sg_tensor_release(a); /* 4 MiB: not cached */
+    void *r = a ? a->storage->data : NULL;
+    sg_tensor_release(a);
+    CHECK(sg_tensor_empty(big, 1, SG_FLOAT32, SG_CUDA(0), &a) == SG_OK);
+    CHECK(a && a->storage->data == r);
+    sg_tensor_release(a);
+    /* more than a thread keeps in all: the oldest blocks go back, and every block still serves */
+    const int64_t huge[1] = {(int64_t)200 << 18}; /* 200 MiB of floats */
+    sg_tensor    *h[6] = {NULL};
+    for (int i = 0; i < 6; i++) CHECK(sg_tensor_empty(huge, 1, SG_FLOAT32, SG_CUDA(0), &h[i]) == SG_OK);
+    for (int i = 0; i < 6; i++) sg_tensor_release(h[i]);
+    for (int i = 0; i < 6; i++) CHECK(sg_tensor_empty(huge, 1, SG_FLOAT32, SG_CUDA(0), &h[i]) == SG_OK);
+    for (int i = 0; i < 6; i++) sg_tensor_release(h[i]);
     CHECK(sg_cuda_synchronize() == SG_OK);
 }
 
