@@ -67,7 +67,9 @@ static const char *bad_value(const sg_any *v, uint32_t items, sg_keyset *ks, int
         memcpy(&c, &v->u, 1);
         return c <= 1 ? NULL : "a bool that is neither 0 nor 1";
     case SG_ANY_COMPLEX: return v->u.c ? NULL : "a NULL complex pointer";
-    case SG_ANY_STR: return v->u.s && v->len >= 0 ? NULL : "a NULL string or negative length";
+    case SG_ANY_STR:
+        return v->u.s && v->len >= 0 ? NULL
+                                     : "a NULL string or a negative length (2 GiB or more boxed)";
     case SG_ANY_DTYPE:
         return v->u.i >= 0 && v->u.i < SG_DTYPE__END && sg_dtype_valid((int)v->u.i)
                    ? NULL : "a number that is no ScalarType";

@@ -60,12 +60,14 @@ static inline sg_keyset sg_tensor_list_keys(sg_tensor_list l) {
 /* Boxing (typed -> sg_any). Pointers must outlive the boxed call. */
 sg_any sg_box_scalar(const sg_scalar *s);
 static inline sg_any sg_box_opt_tensor(sg_tensor *t) { return t ? sg_any_tensor(t) : sg_any_none(); }
+/* A string of 2^31 bytes or more has no boxed length: it boxes with length -1, which every
+ * boxed call refuses with a message. */
 static inline sg_any sg_box_str(const char *s) {
     sg_any v = {SG_ANY_STR, 0, {0}};
-    int32_t n = 0;
+    size_t n = 0;
     if (!s) return sg_any_none();
     while (s[n]) n++;
-    v.len = n;
+    v.len = n <= (size_t)INT32_MAX ? (int32_t)n : -1;
     v.u.s = s;
     return v;
 }

@@ -96,7 +96,10 @@ sg_key      sg_key_autograd_of(sg_key backend);
 sg_keyset   sg_keyset_of_device(sg_device d);
 
 /* The keys of ks that rank below k: what a kernel registered for k redispatches to. */
+/* Keys of ks below k; for a number beyond every key (64 or more) all of ks, for a negative one
+ * none (a shift by 64 or more would be undefined). */
 static inline sg_keyset sg_keyset_below(sg_keyset ks, sg_key k) {
+    if ((unsigned)k >= 64u) return (int)k < 0 ? 0 : ks;
     return ks & (SG_KEYSET(k) - 1);
 }
 static inline sg_key sg_keyset_highest(sg_keyset ks) {

@@ -4,11 +4,16 @@
  * names the devices that chose its backend, a composite's missing inner kernel is reported
  * under the op the user called (sg_op_error_via), and a failed lookup lists the overloads or
  * the nearest name. */
+#define _DEFAULT_SOURCE /* mmap, mkstemp */
 #include "rt_check.h"
 #include "sg_api.h"
 #include "sg_runtime.h"
 
 #include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 static float cpu_buf[8], cuda_buf[8];
 
@@ -410,6 +415,58 @@ static void first_wrong_named(void) {
     sg_tensor_release(t);
 }
 
+/* Numbers at the edges: key numbers beyond every key in sg_keyset_below (a shift by 64 or more
+ * would be undefined), and a string too long for a boxed length. */
+static void limits(void) {
+    sg_keyset ks = SG_KEYSET(SG_KEY_CPU) | SG_KEYSET(SG_KEY_AUTOGRAD_CPU);
+    CHECK(sg_keyset_below(ks, SG_KEY_AUTOGRAD_CPU) == SG_KEYSET(SG_KEY_CPU));
+    CHECK(sg_keyset_below(ks, (sg_key)63) == ks);
+    CHECK(sg_keyset_below(ks, (sg_key)64) == ks);
+    CHECK(sg_keyset_below(ks, (sg_key)1000) == ks);
+    CHECK(sg_keyset_below(ks, (sg_key)-1) == 0);
+#ifdef __linux__
+    /* 2 GiB of 'a' then a NUL, without 2 GiB of memory: one 1 MiB page run of 'a' mapped 2048
+     * times side by side, and a zero page after them */
+    const size_t chunk = (size_t)1 << 20, n = 2048, total = chunk * n + 4096;
+    char        *base = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char         path[] = "/tmp/sg_box_strXXXXXX";
+    int          fd = base == MAP_FAILED ? -1 : mkstemp(path);
+    bool         ok = fd >= 0;
+    if (fd >= 0) unlink(path);
+    if (ok) {
+        char *a = malloc(chunk);
+        ok = a && (memset(a, 'a', chunk), write(fd, a, chunk) == (ssize_t)chunk);
+        free(a);
+    }
+    for (size_t i = 0; ok && i < n; i++)
+        ok = mmap(base + i * chunk, chunk, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) !=
+             MAP_FAILED;
+    ok = ok && mmap(base + n * chunk, 4096, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS,
+                    -1, 0) != MAP_FAILED;
+    if (ok) {
+        sg_any v = sg_box_str(base);
+        CHECK(v.tag == SG_ANY_STR && v.len == -1 && v.u.s == base);
+        sg_op     *op = define("m7::f(Tensor t, str s) -> ()");
+        sg_handle *h;
+        CHECK(sg_op_impl(op, SG_KEY_CPU, (sg_kernel){NULL, kernel, NULL}, &h) == SG_OK);
+        sg_tensor *cpu = tensor_on(SG_CPU);
+        sg_any     args[2] = {sg_any_tensor(cpu), v};
+        ran = 0;
+        CHECK_EINVAL(sg_op_call_boxed(op, args, 2, NULL, 0),
+                     "m7::f: argument 1 's' holds a NULL string or a negative length");
+        CHECK(ran == 0);
+        /* one byte shorter than 2^31 still boxes with its length */
+        v = sg_box_str(base + 1); /* n * chunk is 2^31 */
+        CHECK(v.tag == SG_ANY_STR && v.len == INT32_MAX);
+        sg_tensor_release(cpu);
+    } else {
+        fprintf(stderr, "test_rt_dispatch_misuse: no 2 GiB string mapped; that case skipped\n");
+    }
+    if (fd >= 0) close(fd);
+    if (base != MAP_FAILED) munmap(base, total);
+#endif
+}
+
 int main(void) {
     first_wrong_named();
     null_handles();
@@ -417,6 +474,7 @@ int main(void) {
     typed_boxing();
     messages();
     lookups();
+    limits();
     sg_runtime_shutdown();
     return check_result("test_rt_dispatch_misuse");
 }
