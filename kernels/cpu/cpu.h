@@ -21,8 +21,11 @@ sg_status sg_cpu_register_factory(void);
 sg_status sg_cpu_register_views(void);
 
 /* Compute-bound loops are also built for AVX-512 and AVX2, one version picked at load time by
- * the CPU (gcc's target_clones, on x86-64 Linux with an ifunc-capable libc). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+ * the CPU (gcc's target_clones, on x86-64 Linux with an ifunc-capable libc). Not under
+ * ThreadSanitizer: gcc instruments the clones' resolver, which runs while the program is being
+ * relocated, before TSan's runtime has started, and crashes there. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && \
+    !defined(__SANITIZE_THREAD__)
 #define SG_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define SG_CLONES
