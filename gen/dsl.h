@@ -139,6 +139,9 @@ typedef struct sg_dsl_set {
     uint32_t          narts, caparts;
     const char      **files; /* the declaration files as given, for banners */
     uint32_t          nfiles;
+    /* the object artifacts' runtime library, once its bytes matched a sidecar's SHA-256 (every
+     * artifact of a DSL names the same one: read and hashed once) */
+    const char       *runtime_path, *runtime_sha;
 } sg_dsl_set;
 
 /* 0, or -1 when out of memory. */

@@ -179,20 +179,39 @@ static const unsigned char *check_file(reader *R, const sg_ynode *f, const char 
         return NULL;
     }
     snprintf(path, n, "%s/%s", R->dir, file);
+    bool runtime = strcmp(what, "runtime library") == 0;
+    if (runtime && R->s->runtime_path && strcmp(R->s->runtime_path, path) == 0 &&
+        strcmp(R->s->runtime_sha, sha) == 0) {
+        free(path); /* checked for an artifact before: the same file, the same hash */
+        *name = file;
+        *len = 0;
+        return (const unsigned char *)"";
+    }
     const unsigned char *img = (const unsigned char *)slurp(R->s->a, path, len);
     if (!img) {
         refuse(R, fv->pos, "cannot read the %s '%s': %s", what, path, strerror(errno));
         free(path);
         return NULL;
     }
-    free(path);
     char hex[65];
     sg_sha256_hex(img, *len, hex);
     if (strcmp(hex, sha) != 0) {
+        free(path);
         refuse(R, get(f, "sha256")->pos, "the %s '%s' has the SHA-256 %s, not the sidecar's: "
                "it was rebuilt or altered since", what, file, hex);
         return NULL;
     }
+    if (runtime) {
+        size_t np = strlen(path) + 1;
+        char  *keep = sg_arena_alloc(R->s->a, np + sizeof hex);
+        if (keep) {
+            memcpy(keep, path, np);
+            memcpy(keep + np, hex, sizeof hex);
+            R->s->runtime_path = keep;
+            R->s->runtime_sha = keep + np;
+        }
+    }
+    free(path);
     *name = file;
     return img;
 }

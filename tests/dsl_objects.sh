@@ -123,6 +123,12 @@ fresh; cp "art/silu_mul_cutedsl__bfloat16__sm90.h" "art/x.h"; edit 'd["header"][
 refused "error: the header is 'x.h', not '$p.h'"
 fresh; rm "art/libcuda_dialect_runtime_static.a"
 refused "error: cannot read the runtime library"
+# the runtime library is read and hashed once for all artifacts: one sidecar with another hash,
+# or the library altered, is still refused
+fresh; edit 'd["runtime"]["sha256"] = "0" * 64'
+refused "error: the runtime library 'libcuda_dialect_runtime_static.a' has the SHA-256"
+fresh; printf 'x' >>"art/libcuda_dialect_runtime_static.a"
+refused "error: the runtime library 'libcuda_dialect_runtime_static.a' has the SHA-256"
 # the object: the other point's (no loader named after this prefix), not an object at all
 fresh; cp "art/silu_mul_cutedsl__bfloat16__sm90.o" "art/$p.o"; rehash "$p.o"
 refused "error: the binary '$p.o' has no symbol '_mlir_${p}_cuda_init'"
