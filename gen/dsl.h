@@ -193,7 +193,4 @@ int sg_dsl_write_file(const char *path, const sg_buf *b, FILE *err);
 /* What the banner of LIB_dsl.c and LIB_dsl.h ends with: sg_stale's mark for them. */
 extern const char sg_dsl_banner_mark[];
 
-/* JSON string (quoted, escaped) of s. */
-void sg_dsl_json_str(sg_buf *b, const char *s);
-
 #endif

@@ -2,28 +2,15 @@
  * constexprs and its prefix), and the plan JSON that tools/dsl_export.py builds them from
  * (docs/dsl.md, "The plan and the export"). */
 #include "dsl.h"
+#include "json_str.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-void sg_dsl_json_str(sg_buf *b, const char *s) {
-    sg_buf_putc(b, '"');
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            sg_buf_printf(b, "\\%c", c);
-        else if (c < 0x20)
-            sg_buf_printf(b, "\\u%04x", c);
-        else
-            sg_buf_putc(b, (char)c);
-    }
-    sg_buf_putc(b, '"');
-}
-
 static void value_text(sg_buf *b, const sg_dsl_value *v, bool json) {
     if (v->type == SG_DSLT_DTYPE) {
-        if (json) sg_dsl_json_str(b, sg_dsl_dtypes[v->i].name);
+        if (json) sg_json_puts(b, sg_dsl_dtypes[v->i].name);
         else sg_buf_puts(b, sg_dsl_dtypes[v->i].name);
     } else if (v->type == SG_DSLT_BOOL && json) {
         sg_buf_puts(b, v->i ? "true" : "false");
@@ -152,34 +139,34 @@ static void plan_artifact(sg_buf *b, const sg_dsl_artifact *a) {
     const sg_dsl_decl *dc = a->decl;
     int32_t cap = dc->caps[a->arch];
     sg_buf_puts(b, "  {\"prefix\": ");
-    sg_dsl_json_str(b, a->prefix);
+    sg_json_puts(b, a->prefix);
     sg_buf_puts(b, ", \"decl\": ");
-    sg_dsl_json_str(b, dc->name);
+    sg_json_puts(b, dc->name);
     sg_buf_puts(b, ", \"op\": ");
-    sg_dsl_json_str(b, dc->op_name);
+    sg_json_puts(b, dc->op_name);
     sg_buf_puts(b, ",\n   \"dsl\": ");
-    sg_dsl_json_str(b, dc->dsl);
+    sg_json_puts(b, dc->dsl);
     sg_buf_puts(b, ", \"compiler\": ");
-    sg_dsl_json_str(b, dc->compiler);
+    sg_json_puts(b, dc->compiler);
     sg_buf_puts(b, ",\n   \"source\": ");
-    sg_dsl_json_str(b, dc->source_path);
+    sg_json_puts(b, dc->source_path);
     sg_buf_puts(b, ", \"source_key\": ");
-    sg_dsl_json_str(b, dc->source);
+    sg_json_puts(b, dc->source);
     sg_buf_puts(b, ",\n   \"kernel\": ");
-    sg_dsl_json_str(b, dc->kernel);
+    sg_json_puts(b, dc->kernel);
     sg_buf_puts(b, ", \"arch\": ");
-    sg_dsl_json_str(b, dc->arch_names[a->arch]);
+    sg_json_puts(b, dc->arch_names[a->arch]);
     sg_buf_printf(b, ", \"capability\": [%d, %d],\n   \"point\": {", cap / 10, cap % 10);
     for (uint32_t i = 0; i < dc->ngrid; i++) {
         if (i) sg_buf_puts(b, ", ");
-        sg_dsl_json_str(b, dc->grid[i].name);
+        sg_json_puts(b, dc->grid[i].name);
         sg_buf_puts(b, ": ");
         value_text(b, &a->vals[i], true);
     }
     sg_buf_puts(b, "},\n   \"signature\": [");
     for (uint32_t i = 0; i < dc->nparams; i++) {
         sg_buf_puts(b, i ? ", [" : "[");
-        sg_dsl_json_str(b, dc->params[i].name);
+        sg_json_puts(b, dc->params[i].name);
         sg_buf_puts(b, ", \"");
         sg_dsl_param_type(b, &dc->params[i], a);
         sg_buf_puts(b, "\"]");
@@ -187,7 +174,7 @@ static void plan_artifact(sg_buf *b, const sg_dsl_artifact *a) {
     sg_buf_puts(b, "],\n   \"constexprs\": {");
     for (uint32_t i = 0; i < dc->nconstexprs; i++) {
         if (i) sg_buf_puts(b, ", ");
-        sg_dsl_json_str(b, dc->constexprs[i].name);
+        sg_json_puts(b, dc->constexprs[i].name);
         sg_buf_puts(b, ": ");
         value_text(b, &a->cvals[i], true);
     }
@@ -196,7 +183,7 @@ static void plan_artifact(sg_buf *b, const sg_dsl_artifact *a) {
     for (uint32_t i = 0; i < dc->nparams; i++)
         if (dc->params[i].ptr) {
             if (!first) sg_buf_puts(b, ", ");
-            sg_dsl_json_str(b, dc->params[i].name);
+            sg_json_puts(b, dc->params[i].name);
             first = false;
         }
     if (dc->lang->object) /* its host function launches: no warps or stages */

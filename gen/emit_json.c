@@ -10,6 +10,7 @@
  * bytes depend on the model alone (no timestamps, no addresses, input order kept).
  */
 #include "emit.h"
+#include "json_str.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -74,43 +75,17 @@ static void puts0(jw *w, const char *s) { put(w, s, strlen(s)); }
 
 /* ---- scalars ----------------------------------------------------------------------------- */
 
-/* esc[c]: 0 = copy as is, 1 = \u00XX, otherwise the letter of a two-character escape. */
-static const unsigned char esc[256] = {
-    1, 1, 1, 1, 1, 1, 1, 1, 'b', 't', 'n', 1, 'f', 'r', 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1,   1,   1,   1, 1,   1,   1, 1,
-    0, 0, '"', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, '\\', 0, 0, 0,
-};
-
-/* Whether any of the 8 bytes in x is below 0x20, '"' or '\\' (the classic "has a zero byte"
- * tests: exact as to whether any byte matches, which is all that is asked). */
-static inline bool any_special(uint64_t x) {
-    const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
-    uint64_t q = x ^ (ones * '"'), bs = x ^ (ones * '\\');
-    uint64_t r = ((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((bs - ones) & ~bs);
-    return (r & high) != 0;
-}
-
-/* Escapes s[0..n). */
+/* Escapes s[0..n) (json_str.h says how): runs that need no escape in one piece each. */
 static void put_escaped(jw *w, const char *s, size_t n) {
-    static const char hex[] = "0123456789abcdef";
-    size_t run = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i], e = esc[c];
-        if (!e) continue;
-        put(w, s + run, i - run);
-        run = i + 1;
-        if (e == 1) {
-            char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-            put(w, u, sizeof u);
-        } else {
-            char two[2] = {'\\', (char)e};
-            put(w, two, 2);
-        }
+    while (n) {
+        size_t run = sg_json_plain(s, n);
+        put(w, s, run);
+        if (run == n) return;
+        char *d = room(w, SG_JSON_ESC_MAX); /* may flush: before w->n is read */
+        w->n += sg_json_escape((unsigned char)s[run], d);
+        s += run + 1;
+        n -= run + 1;
     }
-    put(w, s + run, n - run);
 }
 
 /* A JSON string. Most strings are short and need no escape: they are copied into the window
@@ -130,17 +105,17 @@ static void put_strn(jw *w, const char *s, size_t n) {
     uint64_t x;
     for (; i + 8 <= n; i += 8) {
         memcpy(&x, s + i, 8);
-        if (any_special(x)) break;
+        if (!sg_json_word_plain(x)) break;
         memcpy(d + i, &x, 8);
     }
     if (i < n && n >= 8 && i + 8 > n) { /* the tail as one word that overlaps the last */
         memcpy(&x, s + n - 8, 8);
-        if (!any_special(x)) {
+        if (sg_json_word_plain(x)) {
             memcpy(d + n - 8, &x, 8);
             i = n;
         }
     }
-    for (; i < n && !esc[(unsigned char)s[i]]; i++) d[i] = s[i];
+    for (; i < n && !sg_json_esc[(unsigned char)s[i]]; i++) d[i] = s[i];
     if (i == n) {
         d[n] = '"';
         w->n += n + 2;

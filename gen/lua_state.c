@@ -5,6 +5,7 @@
  * debug library, loads text chunks only, and each protected call it makes is bounded in
  * memory (a cap on what the state holds) and in time (a budget of Lua instructions). */
 #include "tpl.h"
+#include "json_str.h"
 
 #include <lauxlib.h>
 #include <lualib.h>
@@ -149,23 +150,26 @@ static int l_import(lua_State *L) {
 
 /* cstr(s): s as a C string literal ("NULL" for nil); jstr(s): s as a JSON string ("null").
  * Rationale: quoting every name, type and default of the corpus in Lua took longer than the
- * rest of the op table; these are the templates' two quoting needs, done once in C.
- * A C literal escapes a '?' after a '?' too, so that no trigraph (??/ ...) can form. */
-static int quote(lua_State *L, bool json) {
+ * rest of the op table; these are the templates' two quoting needs, done once in C. Most
+ * strings need no escape: those are quoted in a local buffer and pushed at once, with no
+ * allocation but Lua's own string. */
+
+/* A C literal escapes a '?' after a '?' too, so that no trigraph (??/ ...) can form; control
+ * bytes and 0x7f become octal escapes. */
+static int l_cstr(lua_State *L) {
     if (lua_isnoneornil(L, 1)) {
-        lua_pushstring(L, json ? "null" : "NULL");
+        lua_pushliteral(L, "NULL");
         return 1;
     }
     size_t      n;
     const char *s = luaL_checklstring(L, 1, &n);
-    /* most strings need no escape: quoted in a local buffer, pushed at once */
-    char quick[1024];
+    char        quick[1024];
     if (n + 2 <= sizeof quick) {
         size_t i = 0;
         for (; i < n; i++) {
             unsigned char c = (unsigned char)s[i];
             if (c == '"' || c == '\\' || c < 0x20 || c == 0x7f) break;
-            if (!json && c == '?' && i && s[i - 1] == '?') break;
+            if (c == '?' && i && s[i - 1] == '?') break;
             quick[i + 1] = (char)c;
         }
         if (i == n) {
@@ -182,11 +186,11 @@ static int quote(lua_State *L, bool json) {
         if (c == '"' || c == '\\') {
             luaL_addchar(&b, '\\');
             luaL_addchar(&b, (char)c);
-        } else if (!json && c == '?' && i && s[i - 1] == '?') {
+        } else if (c == '?' && i && s[i - 1] == '?') {
             luaL_addstring(&b, "\\?");
         } else if (c < 0x20 || c == 0x7f) {
             char e[8];
-            snprintf(e, sizeof e, json ? "\\u%04x" : "\\%03o", c);
+            snprintf(e, sizeof e, "\\%03o", c);
             luaL_addstring(&b, e);
         } else {
             luaL_addchar(&b, (char)c);
@@ -197,8 +201,38 @@ static int quote(lua_State *L, bool json) {
     return 1;
 }
 
-static int l_cstr(lua_State *L) { return quote(L, false); }
-static int l_jstr(lua_State *L) { return quote(L, true); }
+/* The escapes are json_str.h's, as --emit=json writes them. */
+static int l_jstr(lua_State *L) {
+    if (lua_isnoneornil(L, 1)) {
+        lua_pushliteral(L, "null");
+        return 1;
+    }
+    size_t      n;
+    const char *s = luaL_checklstring(L, 1, &n);
+    size_t      run = sg_json_plain(s, n);
+    char        quick[1024];
+    if (run == n && n + 2 <= sizeof quick) {
+        quick[0] = '"';
+        memcpy(quick + 1, s, n);
+        quick[n + 1] = '"';
+        lua_pushlstring(L, quick, n + 2);
+        return 1;
+    }
+    luaL_Buffer b;
+    luaL_buffinitsize(L, &b, n + 2);
+    luaL_addchar(&b, '"');
+    for (size_t i = 0;;) {
+        luaL_addlstring(&b, s + i, run);
+        i += run;
+        if (i == n) break;
+        char e[SG_JSON_ESC_MAX];
+        luaL_addlstring(&b, e, sg_json_escape((unsigned char)s[i++], e));
+        run = sg_json_plain(s + i, n - i);
+    }
+    luaL_addchar(&b, '"');
+    luaL_pushresult(&b);
+    return 1;
+}
 
 /* Whether s[0..n) is UTF-8 as Lua's utf8.len takes it: sequences of one to four bytes, no
  * overlong form, no surrogate, nothing past U+10FFFF. */
