@@ -7,12 +7,10 @@
 #   bash tests/bench_dsl_figures.sh [SCHEMAGEN] [CORPUS_DIR]   (neither is used)
 set -uo pipefail
 
-bench=$(cd "$(dirname "${BASH_SOURCE[0]}")/../bench" && pwd)
-failures=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
+# shellcheck source=SCRIPTDIR/sg_test.bash
+. "$(dirname "${BASH_SOURCE[0]}")/sg_test.bash"
+sg_test_init_no_tool bench_dsl_figures
+bench=$root/bench
 # has TEXT LINE: TEXT holds LINE as a whole line
 has() { grep -qxF -- "$2" <<<"$1" || fail "missing line '$2' in:"$'\n'"$1"; }
 hasnt() { ! grep -q -- "$2" <<<"$1" || fail "unexpected '$2' in:"$'\n'"$1"; }
@@ -80,8 +78,4 @@ has "$goals" "bench/run: goal dsl_add_rms_norm_bf16_16384_vs_torch >= 1: 0.962 N
 goals=$(awk -f "$bench/dsl_goals.awk" <<<"dsl_declined_extra_ns 50.1 ns")
 has "$goals" "bench/run: goal dsl_declined_extra_ns <= 50: 50.1 NOT MET"
 
-if [ "$failures" -gt 0 ]; then
-    echo "bench_dsl_figures: $failures failure(s)" >&2
-    exit 1
-fi
-echo "bench_dsl_figures: ok"
+sg_test_done

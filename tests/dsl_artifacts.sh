@@ -8,17 +8,10 @@
 #   bash tests/dsl_artifacts.sh SCHEMAGEN [CORPUS_DIR]
 set -uo pipefail
 
-tool=${1:?usage: bash tests/dsl_artifacts.sh SCHEMAGEN [CORPUS_DIR]}
-tool=$(cd "$(dirname "$tool")" && pwd)/$(basename "$tool")
-here=$(cd "$(dirname "$0")" && pwd)
-command -v python3 >/dev/null 2>&1 || { echo "skipped: no python3 to make artifacts"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
+# shellcheck source=SCRIPTDIR/sg_test.bash
+. "$(dirname "${BASH_SOURCE[0]}")/sg_test.bash"
+sg_test_init dsl_artifacts "$@"
+command -v python3 >/dev/null 2>&1 || sg_test_skip "no python3 to make artifacts"
 
 cp -r "$here/dsl/triton" "$tmp/triton"
 cp "$here/dsl/ops.yaml" "$here/dsl/rms_norm.yaml" "$tmp/"
@@ -119,7 +112,6 @@ case $err in *"rms_norm.yaml:1:3: error: artifact '$p' was not exported: cannot 
 
 # ---- generation ------------------------------------------------------------------------------
 
-root=$(cd "$here/.." && pwd)
 build=$(dirname "$tool")
 fresh
 t 0 --lib dslt --dsl rms_norm.yaml --dsl-artifacts art -o gen ops.yaml
@@ -154,7 +146,6 @@ t 0 --lib dslt -o gen.keep ops.yaml
 cmp -s gen.keep/dslt_0.c gen/dslt_0.c && cmp -s gen.keep/dslt.h gen/dslt.h || fail "--dsl changed the glue"
 
 # it compiles with -Werror against the runtime's sg_dsl.h, and the predicates run on CPU tensors
-cc=${CC:-cc}
 for f in gen/*.c; do
     $cc -std=c11 -Wall -Wextra -Wshadow -Werror -pedantic -c -Igen -I"$root/runtime" \
         -I"$root/gen/schema" "$f" -o "$f.o" || fail "$f does not compile with -Werror"
@@ -276,5 +267,4 @@ if [ -f "$build/libsg_runtime.a" ]; then
     [ -x when_c_test ] && { ./when_c_test || fail "the when_c function in the predicates"; }
 fi
 
-[ "$failures" = 0 ] && echo "dsl_artifacts: all checks passed"
-exit $((failures != 0))
+sg_test_done "all checks passed"

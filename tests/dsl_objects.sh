@@ -9,21 +9,13 @@
 #   bash tests/dsl_objects.sh SCHEMAGEN [CORPUS_DIR]
 set -uo pipefail
 
-tool=${1:?usage: bash tests/dsl_objects.sh SCHEMAGEN [CORPUS_DIR]}
-tool=$(cd "$(dirname "$tool")" && pwd)/$(basename "$tool")
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
+# shellcheck source=SCRIPTDIR/sg_test.bash
+. "$(dirname "${BASH_SOURCE[0]}")/sg_test.bash"
+sg_test_init dsl_objects "$@"
 py=${SG_DSL_PYTHON:-}
-[ -n "$py" ] && [ -x "$py" ] || { echo "skipped: no SG_DSL_PYTHON (a Python with the DSL compilers)"; exit 77; }
+[ -n "$py" ] && [ -x "$py" ] || sg_test_skip "no SG_DSL_PYTHON (a Python with the DSL compilers)"
 "$py" -c "import importlib.metadata as m; m.version('nvidia-cutlass-dsl')" 2>/dev/null ||
-    { echo "skipped: $py has no nvidia-cutlass-dsl"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
+    sg_test_skip "$py has no nvidia-cutlass-dsl"
 
 mkdir -p "$tmp/cutedsl"
 cp "$root/kernels/dsl/cutedsl/silu_mul.py" "$tmp/cutedsl/"
@@ -93,7 +85,7 @@ cp -r gen gen.first
 t 0 --lib fused --dsl silu_mul.yaml --dsl-artifacts art -o gen fused.yaml
 diff -r gen gen.first >/dev/null || fail "two runs gave different files"
 if [ -n "${SG_CUDA_INCLUDE:-}" ]; then
-    ${CC:-cc} -std=c11 -Wall -Wextra -Wshadow -Werror -c -Igen -I"$root/runtime" \
+    $cc -std=c11 -Wall -Wextra -Wshadow -Werror -c -Igen -I"$root/runtime" \
         -I"$root/gen/schema" -isystem art -isystem "$SG_CUDA_INCLUDE" $c -o fused_dsl.o ||
         fail "$c does not compile with -Werror"
 else
@@ -143,5 +135,4 @@ sed 's/^  dsl: .*/  dsl: helion/' silu_mul.yaml >dsl.yaml
 t 1 --dsl dsl.yaml --dsl-plan x.json fused.yaml
 case $err in *"error: 'dsl' is triton or cutedsl, not 'helion'"*) ;; *) fail "an unknown DSL: $err" ;; esac
 
-[ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
-echo "dsl_objects: ok"
+sg_test_done

@@ -10,18 +10,10 @@
 #   bash tests/kernel_keys.sh SCHEMAGEN [CORPUS_DIR]
 set -uo pipefail
 
-tool=${1:?usage: bash tests/kernel_keys.sh SCHEMAGEN [CORPUS_DIR]}
-tool=$(cd "$(dirname "$tool")" && pwd)/$(basename "$tool")
+# shellcheck source=SCRIPTDIR/sg_test.bash
+. "$(dirname "${BASH_SOURCE[0]}")/sg_test.bash"
+sg_test_init kernel_keys "$@"
 build=$(dirname "$tool")
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
 cp "$here/kernel_keys/kk.yaml" "$here/kernel_keys/kernels.c" "$tmp/"
 cd "$tmp" || exit 1
 
@@ -98,7 +90,6 @@ t 1 --lib kk --templates tpl -o gen.tpl kk.yaml
 has "$err" "the first line must name the output"
 
 # ---- compiled with the runtime ----
-cc=${CC:-cc}
 lib=("$build/libsg_runtime.a" "$build/libsg_schema.a" ${SG_RUNTIME_LIBS:-} -lpthread -lm -ldl)
 [ -f "$build/libsg_runtime.a" ] || { fail "no $build/libsg_runtime.a: build the sg_runtime target first"; lib=(); }
 # a sanitized build's library needs the same sanitizers in the program that links it
@@ -188,5 +179,4 @@ t 2 --kernel-keys CPU,,Meta -o badgen kk.yaml
 t 2 --kernel-keys CPU kk.yaml
 has "$err" "--kernel-keys needs -o DIR"
 
-[ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
-echo "kernel_keys: ok"
+sg_test_done

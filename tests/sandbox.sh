@@ -6,14 +6,9 @@
 #   bash tests/sandbox.sh SCHEMAGEN [CORPUS_DIR]
 set -uo pipefail
 
-tool=${1:?usage: bash tests/sandbox.sh SCHEMAGEN [CORPUS_DIR]}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
+# shellcheck source=SCRIPTDIR/sg_test.bash
+. "$(dirname "${BASH_SOURCE[0]}")/sg_test.bash"
+sg_test_init sandbox "$@"
 cat >"$tmp/ops.yaml" <<'EOF'
 - func: abs(Tensor self) -> Tensor
   variants: function, method
@@ -190,8 +185,4 @@ run_tpl 0
 [ "$(cat "$tmp/o/r.txt" 2>/dev/null)" = "$(printf '2 2 1 true true\n1 self\n2 other\n3 alpha')" ] ||
     fail "reading the model: $(cat "$tmp/o/r.txt" 2>/dev/null)"
 
-if [ "$failures" -ne 0 ]; then
-    echo "sandbox: $failures check(s) failed" >&2
-    exit 1
-fi
-echo "sandbox: all checks passed"
+sg_test_done "all checks passed"

@@ -1,0 +1,82 @@
+# sg_test.bash: what the script tests (tests/*.sh, tests/install/examples.sh) share, sourced
+# from each as
+#     . "$(dirname "${BASH_SOURCE[0]}")/sg_test.bash"
+# It is not named *.sh so that tests/CMakeLists.txt's glob of script tests leaves it out.
+# Exit codes the tests keep: 0 passed, 1 failed, 77 skipped (ctest's SKIP_RETURN_CODE).
+# shellcheck shell=bash
+# (the variables set here are read by the scripts that source this file)
+# shellcheck disable=SC2034
+
+# the tests folder and the source tree, from this file's place, so that a test runs from any
+# folder
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/.." && pwd)
+# the C compiler a test builds with: the caller's CC, else cc
+cc=${CC:-cc}
+
+# sg_test_init_no_tool NAME: for a test that runs no schemagen: $tmp, a folder removed at exit,
+# and the failure count that fail adds to and sg_test_done reads.
+sg_test_init_no_tool() {
+    sg_test_name=$1
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+    failures=0
+}
+
+# sg_test_init NAME SCHEMAGEN [CORPUS_DIR]: as above, and $tool, SCHEMAGEN made absolute (tests
+# that change folder still find it), and $corpus ('' where none is given). Without SCHEMAGEN it
+# prints the usage and exits 1.
+sg_test_init() {
+    local name=$1 dir
+    [ $# -ge 2 ] || {
+        echo "usage: bash tests/$name.sh SCHEMAGEN [CORPUS_DIR]" >&2
+        exit 1
+    }
+    tool=$2
+    if dir=$(cd "$(dirname "$tool")" 2>/dev/null && pwd); then
+        tool=$dir/$(basename "$tool")
+    fi
+    corpus=${3:-}
+    sg_test_init_no_tool "$name"
+}
+
+# fail MESSAGE: reports one failed check and goes on, so that one run shows every failure.
+fail() {
+    echo "FAIL: $*" >&2
+    failures=$((failures + 1))
+}
+
+# fail_now MESSAGE: for a test whose later steps need the earlier ones: reports and exits 1.
+fail_now() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+# sg_test_skip WHY: the test cannot run here (a tool or an input is missing): exit 77.
+sg_test_skip() {
+    echo "skipped: $*" >&2
+    exit 77
+}
+
+# sg_test_have_corpus: whether $corpus holds PyTorch's native_functions.yaml and tags.yaml.
+sg_test_have_corpus() {
+    [ -n "$corpus" ] && [ -r "$corpus/native_functions.yaml" ] && [ -r "$corpus/tags.yaml" ]
+}
+
+# sg_test_need_corpus: skips a test that is about the corpus where it is absent.
+sg_test_need_corpus() {
+    sg_test_have_corpus ||
+        sg_test_skip "no corpus (native_functions.yaml and tags.yaml) in '$corpus'"
+}
+
+# sg_test_done [WHAT_PASSED]: the last line: the failure count and exit 1, else
+# "NAME: WHAT_PASSED" (or "NAME: ok") and exit 0.
+# shellcheck disable=SC2120 # WHAT_PASSED is optional
+sg_test_done() {
+    if [ "$failures" -ne 0 ]; then
+        echo "$sg_test_name: $failures failure(s)" >&2
+        exit 1
+    fi
+    echo "$sg_test_name: ${1:-ok}"
+    exit 0
+}
