@@ -26,17 +26,6 @@ cat >"$golden/tags.yaml" <<'EOF'
   desc: In the core set.
 EOF
 
-# t EXPECTED_STATUS ARGS...: runs the tool; stdout in $out, stderr in $err.
-t() {
-    local want=$1 rc=0
-    shift
-    "$tool" "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
-    out=$(cat "$tmp/out")
-    err=$(cat "$tmp/err")
-    [ "$rc" -eq "$want" ] || fail "schemagen $* exited $rc, expected $want (stderr: $err)"
-}
-has() { grep -q -F -- "$2" <<<"$1" || fail "expected '$2' in: $1"; }
-
 # ---- help, version, usage errors ----
 t 0 --help
 has "$out" "usage: schemagen [options] FILE..."

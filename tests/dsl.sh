@@ -15,15 +15,6 @@ cp "$here/dsl/ops.yaml" "$tmp/ops.yaml"
 base=$here/dsl/rms_norm.yaml
 cd "$tmp" || exit 1
 
-# t EXPECTED_STATUS ARGS...: runs the tool; stderr in $err.
-t() {
-    local want=$1 rc=0
-    shift
-    "$tool" "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
-    err=$(cat "$tmp/err")
-    [ "$rc" = "$want" ] || fail "schemagen $* exited $rc, not $want: $err"
-}
-
 # refuse SED_SCRIPT MESSAGE...: the base declaration edited by SED_SCRIPT is refused with
 # each MESSAGE (file:line:col: error: what) and no plan written.
 refuse() {

@@ -17,14 +17,6 @@ cp -r "$here/dsl/triton" "$tmp/triton"
 cp "$here/dsl/ops.yaml" "$here/dsl/rms_norm.yaml" "$tmp/"
 cd "$tmp" || exit 1
 
-t() {
-    local want=$1 rc=0
-    shift
-    "$tool" "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
-    err=$(cat "$tmp/err")
-    [ "$rc" = "$want" ] || fail "schemagen $* exited $rc, not $want: $err"
-}
-
 p=rms_norm_triton__float32_1024__sm90
 fresh() {
     rm -rf art

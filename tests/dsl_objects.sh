@@ -22,14 +22,6 @@ cp "$root/kernels/dsl/cutedsl/silu_mul.py" "$tmp/cutedsl/"
 cp "$root/kernels/dsl/silu_mul.yaml" "$root/kernels/dsl/schemas/fused.yaml" "$tmp/"
 cd "$tmp" || exit 1
 
-t() {
-    local want=$1 rc=0
-    shift
-    "$tool" "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
-    err=$(cat "$tmp/err")
-    [ "$rc" = "$want" ] || fail "schemagen $* exited $rc, not $want: $err"
-}
-
 p=silu_mul_cutedsl__float32__sm90
 decl_line=$(grep -n '^- name: silu_mul_cutedsl$' silu_mul.yaml | cut -d: -f1)
 t 0 --dsl silu_mul.yaml --dsl-plan plan.json fused.yaml

@@ -17,16 +17,6 @@ build=$(dirname "$tool")
 cp "$here/kernel_keys/kk.yaml" "$here/kernel_keys/kernels.c" "$tmp/"
 cd "$tmp" || exit 1
 
-# t STATUS ARGS...: schemagen ARGS exits with STATUS; its stderr in $err
-t() {
-    local want=$1 rc=0
-    shift
-    "$tool" "$@" >out 2>errout || rc=$?
-    err=$(cat errout)
-    [ "$rc" = "$want" ] || fail "schemagen $* exited $rc, not $want: $err"
-}
-has() { case $1 in *"$2"*) ;; *) fail "no '$2' in: $1" ;; esac; }
-
 keys=CPU,Meta,CompositeExplicitAutograd
 t 0 --lib kk --kernel-keys $keys -o gen kk.yaml
 

@@ -52,6 +52,27 @@ fail_now() {
     exit 1
 }
 
+# t STATUS ARGS...: runs the tool with ARGS, which must exit with STATUS; its stdout in $out
+# and its stderr in $err for the checks that follow. Where $t_limit is set, a run longer than
+# that many seconds is stopped (exit 124), for inputs that could make the tool loop.
+t() {
+    local want=$1 rc=0
+    shift
+    if [ -n "${t_limit:-}" ]; then
+        timeout "$t_limit" "$tool" "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+    else
+        "$tool" "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+    fi
+    out=$(cat "$tmp/out")
+    err=$(cat "$tmp/err")
+    [ "$rc" = "$want" ] || fail "schemagen $* exited $rc, not $want: $err"
+}
+
+# has TEXT PART: TEXT holds PART.
+has() {
+    case $1 in *"$2"*) ;; *) fail "no '$2' in: $1" ;; esac
+}
+
 # sg_test_skip WHY: the test cannot run here (a tool or an input is missing): exit 77.
 sg_test_skip() {
     echo "skipped: $*" >&2
