@@ -40,6 +40,22 @@ sg_test_init() {
     sg_test_init_no_tool "$name"
 }
 
+# sg_test_runtime: for a test that links programs with the runtime as built, in the tool's
+# folder ($build): $rt_libs, the libraries such a program links (SG_RUNTIME_LIBS: what else
+# the runtime of a CUDA build needs), and $san, the -fsanitize flags of a sanitized build,
+# which the program must share. Whether the runtime is built is the test's to check.
+sg_test_runtime() {
+    build=$(dirname "$tool")
+    # shellcheck disable=SC2206 # SG_RUNTIME_LIBS is a list of words
+    rt_libs=("$build/libsg_runtime.a" "$build/libsg_schema.a" ${SG_RUNTIME_LIBS:-} -lpthread -lm -ldl)
+    san=()
+    # shellcheck disable=SC2054 # address,undefined: one flag's value
+    case $(nm "$build/libsg_runtime.a" 2>/dev/null) in
+    *__asan_*) san=(-fsanitize=address,undefined) ;;
+    *__tsan_*) san=(-fsanitize=thread) ;;
+    esac
+}
+
 # fail MESSAGE: reports one failed check and goes on, so that one run shows every failure.
 fail() {
     echo "FAIL: $*" >&2
