@@ -28,7 +28,7 @@ t 0 --dsl silu_mul.yaml --dsl-plan plan.json fused.yaml
 grep -q '"dsl": "cutedsl", "compiler": "nvidia-cutlass-dsl==' plan.json || fail "the plan: $(cat plan.json)"
 grep -q num_warps plan.json && fail "the plan of an object DSL names warps"
 "$py" "$root/tools/dsl_export.py" --plan plan.json --out art.good 2>export.log ||
-    { fail "the export failed: $(cat export.log)"; exit 1; }
+    fail_now "the export failed: $(cat export.log)"
 for f in "$p.o" "$p.h" "$p.json" libcuda_dialect_runtime_static.a; do
     [ -f "art.good/$f" ] || fail "the export wrote no $f"
 done
