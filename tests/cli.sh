@@ -5,10 +5,9 @@
 #   bash tests/cli.sh SCHEMAGEN [CORPUS_DIR]
 set -uo pipefail
 
-tool=${1:?usage: bash tests/cli.sh SCHEMAGEN [CORPUS_DIR]}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
+# shellcheck source=SCRIPTDIR/sg_test.bash
+. "$(dirname "${BASH_SOURCE[0]}")/sg_test.bash"
+sg_test_init cli "$@"
 
 # Small inputs of its own, so that these checks do not hang on the golden case's details.
 golden=$tmp/in
@@ -26,22 +25,6 @@ cat >"$golden/tags.yaml" <<'EOF'
 - tag: core
   desc: In the core set.
 EOF
-
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
-
-# t EXPECTED_STATUS ARGS...: runs the tool; stdout in $out, stderr in $err.
-t() {
-    local want=$1 rc=0
-    shift
-    "$tool" "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
-    out=$(cat "$tmp/out")
-    err=$(cat "$tmp/err")
-    [ "$rc" -eq "$want" ] || fail "schemagen $* exited $rc, expected $want (stderr: $err)"
-}
-has() { grep -q -F -- "$2" <<<"$1" || fail "expected '$2' in: $1"; }
 
 # ---- help, version, usage errors ----
 t 0 --help
@@ -214,8 +197,4 @@ for emit in json canonical summary; do
     cmp -s "$tmp/a" "$tmp/b" || fail "two runs of --emit=$emit gave different bytes"
 done
 
-if [ "$failures" -ne 0 ]; then
-    echo "cli: $failures check(s) failed" >&2
-    exit 1
-fi
-echo "cli: all checks passed"
+sg_test_done "all checks passed"

@@ -10,24 +10,13 @@
 # Exits 77 (skipped) when the corpus is absent.
 set -uo pipefail
 
-tool=${1:?usage: bash tests/corpus.sh SCHEMAGEN CORPUS_DIR}
-corpus=${2:-}
+# shellcheck source=SCRIPTDIR/sg_test.bash
+. "$(dirname "${BASH_SOURCE[0]}")/sg_test.bash"
+sg_test_init corpus "$@"
+sg_test_need_corpus
 nf=$corpus/native_functions.yaml
 tags=$corpus/tags.yaml
 expected_ops=2674
-
-if [ -z "$corpus" ] || [ ! -r "$nf" ] || [ ! -r "$tags" ]; then
-    echo "skipped: no corpus (native_functions.yaml and tags.yaml) in '${corpus}'" >&2
-    exit 77
-fi
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
 
 # run NAME ARGS...: runs the tool; stdout in $tmp/NAME.out; any stderr or exit status fails.
 run() {
@@ -68,8 +57,4 @@ fi
 run again --emit=json --tags "$tags" "$nf"
 cmp -s "$tmp/json.out" "$tmp/again.out" || fail "two runs gave different bytes"
 
-if [ "$failures" -ne 0 ]; then
-    echo "corpus: $failures check(s) failed" >&2
-    exit 1
-fi
-echo "corpus: $ops ops load, validate and round-trip; JSON valid and deterministic"
+sg_test_done "$ops ops load, validate and round-trip; JSON valid and deterministic"

@@ -6,30 +6,14 @@
 #   bash tests/dsl.sh SCHEMAGEN [CORPUS_DIR]
 set -uo pipefail
 
-tool=${1:?usage: bash tests/dsl.sh SCHEMAGEN [CORPUS_DIR]}
-tool=$(cd "$(dirname "$tool")" && pwd)/$(basename "$tool")
-here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
+# shellcheck source=SCRIPTDIR/sg_test.bash
+. "$(dirname "${BASH_SOURCE[0]}")/sg_test.bash"
+sg_test_init dsl "$@"
 
 cp -r "$here/dsl/triton" "$tmp/triton"
 cp "$here/dsl/ops.yaml" "$tmp/ops.yaml"
 base=$here/dsl/rms_norm.yaml
 cd "$tmp" || exit 1
-
-# t EXPECTED_STATUS ARGS...: runs the tool; stderr in $err.
-t() {
-    local want=$1 rc=0
-    shift
-    "$tool" "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
-    err=$(cat "$tmp/err")
-    [ "$rc" = "$want" ] || fail "schemagen $* exited $rc, not $want: $err"
-}
 
 # refuse SED_SCRIPT MESSAGE...: the base declaration edited by SED_SCRIPT is refused with
 # each MESSAGE (file:line:col: error: what) and no plan written.
@@ -297,5 +281,4 @@ case $err in *"--dsl-plan and --dsl-artifacts need --dsl FILE"*) ;; *) fail "usa
 t 2 --dsl decl.yaml -o gen ops.yaml
 case $err in *"--dsl with -o needs --dsl-artifacts DIR"*) ;; *) fail "usage: $err" ;; esac
 
-[ "$failures" = 0 ] && echo "dsl: all checks passed"
-exit $((failures != 0))
+sg_test_done "all checks passed"

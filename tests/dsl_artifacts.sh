@@ -8,29 +8,14 @@
 #   bash tests/dsl_artifacts.sh SCHEMAGEN [CORPUS_DIR]
 set -uo pipefail
 
-tool=${1:?usage: bash tests/dsl_artifacts.sh SCHEMAGEN [CORPUS_DIR]}
-tool=$(cd "$(dirname "$tool")" && pwd)/$(basename "$tool")
-here=$(cd "$(dirname "$0")" && pwd)
-command -v python3 >/dev/null 2>&1 || { echo "skipped: no python3 to make artifacts"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
+# shellcheck source=SCRIPTDIR/sg_test.bash
+. "$(dirname "${BASH_SOURCE[0]}")/sg_test.bash"
+sg_test_init dsl_artifacts "$@"
+command -v python3 >/dev/null 2>&1 || sg_test_skip "no python3 to make artifacts"
 
 cp -r "$here/dsl/triton" "$tmp/triton"
 cp "$here/dsl/ops.yaml" "$here/dsl/rms_norm.yaml" "$tmp/"
 cd "$tmp" || exit 1
-
-t() {
-    local want=$1 rc=0
-    shift
-    "$tool" "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
-    err=$(cat "$tmp/err")
-    [ "$rc" = "$want" ] || fail "schemagen $* exited $rc, not $want: $err"
-}
 
 p=rms_norm_triton__float32_1024__sm90
 fresh() {
@@ -50,9 +35,7 @@ PY
 # declaration names the artifact
 refused() {
     t 1 --dsl rms_norm.yaml --dsl-artifacts art ops.yaml
-    for m in "$@"; do
-        case $err in *"$m"*) ;; *) fail "no '$m' in: $err" ;; esac
-    done
+    for m in "$@"; do has "$err" "$m"; done
     case $err in *"rms_norm.yaml:1:3: note: artifact '$p' of the declaration 'rms_norm_triton'"*) ;;
     *) fail "no note at the declaration: $err" ;; esac
 }
@@ -119,8 +102,7 @@ case $err in *"rms_norm.yaml:1:3: error: artifact '$p' was not exported: cannot 
 
 # ---- generation ------------------------------------------------------------------------------
 
-root=$(cd "$here/.." && pwd)
-build=$(dirname "$tool")
+sg_test_runtime
 fresh
 t 0 --lib dslt --dsl rms_norm.yaml --dsl-artifacts art -o gen ops.yaml
 [ -f gen/dslt_dsl.c ] && [ -f gen/dslt_dsl.h ] || fail "no dslt_dsl.c or dslt_dsl.h"
@@ -154,15 +136,10 @@ t 0 --lib dslt -o gen.keep ops.yaml
 cmp -s gen.keep/dslt_0.c gen/dslt_0.c && cmp -s gen.keep/dslt.h gen/dslt.h || fail "--dsl changed the glue"
 
 # it compiles with -Werror against the runtime's sg_dsl.h, and the predicates run on CPU tensors
-cc=${CC:-cc}
 for f in gen/*.c; do
     $cc -std=c11 -Wall -Wextra -Wshadow -Werror -pedantic -c -Igen -I"$root/runtime" \
         -I"$root/gen/schema" "$f" -o "$f.o" || fail "$f does not compile with -Werror"
 done
-# a sanitized build's library needs the same sanitizers in the program that links it
-san=()
-syms=$(nm "$build/libsg_runtime.a" 2>/dev/null)
-case $syms in *__asan_*) san=(-fsanitize=address,undefined) ;; *__tsan_*) san=(-fsanitize=thread) ;; esac
 # names: an op whose arguments are named like what generated code declares for itself (p, i,
 # ok, st, device, grid, sizes, stream, args, capability, ...), a custom op dsl::add, two archs,
 # a dtype-typed output and every parameter type: it must compile at -Wshadow -Werror
@@ -188,8 +165,7 @@ $cc -std=c11 -Wall -Wextra -Wshadow -Werror -pedantic -c -Ikgen -I"$root/runtime
 
 if [ -f "$build/libsg_runtime.a" ]; then
     $cc -std=c11 -Wall -Wextra -Werror "${san[@]}" -Igen -I"$root/runtime" -I"$root/gen/schema" \
-        "$here/dsl/when_test.c" gen/dslt_0.c gen/dslt_table.c "$build/libsg_runtime.a" \
-        "$build/libsg_schema.a" ${SG_RUNTIME_LIBS:-} -lpthread -lm -ldl -o when_test || fail "when_test does not build"
+        "$here/dsl/when_test.c" gen/dslt_0.c gen/dslt_table.c "${rt_libs[@]}" -o when_test || fail "when_test does not build"
     [ -x when_test ] && { ./when_test || fail "the generated predicates on CPU tensors"; }
 else
     fail "no $build/libsg_runtime.a: build the sg_runtime target first"
@@ -227,8 +203,7 @@ for f in mgen/*.c; do
 done
 if [ -f "$build/libsg_runtime.a" ]; then
     $cc -std=c11 -Wall -Wextra -Werror "${san[@]}" -Imgen -I"$root/runtime" -I"$root/gen/schema" \
-        "$here/dsl/mm_test.c" mgen/dslm_0.c mgen/dslm_table.c "$build/libsg_runtime.a" \
-        "$build/libsg_schema.a" ${SG_RUNTIME_LIBS:-} -lpthread -lm -ldl -o mm_test || fail "mm_test does not build"
+        "$here/dsl/mm_test.c" mgen/dslm_0.c mgen/dslm_table.c "${rt_libs[@]}" -o mm_test || fail "mm_test does not build"
     [ -x mm_test ] && { ./mm_test || fail "the predicates of outputs with their own sizes"; }
 fi
 
@@ -260,12 +235,10 @@ $cc -std=c11 -Wall -Wextra -Wshadow -Werror -pedantic -c -Ic2gen -I"$root/runtim
 if [ -f "$build/libsg_runtime.a" ]; then
     # the int32 range of an i32 parameter, on hostile.yaml's predicate
     $cc -std=c11 -Wall -Wextra -Werror "${san[@]}" -Ihgen -I"$root/runtime" -I"$root/gen/schema" \
-        "$here/dsl/hostile_test.c" hgen/dslh_0.c hgen/dslh_table.c "$build/libsg_runtime.a" \
-        "$build/libsg_schema.a" ${SG_RUNTIME_LIBS:-} -lpthread -lm -ldl -o hostile_test ||
+        "$here/dsl/hostile_test.c" hgen/dslh_0.c hgen/dslh_table.c "${rt_libs[@]}" -o hostile_test ||
         fail "hostile_test does not build"
     [ -x hostile_test ] && { ./hostile_test || fail "the int32 gate of an i32 parameter"; }
-    link=(cgen/dslc_0.c cgen/dslc_table.c "$build/libsg_runtime.a" "$build/libsg_schema.a"
-          ${SG_RUNTIME_LIBS:-} -lpthread -lm -ldl)
+    link=(cgen/dslc_0.c cgen/dslc_table.c "${rt_libs[@]}")
     cflags=(-std=c11 -Wall -Wextra -Wshadow -Werror "${san[@]}" -Icgen -I"$root/runtime" -I"$root/gen/schema")
     # without the user's file, the function is missing at link time: nothing stands in for it
     $cc "${cflags[@]}" "$here/dsl/when_c_test.c" "${link[@]}" -o when_c_nolink 2>cerr &&
@@ -276,5 +249,4 @@ if [ -f "$build/libsg_runtime.a" ]; then
     [ -x when_c_test ] && { ./when_c_test || fail "the when_c function in the predicates"; }
 fi
 
-[ "$failures" = 0 ] && echo "dsl_artifacts: all checks passed"
-exit $((failures != 0))
+sg_test_done "all checks passed"

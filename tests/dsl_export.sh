@@ -17,21 +17,14 @@
 # Skips (77), saying why, where no Python with Triton is found; the CuTeDSL cases are skipped,
 # saying so, where that Python has no nvidia-cutlass-dsl.
 set -u
-schemagen=$1
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-py=${SG_DSL_PYTHON:-$(dirname "$schemagen")/dsl-venv/bin/python}
+# shellcheck source=SCRIPTDIR/sg_test.bash
+. "$(dirname "${BASH_SOURCE[0]}")/sg_test.bash"
+sg_test_init dsl_export "$@"
+py=${SG_DSL_PYTHON:-$(dirname "$tool")/dsl-venv/bin/python}
 if [ ! -x "$py" ] || ! "$py" -c 'import triton' >/dev/null 2>&1; then
-    echo "skipped: no Python with Triton at $py (bash cmake/do deps installs it; or set SG_DSL_PYTHON)" >&2
-    exit 77
+    sg_test_skip "no Python with Triton at $py (bash cmake/do deps installs it; or set SG_DSL_PYTHON)"
 fi
-export TRITON_CACHE_DIR=${TRITON_CACHE_DIR:-$(dirname "$schemagen")/dsl-triton-cache}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-bad() {
-    echo "FAIL: $*" >&2
-    fail=1
-}
+export TRITON_CACHE_DIR=${TRITON_CACHE_DIR:-$(dirname "$tool")/dsl-triton-cache}
 export_tool=$root/tools/dsl_export.py
 k=$root/kernels/dsl/triton
 
@@ -73,12 +66,12 @@ plan good
 out=$tmp/out
 if ! "$py" "$export_tool" --plan "$tmp/good.json" --out "$out" 2>"$tmp/err"; then
     cat "$tmp/err" >&2
-    bad "the good plan did not export"
+    fail "the good plan did not export"
 fi
-grep -q 'rms__float32_1024__sm90: [0-9.]* s, [0-9]* bytes' "$tmp/err" || bad "no per-artifact time"
-grep -q '4 compiled, 0 up to date, 0 failed, of 4' "$tmp/err" || bad "no summary: $(cat "$tmp/err")"
+grep -q 'rms__float32_1024__sm90: [0-9.]* s, [0-9]* bytes' "$tmp/err" || fail "no per-artifact time"
+grep -q '4 compiled, 0 up to date, 0 failed, of 4' "$tmp/err" || fail "no summary: $(cat "$tmp/err")"
 version=$("$py" -c 'import triton; print(triton.__version__)')
-python3 - "$tmp/good.json" "$out" "$version" <<'PY' || bad "the sidecars disagree with the plan or the files"
+python3 - "$tmp/good.json" "$out" "$version" <<'PY' || fail "the sidecars disagree with the plan or the files"
 import hashlib, json, os, sys
 plan, out, version = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
 ok = True
@@ -117,19 +110,19 @@ PY
 cp -r "$out" "$tmp/first"
 
 # up to date: nothing compiled, nothing rewritten; --force: the same bytes again
-"$py" "$export_tool" --plan "$tmp/good.json" --out "$out" 2>"$tmp/err" || bad "the second export failed"
-grep -q '0 compiled, 4 up to date' "$tmp/err" || bad "the second export was not up to date: $(cat "$tmp/err")"
-"$py" "$export_tool" --plan "$tmp/good.json" --out "$out" --force 2>"$tmp/err" || bad "--force failed"
-grep -q '4 compiled, 0 up to date' "$tmp/err" || bad "--force did not compile"
+"$py" "$export_tool" --plan "$tmp/good.json" --out "$out" 2>"$tmp/err" || fail "the second export failed"
+grep -q '0 compiled, 4 up to date' "$tmp/err" || fail "the second export was not up to date: $(cat "$tmp/err")"
+"$py" "$export_tool" --plan "$tmp/good.json" --out "$out" --force 2>"$tmp/err" || fail "--force failed"
+grep -q '4 compiled, 0 up to date' "$tmp/err" || fail "--force did not compile"
 for f in "$tmp"/first/*.json "$tmp"/first/*.cubin; do
-    cmp -s "$f" "$out/$(basename "$f")" || bad "$(basename "$f") differs after --force"
+    cmp -s "$f" "$out/$(basename "$f")" || fail "$(basename "$f") differs after --force"
 done
 # an edited source is not up to date
 cp -r "$k" "$tmp/ksrc"
 printf '\n# edited\n' >>"$tmp/ksrc/softmax.py"
 plan edited "for a in arts: a['source'] = a['source'].replace('$k', '$tmp/ksrc')"
-"$py" "$export_tool" --plan "$tmp/edited.json" --out "$out" 2>"$tmp/err" || bad "the edited export failed"
-grep -q '1 compiled, 3 up to date' "$tmp/err" || bad "an edited source was kept: $(cat "$tmp/err")"
+"$py" "$export_tool" --plan "$tmp/edited.json" --out "$out" 2>"$tmp/err" || fail "the edited export failed"
+grep -q '1 compiled, 3 up to date' "$tmp/err" || fail "an edited source was kept: $(cat "$tmp/err")"
 
 # ---- failures --------------------------------------------------------------------------------
 # expect_fail NAME STATUS TEXT: exporting plan NAME into a fresh folder exits STATUS and says TEXT
@@ -139,17 +132,17 @@ expect_fail() {
     # a stale artifact of the first prefix, which a failure must not leave behind
     echo stale >"$dir/rms__float32_1024__sm90.json"
     "$py" "$export_tool" --plan "$tmp/$1.json" --out "$dir" 2>"$tmp/err" || st=$?
-    [ "$st" = "$2" ] || bad "$1: exit $st, expected $2 ($(cat "$tmp/err"))"
-    grep -qF -- "$3" "$tmp/err" || bad "$1: the message lacks '$3': $(cat "$tmp/err")"
+    [ "$st" = "$2" ] || fail "$1: exit $st, expected $2 ($(cat "$tmp/err"))"
+    grep -qF -- "$3" "$tmp/err" || fail "$1: the message lacks '$3': $(cat "$tmp/err")"
     if [ -n "$(find "$dir" -maxdepth 1 -name '*.tmp' -print -quit)" ]; then
-        bad "$1: a temporary file was left"
+        fail "$1: a temporary file was left"
     fi
 }
 plan nokernel "arts[0]['kernel'] = 'nope'"
 expect_fail nokernel 1 "error: rms__float32_1024__sm90: $k/rms_norm.py: no function 'nope'"
-[ ! -e "$tmp/out_nokernel/rms__float32_1024__sm90.json" ] || bad "a failed artifact's stale sidecar was left"
-[ -e "$tmp/out_nokernel/softmax__bfloat16_2048__sm90.cubin" ] || bad "one failure stopped the others"
-grep -q '3 compiled, 0 up to date, 1 failed, of 4' "$tmp/err" || bad "nokernel: summary"
+[ ! -e "$tmp/out_nokernel/rms__float32_1024__sm90.json" ] || fail "a failed artifact's stale sidecar was left"
+[ -e "$tmp/out_nokernel/softmax__bfloat16_2048__sm90.cubin" ] || fail "one failure stopped the others"
+grep -q '3 compiled, 0 up to date, 1 failed, of 4' "$tmp/err" || fail "nokernel: summary"
 
 printf 'import triton\n\ndef broken(:\n    pass\n' >"$tmp/broken.py"
 plan syntax "arts[0]['source'] = '$tmp/broken.py'"
@@ -176,10 +169,10 @@ expect_fail notjson 2 "not JSON"
 if ! python3 -c 'import importlib.metadata as m; m.version("triton")' >/dev/null 2>&1; then
     st=0
     python3 "$export_tool" --plan "$tmp/good.json" --out "$tmp/out_none" 2>"$tmp/err" || st=$?
-    [ "$st" = 1 ] || bad "without triton: exit $st"
-    grep -q "no triton package is installed for" "$tmp/err" || bad "without triton: $(cat "$tmp/err")"
-    grep -q "1 failed, 3 not tried, of 4" "$tmp/err" || bad "without triton: summary: $(cat "$tmp/err")"
-    [ -z "$(ls -A "$tmp/out_none" 2>/dev/null)" ] || bad "without triton: files were written"
+    [ "$st" = 1 ] || fail "without triton: exit $st"
+    grep -q "no triton package is installed for" "$tmp/err" || fail "without triton: $(cat "$tmp/err")"
+    grep -q "1 failed, 3 not tried, of 4" "$tmp/err" || fail "without triton: summary: $(cat "$tmp/err")"
+    [ -z "$(ls -A "$tmp/out_none" 2>/dev/null)" ] || fail "without triton: files were written"
 fi
 
 # ---- --from: Triton artifacts copied, the compiler never imported ----------------------------
@@ -194,15 +187,15 @@ sys.argv = sys.argv[1:]
 runpy.run_path(sys.argv[0], run_name="__main__")' "$export_tool" "$@"
 }
 nocompiler "$py" --plan "$tmp/good.json" --out "$tmp/tfrom" --from "$tmp/first" 2>"$tmp/err" ||
-    bad "--from the first export failed: $(cat "$tmp/err")"
+    fail "--from the first export failed: $(cat "$tmp/err")"
 grep -q "4 copied from $tmp/first, 0 compiled, 0 up to date, 0 failed, of 4" "$tmp/err" ||
-    bad "--from did not copy the Triton artifacts: $(cat "$tmp/err")"
+    fail "--from did not copy the Triton artifacts: $(cat "$tmp/err")"
 for f in "$tmp"/first/*.json "$tmp"/first/*.cubin; do
-    cmp -s "$f" "$tmp/tfrom/$(basename "$f")" || bad "--from: $(basename "$f") differs from its copy"
+    cmp -s "$f" "$tmp/tfrom/$(basename "$f")" || fail "--from: $(basename "$f") differs from its copy"
 done
 st=0
 "$py" "$export_tool" --plan "$tmp/good.json" --out "$tmp/tfrom" --from "$tmp/nowhere" 2>"$tmp/err" || st=$?
-[ "$st" = 2 ] && grep -q -- "--from $tmp/nowhere: not a folder" "$tmp/err" || bad "--from a missing folder: exit $st: $(cat "$tmp/err")"
+[ "$st" = 2 ] && grep -q -- "--from $tmp/nowhere: not a folder" "$tmp/err" || fail "--from a missing folder: exit $st: $(cat "$tmp/err")"
 
 # ---- CuTeDSL (export_to_c objects) -----------------------------------------------------------
 # The plan tests/data/dsl_cutedsl_plan.json.in: silu_mul (kernels/dsl/cutedsl/) for float32 and
@@ -226,16 +219,16 @@ PY
     cout=$tmp/cute
     if ! "$py" "$export_tool" --plan "$tmp/cute.json" --out "$cout" 2>"$tmp/err"; then
         cat "$tmp/err" >&2
-        bad "the CuTeDSL plan did not export"
+        fail "the CuTeDSL plan did not export"
     fi
-    grep -q 'nvidia-cutlass-dsl [0-9.]* imported in [0-9.]* s (for sm_90)' "$tmp/err" || bad "no import line: $(cat "$tmp/err")"
-    grep -q 'axpb__float32_128__sm90: [0-9.]* s, [0-9]* bytes' "$tmp/err" || bad "no per-artifact time"
-    grep -q '4 compiled, 0 up to date, 0 failed, of 4' "$tmp/err" || bad "no CuTeDSL summary: $(cat "$tmp/err")"
+    grep -q 'nvidia-cutlass-dsl [0-9.]* imported in [0-9.]* s (for sm_90)' "$tmp/err" || fail "no import line: $(cat "$tmp/err")"
+    grep -q 'axpb__float32_128__sm90: [0-9.]* s, [0-9]* bytes' "$tmp/err" || fail "no per-artifact time"
+    grep -q '4 compiled, 0 up to date, 0 failed, of 4' "$tmp/err" || fail "no CuTeDSL summary: $(cat "$tmp/err")"
     cversion=$("$py" -c 'import importlib.metadata as m; print(m.version("nvidia-cutlass-dsl"))')
     wheel_rt=$("$py" -c 'import importlib.metadata as m
 print([f.locate() for f in m.files("nvidia-cutlass-dsl-libs-cu13") if str(f).endswith("cu13/lib/libcuda_dialect_runtime_static.a")][0])')
-    cmp -s "$wheel_rt" "$cout/libcuda_dialect_runtime_static.a" || bad "the runtime archive is not the wheel's cu13 one"
-    python3 - "$tmp/cute.json" "$cout" "$cversion" <<'PY' || bad "the CuTeDSL sidecars disagree with the plan or the files"
+    cmp -s "$wheel_rt" "$cout/libcuda_dialect_runtime_static.a" || fail "the runtime archive is not the wheel's cu13 one"
+    python3 - "$tmp/cute.json" "$cout" "$cversion" <<'PY' || fail "the CuTeDSL sidecars disagree with the plan or the files"
 import hashlib, json, os, sys
 plan, out, version = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
 ok = True
@@ -289,53 +282,53 @@ PY
     if command -v nm >/dev/null 2>&1; then
         for o in "$cout"/*.o; do
             p=$(basename "$o" .o)
-            nm --defined-only "$o" | grep -q " T _mlir_${p}_cuda_init$" || bad "$p.o defines no _mlir_${p}_cuda_init"
+            nm --defined-only "$o" | grep -q " T _mlir_${p}_cuda_init$" || fail "$p.o defines no _mlir_${p}_cuda_init"
         done
     else
         echo "note: no nm: the objects' symbols not checked" >&2
     fi
-    [ -z "$(find "$cout" -mindepth 1 -name '.*' -print -quit)" ] || bad "a temporary file or folder was left in $cout"
+    [ -z "$(find "$cout" -mindepth 1 -name '.*' -print -quit)" ] || fail "a temporary file or folder was left in $cout"
     cp -r "$cout" "$tmp/cfirst"
 
     # the sm_80 artifact exported after sm_90 ones is what a run of its own makes
     cplan cute80 "arts[:] = arts[3:]"
-    "$py" "$export_tool" --plan "$tmp/cute80.json" --out "$tmp/cute80" 2>"$tmp/err" || bad "the sm_80 plan failed: $(cat "$tmp/err")"
-    grep -q '(for sm_80)' "$tmp/err" || bad "the sm_80 run did not import for sm_80: $(cat "$tmp/err")"
+    "$py" "$export_tool" --plan "$tmp/cute80.json" --out "$tmp/cute80" 2>"$tmp/err" || fail "the sm_80 plan failed: $(cat "$tmp/err")"
+    grep -q '(for sm_80)' "$tmp/err" || fail "the sm_80 run did not import for sm_80: $(cat "$tmp/err")"
     for f in "$tmp"/cute80/silu_mul_cutedsl__float32__sm80.*; do
-        cmp -s "$f" "$cout/$(basename "$f")" || bad "$(basename "$f") differs when exported after sm_90 artifacts"
+        cmp -s "$f" "$cout/$(basename "$f")" || fail "$(basename "$f") differs when exported after sm_90 artifacts"
     done
 
     # up to date: nothing compiled or imported; --force: the same bytes again
-    "$py" "$export_tool" --plan "$tmp/cute.json" --out "$cout" 2>"$tmp/err" || bad "the second CuTeDSL export failed"
-    grep -q '0 compiled, 4 up to date' "$tmp/err" || bad "the second CuTeDSL export was not up to date: $(cat "$tmp/err")"
-    grep -q 'imported' "$tmp/err" && bad "an up-to-date export imported the compiler"
-    "$py" "$export_tool" --plan "$tmp/cute.json" --out "$cout" --force 2>"$tmp/err" || bad "CuTeDSL --force failed"
-    grep -q '4 compiled, 0 up to date' "$tmp/err" || bad "CuTeDSL --force did not compile"
+    "$py" "$export_tool" --plan "$tmp/cute.json" --out "$cout" 2>"$tmp/err" || fail "the second CuTeDSL export failed"
+    grep -q '0 compiled, 4 up to date' "$tmp/err" || fail "the second CuTeDSL export was not up to date: $(cat "$tmp/err")"
+    grep -q 'imported' "$tmp/err" && fail "an up-to-date export imported the compiler"
+    "$py" "$export_tool" --plan "$tmp/cute.json" --out "$cout" --force 2>"$tmp/err" || fail "CuTeDSL --force failed"
+    grep -q '4 compiled, 0 up to date' "$tmp/err" || fail "CuTeDSL --force did not compile"
     for f in "$tmp"/cfirst/*; do
-        cmp -s "$f" "$cout/$(basename "$f")" || bad "$(basename "$f") differs after --force"
+        cmp -s "$f" "$cout/$(basename "$f")" || fail "$(basename "$f") differs after --force"
     done
     # a header edited in DIR is not up to date: recompiled
     printf '\n' >>"$cout/axpb__float32_128__sm90.h"
-    "$py" "$export_tool" --plan "$tmp/cute.json" --out "$cout" 2>"$tmp/err" || bad "the export after an edited header failed"
-    grep -q '1 compiled, 3 up to date' "$tmp/err" || bad "an edited header was kept: $(cat "$tmp/err")"
-    cmp -s "$tmp/cfirst/axpb__float32_128__sm90.h" "$cout/axpb__float32_128__sm90.h" || bad "the edited header was not rewritten"
+    "$py" "$export_tool" --plan "$tmp/cute.json" --out "$cout" 2>"$tmp/err" || fail "the export after an edited header failed"
+    grep -q '1 compiled, 3 up to date' "$tmp/err" || fail "an edited header was kept: $(cat "$tmp/err")"
+    cmp -s "$tmp/cfirst/axpb__float32_128__sm90.h" "$cout/axpb__float32_128__sm90.h" || fail "the edited header was not rewritten"
 
     # --from: copied where DIR holds them as the plan asks, cutlass never imported
     nocompiler "$py" --plan "$tmp/cute.json" --out "$tmp/cfrom" --from "$tmp/cfirst" 2>"$tmp/err" ||
-        bad "CuTeDSL --from failed: $(cat "$tmp/err")"
+        fail "CuTeDSL --from failed: $(cat "$tmp/err")"
     grep -q "4 copied from $tmp/cfirst, 0 compiled, 0 up to date, 0 failed, of 4" "$tmp/err" ||
-        bad "CuTeDSL --from did not copy: $(cat "$tmp/err")"
+        fail "CuTeDSL --from did not copy: $(cat "$tmp/err")"
     for f in "$tmp"/cfirst/*; do
-        cmp -s "$f" "$tmp/cfrom/$(basename "$f")" || bad "--from: $(basename "$f") differs from its copy"
+        cmp -s "$f" "$tmp/cfrom/$(basename "$f")" || fail "--from: $(basename "$f") differs from its copy"
     done
     nocompiler "$py" --plan "$tmp/cute.json" --out "$tmp/cfrom" --from "$tmp/cfirst" 2>"$tmp/err" ||
-        bad "the second CuTeDSL --from failed"
-    grep -q "0 copied from $tmp/cfirst, 0 compiled, 4 up to date" "$tmp/err" || bad "a second --from was not up to date: $(cat "$tmp/err")"
+        fail "the second CuTeDSL --from failed"
+    grep -q "0 copied from $tmp/cfirst, 0 compiled, 4 up to date" "$tmp/err" || fail "a second --from was not up to date: $(cat "$tmp/err")"
     # a Python with no DSL package at all (the GPU machine) copies the same way
     if ! python3 -c 'import importlib.metadata as m; m.version("nvidia-cutlass-dsl")' >/dev/null 2>&1; then
         python3 "$export_tool" --plan "$tmp/cute.json" --out "$tmp/cfrom3" --from "$tmp/cfirst" 2>"$tmp/err" ||
-            bad "--from under a Python without nvidia-cutlass-dsl failed: $(cat "$tmp/err")"
-        grep -q "4 copied from" "$tmp/err" || bad "--from without the package: $(cat "$tmp/err")"
+            fail "--from under a Python without nvidia-cutlass-dsl failed: $(cat "$tmp/err")"
+        grep -q "4 copied from" "$tmp/err" || fail "--from without the package: $(cat "$tmp/err")"
     fi
     # what DIR does not hold as the plan asks is not copied: a binary that is not its sidecar's,
     # a header whose wrapper lost a parameter (its hash made right); with no compiler, failures
@@ -352,13 +345,13 @@ open("%s/%s.json" % (d, p), "w").write(json.dumps(side))
 PY
     st=0
     nocompiler "$py" --plan "$tmp/cute.json" --out "$tmp/cbadout" --from "$tmp/cbad" 2>"$tmp/err" || st=$?
-    [ "$st" = 1 ] || bad "--from a bad folder: exit $st"
+    [ "$st" = 1 ] || fail "--from a bad folder: exit $st"
     grep -qF "error: silu_mul_cutedsl__float32__sm90: not in $tmp/cbad as the plan asks (silu_mul_cutedsl__float32__sm90.json differs from the plan and the files in 'binary'), and cannot import cutlass" "$tmp/err" ||
-        bad "--from a bad binary: $(cat "$tmp/err")"
+        fail "--from a bad binary: $(cat "$tmp/err")"
     grep -qF "(silu_mul_cutedsl__bfloat16__sm90.h: cute_dsl_silu_mul_cutedsl__bfloat16__sm90_wrapper takes (module, gate, out, stream); the declaration's args make (module, gate, up, out, stream))" "$tmp/err" ||
-        bad "--from a header whose wrapper lacks a parameter: $(cat "$tmp/err")"
-    grep -q "2 copied from $tmp/cbad, 0 compiled, 0 up to date, 2 failed, of 4" "$tmp/err" || bad "--from a bad folder: summary: $(cat "$tmp/err")"
-    [ ! -e "$tmp/cbadout/silu_mul_cutedsl__float32__sm90.json" ] || bad "--from a bad folder: a failed artifact's sidecar was written"
+        fail "--from a header whose wrapper lacks a parameter: $(cat "$tmp/err")"
+    grep -q "2 copied from $tmp/cbad, 0 compiled, 0 up to date, 2 failed, of 4" "$tmp/err" || fail "--from a bad folder: summary: $(cat "$tmp/err")"
+    [ ! -e "$tmp/cbadout/silu_mul_cutedsl__float32__sm90.json" ] || fail "--from a bad folder: a failed artifact's sidecar was written"
 
     # one folder, one plan, both DSLs: all up to date, neither compiler imported
     mkdir -p "$tmp/mixed"
@@ -366,18 +359,18 @@ PY
     python3 -c 'import json, sys
 a, b = (json.load(open(p))["artifacts"] for p in sys.argv[1:3])
 json.dump({"version": 1, "artifacts": a + b}, open(sys.argv[3], "w"))' "$tmp/good.json" "$tmp/cute.json" "$tmp/mixed.json"
-    nocompiler "$py" --plan "$tmp/mixed.json" --out "$tmp/mixed" 2>"$tmp/err" || bad "the mixed plan failed: $(cat "$tmp/err")"
-    grep -q '0 compiled, 8 up to date, 0 failed, of 8' "$tmp/err" || bad "the mixed plan was not up to date: $(cat "$tmp/err")"
+    nocompiler "$py" --plan "$tmp/mixed.json" --out "$tmp/mixed" 2>"$tmp/err" || fail "the mixed plan failed: $(cat "$tmp/err")"
+    grep -q '0 compiled, 8 up to date, 0 failed, of 8' "$tmp/err" || fail "the mixed plan was not up to date: $(cat "$tmp/err")"
 
     # a Python without nvidia-cutlass-dsl: said once, its other artifacts not tried, nothing written
     if ! python3 -c 'import importlib.metadata as m; m.version("nvidia-cutlass-dsl")' >/dev/null 2>&1; then
         st=0
         python3 "$export_tool" --plan "$tmp/cute.json" --out "$tmp/cout_none" 2>"$tmp/err" || st=$?
-        [ "$st" = 1 ] || bad "without nvidia-cutlass-dsl: exit $st"
+        [ "$st" = 1 ] || fail "without nvidia-cutlass-dsl: exit $st"
         grep -q "error: silu_mul_cutedsl__float32__sm90: no nvidia-cutlass-dsl package is installed for" "$tmp/err" ||
-            bad "without nvidia-cutlass-dsl: $(cat "$tmp/err")"
-        grep -q "1 failed, 3 not tried, of 4" "$tmp/err" || bad "without nvidia-cutlass-dsl: summary: $(cat "$tmp/err")"
-        [ -z "$(ls -A "$tmp/cout_none" 2>/dev/null)" ] || bad "without nvidia-cutlass-dsl: files were written"
+            fail "without nvidia-cutlass-dsl: $(cat "$tmp/err")"
+        grep -q "1 failed, 3 not tried, of 4" "$tmp/err" || fail "without nvidia-cutlass-dsl: summary: $(cat "$tmp/err")"
+        [ -z "$(ls -A "$tmp/cout_none" 2>/dev/null)" ] || fail "without nvidia-cutlass-dsl: files were written"
     fi
 
     # failures: each named, exit 1, the failed artifact's stale files removed, the others exported
@@ -391,14 +384,14 @@ json.dump({"version": 1, "artifacts": a + b}, open(sys.argv[3], "w"))' "$tmp/goo
         echo stale >"$dir/$failed.json"
         echo stale >"$dir/$failed.o"
         "$py" "$export_tool" --plan "$tmp/$1.json" --out "$dir" 2>"$tmp/err" || st=$?
-        [ "$st" = "$2" ] || bad "$1: exit $st, expected $2 ($(cat "$tmp/err"))"
-        grep -qF -- "$3" "$tmp/err" || bad "$1: the message lacks '$3': $(cat "$tmp/err")"
+        [ "$st" = "$2" ] || fail "$1: exit $st, expected $2 ($(cat "$tmp/err"))"
+        grep -qF -- "$3" "$tmp/err" || fail "$1: the message lacks '$3': $(cat "$tmp/err")"
         if [ "$2" = 1 ]; then
             [ ! -e "$dir/$failed.json" ] && [ ! -e "$dir/$failed.o" ] ||
-                bad "$1: the failed artifact's stale files were left"
-            [ -e "$dir/$other.o" ] || bad "$1: one failure stopped the others"
+                fail "$1: the failed artifact's stale files were left"
+            [ -e "$dir/$other.o" ] || fail "$1: one failure stopped the others"
         fi
-        [ -z "$(find "$dir" -mindepth 1 -name '.*' -print -quit)" ] || bad "$1: a temporary file or folder was left"
+        [ -z "$(find "$dir" -mindepth 1 -name '.*' -print -quit)" ] || fail "$1: a temporary file or folder was left"
     }
     cplan cpin "arts[0]['compiler'] = 'nvidia-cutlass-dsl==0.0.1'; arts[:] = arts[:3]"
     cexpect_fail cpin 1 "error: silu_mul_cutedsl__float32__sm90: the declaration asks nvidia-cutlass-dsl==0.0.1; the compiler found is nvidia-cutlass-dsl $cversion"
@@ -416,7 +409,7 @@ json.dump({"version": 1, "artifacts": a + b}, open(sys.argv[3], "w"))' "$tmp/goo
 fi
 
 # ---- the declarations' own plan, where schemagen writes plans --------------------------------
-if "$schemagen" --help 2>&1 | grep -q -- '--dsl-plan'; then
+if "$tool" --help 2>&1 | grep -q -- '--dsl-plan'; then
     shopt -s nullglob
     decls=()
     # without nvidia-cutlass-dsl, the CuTeDSL declarations are left out (as the build does)
@@ -433,23 +426,22 @@ if "$schemagen" --help 2>&1 | grep -q -- '--dsl-plan'; then
         # swept by the next one
         mkdir -p "$tmp/decls/.cutedsl-killed"
         touch "$tmp/decls/.cutedsl-killed/x.o" "$tmp/decls/.x.json.abc123.tmp"
-        if ! "$schemagen" "${dsl_args[@]}" --dsl-plan "$tmp/decls.json" "$root/schemas/aten_core.yaml" \
+        if ! "$tool" "${dsl_args[@]}" --dsl-plan "$tmp/decls.json" "$root/schemas/aten_core.yaml" \
             "$root"/kernels/dsl/schemas/*.yaml 2>"$tmp/err"; then
-            bad "schemagen --dsl-plan over kernels/dsl/*.yaml failed: $(cat "$tmp/err")"
+            fail "schemagen --dsl-plan over kernels/dsl/*.yaml failed: $(cat "$tmp/err")"
         elif ! "$py" "$export_tool" --plan "$tmp/decls.json" --out "$tmp/decls" 2>"$tmp/err"; then
-            bad "the declarations' plan did not export: $(cat "$tmp/err")"
+            fail "the declarations' plan did not export: $(cat "$tmp/err")"
         else
             tail -n 1 "$tmp/err" >&2
             n=$("$py" -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["artifacts"]))' "$tmp/decls.json")
             [ "$n" -gt 0 ] && grep -q " 0 failed, of $n;" "$tmp/err" ||
-                bad "the declarations' plan ($n points) did not export whole"
+                fail "the declarations' plan ($n points) did not export whole"
             [ ! -e "$tmp/decls/.cutedsl-killed" ] && [ ! -e "$tmp/decls/.x.json.abc123.tmp" ] ||
-                bad "a killed export's leftovers were not swept: $(ls -A "$tmp/decls" | grep '^\.')"
+                fail "a killed export's leftovers were not swept: $(ls -A "$tmp/decls" | grep '^\.')"
         fi
     fi
 else
     echo "note: this schemagen writes no plans (--dsl-plan): kernels/dsl/*.yaml not exported" >&2
 fi
 
-[ "$fail" = 0 ] && echo "dsl_export: ok"
-exit "$fail"
+sg_test_done

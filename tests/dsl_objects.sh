@@ -9,34 +9,18 @@
 #   bash tests/dsl_objects.sh SCHEMAGEN [CORPUS_DIR]
 set -uo pipefail
 
-tool=${1:?usage: bash tests/dsl_objects.sh SCHEMAGEN [CORPUS_DIR]}
-tool=$(cd "$(dirname "$tool")" && pwd)/$(basename "$tool")
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
+# shellcheck source=SCRIPTDIR/sg_test.bash
+. "$(dirname "${BASH_SOURCE[0]}")/sg_test.bash"
+sg_test_init dsl_objects "$@"
 py=${SG_DSL_PYTHON:-}
-[ -n "$py" ] && [ -x "$py" ] || { echo "skipped: no SG_DSL_PYTHON (a Python with the DSL compilers)"; exit 77; }
+[ -n "$py" ] && [ -x "$py" ] || sg_test_skip "no SG_DSL_PYTHON (a Python with the DSL compilers)"
 "$py" -c "import importlib.metadata as m; m.version('nvidia-cutlass-dsl')" 2>/dev/null ||
-    { echo "skipped: $py has no nvidia-cutlass-dsl"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
+    sg_test_skip "$py has no nvidia-cutlass-dsl"
 
 mkdir -p "$tmp/cutedsl"
 cp "$root/kernels/dsl/cutedsl/silu_mul.py" "$tmp/cutedsl/"
 cp "$root/kernels/dsl/silu_mul.yaml" "$root/kernels/dsl/schemas/fused.yaml" "$tmp/"
 cd "$tmp" || exit 1
-
-t() {
-    local want=$1 rc=0
-    shift
-    "$tool" "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
-    err=$(cat "$tmp/err")
-    [ "$rc" = "$want" ] || fail "schemagen $* exited $rc, not $want: $err"
-}
 
 p=silu_mul_cutedsl__float32__sm90
 decl_line=$(grep -n '^- name: silu_mul_cutedsl$' silu_mul.yaml | cut -d: -f1)
@@ -44,7 +28,7 @@ t 0 --dsl silu_mul.yaml --dsl-plan plan.json fused.yaml
 grep -q '"dsl": "cutedsl", "compiler": "nvidia-cutlass-dsl==' plan.json || fail "the plan: $(cat plan.json)"
 grep -q num_warps plan.json && fail "the plan of an object DSL names warps"
 "$py" "$root/tools/dsl_export.py" --plan plan.json --out art.good 2>export.log ||
-    { fail "the export failed: $(cat export.log)"; exit 1; }
+    fail_now "the export failed: $(cat export.log)"
 for f in "$p.o" "$p.h" "$p.json" libcuda_dialect_runtime_static.a; do
     [ -f "art.good/$f" ] || fail "the export wrote no $f"
 done
@@ -70,9 +54,7 @@ for k in ('binary', 'header', 'runtime'):
 }
 refused() {
     t 1 --dsl silu_mul.yaml --dsl-artifacts art fused.yaml
-    for m in "$@"; do
-        case $err in *"$m"*) ;; *) fail "no '$m' in: $err" ;; esac
-    done
+    for m in "$@"; do has "$err" "$m"; done
     case $err in *"silu_mul.yaml:$decl_line:3: note: artifact '$p' of the declaration 'silu_mul_cutedsl'"*) ;;
     *) fail "no note at the declaration: $err" ;; esac
 }
@@ -93,7 +75,7 @@ cp -r gen gen.first
 t 0 --lib fused --dsl silu_mul.yaml --dsl-artifacts art -o gen fused.yaml
 diff -r gen gen.first >/dev/null || fail "two runs gave different files"
 if [ -n "${SG_CUDA_INCLUDE:-}" ]; then
-    ${CC:-cc} -std=c11 -Wall -Wextra -Wshadow -Werror -c -Igen -I"$root/runtime" \
+    $cc -std=c11 -Wall -Wextra -Wshadow -Werror -c -Igen -I"$root/runtime" \
         -I"$root/gen/schema" -isystem art -isystem "$SG_CUDA_INCLUDE" $c -o fused_dsl.o ||
         fail "$c does not compile with -Werror"
 else
@@ -149,5 +131,4 @@ sed 's/^  dsl: .*/  dsl: helion/' silu_mul.yaml >dsl.yaml
 t 1 --dsl dsl.yaml --dsl-plan x.json fused.yaml
 case $err in *"error: 'dsl' is triton or cutedsl, not 'helion'"*) ;; *) fail "an unknown DSL: $err" ;; esac
 
-[ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
-echo "dsl_objects: ok"
+sg_test_done

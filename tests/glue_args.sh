@@ -7,12 +7,10 @@
 #   bash tests/glue_args.sh SCHEMAGEN [CORPUS_DIR]
 set -uo pipefail
 
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
-command -v cmake >/dev/null 2>&1 || { echo "skipped: no cmake"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
+# shellcheck source=SCRIPTDIR/sg_test.bash
+. "$(dirname "${BASH_SOURCE[0]}")/sg_test.bash"
+sg_test_init_no_tool glue_args
+command -v cmake >/dev/null 2>&1 || sg_test_skip "no cmake"
 
 # refused FN ARGS... -- MESSAGE: FN(g ARGS...) stops the configure with MESSAGE
 refused() {
@@ -23,11 +21,9 @@ refused() {
     printf 'include("%s/cmake/schemagen.cmake")\n%s(g %s)\n' "$root" "$fn" "${args[*]}" \
         >"$tmp/t.cmake"
     if cmake -P "$tmp/t.cmake" >"$tmp/out" 2>&1; then
-        echo "FAIL: $fn(g ${args[*]}) was accepted" >&2
-        failures=$((failures + 1))
+        fail "$fn(g ${args[*]}) was accepted"
     elif ! tr -s ' \n' '  ' <"$tmp/out" | grep -qF "$msg"; then
-        echo "FAIL: $fn(g ${args[*]}): no '$msg' in: $(cat "$tmp/out")" >&2
-        failures=$((failures + 1))
+        fail "$fn(g ${args[*]}): no '$msg' in: $(cat "$tmp/out")"
     fi
 }
 
@@ -52,5 +48,4 @@ refused sg_add_glue LIB my_ops SHARDS 1 SCHEMAS a.yaml KERNEL_KEYS CPU,CUDA -- "
 # well-formed, but without the package (no schemagen::schemagen target) it says what to do
 refused schemagen_add_library LIB my_ops SCHEMAS a.yaml -- "the schemagen package is not loaded: find_package(schemagen CONFIG REQUIRED) first"
 
-[ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
-echo "glue_args: ok"
+sg_test_done

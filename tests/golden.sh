@@ -23,12 +23,9 @@ if [ $# -lt 1 ]; then
     echo "usage: bash tests/golden.sh [--update] SCHEMAGEN [CORPUS_DIR]" >&2
     exit 2
 fi
-tool=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-failures=0
+# shellcheck source=SCRIPTDIR/sg_test.bash
+. "$(dirname "${BASH_SOURCE[0]}")/sg_test.bash"
+sg_test_init golden "$@"
 cases=0
 
 # check CASE_DIR NAME EMIT INPUTS...: runs the tool and compares with (or updates) CASE_DIR/NAME.
@@ -38,15 +35,13 @@ check() {
     local got=$tmp/$name rc=0
     (cd "$dir" && "$tool" --emit="$emit" "$@") >"$got" 2>"$tmp/stderr" || rc=$?
     if [ "$rc" -ne 0 ] || [ -s "$tmp/stderr" ]; then
-        echo "FAIL $dir: schemagen --emit=$emit exited $rc" >&2
+        fail "$dir: schemagen --emit=$emit exited $rc"
         cat "$tmp/stderr" >&2
-        failures=$((failures + 1))
     elif [ "$update" -eq 1 ]; then
         cmp -s "$got" "$dir/$name" || { cp "$got" "$dir/$name" && echo "updated $dir/$name"; }
     elif ! diff -u "$dir/$name" "$got" >"$tmp/diff"; then
-        echo "FAIL $dir/$name differs from the tool's output:" >&2
+        fail "$dir/$name differs from the tool's output:"
         head -n 60 "$tmp/diff" >&2
-        failures=$((failures + 1))
     fi
 }
 
@@ -59,17 +54,15 @@ check_gen() {
     rm -rf "$tmp/gen"
     (cd "$dir" && "$tool" "${args[@]}" -o "$tmp/gen" "$@") >"$tmp/stdout" 2>"$tmp/stderr" || rc=$?
     if [ "$rc" -ne 0 ] || [ -s "$tmp/stderr" ]; then
-        echo "FAIL $dir: schemagen ${args[*]} -o exited $rc" >&2
+        fail "$dir: schemagen ${args[*]} -o exited $rc"
         cat "$tmp/stderr" >&2
-        failures=$((failures + 1))
     elif [ "$update" -eq 1 ]; then
         if ! diff -r -q "$dir/expected" "$tmp/gen" >/dev/null 2>&1; then
             rm -rf "$dir/expected" && cp -r "$tmp/gen" "$dir/expected" && echo "updated $dir/expected"
         fi
     elif ! diff -ru "$dir/expected" "$tmp/gen" >"$tmp/diff"; then
-        echo "FAIL $dir/expected differs from the generated files:" >&2
+        fail "$dir/expected differs from the generated files:"
         head -n 80 "$tmp/diff" >&2
-        failures=$((failures + 1))
     fi
 }
 
@@ -90,13 +83,7 @@ for dir in "$here"/golden/*/; do
     check "$dir" ops.canonical canonical "${inputs[@]}"
 done
 
-if [ "$cases" -eq 0 ]; then
-    echo "skipped: no golden cases under $here/golden" >&2
-    exit 77
-fi
-if [ "$failures" -ne 0 ]; then
-    echo "golden: $failures output(s) differ" >&2
-    [ "$update" -eq 1 ] || echo "(if the change is intended: bash tests/golden.sh --update $1)" >&2
-    exit 1
-fi
-echo "golden: $cases case(s) match"
+[ "$cases" -ne 0 ] || sg_test_skip "no golden cases under $here/golden"
+[ "$failures" -eq 0 ] || [ "$update" -eq 1 ] ||
+    echo "(if the change is intended: bash tests/golden.sh --update $1)" >&2
+sg_test_done "$cases case(s) match"

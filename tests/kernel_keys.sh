@@ -10,30 +10,11 @@
 #   bash tests/kernel_keys.sh SCHEMAGEN [CORPUS_DIR]
 set -uo pipefail
 
-tool=${1:?usage: bash tests/kernel_keys.sh SCHEMAGEN [CORPUS_DIR]}
-tool=$(cd "$(dirname "$tool")" && pwd)/$(basename "$tool")
-build=$(dirname "$tool")
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
+# shellcheck source=SCRIPTDIR/sg_test.bash
+. "$(dirname "${BASH_SOURCE[0]}")/sg_test.bash"
+sg_test_init kernel_keys "$@"
 cp "$here/kernel_keys/kk.yaml" "$here/kernel_keys/kernels.c" "$tmp/"
 cd "$tmp" || exit 1
-
-# t STATUS ARGS...: schemagen ARGS exits with STATUS; its stderr in $err
-t() {
-    local want=$1 rc=0
-    shift
-    "$tool" "$@" >out 2>errout || rc=$?
-    err=$(cat errout)
-    [ "$rc" = "$want" ] || fail "schemagen $* exited $rc, not $want: $err"
-}
-has() { case $1 in *"$2"*) ;; *) fail "no '$2' in: $1" ;; esac; }
 
 keys=CPU,Meta,CompositeExplicitAutograd
 t 0 --lib kk --kernel-keys $keys -o gen kk.yaml
@@ -98,14 +79,8 @@ t 1 --lib kk --templates tpl -o gen.tpl kk.yaml
 has "$err" "the first line must name the output"
 
 # ---- compiled with the runtime ----
-cc=${CC:-cc}
-lib=("$build/libsg_runtime.a" "$build/libsg_schema.a" ${SG_RUNTIME_LIBS:-} -lpthread -lm -ldl)
-[ -f "$build/libsg_runtime.a" ] || { fail "no $build/libsg_runtime.a: build the sg_runtime target first"; lib=(); }
-# a sanitized build's library needs the same sanitizers in the program that links it
-san=()
-case $(nm "$build/libsg_runtime.a" 2>/dev/null) in
-*__asan_*) san=(-fsanitize=address,undefined) ;; *__tsan_*) san=(-fsanitize=thread) ;;
-esac
+sg_test_runtime
+[ -f "$build/libsg_runtime.a" ] || { fail "no $build/libsg_runtime.a: build the sg_runtime target first"; rt_libs=(); }
 inc=(-Igen -I"$root/runtime" -I"$root/gen/schema" -I"$root/tests")
 for f in gen/kk_0.c gen/kk_table.c; do
     $cc -std=c11 -Wall -Wextra -Wshadow -Werror -pedantic "${san[@]}" "${inc[@]}" -c "$f" \
@@ -117,16 +92,16 @@ if command -v c++ >/dev/null 2>&1; then
     echo '#include "kk.h"' >user.cc
     c++ -fsyntax-only -Wall -Wextra -Werror "${inc[@]}" user.cc || fail "kk.h does not compile as C++"
 fi
-if [ ${#lib[@]} -gt 0 ]; then
+if [ ${#rt_libs[@]} -gt 0 ]; then
     # (a) the right kernels: it links, and each call reaches its kernel
     if $cc -std=c11 -Wall -Wextra -Werror "${san[@]}" "${inc[@]}" kernels.c "${objs[@]}" \
-        "${lib[@]}" -o right 2>cerr; then
+        "${rt_libs[@]}" -o right 2>cerr; then
         ./right >rout 2>&1 || fail "the program with the right kernels failed: $(cat rout)"
     else
         fail "the right kernels do not build: $(cat cerr)"
     fi
     # (c) a kernel left out: the link fails and names it
-    if $cc -std=c11 -Wall "${san[@]}" "${inc[@]}" -DLEAVE_OUT kernels.c "${objs[@]}" "${lib[@]}" \
+    if $cc -std=c11 -Wall "${san[@]}" "${inc[@]}" -DLEAVE_OUT kernels.c "${objs[@]}" "${rt_libs[@]}" \
         -o missing 2>cerr; then
         fail "a program without kk_offset_any linked"
     else
@@ -188,5 +163,4 @@ t 2 --kernel-keys CPU,,Meta -o badgen kk.yaml
 t 2 --kernel-keys CPU kk.yaml
 has "$err" "--kernel-keys needs -o DIR"
 
-[ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
-echo "kernel_keys: ok"
+sg_test_done

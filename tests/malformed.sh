@@ -9,12 +9,11 @@
 #   SG_REGEN=1 bash tests/malformed.sh SCHEMAGEN    rewrites the .expected files: read the diff
 set -uo pipefail
 
-tool=${1:?usage: bash tests/malformed.sh SCHEMAGEN [CORPUS_DIR]}
-case $tool in /*) ;; *) tool=$PWD/$tool ;; esac
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")/malformed" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
+# shellcheck source=SCRIPTDIR/sg_test.bash
+. "$(dirname "${BASH_SOURCE[0]}")/sg_test.bash"
+sg_test_init malformed "$@"
+# the cases: NAME.yaml, NAME.args, NAME.expected
+cases=$here/malformed
 count=0
 
 # The generated inputs, written where they run.
@@ -35,48 +34,39 @@ mkdir -p "$gen"
 check() {
     local dir=$1 name=$2 rc=0 args=()
     count=$((count + 1))
-    [ -f "$here/$name.args" ] && read -r -a args <"$here/$name.args"
+    [ -f "$cases/$name.args" ] && read -r -a args <"$cases/$name.args"
     (cd "$dir" && "$tool" --emit=json ${args[@]+"${args[@]}"} "$name.yaml") \
         >"$tmp/out" 2>"$tmp/err" || rc=$?
     if [ -n "${SG_REGEN:-}" ]; then
-        cp "$tmp/err" "$here/$name.expected"
-    elif [ ! -f "$here/$name.expected" ]; then
-        echo "FAIL: $name: no $name.expected (SG_REGEN=1 makes it; read it before keeping it)" >&2
-        failures=$((failures + 1))
+        cp "$tmp/err" "$cases/$name.expected"
+    elif [ ! -f "$cases/$name.expected" ]; then
+        fail "$name: no $name.expected (SG_REGEN=1 makes it; read it before keeping it)"
         return
-    elif ! diff -u "$here/$name.expected" "$tmp/err" >"$tmp/diff"; then
-        echo "FAIL: $name: stderr differs from $name.expected:" >&2
+    elif ! diff -u "$cases/$name.expected" "$tmp/err" >"$tmp/diff"; then
+        fail "$name: stderr differs from $name.expected:"
         head -c 4000 "$tmp/diff" >&2
-        failures=$((failures + 1))
     fi
     if [ "$rc" -ne 1 ]; then
-        echo "FAIL: $name: exit status $rc, expected 1" >&2
-        failures=$((failures + 1))
+        fail "$name: exit status $rc, expected 1"
     fi
     if [ -s "$tmp/out" ]; then
-        echo "FAIL: $name: printed on stdout" >&2
-        failures=$((failures + 1))
+        fail "$name: printed on stdout"
     fi
 }
 
-for f in "$here"/*.yaml; do
-    check "$here" "$(basename "$f" .yaml)"
+for f in "$cases"/*.yaml; do
+    check "$cases" "$(basename "$f" .yaml)"
 done
 for f in "$gen"/*.yaml; do
     check "$gen" "$(basename "$f" .yaml)"
 done
 
 # An expected output with no case is a case that was lost.
-for f in "$here"/*.expected; do
+for f in "$cases"/*.expected; do
     name=$(basename "$f" .expected)
-    if [ ! -f "$here/$name.yaml" ] && [ ! -f "$gen/$name.yaml" ]; then
-        echo "FAIL: $name.expected has no $name.yaml" >&2
-        failures=$((failures + 1))
+    if [ ! -f "$cases/$name.yaml" ] && [ ! -f "$gen/$name.yaml" ]; then
+        fail "$name.expected has no $name.yaml"
     fi
 done
 
-if [ "$failures" -ne 0 ]; then
-    echo "malformed: $failures failures in $count cases" >&2
-    exit 1
-fi
-echo "malformed: $count cases passed"
+sg_test_done "$count cases passed"

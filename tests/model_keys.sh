@@ -8,13 +8,10 @@
 #   bash tests/model_keys.sh SCHEMAGEN [CORPUS_DIR]
 set -uo pipefail
 
-tool=${1:?usage: bash tests/model_keys.sh SCHEMAGEN [CORPUS_DIR]}
-corpus=${2:-}
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-doc=$here/../docs/templates.md
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
+# shellcheck source=SCRIPTDIR/sg_test.bash
+. "$(dirname "${BASH_SOURCE[0]}")/sg_test.bash"
+sg_test_init model_keys "$@"
+doc=$root/docs/templates.md
 mkdir "$tmp/tpl"
 cat >"$tmp/tpl/keys.tpl" <<'EOF'
 %! output = "keys.txt"
@@ -59,15 +56,13 @@ documented() {
 check() { # check YAML... : the model of those inputs
     rm -rf "$tmp/o"
     if ! "$tool" -o "$tmp/o" --templates "$tmp/tpl" "$@" 2>"$tmp/err"; then
-        echo "FAIL: schemagen $*: $(cat "$tmp/err")" >&2
-        failures=$((failures + 1))
+        fail "schemagen $*: $(cat "$tmp/err")"
         return
     fi
     while read -r kind key; do
         [ -n "$kind" ] || continue
         if ! documented "$kind" | grep -qx -- "$key"; then
-            echo "FAIL: the model's $kind key '$key' is not in docs/templates.md's $kind table" >&2
-            failures=$((failures + 1))
+            fail "the model's $kind key '$key' is not in docs/templates.md's $kind table"
         fi
     done <"$tmp/o/keys.txt"
 }
@@ -79,8 +74,4 @@ else
     echo "note: no corpus: only the golden schemas' model is walked"
 fi
 
-if [ "$failures" -ne 0 ]; then
-    echo "model_keys: $failures check(s) failed" >&2
-    exit 1
-fi
-echo "model_keys: all checks passed"
+sg_test_done "all checks passed"

@@ -7,14 +7,9 @@
 #   bash tests/outdir.sh SCHEMAGEN [CORPUS_DIR]
 set -uo pipefail
 
-tool=${1:?usage: bash tests/outdir.sh SCHEMAGEN [CORPUS_DIR]}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
+# shellcheck source=SCRIPTDIR/sg_test.bash
+. "$(dirname "${BASH_SOURCE[0]}")/sg_test.bash"
+sg_test_init outdir "$@"
 
 # ops N FILE: N small ops
 ops() { awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) printf "- func: op%d(Tensor self) -> Tensor\n", i }' >"$2"; }
@@ -154,8 +149,4 @@ before=$(snap "$tmp/m")
 "$tool" -o "$tmp/m" --shards 2 "$tmp/v2.yaml" || fail "the unchanged run failed"
 [ "$(snap "$tmp/m")" = "$before" ] || fail "an unchanged run touched the folder"
 
-[ "$failures" -eq 0 ] || {
-    echo "$failures failure(s)" >&2
-    exit 1
-}
-echo "outdir.sh: all passed"
+sg_test_done "all passed"

@@ -6,29 +6,17 @@
 #   bash tests/sandbox.sh SCHEMAGEN [CORPUS_DIR]
 set -uo pipefail
 
-tool=${1:?usage: bash tests/sandbox.sh SCHEMAGEN [CORPUS_DIR]}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
+# shellcheck source=SCRIPTDIR/sg_test.bash
+. "$(dirname "${BASH_SOURCE[0]}")/sg_test.bash"
+sg_test_init sandbox "$@"
 cat >"$tmp/ops.yaml" <<'EOF'
 - func: abs(Tensor self) -> Tensor
   variants: function, method
 
 - func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 EOF
-# t EXPECTED_STATUS ARGS...: runs the tool with a time limit; stderr in $err.
-t() {
-    local want=$1 rc=0
-    shift
-    timeout 60 "$tool" "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
-    err=$(cat "$tmp/err")
-    [ "$rc" = "$want" ] || fail "schemagen $* exited $rc, not $want: $err"
-}
-has() { grep -q -F -- "$2" <<<"$1" || fail "expected '$2' in: $1"; }
+# each run of the tool (t) stopped after 60 s: templates here try to loop forever
+t_limit=60
 # tpl NAME TEXT: a fresh template folder holding NAME
 tpl() {
     rm -rf "$tmp/tpl" "$tmp/o"
@@ -190,8 +178,4 @@ run_tpl 0
 [ "$(cat "$tmp/o/r.txt" 2>/dev/null)" = "$(printf '2 2 1 true true\n1 self\n2 other\n3 alpha')" ] ||
     fail "reading the model: $(cat "$tmp/o/r.txt" 2>/dev/null)"
 
-if [ "$failures" -ne 0 ]; then
-    echo "sandbox: $failures check(s) failed" >&2
-    exit 1
-fi
-echo "sandbox: all checks passed"
+sg_test_done "all checks passed"

@@ -11,17 +11,9 @@
 # brings a boxing adapter of its own.
 set -uo pipefail
 
-tool=${1:?usage: bash tests/stable_output.sh SCHEMAGEN [CORPUS_DIR]}
-corpus=${2:-}
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
+# shellcheck source=SCRIPTDIR/sg_test.bash
+. "$(dirname "${BASH_SOURCE[0]}")/sg_test.bash"
+sg_test_init stable_output "$@"
 
 NEW='- func: stable_probe(Tensor self, str mode, float[] w, Dimname d, int k=3) -> (Tensor, int)'
 
@@ -144,5 +136,4 @@ else
     echo "corpus: skipped (no native_functions.yaml given)"
 fi
 
-[ "$failures" -eq 0 ] || { echo "stable_output: $failures failure(s)" >&2; exit 1; }
-echo "stable_output: ok"
+sg_test_done

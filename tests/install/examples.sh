@@ -10,42 +10,40 @@ set -euo pipefail
 
 build=$(cd "$1" && pwd)
 src=$(cd "$2" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=SCRIPTDIR/../sg_test.bash
+. "$(dirname "${BASH_SOURCE[0]}")/../sg_test.bash"
+sg_test_init_no_tool install/examples
 prefix=$tmp/prefix
 jobs=${SG_JOBS:-2}
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-cmake --install "$build" --prefix "$prefix" >"$tmp/install.log" || { cat "$tmp/install.log"; fail "cmake --install"; }
+cmake --install "$build" --prefix "$prefix" >"$tmp/install.log" || { cat "$tmp/install.log"; fail_now "cmake --install"; }
 
 # what is installed, and what is not
 for f in bin/schemagen lib/libsg_runtime.a lib/libsg_runtime.so lib/libsg_aten_cpu.a \
          lib/cmake/schemagen/schemagen-config.cmake lib/cmake/schemagen/schemagen.cmake \
          lib/pkgconfig/schemagen-runtime.pc lib/pkgconfig/schemagen-aten.pc \
          include/schemagen/sg_runtime.h include/schemagen/aten.h include/schemagen/sg_aten_cpu.h; do
-    [ -e "$prefix/$f" ] || fail "not installed: $f"
+    [ -e "$prefix/$f" ] || fail_now "not installed: $f"
 done
 for f in include/schemagen/rt_dispatch.h include/schemagen/rt_internal.h \
          include/schemagen/sg_schema.h include/schemagen/cpu.h; do
-    [ ! -e "$prefix/$f" ] || fail "installed, but private: $f"
+    [ ! -e "$prefix/$f" ] || fail_now "installed, but private: $f"
 done
-"$prefix/bin/schemagen" --version >/dev/null || fail "the installed tool does not run"
+"$prefix/bin/schemagen" --version >/dev/null || fail_now "the installed tool does not run"
 
 # 1. CMake: each example configured with the prefix as its only hint
 for ex in my_ops backend; do
     cmake -S "$src/examples/$ex" -B "$tmp/cmake-$ex" -DCMAKE_PREFIX_PATH="$prefix" \
         -DCMAKE_BUILD_TYPE=Release >"$tmp/cmake-$ex.log" 2>&1 ||
-        { cat "$tmp/cmake-$ex.log"; fail "configure examples/$ex against the package"; }
+        { cat "$tmp/cmake-$ex.log"; fail_now "configure examples/$ex against the package"; }
     cmake --build "$tmp/cmake-$ex" -j "$jobs" >>"$tmp/cmake-$ex.log" 2>&1 ||
-        { cat "$tmp/cmake-$ex.log"; fail "build examples/$ex against the package"; }
+        { cat "$tmp/cmake-$ex.log"; fail_now "build examples/$ex against the package"; }
 done
-"$tmp/cmake-my_ops/my_ops_demo" || fail "examples/my_ops (CMake) failed"
-"$tmp/cmake-backend/npu_demo" || fail "examples/backend (CMake) failed"
+"$tmp/cmake-my_ops/my_ops_demo" || fail_now "examples/my_ops (CMake) failed"
+"$tmp/cmake-backend/npu_demo" || fail_now "examples/backend (CMake) failed"
 
 # 2. pkg-config: the tool from the prefix, then the C compiler with pkg-config's flags
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
-cc=${CC:-cc}
 rpath=-Wl,-rpath,$prefix/lib
 gen=$tmp/pc/my_ops
 "$prefix/bin/schemagen" --lib my_ops --kernel-keys CPU -o "$gen" "$src/examples/my_ops/my_ops.yaml"
@@ -53,13 +51,13 @@ gen=$tmp/pc/my_ops
 "$cc" -Wall -Werror -I"$gen" -I"$src/examples/my_ops" -o "$tmp/pc/my_ops_demo" \
     "$src/examples/my_ops/main.c" "$src/examples/my_ops/my_ops_cpu.c" "$gen"/*.c \
     $(pkg-config --cflags --libs schemagen-runtime) "$rpath" -lm ||
-    fail "build examples/my_ops with pkg-config"
-"$tmp/pc/my_ops_demo" || fail "examples/my_ops (pkg-config) failed"
+    fail_now "build examples/my_ops with pkg-config"
+"$tmp/pc/my_ops_demo" || fail_now "examples/my_ops (pkg-config) failed"
 # shellcheck disable=SC2046
 "$cc" -Wall -o "$tmp/pc/npu_demo" "$src/examples/backend/npu.c" \
     $(pkg-config --cflags --libs schemagen-aten schemagen-runtime) "$rpath" ||
-    fail "build examples/backend with pkg-config"
-"$tmp/pc/npu_demo" || fail "examples/backend (pkg-config) failed"
+    fail_now "build examples/backend with pkg-config"
+"$tmp/pc/npu_demo" || fail_now "examples/backend (pkg-config) failed"
 # 3. add_subdirectory: a project that builds schemagen as part of itself, in a folder named
 # schemagen (where the tool must not collide with it), and the example beside it
 mkdir -p "$tmp/super"
@@ -70,9 +68,9 @@ add_subdirectory("$src" schemagen)
 add_subdirectory("$src/examples/my_ops" my_ops)
 EOF
 cmake -S "$tmp/super" -B "$tmp/super/build" -DSG_CUDA=OFF -DCMAKE_BUILD_TYPE=Release \
-    >"$tmp/super.log" 2>&1 || { cat "$tmp/super.log"; fail "configure a project adding schemagen"; }
+    >"$tmp/super.log" 2>&1 || { cat "$tmp/super.log"; fail_now "configure a project adding schemagen"; }
 cmake --build "$tmp/super/build" -j "$jobs" --target my_ops_demo >>"$tmp/super.log" 2>&1 ||
-    { cat "$tmp/super.log"; fail "build examples/my_ops with schemagen added as a subdirectory"; }
-[ -x "$tmp/super/build/schemagen/schemagen" ] || fail "the tool is not in the subdirectory's build folder"
-"$tmp/super/build/my_ops/my_ops_demo" || fail "examples/my_ops (add_subdirectory) failed"
-echo "install/examples: ok"
+    { cat "$tmp/super.log"; fail_now "build examples/my_ops with schemagen added as a subdirectory"; }
+[ -x "$tmp/super/build/schemagen/schemagen" ] || fail_now "the tool is not in the subdirectory's build folder"
+"$tmp/super/build/my_ops/my_ops_demo" || fail_now "examples/my_ops (add_subdirectory) failed"
+sg_test_done
