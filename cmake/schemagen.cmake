@@ -24,6 +24,16 @@
 #
 # The older name: SHARDS is required, and KERNEL_KEYS defaults to none.
 
+# OUT: FILE relative to the project's source folder where it lies inside, else absolute.
+function(_schemagen_rel out file)
+  get_filename_component(abs ${file} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
+  file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${abs})
+  if(rel MATCHES "^\\.\\./" OR IS_ABSOLUTE "${rel}")
+    set(rel ${abs})
+  endif()
+  set(${out} ${rel} PARENT_SCOPE)
+endfunction()
+
 function(_schemagen_library fn target shards_default keys_default)
   cmake_parse_arguments(G "" "LIB;SHARDS;DSL" "SCHEMAS;TAGS;SOURCES;KERNEL_KEYS" ${ARGN})
   set(where "${fn}(${target})")
@@ -87,9 +97,18 @@ function(_schemagen_library fn target shards_default keys_default)
     list(APPEND headers ${dir}/${G_LIB}_dsl.h)
     list(APPEND sources ${dir}/${G_LIB}_dsl.c)
   endif()
+  # Rationale: the tool runs in the project's source folder and is given the schema and tags
+  # files relative to it where they lie inside, so the generated files' banners name them the
+  # same way wherever the project is checked out (same input, same bytes).
+  set(schema_args "")
+  foreach(f ${G_SCHEMAS})
+    _schemagen_rel(rel ${f})
+    list(APPEND schema_args ${rel})
+  endforeach()
   set(tag_args "")
   foreach(t ${G_TAGS})
-    list(APPEND tag_args --tags ${t})
+    _schemagen_rel(rel ${t})
+    list(APPEND tag_args --tags ${rel})
   endforeach()
   # Rationale: the generated files are byproducts of a stamp, not outputs, so that a file the
   # tool left untouched (same bytes) keeps its mtime and its object is not rebuilt.
@@ -97,9 +116,10 @@ function(_schemagen_library fn target shards_default keys_default)
     OUTPUT ${dir}/stamp
     BYPRODUCTS ${headers} ${sources}
     COMMAND schemagen::schemagen --lib ${G_LIB} --shards ${G_SHARDS} ${tag_args} ${key_args}
-            ${dsl_args} -o ${dir} ${G_SCHEMAS}
+            ${dsl_args} -o ${dir} ${schema_args}
     COMMAND ${CMAKE_COMMAND} -E touch ${dir}/stamp
     DEPENDS schemagen::schemagen ${G_SCHEMAS} ${G_TAGS} ${dsl_deps}
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
     COMMENT "schemagen: ${target}"
     VERBATIM)
   add_custom_target(${target}_gen DEPENDS ${dir}/stamp)
