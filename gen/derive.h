@@ -48,6 +48,15 @@ int sg_model_derive_c(sg_model *m, sg_diag *d);
  * offsetof, ...): the words a generated parameter never takes (derive_c.c). */
 bool sg_derive_c_reserved_word(const char *s);
 
+/* Whether s is a C identifier. */
+bool sg_derive_c_identifier(const char *s);
+
+/* Why a C identifier cannot name a function that user code defines next to the generated files
+ * and that they declare and call (a when_c predicate, a kernel named under `dispatch:`), or
+ * NULL: the runtime's space (sg_, SG_), the implementation's (a leading _), keywords and what
+ * the runtime's headers define, types (_t), main. */
+const char *sg_derive_user_fn_reserved(const char *name);
+
 /* Whether any op's C names meet those the generated library `lib` (--lib) declares itself:
  * LIB_init, LIB_find, LIB_ops, LIB_nops, LIB_boxed_*, the guard LIB_H. Errors (SG-409) go to
  * d; returns their number. Run by code generation, which knows the library's name. */

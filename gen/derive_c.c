@@ -56,6 +56,28 @@ bool sg_derive_c_reserved_word(const char *s) {
     return false;
 }
 
+bool sg_derive_c_identifier(const char *s) {
+    if (!*s || (*s >= '0' && *s <= '9')) return false;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_' ||
+              (*s >= '0' && *s <= '9')))
+            return false;
+    return true;
+}
+
+const char *sg_derive_user_fn_reserved(const char *name) {
+    size_t n = strlen(name);
+    if ((name[0] == 's' || name[0] == 'S') && (name[1] == 'g' || name[1] == 'G') && name[2] == '_')
+        return "its prefix is the runtime's and the generated code's (sg_, SG_)";
+    if (name[0] == '_') return "names that start with '_' are the C implementation's";
+    if (sg_derive_c_reserved_word(name))
+        return "it is a C or C++ keyword or a name the runtime's headers define";
+    if (n > 2 && strcmp(name + n - 2, "_t") == 0)
+        return "names that end in '_t' are types (POSIX reserves them)";
+    if (strcmp(name, "main") == 0) return "it is the program's entry point";
+    return NULL;
+}
+
 typedef struct namer {
     sg_model *m;
     sg_diag  *d;

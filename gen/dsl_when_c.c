@@ -11,31 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static bool c_ident(const char *s) {
-    if (!*s || (*s >= '0' && *s <= '9')) return false;
-    for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_' ||
-              (*s >= '0' && *s <= '9')))
-            return false;
-    return true;
-}
-
-/* Why `name` is not a name user code may give a function next to the generated files, or
- * NULL: the runtime's space (sg_, SG_, and generated code's sg_dslg_), the implementation's
- * (a leading _), keywords and what the runtime's headers define, types (_t), main. */
-static const char *reserved(const char *name) {
-    size_t n = strlen(name);
-    if ((name[0] == 's' || name[0] == 'S') && (name[1] == 'g' || name[1] == 'G') && name[2] == '_')
-        return "its prefix is the runtime's and the generated code's (sg_, SG_)";
-    if (name[0] == '_') return "names that start with '_' are the C implementation's";
-    if (sg_derive_c_reserved_word(name))
-        return "it is a C or C++ keyword or a name the runtime's headers define";
-    if (n > 2 && strcmp(name + n - 2, "_t") == 0)
-        return "names that end in '_t' are types (POSIX reserves them)";
-    if (strcmp(name, "main") == 0) return "it is the program's entry point";
-    return NULL;
-}
-
 /* Whether `name` is a C name the argument called `arg` in the schema may get. */
 static bool hides(const char *arg, const char *name) {
     size_t na = strlen(arg), nn = strlen(name);
@@ -57,12 +32,12 @@ static bool same_params(const sg_op *a, const sg_op *b) {
 
 bool sg_dsl_when_c(const sg_dsl_set *s, sg_dsl_decl *dc, const char *name, sg_pos pos,
                    sg_diag *d) {
-    if (!c_ident(name)) {
+    if (!sg_derive_c_identifier(name)) {
         sg_diag_report(d, SG_ERROR, pos, "'when_c' needs the name of a C function, not '%s'",
                        name);
         return false;
     }
-    const char *why = reserved(name);
+    const char *why = sg_derive_user_fn_reserved(name);
     if (why) {
         sg_diag_report(d, SG_ERROR, pos, "'when_c' cannot name '%s': %s", name, why);
         return false;

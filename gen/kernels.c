@@ -137,24 +137,17 @@ static const char *ctype(planner *p, const sg_op *op) {
     return s;
 }
 
-static bool c_identifier(const char *s) {
-    if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_')) return false;
-    for (; *s; s++)
-        if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
-              *s == '_'))
-            return false;
-    return true;
-}
-
 /* SG-410: why `name` cannot be the C name of a kernel the library declares, or NULL. */
-static const char *bad_name(const planner *p, const char *name) {
-    if (!c_identifier(name)) return "is not a C identifier";
-    if (strncmp(name, "sg_", 3) == 0 || strncmp(name, "SG_", 3) == 0 ||
-        (name[0] == '_' && (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z'))))
-        return "is reserved (the runtime's names start with sg_ and SG_, the C "
-               "implementation's with __ or _ and a capital)";
-    if (sg_derive_c_reserved_word(name))
-        return "is a C or C++ keyword or a name the runtime's headers define";
+static const char *bad_name(planner *p, const char *name) {
+    if (!sg_derive_c_identifier(name)) return "is not a C identifier";
+    const char *why = sg_derive_user_fn_reserved(name);
+    if (why) {
+        sg_buf *b = &p->tmp;
+        b->len = 0;
+        sg_buf_printf(b, "is reserved: %s", why);
+        sg_buf_putc(b, '\0');
+        return b->oom ? "is reserved" : b->data;
+    }
     if (sg_derive_c_declares(&p->cnames, p->lib, name))
         return "is a name the generated library declares itself";
     return NULL;
