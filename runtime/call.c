@@ -118,6 +118,12 @@ static const char *bad_value(const sg_any *v, uint32_t items, sg_keyset *ks, int
     }
 }
 
+bool sg__arg_value_ok(const sg_op *op, int32_t i, const sg_any *v) {
+    sg_keyset unused = 0;
+    return (uint32_t)v->tag < SG_ANY__COUNT && (op->argc[i].accepts >> v->tag & 1) &&
+           !bad_value(v, op->argc[i].item_accepts, &unused, 0);
+}
+
 /* The errors of sg_op_call_boxed's first tests take its parameters as it received them, so
  * reaching them moves nothing on its fast path. A call that leaves trailing arguments out comes
  * here too, and goes on with the defaults filled in. */

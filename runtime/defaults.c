@@ -138,28 +138,17 @@ static bool box_list(mem *ar, const sg_value *v, const arg_check *k, sg_any *out
 }
 
 /* A named constant (Mean, long, contiguous_format) as the tag of its type, its value c10's
- * (schema_info.c's table). sg_dtype and sg_memory_format number as c10 does; sg_layout knows
- * three of c10's layouts, and numbers mkldnn differently. */
-static bool box_constant(const sg_value *v, uint32_t acc, sg_any *out) {
+ * (schema_info.c's table); sg_dtype, sg_layout and sg_memory_format number as c10 does. Whether
+ * the argument takes it, and the value is one the runtime has, is the boxed call's own check
+ * (sg__arg_value_ok), run on every default. */
+static bool box_constant(const sg_value *v, sg_any *out) {
     int64_t x = 0;
-    int     ty = sg_constant_lookup(v->u.str.s, v->u.str.len, &x);
-    switch (ty) {
+    switch (sg_constant_lookup(v->u.str.s, v->u.str.len, &x)) {
     case SG_TY_INT:
-    case SG_TY_QSCHEME: /* travels as an int (the INT family) */
-        if (!(acc & TAG(SG_ANY_INT))) return false;
-        return *out = sg_any_int(x), true;
-    case SG_TY_SCALAR_TYPE:
-        if (!(acc & TAG(SG_ANY_DTYPE)) || !sg_dtype_valid((int)x)) return false;
-        return *out = sg_box_tag_i(SG_ANY_DTYPE, x), true;
-    case SG_TY_MEMORY_FORMAT:
-        if (!(acc & TAG(SG_ANY_MEMORY_FORMAT)) || x < SG_CONTIGUOUS_FORMAT ||
-            x > SG_CHANNELS_LAST_3D)
-            return false;
-        return *out = sg_box_tag_i(SG_ANY_MEMORY_FORMAT, x), true;
-    case SG_TY_LAYOUT:
-        if (!(acc & TAG(SG_ANY_LAYOUT))) return false;
-        if (x < SG_STRIDED || x > SG_JAGGED) return false;
-        return *out = sg_box_tag_i(SG_ANY_LAYOUT, x), true;
+    case SG_TY_QSCHEME: return *out = sg_any_int(x), true; /* (the INT family) */
+    case SG_TY_SCALAR_TYPE: return *out = sg_box_tag_i(SG_ANY_DTYPE, x), true;
+    case SG_TY_MEMORY_FORMAT: return *out = sg_box_tag_i(SG_ANY_MEMORY_FORMAT, x), true;
+    case SG_TY_LAYOUT: return *out = sg_box_tag_i(SG_ANY_LAYOUT, x), true;
     default: return false;
     }
 }
@@ -181,7 +170,7 @@ static bool box_default(mem *m, sg_op *op, int32_t i, sg_any *out) {
             return box_int_fill(m, v->u.i, (uint32_t)l->size, out);
         return box_plain(m, v, k->accepts, out);
     case SG_VAL_LIST: return box_list(m, v, k, out);
-    case SG_VAL_IDENT: return box_constant(v, k->accepts, out);
+    case SG_VAL_IDENT: return box_constant(v, out);
     default: return box_plain(m, v, k->accepts, out);
     }
 }
@@ -197,7 +186,9 @@ sg_status sg__op_defaults(sg_op *op) {
     mem m = {op->arena, false};
     for (int32_t i = first; i < n; i++) {
         if (!op->schema.args[i].default_value) continue; /* SG_FILL_NONE (zeroed) */
-        op->fill[i] = box_default(&m, op, i, &op->defaults[i]) ? SG_FILL_OK : SG_FILL_CANNOT;
+        sg_any *v = &op->defaults[i];
+        bool    ok = box_default(&m, op, i, v) && sg__arg_value_ok(op, i, v);
+        op->fill[i] = ok ? SG_FILL_OK : SG_FILL_CANNOT;
     }
     return m.oom ? sg_error(SG_ENOMEM, "out of memory") : SG_OK;
 }

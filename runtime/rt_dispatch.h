@@ -116,6 +116,9 @@ void sg__ops_free(void);
 /* defaults.c: converts op's schema defaults into op->defaults and op->fill (lock held, arena
  * memory). A default without a boxed value is no error: only a call that leaves it out fails. */
 sg_status sg__op_defaults(sg_op *op);
+/* Whether v is a value the boxed call takes for argument i: a tag it accepts, well-formed as
+ * sg_op_call_boxed checks it (call.c). */
+bool      sg__arg_value_ok(const sg_op *op, int32_t i, const sg_any *v);
 /* A boxed call with nargs < op->nargs (nargs >= 0): the arguments left out filled in from the
  * defaults, then called; SG_EINVAL, naming the first argument left out that cannot be filled. */
 sg_status sg__call_filling(const sg_op *op, const sg_any *args, int32_t nargs, sg_any *rets,
