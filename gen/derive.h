@@ -48,8 +48,8 @@ int sg_model_derive_c(sg_model *m, sg_diag *d);
  * offsetof, ...): the words a generated parameter never takes (derive_c.c). */
 bool sg_derive_c_reserved_word(const char *s);
 
-/* Whether s is a C identifier. */
-bool sg_derive_c_identifier(const char *s);
+/* Whether s is a C identifier (lower: of lower-case letters, digits and _ only). */
+bool sg_derive_c_identifier(const char *s, bool lower);
 
 /* Why a C identifier cannot name a function that user code defines next to the generated files
  * and that they declare and call (a when_c predicate, a kernel named under `dispatch:`), or

@@ -56,10 +56,10 @@ bool sg_derive_c_reserved_word(const char *s) {
     return false;
 }
 
-bool sg_derive_c_identifier(const char *s) {
+bool sg_derive_c_identifier(const char *s, bool lower) {
     if (!*s || (*s >= '0' && *s <= '9')) return false;
     for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_' ||
+        if (!((*s >= 'a' && *s <= 'z') || (!lower && *s >= 'A' && *s <= 'Z') || *s == '_' ||
               (*s >= '0' && *s <= '9')))
             return false;
     return true;

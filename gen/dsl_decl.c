@@ -3,6 +3,7 @@
  * and checked against the model: keys, the op, the expressions, the grid, the prefixes. */
 #define _XOPEN_SOURCE 700 /* realpath */
 
+#include "derive.h"
 #include "dsl_load.h"
 #include "sha256.h"
 
@@ -49,15 +50,6 @@ bool sg_dsl_want_kind(sg_dsl_loader *L, const char *key, const sg_ynode *v, sg_y
     sg_dsl_err(L, v->pos, "'%s' needs %s, not %s", key, k == SG_Y_SEQ ? "a list" : "a mapping",
         sg_dsl_kind_text(v));
     return false;
-}
-
-bool sg_dsl_is_ident(const char *s, bool lower) {
-    if (!*s || (*s >= '0' && *s <= '9')) return false;
-    for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (!lower && *s >= 'A' && *s <= 'Z') || *s == '_' ||
-              (*s >= '0' && *s <= '9')))
-            return false;
-    return true;
 }
 
 bool sg_dsl_want_int(sg_dsl_loader *L, const char *key, const sg_ynode *v, int64_t lo, int64_t hi,
@@ -400,7 +392,7 @@ static bool read_grid(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
     for (uint32_t i = 0; i < n; i++) {
         const sg_ynode *k = v->items[2 * i], *list = v->items[2 * i + 1];
         if (!sg_dsl_want_scalar(L, "grid", k)) return false;
-        if (!sg_dsl_is_ident(k->text, false)) {
+        if (!sg_derive_c_identifier(k->text, false)) {
             sg_dsl_err(L, k->pos, "grid variable '%s' is not a name", k->text);
             return false;
         }
@@ -485,7 +477,7 @@ static bool read_entry(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *e) {
     const char *key;
     if (!sg_dsl_want_scalar(L, "name", v[NAME])) return false;
     dc->name = v[NAME]->text;
-    if (!sg_dsl_is_ident(dc->name, true) || dc->name[0] == '_') {
+    if (!sg_derive_c_identifier(dc->name, true) || dc->name[0] == '_') {
         sg_dsl_err(L, v[NAME]->pos, "'name' needs [a-z][a-z0-9_]*, not '%s'", dc->name);
         return false;
     }
@@ -501,7 +493,7 @@ static bool read_entry(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *e) {
         !read_scalar_key(L, "kernel", v[KERNEL], NULL, &dc->kernel) ||
         !read_archs(L, dc, v[ARCHS]))
         return false;
-    if (!sg_dsl_is_ident(dc->kernel, false)) {
+    if (!sg_derive_c_identifier(dc->kernel, false)) {
         sg_dsl_err(L, v[KERNEL]->pos, "'kernel' needs a function name, not '%s'", dc->kernel);
         return false;
     }

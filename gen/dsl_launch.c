@@ -1,6 +1,7 @@
 /* dsl_launch.c: a DSL declaration's `outputs` and `launch` (docs/dsl.md, "What a user writes"):
  * each output's sizes and dtype, the launch grid, the constexprs and the kernel's parameters,
  * checked against the op and the declaration's grid (dsl_decl.c reads the rest). */
+#include "derive.h"
 #include "dsl_load.h"
 
 #include <stdio.h>
@@ -168,7 +169,7 @@ static bool read_params(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v, co
             return false;
         p->name = x->items[0]->text;
         p->type = x->items[1]->text;
-        if (!sg_dsl_is_ident(p->name, false)) {
+        if (!sg_derive_c_identifier(p->name, false)) {
             sg_dsl_err(L, x->items[0]->pos, "'%s' is not a parameter name", p->name);
             return false;
         }
@@ -243,7 +244,7 @@ bool sg_dsl_read_launch(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v, co
             sg_dsl_constexpr *x = &dc->constexprs[dc->nconstexprs];
             if (!sg_dsl_want_scalar(L, "constexprs", c->items[i])) return false;
             x->name = c->items[i]->text;
-            if (!sg_dsl_is_ident(x->name, false)) {
+            if (!sg_derive_c_identifier(x->name, false)) {
                 sg_dsl_err(L, c->items[i]->pos, "'%s' is not a constexpr name", x->name);
                 return false;
             }

@@ -29,8 +29,6 @@ const char *sg_dsl_kind_text(const sg_ynode *v);
 /* Whether v is a non-empty scalar, or a node of kind k; else an error that names key. */
 bool sg_dsl_want_scalar(sg_dsl_loader *L, const char *key, const sg_ynode *v);
 bool sg_dsl_want_kind(sg_dsl_loader *L, const char *key, const sg_ynode *v, sg_ynode_kind k);
-/* A C identifier (lower: lower-case letters only). */
-bool sg_dsl_is_ident(const char *s, bool lower);
 /* An integer scalar in [lo, hi] into *out, else an error. */
 bool sg_dsl_want_int(sg_dsl_loader *L, const char *key, const sg_ynode *v, int64_t lo, int64_t hi,
                      int64_t *out);

@@ -32,7 +32,7 @@ static bool same_params(const sg_op *a, const sg_op *b) {
 
 bool sg_dsl_when_c(const sg_dsl_set *s, sg_dsl_decl *dc, const char *name, sg_pos pos,
                    sg_diag *d) {
-    if (!sg_derive_c_identifier(name)) {
+    if (!sg_derive_c_identifier(name, false)) {
         sg_diag_report(d, SG_ERROR, pos, "'when_c' needs the name of a C function, not '%s'",
                        name);
         return false;

@@ -139,7 +139,7 @@ static const char *ctype(planner *p, const sg_op *op) {
 
 /* SG-410: why `name` cannot be the C name of a kernel the library declares, or NULL. */
 static const char *bad_name(planner *p, const char *name) {
-    if (!sg_derive_c_identifier(name)) return "is not a C identifier";
+    if (!sg_derive_c_identifier(name, false)) return "is not a C identifier";
     const char *why = sg_derive_user_fn_reserved(name);
     if (why) {
         sg_buf *b = &p->tmp;
