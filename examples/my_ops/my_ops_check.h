@@ -1,4 +1,5 @@
-/* my_ops_check.h: what the CPU and the CUDA kernels both require of their tensors. */
+/* my_ops_check.h: what the CPU and the CUDA kernels both require of their tensors, and the
+ * result tensor both make. */
 #ifndef MY_OPS_CHECK_H
 #define MY_OPS_CHECK_H
 
@@ -13,6 +14,13 @@ static inline sg_status my_ops_check(const char *op, const char *arg, const sg_t
     if (!sg_tensor_is_contiguous(t))
         return sg_error(SG_EINVAL, "%s: %s must be contiguous", op, arg);
     return SG_OK;
+}
+
+/* The result of a functional kernel: a new float32 tensor like x (its sizes and device), x
+ * checked first. */
+static inline sg_status my_ops_new_like(const char *op, sg_tensor *x, sg_tensor **y) {
+    sg_status st = my_ops_check(op, "x", x);
+    return st ? st : sg_tensor_empty(x->sizes, x->ndim, SG_FLOAT32, x->device, y);
 }
 
 #endif

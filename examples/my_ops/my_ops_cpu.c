@@ -11,10 +11,9 @@ static void affine(const float *x, float *y, int64_t n, float scale, float shift
 /* A new tensor like x (its sizes, dtype and device), filled with x * scale + shift. */
 static sg_status affine_new(const char *op, sg_tensor *x, double scale, double shift,
                             sg_tensor **ret) {
-    sg_status st = my_ops_check(op, "x", x);
-    if (st) return st;
     sg_tensor *y = NULL;
-    if ((st = sg_tensor_empty(x->sizes, x->ndim, SG_FLOAT32, x->device, &y))) return st;
+    sg_status  st = my_ops_new_like(op, x, &y);
+    if (st) return st;
     affine(sg_tensor_data(x), sg_tensor_data(y), sg_tensor_numel(x), (float)scale, (float)shift);
     *ret = y;
     return SG_OK;

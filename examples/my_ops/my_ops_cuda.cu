@@ -31,10 +31,9 @@ static sg_status launch(const sg_tensor *x, sg_tensor *y, float scale, float shi
 
 static sg_status affine_new(const char *op, sg_tensor *x, double scale, double shift,
                             sg_tensor **ret) {
-    sg_status st = my_ops_check(op, "x", x);
-    if (st) return st;
     sg_tensor *y = NULL;
-    if ((st = sg_tensor_empty(x->sizes, x->ndim, SG_FLOAT32, x->device, &y))) return st;
+    sg_status  st = my_ops_new_like(op, x, &y);
+    if (st) return st;
     if ((st = launch(x, y, (float)scale, (float)shift))) {
         sg_tensor_release(y);
         return st;
