@@ -153,10 +153,9 @@ typedef struct block {
 } block;
 
 /* ---- a per-thread cache of freed blocks ---------------------------------------------------
- * Rationale: cudaMallocAsync and cudaFreeAsync cost about a microsecond of host time together,
- * a quarter of a small op, and the pair costs the stream 0.5-1 µs of GPU time as well (a
- * 1024x1024x4096 product's output, 2 MiB, took 5% longer through them). Work on one stream runs
- * in order, so a block freed on stream S may serve the next allocation on S at once, with no
+ * Rationale: cudaMallocAsync and cudaFreeAsync cost host time on every op, and the pair costs
+ * the stream GPU time as well, whatever the block's size (docs/perf.md, "gemm"). Work on one
+ * stream runs in order, so a block freed on stream S may serve the next allocation on S at once, with no
  * call into CUDA (as PyTorch's caching allocator reuses blocks per stream). Each thread keeps a
  * few freed blocks of up to CACHE_MAX_BYTES, CACHE_TOTAL_BYTES in all (the oldest go back
  * first); one is reused for a request of its device, stream and size class. They go back to
