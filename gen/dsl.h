@@ -85,12 +85,13 @@ typedef struct sg_dsl_artifact {
     const char   *prefix;
     sg_dsl_value *vals;   /* the point's value of each grid variable */
     sg_dsl_value *cvals;  /* each constexpr's value at the point */
+    uint32_t      warps, stages; /* num_warps and num_stages at the point (not an object's) */
     /* from the sidecar (dsl_sidecar.c) */
     bool          have_sidecar;
     const unsigned char *image;
     size_t        image_size;
     const char   *symbol; /* the kernel (an image), the entry function (an object) */
-    uint32_t      shared, num_warps, nhidden;
+    uint32_t      shared, nhidden;
     bool         *div16;  /* per parameter: the compiler assumed 16-byte alignment */
     bool         *int32;  /* per parameter: the compiler assumed an int32 value */
 } sg_dsl_artifact;
@@ -121,7 +122,7 @@ struct sg_dsl_decl {
     sg_dsl_output   *outputs;
     uint32_t         noutputs;
     sg_dsl_expr      launch_grid[3]; /* not for an object DSL: */
-    uint32_t         num_warps, num_stages;
+    sg_dsl_expr      num_warps, num_stages; /* int expressions over grid variables */
     sg_dsl_constexpr *constexprs;
     uint32_t         nconstexprs;
     sg_dsl_param    *params;

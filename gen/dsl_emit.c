@@ -684,7 +684,7 @@ static void table(sg_buf *b, const sg_dsl_set *s) {
                       "     .nparams = %u, .slot = "
                       "&sg_dslg_%s_slot},\n",
                       a->prefix, a->decl->op_name, a->decl->dsl, a->symbol, cap / 10, cap % 10,
-                      a->prefix, a->prefix, a->num_warps * 32, a->shared,
+                      a->prefix, a->prefix, a->warps * 32, a->shared,
                       a->decl->nparams + a->nhidden, a->prefix);
     }
     sg_buf_puts(b, "};\n\n");

@@ -209,15 +209,15 @@ static bool read_launch_grid(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *
         if (!sg_dsl_expression(L, dc, val[0]->items[i], &dc->launch_grid[i], SG_DSLT_INT,
                                "a launch grid dimension", (sg_dsl_scope_ud){0}, scope))
             return false;
-    int64_t w, st;
-    if (!sg_dsl_want_int(L, "num_warps", val[1], 1, 32, &w) ||
-        !sg_dsl_want_int(L, "num_stages", val[2], 1, 16, &st))
-        return false;
-    if (w & (w - 1)) {
-        sg_dsl_err(L, val[1]->pos, "'num_warps' needs a power of two, not %lld", (long long)w);
-        return false;
-    }
-    dc->num_warps = (uint32_t)w, dc->num_stages = (uint32_t)st;
+    /* per point, as constexprs are (a template's grid may vary them); their ranges are
+     * checked where the grid is expanded */
+    static const char *const what[2] = {"num_warps", "num_stages"};
+    sg_dsl_expr *e[2] = {&dc->num_warps, &dc->num_stages};
+    for (int i = 0; i < 2; i++)
+        if (!sg_dsl_expression(L, dc, val[1 + i], e[i], SG_DSLT_INT, what[i],
+                               (sg_dsl_scope_ud){.grid_only = true},
+                               "a grid variable (it is a compile-time value)"))
+            return false;
     return true;
 }
 

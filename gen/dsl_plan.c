@@ -61,6 +61,35 @@ static sg_dsl_artifact *add_art(sg_dsl_set *s) {
     return a;
 }
 
+/* num_warps (a power of two up to 32) and num_stages (1 to 16) at the point vals of dc into
+ * ws; false after an error that names the point. */
+static bool launch_shape(sg_diag *d, const sg_dsl_decl *dc, const sg_dsl_value *vals,
+                         uint32_t ws[2]) {
+    static const char *const names[2] = {"num_warps", "num_stages"};
+    static const int64_t hi[2] = {32, 16};
+    const sg_dsl_expr *e[2] = {&dc->num_warps, &dc->num_stages};
+    for (int i = 0; i < 2; i++) {
+        sg_dsl_value v = {0};
+        const char *why = NULL;
+        if (!sg_dsl_eval(e[i]->node, vals, &v, &why)) {
+        } else if (v.i < 1 || v.i > hi[i] || (i == 0 && (v.i & (v.i - 1)))) {
+            why = i == 0 ? "not a power of two from 1 to 32" : "not from 1 to 16";
+        } else {
+            ws[i] = (uint32_t)v.i;
+            continue;
+        }
+        sg_buf b;
+        sg_buf_init(&b);
+        point_text(&b, dc, vals);
+        sg_buf_putc(&b, '\0');
+        sg_diag_report(d, SG_ERROR, e[i]->text.pos, "'%s' at the point %s (%lld): %s", names[i],
+                       b.oom ? "?" : b.data, (long long)v.i, why ? why : "");
+        sg_buf_free(&b);
+        return false;
+    }
+    return true;
+}
+
 int sg_dsl_expand(sg_dsl_set *s, sg_dsl_decl *dc, sg_diag *d) {
     uint32_t before = d->nerrors;
     dc->first = s->narts;
@@ -87,6 +116,8 @@ int sg_dsl_expand(sg_dsl_set *s, sg_dsl_decl *dc, sg_diag *d) {
             sg_buf_free(&b);
             return (int)(d->nerrors - before);
         }
+        uint32_t ws[2] = {0, 0};
+        if (!dc->lang->object && !launch_shape(d, dc, vals, ws)) return (int)(d->nerrors - before);
         /* an output of a fixed dtype must have the dtype of the pointer it is passed as */
         for (uint32_t k = 0; k < dc->nparams; k++) {
             const sg_dsl_param *pa = &dc->params[k];
@@ -120,7 +151,8 @@ int sg_dsl_expand(sg_dsl_set *s, sg_dsl_decl *dc, sg_diag *d) {
             sg_dsl_artifact *a = add_art(s);
             if (!a) goto oom;
             *a = (sg_dsl_artifact){.decl = dc, .point = p, .arch = k, .prefix = prefix,
-                                   .vals = vals, .cvals = cvals};
+                                   .vals = vals, .cvals = cvals, .warps = ws[0],
+                                   .stages = ws[1]};
             dc->nartifacts++;
         }
     }
@@ -189,8 +221,7 @@ static void plan_artifact(sg_buf *b, const sg_dsl_artifact *a) {
     if (dc->lang->object) /* its host function launches: no warps or stages */
         sg_buf_puts(b, "]}");
     else
-        sg_buf_printf(b, "],\n   \"num_warps\": %u, \"num_stages\": %u}", dc->num_warps,
-                      dc->num_stages);
+        sg_buf_printf(b, "],\n   \"num_warps\": %u, \"num_stages\": %u}", a->warps, a->stages);
 }
 
 void sg_dsl_plan(sg_buf *b, const sg_dsl_set *s) {

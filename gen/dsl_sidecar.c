@@ -438,10 +438,10 @@ static void check_sidecar(reader *R, const sg_ynode *root) {
         !need_int(R, get(root, "num_stages"), "'num_stages'", &stages) ||
         !need_int(R, get(root, "num_ctas"), "'num_ctas'", &ctas))
         return;
-    if (warps != dc->num_warps || stages != dc->num_stages)
-        refuse(R, get(root, warps != dc->num_warps ? "num_warps" : "num_stages")->pos,
+    if (warps != a->warps || stages != a->stages)
+        refuse(R, get(root, warps != a->warps ? "num_warps" : "num_stages")->pos,
                "the sidecar's num_warps %lld and num_stages %lld are not the plan's %u and %u",
-               warps, stages, dc->num_warps, dc->num_stages);
+               warps, stages, a->warps, a->stages);
     else if (ctas != 1)
         refuse(R, get(root, "num_ctas")->pos, "num_ctas %lld: clusters are not supported yet",
                ctas);
@@ -457,7 +457,7 @@ static void check_sidecar(reader *R, const sg_ynode *root) {
                "(letters, digits, '_', '.', '$')", symbol);
         return;
     }
-    a->symbol = symbol, a->shared = (uint32_t)shared, a->num_warps = (uint32_t)warps;
+    a->symbol = symbol, a->shared = (uint32_t)shared;
     check_params(R, need(R, root, "params", SG_Y_SEQ));
     check_hidden(R, need(R, root, "hidden", SG_Y_SEQ));
     check_assumes(R, root);

@@ -50,6 +50,12 @@ t 0 --dsl decl.yaml --dsl-plan plan.json ops.yaml
 cmp -s plan.json plan.first || fail "the plan's bytes differ between runs"
 [ "$(stat -c %Y plan.json)" = "$(date -d 2000-01-01 +%s)" ] || fail "an unchanged plan was rewritten"
 ls "$tmp" | grep -q '\.tmp\.' && fail "a temporary file was left"
+# num_warps and num_stages per point, as expressions over the grid variables
+sed -e 's/num_warps: 8/num_warps: N \/ 256/' -e 's/num_stages: 1/num_stages: N \/ 1024/' "$base" >ws.yaml
+t 0 --dsl ws.yaml --dsl-plan plan_ws.json ops.yaml
+[ "$(grep -o '"num_warps": [0-9]*, "num_stages": [0-9]*' plan_ws.json | tr '\n' ' ')" = \
+  '"num_warps": 4, "num_stages": 1 "num_warps": 8, "num_stages": 2 "num_warps": 4, "num_stages": 1 "num_warps": 8, "num_stages": 2 ' ] ||
+    fail "num_warps and num_stages per point: $(grep -o '"num_warps": [0-9]*' plan_ws.json)"
 # a second arch, spelled sm_90a as well: capability 9.0 for both, and refused together
 sed 's/archs: \[sm_90\]/archs: [sm_90, sm_100]/' "$base" >two.yaml
 t 0 --dsl two.yaml --dsl-plan plan2.json ops.yaml
@@ -164,7 +170,9 @@ case $err in *"fill.yaml:11:21: error: an output with 'sizes' is allocated on th
 *) fail "sizes without a Tensor argument: $err" ;; esac
 refuse 's/grid: \[input.numel \/ N, 1, 1\]/grid: [input.numel \/ N, 1]/' \
     "bad.yaml:21:11: error: the launch grid needs three expressions"
-refuse 's/num_warps: 8/num_warps: 6/' "bad.yaml:22:16: error: 'num_warps' needs a power of two"
+refuse 's/num_warps: 8/num_warps: 6/' "bad.yaml:22:16: error: 'num_warps' at the point dtype=float32, N=1024 (6): not a power of two"
+refuse 's/num_stages: 1/num_stages: N \/ 64/' "bad.yaml:23:17: error: 'num_stages' at the point dtype=float32, N=2048 (32): not from 1 to 16"
+refuse 's/num_warps: 8/num_warps: M/' "bad.yaml:22:16: error: unknown name 'M'"
 refuse 's/{BLOCK: N}/{BLOCK: input.numel}/' "bad.yaml:24:25: error: unknown name 'input': not a grid variable"
 refuse 's/{BLOCK: N}/{BLOCK: N \/ (N - N)}/' \
     "bad.yaml:24:25: error: constexpr 'BLOCK' at the point dtype=float32, N=1024: division by zero"
