@@ -5,6 +5,7 @@
  *                  the grid expanded into artifacts with unique prefixes
  *   dsl_launch.c   ... their `outputs` and `launch` (dsl_load.h: what the two share)
  *   dsl_set.c      the set of declarations: its arena, the declaration files read
+ *   dsl_table.c    decision tables: shape classes of a matrix product and their backends
  *   dsl_when_c.c   `when_c`, the escape hatch: a user's C function, its name checked
  *   dsl_plan.c     the plan JSON the exporter builds from
  *   dsl_sidecar.c  the exporter's sidecars and binaries, checked against the plan
@@ -130,7 +131,43 @@ struct sg_dsl_decl {
     sg_dsl_sym      *syms;       /* the names its expressions may use */
     uint32_t         nsyms;
     uint32_t         first, nartifacts; /* its artifacts in the set */
+    bool             is_template; /* `template: true`: no override of its own; its points run
+                                   * where a decision table picks them, or by index */
 };
+
+/* A decision table (`table:`, dsl_table.c): shape classes of a matrix product and what serves
+ * each, written by a tuner. */
+enum { SG_DSL_USE_HEURISTIC, SG_DSL_USE_CUBLASLT, SG_DSL_USE_TEMPLATE };
+
+typedef struct sg_dsl_rule {
+    int                dtype;      /* index in sg_dsl_dtypes */
+    int                layout;     /* sg_gemm_layout: 0 nn, 1 nt, 2 tn, 3 tt */
+    int64_t            m_lo, m_hi, n, k;
+    int                use;        /* SG_DSL_USE_* */
+    int32_t            algo[9];    /* SG_DSL_USE_CUBLASLT: sg_gemm_lt_config's fields in order */
+    const sg_dsl_decl *tpl;        /* SG_DSL_USE_TEMPLATE: the template, and its artifact */
+    uint32_t           art;        /*   (index among tpl's) at the table's capability */
+    const char        *gain;       /* as written; NULL where absent */
+    sg_pos             pos;
+} sg_dsl_rule;
+
+/* "algo", "tile", ...: sg_gemm_lt_config's fields in order, NULL-ended (dsl_table.c). */
+extern const char *const sg_dsl_lt_keys[];
+
+typedef struct sg_dsl_table {
+    sg_dsl_decl        *dc;        /* name, op, priority, file, position and the names its
+                                    * expressions may use (no grid, no artifacts) */
+    int32_t             cap;       /* the capability it was tuned on: it applies there only */
+    const char        **tuned;     /* key, value pairs of `tuned`, in the file's order */
+    uint32_t            ntuned;
+    uint32_t            a, b;      /* the operands' argument indices */
+    sg_dsl_expr         m, n, k;
+    const char         *cublaslt;  /* the function that runs a cuBLASLt algorithm, or NULL */
+    sg_dsl_rule        *rules;     /* sorted by (dtype, layout, n, k, m_lo) */
+    uint32_t            nrules;
+    const sg_dsl_decl **tpls;      /* the templates its rules use, each once */
+    uint32_t            ntpls;
+} sg_dsl_table;
 
 typedef struct sg_dsl_set {
     sg_arena         *a;
@@ -138,6 +175,8 @@ typedef struct sg_dsl_set {
     uint32_t          ndecls, capdecls;
     sg_dsl_artifact  *arts;
     uint32_t          narts, caparts;
+    sg_dsl_table    **tables;
+    uint32_t          ntables, captables;
     const char      **files; /* the declaration files as given, for banners */
     uint32_t          nfiles;
     /* the object artifacts' runtime library, once its bytes matched a sidecar's SHA-256 (every
@@ -155,6 +194,8 @@ sg_source *sg_dsl_read_source(sg_dsl_set *s, const char *path, sg_diag *d);
  * number of errors added. Declarations of all files share one namespace of names and of
  * prefixes. */
 int sg_dsl_load(sg_dsl_set *s, const sg_model *m, const char *path, sg_diag *d);
+/* The declaration called name, among those read so far; NULL where none. */
+const sg_dsl_decl *sg_dsl_find_decl(const sg_dsl_set *s, const char *name);
 /* Expands dc's grid into artifacts of s (each point, for each arch), with their constexprs
  * and unique prefixes. Returns the number of errors added (dsl_plan.c). */
 int sg_dsl_expand(sg_dsl_set *s, sg_dsl_decl *dc, sg_diag *d);

@@ -194,6 +194,14 @@ static sg_dsl_sym arg_sym(const sg_arg *a, uint32_t i) {
     return s;
 }
 
+bool sg_dsl_arg_syms(sg_dsl_loader *L, sg_dsl_decl *dc) {
+    const sg_schema *s = &dc->op->schema;
+    if (!(dc->syms = sg_dsl_alloc(L, (s->nargs + 1) * sizeof *dc->syms))) return false;
+    for (uint32_t i = 0; i < s->nargs; i++) dc->syms[dc->nsyms++] = arg_sym(&s->args[i], i);
+    dc->syms[dc->nsyms++] = (sg_dsl_sym){"capability", SG_DSLS_CAP, SG_DSLT_INT, false, 0, NULL};
+    return true;
+}
+
 /* ---- scope --------------------------------------------------------------------------------- */
 
 static const sg_dsl_sym *lookup(void *ud, const char *name) {
@@ -311,7 +319,7 @@ done:
     return ok;
 }
 
-static bool read_op(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
+bool sg_dsl_read_op_name(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
     if (!sg_dsl_want_scalar(L, "op", v) || !(dc->op = find_op(L, v))) return false;
     const sg_schema *s = &dc->op->schema;
     dc->op_name = v->text;
@@ -455,7 +463,7 @@ static bool read_grid(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
 
 /* ---- an entry ------------------------------------------------------------------------------ */
 
-static const sg_dsl_decl *find_decl(const sg_dsl_set *s, const char *name) {
+const sg_dsl_decl *sg_dsl_find_decl(const sg_dsl_set *s, const char *name) {
     for (uint32_t i = 0; i < s->ndecls; i++)
         if (strcmp(s->decls[i]->name, name) == 0) return s->decls[i];
     return NULL;
@@ -464,10 +472,10 @@ static const sg_dsl_decl *find_decl(const sg_dsl_set *s, const char *name) {
 static bool read_entry(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *e) {
     static const char *const keys[] = {"name", "op", "key", "dsl", "compiler", "source",
                                        "kernel", "archs", "?priority", "grid", "when",
-                                       "?when_c", "outputs", "launch", NULL};
+                                       "?when_c", "outputs", "launch", "?template", NULL};
     enum { NAME, OP, KEY, DSL, COMPILER, SOURCE, KERNEL, ARCHS, PRIORITY, GRID, WHEN, WHEN_C,
-           OUTPUTS, LAUNCH };
-    const sg_ynode *v[14];
+           OUTPUTS, LAUNCH, TEMPLATE };
+    const sg_ynode *v[15];
     if (e->kind != SG_Y_MAP) {
         sg_dsl_err(L, e->pos, "a DSL declaration is a mapping (name: ..., op: ...), not %s",
             sg_dsl_kind_text(e));
@@ -481,13 +489,13 @@ static bool read_entry(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *e) {
         sg_dsl_err(L, v[NAME]->pos, "'name' needs [a-z][a-z0-9_]*, not '%s'", dc->name);
         return false;
     }
-    const sg_dsl_decl *other = find_decl(L->s, dc->name);
+    const sg_dsl_decl *other = sg_dsl_find_decl(L->s, dc->name);
     if (other) {
         sg_dsl_err(L, v[NAME]->pos, "a DSL declaration named '%s' exists already (%s:%u)", dc->name,
             other->pos.src->path, other->pos.line);
         return false;
     }
-    if (!read_op(L, dc, v[OP]) || !read_scalar_key(L, "key", v[KEY], "CUDA", &key) ||
+    if (!sg_dsl_read_op_name(L, dc, v[OP]) || !read_scalar_key(L, "key", v[KEY], "CUDA", &key) ||
         !read_dsl(L, dc, v[DSL]) ||
         !read_compiler(L, dc, v[COMPILER]) || !read_source(L, dc, v[SOURCE]) ||
         !read_scalar_key(L, "kernel", v[KERNEL], NULL, &dc->kernel) ||
@@ -501,6 +509,20 @@ static bool read_entry(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *e) {
     if (v[PRIORITY] && !sg_dsl_want_int(L, "priority", v[PRIORITY], INT32_MIN, INT32_MAX, &prio))
         return false;
     dc->priority = (int32_t)prio;
+    if (v[TEMPLATE]) {
+        const char *t = v[TEMPLATE]->text;
+        if (!sg_dsl_want_scalar(L, "template", v[TEMPLATE])) return false;
+        if (strcmp(t, "true") && strcmp(t, "false")) {
+            sg_dsl_err(L, v[TEMPLATE]->pos, "'template' needs true or false, not '%s'", t);
+            return false;
+        }
+        dc->is_template = t[0] == 't';
+        if (dc->is_template && v[PRIORITY]) {
+            sg_dsl_err(L, v[PRIORITY]->pos, "a template has no priority: it is no override of "
+                       "its own (a table's priority orders it)");
+            return false;
+        }
+    }
     const sg_schema *s = &dc->op->schema;
     uint32_t cap = s->nargs + s->nrets + 1 + (v[GRID]->kind == SG_Y_MAP ? v[GRID]->nitems / 2 : 0);
     if (!(dc->syms = sg_dsl_alloc(L, cap * sizeof *dc->syms))) return false;
@@ -519,9 +541,20 @@ static bool read_entry(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *e) {
            sg_dsl_read_launch(L, dc, v[LAUNCH], scope);
 }
 
+static bool has_key(const sg_ynode *e, const char *key) {
+    if (e->kind != SG_Y_MAP) return false;
+    for (uint32_t i = 0; i + 1 < e->nitems; i += 2)
+        if (e->items[i]->kind == SG_Y_SCALAR && strcmp(e->items[i]->text, key) == 0) return true;
+    return false;
+}
+
 static void on_entry(void *ud, sg_yreader *r, const sg_ynode *e) {
     sg_dsl_loader *L = ud;
     L->r = r;
+    if (has_key(e, "table")) {
+        sg_dsl_table_entry(L, e);
+        return;
+    }
     sg_dsl_set *s = L->s;
     sg_dsl_decl *dc = sg_dsl_alloc(L, sizeof *dc);
     if (!dc) return;

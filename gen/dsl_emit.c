@@ -12,6 +12,7 @@
  * LIB_dsl_init. */
 #include "derive.h"
 #include "dsl.h"
+#include "dsl_emit.h"
 
 #include "schema/sg_type_table.h"
 
@@ -142,7 +143,8 @@ static void sym_c(void *ud, sg_buf *b, const sg_dsl_sym *s) {
     }
 }
 
-static void expr(sg_buf *b, const sg_dsl_expr *e, const sg_dsl_decl *dc, const sg_dsl_artifact *a) {
+void sg_dsl_c_expr(sg_buf *b, const sg_dsl_expr *e, const sg_dsl_decl *dc,
+                   const sg_dsl_artifact *a) {
     point_env pe = {dc, a};
     sg_dsl_emit_env env = {sym_c, &pe};
     sg_dsl_emit(b, e->node, &env);
@@ -156,7 +158,7 @@ static void c_param(sg_buf *b, const char *ctype, const char *name) {
 }
 
 /* "sg_tensor *input, sg_int_list normalized_shape, ..." (the op's arguments) */
-static void in_params(sg_buf *b, const sg_op *op) {
+void sg_dsl_c_params(sg_buf *b, const sg_op *op) {
     for (uint32_t i = 0; i < op->schema.nargs; i++) {
         if (i) sg_buf_puts(b, ", ");
         c_param(b, sg_type_family_rows[sg_type_family_of(op->schema.args[i].type)].param,
@@ -164,13 +166,13 @@ static void in_params(sg_buf *b, const sg_op *op) {
     }
 }
 
-static void in_args(sg_buf *b, const sg_op *op) {
+void sg_dsl_c_args(sg_buf *b, const sg_op *op) {
     for (uint32_t i = 0; i < op->schema.nargs; i++)
         sg_buf_printf(b, "%s%s", i ? ", " : "", op->c->arg_cnames[i]);
 }
 
 /* (void) for each argument: a declaration's expressions need not read them all. */
-static void void_args(sg_buf *b, const sg_op *op) {
+void sg_dsl_c_void_args(sg_buf *b, const sg_op *op) {
     if (!op->schema.nargs) return;
     sg_buf_puts(b, "    ");
     for (uint32_t i = 0; i < op->schema.nargs; i++)
@@ -179,7 +181,7 @@ static void void_args(sg_buf *b, const sg_op *op) {
 }
 
 /* The op's first Tensor argument that is never None: the one whose device decides. */
-static uint32_t first_tensor(const sg_op *op) {
+uint32_t sg_dsl_c_first_tensor(const sg_op *op) {
     for (uint32_t i = 0; i < op->schema.nargs; i++)
         if (sg_type_family_of(op->schema.args[i].type) == SG_FAM_TENSOR) return i;
     return 0; /* outputs' `like` and `sizes` need one: dsl_launch.c made sure */
@@ -195,7 +197,7 @@ static void numel_i32(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_output *o,
     for (uint32_t k = 1; k < o->nsizes; k++) sg_buf_puts(b, "sg_dslg_mul(");
     for (uint32_t k = 0; k < o->nsizes; k++) {
         if (k) sg_buf_puts(b, ", ");
-        expr(b, &o->sizes[k], dc, a);
+        sg_dsl_c_expr(b, &o->sizes[k], dc, a);
         if (k) sg_buf_puts(b, ", &sg_ok)");
     }
     sg_buf_putc(b, ')');
@@ -228,7 +230,7 @@ static void assumptions(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact 
         } else {
             bool i32 = strcmp(sg_dsl_dtypes[pd].triton, "i32") == 0;
             sg_buf_puts(b, i32 ? "\n            && sg_dslg_i32(" : "\n            && ((void)(");
-            expr(b, &p->value, dc, a);
+            sg_dsl_c_expr(b, &p->value, dc, a);
             sg_buf_printf(b, i32 ? ") /* %s */" : "), true) /* %s */", p->name);
         }
     }
@@ -239,7 +241,7 @@ static void assumptions(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact 
                           dc->op->c->arg_cnames[o->like], (long long)o->keep_last);
         for (uint32_t k = 0; k < o->nsizes; k++) {
             sg_buf_puts(b, "\n            && (");
-            expr(b, &o->sizes[k], dc, a);
+            sg_dsl_c_expr(b, &o->sizes[k], dc, a);
             sg_buf_printf(b, ") >= 0 /* out%u's size %u */", i, k);
         }
     }
@@ -247,7 +249,7 @@ static void assumptions(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact 
     sg_buf_puts(b, "\n            && sg_dslg_grid_ok(");
     for (int g = 0; g < 3; g++) {
         if (g) sg_buf_puts(b, ", ");
-        expr(b, &dc->launch_grid[g], dc, a);
+        sg_dsl_c_expr(b, &dc->launch_grid[g], dc, a);
     }
     sg_buf_putc(b, ')');
 }
@@ -266,10 +268,13 @@ static void point_comment(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifac
 static void when_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
     sg_buf_printf(b, "/* The artifact of %s that takes the call (its index among the "
                   "declaration's), or -1. Pure. */\n", dc->name);
+    if (dc->is_template) /* a table or the caller picks the point: only it is tested */
+        sg_buf_puts(b, "/* A template's: sg_only is the one artifact tested. */\n");
     sg_buf_printf(b, "static int sg_dslg_%s_when(", dc->name);
-    in_params(b, dc->op);
-    sg_buf_puts(b, ", int32_t sg_cap) {\n");
-    void_args(b, dc->op);
+    sg_dsl_c_params(b, dc->op);
+    sg_buf_puts(b, dc->is_template ? ", int32_t sg_cap, int sg_only) {\n"
+                                   : ", int32_t sg_cap) {\n");
+    sg_dsl_c_void_args(b, dc->op);
     sg_buf_puts(b, "    if (");
     for (uint32_t k = 0; k < dc->narchs; k++)
         sg_buf_printf(b, "%ssg_cap != %d", k ? " && " : "", dc->caps[k]);
@@ -278,14 +283,15 @@ static void when_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
         const sg_dsl_artifact *a = &s->arts[dc->first + i];
         sg_buf_puts(b, "    ");
         point_comment(b, dc, a);
-        sg_buf_printf(b, "\n    if (sg_cap == %d) {\n        bool sg_ok = true;\n        if ((",
-                      dc->caps[a->arch]);
-        expr(b, &dc->when, dc, a);
+        sg_buf_printf(b, "\n    if (sg_cap == %d", dc->caps[a->arch]);
+        if (dc->is_template) sg_buf_printf(b, " && sg_only == %u", i);
+        sg_buf_puts(b, ") {\n        bool sg_ok = true;\n        if ((");
+        sg_dsl_c_expr(b, &dc->when, dc, a);
         sg_buf_putc(b, ')');
         assumptions(b, dc, a);
         if (dc->when_c) { /* it sees no point: where it says no, no other point can run */
             sg_buf_printf(b, "\n            && sg_ok)\n            return %s(", dc->when_c);
-            in_args(b, dc->op);
+            sg_dsl_c_args(b, dc->op);
             sg_buf_printf(b, ") ? %u : -1;\n    }\n", i);
         } else {
             sg_buf_printf(b, "\n            && sg_ok)\n            return %u;\n    }\n", i);
@@ -296,26 +302,37 @@ static void when_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
 
 /* ---- the predicate and the implementation ------------------------------------------------ */
 
-static void pred_fn(sg_buf *b, const sg_dsl_decl *dc) {
-    const sg_op *op = dc->op;
-    const char *t = op->c->arg_cnames[first_tensor(op)];
-    sg_buf_printf(b, "/* The override's predicate: %s's tensors on one CUDA device, whose "
-                  "capability and\n * the arguments select an artifact that can run. */\n",
-                  t);
-    sg_buf_printf(b, "static bool sg_dslg_%s_pred(void *sg_ctx, sg_keyset ks, ", dc->name);
-    in_params(b, op);
-    sg_buf_puts(b, ") {\n    (void)sg_ctx, (void)ks;\n");
-    sg_buf_printf(b, "    if (!%s || %s->device.type != SG_DEV_CUDA) return false;\n", t, t);
+/* ", sg_tensor **RET" for each result. */
+static void rets(sg_buf *b, const sg_op *op) {
+    for (uint32_t i = 0; i < op->schema.nrets; i++)
+        sg_buf_printf(b, ", sg_tensor **%s", op->c->ret_cnames[i]);
+}
+
+void sg_dsl_c_on_device(sg_buf *b, const sg_op *op, const char *otherwise) {
+    const char *t = op->c->arg_cnames[sg_dsl_c_first_tensor(op)];
+    sg_buf_printf(b, "    if (!%s || %s->device.type != SG_DEV_CUDA) %s;\n", t, t, otherwise);
     for (uint32_t i = 0; i < op->schema.nargs; i++) {
         sg_type_family_id f = sg_type_family_of(op->schema.args[i].type);
         const char *n = op->c->arg_cnames[i];
         if ((f == SG_FAM_TENSOR || f == SG_FAM_OPT_TENSOR) && n != t)
             sg_buf_printf(b, "    if (%s && (%s->device.type != SG_DEV_CUDA || %s->device.index "
-                          "!= %s->device.index)) return false;\n", n, n, n, t);
+                          "!= %s->device.index)) %s;\n", n, n, n, t, otherwise);
     }
     sg_buf_printf(b, "    int sg_dev = %s->device.index;\n", t);
+}
+
+static void pred_fn(sg_buf *b, const sg_dsl_decl *dc) {
+    const sg_op *op = dc->op;
+    const char *t = op->c->arg_cnames[sg_dsl_c_first_tensor(op)];
+    sg_buf_printf(b, "/* The override's predicate: %s's tensors on one CUDA device, whose "
+                  "capability and\n * the arguments select an artifact that can run. */\n",
+                  t);
+    sg_buf_printf(b, "static bool sg_dslg_%s_pred(void *sg_ctx, sg_keyset ks, ", dc->name);
+    sg_dsl_c_params(b, op);
+    sg_buf_puts(b, ") {\n    (void)sg_ctx, (void)ks;\n");
+    sg_dsl_c_on_device(b, op, "return false");
     sg_buf_printf(b, "    int sg_i = sg_dslg_%s_when(", dc->name);
-    in_args(b, op);
+    sg_dsl_c_args(b, op);
     sg_buf_printf(b, ", sg_dsl_capability(sg_dev));\n    return sg_i >= 0 && "
                   "sg_dsl_ready(&sg_dslg_artifacts[%u + sg_i], sg_dev);\n}\n\n", dc->first);
 }
@@ -325,7 +342,7 @@ static void sizes_c(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_output *o,
                     const sg_dsl_artifact *a, const char *ind) {
     for (uint32_t k = 0; k < o->nsizes; k++) {
         sg_buf_printf(b, "%ssg_sizes[%u] = ", ind, k);
-        expr(b, &o->sizes[k], dc, a);
+        sg_dsl_c_expr(b, &o->sizes[k], dc, a);
         sg_buf_puts(b, ";\n");
     }
 }
@@ -419,7 +436,7 @@ static void scalar_param(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact
     int         pd = p->grid_var >= 0 ? (int)a->vals[p->grid_var].i : p->base;
     const char *ctype = sg_dsl_dtypes[pd].ctype;
     sg_buf_printf(b, "        %s sg_v%u = (%s)(", ctype, k, ctype);
-    expr(b, &p->value, dc, a);
+    sg_dsl_c_expr(b, &p->value, dc, a);
     sg_buf_printf(b, "); /* %s */\n        sg_args[%u] = &sg_v%u;\n", p->name, k, k);
 }
 
@@ -433,10 +450,10 @@ static void object_case(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact 
         if (p->ptr) {
             sg_buf_puts(b, "        int64_t sg_n");
             sg_buf_printf(b, "%u = sg_dslg_numel(", k);
-            expr(b, &p->value, dc, a);
+            sg_dsl_c_expr(b, &p->value, dc, a);
             sg_buf_printf(b, ", &sg_ok);\n        %s_Tensor_%s_t sg_t%u = {sg_tensor_data(",
                           a->prefix, p->name, k);
-            expr(b, &p->value, dc, a);
+            sg_dsl_c_expr(b, &p->value, dc, a);
             sg_buf_printf(b, "), {(int32_t)sg_n%u}};\n", k);
             sg_buf_printf(b, "        sg_ok = sg_ok && sg_dslg_i32(sg_n%u);\n"
                           "        sg_run &= sg_n%u != 0;\n        sg_args[%u] = &sg_t%u; "
@@ -462,7 +479,7 @@ static void launch_case(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact 
         const sg_dsl_param *p = &dc->params[k];
         if (p->ptr) {
             sg_buf_printf(b, "        sg_p[%u] = sg_tensor_data(", k);
-            expr(b, &p->value, dc, a);
+            sg_dsl_c_expr(b, &p->value, dc, a);
             sg_buf_printf(b, "); /* %s */\n", p->name);
         } else {
             scalar_param(b, dc, a, k);
@@ -471,7 +488,7 @@ static void launch_case(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact 
     sg_buf_puts(b, "        int64_t sg_g[3] = {");
     for (int g = 0; g < 3; g++) {
         if (g) sg_buf_puts(b, ", ");
-        expr(b, &dc->launch_grid[g], dc, a);
+        sg_dsl_c_expr(b, &dc->launch_grid[g], dc, a);
     }
     sg_buf_puts(b, "};\n");
     launch_tail(b, dc, a, i, t, "!sg_ok || !sg_dslg_grid_ok(sg_g[0], sg_g[1], sg_g[2])",
@@ -481,25 +498,16 @@ static void launch_case(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact 
 
 static void impl_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
     const sg_op *op = dc->op;
-    const char *t = op->c->arg_cnames[first_tensor(op)];
-    sg_buf_printf(b, "/* The override's implementation: finds the artifact again, allocates the "
-                  "outputs on\n * %s's device and launches on its current stream. */\n", t);
-    sg_buf_printf(b, "static sg_status sg_dslg_%s_impl(sg_keyset ks, ", dc->name);
-    in_params(b, op);
-    for (uint32_t i = 0; i < op->schema.nrets; i++)
-        sg_buf_printf(b, ", sg_tensor **%s", op->c->ret_cnames[i]);
-    sg_buf_puts(b, ") {\n    (void)ks;\n");
-    void_args(b, op);
-    for (uint32_t i = 0; i < op->schema.nrets; i++)
-        sg_buf_printf(b, "    *%s = NULL;\n", op->c->ret_cnames[i]);
-    /* a parameter's value, the launch grid and an output's sizes may name the capability */
+    const char *t = op->c->arg_cnames[sg_dsl_c_first_tensor(op)];
+    sg_buf_printf(b, "/* Runs artifact sg_i (its index among %s's, which its test took): "
+                  "allocates the\n * outputs on %s's device and launches on its current stream. "
+                  "*/\n", dc->name, t);
+    sg_buf_printf(b, "static sg_status sg_dslg_%s_run(int sg_i, int32_t sg_cap, ", dc->name);
+    sg_dsl_c_params(b, op);
+    rets(b, op);
+    sg_buf_puts(b, ") {\n    (void)sg_cap;\n");
+    sg_dsl_c_void_args(b, op);
     sg_buf_printf(b, "    int sg_dev = %s->device.index;\n", t);
-    sg_buf_puts(b, "    int32_t sg_cap = sg_dsl_capability(sg_dev);\n");
-    sg_buf_printf(b, "    int sg_i = sg_dslg_%s_when(", dc->name);
-    in_args(b, op);
-    sg_buf_puts(b, ", sg_cap);\n    if (sg_i < 0)\n");
-    sg_buf_printf(b, "        return sg_error(SG_ESTATE, \"%s: the DSL kernels of %s were called "
-                  "for arguments their predicate declines\");\n", dc->op_name, dc->name);
     sg_buf_puts(b, "    sg_status sg_st = SG_OK;\n");
     bool own = false; /* sizes not like's as they are */
     uint32_t most = 0;
@@ -555,6 +563,79 @@ static void impl_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
     for (uint32_t i = 0; i < dc->noutputs; i++)
         sg_buf_printf(b, "    sg_tensor_release(sg_out%u);\n", i);
     sg_buf_puts(b, "    return sg_st;\n}\n\n");
+    if (dc->is_template) return;
+
+    sg_buf_puts(b, "/* The override's implementation: finds the artifact again and runs it. */\n");
+    sg_buf_printf(b, "static sg_status sg_dslg_%s_impl(sg_keyset ks, ", dc->name);
+    sg_dsl_c_params(b, op);
+    rets(b, op);
+    sg_buf_puts(b, ") {\n    (void)ks;\n");
+    for (uint32_t i = 0; i < op->schema.nrets; i++)
+        sg_buf_printf(b, "    *%s = NULL;\n", op->c->ret_cnames[i]);
+    /* a parameter's value, the launch grid and an output's sizes may name the capability */
+    sg_buf_printf(b, "    int32_t sg_cap = sg_dsl_capability(%s->device.index);\n", t);
+    sg_buf_printf(b, "    int sg_i = sg_dslg_%s_when(", dc->name);
+    sg_dsl_c_args(b, op);
+    sg_buf_puts(b, ", sg_cap);\n    if (sg_i < 0)\n");
+    sg_buf_printf(b, "        return sg_error(SG_ESTATE, \"%s: the DSL kernels of %s were called "
+                  "for arguments their predicate declines\");\n", dc->op_name, dc->name);
+    sg_buf_printf(b, "    return sg_dslg_%s_run(sg_i, sg_cap, ", dc->name);
+    sg_dsl_c_args(b, op);
+    for (uint32_t i = 0; i < op->schema.nrets; i++)
+        sg_buf_printf(b, ", %s", op->c->ret_cnames[i]);
+    sg_buf_puts(b, ");\n}\n\n");
+}
+
+/* A template's entry by point, declared in LIB_dsl.h (for tuners and tests), and the text of
+ * each point. */
+static void template_fns(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s, const char *lib) {
+    const sg_op *op = dc->op;
+    sg_buf_printf(b, "const char *%s_dsl_%s_point(int32_t sg_point) {\n", lib, dc->name);
+    sg_buf_puts(b, "    switch (sg_point) {\n");
+    for (uint32_t p = 0; p < dc->npoints; p++) {
+        const sg_dsl_artifact *a = &s->arts[dc->first + p * dc->narchs];
+        sg_buf_printf(b, "    case %u: return \"{", p);
+        for (uint32_t i = 0; i < dc->ngrid; i++) {
+            const sg_dsl_value *v = &a->vals[i];
+            sg_buf_printf(b, "%s%s: ", i ? ", " : "", dc->grid[i].name);
+            if (v->type == SG_DSLT_DTYPE) sg_buf_puts(b, sg_dsl_dtypes[v->i].name);
+            else sg_buf_printf(b, "%lld", (long long)v->i);
+        }
+        sg_buf_puts(b, "}\";\n");
+    }
+    sg_buf_puts(b, "    default: return NULL;\n    }\n}\n\n");
+    sg_buf_printf(b, "sg_status %s_dsl_%s(int32_t sg_point, ", lib, dc->name);
+    sg_dsl_c_params(b, op);
+    rets(b, op);
+    sg_buf_puts(b, ") {\n");
+    for (uint32_t i = 0; i < op->schema.nrets; i++)
+        sg_buf_printf(b, "    *%s = NULL;\n", op->c->ret_cnames[i]);
+    sg_buf_printf(b, "    if (sg_point < 0 || sg_point >= %u)\n        return sg_error(SG_EINVAL, "
+                  "\"%s: template %s has %u points, not %%d\", (int)sg_point);\n", dc->npoints,
+                  dc->op_name, dc->name, dc->npoints);
+    char otherwise[300];
+    snprintf(otherwise, sizeof otherwise, "return sg_error(SG_EINVAL, \"%s: template %s takes "
+             "tensors on one CUDA device\")", dc->op_name, dc->name);
+    sg_dsl_c_on_device(b, op, otherwise);
+    sg_buf_puts(b, "    int32_t sg_cap = sg_dsl_capability(sg_dev);\n    int sg_i = -1;\n");
+    for (uint32_t k = 0; k < dc->narchs; k++)
+        sg_buf_printf(b, "    if (sg_cap == %d) sg_i = (int)sg_point * %u + %u;\n", dc->caps[k],
+                      dc->narchs, k);
+    sg_buf_printf(b, "    if (sg_i < 0 || sg_dslg_%s_when(", dc->name);
+    sg_dsl_c_args(b, op);
+    sg_buf_puts(b, ", sg_cap, sg_i) != sg_i)\n");
+    sg_buf_printf(b, "        return sg_error(SG_EINVAL, \"%s: point %%d of template %s does not "
+                  "take these arguments on a device of capability %%d\", (int)sg_point, "
+                  "(int)sg_cap);\n", dc->op_name, dc->name);
+    sg_buf_printf(b, "    if (!sg_dsl_ready(&sg_dslg_artifacts[%u + sg_i], sg_dev))\n"
+                  "        return sg_error(SG_EDEVICE, \"%s: point %%d of template %s cannot "
+                  "load: %%s\", (int)sg_point, sg_dsl_failure(&sg_dslg_artifacts[%u + sg_i]));\n",
+                  dc->first, dc->op_name, dc->name, dc->first);
+    sg_buf_printf(b, "    return sg_dslg_%s_run(sg_i, sg_cap, ", dc->name);
+    sg_dsl_c_args(b, op);
+    for (uint32_t i = 0; i < op->schema.nrets; i++)
+        sg_buf_printf(b, ", %s", op->c->ret_cnames[i]);
+    sg_buf_puts(b, ");\n}\n\n");
 }
 
 /* The when_c functions, each once: defined in the user's .c files, which include this header
@@ -574,16 +655,33 @@ static void when_c_protos(sg_buf *h, const sg_dsl_set *s) {
                         "arguments, the same answer). */\n");
         any = true;
         sg_buf_printf(h, "extern bool %s(", dc->when_c);
-        in_params(h, dc->op);
+        sg_dsl_c_params(h, dc->op);
         sg_buf_puts(h, ");\n");
     }
     if (any) sg_buf_putc(h, '\n');
 }
 
+/* Each template's entry by point and its points' text. */
+static void template_protos(sg_buf *h, const sg_dsl_set *s, const char *lib) {
+    for (uint32_t i = 0; i < s->ndecls; i++) {
+        const sg_dsl_decl *dc = s->decls[i];
+        if (!dc->is_template) continue;
+        sg_buf_printf(h, "/* Template %s (%s, %u points): runs point `point` (0 to %u, the "
+                      "grid's cross product\n * in declaration order) where its test takes the "
+                      "arguments on their device; else\n * SG_EINVAL. The point's grid values as "
+                      "\"{VAR: value, ...}\", NULL past the last. */\n", dc->name, dc->op_name,
+                      dc->npoints, dc->npoints - 1);
+        sg_buf_printf(h, "sg_status %s_dsl_%s(int32_t point, ", lib, dc->name);
+        sg_dsl_c_params(h, dc->op);
+        rets(h, dc->op);
+        sg_buf_printf(h, ");\nconst char *%s_dsl_%s_point(int32_t point);\n\n", lib, dc->name);
+    }
+}
+
 /* ---- the file ---------------------------------------------------------------------------- */
 
 /* s inside a C comment: a "*" "/" cannot end it early, a control byte cannot break the line. */
-static void comment_text(sg_buf *b, const char *s) {
+void sg_dsl_c_comment_text(sg_buf *b, const char *s) {
     for (; *s; s++) {
         if (s[0] == '*' && s[1] == '/')
             sg_buf_puts(b, "*\\");
@@ -596,12 +694,12 @@ static void banner(sg_buf *b, const sg_dsl_set *s, const char *const *inputs, ui
     sg_buf_printf(b, " * Generated by schemagen %s from ", SG_VERSION);
     for (uint32_t i = 0; i < ninputs; i++) {
         if (i) sg_buf_puts(b, ", ");
-        comment_text(b, inputs[i]);
+        sg_dsl_c_comment_text(b, inputs[i]);
     }
     sg_buf_puts(b, " and the DSL declarations ");
     for (uint32_t i = 0; i < s->nfiles; i++) {
         if (i) sg_buf_puts(b, ", ");
-        comment_text(b, s->files[i]);
+        sg_dsl_c_comment_text(b, s->files[i]);
     }
     sg_buf_printf(b, "%s */\n", sg_dsl_banner_mark);
 }
@@ -694,8 +792,9 @@ static void init_fn(sg_buf *b, const sg_dsl_set *s, const char *lib) {
     sg_buf_printf(b, "sg_status %s_dsl_init(void) {\n    sg_status sg_st = SG_OK;\n", lib);
     sg_buf_printf(b, "    for (size_t sg_i = 0; sg_i < %u && sg_st == SG_OK; sg_i++)\n"
                   "        sg_st = sg_dsl_register(&sg_dslg_artifacts[sg_i]);\n", s->narts);
-    for (uint32_t i = 0; i < s->ndecls; i++) {
-        const sg_dsl_decl *dc = s->decls[i];
+    for (uint32_t i = 0; i < s->ndecls + s->ntables; i++) {
+        const sg_dsl_decl *dc = i < s->ndecls ? s->decls[i] : s->tables[i - s->ndecls]->dc;
+        if (dc->is_template) continue; /* its tables register */
         sg_buf_printf(b, "    if (sg_st == SG_OK)\n        sg_st = %s_override(SG_KEY_CUDA, %d, "
                       "sg_dslg_%s_pred, sg_dslg_%s_impl, NULL, NULL);\n", dc->op->c->cname,
                       dc->priority, dc->name, dc->name);
@@ -719,12 +818,14 @@ void sg_dsl_emit_c(sg_buf *c, sg_buf *h, const sg_dsl_set *s, const char *lib,
                   s->narts, s->narts == 1 ? "" : "s", lib, lib);
     sg_buf_printf(h, "sg_status %s_dsl_init(void);\n\n", lib);
     when_c_protos(h, s);
+    template_protos(h, s, lib);
     sg_buf_puts(h, "#ifdef __cplusplus\n}\n#endif\n#endif\n");
 
     sg_buf_printf(c, "/* %s_dsl.c: the DSL kernels of %s: their binaries, launch table, "
                   "predicates and\n * registrations (docs/dsl.md).\n", lib, lib);
     banner(c, s, inputs, ninputs);
-    sg_buf_printf(c, "#include \"%s.h\"\n#include \"%s_dsl.h\"\n#include \"sg_dsl.h\"\n\n", lib,
+    sg_buf_printf(c, "#include \"%s.h\"\n#include \"%s_dsl.h\"\n#include \"sg_dsl.h\"\n#include \"sg_gemm_table.h\"\n\n",
+                  lib,
                   lib);
     sg_buf_puts(c, "#include <stdbool.h>\n#include <stddef.h>\n#include <stdint.h>\n\n");
     sg_buf_puts(c, helpers);
@@ -735,11 +836,13 @@ void sg_dsl_emit_c(sg_buf *c, sg_buf *h, const sg_dsl_set *s, const char *lib,
     for (uint32_t i = 0; i < s->ndecls; i++) {
         const sg_dsl_decl *dc = s->decls[i];
         sg_buf_printf(c, "/* ---- %s: %s (", dc->name, dc->op_name);
-        comment_text(c, dc->file);
+        sg_dsl_c_comment_text(c, dc->file);
         sg_buf_printf(c, ":%u) ---- */\n\n", dc->pos.line);
         when_fn(c, dc, s);
-        pred_fn(c, dc);
+        if (!dc->is_template) pred_fn(c, dc);
         impl_fn(c, dc, s);
+        if (dc->is_template) template_fns(c, dc, s, lib);
     }
+    for (uint32_t i = 0; i < s->ntables; i++) sg_dsl_table_emit(c, s->tables[i]);
     init_fn(c, s, lib);
 }

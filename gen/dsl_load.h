@@ -60,4 +60,12 @@ bool sg_dsl_read_outputs(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v,
                          const char *scope);
 bool sg_dsl_read_launch(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v, const char *scope);
 
+/* dsl_table.c: the entry e, which holds `table:` (a decision table); errors counted in L. */
+void sg_dsl_table_entry(sg_dsl_loader *L, const sg_ynode *e);
+/* dsl_decl.c: `op` ("aten::mm", or "mm") into dc->op and dc->op_name: an error naming the
+ * closest where there is none, or where it is not a functional op that returns Tensors. */
+bool sg_dsl_read_op_name(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v);
+/* The symbols of dc's op's arguments and `capability`, for a declaration without a grid. */
+bool sg_dsl_arg_syms(sg_dsl_loader *L, sg_dsl_decl *dc);
+
 #endif

@@ -16,6 +16,7 @@ int sg_dsl_init(sg_dsl_set *s) {
 
 void sg_dsl_free(sg_dsl_set *s) {
     free(s->decls);
+    free(s->tables);
     free(s->arts);
     free(s->files);
     sg_arena_free(s->a);

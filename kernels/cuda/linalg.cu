@@ -20,12 +20,16 @@
  * cuBLASLt state: a handle and a 32 MiB workspace per (device, stream), created at first use
  * and kept for the process; and, per problem (device, dtype, tf32, transposes, sizes, leading
  * dimensions, batch strides, pointer alignments), the matmul and layout descriptors with the
- * heuristic's best algorithm, so a repeated call makes no heuristic query. Both caches are
+ * heuristic's best algorithm, so a repeated call makes no heuristic query. A decision table
+ * (docs/gemm.md) may name the algorithm instead (sg_cuda_mm_lt): it is made from its
+ * configuration and checked once per problem, and where cuBLASLt refuses it for the problem
+ * the heuristic's is used. Both caches are
  * small maps under a mutex; entries are never freed, so a pointer taken under the lock stays
  * valid after it. */
 #include "loops.cuh"
 #include "sg_mm_shape.h"
 #include "sg_aten_cuda.h"
+#include "sg_lt_config.h"
 
 #include <cublasLt.h>
 
@@ -124,6 +128,7 @@ struct gemm_job {
     operand   a, b, c; /* a: m x k, b: k x n, c: m x n, row-major (ld in c.rs) */
     sg_scalar alpha, beta;
     bool      beta0;
+    const sg_gemm_lt_config *cfg; /* the algorithm a table chose; NULL: the heuristic's */
 };
 
 sg_status run_plain(const gemm_job &g, cudaStream_t s) {
@@ -209,10 +214,13 @@ sg_status lt_context(lt_ctx **out) {
 struct plan_key {
     int32_t dev, dtype, tf32, ta, tb;
     int32_t align_a, align_b, align_c;
+    int32_t has_cfg;
+    sg_gemm_lt_config cfg; /* zero without has_cfg */
     int64_t m, n, k, lda, ldb, ldc, batch, sa, sb, sc;
     bool operator==(const plan_key &o) const { return memcmp(this, &o, sizeof *this) == 0; }
 };
-static_assert(sizeof(plan_key) == 8 * 4 + 10 * 8, "plan_key has no padding");
+static_assert(sizeof(plan_key) == 9 * 4 + sizeof(sg_gemm_lt_config) + 10 * 8,
+              "plan_key has no padding");
 
 struct plan_hash {
     size_t operator()(const plan_key &k) const {
@@ -273,7 +281,26 @@ sg_status layout(cublasLtMatrixLayout_t *l, cudaDataType_t t, int64_t rows, int6
     return SG_OK;
 }
 
-/* Builds the descriptors for key k and asks the heuristic for its best algorithm. */
+/* Whether the algorithm k's configuration names suits p's problem: made, checked by cuBLASLt
+ * (alignment, sizes, workspace) and set as p's. */
+bool configured(const plan_key &k, const lt_ctx *ctx, cudaDataType_t dt, cublasComputeType_t ct,
+                cudaDataType_t st, plan *p) {
+    cublasLtMatmulAlgo_t            algo;
+    cublasLtMatmulHeuristicResult_t res;
+    if (cublasLtMatmulAlgoInit(ctx->handle, ct, st, dt, dt, dt, dt, k.cfg.algo, &algo) !=
+            CUBLAS_STATUS_SUCCESS ||
+        sg_lt_config_set(&algo, &k.cfg) != CUBLAS_STATUS_SUCCESS ||
+        cublasLtMatmulAlgoCheck(ctx->handle, p->op, p->la, p->lb, p->lc, p->lc, &algo, &res) !=
+            CUBLAS_STATUS_SUCCESS ||
+        res.workspaceSize > ctx->work_bytes)
+        return false;
+    p->algo = algo;
+    p->found = true;
+    return true;
+}
+
+/* Builds the descriptors for key k and takes its configured algorithm where it has one and
+ * cuBLASLt accepts it, else asks the heuristic for its best. */
 sg_status make_plan(const plan_key &k, const lt_ctx *ctx, plan *p) {
     cudaDataType_t       dt = lt_type((sg_dtype)k.dtype);
     cublasComputeType_t  ct = CUBLAS_COMPUTE_32F;
@@ -306,6 +333,10 @@ sg_status make_plan(const plan_key &k, const lt_ctx *ctx, plan *p) {
                                          sizeof ws);
     for (int i = 0; i < 4; i++)
         cublasLtMatmulPreferenceSetAttribute(pref, which[i], &al[i < 3 ? i : 2], sizeof al[0]);
+    if (k.has_cfg && configured(k, ctx, dt, ct, st, p)) {
+        cublasLtMatmulPreferenceDestroy(pref);
+        return SG_OK;
+    }
     cublasLtMatmulHeuristicResult_t res;
     int                             n = 0;
     s = cublasLtMatmulAlgoGetHeuristic(ctx->handle, p->op, p->la, p->lb, p->lc, p->lc, pref, 1,
@@ -347,6 +378,7 @@ sg_status run_lt(const gemm_job &g, cudaStream_t stream, bool *done) {
     k.align_a = alignment(g.b.p, g.b.bs * es, g.batch);
     k.align_b = alignment(g.a.p, g.a.bs * es, g.batch);
     k.align_c = alignment(g.c.p, g.c.bs * es, g.batch);
+    if (g.cfg) k.has_cfg = 1, k.cfg = *g.cfg;
 
     plan                 *p = nullptr;
     std::unique_ptr<plan> own;
@@ -433,7 +465,8 @@ sg_status usable(sg_tensor *t, sg_tensor **use, sg_tensor **owned) {
  * expanded to the result (NULL where beta is 0); result is staged in a contiguous tensor where
  * its layout does not suit a gemm or it overlaps a or b. */
 sg_status mm_compute(const char *op, sg_tensor *result, sg_tensor *self, sg_tensor *a,
-                     sg_tensor *b, sg_scalar beta, sg_scalar alpha) {
+                     sg_tensor *b, sg_scalar beta, sg_scalar alpha,
+                     const sg_gemm_lt_config *cfg = nullptr) {
     sg_dtype  t = dtype_of(result);
     sg_status st;
     if (!sg_mm_dtype_ok(t)) return sg_not_implemented(op, t);
@@ -466,6 +499,7 @@ sg_status mm_compute(const char *op, sg_tensor *result, sg_tensor *self, sg_tens
         g.alpha = alpha;
         g.beta = beta0 ? sg_scalar_int(0) : beta;
         g.beta0 = beta0;
+        g.cfg = cfg;
         if ((st = gemm_run(g))) goto done;
     }
     if (w != result) st = sg_tensor_copy_(result, w);
@@ -522,6 +556,24 @@ sg_status baddbmm_out(sg_keyset ks, sg_tensor *self, sg_tensor *batch1, sg_tenso
 }
 
 } // namespace
+
+extern "C" sg_status sg_cuda_mm_lt(const sg_gemm_lt_config *cfg, sg_keyset ks, sg_tensor *self,
+                                   sg_tensor *mat2, sg_tensor **ret) {
+    (void)ks;
+    *ret = nullptr;
+    sg_meta    m;
+    sg_tensor *out = nullptr;
+    sg_status  st;
+    if ((st = sg_mm_meta(self, mat2, &m)) || (st = sg_mm_same_dtype_m1_m2(self, mat2)) ||
+        (st = sg_meta_empty(&m, &out)) ||
+        (st = mm_compute("addmm_cuda", out, nullptr, self, mat2, sg_scalar_int(0),
+                         sg_scalar_int(1), cfg))) {
+        sg_tensor_release(out);
+        return st;
+    }
+    *ret = out;
+    return SG_OK;
+}
 
 extern "C" sg_status sg_cu_register_attention(void); /* attention.cu */
 

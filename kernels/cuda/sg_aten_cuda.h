@@ -3,6 +3,7 @@
 #define SG_ATEN_CUDA_H
 
 #include "sg_aten_cpu.h"
+#include "sg_gemm_table.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -19,6 +20,12 @@ sg_status sg_aten_cuda_init(void);
  * is process-wide and takes effect for the products launched after it. */
 sg_status sg_cuda_set_allow_tf32(bool allow);
 bool      sg_cuda_allow_tf32(void);
+
+/* aten::mm on CUDA through cuBLASLt's algorithm cfg (a decision table's choice, docs/gemm.md;
+ * NULL: the heuristic's), with mm's checks and a new result in *ret. Where cuBLASLt refuses cfg
+ * for the problem, the heuristic's algorithm runs: the result is the same. */
+sg_status sg_cuda_mm_lt(const sg_gemm_lt_config *cfg, sg_keyset ks, sg_tensor *self,
+                        sg_tensor *mat2, sg_tensor **ret);
 
 #ifdef __cplusplus
 }

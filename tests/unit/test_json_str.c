@@ -296,9 +296,8 @@ static char *dsl_plan_token(const char *s) {
     const char     *archs[1] = {"sm_90"};
     sg_dsl_decl     dc = {.name = "k", .op_name = "aten::k", .lang = &lang, .dsl = "triton",
                           .compiler = "triton==3.0", .source = s, .source_path = s,
-                          .kernel = "k", .caps = caps, .arch_names = archs, .narchs = 1,
-                          .num_warps = 4, .num_stages = 2};
-    sg_dsl_artifact art = {.decl = &dc, .prefix = "k__sm90"};
+                          .kernel = "k", .caps = caps, .arch_names = archs, .narchs = 1};
+    sg_dsl_artifact art = {.decl = &dc, .prefix = "k__sm90", .warps = 4, .stages = 2};
     sg_dsl_set      set = {.arts = &art, .narts = 1};
     sg_buf          b;
     sg_buf_init(&b);

@@ -1,0 +1,25 @@
+/* dsl_emit.h: what dsl_emit.c (declarations and templates) and dsl_table_emit.c (decision
+ * tables) share in writing LIB_dsl.c. Private to gen/. */
+#ifndef SG_DSL_EMIT_H
+#define SG_DSL_EMIT_H
+
+#include "dsl.h"
+
+/* The C of expression e of dc at artifact a (NULL where e names no grid variable). */
+void     sg_dsl_c_expr(sg_buf *b, const sg_dsl_expr *e, const sg_dsl_decl *dc,
+                       const sg_dsl_artifact *a);
+/* "sg_tensor *self, sg_tensor *mat2": the op's typed parameters; their names; (void) each. */
+void     sg_dsl_c_params(sg_buf *b, const sg_op *op);
+void     sg_dsl_c_args(sg_buf *b, const sg_op *op);
+void     sg_dsl_c_void_args(sg_buf *b, const sg_op *op);
+/* The op's first Tensor argument that is never None: the one whose device decides. */
+uint32_t sg_dsl_c_first_tensor(const sg_op *op);
+/* Lines that run `otherwise;` unless the op's tensors are on one CUDA device, then define
+ * `int sg_dev`, that device's index. */
+void     sg_dsl_c_on_device(sg_buf *b, const sg_op *op, const char *otherwise);
+/* s inside a C comment: a "*" "/" cannot end it early, a control byte cannot break it. */
+void     sg_dsl_c_comment_text(sg_buf *b, const char *s);
+/* A decision table's rules, finder, predicate and implementation (dsl_table_emit.c). */
+void     sg_dsl_table_emit(sg_buf *b, const sg_dsl_table *t);
+
+#endif

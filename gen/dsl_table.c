@@ -1,0 +1,339 @@
+/* dsl_table.c: decision tables (docs/gemm.md): a tuner's choice of backend per shape class of a
+ * matrix product, read as a declaration and checked against the model and the templates read
+ * before it: every key, the operands and the m, n, k expressions, each rule's class, backend and
+ * configuration, and that no two classes overlap. */
+#include "derive.h"
+#include "dsl_load.h"
+
+#include "schema/sg_type_table.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const layouts[4] = {"nn", "nt", "tn", "tt"};
+
+/* The fields of sg_gemm_lt_config (runtime/sg_gemm_table.h), in order: `algo: {...}`; the
+ * generated initializers name them, so the compiler holds the two lists together. */
+const char *const sg_dsl_lt_keys[] = {"algo", "tile", "stages", "splitk", "reduction",
+                                      "swizzle", "custom", "inner", "cluster", NULL};
+
+/* A Tensor argument of the op named by v into *index. */
+static bool read_operand(sg_dsl_loader *L, const sg_dsl_decl *dc, const char *key,
+                         const sg_ynode *v, uint32_t *index) {
+    if (!sg_dsl_want_scalar(L, key, v)) return false;
+    const sg_schema *s = &dc->op->schema;
+    for (uint32_t i = 0; i < s->nargs; i++)
+        if (strcmp(s->args[i].name, v->text) == 0) {
+            if (sg_type_family_of(s->args[i].type) != SG_FAM_TENSOR) break;
+            *index = i;
+            return true;
+        }
+    sg_dsl_err(L, v->pos, "'%s' needs a Tensor argument of %s, not '%s'", key, dc->op_name,
+               v->text);
+    return false;
+}
+
+/* `tuned`: where and how the table was measured, kept as text for the generated comment. */
+static bool read_tuned(sg_dsl_loader *L, sg_dsl_table *t, const sg_ynode *v) {
+    static const char *const keys[] = {"device", "capability", "driver", "cuda", "cublaslt",
+                                       "?triton", "method", NULL};
+    const sg_ynode *val[7];
+    if (!sg_dsl_want_kind(L, "tuned", v, SG_Y_MAP) ||
+        !sg_dsl_take_keys(L, v, "'tuned'", keys, val))
+        return false;
+    int64_t cap;
+    if (!sg_dsl_want_int(L, "capability", val[1], 10, 1000, &cap)) return false;
+    t->cap = (int32_t)cap;
+    if (!(t->tuned = sg_dsl_alloc(L, v->nitems * sizeof *t->tuned))) return false;
+    for (uint32_t i = 0; i + 1 < v->nitems; i += 2) {
+        if (!sg_dsl_want_scalar(L, v->items[i]->text, v->items[i + 1])) return false;
+        t->tuned[t->ntuned++] = v->items[i]->text;
+        t->tuned[t->ntuned++] = v->items[i + 1]->text;
+    }
+    return true;
+}
+
+static bool read_int(sg_dsl_loader *L, const char *key, const sg_ynode *v, int64_t *out) {
+    return sg_dsl_want_int(L, key, v, 1, INT64_MAX, out);
+}
+
+/* `point: {VAR: value, ...}` of template tpl: the index among tpl's artifacts of that point at
+ * capability cap; false after an error. */
+static bool read_point(sg_dsl_loader *L, const sg_dsl_decl *tpl, int32_t cap, const sg_ynode *v,
+                       uint32_t *art) {
+    if (!sg_dsl_want_kind(L, "point", v, SG_Y_MAP)) return false;
+    sg_dsl_value want[64];
+    if (tpl->ngrid > 64 || v->nitems / 2 != tpl->ngrid) {
+        sg_dsl_err(L, v->pos, "'point' gives %u of the %u grid variables of '%s'", v->nitems / 2,
+                   tpl->ngrid, tpl->name);
+        return false;
+    }
+    bool seen[64] = {false};
+    for (uint32_t i = 0; i + 1 < v->nitems; i += 2) {
+        const sg_ynode *k = v->items[i], *x = v->items[i + 1];
+        uint32_t g = 0;
+        while (g < tpl->ngrid && strcmp(tpl->grid[g].name, k->text) != 0) g++;
+        if (g == tpl->ngrid || seen[g]) {
+            sg_dsl_err(L, k->pos, g == tpl->ngrid ? "'%s' is not a grid variable of '%s'"
+                                                   : "'%s' is given twice", k->text, tpl->name);
+            return false;
+        }
+        seen[g] = true;
+        if (!sg_dsl_want_scalar(L, k->text, x)) return false;
+        if (tpl->grid[g].type == SG_DSLT_DTYPE) {
+            want[g] = (sg_dsl_value){SG_DSLT_DTYPE, sg_dsl_dtype_find(x->text, x->len)};
+        } else {
+            char *end;
+            errno = 0;
+            want[g] = (sg_dsl_value){SG_DSLT_INT, strtoll(x->text, &end, 10)};
+            if (*end || errno) want[g].i = -1, want[g].type = SG_DSLT_ERROR;
+        }
+    }
+    bool in_grid = false;
+    for (uint32_t i = 0; i < tpl->nartifacts; i++) {
+        const sg_dsl_artifact *a = &L->s->arts[tpl->first + i];
+        bool same = true;
+        for (uint32_t g = 0; g < tpl->ngrid && same; g++)
+            same = want[g].type == a->vals[g].type && want[g].i == a->vals[g].i;
+        if (!same) continue;
+        in_grid = true;
+        if (tpl->caps[a->arch] == cap) {
+            *art = i;
+            return true;
+        }
+    }
+    if (in_grid)
+        sg_dsl_err(L, v->pos, "'%s' is not built for capability %d (its archs do not list it), "
+                   "the table's", tpl->name, cap);
+    else
+        sg_dsl_err(L, v->pos, "'%s' has no such point: its grid (the artifacts exported) does "
+                   "not hold it", tpl->name);
+    return false;
+}
+
+static bool read_algo(sg_dsl_loader *L, const sg_ynode *v, int32_t algo[9]) {
+    const sg_ynode *val[9];
+    if (!sg_dsl_want_kind(L, "algo", v, SG_Y_MAP) ||
+        !sg_dsl_take_keys(L, v, "'algo'", sg_dsl_lt_keys, val))
+        return false;
+    for (int i = 0; i < 9; i++) {
+        int64_t x;
+        if (!sg_dsl_want_int(L, sg_dsl_lt_keys[i], val[i], 0, INT32_MAX, &x)) return false;
+        algo[i] = (int32_t)x;
+    }
+    return true;
+}
+
+static bool read_rule(sg_dsl_loader *L, sg_dsl_table *t, const sg_ynode *e, sg_dsl_rule *r) {
+    static const char *const keys[] = {"dtype", "layout", "m", "n", "k", "use", "?algo",
+                                       "?point", "?gain", NULL};
+    enum { DTYPE, LAYOUT, M, N, K, USE, ALGO, POINT, GAIN };
+    const sg_ynode *v[9];
+    memset(r, 0, sizeof *r);
+    r->pos = e->pos;
+    if (!sg_dsl_want_kind(L, "rules", e, SG_Y_MAP) ||
+        !sg_dsl_take_keys(L, e, "a rule", keys, v) || !sg_dsl_want_scalar(L, "dtype", v[DTYPE]) ||
+        !sg_dsl_want_scalar(L, "layout", v[LAYOUT]) || !sg_dsl_want_scalar(L, "use", v[USE]))
+        return false;
+    if ((r->dtype = sg_dsl_dtype_find(v[DTYPE]->text, v[DTYPE]->len)) < 0) {
+        sg_dsl_err(L, v[DTYPE]->pos, "'%s' is not a dtype", v[DTYPE]->text);
+        return false;
+    }
+    for (r->layout = 0; r->layout < 4; r->layout++)
+        if (strcmp(layouts[r->layout], v[LAYOUT]->text) == 0) break;
+    if (r->layout == 4) {
+        sg_dsl_err(L, v[LAYOUT]->pos, "'layout' is nn, nt, tn or tt (A's and B's), not '%s'",
+                   v[LAYOUT]->text);
+        return false;
+    }
+    const sg_ynode *m = v[M];
+    if (m->kind != SG_Y_SEQ || m->nitems != 2) {
+        sg_dsl_err(L, m->pos, "'m' is a range [first, last], not %s", sg_dsl_kind_text(m));
+        return false;
+    }
+    if (!read_int(L, "m", m->items[0], &r->m_lo) || !read_int(L, "m", m->items[1], &r->m_hi) ||
+        !read_int(L, "n", v[N], &r->n) || !read_int(L, "k", v[K], &r->k))
+        return false;
+    if (r->m_hi < r->m_lo) {
+        sg_dsl_err(L, m->pos, "'m' is an empty range: %lld > %lld", (long long)r->m_lo,
+                   (long long)r->m_hi);
+        return false;
+    }
+    if (v[GAIN]) {
+        char *end;
+        if (!sg_dsl_want_scalar(L, "gain", v[GAIN])) return false;
+        double g = strtod(v[GAIN]->text, &end);
+        if (*end || !(g > 0)) {
+            sg_dsl_err(L, v[GAIN]->pos, "'gain' is a positive number, not '%s'", v[GAIN]->text);
+            return false;
+        }
+        r->gain = v[GAIN]->text;
+    }
+    const char *use = v[USE]->text;
+    const sg_dsl_decl *tpl = NULL;
+    if (strcmp(use, "heuristic") == 0) {
+        r->use = SG_DSL_USE_HEURISTIC;
+    } else if (strcmp(use, "cublaslt") == 0) {
+        r->use = SG_DSL_USE_CUBLASLT;
+        if (!t->cublaslt) {
+            sg_dsl_err(L, v[USE]->pos, "'use: cublaslt' needs the table's 'cublaslt' function");
+            return false;
+        }
+    } else if ((tpl = sg_dsl_find_decl(L->s, use)) && tpl->is_template) {
+        r->use = SG_DSL_USE_TEMPLATE;
+        r->tpl = tpl;
+        if (tpl->op != t->dc->op) {
+            sg_dsl_err(L, v[USE]->pos, "template '%s' overrides %s, not %s", use, tpl->op_name,
+                       t->dc->op_name);
+            return false;
+        }
+    } else {
+        if (tpl)
+            sg_dsl_err(L, v[USE]->pos, "'%s' is not a template (it needs 'template: true')",
+                       use);
+        else
+            sg_dsl_err(L, v[USE]->pos, "unknown backend '%s': 'heuristic', 'cublaslt' or a "
+                       "template (a declaration with 'template: true') read before this table",
+                       use);
+        return false;
+    }
+    const char *need = r->use == SG_DSL_USE_CUBLASLT ? "algo"
+                       : r->use == SG_DSL_USE_TEMPLATE ? "point" : NULL;
+    for (int i = ALGO; i <= POINT; i++)
+        if (v[i] && (!need || strcmp(keys[i] + 1, need) != 0)) {
+            sg_dsl_err(L, v[i]->pos, "'%s' is for %s, not for 'use: %s'", keys[i] + 1,
+                       i == ALGO ? "'use: cublaslt'" : "a template", use);
+            return false;
+        }
+    if (need && !v[r->use == SG_DSL_USE_CUBLASLT ? ALGO : POINT]) {
+        sg_dsl_err(L, e->pos, "a rule with 'use: %s' needs '%s'", use, need);
+        return false;
+    }
+    if (r->use == SG_DSL_USE_CUBLASLT) return read_algo(L, v[ALGO], r->algo);
+    if (r->use == SG_DSL_USE_TEMPLATE) return read_point(L, tpl, t->cap, v[POINT], &r->art);
+    return true;
+}
+
+static int rule_cmp(const void *x, const void *y) {
+    const sg_dsl_rule *a = x, *b = y;
+#define SG_CMP(f) if (a->f != b->f) return a->f < b->f ? -1 : 1
+    SG_CMP(dtype);
+    SG_CMP(layout);
+    SG_CMP(n);
+    SG_CMP(k);
+    SG_CMP(m_lo);
+#undef SG_CMP
+    return a->pos.line < b->pos.line ? -1 : a->pos.line > b->pos.line;
+}
+
+static bool read_rules(sg_dsl_loader *L, sg_dsl_table *t, const sg_ynode *v) {
+    if (!sg_dsl_want_kind(L, "rules", v, SG_Y_SEQ)) return false;
+    if (!(t->rules = sg_dsl_alloc(L, v->nitems * sizeof *t->rules)) ||
+        !(t->tpls = sg_dsl_alloc(L, v->nitems * sizeof *t->tpls)))
+        return false;
+    for (uint32_t i = 0; i < v->nitems; i++) {
+        sg_dsl_rule *r = &t->rules[t->nrules];
+        if (!read_rule(L, t, v->items[i], r)) return false;
+        t->nrules++;
+        uint32_t j = 0;
+        while (j < t->ntpls && t->tpls[j] != r->tpl) j++;
+        if (r->tpl && j == t->ntpls) t->tpls[t->ntpls++] = r->tpl;
+    }
+    qsort(t->rules, t->nrules, sizeof *t->rules, rule_cmp);
+    for (uint32_t i = 1; i < t->nrules; i++) {
+        const sg_dsl_rule *p = &t->rules[i - 1], *r = &t->rules[i];
+        if (p->dtype == r->dtype && p->layout == r->layout && p->n == r->n && p->k == r->k &&
+            p->m_hi >= r->m_lo) {
+            const sg_dsl_rule *late = p->pos.line > r->pos.line ? p : r;
+            sg_dsl_err(L, late->pos, "this class overlaps the one at line %u (%s %s, n %lld, "
+                       "k %lld, m [%lld, %lld] and [%lld, %lld])",
+                       (late == p ? r : p)->pos.line, sg_dsl_dtypes[r->dtype].name,
+                       layouts[r->layout], (long long)r->n, (long long)r->k, (long long)p->m_lo,
+                       (long long)p->m_hi, (long long)r->m_lo, (long long)r->m_hi);
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool read_table(sg_dsl_loader *L, sg_dsl_table *t, const sg_ynode *v) {
+    static const char *const keys[] = {"tuned", "a", "b", "m", "n", "k", "?cublaslt", "rules",
+                                       NULL};
+    enum { TUNED, A, B, M, N, K, CUBLASLT, RULES };
+    const sg_ynode *val[8];
+    sg_dsl_decl *dc = t->dc;
+    if (!sg_dsl_want_kind(L, "table", v, SG_Y_MAP) ||
+        !sg_dsl_take_keys(L, v, "a decision table", keys, val) || !read_tuned(L, t, val[TUNED]) ||
+        !read_operand(L, dc, "a", val[A], &t->a) || !read_operand(L, dc, "b", val[B], &t->b))
+        return false;
+    char scope[300];
+    snprintf(scope, sizeof scope, "an argument of %s", dc->op_name);
+    sg_dsl_expr *e[3] = {&t->m, &t->n, &t->k};
+    static const char *const what[3] = {"'m'", "'n'", "'k'"};
+    for (int i = 0; i < 3; i++)
+        if (!sg_dsl_expression(L, dc, val[M + i], e[i], SG_DSLT_INT, what[i],
+                               (sg_dsl_scope_ud){0}, scope))
+            return false;
+    if (val[CUBLASLT]) {
+        if (!sg_dsl_want_scalar(L, "cublaslt", val[CUBLASLT])) return false;
+        t->cublaslt = val[CUBLASLT]->text;
+        if (!sg_derive_c_identifier(t->cublaslt, false)) {
+            sg_dsl_err(L, val[CUBLASLT]->pos, "'cublaslt' needs a C function name, not '%s'",
+                       t->cublaslt);
+            return false;
+        }
+    }
+    return read_rules(L, t, val[RULES]);
+}
+
+void sg_dsl_table_entry(sg_dsl_loader *L, const sg_ynode *e) {
+    static const char *const keys[] = {"name", "op", "key", "?priority", "table", NULL};
+    enum { NAME, OP, KEY, PRIORITY, TABLE };
+    const sg_ynode *v[5];
+    sg_dsl_set *s = L->s;
+    sg_dsl_table *t = sg_dsl_alloc(L, sizeof *t);
+    sg_dsl_decl *dc = sg_dsl_alloc(L, sizeof *dc);
+    if (!t || !dc) return;
+    memset(t, 0, sizeof *t);
+    memset(dc, 0, sizeof *dc);
+    t->dc = dc;
+    dc->pos = e->pos;
+    dc->file = L->src->path;
+    if (!sg_dsl_take_keys(L, e, "a decision table's entry", keys, v) ||
+        !sg_dsl_want_scalar(L, "name", v[NAME]) || !sg_dsl_want_scalar(L, "key", v[KEY]))
+        return;
+    dc->name = v[NAME]->text;
+    if (!sg_derive_c_identifier(dc->name, true) || dc->name[0] == '_') {
+        sg_dsl_err(L, v[NAME]->pos, "'name' needs [a-z][a-z0-9_]*, not '%s'", dc->name);
+        return;
+    }
+    const sg_dsl_decl *other = sg_dsl_find_decl(s, dc->name);
+    for (uint32_t i = 0; !other && i < s->ntables; i++)
+        if (strcmp(s->tables[i]->dc->name, dc->name) == 0) other = s->tables[i]->dc;
+    if (other) {
+        sg_dsl_err(L, v[NAME]->pos, "a declaration named '%s' exists already (%s:%u)", dc->name,
+                   other->pos.src->path, other->pos.line);
+        return;
+    }
+    if (strcmp(v[KEY]->text, "CUDA") != 0) {
+        sg_dsl_err(L, v[KEY]->pos, "'key' needs CUDA, not '%s'", v[KEY]->text);
+        return;
+    }
+    int64_t prio = 0;
+    if (!sg_dsl_read_op_name(L, dc, v[OP]) || !sg_dsl_arg_syms(L, dc) ||
+        (v[PRIORITY] && !sg_dsl_want_int(L, "priority", v[PRIORITY], INT32_MIN, INT32_MAX, &prio)))
+        return;
+    dc->priority = (int32_t)prio;
+    if (!read_table(L, t, v[TABLE])) return;
+    if (s->ntables == s->captables) {
+        uint32_t c = s->captables ? 2 * s->captables : 4;
+        sg_dsl_table **p = realloc(s->tables, c * sizeof *p);
+        if (!p) {
+            sg_yaml_oom(L->r);
+            return;
+        }
+        s->tables = p, s->captables = c;
+    }
+    s->tables[s->ntables++] = t;
+}

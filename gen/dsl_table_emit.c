@@ -1,0 +1,158 @@
+/* dsl_table_emit.c: a decision table's C in LIB_dsl.c (docs/gemm.md): the rules as data, a
+ * finder over them, and the override's predicate and implementation, which send each class to
+ * its cuBLASLt algorithm or its template's point. */
+#include "derive.h"
+#include "dsl_emit.h"
+
+static const char *const layout_names[4] = {"nn", "nt", "tn", "tt"};
+
+/* The rule's `use` in the generated data: 0 heuristic (declines), 1 cuBLASLt, 2 + t the
+ * table's template t. */
+static int use_code(const sg_dsl_table *t, const sg_dsl_rule *r) {
+    if (r->use != SG_DSL_USE_TEMPLATE) return r->use;
+    for (uint32_t i = 0; i < t->ntpls; i++)
+        if (t->tpls[i] == r->tpl) return 2 + (int)i;
+    return 0;
+}
+
+static void rules_data(sg_buf *b, const sg_dsl_table *t) {
+    const char *n = t->dc->name;
+    uint32_t nlt = 0;
+    sg_buf_printf(b, "static const sg_gemm_rule sg_dslg_%s_rules[%u] = {\n", n, t->nrules);
+    for (uint32_t i = 0; i < t->nrules; i++) {
+        const sg_dsl_rule *r = &t->rules[i];
+        uint32_t index = r->use == SG_DSL_USE_CUBLASLT ? nlt++ : r->art;
+        sg_buf_printf(b, "    {%s, %d, %lld, %lld, %lld, %lld, %d, %u}, /* line %u: %s",
+                      sg_dsl_dtypes[r->dtype].cenum, r->layout, (long long)r->n,
+                      (long long)r->k, (long long)r->m_lo, (long long)r->m_hi, use_code(t, r),
+                      index, r->pos.line, layout_names[r->layout]);
+        if (r->use == SG_DSL_USE_TEMPLATE) sg_buf_printf(b, ", %s", r->tpl->name);
+        else sg_buf_puts(b, r->use == SG_DSL_USE_CUBLASLT ? ", cublaslt" : ", heuristic");
+        if (r->gain) sg_buf_printf(b, ", gain %s", r->gain);
+        sg_buf_puts(b, " */\n");
+    }
+    sg_buf_puts(b, "};\n\n");
+    if (!nlt) return;
+    sg_buf_printf(b, "static const sg_gemm_lt_config sg_dslg_%s_lt[%u] = {\n", n, nlt);
+    for (uint32_t i = 0; i < t->nrules; i++) {
+        if (t->rules[i].use != SG_DSL_USE_CUBLASLT) continue;
+        sg_buf_puts(b, "    {");
+        for (int k = 0; sg_dsl_lt_keys[k]; k++)
+            sg_buf_printf(b, "%s.%s = %d", k ? ", " : "", sg_dsl_lt_keys[k],
+                          t->rules[i].algo[k]);
+        sg_buf_puts(b, "},\n");
+    }
+    sg_buf_puts(b, "};\n\n");
+}
+
+/* The finder: the call's m, n, k (guarded: a failed guard finds nothing) and its class. */
+static void find_fn(sg_buf *b, const sg_dsl_table *t) {
+    const sg_dsl_decl *dc = t->dc;
+    const sg_op *op = dc->op;
+    sg_buf_printf(b, "static const sg_gemm_rule *sg_dslg_%s_find(", dc->name);
+    sg_dsl_c_params(b, op);
+    sg_buf_puts(b, ", int32_t sg_cap) {\n");
+    sg_dsl_c_void_args(b, op);
+    sg_buf_puts(b, "    (void)sg_cap;\n    bool sg_ok = true;\n");
+    static const char *const names[3] = {"sg_m", "sg_n", "sg_k"};
+    const sg_dsl_expr *e[3] = {&t->m, &t->n, &t->k};
+    for (int i = 0; i < 3; i++) {
+        sg_buf_printf(b, "    int64_t %s = ", names[i]);
+        sg_dsl_c_expr(b, e[i], dc, NULL);
+        sg_buf_puts(b, ";\n");
+    }
+    sg_buf_printf(b, "    if (!sg_ok) return NULL;\n    return sg_gemm_rule_find(sg_dslg_%s_rules, "
+                  "%u, %s, %s, sg_m, sg_n, sg_k);\n}\n\n", dc->name, t->nrules,
+                  op->c->arg_cnames[t->a], op->c->arg_cnames[t->b]);
+}
+
+static void call_args(sg_buf *b, const sg_op *op, bool with_rets) {
+    sg_dsl_c_args(b, op);
+    for (uint32_t i = 0; with_rets && i < op->schema.nrets; i++)
+        sg_buf_printf(b, ", %s", op->c->ret_cnames[i]);
+}
+
+static void pred_fn(sg_buf *b, const sg_dsl_table *t) {
+    const sg_dsl_decl *dc = t->dc;
+    const sg_op *op = dc->op;
+    sg_buf_printf(b, "/* The override's predicate: on a device of capability %d, a call in a "
+                  "class whose\n * backend can take it. */\n", t->cap);
+    sg_buf_printf(b, "static bool sg_dslg_%s_pred(void *sg_ctx, sg_keyset ks, ", dc->name);
+    sg_dsl_c_params(b, op);
+    sg_buf_puts(b, ") {\n    (void)sg_ctx, (void)ks;\n");
+    sg_dsl_c_on_device(b, op, "return false");
+    sg_buf_printf(b, "    int32_t sg_cap = sg_dsl_capability(sg_dev);\n    if (sg_cap != %d) "
+                  "return false;\n", t->cap);
+    sg_buf_printf(b, "    const sg_gemm_rule *sg_r = sg_dslg_%s_find(", dc->name);
+    call_args(b, op, false);
+    sg_buf_puts(b, ", sg_cap);\n    if (!sg_r) return false;\n    switch (sg_r->use) {\n");
+    if (t->cublaslt) sg_buf_puts(b, "    case 1: return true;\n");
+    for (uint32_t i = 0; i < t->ntpls; i++) {
+        const sg_dsl_decl *tp = t->tpls[i];
+        sg_buf_printf(b, "    case %u:\n        return sg_dslg_%s_when(", 2 + i, tp->name);
+        call_args(b, op, false);
+        sg_buf_printf(b, ", sg_cap, sg_r->index) >= 0 &&\n               sg_dsl_ready(&sg_dslg_"
+                      "artifacts[%u + sg_r->index], sg_dev);\n", tp->first);
+    }
+    sg_buf_puts(b, "    default: return false;\n    }\n}\n\n");
+}
+
+static void impl_fn(sg_buf *b, const sg_dsl_table *t) {
+    const sg_dsl_decl *dc = t->dc;
+    const sg_op *op = dc->op;
+    const char *dev = op->c->arg_cnames[sg_dsl_c_first_tensor(op)];
+    sg_buf_puts(b, "/* The override's implementation: the class's backend. */\n");
+    sg_buf_printf(b, "static sg_status sg_dslg_%s_impl(sg_keyset ks, ", dc->name);
+    sg_dsl_c_params(b, op);
+    for (uint32_t i = 0; i < op->schema.nrets; i++)
+        sg_buf_printf(b, ", sg_tensor **%s", op->c->ret_cnames[i]);
+    sg_buf_puts(b, ") {\n");
+    for (uint32_t i = 0; i < op->schema.nrets; i++)
+        sg_buf_printf(b, "    *%s = NULL;\n", op->c->ret_cnames[i]);
+    sg_buf_printf(b, "    int32_t sg_cap = sg_dsl_capability(%s->device.index);\n", dev);
+    sg_buf_printf(b, "    const sg_gemm_rule *sg_r = sg_dslg_%s_find(", dc->name);
+    call_args(b, op, false);
+    sg_buf_printf(b, ", sg_cap);\n    switch (sg_cap == %d && sg_r ? sg_r->use : 0) {\n", t->cap);
+    if (t->cublaslt) {
+        sg_buf_printf(b, "    case 1:\n        return %s(&sg_dslg_%s_lt[sg_r->index], ks, ",
+                      t->cublaslt, dc->name);
+        call_args(b, op, true);
+        sg_buf_puts(b, ");\n");
+    }
+    for (uint32_t i = 0; i < t->ntpls; i++) {
+        sg_buf_printf(b, "    case %u:\n        if (sg_dslg_%s_when(", 2 + i, t->tpls[i]->name);
+        call_args(b, op, false);
+        sg_buf_printf(b, ", sg_cap, sg_r->index) < 0) break;\n        return sg_dslg_%s_run("
+                      "sg_r->index, sg_cap, ", t->tpls[i]->name);
+        call_args(b, op, true);
+        sg_buf_puts(b, ");\n");
+    }
+    sg_buf_printf(b, "    default: break;\n    }\n    (void)ks;\n    return sg_error(SG_ESTATE, "
+                  "\"%s: the decision table %s was called for arguments its predicate "
+                  "declines\");\n}\n\n", dc->op_name, dc->name);
+}
+
+void sg_dsl_table_emit(sg_buf *b, const sg_dsl_table *t) {
+    const sg_dsl_decl *dc = t->dc;
+    sg_buf_printf(b, "/* ---- %s: %s by a decision table (", dc->name, dc->op_name);
+    sg_dsl_c_comment_text(b, dc->file);
+    sg_buf_printf(b, ":%u) ----\n * tuned:", dc->pos.line);
+    for (uint32_t i = 0; i + 1 < t->ntuned; i += 2) {
+        sg_buf_printf(b, "%s %s: ", i ? ";" : "", t->tuned[i]);
+        sg_dsl_c_comment_text(b, t->tuned[i + 1]);
+    }
+    sg_buf_puts(b, " */\n\n");
+    if (t->cublaslt) {
+        sg_buf_printf(b, "/* Runs a cuBLASLt algorithm (the aten CUDA kernels define it). */\n"
+                      "extern sg_status %s(const sg_gemm_lt_config *sg_cfg, sg_keyset ks, ",
+                      t->cublaslt);
+        sg_dsl_c_params(b, dc->op);
+        for (uint32_t i = 0; i < dc->op->schema.nrets; i++)
+            sg_buf_printf(b, ", sg_tensor **%s", dc->op->c->ret_cnames[i]);
+        sg_buf_puts(b, ");\n\n");
+    }
+    rules_data(b, t);
+    find_fn(b, t);
+    pred_fn(b, t);
+    impl_fn(b, t);
+}
