@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# dsl_table.sh: decision tables and templates (docs/gemm.md): a table over a template read, its
+# classes found by the generated finder (tests/dsl/table_test.c, on CPU tensors), and each kind
+# of bad table refused at file:line:col with nothing written. Artifacts come from
+# tests/dsl/make_artifacts.py (no compiler), so this needs python3 and skips without it.
+#
+#   bash tests/dsl_table.sh SCHEMAGEN [CORPUS_DIR]
+set -uo pipefail
+
+# shellcheck source=SCRIPTDIR/sg_test.bash
+. "$(dirname "${BASH_SOURCE[0]}")/sg_test.bash"
+sg_test_init dsl_table "$@"
+command -v python3 >/dev/null 2>&1 || sg_test_skip "no python3 to make artifacts"
+sg_test_runtime
+
+cp -r "$here/dsl/triton" "$tmp/triton"
+cp "$here/dsl/ops.yaml" "$here/dsl/table.yaml" "$tmp/"
+cd "$tmp" || exit 1
+
+# the plan holds the template's points only (a table exports nothing), each with its warps
+t 0 --dsl table.yaml --dsl-plan plan.json ops.yaml
+[ "$(grep -c '"prefix"' plan.json)" = 16 ] || fail "not 8 points x 2 archs in the plan"
+grep -q '"prefix": "mm_tpl__float16_128_8__sm100"' plan.json || fail "the last artifact's prefix"
+grep -q '"num_warps": 8, "num_stages": 4}' plan.json || fail "per-point warps and stages"
+python3 "$here/dsl/make_artifacts.py" plan.json art || fail "make_artifacts.py failed"
+
+t 0 --lib dslt --dsl table.yaml --dsl-artifacts art -o gen ops.yaml
+c=gen/dslt_dsl.c
+grep -q "sg_st = aten_mm_override(SG_KEY_CUDA, 0, sg_dslg_mm_table_pred, sg_dslg_mm_table_impl" $c ||
+    fail "the table is not registered"
+grep -q "sg_dslg_mm_tpl_pred" $c && fail "the template registered an override of its own"
+grep -q "^sg_status dslt_dsl_mm_tpl(int32_t point, sg_tensor \*self, sg_tensor \*mat2, sg_tensor \*\*ret);$" \
+    gen/dslt_dsl.h || fail "no entry by point in dslt_dsl.h"
+grep -q "{.algo = 21, .tile = 18, .stages = 8, .splitk = 2, .reduction = 1, .swizzle = 0, .custom = 0, .inner = 0, .cluster = 0}," $c ||
+    fail "the cuBLASLt configurations"
+grep -q "tuned: device: a test's; capability: 90; driver: 13000" $c || fail "the table's provenance"
+# rules sorted by dtype (the runtime's enum), layout, n, k, m
+[ "$(grep -o '^    {SG_[A-Z0-9]*, [0-9]' $c | tr '\n' ' ')" = \
+  "    {SG_FLOAT16, 0     {SG_BFLOAT16, 0     {SG_BFLOAT16, 0     {SG_BFLOAT16, 0     {SG_BFLOAT16, 1 " ] ||
+    fail "rules not in order: $(grep -o '^    {SG_[A-Z0-9]*, [0-9]' $c)"
+for f in gen/*.c; do
+    $cc -std=c11 -Wall -Wextra -Wshadow -Werror -pedantic -c -Igen -I"$root/runtime" \
+        -I"$root/gen/schema" "$f" -o "$f.o" || fail "$f does not compile with -Wshadow -Werror"
+done
+if [ -f "$build/libsg_runtime.a" ]; then
+    $cc -std=c11 -Wall -Wextra -Werror "${san[@]}" -Igen -I"$root/runtime" -I"$root/gen/schema" \
+        "$here/dsl/table_test.c" gen/dslt_0.c gen/dslt_table.c "${rt_libs[@]}" -o table_test ||
+        fail "table_test does not build"
+    [ -x table_test ] && { ./table_test || fail "the generated table on CPU tensors"; }
+else
+    fail "no $build/libsg_runtime.a: build the sg_runtime target first"
+fi
+
+# refuse SED_SCRIPT MESSAGE...: table.yaml edited by SED_SCRIPT is refused with each MESSAGE
+refuse() {
+    local script=$1
+    shift
+    sed "$script" table.yaml >bad.yaml
+    rm -rf bgen
+    t 1 --lib dslt --dsl bad.yaml --dsl-artifacts art -o bgen ops.yaml
+    for m in "$@"; do
+        case $err in *"$m"*) ;; *) fail "'$script': no '$m' in: $err" ;; esac
+    done
+    [ ! -e bgen/dslt_dsl.c ] || fail "'$script': LIB_dsl.c was written"
+}
+refuse 's/use: heuristic/use: cutlass/' "bad.yaml:55:75: error: unknown backend 'cutlass'"
+refuse 's/m: \[17, 64\]/m: [16, 64]/' "bad.yaml:54:9: error: this class overlaps the one at line 53 (bfloat16 nn, n 256, k 128, m [1, 16] and [16, 64])"
+refuse 's/{dtype: bfloat16, BM: 64, W: 8}/{dtype: bfloat16, BM: 32, W: 8}/' \
+    "bad.yaml:54:88: error: 'mm_tpl' has no such point: its grid (the artifacts exported) does not hold it"
+refuse 's/capability: 90/capability: 80/' "error: 'mm_tpl' is not built for capability 80"
+refuse 's/use: mm_tpl, point: {dtype: bfloat16/use: mm_tpl, point: {dtyp: bfloat16/' \
+    "error: 'dtyp' is not a grid variable of 'mm_tpl'"
+refuse 's/  template: true/  template: false/' "error: 'mm_tpl' is not a template (it needs 'template: true')"
+refuse 's/    cublaslt: my_mm_lt//' "error: 'use: cublaslt' needs the table's 'cublaslt' function"
+refuse 's/use: heuristic}/use: heuristic, algo: {algo: 1}}/' "error: 'algo' is for 'use: cublaslt', not for 'use: heuristic'"
+refuse 's/custom: 1, inner: 0, cluster: 4}/custom: 1, inner: 0}/' "error: 'algo' lacks the key 'cluster'"
+refuse 's/layout: nt/layout: nx/' "error: 'layout' is nn, nt, tn or tt (A's and B's), not 'nx'"
+refuse 's/m: \[65, 1000\]/m: [65, 6]/' "error: 'm' is an empty range: 65 > 6"
+refuse 's/    b: mat2/    b: nope/' "error: 'b' needs a Tensor argument of aten::mm, not 'nope'"
+refuse 's/    k: self.size(1)/    k: self.dtype/' "error: 'k'"
+refuse 's/      method: none (written by hand)//' "error: 'tuned' lacks the key 'method'"
+refuse 's/gain: 1.05/gain: fast/' "error: 'gain' is a positive number, not 'fast'"
+# a table before its template: the template is unknown there
+python3 - <<'PY'
+s = open("table.yaml").read()
+i = s.index("- name: mm_table")
+open("late.yaml", "w").write(s[i:] + "\n" + s[:i])
+PY
+t 1 --lib dslt --dsl late.yaml --dsl-artifacts art -o lgen ops.yaml
+has "$err" "unknown backend 'mm_tpl'"
+
+sg_test_done "all checks passed"
