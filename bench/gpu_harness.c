@@ -151,6 +151,21 @@ static uint16_t to_bf16(float f) {
     return (uint16_t)(u >> 16);
 }
 
+/* float32 to float16 bits, rounded to nearest even; for the fills' values (|f| < 65504, and
+ * those below float16's normal range flushed to its subnormals as the rounding gives). */
+static uint16_t to_f16(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
+    float    a = fabsf(f);
+    if (a < 6.103515625e-05f) /* subnormal: a multiple of 2^-24 */
+        return (uint16_t)(sign | (uint16_t)lrintf(a * 16777216.0f));
+    uint32_t e = ((u >> 23) & 0xffu) - 127u + 15u, m = u & 0x7fffffu;
+    uint32_t h = (e << 10) | (m >> 13), rest = m & 0x1fffu;
+    if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) h++;
+    return (uint16_t)(sign | h);
+}
+
 sg_tensor *sg_bench_filled(const char *fig, const int64_t *sizes, int32_t ndim, sg_dtype dt,
                            uint32_t seed, float scale) {
     sg_tensor *h = NULL, *d = NULL;
@@ -164,6 +179,9 @@ sg_tensor *sg_bench_filled(const char *fig, const int64_t *sizes, int32_t ndim, 
     } else if (dt == SG_BFLOAT16) {
         uint16_t *p = sg_tensor_data(h);
         for (int64_t i = 0; i < n; i++) p[i] = to_bf16(pattern(i, seed) * scale);
+    } else if (dt == SG_FLOAT16) {
+        uint16_t *p = sg_tensor_data(h);
+        for (int64_t i = 0; i < n; i++) p[i] = to_f16(pattern(i, seed) * scale);
     } else {
         fprintf(stderr, "%s: %s: no fill for %s\n", prog, fig, sg_dtype_name(dt));
         sg_tensor_release(h);

@@ -1,0 +1,187 @@
+/* gemm_util.c: what the matrix-product benchmark (gemm.c) and the tuner (gemm_tune.c) share:
+ * the shape suite and the timing of one call after an L2 flush (gemm_util.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "gemm_util.h"
+
+#include <cublasLt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_CALLS = 64, MIN_CALLS = 5 };
+double sg_gemm_target_ms = 60.0;
+
+/* ---- the suite ------------------------------------------------------------------------------ */
+
+/* Reads the suite file's m/nk/mnk lines into out; the count, or -1 with the line said. */
+int sg_gemm_read_suite(const char *path, sg_gemm_shape *out, int cap) {
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "gemm: cannot open %s\n", path);
+        return -1;
+    }
+    int64_t ms[64];
+    int     nm = 0, n = 0, line = 0;
+    char    buf[1024];
+    while (fgets(buf, sizeof buf, f)) {
+        line++;
+        char *p = buf, *end;
+        while (*p == ' ' || *p == '\t') p++;
+        if (*p == '#' || *p == '\n' || *p == 0) continue;
+        int64_t v[64];
+        int     nv = 0;
+        char    word[8] = {0};
+        int     used = 0;
+        if (sscanf(p, "%7s%n", word, &used) != 1) goto bad;
+        p += used;
+        for (;;) {
+            long long x = strtoll(p, &end, 10);
+            if (end == p) break;
+            if (x <= 0 || nv == 64) goto bad;
+            v[nv++] = x;
+            p = end;
+        }
+        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+        if (*p) goto bad;
+        if (!strcmp(word, "m") && nv > 0) {
+            memcpy(ms, v, sizeof v[0] * (size_t)nv);
+            nm = nv;
+        } else if (!strcmp(word, "nk") && nv == 2 && nm > 0) {
+            for (int i = 0; i < nm && n < cap; i++) out[n++] = (sg_gemm_shape){ms[i], v[0], v[1]};
+        } else if (!strcmp(word, "mnk") && nv == 3 && n < cap) {
+            out[n++] = (sg_gemm_shape){v[0], v[1], v[2]};
+        } else {
+            goto bad;
+        }
+        continue;
+    bad:
+        fprintf(stderr, "gemm: %s:%d: expected 'm M...', 'nk N K' (after an m line) or "
+                        "'mnk M N K' with positive numbers\n", path, line);
+        fclose(f);
+        return -1;
+    }
+    fclose(f);
+    return n;
+}
+
+/* ---- timing: each call after an L2 flush --------------------------------------------------- */
+
+static void       *flush_buf;
+static cudaEvent_t ev[2][MAX_CALLS];
+
+bool sg_gemm_timing_begin(void) {
+    for (int i = 0; i < MAX_CALLS; i++)
+        if (!sg_bench_cuda_ok(cudaEventCreate(&ev[0][i]), "setup", "cudaEventCreate") ||
+            !sg_bench_cuda_ok(cudaEventCreate(&ev[1][i]), "setup", "cudaEventCreate"))
+            return false;
+    return sg_bench_cuda_ok(cudaMalloc(&flush_buf, SG_GEMM_FLUSH_BYTES), "setup",
+                            "the flush buffer");
+}
+
+void sg_gemm_timing_end(void) {
+    cudaFree(flush_buf);
+    for (int i = 0; i < MAX_CALLS; i++) cudaEventDestroy(ev[0][i]), cudaEventDestroy(ev[1][i]);
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* n calls, each after a flush, queued back to back: per-call ms into t. */
+static bool timed_calls(const char *what, sg_gemm_call fn, void *ctx, int n, double *t) {
+    for (int i = 0; i < n; i++) {
+        if (!sg_bench_cuda_ok(cudaMemsetAsync(flush_buf, i & 0xff, SG_GEMM_FLUSH_BYTES,
+                                              sg_bench_stream),
+                              what, "the L2 flush") ||
+            !sg_bench_cuda_ok(cudaEventRecord(ev[0][i], sg_bench_stream), what, "event") ||
+            !sg_bench_op_ok(fn(ctx), what, "the call") ||
+            !sg_bench_cuda_ok(cudaEventRecord(ev[1][i], sg_bench_stream), what, "event"))
+            return false;
+    }
+    if (!sg_bench_cuda_ok(cudaStreamSynchronize(sg_bench_stream), what, "synchronize"))
+        return false;
+    for (int i = 0; i < n; i++) {
+        float ms = 0;
+        if (!sg_bench_cuda_ok(cudaEventElapsedTime(&ms, ev[0][i], ev[1][i]), what, "elapsed"))
+            return false;
+        t[i] = ms;
+    }
+    return true;
+}
+
+/* The median ms of a call of fn; -1 on failure (said). */
+double sg_gemm_median_ms(const char *what, sg_gemm_call fn, void *ctx) {
+    double t[MAX_CALLS];
+    if (sg_bench_lost || !timed_calls(what, fn, ctx, 2, t)) return -1; /* warm-up, estimate */
+    if (sg_bench_smoke) return t[1];
+    int n = t[1] > 0 ? (int)(sg_gemm_target_ms / t[1]) : MAX_CALLS;
+    n = n < MIN_CALLS ? MIN_CALLS : n > MAX_CALLS ? MAX_CALLS : n;
+    if (!timed_calls(what, fn, ctx, n, t)) return -1;
+    qsort(t, (size_t)n, sizeof t[0], cmp_double);
+    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
+
+cublasLtHandle_t sg_gemm_lt;
+void            *sg_gemm_lt_workspace;
+
+/* ---- plain cuBLASLt ------------------------------------------------------------------------- */
+
+bool sg_gemm_lt_ok(cublasStatus_t s, const char *what, const char *call) {
+    if (s == CUBLAS_STATUS_SUCCESS) return true;
+    fprintf(stderr, "gemm: %s: %s: %s\n", what, call, cublasLtGetStatusString(s));
+    sg_bench_failures++;
+    return false;
+}
+
+sg_status sg_gemm_lt_run(void *ctx) {
+    const sg_gemm_lt_call *l = ctx;
+    const float    one = 1.0f, zero = 0.0f;
+    cublasStatus_t s = cublasLtMatmul(sg_gemm_lt, l->op, &one, l->b, l->la, l->a, l->lb, &zero, l->c,
+                                      l->lc, l->c, l->lc, l->algo, sg_gemm_lt_workspace, SG_GEMM_LT_WORKSPACE,
+                                      sg_bench_stream);
+    return s == CUBLAS_STATUS_SUCCESS
+               ? SG_OK
+               : sg_error(SG_EDEVICE, "cublasLtMatmul: %s", cublasLtGetStatusString(s));
+}
+
+/* Row-major C[m,n] = A[m,k] B[k,n] is column-major C^T[n,m] = B^T[n,k] A^T[k,m] with every
+ * leading dimension the row length: cuBLASLt's A is our B, its B our A. */
+bool sg_gemm_lt_plan(const char *what, const sg_gemm_shape *s, sg_tensor *a, sg_tensor *b,
+                     sg_tensor *c, sg_gemm_lt_call *l) {
+    memset(l, 0, sizeof *l);
+    l->a = sg_tensor_data(a), l->b = sg_tensor_data(b), l->c = sg_tensor_data(c);
+    cudaDataType_t t = a->dtype == SG_FLOAT16 ? CUDA_R_16F : CUDA_R_16BF;
+    return sg_gemm_lt_ok(cublasLtMatmulDescCreate(&l->op, CUBLAS_COMPUTE_32F, CUDA_R_32F), what,
+                 "cublasLtMatmulDescCreate") &&
+           sg_gemm_lt_ok(cublasLtMatrixLayoutCreate(&l->la, t, (uint64_t)s->n, (uint64_t)s->k,
+                                            s->n), what, "layout") &&
+           sg_gemm_lt_ok(cublasLtMatrixLayoutCreate(&l->lb, t, (uint64_t)s->k, (uint64_t)s->m,
+                                            s->k), what, "layout") &&
+           sg_gemm_lt_ok(cublasLtMatrixLayoutCreate(&l->lc, t, (uint64_t)s->n, (uint64_t)s->m,
+                                            s->n), what, "layout");
+}
+
+void sg_gemm_lt_unplan(sg_gemm_lt_call *l) {
+    if (l->lc) cublasLtMatrixLayoutDestroy(l->lc);
+    if (l->lb) cublasLtMatrixLayoutDestroy(l->lb);
+    if (l->la) cublasLtMatrixLayoutDestroy(l->la);
+    if (l->op) cublasLtMatmulDescDestroy(l->op);
+}
+
+/* The heuristic's first n candidates for the call (at most MAX_CANDIDATES); their count. */
+int sg_gemm_lt_candidates(const char *what, const sg_gemm_lt_call *l, int n,
+                         cublasLtMatmulHeuristicResult_t *res) {
+    cublasLtMatmulPreference_t pref;
+    if (!sg_gemm_lt_ok(cublasLtMatmulPreferenceCreate(&pref), what, "preference")) return 0;
+    size_t ws = SG_GEMM_LT_WORKSPACE;
+    int    got = 0;
+    if (!sg_gemm_lt_ok(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                    &ws, sizeof ws), what, "preference") ||
+        !sg_gemm_lt_ok(cublasLtMatmulAlgoGetHeuristic(sg_gemm_lt, l->op, l->la, l->lb, l->lc, l->lc, pref, n, res,
+                                              &got), what, "cublasLtMatmulAlgoGetHeuristic"))
+        got = 0;
+    cublasLtMatmulPreferenceDestroy(pref);
+    return got;
+}

@@ -1,0 +1,63 @@
+/* gemm_util.h: what the matrix-product benchmark (gemm.c) and the tuner (gemm_tune.c) share.
+ *
+ * Timing: each call after an L2 flush (a 256 MiB memset, more than any L2 today), CUDA events
+ * around the call alone, calls queued back to back and synchronised once; the median of the
+ * calls, as many as fill about sg_gemm_target_ms (60 ms unless the program says; at least 5,
+ * at most 64). */
+#ifndef SG_GEMM_UTIL_H
+#define SG_GEMM_UTIL_H
+
+#include "gpu_harness.h"
+
+#include <cublasLt.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SG_GEMM_FLUSH_BYTES ((size_t)256 << 20)
+
+typedef struct sg_gemm_shape {
+    int64_t m, n, k;
+} sg_gemm_shape;
+
+/* Reads the suite file's m/nk/mnk lines (bench/gemm_suite.txt) into out; the count, or -1 with
+ * the line said. */
+int sg_gemm_read_suite(const char *path, sg_gemm_shape *out, int cap);
+
+typedef sg_status (*sg_gemm_call)(void *ctx);
+
+extern double sg_gemm_target_ms;
+
+/* The events and the flush buffer; false (said) where they cannot be had. */
+bool   sg_gemm_timing_begin(void);
+void   sg_gemm_timing_end(void);
+/* The median ms of a call of fn, as above (one call under --smoke); -1 on failure (said). */
+double sg_gemm_median_ms(const char *what, sg_gemm_call fn, void *ctx);
+
+/* ---- plain cuBLASLt: one handle and workspace, set up by the program ---------------------- */
+
+#define SG_GEMM_LT_WORKSPACE ((size_t)32 << 20) /* as kernels/cuda/linalg.cu */
+extern cublasLtHandle_t sg_gemm_lt;
+extern void            *sg_gemm_lt_workspace;
+
+/* Row-major C[m,n] = A[m,k] B[k,n] of contiguous bfloat16 or float16 tensors, as cuBLASLt's
+ * column-major C^T = B^T A^T, and the algorithm to run it with. */
+typedef struct sg_gemm_lt_call {
+    cublasLtMatmulDesc_t        op;
+    cublasLtMatrixLayout_t      la, lb, lc;
+    const void                 *a, *b;
+    void                       *c;
+    const cublasLtMatmulAlgo_t *algo;
+} sg_gemm_lt_call;
+
+/* Whether s is success; else says so (what, call) and counts a failure. */
+bool      sg_gemm_lt_ok(cublasStatus_t s, const char *what, const char *call);
+bool      sg_gemm_lt_plan(const char *what, const sg_gemm_shape *s, sg_tensor *a, sg_tensor *b,
+                          sg_tensor *c, sg_gemm_lt_call *l);
+void      sg_gemm_lt_unplan(sg_gemm_lt_call *l);
+/* The heuristic's first n candidates for the call; their count. */
+int       sg_gemm_lt_candidates(const char *what, const sg_gemm_lt_call *l, int n,
+                                cublasLtMatmulHeuristicResult_t *res);
+/* An sg_gemm_call: cublasLtMatmul of l (a sg_gemm_lt_call) with l->algo. */
+sg_status sg_gemm_lt_run(void *l);
+
+#endif
