@@ -492,6 +492,7 @@ static int write_results(const options *o, const sg_model *m, const sg_diag *d,
 static void run_dsl(const options *o, const sg_model *m, sg_dsl_set *ds, sg_outputs *outs,
                     sg_buf *plan, sg_diag *d) {
     for (uint32_t i = 0; i < o->ndsl; i++) sg_dsl_load(ds, m, o->dsl[i], d);
+    if (d->nerrors == 0) sg_dsl_link_tables(ds, d);
     if (d->nerrors == 0 && o->dsl_plan) sg_dsl_plan(plan, ds);
     if (d->nerrors == 0 && o->dsl_artifacts) sg_dsl_read_artifacts(ds, o->dsl_artifacts, d);
     if (d->nerrors || !o->outdir) return;

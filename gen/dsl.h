@@ -149,6 +149,10 @@ typedef struct sg_dsl_rule {
     uint32_t           art;        /*   (index among tpl's) at the table's capability */
     const char        *gain;       /* as written; NULL where absent */
     sg_pos             pos;
+    /* a template's, kept from the reading to sg_dsl_link_tables: its name and point */
+    const char        *tpl_name;
+    sg_pos             tpl_pos;
+    const void        *point;      /* the `point` mapping (an sg_ynode of the set's arena) */
 } sg_dsl_rule;
 
 /* "algo", "tile", ...: sg_gemm_lt_config's fields in order, NULL-ended (dsl_table.c). */
@@ -218,6 +222,11 @@ int sg_dsl_read_artifacts(sg_dsl_set *s, const char *dir, sg_diag *d);
 /* The C of LIB_dsl.c and LIB_dsl.h; inputs name the schema files for the banner. */
 void sg_dsl_emit_c(sg_buf *c, sg_buf *h, const sg_dsl_set *s, const char *lib,
                    const char *const *inputs, uint32_t ninputs);
+
+/* After every declaration file is read: each table rule's template found (a declaration with
+ * `template: true` of the table's op, in any file) and its point among the template's
+ * artifacts at the table's capability. Returns the number of errors added (dsl_table.c). */
+int sg_dsl_link_tables(sg_dsl_set *s, sg_diag *d);
 
 /* Looks symbol up in an ELF64 image's symbol table: 0 a defined function, 1 another kind of
  * symbol, 2 absent, -1 not a well-formed ELF64 file (*why says how). Bounds-checked. */

@@ -58,60 +58,6 @@ static bool read_int(sg_dsl_loader *L, const char *key, const sg_ynode *v, int64
     return sg_dsl_want_int(L, key, v, 1, INT64_MAX, out);
 }
 
-/* `point: {VAR: value, ...}` of template tpl: the index among tpl's artifacts of that point at
- * capability cap; false after an error. */
-static bool read_point(sg_dsl_loader *L, const sg_dsl_decl *tpl, int32_t cap, const sg_ynode *v,
-                       uint32_t *art) {
-    if (!sg_dsl_want_kind(L, "point", v, SG_Y_MAP)) return false;
-    sg_dsl_value want[64];
-    if (tpl->ngrid > 64 || v->nitems / 2 != tpl->ngrid) {
-        sg_dsl_err(L, v->pos, "'point' gives %u of the %u grid variables of '%s'", v->nitems / 2,
-                   tpl->ngrid, tpl->name);
-        return false;
-    }
-    bool seen[64] = {false};
-    for (uint32_t i = 0; i + 1 < v->nitems; i += 2) {
-        const sg_ynode *k = v->items[i], *x = v->items[i + 1];
-        uint32_t g = 0;
-        while (g < tpl->ngrid && strcmp(tpl->grid[g].name, k->text) != 0) g++;
-        if (g == tpl->ngrid || seen[g]) {
-            sg_dsl_err(L, k->pos, g == tpl->ngrid ? "'%s' is not a grid variable of '%s'"
-                                                   : "'%s' is given twice", k->text, tpl->name);
-            return false;
-        }
-        seen[g] = true;
-        if (!sg_dsl_want_scalar(L, k->text, x)) return false;
-        if (tpl->grid[g].type == SG_DSLT_DTYPE) {
-            want[g] = (sg_dsl_value){SG_DSLT_DTYPE, sg_dsl_dtype_find(x->text, x->len)};
-        } else {
-            char *end;
-            errno = 0;
-            want[g] = (sg_dsl_value){SG_DSLT_INT, strtoll(x->text, &end, 10)};
-            if (*end || errno) want[g].i = -1, want[g].type = SG_DSLT_ERROR;
-        }
-    }
-    bool in_grid = false;
-    for (uint32_t i = 0; i < tpl->nartifacts; i++) {
-        const sg_dsl_artifact *a = &L->s->arts[tpl->first + i];
-        bool same = true;
-        for (uint32_t g = 0; g < tpl->ngrid && same; g++)
-            same = want[g].type == a->vals[g].type && want[g].i == a->vals[g].i;
-        if (!same) continue;
-        in_grid = true;
-        if (tpl->caps[a->arch] == cap) {
-            *art = i;
-            return true;
-        }
-    }
-    if (in_grid)
-        sg_dsl_err(L, v->pos, "'%s' is not built for capability %d (its archs do not list it), "
-                   "the table's", tpl->name, cap);
-    else
-        sg_dsl_err(L, v->pos, "'%s' has no such point: its grid (the artifacts exported) does "
-                   "not hold it", tpl->name);
-    return false;
-}
-
 static bool read_algo(sg_dsl_loader *L, const sg_ynode *v, int32_t algo[9]) {
     const sg_ynode *val[9];
     if (!sg_dsl_want_kind(L, "algo", v, SG_Y_MAP) ||
@@ -171,7 +117,6 @@ static bool read_rule(sg_dsl_loader *L, sg_dsl_table *t, const sg_ynode *e, sg_d
         r->gain = v[GAIN]->text;
     }
     const char *use = v[USE]->text;
-    const sg_dsl_decl *tpl = NULL;
     if (strcmp(use, "heuristic") == 0) {
         r->use = SG_DSL_USE_HEURISTIC;
     } else if (strcmp(use, "cublaslt") == 0) {
@@ -180,23 +125,15 @@ static bool read_rule(sg_dsl_loader *L, sg_dsl_table *t, const sg_ynode *e, sg_d
             sg_dsl_err(L, v[USE]->pos, "'use: cublaslt' needs the table's 'cublaslt' function");
             return false;
         }
-    } else if ((tpl = sg_dsl_find_decl(L->s, use)) && tpl->is_template) {
-        r->use = SG_DSL_USE_TEMPLATE;
-        r->tpl = tpl;
-        if (tpl->op != t->dc->op) {
-            sg_dsl_err(L, v[USE]->pos, "template '%s' overrides %s, not %s", use, tpl->op_name,
-                       t->dc->op_name);
-            return false;
-        }
-    } else {
-        if (tpl)
-            sg_dsl_err(L, v[USE]->pos, "'%s' is not a template (it needs 'template: true')",
-                       use);
-        else
-            sg_dsl_err(L, v[USE]->pos, "unknown backend '%s': 'heuristic', 'cublaslt' or a "
-                       "template (a declaration with 'template: true') read before this table",
-                       use);
+    } else if (!v[POINT]) {
+        sg_dsl_err(L, v[USE]->pos, "unknown backend '%s': 'heuristic', 'cublaslt' or a template "
+                   "(a declaration with 'template: true', with the rule's 'point')", use);
         return false;
+    } else { /* a template, found once every file is read (sg_dsl_link_tables) */
+        r->use = SG_DSL_USE_TEMPLATE;
+        r->tpl_name = use;
+        r->tpl_pos = v[USE]->pos;
+        r->point = v[POINT];
     }
     const char *need = r->use == SG_DSL_USE_CUBLASLT ? "algo"
                        : r->use == SG_DSL_USE_TEMPLATE ? "point" : NULL;
@@ -211,8 +148,7 @@ static bool read_rule(sg_dsl_loader *L, sg_dsl_table *t, const sg_ynode *e, sg_d
         return false;
     }
     if (r->use == SG_DSL_USE_CUBLASLT) return read_algo(L, v[ALGO], r->algo);
-    if (r->use == SG_DSL_USE_TEMPLATE) return read_point(L, tpl, t->cap, v[POINT], &r->art);
-    return true;
+    return r->use != SG_DSL_USE_TEMPLATE || sg_dsl_want_kind(L, "point", v[POINT], SG_Y_MAP);
 }
 
 static int rule_cmp(const void *x, const void *y) {
@@ -236,9 +172,6 @@ static bool read_rules(sg_dsl_loader *L, sg_dsl_table *t, const sg_ynode *v) {
         sg_dsl_rule *r = &t->rules[t->nrules];
         if (!read_rule(L, t, v->items[i], r)) return false;
         t->nrules++;
-        uint32_t j = 0;
-        while (j < t->ntpls && t->tpls[j] != r->tpl) j++;
-        if (r->tpl && j == t->ntpls) t->tpls[t->ntpls++] = r->tpl;
     }
     qsort(t->rules, t->nrules, sizeof *t->rules, rule_cmp);
     for (uint32_t i = 1; i < t->nrules; i++) {
@@ -336,4 +269,94 @@ void sg_dsl_table_entry(sg_dsl_loader *L, const sg_ynode *e) {
         s->tables = p, s->captables = c;
     }
     s->tables[s->ntables++] = t;
+}
+
+/* ---- linking the rules to their templates ------------------------------------------------- */
+
+/* The artifact (its index among tpl's) of r's point at capability cap into r->art; false after
+ * an error. */
+static bool find_point(const sg_dsl_set *s, const sg_dsl_decl *tpl, int32_t cap, sg_dsl_rule *r,
+                       sg_diag *d) {
+    const sg_ynode *v = r->point;
+    sg_dsl_value want[64];
+    bool seen[64] = {false};
+    if (tpl->ngrid > 64 || v->nitems / 2 != tpl->ngrid) {
+        sg_diag_report(d, SG_ERROR, v->pos, "'point' gives %u of the %u grid variables of '%s'",
+                       v->nitems / 2, tpl->ngrid, tpl->name);
+        return false;
+    }
+    for (uint32_t i = 0; i + 1 < v->nitems; i += 2) {
+        const sg_ynode *k = v->items[i], *x = v->items[i + 1];
+        uint32_t g = 0;
+        while (g < tpl->ngrid && strcmp(tpl->grid[g].name, k->text) != 0) g++;
+        if (g == tpl->ngrid || seen[g] || x->kind != SG_Y_SCALAR) {
+            sg_diag_report(d, SG_ERROR, k->pos, g == tpl->ngrid ? "'%s' is not a grid variable of "
+                           "'%s'" : seen[g] ? "'%s' is given twice" : "'%s' needs a value",
+                           k->text, tpl->name);
+            return false;
+        }
+        seen[g] = true;
+        if (tpl->grid[g].type == SG_DSLT_DTYPE) {
+            want[g] = (sg_dsl_value){SG_DSLT_DTYPE, sg_dsl_dtype_find(x->text, x->len)};
+        } else {
+            char *end;
+            errno = 0;
+            want[g] = (sg_dsl_value){SG_DSLT_INT, strtoll(x->text, &end, 10)};
+            if (*end || errno) want[g].type = SG_DSLT_ERROR;
+        }
+    }
+    bool in_grid = false;
+    for (uint32_t i = 0; i < tpl->nartifacts; i++) {
+        const sg_dsl_artifact *a = &s->arts[tpl->first + i];
+        bool same = true;
+        for (uint32_t g = 0; g < tpl->ngrid && same; g++)
+            same = want[g].type == a->vals[g].type && want[g].i == a->vals[g].i;
+        if (!same) continue;
+        in_grid = true;
+        if (tpl->caps[a->arch] == cap) {
+            r->art = i;
+            return true;
+        }
+    }
+    if (in_grid)
+        sg_diag_report(d, SG_ERROR, v->pos, "'%s' is not built for capability %d (its archs do "
+                       "not list it), the table's", tpl->name, cap);
+    else
+        sg_diag_report(d, SG_ERROR, v->pos, "'%s' has no such point: its grid (the artifacts "
+                       "exported) does not hold it", tpl->name);
+    return false;
+}
+
+int sg_dsl_link_tables(sg_dsl_set *s, sg_diag *d) {
+    uint32_t before = d->nerrors;
+    for (uint32_t i = 0; i < s->ntables; i++) {
+        sg_dsl_table *t = s->tables[i];
+        for (uint32_t j = 0; j < t->nrules; j++) {
+            sg_dsl_rule *r = &t->rules[j];
+            if (r->use != SG_DSL_USE_TEMPLATE) continue;
+            const sg_dsl_decl *tpl = sg_dsl_find_decl(s, r->tpl_name);
+            if (!tpl) {
+                sg_diag_report(d, SG_ERROR, r->tpl_pos, "unknown backend '%s': 'heuristic', "
+                               "'cublaslt' or a template (a declaration with 'template: true')",
+                               r->tpl_name);
+                continue;
+            }
+            if (!tpl->is_template) {
+                sg_diag_report(d, SG_ERROR, r->tpl_pos, "'%s' is not a template (it needs "
+                               "'template: true')", r->tpl_name);
+                continue;
+            }
+            if (tpl->op != t->dc->op) {
+                sg_diag_report(d, SG_ERROR, r->tpl_pos, "template '%s' overrides %s, not %s",
+                               r->tpl_name, tpl->op_name, t->dc->op_name);
+                continue;
+            }
+            if (!find_point(s, tpl, t->cap, r, d)) continue;
+            r->tpl = tpl;
+            uint32_t k = 0;
+            while (k < t->ntpls && t->tpls[k] != tpl) k++;
+            if (k == t->ntpls) t->tpls[t->ntpls++] = tpl;
+        }
+    }
+    return (int)(d->nerrors - before);
 }

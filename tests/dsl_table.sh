@@ -64,6 +64,7 @@ refuse() {
     [ ! -e bgen/dslt_dsl.c ] || fail "'$script': LIB_dsl.c was written"
 }
 refuse 's/use: heuristic/use: cutlass/' "bad.yaml:55:75: error: unknown backend 'cutlass'"
+refuse 's/use: mm_tpl, point: {dtype: float16/use: mm_tp, point: {dtype: float16/' "bad.yaml:56:73: error: unknown backend 'mm_tp'"
 refuse 's/m: \[17, 64\]/m: [16, 64]/' "bad.yaml:54:9: error: this class overlaps the one at line 53 (bfloat16 nn, n 256, k 128, m [1, 16] and [16, 64])"
 refuse 's/{dtype: bfloat16, BM: 64, W: 8}/{dtype: bfloat16, BM: 32, W: 8}/' \
     "bad.yaml:54:88: error: 'mm_tpl' has no such point: its grid (the artifacts exported) does not hold it"
@@ -80,13 +81,15 @@ refuse 's/    b: mat2/    b: nope/' "error: 'b' needs a Tensor argument of aten:
 refuse 's/    k: self.size(1)/    k: self.dtype/' "error: 'k'"
 refuse 's/      method: none (written by hand)//' "error: 'tuned' lacks the key 'method'"
 refuse 's/gain: 1.05/gain: fast/' "error: 'gain' is a positive number, not 'fast'"
-# a table before its template: the template is unknown there
+# a table before its template, in another file: found all the same, the same rules out
 python3 - <<'PY'
 s = open("table.yaml").read()
 i = s.index("- name: mm_table")
-open("late.yaml", "w").write(s[i:] + "\n" + s[:i])
+open("a_table.yaml", "w").write(s[i:])
+open("b_tpl.yaml", "w").write(s[:i])
 PY
-t 1 --lib dslt --dsl late.yaml --dsl-artifacts art -o lgen ops.yaml
-has "$err" "unknown backend 'mm_tpl'"
+t 0 --lib dslt --dsl a_table.yaml --dsl b_tpl.yaml --dsl-artifacts art -o lgen ops.yaml
+[ "$(grep -o '^    {SG_[^/]*' lgen/dslt_dsl.c)" = "$(grep -o '^    {SG_[^/]*' gen/dslt_dsl.c)" ] ||
+    fail "a table read before its template has other rules"
 
 sg_test_done "all checks passed"

@@ -1,0 +1,197 @@
+/* test_cuda_gemm.c: the matrix products of the decision table (kernels/dsl/gemm_h100.yaml,
+ * docs/gemm.md) on GPU 0, against float64 products of the same inputs (cuBLASLt in double).
+ *
+ * Checks, for every shape of bench/gemm_suite.txt in bfloat16 and float16: aten::mm as shipped
+ * (whatever the table picks: a cuBLASLt algorithm by configuration, a template point, the
+ * heuristic) and cuBLASLt's heuristic (sg_cuda_mm_lt without a configuration) are within the
+ * dtype's tolerance of the float64 product; then every point of the Triton template mm_tpl, on a
+ * shape no tile divides, is too (or declines for the other dtype), and an out-of-range point is
+ * refused. Error: the largest |got - ref| over the largest |ref|, at most 4 units of the dtype's
+ * last place (split-K reductions round more than once). Inputs: standard normal.
+ * Skips (77) where the build has no DSL kernels or no GPU is usable. */
+#define _POSIX_C_SOURCE 200809L
+#include "check.h"
+#include "sg_aten_cuda.h"
+#include "sg_iter.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef SG_HAVE_DSL_KERNELS
+int main(void) {
+    SKIP("test_cuda_gemm: this build has no DSL kernels (no CUDA toolkit or no pinned Triton "
+         "when it was configured: docs/dsl.md)");
+}
+#else
+#include "aten.h"
+#include "aten_dsl.h"
+
+static double tolerance(sg_dtype dt) { return dt == SG_BFLOAT16 ? 4.0 / 256 : 4.0 / 2048; }
+
+static const char *name_of(sg_dtype dt) { return dt == SG_BFLOAT16 ? "bfloat16" : "float16"; }
+
+/* A rows x cols tensor of dt on GPU 0, standard normal. */
+static sg_tensor *randn(int64_t rows, int64_t cols, sg_dtype dt) {
+    int64_t    sizes[2] = {rows, cols};
+    sg_dtype   f = SG_FLOAT32;
+    sg_device  dev = SG_CUDA(0);
+    sg_tensor *r = NULL, *out = NULL;
+    if (aten_randn((sg_int_list){sizes, 2}, &f, NULL, &dev, NULL, &r) == SG_OK)
+        (void)sg_cast(r, dt, &out);
+    sg_tensor_release(r);
+    return out;
+}
+
+/* The largest |t| on the host; -1 where it cannot be had. */
+static double max_abs(sg_tensor *t) {
+    sg_tensor *a = NULL, *m = NULL, *h = NULL;
+    double     v = -1;
+    if (aten_abs(t, &a) == SG_OK && aten_max(a, &m) == SG_OK &&
+        sg_tensor_to(m, SG_CPU, &h) == SG_OK)
+        v = *(const double *)sg_tensor_data(h);
+    sg_tensor_release(a), sg_tensor_release(m), sg_tensor_release(h);
+    return v;
+}
+
+/* max |got - ref| / max |ref| (ref float64); INFINITY where got is missing or misshapen. */
+static double rel_error(sg_tensor *got, sg_tensor *ref, double ref_max) {
+    if (!got || got->ndim != 2 || got->sizes[0] != ref->sizes[0] ||
+        got->sizes[1] != ref->sizes[1])
+        return INFINITY;
+    sg_tensor *g = NULL, *d = NULL;
+    double     e = INFINITY;
+    if (sg_cast(got, SG_FLOAT64, &g) == SG_OK &&
+        aten_sub_Tensor(g, ref, sg_scalar_int(1), &d) == SG_OK) {
+        double m = max_abs(d);
+        if (m >= 0) e = m / (ref_max > 0 ? ref_max : 1);
+    }
+    sg_tensor_release(g), sg_tensor_release(d);
+    return e;
+}
+
+typedef struct operands {
+    sg_tensor *x, *y, *ref;
+    double     ref_max;
+} operands;
+
+static bool make(operands *o, int64_t m, int64_t n, int64_t k, sg_dtype dt) {
+    memset(o, 0, sizeof *o);
+    sg_tensor *xd = NULL, *yd = NULL;
+    o->x = randn(m, k, dt), o->y = randn(k, n, dt);
+    bool ok = o->x && o->y && sg_cast(o->x, SG_FLOAT64, &xd) == SG_OK &&
+              sg_cast(o->y, SG_FLOAT64, &yd) == SG_OK && aten_mm(xd, yd, &o->ref) == SG_OK;
+    sg_tensor_release(xd), sg_tensor_release(yd);
+    if (ok) o->ref_max = max_abs(o->ref);
+    return ok && o->ref_max > 0;
+}
+
+static void drop(operands *o) {
+    sg_tensor_release(o->x), sg_tensor_release(o->y), sg_tensor_release(o->ref);
+}
+
+
+
+static void check_shape(int64_t m, int64_t n, int64_t k, sg_dtype dt, double *worst) {
+    operands o;
+    CHECK(make(&o, m, n, k, dt));
+    sg_tensor *c = NULL, *h = NULL;
+    CHECK(aten_mm(o.x, o.y, &c) == SG_OK);
+    CHECK(sg_cuda_mm_lt(NULL, 0, o.x, o.y, &h) == SG_OK);
+    double ec = rel_error(c, o.ref, o.ref_max), eh = rel_error(h, o.ref, o.ref_max);
+    if (!(ec <= tolerance(dt)) || !(eh <= tolerance(dt))) {
+        fprintf(stderr, "test_cuda_gemm: %s %lldx%lldx%lld: aten::mm %.3g, heuristic %.3g\n",
+                name_of(dt), (long long)m, (long long)n, (long long)k, ec, eh);
+        CHECK(ec <= tolerance(dt) && eh <= tolerance(dt));
+    }
+    if (ec > *worst) *worst = ec;
+    sg_tensor_release(c), sg_tensor_release(h);
+    drop(&o);
+}
+
+/* The suite's shapes (m/nk/mnk lines, as bench/gemm.c reads them). */
+static int suite(int64_t (*out)[3], int cap) {
+    FILE *f = fopen(SG_GEMM_SUITE, "r");
+    if (!f) return -1;
+    int64_t ms[64];
+    int     nm = 0, n = 0;
+    char    line[1024];
+    while (fgets(line, sizeof line, f)) {
+        char    word[8];
+        int     used = 0;
+        int64_t v[64];
+        int     nv = 0;
+        if (sscanf(line, "%7s%n", word, &used) != 1 || word[0] == '#') continue;
+        for (char *p = line + used, *end;; p = end) {
+            long long x = strtoll(p, &end, 10);
+            if (end == p || nv == 64) break;
+            v[nv++] = x;
+        }
+        if (!strcmp(word, "m")) {
+            memcpy(ms, v, sizeof v[0] * (size_t)nv);
+            nm = nv;
+        } else if (!strcmp(word, "nk") && nv == 2) {
+            for (int i = 0; i < nm && n < cap; i++) out[n][0] = ms[i], out[n][1] = v[0],
+                                                    out[n++][2] = v[1];
+        } else if (!strcmp(word, "mnk") && nv == 3 && n < cap) {
+            memcpy(out[n++], v, sizeof out[0]);
+        }
+    }
+    fclose(f);
+    return n;
+}
+
+/* Every template point on 77 x 1000 x 520 (no tile divides M or N): right for its dtype,
+ * refused (SG_EINVAL) for the other. */
+static void check_points(sg_dtype dt) {
+    operands o;
+    CHECK(make(&o, 77, 1000, 520, dt));
+    const char *p;
+    int         taken = 0;
+    for (int32_t i = 0; (p = aten_dsl_mm_tpl_point(i)) != NULL; i++) {
+        char want[32];
+        snprintf(want, sizeof want, "{dtype: %s,", name_of(dt));
+        bool       mine = strncmp(p, want, strlen(want)) == 0;
+        sg_tensor *c = NULL;
+        sg_status  st = aten_dsl_mm_tpl(i, o.x, o.y, &c);
+        if (!mine) {
+            CHECK(st == SG_EINVAL && !c);
+        } else {
+            double e = rel_error(c, o.ref, o.ref_max);
+            if (st != SG_OK || !(e <= tolerance(dt)))
+                fprintf(stderr, "test_cuda_gemm: mm_tpl point %d %s: %s, error %.3g\n", i, p,
+                        sg_status_name(st), e);
+            CHECK(st == SG_OK && e <= tolerance(dt));
+            taken++;
+        }
+        sg_tensor_release(c);
+    }
+    CHECK(taken > 0);
+    sg_tensor *c = NULL;
+    CHECK(aten_dsl_mm_tpl(-1, o.x, o.y, &c) == SG_EINVAL && !c);
+    drop(&o);
+}
+
+int main(void) {
+    const char *why = NULL;
+    if (sg_device_count(SG_DEV_CUDA, &why) < 1) {
+        fprintf(stderr, "test_cuda_gemm: no CUDA device (%s): skipped\n", why ? why : "none");
+        return 77;
+    }
+    CHECK(sg_aten_cuda_init() == SG_OK);
+    static int64_t shapes[512][3];
+    int            n = suite(shapes, 512);
+    CHECK(n > 100);
+    const sg_dtype dts[2] = {SG_BFLOAT16, SG_FLOAT16};
+    for (int d = 0; d < 2; d++) {
+        double worst = 0;
+        for (int i = 0; i < n; i++) check_shape(shapes[i][0], shapes[i][1], shapes[i][2], dts[d], &worst);
+        fprintf(stderr, "test_cuda_gemm: %s: %d shapes, worst error of aten::mm %.3g (tolerance "
+                        "%.3g)\n", name_of(dts[d]), n, worst, tolerance(dts[d]));
+        check_points(dts[d]);
+    }
+
+    return check_result("test_cuda_gemm");
+}
+#endif
