@@ -160,7 +160,8 @@ static bool tune_shape(choice *ch) {
         double ms = measure(what, ch, &k, a, b, ref, ref_max, label);
         if (ms > 0 && ms < ch->best_ms) ch->best_ms = ms, ch->best = k;
     }
-    if (ch->base_ms > 0 && ch->best_ms * margin > ch->base_ms) ch->best = base, ch->best_ms = ch->base_ms;
+    if (ch->base_ms > 0 && ch->best_ms * margin > ch->base_ms)
+        ch->best = base, ch->best_ms = ch->base_ms;
     sg_tensor_release(a), sg_tensor_release(b), sg_tensor_release(c), sg_tensor_release(ref);
     return ch->base_ms > 0;
 }
@@ -281,7 +282,8 @@ int main(int argc, char **argv) {
         else {
             fprintf(stderr, "usage: sg_gemm_tune --out TABLE.yaml [--suite FILE] [--dtype "
                             "bfloat16|float16]... [--candidates 1..%d] [--margin R>=1] "
-                            "[--records FILE] [--triton VERSION] [--target-ms MS] [--smoke]\n", MAX_CANDIDATES);
+                            "[--records FILE] [--triton VERSION] [--target-ms MS] [--smoke]\n",
+                    MAX_CANDIDATES);
             return 2;
         }
     }

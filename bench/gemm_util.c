@@ -137,10 +137,10 @@ bool sg_gemm_lt_ok(cublasStatus_t s, const char *what, const char *call) {
 
 sg_status sg_gemm_lt_run(void *ctx) {
     const sg_gemm_lt_call *l = ctx;
-    const float    one = 1.0f, zero = 0.0f;
-    cublasStatus_t s = cublasLtMatmul(sg_gemm_lt, l->op, &one, l->b, l->la, l->a, l->lb, &zero, l->c,
-                                      l->lc, l->c, l->lc, l->algo, sg_gemm_lt_workspace, SG_GEMM_LT_WORKSPACE,
-                                      sg_bench_stream);
+    const float            one = 1.0f, zero = 0.0f;
+    cublasStatus_t s = cublasLtMatmul(sg_gemm_lt, l->op, &one, l->b, l->la, l->a, l->lb, &zero,
+                                      l->c, l->lc, l->c, l->lc, l->algo, sg_gemm_lt_workspace,
+                                      SG_GEMM_LT_WORKSPACE, sg_bench_stream);
     return s == CUBLAS_STATUS_SUCCESS
                ? SG_OK
                : sg_error(SG_EDEVICE, "cublasLtMatmul: %s", cublasLtGetStatusString(s));
@@ -154,13 +154,13 @@ bool sg_gemm_lt_plan(const char *what, const sg_gemm_shape *s, sg_tensor *a, sg_
     l->a = sg_tensor_data(a), l->b = sg_tensor_data(b), l->c = sg_tensor_data(c);
     cudaDataType_t t = a->dtype == SG_FLOAT16 ? CUDA_R_16F : CUDA_R_16BF;
     return sg_gemm_lt_ok(cublasLtMatmulDescCreate(&l->op, CUBLAS_COMPUTE_32F, CUDA_R_32F), what,
-                 "cublasLtMatmulDescCreate") &&
+                         "cublasLtMatmulDescCreate") &&
            sg_gemm_lt_ok(cublasLtMatrixLayoutCreate(&l->la, t, (uint64_t)s->n, (uint64_t)s->k,
-                                            s->n), what, "layout") &&
+                                                    s->n), what, "layout") &&
            sg_gemm_lt_ok(cublasLtMatrixLayoutCreate(&l->lb, t, (uint64_t)s->k, (uint64_t)s->m,
-                                            s->k), what, "layout") &&
+                                                    s->k), what, "layout") &&
            sg_gemm_lt_ok(cublasLtMatrixLayoutCreate(&l->lc, t, (uint64_t)s->n, (uint64_t)s->m,
-                                            s->n), what, "layout");
+                                                    s->n), what, "layout");
 }
 
 void sg_gemm_lt_unplan(sg_gemm_lt_call *l) {
@@ -170,18 +170,21 @@ void sg_gemm_lt_unplan(sg_gemm_lt_call *l) {
     if (l->op) cublasLtMatmulDescDestroy(l->op);
 }
 
-/* The heuristic's first n candidates for the call (at most MAX_CANDIDATES); their count. */
 int sg_gemm_lt_candidates(const char *what, const sg_gemm_lt_call *l, int n,
                          cublasLtMatmulHeuristicResult_t *res) {
     cublasLtMatmulPreference_t pref;
     if (!sg_gemm_lt_ok(cublasLtMatmulPreferenceCreate(&pref), what, "preference")) return 0;
     size_t ws = SG_GEMM_LT_WORKSPACE;
     int    got = 0;
-    if (!sg_gemm_lt_ok(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                                    &ws, sizeof ws), what, "preference") ||
-        !sg_gemm_lt_ok(cublasLtMatmulAlgoGetHeuristic(sg_gemm_lt, l->op, l->la, l->lb, l->lc, l->lc, pref, n, res,
-                                              &got), what, "cublasLtMatmulAlgoGetHeuristic"))
+    cublasStatus_t s = cublasLtMatmulPreferenceSetAttribute(
+        pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
+    if (!sg_gemm_lt_ok(s, what, "preference")) {
         got = 0;
+    } else {
+        s = cublasLtMatmulAlgoGetHeuristic(sg_gemm_lt, l->op, l->la, l->lb, l->lc, l->lc, pref, n,
+                                           res, &got);
+        if (!sg_gemm_lt_ok(s, what, "cublasLtMatmulAlgoGetHeuristic")) got = 0;
+    }
     cublasLtMatmulPreferenceDestroy(pref);
     return got;
 }

@@ -302,8 +302,7 @@ static void when_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
 
 /* ---- the predicate and the implementation ------------------------------------------------ */
 
-/* ", sg_tensor **RET" for each result. */
-static void rets(sg_buf *b, const sg_op *op) {
+void sg_dsl_c_rets(sg_buf *b, const sg_op *op) {
     for (uint32_t i = 0; i < op->schema.nrets; i++)
         sg_buf_printf(b, ", sg_tensor **%s", op->c->ret_cnames[i]);
 }
@@ -504,7 +503,7 @@ static void impl_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
                   "*/\n", dc->name, t);
     sg_buf_printf(b, "static sg_status sg_dslg_%s_run(int sg_i, int32_t sg_cap, ", dc->name);
     sg_dsl_c_params(b, op);
-    rets(b, op);
+    sg_dsl_c_rets(b, op);
     sg_buf_puts(b, ") {\n    (void)sg_cap;\n");
     sg_dsl_c_void_args(b, op);
     sg_buf_printf(b, "    int sg_dev = %s->device.index;\n", t);
@@ -568,7 +567,7 @@ static void impl_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
     sg_buf_puts(b, "/* The override's implementation: finds the artifact again and runs it. */\n");
     sg_buf_printf(b, "static sg_status sg_dslg_%s_impl(sg_keyset ks, ", dc->name);
     sg_dsl_c_params(b, op);
-    rets(b, op);
+    sg_dsl_c_rets(b, op);
     sg_buf_puts(b, ") {\n    (void)ks;\n");
     for (uint32_t i = 0; i < op->schema.nrets; i++)
         sg_buf_printf(b, "    *%s = NULL;\n", op->c->ret_cnames[i]);
@@ -579,58 +578,6 @@ static void impl_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
     sg_buf_puts(b, ", sg_cap);\n    if (sg_i < 0)\n");
     sg_buf_printf(b, "        return sg_error(SG_ESTATE, \"%s: the DSL kernels of %s were called "
                   "for arguments their predicate declines\");\n", dc->op_name, dc->name);
-    sg_buf_printf(b, "    return sg_dslg_%s_run(sg_i, sg_cap, ", dc->name);
-    sg_dsl_c_args(b, op);
-    for (uint32_t i = 0; i < op->schema.nrets; i++)
-        sg_buf_printf(b, ", %s", op->c->ret_cnames[i]);
-    sg_buf_puts(b, ");\n}\n\n");
-}
-
-/* A template's entry by point, declared in LIB_dsl.h (for tuners and tests), and the text of
- * each point. */
-static void template_fns(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s, const char *lib) {
-    const sg_op *op = dc->op;
-    sg_buf_printf(b, "const char *%s_dsl_%s_point(int32_t sg_point) {\n", lib, dc->name);
-    sg_buf_puts(b, "    switch (sg_point) {\n");
-    for (uint32_t p = 0; p < dc->npoints; p++) {
-        const sg_dsl_artifact *a = &s->arts[dc->first + p * dc->narchs];
-        sg_buf_printf(b, "    case %u: return \"{", p);
-        for (uint32_t i = 0; i < dc->ngrid; i++) {
-            const sg_dsl_value *v = &a->vals[i];
-            sg_buf_printf(b, "%s%s: ", i ? ", " : "", dc->grid[i].name);
-            if (v->type == SG_DSLT_DTYPE) sg_buf_puts(b, sg_dsl_dtypes[v->i].name);
-            else sg_buf_printf(b, "%lld", (long long)v->i);
-        }
-        sg_buf_puts(b, "}\";\n");
-    }
-    sg_buf_puts(b, "    default: return NULL;\n    }\n}\n\n");
-    sg_buf_printf(b, "sg_status %s_dsl_%s(int32_t sg_point, ", lib, dc->name);
-    sg_dsl_c_params(b, op);
-    rets(b, op);
-    sg_buf_puts(b, ") {\n");
-    for (uint32_t i = 0; i < op->schema.nrets; i++)
-        sg_buf_printf(b, "    *%s = NULL;\n", op->c->ret_cnames[i]);
-    sg_buf_printf(b, "    if (sg_point < 0 || sg_point >= %u)\n        return sg_error(SG_EINVAL, "
-                  "\"%s: template %s has %u points, not %%d\", (int)sg_point);\n", dc->npoints,
-                  dc->op_name, dc->name, dc->npoints);
-    char otherwise[300];
-    snprintf(otherwise, sizeof otherwise, "return sg_error(SG_EINVAL, \"%s: template %s takes "
-             "tensors on one CUDA device\")", dc->op_name, dc->name);
-    sg_dsl_c_on_device(b, op, otherwise);
-    sg_buf_puts(b, "    int32_t sg_cap = sg_dsl_capability(sg_dev);\n    int sg_i = -1;\n");
-    for (uint32_t k = 0; k < dc->narchs; k++)
-        sg_buf_printf(b, "    if (sg_cap == %d) sg_i = (int)sg_point * %u + %u;\n", dc->caps[k],
-                      dc->narchs, k);
-    sg_buf_printf(b, "    if (sg_i < 0 || sg_dslg_%s_when(", dc->name);
-    sg_dsl_c_args(b, op);
-    sg_buf_puts(b, ", sg_cap, sg_i) != sg_i)\n");
-    sg_buf_printf(b, "        return sg_error(SG_EINVAL, \"%s: point %%d of template %s does not "
-                  "take these arguments on a device of capability %%d\", (int)sg_point, "
-                  "(int)sg_cap);\n", dc->op_name, dc->name);
-    sg_buf_printf(b, "    if (!sg_dsl_ready(&sg_dslg_artifacts[%u + sg_i], sg_dev))\n"
-                  "        return sg_error(SG_EDEVICE, \"%s: point %%d of template %s cannot "
-                  "load: %%s\", (int)sg_point, sg_dsl_failure(&sg_dslg_artifacts[%u + sg_i]));\n",
-                  dc->first, dc->op_name, dc->name, dc->first);
     sg_buf_printf(b, "    return sg_dslg_%s_run(sg_i, sg_cap, ", dc->name);
     sg_dsl_c_args(b, op);
     for (uint32_t i = 0; i < op->schema.nrets; i++)
@@ -659,23 +606,6 @@ static void when_c_protos(sg_buf *h, const sg_dsl_set *s) {
         sg_buf_puts(h, ");\n");
     }
     if (any) sg_buf_putc(h, '\n');
-}
-
-/* Each template's entry by point and its points' text. */
-static void template_protos(sg_buf *h, const sg_dsl_set *s, const char *lib) {
-    for (uint32_t i = 0; i < s->ndecls; i++) {
-        const sg_dsl_decl *dc = s->decls[i];
-        if (!dc->is_template) continue;
-        sg_buf_printf(h, "/* Template %s (%s, %u points): runs point `point` (0 to %u, the "
-                      "grid's cross product\n * in declaration order) where its test takes the "
-                      "arguments on their device; else\n * SG_EINVAL. The point's grid values as "
-                      "\"{VAR: value, ...}\", NULL past the last. */\n", dc->name, dc->op_name,
-                      dc->npoints, dc->npoints - 1);
-        sg_buf_printf(h, "sg_status %s_dsl_%s(int32_t point, ", lib, dc->name);
-        sg_dsl_c_params(h, dc->op);
-        rets(h, dc->op);
-        sg_buf_printf(h, ");\nconst char *%s_dsl_%s_point(int32_t point);\n\n", lib, dc->name);
-    }
 }
 
 /* ---- the file ---------------------------------------------------------------------------- */
@@ -818,13 +748,14 @@ void sg_dsl_emit_c(sg_buf *c, sg_buf *h, const sg_dsl_set *s, const char *lib,
                   s->narts, s->narts == 1 ? "" : "s", lib, lib);
     sg_buf_printf(h, "sg_status %s_dsl_init(void);\n\n", lib);
     when_c_protos(h, s);
-    template_protos(h, s, lib);
+    sg_dsl_template_protos(h, s, lib);
     sg_buf_puts(h, "#ifdef __cplusplus\n}\n#endif\n#endif\n");
 
     sg_buf_printf(c, "/* %s_dsl.c: the DSL kernels of %s: their binaries, launch table, "
                   "predicates and\n * registrations (docs/dsl.md).\n", lib, lib);
     banner(c, s, inputs, ninputs);
-    sg_buf_printf(c, "#include \"%s.h\"\n#include \"%s_dsl.h\"\n#include \"sg_dsl.h\"\n#include \"sg_gemm_table.h\"\n\n",
+    sg_buf_printf(c, "#include \"%s.h\"\n#include \"%s_dsl.h\"\n#include \"sg_dsl.h\"\n"
+                  "#include \"sg_gemm_table.h\"\n\n",
                   lib,
                   lib);
     sg_buf_puts(c, "#include <stdbool.h>\n#include <stddef.h>\n#include <stdint.h>\n\n");
@@ -841,7 +772,7 @@ void sg_dsl_emit_c(sg_buf *c, sg_buf *h, const sg_dsl_set *s, const char *lib,
         when_fn(c, dc, s);
         if (!dc->is_template) pred_fn(c, dc);
         impl_fn(c, dc, s);
-        if (dc->is_template) template_fns(c, dc, s, lib);
+        if (dc->is_template) sg_dsl_template_emit(c, dc, s, lib);
     }
     for (uint32_t i = 0; i < s->ntables; i++) sg_dsl_table_emit(c, s->tables[i]);
     init_fn(c, s, lib);

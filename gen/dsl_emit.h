@@ -12,6 +12,8 @@ void     sg_dsl_c_expr(sg_buf *b, const sg_dsl_expr *e, const sg_dsl_decl *dc,
 void     sg_dsl_c_params(sg_buf *b, const sg_op *op);
 void     sg_dsl_c_args(sg_buf *b, const sg_op *op);
 void     sg_dsl_c_void_args(sg_buf *b, const sg_op *op);
+/* ", sg_tensor **RET" for each result of the op. */
+void     sg_dsl_c_rets(sg_buf *b, const sg_op *op);
 /* The op's first Tensor argument that is never None: the one whose device decides. */
 uint32_t sg_dsl_c_first_tensor(const sg_op *op);
 /* Lines that run `otherwise;` unless the op's tensors are on one CUDA device, then define
@@ -19,6 +21,11 @@ uint32_t sg_dsl_c_first_tensor(const sg_op *op);
 void     sg_dsl_c_on_device(sg_buf *b, const sg_op *op, const char *otherwise);
 /* s inside a C comment: a "*" "/" cannot end it early, a control byte cannot break it. */
 void     sg_dsl_c_comment_text(sg_buf *b, const char *s);
+/* A template's entry by point and its points' text (dsl_table_emit.c); their prototypes for
+ * LIB_dsl.h. */
+void     sg_dsl_template_emit(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s,
+                              const char *lib);
+void     sg_dsl_template_protos(sg_buf *h, const sg_dsl_set *s, const char *lib);
 /* A decision table's rules, finder, predicate and implementation (dsl_table_emit.c). */
 void     sg_dsl_table_emit(sg_buf *b, const sg_dsl_table *t);
 

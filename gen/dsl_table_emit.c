@@ -1,8 +1,83 @@
-/* dsl_table_emit.c: a decision table's C in LIB_dsl.c (docs/gemm.md): the rules as data, a
- * finder over them, and the override's predicate and implementation, which send each class to
- * its cuBLASLt algorithm or its template's point. */
+/* dsl_table_emit.c: what templates and decision tables add to LIB_dsl.c and LIB_dsl.h
+ * (docs/gemm.md): a template's entry by point, and a table's rules as data, a finder over them,
+ * and the override's predicate and implementation, which send each class to its cuBLASLt
+ * algorithm or its template's point. */
 #include "derive.h"
 #include "dsl_emit.h"
+
+/* ---- templates ---------------------------------------------------------------------------- */
+
+/* A template's entry by point, declared in LIB_dsl.h (for tuners and tests), and the text of
+ * each point. */
+void sg_dsl_template_emit(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s,
+                          const char *lib) {
+    const sg_op *op = dc->op;
+    sg_buf_printf(b, "const char *%s_dsl_%s_point(int32_t sg_point) {\n", lib, dc->name);
+    sg_buf_puts(b, "    switch (sg_point) {\n");
+    for (uint32_t p = 0; p < dc->npoints; p++) {
+        const sg_dsl_artifact *a = &s->arts[dc->first + p * dc->narchs];
+        sg_buf_printf(b, "    case %u: return \"{", p);
+        for (uint32_t i = 0; i < dc->ngrid; i++) {
+            const sg_dsl_value *v = &a->vals[i];
+            sg_buf_printf(b, "%s%s: ", i ? ", " : "", dc->grid[i].name);
+            if (v->type == SG_DSLT_DTYPE) sg_buf_puts(b, sg_dsl_dtypes[v->i].name);
+            else sg_buf_printf(b, "%lld", (long long)v->i);
+        }
+        sg_buf_puts(b, "}\";\n");
+    }
+    sg_buf_puts(b, "    default: return NULL;\n    }\n}\n\n");
+    sg_buf_printf(b, "sg_status %s_dsl_%s(int32_t sg_point, ", lib, dc->name);
+    sg_dsl_c_params(b, op);
+    sg_dsl_c_rets(b, op);
+    sg_buf_puts(b, ") {\n");
+    for (uint32_t i = 0; i < op->schema.nrets; i++)
+        sg_buf_printf(b, "    *%s = NULL;\n", op->c->ret_cnames[i]);
+    sg_buf_printf(b, "    if (sg_point < 0 || sg_point >= %u)\n        return sg_error(SG_EINVAL, "
+                  "\"%s: template %s has %u points, not %%d\", (int)sg_point);\n", dc->npoints,
+                  dc->op_name, dc->name, dc->npoints);
+    char otherwise[300];
+    snprintf(otherwise, sizeof otherwise, "return sg_error(SG_EINVAL, \"%s: template %s takes "
+             "tensors on one CUDA device\")", dc->op_name, dc->name);
+    sg_dsl_c_on_device(b, op, otherwise);
+    sg_buf_puts(b, "    int32_t sg_cap = sg_dsl_capability(sg_dev);\n    int sg_i = -1;\n");
+    for (uint32_t k = 0; k < dc->narchs; k++)
+        sg_buf_printf(b, "    if (sg_cap == %d) sg_i = (int)sg_point * %u + %u;\n", dc->caps[k],
+                      dc->narchs, k);
+    sg_buf_printf(b, "    if (sg_i < 0 || sg_dslg_%s_when(", dc->name);
+    sg_dsl_c_args(b, op);
+    sg_buf_puts(b, ", sg_cap, sg_i) != sg_i)\n");
+    sg_buf_printf(b, "        return sg_error(SG_EINVAL, \"%s: point %%d of template %s does not "
+                  "take these arguments on a device of capability %%d\", (int)sg_point, "
+                  "(int)sg_cap);\n", dc->op_name, dc->name);
+    sg_buf_printf(b, "    if (!sg_dsl_ready(&sg_dslg_artifacts[%u + sg_i], sg_dev))\n"
+                  "        return sg_error(SG_EDEVICE, \"%s: point %%d of template %s cannot "
+                  "load: %%s\", (int)sg_point, sg_dsl_failure(&sg_dslg_artifacts[%u + sg_i]));\n",
+                  dc->first, dc->op_name, dc->name, dc->first);
+    sg_buf_printf(b, "    return sg_dslg_%s_run(sg_i, sg_cap, ", dc->name);
+    sg_dsl_c_args(b, op);
+    for (uint32_t i = 0; i < op->schema.nrets; i++)
+        sg_buf_printf(b, ", %s", op->c->ret_cnames[i]);
+    sg_buf_puts(b, ");\n}\n\n");
+}
+
+/* Each template's entry by point and its points' text. */
+void sg_dsl_template_protos(sg_buf *h, const sg_dsl_set *s, const char *lib) {
+    for (uint32_t i = 0; i < s->ndecls; i++) {
+        const sg_dsl_decl *dc = s->decls[i];
+        if (!dc->is_template) continue;
+        sg_buf_printf(h, "/* Template %s (%s, %u points): runs point `point` (0 to %u, the "
+                      "grid's cross product\n * in declaration order) where its test takes the "
+                      "arguments on their device; else\n * SG_EINVAL. The point's grid values as "
+                      "\"{VAR: value, ...}\", NULL past the last. */\n", dc->name, dc->op_name,
+                      dc->npoints, dc->npoints - 1);
+        sg_buf_printf(h, "sg_status %s_dsl_%s(int32_t point, ", lib, dc->name);
+        sg_dsl_c_params(h, dc->op);
+        sg_dsl_c_rets(h, dc->op);
+        sg_buf_printf(h, ");\nconst char *%s_dsl_%s_point(int32_t point);\n\n", lib, dc->name);
+    }
+}
+
+/* ---- decision tables ----------------------------------------------------------------------- */
 
 static const char *const layout_names[4] = {"nn", "nt", "tn", "tt"};
 

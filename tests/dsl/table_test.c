@@ -61,7 +61,8 @@ int main(void) {
     EXPECT(!sg_dslg_mm_table_find(f, b, 90));      /* dtypes differ */
     /* B transposed: nt, its own class and its own algorithm */
     EXPECT((r = sg_dslg_mm_table_find(a32, bt, 90)) && r->use == 1 && r->layout == SG_GEMM_NT);
-    EXPECT(r && sg_dslg_mm_table_lt[r->index].algo == 21 && sg_dslg_mm_table_lt[r->index].splitk == 2);
+    EXPECT(r && sg_dslg_mm_table_lt[r->index].algo == 21 &&
+           sg_dslg_mm_table_lt[r->index].splitk == 2);
     EXPECT((r = sg_dslg_mm_table_find(a8, b, 90)) && sg_dslg_mm_table_lt[r->index].algo == 66 &&
            sg_dslg_mm_table_lt[r->index].cluster == 4);
     /* float16: the template's point 6, {float16, 128, 4}, at sm_90: its artifact 2 * 6 + 0 */

@@ -186,7 +186,8 @@ int main(void) {
     const sg_dtype dts[2] = {SG_BFLOAT16, SG_FLOAT16};
     for (int d = 0; d < 2; d++) {
         double worst = 0;
-        for (int i = 0; i < n; i++) check_shape(shapes[i][0], shapes[i][1], shapes[i][2], dts[d], &worst);
+        for (int i = 0; i < n; i++)
+            check_shape(shapes[i][0], shapes[i][1], shapes[i][2], dts[d], &worst);
         fprintf(stderr, "test_cuda_gemm: %s: %d shapes, worst error of aten::mm %.3g (tolerance "
                         "%.3g)\n", name_of(dts[d]), n, worst, tolerance(dts[d]));
         check_points(dts[d]);
