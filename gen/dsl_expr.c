@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* In the order of the runtime's sg_dtype values: decision tables sort their rules by this
+ * table's index, and the code they generate asserts that the orders agree. */
 const sg_dsl_dtype sg_dsl_dtypes[] = {
     {"uint8", "SG_UINT8", "u8", NULL},
     {"int8", "SG_INT8", "i8", NULL},

@@ -106,7 +106,15 @@ static void rules_data(sg_buf *b, const sg_dsl_table *t) {
         if (r->gain) sg_buf_printf(b, ", gain %s", r->gain);
         sg_buf_puts(b, " */\n");
     }
-    sg_buf_puts(b, "};\n\n");
+    sg_buf_puts(b, "};\n");
+    /* the finder's binary search needs the rules in the order of the runtime's dtype values;
+     * they are sorted by the generator's dtype table: the compiler checks the two agree */
+    for (uint32_t i = 1; i < t->nrules; i++)
+        if (t->rules[i].dtype != t->rules[i - 1].dtype)
+            sg_buf_printf(b, "_Static_assert(%s < %s, \"decision table rules out of the runtime's "
+                          "dtype order\");\n", sg_dsl_dtypes[t->rules[i - 1].dtype].cenum,
+                          sg_dsl_dtypes[t->rules[i].dtype].cenum);
+    sg_buf_putc(b, '\n');
     if (!nlt) return;
     sg_buf_printf(b, "static const sg_gemm_lt_config sg_dslg_%s_lt[%u] = {\n", n, nlt);
     for (uint32_t i = 0; i < t->nrules; i++) {

@@ -38,6 +38,8 @@ grep -q "tuned: device: a test's; capability: 90; driver: 13000" $c || fail "the
 [ "$(grep -o '^    {SG_[A-Z0-9]*, [0-9]' $c | tr '\n' ' ')" = \
   "    {SG_FLOAT16, 0     {SG_BFLOAT16, 0     {SG_BFLOAT16, 0     {SG_BFLOAT16, 0     {SG_BFLOAT16, 1 " ] ||
     fail "rules not in order: $(grep -o '^    {SG_[A-Z0-9]*, [0-9]' $c)"
+grep -q "^_Static_assert(SG_FLOAT16 < SG_BFLOAT16, " $c ||
+    fail "no check that the rules' dtype order is the runtime's"
 for f in gen/*.c; do
     $cc -std=c11 -Wall -Wextra -Wshadow -Werror -pedantic -c -Igen -I"$root/runtime" \
         -I"$root/gen/schema" "$f" -o "$f.o" || fail "$f does not compile with -Wshadow -Werror"
