@@ -136,10 +136,7 @@ t 0 --lib dslt -o gen.keep ops.yaml
 cmp -s gen.keep/dslt_0.c gen/dslt_0.c && cmp -s gen.keep/dslt.h gen/dslt.h || fail "--dsl changed the glue"
 
 # it compiles with -Werror against the runtime's sg_dsl.h, and the predicates run on CPU tensors
-for f in gen/*.c; do
-    $cc -std=c11 -Wall -Wextra -Wshadow -Werror -pedantic -c -Igen -I"$root/runtime" \
-        -I"$root/gen/schema" "$f" -o "$f.o" || fail "$f does not compile with -Werror"
-done
+sg_test_compile gen gen/*.c
 # names: an op whose arguments are named like what generated code declares for itself (p, i,
 # ok, st, device, grid, sizes, stream, args, capability, ...), a custom op dsl::add, two archs,
 # a dtype-typed output and every parameter type: it must compile at -Wshadow -Werror
@@ -150,22 +147,17 @@ t 0 --lib dslh --dsl hostile.yaml --dsl-artifacts hart -o hgen ops.yaml
 [ "$(grep -c 'sg_dslg_hostile__' hgen/dslh_dsl.c)" -ge 8 ] || fail "hostile: not 4 artifacts"
 grep -q "return hostile_gate(p, ok, sizes, i, st, device, grid, capability, stream, args, g, d, k) ? 0 : -1;" \
     hgen/dslh_dsl.c || fail "hostile: its when_c is not called with its arguments"
-for f in hgen/*.c; do
-    $cc -std=c11 -Wall -Wextra -Wshadow -Werror -pedantic -c -Ihgen -I"$root/runtime" \
-        -I"$root/gen/schema" "$f" -o "$f.o" || fail "$f does not compile with -Wshadow -Werror"
-done
+sg_test_compile hgen hgen/*.c
 
 # a parameter's value may name the capability: the implementation has it as the predicate does
 sed 's/eps == None ? 1.1920929e-07 : eps/eps == None ? capability : eps/' rms_norm.yaml >cap.yaml
 t 0 --lib dslk --dsl cap.yaml --dsl-artifacts art -o kgen ops.yaml
 grep -q "float sg_v4 = (float)(((eps == NULL) ? (double)sg_cap : " kgen/dslk_dsl.c ||
     fail "capability in a parameter's value: $(grep -m1 'sg_v4 =' kgen/dslk_dsl.c)"
-$cc -std=c11 -Wall -Wextra -Wshadow -Werror -pedantic -c -Ikgen -I"$root/runtime" \
-    -I"$root/gen/schema" kgen/dslk_dsl.c -o kgen/dslk_dsl.o || fail "capability in the implementation does not compile"
+sg_test_compile kgen kgen/dslk_dsl.c
 
 if [ -f "$build/libsg_runtime.a" ]; then
-    $cc -std=c11 -Wall -Wextra -Werror "${san[@]}" -Igen -I"$root/runtime" -I"$root/gen/schema" \
-        "$here/dsl/when_test.c" gen/dslt_0.c gen/dslt_table.c "${rt_libs[@]}" -o when_test || fail "when_test does not build"
+    sg_test_link gen dslt when_test "$here/dsl/when_test.c" || fail "when_test does not build"
     [ -x when_test ] && { ./when_test || fail "the generated predicates on CPU tensors"; }
 else
     fail "no $build/libsg_runtime.a: build the sg_runtime target first"
@@ -197,13 +189,9 @@ PY
 t 0 --lib dslm --dsl mm.yaml --dsl-artifacts mart -o mgen ops.yaml
 [ "$(grep -c '&& sg_dslg_i32(sg_dslg_mul(sg_dslg_mul(sg_dslg_size(self, INT64_C(0), &sg_ok), sg_dslg_mul(cols, INT64_C(2), &sg_ok), &sg_ok), INT64_C(1), &sg_ok))$' mgen/dslm_dsl.c)" = 1 ] ||
     fail "mm_cols: no int32 gate on the product of its sizes at the point S=2 (only)"
-for f in mgen/*.c; do
-    $cc -std=c11 -Wall -Wextra -Wshadow -Werror -pedantic -c -Imgen -I"$root/runtime" \
-        -I"$root/gen/schema" "$f" -o "$f.o" || fail "$f does not compile with -Wshadow -Werror"
-done
+sg_test_compile mgen mgen/*.c
 if [ -f "$build/libsg_runtime.a" ]; then
-    $cc -std=c11 -Wall -Wextra -Werror "${san[@]}" -Imgen -I"$root/runtime" -I"$root/gen/schema" \
-        "$here/dsl/mm_test.c" mgen/dslm_0.c mgen/dslm_table.c "${rt_libs[@]}" -o mm_test || fail "mm_test does not build"
+    sg_test_link mgen dslm mm_test "$here/dsl/mm_test.c" || fail "mm_test does not build"
     [ -x mm_test ] && { ./mm_test || fail "the predicates of outputs with their own sizes"; }
 fi
 
@@ -219,10 +207,7 @@ grep -q "^extern bool rms_gate(sg_tensor \*input, sg_int_list normalized_shape, 
 sed -e 's/return rms_gate(input, normalized_shape, weight, eps) ? \([0-3]\) : -1;/return \1;/' \
     -e 's/dslc/dslt/g' -e 's/when_c\.yaml/rms_norm.yaml/' cgen/dslc_dsl.c >cgen.plain
 cmp -s cgen.plain gen/dslt_dsl.c || fail "when_c changed more than the calls: $(diff cgen.plain gen/dslt_dsl.c | head)"
-for f in cgen/*.c; do
-    $cc -std=c11 -Wall -Wextra -Wshadow -Werror -pedantic -c -Icgen -I"$root/runtime" \
-        -I"$root/gen/schema" "$f" -o "$f.o" || fail "$f does not compile with -Wshadow -Werror"
-done
+sg_test_compile cgen cgen/*.c
 # two declarations of one op share one function: one prototype
 sed -e 's/^- name: rms_norm_triton$/- name: rms_other/' -e 's/N: \[1024, 2048\]/N: [4096]/' when_c.yaml >when_c2.yaml
 t 0 --dsl when_c.yaml --dsl when_c2.yaml --dsl-plan c2plan.json ops.yaml
@@ -230,21 +215,16 @@ rm -rf c2art && python3 "$here/dsl/make_artifacts.py" c2plan.json c2art
 t 0 --lib dslc2 --dsl when_c.yaml --dsl when_c2.yaml --dsl-artifacts c2art -o c2gen ops.yaml
 [ "$(grep -c '^extern bool rms_gate(' c2gen/dslc2_dsl.h)" = 1 ] || fail "when_c: not one prototype for two declarations"
 [ "$(grep -c 'return rms_gate(' c2gen/dslc2_dsl.c)" = 6 ] || fail "when_c: not called at the 6 points of two declarations"
-$cc -std=c11 -Wall -Wextra -Wshadow -Werror -pedantic -c -Ic2gen -I"$root/runtime" -I"$root/gen/schema" \
-    c2gen/dslc2_dsl.c -o c2gen/dslc2_dsl.o || fail "two declarations with one when_c do not compile"
+sg_test_compile c2gen c2gen/dslc2_dsl.c
 if [ -f "$build/libsg_runtime.a" ]; then
     # the int32 range of an i32 parameter, on hostile.yaml's predicate
-    $cc -std=c11 -Wall -Wextra -Werror "${san[@]}" -Ihgen -I"$root/runtime" -I"$root/gen/schema" \
-        "$here/dsl/hostile_test.c" hgen/dslh_0.c hgen/dslh_table.c "${rt_libs[@]}" -o hostile_test ||
-        fail "hostile_test does not build"
+    sg_test_link hgen dslh hostile_test "$here/dsl/hostile_test.c" || fail "hostile_test does not build"
     [ -x hostile_test ] && { ./hostile_test || fail "the int32 gate of an i32 parameter"; }
-    link=(cgen/dslc_0.c cgen/dslc_table.c "${rt_libs[@]}")
-    cflags=(-std=c11 -Wall -Wextra -Wshadow -Werror "${san[@]}" -Icgen -I"$root/runtime" -I"$root/gen/schema")
     # without the user's file, the function is missing at link time: nothing stands in for it
-    $cc "${cflags[@]}" "$here/dsl/when_c_test.c" "${link[@]}" -o when_c_nolink 2>cerr &&
+    sg_test_link cgen dslc when_c_nolink "$here/dsl/when_c_test.c" 2>cerr &&
         fail "when_c: linked without the user's function"
     grep -q "rms_gate" cerr || fail "when_c: the link error does not name rms_gate: $(head -3 cerr)"
-    $cc "${cflags[@]}" "$here/dsl/when_c_test.c" "$here/dsl/when_c_gate.c" "${link[@]}" -o when_c_test ||
+    sg_test_link cgen dslc when_c_test "$here/dsl/when_c_test.c" "$here/dsl/when_c_gate.c" ||
         fail "when_c_test does not build"
     [ -x when_c_test ] && { ./when_c_test || fail "the when_c function in the predicates"; }
 fi

@@ -40,14 +40,9 @@ grep -q "tuned: device: a test's; capability: 90; driver: 13000" $c || fail "the
     fail "rules not in order: $(grep -o '^    {SG_[A-Z0-9]*, [0-9]' $c)"
 grep -q "^_Static_assert(SG_FLOAT16 < SG_BFLOAT16, " $c ||
     fail "no check that the rules' dtype order is the runtime's"
-for f in gen/*.c; do
-    $cc -std=c11 -Wall -Wextra -Wshadow -Werror -pedantic -c -Igen -I"$root/runtime" \
-        -I"$root/gen/schema" "$f" -o "$f.o" || fail "$f does not compile with -Wshadow -Werror"
-done
+sg_test_compile gen gen/*.c
 if [ -f "$build/libsg_runtime.a" ]; then
-    $cc -std=c11 -Wall -Wextra -Werror "${san[@]}" -Igen -I"$root/runtime" -I"$root/gen/schema" \
-        "$here/dsl/table_test.c" gen/dslt_0.c gen/dslt_table.c "${rt_libs[@]}" -o table_test ||
-        fail "table_test does not build"
+    sg_test_link gen dslt table_test "$here/dsl/table_test.c" || fail "table_test does not build"
     [ -x table_test ] && { ./table_test || fail "the generated table on CPU tensors"; }
 else
     fail "no $build/libsg_runtime.a: build the sg_runtime target first"

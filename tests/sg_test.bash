@@ -56,6 +56,27 @@ sg_test_runtime() {
     esac
 }
 
+# sg_test_compile DIR FILE...: each FILE (generated C, with its headers in DIR) compiles alone
+# against the runtime's headers at -Wshadow -Werror -pedantic; fail names each that does not.
+sg_test_compile() {
+    local dir=$1 f
+    shift
+    for f in "$@"; do
+        $cc -std=c11 -Wall -Wextra -Wshadow -Werror -pedantic -c -I"$dir" -I"$root/runtime" \
+            -I"$root/gen/schema" "$f" -o "$f.o" || fail "$f does not compile with -Wshadow -Werror"
+    done
+}
+
+# sg_test_link DIR LIB OUT SOURCE...: links the program OUT from SOURCE... and the glue
+# generated into DIR for LIB (LIB_0.c, LIB_table.c) with the runtime as built (sg_test_runtime
+# first); false, and nothing said, where it does not build.
+sg_test_link() {
+    local dir=$1 lib=$2 out=$3
+    shift 3
+    $cc -std=c11 -Wall -Wextra -Wshadow -Werror "${san[@]}" -I"$dir" -I"$here" -I"$root/runtime" \
+        -I"$root/gen/schema" "$@" "$dir/${lib}_0.c" "$dir/${lib}_table.c" "${rt_libs[@]}" -o "$out"
+}
+
 # fail MESSAGE: reports one failed check and goes on, so that one run shows every failure.
 fail() {
     echo "FAIL: $*" >&2

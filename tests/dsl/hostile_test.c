@@ -4,6 +4,7 @@
  * bounds are inclusive. Built and run by tests/dsl_artifacts.sh with the generated
  * LIB_dsl.c included, so its static functions are in reach. */
 #include "dslh_dsl.c"
+#include "check.h"
 
 #include <stdio.h>
 
@@ -15,7 +16,6 @@ bool hostile_gate(sg_tensor *p, sg_tensor *ok, sg_int_list sizes, int64_t i, con
     return true;
 }
 
-static int         failures;
 static sg_tensor  *p, *ok;
 static const double half = 0.5;
 
@@ -25,27 +25,18 @@ static int when(int64_t stream) {
                                 1, 1, 90);
 }
 
-#define EXPECT(c)                                                                 \
-    do {                                                                          \
-        if (!(c)) {                                                               \
-            failures++;                                                           \
-            fprintf(stderr, "hostile_test.c:%d: check failed: %s\n", __LINE__, #c); \
-        }                                                                         \
-    } while (0)
-
 int main(void) {
     int64_t sizes[2] = {64, 64};
-    EXPECT(sg_tensor_empty(sizes, 2, SG_FLOAT32, (sg_device){SG_DEV_CPU, 0}, &p) == SG_OK);
-    EXPECT(sg_tensor_empty(sizes, 2, SG_FLOAT32, (sg_device){SG_DEV_CPU, 0}, &ok) == SG_OK);
+    CHECK(sg_tensor_empty(sizes, 2, SG_FLOAT32, (sg_device){SG_DEV_CPU, 0}, &p) == SG_OK);
+    CHECK(sg_tensor_empty(sizes, 2, SG_FLOAT32, (sg_device){SG_DEV_CPU, 0}, &ok) == SG_OK);
     if (!p || !ok) return 1;
-    EXPECT(when(5) == 0);                                  /* a = 4 */
-    EXPECT(when((int64_t)INT32_MAX + 1) == 0);             /* a = INT32_MAX */
-    EXPECT(when((int64_t)INT32_MAX + 2) == -1);            /* a = INT32_MAX + 1 */
-    EXPECT(when((int64_t)INT32_MIN + 1) == 0);             /* a = INT32_MIN */
-    EXPECT(when((int64_t)INT32_MIN) == -1);                /* a = INT32_MIN - 1 */
-    EXPECT(when(INT64_MIN) == -1);                         /* stream - 1 overflows: false */
+    CHECK(when(5) == 0);                                  /* a = 4 */
+    CHECK(when((int64_t)INT32_MAX + 1) == 0);             /* a = INT32_MAX */
+    CHECK(when((int64_t)INT32_MAX + 2) == -1);            /* a = INT32_MAX + 1 */
+    CHECK(when((int64_t)INT32_MIN + 1) == 0);             /* a = INT32_MIN */
+    CHECK(when((int64_t)INT32_MIN) == -1);                /* a = INT32_MIN - 1 */
+    CHECK(when(INT64_MIN) == -1);                         /* stream - 1 overflows: false */
     sg_tensor_release(p);
     sg_tensor_release(ok);
-    printf("hostile_test: %s\n", failures ? "FAILED" : "ok");
-    return failures != 0;
+    return check_result("hostile_test");
 }

@@ -6,21 +6,13 @@
  * it runs only after `when`, the compiler's assumptions and the capability held, at most once
  * per test; and the override's predicate declines CPU tensors without calling it. */
 #include "dslc_dsl.c"
+#include "check.h"
 
 #include <stdio.h>
 
 extern int rms_gate_calls;
 extern const sg_tensor *rms_gate_input;
 extern int64_t rms_gate_shape0;
-
-static int failures;
-#define EXPECT(c)                                                                  \
-    do {                                                                           \
-        if (!(c)) {                                                                \
-            failures++;                                                            \
-            fprintf(stderr, "when_c_test.c:%d: check failed: %s\n", __LINE__, #c); \
-        }                                                                          \
-    } while (0)
 
 static int when(sg_tensor *x, sg_tensor *w, int32_t cap) {
     double eps = 1e-6;
@@ -31,39 +23,38 @@ static int when(sg_tensor *x, sg_tensor *w, int32_t cap) {
 int main(void) {
     sg_device cpu = {SG_DEV_CPU, 0};
     sg_tensor *x = NULL, *w = NULL, *wx = NULL, *wlast = NULL, *xo = NULL;
-    EXPECT(sg_tensor_empty((int64_t[]){4, 2048}, 2, SG_FLOAT32, cpu, &x) == SG_OK);
-    EXPECT(sg_tensor_empty((int64_t[]){2048}, 1, SG_FLOAT32, cpu, &w) == SG_OK);
+    CHECK(sg_tensor_empty((int64_t[]){4, 2048}, 2, SG_FLOAT32, cpu, &x) == SG_OK);
+    CHECK(sg_tensor_empty((int64_t[]){2048}, 1, SG_FLOAT32, cpu, &w) == SG_OK);
     /* weights that are views of the input: its first row, its last */
-    EXPECT(sg_tensor_as_strided(x, (int64_t[]){2048}, (int64_t[]){1}, 1, 0, &wx) == SG_OK);
-    EXPECT(sg_tensor_as_strided(x, (int64_t[]){2048}, (int64_t[]){1}, 1, 3 * 2048, &wlast) == SG_OK);
+    CHECK(sg_tensor_as_strided(x, (int64_t[]){2048}, (int64_t[]){1}, 1, 0, &wx) == SG_OK);
+    CHECK(sg_tensor_as_strided(x, (int64_t[]){2048}, (int64_t[]){1}, 1, 3 * 2048, &wlast) == SG_OK);
     if (!x || !w || !wx || !wlast) return 1;
 
     /* the C function says yes: the point f32/2048 (index 1) is taken, with one call although
      * the point f32/1024 was tried first (its `when` failed before the C function) */
-    EXPECT(when(x, w, 90) == 1);
-    EXPECT(rms_gate_calls == 1);
-    EXPECT(rms_gate_input == x && rms_gate_shape0 == 2048);
+    CHECK(when(x, w, 90) == 1);
+    CHECK(rms_gate_calls == 1);
+    CHECK(rms_gate_input == x && rms_gate_shape0 == 2048);
     /* the same gates hold, and the C function says no: declined, and no other point is tried */
-    EXPECT(when(x, wx, 90) == -1);
-    EXPECT(rms_gate_calls == 2);
-    EXPECT(when(x, wlast, 90) == -1);
-    EXPECT(rms_gate_calls == 3);
+    CHECK(when(x, wx, 90) == -1);
+    CHECK(rms_gate_calls == 2);
+    CHECK(when(x, wlast, 90) == -1);
+    CHECK(rms_gate_calls == 3);
     /* the generated gates run first: no weight, another capability, a misaligned view (the
      * compiler's 16-byte assumption) decline without calling it */
-    EXPECT(when(x, NULL, 90) == -1);
-    EXPECT(when(x, w, 80) == -1);
-    EXPECT(sg_tensor_as_strided(x, (int64_t[]){2, 2048}, (int64_t[]){2048, 1}, 2, 1, &xo) == SG_OK);
-    EXPECT(when(xo, w, 90) == -1);
-    EXPECT(rms_gate_calls == 3);
+    CHECK(when(x, NULL, 90) == -1);
+    CHECK(when(x, w, 80) == -1);
+    CHECK(sg_tensor_as_strided(x, (int64_t[]){2, 2048}, (int64_t[]){2048, 1}, 2, 1, &xo) == SG_OK);
+    CHECK(when(xo, w, 90) == -1);
+    CHECK(rms_gate_calls == 3);
     /* the override's predicate: false for CPU tensors before anything else */
     int64_t n1[1] = {2048};
-    EXPECT(!sg_dslg_rms_norm_triton_pred(NULL, 0, x, (sg_int_list){n1, 1}, w, NULL));
-    EXPECT(rms_gate_calls == 3);
+    CHECK(!sg_dslg_rms_norm_triton_pred(NULL, 0, x, (sg_int_list){n1, 1}, w, NULL));
+    CHECK(rms_gate_calls == 3);
     /* and it says yes again for a weight apart from the input */
-    EXPECT(when(x, w, 90) == 1);
-    EXPECT(rms_gate_calls == 4);
+    CHECK(when(x, w, 90) == 1);
+    CHECK(rms_gate_calls == 4);
     sg_tensor *ts[] = {x, w, wx, wlast, xo};
     for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) sg_tensor_release(ts[i]);
-    printf("when_c_test: %s\n", failures ? "FAILED" : "ok");
-    return failures != 0;
+    return check_result("when_c_test");
 }
