@@ -224,9 +224,10 @@ static_assert(sizeof(plan_key) == 9 * 4 + sizeof(sg_gemm_lt_config) + 10 * 8,
 
 struct plan_hash {
     size_t operator()(const plan_key &k) const {
-        const unsigned char *p = reinterpret_cast<const unsigned char *>(&k);
-        uint64_t             h = 1469598103934665603ull; /* FNV-1a */
-        for (size_t i = 0; i < sizeof k; i++) h = (h ^ p[i]) * 1099511628211ull;
+        static_assert(sizeof k % 8 == 0, "plan_key hashes as 64-bit words");
+        uint64_t w[sizeof k / 8], h = 1469598103934665603ull; /* FNV-1a over words */
+        memcpy(w, &k, sizeof k);
+        for (uint64_t x : w) h = (h ^ x) * 1099511628211ull;
         return (size_t)h;
     }
 };
@@ -294,6 +295,20 @@ bool configured(const plan_key &k, const lt_ctx *ctx, cudaDataType_t dt, cublasC
             CUBLAS_STATUS_SUCCESS ||
         res.workspaceSize > ctx->work_bytes)
         return false;
+    /* the check sees the descriptors, not the pointers: the alignment the algorithm needs of
+     * each operand (cuBLASLt's A is our B) must be what this call's addresses have */
+    const cublasLtMatmulAlgoCapAttributes_t need[4] = {
+        CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_B_BYTES,
+        CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_C_BYTES, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES};
+    const int32_t have[4] = {k.align_a, k.align_b, k.align_c, k.align_c};
+    for (int i = 0; i < 4; i++) {
+        uint32_t min = 0;
+        size_t   got = 0;
+        if (cublasLtMatmulAlgoCapGetAttribute(&algo, need[i], &min, sizeof min, &got) !=
+                CUBLAS_STATUS_SUCCESS ||
+            (int64_t)min > have[i])
+            return false;
+    }
     p->algo = algo;
     p->found = true;
     return true;
@@ -321,6 +336,7 @@ sg_status make_plan(const plan_key &k, const lt_ctx *ctx, plan *p) {
         (r = layout(&p->lb, dt, k.tb ? k.n : k.k, k.tb ? k.k : k.n, k.ldb, k.batch, k.sb)) ||
         (r = layout(&p->lc, dt, k.m, k.n, k.ldc, k.batch, k.sc)))
         return r;
+    if (k.has_cfg && configured(k, ctx, dt, ct, st, p)) return SG_OK;
     cublasLtMatmulPreference_t pref;
     if ((s = cublasLtMatmulPreferenceCreate(&pref)) != CUBLAS_STATUS_SUCCESS)
         return lt_fail(s, "preference creation");
@@ -333,10 +349,6 @@ sg_status make_plan(const plan_key &k, const lt_ctx *ctx, plan *p) {
                                          sizeof ws);
     for (int i = 0; i < 4; i++)
         cublasLtMatmulPreferenceSetAttribute(pref, which[i], &al[i < 3 ? i : 2], sizeof al[0]);
-    if (k.has_cfg && configured(k, ctx, dt, ct, st, p)) {
-        cublasLtMatmulPreferenceDestroy(pref);
-        return SG_OK;
-    }
     cublasLtMatmulHeuristicResult_t res;
     int                             n = 0;
     s = cublasLtMatmulAlgoGetHeuristic(ctx->handle, p->op, p->la, p->lb, p->lc, p->lc, pref, 1,
