@@ -248,6 +248,12 @@ static sg_status cuda_alloc(sg_device dev, size_t nbytes, void **data, void **ct
     }
     if (!(st = pool_init(dev.index))) {
         err = cudaMallocAsync(data, bytes, stream);
+        if (err == cudaErrorMemoryAllocation && tcache_n > 0) {
+            /* the blocks this thread keeps may be what is missing: back to the pool, once */
+            (void)cudaGetLastError();
+            tcache_flush();
+            err = cudaMallocAsync(data, bytes, stream);
+        }
         if (err != cudaSuccess) {
             *data = NULL;
             st = fail(err, "cannot allocate %zu bytes on cuda:%d (cudaMallocAsync)", nbytes,
