@@ -139,12 +139,15 @@ struct sg_dsl_decl {
  * each, written by a tuner. */
 enum { SG_DSL_USE_HEURISTIC, SG_DSL_USE_CUBLASLT, SG_DSL_USE_TEMPLATE };
 
+/* The fields of a cuBLASLt configuration: sg_gemm_lt_config's, sg_dsl_lt_keys. */
+enum { SG_DSL_LT_FIELDS = 9 };
+
 typedef struct sg_dsl_rule {
     int                dtype;      /* index in sg_dsl_dtypes */
     int                layout;     /* sg_gemm_layout: 0 nn, 1 nt, 2 tn, 3 tt */
     int64_t            m_lo, m_hi, n, k;
     int                use;        /* SG_DSL_USE_* */
-    int32_t            algo[9];    /* SG_DSL_USE_CUBLASLT: sg_gemm_lt_config's fields in order */
+    int32_t            algo[SG_DSL_LT_FIELDS]; /* SG_DSL_USE_CUBLASLT: sg_gemm_lt_config's */
     const sg_dsl_decl *tpl;        /* SG_DSL_USE_TEMPLATE: the template, and its artifact */
     uint32_t           art;        /*   (index among tpl's) at the table's capability */
     const char        *gain;       /* as written; NULL where absent */
@@ -167,6 +170,7 @@ typedef struct sg_dsl_table {
     uint32_t            a, b;      /* the operands' argument indices */
     sg_dsl_expr         m, n, k;
     const char         *cublaslt;  /* the function that runs a cuBLASLt algorithm, or NULL */
+    uint32_t            nlt;       /* the rules that use it */
     sg_dsl_rule        *rules;     /* sorted by (dtype, layout, n, k, m_lo) */
     uint32_t            nrules;
     const sg_dsl_decl **tpls;      /* the templates its rules use, each once */
@@ -198,7 +202,7 @@ sg_source *sg_dsl_read_source(sg_dsl_set *s, const char *path, sg_diag *d);
  * number of errors added. Declarations of all files share one namespace of names and of
  * prefixes. */
 int sg_dsl_load(sg_dsl_set *s, const sg_model *m, const char *path, sg_diag *d);
-/* The declaration called name, among those read so far; NULL where none. */
+/* The declaration or table (its dc) called name, among those read so far; NULL where none. */
 const sg_dsl_decl *sg_dsl_find_decl(const sg_dsl_set *s, const char *name);
 /* Expands dc's grid into artifacts of s (each point, for each arch), with their constexprs
  * and unique prefixes. Returns the number of errors added (dsl_plan.c). */
@@ -209,6 +213,11 @@ int sg_dsl_expand(sg_dsl_set *s, sg_dsl_decl *dc, sg_diag *d);
  * one (dsl_when_c.c). */
 bool sg_dsl_when_c(const sg_dsl_set *s, sg_dsl_decl *dc, const char *name, sg_pos pos,
                    sg_diag *d);
+/* Whether `name`, a function the code generated for dc calls (`key` names it in messages),
+ * is neither hidden by the C name of an argument of dc's op nor among the names generated
+ * for an op of the set; else an error at pos (dsl_when_c.c). */
+bool sg_dsl_fn_name_free(const sg_dsl_set *s, const sg_dsl_decl *dc, const char *key,
+                         const char *name, sg_pos pos, sg_diag *d);
 /* After dc's expansion: an error where dc has a when_c that no call could reach (its `when`
  * is false at every point). Returns the number of errors added. */
 int sg_dsl_when_c_reached(const sg_dsl_set *s, const sg_dsl_decl *dc, sg_diag *d);

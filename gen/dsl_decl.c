@@ -466,6 +466,8 @@ static bool read_grid(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
 const sg_dsl_decl *sg_dsl_find_decl(const sg_dsl_set *s, const char *name) {
     for (uint32_t i = 0; i < s->ndecls; i++)
         if (strcmp(s->decls[i]->name, name) == 0) return s->decls[i];
+    for (uint32_t i = 0; i < s->ntables; i++)
+        if (strcmp(s->tables[i]->dc->name, name) == 0) return s->tables[i]->dc;
     return NULL;
 }
 

@@ -302,6 +302,17 @@ static void when_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
 
 /* ---- the predicate and the implementation ------------------------------------------------ */
 
+void sg_dsl_c_rets_null(sg_buf *b, const sg_op *op) {
+    for (uint32_t i = 0; i < op->schema.nrets; i++)
+        sg_buf_printf(b, "    *%s = NULL;\n", op->c->ret_cnames[i]);
+}
+
+void sg_dsl_c_args_rets(sg_buf *b, const sg_op *op) {
+    sg_dsl_c_args(b, op);
+    for (uint32_t i = 0; i < op->schema.nrets; i++)
+        sg_buf_printf(b, ", %s", op->c->ret_cnames[i]);
+}
+
 void sg_dsl_c_rets(sg_buf *b, const sg_op *op) {
     for (uint32_t i = 0; i < op->schema.nrets; i++)
         sg_buf_printf(b, ", sg_tensor **%s", op->c->ret_cnames[i]);
@@ -498,10 +509,10 @@ static void launch_case(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact 
 static void impl_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
     const sg_op *op = dc->op;
     const char *t = op->c->arg_cnames[sg_dsl_c_first_tensor(op)];
-    sg_buf_printf(b, "/* Runs artifact sg_i (its index among %s's, which its test took): "
+    sg_buf_printf(b, "/* Launches artifact sg_i (its index among %s's, which its test took): "
                   "allocates the\n * outputs on %s's device and launches on its current stream. "
                   "*/\n", dc->name, t);
-    sg_buf_printf(b, "static sg_status sg_dslg_%s_run(int sg_i, int32_t sg_cap, ", dc->name);
+    sg_buf_printf(b, "static sg_status sg_dslg_%s_launch(int sg_i, int32_t sg_cap, ", dc->name);
     sg_dsl_c_params(b, op);
     sg_dsl_c_rets(b, op);
     sg_buf_puts(b, ") {\n    (void)sg_cap;\n");
@@ -569,8 +580,7 @@ static void impl_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
     sg_dsl_c_params(b, op);
     sg_dsl_c_rets(b, op);
     sg_buf_puts(b, ") {\n    (void)ks;\n");
-    for (uint32_t i = 0; i < op->schema.nrets; i++)
-        sg_buf_printf(b, "    *%s = NULL;\n", op->c->ret_cnames[i]);
+    sg_dsl_c_rets_null(b, op);
     /* a parameter's value, the launch grid and an output's sizes may name the capability */
     sg_buf_printf(b, "    int32_t sg_cap = sg_dsl_capability(%s->device.index);\n", t);
     sg_buf_printf(b, "    int sg_i = sg_dslg_%s_when(", dc->name);
@@ -578,10 +588,8 @@ static void impl_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
     sg_buf_puts(b, ", sg_cap);\n    if (sg_i < 0)\n");
     sg_buf_printf(b, "        return sg_error(SG_ESTATE, \"%s: the DSL kernels of %s were called "
                   "for arguments their predicate declines\");\n", dc->op_name, dc->name);
-    sg_buf_printf(b, "    return sg_dslg_%s_run(sg_i, sg_cap, ", dc->name);
-    sg_dsl_c_args(b, op);
-    for (uint32_t i = 0; i < op->schema.nrets; i++)
-        sg_buf_printf(b, ", %s", op->c->ret_cnames[i]);
+    sg_buf_printf(b, "    return sg_dslg_%s_launch(sg_i, sg_cap, ", dc->name);
+    sg_dsl_c_args_rets(b, op);
     sg_buf_puts(b, ");\n}\n\n");
 }
 

@@ -14,6 +14,9 @@ void     sg_dsl_c_args(sg_buf *b, const sg_op *op);
 void     sg_dsl_c_void_args(sg_buf *b, const sg_op *op);
 /* ", sg_tensor **RET" for each result of the op. */
 void     sg_dsl_c_rets(sg_buf *b, const sg_op *op);
+/* "*ret = NULL;" lines, one per result; "self, mat2, ret": the arguments, then the results. */
+void     sg_dsl_c_rets_null(sg_buf *b, const sg_op *op);
+void     sg_dsl_c_args_rets(sg_buf *b, const sg_op *op);
 /* The op's first Tensor argument that is never None: the one whose device decides. */
 uint32_t sg_dsl_c_first_tensor(const sg_op *op);
 /* Lines that run `otherwise;` unless the op's tensors are on one CUDA device, then define

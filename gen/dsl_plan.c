@@ -70,11 +70,9 @@ static bool launch_shape(sg_diag *d, const sg_dsl_decl *dc, const sg_dsl_value *
     const sg_dsl_expr *e[2] = {&dc->num_warps, &dc->num_stages};
     for (int i = 0; i < 2; i++) {
         sg_dsl_value v = {0};
-        const char *why = NULL;
-        if (!sg_dsl_eval(e[i]->node, vals, &v, &why)) {
-        } else if (v.i < 1 || v.i > hi[i] || (i == 0 && (v.i & (v.i - 1)))) {
-            why = i == 0 ? "not a power of two from 1 to 32" : "not from 1 to 16";
-        } else {
+        const char *why = "";
+        bool evaluated = sg_dsl_eval(e[i]->node, vals, &v, &why);
+        if (evaluated && v.i >= 1 && v.i <= hi[i] && (i == 1 || !(v.i & (v.i - 1)))) {
             ws[i] = (uint32_t)v.i;
             continue;
         }
@@ -82,8 +80,13 @@ static bool launch_shape(sg_diag *d, const sg_dsl_decl *dc, const sg_dsl_value *
         sg_buf_init(&b);
         point_text(&b, dc, vals);
         sg_buf_putc(&b, '\0');
-        sg_diag_report(d, SG_ERROR, e[i]->text.pos, "'%s' at the point %s (%lld): %s", names[i],
-                       b.oom ? "?" : b.data, (long long)v.i, why ? why : "");
+        if (evaluated)
+            sg_diag_report(d, SG_ERROR, e[i]->text.pos, "'%s' at the point %s (%lld): %s",
+                           names[i], b.oom ? "?" : b.data, (long long)v.i,
+                           i == 0 ? "not a power of two from 1 to 32" : "not from 1 to 16");
+        else
+            sg_diag_report(d, SG_ERROR, e[i]->text.pos, "'%s' at the point %s: %s", names[i],
+                           b.oom ? "?" : b.data, why);
         sg_buf_free(&b);
         return false;
     }

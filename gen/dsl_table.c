@@ -15,8 +15,9 @@ static const char *const layouts[4] = {"nn", "nt", "tn", "tt"};
 
 /* The fields of sg_gemm_lt_config (runtime/sg_gemm_table.h), in order: `algo: {...}`; the
  * generated initializers name them, so the compiler holds the two lists together. */
-const char *const sg_dsl_lt_keys[] = {"algo", "tile", "stages", "splitk", "reduction",
-                                      "swizzle", "custom", "inner", "cluster", NULL};
+const char *const sg_dsl_lt_keys[SG_DSL_LT_FIELDS + 1] = {
+    "algo", "tile", "stages", "splitk", "reduction", "swizzle", "custom", "inner", "cluster",
+    NULL};
 
 /* A Tensor argument of the op named by v into *index. */
 static bool read_operand(sg_dsl_loader *L, const sg_dsl_decl *dc, const char *key,
@@ -38,7 +39,7 @@ static bool read_operand(sg_dsl_loader *L, const sg_dsl_decl *dc, const char *ke
 static bool read_tuned(sg_dsl_loader *L, sg_dsl_table *t, const sg_ynode *v) {
     static const char *const keys[] = {"device", "capability", "driver", "cuda", "cublaslt",
                                        "?triton", "method", NULL};
-    const sg_ynode *val[7];
+    const sg_ynode *val[sizeof keys / sizeof *keys - 1];
     if (!sg_dsl_want_kind(L, "tuned", v, SG_Y_MAP) ||
         !sg_dsl_take_keys(L, v, "'tuned'", keys, val))
         return false;
@@ -59,11 +60,11 @@ static bool read_int(sg_dsl_loader *L, const char *key, const sg_ynode *v, int64
 }
 
 static bool read_algo(sg_dsl_loader *L, const sg_ynode *v, int32_t algo[9]) {
-    const sg_ynode *val[9];
+    const sg_ynode *val[SG_DSL_LT_FIELDS];
     if (!sg_dsl_want_kind(L, "algo", v, SG_Y_MAP) ||
         !sg_dsl_take_keys(L, v, "'algo'", sg_dsl_lt_keys, val))
         return false;
-    for (int i = 0; i < 9; i++) {
+    for (int i = 0; i < SG_DSL_LT_FIELDS; i++) {
         int64_t x;
         if (!sg_dsl_want_int(L, sg_dsl_lt_keys[i], val[i], 0, INT32_MAX, &x)) return false;
         algo[i] = (int32_t)x;
@@ -165,6 +166,10 @@ static int rule_cmp(const void *x, const void *y) {
 
 static bool read_rules(sg_dsl_loader *L, sg_dsl_table *t, const sg_ynode *v) {
     if (!sg_dsl_want_kind(L, "rules", v, SG_Y_SEQ)) return false;
+    if (!v->nitems) {
+        sg_dsl_err(L, v->pos, "'rules' lists no class");
+        return false;
+    }
     if (!(t->rules = sg_dsl_alloc(L, v->nitems * sizeof *t->rules)) ||
         !(t->tpls = sg_dsl_alloc(L, v->nitems * sizeof *t->tpls)))
         return false;
@@ -172,6 +177,7 @@ static bool read_rules(sg_dsl_loader *L, sg_dsl_table *t, const sg_ynode *v) {
         sg_dsl_rule *r = &t->rules[t->nrules];
         if (!read_rule(L, t, v->items[i], r)) return false;
         t->nrules++;
+        t->nlt += r->use == SG_DSL_USE_CUBLASLT;
     }
     qsort(t->rules, t->nrules, sizeof *t->rules, rule_cmp);
     for (uint32_t i = 1; i < t->nrules; i++) {
@@ -211,9 +217,15 @@ static bool read_table(sg_dsl_loader *L, sg_dsl_table *t, const sg_ynode *v) {
     if (val[CUBLASLT]) {
         if (!sg_dsl_want_scalar(L, "cublaslt", val[CUBLASLT])) return false;
         t->cublaslt = val[CUBLASLT]->text;
-        if (!sg_derive_c_identifier(t->cublaslt, false)) {
+        if (!sg_derive_c_identifier(t->cublaslt, false) ||
+            sg_derive_c_reserved_word(t->cublaslt)) {
             sg_dsl_err(L, val[CUBLASLT]->pos, "'cublaslt' needs a C function name, not '%s'",
                        t->cublaslt);
+            return false;
+        }
+        uint32_t before = L->d->nerrors;
+        if (!sg_dsl_fn_name_free(L->s, dc, "cublaslt", t->cublaslt, val[CUBLASLT]->pos, L->d)) {
+            L->errors += L->d->nerrors - before;
             return false;
         }
     }
@@ -242,8 +254,6 @@ void sg_dsl_table_entry(sg_dsl_loader *L, const sg_ynode *e) {
         return;
     }
     const sg_dsl_decl *other = sg_dsl_find_decl(s, dc->name);
-    for (uint32_t i = 0; !other && i < s->ntables; i++)
-        if (strcmp(s->tables[i]->dc->name, dc->name) == 0) other = s->tables[i]->dc;
     if (other) {
         sg_dsl_err(L, v[NAME]->pos, "a declaration named '%s' exists already (%s:%u)", dc->name,
                    other->pos.src->path, other->pos.line);
@@ -296,6 +306,7 @@ static bool find_point(const sg_dsl_set *s, const sg_dsl_decl *tpl, int32_t cap,
             return false;
         }
         seen[g] = true;
+        /* as the grid reads its values: plain scalars, a dtype name or an integer */
         if (tpl->grid[g].type == SG_DSLT_DTYPE) {
             want[g] = (sg_dsl_value){SG_DSLT_DTYPE, sg_dsl_dtype_find(x->text, x->len)};
         } else {
@@ -304,6 +315,7 @@ static bool find_point(const sg_dsl_set *s, const sg_dsl_decl *tpl, int32_t cap,
             want[g] = (sg_dsl_value){SG_DSLT_INT, strtoll(x->text, &end, 10)};
             if (*end || errno) want[g].type = SG_DSLT_ERROR;
         }
+        if (!x->plain) want[g].type = SG_DSLT_ERROR;
     }
     bool in_grid = false;
     for (uint32_t i = 0; i < tpl->nartifacts; i++) {

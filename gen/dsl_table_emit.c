@@ -12,7 +12,7 @@
 void sg_dsl_template_emit(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s,
                           const char *lib) {
     const sg_op *op = dc->op;
-    sg_buf_printf(b, "const char *%s_dsl_%s_point(int32_t sg_point) {\n", lib, dc->name);
+    sg_buf_printf(b, "const char *%s_dsl_point_%s(int32_t sg_point) {\n", lib, dc->name);
     sg_buf_puts(b, "    switch (sg_point) {\n");
     for (uint32_t p = 0; p < dc->npoints; p++) {
         const sg_dsl_artifact *a = &s->arts[dc->first + p * dc->narchs];
@@ -26,19 +26,21 @@ void sg_dsl_template_emit(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s,
         sg_buf_puts(b, "}\";\n");
     }
     sg_buf_puts(b, "    default: return NULL;\n    }\n}\n\n");
-    sg_buf_printf(b, "sg_status %s_dsl_%s(int32_t sg_point, ", lib, dc->name);
+    sg_buf_printf(b, "sg_status %s_dsl_run_%s(int32_t sg_point, ", lib, dc->name);
     sg_dsl_c_params(b, op);
     sg_dsl_c_rets(b, op);
     sg_buf_puts(b, ") {\n");
-    for (uint32_t i = 0; i < op->schema.nrets; i++)
-        sg_buf_printf(b, "    *%s = NULL;\n", op->c->ret_cnames[i]);
+    sg_dsl_c_rets_null(b, op);
     sg_buf_printf(b, "    if (sg_point < 0 || sg_point >= %u)\n        return sg_error(SG_EINVAL, "
                   "\"%s: template %s has %u points, not %%d\", (int)sg_point);\n", dc->npoints,
                   dc->op_name, dc->name, dc->npoints);
-    char otherwise[300];
-    snprintf(otherwise, sizeof otherwise, "return sg_error(SG_EINVAL, \"%s: template %s takes "
-             "tensors on one CUDA device\")", dc->op_name, dc->name);
-    sg_dsl_c_on_device(b, op, otherwise);
+    sg_buf otherwise;
+    sg_buf_init(&otherwise);
+    sg_buf_printf(&otherwise, "return sg_error(SG_EINVAL, \"%s: template %s takes tensors on one "
+                  "CUDA device\")", dc->op_name, dc->name);
+    sg_buf_putc(&otherwise, '\0');
+    sg_dsl_c_on_device(b, op, otherwise.oom ? "return SG_ENOMEM" : otherwise.data);
+    sg_buf_free(&otherwise);
     sg_buf_puts(b, "    int32_t sg_cap = sg_dsl_capability(sg_dev);\n    int sg_i = -1;\n");
     for (uint32_t k = 0; k < dc->narchs; k++)
         sg_buf_printf(b, "    if (sg_cap == %d) sg_i = (int)sg_point * %u + %u;\n", dc->caps[k],
@@ -53,10 +55,8 @@ void sg_dsl_template_emit(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s,
                   "        return sg_error(SG_EDEVICE, \"%s: point %%d of template %s cannot "
                   "load: %%s\", (int)sg_point, sg_dsl_failure(&sg_dslg_artifacts[%u + sg_i]));\n",
                   dc->first, dc->op_name, dc->name, dc->first);
-    sg_buf_printf(b, "    return sg_dslg_%s_run(sg_i, sg_cap, ", dc->name);
-    sg_dsl_c_args(b, op);
-    for (uint32_t i = 0; i < op->schema.nrets; i++)
-        sg_buf_printf(b, ", %s", op->c->ret_cnames[i]);
+    sg_buf_printf(b, "    return sg_dslg_%s_launch(sg_i, sg_cap, ", dc->name);
+    sg_dsl_c_args_rets(b, op);
     sg_buf_puts(b, ");\n}\n\n");
 }
 
@@ -70,40 +70,44 @@ void sg_dsl_template_protos(sg_buf *h, const sg_dsl_set *s, const char *lib) {
                       "arguments on their device; else\n * SG_EINVAL. The point's grid values as "
                       "\"{VAR: value, ...}\", NULL past the last. */\n", dc->name, dc->op_name,
                       dc->npoints, dc->npoints - 1);
-        sg_buf_printf(h, "sg_status %s_dsl_%s(int32_t point, ", lib, dc->name);
+        sg_buf_printf(h, "sg_status %s_dsl_run_%s(int32_t point, ", lib, dc->name);
         sg_dsl_c_params(h, dc->op);
         sg_dsl_c_rets(h, dc->op);
-        sg_buf_printf(h, ");\nconst char *%s_dsl_%s_point(int32_t point);\n\n", lib, dc->name);
+        sg_buf_printf(h, ");\nconst char *%s_dsl_point_%s(int32_t point);\n\n", lib, dc->name);
     }
 }
 
 /* ---- decision tables ----------------------------------------------------------------------- */
 
-static const char *const layout_names[4] = {"nn", "nt", "tn", "tt"};
-
-/* The rule's `use` in the generated data: 0 heuristic (declines), 1 cuBLASLt, 2 + t the
- * table's template t. */
-static int use_code(const sg_dsl_table *t, const sg_dsl_rule *r) {
-    if (r->use != SG_DSL_USE_TEMPLATE) return r->use;
-    for (uint32_t i = 0; i < t->ntpls; i++)
-        if (t->tpls[i] == r->tpl) return 2 + (int)i;
-    return 0;
+/* The rule's `use` as the runtime names it (sg_gemm_table.h): the table's template t is
+ * SG_GEMM_USE_TEMPLATE + t. */
+static void use_code(sg_buf *b, const sg_dsl_table *t, const sg_dsl_rule *r) {
+    if (r->use == SG_DSL_USE_HEURISTIC) sg_buf_puts(b, "SG_GEMM_USE_HEURISTIC");
+    else if (r->use == SG_DSL_USE_CUBLASLT) sg_buf_puts(b, "SG_GEMM_USE_CUBLASLT");
+    for (uint32_t i = 0; r->use == SG_DSL_USE_TEMPLATE && i < t->ntpls; i++)
+        if (t->tpls[i] == r->tpl) sg_buf_printf(b, "SG_GEMM_USE_TEMPLATE + %u", i);
 }
 
 static void rules_data(sg_buf *b, const sg_dsl_table *t) {
+    static const char *const layout_enum[4] = {"SG_GEMM_NN", "SG_GEMM_NT", "SG_GEMM_TN",
+                                               "SG_GEMM_TT"};
     const char *n = t->dc->name;
     uint32_t nlt = 0;
     sg_buf_printf(b, "static const sg_gemm_rule sg_dslg_%s_rules[%u] = {\n", n, t->nrules);
     for (uint32_t i = 0; i < t->nrules; i++) {
         const sg_dsl_rule *r = &t->rules[i];
-        uint32_t index = r->use == SG_DSL_USE_CUBLASLT ? nlt++ : r->art;
-        sg_buf_printf(b, "    {%s, %d, %lld, %lld, %lld, %lld, %d, %u}, /* line %u: %s",
-                      sg_dsl_dtypes[r->dtype].cenum, r->layout, (long long)r->n,
-                      (long long)r->k, (long long)r->m_lo, (long long)r->m_hi, use_code(t, r),
-                      index, r->pos.line, layout_names[r->layout]);
-        if (r->use == SG_DSL_USE_TEMPLATE) sg_buf_printf(b, ", %s", r->tpl->name);
-        else sg_buf_puts(b, r->use == SG_DSL_USE_CUBLASLT ? ", cublaslt" : ", heuristic");
-        if (r->gain) sg_buf_printf(b, ", gain %s", r->gain);
+        sg_buf_printf(b, "    {.dtype = %s, .layout = %s, .n = %lld, .k = %lld, .m_lo = %lld, "
+                      ".m_hi = %lld, .use = ", sg_dsl_dtypes[r->dtype].cenum,
+                      layout_enum[r->layout], (long long)r->n, (long long)r->k,
+                      (long long)r->m_lo, (long long)r->m_hi);
+        use_code(b, t, r);
+        sg_buf_printf(b, ", .index = %u}, /* line %u", r->use == SG_DSL_USE_CUBLASLT ? nlt++ : r->art,
+                      r->pos.line);
+        if (r->use == SG_DSL_USE_TEMPLATE) sg_buf_printf(b, ": %s", r->tpl->name);
+        if (r->gain) {
+            sg_buf_puts(b, ", gain ");
+            sg_dsl_c_comment_text(b, r->gain);
+        }
         sg_buf_puts(b, " */\n");
     }
     sg_buf_puts(b, "};\n");
@@ -115,12 +119,12 @@ static void rules_data(sg_buf *b, const sg_dsl_table *t) {
                           "dtype order\");\n", sg_dsl_dtypes[t->rules[i - 1].dtype].cenum,
                           sg_dsl_dtypes[t->rules[i].dtype].cenum);
     sg_buf_putc(b, '\n');
-    if (!nlt) return;
-    sg_buf_printf(b, "static const sg_gemm_lt_config sg_dslg_%s_lt[%u] = {\n", n, nlt);
+    if (!t->nlt) return;
+    sg_buf_printf(b, "static const sg_gemm_lt_config sg_dslg_%s_lt[%u] = {\n", n, t->nlt);
     for (uint32_t i = 0; i < t->nrules; i++) {
         if (t->rules[i].use != SG_DSL_USE_CUBLASLT) continue;
         sg_buf_puts(b, "    {");
-        for (int k = 0; sg_dsl_lt_keys[k]; k++)
+        for (int k = 0; k < SG_DSL_LT_FIELDS; k++)
             sg_buf_printf(b, "%s.%s = %d", k ? ", " : "", sg_dsl_lt_keys[k],
                           t->rules[i].algo[k]);
         sg_buf_puts(b, "},\n");
@@ -149,12 +153,6 @@ static void find_fn(sg_buf *b, const sg_dsl_table *t) {
                   op->c->arg_cnames[t->a], op->c->arg_cnames[t->b]);
 }
 
-static void call_args(sg_buf *b, const sg_op *op, bool with_rets) {
-    sg_dsl_c_args(b, op);
-    for (uint32_t i = 0; with_rets && i < op->schema.nrets; i++)
-        sg_buf_printf(b, ", %s", op->c->ret_cnames[i]);
-}
-
 static void pred_fn(sg_buf *b, const sg_dsl_table *t) {
     const sg_dsl_decl *dc = t->dc;
     const sg_op *op = dc->op;
@@ -167,13 +165,14 @@ static void pred_fn(sg_buf *b, const sg_dsl_table *t) {
     sg_buf_printf(b, "    int32_t sg_cap = sg_dsl_capability(sg_dev);\n    if (sg_cap != %d) "
                   "return false;\n", t->cap);
     sg_buf_printf(b, "    const sg_gemm_rule *sg_r = sg_dslg_%s_find(", dc->name);
-    call_args(b, op, false);
+    sg_dsl_c_args(b, op);
     sg_buf_puts(b, ", sg_cap);\n    if (!sg_r) return false;\n    switch (sg_r->use) {\n");
-    if (t->cublaslt) sg_buf_puts(b, "    case 1: return true;\n");
+    if (t->nlt) sg_buf_puts(b, "    case SG_GEMM_USE_CUBLASLT: return true;\n");
     for (uint32_t i = 0; i < t->ntpls; i++) {
         const sg_dsl_decl *tp = t->tpls[i];
-        sg_buf_printf(b, "    case %u:\n        return sg_dslg_%s_when(", 2 + i, tp->name);
-        call_args(b, op, false);
+        sg_buf_printf(b, "    case SG_GEMM_USE_TEMPLATE + %u:\n        return sg_dslg_%s_when(", i,
+                      tp->name);
+        sg_dsl_c_args(b, op);
         sg_buf_printf(b, ", sg_cap, sg_r->index) >= 0 &&\n               sg_dsl_ready(&sg_dslg_"
                       "artifacts[%u + sg_r->index], sg_dev);\n", tp->first);
     }
@@ -187,27 +186,27 @@ static void impl_fn(sg_buf *b, const sg_dsl_table *t) {
     sg_buf_puts(b, "/* The override's implementation: the class's backend. */\n");
     sg_buf_printf(b, "static sg_status sg_dslg_%s_impl(sg_keyset ks, ", dc->name);
     sg_dsl_c_params(b, op);
-    for (uint32_t i = 0; i < op->schema.nrets; i++)
-        sg_buf_printf(b, ", sg_tensor **%s", op->c->ret_cnames[i]);
+    sg_dsl_c_rets(b, op);
     sg_buf_puts(b, ") {\n");
-    for (uint32_t i = 0; i < op->schema.nrets; i++)
-        sg_buf_printf(b, "    *%s = NULL;\n", op->c->ret_cnames[i]);
+    sg_dsl_c_rets_null(b, op);
     sg_buf_printf(b, "    int32_t sg_cap = sg_dsl_capability(%s->device.index);\n", dev);
     sg_buf_printf(b, "    const sg_gemm_rule *sg_r = sg_dslg_%s_find(", dc->name);
-    call_args(b, op, false);
-    sg_buf_printf(b, ", sg_cap);\n    switch (sg_cap == %d && sg_r ? sg_r->use : 0) {\n", t->cap);
-    if (t->cublaslt) {
-        sg_buf_printf(b, "    case 1:\n        return %s(&sg_dslg_%s_lt[sg_r->index], ks, ",
-                      t->cublaslt, dc->name);
-        call_args(b, op, true);
+    sg_dsl_c_args(b, op);
+    sg_buf_printf(b, ", sg_cap);\n    switch (sg_cap == %d && sg_r ? sg_r->use : "
+                  "SG_GEMM_USE_HEURISTIC) {\n", t->cap);
+    if (t->nlt) {
+        sg_buf_printf(b, "    case SG_GEMM_USE_CUBLASLT:\n        return %s(&sg_dslg_%s_lt["
+                      "sg_r->index], ks, ", t->cublaslt, dc->name);
+        sg_dsl_c_args_rets(b, op);
         sg_buf_puts(b, ");\n");
     }
     for (uint32_t i = 0; i < t->ntpls; i++) {
-        sg_buf_printf(b, "    case %u:\n        if (sg_dslg_%s_when(", 2 + i, t->tpls[i]->name);
-        call_args(b, op, false);
-        sg_buf_printf(b, ", sg_cap, sg_r->index) < 0) break;\n        return sg_dslg_%s_run("
+        sg_buf_printf(b, "    case SG_GEMM_USE_TEMPLATE + %u:\n        if (sg_dslg_%s_when(", i,
+                      t->tpls[i]->name);
+        sg_dsl_c_args(b, op);
+        sg_buf_printf(b, ", sg_cap, sg_r->index) < 0) break;\n        return sg_dslg_%s_launch("
                       "sg_r->index, sg_cap, ", t->tpls[i]->name);
-        call_args(b, op, true);
+        sg_dsl_c_args_rets(b, op);
         sg_buf_puts(b, ");\n");
     }
     sg_buf_printf(b, "    default: break;\n    }\n    (void)ks;\n    return sg_error(SG_ESTATE, "
@@ -225,13 +224,12 @@ void sg_dsl_table_emit(sg_buf *b, const sg_dsl_table *t) {
         sg_dsl_c_comment_text(b, t->tuned[i + 1]);
     }
     sg_buf_puts(b, " */\n\n");
-    if (t->cublaslt) {
+    if (t->nlt) {
         sg_buf_printf(b, "/* Runs a cuBLASLt algorithm (the aten CUDA kernels define it). */\n"
                       "extern sg_status %s(const sg_gemm_lt_config *sg_cfg, sg_keyset ks, ",
                       t->cublaslt);
         sg_dsl_c_params(b, dc->op);
-        for (uint32_t i = 0; i < dc->op->schema.nrets; i++)
-            sg_buf_printf(b, ", sg_tensor **%s", dc->op->c->ret_cnames[i]);
+        sg_dsl_c_rets(b, dc->op);
         sg_buf_puts(b, ");\n\n");
     }
     rules_data(b, t);

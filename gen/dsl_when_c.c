@@ -30,6 +30,37 @@ static bool same_params(const sg_op *a, const sg_op *b) {
     return true;
 }
 
+bool sg_dsl_fn_name_free(const sg_dsl_set *s, const sg_dsl_decl *dc, const char *key,
+                         const char *name, sg_pos pos, sg_diag *d) {
+    /* the generated code calls it where the op's arguments are parameters: one of their C names
+     * (the schema's, or with arg_ before it or _ after it: docs/derive.md) would hide it.
+     * Compared by the schema's names, so a run without -o refuses what one with it would. */
+    const sg_op *op = dc->op;
+    for (uint32_t i = 0; i < op->schema.nargs; i++)
+        if (hides(op->schema.args[i].name, name)) {
+            sg_diag_report(d, SG_ERROR, pos, "'%s' names '%s', the C name an argument of %s "
+                           "may have ('%s'), which would hide the function where the generated "
+                           "code calls it", key, name, dc->op_name, op->schema.args[i].name);
+            return false;
+        }
+    /* LIB.h declares every op's C name and names made from it (C_op, C_kernel, ...) */
+    for (uint32_t i = 0; i < s->ndecls + 1; i++) {
+        const sg_dsl_decl *o = i < s->ndecls ? s->decls[i] : dc;
+        char cn[512];
+        snprintf(cn, sizeof cn, "%s_%s%s%s", o->op->ns ? o->op->ns : "aten",
+                 o->op->schema.name, o->op->schema.overload[0] ? "_" : "",
+                 o->op->schema.overload);
+        size_t k = strlen(cn);
+        if (strncmp(name, cn, k) == 0 && (!name[k] || name[k] == '_')) {
+            sg_diag_report(d, SG_ERROR, pos, "'%s' names '%s', among the names the "
+                           "generated code declares for %s (%s, %s_op, ...)", key, name,
+                           o->op_name, cn, cn);
+            return false;
+        }
+    }
+    return true;
+}
+
 bool sg_dsl_when_c(const sg_dsl_set *s, sg_dsl_decl *dc, const char *name, sg_pos pos,
                    sg_diag *d) {
     if (!sg_derive_c_identifier(name, false)) {
@@ -42,32 +73,8 @@ bool sg_dsl_when_c(const sg_dsl_set *s, sg_dsl_decl *dc, const char *name, sg_po
         sg_diag_report(d, SG_ERROR, pos, "'when_c' cannot name '%s': %s", name, why);
         return false;
     }
-    /* the predicate calls it where the op's arguments are parameters: one of their C names
-     * (the schema's, or with arg_ before it or _ after it: docs/derive.md) would hide it.
-     * Compared by the schema's names, so a run without -o refuses what one with it would. */
+    if (!sg_dsl_fn_name_free(s, dc, "when_c", name, pos, d)) return false;
     const sg_op *op = dc->op;
-    for (uint32_t i = 0; i < op->schema.nargs; i++)
-        if (hides(op->schema.args[i].name, name)) {
-            sg_diag_report(d, SG_ERROR, pos, "'when_c' names '%s', the C name an argument of %s "
-                           "may have ('%s'), which would hide the function where the predicate "
-                           "calls it", name, dc->op_name, op->schema.args[i].name);
-            return false;
-        }
-    /* LIB.h declares every op's C name and names made from it (C_op, C_kernel, ...) */
-    for (uint32_t i = 0; i < s->ndecls + 1; i++) {
-        const sg_dsl_decl *o = i < s->ndecls ? s->decls[i] : dc;
-        char cn[512];
-        snprintf(cn, sizeof cn, "%s_%s%s%s", o->op->ns ? o->op->ns : "aten",
-                 o->op->schema.name, o->op->schema.overload[0] ? "_" : "",
-                 o->op->schema.overload);
-        size_t k = strlen(cn);
-        if (strncmp(name, cn, k) == 0 && (!name[k] || name[k] == '_')) {
-            sg_diag_report(d, SG_ERROR, pos, "'when_c' names '%s', among the names the "
-                           "generated code declares for %s (%s, %s_op, ...)", name,
-                           o->op_name, cn, cn);
-            return false;
-        }
-    }
     /* one function, one prototype: declarations of ops with other parameter types cannot
      * share it */
     for (uint32_t i = 0; i < s->ndecls; i++) {

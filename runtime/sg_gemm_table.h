@@ -27,8 +27,12 @@ typedef struct sg_gemm_lt_config {
     int32_t algo, tile, stages, splitk, reduction, swizzle, custom, inner, cluster;
 } sg_gemm_lt_config;
 
-/* A shape class and what serves it. `use` and `index` mean what the generated table says
- * (which backend, which of its configurations); the finder does not read them. */
+/* What serves a class: nothing (the op's kernel runs: cuBLASLt's heuristic), a cuBLASLt
+ * configuration, or a point of the table's template t (SG_GEMM_USE_TEMPLATE + t). */
+enum { SG_GEMM_USE_HEURISTIC = 0, SG_GEMM_USE_CUBLASLT = 1, SG_GEMM_USE_TEMPLATE = 2 };
+
+/* A shape class and what serves it: `use` (above) and `index`, which of the backend's
+ * configurations; the finder does not read them. */
 typedef struct sg_gemm_rule {
     int32_t dtype;  /* sg_dtype of both operands */
     int32_t layout; /* sg_gemm_layout */

@@ -173,10 +173,10 @@ grep -q "sg_st = sg_tensor_empty(sg_sizes, 2, sg_out0_dtype, self->device, &sg_o
     fail "mm: its output is not allocated with its own sizes on self's device"
 grep -q "&& (sg_dslg_mul(cols, INT64_C(2), &sg_ok)) >= 0 /\* out0's size 1 \*/" mgen/dslm_dsl.c ||
     fail "mm_cols: no size >= 0 in the predicate at the point S=2"
-sed -n '/^static sg_status sg_dslg_mm_cols_triton_run/,/^}/p' mgen/dslm_dsl.c >mcols.c
+sed -n '/^static sg_status sg_dslg_mm_cols_triton_launch/,/^}/p' mgen/dslm_dsl.c >mcols.c
 [ "$(grep -c 'sg_sizes\[1\] = sg_dslg_mul(cols, INT64_C([12]), &sg_ok);' mcols.c)" = 2 ] ||
     fail "mm_cols: its sizes are not evaluated per point"
-sed -n '/^static sg_status sg_dslg_mm_triton_run/,/^}/p' mgen/dslm_dsl.c >mmm.c
+sed -n '/^static sg_status sg_dslg_mm_triton_launch/,/^}/p' mgen/dslm_dsl.c >mmm.c
 [ "$(grep -c 'sg_sizes\[0\] = ' mmm.c)" = 1 ] || fail "mm: sizes the same at every point not evaluated once"
 # a sidecar that says the compiler assumed an int32 numel for the output: the product of its
 # sizes, each multiplication guarded

@@ -29,15 +29,17 @@ c=gen/dslt_dsl.c
 grep -q "sg_st = aten_mm_override(SG_KEY_CUDA, 0, sg_dslg_mm_table_pred, sg_dslg_mm_table_impl" $c ||
     fail "the table is not registered"
 grep -q "sg_dslg_mm_tpl_pred" $c && fail "the template registered an override of its own"
-grep -q "^sg_status dslt_dsl_mm_tpl(int32_t point, sg_tensor \*self, sg_tensor \*mat2, sg_tensor \*\*ret);$" \
+grep -q "^sg_status dslt_dsl_run_mm_tpl(int32_t point, sg_tensor \*self, sg_tensor \*mat2, sg_tensor \*\*ret);$" \
     gen/dslt_dsl.h || fail "no entry by point in dslt_dsl.h"
+grep -q "^const char \*dslt_dsl_point_mm_tpl(int32_t point);$" gen/dslt_dsl.h ||
+    fail "no point names in dslt_dsl.h"
 grep -q "{.algo = 21, .tile = 18, .stages = 8, .splitk = 2, .reduction = 1, .swizzle = 0, .custom = 0, .inner = 0, .cluster = 0}," $c ||
     fail "the cuBLASLt configurations"
 grep -q "tuned: device: a test's; capability: 90; driver: 13000" $c || fail "the table's provenance"
 # rules sorted by dtype (the runtime's enum), layout, n, k, m
-[ "$(grep -o '^    {SG_[A-Z0-9]*, [0-9]' $c | tr '\n' ' ')" = \
-  "    {SG_FLOAT16, 0     {SG_BFLOAT16, 0     {SG_BFLOAT16, 0     {SG_BFLOAT16, 0     {SG_BFLOAT16, 1 " ] ||
-    fail "rules not in order: $(grep -o '^    {SG_[A-Z0-9]*, [0-9]' $c)"
+[ "$(grep -o '^    {.dtype = SG_[A-Z0-9]*, .layout = SG_GEMM_[NT]*' $c | cut -c15- | tr '\n' ' ')" = \
+  "SG_FLOAT16, .layout = SG_GEMM_NN SG_BFLOAT16, .layout = SG_GEMM_NN SG_BFLOAT16, .layout = SG_GEMM_NN SG_BFLOAT16, .layout = SG_GEMM_NN SG_BFLOAT16, .layout = SG_GEMM_NT " ] ||
+    fail "rules not in order: $(grep -o '^    {.dtype = SG_[A-Z0-9]*, .layout = SG_GEMM_[NT]*' $c)"
 grep -q "^_Static_assert(SG_FLOAT16 < SG_BFLOAT16, " $c ||
     fail "no check that the rules' dtype order is the runtime's"
 sg_test_compile gen gen/*.c
@@ -55,9 +57,7 @@ refuse() {
     sed "$script" table.yaml >bad.yaml
     rm -rf bgen
     t 1 --lib dslt --dsl bad.yaml --dsl-artifacts art -o bgen ops.yaml
-    for m in "$@"; do
-        case $err in *"$m"*) ;; *) fail "'$script': no '$m' in: $err" ;; esac
-    done
+    for m in "$@"; do has "$err" "$m"; done
     [ ! -e bgen/dslt_dsl.c ] || fail "'$script': LIB_dsl.c was written"
 }
 refuse 's/use: heuristic/use: cutlass/' "bad.yaml:55:75: error: unknown backend 'cutlass'"
@@ -78,6 +78,21 @@ refuse 's/    b: mat2/    b: nope/' "error: 'b' needs a Tensor argument of aten:
 refuse 's/    k: self.size(1)/    k: self.dtype/' "error: 'k'"
 refuse 's/      method: none (written by hand)//' "error: 'tuned' lacks the key 'method'"
 refuse 's/gain: 1.05/gain: fast/' "error: 'gain' is a positive number, not 'fast'"
+refuse 's/    cublaslt: my_mm_lt/    cublaslt: self_/' "error: 'cublaslt' names 'self_', the C name an argument of aten::mm may have"
+refuse 's/    cublaslt: my_mm_lt/    cublaslt: aten_mm_out/' "error: 'cublaslt' names 'aten_mm_out', among the names the generated code declares for aten::mm"
+refuse 's/    cublaslt: my_mm_lt/    cublaslt: int/' "error: 'cublaslt' needs a C function name, not 'int'"
+refuse 's/- name: mm_table/- name: mm_tpl/' "error: a declaration named 'mm_tpl' exists already"
+python3 - <<'PY'
+s = open("table.yaml").read()
+open("empty.yaml", "w").write(s[:s.index("    rules:")] + "    rules: []\n")
+PY
+t 1 --lib dslt --dsl empty.yaml --dsl-artifacts art -o egen ops.yaml
+has "$err" "error: 'rules' lists no class"
+# a table that names its cuBLASLt function but sends no class to it: no call of it, and it compiles
+sed -e '/use: cublaslt/d' table.yaml >nolt.yaml
+t 0 --lib dslt --dsl nolt.yaml --dsl-artifacts art -o ngen ops.yaml
+grep -q "my_mm_lt" ngen/dslt_dsl.c && fail "a table without cuBLASLt classes calls its function"
+sg_test_compile ngen ngen/dslt_dsl.c
 # a table before its template, in another file: found all the same, the same rules out
 python3 - <<'PY'
 s = open("table.yaml").read()

@@ -44,22 +44,25 @@ int main(void) {
     CHECK(a8 && a32 && a64 && a65 && a2000 && b && bt && h && hb && b300 && f);
     const sg_gemm_rule *r;
     /* bfloat16 nn: [1, 16] cuBLASLt, [17, 64] the template, [65, 1000] the heuristic */
-    CHECK((r = sg_dslg_mm_table_find(a8, b, 90)) && r->use == 1 && r->m_lo == 1);
-    CHECK((r = sg_dslg_mm_table_find(a32, b, 90)) && r->use == 2 && r->m_hi == 64);
-    CHECK((r = sg_dslg_mm_table_find(a64, b, 90)) && r->use == 2);
-    CHECK((r = sg_dslg_mm_table_find(a65, b, 90)) && r->use == 0);
+    CHECK((r = sg_dslg_mm_table_find(a8, b, 90)) && r->use == SG_GEMM_USE_CUBLASLT &&
+          r->m_lo == 1);
+    CHECK((r = sg_dslg_mm_table_find(a32, b, 90)) && r->use == SG_GEMM_USE_TEMPLATE &&
+          r->m_hi == 64);
+    CHECK((r = sg_dslg_mm_table_find(a64, b, 90)) && r->use == SG_GEMM_USE_TEMPLATE);
+    CHECK((r = sg_dslg_mm_table_find(a65, b, 90)) && r->use == SG_GEMM_USE_HEURISTIC);
     CHECK(!sg_dslg_mm_table_find(a2000, b, 90));  /* past every M range */
     CHECK(!sg_dslg_mm_table_find(a32, b300, 90)); /* an N no class has */
     CHECK(!sg_dslg_mm_table_find(f, b, 90));      /* dtypes differ */
     /* B transposed: nt, its own class and its own algorithm */
-    CHECK((r = sg_dslg_mm_table_find(a32, bt, 90)) && r->use == 1 && r->layout == SG_GEMM_NT);
+    CHECK((r = sg_dslg_mm_table_find(a32, bt, 90)) && r->use == SG_GEMM_USE_CUBLASLT &&
+          r->layout == SG_GEMM_NT);
     CHECK(r && sg_dslg_mm_table_lt[r->index].algo == 21 &&
            sg_dslg_mm_table_lt[r->index].splitk == 2);
     CHECK((r = sg_dslg_mm_table_find(a8, b, 90)) && sg_dslg_mm_table_lt[r->index].algo == 66 &&
            sg_dslg_mm_table_lt[r->index].cluster == 4);
     /* float16: the template's point 6, {float16, 128, 4}, at sm_90: its artifact 2 * 6 + 0 */
-    CHECK((r = sg_dslg_mm_table_find(h, hb, 90)) && r->use == 2);
-    CHECK(r && strcmp(dslt_dsl_mm_tpl_point((int32_t)(r->index / 2)),
+    CHECK((r = sg_dslg_mm_table_find(h, hb, 90)) && r->use == SG_GEMM_USE_TEMPLATE);
+    CHECK(r && strcmp(dslt_dsl_point_mm_tpl((int32_t)(r->index / 2)),
                        "{dtype: float16, BM: 128, W: 4}") == 0);
     /* the template's test takes only the artifact asked for, and only where it fits */
     CHECK(r && sg_dslg_mm_tpl_when(h, hb, 90, (int)r->index) == (int)r->index);
@@ -69,13 +72,13 @@ int main(void) {
     CHECK(sg_dslg_mm_tpl_when(a32, b, 100, 3) == 3);      /* ... at sm_100 */
     CHECK(sg_dslg_mm_tpl_when(a32, b, 90, 3) == -1);      /* the sm_100 artifact at sm_90 */
     CHECK(sg_dslg_mm_tpl_when(a32, bt, 90, 2) == -1);     /* not contiguous */
-    CHECK(dslt_dsl_mm_tpl_point(0) && !dslt_dsl_mm_tpl_point(8) && !dslt_dsl_mm_tpl_point(-1));
-    CHECK(strcmp(dslt_dsl_mm_tpl_point(7), "{dtype: float16, BM: 128, W: 8}") == 0);
+    CHECK(dslt_dsl_point_mm_tpl(0) && !dslt_dsl_point_mm_tpl(8) && !dslt_dsl_point_mm_tpl(-1));
+    CHECK(strcmp(dslt_dsl_point_mm_tpl(7), "{dtype: float16, BM: 128, W: 8}") == 0);
     /* CPU tensors: the table declines, and the entries refuse */
     CHECK(!sg_dslg_mm_table_pred(NULL, 0, a8, b));
     sg_tensor *out = NULL;
-    CHECK(dslt_dsl_mm_tpl(8, a32, b, &out) == SG_EINVAL && !out);
-    CHECK(dslt_dsl_mm_tpl(0, a32, b, &out) == SG_EINVAL && !out); /* not on a CUDA device */
+    CHECK(dslt_dsl_run_mm_tpl(8, a32, b, &out) == SG_EINVAL && !out);
+    CHECK(dslt_dsl_run_mm_tpl(0, a32, b, &out) == SG_EINVAL && !out); /* not on a CUDA device */
     CHECK(lt_calls == 0);
     sg_tensor *ts[] = {a8, a32, a64, a65, a2000, b, bt_src, bt, h, hb, b300, f};
     for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) sg_tensor_release(ts[i]);
