@@ -3,7 +3,7 @@
  *   - cuBLASLt with its heuristic (sg_cuda_mm_lt with no configuration): the baseline;
  *   - cuBLASLt with each of the heuristic's first N algorithms, made from their configuration
  *     as a table would make them (sg_cuda_mm_lt);
- *   - each point of the Triton template mm_tpl (kernels/dsl/mm.yaml) through aten_dsl_mm_tpl;
+ *   - each point of the Triton template mm_tpl (kernels/dsl/mm.yaml) through aten_dsl_run_mm_tpl;
  * checks each candidate's result against the baseline's, and writes the decision table: for each
  * (dtype, N, K) of the suite and each M bucket (the suite's M values split the line: a bucket
  * takes the choice measured at its largest M), the fastest candidate where it beats the baseline
@@ -44,12 +44,16 @@ typedef struct call_ctx {
     sg_tensor       *a, *b;
 } call_ctx;
 
+/* The product a . b by candidate c into *r. */
+static sg_status run(const candidate *c, sg_tensor *a, sg_tensor *b, sg_tensor **r) {
+    return c->point >= 0 ? aten_dsl_run_mm_tpl(c->point, a, b, r)
+                         : sg_cuda_mm_lt(c->heuristic ? NULL : &c->cfg, 0, a, b, r);
+}
+
 static sg_status call(void *p) {
     const call_ctx *x = p;
     sg_tensor      *r = NULL;
-    sg_status       st = x->c->point >= 0 ? aten_dsl_mm_tpl(x->c->point, x->a, x->b, &r)
-                                          : sg_cuda_mm_lt(x->c->heuristic ? NULL : &x->c->cfg, 0,
-                                                          x->a, x->b, &r);
+    sg_status       st = run(x->c, x->a, x->b, &r);
     sg_tensor_release(r);
     return st;
 }
@@ -66,14 +70,16 @@ static double max_abs(sg_tensor *t) {
     return v;
 }
 
-/* Whether r agrees with ref: |r - ref| within 2% of ref's largest |value| (a few roundings of a
- * 16-bit result; a wrong kernel misses by about the values themselves). */
+/* Whether r agrees with ref: |r - ref| within AGREE of ref's largest |value| (a few roundings
+ * of a 16-bit result; a wrong kernel misses by about the values themselves). */
+static const double AGREE = 0.02;
+
 static bool agrees(sg_tensor *r, sg_tensor *ref, double ref_max) {
     sg_tensor *d = NULL;
     if (aten_sub_Tensor(r, ref, sg_scalar_int(1), &d) != SG_OK) return false;
     double e = max_abs(d);
     sg_tensor_release(d);
-    return e >= 0 && e <= 0.02 * ref_max + 1e-6;
+    return e >= 0 && e <= AGREE * ref_max + 1e-6;
 }
 
 /* ---- one shape ------------------------------------------------------------------------------ */
@@ -97,8 +103,7 @@ static double measure(const char *what, const choice *ch, const candidate *c, sg
                       sg_tensor *b, sg_tensor *ref, double ref_max, const char *label) {
     call_ctx   x = {c, a, b};
     sg_tensor *r = NULL;
-    sg_status  st = c->point >= 0 ? aten_dsl_mm_tpl(c->point, a, b, &r)
-                                  : sg_cuda_mm_lt(c->heuristic ? NULL : &c->cfg, 0, a, b, &r);
+    sg_status  st = run(c, a, b, &r);
     double     ms = -1;
     bool       ok = st == SG_OK && (!ref || agrees(r, ref, ref_max));
     sg_tensor_release(r);
@@ -149,7 +154,7 @@ static bool tune_shape(choice *ch) {
     }
     /* the template's points of this dtype */
     const char *p;
-    for (int32_t i = 0; (p = aten_dsl_mm_tpl_point(i)) != NULL; i++) {
+    for (int32_t i = 0; (p = aten_dsl_point_mm_tpl(i)) != NULL; i++) {
         char want[32];
         snprintf(want, sizeof want, "{dtype: %s,", dtype_name(ch->dt));
         if (strncmp(p, want, strlen(want)) != 0) continue;
@@ -189,7 +194,7 @@ static void rule(FILE *f, const choice *ch, int64_t lo, int64_t hi) {
     if (c->heuristic)
         fprintf(f, "use: heuristic");
     else if (c->point >= 0)
-        fprintf(f, "use: mm_tpl, point: %s", aten_dsl_mm_tpl_point(c->point));
+        fprintf(f, "use: mm_tpl, point: %s", aten_dsl_point_mm_tpl(c->point));
     else
         fprintf(f, "use: cublaslt, algo: {algo: %d, tile: %d, stages: %d, splitk: %d, "
                    "reduction: %d, swizzle: %d, custom: %d, inner: %d, cluster: %d}",
@@ -219,14 +224,15 @@ static bool write_table(const char *path, choice *ch, int n, const char *triton)
                "# largest M; 'heuristic' rules record that nothing beat it by %.0f%%.\n",
             (margin - 1) * 100);
     fprintf(f, "- name: mm_tuned\n  op: aten::mm\n  key: CUDA\n  priority: 1\n  table:\n"
-               "    tuned:\n      device: %s\n      capability: %d\n      driver: \"%d\"\n"
+               "    tuned:\n      device: \"%s\"\n      capability: %d\n      driver: \"%d\"\n"
                "      cuda: \"%d\"\n      cublaslt: \"%zu\"\n", prop.name,
             prop.major * 10 + prop.minor, drv, rt, cublasLtGetVersion());
     if (triton) fprintf(f, "      triton: \"%s\"\n", triton);
-    fprintf(f, "      method: median of 5 to 64 calls (as many as fill %.0f ms), each after a "
-               "256 MiB L2 flush, CUDA events around the call; inputs in [-0.25, 0.25); "
-               "candidates within 2%% of the heuristic's result; margin %.2f\n",
-            sg_gemm_target_ms, margin);
+    fprintf(f, "      method: median of %d to %d calls (as many as fill %.0f ms), each after a "
+               "%zu MiB L2 flush, CUDA events around the call; inputs in [-0.5, 0.5); "
+               "candidates within %.0f%% of the heuristic's result; margin %.2f\n",
+            SG_GEMM_MIN_CALLS, SG_GEMM_MAX_CALLS, sg_gemm_target_ms, SG_GEMM_FLUSH_BYTES >> 20,
+            AGREE * 100, margin);
     fprintf(f, "    a: self\n    b: mat2\n    m: self.size(0)\n    n: mat2.size(1)\n"
                "    k: self.size(1)\n    cublaslt: sg_cuda_mm_lt\n    rules:\n");
     for (int i = 0; i < n;) {

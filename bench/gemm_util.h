@@ -1,12 +1,14 @@
 /* gemm_util.h: what the matrix-product benchmark (gemm.c) and the tuner (gemm_tune.c) share.
  *
- * Timing: each call after an L2 flush (a 256 MiB memset, more than any L2 today), CUDA events
+ * Timing: each call after an L2 flush (a memset of SG_GEMM_FLUSH_BYTES, more than the GPU's L2),
+ * CUDA events
  * around the call alone, calls queued back to back and synchronised once; the median of the
  * calls, as many as fill about sg_gemm_target_ms (60 ms unless the program says; at least 5,
  * at most 64). */
 #ifndef SG_GEMM_UTIL_H
 #define SG_GEMM_UTIL_H
 
+#include "gemm_suite.h"
 #include "gpu_harness.h"
 
 #include <cublasLt.h>
@@ -14,14 +16,8 @@
 #include <stdint.h>
 
 #define SG_GEMM_FLUSH_BYTES ((size_t)256 << 20)
+enum { SG_GEMM_MIN_CALLS = 5, SG_GEMM_MAX_CALLS = 64 };
 
-typedef struct sg_gemm_shape {
-    int64_t m, n, k;
-} sg_gemm_shape;
-
-/* Reads the suite file's m/nk/mnk lines (bench/gemm_suite.txt) into out; the count, or -1 with
- * the line said. */
-int sg_gemm_read_suite(const char *path, sg_gemm_shape *out, int cap);
 
 typedef sg_status (*sg_gemm_call)(void *ctx);
 

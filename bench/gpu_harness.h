@@ -65,7 +65,7 @@ bool sg_bench_cuda_ok(cudaError_t e, const char *fig, const char *what);
  * its figure left out; anything else is said and counted. True where st is SG_OK. */
 bool sg_bench_op_ok(sg_status st, const char *fig, const char *what);
 
-/* A CUDA tensor of float32 or bfloat16 filled with a hash of the index in [-2, 2) times
+/* A CUDA tensor of float32, bfloat16 or float16 filled with a hash of the index in [-2, 2) times
  * scale, seed varying it; NULL (said) on failure. */
 sg_tensor *sg_bench_filled(const char *fig, const int64_t *sizes, int32_t ndim, sg_dtype dt,
                            uint32_t seed, float scale);

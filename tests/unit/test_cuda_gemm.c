@@ -11,6 +11,7 @@
  * Skips (77) where the build has no DSL kernels or no GPU is usable. */
 #define _POSIX_C_SOURCE 200809L
 #include "check.h"
+#include "gemm_suite.h"
 #include "sg_aten_cuda.h"
 #include "sg_iter.h"
 
@@ -110,38 +111,6 @@ static void check_shape(int64_t m, int64_t n, int64_t k, sg_dtype dt, double *wo
     drop(&o);
 }
 
-/* The suite's shapes (m/nk/mnk lines, as bench/gemm.c reads them). */
-static int suite(int64_t (*out)[3], int cap) {
-    FILE *f = fopen(SG_GEMM_SUITE, "r");
-    if (!f) return -1;
-    int64_t ms[64];
-    int     nm = 0, n = 0;
-    char    line[1024];
-    while (fgets(line, sizeof line, f)) {
-        char    word[8];
-        int     used = 0;
-        int64_t v[64];
-        int     nv = 0;
-        if (sscanf(line, "%7s%n", word, &used) != 1 || word[0] == '#') continue;
-        for (char *p = line + used, *end;; p = end) {
-            long long x = strtoll(p, &end, 10);
-            if (end == p || nv == 64) break;
-            v[nv++] = x;
-        }
-        if (!strcmp(word, "m")) {
-            memcpy(ms, v, sizeof v[0] * (size_t)nv);
-            nm = nv;
-        } else if (!strcmp(word, "nk") && nv == 2) {
-            for (int i = 0; i < nm && n < cap; i++) out[n][0] = ms[i], out[n][1] = v[0],
-                                                    out[n++][2] = v[1];
-        } else if (!strcmp(word, "mnk") && nv == 3 && n < cap) {
-            memcpy(out[n++], v, sizeof out[0]);
-        }
-    }
-    fclose(f);
-    return n;
-}
-
 /* Every template point on 77 x 1000 x 520 (no tile divides M or N): right for its dtype,
  * refused (SG_EINVAL) for the other. */
 static void check_points(sg_dtype dt) {
@@ -149,12 +118,12 @@ static void check_points(sg_dtype dt) {
     CHECK(make(&o, 77, 1000, 520, dt));
     const char *p;
     int         taken = 0;
-    for (int32_t i = 0; (p = aten_dsl_mm_tpl_point(i)) != NULL; i++) {
+    for (int32_t i = 0; (p = aten_dsl_point_mm_tpl(i)) != NULL; i++) {
         char want[32];
         snprintf(want, sizeof want, "{dtype: %s,", name_of(dt));
         bool       mine = strncmp(p, want, strlen(want)) == 0;
         sg_tensor *c = NULL;
-        sg_status  st = aten_dsl_mm_tpl(i, o.x, o.y, &c);
+        sg_status  st = aten_dsl_run_mm_tpl(i, o.x, o.y, &c);
         if (!mine) {
             CHECK(st == SG_EINVAL && !c);
         } else {
@@ -169,7 +138,7 @@ static void check_points(sg_dtype dt) {
     }
     CHECK(taken > 0);
     sg_tensor *c = NULL;
-    CHECK(aten_dsl_mm_tpl(-1, o.x, o.y, &c) == SG_EINVAL && !c);
+    CHECK(aten_dsl_run_mm_tpl(-1, o.x, o.y, &c) == SG_EINVAL && !c);
     drop(&o);
 }
 
@@ -180,14 +149,14 @@ int main(void) {
         return 77;
     }
     CHECK(sg_aten_cuda_init() == SG_OK);
-    static int64_t shapes[512][3];
-    int            n = suite(shapes, 512);
+    static sg_gemm_shape shapes[512];
+    int                  n = sg_gemm_read_suite(SG_GEMM_SUITE, shapes, 512);
     CHECK(n > 100);
     const sg_dtype dts[2] = {SG_BFLOAT16, SG_FLOAT16};
     for (int d = 0; d < 2; d++) {
         double worst = 0;
         for (int i = 0; i < n; i++)
-            check_shape(shapes[i][0], shapes[i][1], shapes[i][2], dts[d], &worst);
+            check_shape(shapes[i].m, shapes[i].n, shapes[i].k, dts[d], &worst);
         fprintf(stderr, "test_cuda_gemm: %s: %d shapes, worst error of aten::mm %.3g (tolerance "
                         "%.3g)\n", name_of(dts[d]), n, worst, tolerance(dts[d]));
         check_points(dts[d]);
