@@ -96,8 +96,8 @@ static void rules_data(sg_buf *b, const sg_dsl_table *t) {
     sg_buf_printf(b, "static const sg_gemm_rule sg_dslg_%s_rules[%u] = {\n", n, t->nrules);
     for (uint32_t i = 0; i < t->nrules; i++) {
         const sg_dsl_rule *r = &t->rules[i];
-        sg_buf_printf(b, "    {.dtype = %s, .layout = %s, .n = %lld, .k = %lld, .m_lo = %lld, "
-                      ".m_hi = %lld, .use = ", sg_dsl_dtypes[r->dtype].cenum,
+        sg_buf_printf(b, "    {.dtype = %s, .layout = %s, .n = %lld, .k = %lld, .batch_lo = 1, "
+                      ".batch_hi = 1, .m_lo = %lld, .m_hi = %lld, .use = ", sg_dsl_dtypes[r->dtype].cenum,
                       layout_enum[r->layout], (long long)r->n, (long long)r->k,
                       (long long)r->m_lo, (long long)r->m_hi);
         use_code(b, t, r);
@@ -149,7 +149,7 @@ static void find_fn(sg_buf *b, const sg_dsl_table *t) {
         sg_buf_puts(b, ";\n");
     }
     sg_buf_printf(b, "    if (!sg_ok) return NULL;\n    return sg_gemm_rule_find(sg_dslg_%s_rules, "
-                  "%u, %s, %s, sg_m, sg_n, sg_k);\n}\n\n", dc->name, t->nrules,
+                  "%u, %s, %s, 1, sg_m, sg_n, sg_k);\n}\n\n", dc->name, t->nrules,
                   op->c->arg_cnames[t->a], op->c->arg_cnames[t->b]);
 }
 

@@ -17,34 +17,32 @@ int32_t sg_gemm_layout_of(const sg_tensor *a, const sg_tensor *b) {
     return la < 0 || lb < 0 ? -1 : (int32_t)(2 * la + lb);
 }
 
-/* The order the generator sorts rules in: dtype, layout, n, k, then m_lo. */
-static int key_cmp(const sg_gemm_rule *r, int32_t dt, int32_t lay, int64_t n, int64_t k,
-                   int64_t m) {
+/* The order of the generator's sort, to (dtype, layout, n, k): a class's group. */
+static int group_cmp(const sg_gemm_rule *r, int32_t dt, int32_t lay, int64_t n, int64_t k) {
     if (r->dtype != dt) return r->dtype < dt ? -1 : 1;
     if (r->layout != lay) return r->layout < lay ? -1 : 1;
     if (r->n != n) return r->n < n ? -1 : 1;
     if (r->k != k) return r->k < k ? -1 : 1;
-    if (r->m_lo != m) return r->m_lo < m ? -1 : 1;
     return 0;
 }
 
 const sg_gemm_rule *sg_gemm_rule_find(const sg_gemm_rule *rules, size_t nrules,
-                                      const sg_tensor *a, const sg_tensor *b, int64_t m,
-                                      int64_t n, int64_t k) {
+                                      const sg_tensor *a, const sg_tensor *b, int64_t batch,
+                                      int64_t m, int64_t n, int64_t k) {
     if (!a || !b || a->dtype != b->dtype) return NULL;
-    int32_t lay = sg_gemm_layout_of(a, b);
+    int32_t lay = sg_gemm_layout_of(a, b), dt = (int32_t)a->dtype;
     if (lay < 0) return NULL;
-    /* the last rule whose key is <= (dtype, layout, n, k, m): the one whose range may hold m */
+    /* the first rule of the group, then its classes (a few: the tuner's M and batch buckets) */
     size_t lo = 0, hi = nrules;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (key_cmp(&rules[mid], (int32_t)a->dtype, lay, n, k, m) <= 0) lo = mid + 1;
+        if (group_cmp(&rules[mid], dt, lay, n, k) < 0) lo = mid + 1;
         else hi = mid;
     }
-    if (lo == 0) return NULL;
-    const sg_gemm_rule *r = &rules[lo - 1];
-    if (r->dtype != (int32_t)a->dtype || r->layout != lay || r->n != n || r->k != k ||
-        m < r->m_lo || m > r->m_hi)
-        return NULL;
-    return r;
+    for (; lo < nrules && group_cmp(&rules[lo], dt, lay, n, k) == 0; lo++) {
+        const sg_gemm_rule *r = &rules[lo];
+        if (batch >= r->batch_lo && batch <= r->batch_hi && m >= r->m_lo && m <= r->m_hi)
+            return r;
+    }
+    return NULL;
 }

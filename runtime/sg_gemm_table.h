@@ -32,12 +32,14 @@ typedef struct sg_gemm_lt_config {
 enum { SG_GEMM_USE_HEURISTIC = 0, SG_GEMM_USE_CUBLASLT = 1, SG_GEMM_USE_TEMPLATE = 2 };
 
 /* A shape class and what serves it: `use` (above) and `index`, which of the backend's
- * configurations; the finder does not read them. */
+ * configurations; the finder does not read them. A product with no batch (mm, addmm) has
+ * batch 1. */
 typedef struct sg_gemm_rule {
     int32_t dtype;  /* sg_dtype of both operands */
     int32_t layout; /* sg_gemm_layout */
     int64_t n, k;
-    int64_t m_lo, m_hi; /* inclusive */
+    int64_t batch_lo, batch_hi; /* inclusive */
+    int64_t m_lo, m_hi;         /* inclusive */
     int32_t use, index;
 } sg_gemm_rule;
 
@@ -46,11 +48,12 @@ typedef struct sg_gemm_rule {
 int32_t sg_gemm_layout_of(const sg_tensor *a, const sg_tensor *b);
 
 /* The rule of rules[0..n) whose class holds the call (a and b's dtype, which must agree, their
- * layout, and m, n, k), or NULL. rules are sorted by (dtype, layout, n, k, m_lo) and their m
- * ranges do not overlap within one (dtype, layout, n, k): the generator checks both. */
+ * layout, batch, m, n and k), or NULL. rules are sorted by (dtype, layout, n, k, batch_lo,
+ * m_lo) and no two classes of one (dtype, layout, n, k) share a (batch, m): the generator
+ * checks both. */
 const sg_gemm_rule *sg_gemm_rule_find(const sg_gemm_rule *rules, size_t nrules,
-                                      const sg_tensor *a, const sg_tensor *b, int64_t m,
-                                      int64_t n, int64_t k);
+                                      const sg_tensor *a, const sg_tensor *b, int64_t batch,
+                                      int64_t m, int64_t n, int64_t k);
 
 #ifdef __cplusplus
 }
