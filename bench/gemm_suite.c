@@ -1,4 +1,4 @@
-/* gemm_suite.c: the matrix-product shape suite (bench/gemm_suite.txt), read for the benchmark,
+/* gemm_suite.c: the matrix-product shape suite (bench/gemm_suite.txt, bench/gemm_suite_bmm.txt), read for the benchmark,
  * the tuner and the GPU test of the decision table (gemm_suite.h). No CUDA here. */
 #include "gemm_suite.h"
 
@@ -39,16 +39,18 @@ int sg_gemm_read_suite(const char *path, sg_gemm_shape *out, int cap) {
             memcpy(ms, v, sizeof v[0] * (size_t)nv);
             nm = nv;
         } else if (!strcmp(word, "nk") && nv == 2 && nm > 0) {
-            for (int i = 0; i < nm && n < cap; i++) out[n++] = (sg_gemm_shape){ms[i], v[0], v[1]};
+            for (int i = 0; i < nm && n < cap; i++) out[n++] = (sg_gemm_shape){ms[i], v[0], v[1], 1};
         } else if (!strcmp(word, "mnk") && nv == 3 && n < cap) {
-            out[n++] = (sg_gemm_shape){v[0], v[1], v[2]};
+            out[n++] = (sg_gemm_shape){v[0], v[1], v[2], 1};
+        } else if (!strcmp(word, "bmnk") && nv == 4 && n < cap) {
+            out[n++] = (sg_gemm_shape){v[1], v[2], v[3], v[0]};
         } else {
             goto bad;
         }
         continue;
     bad:
-        fprintf(stderr, "gemm: %s:%d: expected 'm M...', 'nk N K' (after an m line) or "
-                        "'mnk M N K' with positive numbers\n", path, line);
+        fprintf(stderr, "gemm: %s:%d: expected 'm M...', 'nk N K' (after an m line), "
+                        "'mnk M N K' or 'bmnk BATCH M N K' with positive numbers\n", path, line);
         fclose(f);
         return -1;
     }

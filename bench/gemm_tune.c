@@ -1,28 +1,30 @@
-/* gemm_tune.c: the offline tuner of aten::mm (docs/gemm.md). For each shape of the suite and
- * each dtype asked for, it measures, through the library as it ships them:
- *   - cuBLASLt with its heuristic (sg_cuda_mm_lt with no configuration): the baseline;
- *   - cuBLASLt with each of the heuristic's first N algorithms, made from their configuration
- *     as a table would make them (sg_cuda_mm_lt);
- *   - each point of the Triton template mm_tpl (kernels/dsl/mm.yaml) through aten_dsl_run_mm_tpl;
- * checks each candidate's result against the baseline's, and writes the decision table: for each
- * (dtype, N, K) of the suite and each M bucket (the suite's M values split the line: a bucket
- * takes the choice measured at its largest M), the fastest candidate where it beats the baseline
- * by the margin, else the heuristic; adjacent buckets with one choice are merged.
+/* gemm_tune.c: the offline tuner of the matrix products (docs/gemm.md). For each job (op,
+ * layout, dtype) and each shape of the suites, it measures, through the library as it ships
+ * them:
+ *   - cuBLASLt with its heuristic (the op's sg_cuda_*_lt with no configuration): the baseline;
+ *   - cuBLASLt with each of the heuristic's first N algorithms for the very problem the library
+ *     builds (sg_cuda_gemm_lt_candidates), made from their configuration as a table makes them;
+ *   - for mm nn in bfloat16 and float16, each point of the Triton template mm_tpl
+ *     (kernels/dsl/mm.yaml) through aten_dsl_run_mm_tpl;
+ * checks each candidate's result against the baseline's, writes every measurement to the
+ * records file, and the decision tables from the records (gemm_tune_table.c): this run's and
+ * those of --from files, so one table can gather several runs (--from alone measures nothing).
  *
- *   sg_gemm_tune --out TABLE.yaml [--suite FILE] [--dtype bfloat16|float16]... [--candidates N]
- *                [--margin R] [--records FILE] [--triton VERSION] [--target-ms MS] [--smoke]
+ *   sg_gemm_tune --out TABLE.yaml --records FILE [--suite FILE]... [--job OP:LAYOUT:DTYPE]...
+ *                [--from RECORDS]... [--candidates N] [--margin R] [--triton VERSION]
+ *                [--target-ms MS] [--smoke]
  *
- * Shapes whose K or N is not a multiple of 8 are left out (the template needs them aligned, and
- * the odd-size kernels of kernels/dsl/mm.yaml serve the large ones). Timing: gemm_util.h, the
- * calls of one candidate filling about 20 ms (--target-ms).
- * --records: one line per shape and candidate, "dtype M N K candidate ms ok". Exit status 77
- * where no GPU is usable. */
+ * OP is mm, addmm (with a bias row, beta and alpha 1: linear's) or bmm; LAYOUT nn or nt (B a
+ * transposed row-major matrix: linear's weight); DTYPE bfloat16, float16 or float32 (through
+ * TF32: the run allows it, and the table's float32 rules apply only where the user does).
+ * bmm jobs take the suites' bmnk shapes, the others the rest. Timing: gemm_util.h, the calls of
+ * one candidate filling about 20 ms (--target-ms). Exit status 77 where no GPU is usable. */
 #define _POSIX_C_SOURCE 200809L
 #include "aten.h"
 #include "aten_dsl.h"
+#include "gemm_tune.h"
 #include "gemm_util.h"
 #include "sg_aten_cuda.h"
-#include "sg_lt_config.h"
 
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -30,30 +32,48 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_SHAPES = 512, MAX_CANDIDATES = 32, MAX_DTYPES = 2 };
+enum { MAX_SHAPES = 512, MAX_CANDIDATES = 32, MAX_JOBS = 32, MAX_FILES = 16 };
 
-/* A candidate: a cuBLASLt configuration (point < 0) or a template point. */
+typedef struct job {
+    tune_op  op;
+    int32_t  layout; /* 0 nn, 1 nt */
+    sg_dtype dt;
+} job;
+
+/* A candidate: the heuristic, a cuBLASLt configuration or a template point (point >= 0). */
 typedef struct candidate {
+    bool              heuristic;
     int32_t           point;
     sg_gemm_lt_config cfg;
-    bool              heuristic;
 } candidate;
+
+/* One shape's operands, as the job's op takes them. */
+typedef struct operands {
+    const job *j;
+    sg_tensor *self, *a, *b; /* self: addmm's bias row */
+} operands;
 
 typedef struct call_ctx {
     const candidate *c;
-    sg_tensor       *a, *b;
+    const operands  *o;
 } call_ctx;
 
-/* The product a . b by candidate c into *r. */
-static sg_status run(const candidate *c, sg_tensor *a, sg_tensor *b, sg_tensor **r) {
-    return c->point >= 0 ? aten_dsl_run_mm_tpl(c->point, a, b, r)
-                         : sg_cuda_mm_lt(c->heuristic ? NULL : &c->cfg, 0, a, b, r);
+/* The product by candidate c into *r. */
+static sg_status run(const candidate *c, const operands *o, sg_tensor **r) {
+    if (c->point >= 0) return aten_dsl_run_mm_tpl(c->point, o->a, o->b, r);
+    const sg_gemm_lt_config *cfg = c->heuristic ? NULL : &c->cfg;
+    switch (o->j->op) {
+    case TUNE_ADDMM:
+        return sg_cuda_addmm_lt(cfg, 0, o->self, o->a, o->b, sg_scalar_int(1), sg_scalar_int(1), r);
+    case TUNE_BMM: return sg_cuda_bmm_lt(cfg, 0, o->a, o->b, r);
+    default: return sg_cuda_mm_lt(cfg, 0, o->a, o->b, r);
+    }
 }
 
 static sg_status call(void *p) {
     const call_ctx *x = p;
     sg_tensor      *r = NULL;
-    sg_status       st = run(x->c, x->a, x->b, &r);
+    sg_status       st = run(x->c, x->o, &r);
     sg_tensor_release(r);
     return st;
 }
@@ -71,7 +91,7 @@ static double max_abs(sg_tensor *t) {
 }
 
 /* Whether r agrees with ref: |r - ref| within AGREE of ref's largest |value| (a few roundings
- * of a 16-bit result; a wrong kernel misses by about the values themselves). */
+ * of a 16-bit or TF32 result; a wrong kernel misses by about the values themselves). */
 static const double AGREE = 0.02;
 
 static bool agrees(sg_tensor *r, sg_tensor *ref, double ref_max) {
@@ -84,177 +104,139 @@ static bool agrees(sg_tensor *r, sg_tensor *ref, double ref_max) {
 
 /* ---- one shape ------------------------------------------------------------------------------ */
 
-typedef struct choice {
-    sg_gemm_shape s;
-    sg_dtype      dt;
-    double        base_ms, best_ms;
-    candidate     best; /* heuristic: the baseline stays */
-} choice;
+static int           ncand = 16;
+static tune_records  recs;
+static FILE         *rec_file;
+static const char   *layout_names[2] = {"nn", "nt"};
 
-static int    ncand = 16;
-static double margin = 1.02;
-static FILE  *records;
+static const char *dtype_name(sg_dtype t) {
+    return t == SG_FLOAT16 ? "float16" : t == SG_FLOAT32 ? "float32" : "bfloat16";
+}
 
-static const char *dtype_name(sg_dtype t) { return t == SG_FLOAT16 ? "float16" : "bfloat16"; }
-
-/* Measures c for the shape: its ms, or -1 where it declines or disagrees with ref (said in the
- * records). */
-static double measure(const char *what, const choice *ch, const candidate *c, sg_tensor *a,
-                      sg_tensor *b, sg_tensor *ref, double ref_max, const char *label) {
-    call_ctx   x = {c, a, b};
+/* Measures c for the shape and records it (ms -1 where it declines or disagrees with ref). */
+static void measure(const char *what, const job *j, const sg_gemm_shape *s, const candidate *c,
+                    const operands *o, sg_tensor *ref, double ref_max, const char *label) {
+    call_ctx   x = {c, o};
     sg_tensor *r = NULL;
-    sg_status  st = run(c, a, b, &r);
-    double     ms = -1;
+    sg_status  st = run(c, o, &r);
     bool       ok = st == SG_OK && (!ref || agrees(r, ref, ref_max));
     sg_tensor_release(r);
-    if (ok) ms = sg_gemm_median_ms(what, call, &x);
-    if (records)
-        fprintf(records, "%s %lld %lld %lld %s %.5f %s\n", dtype_name(ch->dt), (long long)ch->s.m,
-                (long long)ch->s.n, (long long)ch->s.k, label, ms,
-                st != SG_OK ? "declined" : ok ? "ok" : "wrong");
-    return ms;
+    tune_record rec = {.op = j->op, .layout = j->layout, .batch = s->batch, .m = s->m,
+                       .n = s->n, .k = s->k, .ms = ok ? sg_gemm_median_ms(what, call, &x) : -1};
+    rec.ok = ok && rec.ms > 0;
+    snprintf(rec.dtype, sizeof rec.dtype, "%s", dtype_name(j->dt));
+    snprintf(rec.cand, sizeof rec.cand, "%s", label);
+    const char *status = st != SG_OK ? "declined" : !ok ? "wrong" : rec.ok ? "ok" : "failed";
+    fprintf(rec_file, "%s %s %s %lld %lld %lld %lld %s %.5f %s\n", sg_tune_op_names[j->op],
+            layout_names[j->layout], rec.dtype, (long long)s->batch, (long long)s->m,
+            (long long)s->n, (long long)s->k, label, rec.ms, status);
+    if (!sg_tune_add(&recs, &rec)) sg_bench_failures++;
 }
 
-static void lt_label(char *buf, size_t cap, const sg_gemm_lt_config *c) {
-    snprintf(buf, cap, "lt:%d/%d/%d/%d/%d/%d/%d/%d/%d", c->algo, c->tile, c->stages, c->splitk,
-             c->reduction, c->swizzle, c->custom, c->inner, c->cluster);
+/* A filled tensor of sizes (the last two swapped and transposed back where t: a column-major
+ * matrix of those sizes). */
+static sg_tensor *operand(const char *what, const int64_t *sizes, int32_t nd, bool t,
+                          sg_dtype dt, uint32_t seed) {
+    int64_t sz[3];
+    memcpy(sz, sizes, (size_t)nd * sizeof *sz);
+    if (t) sz[nd - 2] = sizes[nd - 1], sz[nd - 1] = sizes[nd - 2];
+    sg_tensor *x = sg_bench_filled(what, sz, nd, dt, seed, 0.25f), *v = NULL;
+    if (!x || !t) return x;
+    if (!sg_bench_op_ok(sg_tensor_transpose(x, nd - 2, nd - 1, &v), what, "transpose")) v = NULL;
+    sg_tensor_release(x);
+    return v;
 }
 
-static bool tune_shape(choice *ch) {
-    char what[96];
-    snprintf(what, sizeof what, "%s %lldx%lldx%lld", dtype_name(ch->dt), (long long)ch->s.m,
-             (long long)ch->s.n, (long long)ch->s.k);
-    int64_t    sa[2] = {ch->s.m, ch->s.k}, sb[2] = {ch->s.k, ch->s.n}, sc[2] = {ch->s.m, ch->s.n};
-    sg_tensor *a = sg_bench_filled(what, sa, 2, ch->dt, 21, 0.25f);
-    sg_tensor *b = a ? sg_bench_filled(what, sb, 2, ch->dt, 22, 0.25f) : NULL;
-    sg_tensor *c = NULL, *ref = NULL;
-    if (b) (void)sg_bench_op_ok(sg_tensor_empty(sc, 2, ch->dt, SG_CUDA(0), &c), what, "empty");
-    candidate base = {.point = -1, .heuristic = true};
-    if (!c || !sg_bench_op_ok(sg_cuda_mm_lt(NULL, 0, a, b, &ref), what, "the heuristic")) {
-        sg_tensor_release(a), sg_tensor_release(b), sg_tensor_release(c);
-        return false;
+static void tune_shape(const job *j, const sg_gemm_shape *s) {
+    char what[128];
+    snprintf(what, sizeof what, "%s %s %s %lldx%lldx%lldx%lld", sg_tune_op_names[j->op],
+             layout_names[j->layout], dtype_name(j->dt), (long long)s->batch, (long long)s->m,
+             (long long)s->n, (long long)s->k);
+    bool     bmm = j->op == TUNE_BMM;
+    int32_t  nd = bmm ? 3 : 2, o0 = bmm ? 1 : 0;
+    int64_t  sa[3] = {s->batch}, sb[3] = {s->batch};
+    sa[o0] = s->m, sa[o0 + 1] = s->k, sb[o0] = s->k, sb[o0 + 1] = s->n;
+    operands o = {j, NULL, NULL, NULL};
+    o.a = operand(what, sa, nd, false, j->dt, 21);
+    o.b = o.a ? operand(what, sb, nd, j->layout == 1, j->dt, 22) : NULL;
+    if (o.b && j->op == TUNE_ADDMM) o.self = sg_bench_filled(what, &s->n, 1, j->dt, 23, 0.25f);
+    candidate  base = {.heuristic = true, .point = -1};
+    sg_tensor *ref = NULL;
+    if (!o.b || (j->op == TUNE_ADDMM && !o.self) ||
+        !sg_bench_op_ok(run(&base, &o, &ref), what, "the heuristic")) {
+        sg_tensor_release(o.a), sg_tensor_release(o.b), sg_tensor_release(o.self);
+        return;
     }
     double ref_max = max_abs(ref);
-    ch->base_ms = ch->best_ms = measure(what, ch, &base, a, b, NULL, 0, "heuristic");
-    ch->best = base;
-    /* cuBLASLt's candidates, by configuration */
-    sg_gemm_lt_call l;
-    if (sg_gemm_lt_plan(what, &ch->s, a, b, c, &l)) {
-        cublasLtMatmulHeuristicResult_t res[MAX_CANDIDATES];
-        int got = sg_gemm_lt_candidates(what, &l, sg_bench_smoke ? 1 : ncand, res);
+    measure(what, j, s, &base, &o, NULL, 0, "heuristic");
+    /* cuBLASLt's candidates for the problem the library builds */
+    static const sg_cuda_gemm_op ops[TUNE_NOPS] = {SG_CUDA_GEMM_MM, SG_CUDA_GEMM_ADDMM,
+                                                   SG_CUDA_GEMM_BMM};
+    sg_gemm_lt_config cfg[MAX_CANDIDATES];
+    int32_t           got = 0;
+    if (sg_bench_op_ok(sg_cuda_gemm_lt_candidates(ops[j->op], o.self, o.a, o.b, sg_scalar_int(1),
+                                                  sg_scalar_int(1), sg_bench_smoke ? 1 : ncand,
+                                                  cfg, &got),
+                       what, "the candidates"))
         for (int i = 0; i < got; i++) {
-            candidate k = {.point = -1};
-            char      label[96];
-            if (!sg_lt_config_get(&res[i].algo, &k.cfg)) continue;
-            lt_label(label, sizeof label, &k.cfg);
-            double ms = measure(what, ch, &k, a, b, ref, ref_max, label);
-            if (ms > 0 && ms < ch->best_ms) ch->best_ms = ms, ch->best = k;
+            candidate         k = {.point = -1, .cfg = cfg[i]};
+            const sg_gemm_lt_config *c = &cfg[i];
+            char                     label[96];
+            snprintf(label, sizeof label, "lt:%d/%d/%d/%d/%d/%d/%d/%d/%d", c->algo, c->tile,
+                     c->stages, c->splitk, c->reduction, c->swizzle, c->custom, c->inner,
+                     c->cluster);
+            measure(what, j, s, &k, &o, ref, ref_max, label);
         }
-        sg_gemm_lt_unplan(&l);
-    }
-    /* the template's points of this dtype */
+    /* the template's points of this dtype: mm, nn, 16-bit, K and N multiples of 8 */
     const char *p;
-    for (int32_t i = 0; (p = aten_dsl_point_mm_tpl(i)) != NULL; i++) {
+    bool tpl = j->op == TUNE_MM && j->layout == 0 && j->dt != SG_FLOAT32 && s->k % 8 == 0 &&
+               s->n % 8 == 0;
+    for (int32_t i = 0; tpl && (p = aten_dsl_point_mm_tpl(i)) != NULL; i++) {
         char want[32];
-        snprintf(want, sizeof want, "{dtype: %s,", dtype_name(ch->dt));
+        snprintf(want, sizeof want, "{dtype: %s,", dtype_name(j->dt));
         if (strncmp(p, want, strlen(want)) != 0) continue;
         if (sg_bench_smoke && i > 0) break;
         candidate k = {.point = i};
         char      label[32];
         snprintf(label, sizeof label, "mm_tpl:%d", i);
-        double ms = measure(what, ch, &k, a, b, ref, ref_max, label);
-        if (ms > 0 && ms < ch->best_ms) ch->best_ms = ms, ch->best = k;
+        measure(what, j, s, &k, &o, ref, ref_max, label);
     }
-    if (ch->base_ms > 0 && ch->best_ms * margin > ch->base_ms)
-        ch->best = base, ch->best_ms = ch->base_ms;
-    sg_tensor_release(a), sg_tensor_release(b), sg_tensor_release(c), sg_tensor_release(ref);
-    return ch->base_ms > 0;
+    sg_tensor_release(o.a), sg_tensor_release(o.b), sg_tensor_release(o.self);
+    sg_tensor_release(ref);
 }
 
-/* ---- the table ------------------------------------------------------------------------------ */
+/* ---- the run -------------------------------------------------------------------------------- */
 
-static bool same_choice(const candidate *x, const candidate *y) {
-    return x->heuristic == y->heuristic && x->point == y->point &&
-           (x->point >= 0 || x->heuristic || memcmp(&x->cfg, &y->cfg, sizeof x->cfg) == 0);
+static bool parse_job(const char *v, job *j) {
+    char op[16], lay[8], dt[16];
+    if (sscanf(v, "%15[^:]:%7[^:]:%15s", op, lay, dt) != 3) return false;
+    int o = -1;
+    for (int i = 0; i < TUNE_NOPS; i++)
+        if (!strcmp(op, sg_tune_op_names[i])) o = i;
+    j->op = (tune_op)o;
+    j->layout = !strcmp(lay, "nn") ? 0 : !strcmp(lay, "nt") ? 1 : -1;
+    bool known = !strcmp(dt, "bfloat16") || !strcmp(dt, "float16") || !strcmp(dt, "float32");
+    j->dt = !strcmp(dt, "float16") ? SG_FLOAT16 : !strcmp(dt, "float32") ? SG_FLOAT32
+                                                                         : SG_BFLOAT16;
+    return o >= 0 && j->layout >= 0 && known;
 }
 
-static int by_class(const void *p, const void *q) {
-    const choice *x = p, *y = q;
-    if (x->dt != y->dt) return x->dt < y->dt ? -1 : 1;
-    if (x->s.n != y->s.n) return x->s.n < y->s.n ? -1 : 1;
-    if (x->s.k != y->s.k) return x->s.k < y->s.k ? -1 : 1;
-    return (x->s.m > y->s.m) - (x->s.m < y->s.m);
-}
-
-static void rule(FILE *f, const choice *ch, int64_t lo, int64_t hi) {
-    fprintf(f, "      - {dtype: %s, layout: nn, m: [%lld, %lld], n: %lld, k: %lld, ",
-            dtype_name(ch->dt), (long long)lo, (long long)hi, (long long)ch->s.n,
-            (long long)ch->s.k);
-    const candidate *c = &ch->best;
-    if (c->heuristic)
-        fprintf(f, "use: heuristic");
-    else if (c->point >= 0)
-        fprintf(f, "use: mm_tpl, point: %s", aten_dsl_point_mm_tpl(c->point));
-    else
-        fprintf(f, "use: cublaslt, algo: {algo: %d, tile: %d, stages: %d, splitk: %d, "
-                   "reduction: %d, swizzle: %d, custom: %d, inner: %d, cluster: %d}",
-                c->cfg.algo, c->cfg.tile, c->cfg.stages, c->cfg.splitk, c->cfg.reduction,
-                c->cfg.swizzle, c->cfg.custom, c->cfg.inner, c->cfg.cluster);
-    fprintf(f, ", gain: %.3f}\n", ch->base_ms / ch->best_ms);
-}
-
-/* Writes the table to path through a temporary file and a rename. */
-static bool write_table(const char *path, choice *ch, int n, const char *triton) {
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        fprintf(stderr, "sg_gemm_tune: cannot write %s\n", tmp);
-        return false;
-    }
+/* The header of this run's records: where and how. */
+static void header(FILE *f, const char *triton) {
     struct cudaDeviceProp prop;
     int                   drv = 0, rt = 0;
     (void)cudaGetDeviceProperties(&prop, 0);
     (void)cudaDriverGetVersion(&drv);
     (void)cudaRuntimeGetVersion(&rt);
-    qsort(ch, (size_t)n, sizeof *ch, by_class);
-    fprintf(f, "# A decision table for aten::mm (docs/gemm.md), written by bench/gemm_tune.c\n"
-               "# (bash .ci/gpu gemm-tune) from measurements; tune again rather than edit it.\n"
-               "# Each rule's gain is the heuristic's time over the choice's at the bucket's\n"
-               "# largest M; 'heuristic' rules record that nothing beat it by %.0f%%.\n",
-            (margin - 1) * 100);
-    fprintf(f, "- name: mm_tuned\n  op: aten::mm\n  key: CUDA\n  priority: 1\n  table:\n"
-               "    tuned:\n      device: \"%s\"\n      capability: %d\n      driver: \"%d\"\n"
-               "      cuda: \"%d\"\n      cublaslt: \"%zu\"\n", prop.name,
-            prop.major * 10 + prop.minor, drv, rt, cublasLtGetVersion());
-    if (triton) fprintf(f, "      triton: \"%s\"\n", triton);
-    fprintf(f, "      method: median of %d to %d calls (as many as fill %.0f ms), each after a "
-               "%zu MiB L2 flush, CUDA events around the call; inputs in [-0.5, 0.5); "
-               "candidates within %.0f%% of the heuristic's result; margin %.2f\n",
+    fprintf(f, "# sg_gemm_tune records: op layout dtype batch M N K candidate ms status\n"
+               "# device: %s\n# capability: %d\n# driver: %d\n# cuda: %d\n# cublaslt: %zu\n",
+            prop.name, prop.major * 10 + prop.minor, drv, rt, cublasLtGetVersion());
+    if (triton) fprintf(f, "# triton: %s\n", triton);
+    fprintf(f, "# method: median of %d to %d calls (as many as fill %.0f ms), each after a %zu "
+               "MiB L2 flush, CUDA events around the call; inputs in [-0.5, 0.5); candidates "
+               "within %.0f%% of the heuristic's result\n",
             SG_GEMM_MIN_CALLS, SG_GEMM_MAX_CALLS, sg_gemm_target_ms, SG_GEMM_FLUSH_BYTES >> 20,
-            AGREE * 100, margin);
-    fprintf(f, "    a: self\n    b: mat2\n    m: self.size(0)\n    n: mat2.size(1)\n"
-               "    k: self.size(1)\n    cublaslt: sg_cuda_mm_lt\n    rules:\n");
-    for (int i = 0; i < n;) {
-        int j = i; /* one (dtype, n, k): [i, j) */
-        while (j < n && ch[j].dt == ch[i].dt && ch[j].s.n == ch[i].s.n && ch[j].s.k == ch[i].s.k)
-            j++;
-        int64_t lo = 1;
-        for (int q = i; q < j; q++) {
-            /* merge into the next bucket where it makes the same choice */
-            if (q + 1 < j && same_choice(&ch[q].best, &ch[q + 1].best)) continue;
-            rule(f, &ch[q], lo, ch[q].s.m);
-            lo = ch[q].s.m + 1;
-        }
-        i = j;
-    }
-    bool ok = fclose(f) == 0;
-    if (!ok || rename(tmp, path) != 0) {
-        fprintf(stderr, "sg_gemm_tune: cannot write %s\n", path);
-        remove(tmp);
-        return false;
-    }
-    return true;
+            AGREE * 100);
 }
 
 static void say_skipped(sg_status st, const char *fig, const char *op) {
@@ -262,19 +244,72 @@ static void say_skipped(sg_status st, const char *fig, const char *op) {
             sg_last_error());
 }
 
+static int usage(void) {
+    fprintf(stderr, "usage: sg_gemm_tune --out TABLE.yaml [--records FILE] [--suite FILE]... "
+                    "[--job mm|addmm|bmm:nn|nt:bfloat16|float16|float32]... [--from RECORDS]... "
+                    "[--candidates 1..%d] [--margin R>=1] [--triton VERSION] [--target-ms MS] "
+                    "[--smoke]\n", MAX_CANDIDATES);
+    return 2;
+}
+
+/* Measures every job over its shapes, the records into rec_file and recs. */
+static int measure_jobs(const job *jobs, int njobs, const char *const *suites, int nsuites,
+                        const char *rec, const char *triton) {
+    static sg_gemm_shape shapes[MAX_SHAPES];
+    int                  n = 0;
+    for (int i = 0; i < nsuites; i++) {
+        int got = sg_gemm_read_suite(suites[i], shapes + n, MAX_SHAPES - n);
+        if (got < 0) return 2;
+        n += got;
+    }
+    if (!sg_bench_gpu_usable()) return 77;
+    if (sg_aten_cuda_init() != SG_OK) { /* with the DSL kernels, the template's included */
+        fprintf(stderr, "sg_gemm_tune: init: %s\n", sg_last_error());
+        return 1;
+    }
+    if (!sg_bench_use_gpu0() || !sg_gemm_timing_begin()) return 1;
+    if (!(rec_file = fopen(rec, "w"))) {
+        fprintf(stderr, "sg_gemm_tune: cannot write %s\n", rec);
+        return 1;
+    }
+    header(rec_file, triton);
+    if (fflush(rec_file) != 0 || !sg_tune_read(&recs, rec)) return 1; /* the header, as the table reads it */
+    sg_cuda_set_allow_tf32(true); /* the float32 jobs measure TF32 */
+    for (int q = 0; q < njobs && !sg_bench_lost; q++) {
+        int done = 0;
+        for (int i = 0; i < n && !sg_bench_lost; i++) {
+            const sg_gemm_shape *s = &shapes[i];
+            if ((s->batch > 1) != (jobs[q].op == TUNE_BMM)) continue;
+            bool dup = false; /* the suites may list a shape twice */
+            for (int p = 0; p < i && !dup; p++) dup = !memcmp(&shapes[p], s, sizeof *s);
+            if (dup || (sg_bench_smoke && done == 2)) continue;
+            tune_shape(&jobs[q], s);
+            done++;
+        }
+    }
+    sg_cuda_set_allow_tf32(false);
+    sg_gemm_timing_end();
+    return fclose(rec_file) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
     sg_bench_begin("sg_gemm_tune", say_skipped);
     sg_gemm_target_ms = 20.0;
-    const char *suite = "bench/gemm_suite.txt", *out = NULL, *rec = NULL, *triton = NULL;
-    sg_dtype    dts[MAX_DTYPES];
-    int         ndt = 0;
+    const char *suites[MAX_FILES], *from[MAX_FILES];
+    const char *out = NULL, *rec = NULL, *triton = NULL;
+    job         jobs[MAX_JOBS];
+    int         nsuites = 0, nfrom = 0, njobs = 0;
+    double      margin = 1.02;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--smoke")) sg_bench_smoke = true;
-        else if (!strcmp(a, "--suite") && v) suite = argv[++i];
+        else if (!strcmp(a, "--suite") && v && nsuites < MAX_FILES) suites[nsuites++] = argv[++i];
+        else if (!strcmp(a, "--from") && v && nfrom < MAX_FILES) from[nfrom++] = argv[++i];
         else if (!strcmp(a, "--out") && v) out = argv[++i];
         else if (!strcmp(a, "--records") && v) rec = argv[++i];
         else if (!strcmp(a, "--triton") && v) triton = argv[++i];
+        else if (!strcmp(a, "--job") && v && njobs < MAX_JOBS && parse_job(v, &jobs[njobs]))
+            njobs++, i++;
         else if (!strcmp(a, "--candidates") && v && (ncand = atoi(argv[++i])) >= 1 &&
                  ncand <= MAX_CANDIDATES)
             ;
@@ -282,63 +317,27 @@ int main(int argc, char **argv) {
             ;
         else if (!strcmp(a, "--target-ms") && v && (sg_gemm_target_ms = atof(argv[++i])) > 0)
             ;
-        else if (!strcmp(a, "--dtype") && v && ndt < MAX_DTYPES &&
-                 (!strcmp(v, "bfloat16") || !strcmp(v, "float16")))
-            dts[ndt++] = !strcmp(argv[++i], "float16") ? SG_FLOAT16 : SG_BFLOAT16;
-        else {
-            fprintf(stderr, "usage: sg_gemm_tune --out TABLE.yaml [--suite FILE] [--dtype "
-                            "bfloat16|float16]... [--candidates 1..%d] [--margin R>=1] "
-                            "[--records FILE] [--triton VERSION] [--target-ms MS] [--smoke]\n",
-                    MAX_CANDIDATES);
-            return 2;
-        }
+        else
+            return usage();
     }
-    if (!out) {
-        fprintf(stderr, "sg_gemm_tune: --out TABLE.yaml is needed\n");
-        return 2;
+    if (!out || (njobs && !rec) || (!njobs && !nfrom)) {
+        fprintf(stderr, "sg_gemm_tune: --out, and --job with --records or --from, are needed\n");
+        return usage();
     }
-    if (!ndt) dts[ndt++] = SG_BFLOAT16;
-    static sg_gemm_shape shapes[MAX_SHAPES];
-    int                  n = sg_gemm_read_suite(suite, shapes, MAX_SHAPES);
-    if (n < 0) return 2;
-    if (!sg_bench_gpu_usable()) return 77;
-    if (sg_aten_cuda_init() != SG_OK) { /* with the DSL kernels, the template's included */
-        fprintf(stderr, "sg_gemm_tune: init: %s\n", sg_last_error());
+    if (njobs) {
+        if (!nsuites) suites[nsuites++] = "bench/gemm_suite.txt";
+        int st = measure_jobs(jobs, njobs, suites, nsuites, rec, triton);
+        if (st) return st;
+    }
+    for (int i = 0; i < nfrom; i++)
+        if (!sg_tune_read(&recs, from[i])) return 1;
+    int    nshapes, nchosen;
+    double gain;
+    if (!sg_tune_write_table(&recs, out, margin, aten_dsl_point_mm_tpl, &nshapes, &nchosen,
+                             &gain))
         return 1;
-    }
-    if (!sg_bench_use_gpu0() || !sg_gemm_timing_begin() ||
-        !sg_bench_cuda_ok(cudaMalloc(&sg_gemm_lt_workspace, SG_GEMM_LT_WORKSPACE), "setup",
-                          "the workspace") ||
-        !sg_gemm_lt_ok(cublasLtCreate(&sg_gemm_lt), "setup", "cublasLtCreate"))
-        return 1;
-    records = rec ? fopen(rec, "w") : NULL;
-    if (rec && !records) {
-        fprintf(stderr, "sg_gemm_tune: cannot write %s\n", rec);
-        return 1;
-    }
-    static choice ch[MAX_SHAPES * MAX_DTYPES];
-    int           nch = 0, ntuned = 0;
-    double        log_gain = 0;
-    for (int d = 0; d < ndt; d++)
-        for (int i = 0; i < n && !sg_bench_lost; i++) {
-            const sg_gemm_shape *s = &shapes[i];
-            if (s->k % 8 || s->n % 8) continue;
-            bool dup = false; /* the suite may list a shape twice */
-            for (int q = 0; q < nch && !dup; q++)
-                dup = ch[q].dt == dts[d] && !memcmp(&ch[q].s, s, sizeof *s);
-            if (dup || (sg_bench_smoke && nch == 2)) continue;
-            ch[nch] = (choice){.s = *s, .dt = dts[d]};
-            if (!tune_shape(&ch[nch])) continue;
-            log_gain += log(ch[nch].base_ms / ch[nch].best_ms);
-            ntuned += !ch[nch].best.heuristic;
-            nch++;
-        }
-    if (records) fclose(records);
-    if (!nch || !write_table(out, ch, nch, triton)) return 1;
     fprintf(stderr, "sg_gemm_tune: %d shapes, %d with a choice other than the heuristic; "
-                    "geometric mean gain %.3f; table %s\n", nch, ntuned, exp(log_gain / nch), out);
-    cublasLtDestroy(sg_gemm_lt);
-    cudaFree(sg_gemm_lt_workspace);
-    sg_gemm_timing_end();
-    return sg_bench_finish();
+                    "geometric mean gain %.3f; table %s\n", nshapes, nchosen, gain, out);
+    sg_tune_free(&recs);
+    return njobs ? sg_bench_finish() : 0;
 }

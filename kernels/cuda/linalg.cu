@@ -122,13 +122,23 @@ __global__ void __launch_bounds__(TILE *TILE) plain_gemm(const plain_job<Acc> g)
     }
 }
 
+/* A tuner's question: instead of running, the first `cap` algorithms of the heuristic for the
+ * problem, as configurations (sg_cuda_gemm_lt_candidates). */
+struct lt_probe {
+    int32_t            cap, got;
+    sg_gemm_lt_config *cfg;
+};
+
 struct gemm_job {
     sg_dtype  dtype;
     int64_t   batch, m, n, k;
     operand   a, b, c; /* a: m x k, b: k x n, c: m x n, row-major (ld in c.rs) */
     sg_scalar alpha, beta;
     bool      beta0;
-    const sg_gemm_lt_config *cfg; /* the algorithm a table chose; NULL: the heuristic's */
+    const sg_gemm_lt_config *cfg;  /* the algorithm a table chose; NULL: the heuristic's */
+    const void              *bias; /* a row of n added to every row of C by cuBLASLt's bias
+                                    * epilogue (beta0 then; batch 1); NULL: none */
+    lt_probe                *probe;
 };
 
 sg_status run_plain(const gemm_job &g, cudaStream_t s) {
@@ -214,12 +224,13 @@ sg_status lt_context(lt_ctx **out) {
 struct plan_key {
     int32_t dev, dtype, tf32, ta, tb;
     int32_t align_a, align_b, align_c;
-    int32_t has_cfg;
+    int32_t has_cfg, bias;
+    int32_t zero;          /* the int64s follow with no padding (memcmp, hash) */
     sg_gemm_lt_config cfg; /* zero without has_cfg */
     int64_t m, n, k, lda, ldb, ldc, batch, sa, sb, sc;
     bool operator==(const plan_key &o) const { return memcmp(this, &o, sizeof *this) == 0; }
 };
-static_assert(sizeof(plan_key) == 9 * 4 + sizeof(sg_gemm_lt_config) + 10 * 8,
+static_assert(sizeof(plan_key) == 11 * 4 + sizeof(sg_gemm_lt_config) + 10 * 8,
               "plan_key has no padding");
 
 struct plan_hash {
@@ -237,6 +248,8 @@ struct plan {
     cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
     cublasLtMatmulAlgo_t   algo;
     bool                   found = false; /* false: no algorithm; the plain kernel runs */
+    std::mutex             bias_mu;       /* the bias pointer is the descriptor's: one call at a
+                                           * time sets it and launches */
     ~plan() {
         if (lc) cublasLtMatrixLayoutDestroy(lc);
         if (lb) cublasLtMatrixLayoutDestroy(lb);
@@ -314,32 +327,47 @@ bool configured(const plan_key &k, const lt_ctx *ctx, cudaDataType_t dt, cublasC
     return true;
 }
 
-/* Builds the descriptors for key k and takes its configured algorithm where it has one and
- * cuBLASLt accepts it, else asks the heuristic for its best. */
-sg_status make_plan(const plan_key &k, const lt_ctx *ctx, plan *p) {
-    cudaDataType_t       dt = lt_type((sg_dtype)k.dtype);
-    cublasComputeType_t  ct = CUBLAS_COMPUTE_32F;
-    cudaDataType_t       st = CUDA_R_32F;
-    if (k.dtype == SG_FLOAT64) ct = CUBLAS_COMPUTE_64F, st = CUDA_R_64F;
-    else if (k.dtype == SG_FLOAT32 && k.tf32) ct = CUBLAS_COMPUTE_32F_FAST_TF32;
-    cublasStatus_t s = cublasLtMatmulDescCreate(&p->op, ct, st);
+struct lt_types {
+    cudaDataType_t      dt, st;
+    cublasComputeType_t ct;
+};
+
+lt_types types_of(const plan_key &k) {
+    lt_types t = {lt_type((sg_dtype)k.dtype), CUDA_R_32F, CUBLAS_COMPUTE_32F};
+    if (k.dtype == SG_FLOAT64) t.ct = CUBLAS_COMPUTE_64F, t.st = CUDA_R_64F;
+    else if (k.dtype == SG_FLOAT32 && k.tf32) t.ct = CUBLAS_COMPUTE_32F_FAST_TF32;
+    return t;
+}
+
+/* The descriptors of key k's problem into p. */
+sg_status describe(const plan_key &k, plan *p) {
+    lt_types       t = types_of(k);
+    cublasStatus_t s = cublasLtMatmulDescCreate(&p->op, t.ct, t.st);
     if (s != CUBLAS_STATUS_SUCCESS) return lt_fail(s, "descriptor creation");
     cublasOperation_t ta = k.ta ? CUBLAS_OP_T : CUBLAS_OP_N, tb = k.tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+    cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_BIAS;
     if ((s = cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta)) !=
             CUBLAS_STATUS_SUCCESS ||
         (s = cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb)) !=
-            CUBLAS_STATUS_SUCCESS)
+            CUBLAS_STATUS_SUCCESS ||
+        (k.bias && (s = cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi,
+                                                       sizeof epi)) != CUBLAS_STATUS_SUCCESS))
         return lt_fail(s, "descriptor attribute");
     /* cuBLASLt's D (k.m x k.n, column-major) = op(A) (k.m x k.k) . op(B) (k.k x k.n) */
     sg_status r;
-    if ((r = layout(&p->la, dt, k.ta ? k.k : k.m, k.ta ? k.m : k.k, k.lda, k.batch, k.sa)) ||
-        (r = layout(&p->lb, dt, k.tb ? k.n : k.k, k.tb ? k.k : k.n, k.ldb, k.batch, k.sb)) ||
-        (r = layout(&p->lc, dt, k.m, k.n, k.ldc, k.batch, k.sc)))
+    if ((r = layout(&p->la, t.dt, k.ta ? k.k : k.m, k.ta ? k.m : k.k, k.lda, k.batch, k.sa)) ||
+        (r = layout(&p->lb, t.dt, k.tb ? k.n : k.k, k.tb ? k.k : k.n, k.ldb, k.batch, k.sb)) ||
+        (r = layout(&p->lc, t.dt, k.m, k.n, k.ldc, k.batch, k.sc)))
         return r;
-    if (k.has_cfg && configured(k, ctx, dt, ct, st, p)) return SG_OK;
+    return SG_OK;
+}
+
+/* The heuristic's first `cap` algorithms for p's problem (its descriptors made) into res; their
+ * count, 0 where it has none or refuses the query. */
+int heuristic(const plan_key &k, const lt_ctx *ctx, const plan *p, int cap,
+              cublasLtMatmulHeuristicResult_t *res) {
     cublasLtMatmulPreference_t pref;
-    if ((s = cublasLtMatmulPreferenceCreate(&pref)) != CUBLAS_STATUS_SUCCESS)
-        return lt_fail(s, "preference creation");
+    if (cublasLtMatmulPreferenceCreate(&pref) != CUBLAS_STATUS_SUCCESS) return 0;
     uint64_t ws = ctx->work_bytes;
     uint32_t al[3] = {(uint32_t)k.align_a, (uint32_t)k.align_b, (uint32_t)k.align_c};
     const cublasLtMatmulPreferenceAttributes_t which[4] = {
@@ -349,14 +377,28 @@ sg_status make_plan(const plan_key &k, const lt_ctx *ctx, plan *p) {
                                          sizeof ws);
     for (int i = 0; i < 4; i++)
         cublasLtMatmulPreferenceSetAttribute(pref, which[i], &al[i < 3 ? i : 2], sizeof al[0]);
-    cublasLtMatmulHeuristicResult_t res;
-    int                             n = 0;
-    s = cublasLtMatmulAlgoGetHeuristic(ctx->handle, p->op, p->la, p->lb, p->lc, p->lc, pref, 1,
-                                       &res, &n);
+    int            n = 0;
+    cublasStatus_t s = cublasLtMatmulAlgoGetHeuristic(ctx->handle, p->op, p->la, p->lb, p->lc,
+                                                      p->lc, pref, cap, res, &n);
     cublasLtMatmulPreferenceDestroy(pref);
-    /* no algorithm (NOT_SUPPORTED: this type or layout has none) sends the problem to the
-     * plain kernel, which is always right if slower; so does any other refusal of the query */
-    p->found = s == CUBLAS_STATUS_SUCCESS && n > 0 && res.state == CUBLAS_STATUS_SUCCESS;
+    if (s != CUBLAS_STATUS_SUCCESS) return 0;
+    int kept = 0;
+    for (int i = 0; i < n; i++)
+        if (res[i].state == CUBLAS_STATUS_SUCCESS) res[kept++] = res[i];
+    return kept;
+}
+
+/* Builds the descriptors for key k and takes its configured algorithm where it has one and
+ * cuBLASLt accepts it, else the heuristic's best. No algorithm (NOT_SUPPORTED: this type or
+ * layout has none; or any other refusal of the query) sends the problem to the plain kernel,
+ * which is always right if slower. */
+sg_status make_plan(const plan_key &k, const lt_ctx *ctx, plan *p) {
+    sg_status r = describe(k, p);
+    if (r) return r;
+    lt_types t = types_of(k);
+    if (k.has_cfg && configured(k, ctx, t.dt, t.ct, t.st, p)) return SG_OK;
+    cublasLtMatmulHeuristicResult_t res;
+    p->found = heuristic(k, ctx, p, 1, &res) == 1;
     if (p->found) p->algo = res.algo;
     return SG_OK;
 }
@@ -391,6 +433,19 @@ sg_status run_lt(const gemm_job &g, cudaStream_t stream, bool *done) {
     k.align_b = alignment(g.a.p, g.a.bs * es, g.batch);
     k.align_c = alignment(g.c.p, g.c.bs * es, g.batch);
     if (g.cfg) k.has_cfg = 1, k.cfg = *g.cfg;
+    k.bias = g.bias != nullptr;
+
+    if (g.probe) { /* the candidates, not the product */
+        plan                            q;
+        cublasLtMatmulHeuristicResult_t res[64];
+        if ((st = describe(k, &q))) return st;
+        int n = heuristic(k, ctx, &q, g.probe->cap < 64 ? g.probe->cap : 64, res);
+        for (int i = 0; i < n; i++)
+            if (sg_lt_config_get(&res[i].algo, &g.probe->cfg[g.probe->got]))
+                g.probe->got++;
+        *done = true;
+        return SG_OK;
+    }
 
     plan                 *p = nullptr;
     std::unique_ptr<plan> own;
@@ -419,17 +474,32 @@ sg_status run_lt(const gemm_job &g, cudaStream_t stream, bool *done) {
     float  fal = (float)dal, fbe = (float)dbe;
     const void *al = g.dtype == SG_FLOAT64 ? (const void *)&dal : (const void *)&fal;
     const void *be = g.dtype == SG_FLOAT64 ? (const void *)&dbe : (const void *)&fbe;
-    cublasStatus_t s = cublasLtMatmul(ctx->handle, p->op, al, g.b.p, p->la, g.a.p, p->lb, be, g.c.p,
-                                      p->lc, g.c.p, p->lc, &p->algo, ctx->work, ctx->work_bytes,
-                                      stream);
-    if (s == CUBLAS_STATUS_NOT_SUPPORTED) return SG_OK; /* the plain kernel takes it */
+    cublasStatus_t s;
+    if (g.bias) {
+        std::lock_guard<std::mutex> lock(p->bias_mu);
+        s = cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &g.bias,
+                                           sizeof g.bias);
+        if (s == CUBLAS_STATUS_SUCCESS)
+            s = cublasLtMatmul(ctx->handle, p->op, al, g.b.p, p->la, g.a.p, p->lb, be, g.c.p,
+                               p->lc, g.c.p, p->lc, &p->algo, ctx->work, ctx->work_bytes, stream);
+    } else {
+        s = cublasLtMatmul(ctx->handle, p->op, al, g.b.p, p->la, g.a.p, p->lb, be, g.c.p, p->lc,
+                           g.c.p, p->lc, &p->algo, ctx->work, ctx->work_bytes, stream);
+    }
+    if (s == CUBLAS_STATUS_NOT_SUPPORTED) return SG_OK; /* the caller's other path takes it */
     if (s != CUBLAS_STATUS_SUCCESS) return lt_fail(s, "matmul");
     *done = true;
     return SG_OK;
 }
 
-/* Runs the job: C = alpha * A.B + beta * C for every matrix of the batch. */
-sg_status gemm_run(gemm_job g) {
+/* Runs the job: C = alpha * A.B + beta * C for every matrix of the batch. A job with a bias
+ * (row-major C) or a probe runs through cuBLASLt alone: *done false where it could not. */
+sg_status gemm_run(gemm_job g, bool *done = nullptr) {
+    if (done) *done = false;
+    if (g.bias || g.probe) {
+        if (!done || g.m == 0 || g.n == 0 || g.k == 0 || (g.bias && g.batch != 1)) return SG_OK;
+        return run_lt(g, sg_cu_stream(), done);
+    }
     if (g.m == 0 || g.n == 0 || g.batch == 0) return SG_OK;
     int64_t ld;
     /* A column-major C: compute C^T = B^T . A^T, whose C is row-major. */
@@ -473,12 +543,24 @@ sg_status usable(sg_tensor *t, sg_tensor **use, sg_tensor **owned) {
     return st;
 }
 
+/* Whether self (expanded to w's m x n) is one row of w's dtype repeated, beta 1: then cuBLASLt's
+ * bias epilogue adds it (aten's addmm does so for linear's bias), with no copy into w first. */
+bool bias_row(const sg_tensor *self, const sg_tensor *w, sg_scalar beta) {
+    return self && w->ndim == 2 && self->ndim == 2 && self->dtype == w->dtype &&
+           (self->sizes[0] == 1 || self->strides[0] == 0) &&
+           (self->sizes[1] == 1 || self->strides[1] == 1) &&
+           sg_scalar_to_double(beta) == 1.0 && beta.kind != SG_SCALAR_COMPLEX &&
+           (w->dtype == SG_FLOAT16 || w->dtype == SG_BFLOAT16 || w->dtype == SG_FLOAT32) &&
+           ((uintptr_t)sg_tensor_data(self) & 15) == 0 && !sg_may_overlap(self, w);
+}
+
 /* result ([B,] m, n) = beta * self + alpha * a . b, as the CPU's mm_compute: self is already
  * expanded to the result (NULL where beta is 0); result is staged in a contiguous tensor where
- * its layout does not suit a gemm or it overlaps a or b. */
+ * its layout does not suit a gemm or it overlaps a or b. cfg: a table's cuBLASLt algorithm;
+ * probe: the candidates are asked for and nothing is computed. */
 sg_status mm_compute(const char *op, sg_tensor *result, sg_tensor *self, sg_tensor *a,
                      sg_tensor *b, sg_scalar beta, sg_scalar alpha,
-                     const sg_gemm_lt_config *cfg = nullptr) {
+                     const sg_gemm_lt_config *cfg = nullptr, lt_probe *probe = nullptr) {
     sg_dtype  t = dtype_of(result);
     sg_status st;
     if (!sg_mm_dtype_ok(t)) return sg_not_implemented(op, t);
@@ -493,7 +575,6 @@ sg_status mm_compute(const char *op, sg_tensor *result, sg_tensor *self, sg_tens
         sg_may_overlap(result, b)) {
         if ((st = sg_tensor_empty(result->sizes, result->ndim, t, result->device, &w))) return st;
     }
-    if (!beta0 && self && !sg_same_view(self, w) && (st = sg_cast_copy_(w, self))) goto done;
     if ((st = usable(a, &ua, &ao)) || (st = usable(b, &ub, &bo))) goto done;
     {
         int32_t  nd = ua->ndim;
@@ -512,7 +593,24 @@ sg_status mm_compute(const char *op, sg_tensor *result, sg_tensor *self, sg_tens
         g.beta = beta0 ? sg_scalar_int(0) : beta;
         g.beta0 = beta0;
         g.cfg = cfg;
-        if ((st = gemm_run(g))) goto done;
+        g.bias = nullptr;
+        g.probe = probe;
+        int64_t ld;
+        bool    tried = false; /* the bias epilogue, where it suits: else a copy and beta */
+        if (!beta0 && bias_row(self, w, beta) && sg_mm_row_major(g.m, g.n, g.c.rs, g.c.cs, &ld)) {
+            gemm_job e = g;
+            e.bias = sg_tensor_data(self), e.beta0 = true, e.beta = sg_scalar_int(0);
+            if ((st = gemm_run(e, &tried))) goto done;
+        }
+        if (probe) {
+            if (!tried) (void)gemm_run(g, &tried);
+            goto done;
+        }
+        if (!tried) {
+            if (!beta0 && self && !sg_same_view(self, w) && (st = sg_cast_copy_(w, self)))
+                goto done;
+            if ((st = gemm_run(g))) goto done;
+        }
     }
     if (w != result) st = sg_tensor_copy_(result, w);
 done:
@@ -569,22 +667,83 @@ sg_status baddbmm_out(sg_keyset ks, sg_tensor *self, sg_tensor *batch1, sg_tenso
 
 } // namespace
 
-extern "C" sg_status sg_cuda_mm_lt(const sg_gemm_lt_config *cfg, sg_keyset ks, sg_tensor *self,
-                                   sg_tensor *mat2, sg_tensor **ret) {
-    (void)ks;
-    *ret = nullptr;
+namespace {
+
+/* A new result of op (mm, addmm or bmm) by mm_compute with a table's algorithm or a probe:
+ * the functional op's checks, then its product. */
+sg_status lt_entry(sg_cuda_gemm_op op, const sg_gemm_lt_config *cfg, lt_probe *probe,
+                   sg_tensor *self, sg_tensor *a, sg_tensor *b, sg_scalar beta, sg_scalar alpha,
+                   sg_tensor **ret) {
     sg_meta    m;
-    sg_tensor *out = nullptr;
+    sg_tensor *out = nullptr, *s = nullptr;
     sg_status  st;
-    if ((st = sg_mm_meta(self, mat2, &m)) || (st = sg_mm_same_dtype_m1_m2(self, mat2)) ||
-        (st = sg_meta_empty(&m, &out)) ||
-        (st = mm_compute("addmm_cuda", out, nullptr, self, mat2, sg_scalar_int(0),
-                         sg_scalar_int(1), cfg))) {
+    const char *name = op == SG_CUDA_GEMM_BMM ? "bmm_cuda" : "addmm_cuda";
+    *ret = nullptr;
+    switch (op) {
+    case SG_CUDA_GEMM_MM:
+        st = sg_mm_meta(a, b, &m);
+        if (!st) st = sg_mm_same_dtype_m1_m2(a, b);
+        beta = sg_scalar_int(0), alpha = sg_scalar_int(1);
+        break;
+    case SG_CUDA_GEMM_ADDMM:
+        st = sg_mm_addmm_checks(self, a, b, &m);
+        if (!st) st = sg_mm_same_dtype_m1_m2(a, b);
+        if (!st) st = sg_mm_expand_self(self, m.sizes, 2, &s);
+        break;
+    case SG_CUDA_GEMM_BMM:
+        st = sg_mm_bmm_checks(a, b, &m);
+        if (!st) st = sg_mm_bmm_dtypes(a, b);
+        beta = sg_scalar_int(0), alpha = sg_scalar_int(1);
+        break;
+    default: return sg_error(SG_EINVAL, "sg_cuda_gemm_lt: op %d is not mm, addmm or bmm", (int)op);
+    }
+    if (!st) st = sg_meta_empty(&m, &out);
+    if (!st) st = mm_compute(name, out, s, a, b, beta, alpha, cfg, probe);
+    sg_tensor_release(s);
+    if (st) {
         sg_tensor_release(out);
         return st;
     }
     *ret = out;
     return SG_OK;
+}
+
+} // namespace
+
+extern "C" sg_status sg_cuda_mm_lt(const sg_gemm_lt_config *cfg, sg_keyset ks, sg_tensor *self,
+                                   sg_tensor *mat2, sg_tensor **ret) {
+    (void)ks;
+    return lt_entry(SG_CUDA_GEMM_MM, cfg, nullptr, nullptr, self, mat2, sg_scalar_int(0),
+                    sg_scalar_int(1), ret);
+}
+
+extern "C" sg_status sg_cuda_addmm_lt(const sg_gemm_lt_config *cfg, sg_keyset ks, sg_tensor *self,
+                                      sg_tensor *mat1, sg_tensor *mat2, sg_scalar beta,
+                                      sg_scalar alpha, sg_tensor **ret) {
+    (void)ks;
+    return lt_entry(SG_CUDA_GEMM_ADDMM, cfg, nullptr, self, mat1, mat2, beta, alpha, ret);
+}
+
+extern "C" sg_status sg_cuda_bmm_lt(const sg_gemm_lt_config *cfg, sg_keyset ks, sg_tensor *self,
+                                    sg_tensor *mat2, sg_tensor **ret) {
+    (void)ks;
+    return lt_entry(SG_CUDA_GEMM_BMM, cfg, nullptr, nullptr, self, mat2, sg_scalar_int(0),
+                    sg_scalar_int(1), ret);
+}
+
+extern "C" sg_status sg_cuda_gemm_lt_candidates(sg_cuda_gemm_op op, sg_tensor *self, sg_tensor *a,
+                                                sg_tensor *b, sg_scalar beta, sg_scalar alpha,
+                                                int32_t cap, sg_gemm_lt_config *cfg,
+                                                int32_t *got) {
+    if (!got || (cap > 0 && !cfg))
+        return sg_error(SG_EINVAL, "sg_cuda_gemm_lt_candidates: NULL cfg or got");
+    *got = 0;
+    lt_probe   probe = {cap > 0 ? cap : 0, 0, cfg};
+    sg_tensor *r = nullptr;
+    sg_status  st = lt_entry(op, nullptr, &probe, self, a, b, beta, alpha, &r);
+    sg_tensor_release(r);
+    if (!st) *got = probe.got;
+    return st;
 }
 
 extern "C" sg_status sg_cu_register_attention(void); /* attention.cu */

@@ -26,6 +26,22 @@ bool      sg_cuda_allow_tf32(void);
  * for the problem, the heuristic's algorithm runs: the result is the same. */
 sg_status sg_cuda_mm_lt(const sg_gemm_lt_config *cfg, sg_keyset ks, sg_tensor *self,
                         sg_tensor *mat2, sg_tensor **ret);
+/* aten::addmm and aten::bmm likewise. addmm adds a bias row (self broadcast over the rows, beta
+ * 1: linear's bias) in cuBLASLt's epilogue, as its CUDA kernel does. */
+sg_status sg_cuda_addmm_lt(const sg_gemm_lt_config *cfg, sg_keyset ks, sg_tensor *self,
+                           sg_tensor *mat1, sg_tensor *mat2, sg_scalar beta, sg_scalar alpha,
+                           sg_tensor **ret);
+sg_status sg_cuda_bmm_lt(const sg_gemm_lt_config *cfg, sg_keyset ks, sg_tensor *self,
+                         sg_tensor *mat2, sg_tensor **ret);
+
+/* For tuners: the configurations of the first `cap` algorithms cuBLASLt's heuristic offers for
+ * the problem op would run on these arguments (self, beta and alpha: addmm's; a and b: the
+ * operands), into cfg[0..*got); the first is what runs without a table. *got is 0 where the
+ * problem does not go to cuBLASLt. Nothing is computed. */
+typedef enum sg_cuda_gemm_op { SG_CUDA_GEMM_MM, SG_CUDA_GEMM_ADDMM, SG_CUDA_GEMM_BMM } sg_cuda_gemm_op;
+sg_status sg_cuda_gemm_lt_candidates(sg_cuda_gemm_op op, sg_tensor *self, sg_tensor *a,
+                                     sg_tensor *b, sg_scalar beta, sg_scalar alpha, int32_t cap,
+                                     sg_gemm_lt_config *cfg, int32_t *got);
 
 #ifdef __cplusplus
 }

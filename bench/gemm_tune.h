@@ -1,0 +1,54 @@
+/* gemm_tune.h: the tuner's measurements as records, and the decision table written from them
+ * (gemm_tune_table.c). A records file is the tuner's whole output: each line one candidate's
+ * time on one shape, with a header saying where and how it was measured, so tables can be
+ * written again, or from several runs, without a GPU. */
+#ifndef SG_GEMM_TUNE_H
+#define SG_GEMM_TUNE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* The ops a table serves; their table entries (names, operands, expressions) are
+ * gemm_tune_table.c's. */
+typedef enum { TUNE_MM, TUNE_ADDMM, TUNE_BMM, TUNE_NOPS } tune_op;
+extern const char *const sg_tune_op_names[TUNE_NOPS];
+
+/* The header's keys, in the order the table's `tuned` lists them ("?" marks the optional). */
+enum { TUNE_NKEYS = 7 };
+extern const char *const sg_tune_keys[TUNE_NKEYS];
+
+/* One line: "op layout dtype batch M N K candidate ms status", where candidate is
+ * "heuristic", "lt:A/B/..." (sg_gemm_lt_config's fields in order) or "mm_tpl:POINT", ms is -1
+ * where status is not "ok". */
+typedef struct tune_record {
+    int32_t op, layout; /* tune_op; 0 nn, 1 nt */
+    char    dtype[16];
+    int64_t batch, m, n, k;
+    char    cand[64];
+    double  ms;
+    bool    ok;
+} tune_record;
+
+typedef struct tune_records {
+    tune_record *r;
+    int          n, cap;
+    char        *header[TUNE_NKEYS]; /* values; NULL where unset */
+} tune_records;
+
+/* Appends the lines of a records file (header included: a value that differs from one read
+ * before is an error, as the table would mix devices); false with the file and line said. */
+bool sg_tune_read(tune_records *rs, const char *path);
+bool sg_tune_add(tune_records *rs, const tune_record *r);
+void sg_tune_free(tune_records *rs);
+
+/* Writes the table (one entry per op measured) to path through a temporary file and a
+ * rename: for each shape the fastest candidate that beats the heuristic by margin, buckets of
+ * M (and of the batch) with one choice merged. point_text(i): mm_tpl's point i as
+ * "{VAR: value, ...}". The count of shapes and of shapes with a choice, and the geometric mean
+ * gain, into the last three. */
+bool sg_tune_write_table(const tune_records *rs, const char *path, double margin,
+                         const char *(*point_text)(int32_t), int *nshapes, int *nchosen,
+                         double *gain);
+
+#endif
