@@ -146,6 +146,7 @@ typedef struct sg_dsl_rule {
     int                dtype;      /* index in sg_dsl_dtypes */
     int                layout;     /* sg_gemm_layout: 0 nn, 1 nt, 2 tn, 3 tt */
     int64_t            m_lo, m_hi, n, k;
+    int64_t            batch_lo, batch_hi; /* inclusive; [1, 1] where the table has no batch */
     int                use;        /* SG_DSL_USE_* */
     int32_t            algo[SG_DSL_LT_FIELDS]; /* SG_DSL_USE_CUBLASLT: sg_gemm_lt_config's */
     const sg_dsl_decl *tpl;        /* SG_DSL_USE_TEMPLATE: the template, and its artifact */
@@ -169,9 +170,14 @@ typedef struct sg_dsl_table {
     uint32_t            ntuned;
     uint32_t            a, b;      /* the operands' argument indices */
     sg_dsl_expr         m, n, k;
+    sg_dsl_expr         batch;     /* `batch`, where has_batch; else the batch is 1 */
+    bool                has_batch;
     const char         *cublaslt;  /* the function that runs a cuBLASLt algorithm, or NULL */
     uint32_t            nlt;       /* the rules that use it */
-    sg_dsl_rule        *rules;     /* sorted by (dtype, layout, n, k, m_lo) */
+    const char         *tf32;      /* bool F(void): whether float32 may run through TF32, or
+                                    * NULL; float32 rules need it */
+    uint32_t            nf32;      /* the float32 rules */
+    sg_dsl_rule        *rules;     /* sorted by (dtype, layout, n, k, batch_lo, m_lo) */
     uint32_t            nrules;
     const sg_dsl_decl **tpls;      /* the templates its rules use, each once */
     uint32_t            ntpls;

@@ -1,7 +1,7 @@
 /* dsl_table.c: decision tables (docs/gemm.md): a tuner's choice of backend per shape class of a
  * matrix product, read as a declaration and checked against the model and the templates read
- * before it: every key, the operands and the m, n, k expressions, each rule's class, backend and
- * configuration, and that no two classes overlap. */
+ * before it: every key, the operands and the m, n, k (and batch) expressions, the functions it
+ * calls, each rule's class, backend and configuration, and that no two classes overlap. */
 #include "derive.h"
 #include "dsl_load.h"
 
@@ -59,6 +59,22 @@ static bool read_int(sg_dsl_loader *L, const char *key, const sg_ynode *v, int64
     return sg_dsl_want_int(L, key, v, 1, INT64_MAX, out);
 }
 
+/* An inclusive range [lo, hi] of positive ints (`m`, `batch`). */
+static bool read_range(sg_dsl_loader *L, const char *key, const sg_ynode *v, int64_t *lo,
+                       int64_t *hi) {
+    if (v->kind != SG_Y_SEQ || v->nitems != 2) {
+        sg_dsl_err(L, v->pos, "'%s' is a range [first, last], not %s", key, sg_dsl_kind_text(v));
+        return false;
+    }
+    if (!read_int(L, key, v->items[0], lo) || !read_int(L, key, v->items[1], hi)) return false;
+    if (*hi < *lo) {
+        sg_dsl_err(L, v->pos, "'%s' is an empty range: %lld > %lld", key, (long long)*lo,
+                   (long long)*hi);
+        return false;
+    }
+    return true;
+}
+
 static bool read_algo(sg_dsl_loader *L, const sg_ynode *v, int32_t algo[9]) {
     const sg_ynode *val[SG_DSL_LT_FIELDS];
     if (!sg_dsl_want_kind(L, "algo", v, SG_Y_MAP) ||
@@ -74,9 +90,9 @@ static bool read_algo(sg_dsl_loader *L, const sg_ynode *v, int32_t algo[9]) {
 
 static bool read_rule(sg_dsl_loader *L, sg_dsl_table *t, const sg_ynode *e, sg_dsl_rule *r) {
     static const char *const keys[] = {"dtype", "layout", "m", "n", "k", "use", "?algo",
-                                       "?point", "?gain", NULL};
-    enum { DTYPE, LAYOUT, M, N, K, USE, ALGO, POINT, GAIN };
-    const sg_ynode *v[9];
+                                       "?point", "?gain", "?batch", NULL};
+    enum { DTYPE, LAYOUT, M, N, K, USE, ALGO, POINT, GAIN, BATCH };
+    const sg_ynode *v[10];
     memset(r, 0, sizeof *r);
     r->pos = e->pos;
     if (!sg_dsl_want_kind(L, "rules", e, SG_Y_MAP) ||
@@ -94,19 +110,26 @@ static bool read_rule(sg_dsl_loader *L, sg_dsl_table *t, const sg_ynode *e, sg_d
                    v[LAYOUT]->text);
         return false;
     }
-    const sg_ynode *m = v[M];
-    if (m->kind != SG_Y_SEQ || m->nitems != 2) {
-        sg_dsl_err(L, m->pos, "'m' is a range [first, last], not %s", sg_dsl_kind_text(m));
+    /* float32 runs through TF32 only where the user allows it (PyTorch's allow_tf32): the
+     * tuner measured it so, and the table declines float32 where the `tf32` function says no */
+    if (strcmp(sg_dsl_dtypes[r->dtype].name, "float32") == 0 && !t->tf32) {
+        sg_dsl_err(L, v[DTYPE]->pos, "a float32 class needs the table's 'tf32' function (float32 "
+                   "runs through TF32 only where the user allows it)");
         return false;
     }
-    if (!read_int(L, "m", m->items[0], &r->m_lo) || !read_int(L, "m", m->items[1], &r->m_hi) ||
-        !read_int(L, "n", v[N], &r->n) || !read_int(L, "k", v[K], &r->k))
+    if (!read_range(L, "m", v[M], &r->m_lo, &r->m_hi) || !read_int(L, "n", v[N], &r->n) ||
+        !read_int(L, "k", v[K], &r->k))
         return false;
-    if (r->m_hi < r->m_lo) {
-        sg_dsl_err(L, m->pos, "'m' is an empty range: %lld > %lld", (long long)r->m_lo,
-                   (long long)r->m_hi);
+    /* without its own range a class holds every batch of a batched product, and the product
+     * of a table without `batch` has batch 1 */
+    r->batch_lo = 1;
+    r->batch_hi = t->has_batch ? INT64_MAX : 1;
+    if (v[BATCH] && !t->has_batch) {
+        sg_dsl_err(L, v[BATCH]->pos, "a class's 'batch' needs the table's 'batch' (the call's "
+                   "batch count, an int expression)");
         return false;
     }
+    if (v[BATCH] && !read_range(L, "batch", v[BATCH], &r->batch_lo, &r->batch_hi)) return false;
     if (v[GAIN]) {
         char *end;
         if (!sg_dsl_want_scalar(L, "gain", v[GAIN])) return false;
@@ -159,9 +182,35 @@ static int rule_cmp(const void *x, const void *y) {
     SG_CMP(layout);
     SG_CMP(n);
     SG_CMP(k);
+    SG_CMP(batch_lo);
     SG_CMP(m_lo);
 #undef SG_CMP
     return a->pos.line < b->pos.line ? -1 : a->pos.line > b->pos.line;
+}
+
+static bool same_group(const sg_dsl_rule *a, const sg_dsl_rule *b) {
+    return a->dtype == b->dtype && a->layout == b->layout && a->n == b->n && a->k == b->k;
+}
+
+static bool overlap(const sg_dsl_rule *a, const sg_dsl_rule *b) {
+    return a->batch_lo <= b->batch_hi && b->batch_lo <= a->batch_hi && a->m_lo <= b->m_hi &&
+           b->m_lo <= a->m_hi;
+}
+
+/* At the later of p and r (p first in the sorted order), naming the other and both classes. */
+static void overlap_err(sg_dsl_loader *L, const sg_dsl_table *t, const sg_dsl_rule *p,
+                        const sg_dsl_rule *r) {
+    const sg_dsl_rule *late = p->pos.line > r->pos.line ? p : r;
+    char batch[128] = "";
+    if (t->has_batch)
+        snprintf(batch, sizeof batch, "batch [%lld, %lld] and [%lld, %lld], ",
+                 (long long)p->batch_lo, (long long)p->batch_hi, (long long)r->batch_lo,
+                 (long long)r->batch_hi);
+    sg_dsl_err(L, late->pos, "this class overlaps the one at line %u (%s %s, n %lld, k %lld, "
+               "%sm [%lld, %lld] and [%lld, %lld])", (late == p ? r : p)->pos.line,
+               sg_dsl_dtypes[r->dtype].name, layouts[r->layout], (long long)r->n,
+               (long long)r->k, batch, (long long)p->m_lo, (long long)p->m_hi,
+               (long long)r->m_lo, (long long)r->m_hi);
 }
 
 static bool read_rules(sg_dsl_loader *L, sg_dsl_table *t, const sg_ynode *v) {
@@ -178,29 +227,46 @@ static bool read_rules(sg_dsl_loader *L, sg_dsl_table *t, const sg_ynode *v) {
         if (!read_rule(L, t, v->items[i], r)) return false;
         t->nrules++;
         t->nlt += r->use == SG_DSL_USE_CUBLASLT;
+        t->nf32 += strcmp(sg_dsl_dtypes[r->dtype].name, "float32") == 0;
     }
     qsort(t->rules, t->nrules, sizeof *t->rules, rule_cmp);
-    for (uint32_t i = 1; i < t->nrules; i++) {
-        const sg_dsl_rule *p = &t->rules[i - 1], *r = &t->rules[i];
-        if (p->dtype == r->dtype && p->layout == r->layout && p->n == r->n && p->k == r->k &&
-            p->m_hi >= r->m_lo) {
-            const sg_dsl_rule *late = p->pos.line > r->pos.line ? p : r;
-            sg_dsl_err(L, late->pos, "this class overlaps the one at line %u (%s %s, n %lld, "
-                       "k %lld, m [%lld, %lld] and [%lld, %lld])",
-                       (late == p ? r : p)->pos.line, sg_dsl_dtypes[r->dtype].name,
-                       layouts[r->layout], (long long)r->n, (long long)r->k, (long long)p->m_lo,
-                       (long long)p->m_hi, (long long)r->m_lo, (long long)r->m_hi);
-            return false;
-        }
+    /* two classes of a group (one dtype, layout, n, k) overlap where their batch ranges and
+     * their m ranges both meet: every pair, as a group holds a few */
+    for (uint32_t g = 0, end; g < t->nrules; g = end) {
+        for (end = g + 1; end < t->nrules && same_group(&t->rules[g], &t->rules[end]); end++) {}
+        for (uint32_t i = g; i < end; i++)
+            for (uint32_t j = i + 1; j < end; j++)
+                if (overlap(&t->rules[i], &t->rules[j])) {
+                    overlap_err(L, t, &t->rules[i], &t->rules[j]);
+                    return false;
+                }
     }
     return true;
 }
 
+/* A function the generated code calls (`key`: `cublaslt`, `tf32`): a C name that nothing the
+ * generated code declares hides or clashes with. */
+static bool read_fn_name(sg_dsl_loader *L, const sg_dsl_decl *dc, const char *key,
+                         const sg_ynode *v, const char **out) {
+    if (!sg_dsl_want_scalar(L, key, v)) return false;
+    if (!sg_derive_c_identifier(v->text, false) || sg_derive_c_reserved_word(v->text)) {
+        sg_dsl_err(L, v->pos, "'%s' needs a C function name, not '%s'", key, v->text);
+        return false;
+    }
+    uint32_t before = L->d->nerrors;
+    if (!sg_dsl_fn_name_free(L->s, dc, key, v->text, v->pos, L->d)) {
+        L->errors += L->d->nerrors - before;
+        return false;
+    }
+    *out = v->text;
+    return true;
+}
+
 static bool read_table(sg_dsl_loader *L, sg_dsl_table *t, const sg_ynode *v) {
-    static const char *const keys[] = {"tuned", "a", "b", "m", "n", "k", "?cublaslt", "rules",
-                                       NULL};
-    enum { TUNED, A, B, M, N, K, CUBLASLT, RULES };
-    const sg_ynode *val[8];
+    static const char *const keys[] = {"tuned", "a", "b", "m", "n", "k", "?batch", "?cublaslt",
+                                       "?tf32", "rules", NULL};
+    enum { TUNED, A, B, M, N, K, BATCH, CUBLASLT, TF32, RULES };
+    const sg_ynode *val[10];
     sg_dsl_decl *dc = t->dc;
     if (!sg_dsl_want_kind(L, "table", v, SG_Y_MAP) ||
         !sg_dsl_take_keys(L, v, "a decision table", keys, val) || !read_tuned(L, t, val[TUNED]) ||
@@ -208,26 +274,20 @@ static bool read_table(sg_dsl_loader *L, sg_dsl_table *t, const sg_ynode *v) {
         return false;
     char scope[300];
     snprintf(scope, sizeof scope, "an argument of %s", dc->op_name);
-    sg_dsl_expr *e[3] = {&t->m, &t->n, &t->k};
-    static const char *const what[3] = {"'m'", "'n'", "'k'"};
-    for (int i = 0; i < 3; i++)
-        if (!sg_dsl_expression(L, dc, val[M + i], e[i], SG_DSLT_INT, what[i],
-                               (sg_dsl_scope_ud){0}, scope))
+    sg_dsl_expr *e[4] = {&t->m, &t->n, &t->k, &t->batch};
+    static const char *const what[4] = {"'m'", "'n'", "'k'", "'batch'"};
+    for (int i = 0; i < 4; i++)
+        if (val[M + i] && !sg_dsl_expression(L, dc, val[M + i], e[i], SG_DSLT_INT, what[i],
+                                             (sg_dsl_scope_ud){0}, scope))
             return false;
-    if (val[CUBLASLT]) {
-        if (!sg_dsl_want_scalar(L, "cublaslt", val[CUBLASLT])) return false;
-        t->cublaslt = val[CUBLASLT]->text;
-        if (!sg_derive_c_identifier(t->cublaslt, false) ||
-            sg_derive_c_reserved_word(t->cublaslt)) {
-            sg_dsl_err(L, val[CUBLASLT]->pos, "'cublaslt' needs a C function name, not '%s'",
-                       t->cublaslt);
-            return false;
-        }
-        uint32_t before = L->d->nerrors;
-        if (!sg_dsl_fn_name_free(L->s, dc, "cublaslt", t->cublaslt, val[CUBLASLT]->pos, L->d)) {
-            L->errors += L->d->nerrors - before;
-            return false;
-        }
+    t->has_batch = val[BATCH] != NULL;
+    if ((val[CUBLASLT] && !read_fn_name(L, dc, "cublaslt", val[CUBLASLT], &t->cublaslt)) ||
+        (val[TF32] && !read_fn_name(L, dc, "tf32", val[TF32], &t->tf32)))
+        return false;
+    if (t->cublaslt && t->tf32 && strcmp(t->cublaslt, t->tf32) == 0) {
+        sg_dsl_err(L, val[TF32]->pos, "'tf32' names '%s', the table's 'cublaslt' function: one C "
+                   "function has one signature", t->tf32);
+        return false;
     }
     return read_rules(L, t, val[RULES]);
 }

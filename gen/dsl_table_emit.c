@@ -96,10 +96,13 @@ static void rules_data(sg_buf *b, const sg_dsl_table *t) {
     sg_buf_printf(b, "static const sg_gemm_rule sg_dslg_%s_rules[%u] = {\n", n, t->nrules);
     for (uint32_t i = 0; i < t->nrules; i++) {
         const sg_dsl_rule *r = &t->rules[i];
-        sg_buf_printf(b, "    {.dtype = %s, .layout = %s, .n = %lld, .k = %lld, .batch_lo = 1, "
-                      ".batch_hi = 1, .m_lo = %lld, .m_hi = %lld, .use = ", sg_dsl_dtypes[r->dtype].cenum,
-                      layout_enum[r->layout], (long long)r->n, (long long)r->k,
-                      (long long)r->m_lo, (long long)r->m_hi);
+        sg_buf_printf(b, "    {.dtype = %s, .layout = %s, .n = %lld, .k = %lld, .batch_lo = %lld, "
+                      ".batch_hi = ", sg_dsl_dtypes[r->dtype].cenum, layout_enum[r->layout],
+                      (long long)r->n, (long long)r->k, (long long)r->batch_lo);
+        if (r->batch_hi == INT64_MAX) sg_buf_puts(b, "INT64_MAX");
+        else sg_buf_printf(b, "%lld", (long long)r->batch_hi);
+        sg_buf_printf(b, ", .m_lo = %lld, .m_hi = %lld, .use = ", (long long)r->m_lo,
+                      (long long)r->m_hi);
         use_code(b, t, r);
         sg_buf_printf(b, ", .index = %u}, /* line %u", r->use == SG_DSL_USE_CUBLASLT ? nlt++ : r->art,
                       r->pos.line);
@@ -132,7 +135,8 @@ static void rules_data(sg_buf *b, const sg_dsl_table *t) {
     sg_buf_puts(b, "};\n\n");
 }
 
-/* The finder: the call's m, n, k (guarded: a failed guard finds nothing) and its class. */
+/* The finder: the call's m, n, k and batch (guarded: a failed guard finds nothing) and its
+ * class; a float32 call finds nothing where the table's tf32 function forbids TF32. */
 static void find_fn(sg_buf *b, const sg_dsl_table *t) {
     const sg_dsl_decl *dc = t->dc;
     const sg_op *op = dc->op;
@@ -141,16 +145,19 @@ static void find_fn(sg_buf *b, const sg_dsl_table *t) {
     sg_buf_puts(b, ", int32_t sg_cap) {\n");
     sg_dsl_c_void_args(b, op);
     sg_buf_puts(b, "    (void)sg_cap;\n    bool sg_ok = true;\n");
-    static const char *const names[3] = {"sg_m", "sg_n", "sg_k"};
-    const sg_dsl_expr *e[3] = {&t->m, &t->n, &t->k};
-    for (int i = 0; i < 3; i++) {
+    const char *a = op->c->arg_cnames[t->a], *bn = op->c->arg_cnames[t->b];
+    if (t->nf32)
+        sg_buf_printf(b, "    if (%s->dtype == SG_FLOAT32 && !%s()) return NULL;\n", a, t->tf32);
+    static const char *const names[4] = {"sg_m", "sg_n", "sg_k", "sg_batch"};
+    const sg_dsl_expr *e[4] = {&t->m, &t->n, &t->k, &t->batch};
+    for (int i = 0; i < (t->has_batch ? 4 : 3); i++) {
         sg_buf_printf(b, "    int64_t %s = ", names[i]);
         sg_dsl_c_expr(b, e[i], dc, NULL);
         sg_buf_puts(b, ";\n");
     }
     sg_buf_printf(b, "    if (!sg_ok) return NULL;\n    return sg_gemm_rule_find(sg_dslg_%s_rules, "
-                  "%u, %s, %s, 1, sg_m, sg_n, sg_k);\n}\n\n", dc->name, t->nrules,
-                  op->c->arg_cnames[t->a], op->c->arg_cnames[t->b]);
+                  "%u, %s, %s, %s, sg_m, sg_n, sg_k);\n}\n\n", dc->name, t->nrules, a, bn,
+                  t->has_batch ? "sg_batch" : "1");
 }
 
 static void pred_fn(sg_buf *b, const sg_dsl_table *t) {
@@ -232,6 +239,9 @@ void sg_dsl_table_emit(sg_buf *b, const sg_dsl_table *t) {
         sg_dsl_c_rets(b, dc->op);
         sg_buf_puts(b, ");\n\n");
     }
+    if (t->nf32)
+        sg_buf_printf(b, "/* Whether float32 may run through TF32 (PyTorch's allow_tf32): the "
+                      "float32 classes\n * were tuned with it. */\nextern bool %s(void);\n\n", t->tf32);
     rules_data(b, t);
     find_fn(b, t);
     pred_fn(b, t);

@@ -37,9 +37,30 @@ grep -q "{.algo = 21, .tile = 18, .stages = 8, .splitk = 2, .reduction = 1, .swi
     fail "the cuBLASLt configurations"
 grep -q "tuned: device: a test's; capability: 90; driver: 13000" $c || fail "the table's provenance"
 # rules sorted by dtype (the runtime's enum), layout, n, k, m
-[ "$(grep -o '^    {.dtype = SG_[A-Z0-9]*, .layout = SG_GEMM_[NT]*' $c | cut -c15- | tr '\n' ' ')" = \
+sed -n '/^static const sg_gemm_rule sg_dslg_mm_table_rules/,/^};/p' $c >mm_rules
+[ "$(grep -o '^    {.dtype = SG_[A-Z0-9]*, .layout = SG_GEMM_[NT]*' mm_rules | cut -c15- | tr '\n' ' ')" = \
   "SG_FLOAT16, .layout = SG_GEMM_NN SG_BFLOAT16, .layout = SG_GEMM_NN SG_BFLOAT16, .layout = SG_GEMM_NN SG_BFLOAT16, .layout = SG_GEMM_NN SG_BFLOAT16, .layout = SG_GEMM_NT " ] ||
-    fail "rules not in order: $(grep -o '^    {.dtype = SG_[A-Z0-9]*, .layout = SG_GEMM_[NT]*' $c)"
+    fail "rules not in order: $(grep -o '^    {.dtype = SG_[A-Z0-9]*, .layout = SG_GEMM_[NT]*' mm_rules)"
+# a table without `batch`: every class is batch 1, and the finder passes 1
+[ "$(grep -c '.batch_lo = 1, .batch_hi = 1, ' mm_rules)" = 5 ] || fail "mm's classes are not batch 1"
+grep -q "return sg_gemm_rule_find(sg_dslg_mm_table_rules, 5, self, mat2, 1, sg_m, sg_n, sg_k);" $c ||
+    fail "mm's finder does not pass batch 1"
+# bmm's: sorted by (dtype, layout, n, k, batch_lo, m_lo), a class without `batch` holds every
+# batch, and the finder passes the table's batch; float32 asks my_allow_tf32, declared once
+sed -n '/^static const sg_gemm_rule sg_dslg_bmm_table_rules/,/^};/p' $c >bmm_rules
+[ "$(grep -o '/\* line [0-9]*' bmm_rules | cut -c9- | tr '\n' ' ')" = "85 81 83 82 84 " ] ||
+    fail "bmm's rules not in order: $(grep -o '/\* line [0-9]*' bmm_rules)"
+grep -q ".batch_lo = 5, .batch_hi = 64, .m_lo = 1, .m_hi = 64, .use = SG_GEMM_USE_HEURISTIC" bmm_rules ||
+    fail "a class's batch range"
+grep -q ".layout = SG_GEMM_NT, .n = 256, .k = 128, .batch_lo = 1, .batch_hi = INT64_MAX, " bmm_rules ||
+    fail "a class without 'batch' does not hold every batch"
+grep -q "int64_t sg_batch = sg_dslg_size(self, INT64_C(0), &sg_ok);" $c || fail "the batch expression"
+grep -q "return sg_gemm_rule_find(sg_dslg_bmm_table_rules, 5, self, mat2, sg_batch, sg_m, sg_n, sg_k);" $c ||
+    fail "bmm's finder does not pass the batch"
+[ "$(grep -c '^extern bool my_allow_tf32(void);$' $c)" = 1 ] || fail "my_allow_tf32 not declared once"
+grep -q "if (self->dtype == SG_FLOAT32 && !my_allow_tf32()) return NULL;" $c ||
+    fail "bmm's finder does not ask my_allow_tf32"
+[ "$(grep -c 'my_allow_tf32()' $c)" = 1 ] || fail "a table without float32 classes asks my_allow_tf32"
 grep -q "^_Static_assert(SG_FLOAT16 < SG_BFLOAT16, " $c ||
     fail "no check that the rules' dtype order is the runtime's"
 sg_test_compile gen gen/*.c
@@ -77,6 +98,23 @@ refuse 's/m: \[65, 1000\]/m: [65, 6]/' "error: 'm' is an empty range: 65 > 6"
 refuse 's/    b: mat2/    b: nope/' "error: 'b' needs a Tensor argument of aten::mm, not 'nope'"
 refuse 's/    k: self.size(1)/    k: self.dtype/' "error: 'k'"
 refuse 's/      method: none (written by hand)//' "error: 'tuned' lacks the key 'method'"
+# batch ranges: two classes overlap where their batch and M ranges both meet, whatever lies
+# between them in the sorted order (here line 83, whose M range meets neither)
+refuse 's/batch: \[5, 64\]/batch: [4, 64]/' "bad.yaml:82:9: error: this class overlaps the one at line 81 (bfloat16 nn, n 256, k 128, batch [1, 4] and [4, 64], m [1, 64] and [1, 64])"
+refuse 's/m: \[65, 512\]/m: [64, 512]/' "bad.yaml:83:9: error: this class overlaps the one at line 81 (bfloat16 nn, n 256, k 128, batch [1, 4] and [1, 64], m [1, 64] and [64, 512])"
+# a class without its own batch range holds every batch
+refuse 's/layout: nt, m: \[1, 512\]/layout: nt, batch: [9, 9], m: [500, 600]/; /layout: nt, batch/a\      - {dtype: bfloat16, layout: nt, m: [1, 500], n: 256, k: 128, use: heuristic}' \
+    "bad.yaml:85:9: error: this class overlaps the one at line 84 (bfloat16 nt, n 256, k 128, batch [1, 9223372036854775807] and [9, 9], m [1, 500] and [500, 600])"
+refuse 's/batch: \[5, 64\]/batch: [5, 4]/' "bad.yaml:82:46: error: 'batch' is an empty range: 5 > 4"
+refuse 's/batch: \[5, 64\]/batch: [0, 64]/' "bad.yaml:82:47: error: 'batch' needs an integer from 1 to"
+refuse 's/batch: \[5, 64\]/batch: 5/' "bad.yaml:82:46: error: 'batch' is a range [first, last]"
+refuse 's/    batch: self.size(0)//' "bad.yaml:81:46: error: a class's 'batch' needs the table's 'batch'"
+refuse 's/    batch: self.size(0)/    batch: self.dtype/' "bad.yaml:74:12: error: 'batch' must be an int, not a dtype"
+# float32 classes need the table's tf32 function, a C function name of its own
+refuse 's/    tf32: my_allow_tf32//' "bad.yaml:85:17: error: a float32 class needs the table's 'tf32' function"
+refuse 's/    tf32: my_allow_tf32/    tf32: int/' "bad.yaml:79:11: error: 'tf32' needs a C function name, not 'int'"
+refuse 's/    tf32: my_allow_tf32/    tf32: aten_bmm_op/' "error: 'tf32' names 'aten_bmm_op', among the names the generated code declares for aten::bmm"
+refuse 's/    tf32: my_allow_tf32/    tf32: my_bmm_lt/' "bad.yaml:79:11: error: 'tf32' names 'my_bmm_lt', the table's 'cublaslt' function"
 refuse 's/gain: 1.05/gain: fast/' "error: 'gain' is a positive number, not 'fast'"
 refuse 's/    cublaslt: my_mm_lt/    cublaslt: self_/' "error: 'cublaslt' names 'self_', the C name an argument of aten::mm may have"
 refuse 's/    cublaslt: my_mm_lt/    cublaslt: aten_mm_out/' "error: 'cublaslt' names 'aten_mm_out', among the names the generated code declares for aten::mm"
@@ -93,6 +131,11 @@ sed -e '/use: cublaslt/d' table.yaml >nolt.yaml
 t 0 --lib dslt --dsl nolt.yaml --dsl-artifacts art -o ngen ops.yaml
 grep -q "my_mm_lt" ngen/dslt_dsl.c && fail "a table without cuBLASLt classes calls its function"
 sg_test_compile ngen ngen/dslt_dsl.c
+# a table that names its tf32 function but has no float32 class: neither declared nor called
+sed -e '/dtype: float32/d' table.yaml >nof32.yaml
+t 0 --lib dslt --dsl nof32.yaml --dsl-artifacts art -o fgen ops.yaml
+grep -q "my_allow_tf32" fgen/dslt_dsl.c && fail "a table without float32 classes names its tf32 function"
+sg_test_compile fgen fgen/dslt_dsl.c
 # a table before its template, in another file: found all the same, the same rules out
 python3 - <<'PY'
 s = open("table.yaml").read()

@@ -3,7 +3,8 @@
  * by dtype, operand layout, M range, N and K, or none; the template's test takes only the point
  * asked for; its points are named as the table names them; the overrides decline CPU tensors;
  * the public entry refuses a point out of range and tensors off CUDA. my_mm_lt is the table's
- * cuBLASLt function, which CPU tensors never reach. */
+ * cuBLASLt function, which CPU tensors never reach. bmm_table's finder also picks by the batch
+ * range, and finds a float32 class only while my_allow_tf32 says yes. */
 #include "dslt_dsl.c"
 #include "check.h"
 
@@ -18,6 +19,81 @@ sg_status my_mm_lt(const sg_gemm_lt_config *cfg, sg_keyset ks, sg_tensor *self, 
     lt_calls++;
     *ret = NULL;
     return SG_EUNSUPPORTED;
+}
+
+sg_status my_bmm_lt(const sg_gemm_lt_config *cfg, sg_keyset ks, sg_tensor *self, sg_tensor *mat2,
+                    sg_tensor **ret) {
+    (void)cfg, (void)ks, (void)self, (void)mat2;
+    lt_calls++;
+    *ret = NULL;
+    return SG_EUNSUPPORTED;
+}
+
+static bool tf32_allowed;
+static int  tf32_asked;
+
+bool my_allow_tf32(void) {
+    tf32_asked++;
+    return tf32_allowed;
+}
+
+/* batch x rows x cols, rows contiguous; columns contiguous where t */
+static sg_tensor *make3(int64_t batch, int64_t rows, int64_t cols, sg_dtype dt, bool t) {
+    int64_t    sizes[3] = {batch, t ? cols : rows, t ? rows : cols};
+    sg_tensor *x = NULL, *v = NULL;
+    if (sg_tensor_empty(sizes, 3, dt, (sg_device){SG_DEV_CPU, 0}, &x) != SG_OK) return NULL;
+    if (!t) return x;
+    if (sg_tensor_transpose(x, 1, 2, &v) != SG_OK) v = NULL;
+    sg_tensor_release(x);
+    return v;
+}
+
+/* bmm_table's class of a batch x m x 128 by batch x 128 x 256 product (B columns contiguous
+ * where bt), or NULL */
+static const sg_gemm_rule *bmm_find(int64_t batch, int64_t m, sg_dtype dt, bool bt) {
+    sg_tensor *a = make3(batch, m, 128, dt, false), *b = make3(batch, 128, 256, dt, bt);
+    CHECK(a && b);
+    const sg_gemm_rule *r = a && b ? sg_dslg_bmm_table_find(a, b, 90) : NULL;
+    sg_tensor_release(a);
+    sg_tensor_release(b);
+    return r;
+}
+
+static void test_bmm(void) {
+    const sg_gemm_rule *r;
+    /* bfloat16 nn: m [1, 64] by batch [1, 4] (algo 7) and [5, 64] (heuristic), m [65, 512] at
+     * batch [1, 64] (algo 8) */
+    CHECK((r = bmm_find(2, 32, SG_BFLOAT16, false)) && r->use == SG_GEMM_USE_CUBLASLT &&
+          sg_dslg_bmm_table_lt[r->index].algo == 7);
+    CHECK((r = bmm_find(1, 1, SG_BFLOAT16, false)) && r->batch_hi == 4);
+    CHECK((r = bmm_find(4, 64, SG_BFLOAT16, false)) && r->batch_hi == 4 && r->m_hi == 64);
+    CHECK((r = bmm_find(5, 32, SG_BFLOAT16, false)) && r->use == SG_GEMM_USE_HEURISTIC &&
+          r->batch_lo == 5);
+    CHECK((r = bmm_find(64, 64, SG_BFLOAT16, false)) && r->use == SG_GEMM_USE_HEURISTIC);
+    CHECK((r = bmm_find(3, 100, SG_BFLOAT16, false)) && r->use == SG_GEMM_USE_CUBLASLT &&
+          sg_dslg_bmm_table_lt[r->index].algo == 8);
+    CHECK((r = bmm_find(64, 512, SG_BFLOAT16, false)) && sg_dslg_bmm_table_lt[r->index].algo == 8);
+    CHECK(!bmm_find(65, 32, SG_BFLOAT16, false));  /* a batch past every range */
+    CHECK(!bmm_find(65, 100, SG_BFLOAT16, false));
+    CHECK(!bmm_find(2, 513, SG_BFLOAT16, false));  /* an M past every range */
+    /* nt: a class without `batch` holds every batch */
+    CHECK((r = bmm_find(1, 8, SG_BFLOAT16, true)) && r->layout == SG_GEMM_NT &&
+          r->batch_lo == 1 && r->batch_hi == INT64_MAX);
+    CHECK((r = bmm_find(1000, 8, SG_BFLOAT16, true)) && r->layout == SG_GEMM_NT);
+    /* float32: only while TF32 is allowed, and asked only for float32 calls */
+    tf32_allowed = false;
+    tf32_asked = 0;
+    CHECK(!bmm_find(2, 32, SG_FLOAT32, false));
+    CHECK(tf32_asked == 1);
+    CHECK(bmm_find(2, 32, SG_BFLOAT16, false) && tf32_asked == 1);
+    tf32_allowed = true;
+    CHECK((r = bmm_find(2, 32, SG_FLOAT32, false)) && r->dtype == SG_FLOAT32 &&
+          sg_dslg_bmm_table_lt[r->index].algo == 9);
+    CHECK(!bmm_find(9, 32, SG_FLOAT32, false)); /* past its batch range */
+    tf32_allowed = false;
+    CHECK(!bmm_find(2, 32, SG_FLOAT32, false));
+    /* mm's table has no batch: its classes are batch 1 */
+    CHECK(sg_dslg_mm_table_rules[0].batch_lo == 1 && sg_dslg_mm_table_rules[0].batch_hi == 1);
 }
 
 static sg_tensor *make(int64_t rows, int64_t cols, sg_dtype dt) {
@@ -79,6 +155,7 @@ int main(void) {
     sg_tensor *out = NULL;
     CHECK(dslt_dsl_run_mm_tpl(8, a32, b, &out) == SG_EINVAL && !out);
     CHECK(dslt_dsl_run_mm_tpl(0, a32, b, &out) == SG_EINVAL && !out); /* not on a CUDA device */
+    test_bmm();
     CHECK(lt_calls == 0);
     sg_tensor *ts[] = {a8, a32, a64, a65, a2000, b, bt_src, bt, h, hb, b300, f};
     for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) sg_tensor_release(ts[i]);
