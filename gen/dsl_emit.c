@@ -699,9 +699,10 @@ static void object_headers(sg_buf *b, const sg_dsl_set *s) {
     if (any) sg_buf_putc(b, '\n');
 }
 
+/* The artifacts; none where the declarations are decision tables over cuBLASLt alone. */
 static void table(sg_buf *b, const sg_dsl_set *s) {
-    sg_buf_printf(b, "static const sg_dsl_artifact sg_dslg_artifacts[%u] = {\n",
-                  s->narts ? s->narts : 1);
+    if (!s->narts) return;
+    sg_buf_printf(b, "static const sg_dsl_artifact sg_dslg_artifacts[%u] = {\n", s->narts);
     for (uint32_t i = 0; i < s->narts; i++) {
         const sg_dsl_artifact *a = &s->arts[i];
         int32_t cap = a->decl->caps[a->arch];
@@ -728,8 +729,9 @@ static void table(sg_buf *b, const sg_dsl_set *s) {
 
 static void init_fn(sg_buf *b, const sg_dsl_set *s, const char *lib) {
     sg_buf_printf(b, "sg_status %s_dsl_init(void) {\n    sg_status sg_st = SG_OK;\n", lib);
-    sg_buf_printf(b, "    for (size_t sg_i = 0; sg_i < %u && sg_st == SG_OK; sg_i++)\n"
-                  "        sg_st = sg_dsl_register(&sg_dslg_artifacts[sg_i]);\n", s->narts);
+    if (s->narts)
+        sg_buf_printf(b, "    for (size_t sg_i = 0; sg_i < %u && sg_st == SG_OK; sg_i++)\n"
+                      "        sg_st = sg_dsl_register(&sg_dslg_artifacts[sg_i]);\n", s->narts);
     for (uint32_t i = 0; i < s->ndecls + s->ntables; i++) {
         const sg_dsl_decl *dc = i < s->ndecls ? s->decls[i] : s->tables[i - s->ndecls]->dc;
         if (dc->is_template) continue; /* its tables register */

@@ -82,7 +82,7 @@ static bool read_algo(sg_dsl_loader *L, const sg_ynode *v, int32_t algo[9]) {
         return false;
     for (int i = 0; i < SG_DSL_LT_FIELDS; i++) {
         int64_t x;
-        if (!sg_dsl_want_int(L, sg_dsl_lt_keys[i], val[i], 0, INT32_MAX, &x)) return false;
+        if (!sg_dsl_want_int(L, sg_dsl_lt_keys[i], val[i], INT32_MIN, INT32_MAX, &x)) return false;
         algo[i] = (int32_t)x;
     }
     return true;
