@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""gemm_torch.py: PyTorch's torch.mm over the shape suite of bench/gemm.c, timed the same way.
+"""gemm_torch.py: PyTorch's torch.mm over the shape suite of bench/gemm.c, timed the same way;
+with --ops, the products of bench/gemm_ops.c (linear without and with a bias over the suite,
+bmm with B row-major and transposed over the bmm suite).
 
     python3 bench/gemm_torch.py [--smoke] [--suite FILE] --records FILE
+    python3 bench/gemm_torch.py --ops [--smoke] --suite FILE --bmm-suite FILE --records FILE
 
-Writes one line per shape to FILE: "M N K dtype ms". Timing, as bench/gemm.c: each call after
+Writes one line per shape to FILE: "M N K dtype ms"; with --ops "op batch M N K ms". Timing, as bench/gemm.c: each call after
 an L2 flush (a 256 MiB buffer zeroed), CUDA events around the call alone, calls queued back to
 back and synchronised once; the median of as many calls as fill about 60 ms (5 to 64).
 Inputs: bfloat16 in [-0.5, 0.5); torch.mm(a, b), its result allocated each call, as ours. Exit status 77 without a usable GPU.
@@ -16,8 +19,9 @@ MAX_CALLS, MIN_CALLS, TARGET_MS = 64, 5, 60.0
 FLUSH_BYTES = 256 << 20
 
 
-def read_suite(path):
-    """The suite's shapes (M, N, K), as bench/gemm.c expands its m/nk/mnk lines."""
+def read_suite(path, batched=False):
+    """The suite's shapes (M, N, K), as bench/gemm.c expands its m/nk/mnk lines; batched:
+    its bmnk lines' (BATCH, M, N, K)."""
     shapes, ms = [], []
     with open(path) as f:
         for no, line in enumerate(f, 1):
@@ -36,9 +40,12 @@ def read_suite(path):
                 shapes += [(m, v[0], v[1]) for m in ms]
             elif words[0] == "mnk" and len(v) == 3:
                 shapes.append(tuple(v))
+            elif words[0] == "bmnk" and len(v) == 4:
+                shapes.append(tuple(v))
             else:
-                raise SystemExit("%s:%d: expected 'm M...', 'nk N K' or 'mnk M N K'" % (path, no))
-    return shapes
+                raise SystemExit("%s:%d: expected 'm M...', 'nk N K', 'mnk M N K' or "
+                                 "'bmnk BATCH M N K'" % (path, no))
+    return [s for s in shapes if (len(s) == 4) == batched]
 
 
 def median_ms(fn, flush, smoke):
@@ -61,23 +68,55 @@ def median_ms(fn, flush, smoke):
     return t[n // 2] if n % 2 else 0.5 * (t[n // 2 - 1] + t[n // 2])
 
 
+def rand(*sizes):
+    return (torch.rand(sizes, device="cuda") - 0.5).to(torch.bfloat16)
+
+
+def ops(suite, bsuite, out, flush, smoke):
+    """bench/gemm_ops.c's products, in its order."""
+    shapes, bshapes = read_suite(suite), read_suite(bsuite, batched=True)
+    if smoke:
+        shapes, bshapes = shapes[:2], bshapes[:2]
+    F = torch.nn.functional
+    for op in ("linear", "linear_bias"):
+        for m, n, k in shapes:
+            x, w, bias = rand(m, k), rand(n, k), rand(n)
+            b = bias if op == "linear_bias" else None
+            ms = median_ms(lambda: F.linear(x, w, b), flush, smoke)
+            out.write("%s 1 %d %d %d %.5f\n" % (op, m, n, k, ms))
+            del x, w, bias, b
+    for op in ("bmm_nn", "bmm_nt"):
+        for bt, m, n, k in bshapes:
+            x = rand(bt, m, k)
+            y = rand(bt, k, n) if op == "bmm_nn" else rand(bt, n, k).transpose(1, 2)
+            ms = median_ms(lambda: torch.bmm(x, y), flush, smoke)
+            out.write("%s %d %d %d %d %.5f\n" % (op, bt, m, n, k, ms))
+            del x, y
+
+
 def main(argv):
-    smoke, suite, records = False, "bench/gemm_suite.txt", None
+    smoke, with_ops, suite, bsuite, records = False, False, "bench/gemm_suite.txt", None, None
     args = list(argv)
     while args:
         a = args.pop(0)
         if a == "--smoke":
             smoke = True
-        elif a in ("--suite", "--records") and args:
+        elif a == "--ops":
+            with_ops = True
+        elif a in ("--suite", "--bmm-suite", "--records") and args:
+            v = args.pop(0)
             if a == "--suite":
-                suite = args.pop(0)
+                suite = v
+            elif a == "--bmm-suite":
+                bsuite = v
             else:
-                records = args.pop(0)
+                records = v
         else:
             records = None
             break
-    if records is None:
-        print("usage: gemm_torch.py [--smoke] [--suite FILE] --records FILE", file=sys.stderr)
+    if records is None or (with_ops and bsuite is None):
+        print("usage: gemm_torch.py [--ops] [--smoke] [--suite FILE] [--bmm-suite FILE] "
+              "--records FILE", file=sys.stderr)
         return 2
     shapes = read_suite(suite)
     if smoke:
@@ -89,6 +128,10 @@ def main(argv):
           (torch.__version__, torch.version.cuda, torch.backends.cuda.preferred_blas_library(),
            torch.cuda.get_device_name(0)), file=sys.stderr)
     flush = torch.empty(FLUSH_BYTES, dtype=torch.uint8, device="cuda")
+    if with_ops:
+        with torch.no_grad(), open(records, "w") as out:
+            ops(suite, bsuite, out, flush, smoke)
+        return 0
     with torch.no_grad(), open(records, "w") as out:
         for m, n, k in shapes:
             a = (torch.rand((m, k), device="cuda") - 0.5).to(torch.bfloat16)
