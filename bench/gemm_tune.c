@@ -2,6 +2,7 @@
  * layout, dtype) and each shape of the suites, it measures, through the library as it ships
  * them:
  *   - cuBLASLt with its heuristic (the op's sg_cuda_*_lt with no configuration): the baseline;
+ *   - cuBLAS with its own choice (sg_cuda_*_cublas: cublasGemmEx, as PyTorch's eager ops);
  *   - cuBLASLt with each of the heuristic's first N algorithms for the very problem the library
  *     builds (sg_cuda_gemm_lt_candidates), made from their configuration as a table makes them;
  *   - for mm nn in bfloat16 and float16, each point of the Triton template mm_tpl
@@ -11,13 +12,15 @@
  * those of --from files, so one table can gather several runs (--from alone measures nothing).
  *
  *   sg_gemm_tune --out TABLE.yaml --records FILE [--suite FILE]... [--job OP:LAYOUT:DTYPE]...
- *                [--from RECORDS]... [--candidates N] [--margin R] [--triton VERSION]
+ *                [--from RECORDS]... [--candidates N] [--only cublas] [--margin R] [--triton VERSION]
  *                [--target-ms MS] [--smoke]
  *
  * OP is mm, addmm (with a bias row, beta and alpha 1: linear's) or bmm; LAYOUT nn or nt (B a
  * transposed row-major matrix: linear's weight); DTYPE bfloat16, float16 or float32 (through
  * TF32: the run allows it, and the table's float32 rules apply only where the user does).
- * bmm jobs take the suites' bmnk shapes, the others the rest. Timing: gemm_util.h, the calls of
+ * bmm jobs take the suites' bmnk shapes, the others the rest. --only cublas measures the
+ * heuristic and cuBLAS alone, to add to the records of a run made before cuBLAS was a candidate
+ * (a later measurement of a candidate replaces an earlier one). Timing: gemm_util.h, the calls of
  * one candidate filling about 20 ms (--target-ms). Exit status 77 where no GPU is usable. */
 #define _POSIX_C_SOURCE 200809L
 #include "aten.h"
@@ -40,9 +43,10 @@ typedef struct job {
     sg_dtype dt;
 } job;
 
-/* A candidate: the heuristic, a cuBLASLt configuration or a template point (point >= 0). */
+/* A candidate: the heuristic, cuBLAS, a cuBLASLt configuration or a template point
+ * (point >= 0). */
 typedef struct candidate {
-    bool              heuristic;
+    bool              heuristic, blas;
     int32_t           point;
     sg_gemm_lt_config cfg;
 } candidate;
@@ -61,6 +65,15 @@ typedef struct call_ctx {
 /* The product by candidate c into *r. */
 static sg_status run(const candidate *c, const operands *o, sg_tensor **r) {
     if (c->point >= 0) return aten_dsl_run_mm_tpl(c->point, o->a, o->b, r);
+    if (c->blas) {
+        switch (o->j->op) {
+        case TUNE_ADDMM:
+            return sg_cuda_addmm_cublas(0, o->self, o->a, o->b, sg_scalar_int(1),
+                                        sg_scalar_int(1), r);
+        case TUNE_BMM: return sg_cuda_bmm_cublas(0, o->a, o->b, r);
+        default: return sg_cuda_mm_cublas(0, o->a, o->b, r);
+        }
+    }
     const sg_gemm_lt_config *cfg = c->heuristic ? NULL : &c->cfg;
     switch (o->j->op) {
     case TUNE_ADDMM:
@@ -105,6 +118,7 @@ static bool agrees(sg_tensor *r, sg_tensor *ref, double ref_max) {
 /* ---- one shape ------------------------------------------------------------------------------ */
 
 static int           ncand = 16;
+static bool          blas_only; /* --only cublas: the heuristic and cuBLAS alone */
 static tune_records  recs;
 static FILE         *rec_file;
 static const char   *layout_names[2] = {"nn", "nt"};
@@ -169,6 +183,13 @@ static void tune_shape(const job *j, const sg_gemm_shape *s) {
     }
     double ref_max = max_abs(ref);
     measure(what, j, s, &base, &o, NULL, 0, "heuristic");
+    candidate blas = {.blas = true, .point = -1};
+    measure(what, j, s, &blas, &o, ref, ref_max, "cublas");
+    if (blas_only) {
+        sg_tensor_release(o.a), sg_tensor_release(o.b), sg_tensor_release(o.self);
+        sg_tensor_release(ref);
+        return;
+    }
     /* cuBLASLt's candidates for the problem the library builds */
     static const sg_cuda_gemm_op ops[TUNE_NOPS] = {SG_CUDA_GEMM_MM, SG_CUDA_GEMM_ADDMM,
                                                    SG_CUDA_GEMM_BMM};
@@ -247,8 +268,8 @@ static void say_skipped(sg_status st, const char *fig, const char *op) {
 static int usage(void) {
     fprintf(stderr, "usage: sg_gemm_tune --out TABLE.yaml [--records FILE] [--suite FILE]... "
                     "[--job mm|addmm|bmm:nn|nt:bfloat16|float16|float32]... [--from RECORDS]... "
-                    "[--candidates 1..%d] [--margin R>=1] [--triton VERSION] [--target-ms MS] "
-                    "[--smoke]\n", MAX_CANDIDATES);
+                    "[--candidates 1..%d] [--only cublas] [--margin R>=1] [--triton VERSION] "
+                    "[--target-ms MS] [--smoke]\n", MAX_CANDIDATES);
     return 2;
 }
 
@@ -308,6 +329,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--out") && v) out = argv[++i];
         else if (!strcmp(a, "--records") && v) rec = argv[++i];
         else if (!strcmp(a, "--triton") && v) triton = argv[++i];
+        else if (!strcmp(a, "--only") && v && !strcmp(v, "cublas")) blas_only = true, i++;
         else if (!strcmp(a, "--job") && v && njobs < MAX_JOBS && parse_job(v, &jobs[njobs]))
             njobs++, i++;
         else if (!strcmp(a, "--candidates") && v && (ncand = atoi(argv[++i])) >= 1 &&
@@ -324,13 +346,14 @@ int main(int argc, char **argv) {
         fprintf(stderr, "sg_gemm_tune: --out, and --job with --records or --from, are needed\n");
         return usage();
     }
+    /* earlier runs first: this run's measurements replace theirs */
+    for (int i = 0; i < nfrom; i++)
+        if (!sg_tune_read(&recs, from[i])) return 1;
     if (njobs) {
         if (!nsuites) suites[nsuites++] = "bench/gemm_suite.txt";
         int st = measure_jobs(jobs, njobs, suites, nsuites, rec, triton);
         if (st) return st;
     }
-    for (int i = 0; i < nfrom; i++)
-        if (!sg_tune_read(&recs, from[i])) return 1;
     int    nshapes, nchosen;
     double gain;
     if (!sg_tune_write_table(&recs, out, margin, aten_dsl_point_mm_tpl, &nshapes, &nchosen,

@@ -19,8 +19,8 @@ enum { TUNE_NKEYS = 7 };
 extern const char *const sg_tune_keys[TUNE_NKEYS];
 
 /* One line: "op layout dtype batch M N K candidate ms status", where candidate is
- * "heuristic", "lt:A/B/..." (sg_gemm_lt_config's fields in order) or "mm_tpl:POINT", ms is -1
- * where status is not "ok". */
+ * "heuristic", "cublas", "lt:A/B/..." (sg_gemm_lt_config's fields in order) or
+ * "mm_tpl:POINT"; ms is -1 where status is not "ok". */
 typedef struct tune_record {
     int32_t op, layout; /* tune_op; 0 nn, 1 nt */
     char    dtype[16];

@@ -14,14 +14,14 @@ const char *const sg_tune_keys[TUNE_NKEYS] = {"device", "capability", "driver", 
 /* Each op's table entry: its name, operands, the m, n, k (and batch) expressions and its
  * cuBLASLt function (kernels/cuda/sg_aten_cuda.h). */
 static const struct {
-    const char *name, *a, *b, *batch, *m, *n, *k, *lt;
+    const char *name, *a, *b, *batch, *m, *n, *k, *lt, *blas;
 } entries[TUNE_NOPS] = {
     {"mm_tuned", "self", "mat2", NULL, "self.size(0)", "mat2.size(1)", "self.size(1)",
-     "sg_cuda_mm_lt"},
+     "sg_cuda_mm_lt", "sg_cuda_mm_cublas"},
     {"addmm_tuned", "mat1", "mat2", NULL, "mat1.size(0)", "mat2.size(1)", "mat1.size(1)",
-     "sg_cuda_addmm_lt"},
+     "sg_cuda_addmm_lt", "sg_cuda_addmm_cublas"},
     {"bmm_tuned", "self", "mat2", "self.size(0)", "self.size(1)", "mat2.size(2)", "self.size(2)",
-     "sg_cuda_bmm_lt"},
+     "sg_cuda_bmm_lt", "sg_cuda_bmm_cublas"},
 };
 static const char *const layouts[2] = {"nn", "nt"};
 
@@ -152,6 +152,8 @@ static void rule(FILE *f, const choice *ch, int64_t blo, int64_t bhi, int64_t lo
     int32_t v[9];
     if (c == b) {
         fprintf(f, "use: heuristic");
+    } else if (!strcmp(c->cand, "cublas")) {
+        fprintf(f, "use: cublas");
     } else if (!strncmp(c->cand, "mm_tpl:", 7)) {
         fprintf(f, "use: mm_tpl, point: %s", point_text((int32_t)atoi(c->cand + 7)));
     } else if (sscanf(c->cand, "lt:%d/%d/%d/%d/%d/%d/%d/%d/%d", &v[0], &v[1], &v[2], &v[3],
@@ -191,8 +193,11 @@ static void rules(FILE *f, const choice *ch, int n, const char *(*point_text)(in
 
 static void entry(FILE *f, const tune_records *rs, int op, const choice *ch, int n, double margin,
                   const char *(*point_text)(int32_t)) {
-    bool f32 = false;
-    for (int i = 0; i < n; i++) f32 |= !strcmp(ch[i].base->dtype, "float32");
+    bool f32 = false, blas = false;
+    for (int i = 0; i < n; i++) {
+        f32 |= !strcmp(ch[i].base->dtype, "float32");
+        blas |= ch[i].best != ch[i].base && !strcmp(ch[i].best->cand, "cublas");
+    }
     fprintf(f, "- name: %s\n  op: aten::%s\n  key: CUDA\n  priority: 1\n  table:\n    tuned:\n",
             entries[op].name, sg_tune_op_names[op]);
     for (int i = 0; i < TUNE_NKEYS; i++) {
@@ -208,6 +213,7 @@ static void entry(FILE *f, const tune_records *rs, int op, const choice *ch, int
     if (entries[op].batch) fprintf(f, "    batch: %s\n", entries[op].batch);
     fprintf(f, "    m: %s\n    n: %s\n    k: %s\n    cublaslt: %s\n", entries[op].m,
             entries[op].n, entries[op].k, entries[op].lt);
+    if (blas) fprintf(f, "    cublas: %s\n", entries[op].blas);
     if (f32) fprintf(f, "    tf32: sg_cuda_allow_tf32\n");
     fprintf(f, "    rules:\n");
     rules(f, ch, n, point_text);

@@ -137,7 +137,7 @@ struct sg_dsl_decl {
 
 /* A decision table (`table:`, dsl_table.c): shape classes of a matrix product and what serves
  * each, written by a tuner. */
-enum { SG_DSL_USE_HEURISTIC, SG_DSL_USE_CUBLASLT, SG_DSL_USE_TEMPLATE };
+enum { SG_DSL_USE_HEURISTIC, SG_DSL_USE_CUBLASLT, SG_DSL_USE_CUBLAS, SG_DSL_USE_TEMPLATE };
 
 /* The fields of a cuBLASLt configuration: sg_gemm_lt_config's, sg_dsl_lt_keys. */
 enum { SG_DSL_LT_FIELDS = 9 };
@@ -174,6 +174,8 @@ typedef struct sg_dsl_table {
     bool                has_batch;
     const char         *cublaslt;  /* the function that runs a cuBLASLt algorithm, or NULL */
     uint32_t            nlt;       /* the rules that use it */
+    const char         *cublas;    /* the function that runs cuBLAS's own choice, or NULL */
+    uint32_t            nblas;     /* the rules that use it */
     const char         *tf32;      /* bool F(void): whether float32 may run through TF32, or
                                     * NULL; float32 rules need it */
     uint32_t            nf32;      /* the float32 rules */

@@ -149,9 +149,15 @@ static bool read_rule(sg_dsl_loader *L, sg_dsl_table *t, const sg_ynode *e, sg_d
             sg_dsl_err(L, v[USE]->pos, "'use: cublaslt' needs the table's 'cublaslt' function");
             return false;
         }
+    } else if (strcmp(use, "cublas") == 0) {
+        r->use = SG_DSL_USE_CUBLAS;
+        if (!t->cublas) {
+            sg_dsl_err(L, v[USE]->pos, "'use: cublas' needs the table's 'cublas' function");
+            return false;
+        }
     } else if (!v[POINT]) {
-        sg_dsl_err(L, v[USE]->pos, "unknown backend '%s': 'heuristic', 'cublaslt' or a template "
-                   "(a declaration with 'template: true', with the rule's 'point')", use);
+        sg_dsl_err(L, v[USE]->pos, "unknown backend '%s': 'heuristic', 'cublaslt', 'cublas' or a "
+                   "template (a declaration with 'template: true', with the rule's 'point')", use);
         return false;
     } else { /* a template, found once every file is read (sg_dsl_link_tables) */
         r->use = SG_DSL_USE_TEMPLATE;
@@ -227,6 +233,7 @@ static bool read_rules(sg_dsl_loader *L, sg_dsl_table *t, const sg_ynode *v) {
         if (!read_rule(L, t, v->items[i], r)) return false;
         t->nrules++;
         t->nlt += r->use == SG_DSL_USE_CUBLASLT;
+        t->nblas += r->use == SG_DSL_USE_CUBLAS;
         t->nf32 += strcmp(sg_dsl_dtypes[r->dtype].name, "float32") == 0;
     }
     qsort(t->rules, t->nrules, sizeof *t->rules, rule_cmp);
@@ -264,9 +271,9 @@ static bool read_fn_name(sg_dsl_loader *L, const sg_dsl_decl *dc, const char *ke
 
 static bool read_table(sg_dsl_loader *L, sg_dsl_table *t, const sg_ynode *v) {
     static const char *const keys[] = {"tuned", "a", "b", "m", "n", "k", "?batch", "?cublaslt",
-                                       "?tf32", "rules", NULL};
-    enum { TUNED, A, B, M, N, K, BATCH, CUBLASLT, TF32, RULES };
-    const sg_ynode *val[10];
+                                       "?cublas", "?tf32", "rules", NULL};
+    enum { TUNED, A, B, M, N, K, BATCH, CUBLASLT, CUBLAS, TF32, RULES };
+    const sg_ynode *val[11];
     sg_dsl_decl *dc = t->dc;
     if (!sg_dsl_want_kind(L, "table", v, SG_Y_MAP) ||
         !sg_dsl_take_keys(L, v, "a decision table", keys, val) || !read_tuned(L, t, val[TUNED]) ||
@@ -282,13 +289,20 @@ static bool read_table(sg_dsl_loader *L, sg_dsl_table *t, const sg_ynode *v) {
             return false;
     t->has_batch = val[BATCH] != NULL;
     if ((val[CUBLASLT] && !read_fn_name(L, dc, "cublaslt", val[CUBLASLT], &t->cublaslt)) ||
+        (val[CUBLAS] && !read_fn_name(L, dc, "cublas", val[CUBLAS], &t->cublas)) ||
         (val[TF32] && !read_fn_name(L, dc, "tf32", val[TF32], &t->tf32)))
         return false;
-    if (t->cublaslt && t->tf32 && strcmp(t->cublaslt, t->tf32) == 0) {
-        sg_dsl_err(L, val[TF32]->pos, "'tf32' names '%s', the table's 'cublaslt' function: one C "
-                   "function has one signature", t->tf32);
-        return false;
-    }
+    /* one C function has one signature: the three are declared apart */
+    const char *fns[3] = {t->cublaslt, t->cublas, t->tf32};
+    static const char *const fn_keys[3] = {"cublaslt", "cublas", "tf32"};
+    const sg_ynode *fn_vals[3] = {val[CUBLASLT], val[CUBLAS], val[TF32]};
+    for (int i = 1; i < 3; i++)
+        for (int j = 0; j < i; j++)
+            if (fns[i] && fns[j] && strcmp(fns[i], fns[j]) == 0) {
+                sg_dsl_err(L, fn_vals[i]->pos, "'%s' names '%s', the table's '%s' function: one "
+                           "C function has one signature", fn_keys[i], fns[i], fn_keys[j]);
+                return false;
+            }
     return read_rules(L, t, val[RULES]);
 }
 
@@ -409,7 +423,8 @@ int sg_dsl_link_tables(sg_dsl_set *s, sg_diag *d) {
             const sg_dsl_decl *tpl = sg_dsl_find_decl(s, r->tpl_name);
             if (!tpl) {
                 sg_diag_report(d, SG_ERROR, r->tpl_pos, "unknown backend '%s': 'heuristic', "
-                               "'cublaslt' or a template (a declaration with 'template: true')",
+                               "'cublaslt', 'cublas' or a template (a declaration with "
+                               "'template: true')",
                                r->tpl_name);
                 continue;
             }

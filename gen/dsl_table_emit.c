@@ -84,6 +84,7 @@ void sg_dsl_template_protos(sg_buf *h, const sg_dsl_set *s, const char *lib) {
 static void use_code(sg_buf *b, const sg_dsl_table *t, const sg_dsl_rule *r) {
     if (r->use == SG_DSL_USE_HEURISTIC) sg_buf_puts(b, "SG_GEMM_USE_HEURISTIC");
     else if (r->use == SG_DSL_USE_CUBLASLT) sg_buf_puts(b, "SG_GEMM_USE_CUBLASLT");
+    else if (r->use == SG_DSL_USE_CUBLAS) sg_buf_puts(b, "SG_GEMM_USE_CUBLAS");
     for (uint32_t i = 0; r->use == SG_DSL_USE_TEMPLATE && i < t->ntpls; i++)
         if (t->tpls[i] == r->tpl) sg_buf_printf(b, "SG_GEMM_USE_TEMPLATE + %u", i);
 }
@@ -175,6 +176,7 @@ static void pred_fn(sg_buf *b, const sg_dsl_table *t) {
     sg_dsl_c_args(b, op);
     sg_buf_puts(b, ", sg_cap);\n    if (!sg_r) return false;\n    switch (sg_r->use) {\n");
     if (t->nlt) sg_buf_puts(b, "    case SG_GEMM_USE_CUBLASLT: return true;\n");
+    if (t->nblas) sg_buf_puts(b, "    case SG_GEMM_USE_CUBLAS: return true;\n");
     for (uint32_t i = 0; i < t->ntpls; i++) {
         const sg_dsl_decl *tp = t->tpls[i];
         sg_buf_printf(b, "    case SG_GEMM_USE_TEMPLATE + %u:\n        return sg_dslg_%s_when(", i,
@@ -204,6 +206,11 @@ static void impl_fn(sg_buf *b, const sg_dsl_table *t) {
     if (t->nlt) {
         sg_buf_printf(b, "    case SG_GEMM_USE_CUBLASLT:\n        return %s(&sg_dslg_%s_lt["
                       "sg_r->index], ks, ", t->cublaslt, dc->name);
+        sg_dsl_c_args_rets(b, op);
+        sg_buf_puts(b, ");\n");
+    }
+    if (t->nblas) {
+        sg_buf_printf(b, "    case SG_GEMM_USE_CUBLAS:\n        return %s(ks, ", t->cublas);
         sg_dsl_c_args_rets(b, op);
         sg_buf_puts(b, ");\n");
     }
@@ -242,6 +249,13 @@ void sg_dsl_table_emit(sg_buf *b, const sg_dsl_table *t) {
     if (t->nf32)
         sg_buf_printf(b, "/* Whether float32 may run through TF32 (PyTorch's allow_tf32): the "
                       "float32 classes\n * were tuned with it. */\nextern bool %s(void);\n\n", t->tf32);
+    if (t->nblas) {
+        sg_buf_printf(b, "/* Runs cuBLAS with its own choice (the aten CUDA kernels define it). */\n"
+                      "extern sg_status %s(sg_keyset ks, ", t->cublas);
+        sg_dsl_c_params(b, dc->op);
+        sg_dsl_c_rets(b, dc->op);
+        sg_buf_puts(b, ");\n\n");
+    }
     rules_data(b, t);
     find_fn(b, t);
     pred_fn(b, t);

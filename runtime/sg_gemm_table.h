@@ -28,8 +28,14 @@ typedef struct sg_gemm_lt_config {
 } sg_gemm_lt_config;
 
 /* What serves a class: nothing (the op's kernel runs: cuBLASLt's heuristic), a cuBLASLt
- * configuration, or a point of the table's template t (SG_GEMM_USE_TEMPLATE + t). */
-enum { SG_GEMM_USE_HEURISTIC = 0, SG_GEMM_USE_CUBLASLT = 1, SG_GEMM_USE_TEMPLATE = 2 };
+ * configuration, cuBLAS with its own choice, or a point of the table's template t
+ * (SG_GEMM_USE_TEMPLATE + t). */
+enum {
+    SG_GEMM_USE_HEURISTIC = 0,
+    SG_GEMM_USE_CUBLASLT = 1,
+    SG_GEMM_USE_CUBLAS = 2,
+    SG_GEMM_USE_TEMPLATE = 3
+};
 
 /* A shape class and what serves it: `use` (above) and `index`, which of the backend's
  * configurations; the finder does not read them. A product with no batch (mm, addmm) has

@@ -63,6 +63,12 @@ grep -q "if (self->dtype == SG_FLOAT32 && !my_allow_tf32()) return NULL;" $c ||
 [ "$(grep -c 'my_allow_tf32()' $c)" = 1 ] || fail "a table without float32 classes asks my_allow_tf32"
 grep -q "^_Static_assert(SG_FLOAT16 < SG_BFLOAT16, " $c ||
     fail "no check that the rules' dtype order is the runtime's"
+# cuBLAS's classes call the table's cublas function with the op's arguments
+grep -q "^extern sg_status my_cols_cublas(sg_keyset ks, sg_tensor \*self, sg_tensor \*mat2, int64_t cols, sg_tensor \*\*ret);$" $c ||
+    fail "my_cols_cublas is not declared"
+grep -A1 "case SG_GEMM_USE_CUBLAS:$" $c | grep -q "return my_cols_cublas(ks, self, mat2, cols, ret);" ||
+    fail "a cuBLAS class does not call my_cols_cublas"
+[ "$(grep -c 'SG_GEMM_USE_CUBLAS:' $c)" = 2 ] || fail "cuBLAS is not in cols_table's predicate and implementation alone"
 sg_test_compile gen gen/*.c
 if [ -f "$build/libsg_runtime.a" ]; then
     sg_test_link gen dslt table_test "$here/dsl/table_test.c" || fail "table_test does not build"
@@ -91,6 +97,9 @@ refuse 's/use: mm_tpl, point: {dtype: bfloat16/use: mm_tpl, point: {dtyp: bfloat
     "error: 'dtyp' is not a grid variable of 'mm_tpl'"
 refuse 's/  template: true/  template: false/' "error: 'mm_tpl' is not a template (it needs 'template: true')"
 refuse 's/    cublaslt: my_mm_lt//' "error: 'use: cublaslt' needs the table's 'cublaslt' function"
+refuse 's/    cublas: my_cols_cublas//' "error: 'use: cublas' needs the table's 'cublas' function"
+refuse 's/    cublas: my_cols_cublas/    cublas: my_cols_lt/' "bad.yaml:99:13: error: 'cublas' names 'my_cols_lt', the table's 'cublaslt' function"
+refuse 's/use: cublas, gain/use: cublas, algo: {algo: 1}, gain/' "error: 'algo' is for 'use: cublaslt', not for 'use: cublas'"
 refuse 's/use: heuristic}/use: heuristic, algo: {algo: 1}}/' "error: 'algo' is for 'use: cublaslt', not for 'use: heuristic'"
 refuse 's/custom: 1, inner: 0, cluster: 4}/custom: 1, inner: 0}/' "error: 'algo' lacks the key 'cluster'"
 refuse 's/layout: nt/layout: nx/' "error: 'layout' is nn, nt, tn or tt (A's and B's), not 'nx'"

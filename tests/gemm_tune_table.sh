@@ -3,7 +3,7 @@
 # docs/gemm.md), no GPU: per shape the fastest right candidate that beats the heuristic by the
 # margin, a later measurement replacing an earlier one, M buckets of one choice merged, batch
 # buckets for bmm, float32 behind tf32, one entry per op; schemagen takes the table and its C
-# compiles; records of two devices, or a malformed line, are refused with the file and line.
+# compiles; cuBLAS's choice where it wins; records of two devices, or a malformed line, are refused with the file and line.
 # Skips where the build has no tuner (no DSL kernels).
 #
 #   bash tests/gemm_tune_table.sh SCHEMAGEN [CORPUS_DIR]
@@ -44,6 +44,7 @@ lt=lt:66/10/35/-1/2/0/1/0/4
     echo "bmm nt float16 32 128 128 64 $lt 0.02000 ok"
     echo "bmm nt float16 256 128 128 64 heuristic 0.03000 ok"
     echo "bmm nt float16 256 128 128 64 $lt 0.03000 ok"
+    echo "bmm nt float16 256 128 128 64 cublas 0.02500 ok"
 } >r1.txt
 {
     header "GPU A"
@@ -51,7 +52,7 @@ lt=lt:66/10/35/-1/2/0/1/0/4
 } >r2.txt
 
 "$tune" --from r1.txt --from r2.txt --out t.yaml 2>err || fail_now "the tuner failed: $(cat err)"
-grep -q "^sg_gemm_tune: 7 shapes, 5 with a choice other than the heuristic" err ||
+grep -q "^sg_gemm_tune: 7 shapes, 6 with a choice other than the heuristic" err ||
     fail "the summary: $(cat err)"
 [ "$(grep -c '^- name: ' t.yaml)" = 3 ] || fail "not one entry per op"
 rules() { sed -n "/^- name: $1\$/,/^- name/p" t.yaml | grep -- '- {'; }
@@ -69,7 +70,12 @@ sed -n '/^- name: addmm_tuned$/,$p' t.yaml | grep -q "^    tf32: sg_cuda_allow_t
     fail "float32 rules without tf32"
 rules bmm_tuned >bmm
 grep -q "batch: \[1, 32\], m: \[1, 128\], n: 128, k: 64, use: cublaslt" bmm || fail "bmm's first batch bucket"
-grep -q "batch: \[33, 256\], m: \[1, 128\], n: 128, k: 64, use: heuristic" bmm || fail "bmm's second batch bucket"
+grep -q "batch: \[33, 256\], m: \[1, 128\], n: 128, k: 64, use: cublas, gain: 1.200}" bmm ||
+    fail "bmm's second batch bucket"
+sed -n '/^- name: bmm_tuned$/,$p' t.yaml | grep -q "^    cublas: sg_cuda_bmm_cublas$" ||
+    fail "bmm's cuBLAS function"
+sed -n '/^- name: mm_tuned$/,/^- name: addmm/p' t.yaml | grep -q "cublas:" &&
+    fail "a table without cuBLAS classes names its function"
 grep -q "^    batch: self.size(0)$" t.yaml || fail "bmm's batch expression"
 grep -q '^      device: "GPU A"$' t.yaml || fail "the device"
 

@@ -19,19 +19,23 @@
  *
  * cuBLASLt state: a handle and a 32 MiB workspace per (device, stream), created at first use
  * and kept for the process; and, per problem (device, dtype, tf32, transposes, sizes, leading
- * dimensions, batch strides, pointer alignments), the matmul and layout descriptors with the
- * heuristic's best algorithm, so a repeated call makes no heuristic query. A decision table
- * (docs/gemm.md) may name the algorithm instead (sg_cuda_mm_lt): it is made from its
- * configuration and checked once per problem, and where cuBLASLt refuses it for the problem
- * the heuristic's is used. Both caches are
- * small maps under a mutex; entries are never freed, so a pointer taken under the lock stays
- * valid after it. */
+ * dimensions, batch strides, pointer alignments, bias epilogue), the matmul and layout
+ * descriptors with the heuristic's best algorithm, so a repeated call makes no heuristic query.
+ * addmm's self when it is one row repeated with beta 1 (linear's bias) is added by cuBLASLt's
+ * bias epilogue rather than copied into the result first, as aten's CUDA addmm does.
+ * A decision table (docs/gemm.md) may name the algorithm instead (sg_cuda_mm_lt and its
+ * kin): it is made from its configuration and checked once per problem, and where cuBLASLt
+ * refuses it for the problem the heuristic's is used. A table may also pick cuBLAS itself
+ * (sg_cuda_mm_cublas and its kin: cublasGemmEx, as PyTorch calls it), through a handle per
+ * context made at its first use. Both caches are small maps under a mutex; entries are never
+ * freed, so a pointer taken under the lock stays valid after it. */
 #include "loops.cuh"
 #include "sg_mm_shape.h"
 #include "sg_aten_cuda.h"
 #include "sg_lt_config.h"
 
 #include <cublasLt.h>
+#include <cublas_v2.h>
 
 #include <memory>
 #include <mutex>
@@ -136,6 +140,7 @@ struct gemm_job {
     sg_scalar alpha, beta;
     bool      beta0;
     const sg_gemm_lt_config *cfg;  /* the algorithm a table chose; NULL: the heuristic's */
+    bool                     blas; /* through cuBLAS's own choice (a table's), not cuBLASLt */
     const void              *bias; /* a row of n added to every row of C by cuBLASLt's bias
                                     * epilogue (beta0 then; batch 1); NULL: none */
     lt_probe                *probe;
@@ -176,6 +181,8 @@ struct lt_ctx {
     cublasLtHandle_t handle;
     void            *work;
     size_t           work_bytes;
+    cublasHandle_t   blas; /* made at the first cuBLAS product here; shares the workspace, as
+                            * both run in this stream's order */
 };
 
 std::mutex                           g_ctx_mu;
@@ -205,7 +212,7 @@ sg_status lt_context(lt_ctx **out) {
             *out = last = c.get();
             return SG_OK;
         }
-    std::unique_ptr<lt_ctx> c(new lt_ctx{dev, s, nullptr, nullptr, 0});
+    std::unique_ptr<lt_ctx> c(new lt_ctx{dev, s, nullptr, nullptr, 0, nullptr});
     cublasStatus_t          bs = cublasLtCreate(&c->handle);
     if (bs != CUBLAS_STATUS_SUCCESS) return lt_fail(bs, "handle creation");
     if (cudaMalloc(&c->work, WORKSPACE_BYTES) == cudaSuccess) {
@@ -492,6 +499,66 @@ sg_status run_lt(const gemm_job &g, cudaStream_t stream, bool *done) {
     return SG_OK;
 }
 
+/* Runs the job through cuBLAS (cublasGemmEx: what PyTorch's eager products call, with its own
+ * choice of kernel); *done false where the layout or sizes do not suit it. */
+sg_status run_blas(const gemm_job &g, cudaStream_t stream, bool *done) {
+    *done = false;
+    int64_t lda = 0, ldb = 0, ldc = 0;
+    bool ok = sg_mm_row_major(g.m, g.n, g.c.rs, g.c.cs, &ldc);
+    bool b_rm = sg_mm_row_major(g.k, g.n, g.b.rs, g.b.cs, &ldb);
+    bool b_cm = !b_rm && sg_mm_row_major(g.n, g.k, g.b.cs, g.b.rs, &ldb);
+    bool a_rm = sg_mm_row_major(g.m, g.k, g.a.rs, g.a.cs, &lda);
+    bool a_cm = !a_rm && sg_mm_row_major(g.k, g.m, g.a.cs, g.a.rs, &lda);
+    const int64_t big = INT32_MAX;
+    if (!ok || !(b_rm || b_cm) || !(a_rm || a_cm) || g.m > big || g.n > big || g.k > big ||
+        lda > big || ldb > big || ldc > big || g.batch > big)
+        return SG_OK;
+    lt_ctx   *ctx;
+    sg_status st = lt_context(&ctx);
+    if (st) return st;
+    /* a context is its stream's, shared by threads: the handle is made once under the lock */
+    cublasHandle_t blas = __atomic_load_n(&ctx->blas, __ATOMIC_ACQUIRE);
+    if (!blas) {
+        std::lock_guard<std::mutex> lock(g_ctx_mu);
+        cublasStatus_t              bs = CUBLAS_STATUS_SUCCESS;
+        if (!(blas = ctx->blas) && (bs = cublasCreate(&blas)) == CUBLAS_STATUS_SUCCESS) {
+            if ((bs = cublasSetStream(blas, ctx->stream)) == CUBLAS_STATUS_SUCCESS && ctx->work)
+                bs = cublasSetWorkspace(blas, ctx->work, ctx->work_bytes);
+            if (bs == CUBLAS_STATUS_SUCCESS) __atomic_store_n(&ctx->blas, blas, __ATOMIC_RELEASE);
+            else cublasDestroy(blas);
+        }
+        if (bs != CUBLAS_STATUS_SUCCESS)
+            return sg_error(SG_EDEVICE, "mm: cuBLAS handle creation failed: %s",
+                            cublasGetStatusString(bs));
+    }
+    cudaDataType_t      dt = lt_type(g.dtype);
+    cublasComputeType_t ct = g.dtype == SG_FLOAT64 ? CUBLAS_COMPUTE_64F
+                             : g.dtype == SG_FLOAT32 && sg_cuda_allow_tf32()
+                                 ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                 : CUBLAS_COMPUTE_32F;
+    double dal = sg_scalar_to_double(g.alpha), dbe = g.beta0 ? 0.0 : sg_scalar_to_double(g.beta);
+    float  fal = (float)dal, fbe = (float)dbe;
+    const void *al = g.dtype == SG_FLOAT64 ? (const void *)&dal : (const void *)&fal;
+    const void *be = g.dtype == SG_FLOAT64 ? (const void *)&dbe : (const void *)&fbe;
+    /* column-major C^T (n x m) = op(B^T) (n x k) . op(A^T) (k x m), as cuBLASLt's */
+    cublasOperation_t ta = b_cm ? CUBLAS_OP_T : CUBLAS_OP_N, tb = a_cm ? CUBLAS_OP_T : CUBLAS_OP_N;
+    cublasStatus_t    s =
+        g.batch == 1
+               ? cublasGemmEx(blas, ta, tb, (int)g.n, (int)g.m, (int)g.k, al, g.b.p, dt,
+                              (int)ldb, g.a.p, dt, (int)lda, be, g.c.p, dt, (int)ldc, ct,
+                              CUBLAS_GEMM_DEFAULT_TENSOR_OP)
+               : cublasGemmStridedBatchedEx(blas, ta, tb, (int)g.n, (int)g.m, (int)g.k, al,
+                                            g.b.p, dt, (int)ldb, g.b.bs, g.a.p, dt, (int)lda,
+                                            g.a.bs, be, g.c.p, dt, (int)ldc, g.c.bs,
+                                            (int)g.batch, ct, CUBLAS_GEMM_DEFAULT_TENSOR_OP);
+    (void)stream; /* the handle's stream is the context's, this one */
+    if (s == CUBLAS_STATUS_NOT_SUPPORTED) return SG_OK; /* cuBLASLt or the plain kernel */
+    if (s != CUBLAS_STATUS_SUCCESS)
+        return sg_error(SG_EDEVICE, "mm: cublasGemmEx failed: %s", cublasGetStatusString(s));
+    *done = true;
+    return SG_OK;
+}
+
 /* Runs the job: C = alpha * A.B + beta * C for every matrix of the batch. A job with a bias
  * (row-major C) or a probe runs through cuBLASLt alone: *done false where it could not. */
 sg_status gemm_run(gemm_job g, bool *done = nullptr) {
@@ -513,8 +580,9 @@ sg_status gemm_run(gemm_job g, bool *done = nullptr) {
     cudaStream_t s = sg_cu_stream();
     bool         floating = sg_dtype_is_floating(g.dtype);
     if (floating && g.k > 0) {
-        bool      done;
-        sg_status st = run_lt(g, s, &done);
+        bool      done = false;
+        sg_status st = g.blas ? run_blas(g, s, &done) : SG_OK;
+        if (!st && !done) st = run_lt(g, s, &done);
         if (st || done) return st;
     }
     return run_plain(g, s);
@@ -557,10 +625,11 @@ bool bias_row(const sg_tensor *self, const sg_tensor *w, sg_scalar beta) {
 /* result ([B,] m, n) = beta * self + alpha * a . b, as the CPU's mm_compute: self is already
  * expanded to the result (NULL where beta is 0); result is staged in a contiguous tensor where
  * its layout does not suit a gemm or it overlaps a or b. cfg: a table's cuBLASLt algorithm;
- * probe: the candidates are asked for and nothing is computed. */
+ * probe: the candidates are asked for and nothing is computed; blas: through cuBLAS. */
 sg_status mm_compute(const char *op, sg_tensor *result, sg_tensor *self, sg_tensor *a,
                      sg_tensor *b, sg_scalar beta, sg_scalar alpha,
-                     const sg_gemm_lt_config *cfg = nullptr, lt_probe *probe = nullptr) {
+                     const sg_gemm_lt_config *cfg = nullptr, lt_probe *probe = nullptr,
+                     bool blas = false) {
     sg_dtype  t = dtype_of(result);
     sg_status st;
     if (!sg_mm_dtype_ok(t)) return sg_not_implemented(op, t);
@@ -593,11 +662,12 @@ sg_status mm_compute(const char *op, sg_tensor *result, sg_tensor *self, sg_tens
         g.beta = beta0 ? sg_scalar_int(0) : beta;
         g.beta0 = beta0;
         g.cfg = cfg;
+        g.blas = blas;
         g.bias = nullptr;
         g.probe = probe;
         int64_t ld;
         bool    tried = false; /* the bias epilogue, where it suits: else a copy and beta */
-        if (!beta0 && bias_row(self, w, beta) && sg_mm_row_major(g.m, g.n, g.c.rs, g.c.cs, &ld)) {
+        if (!blas && !beta0 && bias_row(self, w, beta) && sg_mm_row_major(g.m, g.n, g.c.rs, g.c.cs, &ld)) {
             gemm_job e = g;
             e.bias = sg_tensor_data(self), e.beta0 = true, e.beta = sg_scalar_int(0);
             if ((st = gemm_run(e, &tried))) goto done;
@@ -669,11 +739,11 @@ sg_status baddbmm_out(sg_keyset ks, sg_tensor *self, sg_tensor *batch1, sg_tenso
 
 namespace {
 
-/* A new result of op (mm, addmm or bmm) by mm_compute with a table's algorithm or a probe:
+/* A new result of op (mm, addmm or bmm) by mm_compute with a table's algorithm, cuBLAS or a probe:
  * the functional op's checks, then its product. */
 sg_status lt_entry(sg_cuda_gemm_op op, const sg_gemm_lt_config *cfg, lt_probe *probe,
                    sg_tensor *self, sg_tensor *a, sg_tensor *b, sg_scalar beta, sg_scalar alpha,
-                   sg_tensor **ret) {
+                   sg_tensor **ret, bool blas = false) {
     sg_meta    m;
     sg_tensor *out = nullptr, *s = nullptr;
     sg_status  st;
@@ -698,7 +768,7 @@ sg_status lt_entry(sg_cuda_gemm_op op, const sg_gemm_lt_config *cfg, lt_probe *p
     default: return sg_error(SG_EINVAL, "sg_cuda_gemm_lt: op %d is not mm, addmm or bmm", (int)op);
     }
     if (!st) st = sg_meta_empty(&m, &out);
-    if (!st) st = mm_compute(name, out, s, a, b, beta, alpha, cfg, probe);
+    if (!st) st = mm_compute(name, out, s, a, b, beta, alpha, cfg, probe, blas);
     sg_tensor_release(s);
     if (st) {
         sg_tensor_release(out);
@@ -729,6 +799,28 @@ extern "C" sg_status sg_cuda_bmm_lt(const sg_gemm_lt_config *cfg, sg_keyset ks, 
     (void)ks;
     return lt_entry(SG_CUDA_GEMM_BMM, cfg, nullptr, nullptr, self, mat2, sg_scalar_int(0),
                     sg_scalar_int(1), ret);
+}
+
+extern "C" sg_status sg_cuda_mm_cublas(sg_keyset ks, sg_tensor *self, sg_tensor *mat2,
+                                       sg_tensor **ret) {
+    (void)ks;
+    return lt_entry(SG_CUDA_GEMM_MM, nullptr, nullptr, nullptr, self, mat2, sg_scalar_int(0),
+                    sg_scalar_int(1), ret, true);
+}
+
+extern "C" sg_status sg_cuda_addmm_cublas(sg_keyset ks, sg_tensor *self, sg_tensor *mat1,
+                                          sg_tensor *mat2, sg_scalar beta, sg_scalar alpha,
+                                          sg_tensor **ret) {
+    (void)ks;
+    return lt_entry(SG_CUDA_GEMM_ADDMM, nullptr, nullptr, self, mat1, mat2, beta, alpha, ret,
+                    true);
+}
+
+extern "C" sg_status sg_cuda_bmm_cublas(sg_keyset ks, sg_tensor *self, sg_tensor *mat2,
+                                        sg_tensor **ret) {
+    (void)ks;
+    return lt_entry(SG_CUDA_GEMM_BMM, nullptr, nullptr, nullptr, self, mat2, sg_scalar_int(0),
+                    sg_scalar_int(1), ret, true);
 }
 
 extern "C" sg_status sg_cuda_gemm_lt_candidates(sg_cuda_gemm_op op, sg_tensor *self, sg_tensor *a,

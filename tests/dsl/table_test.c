@@ -29,6 +29,24 @@ sg_status my_bmm_lt(const sg_gemm_lt_config *cfg, sg_keyset ks, sg_tensor *self,
     return SG_EUNSUPPORTED;
 }
 
+static int blas_calls;
+
+sg_status my_cols_cublas(sg_keyset ks, sg_tensor *self, sg_tensor *mat2, int64_t cols,
+                         sg_tensor **ret) {
+    (void)ks, (void)self, (void)mat2, (void)cols;
+    blas_calls++;
+    *ret = NULL;
+    return SG_EUNSUPPORTED;
+}
+
+sg_status my_cols_lt(const sg_gemm_lt_config *cfg, sg_keyset ks, sg_tensor *self,
+                     sg_tensor *mat2, int64_t cols, sg_tensor **ret) {
+    (void)cfg, (void)ks, (void)self, (void)mat2, (void)cols;
+    lt_calls++;
+    *ret = NULL;
+    return SG_EUNSUPPORTED;
+}
+
 static bool tf32_allowed;
 static int  tf32_asked;
 
@@ -92,6 +110,17 @@ static void test_bmm(void) {
     CHECK(!bmm_find(9, 32, SG_FLOAT32, false)); /* past its batch range */
     tf32_allowed = false;
     CHECK(!bmm_find(2, 32, SG_FLOAT32, false));
+    /* cols_table: M [1, 8] is cuBLAS's, [9, 64] a cuBLASLt algorithm's */
+    sg_tensor *a4 = make3(1, 4, 128, SG_BFLOAT16, false), *a16 = make3(1, 16, 128, SG_BFLOAT16, false);
+    sg_tensor *b2 = make3(1, 128, 256, SG_BFLOAT16, false), *v4 = NULL, *v16 = NULL, *vb = NULL;
+    int64_t    s4[2] = {4, 128}, s16[2] = {16, 128}, sb[2] = {128, 256};
+    CHECK(a4 && a16 && b2 && sg_tensor_view(a4, s4, 2, &v4) == SG_OK &&
+          sg_tensor_view(a16, s16, 2, &v16) == SG_OK && sg_tensor_view(b2, sb, 2, &vb) == SG_OK);
+    CHECK((r = sg_dslg_cols_table_find(v4, vb, 3, 90)) && r->use == SG_GEMM_USE_CUBLAS);
+    CHECK((r = sg_dslg_cols_table_find(v16, vb, 3, 90)) && r->use == SG_GEMM_USE_CUBLASLT &&
+          sg_dslg_cols_table_lt[r->index].algo == 5);
+    sg_tensor_release(a4), sg_tensor_release(a16), sg_tensor_release(b2);
+    sg_tensor_release(v4), sg_tensor_release(v16), sg_tensor_release(vb);
     /* mm's table has no batch: its classes are batch 1 */
     CHECK(sg_dslg_mm_table_rules[0].batch_lo == 1 && sg_dslg_mm_table_rules[0].batch_hi == 1);
 }

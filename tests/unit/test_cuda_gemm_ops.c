@@ -1,8 +1,9 @@
 /* test_cuda_gemm_ops.c: the CUDA matrix products a decision table can serve besides mm (docs/
  * gemm.md): addmm with linear's bias row (cuBLASLt's bias epilogue) and without it, linear, bmm
  * with a transposed operand, and the tuners' entries: sg_cuda_gemm_lt_candidates names the
- * problem the library runs (its first configuration gives bit for bit the heuristic's result)
- * and every candidate through sg_cuda_{mm,addmm,bmm}_lt is right. In bfloat16, float16 and
+ * problem the library runs (its first configuration gives bit for bit the heuristic's result),
+ * every candidate through sg_cuda_{mm,addmm,bmm}_lt is right, and so is cuBLAS's own choice
+ * (sg_cuda_{mm,addmm,bmm}_cublas). In bfloat16, float16 and
  * float32 (full and TF32), against float64 products of the same inputs: the largest
  * |got - ref| over the largest |ref| within a few units of the dtype's last place.
  * Skips (77) where no GPU is usable. */
@@ -182,6 +183,15 @@ static void check_tuner_entries(void) {
     sg_tensor *qd = f64(q), *ktd = f64(kt);
     CHECK(aten_bmm(qd, ktd, &ref) == SG_OK);
     check_candidates(SG_CUDA_GEMM_BMM, NULL, q, kt, ref, "bmm candidate");
+    /* cuBLAS's own choice, for each op */
+    sg_tensor *r1 = NULL, *r2 = NULL, *r3 = NULL;
+    CHECK(sg_cuda_mm_cublas(0, x, wt, &r1) == SG_OK);
+    expect_close("sg_cuda_mm_cublas", r1, mm);
+    CHECK(sg_cuda_addmm_cublas(0, bias, x, wt, sg_scalar_int(1), sg_scalar_int(1), &r2) == 0);
+    expect_close("sg_cuda_addmm_cublas", r2, addmm);
+    CHECK(sg_cuda_bmm_cublas(0, q, kt, &r3) == SG_OK);
+    expect_close("sg_cuda_bmm_cublas", r3, ref);
+    sg_tensor_release(r1), sg_tensor_release(r2), sg_tensor_release(r3);
     /* misuse: no place for the count, an unknown op, bmm of matrices */
     sg_gemm_lt_config cfg[1];
     int32_t           got = 5;
