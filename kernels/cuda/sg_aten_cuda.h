@@ -35,8 +35,8 @@ sg_status sg_cuda_bmm_lt(const sg_gemm_lt_config *cfg, sg_keyset ks, sg_tensor *
                          sg_tensor *mat2, sg_tensor **ret);
 
 /* aten::mm, addmm and bmm on CUDA through cuBLAS (cublasGemmEx: PyTorch's eager kernels, with
- * cuBLAS's own choice of kernel, which can differ from cuBLASLt's heuristic: gemv-like kernels
- * for a single row, among others), where a decision table picks it. Checks and result as
+ * cuBLAS's own choice of kernel, which can differ from cuBLASLt's heuristic), where a decision
+ * table picks it. Checks and result as
  * sg_cuda_mm_lt; where cuBLAS declines the layout, cuBLASLt runs. addmm copies self into the
  * result first (cuBLAS has no bias epilogue). */
 sg_status sg_cuda_mm_cublas(sg_keyset ks, sg_tensor *self, sg_tensor *mat2, sg_tensor **ret);
