@@ -22,7 +22,7 @@
  * heuristic and cuBLAS alone, to add to the records of a run made before cuBLAS was a candidate
  * (a later measurement of a candidate replaces an earlier one). Timing: gemm_util.h, the calls of
  * one candidate filling about 20 ms (--target-ms). Exit status 77 where no GPU is usable. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "aten.h"
 #include "aten_dsl.h"
 #include "gemm_tune.h"
@@ -144,6 +144,7 @@ static void measure(const char *what, const job *j, const sg_gemm_shape *s, cons
     fprintf(rec_file, "%s %s %s %lld %lld %lld %lld %s %.5f %s\n", sg_tune_op_names[j->op],
             layout_names[j->layout], rec.dtype, (long long)s->batch, (long long)s->m,
             (long long)s->n, (long long)s->k, label, rec.ms, status);
+    fflush(rec_file); /* a run stopped midway keeps what it measured */
     if (!sg_tune_add(&recs, &rec)) sg_bench_failures++;
 }
 
@@ -346,7 +347,16 @@ int main(int argc, char **argv) {
         fprintf(stderr, "sg_gemm_tune: --out, and --job with --records or --from, are needed\n");
         return usage();
     }
-    /* earlier runs first: this run's measurements replace theirs */
+    /* earlier runs first: this run's measurements replace theirs; the records written now
+     * must not be one of them (opening it truncates it) */
+    char rp[4096], fp[4096];
+    for (int i = 0; rec && i < nfrom; i++)
+        if (realpath(from[i], fp) &&
+            (realpath(rec, rp) ? !strcmp(rp, fp) : !strcmp(rec, from[i]))) {
+            fprintf(stderr, "sg_gemm_tune: --records %s is also read with --from: give this run's "
+                            "records another file\n", rec);
+            return 2;
+        }
     for (int i = 0; i < nfrom; i++)
         if (!sg_tune_read(&recs, from[i])) return 1;
     if (njobs) {

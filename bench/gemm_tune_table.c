@@ -62,17 +62,41 @@ static bool header_line(tune_records *rs, const char *path, int line, const char
     return true; /* any other comment */
 }
 
+/* Whether the candidate is one the tables know: heuristic, cublas, lt: with its nine fields,
+ * mm_tpl:POINT. */
+static bool known_candidate(const char *c) {
+    int  v[9], n = 0;
+    char end;
+    if (!strcmp(c, "heuristic") || !strcmp(c, "cublas")) return true;
+    if (sscanf(c, "mm_tpl:%d%c", &v[0], &end) == 1) return v[0] >= 0;
+    n = sscanf(c, "lt:%d/%d/%d/%d/%d/%d/%d/%d/%d%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+               &v[6], &v[7], &v[8], &end);
+    return n == 9;
+}
+
 bool sg_tune_read(tune_records *rs, const char *path) {
     FILE *f = fopen(path, "r");
     if (!f) {
         fprintf(stderr, "sg_gemm_tune: cannot read %s\n", path);
         return false;
     }
-    char buf[512];
+    char buf[1024];
     int  line = 0;
     bool ok = true;
     while (ok && fgets(buf, sizeof buf, f)) {
         line++;
+        if (!strchr(buf, '\n')) {
+            /* a line cut short: the end of a run that was stopped (its earlier lines stand),
+             * or one too long */
+            if (feof(f)) {
+                fprintf(stderr, "sg_gemm_tune: %s:%d: the last line has no end (a run stopped "
+                                "while writing it): left out\n", path, line);
+                break;
+            }
+            fprintf(stderr, "sg_gemm_tune: %s:%d: line too long\n", path, line);
+            ok = false;
+            break;
+        }
         if (buf[0] == '#') {
             ok = header_line(rs, path, line, buf + 1 + (buf[1] == ' '));
             continue;
@@ -92,12 +116,20 @@ bool sg_tune_read(tune_records *rs, const char *path) {
             r.layout = !strcmp(lay, "nn") ? 0 : !strcmp(lay, "nt") ? 1 : -1;
             r.batch = b, r.m = m, r.n = n, r.k = k;
             r.ok = !strcmp(status, "ok") && r.ms > 0;
-            ok = r.op >= 0 && r.layout >= 0 && b > 0 && m > 0 && n > 0 && k > 0;
+            bool st = r.ok || !strcmp(status, "wrong") || !strcmp(status, "declined") ||
+                      !strcmp(status, "failed");
+            bool dt = !strcmp(r.dtype, "bfloat16") || !strcmp(r.dtype, "float16") ||
+                      !strcmp(r.dtype, "float32");
+            /* mm's and addmm's tables have no batch */
+            ok = r.op >= 0 && r.layout >= 0 && b > 0 && m > 0 && n > 0 && k > 0 && st && dt &&
+                 known_candidate(r.cand) && (b == 1 || r.op == TUNE_BMM);
         }
         if (!ok)
             fprintf(stderr, "sg_gemm_tune: %s:%d: expected 'op layout dtype batch M N K "
-                            "candidate ms status' (op mm, addmm or bmm; layout nn or nt)\n",
-                    path, line);
+                            "candidate ms status' (op mm, addmm or bmm, batch 1 but for bmm; "
+                            "layout nn or nt; dtype bfloat16, float16 or float32; candidate "
+                            "heuristic, cublas, lt:A/.../I or mm_tpl:N; status ok, wrong, "
+                            "declined or failed)\n", path, line);
         else if (!sg_tune_add(rs, &r))
             ok = false, fprintf(stderr, "sg_gemm_tune: out of memory\n");
     }
@@ -142,7 +174,7 @@ static bool same_choice(const choice *x, const choice *y) {
 
 /* ---- the table ---------------------------------------------------------------------------- */
 
-static void rule(FILE *f, const choice *ch, int64_t blo, int64_t bhi, int64_t lo,
+static bool rule(FILE *f, const choice *ch, int64_t blo, int64_t bhi, int64_t lo,
                  const char *(*point_text)(int32_t)) {
     const tune_record *b = ch->base, *c = ch->best;
     fprintf(f, "      - {dtype: %s, layout: %s, ", b->dtype, layouts[b->layout]);
@@ -155,7 +187,13 @@ static void rule(FILE *f, const choice *ch, int64_t blo, int64_t bhi, int64_t lo
     } else if (!strcmp(c->cand, "cublas")) {
         fprintf(f, "use: cublas");
     } else if (!strncmp(c->cand, "mm_tpl:", 7)) {
-        fprintf(f, "use: mm_tpl, point: %s", point_text((int32_t)atoi(c->cand + 7)));
+        const char *p = point_text((int32_t)atoi(c->cand + 7));
+        if (!p) {
+            fprintf(stderr, "sg_gemm_tune: %s: this build's mm_tpl has no such point (records "
+                            "of another build's template?)\n", c->cand);
+            return false;
+        }
+        fprintf(f, "use: mm_tpl, point: %s", p);
     } else if (sscanf(c->cand, "lt:%d/%d/%d/%d/%d/%d/%d/%d/%d", &v[0], &v[1], &v[2], &v[3],
                       &v[4], &v[5], &v[6], &v[7], &v[8]) == 9) {
         fprintf(f, "use: cublaslt, algo: {algo: %d, tile: %d, stages: %d, splitk: %d, "
@@ -163,10 +201,12 @@ static void rule(FILE *f, const choice *ch, int64_t blo, int64_t bhi, int64_t lo
                 v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]);
     }
     fprintf(f, ", gain: %.3f}\n", b->ms / c->ms);
+    return true;
 }
 
-/* The rules of one op from its choices ch[0..n), in table order. */
-static void rules(FILE *f, const choice *ch, int n, const char *(*point_text)(int32_t)) {
+/* The rules of one op from its choices ch[0..n), in table order; false where one cannot be
+ * written (said). */
+static bool rules(FILE *f, const choice *ch, int n, const char *(*point_text)(int32_t)) {
     for (int i = 0; i < n;) {
         const tune_record *g = ch[i].base;
         int                j = i; /* one (dtype, layout, n, k): [i, j) */
@@ -181,7 +221,7 @@ static void rules(FILE *f, const choice *ch, int n, const char *(*point_text)(in
             for (int x = q; x < r; x++) {
                 /* merge into the next M bucket where it makes the same choice */
                 if (x + 1 < r && same_choice(&ch[x], &ch[x + 1])) continue;
-                rule(f, &ch[x], blo, ch[q].base->batch, lo, point_text);
+                if (!rule(f, &ch[x], blo, ch[q].base->batch, lo, point_text)) return false;
                 lo = ch[x].base->m + 1;
             }
             blo = ch[q].base->batch + 1;
@@ -189,9 +229,10 @@ static void rules(FILE *f, const choice *ch, int n, const char *(*point_text)(in
         }
         i = j;
     }
+    return true;
 }
 
-static void entry(FILE *f, const tune_records *rs, int op, const choice *ch, int n, double margin,
+static bool entry(FILE *f, const tune_records *rs, int op, const choice *ch, int n, double margin,
                   const char *(*point_text)(int32_t)) {
     bool f32 = false, blas = false;
     for (int i = 0; i < n; i++) {
@@ -216,7 +257,7 @@ static void entry(FILE *f, const tune_records *rs, int op, const choice *ch, int
     if (blas) fprintf(f, "    cublas: %s\n", entries[op].blas);
     if (f32) fprintf(f, "    tf32: sg_cuda_allow_tf32\n");
     fprintf(f, "    rules:\n");
-    rules(f, ch, n, point_text);
+    return rules(f, ch, n, point_text);
 }
 
 bool sg_tune_write_table(const tune_records *rs, const char *path, double margin,
@@ -281,16 +322,17 @@ bool sg_tune_write_table(const tune_records *rs, const char *path, double margin
                "# rather than edit them. Each rule's gain is the heuristic's time over the\n"
                "# choice's at the bucket's largest M (and batch); 'heuristic' rules record that\n"
                "# nothing beat it by %.0f%%.\n", (margin - 1) * 100);
-    for (int i = 0; i < nch;) {
+    bool written = true;
+    for (int i = 0; i < nch && written;) {
         int j = i;
         while (j < nch && ch[j].base->op == ch[i].base->op) j++;
-        entry(f, rs, ch[i].base->op, ch + i, j - i, margin, point_text);
+        written = entry(f, rs, ch[i].base->op, ch + i, j - i, margin, point_text);
         i = j;
     }
     free(ch);
-    bool ok = fclose(f) == 0;
+    bool ok = fclose(f) == 0 && written;
     if (!ok || rename(tmp, path) != 0) {
-        fprintf(stderr, "sg_gemm_tune: cannot write %s\n", path);
+        if (written) fprintf(stderr, "sg_gemm_tune: cannot write %s\n", path);
         remove(tmp);
         return false;
     }

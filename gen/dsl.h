@@ -178,6 +178,7 @@ typedef struct sg_dsl_table {
     uint32_t            nblas;     /* the rules that use it */
     const char         *tf32;      /* bool F(void): whether float32 may run through TF32, or
                                     * NULL; float32 rules need it */
+    sg_pos              fn_pos[3]; /* where cublaslt, cublas and tf32 are named */
     uint32_t            nf32;      /* the float32 rules */
     sg_dsl_rule        *rules;     /* sorted by (dtype, layout, n, k, batch_lo, m_lo) */
     uint32_t            nrules;

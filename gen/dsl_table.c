@@ -81,8 +81,10 @@ static bool read_algo(sg_dsl_loader *L, const sg_ynode *v, int32_t algo[9]) {
         !sg_dsl_take_keys(L, v, "'algo'", sg_dsl_lt_keys, val))
         return false;
     for (int i = 0; i < SG_DSL_LT_FIELDS; i++) {
-        int64_t x;
-        if (!sg_dsl_want_int(L, sg_dsl_lt_keys[i], val[i], INT32_MIN, INT32_MAX, &x)) return false;
+        /* cuBLASLt's ranges: split-K may be -1 (its own choice), the inner and cluster shape
+         * ids are 16-bit, the rest non-negative 32-bit */
+        int64_t lo = i == 3 ? -1 : 0, hi = i >= 7 ? UINT16_MAX : INT32_MAX, x;
+        if (!sg_dsl_want_int(L, sg_dsl_lt_keys[i], val[i], lo, hi, &x)) return false;
         algo[i] = (int32_t)x;
     }
     return true;
@@ -269,6 +271,8 @@ static bool read_fn_name(sg_dsl_loader *L, const sg_dsl_decl *dc, const char *ke
     return true;
 }
 
+static const char *const fn_keys[3] = {"cublaslt", "cublas", "tf32"};
+
 static bool read_table(sg_dsl_loader *L, sg_dsl_table *t, const sg_ynode *v) {
     static const char *const keys[] = {"tuned", "a", "b", "m", "n", "k", "?batch", "?cublaslt",
                                        "?cublas", "?tf32", "rules", NULL};
@@ -294,13 +298,15 @@ static bool read_table(sg_dsl_loader *L, sg_dsl_table *t, const sg_ynode *v) {
         return false;
     /* one C function has one signature: the three are declared apart */
     const char *fns[3] = {t->cublaslt, t->cublas, t->tf32};
-    static const char *const fn_keys[3] = {"cublaslt", "cublas", "tf32"};
     const sg_ynode *fn_vals[3] = {val[CUBLASLT], val[CUBLAS], val[TF32]};
+    for (int i = 0; i < 3; i++)
+        if (fn_vals[i]) t->fn_pos[i] = fn_vals[i]->pos;
     for (int i = 1; i < 3; i++)
         for (int j = 0; j < i; j++)
             if (fns[i] && fns[j] && strcmp(fns[i], fns[j]) == 0) {
                 sg_dsl_err(L, fn_vals[i]->pos, "'%s' names '%s', the table's '%s' function: one "
-                           "C function has one signature", fn_keys[i], fns[i], fn_keys[j]);
+                           "C function has one signature", fn_keys[i], fns[i],
+                           fn_keys[j]);
                 return false;
             }
     return read_rules(L, t, val[RULES]);
@@ -413,8 +419,32 @@ static bool find_point(const sg_dsl_set *s, const sg_dsl_decl *tpl, int32_t cap,
     return false;
 }
 
+/* Tables share LIB_dsl.c, where each declares its functions: a name two tables give must be
+ * one function, of one key and (but tf32's) one op's arguments. */
+static void shared_fns(const sg_dsl_set *s, sg_diag *d) {
+    for (uint32_t i = 0; i < s->ntables; i++) {
+        const sg_dsl_table *t = s->tables[i];
+        const char *mine[3] = {t->cublaslt, t->cublas, t->tf32};
+        for (uint32_t j = 0; j < i; j++) {
+            const sg_dsl_table *o = s->tables[j];
+            const char *theirs[3] = {o->cublaslt, o->cublas, o->tf32};
+            for (int a = 0; a < 3; a++)
+                for (int b = 0; b < 3; b++) {
+                    if (!mine[a] || !theirs[b] || strcmp(mine[a], theirs[b]) != 0) continue;
+                    if (a == b && (a == 2 || t->dc->op == o->dc->op)) continue;
+                    sg_diag_report(d, SG_ERROR, t->fn_pos[a], "'%s' names '%s', which table '%s' "
+                                   "(%s:%u) names as its '%s' function%s: one C function has one "
+                                   "signature", fn_keys[a], mine[a], o->dc->name,
+                                   o->dc->pos.src->path, o->dc->pos.line, fn_keys[b],
+                                   a == b ? " for another op" : "");
+                }
+        }
+    }
+}
+
 int sg_dsl_link_tables(sg_dsl_set *s, sg_diag *d) {
     uint32_t before = d->nerrors;
+    shared_fns(s, d);
     for (uint32_t i = 0; i < s->ntables; i++) {
         sg_dsl_table *t = s->tables[i];
         for (uint32_t j = 0; j < t->nrules; j++) {

@@ -3,7 +3,9 @@
 # docs/gemm.md), no GPU: per shape the fastest right candidate that beats the heuristic by the
 # margin, a later measurement replacing an earlier one, M buckets of one choice merged, batch
 # buckets for bmm, float32 behind tf32, one entry per op; schemagen takes the table and its C
-# compiles; cuBLAS's choice where it wins; records of two devices, or a malformed line, are refused with the file and line.
+# compiles; cuBLAS's choice where it wins; records of two devices, a malformed line or one of
+# an unknown kind, and a point the template lacks are refused with the file and line; a stopped
+# run's cut last line is left out; this run's records may not be a file it reads.
 # Skips where the build has no tuner (no DSL kernels).
 #
 #   bash tests/gemm_tune_table.sh SCHEMAGEN [CORPUS_DIR]
@@ -99,5 +101,27 @@ grep -q "r3.txt:2: device 'GPU B' differs from 'GPU A'" err || fail "the message
 "$tune" --from r4.txt --out u.yaml 2>err && fail "a malformed line taken"
 grep -q "r4.txt:8: expected 'op layout dtype batch M N K candidate ms status'" err ||
     fail "the message: $(cat err)"
+# a record not of the tables' kinds: refused, not written as a rule without a backend
+for bad in "mm nn bfloat16 1 1 64 32 cutlass 0.01 ok" "mm nn bfloat16 2 1 64 32 heuristic 0.01 ok" \
+    "mm nn int8 1 1 64 32 heuristic 0.01 ok" "mm nn bfloat16 1 1 64 32 heuristic 0.01 o"; do
+    { header "GPU A"; echo "$bad"; } >r5.txt
+    "$tune" --from r5.txt --out u.yaml 2>err && fail "'$bad' taken"
+    grep -q "r5.txt:8: expected 'op layout dtype batch M N K" err || fail "'$bad': $(cat err)"
+done
+# a template point this build's template does not have
+{ header "GPU A"; echo "mm nn bfloat16 1 1 64 32 heuristic 0.01 ok"
+  echo "mm nn bfloat16 1 1 64 32 mm_tpl:100000 0.001 ok"; } >r6.txt
+"$tune" --from r6.txt --out u.yaml 2>err && fail "a point the template lacks taken"
+grep -q "mm_tpl:100000: this build's mm_tpl has no such point" err || fail "the message: $(cat err)"
+# a stopped run's last line, cut short: left out, the rest read
+{ header "GPU A"; echo "mm nn bfloat16 1 1 64 32 heuristic 0.01000 ok"
+  printf 'mm nn bfloat16 1 1 64 32 cub'; } >r7.txt
+"$tune" --from r7.txt --out v.yaml 2>err || fail "a cut last line refused the file: $(cat err)"
+grep -q "r7.txt:9: the last line has no end" err || fail "the cut line not said: $(cat err)"
+# this run's records may not be a file it reads
+"$tune" --job mm:nn:bfloat16 --from r1.txt --records r1.txt --out u.yaml 2>err &&
+    fail "--records over a --from file taken"
+grep -q "records r1.txt is also read with --from" err || fail "the message: $(cat err)"
+grep -q "^mm nn bfloat16 1 1 64 32 heuristic" r1.txt || fail "r1.txt was overwritten"
 [ -e u.yaml ] || [ -e u.yaml.tmp ] && fail "a refused run wrote a table"
 sg_test_done

@@ -450,7 +450,7 @@ sg_status run_lt(const gemm_job &g, cudaStream_t stream, bool *done) {
         for (int i = 0; i < n; i++)
             if (sg_lt_config_get(&res[i].algo, &g.probe->cfg[g.probe->got]))
                 g.probe->got++;
-        *done = true;
+        *done = n > 0 || !k.bias; /* no epilogue algorithm: the call would run without it */
         return SG_OK;
     }
 
@@ -493,7 +493,9 @@ sg_status run_lt(const gemm_job &g, cudaStream_t stream, bool *done) {
         s = cublasLtMatmul(ctx->handle, p->op, al, g.b.p, p->la, g.a.p, p->lb, be, g.c.p, p->lc,
                            g.c.p, p->lc, &p->algo, ctx->work, ctx->work_bytes, stream);
     }
-    if (s == CUBLAS_STATUS_NOT_SUPPORTED) return SG_OK; /* the caller's other path takes it */
+    /* the caller's other path takes it; for the bias epilogue, the path of a copy and beta,
+     * which surfaces any fault of the device itself */
+    if (s == CUBLAS_STATUS_NOT_SUPPORTED || (g.bias && s != CUBLAS_STATUS_SUCCESS)) return SG_OK;
     if (s != CUBLAS_STATUS_SUCCESS) return lt_fail(s, "matmul");
     *done = true;
     return SG_OK;
@@ -564,7 +566,9 @@ sg_status run_blas(const gemm_job &g, cudaStream_t stream, bool *done) {
 sg_status gemm_run(gemm_job g, bool *done = nullptr) {
     if (done) *done = false;
     if (g.bias || g.probe) {
-        if (!done || g.m == 0 || g.n == 0 || g.k == 0 || (g.bias && g.batch != 1)) return SG_OK;
+        if (!done || g.m == 0 || g.n == 0 || g.k == 0 || (g.bias && g.batch != 1) ||
+            !sg_dtype_is_floating(g.dtype))
+            return SG_OK;
         return run_lt(g, sg_cu_stream(), done);
     }
     if (g.m == 0 || g.n == 0 || g.batch == 0) return SG_OK;
@@ -612,9 +616,11 @@ sg_status usable(sg_tensor *t, sg_tensor **use, sg_tensor **owned) {
 }
 
 /* Whether self (expanded to w's m x n) is one row of w's dtype repeated, beta 1: then cuBLASLt's
- * bias epilogue adds it (aten's addmm does so for linear's bias), with no copy into w first. */
-bool bias_row(const sg_tensor *self, const sg_tensor *w, sg_scalar beta) {
-    return self && w->ndim == 2 && self->ndim == 2 && self->dtype == w->dtype &&
+ * bias epilogue adds it (aten's addmm does so for linear's bias), with no copy into w first.
+ * As aten, not for a product of one column or of K 1. */
+bool bias_row(const sg_tensor *self, const sg_tensor *w, sg_scalar beta, int64_t k) {
+    return self && w->ndim == 2 && self->ndim == 2 && self->dtype == w->dtype && k > 1 &&
+           w->sizes[1] > 1 &&
            (self->sizes[0] == 1 || self->strides[0] == 0) &&
            (self->sizes[1] == 1 || self->strides[1] == 1) &&
            sg_scalar_to_double(beta) == 1.0 && beta.kind != SG_SCALAR_COMPLEX &&
@@ -667,13 +673,14 @@ sg_status mm_compute(const char *op, sg_tensor *result, sg_tensor *self, sg_tens
         g.probe = probe;
         int64_t ld;
         bool    tried = false; /* the bias epilogue, where it suits: else a copy and beta */
-        if (!blas && !beta0 && bias_row(self, w, beta) && sg_mm_row_major(g.m, g.n, g.c.rs, g.c.cs, &ld)) {
+        if (!blas && !beta0 && bias_row(self, w, beta, g.k) &&
+            sg_mm_row_major(g.m, g.n, g.c.rs, g.c.cs, &ld)) {
             gemm_job e = g;
             e.bias = sg_tensor_data(self), e.beta0 = true, e.beta = sg_scalar_int(0);
             if ((st = gemm_run(e, &tried))) goto done;
         }
         if (probe) {
-            if (!tried) (void)gemm_run(g, &tried);
+            if (!tried) st = gemm_run(g, &tried);
             goto done;
         }
         if (!tried) {

@@ -47,7 +47,8 @@ sg_status sg_cuda_bmm_cublas(sg_keyset ks, sg_tensor *self, sg_tensor *mat2, sg_
 /* For tuners: the configurations of the first `cap` algorithms cuBLASLt's heuristic offers for
  * the problem op would run on these arguments (self, beta and alpha: addmm's; a and b: the
  * operands), into cfg[0..*got); the first is what runs without a table. *got is 0 where the
- * problem does not go to cuBLASLt. Nothing is computed. */
+ * problem does not go to cuBLASLt (integers, an empty product, a layout it cannot take, no
+ * algorithm). Nothing is computed. */
 typedef enum sg_cuda_gemm_op { SG_CUDA_GEMM_MM, SG_CUDA_GEMM_ADDMM, SG_CUDA_GEMM_BMM } sg_cuda_gemm_op;
 sg_status sg_cuda_gemm_lt_candidates(sg_cuda_gemm_op op, sg_tensor *self, sg_tensor *a,
                                      sg_tensor *b, sg_scalar beta, sg_scalar alpha, int32_t cap,
