@@ -104,9 +104,13 @@ function(sg_add_dsl name)
     list(APPEND sources ${py})
   endforeach()
   list(REMOVE_DUPLICATES sources)
+  # Rationale: both schemagen calls (the plan's here, the glue's) run in the project's source
+  # folder and name the declaration files relative to it where they lie inside, so the
+  # generated files' banners and comments do not depend on where the tree is checked out.
   set(dsl_args "")
   foreach(d ${D_DECLS})
-    list(APPEND dsl_args --dsl ${d})
+    _schemagen_rel(rel ${d})
+    list(APPEND dsl_args --dsl ${rel})
   endforeach()
   set(tag_args "")
   foreach(t ${D_TAGS})
@@ -130,6 +134,7 @@ function(sg_add_dsl name)
     COMMAND ${CMAKE_COMMAND} -E touch ${dir}/stamp
     DEPENDS schemagen ${D_DECLS} ${D_SCHEMAS} ${D_TAGS} ${sources} ${SG_DSL_EXPORT}
             ${SG_DSL_OBJECTS_SCRIPT}
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
     COMMENT "DSL kernels: plan and export (${name})"
     VERBATIM)
   add_custom_target(${name} DEPENDS ${dir}/stamp)
