@@ -42,14 +42,13 @@ static sg_status call_ours(void *ctx) {
 }
 
 static sg_status call_heuristic(void *ctx) {
-    const operands *o = ctx;
-    sg_tensor      *r = NULL;
-    sg_status       st;
-    if (o->op >= BMM_NN) st = sg_cuda_bmm_lt(NULL, 0, o->x, o->wt, &r);
-    else if (o->op == LINEAR_BIAS)
-        st = sg_cuda_addmm_lt(NULL, 0, o->bias, o->x, o->wt, sg_scalar_int(1), sg_scalar_int(1),
-                              &r);
-    else st = sg_cuda_mm_lt(NULL, 0, o->x, o->wt, &r);
+    const operands       *o = ctx;
+    const sg_cuda_gemm_op op = o->op >= BMM_NN        ? SG_CUDA_GEMM_BMM
+                               : o->op == LINEAR_BIAS ? SG_CUDA_GEMM_ADDMM
+                                                      : SG_CUDA_GEMM_MM;
+    sg_tensor *r = NULL;
+    sg_status  st = sg_cuda_gemm(op, NULL, false, o->bias, o->x, o->wt, sg_scalar_int(1),
+                                 sg_scalar_int(1), &r);
     sg_tensor_release(r);
     return st;
 }

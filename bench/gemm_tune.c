@@ -12,7 +12,8 @@
  * those of --from files, so one table can gather several runs (--from alone measures nothing).
  *
  *   sg_gemm_tune --out TABLE.yaml --records FILE [--suite FILE]... [--job OP:LAYOUT:DTYPE]...
- *                [--from RECORDS]... [--candidates N] [--only cublas] [--margin R] [--triton VERSION]
+ *                [--from RECORDS]... [--candidates N] [--only cublas] [--margin R]
+ *                [--triton VERSION]
  *                [--target-ms MS] [--smoke]
  *
  * OP is mm, addmm (with a bias row, beta and alpha 1: linear's) or bmm; LAYOUT nn or nt (B a
@@ -38,7 +39,7 @@
 enum { MAX_SHAPES = 512, MAX_CANDIDATES = 32, MAX_JOBS = 32, MAX_FILES = 16 };
 
 typedef struct job {
-    tune_op  op;
+    sg_cuda_gemm_op op;
     int32_t  layout; /* 0 nn, 1 nt */
     sg_dtype dt;
 } job;
@@ -65,22 +66,8 @@ typedef struct call_ctx {
 /* The product by candidate c into *r. */
 static sg_status run(const candidate *c, const operands *o, sg_tensor **r) {
     if (c->point >= 0) return aten_dsl_run_mm_tpl(c->point, o->a, o->b, r);
-    if (c->blas) {
-        switch (o->j->op) {
-        case TUNE_ADDMM:
-            return sg_cuda_addmm_cublas(0, o->self, o->a, o->b, sg_scalar_int(1),
-                                        sg_scalar_int(1), r);
-        case TUNE_BMM: return sg_cuda_bmm_cublas(0, o->a, o->b, r);
-        default: return sg_cuda_mm_cublas(0, o->a, o->b, r);
-        }
-    }
-    const sg_gemm_lt_config *cfg = c->heuristic ? NULL : &c->cfg;
-    switch (o->j->op) {
-    case TUNE_ADDMM:
-        return sg_cuda_addmm_lt(cfg, 0, o->self, o->a, o->b, sg_scalar_int(1), sg_scalar_int(1), r);
-    case TUNE_BMM: return sg_cuda_bmm_lt(cfg, 0, o->a, o->b, r);
-    default: return sg_cuda_mm_lt(cfg, 0, o->a, o->b, r);
-    }
+    return sg_cuda_gemm(o->j->op, c->heuristic ? NULL : &c->cfg, c->blas, o->self, o->a, o->b,
+                        sg_scalar_int(1), sg_scalar_int(1), r);
 }
 
 static sg_status call(void *p) {
@@ -162,41 +149,14 @@ static sg_tensor *operand(const char *what, const int64_t *sizes, int32_t nd, bo
     return v;
 }
 
-static void tune_shape(const job *j, const sg_gemm_shape *s) {
-    char what[128];
-    snprintf(what, sizeof what, "%s %s %s %lldx%lldx%lldx%lld", sg_tune_op_names[j->op],
-             layout_names[j->layout], dtype_name(j->dt), (long long)s->batch, (long long)s->m,
-             (long long)s->n, (long long)s->k);
-    bool     bmm = j->op == TUNE_BMM;
-    int32_t  nd = bmm ? 3 : 2, o0 = bmm ? 1 : 0;
-    int64_t  sa[3] = {s->batch}, sb[3] = {s->batch};
-    sa[o0] = s->m, sa[o0 + 1] = s->k, sb[o0] = s->k, sb[o0 + 1] = s->n;
-    operands o = {j, NULL, NULL, NULL};
-    o.a = operand(what, sa, nd, false, j->dt, 21);
-    o.b = o.a ? operand(what, sb, nd, j->layout == 1, j->dt, 22) : NULL;
-    if (o.b && j->op == TUNE_ADDMM) o.self = sg_bench_filled(what, &s->n, 1, j->dt, 23, 0.25f);
-    candidate  base = {.heuristic = true, .point = -1};
-    sg_tensor *ref = NULL;
-    if (!o.b || (j->op == TUNE_ADDMM && !o.self) ||
-        !sg_bench_op_ok(run(&base, &o, &ref), what, "the heuristic")) {
-        sg_tensor_release(o.a), sg_tensor_release(o.b), sg_tensor_release(o.self);
-        return;
-    }
-    double ref_max = max_abs(ref);
-    measure(what, j, s, &base, &o, NULL, 0, "heuristic");
-    candidate blas = {.blas = true, .point = -1};
-    measure(what, j, s, &blas, &o, ref, ref_max, "cublas");
-    if (blas_only) {
-        sg_tensor_release(o.a), sg_tensor_release(o.b), sg_tensor_release(o.self);
-        sg_tensor_release(ref);
-        return;
-    }
+/* The candidates past the heuristic and cuBLAS: cuBLASLt's first algorithms for the problem
+ * the library builds, and for mm nn the template's points of the dtype. */
+static void measure_lt_and_template(const char *what, const job *j, const sg_gemm_shape *s,
+                                    const operands *o, sg_tensor *ref, double ref_max) {
     /* cuBLASLt's candidates for the problem the library builds */
-    static const sg_cuda_gemm_op ops[TUNE_NOPS] = {SG_CUDA_GEMM_MM, SG_CUDA_GEMM_ADDMM,
-                                                   SG_CUDA_GEMM_BMM};
     sg_gemm_lt_config cfg[MAX_CANDIDATES];
     int32_t           got = 0;
-    if (sg_bench_op_ok(sg_cuda_gemm_lt_candidates(ops[j->op], o.self, o.a, o.b, sg_scalar_int(1),
+    if (sg_bench_op_ok(sg_cuda_gemm_lt_candidates(j->op, o->self, o->a, o->b, sg_scalar_int(1),
                                                   sg_scalar_int(1), sg_bench_smoke ? 1 : ncand,
                                                   cfg, &got),
                        what, "the candidates"))
@@ -207,11 +167,11 @@ static void tune_shape(const job *j, const sg_gemm_shape *s) {
             snprintf(label, sizeof label, "lt:%d/%d/%d/%d/%d/%d/%d/%d/%d", c->algo, c->tile,
                      c->stages, c->splitk, c->reduction, c->swizzle, c->custom, c->inner,
                      c->cluster);
-            measure(what, j, s, &k, &o, ref, ref_max, label);
+            measure(what, j, s, &k, o, ref, ref_max, label);
         }
     /* the template's points of this dtype: mm, nn, 16-bit, K and N multiples of 8 */
     const char *p;
-    bool tpl = j->op == TUNE_MM && j->layout == 0 && j->dt != SG_FLOAT32 && s->k % 8 == 0 &&
+    bool tpl = j->op == SG_CUDA_GEMM_MM && j->layout == 0 && j->dt != SG_FLOAT32 && s->k % 8 == 0 &&
                s->n % 8 == 0;
     for (int32_t i = 0; tpl && (p = aten_dsl_point_mm_tpl(i)) != NULL; i++) {
         char want[32];
@@ -221,7 +181,32 @@ static void tune_shape(const job *j, const sg_gemm_shape *s) {
         candidate k = {.point = i};
         char      label[32];
         snprintf(label, sizeof label, "mm_tpl:%d", i);
-        measure(what, j, s, &k, &o, ref, ref_max, label);
+        measure(what, j, s, &k, o, ref, ref_max, label);
+    }
+}
+
+static void tune_shape(const job *j, const sg_gemm_shape *s) {
+    char what[128];
+    snprintf(what, sizeof what, "%s %s %s %lldx%lldx%lldx%lld", sg_tune_op_names[j->op],
+             layout_names[j->layout], dtype_name(j->dt), (long long)s->batch, (long long)s->m,
+             (long long)s->n, (long long)s->k);
+    bool     bmm = j->op == SG_CUDA_GEMM_BMM;
+    int32_t  nd = bmm ? 3 : 2, o0 = bmm ? 1 : 0;
+    int64_t  sa[3] = {s->batch}, sb[3] = {s->batch};
+    sa[o0] = s->m, sa[o0 + 1] = s->k, sb[o0] = s->k, sb[o0 + 1] = s->n;
+    operands o = {j, NULL, NULL, NULL};
+    o.a = operand(what, sa, nd, false, j->dt, 21);
+    o.b = o.a ? operand(what, sb, nd, j->layout == 1, j->dt, 22) : NULL;
+    if (o.b && j->op == SG_CUDA_GEMM_ADDMM)
+        o.self = sg_bench_filled(what, &s->n, 1, j->dt, 23, 0.25f);
+    candidate  base = {.heuristic = true, .point = -1}, blas = {.blas = true, .point = -1};
+    sg_tensor *ref = NULL;
+    if (o.b && (j->op != SG_CUDA_GEMM_ADDMM || o.self) &&
+        sg_bench_op_ok(run(&base, &o, &ref), what, "the heuristic")) {
+        double ref_max = max_abs(ref);
+        measure(what, j, s, &base, &o, NULL, 0, "heuristic");
+        measure(what, j, s, &blas, &o, ref, ref_max, "cublas");
+        if (!blas_only) measure_lt_and_template(what, j, s, &o, ref, ref_max);
     }
     sg_tensor_release(o.a), sg_tensor_release(o.b), sg_tensor_release(o.self);
     sg_tensor_release(ref);
@@ -235,7 +220,7 @@ static bool parse_job(const char *v, job *j) {
     int o = -1;
     for (int i = 0; i < TUNE_NOPS; i++)
         if (!strcmp(op, sg_tune_op_names[i])) o = i;
-    j->op = (tune_op)o;
+    j->op = (sg_cuda_gemm_op)o;
     j->layout = !strcmp(lay, "nn") ? 0 : !strcmp(lay, "nt") ? 1 : -1;
     bool known = !strcmp(dt, "bfloat16") || !strcmp(dt, "float16") || !strcmp(dt, "float32");
     j->dt = !strcmp(dt, "float16") ? SG_FLOAT16 : !strcmp(dt, "float32") ? SG_FLOAT32
@@ -295,13 +280,14 @@ static int measure_jobs(const job *jobs, int njobs, const char *const *suites, i
         return 1;
     }
     header(rec_file, triton);
-    if (fflush(rec_file) != 0 || !sg_tune_read(&recs, rec)) return 1; /* the header, as the table reads it */
+    /* the header, read back as the table reads it: checked against --from's */
+    if (fflush(rec_file) != 0 || !sg_tune_read(&recs, rec)) return 1;
     sg_cuda_set_allow_tf32(true); /* the float32 jobs measure TF32 */
     for (int q = 0; q < njobs && !sg_bench_lost; q++) {
         int done = 0;
         for (int i = 0; i < n && !sg_bench_lost; i++) {
             const sg_gemm_shape *s = &shapes[i];
-            if ((s->batch > 1) != (jobs[q].op == TUNE_BMM)) continue;
+            if ((s->batch > 1) != (jobs[q].op == SG_CUDA_GEMM_BMM)) continue;
             bool dup = false; /* the suites may list a shape twice */
             for (int p = 0; p < i && !dup; p++) dup = !memcmp(&shapes[p], s, sizeof *s);
             if (dup || (sg_bench_smoke && done == 2)) continue;

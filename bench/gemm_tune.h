@@ -5,13 +5,15 @@
 #ifndef SG_GEMM_TUNE_H
 #define SG_GEMM_TUNE_H
 
+#include "sg_aten_cuda.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
-/* The ops a table serves; their table entries (names, operands, expressions) are
- * gemm_tune_table.c's. */
-typedef enum { TUNE_MM, TUNE_ADDMM, TUNE_BMM, TUNE_NOPS } tune_op;
+/* The ops a table serves (sg_cuda_gemm_op); their names and table entries (operands,
+ * expressions) are gemm_tune_table.c's. */
+enum { TUNE_NOPS = SG_CUDA_GEMM_BMM + 1 };
 extern const char *const sg_tune_op_names[TUNE_NOPS];
 
 /* The header's keys, in the order the table's `tuned` lists them ("?" marks the optional). */
@@ -22,7 +24,7 @@ extern const char *const sg_tune_keys[TUNE_NKEYS];
  * "heuristic", "cublas", "lt:A/B/..." (sg_gemm_lt_config's fields in order) or
  * "mm_tpl:POINT"; ms is -1 where status is not "ok". */
 typedef struct tune_record {
-    int32_t op, layout; /* tune_op; 0 nn, 1 nt */
+    int32_t op, layout; /* sg_cuda_gemm_op; 0 nn, 1 nt */
     char    dtype[16];
     int64_t batch, m, n, k;
     char    cand[64];

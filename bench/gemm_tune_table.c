@@ -122,7 +122,7 @@ bool sg_tune_read(tune_records *rs, const char *path) {
                       !strcmp(r.dtype, "float32");
             /* mm's and addmm's tables have no batch */
             ok = r.op >= 0 && r.layout >= 0 && b > 0 && m > 0 && n > 0 && k > 0 && st && dt &&
-                 known_candidate(r.cand) && (b == 1 || r.op == TUNE_BMM);
+                 known_candidate(r.cand) && (b == 1 || r.op == SG_CUDA_GEMM_BMM);
         }
         if (!ok)
             fprintf(stderr, "sg_gemm_tune: %s:%d: expected 'op layout dtype batch M N K "

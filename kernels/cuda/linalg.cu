@@ -410,18 +410,45 @@ sg_status make_plan(const plan_key &k, const lt_ctx *ctx, plan *p) {
     return SG_OK;
 }
 
+/* The job as BLAS sees it (cuBLASLt and cuBLAS alike): column-major C^T (n x m) =
+ * op(B^T) (n x k) . op(A^T) (k x m), so BLAS's A is our B and its B our A; ta (tb) where our B
+ * (A) is column-major. False where C is not row-major or A or B is neither. */
+struct blas_shape {
+    int64_t lda, ldb, ldc; /* ours: A's, B's, C's */
+    bool    ta, tb;
+};
+
+bool blas_shape_of(const gemm_job &g, blas_shape *v) {
+    bool b_rm = sg_mm_row_major(g.k, g.n, g.b.rs, g.b.cs, &v->ldb);
+    bool b_cm = !b_rm && sg_mm_row_major(g.n, g.k, g.b.cs, g.b.rs, &v->ldb);
+    bool a_rm = sg_mm_row_major(g.m, g.k, g.a.rs, g.a.cs, &v->lda);
+    bool a_cm = !a_rm && sg_mm_row_major(g.k, g.m, g.a.cs, g.a.rs, &v->lda);
+    v->ta = b_cm, v->tb = a_cm;
+    return sg_mm_row_major(g.m, g.n, g.c.rs, g.c.cs, &v->ldc) && (b_rm || b_cm) && (a_rm || a_cm);
+}
+
+/* alpha and beta as BLAS takes them: double for float64, else float (the compute type's) */
+struct blas_scalars {
+    double      d[2];
+    float       f[2];
+    const void *alpha, *beta;
+    explicit blas_scalars(const gemm_job &g) {
+        d[0] = sg_scalar_to_double(g.alpha), d[1] = g.beta0 ? 0.0 : sg_scalar_to_double(g.beta);
+        f[0] = (float)d[0], f[1] = (float)d[1];
+        bool dbl = g.dtype == SG_FLOAT64;
+        alpha = dbl ? (const void *)&d[0] : (const void *)&f[0];
+        beta = dbl ? (const void *)&d[1] : (const void *)&f[1];
+    }
+    blas_scalars(const blas_scalars &) = delete; /* alpha and beta point into it */
+};
+
 /* Runs the job through cuBLASLt; *done false where no algorithm fits (the caller then runs the
- * plain kernel). C is row-major (g.c.cs == 1 or n == 1, ld g.c.rs). */
+ * plain kernel). */
 sg_status run_lt(const gemm_job &g, cudaStream_t stream, bool *done) {
     *done = false;
-    int64_t es = (int64_t)sg_dtype_size(g.dtype), lda = 0, ldb = 0, ldc = 0;
-    /* cuBLASLt sees C^T (n x m) = B^T (n x k) . A^T (k x m) */
-    bool ok = sg_mm_row_major(g.m, g.n, g.c.rs, g.c.cs, &ldc);
-    bool b_rm = sg_mm_row_major(g.k, g.n, g.b.rs, g.b.cs, &ldb);
-    bool b_cm = !b_rm && sg_mm_row_major(g.n, g.k, g.b.cs, g.b.rs, &ldb);
-    bool a_rm = sg_mm_row_major(g.m, g.k, g.a.rs, g.a.cs, &lda);
-    bool a_cm = !a_rm && sg_mm_row_major(g.k, g.m, g.a.cs, g.a.rs, &lda);
-    if (!ok || !(b_rm || b_cm) || !(a_rm || a_cm) || g.batch > INT32_MAX) return SG_OK;
+    int64_t    es = (int64_t)sg_dtype_size(g.dtype);
+    blas_shape v;
+    if (!blas_shape_of(g, &v) || g.batch > INT32_MAX) return SG_OK;
 
     lt_ctx   *ctx;
     sg_status st = lt_context(&ctx);
@@ -431,9 +458,9 @@ sg_status run_lt(const gemm_job &g, cudaStream_t stream, bool *done) {
     k.dev = ctx->dev;
     k.dtype = g.dtype;
     k.tf32 = g.dtype == SG_FLOAT32 && sg_cuda_allow_tf32();
-    k.ta = b_cm, k.tb = a_cm; /* cuBLASLt's A is our B, its B our A */
+    k.ta = v.ta, k.tb = v.tb; /* cuBLASLt's A is our B, its B our A */
     k.m = g.n, k.n = g.m, k.k = g.k;
-    k.lda = ldb, k.ldb = lda, k.ldc = ldc;
+    k.lda = v.ldb, k.ldb = v.lda, k.ldc = v.ldc;
     k.batch = g.batch;
     if (g.batch > 1) k.sa = g.b.bs, k.sb = g.a.bs, k.sc = g.c.bs;
     k.align_a = alignment(g.b.p, g.b.bs * es, g.batch);
@@ -477,10 +504,8 @@ sg_status run_lt(const gemm_job &g, cudaStream_t stream, bool *done) {
     }
     if (!p->found) return SG_OK;
 
-    double dal = sg_scalar_to_double(g.alpha), dbe = g.beta0 ? 0.0 : sg_scalar_to_double(g.beta);
-    float  fal = (float)dal, fbe = (float)dbe;
-    const void *al = g.dtype == SG_FLOAT64 ? (const void *)&dal : (const void *)&fal;
-    const void *be = g.dtype == SG_FLOAT64 ? (const void *)&dbe : (const void *)&fbe;
+    blas_scalars   sc(g);
+    const void    *al = sc.alpha, *be = sc.beta;
     cublasStatus_t s;
     if (g.bias) {
         std::lock_guard<std::mutex> lock(p->bias_mu);
@@ -505,15 +530,10 @@ sg_status run_lt(const gemm_job &g, cudaStream_t stream, bool *done) {
  * choice of kernel); *done false where the layout or sizes do not suit it. */
 sg_status run_blas(const gemm_job &g, cudaStream_t stream, bool *done) {
     *done = false;
-    int64_t lda = 0, ldb = 0, ldc = 0;
-    bool ok = sg_mm_row_major(g.m, g.n, g.c.rs, g.c.cs, &ldc);
-    bool b_rm = sg_mm_row_major(g.k, g.n, g.b.rs, g.b.cs, &ldb);
-    bool b_cm = !b_rm && sg_mm_row_major(g.n, g.k, g.b.cs, g.b.rs, &ldb);
-    bool a_rm = sg_mm_row_major(g.m, g.k, g.a.rs, g.a.cs, &lda);
-    bool a_cm = !a_rm && sg_mm_row_major(g.k, g.m, g.a.cs, g.a.rs, &lda);
-    const int64_t big = INT32_MAX;
-    if (!ok || !(b_rm || b_cm) || !(a_rm || a_cm) || g.m > big || g.n > big || g.k > big ||
-        lda > big || ldb > big || ldc > big || g.batch > big)
+    blas_shape    v;
+    const int64_t big = INT32_MAX; /* cuBLAS takes int sizes */
+    if (!blas_shape_of(g, &v) || g.m > big || g.n > big || g.k > big || v.lda > big ||
+        v.ldb > big || v.ldc > big || g.batch > big)
         return SG_OK;
     lt_ctx   *ctx;
     sg_status st = lt_context(&ctx);
@@ -538,21 +558,18 @@ sg_status run_blas(const gemm_job &g, cudaStream_t stream, bool *done) {
                              : g.dtype == SG_FLOAT32 && sg_cuda_allow_tf32()
                                  ? CUBLAS_COMPUTE_32F_FAST_TF32
                                  : CUBLAS_COMPUTE_32F;
-    double dal = sg_scalar_to_double(g.alpha), dbe = g.beta0 ? 0.0 : sg_scalar_to_double(g.beta);
-    float  fal = (float)dal, fbe = (float)dbe;
-    const void *al = g.dtype == SG_FLOAT64 ? (const void *)&dal : (const void *)&fal;
-    const void *be = g.dtype == SG_FLOAT64 ? (const void *)&dbe : (const void *)&fbe;
-    /* column-major C^T (n x m) = op(B^T) (n x k) . op(A^T) (k x m), as cuBLASLt's */
-    cublasOperation_t ta = b_cm ? CUBLAS_OP_T : CUBLAS_OP_N, tb = a_cm ? CUBLAS_OP_T : CUBLAS_OP_N;
+    blas_scalars      sc(g);
+    cublasOperation_t ta = v.ta ? CUBLAS_OP_T : CUBLAS_OP_N, tb = v.tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+    int               n = (int)g.n, m = (int)g.m, k = (int)g.k;
     cublasStatus_t    s =
         g.batch == 1
-               ? cublasGemmEx(blas, ta, tb, (int)g.n, (int)g.m, (int)g.k, al, g.b.p, dt,
-                              (int)ldb, g.a.p, dt, (int)lda, be, g.c.p, dt, (int)ldc, ct,
-                              CUBLAS_GEMM_DEFAULT_TENSOR_OP)
-               : cublasGemmStridedBatchedEx(blas, ta, tb, (int)g.n, (int)g.m, (int)g.k, al,
-                                            g.b.p, dt, (int)ldb, g.b.bs, g.a.p, dt, (int)lda,
-                                            g.a.bs, be, g.c.p, dt, (int)ldc, g.c.bs,
-                                            (int)g.batch, ct, CUBLAS_GEMM_DEFAULT_TENSOR_OP);
+            ? cublasGemmEx(blas, ta, tb, n, m, k, sc.alpha, g.b.p, dt, (int)v.ldb, g.a.p, dt,
+                           (int)v.lda, sc.beta, g.c.p, dt, (int)v.ldc, ct,
+                           CUBLAS_GEMM_DEFAULT_TENSOR_OP)
+            : cublasGemmStridedBatchedEx(blas, ta, tb, n, m, k, sc.alpha, g.b.p, dt, (int)v.ldb,
+                                         g.b.bs, g.a.p, dt, (int)v.lda, g.a.bs, sc.beta, g.c.p,
+                                         dt, (int)v.ldc, g.c.bs, (int)g.batch, ct,
+                                         CUBLAS_GEMM_DEFAULT_TENSOR_OP);
     (void)stream; /* the handle's stream is the context's, this one */
     if (s == CUBLAS_STATUS_NOT_SUPPORTED) return SG_OK; /* cuBLASLt or the plain kernel */
     if (s != CUBLAS_STATUS_SUCCESS)
@@ -671,10 +688,10 @@ sg_status mm_compute(const char *op, sg_tensor *result, sg_tensor *self, sg_tens
         g.blas = blas;
         g.bias = nullptr;
         g.probe = probe;
-        int64_t ld;
-        bool    tried = false; /* the bias epilogue, where it suits: else a copy and beta */
-        if (!blas && !beta0 && bias_row(self, w, beta, g.k) &&
-            sg_mm_row_major(g.m, g.n, g.c.rs, g.c.cs, &ld)) {
+        /* the bias epilogue, where it suits (and C is row-major: run_lt checks): else a copy
+         * and beta */
+        bool tried = false;
+        if (!blas && !beta0 && bias_row(self, w, beta, g.k)) {
             gemm_job e = g;
             e.bias = sg_tensor_data(self), e.beta0 = true, e.beta = sg_scalar_int(0);
             if ((st = gemm_run(e, &tried))) goto done;
@@ -806,6 +823,12 @@ extern "C" sg_status sg_cuda_bmm_lt(const sg_gemm_lt_config *cfg, sg_keyset ks, 
     (void)ks;
     return lt_entry(SG_CUDA_GEMM_BMM, cfg, nullptr, nullptr, self, mat2, sg_scalar_int(0),
                     sg_scalar_int(1), ret);
+}
+
+extern "C" sg_status sg_cuda_gemm(sg_cuda_gemm_op op, const sg_gemm_lt_config *cfg, bool blas,
+                                  sg_tensor *self, sg_tensor *a, sg_tensor *b, sg_scalar beta,
+                                  sg_scalar alpha, sg_tensor **ret) {
+    return lt_entry(op, blas ? nullptr : cfg, nullptr, self, a, b, beta, alpha, ret, blas);
 }
 
 extern "C" sg_status sg_cuda_mm_cublas(sg_keyset ks, sg_tensor *self, sg_tensor *mat2,

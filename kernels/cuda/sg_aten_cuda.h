@@ -44,12 +44,20 @@ sg_status sg_cuda_addmm_cublas(sg_keyset ks, sg_tensor *self, sg_tensor *mat1, s
                                sg_scalar beta, sg_scalar alpha, sg_tensor **ret);
 sg_status sg_cuda_bmm_cublas(sg_keyset ks, sg_tensor *self, sg_tensor *mat2, sg_tensor **ret);
 
+typedef enum sg_cuda_gemm_op { SG_CUDA_GEMM_MM, SG_CUDA_GEMM_ADDMM, SG_CUDA_GEMM_BMM } sg_cuda_gemm_op;
+
+/* For tuners and benchmarks, the functions above by op: cuBLAS where blas, else cuBLASLt with
+ * cfg (NULL: its heuristic); self, beta and alpha are addmm's (the others ignore them), a and b
+ * the operands. */
+sg_status sg_cuda_gemm(sg_cuda_gemm_op op, const sg_gemm_lt_config *cfg, bool blas,
+                       sg_tensor *self, sg_tensor *a, sg_tensor *b, sg_scalar beta,
+                       sg_scalar alpha, sg_tensor **ret);
+
 /* For tuners: the configurations of the first `cap` algorithms cuBLASLt's heuristic offers for
  * the problem op would run on these arguments (self, beta and alpha: addmm's; a and b: the
  * operands), into cfg[0..*got); the first is what runs without a table. *got is 0 where the
  * problem does not go to cuBLASLt (integers, an empty product, a layout it cannot take, no
  * algorithm). Nothing is computed. */
-typedef enum sg_cuda_gemm_op { SG_CUDA_GEMM_MM, SG_CUDA_GEMM_ADDMM, SG_CUDA_GEMM_BMM } sg_cuda_gemm_op;
 sg_status sg_cuda_gemm_lt_candidates(sg_cuda_gemm_op op, sg_tensor *self, sg_tensor *a,
                                      sg_tensor *b, sg_scalar beta, sg_scalar alpha, int32_t cap,
                                      sg_gemm_lt_config *cfg, int32_t *got);
