@@ -7,6 +7,7 @@
  * range, and finds a float32 class only while my_allow_tf32 says yes. */
 #include "dslt_dsl.c"
 #include "check.h"
+#include "gemm_operands.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -53,21 +54,18 @@ bool my_allow_tf32(void) {
     return tf32_allowed;
 }
 
-/* batch x rows x cols, rows contiguous; columns contiguous where t */
-static sg_tensor *make3(int64_t batch, int64_t rows, int64_t cols, sg_dtype dt, bool t) {
-    int64_t    sizes[3] = {batch, t ? cols : rows, t ? rows : cols};
-    sg_tensor *x = NULL, *v = NULL;
-    if (sg_tensor_empty(sizes, 3, dt, (sg_device){SG_DEV_CPU, 0}, &x) != SG_OK) return NULL;
-    if (!t) return x;
-    if (sg_tensor_transpose(x, 1, 2, &v) != SG_OK) v = NULL;
-    sg_tensor_release(x);
-    return v;
+static sg_tensor *make(int64_t rows, int64_t cols, sg_dtype dt) {
+    int64_t    sizes[2] = {rows, cols};
+    sg_tensor *t = NULL;
+    if (sg_tensor_empty(sizes, 2, dt, (sg_device){SG_DEV_CPU, 0}, &t) != SG_OK) return NULL;
+    return t;
 }
 
 /* bmm_table's class of a batch x m x 128 by batch x 128 x 256 product (B columns contiguous
  * where bt), or NULL */
 static const sg_gemm_rule *bmm_find(int64_t batch, int64_t m, sg_dtype dt, bool bt) {
-    sg_tensor *a = make3(batch, m, 128, dt, false), *b = make3(batch, 128, 256, dt, bt);
+    sg_tensor *a = gemm_operand(batch, m, 128, dt, false);
+    sg_tensor *b = gemm_operand(batch, 128, 256, dt, bt);
     CHECK(a && b);
     const sg_gemm_rule *r = a && b ? sg_dslg_bmm_table_find(a, b, 90) : NULL;
     sg_tensor_release(a);
@@ -109,25 +107,15 @@ static void test_bmm(void) {
     tf32_allowed = false;
     CHECK(!bmm_find(2, 32, SG_FLOAT32, false));
     /* cols_table: M [1, 8] is cuBLAS's, [9, 64] a cuBLASLt algorithm's */
-    sg_tensor *a4 = make3(1, 4, 128, SG_BFLOAT16, false), *a16 = make3(1, 16, 128, SG_BFLOAT16, false);
-    sg_tensor *b2 = make3(1, 128, 256, SG_BFLOAT16, false), *v4 = NULL, *v16 = NULL, *vb = NULL;
-    int64_t    s4[2] = {4, 128}, s16[2] = {16, 128}, sb[2] = {128, 256};
-    CHECK(a4 && a16 && b2 && sg_tensor_view(a4, s4, 2, &v4) == SG_OK &&
-          sg_tensor_view(a16, s16, 2, &v16) == SG_OK && sg_tensor_view(b2, sb, 2, &vb) == SG_OK);
-    CHECK((r = sg_dslg_cols_table_find(v4, vb, 3, 90)) && r->use == SG_GEMM_USE_CUBLAS);
-    CHECK((r = sg_dslg_cols_table_find(v16, vb, 3, 90)) && r->use == SG_GEMM_USE_CUBLASLT &&
+    sg_tensor *a4 = make(4, 128, SG_BFLOAT16), *a16 = make(16, 128, SG_BFLOAT16);
+    sg_tensor *b2 = make(128, 256, SG_BFLOAT16);
+    CHECK(a4 && a16 && b2);
+    CHECK((r = sg_dslg_cols_table_find(a4, b2, 3, 90)) && r->use == SG_GEMM_USE_CUBLAS);
+    CHECK((r = sg_dslg_cols_table_find(a16, b2, 3, 90)) && r->use == SG_GEMM_USE_CUBLASLT &&
           sg_dslg_cols_table_lt[r->index].algo == 5);
     sg_tensor_release(a4), sg_tensor_release(a16), sg_tensor_release(b2);
-    sg_tensor_release(v4), sg_tensor_release(v16), sg_tensor_release(vb);
     /* mm's table has no batch: its classes are batch 1 */
     CHECK(sg_dslg_mm_table_rules[0].batch_lo == 1 && sg_dslg_mm_table_rules[0].batch_hi == 1);
-}
-
-static sg_tensor *make(int64_t rows, int64_t cols, sg_dtype dt) {
-    int64_t    sizes[2] = {rows, cols};
-    sg_tensor *t = NULL;
-    if (sg_tensor_empty(sizes, 2, dt, (sg_device){SG_DEV_CPU, 0}, &t) != SG_OK) return NULL;
-    return t;
 }
 
 /* t's transpose, a view (columns contiguous) */

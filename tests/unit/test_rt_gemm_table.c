@@ -4,6 +4,7 @@
  * group absent (before the first, between two, after the last) finds nothing, as do operands
  * of two dtypes or a layout the table cannot name. */
 #include "check.h"
+#include "gemm_operands.h"
 #include "sg_gemm_table.h"
 
 #include <stdint.h>
@@ -25,22 +26,11 @@ static const sg_gemm_rule rules[] = {
 };
 enum { NRULES = sizeof rules / sizeof rules[0] };
 
-/* batch x rows x cols CPU tensor, rows contiguous, or columns where t */
-static sg_tensor *make(int64_t batch, int64_t rows, int64_t cols, sg_dtype dt, bool t) {
-    int64_t    sizes[3] = {batch, t ? cols : rows, t ? rows : cols};
-    sg_tensor *x = NULL, *v = NULL;
-    if (sg_tensor_empty(sizes, 3, dt, (sg_device){SG_DEV_CPU, 0}, &x) != SG_OK) return NULL;
-    if (!t) return x;
-    if (sg_tensor_transpose(x, 1, 2, &v) != SG_OK) v = NULL;
-    sg_tensor_release(x);
-    return v;
-}
-
 /* the index of the class of a batch x m x k by batch x k x n product (a, b row-major unless
  * at, bt), -1 where none; the batch passed is `batch`, whatever the tensors' first dim */
 static int find(sg_dtype da, sg_dtype db, bool at, bool bt, int64_t batch, int64_t m, int64_t n,
                 int64_t k) {
-    sg_tensor *a = make(1, m, k, da, at), *b = make(1, k, n, db, bt);
+    sg_tensor *a = gemm_operand(1, m, k, da, at), *b = gemm_operand(1, k, n, db, bt);
     CHECK(a && b);
     const sg_gemm_rule *r = a && b ? sg_gemm_rule_find(rules, NRULES, a, b, batch, m, n, k)
                                    : NULL;
@@ -91,7 +81,8 @@ int main(void) {
     CHECK(find(SG_FLOAT32, SG_FLOAT32, true, true, 1, 8, 256, 128) == -1);
     /* operands of two dtypes, a missing operand, an empty table */
     CHECK(find(SG_FLOAT32, SG_FLOAT16, false, false, 1, 8, 256, 128) == -1);
-    sg_tensor *a = make(1, 8, 128, SG_FLOAT32, false), *b = make(1, 128, 256, SG_FLOAT32, false);
+    sg_tensor *a = gemm_operand(1, 8, 128, SG_FLOAT32, false);
+    sg_tensor *b = gemm_operand(1, 128, 256, SG_FLOAT32, false);
     CHECK(a && b);
     CHECK(sg_gemm_rule_find(rules, NRULES, a, b, 1, 8, 256, 128) == &rules[2]);
     CHECK(!sg_gemm_rule_find(rules, NRULES, NULL, b, 1, 8, 256, 128));
