@@ -162,6 +162,10 @@ typedef struct sg_dsl_rule {
 /* "algo", "tile", ...: sg_gemm_lt_config's fields in order, NULL-ended (dsl_table.c). */
 extern const char *const sg_dsl_lt_keys[];
 
+/* A table's functions: its keys are sg_dsl_fn_keys[i] (dsl_table.c). */
+enum { SG_DSL_FN_CUBLASLT, SG_DSL_FN_CUBLAS, SG_DSL_FN_TF32, SG_DSL_NFNS };
+extern const char *const sg_dsl_fn_keys[SG_DSL_NFNS];
+
 typedef struct sg_dsl_table {
     sg_dsl_decl        *dc;        /* name, op, priority, file, position and the names its
                                     * expressions may use (no grid, no artifacts) */
@@ -172,13 +176,14 @@ typedef struct sg_dsl_table {
     sg_dsl_expr         m, n, k;
     sg_dsl_expr         batch;     /* `batch`, where has_batch; else the batch is 1 */
     bool                has_batch;
-    const char         *cublaslt;  /* the function that runs a cuBLASLt algorithm, or NULL */
-    uint32_t            nlt;       /* the rules that use it */
-    const char         *cublas;    /* the function that runs cuBLAS's own choice, or NULL */
-    uint32_t            nblas;     /* the rules that use it */
-    const char         *tf32;      /* bool F(void): whether float32 may run through TF32, or
-                                    * NULL; float32 rules need it */
-    sg_pos              fn_pos[3]; /* where cublaslt, cublas and tf32 are named */
+    /* the functions the generated code calls, by SG_DSL_FN_*, NULL where not named:
+     * cuBLASLt's algorithm (the op's arguments after the configuration and ks), cuBLAS's own
+     * choice (after ks), and bool F(void), whether float32 may run through TF32 (float32 rules
+     * need it); and where each is named */
+    const char         *fn[SG_DSL_NFNS];
+    sg_pos              fn_pos[SG_DSL_NFNS];
+    uint32_t            nlt;       /* the rules that use cuBLASLt */
+    uint32_t            nblas;     /* the rules that use cuBLAS */
     uint32_t            nf32;      /* the float32 rules */
     sg_dsl_rule        *rules;     /* sorted by (dtype, layout, n, k, batch_lo, m_lo) */
     uint32_t            nrules;

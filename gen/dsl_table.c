@@ -114,7 +114,7 @@ static bool read_rule(sg_dsl_loader *L, sg_dsl_table *t, const sg_ynode *e, sg_d
     }
     /* float32 runs through TF32 only where the user allows it (PyTorch's allow_tf32): the
      * tuner measured it so, and the table declines float32 where the `tf32` function says no */
-    if (strcmp(sg_dsl_dtypes[r->dtype].name, "float32") == 0 && !t->tf32) {
+    if (strcmp(sg_dsl_dtypes[r->dtype].name, "float32") == 0 && !t->fn[SG_DSL_FN_TF32]) {
         sg_dsl_err(L, v[DTYPE]->pos, "a float32 class needs the table's 'tf32' function (float32 "
                    "runs through TF32 only where the user allows it)");
         return false;
@@ -147,13 +147,13 @@ static bool read_rule(sg_dsl_loader *L, sg_dsl_table *t, const sg_ynode *e, sg_d
         r->use = SG_DSL_USE_HEURISTIC;
     } else if (strcmp(use, "cublaslt") == 0) {
         r->use = SG_DSL_USE_CUBLASLT;
-        if (!t->cublaslt) {
+        if (!t->fn[SG_DSL_FN_CUBLASLT]) {
             sg_dsl_err(L, v[USE]->pos, "'use: cublaslt' needs the table's 'cublaslt' function");
             return false;
         }
     } else if (strcmp(use, "cublas") == 0) {
         r->use = SG_DSL_USE_CUBLAS;
-        if (!t->cublas) {
+        if (!t->fn[SG_DSL_FN_CUBLAS]) {
             sg_dsl_err(L, v[USE]->pos, "'use: cublas' needs the table's 'cublas' function");
             return false;
         }
@@ -271,12 +271,14 @@ static bool read_fn_name(sg_dsl_loader *L, const sg_dsl_decl *dc, const char *ke
     return true;
 }
 
-static const char *const fn_keys[3] = {"cublaslt", "cublas", "tf32"};
+const char *const sg_dsl_fn_keys[SG_DSL_NFNS] = {"cublaslt", "cublas", "tf32"};
 
 static bool read_table(sg_dsl_loader *L, sg_dsl_table *t, const sg_ynode *v) {
     static const char *const keys[] = {"tuned", "a", "b", "m", "n", "k", "?batch", "?cublaslt",
                                        "?cublas", "?tf32", "rules", NULL};
     enum { TUNED, A, B, M, N, K, BATCH, CUBLASLT, CUBLAS, TF32, RULES };
+    _Static_assert(CUBLAS - CUBLASLT == SG_DSL_FN_CUBLAS && TF32 - CUBLASLT == SG_DSL_FN_TF32,
+                   "the function keys in SG_DSL_FN_* order");
     const sg_ynode *val[11];
     sg_dsl_decl *dc = t->dc;
     if (!sg_dsl_want_kind(L, "table", v, SG_Y_MAP) ||
@@ -292,23 +294,20 @@ static bool read_table(sg_dsl_loader *L, sg_dsl_table *t, const sg_ynode *v) {
                                              (sg_dsl_scope_ud){0}, scope))
             return false;
     t->has_batch = val[BATCH] != NULL;
-    if ((val[CUBLASLT] && !read_fn_name(L, dc, "cublaslt", val[CUBLASLT], &t->cublaslt)) ||
-        (val[CUBLAS] && !read_fn_name(L, dc, "cublas", val[CUBLAS], &t->cublas)) ||
-        (val[TF32] && !read_fn_name(L, dc, "tf32", val[TF32], &t->tf32)))
-        return false;
-    /* one C function has one signature: the three are declared apart */
-    const char *fns[3] = {t->cublaslt, t->cublas, t->tf32};
-    const sg_ynode *fn_vals[3] = {val[CUBLASLT], val[CUBLAS], val[TF32]};
-    for (int i = 0; i < 3; i++)
-        if (fn_vals[i]) t->fn_pos[i] = fn_vals[i]->pos;
-    for (int i = 1; i < 3; i++)
+    /* one C function has one signature: the functions are declared apart */
+    for (int i = 0; i < SG_DSL_NFNS; i++) {
+        const sg_ynode *fv = val[CUBLASLT + i];
+        if (!fv) continue;
+        if (!read_fn_name(L, dc, sg_dsl_fn_keys[i], fv, &t->fn[i])) return false;
+        t->fn_pos[i] = fv->pos;
         for (int j = 0; j < i; j++)
-            if (fns[i] && fns[j] && strcmp(fns[i], fns[j]) == 0) {
-                sg_dsl_err(L, fn_vals[i]->pos, "'%s' names '%s', the table's '%s' function: one "
-                           "C function has one signature", fn_keys[i], fns[i],
-                           fn_keys[j]);
+            if (t->fn[j] && strcmp(t->fn[i], t->fn[j]) == 0) {
+                sg_dsl_err(L, fv->pos, "'%s' names '%s', the table's '%s' function: one C "
+                           "function has one signature", sg_dsl_fn_keys[i], t->fn[i],
+                           sg_dsl_fn_keys[j]);
                 return false;
             }
+    }
     return read_rules(L, t, val[RULES]);
 }
 
@@ -424,18 +423,17 @@ static bool find_point(const sg_dsl_set *s, const sg_dsl_decl *tpl, int32_t cap,
 static void shared_fns(const sg_dsl_set *s, sg_diag *d) {
     for (uint32_t i = 0; i < s->ntables; i++) {
         const sg_dsl_table *t = s->tables[i];
-        const char *mine[3] = {t->cublaslt, t->cublas, t->tf32};
         for (uint32_t j = 0; j < i; j++) {
             const sg_dsl_table *o = s->tables[j];
-            const char *theirs[3] = {o->cublaslt, o->cublas, o->tf32};
-            for (int a = 0; a < 3; a++)
-                for (int b = 0; b < 3; b++) {
-                    if (!mine[a] || !theirs[b] || strcmp(mine[a], theirs[b]) != 0) continue;
-                    if (a == b && (a == 2 || t->dc->op == o->dc->op)) continue;
+            for (int a = 0; a < SG_DSL_NFNS; a++)
+                for (int b = 0; b < SG_DSL_NFNS; b++) {
+                    const char *mine = t->fn[a];
+                    if (!mine || !o->fn[b] || strcmp(mine, o->fn[b]) != 0) continue;
+                    if (a == b && (a == SG_DSL_FN_TF32 || t->dc->op == o->dc->op)) continue;
                     sg_diag_report(d, SG_ERROR, t->fn_pos[a], "'%s' names '%s', which table '%s' "
                                    "(%s:%u) names as its '%s' function%s: one C function has one "
-                                   "signature", fn_keys[a], mine[a], o->dc->name,
-                                   o->dc->pos.src->path, o->dc->pos.line, fn_keys[b],
+                                   "signature", sg_dsl_fn_keys[a], mine, o->dc->name,
+                                   o->dc->pos.src->path, o->dc->pos.line, sg_dsl_fn_keys[b],
                                    a == b ? " for another op" : "");
                 }
         }

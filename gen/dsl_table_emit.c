@@ -148,7 +148,7 @@ static void find_fn(sg_buf *b, const sg_dsl_table *t) {
     sg_buf_puts(b, "    (void)sg_cap;\n    bool sg_ok = true;\n");
     const char *a = op->c->arg_cnames[t->a], *bn = op->c->arg_cnames[t->b];
     if (t->nf32)
-        sg_buf_printf(b, "    if (%s->dtype == SG_FLOAT32 && !%s()) return NULL;\n", a, t->tf32);
+        sg_buf_printf(b, "    if (%s->dtype == SG_FLOAT32 && !%s()) return NULL;\n", a, t->fn[SG_DSL_FN_TF32]);
     static const char *const names[4] = {"sg_m", "sg_n", "sg_k", "sg_batch"};
     const sg_dsl_expr *e[4] = {&t->m, &t->n, &t->k, &t->batch};
     for (int i = 0; i < (t->has_batch ? 4 : 3); i++) {
@@ -205,12 +205,12 @@ static void impl_fn(sg_buf *b, const sg_dsl_table *t) {
                   "SG_GEMM_USE_HEURISTIC) {\n", t->cap);
     if (t->nlt) {
         sg_buf_printf(b, "    case SG_GEMM_USE_CUBLASLT:\n        return %s(&sg_dslg_%s_lt["
-                      "sg_r->index], ks, ", t->cublaslt, dc->name);
+                      "sg_r->index], ks, ", t->fn[SG_DSL_FN_CUBLASLT], dc->name);
         sg_dsl_c_args_rets(b, op);
         sg_buf_puts(b, ");\n");
     }
     if (t->nblas) {
-        sg_buf_printf(b, "    case SG_GEMM_USE_CUBLAS:\n        return %s(ks, ", t->cublas);
+        sg_buf_printf(b, "    case SG_GEMM_USE_CUBLAS:\n        return %s(ks, ", t->fn[SG_DSL_FN_CUBLAS]);
         sg_dsl_c_args_rets(b, op);
         sg_buf_puts(b, ");\n");
     }
@@ -241,17 +241,17 @@ void sg_dsl_table_emit(sg_buf *b, const sg_dsl_table *t) {
     if (t->nlt) {
         sg_buf_printf(b, "/* Runs a cuBLASLt algorithm (the aten CUDA kernels define it). */\n"
                       "extern sg_status %s(const sg_gemm_lt_config *sg_cfg, sg_keyset ks, ",
-                      t->cublaslt);
+                      t->fn[SG_DSL_FN_CUBLASLT]);
         sg_dsl_c_params(b, dc->op);
         sg_dsl_c_rets(b, dc->op);
         sg_buf_puts(b, ");\n\n");
     }
     if (t->nf32)
         sg_buf_printf(b, "/* Whether float32 may run through TF32 (PyTorch's allow_tf32): the "
-                      "float32 classes\n * were tuned with it. */\nextern bool %s(void);\n\n", t->tf32);
+                      "float32 classes\n * were tuned with it. */\nextern bool %s(void);\n\n", t->fn[SG_DSL_FN_TF32]);
     if (t->nblas) {
         sg_buf_printf(b, "/* Runs cuBLAS with its own choice (the aten CUDA kernels define it). */\n"
-                      "extern sg_status %s(sg_keyset ks, ", t->cublas);
+                      "extern sg_status %s(sg_keyset ks, ", t->fn[SG_DSL_FN_CUBLAS]);
         sg_dsl_c_params(b, dc->op);
         sg_dsl_c_rets(b, dc->op);
         sg_buf_puts(b, ");\n\n");
