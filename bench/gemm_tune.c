@@ -5,23 +5,26 @@
  *   - cuBLAS with its own choice (sg_cuda_*_cublas: cublasGemmEx, as PyTorch's eager ops);
  *   - cuBLASLt with each of the heuristic's first N algorithms for the very problem the library
  *     builds (sg_cuda_gemm_lt_candidates), made from their configuration as a table makes them;
- *   - for mm nn in bfloat16 and float16, each point of the Triton template mm_tpl
- *     (kernels/dsl/mm.yaml) through aten_dsl_run_mm_tpl;
+ *   - for mm nn in bfloat16 and float16, each point of each template of aten::mm (the
+ *     Triton mm_tpl and mm_persist_tpl of kernels/dsl/mm.yaml, the CuTeDSL mm_cute_tpl of
+ *     kernels/dsl/mm_cute.yaml where the build has CuTeDSL) through its aten_dsl_run_NAME;
+ *     a point whose `when` does not take the shape is not a candidate there;
  * checks each candidate's result against the baseline's, writes every measurement to the
  * records file, and the decision tables from the records (gemm_tune_table.c): this run's and
  * those of --from files, so one table can gather several runs (--from alone measures nothing).
  *
  *   sg_gemm_tune --out TABLE.yaml --records FILE [--suite FILE]... [--job OP:LAYOUT:DTYPE]...
- *                [--from RECORDS]... [--candidates N] [--only cublas] [--margin R]
+ *                [--from RECORDS]... [--candidates N] [--only cublas|TEMPLATE] [--margin R]
  *                [--triton VERSION]
  *                [--target-ms MS] [--smoke]
  *
  * OP is mm, addmm (with a bias row, beta and alpha 1: linear's) or bmm; LAYOUT nn or nt (B a
  * transposed row-major matrix: linear's weight); DTYPE bfloat16, float16 or float32 (through
  * TF32: the run allows it, and the table's float32 rules apply only where the user does).
- * bmm jobs take the suites' bmnk shapes, the others the rest. --only cublas measures the
- * heuristic and cuBLAS alone, to add to the records of a run made before cuBLAS was a candidate
- * (a later measurement of a candidate replaces an earlier one). Timing: gemm_util.h, the calls of
+ * bmm jobs take the suites' bmnk shapes, the others the rest. --only cublas (or a template's
+ * name) measures the heuristic and cuBLAS (or that template's points) alone, to add to the
+ * records of a run made before it was a candidate (a later measurement of a candidate replaces
+ * an earlier one). Timing: gemm_util.h, the calls of
  * one candidate filling about 20 ms (--target-ms). Exit status 77 where no GPU is usable. */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "aten.h"
@@ -44,12 +47,22 @@ typedef struct job {
     sg_dtype dt;
 } job;
 
-/* A candidate: the heuristic, cuBLAS, a cuBLASLt configuration or a template point
- * (point >= 0). */
+/* This build's templates of aten::mm: the tables may name their points (gemm_tune.h). */
+const tune_template sg_tune_templates[] = {
+    {"mm_tpl", aten_dsl_run_mm_tpl, aten_dsl_point_mm_tpl},
+    {"mm_persist_tpl", aten_dsl_run_mm_persist_tpl, aten_dsl_point_mm_persist_tpl},
+#ifdef SG_HAVE_CUTEDSL_KERNELS
+    {"mm_cute_tpl", aten_dsl_run_mm_cute_tpl, aten_dsl_point_mm_cute_tpl},
+#endif
+};
+const int sg_tune_ntemplates = (int)(sizeof sg_tune_templates / sizeof *sg_tune_templates);
+
+/* A candidate: the heuristic, cuBLAS, a cuBLASLt configuration or a template's point. */
 typedef struct candidate {
-    bool              heuristic, blas;
-    int32_t           point;
-    sg_gemm_lt_config cfg;
+    bool                 heuristic, blas;
+    const tune_template *tpl; /* with point */
+    int32_t              point;
+    sg_gemm_lt_config    cfg;
 } candidate;
 
 /* One shape's operands, as the job's op takes them. */
@@ -65,7 +78,7 @@ typedef struct call_ctx {
 
 /* The product by candidate c into *r. */
 static sg_status run(const candidate *c, const operands *o, sg_tensor **r) {
-    if (c->point >= 0) return aten_dsl_run_mm_tpl(c->point, o->a, o->b, r);
+    if (c->tpl) return c->tpl->run(c->point, o->a, o->b, r);
     return sg_cuda_gemm(o->j->op, c->heuristic ? NULL : &c->cfg, c->blas, o->self, o->a, o->b,
                         sg_scalar_int(1), sg_scalar_int(1), r);
 }
@@ -105,7 +118,7 @@ static bool agrees(sg_tensor *r, sg_tensor *ref, double ref_max) {
 /* ---- one shape ------------------------------------------------------------------------------ */
 
 static int           ncand = 16;
-static bool          blas_only; /* --only cublas: the heuristic and cuBLAS alone */
+static const char   *only; /* --only: the heuristic and cuBLAS, or one template, alone */
 static tune_records  recs;
 static FILE         *rec_file;
 static const char   *layout_names[2] = {"nn", "nt"};
@@ -122,6 +135,7 @@ static void measure(const char *what, const job *j, const sg_gemm_shape *s, cons
     sg_status  st = run(c, o, &r);
     bool       ok = st == SG_OK && (!ref || agrees(r, ref, ref_max));
     sg_tensor_release(r);
+    if (c->tpl && st == SG_EINVAL) return; /* its `when` does not take the shape */
     tune_record rec = {.op = j->op, .layout = j->layout, .batch = s->batch, .m = s->m,
                        .n = s->n, .k = s->k, .ms = ok ? sg_gemm_median_ms(what, call, &x) : -1};
     rec.ok = ok && rec.ms > 0;
@@ -149,8 +163,11 @@ static sg_tensor *operand(const char *what, const int64_t *sizes, int32_t nd, bo
     return v;
 }
 
+static void measure_templates(const char *what, const job *j, const sg_gemm_shape *s,
+                              const operands *o, sg_tensor *ref, double ref_max);
+
 /* The candidates past the heuristic and cuBLAS: cuBLASLt's first algorithms for the problem
- * the library builds, and for mm nn the template's points of the dtype. */
+ * the library builds, and for mm nn the templates' points of the dtype. */
 static void measure_lt_and_template(const char *what, const job *j, const sg_gemm_shape *s,
                                     const operands *o, sg_tensor *ref, double ref_max) {
     /* cuBLASLt's candidates for the problem the library builds */
@@ -161,7 +178,7 @@ static void measure_lt_and_template(const char *what, const job *j, const sg_gem
                                                   cfg, &got),
                        what, "the candidates"))
         for (int i = 0; i < got; i++) {
-            candidate         k = {.point = -1, .cfg = cfg[i]};
+            candidate         k = {.cfg = cfg[i]};
             const sg_gemm_lt_config *c = &cfg[i];
             char                     label[96];
             snprintf(label, sizeof label, "lt:%d/%d/%d/%d/%d/%d/%d/%d/%d", c->algo, c->tile,
@@ -169,19 +186,28 @@ static void measure_lt_and_template(const char *what, const job *j, const sg_gem
                      c->cluster);
             measure(what, j, s, &k, o, ref, ref_max, label);
         }
-    /* the template's points of this dtype: mm, nn, 16-bit, K and N multiples of 8 */
-    const char *p;
-    bool tpl = j->op == SG_CUDA_GEMM_MM && j->layout == 0 && j->dt != SG_FLOAT32 && s->k % 8 == 0 &&
-               s->n % 8 == 0;
-    for (int32_t i = 0; tpl && (p = aten_dsl_point_mm_tpl(i)) != NULL; i++) {
-        char want[32];
-        snprintf(want, sizeof want, "{dtype: %s,", dtype_name(j->dt));
-        if (strncmp(p, want, strlen(want)) != 0) continue;
-        if (sg_bench_smoke && i > 0) break;
-        candidate k = {.point = i};
-        char      label[32];
-        snprintf(label, sizeof label, "mm_tpl:%d", i);
-        measure(what, j, s, &k, o, ref, ref_max, label);
+    measure_templates(what, j, s, o, ref, ref_max);
+}
+
+/* For mm nn in 16 bits, the points of the dtype of each template (of --only's alone where it
+ * names one); each template's `when` says what else it takes. */
+static void measure_templates(const char *what, const job *j, const sg_gemm_shape *s,
+                              const operands *o, sg_tensor *ref, double ref_max) {
+    if (j->op != SG_CUDA_GEMM_MM || j->layout != 0 || j->dt == SG_FLOAT32) return;
+    char want[32];
+    snprintf(want, sizeof want, "{dtype: %s,", dtype_name(j->dt));
+    for (int t = 0; t < sg_tune_ntemplates; t++) {
+        const tune_template *tp = &sg_tune_templates[t];
+        const char          *p;
+        if (only && strcmp(only, tp->name)) continue;
+        for (int32_t i = 0; (p = tp->point(i)) != NULL; i++) {
+            if (strncmp(p, want, strlen(want)) != 0) continue;
+            candidate k = {.tpl = tp, .point = i};
+            char      label[64];
+            snprintf(label, sizeof label, "%s:%d", tp->name, i);
+            measure(what, j, s, &k, o, ref, ref_max, label);
+            if (sg_bench_smoke) break;
+        }
     }
 }
 
@@ -199,14 +225,15 @@ static void tune_shape(const job *j, const sg_gemm_shape *s) {
     o.b = o.a ? operand(what, sb, nd, j->layout == 1, j->dt, 22) : NULL;
     if (o.b && j->op == SG_CUDA_GEMM_ADDMM)
         o.self = sg_bench_filled(what, &s->n, 1, j->dt, 23, 0.25f);
-    candidate  base = {.heuristic = true, .point = -1}, blas = {.blas = true, .point = -1};
+    candidate  base = {.heuristic = true}, blas = {.blas = true};
     sg_tensor *ref = NULL;
     if (o.b && (j->op != SG_CUDA_GEMM_ADDMM || o.self) &&
         sg_bench_op_ok(run(&base, &o, &ref), what, "the heuristic")) {
         double ref_max = max_abs(ref);
         measure(what, j, s, &base, &o, NULL, 0, "heuristic");
-        measure(what, j, s, &blas, &o, ref, ref_max, "cublas");
-        if (!blas_only) measure_lt_and_template(what, j, s, &o, ref, ref_max);
+        if (!only || !strcmp(only, "cublas")) measure(what, j, s, &blas, &o, ref, ref_max, "cublas");
+        if (!only) measure_lt_and_template(what, j, s, &o, ref, ref_max);
+        else if (strcmp(only, "cublas")) measure_templates(what, j, s, &o, ref, ref_max);
     }
     sg_tensor_release(o.a), sg_tensor_release(o.b), sg_tensor_release(o.self);
     sg_tensor_release(ref);
@@ -251,10 +278,17 @@ static void say_skipped(sg_status st, const char *fig, const char *op) {
             sg_last_error());
 }
 
+/* Whether --only's value is cublas or one of this build's templates. */
+static bool known_only(const char *v) {
+    bool known = !strcmp(v, "cublas");
+    for (int t = 0; t < sg_tune_ntemplates; t++) known |= !strcmp(v, sg_tune_templates[t].name);
+    return known;
+}
+
 static int usage(void) {
     fprintf(stderr, "usage: sg_gemm_tune --out TABLE.yaml [--records FILE] [--suite FILE]... "
                     "[--job mm|addmm|bmm:nn|nt:bfloat16|float16|float32]... [--from RECORDS]... "
-                    "[--candidates 1..%d] [--only cublas] [--margin R>=1] [--triton VERSION] "
+                    "[--candidates 1..%d] [--only cublas|TEMPLATE] [--margin R>=1] [--triton VERSION] "
                     "[--target-ms MS] [--smoke]\n", MAX_CANDIDATES);
     return 2;
 }
@@ -316,7 +350,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--out") && v) out = argv[++i];
         else if (!strcmp(a, "--records") && v) rec = argv[++i];
         else if (!strcmp(a, "--triton") && v) triton = argv[++i];
-        else if (!strcmp(a, "--only") && v && !strcmp(v, "cublas")) blas_only = true, i++;
+        else if (!strcmp(a, "--only") && v && known_only(v)) only = argv[++i];
         else if (!strcmp(a, "--job") && v && njobs < MAX_JOBS && parse_job(v, &jobs[njobs]))
             njobs++, i++;
         else if (!strcmp(a, "--candidates") && v && (ncand = atoi(argv[++i])) >= 1 &&
@@ -352,8 +386,7 @@ int main(int argc, char **argv) {
     }
     int    nshapes, nchosen;
     double gain;
-    if (!sg_tune_write_table(&recs, out, margin, aten_dsl_point_mm_tpl, &nshapes, &nchosen,
-                             &gain))
+    if (!sg_tune_write_table(&recs, out, margin, &nshapes, &nchosen, &gain))
         return 1;
     fprintf(stderr, "sg_gemm_tune: %d shapes, %d with a choice other than the heuristic; "
                     "geometric mean gain %.3f; table %s\n", nshapes, nchosen, gain, out);

@@ -20,9 +20,21 @@ extern const char *const sg_tune_op_names[TUNE_NOPS];
 enum { TUNE_NKEYS = 7 };
 extern const char *const sg_tune_keys[TUNE_NKEYS];
 
+/* A DSL template of aten::mm the tuner measures (docs/gemm.md), by its generated entry
+ * points: run point i on (self, mat2), and point i's text "{VAR: value, ...}" (NULL past the
+ * last). sg_tune_templates lists this build's, sg_tune_ntemplates of them. */
+typedef struct tune_template {
+    const char *name;
+    sg_status (*run)(int32_t point, sg_tensor *self, sg_tensor *mat2, sg_tensor **ret);
+    const char *(*point)(int32_t i);
+} tune_template;
+
+extern const tune_template sg_tune_templates[];
+extern const int           sg_tune_ntemplates;
+
 /* One line: "op layout dtype batch M N K candidate ms status", where candidate is
  * "heuristic", "cublas", "lt:A/B/..." (sg_gemm_lt_config's fields in order) or
- * "mm_tpl:POINT"; ms is -1 where status is not "ok". */
+ * "TEMPLATE:POINT" (a template's name); ms is -1 where status is not "ok". */
 typedef struct tune_record {
     int32_t op, layout; /* sg_cuda_gemm_op; 0 nn, 1 nt */
     char    dtype[16];
@@ -46,11 +58,10 @@ void sg_tune_free(tune_records *rs);
 
 /* Writes the table (one entry per op measured) to path through a temporary file and a
  * rename: for each shape the fastest candidate that beats the heuristic by margin, buckets of
- * M (and of the batch) with one choice merged. point_text(i): mm_tpl's point i as
- * "{VAR: value, ...}". The count of shapes and of shapes with a choice, and the geometric mean
- * gain, into the last three. */
-bool sg_tune_write_table(const tune_records *rs, const char *path, double margin,
-                         const char *(*point_text)(int32_t), int *nshapes, int *nchosen,
-                         double *gain);
+ * M (and of the batch) with one choice merged; a template's points as sg_tune_templates gives
+ * them. The count of shapes and of shapes with a choice, and the geometric mean gain, into the
+ * last three. */
+bool sg_tune_write_table(const tune_records *rs, const char *path, double margin, int *nshapes,
+                         int *nchosen, double *gain);
 
 #endif

@@ -62,16 +62,46 @@ static bool header_line(tune_records *rs, const char *path, int line, const char
     return true; /* any other comment */
 }
 
+/* The template a "NAME:POINT" candidate names (its point into *point), or NULL: not of that
+ * form, or a template this build lacks. */
+static const tune_template *template_of(const char *c, int32_t *point) {
+    const char *colon = strchr(c, ':');
+    int         v;
+    char        end;
+    if (!colon || sscanf(colon + 1, "%d%c", &v, &end) != 1 || v < 0) return NULL;
+    for (int i = 0; i < sg_tune_ntemplates; i++)
+        if (strlen(sg_tune_templates[i].name) == (size_t)(colon - c) &&
+            !strncmp(c, sg_tune_templates[i].name, (size_t)(colon - c))) {
+            *point = v;
+            return &sg_tune_templates[i];
+        }
+    return NULL;
+}
+
 /* Whether the candidate is one the tables know: heuristic, cublas, lt: with its nine fields,
- * mm_tpl:POINT. */
+ * a template of this build with a point. */
 static bool known_candidate(const char *c) {
-    int  v[9], n = 0;
-    char end;
+    int     v[9], n = 0;
+    char    end;
+    int32_t point;
     if (!strcmp(c, "heuristic") || !strcmp(c, "cublas")) return true;
-    if (sscanf(c, "mm_tpl:%d%c", &v[0], &end) == 1) return v[0] >= 0;
-    n = sscanf(c, "lt:%d/%d/%d/%d/%d/%d/%d/%d/%d%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-               &v[6], &v[7], &v[8], &end);
-    return n == 9;
+    if (!strncmp(c, "lt:", 3)) {
+        n = sscanf(c, "lt:%d/%d/%d/%d/%d/%d/%d/%d/%d%c", &v[0], &v[1], &v[2], &v[3], &v[4],
+                   &v[5], &v[6], &v[7], &v[8], &end);
+        return n == 9;
+    }
+    return template_of(c, &point) != NULL;
+}
+
+/* The templates' names for a message: "mm_tpl, mm_cute_tpl". */
+static const char *template_names(void) {
+    static char buf[256];
+    size_t      at = 0;
+    buf[0] = 0;
+    for (int i = 0; i < sg_tune_ntemplates && at < sizeof buf; i++)
+        at += (size_t)snprintf(buf + at, sizeof buf - at, "%s%s", i ? ", " : "",
+                               sg_tune_templates[i].name);
+    return sg_tune_ntemplates ? buf : "none in this build";
 }
 
 bool sg_tune_read(tune_records *rs, const char *path) {
@@ -128,8 +158,9 @@ bool sg_tune_read(tune_records *rs, const char *path) {
             fprintf(stderr, "sg_gemm_tune: %s:%d: expected 'op layout dtype batch M N K "
                             "candidate ms status' (op mm, addmm or bmm, batch 1 but for bmm; "
                             "layout nn or nt; dtype bfloat16, float16 or float32; candidate "
-                            "heuristic, cublas, lt:A/.../I or mm_tpl:N; status ok, wrong, "
-                            "declined or failed)\n", path, line);
+                            "heuristic, cublas, lt:A/.../I or TEMPLATE:N, a template of this "
+                            "build: %s; status ok, wrong, declined or failed)\n", path, line,
+                    template_names());
         else if (!sg_tune_add(rs, &r))
             ok = false, fprintf(stderr, "sg_gemm_tune: out of memory\n");
     }
@@ -174,26 +205,26 @@ static bool same_choice(const choice *x, const choice *y) {
 
 /* ---- the table ---------------------------------------------------------------------------- */
 
-static bool rule(FILE *f, const choice *ch, int64_t blo, int64_t bhi, int64_t lo,
-                 const char *(*point_text)(int32_t)) {
-    const tune_record *b = ch->base, *c = ch->best;
+static bool rule(FILE *f, const choice *ch, int64_t blo, int64_t bhi, int64_t lo) {
+    const tune_record   *b = ch->base, *c = ch->best;
+    const tune_template *t;
+    int32_t              v[9];
     fprintf(f, "      - {dtype: %s, layout: %s, ", b->dtype, layouts[b->layout]);
     if (entries[b->op].batch) fprintf(f, "batch: [%lld, %lld], ", (long long)blo, (long long)bhi);
     fprintf(f, "m: [%lld, %lld], n: %lld, k: %lld, ", (long long)lo, (long long)b->m,
             (long long)b->n, (long long)b->k);
-    int32_t v[9];
     if (c == b) {
         fprintf(f, "use: heuristic");
     } else if (!strcmp(c->cand, "cublas")) {
         fprintf(f, "use: cublas");
-    } else if (!strncmp(c->cand, "mm_tpl:", 7)) {
-        const char *p = point_text((int32_t)atoi(c->cand + 7));
+    } else if ((t = template_of(c->cand, &v[0])) != NULL) {
+        const char *p = t->point(v[0]);
         if (!p) {
-            fprintf(stderr, "sg_gemm_tune: %s: this build's mm_tpl has no such point (records "
-                            "of another build's template?)\n", c->cand);
+            fprintf(stderr, "sg_gemm_tune: %s: this build's %s has no such point (records "
+                            "of another build's template?)\n", c->cand, t->name);
             return false;
         }
-        fprintf(f, "use: mm_tpl, point: %s", p);
+        fprintf(f, "use: %s, point: %s", t->name, p);
     } else if (sscanf(c->cand, "lt:%d/%d/%d/%d/%d/%d/%d/%d/%d", &v[0], &v[1], &v[2], &v[3],
                       &v[4], &v[5], &v[6], &v[7], &v[8]) == 9) {
         fprintf(f, "use: cublaslt, algo: {algo: %d, tile: %d, stages: %d, splitk: %d, "
@@ -206,7 +237,7 @@ static bool rule(FILE *f, const choice *ch, int64_t blo, int64_t bhi, int64_t lo
 
 /* The rules of one op from its choices ch[0..n), in table order; false where one cannot be
  * written (said). */
-static bool rules(FILE *f, const choice *ch, int n, const char *(*point_text)(int32_t)) {
+static bool rules(FILE *f, const choice *ch, int n) {
     for (int i = 0; i < n;) {
         const tune_record *g = ch[i].base;
         int                j = i; /* one (dtype, layout, n, k): [i, j) */
@@ -221,7 +252,7 @@ static bool rules(FILE *f, const choice *ch, int n, const char *(*point_text)(in
             for (int x = q; x < r; x++) {
                 /* merge into the next M bucket where it makes the same choice */
                 if (x + 1 < r && same_choice(&ch[x], &ch[x + 1])) continue;
-                if (!rule(f, &ch[x], blo, ch[q].base->batch, lo, point_text)) return false;
+                if (!rule(f, &ch[x], blo, ch[q].base->batch, lo)) return false;
                 lo = ch[x].base->m + 1;
             }
             blo = ch[q].base->batch + 1;
@@ -232,8 +263,8 @@ static bool rules(FILE *f, const choice *ch, int n, const char *(*point_text)(in
     return true;
 }
 
-static bool entry(FILE *f, const tune_records *rs, int op, const choice *ch, int n, double margin,
-                  const char *(*point_text)(int32_t)) {
+static bool entry(FILE *f, const tune_records *rs, int op, const choice *ch, int n,
+                  double margin) {
     bool f32 = false, blas = false;
     for (int i = 0; i < n; i++) {
         f32 |= !strcmp(ch[i].base->dtype, "float32");
@@ -257,12 +288,11 @@ static bool entry(FILE *f, const tune_records *rs, int op, const choice *ch, int
     if (blas) fprintf(f, "    cublas: %s\n", entries[op].blas);
     if (f32) fprintf(f, "    tf32: sg_cuda_allow_tf32\n");
     fprintf(f, "    rules:\n");
-    return rules(f, ch, n, point_text);
+    return rules(f, ch, n);
 }
 
-bool sg_tune_write_table(const tune_records *rs, const char *path, double margin,
-                         const char *(*point_text)(int32_t), int *nshapes, int *nchosen,
-                         double *gain) {
+bool sg_tune_write_table(const tune_records *rs, const char *path, double margin, int *nshapes,
+                         int *nchosen, double *gain) {
     *nshapes = *nchosen = 0;
     *gain = 1;
     static const char *const need[] = {"device", "capability", "driver", "cuda", "cublaslt",
@@ -326,7 +356,7 @@ bool sg_tune_write_table(const tune_records *rs, const char *path, double margin
     for (int i = 0; i < nch && written;) {
         int j = i;
         while (j < nch && ch[j].base->op == ch[i].base->op) j++;
-        written = entry(f, rs, ch[i].base->op, ch + i, j - i, margin, point_text);
+        written = entry(f, rs, ch[i].base->op, ch + i, j - i, margin);
         i = j;
     }
     free(ch);

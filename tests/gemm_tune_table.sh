@@ -38,6 +38,10 @@ lt=lt:66/10/35/-1/2/0/1/0/4
     echo "mm nn bfloat16 1 32 64 32 heuristic 0.01000 ok"
     echo "mm nn bfloat16 1 32 64 32 $lt -1.00000 wrong"
     echo "mm nn bfloat16 1 32 64 32 mm_tpl:0 0.00990 ok"
+    # M 64: the persistent template, a second template of aten::mm
+    echo "mm nn bfloat16 1 64 64 32 heuristic 0.01000 ok"
+    echo "mm nn bfloat16 1 64 64 32 mm_tpl:0 0.00800 ok"
+    echo "mm nn bfloat16 1 64 64 32 mm_persist_tpl:1 0.00500 ok"
     # addmm nt float32: the first measurement is replaced by the second file's
     echo "addmm nt float32 1 4 128 64 heuristic 0.02000 ok"
     echo "addmm nt float32 1 4 128 64 $lt 0.03000 ok"
@@ -54,17 +58,19 @@ lt=lt:66/10/35/-1/2/0/1/0/4
 } >r2.txt
 
 "$tune" --from r1.txt --from r2.txt --out t.yaml 2>err || fail_now "the tuner failed: $(cat err)"
-grep -q "^sg_gemm_tune: 7 shapes, 6 with a choice other than the heuristic" err ||
+grep -q "^sg_gemm_tune: 8 shapes, 7 with a choice other than the heuristic" err ||
     fail "the summary: $(cat err)"
 [ "$(grep -c '^- name: ' t.yaml)" = 3 ] || fail "not one entry per op"
 rules() { sed -n "/^- name: $1\$/,/^- name/p" t.yaml | grep -- '- {'; }
 rules mm_tuned >mm
-[ "$(wc -l <mm)" = 3 ] || fail "mm's buckets: $(cat mm)"
+[ "$(wc -l <mm)" = 4 ] || fail "mm's buckets: $(cat mm)"
 grep -q "m: \[1, 8\], n: 64, k: 32, use: cublaslt, algo: {algo: 66, tile: 10, stages: 35, splitk: -1," mm ||
     fail "M 1 and 8 not merged into one cuBLASLt class"
 grep -q "m: \[9, 16\], n: 64, k: 32, use: mm_tpl, point: {" mm || fail "M 16 is not the template's"
 grep -q "m: \[17, 32\], n: 64, k: 32, use: heuristic, gain: 1.000}" mm ||
     fail "a wrong or marginal candidate was chosen"
+grep -q "m: \[33, 64\], n: 64, k: 32, use: mm_persist_tpl, point: {dtype: bfloat16, .*gain: 2.000}" mm ||
+    fail "M 64 is not the persistent template's: $(cat mm)"
 rules addmm_tuned >addmm
 grep -q "dtype: float32, layout: nt, m: \[1, 4\], n: 128, k: 64, use: cublaslt, .*gain: 2.000}" addmm ||
     fail "the later measurement did not replace the earlier: $(cat addmm)"
@@ -82,7 +88,7 @@ grep -q "^    batch: self.size(0)$" t.yaml || fail "bmm's batch expression"
 grep -q '^      device: "GPU A"$' t.yaml || fail "the device"
 
 # schemagen reads the tables (the template's rule left out: it needs the template's artifacts)
-grep -v "use: mm_tpl" t.yaml >tables.yaml
+grep -v "use: mm_tpl\|use: mm_persist_tpl" t.yaml >tables.yaml
 cat >ops.yaml <<'YAML'
 - func: mm(Tensor self, Tensor mat2) -> Tensor
 - func: addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
@@ -102,11 +108,14 @@ grep -q "r3.txt:2: device 'GPU B' differs from 'GPU A'" err || fail "the message
 grep -q "r4.txt:8: expected 'op layout dtype batch M N K candidate ms status'" err ||
     fail "the message: $(cat err)"
 # a record not of the tables' kinds: refused, not written as a rule without a backend
-for bad in "mm nn bfloat16 1 1 64 32 cutlass 0.01 ok" "mm nn bfloat16 2 1 64 32 heuristic 0.01 ok" \
+for bad in "mm nn bfloat16 1 1 64 32 cutlass 0.01 ok" "mm nn bfloat16 1 1 64 32 mm_nope:1 0.01 ok" \
+    "mm nn bfloat16 1 1 64 32 mm_tpl:x 0.01 ok" "mm nn bfloat16 1 1 64 32 mm_tpl:-1 0.01 ok" \
+    "mm nn bfloat16 2 1 64 32 heuristic 0.01 ok" \
     "mm nn int8 1 1 64 32 heuristic 0.01 ok" "mm nn bfloat16 1 1 64 32 heuristic 0.01 o"; do
     { header "GPU A"; echo "$bad"; } >r5.txt
     "$tune" --from r5.txt --out u.yaml 2>err && fail "'$bad' taken"
     grep -q "r5.txt:8: expected 'op layout dtype batch M N K" err || fail "'$bad': $(cat err)"
+    grep -q "a template of this build: mm_tpl, mm_persist_tpl" err || fail "the templates not named: $(cat err)"
 done
 # a template point this build's template does not have
 { header "GPU A"; echo "mm nn bfloat16 1 1 64 32 heuristic 0.01 ok"
