@@ -22,9 +22,9 @@
  * transposed row-major matrix: linear's weight); DTYPE bfloat16, float16 or float32 (through
  * TF32: the run allows it, and the table's float32 rules apply only where the user does).
  * bmm jobs take the suites' bmnk shapes, the others the rest. --only cublas (or a template's
- * name) measures the heuristic and cuBLAS (or that template's points) alone, to add to the
- * records of a run made before it was a candidate (a later measurement of a candidate replaces
- * an earlier one). Timing: gemm_util.h, the calls of
+ * name; repeatable) measures the heuristic and cuBLAS (or that template's points) alone, to
+ * add to the records of a run made before it was a candidate (a later measurement of a
+ * candidate replaces an earlier one). Timing: gemm_util.h, the calls of
  * one candidate filling about 20 ms (--target-ms). Exit status 77 where no GPU is usable. */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "aten.h"
@@ -118,7 +118,15 @@ static bool agrees(sg_tensor *r, sg_tensor *ref, double ref_max) {
 /* ---- one shape ------------------------------------------------------------------------------ */
 
 static int           ncand = 16;
-static const char   *only; /* --only: the heuristic and cuBLAS, or one template, alone */
+/* --only (repeatable): the heuristic and these alone (cublas, templates); none: everything */
+static const char   *only[MAX_FILES];
+static int           nonly;
+
+static bool wanted(const char *name) {
+    bool w = nonly == 0;
+    for (int i = 0; i < nonly; i++) w |= !strcmp(only[i], name);
+    return w;
+}
 static tune_records  recs;
 static FILE         *rec_file;
 static const char   *layout_names[2] = {"nn", "nt"};
@@ -189,8 +197,8 @@ static void measure_lt_and_template(const char *what, const job *j, const sg_gem
     measure_templates(what, j, s, o, ref, ref_max);
 }
 
-/* For mm nn in 16 bits, the points of the dtype of each template (of --only's alone where it
- * names one); each template's `when` says what else it takes. */
+/* For mm nn in 16 bits, the points of the dtype of each template --only wants; each
+ * template's `when` says what else it takes. */
 static void measure_templates(const char *what, const job *j, const sg_gemm_shape *s,
                               const operands *o, sg_tensor *ref, double ref_max) {
     if (j->op != SG_CUDA_GEMM_MM || j->layout != 0 || j->dt == SG_FLOAT32) return;
@@ -199,7 +207,7 @@ static void measure_templates(const char *what, const job *j, const sg_gemm_shap
     for (int t = 0; t < sg_tune_ntemplates; t++) {
         const tune_template *tp = &sg_tune_templates[t];
         const char          *p;
-        if (only && strcmp(only, tp->name)) continue;
+        if (!wanted(tp->name)) continue;
         for (int32_t i = 0; (p = tp->point(i)) != NULL; i++) {
             if (strncmp(p, want, strlen(want)) != 0) continue;
             candidate k = {.tpl = tp, .point = i};
@@ -231,9 +239,9 @@ static void tune_shape(const job *j, const sg_gemm_shape *s) {
         sg_bench_op_ok(run(&base, &o, &ref), what, "the heuristic")) {
         double ref_max = max_abs(ref);
         measure(what, j, s, &base, &o, NULL, 0, "heuristic");
-        if (!only || !strcmp(only, "cublas")) measure(what, j, s, &blas, &o, ref, ref_max, "cublas");
-        if (!only) measure_lt_and_template(what, j, s, &o, ref, ref_max);
-        else if (strcmp(only, "cublas")) measure_templates(what, j, s, &o, ref, ref_max);
+        if (wanted("cublas")) measure(what, j, s, &blas, &o, ref, ref_max, "cublas");
+        if (!nonly) measure_lt_and_template(what, j, s, &o, ref, ref_max);
+        else measure_templates(what, j, s, &o, ref, ref_max);
     }
     sg_tensor_release(o.a), sg_tensor_release(o.b), sg_tensor_release(o.self);
     sg_tensor_release(ref);
@@ -350,7 +358,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--out") && v) out = argv[++i];
         else if (!strcmp(a, "--records") && v) rec = argv[++i];
         else if (!strcmp(a, "--triton") && v) triton = argv[++i];
-        else if (!strcmp(a, "--only") && v && known_only(v)) only = argv[++i];
+        else if (!strcmp(a, "--only") && v && known_only(v) && nonly < MAX_FILES)
+            only[nonly++] = argv[++i];
         else if (!strcmp(a, "--job") && v && njobs < MAX_JOBS && parse_job(v, &jobs[njobs]))
             njobs++, i++;
         else if (!strcmp(a, "--candidates") && v && (ncand = atoi(argv[++i])) >= 1 &&
