@@ -13,7 +13,8 @@
  * cluster=...). stdout: the figures this program can make alone. --smoke: the first shapes,
  * one timed call each. Exit status 77 where no GPU is usable.
  *
- * Timing: gemm_util.h. Inputs: bfloat16 in [-0.5, 0.5). */
+ * Timing: gemm_util.h; ours and the heuristic's first algorithm in interleaved rounds, the
+ * other candidates one median each. Inputs: bfloat16 in [-0.5, 0.5). */
 #define _POSIX_C_SOURCE 200809L
 #include "aten.h"
 #include "gemm_util.h"
@@ -84,17 +85,24 @@ static bool run_shape(const shape *s, result *r) {
         o.c = NULL;
     bool    ok = o.c != NULL;
     sg_gemm_lt_call l;
-    if (ok) r->ours = sg_gemm_median_ms(what, call_ours, &o);
     if (ok && sg_gemm_lt_plan(what, s, o.a, o.b, o.c, &l)) {
         cublasLtMatmulHeuristicResult_t res[MAX_CANDIDATES];
         int got = sg_gemm_lt_candidates(what, &l, sg_bench_smoke ? 1 : ncandidates, res);
-        for (int i = 0; i < got; i++) {
+        /* ours against the heuristic's first, in turn; then the other candidates */
+        sg_gemm_call fn[2] = {call_ours, sg_gemm_lt_run};
+        void        *ctx[2] = {&o, &l};
+        double       ms[2];
+        l.algo = got > 0 ? &res[0].algo : NULL;
+        if (got > 0 && sg_gemm_interleaved_ms(what, 2, fn, ctx, ms)) {
+            r->ours = ms[0], r->lt = r->tuned = ms[1], r->rank = 0;
+            lt_config(&res[0].algo, r->config, sizeof r->config);
+        }
+        for (int i = 1; i < got && r->lt > 0; i++) {
             l.algo = &res[i].algo;
-            double ms = sg_gemm_median_ms(what, sg_gemm_lt_run, &l);
-            if (ms < 0) continue; /* said; the other candidates still run */
-            if (i == 0) r->lt = ms;
-            if (r->tuned < 0 || ms < r->tuned) {
-                r->tuned = ms;
+            double t = sg_gemm_median_ms(what, sg_gemm_lt_run, &l);
+            if (t < 0) continue; /* said; the other candidates still run */
+            if (t < r->tuned) {
+                r->tuned = t;
                 r->rank = i;
                 lt_config(&res[i].algo, r->config, sizeof r->config);
             }

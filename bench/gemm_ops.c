@@ -72,11 +72,12 @@ static void run(FILE *rec, op_kind op, const sg_gemm_shape *s) {
         o.wt = NULL;
     if (o.wt && op == LINEAR_BIAS) o.bias = sg_bench_filled(what, &s->n, 1, SG_BFLOAT16, 23, 0.25f);
     if (o.wt && (op != LINEAR_BIAS || o.bias)) {
-        double ours = sg_gemm_median_ms(what, call_ours, &o);
-        double heur = sg_gemm_median_ms(what, call_heuristic, &o);
-        if (ours > 0 && heur > 0)
+        sg_gemm_call fn[2] = {call_ours, call_heuristic};
+        void        *ctx[2] = {&o, &o};
+        double       ms[2];
+        if (sg_gemm_interleaved_ms(what, 2, fn, ctx, ms))
             fprintf(rec, "%s %lld %lld %lld %lld %.5f %.5f\n", op_names[op], (long long)s->batch,
-                    (long long)s->m, (long long)s->n, (long long)s->k, ours, heur);
+                    (long long)s->m, (long long)s->n, (long long)s->k, ms[0], ms[1]);
     }
     sg_tensor_release(o.x), sg_tensor_release(o.w), sg_tensor_release(o.wt);
     sg_tensor_release(o.bias);

@@ -69,6 +69,22 @@ double sg_gemm_median_ms(const char *what, sg_gemm_call fn, void *ctx) {
     return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
 }
 
+bool sg_gemm_interleaved_ms(const char *what, int n, const sg_gemm_call *fn, void *const *ctx,
+                            double *ms) {
+    double t[SG_GEMM_MAX_FNS][SG_GEMM_ROUNDS];
+    double target = sg_gemm_target_ms;
+    bool   ok = n >= 1 && n <= SG_GEMM_MAX_FNS;
+    int    rounds = sg_bench_smoke ? 1 : SG_GEMM_ROUNDS;
+    sg_gemm_target_ms = target / SG_GEMM_ROUNDS; /* the same calls in all as one median */
+    for (int r = 0; ok && r < rounds; r++)
+        for (int i = 0; ok && i < n; i++) ok = (t[i][r] = sg_gemm_median_ms(what, fn[i], ctx[i])) > 0;
+    sg_gemm_target_ms = target;
+    for (int i = 0; ok && i < n; i++) {
+        qsort(t[i], (size_t)rounds, sizeof t[i][0], cmp_double);
+        ms[i] = t[i][rounds / 2];
+    }
+    return ok;
+}
 
 cublasLtHandle_t sg_gemm_lt;
 void            *sg_gemm_lt_workspace;

@@ -4,7 +4,7 @@
  * CUDA events
  * around the call alone, calls queued back to back and synchronised once; the median of the
  * calls, as many as fill about sg_gemm_target_ms (60 ms unless the program says; at least 5,
- * at most 64). */
+ * at most 64). Calls to compare are timed in interleaved rounds (sg_gemm_interleaved_ms). */
 #ifndef SG_GEMM_UTIL_H
 #define SG_GEMM_UTIL_H
 
@@ -28,6 +28,15 @@ bool   sg_gemm_timing_begin(void);
 void   sg_gemm_timing_end(void);
 /* The median ms of a call of fn, as above (one call under --smoke); -1 on failure (said). */
 double sg_gemm_median_ms(const char *what, sg_gemm_call fn, void *ctx);
+
+/* The ms of n calls to compare (fn[i] on ctx[i]) into ms[0..n): SG_GEMM_ROUNDS rounds, each
+ * timing every fn in turn (a median, as above, over a round's share of the target), and the
+ * median of each fn's rounds. The GPU's clocks drift over a run; timed in turn, the fns see
+ * the same drift, so their ratio moves less than that of two medians taken apart. false on
+ * failure (said). */
+enum { SG_GEMM_ROUNDS = 5, SG_GEMM_MAX_FNS = 4 };
+bool   sg_gemm_interleaved_ms(const char *what, int n, const sg_gemm_call *fn, void *const *ctx,
+                              double *ms);
 
 /* ---- plain cuBLASLt: one handle and workspace, set up by the program ---------------------- */
 
