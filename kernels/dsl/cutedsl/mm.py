@@ -157,13 +157,17 @@ def _mm_kernel(mA: cute.Tensor, mB: cute.Tensor, mC: cute.Tensor, M: cutlass.Int
     # nothing may be left in flight when the CTA exits
     cute.arch.cp_async_wait_group(0)
 
-    # C: rounded once, each element stored where its row is below M and its column below N
+    # C: rounded once; each thread holds pairs of adjacent columns (mode 0's first mode), an even
+    # column and the next, both below N where the first is (N is even), so each pair is one
+    # 4-byte store where its row is below M and its column below N
     out = cute.make_fragment_like(acc, mC.element_type)
     out.store(acc.load().to(mC.element_type))
     tCcC = thr_mma.partition_C(cute.make_identity_tensor((BM, BN)))
-    for i in cutlass.range_constexpr(cute.size(out)):
-        if cute.elem_less(tCcC[i], (rest_m, rest_n)):
-            tCgC[i] = out[i]
+    for v in cutlass.range_constexpr(cute.size(out, mode=[0]) // 2):
+        for i in cutlass.range_constexpr(cute.size(out, mode=[1])):
+            for j in cutlass.range_constexpr(cute.size(out, mode=[2])):
+                if cute.elem_less(tCcC[(0, v), i, j], (rest_m, rest_n)):
+                    tCgC[(None, v), i, j].store(out[(None, v), i, j].load())
 
 
 @cute.jit
