@@ -124,10 +124,10 @@ typedef struct mm_template {
 static const mm_template templates[] = {
     {"mm_tpl", aten_dsl_run_mm_tpl, aten_dsl_point_mm_tpl, {{77, 1000, 520}}, {77, 1000, 516}},
 #ifdef SG_HAVE_CUTEDSL_GEMM
-    /* K a multiple of its BK (32): M past tiles of 64 and of 128; then fewer K tiles than its
-     * pipeline holds, and a last column tile with 8 columns in N */
+    /* M past tiles of 64 and of 128, a last K tile of 8 (its BK is 32); then fewer K tiles
+     * than its pipeline holds, the last of them partial, and 8 columns in the last N tile */
     {"mm_cute_tpl", aten_dsl_run_mm_cute_tpl, aten_dsl_point_mm_cute_tpl,
-     {{197, 1000, 512}, {77, 136, 64}}, {77, 1000, 520}},
+     {{197, 1000, 520}, {77, 136, 40}}, {77, 1000, 516}},
 #endif
 };
 

@@ -2,10 +2,12 @@
 # float16, accumulated in float32 on the tensor cores and rounded once to C's dtype.
 #
 # The export passes each matrix as a 1-D tensor of its elements (16-byte aligned) and the sizes
-# as int32 scalars; the 2-D views are built here. Requires K a multiple of BK and of 8, N a
-# multiple of 8 (rows of 16 bytes), K > 0; M and N need not be multiples of the tile: rows of A
-# past M and columns of B past N are not read (their stale shared memory only reaches rows and
-# columns of C that are not written), and C's store is predicated on both.
+# as int32 scalars; the 2-D views are built here. Requires K and N multiples of 8 (rows of 16
+# bytes) and K > 0; M, N and K need not be multiples of the tile. Rows of A past M and columns of
+# B past N are not read (their stale shared memory only reaches rows and columns of C that are
+# not written, and C's store is predicated on both); in the last K tile, where K is not a
+# multiple of BK, the vectors past K are zeros in shared memory instead, as they reach every
+# element of C.
 #
 # One CTA computes a BM x BN tile of C with THREADS threads: THREADS / 32 warps laid 2 x W over
 # the tile, each issuing m16n8k16 MMAs (warp-level, sm_80 and later). A and B tiles of BK along
@@ -29,9 +31,22 @@ def _warps_n(threads):
     return threads // 32 // 2
 
 
-def _smem_a(dtype, bm, bk, stages):
-    # K-major rows of bk elements: 16-byte chunks XORed with the row so that the eight rows one
-    # ldmatrix reads (one chunk each) fall in distinct banks
+def _check_tile(bm, bn, bk, stages, threads):
+    # the shapes this code is written for: an export of another fails here, naming it
+    wn = _warps_n(threads)
+    ok = (bk in (32, 64) and stages >= 2 and threads % 64 == 0 and bm % 32 == 0
+          and bn % 64 == 0 and bn % (16 * wn) == 0
+          # A's copy: rows of bk / 8 threads over bm rows; B's: bn / 8 threads per row of K
+          and bm % (threads // (bk // VEC)) == 0
+          and threads % (bn // VEC) == 0 and bk % (threads // (bn // VEC)) == 0)
+    if not ok:
+        raise ValueError("mm: unsupported tile BM=%d BN=%d BK=%d STAGES=%d THREADS=%d"
+                         % (bm, bn, bk, stages, threads))
+
+
+def _smem_a(bm, bk, stages):
+    # K-major rows of bk (32 or 64) elements: their 16-byte chunks XORed with the row so that
+    # the eight rows one ldmatrix reads (one chunk each) fall in distinct banks
     if bk == 32:
         sw, atom = cute.make_swizzle(2, 3, 3), cute.make_layout((8, 32), stride=(32, 1))
     else:
@@ -40,11 +55,43 @@ def _smem_a(dtype, bm, bk, stages):
                               (0, 1, 2))
 
 
-def _smem_b(dtype, bn, bk, stages):
+def _smem_b(bn, bk, stages):
     # N-major: 64 contiguous elements of N per row of K, chunks XORed with the K index
     atom = cute.make_layout((64, 8), stride=(1, 64))
     return cute.tile_to_shape(cute.make_composed_layout(cute.make_swizzle(3, 3, 3), 0, atom),
                               (bn, bk, stages), (0, 1, 2))
+
+
+@cute.jit
+def _load_tile(g2s, src, dst, crd, pred, t, stage, k_rest, PAST_K: cutlass.Constexpr):
+    # K tile t of one operand into buffer `stage`: each of this thread's 16-byte vectors (modes
+    # 1 and 2: rows of the operand, then K) whose row is inside (pred); with PAST_K, a vector
+    # whose K (crd's second coordinate, from the tile's start) is not below k_rest is zeroed
+    for i in cutlass.range_constexpr(cute.size(dst, mode=[1])):
+        inside = pred[i]
+        for j in cutlass.range_constexpr(cute.size(dst, mode=[2])):
+            if cutlass.const_expr(PAST_K):
+                if crd[(0, i, j)][1] < k_rest:
+                    if inside:
+                        cute.copy(g2s, src[None, i, j, t], dst[None, i, j, stage])
+                else:
+                    dst[None, i, j, stage].fill(0)
+            else:
+                if inside:
+                    cute.copy(g2s, src[None, i, j, t], dst[None, i, j, stage])
+
+
+@cute.jit
+def _load_ab(g2s_a, tAgA, tAsA, tAcA, pA, g2s_b, tBgB, tBsB, tBcB, pB, t, stage, K,
+             BK: cutlass.Constexpr):
+    # K tile t of A and of B; only the last tile of a K that BK does not divide reaches past K
+    k_rest = K - t * BK
+    if k_rest >= BK:
+        _load_tile(g2s_a, tAgA, tAsA, tAcA, pA, t, stage, k_rest, False)
+        _load_tile(g2s_b, tBgB, tBsB, tBcB, pB, t, stage, k_rest, False)
+    else:
+        _load_tile(g2s_a, tAgA, tAsA, tAcA, pA, t, stage, k_rest, True)
+        _load_tile(g2s_b, tBgB, tBsB, tBcB, pB, t, stage, k_rest, True)
 
 
 @cute.kernel
@@ -76,7 +123,7 @@ def _mm_kernel(mA: cute.Tensor, mB: cute.Tensor, mC: cute.Tensor, M: cutlass.Int
     rest_m = M - tm * BM
     rest_n = N - tn * BN
 
-    smem = cutlass.utils.SmemAllocator()
+    smem = cutlass.memory.SmemAllocator()
     sA = smem.allocate_tensor(mA.element_type, sA_layout, 1024)
     sB = smem.allocate_tensor(mB.element_type, sB_layout, 1024)
 
@@ -112,20 +159,14 @@ def _mm_kernel(mA: cute.Tensor, mB: cute.Tensor, mC: cute.Tensor, M: cutlass.Int
     tXsB = ld_b.partition_S(sB)
     tXrB = ld_b.retile(tCrB)
 
-    k_tiles = K // BK
+    k_tiles = (K + BK - 1) // BK
 
     # prologue: tiles 0 .. STAGES-2 in flight, one commit group each (empty past the last
     # tile, so that the count of groups stays one per tile in the wait below)
     for s in cutlass.range_constexpr(STAGES - 1):
         if s < k_tiles:
-            for i in cutlass.range_constexpr(cute.size(tAsA, mode=[1])):
-                if pA[i]:
-                    for j in cutlass.range_constexpr(cute.size(tAsA, mode=[2])):
-                        cute.copy(g2s_a, tAgA[None, i, j, s], tAsA[None, i, j, s])
-            for i in cutlass.range_constexpr(cute.size(tBsB, mode=[1])):
-                if pB[i]:
-                    for j in cutlass.range_constexpr(cute.size(tBsB, mode=[2])):
-                        cute.copy(g2s_b, tBgB[None, i, j, s], tBsB[None, i, j, s])
+            _load_ab(g2s_a, tAgA, tAsA, tAcA, pA, g2s_b, tBgB, tBsB, tBcB, pB,
+                     cutlass.Int32(s), cutlass.Int32(s), K, BK)
         cute.arch.cp_async_commit_group()
 
     k_blocks = cute.size(tCrA, mode=[2])
@@ -137,15 +178,8 @@ def _mm_kernel(mA: cute.Tensor, mB: cute.Tensor, mC: cute.Tensor, M: cutlass.Int
         cute.arch.sync_threads()
         nxt = kt + STAGES - 1
         if nxt < k_tiles:
-            ns = nxt % STAGES
-            for i in cutlass.range_constexpr(cute.size(tAsA, mode=[1])):
-                if pA[i]:
-                    for j in cutlass.range_constexpr(cute.size(tAsA, mode=[2])):
-                        cute.copy(g2s_a, tAgA[None, i, j, nxt], tAsA[None, i, j, ns])
-            for i in cutlass.range_constexpr(cute.size(tBsB, mode=[1])):
-                if pB[i]:
-                    for j in cutlass.range_constexpr(cute.size(tBsB, mode=[2])):
-                        cute.copy(g2s_b, tBgB[None, i, j, nxt], tBsB[None, i, j, ns])
+            _load_ab(g2s_a, tAgA, tAsA, tAcA, pA, g2s_b, tBgB, tBsB, tBcB, pB,
+                     nxt, nxt % STAGES, K, BK)
         cute.arch.cp_async_commit_group()
 
         cs = kt % STAGES
@@ -174,6 +208,8 @@ def _mm_kernel(mA: cute.Tensor, mB: cute.Tensor, mC: cute.Tensor, M: cutlass.Int
 def mm(a: cute.Tensor, b: cute.Tensor, c: cute.Tensor, M: cutlass.Int32, N: cutlass.Int32,
        K: cutlass.Int32, BM: cutlass.Constexpr, BN: cutlass.Constexpr, BK: cutlass.Constexpr,
        STAGES: cutlass.Constexpr, THREADS: cutlass.Constexpr, stream: cuda.CUstream):
+    _check_tile(BM, BN, BK, STAGES, THREADS)
+    wn = _warps_n(THREADS)
     dtype = a.element_type
     # row strides as 64-bit so that no address of a row past M overflows int32; K and N are
     # multiples of 8 (the declaration's predicate), which lets every row start 16-byte aligned
@@ -186,7 +222,6 @@ def mm(a: cute.Tensor, b: cute.Tensor, c: cute.Tensor, M: cutlass.Int32, N: cutl
     mB = cute.make_tensor(b.iterator, cute.make_layout((nb, ka), stride=(1, nb64)))
     mC = cute.make_tensor(c.iterator, cute.make_layout((M, nb), stride=(nb64, 1)))
 
-    wn = _warps_n(THREADS)
     tiled_mma = cute.make_tiled_mma(
         warp.MmaF16BF16Op(dtype, cutlass.Float32, (16, 8, 16)), (2, wn, 1),
         # each warp takes 16 columns at a time (two n8 MMAs), so one ldmatrix.x4 loads its B
@@ -213,6 +248,6 @@ def mm(a: cute.Tensor, b: cute.Tensor, c: cute.Tensor, M: cutlass.Int32, N: cutl
     tiles_m = (M + BM - 1) // BM
     tiles_n = (N + BN - 1) // BN
     _mm_kernel(mA, mB, mC, M, N, K, tiled_mma, g2s_a, g2s_b, s2r_a, s2r_b,
-               _smem_a(dtype, BM, BK, STAGES), _smem_b(dtype, BN, BK, STAGES),
+               _smem_a(BM, BK, STAGES), _smem_b(BN, BK, STAGES),
                BM, BN, BK, STAGES).launch(grid=[tiles_m * tiles_n, 1, 1],
                                           block=[THREADS, 1, 1], stream=stream)
