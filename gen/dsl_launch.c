@@ -27,10 +27,6 @@ static int grid_dtype_var(const sg_dsl_decl *dc, const char *name) {
 /* `sizes: [e0, e1, ...]`: int expressions in `when`'s scope, evaluated per point. */
 static bool read_sizes(sg_dsl_loader *L, sg_dsl_decl *dc, sg_dsl_output *out, const sg_ynode *v,
                        const char *scope) {
-    if (dc->lang->object) { /* its int32 numel gate reads like's */
-        sg_dsl_err(L, v->pos, "'sizes' is not supported for %s yet: write 'like'", dc->dsl);
-        return false;
-    }
     if (!sg_dsl_want_kind(L, "sizes", v, SG_Y_SEQ)) return false;
     if (!v->nitems || v->nitems > SG_DSL_MAX_DIMS) {
         sg_dsl_err(L, v->pos, "'sizes' needs 1 to %d int expressions, not %u", SG_DSL_MAX_DIMS,

@@ -82,6 +82,40 @@ else
     echo "note: no SG_CUDA_INCLUDE: the generated C is not compiled"
 fi
 
+# an output with sizes of its own: the int32 gate on it is the product of its sizes, each
+# multiplication guarded (silu_mul's kernel behind a declaration that says out's sizes)
+{
+    sed -n '/^- name: silu_mul_cutedsl$/,/^  archs:/p' silu_mul.yaml |
+        sed 's/^- name: silu_mul_cutedsl$/- name: silu_mul_sized/'
+    cat <<'YAML'
+  grid:
+    dtype: [float32]
+  when: >-
+    gate.dtype == dtype && gate.contiguous && up.dtype == dtype && up.contiguous
+    && gate.dim == 2 && up.dim == 2 && up.size(0) == gate.size(0) && up.size(1) == gate.size(1)
+  outputs:
+    - {sizes: [gate.size(0), gate.size(1)], dtype: dtype}
+  launch:
+    args:
+      - [gate, "*dtype", gate]
+      - [up, "*dtype", up]
+      - [out, "*dtype", out0]
+YAML
+} >sized.yaml
+t 0 --dsl sized.yaml --dsl-plan sized.json fused.yaml
+if ! "$py" "$root/tools/dsl_export.py" --plan sized.json --out art.sized 2>export.log; then
+    fail "the export of sized.yaml failed: $(cat export.log)"
+else
+    t 0 --lib fused --dsl sized.yaml --dsl-artifacts art.sized -o gen.sized fused.yaml
+    grep -q '&& sg_dslg_i32(sg_dslg_mul(sg_dslg_size(gate, INT64_C(0), &sg_ok), sg_dslg_size(gate, INT64_C(1), &sg_ok), &sg_ok))' \
+        gen.sized/fused_dsl.c || fail "no int32 gate on the product of out's sizes: $(grep -n 'sg_dslg_i32' gen.sized/fused_dsl.c)"
+    if [ -n "${SG_CUDA_INCLUDE:-}" ]; then
+        $cc -std=c11 -Wall -Wextra -Wshadow -Werror -c -Igen.sized -I"$root/runtime" \
+            -I"$root/gen/schema" -isystem art.sized -isystem "$SG_CUDA_INCLUDE" \
+            gen.sized/fused_dsl.c -o sized_dsl.o || fail "gen.sized/fused_dsl.c does not compile with -Werror"
+    fi
+fi
+
 # the sidecar against the declaration and the header
 fresh; edit 'd["kind"] = "triton-cubin"'
 refused "error: the kind: the sidecar says 'triton-cubin', the plan 'cutedsl-obj'"

@@ -4,9 +4,10 @@
  * Checks, for every shape of bench/gemm_suite.txt in bfloat16 and float16: aten::mm as shipped
  * (whatever the table picks: a cuBLASLt algorithm by configuration, a template point, the
  * heuristic) and cuBLASLt's heuristic (sg_cuda_mm_lt without a configuration) are within the
- * dtype's tolerance of the float64 product; then every point of the Triton template mm_tpl, on a
- * shape no tile divides, is too (or declines for the other dtype), and an out-of-range point is
- * refused. Error: the largest |got - ref| over the largest |ref|, at most 4 units of the dtype's
+ * dtype's tolerance of the float64 product; then every point of each template (the Triton mm_tpl;
+ * the CuTeDSL mm_cute_tpl where the build has it), on shapes whose M and N no tile divides, is
+ * too (or declines for the other dtype), an out-of-range point is refused, and so is a shape the
+ * template's predicate refuses. Error: the largest |got - ref| over the largest |ref|, at most 4 units of the dtype's
  * last place (split-K reductions round more than once). Inputs: standard normal.
  * Skips (77) where the build has no DSL kernels or no GPU is usable. */
 #define _POSIX_C_SOURCE 200809L
@@ -92,8 +93,6 @@ static void drop(operands *o) {
     sg_tensor_release(o->x), sg_tensor_release(o->y), sg_tensor_release(o->ref);
 }
 
-
-
 static void check_shape(int64_t m, int64_t n, int64_t k, sg_dtype dt, double *worst) {
     operands o;
     CHECK(make(&o, m, n, k, dt));
@@ -111,26 +110,47 @@ static void check_shape(int64_t m, int64_t n, int64_t k, sg_dtype dt, double *wo
     drop(&o);
 }
 
-/* Every template point on 77 x 1000 x 520 (no tile divides M or N): right for its dtype,
- * refused (SG_EINVAL) for the other. */
-static void check_points(sg_dtype dt) {
+/* A template of aten::mm (docs/gemm.md, "Templates"): its run and point functions, the shapes
+ * (M, N, K; up to two) its points are checked on: shapes its `when` takes, whose M and N none of
+ * its tiles divides; and one its `when` refuses (a K its kernel cannot take). */
+typedef struct mm_template {
+    const char *name;
+    sg_status (*run)(int32_t point, sg_tensor *self, sg_tensor *mat2, sg_tensor **ret);
+    const char *(*point)(int32_t point);
+    int64_t     shapes[2][3];
+    int64_t     refused[3];
+} mm_template;
+
+static const mm_template templates[] = {
+    {"mm_tpl", aten_dsl_run_mm_tpl, aten_dsl_point_mm_tpl, {{77, 1000, 520}}, {77, 1000, 516}},
+#ifdef SG_HAVE_CUTEDSL_GEMM
+    /* M past tiles of 64 and of 128, a last K tile of 8 (its BK is 32); then fewer K tiles
+     * than its pipeline holds, the last of them partial, and 8 columns in the last N tile */
+    {"mm_cute_tpl", aten_dsl_run_mm_cute_tpl, aten_dsl_point_mm_cute_tpl,
+     {{197, 1000, 520}, {77, 136, 40}}, {77, 1000, 516}},
+#endif
+};
+
+/* Every point of t on shape s: right for its dtype, refused (SG_EINVAL) for the other. */
+static void check_points(const mm_template *t, const int64_t *s, sg_dtype dt) {
     operands o;
-    CHECK(make(&o, 77, 1000, 520, dt));
+    CHECK(make(&o, s[0], s[1], s[2], dt));
     const char *p;
     int         taken = 0;
-    for (int32_t i = 0; (p = aten_dsl_point_mm_tpl(i)) != NULL; i++) {
+    for (int32_t i = 0; (p = t->point(i)) != NULL; i++) {
         char want[32];
         snprintf(want, sizeof want, "{dtype: %s,", name_of(dt));
         bool       mine = strncmp(p, want, strlen(want)) == 0;
         sg_tensor *c = NULL;
-        sg_status  st = aten_dsl_run_mm_tpl(i, o.x, o.y, &c);
+        sg_status  st = t->run(i, o.x, o.y, &c);
         if (!mine) {
             CHECK(st == SG_EINVAL && !c);
         } else {
             double e = rel_error(c, o.ref, o.ref_max);
             if (st != SG_OK || !(e <= tolerance(dt)))
-                fprintf(stderr, "test_cuda_gemm: mm_tpl point %d %s: %s, error %.3g\n", i, p,
-                        sg_status_name(st), e);
+                fprintf(stderr, "test_cuda_gemm: %s point %d %s on %lldx%lldx%lld: %s, error "
+                        "%.3g\n", t->name, i, p, (long long)s[0], (long long)s[1],
+                        (long long)s[2], sg_status_name(st), e);
             CHECK(st == SG_OK && e <= tolerance(dt));
             taken++;
         }
@@ -138,7 +158,25 @@ static void check_points(sg_dtype dt) {
     }
     CHECK(taken > 0);
     sg_tensor *c = NULL;
-    CHECK(aten_dsl_run_mm_tpl(-1, o.x, o.y, &c) == SG_EINVAL && !c);
+    CHECK(t->run(-1, o.x, o.y, &c) == SG_EINVAL && !c);
+    drop(&o);
+}
+
+/* No point of t takes its refused shape. */
+static void check_refused(const mm_template *t, sg_dtype dt) {
+    operands o;
+    CHECK(make(&o, t->refused[0], t->refused[1], t->refused[2], dt));
+    const char *p;
+    for (int32_t i = 0; (p = t->point(i)) != NULL; i++) {
+        sg_tensor *c = NULL;
+        sg_status  st = t->run(i, o.x, o.y, &c);
+        if (st != SG_EINVAL)
+            fprintf(stderr, "test_cuda_gemm: %s point %d %s took %lldx%lldx%lld: %s\n", t->name,
+                    i, p, (long long)t->refused[0], (long long)t->refused[1],
+                    (long long)t->refused[2], sg_status_name(st));
+        CHECK(st == SG_EINVAL && !c);
+        sg_tensor_release(c);
+    }
     drop(&o);
 }
 
@@ -159,7 +197,11 @@ int main(void) {
             check_shape(shapes[i].m, shapes[i].n, shapes[i].k, dts[d], &worst);
         fprintf(stderr, "test_cuda_gemm: %s: %d shapes, worst error of aten::mm %.3g (tolerance "
                         "%.3g)\n", name_of(dts[d]), n, worst, tolerance(dts[d]));
-        check_points(dts[d]);
+        for (size_t t = 0; t < sizeof templates / sizeof templates[0]; t++) {
+            for (int j = 0; j < 2 && templates[t].shapes[j][0]; j++)
+                check_points(&templates[t], templates[t].shapes[j], dts[d]);
+            check_refused(&templates[t], dts[d]);
+        }
     }
 
     return check_result("test_cuda_gemm");
