@@ -51,7 +51,7 @@ typedef struct job {
 const tune_template sg_tune_templates[] = {
     {"mm_tpl", aten_dsl_run_mm_tpl, aten_dsl_point_mm_tpl},
     {"mm_persist_tpl", aten_dsl_run_mm_persist_tpl, aten_dsl_point_mm_persist_tpl},
-#ifdef SG_HAVE_CUTEDSL_KERNELS
+#ifdef SG_HAVE_CUTEDSL_GEMM
     {"mm_cute_tpl", aten_dsl_run_mm_cute_tpl, aten_dsl_point_mm_cute_tpl},
 #endif
 };

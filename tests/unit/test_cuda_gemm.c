@@ -3,12 +3,13 @@
  *
  * Checks, for every shape of bench/gemm_suite.txt in bfloat16 and float16: aten::mm as shipped
  * (whatever the table picks: a cuBLASLt algorithm by configuration, a template point, the
- * heuristic) and cuBLASLt's heuristic (sg_cuda_mm_lt without a configuration) are within the
- * dtype's tolerance of the float64 product; then every point of each template (the Triton mm_tpl;
- * the CuTeDSL mm_cute_tpl where the build has it), on shapes whose M and N no tile divides, is
- * too (or declines for the other dtype), an out-of-range point is refused, and so is a shape the
- * template's predicate refuses. Error: the largest |got - ref| over the largest |ref|, at most 4 units of the dtype's
- * last place (split-K reductions round more than once). Inputs: standard normal.
+ * heuristic), cuBLASLt's heuristic (sg_cuda_mm_lt without a configuration) and cuBLAS's own
+ * choice (sg_cuda_mm_cublas) are within the dtype's tolerance of the float64 product; then
+ * every point of each template (the Triton mm_tpl and mm_persist_tpl; the CuTeDSL mm_cute_tpl
+ * where the build has it), on shapes whose M and N no tile divides, is too (or declines for the
+ * other dtype), an out-of-range point is refused, and so is a shape the template's predicate
+ * refuses. Error: the largest |got - ref| over the largest |ref|, at most 4 units of the
+ * dtype's last place (split-K reductions round more than once). Inputs: standard normal.
  * Skips (77) where the build has no DSL kernels or no GPU is usable. */
 #define _POSIX_C_SOURCE 200809L
 #include "check.h"
@@ -96,17 +97,20 @@ static void drop(operands *o) {
 static void check_shape(int64_t m, int64_t n, int64_t k, sg_dtype dt, double *worst) {
     operands o;
     CHECK(make(&o, m, n, k, dt));
-    sg_tensor *c = NULL, *h = NULL;
+    sg_tensor *c = NULL, *h = NULL, *b = NULL;
     CHECK(aten_mm(o.x, o.y, &c) == SG_OK);
     CHECK(sg_cuda_mm_lt(NULL, 0, o.x, o.y, &h) == SG_OK);
+    CHECK(sg_cuda_mm_cublas(0, o.x, o.y, &b) == SG_OK);
     double ec = rel_error(c, o.ref, o.ref_max), eh = rel_error(h, o.ref, o.ref_max);
-    if (!(ec <= tolerance(dt)) || !(eh <= tolerance(dt))) {
-        fprintf(stderr, "test_cuda_gemm: %s %lldx%lldx%lld: aten::mm %.3g, heuristic %.3g\n",
-                name_of(dt), (long long)m, (long long)n, (long long)k, ec, eh);
-        CHECK(ec <= tolerance(dt) && eh <= tolerance(dt));
+    double eb = rel_error(b, o.ref, o.ref_max);
+    if (!(ec <= tolerance(dt)) || !(eh <= tolerance(dt)) || !(eb <= tolerance(dt))) {
+        fprintf(stderr, "test_cuda_gemm: %s %lldx%lldx%lld: aten::mm %.3g, heuristic %.3g, "
+                "cuBLAS %.3g\n", name_of(dt), (long long)m, (long long)n, (long long)k, ec, eh,
+                eb);
+        CHECK(ec <= tolerance(dt) && eh <= tolerance(dt) && eb <= tolerance(dt));
     }
     if (ec > *worst) *worst = ec;
-    sg_tensor_release(c), sg_tensor_release(h);
+    sg_tensor_release(c), sg_tensor_release(h), sg_tensor_release(b);
     drop(&o);
 }
 
@@ -123,6 +127,9 @@ typedef struct mm_template {
 
 static const mm_template templates[] = {
     {"mm_tpl", aten_dsl_run_mm_tpl, aten_dsl_point_mm_tpl, {{77, 1000, 520}}, {77, 1000, 516}},
+    /* then more tiles than its 132 programs, so each walks several */
+    {"mm_persist_tpl", aten_dsl_run_mm_persist_tpl, aten_dsl_point_mm_persist_tpl,
+     {{77, 1000, 520}, {2100, 2000, 136}}, {77, 1000, 516}},
 #ifdef SG_HAVE_CUTEDSL_GEMM
     /* M past tiles of 64 and of 128, a last K tile of 8 (its BK is 32); then fewer K tiles
      * than its pipeline holds, the last of them partial, and 8 columns in the last N tile */
