@@ -42,11 +42,13 @@ typedef struct tune_record {
     char    cand[64];
     double  ms;
     bool    ok;
+    int32_t run; /* which records file (read or written) it came from: 1, 2, ... */
 } tune_record;
 
 typedef struct tune_records {
     tune_record *r;
     int          n, cap;
+    int32_t      run; /* the last file's: records added now belong to it */
     char        *header[TUNE_NKEYS]; /* values; NULL where unset */
 } tune_records;
 
@@ -57,7 +59,9 @@ bool sg_tune_add(tune_records *rs, const tune_record *r);
 void sg_tune_free(tune_records *rs);
 
 /* Writes the table (one entry per op measured) to path through a temporary file and a
- * rename: for each shape the fastest candidate that beats the heuristic by margin, buckets of
+ * rename: for each shape the candidate with the largest gain, the heuristic's time over its own
+ * measured in the same run (the latest heuristic where that run has none), where the gain is
+ * at least margin (runs differ by more than one run's candidates do), buckets of
  * M (and of the batch) with one choice merged; a template's points as sg_tune_templates gives
  * them. The count of shapes and of shapes with a choice, and the geometric mean gain, into the
  * last three. */

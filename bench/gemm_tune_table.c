@@ -32,7 +32,8 @@ bool sg_tune_add(tune_records *rs, const tune_record *r) {
         if (!p) return false;
         rs->r = p, rs->cap = cap;
     }
-    rs->r[rs->n++] = *r;
+    rs->r[rs->n] = *r;
+    rs->r[rs->n++].run = rs->run;
     return true;
 }
 
@@ -110,6 +111,7 @@ bool sg_tune_read(tune_records *rs, const char *path) {
         fprintf(stderr, "sg_gemm_tune: cannot read %s\n", path);
         return false;
     }
+    rs->run++;
     char buf[1024];
     int  line = 0;
     bool ok = true;
@@ -170,9 +172,10 @@ bool sg_tune_read(tune_records *rs, const char *path) {
 
 /* ---- choices ------------------------------------------------------------------------------ */
 
-/* One shape's measurements: the heuristic's time and the fastest other candidate. */
+/* One shape's measurements: the heuristic's latest and the candidate of the largest gain. */
 typedef struct choice {
     const tune_record *base, *best; /* best == base: the heuristic stays */
+    double             gain;        /* the heuristic's time over best's, in best's run */
 } choice;
 
 static int same_shape(const tune_record *x, const tune_record *y) {
@@ -231,7 +234,7 @@ static bool rule(FILE *f, const choice *ch, int64_t blo, int64_t bhi, int64_t lo
                    "reduction: %d, swizzle: %d, custom: %d, inner: %d, cluster: %d}",
                 v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]);
     }
-    fprintf(f, ", gain: %.3f}\n", b->ms / c->ms);
+    fprintf(f, ", gain: %.3f}\n", ch->gain);
     return true;
 }
 
@@ -317,7 +320,7 @@ bool sg_tune_write_table(const tune_records *rs, const char *path, double margin
     for (int i = 0; i < rs->n;) {
         int j = i; /* one shape: [i, j), a candidate's last measurement last among its own */
         while (j < rs->n && same_shape(ord[i], ord[j])) j++;
-        choice c = {NULL, NULL};
+        choice c = {NULL, NULL, 1};
         for (int q = i; q < j; q++) {
             if (q + 1 < j && !strcmp(ord[q]->cand, ord[q + 1]->cand)) continue;
             if (!strcmp(ord[q]->cand, "heuristic")) c.base = ord[q];
@@ -326,10 +329,18 @@ bool sg_tune_write_table(const tune_records *rs, const char *path, double margin
             c.best = c.base;
             for (int q = i; q < j; q++) {
                 if (q + 1 < j && !strcmp(ord[q]->cand, ord[q + 1]->cand)) continue;
-                if (ord[q]->ok && ord[q] != c.base && ord[q]->ms < c.best->ms) c.best = ord[q];
+                if (!ord[q]->ok || !strcmp(ord[q]->cand, "heuristic")) continue;
+                /* against the heuristic of the candidate's own run (its last there) */
+                const tune_record *h = c.base;
+                for (int p = i; p < j; p++)
+                    if (!strcmp(ord[p]->cand, "heuristic") && ord[p]->ok &&
+                        ord[p]->run == ord[q]->run)
+                        h = ord[p];
+                double g = h->ms / ord[q]->ms;
+                if (g > c.gain) c.gain = g, c.best = ord[q];
             }
-            if (c.best->ms * margin > c.base->ms) c.best = c.base;
-            log_gain += log(c.base->ms / c.best->ms);
+            if (c.gain < margin) c.best = c.base, c.gain = 1;
+            log_gain += log(c.gain);
             *nchosen += c.best != c.base;
             ch[nch++] = c;
         }

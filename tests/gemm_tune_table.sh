@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # gemm_tune_table.sh: the tuner's tables written from records alone (bench/gemm_tune.c --from,
-# docs/gemm.md), no GPU: per shape the fastest right candidate that beats the heuristic by the
-# margin, a later measurement replacing an earlier one, M buckets of one choice merged, batch
-# buckets for bmm, float32 behind tf32, one entry per op; schemagen takes the table and its C
+# docs/gemm.md), no GPU: per shape the right candidate that beats the heuristic of its own run
+# most, by the margin at least; a later measurement replacing an earlier one, M buckets of one
+# choice merged, batch buckets for bmm, float32 behind tf32, one entry per op; schemagen takes the table and its C
 # compiles; cuBLAS's choice where it wins; records of two devices, a malformed line or one of
 # an unknown kind, and a point the template lacks are refused with the file and line; a stopped
 # run's cut last line is left out; this run's records may not be a file it reads.
@@ -98,6 +98,27 @@ mkdir art
 t 0 --lib tt --dsl tables.yaml --dsl-artifacts art -o gen ops.yaml
 grep -q ".splitk = -1," gen/tt_dsl.c || fail "a negative configuration value"
 sg_test_compile gen gen/tt_dsl.c
+
+# a candidate against the heuristic of its own run: a later run that measured the heuristic
+# again (faster at n 96, slower at n 128) neither hides nor makes a gain
+{
+    header "GPU A"
+    echo "mm nn bfloat16 1 1 96 32 heuristic 0.01000 ok"
+    echo "mm nn bfloat16 1 1 96 32 $lt 0.00950 ok"
+    echo "mm nn bfloat16 1 1 128 32 heuristic 0.01000 ok"
+    echo "mm nn bfloat16 1 1 128 32 cublas 0.00990 ok"
+} >ra.txt
+{
+    header "GPU A"
+    echo "mm nn bfloat16 1 1 96 32 heuristic 0.00900 ok"
+    echo "mm nn bfloat16 1 1 128 32 heuristic 0.01200 ok"
+    echo "mm nn bfloat16 1 1 128 32 mm_tpl:0 0.01190 ok"
+} >rb.txt
+"$tune" --from ra.txt --from rb.txt --out w.yaml 2>err || fail_now "the tuner failed: $(cat err)"
+grep -q "m: \[1, 1\], n: 96, k: 32, use: cublaslt, .*gain: 1.053}" w.yaml ||
+    fail "a gain in its own run hidden by a later run's heuristic: $(cat w.yaml)"
+grep -q "m: \[1, 1\], n: 128, k: 32, use: heuristic, gain: 1.000}" w.yaml ||
+    fail "a gain made by a later run's slower heuristic: $(cat w.yaml)"
 
 # refused: two devices, a malformed line; nothing written
 { header "GPU B"; echo "mm nn bfloat16 1 1 64 32 heuristic 0.01000 ok"; } >r3.txt
