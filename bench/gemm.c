@@ -6,6 +6,7 @@
  * computes the figures.
  *
  *   sg_bench_gemm [--smoke] [--suite FILE] [--records FILE] [--candidates N]
+ *                 [--torch CMD --torch-records FILE]
  *
  * --records FILE: one line per shape (docs/perf.md, "gemm"): "M N K dtype ours_ms lt_ms
  * tuned_ms rank config", config being the measured-best algorithm's cuBLASLt attributes
@@ -13,9 +14,15 @@
  * cluster=...). stdout: the figures this program can make alone. --smoke: the first shapes,
  * one timed call each. Exit status 77 where no GPU is usable.
  *
- * Timing: gemm_util.h; ours and the heuristic's first algorithm in interleaved rounds, the
- * other candidates one median each. Inputs: bfloat16 in [-0.5, 0.5). */
-#define _POSIX_C_SOURCE 200809L
+ * --torch CMD: a shell command that runs bench/gemm_torch.py --serve, the peer that times
+ * torch.mm in its own process: each shape's rounds then time ours, the heuristic's first
+ * algorithm and torch.mm in turn, and --torch-records FILE gets PyTorch's line per shape, as
+ * gemm_torch.py writes it ("M N K dtype ms").
+ *
+ * Timing: gemm_util.h; ours, the heuristic's first algorithm (and torch.mm) in SG_GEMM_ROUNDS
+ * interleaved rounds, each a median over a round's share of the target, the median of the
+ * rounds kept; the other candidates one median each. Inputs: bfloat16 in [-0.5, 0.5). */
+#define _POSIX_C_SOURCE 200809L /* fdopen, fork */
 #include "aten.h"
 #include "gemm_util.h"
 #include "sg_aten_cuda.h"
@@ -28,6 +35,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 enum { MAX_SHAPES = 512, MAX_CANDIDATES = 32 };
 
@@ -62,21 +72,114 @@ static void lt_config(const cublasLtMatmulAlgo_t *algo, char *buf, size_t cap) {
              c.custom, c.inner, c.cluster);
 }
 
+/* ---- the PyTorch peer ----------------------------------------------------------------------- */
+
+/* bench/gemm_torch.py --serve, its stdin and stdout as streams. */
+typedef struct peer {
+    FILE *to, *from;
+    pid_t pid;
+    bool  lost; /* it stopped answering: the run goes on without PyTorch's figures */
+} peer;
+
+static bool peer_start(peer *p, const char *cmd) {
+    int in[2], out[2];
+    signal(SIGPIPE, SIG_IGN); /* a peer that died is a failed write, not the end of this run */
+    if (pipe(in) != 0) return false;
+    if (pipe(out) != 0) {
+        close(in[0]), close(in[1]);
+        return false;
+    }
+    fflush(NULL);
+    p->pid = fork();
+    if (p->pid == 0) {
+        dup2(in[0], 0), dup2(out[1], 1);
+        close(in[0]), close(in[1]), close(out[0]), close(out[1]);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]), close(out[1]);
+    p->to = p->pid > 0 ? fdopen(in[1], "w") : NULL;
+    p->from = p->pid > 0 ? fdopen(out[0], "r") : NULL;
+    if (!p->to || !p->from) {
+        fprintf(stderr, "sg_bench_gemm: cannot start '%s'\n", cmd);
+        return false;
+    }
+    return true;
+}
+
+/* torch.mm's ms on the shape, timed by the peer over target_ms; -1 where it did not answer. */
+static double peer_ms(peer *p, const shape *s, double target_ms) {
+    double ms = -1;
+    char   line[64];
+    if (fprintf(p->to, "%lld %lld %lld %.3f\n", (long long)s->m, (long long)s->n,
+                (long long)s->k, target_ms) < 0 || fflush(p->to) != 0 ||
+        !fgets(line, sizeof line, p->from) || sscanf(line, "%lf", &ms) != 1)
+        return -1;
+    return ms;
+}
+
+/* Ends the peer; its exit status (-1 where it could not be had). */
+static int peer_end(peer *p) {
+    int st = 0;
+    if (p->to) fclose(p->to);
+    if (p->from) fclose(p->from);
+    if (p->pid <= 0 || waitpid(p->pid, &st, 0) != p->pid) return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 /* ---- one shape ------------------------------------------------------------------------------ */
 
 static int ncandidates = 16;
 
 typedef struct result {
-    double ours, lt, tuned;
+    double ours, lt, tuned, torch; /* torch: -1 without a peer */
     int    rank;
     char   config[256];
 } result;
 
-static bool run_shape(const shape *s, result *r) {
+static int cmp_ms(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of n values (sorted in place). */
+static double median_of(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_ms);
+    return v[n / 2];
+}
+
+/* Ours, the heuristic's first (l) and, with a peer, torch.mm, timed in turn round by round;
+ * false where one failed (said). */
+static bool time_in_turn(const char *what, const shape *s, operands *o, sg_gemm_lt_call *l,
+                         peer *p, result *r) {
+    double t[3][SG_GEMM_ROUNDS];
+    int    rounds = sg_bench_smoke ? 1 : SG_GEMM_ROUNDS;
+    double target = sg_gemm_target_ms;
+    bool   ok = true;
+    sg_gemm_target_ms = target / SG_GEMM_ROUNDS;
+    for (int i = 0; ok && i < rounds; i++) {
+        ok = (t[0][i] = sg_gemm_median_ms(what, call_ours, o)) > 0 &&
+             (t[1][i] = sg_gemm_median_ms(what, sg_gemm_lt_run, l)) > 0;
+        if (ok && p && !p->lost && (t[2][i] = peer_ms(p, s, sg_gemm_target_ms)) <= 0) {
+            fprintf(stderr, "sg_bench_gemm: %s: the PyTorch peer did not answer; no more "
+                            "PyTorch figures\n", what);
+            p->lost = true;
+            sg_bench_failures++;
+        }
+    }
+    sg_gemm_target_ms = target;
+    if (ok) {
+        r->ours = median_of(t[0], rounds), r->lt = median_of(t[1], rounds);
+        r->torch = p && !p->lost ? median_of(t[2], rounds) : -1;
+    }
+    return ok;
+}
+
+static bool run_shape(const shape *s, peer *p, result *r) {
     char what[96];
     snprintf(what, sizeof what, "%lldx%lldx%lld", (long long)s->m, (long long)s->n,
              (long long)s->k);
-    *r = (result){-1, -1, -1, -1, ""};
+    *r = (result){-1, -1, -1, -1, -1, ""};
     int64_t  sa[2] = {s->m, s->k}, sb[2] = {s->k, s->n}, sc[2] = {s->m, s->n};
     operands o = {sg_bench_filled(what, sa, 2, SG_BFLOAT16, 21, 0.25f), NULL, NULL};
     o.b = o.a ? sg_bench_filled(what, sb, 2, SG_BFLOAT16, 22, 0.25f) : NULL;
@@ -88,13 +191,10 @@ static bool run_shape(const shape *s, result *r) {
     if (ok && sg_gemm_lt_plan(what, s, o.a, o.b, o.c, &l)) {
         cublasLtMatmulHeuristicResult_t res[MAX_CANDIDATES];
         int got = sg_gemm_lt_candidates(what, &l, sg_bench_smoke ? 1 : ncandidates, res);
-        /* ours against the heuristic's first, in turn; then the other candidates */
-        sg_gemm_call fn[2] = {call_ours, sg_gemm_lt_run};
-        void        *ctx[2] = {&o, &l};
-        double       ms[2];
+        /* ours against the heuristic's first (and PyTorch), in turn; then the others */
         l.algo = got > 0 ? &res[0].algo : NULL;
-        if (got > 0 && sg_gemm_interleaved_ms(what, 2, fn, ctx, ms)) {
-            r->ours = ms[0], r->lt = r->tuned = ms[1], r->rank = 0;
+        if (got > 0 && time_in_turn(what, s, &o, &l, p, r)) {
+            r->tuned = r->lt, r->rank = 0;
             lt_config(&res[0].algo, r->config, sizeof r->config);
         }
         for (int i = 1; i < got && r->lt > 0; i++) {
@@ -123,19 +223,26 @@ static void say_skipped(sg_status st, const char *fig, const char *op) {
 
 int main(int argc, char **argv) {
     sg_bench_begin("sg_bench_gemm", say_skipped);
-    const char *suite = "bench/gemm_suite.txt", *records = NULL;
+    const char *suite = "bench/gemm_suite.txt", *records = NULL, *torch = NULL, *trec = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--smoke")) sg_bench_smoke = true;
         else if (!strcmp(argv[i], "--suite") && i + 1 < argc) suite = argv[++i];
         else if (!strcmp(argv[i], "--records") && i + 1 < argc) records = argv[++i];
+        else if (!strcmp(argv[i], "--torch") && i + 1 < argc) torch = argv[++i];
+        else if (!strcmp(argv[i], "--torch-records") && i + 1 < argc) trec = argv[++i];
         else if (!strcmp(argv[i], "--candidates") && i + 1 < argc &&
                  (ncandidates = atoi(argv[++i])) >= 1 && ncandidates <= MAX_CANDIDATES)
             ;
         else {
             fprintf(stderr, "usage: sg_bench_gemm [--smoke] [--suite FILE] [--records FILE] "
-                            "[--candidates 1..%d]\n", MAX_CANDIDATES);
+                            "[--candidates 1..%d] [--torch CMD --torch-records FILE]\n",
+                    MAX_CANDIDATES);
             return 2;
         }
+    }
+    if (!torch != !trec) {
+        fprintf(stderr, "sg_bench_gemm: --torch and --torch-records go together\n");
+        return 2;
     }
     static shape shapes[MAX_SHAPES];
     int          n = sg_gemm_read_suite(suite, shapes, MAX_SHAPES);
@@ -153,10 +260,14 @@ int main(int argc, char **argv) {
         !sg_gemm_lt_ok(cublasLtCreate(&sg_gemm_lt), "setup", "cublasLtCreate"))
         return 1;
     FILE *rec = records ? fopen(records, "w") : NULL;
-    if (records && !rec) {
-        fprintf(stderr, "sg_bench_gemm: cannot write %s\n", records);
+    FILE *trf = trec ? fopen(trec, "w") : NULL;
+    if ((records && !rec) || (trec && !trf)) {
+        fprintf(stderr, "sg_bench_gemm: cannot write %s\n", records && !rec ? records : trec);
         return 1;
     }
+    peer  pr = {NULL, NULL, -1, false}, *p = NULL;
+    if (torch && !peer_start(&pr, torch)) return 1;
+    if (torch) p = &pr;
     struct cudaDeviceProp prop;
     int                   drv = 0;
     (void)cudaGetDeviceProperties(&prop, 0);
@@ -169,7 +280,10 @@ int main(int argc, char **argv) {
     int    done = 0;
     for (int i = 0; i < n && !sg_bench_lost; i++) {
         result r;
-        if (!run_shape(&shapes[i], &r)) continue;
+        if (!run_shape(&shapes[i], p, &r)) continue;
+        if (trf && r.torch > 0)
+            fprintf(trf, "%lld %lld %lld bf16 %.5f\n", (long long)shapes[i].m,
+                    (long long)shapes[i].n, (long long)shapes[i].k, r.torch);
         if (rec)
             fprintf(rec, "%lld %lld %lld bf16 %.5f %.5f %.5f %d %s\n", (long long)shapes[i].m,
                     (long long)shapes[i].n, (long long)shapes[i].k, r.ours, r.lt, r.tuned, r.rank,
@@ -178,6 +292,11 @@ int main(int argc, char **argv) {
         done++;
     }
     if (rec) fclose(rec);
+    if (trf) fclose(trf);
+    if (p && peer_end(p) != 0 && !p->lost) {
+        fprintf(stderr, "sg_bench_gemm: the PyTorch peer failed\n");
+        sg_bench_failures++;
+    }
     if (done > 0) {
         printf("gemm_shapes %d shapes\n", done);
         printf("gemm_lt_tuned_geomean_vs_cublaslt %.3f ratio\n", exp(log_tuned / done));

@@ -5,6 +5,12 @@ bmm with B row-major and transposed over the bmm suite).
 
     python3 bench/gemm_torch.py [--smoke] [--suite FILE] --records FILE
     python3 bench/gemm_torch.py --ops [--smoke] --suite FILE --bmm-suite FILE --records FILE
+    python3 bench/gemm_torch.py --serve [--smoke]
+
+--serve: bench/gemm.c's peer (its --torch): reads lines "M N K TARGET_MS" on stdin, times
+torch.mm on that shape (the median of as many calls as fill TARGET_MS; the operands kept while
+the shape stays) and answers each with one line, the ms, on stdout; ends at end of input. So
+PyTorch is timed in turn with ours, round by round, and both see the GPU in the same state.
 
 Writes one line per shape to FILE: "M N K dtype ms"; with --ops "op batch M N K ms". Timing, as bench/gemm.c: each call after
 an L2 flush (a 256 MiB buffer zeroed), CUDA events around the call alone, calls queued back to
@@ -48,7 +54,7 @@ def read_suite(path, batched=False):
     return [s for s in shapes if (len(s) == 4) == batched]
 
 
-def median_ms(fn, flush, smoke):
+def median_ms(fn, flush, smoke, target_ms=TARGET_MS):
     def timed(n):
         ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
               for _ in range(n)]
@@ -63,7 +69,7 @@ def median_ms(fn, flush, smoke):
     t = timed(2)  # warm-up, estimate
     if smoke:
         return t[1]
-    n = min(MAX_CALLS, max(MIN_CALLS, int(TARGET_MS / t[1]) if t[1] > 0 else MAX_CALLS))
+    n = min(MAX_CALLS, max(MIN_CALLS, int(target_ms / t[1]) if t[1] > 0 else MAX_CALLS))
     t = timed(n)
     return t[n // 2] if n % 2 else 0.5 * (t[n // 2 - 1] + t[n // 2])
 
@@ -94,8 +100,26 @@ def ops(suite, bsuite, out, flush, smoke):
             del x, y
 
 
+def serve(flush, smoke):
+    """The peer of bench/gemm.c: one timed shape per input line, one ms per output line."""
+    shape, a, b = None, None, None
+    for line in sys.stdin:
+        w = line.split()
+        try:
+            m, n, k, target = int(w[0]), int(w[1]), int(w[2]), float(w[3])
+        except (ValueError, IndexError):
+            print("gemm_torch.py: --serve: expected 'M N K TARGET_MS', got %r" % line,
+                  file=sys.stderr)
+            return 2
+        if shape != (m, n, k):
+            shape, a, b = (m, n, k), rand(m, k), rand(k, n)
+        print("%.5f" % median_ms(lambda: torch.mm(a, b), flush, smoke, target), flush=True)
+    return 0
+
+
 def main(argv):
-    smoke, with_ops, suite, bsuite, records = False, False, "bench/gemm_suite.txt", None, None
+    smoke, with_ops, with_serve, suite, bsuite, records = (False, False, False,
+                                                           "bench/gemm_suite.txt", None, None)
     args = list(argv)
     while args:
         a = args.pop(0)
@@ -103,6 +127,8 @@ def main(argv):
             smoke = True
         elif a == "--ops":
             with_ops = True
+        elif a == "--serve":
+            with_serve = True
         elif a in ("--suite", "--bmm-suite", "--records") and args:
             v = args.pop(0)
             if a == "--suite":
@@ -114,9 +140,9 @@ def main(argv):
         else:
             records = None
             break
-    if records is None or (with_ops and bsuite is None):
+    if (records is None and not with_serve) or (with_ops and bsuite is None):
         print("usage: gemm_torch.py [--ops] [--smoke] [--suite FILE] [--bmm-suite FILE] "
-              "--records FILE", file=sys.stderr)
+              "--records FILE | --serve [--smoke]", file=sys.stderr)
         return 2
     shapes = read_suite(suite)
     if smoke:
@@ -128,6 +154,9 @@ def main(argv):
           (torch.__version__, torch.version.cuda, torch.backends.cuda.preferred_blas_library(),
            torch.cuda.get_device_name(0)), file=sys.stderr)
     flush = torch.empty(FLUSH_BYTES, dtype=torch.uint8, device="cuda")
+    if with_serve:
+        with torch.no_grad():
+            return serve(flush, smoke)
     if with_ops:
         with torch.no_grad(), open(records, "w") as out:
             ops(suite, bsuite, out, flush, smoke)
