@@ -2,7 +2,7 @@
  * library ships it: cuBLASLt's heuristic, the DSL overrides where they take the shape),
  * plain cuBLASLt with its heuristic's first algorithm, and cuBLASLt's algorithm chosen by
  * measurement among the heuristic's first candidates (what offline tuning can get from
- * cuBLASLt alone). bench/run gemm runs bench/gemm_torch.py on the same suite, joins the two and
+ * cuBLASLt alone), and with --torch PyTorch's torch.mm; bench/run gemm joins the records and
  * computes the figures.
  *
  *   sg_bench_gemm [--smoke] [--suite FILE] [--records FILE] [--candidates N]
@@ -17,12 +17,12 @@
  * --torch CMD: a shell command that runs bench/gemm_torch.py --serve, the peer that times
  * torch.mm in its own process: each shape's rounds then time ours, the heuristic's first
  * algorithm and torch.mm in turn, and --torch-records FILE gets PyTorch's line per shape, as
- * gemm_torch.py writes it ("M N K dtype ms").
+ * bench/gemm_join.awk reads it ("M N K dtype ms").
  *
  * Timing: gemm_util.h; ours, the heuristic's first algorithm (and torch.mm) in SG_GEMM_ROUNDS
  * interleaved rounds, each a median over a round's share of the target, the median of the
  * rounds kept; the other candidates one median each. Inputs: bfloat16 in [-0.5, 0.5). */
-#define _POSIX_C_SOURCE 200809L /* fdopen, fork */
+#define _POSIX_C_SOURCE 200809L
 #include "aten.h"
 #include "gemm_util.h"
 #include "sg_aten_cuda.h"
@@ -35,9 +35,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 enum { MAX_SHAPES = 512, MAX_CANDIDATES = 32 };
 
@@ -72,61 +69,6 @@ static void lt_config(const cublasLtMatmulAlgo_t *algo, char *buf, size_t cap) {
              c.custom, c.inner, c.cluster);
 }
 
-/* ---- the PyTorch peer ----------------------------------------------------------------------- */
-
-/* bench/gemm_torch.py --serve, its stdin and stdout as streams. */
-typedef struct peer {
-    FILE *to, *from;
-    pid_t pid;
-    bool  lost; /* it stopped answering: the run goes on without PyTorch's figures */
-} peer;
-
-static bool peer_start(peer *p, const char *cmd) {
-    int in[2], out[2];
-    signal(SIGPIPE, SIG_IGN); /* a peer that died is a failed write, not the end of this run */
-    if (pipe(in) != 0) return false;
-    if (pipe(out) != 0) {
-        close(in[0]), close(in[1]);
-        return false;
-    }
-    fflush(NULL);
-    p->pid = fork();
-    if (p->pid == 0) {
-        dup2(in[0], 0), dup2(out[1], 1);
-        close(in[0]), close(in[1]), close(out[0]), close(out[1]);
-        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-        _exit(127);
-    }
-    close(in[0]), close(out[1]);
-    p->to = p->pid > 0 ? fdopen(in[1], "w") : NULL;
-    p->from = p->pid > 0 ? fdopen(out[0], "r") : NULL;
-    if (!p->to || !p->from) {
-        fprintf(stderr, "sg_bench_gemm: cannot start '%s'\n", cmd);
-        return false;
-    }
-    return true;
-}
-
-/* torch.mm's ms on the shape, timed by the peer over target_ms; -1 where it did not answer. */
-static double peer_ms(peer *p, const shape *s, double target_ms) {
-    double ms = -1;
-    char   line[64];
-    if (fprintf(p->to, "%lld %lld %lld %.3f\n", (long long)s->m, (long long)s->n,
-                (long long)s->k, target_ms) < 0 || fflush(p->to) != 0 ||
-        !fgets(line, sizeof line, p->from) || sscanf(line, "%lf", &ms) != 1)
-        return -1;
-    return ms;
-}
-
-/* Ends the peer; its exit status (-1 where it could not be had). */
-static int peer_end(peer *p) {
-    int st = 0;
-    if (p->to) fclose(p->to);
-    if (p->from) fclose(p->from);
-    if (p->pid <= 0 || waitpid(p->pid, &st, 0) != p->pid) return -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 /* ---- one shape ------------------------------------------------------------------------------ */
 
 static int ncandidates = 16;
@@ -137,45 +79,7 @@ typedef struct result {
     char   config[256];
 } result;
 
-static int cmp_ms(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The median of n values (sorted in place). */
-static double median_of(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_ms);
-    return v[n / 2];
-}
-
-/* Ours, the heuristic's first (l) and, with a peer, torch.mm, timed in turn round by round;
- * false where one failed (said). */
-static bool time_in_turn(const char *what, const shape *s, operands *o, sg_gemm_lt_call *l,
-                         peer *p, result *r) {
-    double t[3][SG_GEMM_ROUNDS];
-    int    rounds = sg_bench_smoke ? 1 : SG_GEMM_ROUNDS;
-    double target = sg_gemm_target_ms;
-    bool   ok = true;
-    sg_gemm_target_ms = target / SG_GEMM_ROUNDS;
-    for (int i = 0; ok && i < rounds; i++) {
-        ok = (t[0][i] = sg_gemm_median_ms(what, call_ours, o)) > 0 &&
-             (t[1][i] = sg_gemm_median_ms(what, sg_gemm_lt_run, l)) > 0;
-        if (ok && p && !p->lost && (t[2][i] = peer_ms(p, s, sg_gemm_target_ms)) <= 0) {
-            fprintf(stderr, "sg_bench_gemm: %s: the PyTorch peer did not answer; no more "
-                            "PyTorch figures\n", what);
-            p->lost = true;
-            sg_bench_failures++;
-        }
-    }
-    sg_gemm_target_ms = target;
-    if (ok) {
-        r->ours = median_of(t[0], rounds), r->lt = median_of(t[1], rounds);
-        r->torch = p && !p->lost ? median_of(t[2], rounds) : -1;
-    }
-    return ok;
-}
-
-static bool run_shape(const shape *s, peer *p, result *r) {
+static bool run_shape(const shape *s, sg_gemm_peer *p, result *r) {
     char what[96];
     snprintf(what, sizeof what, "%lldx%lldx%lld", (long long)s->m, (long long)s->n,
              (long long)s->k);
@@ -193,8 +97,11 @@ static bool run_shape(const shape *s, peer *p, result *r) {
         int got = sg_gemm_lt_candidates(what, &l, sg_bench_smoke ? 1 : ncandidates, res);
         /* ours against the heuristic's first (and PyTorch), in turn; then the others */
         l.algo = got > 0 ? &res[0].algo : NULL;
-        if (got > 0 && time_in_turn(what, s, &o, &l, p, r)) {
-            r->tuned = r->lt, r->rank = 0;
+        sg_gemm_call fn[2] = {call_ours, sg_gemm_lt_run};
+        void        *ctx[2] = {&o, &l};
+        double       ms[2];
+        if (got > 0 && sg_gemm_in_turn_ms(what, 2, fn, ctx, p, "mm", s, ms, &r->torch)) {
+            r->ours = ms[0], r->lt = r->tuned = ms[1], r->rank = 0;
             lt_config(&res[0].algo, r->config, sizeof r->config);
         }
         for (int i = 1; i < got && r->lt > 0; i++) {
@@ -265,8 +172,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "sg_bench_gemm: cannot write %s\n", records && !rec ? records : trec);
         return 1;
     }
-    peer  pr = {NULL, NULL, -1, false}, *p = NULL;
-    if (torch && !peer_start(&pr, torch)) return 1;
+    sg_gemm_peer pr, *p = NULL;
+    if (torch && !sg_gemm_peer_start(&pr, torch)) return 1;
     if (torch) p = &pr;
     struct cudaDeviceProp prop;
     int                   drv = 0;
@@ -293,7 +200,7 @@ int main(int argc, char **argv) {
     }
     if (rec) fclose(rec);
     if (trf) fclose(trf);
-    if (p && peer_end(p) != 0 && !p->lost) {
+    if (p && !sg_gemm_peer_end(p)) {
         fprintf(stderr, "sg_bench_gemm: the PyTorch peer failed\n");
         sg_bench_failures++;
     }

@@ -1,5 +1,5 @@
 # gemm_join.awk: joins bench/gemm.c's records (first file: M N K dtype ours lt tuned rank
-# config) with bench/gemm_torch.py's (second file: M N K dtype ms) by shape; writes the
+# config) with PyTorch's, from the peer (second file: M N K dtype ms) by shape; writes the
 # per-shape table to TABLE and prints the figures. Ratios are speeds (time of the other /
 # ours), so above 1 is ours ahead; geometric means over the shapes both measured. The files
 # are told apart by name: an empty first file leaves no records of ours.

@@ -4,10 +4,13 @@
  * bench/gemm_suite_bmm.txt with B row-major (nn: attention's P.V) and transposed (nt: Q.K^T).
  * Each shape: ours (aten::linear / aten::bmm as the library ships them, tables included) and
  * the library's cuBLASLt heuristic (sg_cuda_{mm,addmm,bmm}_lt without a configuration: what
- * runs without a table). bench/run gemm runs bench/gemm_torch.py --ops on the same shapes and
- * joins them (bench/gemm_ops_join.awk).
+ * runs without a table), and with --torch PyTorch's F.linear or torch.bmm, timed in turn with
+ * them through the peer (gemm_util.h: bench/gemm_torch.py --serve run by the shell command CMD),
+ * its line per product ("op batch M N K ms") into --torch-records; bench/run gemm joins them
+ * (bench/gemm_ops_join.awk).
  *
  *   sg_bench_gemm_ops [--smoke] --suite FILE --bmm-suite FILE --records FILE
+ *                     [--torch CMD --torch-records FILE]
  *
  * --records: one line per product, "op batch M N K ours_ms heuristic_ms" (op linear,
  * linear_bias, bmm_nn, bmm_nt). Timing: gemm_util.h. Inputs: bfloat16 in [-0.5, 0.5).
@@ -53,8 +56,8 @@ static sg_status call_heuristic(void *ctx) {
     return st;
 }
 
-/* One product: its two times into rec. */
-static void run(FILE *rec, op_kind op, const sg_gemm_shape *s) {
+/* One product: its two times into rec, PyTorch's into trec where there is a peer. */
+static void run(FILE *rec, FILE *trec, sg_gemm_peer *p, op_kind op, const sg_gemm_shape *s) {
     char what[96];
     snprintf(what, sizeof what, "%s %lldx%lldx%lldx%lld", op_names[op], (long long)s->batch,
              (long long)s->m, (long long)s->n, (long long)s->k);
@@ -74,10 +77,13 @@ static void run(FILE *rec, op_kind op, const sg_gemm_shape *s) {
     if (o.wt && (op != LINEAR_BIAS || o.bias)) {
         sg_gemm_call fn[2] = {call_ours, call_heuristic};
         void        *ctx[2] = {&o, &o};
-        double       ms[2];
-        if (sg_gemm_interleaved_ms(what, 2, fn, ctx, ms))
+        double       ms[2], torch = -1;
+        if (sg_gemm_in_turn_ms(what, 2, fn, ctx, p, op_names[op], s, ms, &torch))
             fprintf(rec, "%s %lld %lld %lld %lld %.5f %.5f\n", op_names[op], (long long)s->batch,
                     (long long)s->m, (long long)s->n, (long long)s->k, ms[0], ms[1]);
+        if (trec && torch > 0)
+            fprintf(trec, "%s %lld %lld %lld %lld %.5f\n", op_names[op], (long long)s->batch,
+                    (long long)s->m, (long long)s->n, (long long)s->k, torch);
     }
     sg_tensor_release(o.x), sg_tensor_release(o.w), sg_tensor_release(o.wt);
     sg_tensor_release(o.bias);
@@ -90,17 +96,19 @@ static void say_skipped(sg_status st, const char *fig, const char *op) {
 
 int main(int argc, char **argv) {
     sg_bench_begin("sg_bench_gemm_ops", say_skipped);
-    const char *suite = NULL, *bsuite = NULL, *records = NULL;
+    const char *suite = NULL, *bsuite = NULL, *records = NULL, *torch = NULL, *trecords = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--smoke")) sg_bench_smoke = true;
         else if (!strcmp(argv[i], "--suite") && i + 1 < argc) suite = argv[++i];
         else if (!strcmp(argv[i], "--bmm-suite") && i + 1 < argc) bsuite = argv[++i];
         else if (!strcmp(argv[i], "--records") && i + 1 < argc) records = argv[++i];
+        else if (!strcmp(argv[i], "--torch") && i + 1 < argc) torch = argv[++i];
+        else if (!strcmp(argv[i], "--torch-records") && i + 1 < argc) trecords = argv[++i];
         else suite = NULL, i = argc;
     }
-    if (!suite || !bsuite || !records) {
+    if (!suite || !bsuite || !records || !torch != !trecords) {
         fprintf(stderr, "usage: sg_bench_gemm_ops [--smoke] --suite FILE --bmm-suite FILE "
-                        "--records FILE\n");
+                        "--records FILE [--torch CMD --torch-records FILE]\n");
         return 2;
     }
     static sg_gemm_shape shapes[MAX_SHAPES], bshapes[MAX_SHAPES];
@@ -114,17 +122,25 @@ int main(int argc, char **argv) {
         return 1;
     }
     if (!sg_bench_use_gpu0() || !sg_gemm_timing_begin()) return 1;
-    FILE *rec = fopen(records, "w");
-    if (!rec) {
-        fprintf(stderr, "sg_bench_gemm_ops: cannot write %s\n", records);
+    FILE *rec = fopen(records, "w"), *trec = trecords ? fopen(trecords, "w") : NULL;
+    if (!rec || (trecords && !trec)) {
+        fprintf(stderr, "sg_bench_gemm_ops: cannot write %s\n", !rec ? records : trecords);
         return 1;
     }
+    sg_gemm_peer pr, *p = NULL;
+    if (torch && !sg_gemm_peer_start(&pr, torch)) return 1;
+    if (torch) p = &pr;
     for (int op = LINEAR; op <= LINEAR_BIAS; op++)
         for (int i = 0; i < n && !sg_bench_lost; i++)
-            if (shapes[i].batch == 1) run(rec, (op_kind)op, &shapes[i]);
+            if (shapes[i].batch == 1) run(rec, trec, p, (op_kind)op, &shapes[i]);
     for (int op = BMM_NN; op <= BMM_NT; op++)
-        for (int i = 0; i < nb && !sg_bench_lost; i++) run(rec, (op_kind)op, &bshapes[i]);
+        for (int i = 0; i < nb && !sg_bench_lost; i++) run(rec, trec, p, (op_kind)op, &bshapes[i]);
     fclose(rec);
+    if (trec) fclose(trec);
+    if (p && !sg_gemm_peer_end(p)) {
+        fprintf(stderr, "sg_bench_gemm_ops: the PyTorch peer failed\n");
+        sg_bench_failures++;
+    }
     sg_gemm_timing_end();
     return sg_bench_finish();
 }

@@ -1,5 +1,5 @@
 # gemm_ops_join.awk: joins bench/gemm_ops.c's records (first file: op batch M N K ours_ms
-# heuristic_ms) with bench/gemm_torch.py --ops's (second file: op batch M N K ms) by product;
+# heuristic_ms) with PyTorch's, from the peer (second file: op batch M N K ms) by product;
 # writes the per-product table to TABLE and prints, per op (bmm_nn and bmm_nt together as
 # bmm), the geometric mean and the minimum of ours against PyTorch and the geometric mean
 # against the library's heuristic (what the tables gain). Ratios are speeds: above 1 is ours

@@ -1,12 +1,16 @@
-/* gemm_util.c: what the matrix-product benchmark (gemm.c) and the tuner (gemm_tune.c) share:
- * the timing of one call after an L2 flush and plain cuBLASLt (gemm_util.h). */
+/* gemm_util.c: what the matrix-product benchmarks (gemm.c, gemm_ops.c) and the tuner
+ * (gemm_tune.c) share: the timing of one call after an L2 flush, timing in turn with the PyTorch
+ * peer, and plain cuBLASLt (gemm_util.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "gemm_util.h"
 
 #include <cublasLt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 enum { MAX_CALLS = SG_GEMM_MAX_CALLS, MIN_CALLS = SG_GEMM_MIN_CALLS };
 double sg_gemm_target_ms = 60.0;
@@ -69,20 +73,81 @@ double sg_gemm_median_ms(const char *what, sg_gemm_call fn, void *ctx) {
     return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
 }
 
-bool sg_gemm_interleaved_ms(const char *what, int n, const sg_gemm_call *fn, void *const *ctx,
-                            double *ms) {
-    double t[SG_GEMM_MAX_FNS][SG_GEMM_ROUNDS];
+/* ---- the PyTorch peer ----------------------------------------------------------------------- */
+
+bool sg_gemm_peer_start(sg_gemm_peer *p, const char *cmd) {
+    int in[2], out[2];
+    *p = (sg_gemm_peer){NULL, NULL, -1, false};
+    signal(SIGPIPE, SIG_IGN); /* a peer that died is a failed write, not the end of this run */
+    if (pipe(in) != 0) return false;
+    if (pipe(out) != 0) {
+        close(in[0]), close(in[1]);
+        return false;
+    }
+    fflush(NULL);
+    p->pid = fork();
+    if (p->pid == 0) {
+        dup2(in[0], 0), dup2(out[1], 1);
+        close(in[0]), close(in[1]), close(out[0]), close(out[1]);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]), close(out[1]);
+    p->to = p->pid > 0 ? fdopen(in[1], "w") : NULL;
+    p->from = p->pid > 0 ? fdopen(out[0], "r") : NULL;
+    if (!p->to || !p->from) {
+        fprintf(stderr, "gemm: cannot start the PyTorch peer '%s'\n", cmd);
+        return false;
+    }
+    return true;
+}
+
+/* PyTorch's ms on (op, s) over target_ms; -1 where the peer did not answer. */
+static double peer_ms(sg_gemm_peer *p, const char *op, const sg_gemm_shape *s, double target_ms) {
+    double ms = -1;
+    char   line[64];
+    if (fprintf(p->to, "%s %lld %lld %lld %lld %.3f\n", op, (long long)s->batch,
+                (long long)s->m, (long long)s->n, (long long)s->k, target_ms) < 0 ||
+        fflush(p->to) != 0 || !fgets(line, sizeof line, p->from) ||
+        sscanf(line, "%lf", &ms) != 1)
+        return -1;
+    return ms;
+}
+
+bool sg_gemm_peer_end(sg_gemm_peer *p) {
+    int st = 0;
+    if (p->to) fclose(p->to);
+    if (p->from) fclose(p->from);
+    p->to = p->from = NULL;
+    bool ok = p->pid > 0 && waitpid(p->pid, &st, 0) == p->pid && WIFEXITED(st) &&
+              WEXITSTATUS(st) == 0;
+    return ok || p->lost;
+}
+
+bool sg_gemm_in_turn_ms(const char *what, int n, const sg_gemm_call *fn, void *const *ctx,
+                        sg_gemm_peer *p, const char *op, const sg_gemm_shape *s, double *ms,
+                        double *torch_ms) {
+    double t[SG_GEMM_MAX_FNS + 1][SG_GEMM_ROUNDS];
     double target = sg_gemm_target_ms;
-    bool   ok = n >= 1 && n <= SG_GEMM_MAX_FNS;
+    bool   ok = n >= 1 && n <= SG_GEMM_MAX_FNS, torch = p && !p->lost;
     int    rounds = sg_bench_smoke ? 1 : SG_GEMM_ROUNDS;
     sg_gemm_target_ms = target / SG_GEMM_ROUNDS; /* the same calls in all as one median */
-    for (int r = 0; ok && r < rounds; r++)
+    for (int r = 0; ok && r < rounds; r++) {
         for (int i = 0; ok && i < n; i++) ok = (t[i][r] = sg_gemm_median_ms(what, fn[i], ctx[i])) > 0;
-    sg_gemm_target_ms = target;
-    for (int i = 0; ok && i < n; i++) {
-        qsort(t[i], (size_t)rounds, sizeof t[i][0], cmp_double);
-        ms[i] = t[i][rounds / 2];
+        if (ok && torch && (t[n][r] = peer_ms(p, op, s, sg_gemm_target_ms)) <= 0) {
+            fprintf(stderr, "gemm: %s: the PyTorch peer did not answer; no more PyTorch "
+                            "figures\n", what);
+            p->lost = true, torch = false;
+            sg_bench_failures++;
+        }
     }
+    sg_gemm_target_ms = target;
+    for (int i = 0; ok && i < n + torch; i++) {
+        qsort(t[i], (size_t)rounds, sizeof t[i][0], cmp_double);
+        if (i < n) ms[i] = t[i][rounds / 2];
+        else *torch_ms = t[i][rounds / 2];
+    }
+    if (torch_ms && (!ok || !torch)) *torch_ms = -1;
     return ok;
 }
 

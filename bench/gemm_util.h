@@ -4,7 +4,7 @@
  * CUDA events
  * around the call alone, calls queued back to back and synchronised once; the median of the
  * calls, as many as fill about sg_gemm_target_ms (60 ms unless the program says; at least 5,
- * at most 64). Calls to compare are timed in interleaved rounds (sg_gemm_interleaved_ms). */
+ * at most 64). Calls to compare are timed in interleaved rounds (sg_gemm_in_turn_ms). */
 #ifndef SG_GEMM_UTIL_H
 #define SG_GEMM_UTIL_H
 
@@ -14,6 +14,7 @@
 #include <cublasLt.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define SG_GEMM_FLUSH_BYTES ((size_t)256 << 20)
 enum { SG_GEMM_MIN_CALLS = 5, SG_GEMM_MAX_CALLS = 64 };
@@ -29,14 +30,30 @@ void   sg_gemm_timing_end(void);
 /* The median ms of a call of fn, as above (one call under --smoke); -1 on failure (said). */
 double sg_gemm_median_ms(const char *what, sg_gemm_call fn, void *ctx);
 
-/* The ms of n calls to compare (fn[i] on ctx[i]) into ms[0..n): SG_GEMM_ROUNDS rounds, each
- * timing every fn in turn (a median, as above, over a round's share of the target), and the
- * median of each fn's rounds. The GPU's clocks drift over a run; timed in turn, the fns see
- * the same drift, so their ratio moves less than that of two medians taken apart. false on
+/* PyTorch's side, timed in a process of its own: bench/gemm_torch.py --serve, started by a
+ * shell command, its stdin and stdout as streams. Asked "OP BATCH M N K TARGET_MS" (OP mm,
+ * linear, linear_bias, bmm_nn or bmm_nt), it answers with PyTorch's median ms over TARGET_MS.
+ * lost: it stopped answering (said once); the run goes on without PyTorch's figures. */
+typedef struct sg_gemm_peer {
+    FILE *to, *from;
+    int   pid;
+    bool  lost;
+} sg_gemm_peer;
+
+bool sg_gemm_peer_start(sg_gemm_peer *p, const char *cmd);
+/* Ends it: false where it failed (its exit status not 0) and was not lost before. */
+bool sg_gemm_peer_end(sg_gemm_peer *p);
+
+/* The ms of n calls to compare (fn[i] on ctx[i]) into ms[0..n), and with a peer (p not NULL
+ * and not lost) PyTorch's on (op, s) into *torch_ms (else -1): SG_GEMM_ROUNDS rounds, each
+ * timing every fn in turn (a median, as above, over a round's share of the target), then the
+ * peer; the median of each one's rounds. The GPU's clocks drift over a run; timed in turn, all
+ * see the same drift, so their ratios move less than those of medians taken apart. false on
  * failure (said). */
 enum { SG_GEMM_ROUNDS = 5, SG_GEMM_MAX_FNS = 4 };
-bool   sg_gemm_interleaved_ms(const char *what, int n, const sg_gemm_call *fn, void *const *ctx,
-                              double *ms);
+bool   sg_gemm_in_turn_ms(const char *what, int n, const sg_gemm_call *fn, void *const *ctx,
+                          sg_gemm_peer *p, const char *op, const sg_gemm_shape *s, double *ms,
+                          double *torch_ms);
 
 /* ---- plain cuBLASLt: one handle and workspace, set up by the program ---------------------- */
 
