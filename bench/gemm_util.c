@@ -79,10 +79,9 @@ bool sg_gemm_peer_start(sg_gemm_peer *p, const char *cmd) {
     int in[2], out[2];
     *p = (sg_gemm_peer){NULL, NULL, -1, false};
     signal(SIGPIPE, SIG_IGN); /* a peer that died is a failed write, not the end of this run */
-    if (pipe(in) != 0) return false;
-    if (pipe(out) != 0) {
-        close(in[0]), close(in[1]);
-        return false;
+    if (pipe(in) != 0 || pipe(out) != 0) {
+        fprintf(stderr, "gemm: cannot start the PyTorch peer '%s': no pipe\n", cmd);
+        return false; /* the run ends: what is open goes with it */
     }
     fflush(NULL);
     p->pid = fork();
