@@ -5,8 +5,9 @@
  *   - cuBLAS with its own choice (sg_cuda_*_cublas: cublasGemmEx, as PyTorch's eager ops);
  *   - cuBLASLt with each of the heuristic's first N algorithms for the very problem the library
  *     builds (sg_cuda_gemm_lt_candidates), made from their configuration as a table makes them;
- *   - for mm nn in bfloat16 and float16, each point of each template of aten::mm (the
- *     Triton mm_tpl and mm_persist_tpl of kernels/dsl/mm.yaml, the CuTeDSL mm_cute_tpl of
+ *   - for mm nn in bfloat16 and float16, each point of each template of aten::mm the build
+ *     has (the generated aten_dsl_templates_aten_mm: the Triton mm_tpl, mm_persist_tpl and
+ *     mm_splitk_tpl of kernels/dsl/mm.yaml, the CuTeDSL mm_cute_tpl of
  *     kernels/dsl/mm_cute.yaml where the build has CuTeDSL) through its aten_dsl_run_NAME;
  *     a point whose `when` does not take the shape is not a candidate there;
  * checks each candidate's result against the baseline's, writes every measurement to the
@@ -46,16 +47,6 @@ typedef struct job {
     int32_t  layout; /* 0 nn, 1 nt */
     sg_dtype dt;
 } job;
-
-/* This build's templates of aten::mm: the tables may name their points (gemm_tune.h). */
-const tune_template sg_tune_templates[] = {
-    {"mm_tpl", aten_dsl_run_mm_tpl, aten_dsl_point_mm_tpl},
-    {"mm_persist_tpl", aten_dsl_run_mm_persist_tpl, aten_dsl_point_mm_persist_tpl},
-#ifdef SG_HAVE_CUTEDSL_GEMM
-    {"mm_cute_tpl", aten_dsl_run_mm_cute_tpl, aten_dsl_point_mm_cute_tpl},
-#endif
-};
-const int sg_tune_ntemplates = (int)(sizeof sg_tune_templates / sizeof *sg_tune_templates);
 
 /* A candidate: the heuristic, cuBLAS, a cuBLASLt configuration or a template's point. */
 typedef struct candidate {
@@ -204,8 +195,8 @@ static void measure_templates(const char *what, const job *j, const sg_gemm_shap
     if (j->op != SG_CUDA_GEMM_MM || j->layout != 0 || j->dt == SG_FLOAT32) return;
     char want[32];
     snprintf(want, sizeof want, "{dtype: %s,", dtype_name(j->dt));
-    for (int t = 0; t < sg_tune_ntemplates; t++) {
-        const tune_template *tp = &sg_tune_templates[t];
+    for (int t = 0; t < SG_TUNE_NTEMPLATES; t++) {
+        const tune_template *tp = &SG_TUNE_TEMPLATES[t];
         const char          *p;
         if (!wanted(tp->name)) continue;
         for (int32_t i = 0; (p = tp->point(i)) != NULL; i++) {
@@ -289,7 +280,7 @@ static void say_skipped(sg_status st, const char *fig, const char *op) {
 /* Whether --only's value is cublas or one of this build's templates. */
 static bool known_only(const char *v) {
     bool known = !strcmp(v, "cublas");
-    for (int t = 0; t < sg_tune_ntemplates; t++) known |= !strcmp(v, sg_tune_templates[t].name);
+    for (int t = 0; t < SG_TUNE_NTEMPLATES; t++) known |= !strcmp(v, SG_TUNE_TEMPLATES[t].name);
     return known;
 }
 

@@ -5,6 +5,7 @@
 #ifndef SG_GEMM_TUNE_H
 #define SG_GEMM_TUNE_H
 
+#include "aten_dsl.h"
 #include "sg_aten_cuda.h"
 
 #include <stdbool.h>
@@ -20,17 +21,12 @@ extern const char *const sg_tune_op_names[TUNE_NOPS];
 enum { TUNE_NKEYS = 7 };
 extern const char *const sg_tune_keys[TUNE_NKEYS];
 
-/* A DSL template of aten::mm the tuner measures (docs/gemm.md), by its generated entry
- * points: run point i on (self, mat2), and point i's text "{VAR: value, ...}" (NULL past the
- * last). sg_tune_templates lists this build's, sg_tune_ntemplates of them. */
-typedef struct tune_template {
-    const char *name;
-    sg_status (*run)(int32_t point, sg_tensor *self, sg_tensor *mat2, sg_tensor **ret);
-    const char *(*point)(int32_t i);
-} tune_template;
-
-extern const tune_template sg_tune_templates[];
-extern const int           sg_tune_ntemplates;
+/* A DSL template of aten::mm the tuner measures (docs/gemm.md): the generated list of this
+ * build's (aten_dsl.h), SG_TUNE_NTEMPLATES of them. Each entry runs point i on (self, mat2),
+ * and gives point i's text "{VAR: value, ...}" (NULL past the last). */
+typedef aten_dsl_template_aten_mm tune_template;
+#define SG_TUNE_TEMPLATES aten_dsl_templates_aten_mm
+#define SG_TUNE_NTEMPLATES ((int)(sizeof SG_TUNE_TEMPLATES / sizeof *SG_TUNE_TEMPLATES))
 
 /* One line: "op layout dtype batch M N K candidate ms status", where candidate is
  * "heuristic", "cublas", "lt:A/B/..." (sg_gemm_lt_config's fields in order) or
@@ -62,7 +58,7 @@ void sg_tune_free(tune_records *rs);
  * rename: for each shape the candidate with the largest gain, the heuristic's time over its own
  * measured in the same run (the latest heuristic where that run has none), where the gain is
  * at least margin (runs differ by more than one run's candidates do), buckets of
- * M (and of the batch) with one choice merged; a template's points as sg_tune_templates gives
+ * M (and of the batch) with one choice merged; a template's points as SG_TUNE_TEMPLATES gives
  * them. The count of shapes and of shapes with a choice, and the geometric mean gain, into the
  * last three. */
 bool sg_tune_write_table(const tune_records *rs, const char *path, double margin, int *nshapes,

@@ -70,11 +70,11 @@ static const tune_template *template_of(const char *c, int32_t *point) {
     int         v;
     char        end;
     if (!colon || sscanf(colon + 1, "%d%c", &v, &end) != 1 || v < 0) return NULL;
-    for (int i = 0; i < sg_tune_ntemplates; i++)
-        if (strlen(sg_tune_templates[i].name) == (size_t)(colon - c) &&
-            !strncmp(c, sg_tune_templates[i].name, (size_t)(colon - c))) {
+    for (int i = 0; i < SG_TUNE_NTEMPLATES; i++)
+        if (strlen(SG_TUNE_TEMPLATES[i].name) == (size_t)(colon - c) &&
+            !strncmp(c, SG_TUNE_TEMPLATES[i].name, (size_t)(colon - c))) {
             *point = v;
-            return &sg_tune_templates[i];
+            return &SG_TUNE_TEMPLATES[i];
         }
     return NULL;
 }
@@ -99,10 +99,10 @@ static const char *template_names(void) {
     static char buf[256];
     size_t      at = 0;
     buf[0] = 0;
-    for (int i = 0; i < sg_tune_ntemplates && at < sizeof buf; i++)
+    for (int i = 0; i < SG_TUNE_NTEMPLATES && at < sizeof buf; i++)
         at += (size_t)snprintf(buf + at, sizeof buf - at, "%s%s", i ? ", " : "",
-                               sg_tune_templates[i].name);
-    return sg_tune_ntemplates ? buf : "none in this build";
+                               SG_TUNE_TEMPLATES[i].name);
+    return SG_TUNE_NTEMPLATES ? buf : "none in this build";
 }
 
 bool sg_tune_read(tune_records *rs, const char *path) {

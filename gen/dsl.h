@@ -44,6 +44,7 @@ typedef struct sg_dsl_output {
     int          dtype;     /* index in sg_dsl_dtypes, -1: like's */
     int          dtype_var; /* a grid variable's index, -1: none (dtype or like's) */
     int64_t      keep_last; /* the last keep_last dims of like's sizes set to 1 */
+    bool         zero;      /* a scratch tensor filled with zeros before the launch */
     sg_pos       pos;
 } sg_dsl_output;
 
@@ -122,6 +123,8 @@ struct sg_dsl_decl {
     sg_pos           when_c_pos;
     sg_dsl_output   *outputs;
     uint32_t         noutputs;
+    sg_dsl_output   *scratch;    /* `sizes` and a dtype each; not returned */
+    uint32_t         nscratch;
     sg_dsl_expr      launch_grid[3]; /* not for an object DSL: */
     sg_dsl_expr      num_warps, num_stages; /* int expressions over grid variables */
     sg_dsl_constexpr *constexprs;

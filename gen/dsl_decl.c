@@ -210,7 +210,7 @@ static const sg_dsl_sym *lookup(void *ud, const char *name) {
         const sg_dsl_sym *s = &u->decl->syms[i];
         if (strcmp(s->name, name) != 0) continue;
         if (u->grid_only && s->kind != SG_DSLS_GRID) return NULL;
-        if (!u->outs && s->kind == SG_DSLS_OUT) return NULL;
+        if (!u->outs && (s->kind == SG_DSLS_OUT || s->kind == SG_DSLS_SCRATCH)) return NULL;
         return s;
     }
     return NULL;
@@ -384,11 +384,17 @@ static bool read_scalar_key(sg_dsl_loader *L, const char *key, const sg_ynode *v
 
 /* ---- the grid ------------------------------------------------------------------------------ */
 
-bool sg_dsl_out_name(const char *s) {
-    if (strncmp(s, "out", 3) != 0 || !s[3]) return false;
-    for (s += 3; *s; s++)
-        if (*s < '0' || *s > '9') return false;
-    return true;
+const char *sg_dsl_made_name(const char *s) {
+    static const struct { const char *prefix, *what; } made[] = {
+        {"out", "an output"}, {"scratch", "a scratch tensor"}};
+    for (size_t i = 0; i < sizeof made / sizeof made[0]; i++) {
+        size_t n = strlen(made[i].prefix);
+        if (strncmp(s, made[i].prefix, n) != 0 || !s[n]) continue;
+        const char *d = s + n;
+        while (*d >= '0' && *d <= '9') d++;
+        if (!*d) return made[i].what;
+    }
+    return NULL;
 }
 
 static bool read_grid(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
@@ -411,11 +417,11 @@ static bool read_grid(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
                                                     : "another name");
                 return false;
             }
-        if (sg_dsl_dtype_find(k->text, k->len) >= 0 || sg_dsl_out_name(k->text) ||
+        const char *made = sg_dsl_made_name(k->text);
+        if (sg_dsl_dtype_find(k->text, k->len) >= 0 || made ||
             strcmp(k->text, "capability") == 0) {
             sg_dsl_err(L, k->pos, "grid variable '%s' has the name of %s", k->text,
-                       sg_dsl_out_name(k->text)  ? "an output"
-                       : k->text[0] == 'c' ? "the capability" : "a dtype");
+                       made ? made : k->text[0] == 'c' ? "the capability" : "a dtype");
             return false;
         }
         if (!sg_dsl_want_kind(L, k->text, list, SG_Y_SEQ)) return false;
@@ -474,10 +480,11 @@ const sg_dsl_decl *sg_dsl_find_decl(const sg_dsl_set *s, const char *name) {
 static bool read_entry(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *e) {
     static const char *const keys[] = {"name", "op", "key", "dsl", "compiler", "source",
                                        "kernel", "archs", "?priority", "grid", "when",
-                                       "?when_c", "outputs", "launch", "?template", NULL};
+                                       "?when_c", "outputs", "?scratch", "launch", "?template",
+                                       NULL};
     enum { NAME, OP, KEY, DSL, COMPILER, SOURCE, KERNEL, ARCHS, PRIORITY, GRID, WHEN, WHEN_C,
-           OUTPUTS, LAUNCH, TEMPLATE };
-    const sg_ynode *v[15];
+           OUTPUTS, SCRATCH, LAUNCH, TEMPLATE };
+    const sg_ynode *v[16];
     if (e->kind != SG_Y_MAP) {
         sg_dsl_err(L, e->pos, "a DSL declaration is a mapping (name: ..., op: ...), not %s",
             sg_dsl_kind_text(e));
@@ -526,7 +533,8 @@ static bool read_entry(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *e) {
         }
     }
     const sg_schema *s = &dc->op->schema;
-    uint32_t cap = s->nargs + s->nrets + 1 + (v[GRID]->kind == SG_Y_MAP ? v[GRID]->nitems / 2 : 0);
+    uint32_t cap = s->nargs + s->nrets + 1 + (v[GRID]->kind == SG_Y_MAP ? v[GRID]->nitems / 2 : 0)
+                   + (v[SCRATCH] && v[SCRATCH]->kind == SG_Y_SEQ ? v[SCRATCH]->nitems : 0);
     if (!(dc->syms = sg_dsl_alloc(L, cap * sizeof *dc->syms))) return false;
     for (uint32_t i = 0; i < s->nargs; i++) dc->syms[dc->nsyms++] = arg_sym(&s->args[i], i);
     if (!read_grid(L, dc, v[GRID])) return false;
@@ -540,6 +548,7 @@ static bool read_entry(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *e) {
                       !sg_dsl_when_c(L->s, dc, v[WHEN_C]->text, v[WHEN_C]->pos, L->d)))
         return false;
     return sg_dsl_read_outputs(L, dc, v[OUTPUTS], scope) &&
+           (!v[SCRATCH] || sg_dsl_read_scratch(L, dc, v[SCRATCH], scope)) &&
            sg_dsl_read_launch(L, dc, v[LAUNCH], scope);
 }
 

@@ -133,6 +133,7 @@ static void sym_c(void *ud, sg_buf *b, const sg_dsl_sym *s) {
     switch (s->kind) {
     case SG_DSLS_ARG: sg_buf_puts(b, pe->dc->op->c->arg_cnames[s->index]); break;
     case SG_DSLS_OUT: sg_buf_printf(b, "sg_out%u", s->index); break;
+    case SG_DSLS_SCRATCH: sg_buf_printf(b, "sg_scratch%u", s->index); break;
     case SG_DSLS_CAP: sg_buf_puts(b, "sg_cap"); break;
     case SG_DSLS_GRID: {
         const sg_dsl_value *v = &pe->a->vals[s->index];
@@ -189,6 +190,16 @@ uint32_t sg_dsl_c_first_tensor(const sg_op *op) {
 
 /* ---- the _when function ------------------------------------------------------------------ */
 
+/* Tensor j of those the launch makes: the outputs, then the scratch tensors; *name "out" or
+ * "scratch" and *i its index among them. */
+static const sg_dsl_output *made_tensor(const sg_dsl_decl *dc, uint32_t j, const char **name,
+                                        uint32_t *i) {
+    bool out = j < dc->noutputs;
+    *name = out ? "out" : "scratch";
+    *i = out ? j : j - dc->noutputs;
+    return out ? &dc->outputs[j] : &dc->scratch[j - dc->noutputs];
+}
+
 /* "&& sg_dslg_i32(its numel)" for an output with its own sizes: their product, each
  * multiplication guarded. */
 static void numel_i32(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_output *o,
@@ -218,7 +229,8 @@ static void assumptions(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact 
             if (a->int32 && a->int32[k]) /* an object's tensors carry an int32 size */
                 sg_buf_printf(b, "\n            && sg_dslg_i32(sg_dslg_numel(%s, &sg_ok))", t);
         } else if (p->ptr) { /* an output: like's dtype where it has none of its own */
-            const sg_dsl_output *o = &dc->outputs[s->index];
+            const sg_dsl_output *o = s->kind == SG_DSLS_OUT ? &dc->outputs[s->index]
+                                                            : &dc->scratch[s->index];
             if (o->dtype < 0 && o->dtype_var < 0)
                 sg_buf_printf(b, "\n            && sg_dslg_dtype(%s, &sg_ok) == %s /* %s */",
                               dc->op->c->arg_cnames[o->like], sg_dsl_dtypes[pd].cenum, p->name);
@@ -234,15 +246,17 @@ static void assumptions(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact 
             sg_buf_printf(b, i32 ? ") /* %s */" : "), true) /* %s */", p->name);
         }
     }
-    for (uint32_t i = 0; i < dc->noutputs; i++) {
-        const sg_dsl_output *o = &dc->outputs[i];
+    for (uint32_t j = 0; j < dc->noutputs + dc->nscratch; j++) {
+        uint32_t i;
+        const char *name;
+        const sg_dsl_output *o = made_tensor(dc, j, &name, &i);
         if (o->keep_last)
             sg_buf_printf(b, "\n            && sg_dslg_dim(%s, &sg_ok) >= %lld",
                           dc->op->c->arg_cnames[o->like], (long long)o->keep_last);
         for (uint32_t k = 0; k < o->nsizes; k++) {
             sg_buf_puts(b, "\n            && (");
             sg_dsl_c_expr(b, &o->sizes[k], dc, a);
-            sg_buf_printf(b, ") >= 0 /* out%u's size %u */", i, k);
+            sg_buf_printf(b, ") >= 0 /* %s%u's size %u */", name, i, k);
         }
     }
     if (dc->lang->object) return; /* its host function picks its grid */
@@ -357,11 +371,13 @@ static void sizes_c(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_output *o,
     }
 }
 
-/* Output i's own sizes into sg_sizes: once where they are the same C at every point, else per
- * point in a switch, as the dtypes of grid variables are. A failed guard cannot happen (the
+/* Made tensor j's own sizes into sg_sizes: once where they are the same C at every point, else
+ * per point in a switch, as the dtypes of grid variables are. A failed guard cannot happen (the
  * predicate held for the same values) but is an error rather than a wrong size. */
-static void eval_sizes(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s, uint32_t i) {
-    const sg_dsl_output *o = &dc->outputs[i];
+static void eval_sizes(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s, uint32_t j) {
+    uint32_t i;
+    const char *name;
+    const sg_dsl_output *o = made_tensor(dc, j, &name, &i);
     const sg_dsl_artifact *arts = &s->arts[dc->first];
     sg_buf first;
     sg_buf_init(&first);
@@ -391,20 +407,24 @@ static void eval_sizes(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s, ui
         sg_buf_puts(b, "        default: sg_ok = false; break;\n        }\n");
     }
     sg_buf_printf(b, "        if (!sg_ok) {\n            sg_st = sg_error(SG_ESTATE, \"%s: the DSL "
-                  "kernels of %s were called for arguments their predicate declines (out%u's "
+                  "kernels of %s were called for arguments their predicate declines (%s%u's "
                   "sizes)\");\n            goto sg_fail;\n        }\n    }\n", dc->op_name,
-                  dc->name, i);
+                  dc->name, name, i);
 }
 
-/* The output's sizes (its own; or like's, the last keep_last of them 1) and its tensor, on the
- * device of the first tensor (t). */
-static void alloc_output(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s, uint32_t i,
-                         const char *t) {
-    const sg_dsl_output *o = &dc->outputs[i];
+/* Made tensor j's sizes (its own; or like's, the last keep_last of them 1) and its tensor, on
+ * the device of the first tensor (t); a scratch tensor's zeros are queued on the device's
+ * current stream, before the launch. */
+static void alloc_made(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s, uint32_t j,
+                       const char *t) {
+    uint32_t i;
+    const char *name;
+    const sg_dsl_output *o = made_tensor(dc, j, &name, &i);
     const char *like = dc->op->c->arg_cnames[o->like];
     if (o->nsizes) {
-        eval_sizes(b, dc, s, i);
-        sg_buf_printf(b, "    sg_st = sg_tensor_empty(sg_sizes, %u, ", o->nsizes);
+        eval_sizes(b, dc, s, j);
+        sg_buf_printf(b, "    sg_st = sg_tensor_%s(sg_sizes, %u, ", o->zero ? "zeros" : "empty",
+                      o->nsizes);
     } else if (o->keep_last) {
         sg_buf_printf(b, "    for (int32_t sg_d = 0; sg_d < %s->ndim; sg_d++)\n"
                       "        sg_sizes[sg_d] = sg_d >= %s->ndim - %lld ? 1 : %s->sizes[sg_d];\n",
@@ -416,11 +436,11 @@ static void alloc_output(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s, 
     if (o->dtype >= 0)
         sg_buf_puts(b, sg_dsl_dtypes[o->dtype].cenum);
     else if (o->dtype_var >= 0)
-        sg_buf_printf(b, "sg_out%u_dtype", i);
+        sg_buf_printf(b, "sg_%s%u_dtype", name, i);
     else
         sg_buf_printf(b, "(sg_dtype)%s->dtype", like);
-    sg_buf_printf(b, ", %s->device, &sg_out%u);\n    if (sg_st != SG_OK) goto sg_fail;\n",
-                  o->nsizes ? t : like, i);
+    sg_buf_printf(b, ", %s->device, &sg_%s%u);\n    if (sg_st != SG_OK) goto sg_fail;\n",
+                  o->nsizes ? t : like, name, i);
 }
 
 /* The end of a point's case, both kinds: where `declined` holds, an SG_ESTATE error (its
@@ -520,37 +540,44 @@ static void impl_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
     sg_buf_printf(b, "    int sg_dev = %s->device.index;\n", t);
     sg_buf_puts(b, "    sg_status sg_st = SG_OK;\n");
     bool own = false; /* sizes not like's as they are */
-    uint32_t most = 0;
-    for (uint32_t i = 0; i < dc->noutputs; i++) {
-        own |= dc->outputs[i].keep_last != 0 || dc->outputs[i].nsizes != 0;
-        if (dc->outputs[i].nsizes > most) most = dc->outputs[i].nsizes;
+    uint32_t most = 0, nmade = dc->noutputs + dc->nscratch, mi;
+    const char *mn;
+    for (uint32_t j = 0; j < nmade; j++) {
+        const sg_dsl_output *o = made_tensor(dc, j, &mn, &mi);
+        own |= o->keep_last != 0 || o->nsizes != 0;
+        if (o->nsizes > most) most = o->nsizes;
     }
     if (own) sg_buf_puts(b, "    int64_t sg_sizes[SG_MAX_DIMS];\n");
     if (most) /* dsl_launch.c allows SG_DSL_MAX_DIMS, which should be the runtime's */
         sg_buf_printf(b, "    _Static_assert(SG_MAX_DIMS >= %u, \"more sizes than the runtime's "
                       "SG_MAX_DIMS\");\n", most);
-    for (uint32_t i = 0; i < dc->noutputs; i++)
-        sg_buf_printf(b, "    sg_tensor *sg_out%u = NULL;\n", i);
-    for (uint32_t i = 0; i < dc->noutputs; i++)
-        if (dc->outputs[i].dtype_var >= 0)
-            sg_buf_printf(b, "    sg_dtype sg_out%u_dtype = SG_FLOAT32;\n", i);
-    /* dtypes of outputs that follow a grid variable are set per artifact before allocation */
+    for (uint32_t j = 0; j < nmade; j++) {
+        made_tensor(dc, j, &mn, &mi);
+        sg_buf_printf(b, "    sg_tensor *sg_%s%u = NULL;\n", mn, mi);
+    }
     bool per_point = false;
-    for (uint32_t i = 0; i < dc->noutputs; i++) per_point |= dc->outputs[i].dtype_var >= 0;
+    for (uint32_t j = 0; j < nmade; j++)
+        if (made_tensor(dc, j, &mn, &mi)->dtype_var >= 0) {
+            sg_buf_printf(b, "    sg_dtype sg_%s%u_dtype = SG_FLOAT32;\n", mn, mi);
+            per_point = true;
+        }
+    /* dtypes that follow a grid variable are set per artifact before allocation */
     if (per_point) {
         sg_buf_puts(b, "    switch (sg_i) {\n");
         for (uint32_t i = 0; i < dc->nartifacts; i++) {
             const sg_dsl_artifact *a = &s->arts[dc->first + i];
             sg_buf_printf(b, "    case %u:", i);
-            for (uint32_t k = 0; k < dc->noutputs; k++)
-                if (dc->outputs[k].dtype_var >= 0)
-                    sg_buf_printf(b, " sg_out%u_dtype = %s;", k,
-                                  sg_dsl_dtypes[a->vals[dc->outputs[k].dtype_var].i].cenum);
+            for (uint32_t j = 0; j < nmade; j++) {
+                const sg_dsl_output *o = made_tensor(dc, j, &mn, &mi);
+                if (o->dtype_var >= 0)
+                    sg_buf_printf(b, " sg_%s%u_dtype = %s;", mn, mi,
+                                  sg_dsl_dtypes[a->vals[o->dtype_var].i].cenum);
+            }
             sg_buf_puts(b, " break;\n");
         }
         sg_buf_puts(b, "    default: break;\n    }\n");
     }
-    for (uint32_t i = 0; i < dc->noutputs; i++) alloc_output(b, dc, s, i, t);
+    for (uint32_t j = 0; j < nmade; j++) alloc_made(b, dc, s, j, t);
     uint32_t maxargs = 0;
     for (uint32_t i = 0; i < dc->nartifacts; i++) {
         uint32_t n = dc->nparams + s->arts[dc->first + i].nhidden;
@@ -566,12 +593,18 @@ static void impl_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
         launch_case(b, dc, &s->arts[dc->first + i], i, t);
     sg_buf_printf(b, "    default:\n        sg_st = sg_error(SG_ESTATE, \"%s: no DSL kernel %%d of "
                   "%s\", sg_i);\n        goto sg_fail;\n    }\n", dc->op_name, dc->name);
+    /* scratch goes back at once: the allocator reuses it in the stream's order, after the
+     * kernel (runtime/cuda.c) */
+    for (uint32_t i = 0; i < dc->nscratch; i++)
+        sg_buf_printf(b, "    sg_tensor_release(sg_scratch%u);\n    sg_scratch%u = NULL;\n", i, i);
     sg_buf_puts(b, "    if (sg_st != SG_OK) goto sg_fail;\n");
     for (uint32_t i = 0; i < dc->noutputs; i++)
         sg_buf_printf(b, "    *%s = sg_out%u;\n", op->c->ret_cnames[i], i);
     sg_buf_puts(b, "    return SG_OK;\nsg_fail:\n");
-    for (uint32_t i = 0; i < dc->noutputs; i++)
-        sg_buf_printf(b, "    sg_tensor_release(sg_out%u);\n", i);
+    for (uint32_t j = 0; j < nmade; j++) {
+        made_tensor(dc, j, &mn, &mi);
+        sg_buf_printf(b, "    sg_tensor_release(sg_%s%u);\n", mn, mi);
+    }
     sg_buf_puts(b, "    return sg_st;\n}\n\n");
     if (dc->is_template) return;
 
@@ -784,6 +817,7 @@ void sg_dsl_emit_c(sg_buf *c, sg_buf *h, const sg_dsl_set *s, const char *lib,
         impl_fn(c, dc, s);
         if (dc->is_template) sg_dsl_template_emit(c, dc, s, lib);
     }
+    sg_dsl_template_lists(c, s, lib);
     for (uint32_t i = 0; i < s->ntables; i++) sg_dsl_table_emit(c, s->tables[i]);
     init_fn(c, s, lib);
 }

@@ -29,6 +29,8 @@ void     sg_dsl_c_comment_text(sg_buf *b, const char *s);
 void     sg_dsl_template_emit(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s,
                               const char *lib);
 void     sg_dsl_template_protos(sg_buf *h, const sg_dsl_set *s, const char *lib);
+/* Each op's templates as a list of {name, run, point, npoints}: LIB_dsl_templates_OP. */
+void     sg_dsl_template_lists(sg_buf *c, const sg_dsl_set *s, const char *lib);
 /* A decision table's rules, finder, predicate and implementation (dsl_table_emit.c). */
 void     sg_dsl_table_emit(sg_buf *b, const sg_dsl_table *t);
 

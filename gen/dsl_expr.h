@@ -37,6 +37,7 @@ typedef enum sg_dsl_sym_kind {
     SG_DSLS_ARG,  /* an argument of the op: index into its schema's arguments */
     SG_DSLS_GRID, /* a grid variable: index into the declaration's grid */
     SG_DSLS_OUT,  /* out0..outN: index of the output */
+    SG_DSLS_SCRATCH, /* scratch0..scratchN: index of the scratch tensor */
     SG_DSLS_CAP,  /* capability */
 } sg_dsl_sym_kind;
 

@@ -26,7 +26,7 @@ static int grid_dtype_var(const sg_dsl_decl *dc, const char *name) {
 
 /* `sizes: [e0, e1, ...]`: int expressions in `when`'s scope, evaluated per point. */
 static bool read_sizes(sg_dsl_loader *L, sg_dsl_decl *dc, sg_dsl_output *out, const sg_ynode *v,
-                       const char *scope) {
+                       const char *scope, const char *what) {
     if (!sg_dsl_want_kind(L, "sizes", v, SG_Y_SEQ)) return false;
     if (!v->nitems || v->nitems > SG_DSL_MAX_DIMS) {
         sg_dsl_err(L, v->pos, "'sizes' needs 1 to %d int expressions, not %u", SG_DSL_MAX_DIMS,
@@ -34,8 +34,8 @@ static bool read_sizes(sg_dsl_loader *L, sg_dsl_decl *dc, sg_dsl_output *out, co
         return false;
     }
     if (tensor_arg(dc, NULL) < 0) {
-        sg_dsl_err(L, v->pos, "an output with 'sizes' is allocated on the device of the first "
-                   "Tensor argument (not optional), and %s has none", dc->op_name);
+        sg_dsl_err(L, v->pos, "%s with 'sizes' is allocated on the device of the first Tensor "
+                   "argument (not optional), and %s has none", what, dc->op_name);
         return false;
     }
     if (!(out->sizes = sg_dsl_alloc(L, v->nitems * sizeof *out->sizes))) return false;
@@ -47,6 +47,47 @@ static bool read_sizes(sg_dsl_loader *L, sg_dsl_decl *dc, sg_dsl_output *out, co
     return true;
 }
 
+/* `dtype`: a dtype name or a dtype grid variable. */
+static bool read_dtype(sg_dsl_loader *L, sg_dsl_decl *dc, sg_dsl_output *out, const sg_ynode *v) {
+    if (!sg_dsl_want_scalar(L, "dtype", v)) return false;
+    out->dtype = sg_dsl_dtype_find(v->text, v->len);
+    out->dtype_var = grid_dtype_var(dc, v->text);
+    if (out->dtype < 0 && out->dtype_var < 0) {
+        sg_dsl_err(L, v->pos, "'dtype' needs a dtype name or a dtype grid variable, not '%s'",
+                   v->text);
+        return false;
+    }
+    return true;
+}
+
+/* PREFIXi, a name of kind k, into dc's symbols (whose room dsl_decl.c made). */
+static bool add_made_sym(sg_dsl_loader *L, sg_dsl_decl *dc, sg_dsl_sym_kind k,
+                         const char *prefix, uint32_t i) {
+    char name[32];
+    snprintf(name, sizeof name, "%s%u", prefix, i);
+    dc->syms[dc->nsyms] = (sg_dsl_sym){NULL, k, SG_DSLT_TENSOR, false, i, NULL};
+    if (!(dc->syms[dc->nsyms].name = sg_arena_strndup(L->s->a, name, strlen(name)))) {
+        sg_yaml_oom(L->r);
+        return false;
+    }
+    dc->nsyms++;
+    return true;
+}
+
+/* No argument of the op has a name of the kind `what` ("an output", "a scratch tensor"). */
+static bool no_argument_named(sg_dsl_loader *L, const sg_dsl_decl *dc, sg_pos pos,
+                              const char *what) {
+    for (uint32_t i = 0; i < dc->op->schema.nargs; i++) {
+        const char *made = sg_dsl_made_name(dc->op->schema.args[i].name);
+        if (made && strcmp(made, what) == 0) {
+            sg_dsl_err(L, pos, "%s has an argument named '%s', which would hide %s's name",
+                       dc->op_name, dc->op->schema.args[i].name, made);
+            return false;
+        }
+    }
+    return true;
+}
+
 bool sg_dsl_read_outputs(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v,
                          const char *scope) {
     if (!sg_dsl_want_kind(L, "outputs", v, SG_Y_SEQ)) return false;
@@ -55,12 +96,7 @@ bool sg_dsl_read_outputs(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v,
                    v->nitems == 1 ? "" : "s", dc->op_name, dc->op->schema.nrets);
         return false;
     }
-    for (uint32_t i = 0; i < dc->op->schema.nargs; i++)
-        if (sg_dsl_out_name(dc->op->schema.args[i].name)) {
-            sg_dsl_err(L, v->pos, "%s has an argument named '%s', which would hide an output's "
-                       "name", dc->op_name, dc->op->schema.args[i].name);
-            return false;
-        }
+    if (!no_argument_named(L, dc, v->pos, "an output")) return false;
     if (!(dc->outputs = sg_dsl_alloc(L, v->nitems * sizeof *dc->outputs))) return false;
     dc->noutputs = v->nitems;
     static const char *const keys[] = {"?like", "?sizes", "?dtype", "?keep_last", NULL};
@@ -79,7 +115,7 @@ bool sg_dsl_read_outputs(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v,
             return false;
         }
         if (val[SIZES]) {
-            if (!read_sizes(L, dc, out, val[SIZES], scope)) return false;
+            if (!read_sizes(L, dc, out, val[SIZES], scope, "an output")) return false;
             if (!val[DTYPE]) {
                 sg_dsl_err(L, o->pos, "an output with 'sizes' needs 'dtype'");
                 return false;
@@ -98,26 +134,64 @@ bool sg_dsl_read_outputs(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v,
             }
             out->like = (uint32_t)like;
         }
-        if (val[DTYPE]) {
-            if (!sg_dsl_want_scalar(L, "dtype", val[DTYPE])) return false;
-            out->dtype = sg_dsl_dtype_find(val[DTYPE]->text, val[DTYPE]->len);
-            out->dtype_var = grid_dtype_var(dc, val[DTYPE]->text);
-            if (out->dtype < 0 && out->dtype_var < 0) {
-                sg_dsl_err(L, val[DTYPE]->pos, "'dtype' needs a dtype name or a dtype grid "
-                           "variable, not '%s'", val[DTYPE]->text);
-                return false;
-            }
-        }
+        if (val[DTYPE] && !read_dtype(L, dc, out, val[DTYPE])) return false;
         if (val[KEEP] && !sg_dsl_want_int(L, "keep_last", val[KEEP], 0, 64, &out->keep_last))
             return false;
-        dc->syms[dc->nsyms] = (sg_dsl_sym){NULL, SG_DSLS_OUT, SG_DSLT_TENSOR, false, i, NULL};
-        char name[24];
-        snprintf(name, sizeof name, "out%u", i);
-        if (!(dc->syms[dc->nsyms].name = sg_arena_strndup(L->s->a, name, strlen(name)))) {
-            sg_yaml_oom(L->r);
+        if (!add_made_sym(L, dc, SG_DSLS_OUT, "out", i)) return false;
+    }
+    return true;
+}
+
+bool sg_dsl_read_scratch(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v,
+                         const char *scope) {
+    if (!sg_dsl_want_kind(L, "scratch", v, SG_Y_SEQ) ||
+        !no_argument_named(L, dc, v->pos, "a scratch tensor"))
+        return false;
+    if (!v->nitems) {
+        sg_dsl_err(L, v->pos, "'scratch' lists no tensors (leave it out)");
+        return false;
+    }
+    if (!(dc->scratch = sg_dsl_alloc(L, v->nitems * sizeof *dc->scratch))) return false;
+    static const char *const keys[] = {"sizes", "dtype", "?zero", NULL};
+    enum { SIZES, DTYPE, ZERO };
+    for (uint32_t i = 0; i < v->nitems; i++) {
+        const sg_ynode *o = v->items[i], *val[3];
+        if (!sg_dsl_want_kind(L, "scratch", o, SG_Y_MAP) ||
+            !sg_dsl_take_keys(L, o, "a scratch tensor", keys, val))
+            return false;
+        sg_dsl_output *x = &dc->scratch[i];
+        *x = (sg_dsl_output){.dtype = -1, .dtype_var = -1, .pos = o->pos};
+        if (!read_sizes(L, dc, x, val[SIZES], scope, "a scratch tensor") ||
+            !read_dtype(L, dc, x, val[DTYPE]))
+            return false;
+        if (val[ZERO]) {
+            const char *t = val[ZERO]->text;
+            if (!sg_dsl_want_scalar(L, "zero", val[ZERO])) return false;
+            if (strcmp(t, "true") && strcmp(t, "false")) {
+                sg_dsl_err(L, val[ZERO]->pos, "'zero' needs true or false, not '%s'", t);
+                return false;
+            }
+            x->zero = t[0] == 't';
+        }
+        if (!add_made_sym(L, dc, SG_DSLS_SCRATCH, "scratch", i)) return false;
+        dc->nscratch++;
+    }
+    return true;
+}
+
+/* Every scratch tensor is some pointer parameter's value: one that none is passed to is a
+ * mistake in the declaration. */
+static bool scratch_used(sg_dsl_loader *L, const sg_dsl_decl *dc) {
+    for (uint32_t i = 0; i < dc->nscratch; i++) {
+        bool used = false;
+        for (uint32_t k = 0; k < dc->nparams && !used; k++) {
+            const sg_dsl_sym *s = sg_dsl_node_sym(dc->params[k].value.node);
+            used = dc->params[k].ptr && s && s->kind == SG_DSLS_SCRATCH && s->index == i;
+        }
+        if (!used) {
+            sg_dsl_err(L, dc->scratch[i].pos, "scratch%u is passed to no kernel parameter", i);
             return false;
         }
-        dc->nsyms++;
     }
     return true;
 }
@@ -184,8 +258,8 @@ static bool read_params(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v, co
             return false;
         const sg_dsl_sym *s = sg_dsl_node_sym(p->value.node);
         if (p->ptr && !s) { /* a None Tensor? makes the predicate false */
-            sg_dsl_err(L, x->items[2]->pos, "a pointer parameter's value is a Tensor argument or "
-                       "an output (out0, ...)");
+            sg_dsl_err(L, x->items[2]->pos, "a pointer parameter's value is a Tensor argument, "
+                       "an output (out0, ...) or a scratch tensor (scratch0, ...)");
             return false;
         }
         dc->nparams++;
@@ -251,5 +325,5 @@ bool sg_dsl_read_launch(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v, co
             dc->nconstexprs++;
         }
     }
-    return read_params(L, dc, val[4], scope);
+    return read_params(L, dc, val[4], scope) && scratch_used(L, dc);
 }

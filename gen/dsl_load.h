@@ -37,8 +37,9 @@ bool sg_dsl_want_int(sg_dsl_loader *L, const char *key, const sg_ynode *v, int64
  * does not start with '?'. */
 bool sg_dsl_take_keys(sg_dsl_loader *L, const sg_ynode *map, const char *what,
                       const char *const *known, const sg_ynode **vals);
-/* out0, out1, ...: the names of the outputs in `launch`. */
-bool sg_dsl_out_name(const char *s);
+/* "an output" for out0, out1, ... and "a scratch tensor" for scratch0, ...: the names the
+ * declaration makes; NULL for any other. */
+const char *sg_dsl_made_name(const char *s);
 
 /* Which of the declaration's names an expression may use: grid variables only, or the
  * arguments, grid variables and capability, with the outputs or without. */
@@ -59,6 +60,10 @@ bool sg_dsl_expression(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v, sg_
 bool sg_dsl_read_outputs(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v,
                          const char *scope);
 bool sg_dsl_read_launch(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v, const char *scope);
+/* `scratch`: tensors the kernel works in, allocated before the launch and released after it
+ * (the scratch0... names added to dc's symbols). false after an error. */
+bool sg_dsl_read_scratch(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v,
+                         const char *scope);
 
 /* dsl_table.c: the entry e, which holds `table:` (a decision table); errors counted in L. */
 void sg_dsl_table_entry(sg_dsl_loader *L, const sg_ynode *e);

@@ -121,12 +121,14 @@ int sg_dsl_expand(sg_dsl_set *s, sg_dsl_decl *dc, sg_diag *d) {
         }
         uint32_t ws[2] = {0, 0};
         if (!dc->lang->object && !launch_shape(d, dc, vals, ws)) return (int)(d->nerrors - before);
-        /* an output of a fixed dtype must have the dtype of the pointer it is passed as */
+        /* an output (or scratch) of a fixed dtype has the dtype of the pointer it is passed as */
         for (uint32_t k = 0; k < dc->nparams; k++) {
             const sg_dsl_param *pa = &dc->params[k];
             const sg_dsl_sym *sym = sg_dsl_node_sym(pa->value.node);
-            if (!pa->ptr || !sym || sym->kind != SG_DSLS_OUT) continue;
-            const sg_dsl_output *o = &dc->outputs[sym->index];
+            if (!pa->ptr || !sym || (sym->kind != SG_DSLS_OUT && sym->kind != SG_DSLS_SCRATCH))
+                continue;
+            const sg_dsl_output *o = sym->kind == SG_DSLS_OUT ? &dc->outputs[sym->index]
+                                                               : &dc->scratch[sym->index];
             int od = o->dtype_var >= 0 ? (int)vals[o->dtype_var].i : o->dtype;
             int pd = pa->grid_var >= 0 ? (int)vals[pa->grid_var].i : pa->base;
             if (od < 0 || od == pd) continue;

@@ -7,6 +7,22 @@
 
 /* ---- templates ---------------------------------------------------------------------------- */
 
+/* Whether declaration i is the first template of its op (which names the op's list). */
+static bool first_template_of_op(const sg_dsl_set *s, uint32_t i) {
+    if (!s->decls[i]->is_template) return false;
+    for (uint32_t j = 0; j < i; j++)
+        if (s->decls[j]->is_template && s->decls[j]->op == s->decls[i]->op) return false;
+    return true;
+}
+
+/* How many templates the op of declaration i (its first) has. */
+static uint32_t templates_of_op(const sg_dsl_set *s, uint32_t i) {
+    uint32_t n = 0;
+    for (uint32_t j = i; j < s->ndecls; j++)
+        n += s->decls[j]->is_template && s->decls[j]->op == s->decls[i]->op;
+    return n;
+}
+
 /* A template's entry by point, declared in LIB_dsl.h (for tuners and tests), and the text of
  * each point. */
 void sg_dsl_template_emit(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s,
@@ -74,6 +90,40 @@ void sg_dsl_template_protos(sg_buf *h, const sg_dsl_set *s, const char *lib) {
         sg_dsl_c_params(h, dc->op);
         sg_dsl_c_rets(h, dc->op);
         sg_buf_printf(h, ");\nconst char *%s_dsl_point_%s(int32_t point);\n\n", lib, dc->name);
+    }
+    for (uint32_t i = 0; i < s->ndecls; i++) {
+        const sg_dsl_decl *dc = s->decls[i];
+        if (!first_template_of_op(s, i)) continue;
+        const char *op = dc->op->c->cname;
+        sg_buf_printf(h, "/* The templates of %s, in declaration order: what a tuner measures "
+                      "(this build's, none\n * other). */\n", dc->op_name);
+        sg_buf_printf(h, "typedef struct %s_dsl_template_%s {\n    const char *name;\n"
+                      "    sg_status (*run)(int32_t point, ", lib, op);
+        sg_dsl_c_params(h, dc->op);
+        sg_dsl_c_rets(h, dc->op);
+        sg_buf_printf(h, ");\n    const char *(*point)(int32_t point);\n    int32_t npoints;\n"
+                      "} %s_dsl_template_%s;\n\n", lib, op);
+        uint32_t n = templates_of_op(s, i);
+        sg_buf_printf(h, "extern const %s_dsl_template_%s %s_dsl_templates_%s[%u];\n\n", lib, op,
+                      lib, op, n);
+    }
+}
+
+void sg_dsl_template_lists(sg_buf *c, const sg_dsl_set *s, const char *lib) {
+    for (uint32_t i = 0; i < s->ndecls; i++) {
+        const sg_dsl_decl *dc = s->decls[i];
+        if (!first_template_of_op(s, i)) continue;
+        const char *op = dc->op->c->cname;
+        uint32_t n = templates_of_op(s, i);
+        sg_buf_printf(c, "const %s_dsl_template_%s %s_dsl_templates_%s[%u] = {\n", lib, op, lib,
+                      op, n);
+        for (uint32_t j = i; j < s->ndecls; j++) {
+            const sg_dsl_decl *t = s->decls[j];
+            if (t->is_template && t->op == dc->op)
+                sg_buf_printf(c, "    {\"%s\", %s_dsl_run_%s, %s_dsl_point_%s, %u},\n", t->name,
+                              lib, t->name, lib, t->name, t->npoints);
+        }
+        sg_buf_puts(c, "};\n\n");
     }
 }
 

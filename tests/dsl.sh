@@ -185,6 +185,26 @@ refuse 's/\[rstd, "\*fp32", out1\]/[rstd, "*bf16", out1]/' \
     "bad.yaml:29:9: error: parameter 'rstd' points to bfloat16 at the point dtype=float32, N=1024, but out1 is float32"
 refuse 's/\[eps, fp32, "eps == None ? 1.1920929e-07 : eps"\]/[eps, i64, out0.numel]/' \
     "bad.yaml:30:20: error: unknown name 'out0'"
+# scratch: tensors the kernel works in, of their own sizes and dtype, passed as pointers
+sc='s/^  launch:/  scratch:\n    - {sizes: [input.size(0), N], dtype: float32, zero: true}\n  launch:/'
+ws='s/      - \[eps, fp32/      - [ws, "*fp32", scratch0]\n      - [eps, fp32/'
+sed -e "$sc" -e "$ws" "$base" >scratch.yaml
+t 0 --dsl scratch.yaml --dsl-plan plan.json ops.yaml
+grep -q '\["rstd", "\*fp32"\], \["ws", "\*fp32"\], \["eps", "fp32"\]' plan.json ||
+    fail "scratch0 is not the parameter 'ws': $(cat plan.json)"
+refuse "$sc" "bad.yaml:21:7: error: scratch0 is passed to no kernel parameter"
+refuse "${sc/zero: true/zero: yes}; $ws" "bad.yaml:21:57: error: 'zero' needs true or false, not 'yes'"
+refuse "${sc/dtype: float32/dtype: floaty}; $ws" \
+    "bad.yaml:21:42: error: 'dtype' needs a dtype name or a dtype grid variable, not 'floaty'"
+refuse "${sc/dtype: float32, /like: input, }; $ws" \
+    "bad.yaml:21:35: error: unknown key 'like' in a scratch tensor (known: sizes, dtype, zero)"
+refuse "${sc/N]/scratch0.numel]}; $ws" "bad.yaml:21:31: error: unknown name 'scratch0'"
+refuse "$sc; ${ws/\"\*fp32\"/\"*bf16\"}" \
+    "error: parameter 'ws' points to bfloat16 at the point dtype=float32, N=1024, but scratch0 is float32"
+refuse 's/^  launch:/  scratch: []\n  launch:/' "bad.yaml:20:12: error: 'scratch' lists no tensors (leave it out)"
+refuse 's/input.size(-1) == N/scratch0.numel == N/' "bad.yaml:13:49: error: unknown name 'scratch0'"
+refuse 's/N: \[1024, 2048\]/scratch2: [1024]/' \
+    "bad.yaml:11:5: error: grid variable 'scratch2' has the name of a scratch tensor"
 # when_c: a C function's name, outside the reserved spaces, that the predicate can call
 with_c() { printf 's/^  outputs:/  when_c: %s\\n  outputs:/' "$1"; }
 sed "$(with_c rms_gate)" "$base" >wc.yaml

@@ -33,6 +33,11 @@ grep -q "^sg_status dslt_dsl_run_mm_tpl(int32_t point, sg_tensor \*self, sg_tens
     gen/dslt_dsl.h || fail "no entry by point in dslt_dsl.h"
 grep -q "^const char \*dslt_dsl_point_mm_tpl(int32_t point);$" gen/dslt_dsl.h ||
     fail "no point names in dslt_dsl.h"
+# each op's templates as one list, for tuners and tests
+grep -q "^extern const dslt_dsl_template_aten_mm dslt_dsl_templates_aten_mm\[1\];$" gen/dslt_dsl.h ||
+    fail "no list of aten::mm's templates in dslt_dsl.h"
+grep -q '^    {"mm_tpl", dslt_dsl_run_mm_tpl, dslt_dsl_point_mm_tpl, [0-9]*},$' $c ||
+    fail "mm_tpl is not in the list"
 grep -q "{.algo = 21, .tile = 18, .stages = 8, .splitk = 2, .reduction = 1, .swizzle = 0, .custom = 0, .inner = 0, .cluster = 0}," $c ||
     fail "the cuBLASLt configurations"
 grep -q "tuned: device: a test's; capability: 90; driver: 13000" $c || fail "the table's provenance"

@@ -5,9 +5,9 @@
  * (whatever the table picks: a cuBLASLt algorithm by configuration, a template point, the
  * heuristic), cuBLASLt's heuristic (sg_cuda_mm_lt without a configuration) and cuBLAS's own
  * choice (sg_cuda_mm_cublas) are within the dtype's tolerance of the float64 product; then
- * every point of each template (the Triton mm_tpl and mm_persist_tpl; the CuTeDSL mm_cute_tpl
- * where the build has it), on shapes whose M and N no tile divides, is too (or declines for the
- * other dtype), an out-of-range point is refused, and so is a shape the template's predicate
+ * every point of each template the build has (aten_dsl_templates_aten_mm: the Triton mm_tpl,
+ * mm_persist_tpl and mm_splitk_tpl; the CuTeDSL mm_cute_tpl where the build has it), on shapes
+ * whose M and N no tile divides, is too (or declines for the other dtype), an out-of-range point is refused, and so is a shape the template's predicate
  * refuses. Error: the largest |got - ref| over the largest |ref|, at most 4 units of the
  * dtype's last place (split-K reductions round more than once). Inputs: standard normal.
  * Skips (77) where the build has no DSL kernels or no GPU is usable. */
@@ -114,29 +114,29 @@ static void check_shape(int64_t m, int64_t n, int64_t k, sg_dtype dt, double *wo
     drop(&o);
 }
 
-/* A template of aten::mm (docs/gemm.md, "Templates"): its run and point functions, the shapes
- * (M, N, K; up to two) its points are checked on: shapes its `when` takes, whose M and N none of
- * its tiles divides; and one its `when` refuses (a K its kernel cannot take). */
-typedef struct mm_template {
+/* The shapes (M, N, K; up to two) each template of aten::mm is checked on (docs/gemm.md,
+ * "Templates"): shapes its `when` takes, whose M and N none of its tiles divides; and one its
+ * `when` refuses (a K its kernel cannot take). Every template the build has (the generated
+ * aten_dsl_templates_aten_mm) needs its row. */
+typedef struct mm_template_shapes {
     const char *name;
-    sg_status (*run)(int32_t point, sg_tensor *self, sg_tensor *mat2, sg_tensor **ret);
-    const char *(*point)(int32_t point);
     int64_t     shapes[2][3];
     int64_t     refused[3];
-} mm_template;
+} mm_template_shapes;
 
-static const mm_template templates[] = {
-    {"mm_tpl", aten_dsl_run_mm_tpl, aten_dsl_point_mm_tpl, {{77, 1000, 520}}, {77, 1000, 516}},
+static const mm_template_shapes template_shapes[] = {
+    {"mm_tpl", {{77, 1000, 520}}, {77, 1000, 516}},
     /* then more tiles than its 132 programs, so each walks several */
-    {"mm_persist_tpl", aten_dsl_run_mm_persist_tpl, aten_dsl_point_mm_persist_tpl,
-     {{77, 1000, 520}, {2100, 2000, 136}}, {77, 1000, 516}},
-#ifdef SG_HAVE_CUTEDSL_GEMM
+    {"mm_persist_tpl", {{77, 1000, 520}, {2100, 2000, 136}}, {77, 1000, 516}},
+    /* K split in runs of whole BK steps, the last partial; then fewer BK steps than SPLIT, so
+     * some programs have no K at all and add zeros */
+    {"mm_splitk_tpl", {{77, 1000, 4104}, {33, 136, 40}}, {77, 1000, 516}},
     /* M past tiles of 64 and of 128, a last K tile of 8 (its BK is 32); then fewer K tiles
      * than its pipeline holds, the last of them partial, and 8 columns in the last N tile */
-    {"mm_cute_tpl", aten_dsl_run_mm_cute_tpl, aten_dsl_point_mm_cute_tpl,
-     {{197, 1000, 520}, {77, 136, 40}}, {77, 1000, 516}},
-#endif
+    {"mm_cute_tpl", {{197, 1000, 520}, {77, 136, 40}}, {77, 1000, 516}},
 };
+
+typedef aten_dsl_template_aten_mm mm_template;
 
 /* Every point of t on shape s: right for its dtype, refused (SG_EINVAL) for the other. */
 static void check_points(const mm_template *t, const int64_t *s, sg_dtype dt) {
@@ -169,18 +169,17 @@ static void check_points(const mm_template *t, const int64_t *s, sg_dtype dt) {
     drop(&o);
 }
 
-/* No point of t takes its refused shape. */
-static void check_refused(const mm_template *t, sg_dtype dt) {
+/* No point of t takes the shape r. */
+static void check_refused(const mm_template *t, const int64_t *r, sg_dtype dt) {
     operands o;
-    CHECK(make(&o, t->refused[0], t->refused[1], t->refused[2], dt));
+    CHECK(make(&o, r[0], r[1], r[2], dt));
     const char *p;
     for (int32_t i = 0; (p = t->point(i)) != NULL; i++) {
         sg_tensor *c = NULL;
         sg_status  st = t->run(i, o.x, o.y, &c);
         if (st != SG_EINVAL)
             fprintf(stderr, "test_cuda_gemm: %s point %d %s took %lldx%lldx%lld: %s\n", t->name,
-                    i, p, (long long)t->refused[0], (long long)t->refused[1],
-                    (long long)t->refused[2], sg_status_name(st));
+                    i, p, (long long)r[0], (long long)r[1], (long long)r[2], sg_status_name(st));
         CHECK(st == SG_EINVAL && !c);
         sg_tensor_release(c);
     }
@@ -204,10 +203,17 @@ int main(void) {
             check_shape(shapes[i].m, shapes[i].n, shapes[i].k, dts[d], &worst);
         fprintf(stderr, "test_cuda_gemm: %s: %d shapes, worst error of aten::mm %.3g (tolerance "
                         "%.3g)\n", name_of(dts[d]), n, worst, tolerance(dts[d]));
-        for (size_t t = 0; t < sizeof templates / sizeof templates[0]; t++) {
-            for (int j = 0; j < 2 && templates[t].shapes[j][0]; j++)
-                check_points(&templates[t], templates[t].shapes[j], dts[d]);
-            check_refused(&templates[t], dts[d]);
+        size_t ntpl = sizeof aten_dsl_templates_aten_mm / sizeof *aten_dsl_templates_aten_mm;
+        for (size_t t = 0; t < ntpl; t++) {
+            const mm_template        *tp = &aten_dsl_templates_aten_mm[t];
+            const mm_template_shapes *ts = NULL;
+            for (size_t k = 0; k < sizeof template_shapes / sizeof *template_shapes; k++)
+                if (strcmp(template_shapes[k].name, tp->name) == 0) ts = &template_shapes[k];
+            if (!ts) fprintf(stderr, "test_cuda_gemm: template %s has no shapes\n", tp->name);
+            CHECK(ts != NULL);
+            for (int j = 0; ts && j < 2 && ts->shapes[j][0]; j++)
+                check_points(tp, ts->shapes[j], dts[d]);
+            if (ts) check_refused(tp, ts->refused, dts[d]);
         }
     }
 
