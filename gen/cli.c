@@ -10,6 +10,7 @@
 #include "cli.h"
 
 #include "codegen.h"
+#include "deriv.h"
 #include "derive.h"
 #include "dsl.h"
 #include "emit.h"
@@ -26,7 +27,9 @@
 #define SG_VERSION "unknown"
 #endif
 
-typedef enum emit_kind { EMIT_DEFAULT, EMIT_SUMMARY, EMIT_JSON, EMIT_CANONICAL } emit_kind;
+typedef enum emit_kind {
+    EMIT_DEFAULT, EMIT_SUMMARY, EMIT_JSON, EMIT_CANONICAL, EMIT_DERIVATIVES
+} emit_kind;
 
 typedef struct options {
     emit_kind    emit;
@@ -48,6 +51,7 @@ typedef struct options {
     const char  *dsl_plan;        /* --dsl-plan FILE */
     const char  *dsl_artifacts;   /* --dsl-artifacts DIR */
     const char  *kernel_list;     /* --kernel-keys LIST, as given */
+    const char  *derivatives;     /* --derivatives FILE (docs/autograd.md) */
     sg_kernel_keys kernel_keys;   /* ... parsed (parse_args) */
     bool         help, version;
 } options;
@@ -66,6 +70,8 @@ static const char help_text[] =
     "                                 without -o)\n"
     "                      json       the model as JSON (docs/json-format.md)\n"
     "                      canonical  every schema in canonical form, one per line\n"
+    "                      derivatives  the --derivatives entries read, one line\n"
+    "                                 per formula\n"
     "  -o, --output DIR  generate into DIR: the typed C API (LIB.h, which includes\n"
     "                    one header per shard, LIB_0.h, LIB_1.h, ...), each shard's\n"
     "                    wrappers, adapters and generated kernels (LIB_0.c, ...), the\n"
@@ -92,6 +98,9 @@ static const char help_text[] =
     "                    dispatch keys (comma-separated: CPU,CompositeExplicitAutograd;\n"
     "                    or all) in LIB_kernels.h, which LIB.h includes, and register\n"
     "                    them in LIB_init()\n"
+    "  --derivatives FILE\n"
+    "                    read FILE as derivatives.yaml against the schemas' aten ops\n"
+    "                    (docs/autograd.md); --emit=derivatives prints what it holds\n"
     "  --dsl FILE        read FILE's DSL kernel declarations (docs/dsl.md); with -o,\n"
     "                    also write LIB_dsl.c and LIB_dsl.h (needs --dsl-artifacts)\n"
     "  --dsl-plan FILE   write the artifacts the --dsl declarations ask for to FILE\n"
@@ -152,8 +161,11 @@ static int set_emit(options *o, const char *v, FILE *err) {
         o->emit = EMIT_JSON;
     else if (strcmp(v, "canonical") == 0)
         o->emit = EMIT_CANONICAL;
+    else if (strcmp(v, "derivatives") == 0)
+        o->emit = EMIT_DERIVATIVES;
     else
-        return usage_error(err, "unknown --emit kind '%s' (summary, json or canonical)", v);
+        return usage_error(err, "unknown --emit kind '%s' (summary, json, canonical or "
+                           "derivatives)", v);
     return SG_EXIT_OK;
 }
 
@@ -202,7 +214,7 @@ static int parse_valued(options *o, int argc, char **argv, int *i, FILE *err) {
     static const char *const names[] = {"--emit", "--output", "-o", "--tags", "--max-errors",
                                         "--lib", "--shard-size", "--templates", "--shards",
                                         "--template-budget", "--dsl", "--dsl-plan",
-                                        "--dsl-artifacts", "--kernel-keys"};
+                                        "--dsl-artifacts", "--kernel-keys", "--derivatives"};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         const char *v = NULL;
         int r = take_value(names[k], argc, argv, i, &v);
@@ -222,7 +234,8 @@ static int parse_valued(options *o, int argc, char **argv, int *i, FILE *err) {
         case 10: o->dsl[o->ndsl++] = v; return SG_EXIT_OK;
         case 11: o->dsl_plan = v; return SG_EXIT_OK;
         case 12: o->dsl_artifacts = v; return SG_EXIT_OK;
-        default: o->kernel_list = v; return SG_EXIT_OK;
+        case 13: o->kernel_list = v; return SG_EXIT_OK;
+        default: o->derivatives = v; return SG_EXIT_OK;
         }
     }
     return -1;
@@ -260,6 +273,8 @@ static int parse_args(options *o, int argc, char **argv, FILE *err) {
         return usage_error(err, "no input files");
     if ((o->dsl_plan || o->dsl_artifacts) && !o->ndsl)
         return usage_error(err, "--dsl-plan and --dsl-artifacts need --dsl FILE");
+    if (o->emit == EMIT_DERIVATIVES && !o->derivatives)
+        return usage_error(err, "--emit=derivatives needs --derivatives FILE");
     if (o->ndsl && o->outdir && !o->dsl_artifacts)
         return usage_error(err, "--dsl with -o needs --dsl-artifacts DIR (the exported kernels)");
     if (o->kernel_list && !o->outdir && !o->help && !o->version)
@@ -429,8 +444,11 @@ static void print_counts(FILE *err, const sg_diag *d) {
     if (w || e) fputs(" generated.\n", err);
 }
 
-static void emit(sg_buf *b, emit_kind kind, const sg_model *m, const sg_diag *d) {
-    if (kind == EMIT_JSON)
+static void emit(sg_buf *b, emit_kind kind, const sg_model *m, const sg_deriv_set *dv,
+                 const sg_diag *d) {
+    if (kind == EMIT_DERIVATIVES)
+        sg_deriv_emit(b, dv);
+    else if (kind == EMIT_JSON)
         sg_emit_json(b, m);
     else if (kind == EMIT_CANONICAL)
         sg_emit_canonical(b, m);
@@ -450,8 +468,9 @@ static bool write_out(void *ud, const char *data, size_t len) {
  * through a window of memory, as sg_emit_json takes all the memory it needs before its first
  * byte; with -o it is made in memory too, so that outputs that cannot be written leave
  * standard output empty. */
-static int write_results(const options *o, const sg_model *m, const sg_diag *d,
-                         const sg_outputs *outs, const sg_buf *plan, FILE *out, FILE *err) {
+static int write_results(const options *o, const sg_model *m, const sg_deriv_set *dv,
+                         const sg_diag *d, const sg_outputs *outs, const sg_buf *plan, FILE *out,
+                         FILE *err) {
     emit_kind kind = o->emit == EMIT_DEFAULT ? (o->outdir || o->ndsl ? EMIT_DEFAULT
                                                                          : EMIT_SUMMARY)
                                              : o->emit;
@@ -462,7 +481,7 @@ static int write_results(const options *o, const sg_model *m, const sg_diag *d,
         sg_buf_set_sink(&text, write_out, out);
         sg_emit_json(&text, m);
     } else {
-        emit(&text, kind, m, d);
+        emit(&text, kind, m, dv, d);
     }
     int rc = SG_EXIT_OK;
     if (text.oom) {
@@ -505,13 +524,17 @@ static int run(const options *o, sg_model *m, sg_diag *d, FILE *out, FILE *err) 
     sg_outputs outs = {0};
     sg_kernel_set ks = {0};
     sg_dsl_set ds;
+    sg_deriv_set dv;
     sg_buf plan;
     sg_buf_init(&plan);
-    if (sg_dsl_init(&ds) != 0) sg_diag_plain(d, SG_ERROR, "out of memory");
+    if (sg_dsl_init(&ds) != 0 || sg_deriv_init(&dv) != 0)
+        sg_diag_plain(d, SG_ERROR, "out of memory");
     load_inputs(m, o, d);
     sg_model_group(m, d);
     sg_validate(m, d);
     if (o->canonical_check && d->nerrors == 0) canonical_check(m, d);
+    /* derivatives.yaml, against a model without errors (its entries name the model's ops) */
+    if (o->derivatives && d->nerrors == 0) sg_deriv_load(&dv, m, o->derivatives, d);
     /* generation works on the derived model: structured links, autogen variants */
     if (o->outdir && d->nerrors == 0) sg_model_derive(m, d);
     /* the kernels the schemas name under --kernel-keys, on the ops' C names */
@@ -528,11 +551,12 @@ static int run(const options *o, sg_model *m, sg_diag *d, FILE *out, FILE *err) 
     print_counts(err, d);
     bool failed = d->nerrors || d->out.oom;
     if (plan.oom) failed = true, fputs("schemagen: error: out of memory\n", err);
-    int rc = failed ? SG_EXIT_FAIL : write_results(o, m, d, &outs, &plan, out, err);
+    int rc = failed ? SG_EXIT_FAIL : write_results(o, m, &dv, d, &outs, &plan, out, err);
     sg_outputs_free(&outs);
     sg_kernels_free(&ks);
     sg_buf_free(&plan);
     sg_dsl_free(&ds);
+    sg_deriv_free(&dv);
     return rc;
 }
 

@@ -1,0 +1,61 @@
+/* deriv.h: derivatives.yaml read against the model (docs/autograd.md), the generator's side of
+ * autograd. Private to gen/.
+ *
+ *   deriv_load.c   the file's entries: each `name` parsed as a schema and matched to an op of
+ *                  the model, its keys sorted into backward formulas (per input), forward ones
+ *                  (per result), non-differentiable inputs and output_differentiability
+ *   deriv_emit.c   --emit=derivatives: the entries as read, one line per formula
+ *
+ * Everything lives in the set's arena; sg_deriv_free releases it at once. */
+#ifndef SG_DERIV_H
+#define SG_DERIV_H
+
+#include "model.h"
+
+/* One key of an entry and its formula: "self, other: <formula>". */
+typedef struct sg_deriv_formula {
+    const char **names;   /* the inputs (backward) or results (forward) the key lists */
+    uint32_t     nnames;
+    const char  *text;    /* the formula as written */
+    sg_pos       pos;     /* the formula's */
+    sg_pos       key_pos;
+} sg_deriv_formula;
+
+typedef struct sg_deriv {
+    const char       *name;      /* the entry's schema as written */
+    sg_pos            pos;       /* the `name` value's */
+    const sg_op      *op;        /* the op whose schema it is */
+    sg_deriv_formula *grads;     /* backward: keys that name inputs */
+    uint32_t          ngrads;
+    sg_deriv_formula *fwds;      /* forward: keys that name results ("result" where unnamed) */
+    uint32_t          nfwds;
+    const char      **non_diff;  /* inputs marked non_differentiable */
+    uint32_t          nnon_diff;
+    bool             *out_diff;  /* output_differentiability, one per result; NULL: absent */
+    uint32_t          nout_diff;
+    uint32_t          other_keys; /* dispatch entries for keys other than Default, not read */
+} sg_deriv;
+
+typedef struct sg_deriv_set {
+    sg_arena  *a;
+    sg_deriv  *items;     /* in file order */
+    uint32_t   n, cap;
+    uint32_t   skipped;   /* entries of ops the model does not have */
+    uint32_t   entries;   /* entries read */
+    const char *path;
+} sg_deriv_set;
+
+int  sg_deriv_init(sg_deriv_set *s);
+void sg_deriv_free(sg_deriv_set *s);
+
+/* Reads derivatives.yaml at path against m's ops (aten's namespace). Entries of ops m lacks are
+ * skipped (counted); an entry whose op m has with another schema, a key that names neither an
+ * input nor a result, a malformed value, an output_differentiability of the wrong length and
+ * a second entry for one schema are errors at file:line:col. Returns the number of errors. */
+int sg_deriv_load(sg_deriv_set *s, const sg_model *m, const char *path, sg_diag *d);
+
+/* --emit=derivatives: "aten::mul.Tensor  self: <formula>" per formula, in file order, then a
+ * count of the entries skipped. */
+void sg_deriv_emit(sg_buf *b, const sg_deriv_set *s);
+
+#endif

@@ -1,0 +1,41 @@
+/* deriv_emit.c: --emit=derivatives, the entries of derivatives.yaml as read (deriv.h): for each
+ * entry the op, then one line per key, so a user sees which formulas apply to which op. */
+#include "deriv.h"
+
+static void op_name(sg_buf *b, const sg_op *op) {
+    sg_buf_printf(b, "aten::%s%s%s", op->schema.name, *op->schema.overload ? "." : "",
+                  op->schema.overload);
+}
+
+static void formulas(sg_buf *b, const char *what, const sg_deriv_formula *f, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++) {
+        sg_buf_printf(b, "  %s ", what);
+        for (uint32_t j = 0; j < f[i].nnames; j++)
+            sg_buf_printf(b, "%s%s", j ? ", " : "", f[i].names[j]);
+        sg_buf_printf(b, ": %s\n", f[i].text);
+    }
+}
+
+void sg_deriv_emit(sg_buf *b, const sg_deriv_set *s) {
+    for (uint32_t i = 0; i < s->n; i++) {
+        const sg_deriv *dv = &s->items[i];
+        op_name(b, dv->op);
+        sg_buf_printf(b, "  (%s:%u)\n", s->path, dv->pos.line);
+        formulas(b, "backward", dv->grads, dv->ngrads);
+        formulas(b, "forward", dv->fwds, dv->nfwds);
+        if (dv->nnon_diff) {
+            sg_buf_puts(b, "  non_differentiable ");
+            for (uint32_t j = 0; j < dv->nnon_diff; j++)
+                sg_buf_printf(b, "%s%s", j ? ", " : "", dv->non_diff[j]);
+            sg_buf_putc(b, '\n');
+        }
+        if (dv->out_diff) {
+            sg_buf_puts(b, "  output_differentiability ");
+            for (uint32_t j = 0; j < dv->nout_diff; j++)
+                sg_buf_printf(b, "%s%s", j ? ", " : "", dv->out_diff[j] ? "true" : "false");
+            sg_buf_putc(b, '\n');
+        }
+    }
+    sg_buf_printf(b, "%u entries of %s: %u for ops of the schemas, %u for other ops (skipped)\n",
+                  s->entries, s->path ? s->path : "(none)", s->n, s->skipped);
+}

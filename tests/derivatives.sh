@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# derivatives.sh: derivatives.yaml read against the schemas (--derivatives, docs/autograd.md):
+# PyTorch's file matched to its own schemas and to ours, --emit=derivatives, and each refusal
+# located (file:line:col and what).
+#
+#   bash tests/derivatives.sh SCHEMAGEN [CORPUS_DIR]
+set -uo pipefail
+
+# shellcheck source=SCRIPTDIR/sg_test.bash
+. "$(dirname "${BASH_SOURCE[0]}")/sg_test.bash"
+sg_test_init derivatives "$@"
+if [ -n "$corpus" ] && [ -d "$corpus" ]; then corpus=$(cd "$corpus" && pwd); fi
+cd "$tmp" || exit 1
+
+cat >ops.yaml <<'YAML'
+- func: mul.Tensor(Tensor self, Tensor other) -> Tensor
+- func: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+- func: sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor, Tensor)
+- func: my_ns::foo(Tensor self) -> Tensor
+YAML
+cat >base.yaml <<'YAML'
+- name: mul.Tensor(Tensor self, Tensor other) -> Tensor
+  self: mul_tensor_backward(grad, other, self.scalar_type())
+  other: mul_tensor_backward(grad, self, other.scalar_type())
+  result: other_t * self_p + self_t * other_p
+
+- name: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+  self: value_selecting_reduction_backward_symint(grad, dim, indices, self.sym_sizes(), keepdim)
+  values: gather_with_keepdimed_indices(self_t, dim, indices, keepdim)
+  output_differentiability: [True, False]
+
+- name: sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor, Tensor)
+  dispatch:
+    Default:
+      self: value_selecting_reduction_backward_symint(grad, dim, result1, self.sym_sizes(), true)
+      result0: gather_with_keepdimed_indices(self_t, dim, result1, true)
+    AutogradNestedTensor:
+      self: sort_backward_nested(grad, self)
+  output_differentiability: [True, False]
+
+- name: cos(Tensor self) -> Tensor
+  self: grad * -self.sin().conj()
+YAML
+
+# refuse SED_SCRIPT MESSAGE...: base.yaml edited by SED_SCRIPT is refused (exit 1) with each
+# MESSAGE, and nothing is printed on standard output.
+refuse() {
+    local script=$1
+    shift
+    sed "$script" base.yaml >bad.yaml
+    t 1 --derivatives bad.yaml --emit=derivatives ops.yaml
+    for m in "$@"; do
+        case $err in *"$m"*) ;; *) fail "'$script': no '$m' in: $err" ;; esac
+    done
+    [ -z "$out" ] || fail "'$script': printed $out"
+}
+
+t 0 --derivatives base.yaml --emit=derivatives ops.yaml
+want="aten::mul.Tensor  (base.yaml:1)
+  backward self: mul_tensor_backward(grad, other, self.scalar_type())
+  backward other: mul_tensor_backward(grad, self, other.scalar_type())
+  forward result: other_t * self_p + self_t * other_p
+aten::max.dim  (base.yaml:6)
+  backward self: value_selecting_reduction_backward_symint(grad, dim, indices, self.sym_sizes(), keepdim)
+  forward values: gather_with_keepdimed_indices(self_t, dim, indices, keepdim)
+  output_differentiability true, false
+aten::sort  (base.yaml:11)
+  backward self: value_selecting_reduction_backward_symint(grad, dim, result1, self.sym_sizes(), true)
+  forward result0: gather_with_keepdimed_indices(self_t, dim, result1, true)
+  output_differentiability true, false
+4 entries of base.yaml: 3 for ops of the schemas, 1 for other ops (skipped)"
+[ "$out" = "$want" ] || fail "--emit=derivatives: $out"
+# formatting aside, the schemas match (PyTorch matches the text; the canonical forms agree)
+sed 's/^- name: mul.Tensor(Tensor self, Tensor other) -> Tensor/- name: "mul.Tensor(Tensor  self,Tensor other)  ->  Tensor"/' \
+    base.yaml >spaced.yaml
+t 0 --derivatives spaced.yaml --emit=derivatives ops.yaml
+case $out in *"aten::mul.Tensor  (spaced.yaml:1)"*) ;; *) fail "a spaced schema: $out" ;; esac
+# inputs marked non_differentiable; a key naming two inputs
+sed 's/^  other: mul_tensor_backward.*/  other: non_differentiable/' base.yaml >nd.yaml
+t 0 --derivatives nd.yaml --emit=derivatives ops.yaml
+case $out in *"aten::mul.Tensor  (nd.yaml:1)
+  backward self: mul_tensor_backward(grad, other, self.scalar_type())
+  forward result: other_t * self_p + self_t * other_p
+  non_differentiable other"*) ;; *) fail "non_differentiable: $out" ;; esac
+sed -e '/^  other: mul_tensor_backward/d' -e 's/^  self: mul_tensor_backward(grad, other,/  self, other: both(grad, other,/' \
+    base.yaml >two.yaml
+t 0 --derivatives two.yaml --emit=derivatives ops.yaml
+case $out in *"  backward self, other: both(grad, other, self.scalar_type())"*) ;;
+*) fail "one key for two inputs: $out" ;; esac
+
+# refusals, each located
+refuse 's/^- name: mul.Tensor(Tensor self, Tensor other) -> Tensor/- name: mul.Tensor(Tensor self, Scalar other) -> Tensor/' \
+    "bad.yaml:1:9: error: aten::mul.Tensor is 'mul.Tensor(Tensor self, Tensor other) -> Tensor' (ops.yaml:1), not this schema"
+refuse 's/^- name: cos(Tensor self) -> Tensor/- name: cos(Tensor self -> Tensor/' \
+    "bad.yaml:20:25: error: expected ',' or ')' after an argument, found '->'"
+refuse 's/^  other: mul_tensor/  othr: mul_tensor/' \
+    "bad.yaml:3:3: error: 'othr' is neither an input nor a result of aten::mul.Tensor"
+refuse 's/^  self: value_selecting_reduction_backward_symint(grad, dim, indices/  self, values: f(grad, dim, indices/' \
+    "bad.yaml:7:9: error: 'self, values' mixes inputs and results in one key"
+refuse 's/^  output_differentiability: \[True, False\]$/  output_differentiability: [True]/' \
+    "bad.yaml:9:29: error: 'output_differentiability' needs one entry per result (2), not another count"
+refuse 's/^  other: mul_tensor_backward.*/  other: [a, b]/' \
+    "bad.yaml:3:10: error: the formula of 'other' is a C++ expression (a string), not a list"
+refuse 's/^  other: mul_tensor_backward.*/  self: again(grad)/' \
+    "bad.yaml:3:3: error: 'self' has a formula already (line 2)"
+refuse 's/^    AutogradNestedTensor:/    NestedTensor:/' \
+    "bad.yaml:16:5: error: 'NestedTensor' is not an autograd key (Default, Autograd...)"
+refuse 's/^- name: cos(Tensor self) -> Tensor/- self: grad/' \
+    "bad.yaml:20:3: error: a derivatives entry needs 'name', its op's schema"
+refuse '$a - just a string' "bad.yaml:22:3: error: a derivatives entry is a mapping (name: ..., self: ...), not a scalar"
+refuse 's/^- name: cos(Tensor self) -> Tensor/- name: my_ns::foo(Tensor self) -> Tensor/' \
+    "bad.yaml:20:9: error: derivatives.yaml names aten's ops, not my_ns's"
+cat base.yaml base.yaml >bad.yaml
+t 1 --derivatives bad.yaml --emit=derivatives ops.yaml
+case $err in *"bad.yaml:22:9: error: a second entry for 'mul.Tensor(Tensor self, Tensor other) -> Tensor' (the first: line 1)"*) ;;
+*) fail "a second entry: $err" ;; esac
+t 1 --derivatives missing.yaml ops.yaml
+case $err in *"schemagen: error: cannot read 'missing.yaml': No such file or directory"*) ;;
+*) fail "a missing file: $err" ;; esac
+t 2 --emit=derivatives ops.yaml
+case $err in *"--emit=derivatives needs --derivatives FILE"*) ;; *) fail "usage: $err" ;; esac
+
+# PyTorch's own file: against its own schemas every entry but one matches (torchgen makes that
+# one's op, rrelu_with_noise_functional, itself); against ours, the aten_core entries
+if [ -n "$corpus" ] && [ -f "$corpus/derivatives.yaml" ]; then
+    t 0 --derivatives "$corpus/derivatives.yaml" --emit=derivatives "$corpus/native_functions.yaml" \
+        "$corpus/tags.yaml"
+    case $out in *"678 entries of $corpus/derivatives.yaml: 677 for ops of the schemas, 1 for other ops (skipped)") ;;
+    *) fail "the corpus against its own schemas: $(echo "$out" | tail -1) $err" ;; esac
+    t 0 --derivatives "$corpus/derivatives.yaml" --emit=derivatives "$root/schemas/aten_core.yaml"
+    n=$(echo "$out" | grep -c '^aten::')
+    [ "$n" -gt 100 ] || fail "only $n entries matched schemas/aten_core.yaml"
+    case $out in *"aten::mm  ("*"  backward self: mm_mat1_backward("*) ;; *) fail "mm's formula: $out" ;; esac
+else
+    echo "derivatives: no corpus (derivatives.yaml): its checks skipped"
+fi
+
+sg_test_done "all checks passed"
