@@ -534,7 +534,9 @@ static int run(const options *o, sg_model *m, sg_diag *d, FILE *out, FILE *err) 
     sg_validate(m, d);
     if (o->canonical_check && d->nerrors == 0) canonical_check(m, d);
     /* derivatives.yaml, against a model without errors (its entries name the model's ops) */
-    if (o->derivatives && d->nerrors == 0) sg_deriv_load(&dv, m, o->derivatives, d);
+    if (o->derivatives && d->nerrors == 0 && sg_deriv_load(&dv, m, o->derivatives, d) == 0 &&
+        sg_deriv_resolve(&dv, m) < 0)
+        sg_diag_plain(d, SG_ERROR, "out of memory");
     /* generation works on the derived model: structured links, autogen variants */
     if (o->outdir && d->nerrors == 0) sg_model_derive(m, d);
     /* the kernels the schemas name under --kernel-keys, on the ops' C names */

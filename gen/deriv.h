@@ -13,12 +13,20 @@
 #include "model.h"
 
 /* One key of an entry and its formula: "self, other: <formula>". */
+typedef struct sg_dtx sg_dtx;
+typedef struct sg_fx sg_fx;
+
 typedef struct sg_deriv_formula {
     const char **names;   /* the inputs (backward) or results (forward) the key lists */
     uint32_t     nnames;
     const char  *text;    /* the formula as written */
     sg_pos       pos;     /* the formula's */
     sg_pos       key_pos;
+    /* backward formulas, after sg_deriv_resolve: the tree and its typed form, or why not */
+    const sg_fx  *tree;
+    const sg_dtx *typed;
+    const char   *why;    /* NULL where typed */
+    uint32_t      why_off; /* the byte of text it is about */
 } sg_deriv_formula;
 
 typedef struct sg_deriv {
@@ -53,6 +61,11 @@ void sg_deriv_free(sg_deriv_set *s);
  * input nor a result, a malformed value, an output_differentiability of the wrong length and
  * a second entry for one schema are errors at file:line:col. Returns the number of errors. */
 int sg_deriv_load(sg_deriv_set *s, const sg_model *m, const char *path, sg_diag *d);
+
+/* Parses and types every backward formula against m's ops (deriv_type.h); a formula that does
+ * not parse or resolve keeps why (it is listed, not an error: its op is not differentiable with
+ * respect to those inputs). -1 when out of memory, else the number of formulas resolved. */
+int sg_deriv_resolve(sg_deriv_set *s, const sg_model *m);
 
 /* --emit=derivatives: "aten::mul.Tensor  self: <formula>" per formula, in file order, then a
  * count of the entries skipped. */

@@ -1,18 +1,29 @@
 /* deriv_emit.c: --emit=derivatives, the entries of derivatives.yaml as read (deriv.h): for each
  * entry the op, then one line per key, so a user sees which formulas apply to which op. */
-#include "deriv.h"
+#include "deriv_type.h"
+
+#include <string.h>
 
 static void op_name(sg_buf *b, const sg_op *op) {
     sg_buf_printf(b, "aten::%s%s%s", op->schema.name, *op->schema.overload ? "." : "",
                   op->schema.overload);
 }
 
-static void formulas(sg_buf *b, const char *what, const sg_deriv_formula *f, uint32_t n) {
+static void formulas(sg_buf *b, const char *what, const sg_deriv *dv, const sg_deriv_formula *f,
+                     uint32_t n) {
     for (uint32_t i = 0; i < n; i++) {
         sg_buf_printf(b, "  %s ", what);
         for (uint32_t j = 0; j < f[i].nnames; j++)
             sg_buf_printf(b, "%s%s", j ? ", " : "", f[i].names[j]);
         sg_buf_printf(b, ": %s\n", f[i].text);
+        if (f[i].typed) {
+            sg_buf_puts(b, "    as ");
+            sg_dt_print(b, f[i].typed, dv);
+            sg_buf_putc(b, '\n');
+        }
+        if (f[i].why) /* where in the formula: its text from that byte */
+            sg_buf_printf(b, "    not translated: %s, at '%.24s'\n", f[i].why,
+                          f[i].text + (f[i].why_off < strlen(f[i].text) ? f[i].why_off : 0));
     }
 }
 
@@ -21,8 +32,8 @@ void sg_deriv_emit(sg_buf *b, const sg_deriv_set *s) {
         const sg_deriv *dv = &s->items[i];
         op_name(b, dv->op);
         sg_buf_printf(b, "  (%s:%u)\n", s->path, dv->pos.line);
-        formulas(b, "backward", dv->grads, dv->ngrads);
-        formulas(b, "forward", dv->fwds, dv->nfwds);
+        formulas(b, "backward", dv, dv->grads, dv->ngrads);
+        formulas(b, "forward", dv, dv->fwds, dv->nfwds);
         if (dv->nnon_diff) {
             sg_buf_puts(b, "  non_differentiable ");
             for (uint32_t j = 0; j < dv->nnon_diff; j++)
@@ -38,4 +49,11 @@ void sg_deriv_emit(sg_buf *b, const sg_deriv_set *s) {
     }
     sg_buf_printf(b, "%u entries of %s: %u for ops of the schemas, %u for other ops (skipped)\n",
                   s->entries, s->path ? s->path : "(none)", s->n, s->skipped);
+    uint32_t nb = 0, ok = 0;
+    for (uint32_t i = 0; i < s->n; i++)
+        for (uint32_t j = 0; j < s->items[i].ngrads; j++) {
+            nb++;
+            ok += s->items[i].grads[j].typed != NULL;
+        }
+    sg_buf_printf(b, "%u backward formulas: %u translated, %u not\n", nb, ok, nb - ok);
 }

@@ -56,19 +56,25 @@ refuse() {
 }
 
 t 0 --derivatives base.yaml --emit=derivatives ops.yaml
+# (the helpers these formulas call are not among these schemas: listed, not translated)
 want="aten::mul.Tensor  (base.yaml:1)
   backward self: mul_tensor_backward(grad, other, self.scalar_type())
+    not translated: no op or helper named 'mul_tensor_backward', at 'mul_tensor_backward(grad'
   backward other: mul_tensor_backward(grad, self, other.scalar_type())
+    not translated: no op or helper named 'mul_tensor_backward', at 'mul_tensor_backward(grad'
   forward result: other_t * self_p + self_t * other_p
 aten::max.dim  (base.yaml:6)
   backward self: value_selecting_reduction_backward_symint(grad, dim, indices, self.sym_sizes(), keepdim)
+    not translated: no op or helper named 'value_selecting_reduction_backward', at 'value_selecting_reductio'
   forward values: gather_with_keepdimed_indices(self_t, dim, indices, keepdim)
   output_differentiability true, false
 aten::sort  (base.yaml:11)
   backward self: value_selecting_reduction_backward_symint(grad, dim, result1, self.sym_sizes(), true)
+    not translated: no op or helper named 'value_selecting_reduction_backward', at 'value_selecting_reductio'
   forward result0: gather_with_keepdimed_indices(self_t, dim, result1, true)
   output_differentiability true, false
-4 entries of base.yaml: 3 for ops of the schemas, 1 for other ops (skipped)"
+4 entries of base.yaml: 3 for ops of the schemas, 1 for other ops (skipped)
+4 backward formulas: 0 translated, 4 not"
 [ "$out" = "$want" ] || fail "--emit=derivatives: $out"
 # formatting aside, the schemas match (PyTorch matches the text; the canonical forms agree)
 sed 's/^- name: mul.Tensor(Tensor self, Tensor other) -> Tensor/- name: "mul.Tensor(Tensor  self,Tensor other)  ->  Tensor"/' \
@@ -80,6 +86,7 @@ sed 's/^  other: mul_tensor_backward.*/  other: non_differentiable/' base.yaml >
 t 0 --derivatives nd.yaml --emit=derivatives ops.yaml
 case $out in *"aten::mul.Tensor  (nd.yaml:1)
   backward self: mul_tensor_backward(grad, other, self.scalar_type())
+    not translated: no op or helper named 'mul_tensor_backward', at 'mul_tensor_backward(grad'
   forward result: other_t * self_p + self_t * other_p
   non_differentiable other"*) ;; *) fail "non_differentiable: $out" ;; esac
 sed -e '/^  other: mul_tensor_backward/d' -e 's/^  self: mul_tensor_backward(grad, other,/  self, other: both(grad, other,/' \
@@ -87,6 +94,55 @@ sed -e '/^  other: mul_tensor_backward/d' -e 's/^  self: mul_tensor_backward(gra
 t 0 --derivatives two.yaml --emit=derivatives ops.yaml
 case $out in *"  backward self, other: both(grad, other, self.scalar_type())"*) ;;
 *) fail "one key for two inputs: $out" ;; esac
+
+# formulas typed against the schemas: each name bound (grad, inputs, results), each call and
+# C++ operator resolved to an op and overload (defaults as _), a helper op of the autograd
+# namespace found like aten's; what cannot be resolved listed with where, not an error
+cat >typed_ops.yaml <<'YAML'
+- func: neg(Tensor self) -> Tensor
+- func: sin(Tensor self) -> Tensor
+- func: reciprocal(Tensor self) -> Tensor
+- func: mul.Scalar(Tensor self, Scalar other) -> Tensor
+- func: rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+- func: sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+- func: expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
+- func: zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: zeros_like
+- func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+- func: autograd::maybe_multiply(Tensor t, Scalar s) -> Tensor
+YAML
+typed() { # FORMULA EXPECTED: the formula for mul.Tensor's self, and its line after "as " or
+    # "not translated: "
+    printf -- '- name: mul.Tensor(Tensor self, Tensor other) -> Tensor\n  self: "%s"\n' "$1" >typed.yaml
+    t 0 --derivatives typed.yaml --emit=derivatives ops.yaml typed_ops.yaml
+    case $out in *"
+    $2
+"*) ;; *) fail "'$1': no '$2' in: $out" ;; esac
+}
+typed 'grad * -self.sin()' 'as aten::mul.Tensor(grads[0], aten::neg(aten::sin(self)))'
+typed 'grad * 2' 'as aten::mul.Scalar(grads[0], 2)'
+typed '2 * grad' 'as aten::mul.Scalar(grads[0], 2)'
+typed '1 - grad' 'as aten::rsub.Scalar(grads[0], 1, _)'
+typed '2.5 / other' 'as aten::mul.Scalar(aten::reciprocal(other), 2.5)'
+typed 'maybe_multiply(grad, 2)' 'as autograd::maybe_multiply(grads[0], 2)'
+typed 'grad.sum(1, true)' 'as aten::sum.dim_IntList(grads[0], 1, true, _)'
+typed 'grad.expand_symint({ self.sym_size(0), 2 })' \
+    'as aten::expand(grads[0], {self.sym_size(0), 2}, _)'
+typed 'at::zeros_like(grad, grad.options())' \
+    'as aten::zeros_like(grads[0], grads[0].options(), _, _, _, _)'
+typed 'self.dim() > 1 ? grad * other : Tensor()' \
+    'as ((self.dim() > 1) ? aten::mul.Tensor(grads[0], other) : undefined)'
+typed 'result * grad' 'as aten::mul.Tensor(result0, grads[0])'
+typed 'mystery(grad)' "not translated: no op or helper named 'mystery', at 'mystery(grad)'"
+typed 'grad * sum(1.5)' "not translated: no overload of 'sum' takes (float), at 'sum(1.5)'"
+typed 'grad.sum(1.5)' "not translated: no overload of 'sum' takes (tensor, float), at 'grad.sum(1.5)'"
+typed 'grad + self.dim()' "not translated: no overload of 'add' takes (tensor, int), at 'grad + self.dim()'"
+typed 'self.dim()' "not translated: the formula gives int, not a Tensor, at 'self.dim()'"
+typed 'grad * unknown_name' "not translated: unknown name 'unknown_name', at 'unknown_name'"
+typed 'grad * (1' \
+    "not translated: expected ')' to close the parenthesis at 7, found the end of the formula, at 'grad * (1'"
+typed 'grad.sizes' "not translated: the member 'sizes' (not a call), at 'grad.sizes'"
 
 # refusals, each located
 refuse 's/^- name: mul.Tensor(Tensor self, Tensor other) -> Tensor/- name: mul.Tensor(Tensor self, Scalar other) -> Tensor/' \
@@ -125,7 +181,8 @@ case $err in *"--emit=derivatives needs --derivatives FILE"*) ;; *) fail "usage:
 if [ -n "$corpus" ] && [ -f "$corpus/derivatives.yaml" ]; then
     t 0 --derivatives "$corpus/derivatives.yaml" --emit=derivatives "$corpus/native_functions.yaml" \
         "$corpus/tags.yaml"
-    case $out in *"678 entries of $corpus/derivatives.yaml: 677 for ops of the schemas, 1 for other ops (skipped)") ;;
+    case $out in *"678 entries of $corpus/derivatives.yaml: 677 for ops of the schemas, 1 for other ops (skipped)
+"*" backward formulas: "*) ;;
     *) fail "the corpus against its own schemas: $(echo "$out" | tail -1) $err" ;; esac
     t 0 --derivatives "$corpus/derivatives.yaml" --emit=derivatives "$root/schemas/aten_core.yaml"
     n=$(echo "$out" | grep -c '^aten::')
