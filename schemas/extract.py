@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""extract.py: writes schemas/aten_core.yaml from PyTorch's native_functions.yaml.
+"""extract.py: writes schemas/aten_core.yaml from PyTorch's native_functions.yaml, and
+schemas/derivatives_core.yaml from its derivatives.yaml.
 
     python3 schemas/extract.py [CORPUS_DIR] > schemas/aten_core.yaml
+    python3 schemas/extract.py --derivatives [CORPUS_DIR] > schemas/derivatives_core.yaml
 
 Every entry whose operator name (in-place '_' dropped) is listed in OPS below is copied
 verbatim, keys and comments included, in the corpus's order. CORPUS_DIR defaults to
@@ -31,22 +33,47 @@ cat stack index_select gather scatter scatter_add embedding tril triu topk sort
 """.split()
 
 
-def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    corpus = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
-        here, "..", "..", "shared", "corpus", "pytorch-2.11")
-    text = open(os.path.join(corpus, "native_functions.yaml"), encoding="utf-8").read()
-    wanted = set(OPS)
-    # entries start at "- func:" in column 0; comments before an entry travel with it
-    starts = [m.start() for m in re.finditer(r"^- func:", text, re.M)]
-    out = []
+def entries(text, key):
+    """The entries of a YAML list whose items start with '- KEY:' in column 0, each with the
+    name of its op (ns:: dropped), in order."""
+    starts = [m.start() for m in re.finditer(r"^- " + key + ":", text, re.M)]
     for i, s in enumerate(starts):
         end = starts[i + 1] if i + 1 < len(starts) else len(text)
         block = text[s:end]
-        name = re.match(r"- func: ([\w:]+)", block).group(1).split("::")[-1]
-        base = name[:-1] if name.endswith("_") and not name.endswith("__") else name
-        if name in wanted or base in wanted:
-            out.append(block.rstrip() + "\n\n")
+        name = re.match(r"- " + key + r":\s+([\w:]+)", block).group(1).split("::")[-1]
+        yield name, block
+
+
+def wanted(name):
+    base = name[:-1] if name.endswith("_") and not name.endswith("__") else name
+    return name in OPS or base in OPS
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    args = sys.argv[1:]
+    derivatives = bool(args) and args[0] == "--derivatives"
+    if derivatives:
+        args = args[1:]
+    corpus = args[0] if args else os.path.join(here, "..", "..", "shared", "corpus",
+                                               "pytorch-2.11")
+    if derivatives:
+        text = open(os.path.join(corpus, "derivatives.yaml"), encoding="utf-8").read()
+        out = [block.rstrip() + "\n\n" for name, block in entries(text, "name")
+               if wanted(name.split(".")[0])]
+        sys.stdout.write(
+            "# derivatives_core.yaml: the derivative formulas of the operators of aten_core.yaml,\n"
+            "# for the generated autograd kernels (docs/autograd.md). Made by schemas/extract.py\n"
+            "# --derivatives.\n"
+            "#\n"
+            "# Each entry is copied verbatim from PyTorch 2.11.0's tools/autograd/derivatives.yaml\n"
+            "# (BSD-3-Clause, Copyright (c) Facebook, Inc. and its affiliates, and the PyTorch\n"
+            "# contributors), keys and comments included.\n\n")
+        sys.stdout.write("".join(out).rstrip() + "\n")
+        return
+    text = open(os.path.join(corpus, "native_functions.yaml"), encoding="utf-8").read()
+    # entries start at "- func:" in column 0; comments before an entry travel with it
+    out = [block.rstrip() + "\n\n" for name, block in entries(text, "func") if wanted(name)]
     sys.stdout.write(
         "# aten_core.yaml: the core of ATen's operators that the CPU kernels implement, for the\n"
         "# generated aten library and its demo. Made by schemas/extract.py (run it again after\n"

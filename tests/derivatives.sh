@@ -176,6 +176,21 @@ case $err in *"schemagen: error: cannot read 'missing.yaml': No such file or dir
 t 2 --emit=derivatives ops.yaml
 case $err in *"--emit=derivatives needs --derivatives FILE"*) ;; *) fail "usage: $err" ;; esac
 
+# the shipped extract (schemas/derivatives_core.yaml) belongs wholly to the shipped schemas;
+# and where the corpus and python3 are, it is what schemas/extract.py makes of the corpus
+t 0 --derivatives "$root/schemas/derivatives_core.yaml" --emit=derivatives "$root/schemas/aten_core.yaml"
+case $out in *" entries of $root/schemas/derivatives_core.yaml: "*" for ops of the schemas, 0 for other ops (skipped)"*) ;;
+*) fail "schemas/derivatives_core.yaml has entries of other ops: $(echo "$out" | tail -2)" ;; esac
+if [ -n "$corpus" ] && [ -f "$corpus/derivatives.yaml" ] && command -v python3 >/dev/null; then
+    python3 "$root/schemas/extract.py" --derivatives "$corpus" >extract.yaml ||
+        fail "schemas/extract.py --derivatives failed"
+    cmp -s extract.yaml "$root/schemas/derivatives_core.yaml" ||
+        fail "schemas/derivatives_core.yaml is not what schemas/extract.py --derivatives makes"
+    python3 "$root/schemas/extract.py" "$corpus" >extract_core.yaml
+    cmp -s extract_core.yaml "$root/schemas/aten_core.yaml" ||
+        fail "schemas/aten_core.yaml is not what schemas/extract.py makes"
+fi
+
 # PyTorch's own file: against its own schemas every entry but one matches (torchgen makes that
 # one's op, rrelu_with_noise_functional, itself); against ours, the aten_core entries
 if [ -n "$corpus" ] && [ -f "$corpus/derivatives.yaml" ]; then
