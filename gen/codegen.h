@@ -78,6 +78,11 @@ typedef struct sg_outputs {
 } sg_outputs;
 
 void sg_outputs_free(sg_outputs *o);
+/* Adds LIB SUFFIX, taking text's bytes (text is left empty); -1 when out of memory. */
+int  sg_outputs_add(sg_outputs *outs, const char *lib, const char *suffix, sg_buf *text);
+/* Files whose banner ends with mark (" with LABEL. Do not edit.") are stale unless this run
+ * writes them (sg_stale); -1 when out of memory. */
+int  sg_outputs_add_mark(sg_outputs *outs, const char *mark);
 /* Writes every output into outdir (created with its parents if need be) as one set, holding an
  * exclusive flock on the folder meanwhile: a file is rewritten only where its bytes change
  * (keeping its permissions), the stale files (sg_stale) go, and nothing is in place before

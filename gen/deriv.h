@@ -10,6 +10,7 @@
 #ifndef SG_DERIV_H
 #define SG_DERIV_H
 
+#include "codegen.h"
 #include "model.h"
 
 /* One key of an entry and its formula: "self, other: <formula>". */
@@ -70,5 +71,16 @@ int sg_deriv_resolve(sg_deriv_set *s, const sg_model *m);
 /* --emit=derivatives: "aten::mul.Tensor  self: <formula>" per formula, in file order, then a
  * count of the entries skipped. */
 void sg_deriv_emit(sg_buf *b, const sg_deriv_set *s);
+
+/* LIB_autograd.c and LIB_autograd.h (deriv_emit_c.c): a node type, backward function and
+ * Autograd kernel per differentiable op of s (resolved), and LIB_autograd_init. inputs: the
+ * schema files, for the banner. */
+void sg_deriv_emit_c(sg_buf *c, sg_buf *h, sg_deriv_set *s, const char *lib,
+                     const char *const *inputs, uint32_t ninputs);
+/* ... as outputs of the run; -1 when out of memory. */
+int  sg_deriv_add_outputs(sg_outputs *outs, sg_deriv_set *s, const char *lib,
+                          const char *const *inputs, uint32_t ninputs);
+/* What LIB_autograd.*'s banner ends with: their stale mark (sg_stale). */
+extern const char sg_deriv_banner_mark[];
 
 #endif

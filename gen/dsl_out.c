@@ -51,18 +51,20 @@ int sg_dsl_write_file(const char *path, const sg_buf *b, FILE *err) {
     return ok ? 0 : -1;
 }
 
-int sg_dsl_mark_stale(sg_outputs *outs) {
+int sg_outputs_add_mark(sg_outputs *outs, const char *mark) {
     sg_stale *st = &outs->stale;
     if (!st->lib) return 0; /* no template rendered: nothing of ours is known to be stale */
     char **marks = realloc(st->marks, (st->nmarks + 1) * sizeof *marks);
     if (!marks) return -1;
     st->marks = marks;
-    if (!(marks[st->nmarks] = strdup(sg_dsl_banner_mark))) return -1;
+    if (!(marks[st->nmarks] = strdup(mark))) return -1;
     st->nmarks++;
     return 0;
 }
 
-static int add_output(sg_outputs *outs, const char *lib, const char *suffix, sg_buf *text) {
+int sg_dsl_mark_stale(sg_outputs *outs) { return sg_outputs_add_mark(outs, sg_dsl_banner_mark); }
+
+int sg_outputs_add(sg_outputs *outs, const char *lib, const char *suffix, sg_buf *text) {
     if (outs->n == outs->cap) {
         uint32_t cap = outs->cap ? 2 * outs->cap : 8;
         sg_output *p = realloc(outs->items, cap * sizeof *p);
@@ -85,8 +87,8 @@ int sg_dsl_add_outputs(sg_outputs *outs, const sg_dsl_set *s, const char *lib,
     sg_buf_init(&h);
     sg_dsl_emit_c(&c, &h, s, lib, inputs, ninputs);
     int rc = c.oom || h.oom ? -1 : 0;
-    if (!rc) rc = add_output(outs, lib, "_dsl.c", &c);
-    if (!rc) rc = add_output(outs, lib, "_dsl.h", &h);
+    if (!rc) rc = sg_outputs_add(outs, lib, "_dsl.c", &c);
+    if (!rc) rc = sg_outputs_add(outs, lib, "_dsl.h", &h);
     sg_buf_free(&c);
     sg_buf_free(&h);
     return rc;
