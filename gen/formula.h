@@ -22,7 +22,8 @@
  * Refused, each with the byte offset and what it was: lambdas, assignments (= += ...), '++' and
  * '--', ';', the comma operator, character literals, number suffixes, a call of anything but a
  * name, member or template-id, a name qualified by a template-id (A<T>::b), unterminated
- * strings and comments, and a tree deeper than SG_FX_MAX_DEPTH.
+ * strings and comments, a tree deeper than SG_FX_MAX_DEPTH and recursion deeper than
+ * SG_FX_MAX_NESTING.
  */
 #ifndef SG_FORMULA_H
 #define SG_FORMULA_H
@@ -36,6 +37,11 @@
 /* The deepest tree a parse gives (a leaf is 1), and so the deepest recursion of the parser, the
  * printer and any walker of a tree. The corpus's deepest formula is well below it. */
 #define SG_FX_MAX_DEPTH 64
+/* The deepest the parser recurses: each expression (an argument, an index, an item, a
+ * parenthesised operand, an operand of '?:'), each unary operator and each template argument
+ * list is a level. Rationale: the canonical print of a tree of height h needs at most 2h + 1
+ * (a parenthesised unary operator is two), so every tree the parser gives reads back. */
+#define SG_FX_MAX_NESTING (2 * SG_FX_MAX_DEPTH + 1)
 
 typedef enum sg_fx_kind {
     SG_FX_IDENT,    /* a name, possibly qualified: text "at::scalar_tensor", "grad", "::std::nullopt" */

@@ -1,9 +1,9 @@
 /* formula_parse.c: recursive descent over derivatives.yaml's formulas (grammar: formula.h).
  *
  * Depth: every node records its height and a node that would be higher than SG_FX_MAX_DEPTH is
- * refused where it is built; the parser's own recursion (parentheses, which build no node, and
- * template argument lists) is counted too, so neither this parser nor a walker of its trees can
- * overflow the stack. Template-ids are tried tentatively: a failed try leaves no error and the
+ * refused where it is built; the parser's own recursion (expressions, unary operators, template
+ * argument lists) is counted against SG_FX_MAX_NESTING, so neither this parser nor a walker of
+ * its trees can overflow the stack. Template-ids are tried tentatively: a failed try leaves no error and the
  * '<' is read as less-than. */
 #include "formula.h"
 #include "formula_lex.h"
@@ -105,7 +105,7 @@ static sg_fx *node(parser *p, sg_fx_kind kind, uint32_t off, uint32_t end, uint3
     for (uint32_t i = 0; i < nkids; i++)
         if (kids[i]->height > h) h = kids[i]->height;
     if (h + 1 > SG_FX_MAX_DEPTH)
-        return fail(p, at, "the formula nests deeper than %d levels", SG_FX_MAX_DEPTH);
+        return fail(p, at, "the formula's tree is deeper than %d levels", SG_FX_MAX_DEPTH);
     sg_fx *x = sg_arena_alloc(p->a, sizeof *x);
     if (!x) return oom(p);
     x->kind = kind;
@@ -131,10 +131,12 @@ static bool set_text(parser *p, sg_fx *x, const char *s, size_t n) {
 }
 
 /* Recursion counts here: each expression and each unary operator (template argument lists
- * count themselves). Parentheses build no node, so the heights alone would not bound it. */
+ * count themselves). Parentheses build no node, so the heights alone would not bound it; the
+ * tree's height is checked as nodes are built. */
 static bool enter(parser *p) {
-    if (++p->depth > SG_FX_MAX_DEPTH)
-        return fail(p, p->t.start, "the formula nests deeper than %d levels", SG_FX_MAX_DEPTH),
+    if (++p->depth > SG_FX_MAX_NESTING)
+        return fail(p, p->t.start, "parentheses and operators nest deeper than %d levels",
+                    SG_FX_MAX_NESTING),
                false;
     return true;
 }
@@ -214,7 +216,7 @@ static try_result try_targs(parser *p, sg_fx *name, sg_fx **out, bool outer) {
     int depth0 = p->depth;
     kidlist args = {0};
     unsigned h = 0;
-    if (p->depth + 1 > SG_FX_MAX_DEPTH) goto undo; /* too deep to be a template: less-than */
+    if (p->depth + 1 > SG_FX_MAX_NESTING) goto undo; /* too deep to be a template: less-than */
     p->depth++;
     next(p);
     if (p->t.kind != SG_FT_GT && p->t.kind != SG_FT_SHR) {

@@ -260,45 +260,94 @@ static char *repeat(const char *head, const char *s, size_t n, const char *tail)
     return r;
 }
 
+/* s parses, and its print is a fixed point; returns the tree's height (0 if refused). */
+static int round_trip(const char *s) {
+    sg_fx_error err;
+    sg_fx *x = sg_fx_parse(arena, s, strlen(s), &err);
+    CHECK(x != NULL);
+    if (!x) {
+        fprintf(stderr, "  refused @%u (%s): %.60s\n", err.off, err.msg, s);
+        return 0;
+    }
+    sg_buf b1, b2;
+    sg_buf_init(&b1), sg_buf_init(&b2);
+    sg_fx_print(&b1, x);
+    sg_fx *y = sg_fx_parse(arena, b1.data, b1.len, &err);
+    CHECK(y != NULL);
+    if (y) {
+        sg_fx_print(&b2, y);
+        CHECK(b1.len == b2.len && !memcmp(b1.data, b2.data, b1.len));
+        CHECK(y->height == x->height);
+    } else {
+        fprintf(stderr, "  print refused @%u (%s): %.60s\n", err.off, err.msg, b1.data);
+    }
+    sg_buf_free(&b1), sg_buf_free(&b2);
+    return x->height;
+}
+
 static void test_depth(void) {
-    const char *deep = "the formula nests deeper than 64 levels";
-    /* parentheses: each is one level of the parser, the whole formula the first */
-    char *s = repeat("", "(", 62, "a");
-    char *t = repeat(s, ")", 62, "");
+    const char *tree = "the formula's tree is deeper than 64 levels";
+    const char *nest = "parentheses and operators nest deeper than 129 levels";
+    /* parentheses build no node but are a level of the parser each, the formula the first */
+    char *s = repeat("", "(", 128, "a");
+    char *t = repeat(s, ")", 128, "");
     CHECK_STR(canon(t), "a");
     free(s), free(t);
-    s = repeat("", "(", 64, "a");
-    REFUSED(s, 64, deep);
+    s = repeat("", "(", 129, "a");
+    REFUSED(s, 129, nest);
     free(s);
-    /* unary operators: one level each */
-    s = repeat("", "- ", 62, "a");
-    CHECK(strncmp(canon(s), "(-(-", 4) == 0);
+    /* the highest trees of each shape parse, and their prints (which add parentheses) too */
+    s = repeat("", "- ", 63, "a"); /* unary operators */
+    CHECK(round_trip(s) == 64);
     free(s);
-    s = repeat("", "- ", 100, "a");
-    REFUSED(s, 126, deep); /* the 64th '-' */
+    s = repeat("", "* ", 63, "a");
+    CHECK(round_trip(s) == 64);
     free(s);
-    /* left-deep trees the parser builds in a loop: the tree's height is bounded */
-    s = repeat("a", "+a", 63, "");
-    CHECK(canon(s)[0] == '(');
+    s = repeat("a", "+a", 63, ""); /* a left-deep tree the parser builds in a loop */
+    CHECK(round_trip(s) == 64);
     free(s);
-    s = repeat("a", "+a", 70, "");
-    REFUSED(s, 127, deep); /* the 64th '+' */
+    s = repeat("", "a+(", 63, "a");
+    t = repeat(s, ")", 63, ""); /* right-deep */
+    CHECK(round_trip(t) == 64);
+    free(s), free(t);
+    s = repeat("", "a?b:", 63, "c"); /* the conditional, right associative */
+    CHECK(round_trip(s) == 64);
     free(s);
-    s = repeat("a", ".f()", 40, "");
-    REFUSED(s, 127, deep); /* the 32nd call: member and call are a level each */
+    s = repeat("", "a?", 63, "b");
+    t = repeat(s, ":c", 63, "");
+    CHECK(round_trip(t) == 64);
+    free(s), free(t);
+    s = repeat("", "f(-", 31, "a");
+    t = repeat(s, ")", 31, "");
+    CHECK(round_trip(t) == 63);
+    free(s), free(t);
+    s = repeat("a", ".f()", 31, "");
+    CHECK(round_trip(s) == 63);
     free(s);
     s = repeat("std::vector", "<a", 62, "");
-    char *u = repeat(s, ">", 62, "()");
-    CHECK(strncmp(canon(u), "std::vector<a<a<", 16) == 0);
-    free(s), free(u);
-    /* a megabyte of each opening shape: refused at the limit, in time, without a crash */
-    const char *shapes[] = {"(", "f(", "{", "- ", "!", "a[", "a?", "a<", "std::tuple<", "a+", "x.f()."};
+    t = repeat(s, ">", 62, "()");
+    CHECK(round_trip(t) == 64);
+    CHECK(strncmp(canon(t), "std::vector<a<a<", 16) == 0);
+    free(s), free(t);
+    /* one level more is refused where the level is added */
+    s = repeat("", "- ", 100, "a");
+    REFUSED(s, 72, tree); /* the 37th '-' from the left is the 64th over a */
+    free(s);
+    s = repeat("a", "+a", 70, "");
+    REFUSED(s, 127, tree); /* the 64th '+' */
+    free(s);
+    s = repeat("a", ".f()", 40, "");
+    REFUSED(s, 127, tree); /* the 32nd call: member and call are a level each */
+    free(s);
+    /* a megabyte of each opening shape: refused at a limit, in time, without a crash */
+    const char *shapes[] = {"(", "f(", "{", "- ", "!", "a[", "a?", "a?b:", "a<", "std::tuple<",
+                            "a+", "x.f().", "T{", "(-"};
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
         s = repeat("", shapes[i], (1u << 20) / strlen(shapes[i]), "a");
         sg_fx_error err;
         CHECK(sg_fx_parse(arena, s, strlen(s), &err) == NULL);
-        CHECK_STR(err.msg, deep);
-        CHECK(err.off < 1024);
+        if (strcmp(err.msg, tree) != 0) CHECK_STR(err.msg, nest);
+        CHECK(err.off < 2048);
         free(s);
     }
 }
