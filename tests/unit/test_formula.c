@@ -99,6 +99,8 @@ static void test_constructs(void) {
     CANON("x.f{1}", "ERROR @3: expected an operator or the end of the formula, found '{'");
     /* comments are whitespace */
     CANON("f(x, /*sorted=*/false)", "f(x, false)");
+    CANON("-grad * self.div(other, /*rounding_mode=*/\"trunc\")", /* docs/autograd.md's */
+          "((-grad) * self.div(other, \"trunc\"))");
     CANON("f(/* a ** b */ x /**/)", "f(x)");
     CANON("a // the rest of the line\n + b", "(a + b)");
 }
