@@ -62,7 +62,8 @@ typedef enum sg_fx_kind {
 typedef struct sg_fx sg_fx;
 struct sg_fx {
     sg_fx_kind kind;
-    uint32_t   off, len; /* its bytes in the formula text (a parenthesised operand: inside them) */
+    uint32_t   off, len; /* its bytes in the formula text, its operands' parentheses included
+                          * (a node written in parentheses: the bytes inside them) */
     const char *text;    /* NUL-terminated, in the arena; NULL where the kind has none */
     bool       arrow;    /* SG_FX_MEMBER: "->" */
     bool       braced;   /* SG_FX_CALL: T{...} */

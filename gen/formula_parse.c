@@ -18,13 +18,17 @@ typedef struct parser {
     uint32_t     n;
     uint32_t     pos; /* where the token after t starts lexing */
     sg_ftoken    t;   /* the current token */
+    uint32_t     last_end; /* where the token before t ended: a node's end */
     int          depth;
     bool         failed;
     bool         oom;  /* failed for want of memory: even a tentative parse stops */
     sg_fx_error *err;
 } parser;
 
-static void next(parser *p) { sg_fx_lex(p->s, p->n, &p->pos, &p->t); }
+static void next(parser *p) {
+    p->last_end = p->t.end;
+    sg_fx_lex(p->s, p->n, &p->pos, &p->t);
+}
 
 /* Records the first error only: later ones are consequences. */
 static void *fail(parser *p, uint32_t off, const char *fmt, ...) {
@@ -211,7 +215,7 @@ static try_result try_targ(parser *p, sg_fx **out) {
  * parser where it was with no error (a syntax error inside the list only says it is no
  * template); TRY_ERR is out of memory or a refusal. */
 static try_result try_targs(parser *p, sg_fx *name, sg_fx **out, bool outer) {
-    uint32_t pos0 = p->pos;
+    uint32_t pos0 = p->pos, last0 = p->last_end;
     sg_ftoken t0 = p->t;
     int depth0 = p->depth;
     kidlist args = {0};
@@ -236,6 +240,7 @@ static try_result try_targs(parser *p, sg_fx *name, sg_fx **out, bool outer) {
     } else if (p->t.kind == SG_FT_SHR) {
         p->pos = p->t.start + 1; /* take the first '>', leave the second */
         next(p);
+        p->last_end = end;
     } else {
         goto undo;
     }
@@ -260,6 +265,7 @@ undo:
     p->err->off = 0;
     p->err->msg[0] = '\0';
     p->pos = pos0;
+    p->last_end = last0;
     p->t = t0;
     p->depth = depth0;
     return TRY_NO;
@@ -338,7 +344,10 @@ static bool callable(const sg_fx *x) {
     return x->kind == SG_FX_IDENT || x->kind == SG_FX_MEMBER || x->kind == SG_FX_TEMPLATE;
 }
 
+/* A node built on an operand spans the operand's parentheses too: start is where the operand's
+ * first token starts and p->last_end where the node's last token ended. */
 static sg_fx *parse_postfix(parser *p) {
+    uint32_t start = p->t.start;
     sg_fx *x = parse_primary(p);
     if (!x || x->kind == SG_FX_BRACE) return x; /* {..}.f, {..}(..) and {..}[..] are not C++ */
     for (;;) {
@@ -354,7 +363,7 @@ static sg_fx *parse_postfix(parser *p) {
             if (!parse_list(p, &l, brace ? SG_FT_RBRACE : SG_FT_RPAREN, t.start,
                             brace ? "the braced initialiser" : "the call"))
                 return NULL;
-            x = node(p, SG_FX_CALL, x->off, p->t.end, t.start, l.v, l.n);
+            x = node(p, SG_FX_CALL, start, p->t.end, t.start, l.v, l.n);
             if (!x) return NULL;
             x->braced = brace;
             next(p);
@@ -368,7 +377,7 @@ static sg_fx *parse_postfix(parser *p) {
                 return unexpected(p, want);
             }
             sg_fx **k = kids2(p, x, i, NULL);
-            if (!k || !(x = node(p, SG_FX_INDEX, x->off, p->t.end, t.start, k, 2))) return NULL;
+            if (!k || !(x = node(p, SG_FX_INDEX, start, p->t.end, t.start, k, 2))) return NULL;
             next(p);
         } else if (t.kind == SG_FT_DOT || t.kind == SG_FT_ARROW) {
             next(p);
@@ -376,7 +385,7 @@ static sg_fx *parse_postfix(parser *p) {
                 return unexpected(p, t.kind == SG_FT_DOT ? "a member name after '.'"
                                                          : "a member name after '->'");
             sg_fx **k = kids2(p, x, NULL, NULL);
-            if (!k || !(x = node(p, SG_FX_MEMBER, x->off, p->t.end, t.start, k, 1)) ||
+            if (!k || !(x = node(p, SG_FX_MEMBER, start, p->t.end, t.start, k, 1)) ||
                 !set_text(p, x, p->s + p->t.start, p->t.end - p->t.start))
                 return NULL;
             x->arrow = t.kind == SG_FT_ARROW;
@@ -399,7 +408,7 @@ static sg_fx *parse_unary(parser *p) {
     if (!operand) return NULL;
     p->depth--;
     sg_fx **k = kids2(p, operand, NULL, NULL);
-    sg_fx *x = k ? node(p, SG_FX_UNARY, t.start, operand->off + operand->len, t.start, k, 1) : NULL;
+    sg_fx *x = k ? node(p, SG_FX_UNARY, t.start, p->last_end, t.start, k, 1) : NULL;
     if (!x || !set_text(p, x, p->s + t.start, 1)) return NULL;
     return x;
 }
@@ -424,6 +433,7 @@ static int precedence(sg_ft_kind k) {
 /* Precedence climbing: operators of at least min bind here, left to right; the recursion is at
  * most one level per precedence. */
 static sg_fx *parse_binary(parser *p, int min) {
+    uint32_t start = p->t.start;
     sg_fx *left = parse_unary(p);
     for (;;) {
         if (!left) return NULL;
@@ -435,13 +445,14 @@ static sg_fx *parse_binary(parser *p, int min) {
         if (!right) return NULL;
         sg_fx **k = kids2(p, left, right, NULL);
         if (!k) return NULL;
-        left = node(p, SG_FX_BINARY, left->off, right->off + right->len, op.start, k, 2);
+        left = node(p, SG_FX_BINARY, start, p->last_end, op.start, k, 2);
         if (left && !set_text(p, left, p->s + op.start, op.end - op.start)) return NULL;
     }
 }
 
 static sg_fx *parse_expr(parser *p) {
     if (!enter(p)) return NULL;
+    uint32_t start = p->t.start;
     sg_fx *c = parse_binary(p, 1);
     if (c && p->t.kind == SG_FT_QUESTION) {
         uint32_t q = p->t.start;
@@ -456,7 +467,7 @@ static sg_fx *parse_expr(parser *p) {
         next(p);
         sg_fx *b = parse_expr(p);
         sg_fx **k = b ? kids2(p, c, a, b) : NULL;
-        c = k ? node(p, SG_FX_TERNARY, c->off, b->off + b->len, q, k, 3) : NULL;
+        c = k ? node(p, SG_FX_TERNARY, start, p->last_end, q, k, 3) : NULL;
     }
     p->depth--;
     return c;

@@ -148,6 +148,31 @@ static void test_tree(void) {
     CHECK_STR(ix->kids[1]->text, "k");
     CHECK(x->kids[1]->kind == SG_FX_INT && x->kids[2]->kind == SG_FX_FLOAT);
 
+    /* a node spans its operands' parentheses; a parenthesised node the bytes inside them */
+    s = "-(a + b) * ((c)).f()[(0)]";
+    x = sg_fx_parse(arena, s, strlen(s), &err);
+    CHECK(x && x->kind == SG_FX_BINARY && x->off == 0 && x->len == strlen(s));
+    if (!x) return;
+    CHECK(x->kids[0]->kind == SG_FX_UNARY && x->kids[0]->off == 0 && x->kids[0]->len == 8);
+    CHECK(x->kids[0]->kids[0]->off == 2 && x->kids[0]->kids[0]->len == 5);
+    sg_fx *ix2 = x->kids[1];
+    CHECK(ix2->kind == SG_FX_INDEX && ix2->off == 11 && ix2->len == 14);
+    CHECK(ix2->kids[1]->kind == SG_FX_INT && ix2->kids[1]->off == 22 && ix2->kids[1]->len == 1);
+    CHECK(ix2->kids[0]->kind == SG_FX_CALL && ix2->kids[0]->off == 11 && ix2->kids[0]->len == 9);
+    sg_fx *m2 = ix2->kids[0]->kids[0];
+    CHECK(m2->kind == SG_FX_MEMBER && m2->off == 11 && m2->len == 7);
+    CHECK(m2->kids[0]->off == 13 && m2->kids[0]->len == 1);
+    s = "(a) ? (b) : (c)";
+    x = sg_fx_parse(arena, s, strlen(s), &err);
+    CHECK(x && x->kind == SG_FX_TERNARY && x->off == 0 && x->len == strlen(s));
+    s = "std::vector<std::optional<T>>(n)";
+    x = sg_fx_parse(arena, s, strlen(s), &err);
+    CHECK(x && x->kind == SG_FX_CALL && x->off == 0 && x->len == strlen(s));
+    if (x) {
+        CHECK(x->kids[0]->len == 29 && x->kids[0]->kids[0]->off == 12);
+        CHECK(x->kids[0]->kids[0]->len == 16);
+    }
+
     s = "{}";
     x = sg_fx_parse(arena, s, 2, &err);
     CHECK(x && x->kind == SG_FX_BRACE && x->nkids == 0 && !x->text);
@@ -434,6 +459,27 @@ static void collect(yaml_document_t *doc, formulas *f) {
     }
 }
 
+/* x's bytes lie in s[0, n) and hold its kids'; a leaf's bytes spell its text (a name's without
+ * spaces, a string's with its quotes). */
+static bool spans_ok(const sg_fx *x, const char *s, size_t n) {
+    if ((size_t)x->off + x->len > n) return false;
+    for (uint32_t i = 0; i < x->nkids; i++) {
+        const sg_fx *k = x->kids[i];
+        if (k->off < x->off || k->off + k->len > x->off + x->len || !spans_ok(k, s, n)) return false;
+    }
+    if (x->kind == SG_FX_IDENT) {
+        size_t j = 0;
+        for (uint32_t i = x->off; i < x->off + x->len; i++)
+            if (s[i] != ' ' && s[i] != x->text[j++]) return false;
+        return x->text[j] == '\0';
+    }
+    if (x->kind == SG_FX_INT || x->kind == SG_FX_FLOAT)
+        return strlen(x->text) == x->len && !memcmp(x->text, s + x->off, x->len);
+    if (x->kind == SG_FX_STRING)
+        return strlen(x->text) + 2 == x->len && !memcmp(x->text, s + x->off + 1, x->len - 2);
+    return true;
+}
+
 /* Returns false when the corpus is absent. */
 static bool test_corpus(void) {
     const char *path = SG_CORPUS_DIR "/derivatives.yaml";
@@ -468,6 +514,8 @@ static bool test_corpus(void) {
         if (lambda) printf("parsed, though it holds a lambda: %s\n", s);
         CHECK(!lambda);
         if (x->height > max_height) max_height = x->height;
+        if (!spans_ok(x, s, strlen(s))) printf("node bytes wrong: %s\n", s);
+        CHECK(spans_ok(x, s, strlen(s)));
         sg_buf b1, b2;
         sg_buf_init(&b1), sg_buf_init(&b2);
         sg_fx_print(&b1, x);
