@@ -20,7 +20,8 @@
  * Block and line comments count as whitespace.
  *
  * Refused, each with the byte offset and what it was: lambdas, assignments (= += ...), '++' and
- * '--', ';', the comma operator, character literals, number suffixes, a call of anything but a
+ * '--', ';', the comma operator, C++ keywords that start no such expression (new, sizeof,
+ * static_cast, ...), character literals, number suffixes, a call of anything but a
  * name, member or template-id, a name qualified by a template-id (A<T>::b), unterminated
  * strings and comments, a tree deeper than SG_FX_MAX_DEPTH and recursion deeper than
  * SG_FX_MAX_NESTING.

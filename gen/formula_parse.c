@@ -65,6 +65,9 @@ static void *unexpected(parser *p, const char *what) {
                     (int)(t->end - t->start > 32 ? 32 : t->end - t->start), p->s + t->start);
     case SG_FT_BADSTR: return fail(p, t->start, "unterminated string literal");
     case SG_FT_BADCOMMENT: return fail(p, t->start, "unterminated comment");
+    case SG_FT_KEYWORD:
+        return fail(p, t->start, "the C++ keyword '%.*s' is not supported", (int)(t->end - t->start),
+                    p->s + t->start);
     case SG_FT_BAD: {
         unsigned char c = (unsigned char)p->s[t->start];
         if (c > 0x20 && c < 0x7f) return fail(p, t->start, "unexpected character '%c'", c);
@@ -148,8 +151,7 @@ static bool enter(parser *p) {
 /* ---- names and template-ids -------------------------------------------------------------- */
 
 /* name := ['::'] ident ('::' ident)*; the current token is '::' or a name. The text is the
- * name without spaces ("at::native::f"); a qualified name ends where '::' is not followed by an
- * identifier only with an error. */
+ * name without spaces ("at::native::f"); '::' not followed by an identifier is an error. */
 static sg_fx *parse_name(parser *p) {
     uint32_t off = p->t.start, end = off;
     size_t cap = 64, len = 0;

@@ -270,6 +270,14 @@ static void test_refusals(void) {
     REFUSED("a \x01", 2, "unexpected byte 0x01");
     check_error("a\0b", 3, 1, "unexpected byte 0x00");
     REFUSED("a b", 2, "expected an operator or the end of the formula, found a name");
+    REFUSED("sizeof(x)", 0, "the C++ keyword 'sizeof' is not supported");
+    REFUSED("static_cast<double>(x)", 0, "the C++ keyword 'static_cast' is not supported");
+    REFUSED("f(new T)", 2, "the C++ keyword 'new' is not supported");
+    REFUSED("x.template f<int>()", 2, "the C++ keyword 'template' is not supported");
+    REFUSED("a < return", 4, "the C++ keyword 'return' is not supported");
+    CANON("double(x) + newer + sizeof_x + this->y", "(((double(x) + newer) + sizeof_x) + this->y)");
+    CANON("true && !false || nullptr", "((true && (!false)) || nullptr)");
+    CANON("std::vector<bool>{}", "std::vector<bool>{}");
     /* unterminated */
     REFUSED("not_implemented(\"abc)", 16, "unterminated string literal");
     REFUSED("f(\"a\nb\")", 2, "unterminated string literal"); /* a string ends on its line */
