@@ -35,8 +35,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The deepest tree a parse gives (a leaf is 1), and so the deepest recursion of the parser, the
- * printer and any walker of a tree. The corpus's deepest formula is well below it. */
+/* The highest tree a parse gives (a leaf is 1), and so the deepest recursion of the printer and
+ * of any walker of a tree. The corpus's highest formula is 12. */
 #define SG_FX_MAX_DEPTH 64
 /* The deepest the parser recurses: each expression (an argument, an index, an item, a
  * parenthesised operand, an operand of '?:'), each unary operator and each template argument
