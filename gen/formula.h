@@ -20,9 +20,11 @@
  * Block and line comments count as whitespace.
  *
  * Refused, each with the byte offset and what it was: lambdas, assignments (= += ...), '++' and
- * '--', ';', the comma operator, character literals, number suffixes, a call of anything but a
+ * '--', ';', the comma operator, C++ keywords that start no such expression (new, sizeof,
+ * static_cast, ...), character literals, number suffixes, a call of anything but a
  * name, member or template-id, a name qualified by a template-id (A<T>::b), unterminated
- * strings and comments, and a tree deeper than SG_FX_MAX_DEPTH.
+ * strings and comments, a tree deeper than SG_FX_MAX_DEPTH and recursion deeper than
+ * SG_FX_MAX_NESTING.
  */
 #ifndef SG_FORMULA_H
 #define SG_FORMULA_H
@@ -33,9 +35,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The deepest tree a parse gives (a leaf is 1), and so the deepest recursion of the parser, the
- * printer and any walker of a tree. The corpus's deepest formula is well below it. */
+/* The highest tree a parse gives (a leaf is 1), and so the deepest recursion of the printer and
+ * of any walker of a tree. The corpus's highest formula is 12. */
 #define SG_FX_MAX_DEPTH 64
+/* The deepest the parser recurses: each expression (an argument, an index, an item, a
+ * parenthesised operand, an operand of '?:'), each unary operator and each template argument
+ * list is a level. Rationale: the canonical print of a tree of height h needs at most 2h + 1
+ * (a parenthesised unary operator is two), so every tree the parser gives reads back. */
+#define SG_FX_MAX_NESTING (2 * SG_FX_MAX_DEPTH + 1)
 
 typedef enum sg_fx_kind {
     SG_FX_IDENT,    /* a name, possibly qualified: text "at::scalar_tensor", "grad", "::std::nullopt" */
@@ -56,7 +63,8 @@ typedef enum sg_fx_kind {
 typedef struct sg_fx sg_fx;
 struct sg_fx {
     sg_fx_kind kind;
-    uint32_t   off, len; /* its bytes in the formula text (a parenthesised operand: inside them) */
+    uint32_t   off, len; /* its bytes in the formula text, its operands' parentheses included
+                          * (a node written in parentheses: the bytes inside them) */
     const char *text;    /* NUL-terminated, in the arena; NULL where the kind has none */
     bool       arrow;    /* SG_FX_MEMBER: "->" */
     bool       braced;   /* SG_FX_CALL: T{...} */

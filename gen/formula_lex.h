@@ -23,6 +23,7 @@ typedef enum sg_ft_kind {
     SG_FT_BADNUM,     /* a number run into letters: 1L, 2f, 1e */
     SG_FT_BADSTR,     /* a string without its closing quote */
     SG_FT_BADCOMMENT, /* a block comment without its close */
+    SG_FT_KEYWORD,    /* new, sizeof, static_cast, return, ... (formula_lex.re lists them) */
     SG_FT_BAD,        /* a byte that starts no token */
 } sg_ft_kind;
 

@@ -23,6 +23,19 @@
     CHAR     = "'" ([^'\\\x00\n] | "\\" [^\x00\n])* "'";
     LCOMMENT = "//" [^\n\x00]*;
     BCOMMENT = "/*" ([^*\x00] | "*"+ [^*/\x00])* "*"+ "/";
+
+    // C++ keywords that start no expression of the grammar; true, false, nullptr, this and the
+    // fundamental types (functional casts such as double(x)) stay names.
+    KEYWORD  = "alignas" | "alignof" | "asm" | "auto" | "break" | "case" | "catch" | "class"
+             | "co_await" | "co_return" | "co_yield" | "concept" | "const" | "const_cast"
+             | "consteval" | "constexpr" | "constinit" | "continue" | "decltype" | "default"
+             | "delete" | "do" | "dynamic_cast" | "else" | "enum" | "explicit" | "export"
+             | "extern" | "for" | "friend" | "goto" | "if" | "inline" | "mutable" | "namespace"
+             | "new" | "noexcept" | "operator" | "private" | "protected" | "public" | "register"
+             | "reinterpret_cast" | "requires" | "return" | "sizeof" | "static" | "static_assert"
+             | "static_cast" | "struct" | "switch" | "template" | "thread_local" | "throw" | "try"
+             | "typedef" | "typeid" | "typename" | "union" | "using" | "virtual" | "volatile"
+             | "while";
 */
 
 void sg_fx_lex(const char *text, size_t len, uint32_t *pos, sg_ftoken *tok) {
@@ -37,6 +50,7 @@ again:
         "/*"        { kind = SG_FT_BADCOMMENT; cur = lim; goto done; }
         $           { kind = SG_FT_EOF; goto done; }
 
+        KEYWORD     { kind = SG_FT_KEYWORD; goto done; }
         IDENT       { kind = SG_FT_IDENT; goto done; }
         DIGITS | HEX { kind = SG_FT_INT; goto done; }
         FLOAT       { kind = SG_FT_FLOAT; goto done; }
@@ -106,7 +120,7 @@ const char *sg_ft_describe(sg_ft_kind k) {
         [SG_FT_INCDEC] = "an increment or decrement", [SG_FT_SEMI] = "';'",
         [SG_FT_CHAR] = "a character literal", [SG_FT_BADNUM] = "a number with a suffix",
         [SG_FT_BADSTR] = "an unterminated string", [SG_FT_BADCOMMENT] = "an unterminated comment",
-        [SG_FT_BAD] = "an unexpected character",
+        [SG_FT_KEYWORD] = "a C++ keyword", [SG_FT_BAD] = "an unexpected character",
     };
     return names[k];
 }

@@ -1,9 +1,9 @@
 /* formula_parse.c: recursive descent over derivatives.yaml's formulas (grammar: formula.h).
  *
  * Depth: every node records its height and a node that would be higher than SG_FX_MAX_DEPTH is
- * refused where it is built; the parser's own recursion (parentheses, which build no node, and
- * template argument lists) is counted too, so neither this parser nor a walker of its trees can
- * overflow the stack. Template-ids are tried tentatively: a failed try leaves no error and the
+ * refused where it is built; the parser's own recursion (expressions, unary operators, template
+ * argument lists) is counted against SG_FX_MAX_NESTING, so neither this parser nor a walker of
+ * its trees can overflow the stack. Template-ids are tried tentatively: a failed try leaves no error and the
  * '<' is read as less-than. */
 #include "formula.h"
 #include "formula_lex.h"
@@ -18,13 +18,17 @@ typedef struct parser {
     uint32_t     n;
     uint32_t     pos; /* where the token after t starts lexing */
     sg_ftoken    t;   /* the current token */
+    uint32_t     last_end; /* where the token before t ended: a node's end */
     int          depth;
     bool         failed;
     bool         oom;  /* failed for want of memory: even a tentative parse stops */
     sg_fx_error *err;
 } parser;
 
-static void next(parser *p) { sg_fx_lex(p->s, p->n, &p->pos, &p->t); }
+static void next(parser *p) {
+    p->last_end = p->t.end;
+    sg_fx_lex(p->s, p->n, &p->pos, &p->t);
+}
 
 /* Records the first error only: later ones are consequences. */
 static void *fail(parser *p, uint32_t off, const char *fmt, ...) {
@@ -61,6 +65,9 @@ static void *unexpected(parser *p, const char *what) {
                     (int)(t->end - t->start > 32 ? 32 : t->end - t->start), p->s + t->start);
     case SG_FT_BADSTR: return fail(p, t->start, "unterminated string literal");
     case SG_FT_BADCOMMENT: return fail(p, t->start, "unterminated comment");
+    case SG_FT_KEYWORD:
+        return fail(p, t->start, "the C++ keyword '%.*s' is not supported", (int)(t->end - t->start),
+                    p->s + t->start);
     case SG_FT_BAD: {
         unsigned char c = (unsigned char)p->s[t->start];
         if (c > 0x20 && c < 0x7f) return fail(p, t->start, "unexpected character '%c'", c);
@@ -105,7 +112,7 @@ static sg_fx *node(parser *p, sg_fx_kind kind, uint32_t off, uint32_t end, uint3
     for (uint32_t i = 0; i < nkids; i++)
         if (kids[i]->height > h) h = kids[i]->height;
     if (h + 1 > SG_FX_MAX_DEPTH)
-        return fail(p, at, "the formula nests deeper than %d levels", SG_FX_MAX_DEPTH);
+        return fail(p, at, "the formula's tree is deeper than %d levels", SG_FX_MAX_DEPTH);
     sg_fx *x = sg_arena_alloc(p->a, sizeof *x);
     if (!x) return oom(p);
     x->kind = kind;
@@ -131,10 +138,12 @@ static bool set_text(parser *p, sg_fx *x, const char *s, size_t n) {
 }
 
 /* Recursion counts here: each expression and each unary operator (template argument lists
- * count themselves). Parentheses build no node, so the heights alone would not bound it. */
+ * count themselves). Parentheses build no node, so the heights alone would not bound it; the
+ * tree's height is checked as nodes are built. */
 static bool enter(parser *p) {
-    if (++p->depth > SG_FX_MAX_DEPTH)
-        return fail(p, p->t.start, "the formula nests deeper than %d levels", SG_FX_MAX_DEPTH),
+    if (++p->depth > SG_FX_MAX_NESTING)
+        return fail(p, p->t.start, "parentheses and operators nest deeper than %d levels",
+                    SG_FX_MAX_NESTING),
                false;
     return true;
 }
@@ -142,8 +151,7 @@ static bool enter(parser *p) {
 /* ---- names and template-ids -------------------------------------------------------------- */
 
 /* name := ['::'] ident ('::' ident)*; the current token is '::' or a name. The text is the
- * name without spaces ("at::native::f"); a qualified name ends where '::' is not followed by an
- * identifier only with an error. */
+ * name without spaces ("at::native::f"); '::' not followed by an identifier is an error. */
 static sg_fx *parse_name(parser *p) {
     uint32_t off = p->t.start, end = off;
     size_t cap = 64, len = 0;
@@ -209,12 +217,12 @@ static try_result try_targ(parser *p, sg_fx **out) {
  * parser where it was with no error (a syntax error inside the list only says it is no
  * template); TRY_ERR is out of memory or a refusal. */
 static try_result try_targs(parser *p, sg_fx *name, sg_fx **out, bool outer) {
-    uint32_t pos0 = p->pos;
+    uint32_t pos0 = p->pos, last0 = p->last_end;
     sg_ftoken t0 = p->t;
     int depth0 = p->depth;
     kidlist args = {0};
     unsigned h = 0;
-    if (p->depth + 1 > SG_FX_MAX_DEPTH) goto undo; /* too deep to be a template: less-than */
+    if (p->depth + 1 > SG_FX_MAX_NESTING) goto undo; /* too deep to be a template: less-than */
     p->depth++;
     next(p);
     if (p->t.kind != SG_FT_GT && p->t.kind != SG_FT_SHR) {
@@ -234,6 +242,7 @@ static try_result try_targs(parser *p, sg_fx *name, sg_fx **out, bool outer) {
     } else if (p->t.kind == SG_FT_SHR) {
         p->pos = p->t.start + 1; /* take the first '>', leave the second */
         next(p);
+        p->last_end = end;
     } else {
         goto undo;
     }
@@ -258,6 +267,7 @@ undo:
     p->err->off = 0;
     p->err->msg[0] = '\0';
     p->pos = pos0;
+    p->last_end = last0;
     p->t = t0;
     p->depth = depth0;
     return TRY_NO;
@@ -336,7 +346,10 @@ static bool callable(const sg_fx *x) {
     return x->kind == SG_FX_IDENT || x->kind == SG_FX_MEMBER || x->kind == SG_FX_TEMPLATE;
 }
 
+/* A node built on an operand spans the operand's parentheses too: start is where the operand's
+ * first token starts and p->last_end where the node's last token ended. */
 static sg_fx *parse_postfix(parser *p) {
+    uint32_t start = p->t.start;
     sg_fx *x = parse_primary(p);
     if (!x || x->kind == SG_FX_BRACE) return x; /* {..}.f, {..}(..) and {..}[..] are not C++ */
     for (;;) {
@@ -352,7 +365,7 @@ static sg_fx *parse_postfix(parser *p) {
             if (!parse_list(p, &l, brace ? SG_FT_RBRACE : SG_FT_RPAREN, t.start,
                             brace ? "the braced initialiser" : "the call"))
                 return NULL;
-            x = node(p, SG_FX_CALL, x->off, p->t.end, t.start, l.v, l.n);
+            x = node(p, SG_FX_CALL, start, p->t.end, t.start, l.v, l.n);
             if (!x) return NULL;
             x->braced = brace;
             next(p);
@@ -366,7 +379,7 @@ static sg_fx *parse_postfix(parser *p) {
                 return unexpected(p, want);
             }
             sg_fx **k = kids2(p, x, i, NULL);
-            if (!k || !(x = node(p, SG_FX_INDEX, x->off, p->t.end, t.start, k, 2))) return NULL;
+            if (!k || !(x = node(p, SG_FX_INDEX, start, p->t.end, t.start, k, 2))) return NULL;
             next(p);
         } else if (t.kind == SG_FT_DOT || t.kind == SG_FT_ARROW) {
             next(p);
@@ -374,7 +387,7 @@ static sg_fx *parse_postfix(parser *p) {
                 return unexpected(p, t.kind == SG_FT_DOT ? "a member name after '.'"
                                                          : "a member name after '->'");
             sg_fx **k = kids2(p, x, NULL, NULL);
-            if (!k || !(x = node(p, SG_FX_MEMBER, x->off, p->t.end, t.start, k, 1)) ||
+            if (!k || !(x = node(p, SG_FX_MEMBER, start, p->t.end, t.start, k, 1)) ||
                 !set_text(p, x, p->s + p->t.start, p->t.end - p->t.start))
                 return NULL;
             x->arrow = t.kind == SG_FT_ARROW;
@@ -397,7 +410,7 @@ static sg_fx *parse_unary(parser *p) {
     if (!operand) return NULL;
     p->depth--;
     sg_fx **k = kids2(p, operand, NULL, NULL);
-    sg_fx *x = k ? node(p, SG_FX_UNARY, t.start, operand->off + operand->len, t.start, k, 1) : NULL;
+    sg_fx *x = k ? node(p, SG_FX_UNARY, t.start, p->last_end, t.start, k, 1) : NULL;
     if (!x || !set_text(p, x, p->s + t.start, 1)) return NULL;
     return x;
 }
@@ -422,6 +435,7 @@ static int precedence(sg_ft_kind k) {
 /* Precedence climbing: operators of at least min bind here, left to right; the recursion is at
  * most one level per precedence. */
 static sg_fx *parse_binary(parser *p, int min) {
+    uint32_t start = p->t.start;
     sg_fx *left = parse_unary(p);
     for (;;) {
         if (!left) return NULL;
@@ -433,13 +447,14 @@ static sg_fx *parse_binary(parser *p, int min) {
         if (!right) return NULL;
         sg_fx **k = kids2(p, left, right, NULL);
         if (!k) return NULL;
-        left = node(p, SG_FX_BINARY, left->off, right->off + right->len, op.start, k, 2);
+        left = node(p, SG_FX_BINARY, start, p->last_end, op.start, k, 2);
         if (left && !set_text(p, left, p->s + op.start, op.end - op.start)) return NULL;
     }
 }
 
 static sg_fx *parse_expr(parser *p) {
     if (!enter(p)) return NULL;
+    uint32_t start = p->t.start;
     sg_fx *c = parse_binary(p, 1);
     if (c && p->t.kind == SG_FT_QUESTION) {
         uint32_t q = p->t.start;
@@ -454,7 +469,7 @@ static sg_fx *parse_expr(parser *p) {
         next(p);
         sg_fx *b = parse_expr(p);
         sg_fx **k = b ? kids2(p, c, a, b) : NULL;
-        c = k ? node(p, SG_FX_TERNARY, c->off, b->off + b->len, q, k, 3) : NULL;
+        c = k ? node(p, SG_FX_TERNARY, start, p->last_end, q, k, 3) : NULL;
     }
     p->depth--;
     return c;

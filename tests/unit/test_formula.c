@@ -99,6 +99,8 @@ static void test_constructs(void) {
     CANON("x.f{1}", "ERROR @3: expected an operator or the end of the formula, found '{'");
     /* comments are whitespace */
     CANON("f(x, /*sorted=*/false)", "f(x, false)");
+    CANON("-grad * self.div(other, /*rounding_mode=*/\"trunc\")", /* docs/autograd.md's */
+          "((-grad) * self.div(other, \"trunc\"))");
     CANON("f(/* a ** b */ x /**/)", "f(x)");
     CANON("a // the rest of the line\n + b", "(a + b)");
 }
@@ -145,6 +147,31 @@ static void test_tree(void) {
     CHECK(ix->kids[1]->kind == SG_FX_STRING && ix->kids[1]->off == 6 && ix->kids[1]->len == 3);
     CHECK_STR(ix->kids[1]->text, "k");
     CHECK(x->kids[1]->kind == SG_FX_INT && x->kids[2]->kind == SG_FX_FLOAT);
+
+    /* a node spans its operands' parentheses; a parenthesised node the bytes inside them */
+    s = "-(a + b) * ((c)).f()[(0)]";
+    x = sg_fx_parse(arena, s, strlen(s), &err);
+    CHECK(x && x->kind == SG_FX_BINARY && x->off == 0 && x->len == strlen(s));
+    if (!x) return;
+    CHECK(x->kids[0]->kind == SG_FX_UNARY && x->kids[0]->off == 0 && x->kids[0]->len == 8);
+    CHECK(x->kids[0]->kids[0]->off == 2 && x->kids[0]->kids[0]->len == 5);
+    sg_fx *ix2 = x->kids[1];
+    CHECK(ix2->kind == SG_FX_INDEX && ix2->off == 11 && ix2->len == 14);
+    CHECK(ix2->kids[1]->kind == SG_FX_INT && ix2->kids[1]->off == 22 && ix2->kids[1]->len == 1);
+    CHECK(ix2->kids[0]->kind == SG_FX_CALL && ix2->kids[0]->off == 11 && ix2->kids[0]->len == 9);
+    sg_fx *m2 = ix2->kids[0]->kids[0];
+    CHECK(m2->kind == SG_FX_MEMBER && m2->off == 11 && m2->len == 7);
+    CHECK(m2->kids[0]->off == 13 && m2->kids[0]->len == 1);
+    s = "(a) ? (b) : (c)";
+    x = sg_fx_parse(arena, s, strlen(s), &err);
+    CHECK(x && x->kind == SG_FX_TERNARY && x->off == 0 && x->len == strlen(s));
+    s = "std::vector<std::optional<T>>(n)";
+    x = sg_fx_parse(arena, s, strlen(s), &err);
+    CHECK(x && x->kind == SG_FX_CALL && x->off == 0 && x->len == strlen(s));
+    if (x) {
+        CHECK(x->kids[0]->len == 29 && x->kids[0]->kids[0]->off == 12);
+        CHECK(x->kids[0]->kids[0]->len == 16);
+    }
 
     s = "{}";
     x = sg_fx_parse(arena, s, 2, &err);
@@ -243,6 +270,14 @@ static void test_refusals(void) {
     REFUSED("a \x01", 2, "unexpected byte 0x01");
     check_error("a\0b", 3, 1, "unexpected byte 0x00");
     REFUSED("a b", 2, "expected an operator or the end of the formula, found a name");
+    REFUSED("sizeof(x)", 0, "the C++ keyword 'sizeof' is not supported");
+    REFUSED("static_cast<double>(x)", 0, "the C++ keyword 'static_cast' is not supported");
+    REFUSED("f(new T)", 2, "the C++ keyword 'new' is not supported");
+    REFUSED("x.template f<int>()", 2, "the C++ keyword 'template' is not supported");
+    REFUSED("a < return", 4, "the C++ keyword 'return' is not supported");
+    CANON("double(x) + newer + sizeof_x + this->y", "(((double(x) + newer) + sizeof_x) + this->y)");
+    CANON("true && !false || nullptr", "((true && (!false)) || nullptr)");
+    CANON("std::vector<bool>{}", "std::vector<bool>{}");
     /* unterminated */
     REFUSED("not_implemented(\"abc)", 16, "unterminated string literal");
     REFUSED("f(\"a\nb\")", 2, "unterminated string literal"); /* a string ends on its line */
@@ -260,45 +295,94 @@ static char *repeat(const char *head, const char *s, size_t n, const char *tail)
     return r;
 }
 
+/* s parses, and its print is a fixed point; returns the tree's height (0 if refused). */
+static int round_trip(const char *s) {
+    sg_fx_error err;
+    sg_fx *x = sg_fx_parse(arena, s, strlen(s), &err);
+    CHECK(x != NULL);
+    if (!x) {
+        fprintf(stderr, "  refused @%u (%s): %.60s\n", err.off, err.msg, s);
+        return 0;
+    }
+    sg_buf b1, b2;
+    sg_buf_init(&b1), sg_buf_init(&b2);
+    sg_fx_print(&b1, x);
+    sg_fx *y = sg_fx_parse(arena, b1.data, b1.len, &err);
+    CHECK(y != NULL);
+    if (y) {
+        sg_fx_print(&b2, y);
+        CHECK(b1.len == b2.len && !memcmp(b1.data, b2.data, b1.len));
+        CHECK(y->height == x->height);
+    } else {
+        fprintf(stderr, "  print refused @%u (%s): %.60s\n", err.off, err.msg, b1.data);
+    }
+    sg_buf_free(&b1), sg_buf_free(&b2);
+    return x->height;
+}
+
 static void test_depth(void) {
-    const char *deep = "the formula nests deeper than 64 levels";
-    /* parentheses: each is one level of the parser, the whole formula the first */
-    char *s = repeat("", "(", 62, "a");
-    char *t = repeat(s, ")", 62, "");
+    const char *tree = "the formula's tree is deeper than 64 levels";
+    const char *nest = "parentheses and operators nest deeper than 129 levels";
+    /* parentheses build no node but are a level of the parser each, the formula the first */
+    char *s = repeat("", "(", 128, "a");
+    char *t = repeat(s, ")", 128, "");
     CHECK_STR(canon(t), "a");
     free(s), free(t);
-    s = repeat("", "(", 64, "a");
-    REFUSED(s, 64, deep);
+    s = repeat("", "(", 129, "a");
+    REFUSED(s, 129, nest);
     free(s);
-    /* unary operators: one level each */
-    s = repeat("", "- ", 62, "a");
-    CHECK(strncmp(canon(s), "(-(-", 4) == 0);
+    /* the highest trees of each shape parse, and their prints (which add parentheses) too */
+    s = repeat("", "- ", 63, "a"); /* unary operators */
+    CHECK(round_trip(s) == 64);
     free(s);
-    s = repeat("", "- ", 100, "a");
-    REFUSED(s, 126, deep); /* the 64th '-' */
+    s = repeat("", "* ", 63, "a");
+    CHECK(round_trip(s) == 64);
     free(s);
-    /* left-deep trees the parser builds in a loop: the tree's height is bounded */
-    s = repeat("a", "+a", 63, "");
-    CHECK(canon(s)[0] == '(');
+    s = repeat("a", "+a", 63, ""); /* a left-deep tree the parser builds in a loop */
+    CHECK(round_trip(s) == 64);
     free(s);
-    s = repeat("a", "+a", 70, "");
-    REFUSED(s, 127, deep); /* the 64th '+' */
+    s = repeat("", "a+(", 63, "a");
+    t = repeat(s, ")", 63, ""); /* right-deep */
+    CHECK(round_trip(t) == 64);
+    free(s), free(t);
+    s = repeat("", "a?b:", 63, "c"); /* the conditional, right associative */
+    CHECK(round_trip(s) == 64);
     free(s);
-    s = repeat("a", ".f()", 40, "");
-    REFUSED(s, 127, deep); /* the 32nd call: member and call are a level each */
+    s = repeat("", "a?", 63, "b");
+    t = repeat(s, ":c", 63, "");
+    CHECK(round_trip(t) == 64);
+    free(s), free(t);
+    s = repeat("", "f(-", 31, "a");
+    t = repeat(s, ")", 31, "");
+    CHECK(round_trip(t) == 63);
+    free(s), free(t);
+    s = repeat("a", ".f()", 31, "");
+    CHECK(round_trip(s) == 63);
     free(s);
     s = repeat("std::vector", "<a", 62, "");
-    char *u = repeat(s, ">", 62, "()");
-    CHECK(strncmp(canon(u), "std::vector<a<a<", 16) == 0);
-    free(s), free(u);
-    /* a megabyte of each opening shape: refused at the limit, in time, without a crash */
-    const char *shapes[] = {"(", "f(", "{", "- ", "!", "a[", "a?", "a<", "std::tuple<", "a+", "x.f()."};
+    t = repeat(s, ">", 62, "()");
+    CHECK(round_trip(t) == 64);
+    CHECK(strncmp(canon(t), "std::vector<a<a<", 16) == 0);
+    free(s), free(t);
+    /* one level more is refused where the level is added */
+    s = repeat("", "- ", 100, "a");
+    REFUSED(s, 72, tree); /* the 37th '-' from the left is the 64th over a */
+    free(s);
+    s = repeat("a", "+a", 70, "");
+    REFUSED(s, 127, tree); /* the 64th '+' */
+    free(s);
+    s = repeat("a", ".f()", 40, "");
+    REFUSED(s, 127, tree); /* the 32nd call: member and call are a level each */
+    free(s);
+    /* a megabyte of each opening shape: refused at a limit, in time, without a crash */
+    const char *shapes[] = {"(", "f(", "{", "- ", "!", "a[", "a?", "a?b:", "a<", "std::tuple<",
+                            "a+", "x.f().", "T{", "(-"};
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
         s = repeat("", shapes[i], (1u << 20) / strlen(shapes[i]), "a");
         sg_fx_error err;
         CHECK(sg_fx_parse(arena, s, strlen(s), &err) == NULL);
-        CHECK_STR(err.msg, deep);
-        CHECK(err.off < 1024);
+        if (strcmp(err.msg, tree) != 0) CHECK_STR(err.msg, nest);
+        CHECK(err.off < 2048);
         free(s);
     }
 }
@@ -383,6 +467,27 @@ static void collect(yaml_document_t *doc, formulas *f) {
     }
 }
 
+/* x's bytes lie in s[0, n) and hold its kids'; a leaf's bytes spell its text (a name's without
+ * spaces, a string's with its quotes). */
+static bool spans_ok(const sg_fx *x, const char *s, size_t n) {
+    if ((size_t)x->off + x->len > n) return false;
+    for (uint32_t i = 0; i < x->nkids; i++) {
+        const sg_fx *k = x->kids[i];
+        if (k->off < x->off || k->off + k->len > x->off + x->len || !spans_ok(k, s, n)) return false;
+    }
+    if (x->kind == SG_FX_IDENT) {
+        size_t j = 0;
+        for (uint32_t i = x->off; i < x->off + x->len; i++)
+            if (s[i] != ' ' && s[i] != x->text[j++]) return false;
+        return x->text[j] == '\0';
+    }
+    if (x->kind == SG_FX_INT || x->kind == SG_FX_FLOAT)
+        return strlen(x->text) == x->len && !memcmp(x->text, s + x->off, x->len);
+    if (x->kind == SG_FX_STRING)
+        return strlen(x->text) + 2 == x->len && !memcmp(x->text, s + x->off + 1, x->len - 2);
+    return true;
+}
+
 /* Returns false when the corpus is absent. */
 static bool test_corpus(void) {
     const char *path = SG_CORPUS_DIR "/derivatives.yaml";
@@ -417,6 +522,8 @@ static bool test_corpus(void) {
         if (lambda) printf("parsed, though it holds a lambda: %s\n", s);
         CHECK(!lambda);
         if (x->height > max_height) max_height = x->height;
+        if (!spans_ok(x, s, strlen(s))) printf("node bytes wrong: %s\n", s);
+        CHECK(spans_ok(x, s, strlen(s)));
         sg_buf b1, b2;
         sg_buf_init(&b1), sg_buf_init(&b2);
         sg_fx_print(&b1, x);
