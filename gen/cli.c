@@ -527,8 +527,8 @@ static int run(const options *o, sg_model *m, sg_diag *d, FILE *out, FILE *err) 
     sg_deriv_set dv;
     sg_buf plan;
     sg_buf_init(&plan);
-    if (sg_dsl_init(&ds) != 0 || sg_deriv_init(&dv) != 0)
-        sg_diag_plain(d, SG_ERROR, "out of memory");
+    int dsl_rc = sg_dsl_init(&ds), deriv_rc = sg_deriv_init(&dv); /* both, for the frees */
+    if (dsl_rc != 0 || deriv_rc != 0) sg_diag_plain(d, SG_ERROR, "out of memory");
     load_inputs(m, o, d);
     sg_model_group(m, d);
     sg_validate(m, d);
