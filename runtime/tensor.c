@@ -88,6 +88,7 @@ sg_status sg__tensor_new(sg_storage *s, sg_dtype dtype, const int64_t *sizes,
     t->cap = cap;
     t->sizes = (int64_t *)(t + 1);
     t->strides = t->sizes + cap;
+    t->ag = NULL;
     if (ndim) {
         memcpy(t->sizes, sizes, (size_t)ndim * sizeof *sizes);
         memcpy(t->strides, strides, (size_t)ndim * sizeof *strides);
@@ -225,6 +226,7 @@ sg_status sg_tensor_resize_(sg_tensor *t, const int64_t *sizes, int32_t ndim) {
     if (!fits) {
         sg_storage *s;
         if ((st = sg__storage_new(t->device, (size_t)e.need, &s))) return st;
+        s->version = t->storage->version; /* saved values compare against it (autograd) */
         sg__storage_release(t->storage);
         t->storage = s;
         t->offset = 0;
@@ -253,6 +255,7 @@ void sg_tensor_release(sg_tensor *t) {
         if (SG_UNLIKELY(r < 0)) released_twice(r);
         return;
     }
+    if (SG_UNLIKELY(t->ag)) sg__ag_meta_free(t);
     sg__storage_release(t->storage);
     header_free(t);
 }
