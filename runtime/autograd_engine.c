@@ -41,6 +41,7 @@ static uint32_t hash_ptr(const void *p) {
 
 /* The entry of node, or UINT32_MAX. */
 static uint32_t find(const task *k, const sg_node *node) {
+    if (!k->mapcap) return UINT32_MAX;
     for (uint32_t h = hash_ptr(node) & (k->mapcap - 1);; h = (h + 1) & (k->mapcap - 1)) {
         uint32_t v = k->map[h];
         if (!v) return UINT32_MAX;
