@@ -136,10 +136,11 @@ sg_status sg_node_new(size_t size, const char *name, uint32_t nin, uint32_t nnex
     if (!name || !apply)
         return sg_error(SG_EINVAL, "%s: %s is NULL", fn, !name ? "the name" : "apply");
     if (nin == 0) return sg_error(SG_EINVAL, "%s: %s has no inputs (nin 0)", fn, name);
+    /* Rationale: one allocation holds the node, its edges and its inputs' metadata. */
     size_t at = (size + _Alignof(sg_edge) - 1) & ~(size_t)(_Alignof(sg_edge) - 1);
-    if (nnext > (SIZE_MAX - at) / sizeof(sg_edge))
-        return sg_error(SG_EINVAL, "%s: %s: %u edges are too many", fn, name, nnext);
-    sg_node *n = calloc(1, at + (size_t)nnext * sizeof(sg_edge));
+    /* (nin and nnext are 32-bit, so sizes from them do not overflow a 64-bit size_t) */
+    size_t in_at = at + (size_t)nnext * sizeof(sg_edge);
+    sg_node *n = calloc(1, in_at + (size_t)nin * sizeof(sg_input_meta));
     if (!n) return sg_error(SG_ENOMEM, "%s: out of memory", fn);
     n->refs = 1;
     n->nin = nin;
@@ -147,6 +148,8 @@ sg_status sg_node_new(size_t size, const char *name, uint32_t nin, uint32_t nnex
     n->name = name;
     n->seq = next_seq++;
     n->next = (sg_edge *)(void *)((char *)n + at);
+    n->in = (sg_input_meta *)(void *)((char *)n + in_at);
+    for (uint32_t i = 0; i < nin; i++) n->in[i].ndim = -1;
     n->apply = apply;
     n->release_saved = release_saved;
     *out = n;
@@ -155,6 +158,26 @@ sg_status sg_node_new(size_t size, const char *name, uint32_t nin, uint32_t nnex
 
 void sg_node_retain(sg_node *n) {
     if (n) __atomic_fetch_add(&n->refs, 1, __ATOMIC_RELAXED);
+}
+
+static void meta_clear(sg_input_meta *m) {
+    if (m->sizes != m->small) free(m->sizes);
+    m->sizes = NULL;
+    m->ndim = -1;
+}
+
+/* Records t's shape, dtype and device in m. */
+static sg_status meta_set(sg_input_meta *m, const sg_tensor *t) {
+    int64_t *sizes = m->small;
+    if (t->ndim > 6 && !(sizes = malloc((size_t)t->ndim * sizeof *sizes)))
+        return sg_error(SG_ENOMEM, "out of memory");
+    meta_clear(m);
+    if (t->ndim) memcpy(sizes, t->sizes, (size_t)t->ndim * sizeof *sizes);
+    m->sizes = sizes;
+    m->ndim = t->ndim;
+    m->dtype = t->dtype;
+    m->device = t->device;
+    return SG_OK;
 }
 
 static SG_COLD void node_released_twice(const sg_node *n, int32_t r) {
@@ -178,7 +201,7 @@ void sg_node_release(sg_node *n) {
         n = x->gc_link;
         if (x->apply == sg__acc_apply) {
             sg__acc_node *a = (sg__acc_node *)x;
-            if (a->leaf->ag && a->leaf->ag->acc == x) a->leaf->ag->acc = NULL;
+            if (a->leaf && a->leaf->ag && a->leaf->ag->acc == x) a->leaf->ag->acc = NULL;
             sg_tensor_release(a->leaf);
         } else if (x->release_saved && !x->saved_released) {
             x->release_saved(x);
@@ -190,6 +213,7 @@ void sg_node_release(sg_node *n) {
                 n = c;
             }
         }
+        for (uint32_t i = 0; i < x->nin; i++) meta_clear(&x->in[i]);
         free(x);
     }
 }
@@ -207,6 +231,11 @@ sg_status sg__acc_get(sg_tensor *t, sg_node **out) {
     /* Rationale: PyTorch's AccumulateGrad has the highest sequence number, so the engine
      * accumulates a leaf's gradient as soon as it is complete. */
     (*out)->seq = UINT64_MAX;
+    if ((st = meta_set(&(*out)->in[0], t))) {
+        sg_node_release(*out);
+        *out = NULL;
+        return st;
+    }
     ((sg__acc_node *)*out)->leaf = sg_tensor_retain(t);
     t->ag->acc = *out;
     return SG_OK;
@@ -244,7 +273,8 @@ sg_status sg_tensor_set_grad_fn(sg_tensor *t, sg_node *n, uint32_t nr) {
         return sg_error(SG_EINVAL, "%s: a leaf tensor that requires grad cannot be given a "
                                    "grad_fn (%s): it was used in an in-place operation",
                         fn, n->name);
-    if (!meta_of(t)) return sg_error(SG_ENOMEM, "%s: out of memory", fn);
+    if (!meta_of(t) || meta_set(&n->in[nr], t))
+        return sg_error(SG_ENOMEM, "%s: out of memory", fn);
     sg_node *old = t->ag->grad_fn;
     sg_node_retain(n);
     t->ag->grad_fn = n;

@@ -28,7 +28,9 @@ typedef struct task {
     sg_tensor **bufs;   /* every node's input slots */
     uint32_t   *heap;   /* ready nodes (indices into e), highest seq on top */
     uint32_t    nheap;
-    sg_op      *add;    /* aten::add.Tensor, found at the first sum */
+    sg_op      *add;    /* aten::add.Tensor, sum.dim_IntList, _to_copy: found at first use */
+    sg_op      *sum;
+    sg_op      *cast;
 } task;
 
 static uint32_t hash_ptr(const void *p) {
@@ -106,16 +108,95 @@ static uint32_t heap_pop(task *k) {
     return top;
 }
 
+static sg_status find_op(sg_op **op, const char *name, const char *overload) {
+    if (*op) return SG_OK;
+    sg_status st = sg_op_find(name, overload, op);
+    return st ? sg_error(st, "the engine needs %s.%s: %s", name, overload, sg_last_error()) : st;
+}
+
 /* a + b, a new tensor, through the dispatcher. */
 static sg_status add(task *k, sg_tensor *a, sg_tensor *b, sg_tensor **out) {
     *out = NULL;
-    if (!k->add && sg_op_find("aten::add", "Tensor", &k->add))
-        return sg_error(SG_ENOTFOUND, "summing gradients needs aten::add.Tensor: %s",
-                        sg_last_error());
+    sg_status st = find_op(&k->add, "aten::add", "Tensor");
+    if (st) return st;
     sg_any    args[3] = {sg_any_tensor(a), sg_any_tensor(b), sg_any_int(1)};
     sg_any    ret[1];
-    sg_status st = sg_op_call_boxed(k->add, args, 3, ret, 1);
+    st = sg_op_call_boxed(k->add, args, 3, ret, 1);
     return st ? st : sg_result_tensor(&ret[0], out);
+}
+
+/* Whether g's sizes broadcast from m's (m's dims aligned to g's last ones, each equal or 1). */
+static bool reducible(const sg_tensor *g, const sg_input_meta *m) {
+    int32_t lead = g->ndim - m->ndim;
+    if (lead < 0) return false;
+    for (int32_t d = 0; d < m->ndim; d++)
+        if (m->sizes[d] != g->sizes[lead + d] && m->sizes[d] != 1) return false;
+    return true;
+}
+
+/* *g (taken over) made to fit m: summed over the dims broadcasting added (PyTorch's sum_to),
+ * then cast to m's dtype. */
+static sg_status conform(task *k, const sg_input_meta *m, sg_tensor **g) {
+    sg_tensor *t = *g, *r = NULL;
+    sg_any     ret[1];
+    sg_status  st;
+    bool       same = t->ndim == m->ndim &&
+                !memcmp(t->sizes, m->sizes, (size_t)m->ndim * sizeof *m->sizes);
+    if (!same) {
+        int64_t dims[SG_MAX_DIMS];
+        int32_t nd = 0, lead = t->ndim - m->ndim;
+        for (int32_t d = 0; d < t->ndim; d++)
+            if (d < lead || (m->sizes[d - lead] == 1 && t->sizes[d] != 1)) dims[nd++] = d;
+        if (nd) {
+            if ((st = find_op(&k->sum, "aten::sum", "dim_IntList"))) return st;
+            sg_any args[3] = {sg_any_tensor(t), sg_any_int_list(dims, nd), sg_any_bool(true)};
+            if ((st = sg_op_call_boxed(k->sum, args, 3, ret, 1)) ||
+                (st = sg_result_tensor(&ret[0], &r)))
+                return st;
+            sg_tensor_release(t);
+            *g = t = r;
+        }
+        if ((st = sg_tensor_view(t, m->sizes, m->ndim, &r))) return st;
+        sg_tensor_release(t);
+        *g = t = r;
+    }
+    if (t->dtype != m->dtype) {
+        if ((st = find_op(&k->cast, "aten::_to_copy", ""))) return st;
+        sg_any args[2] = {sg_any_tensor(t), sg_any_dtype((sg_dtype)m->dtype)};
+        if ((st = sg_op_call_boxed(k->cast, args, 2, ret, 1)) ||
+            (st = sg_result_tensor(&ret[0], &r)))
+            return st;
+        sg_tensor_release(t);
+        *g = r;
+    }
+    return SG_OK;
+}
+
+/* Checks g, what node `from` returned for its edge j, against the input it goes to, and makes
+ * it fit (conform). */
+static sg_status check_grad(task *k, const sg_node *from, uint32_t j, const sg_node *to,
+                            uint32_t nr, sg_tensor **g) {
+    const sg_input_meta *m = &to->in[nr];
+    const sg_tensor     *t = *g;
+    char                 dg[96], dm[96];
+    if (m->ndim < 0 ||
+        (t->dtype == m->dtype && sg_device_eq(t->device, m->device) && t->ndim == m->ndim &&
+         !memcmp(t->sizes, m->sizes, (size_t)m->ndim * sizeof *m->sizes)))
+        return SG_OK;
+    sg_tensor_describe(t, dg, sizeof dg);
+    sg__shape_str(dm, sizeof dm, m->sizes, m->ndim);
+    if (!sg_device_eq(t->device, m->device) || !reducible(t, m) ||
+        !sg_dtype_valid(m->dtype))
+        return sg_error(SG_EINVAL, "sg_backward: %s returned a %s for its input %u, which is "
+                                   "%s %s on %s",
+                        from->name, dg, j, sg_dtype_name((sg_dtype)m->dtype), dm,
+                        sg_device_type_name((sg_device_type)m->device.type));
+    sg_status st = conform(k, m, g);
+    return st ? sg_error(st, "sg_backward: the gradient %s returned for its input %u (a %s), "
+                             "made a %s %s: %s",
+                         from->name, j, dg, sg_dtype_name((sg_dtype)m->dtype), dm,
+                         sg_last_error())
+              : st;
 }
 
 /* Delivers g (taken over; may be NULL) to input slot nr of entry i: the slot takes it, or the
@@ -275,6 +356,10 @@ static sg_status run(task *k, uint32_t i, bool retain_graph) {
     for (uint32_t j = 0; j < x->nnext; j++) {
         sg_edge e = x->next[j];
         if (st || !e.node) {
+            sg_tensor_release(out[j]);
+            continue;
+        }
+        if (out[j] && (st = check_grad(k, x, j, e.node, e.input_nr, &out[j]))) {
             sg_tensor_release(out[j]);
             continue;
         }

@@ -111,8 +111,20 @@ typedef sg_status (*sg_node_apply_fn)(sg_node *n, sg_tensor *const *grads, sg_te
 /* Drops the node's saved values (sg_saved_release on each); may be NULL. */
 typedef void (*sg_node_release_fn)(sg_node *n);
 
-/* The first member of every node type. Fields are set by sg_node_new and sg_node_set_next;
- * generated code reads them. */
+/* What the gradient arriving at one input of a node must be: the shape, dtype and device of
+ * the op's output it stands for (PyTorch's InputMetadata), recorded by sg_tensor_set_grad_fn.
+ * The engine reduces a gradient of a broadcast shape to it (sum_to), casts one of another
+ * dtype, and refuses one it cannot conform. */
+typedef struct sg_input_meta {
+    int32_t   ndim;     /* -1: not recorded (the engine then checks nothing) */
+    uint8_t   dtype;
+    sg_device device;
+    int64_t  *sizes;    /* ndim entries: small below, or allocated where ndim > 6 */
+    int64_t   small[6];
+} sg_input_meta;
+
+/* The first member of every node type. Fields are set by sg_node_new, sg_node_set_next and
+ * sg_tensor_set_grad_fn; generated code reads them. */
 struct sg_node {
     int32_t            refs;           /* atomic */
     uint32_t           nin, nnext;     /* incoming gradients (the op's outputs); edges */
@@ -120,6 +132,7 @@ struct sg_node {
     uint64_t           seq;            /* creation order on its thread (PyTorch's sequence_nr);
                                           the engine runs later nodes first */
     sg_edge           *next;           /* nnext edges, in the node's own allocation */
+    sg_input_meta     *in;             /* nin entries, in the node's own allocation */
     sg_node_apply_fn   apply;
     sg_node_release_fn release_saved;
     bool               saved_released; /* release_saved has run: a second backward fails */
@@ -140,8 +153,9 @@ void      sg_node_release(sg_node *n);
  * input is NULL or does not require grad. Replaces what edge i held. */
 sg_status sg_node_set_next(sg_node *n, uint32_t i, sg_tensor *input);
 /* t, output nr of the op that made n, gets n as its grad_fn (a reference is taken; a grad_fn t
- * had is dropped, as an in-place op rebases t's history). SG_EINVAL where t is a leaf that
- * requires grad or nr >= n->nin. */
+ * had is dropped, as an in-place op rebases t's history), and n records t's shape, dtype and
+ * device as input nr's (sg_input_meta). SG_EINVAL where t is a leaf that requires grad or
+ * nr >= n->nin. */
 sg_status sg_tensor_set_grad_fn(sg_tensor *t, sg_node *n, uint32_t nr);
 
 /* ---- saved values (PyTorch's SavedVariable) ---------------------------------------------- */
@@ -165,9 +179,12 @@ void      sg_saved_release(sg_saved *s);
 /* Backward from n roots: grads[i] is d(loss)/d(roots[i]) (grads may be NULL, as may an entry:
  * then the root must have one element and gets ones). Runs every node reachable from the
  * roots once its incoming gradients are in (later nodes first among those ready), with grad
- * mode off, summing gradients that meet at one input (aten::add.Tensor through the
- * dispatcher), and accumulates into the .grad of the leaves that require grad (a new tensor
- * each time, never in place). Without retain_graph, each node's saved values are released
+ * mode off. Each gradient a node returns is conformed to the input it goes to (its
+ * sg_input_meta): a broadcast shape summed down (aten::sum.dim_IntList), another dtype cast
+ * (aten::_to_copy); another device, or a shape that does not broadcast to it, fails naming the
+ * node. Gradients that meet at one input are summed (aten::add.Tensor); the ops are called
+ * through the dispatcher. It accumulates into the .grad of the leaves that require grad (a
+ * new tensor each time, never in place). Without retain_graph, each node's saved values are released
  * after it runs. Fails, leaving every .grad as it was where the failure is found before any
  * node runs, for a root that does not require grad, a grad whose shape, dtype or device is not
  * its root's, a graph whose saved values were released ("Trying to backward through the graph

@@ -380,6 +380,40 @@ static void test_engine(void) {
     sg_tensor_release(x);
 }
 
+/* A node whose gradient fits no input: 3 elements for an input of 2. */
+static sg_status bad_apply(sg_node *n, sg_tensor *const *grads, sg_tensor **out) {
+    (void)n, (void)grads;
+    out[0] = vec(NULL, 3);
+    return SG_OK;
+}
+
+static sg_status failing_apply(sg_node *n, sg_tensor *const *grads, sg_tensor **out) {
+    (void)grads, (void)out;
+    return sg_error(SG_EUNSUPPORTED, "%s cannot", n->name);
+}
+
+static void test_engine_errors(void) {
+    sg_tensor *x = vec((double[]){1, 2}, 2), *y = vec(NULL, 2), *g = vec(NULL, 2), *got = NULL;
+    sg_node   *n = NULL;
+    CHECK(sg_tensor_set_requires_grad(x, true) == SG_OK);
+    CHECK(sg_node_new(sizeof(sg_node), "BadBackward", 1, 1, bad_apply, NULL, &n) == SG_OK);
+    CHECK(sg_node_set_next(n, 0, x) == SG_OK);
+    CHECK(sg_tensor_set_grad_fn(y, n, 0) == SG_OK);
+    CHECK(n->in[0].ndim == 1 && n->in[0].sizes[0] == 2 && n->in[0].dtype == SG_FLOAT64);
+    CHECK(sg_backward(&y, &g, 1, false) == SG_EINVAL);
+    CHECK_STR(sg_last_error(), "sg_backward: BadBackward returned a float64[3] on cpu for its "
+                               "input 0, which is float64 [2] on cpu");
+    CHECK(sg_tensor_grad(x, &got) == SG_OK && got == NULL);
+    /* a node that fails: its message, with its name before it; grad mode restored */
+    n->apply = failing_apply;
+    CHECK(sg_backward(&y, &g, 1, true) == SG_EUNSUPPORTED && sg_grad_enabled());
+    CHECK_STR(sg_last_error(), "sg_backward: BadBackward: BadBackward cannot");
+    sg_node_release(n);
+    sg_tensor_release(g);
+    sg_tensor_release(y);
+    sg_tensor_release(x);
+}
+
 int main(void) {
     test_grad_mode();
     test_metadata();
@@ -388,6 +422,7 @@ int main(void) {
     test_edges();
     test_saved();
     test_engine();
+    test_engine_errors();
     sg_runtime_shutdown();
     return check_result("test_rt_autograd");
 }
