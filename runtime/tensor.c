@@ -45,9 +45,11 @@ static sg_tensor *header_new(int32_t cap) {
         sg_tensor *t = kept;
         kept = next_kept(t);
         nkept--;
-        return t;
+        return t; /* its ag is NULL: a header is released without autograd state */
     }
-    return malloc(sizeof(sg_tensor) + 2 * (size_t)cap * sizeof(int64_t));
+    sg_tensor *t = malloc(sizeof(sg_tensor) + 2 * (size_t)cap * sizeof(int64_t));
+    if (t) t->ag = NULL;
+    return t;
 }
 
 static void header_free(sg_tensor *t) {
@@ -88,7 +90,6 @@ sg_status sg__tensor_new(sg_storage *s, sg_dtype dtype, const int64_t *sizes,
     t->cap = cap;
     t->sizes = (int64_t *)(t + 1);
     t->strides = t->sizes + cap;
-    t->ag = NULL;
     if (ndim) {
         memcpy(t->sizes, sizes, (size_t)ndim * sizeof *sizes);
         memcpy(t->strides, strides, (size_t)ndim * sizeof *strides);
