@@ -413,12 +413,13 @@ sg_status sg_backward(sg_tensor *const *roots, sg_tensor *const *grads, size_t n
     }
 done:
     for (size_t i = 0; i < n && g; i++) sg_tensor_release(g[i]);
-    for (size_t i = 0; i < n && edges; i++) sg_node_release(edges[i].node);
     if (k.bufs) {
         for (uint32_t i = 0; i < k.n; i++)
             for (uint32_t j = 0; j < k.e[i].node->nin; j++)
                 sg_tensor_release(k.bufs[k.e[i].buf + j]);
     }
+    /* last: a root's edge may hold the only reference to its node (a leaf's accumulator) */
+    for (size_t i = 0; i < n && edges; i++) sg_node_release(edges[i].node);
     free(k.bufs);
     free(k.heap);
     free(k.map);

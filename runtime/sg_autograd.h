@@ -7,13 +7,14 @@
  *
  *     if (!sg_grad_enabled() || !(sg_tensor_requires_grad(a) || sg_tensor_requires_grad(b)))
  *         return <the op below Autograd>;            (in-place ops: bump the version as well)
+ *     run the op below Autograd (sg_keyset_below(ks, SG_KEY_AUTOGRAD_CPU)) into y;
  *     FBackward0 *n;                                  (embeds sg_node as its first member)
- *     sg_node_new(sizeof *n, "FBackward0", 1, 2, fbackward0_apply, fbackward0_release, &n);
- *     run the op below Autograd (sg_keyset_below(ks, <the Autograd key>)) into y;
- *     sg_node_set_next(n, 0, a); sg_node_set_next(n, 1, b);
+ *     sg_node_new(sizeof *n, "FBackward0", 1, 2, fbackward0_apply, fbackward0_release,
+ *                 (sg_node **)&n);
+ *     sg_node_set_next(&n->base, 0, a); sg_node_set_next(&n->base, 1, b);
  *     sg_saved_init(&n->self, a); ...                 (what the formulas need)
- *     sg_tensor_set_grad_fn(y, n, 0);
- *     sg_node_release(n);                             (y holds it now)
+ *     sg_tensor_set_grad_fn(y, &n->base, 0);          (also records y's shape for the engine)
+ *     sg_node_release(&n->base);                      (y holds it now)
  *
  * Ownership. A tensor holds its grad_fn; a node holds the nodes its edges lead to, and its
  * saved values. A leaf that requires grad has one accumulator node (PyTorch's AccumulateGrad):
@@ -106,7 +107,8 @@ typedef struct sg_edge {
  * that output got none; where all are NULL the engine does not call apply). out: nnext slots,
  * zeroed by the engine; apply fills out[i] where next[i].node is not NULL (PyTorch's
  * grad_input_mask) with a new reference, or leaves it NULL (no gradient). It runs with grad
- * mode off. On failure it returns the status with a message and holds nothing in out. */
+ * mode off. On failure it returns the status with a message; the engine releases whatever it
+ * left in out. */
 typedef sg_status (*sg_node_apply_fn)(sg_node *n, sg_tensor *const *grads, sg_tensor **out);
 /* Drops the node's saved values (sg_saved_release on each); may be NULL. */
 typedef void (*sg_node_release_fn)(sg_node *n);

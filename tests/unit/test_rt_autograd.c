@@ -392,6 +392,28 @@ static sg_status failing_apply(sg_node *n, sg_tensor *const *grads, sg_tensor **
     return sg_error(SG_EUNSUPPORTED, "%s cannot", n->name);
 }
 
+/* A one-element root without a gradient gets ones of its dtype: float16, bfloat16, complex. */
+static void test_implied_ones(void) {
+    struct {
+        sg_dtype dt;
+        uint64_t bits; /* the first 8 bytes of 1 in dt */
+        size_t   n;
+    } cases[] = {{SG_FLOAT16, 0x3c00, 2}, {SG_BFLOAT16, 0x3f80, 2},
+                 {SG_FLOAT32, 0x3f800000, 4}, {SG_COMPLEX64, 0x3f800000, 8}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        sg_tensor *x = NULL, *g = NULL;
+        CHECK(sg_tensor_zeros(NULL, 0, cases[c].dt, SG_CPU, &x) == SG_OK);
+        CHECK(sg_tensor_set_requires_grad(x, true) == SG_OK);
+        CHECK(sg_backward(&x, NULL, 1, false) == SG_OK);
+        CHECK(sg_tensor_grad(x, &g) == SG_OK && g && g->dtype == cases[c].dt && g->ndim == 0);
+        uint64_t bits = 0;
+        if (g) memcpy(&bits, sg_tensor_data(g), cases[c].n);
+        CHECK(bits == cases[c].bits);
+        sg_tensor_release(g);
+        sg_tensor_release(x);
+    }
+}
+
 static void test_engine_errors(void) {
     sg_tensor *x = vec((double[]){1, 2}, 2), *y = vec(NULL, 2), *g = vec(NULL, 2), *got = NULL;
     sg_node   *n = NULL;
@@ -423,6 +445,7 @@ int main(void) {
     test_saved();
     test_engine();
     test_engine_errors();
+    test_implied_ones();
     sg_runtime_shutdown();
     return check_result("test_rt_autograd");
 }
