@@ -33,6 +33,10 @@ typedef struct task {
     sg_op      *cast;
 } task;
 
+static bool same_shape(const sg_tensor *a, const sg_tensor *b) {
+    return a->ndim == b->ndim && !memcmp(a->sizes, b->sizes, (size_t)a->ndim * sizeof *a->sizes);
+}
+
 static uint32_t hash_ptr(const void *p) {
     uint64_t x = (uint64_t)(uintptr_t)p;
     x ^= x >> 33;
@@ -318,7 +322,7 @@ static sg_status roots_in(sg_tensor *const *roots, sg_tensor *const *grads, size
         if (gi) {
             sg_tensor_describe(gi, dg, sizeof dg);
             if (gi->dtype != t->dtype || !sg_device_eq(gi->device, t->device) ||
-                gi->ndim != t->ndim || memcmp(gi->sizes, t->sizes, (size_t)t->ndim * 8) != 0)
+                !same_shape(gi, t))
                 return sg_error(SG_EINVAL, "%s: the gradient of root %zu (a %s) is a %s", fn, i,
                                 d, dg);
             g[i] = sg_tensor_retain(gi);
@@ -469,7 +473,7 @@ sg_status sg__acc_apply(sg_node *n, sg_tensor *const *grads, sg_tensor **out) {
     (void)out;
     if (!g) return SG_OK;
     if (g->dtype != leaf->dtype || !sg_device_eq(g->device, leaf->device) ||
-        g->ndim != leaf->ndim || memcmp(g->sizes, leaf->sizes, (size_t)g->ndim * 8) != 0) {
+        !same_shape(g, leaf)) {
         char dl[96], dg[96];
         sg_tensor_describe(leaf, dl, sizeof dl);
         sg_tensor_describe(g, dg, sizeof dg);

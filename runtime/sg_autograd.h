@@ -186,11 +186,12 @@ void      sg_saved_release(sg_saved *s);
  * (aten::_to_copy); another device, or a shape that does not broadcast to it, fails naming the
  * node. Gradients that meet at one input are summed (aten::add.Tensor); the ops are called
  * through the dispatcher. It accumulates into the .grad of the leaves that require grad (a
- * new tensor each time, never in place). Without retain_graph, each node's saved values are released
- * after it runs. Fails, leaving every .grad as it was where the failure is found before any
- * node runs, for a root that does not require grad, a grad whose shape, dtype or device is not
- * its root's, a graph whose saved values were released ("Trying to backward through the graph
- * a second time"), or a failing node (its name in the message). */
+ * new tensor each time, never in place). Without retain_graph, each node's saved values are
+ * released after it runs. Fails for a root that does not require grad, a grad whose shape,
+ * dtype or device is not its root's, a graph whose saved values were released ("Trying to
+ * backward through the graph a second time"), all found before any node runs, so every .grad
+ * stays as it was; and for a failing node (its name in the message), after the nodes that ran
+ * before it. */
 sg_status sg_backward(sg_tensor *const *roots, sg_tensor *const *grads, size_t n,
                       bool retain_graph);
 
