@@ -2,11 +2,23 @@
  * it registers Autograd kernels (at the Autograd alias key) for mul.Tensor, add.Tensor, sum and
  * mul_.Tensor, each wired as a generated one will be (run the op below Autograd, make the node,
  * set its edges, save what its backward needs, give the output its grad_fn), with hand-written
- * backward nodes. Gradients are compared with hand computation in float64 and float32. */
+ * backward nodes. Gradients are compared with hand computation in float64 and float32.
+ *
+ * Built with SG_AG_CUDA (test_cuda_autograd.c includes this file), every tensor lives on the
+ * GPU and the engine's own work (implied ones, sums, sum_to, casts, .grad copies) runs there;
+ * it skips (77) where no GPU is usable. */
 #include "check.h"
 #include "cpu_tensors.h"
 #include "sg_aten_cpu.h"
 #include "aten.h"
+#ifdef SG_AG_CUDA
+#include "sg_aten_cuda.h"
+#define AG_NAME "test_cuda_autograd"
+#define AG_DEV  SG_CUDA(0)
+#else
+#define AG_NAME "test_cpu_autograd"
+#define AG_DEV  SG_CPU
+#endif
 
 #include <math.h>
 #include <string.h>
@@ -176,8 +188,25 @@ static const double A[6] = {0.5, -1.25, 2, 3.5, -0.75, 1.5};
 static const double B[6] = {3, 0.25, -2.5, 1.75, 4, -0.5};
 static const int64_t S6[1] = {6}, S23[2] = {2, 3}, S3[1] = {3};
 
+/* A tensor of values v on the device under test. */
+static sg_tensor *make_on(sg_dtype dt, const int64_t *sizes, int32_t n, const double *v) {
+    sg_tensor *h = make(dt, sizes, n, v), *t = NULL;
+    CHECK(sg_tensor_to(h, AG_DEV, &t) == SG_OK);
+    sg_tensor_release(h);
+    return t;
+}
+
+/* Element i of t, read back on the host. */
+static double val(sg_tensor *t, int64_t i) {
+    sg_tensor *h = NULL;
+    double     v = NAN;
+    if (sg_tensor_to(t, SG_CPU, &h) == SG_OK) v = at(h, i);
+    sg_tensor_release(h);
+    return v;
+}
+
 static sg_tensor *leaf(sg_dtype dt, const int64_t *sizes, int32_t n, const double *v) {
-    sg_tensor *t = make(dt, sizes, n, v);
+    sg_tensor *t = make_on(dt, sizes, n, v);
     CHECK(sg_tensor_set_requires_grad(t, true) == SG_OK);
     return t;
 }
@@ -193,16 +222,18 @@ static double in_dt(sg_dtype dt, double v) { return dt == SG_FLOAT32 ? (double)(
 
 /* .grad of t equals want[] exactly (tol 0) or within tol, element by element. */
 static bool grad_is(sg_tensor *t, const double *want, int64_t n, double tol) {
-    sg_tensor *g = grad_of(t);
-    bool       ok = g && sg_tensor_numel(g) == n && g->dtype == t->dtype;
+    sg_tensor *g = grad_of(t), *h = NULL;
+    bool       ok = g && sg_tensor_numel(g) == n && g->dtype == t->dtype &&
+              sg_device_eq(g->device, t->device) && sg_tensor_to(g, SG_CPU, &h) == SG_OK;
     for (int64_t i = 0; ok && i < n; i++) {
         double w = in_dt((sg_dtype)t->dtype, want[i]);
-        if (!(at(g, i) == w || fabs(at(g, i) - w) <= tol * fabs(w))) {
+        if (!(at(h, i) == w || fabs(at(h, i) - w) <= tol * fabs(w))) {
             fprintf(stderr, "  grad element %lld: got %.17g, want %.17g\n", (long long)i,
-                    at(g, i), w);
+                    at(h, i), w);
             ok = false;
         }
     }
+    sg_tensor_release(h);
     sg_tensor_release(g);
     return ok;
 }
@@ -248,7 +279,7 @@ static void test_mul_add_sum(sg_dtype dt) {
 
 /* One tensor reaching a node by several paths: its gradients are summed. */
 static void test_diamond(sg_dtype dt) {
-    sg_tensor *a = leaf(dt, S6, 1, A), *b = make(dt, S6, 1, B), *aa = NULL, *y = NULL;
+    sg_tensor *a = leaf(dt, S6, 1, A), *b = make_on(dt, S6, 1, B), *aa = NULL, *y = NULL;
     CHECK(aten_mul_Tensor(a, a, &aa) == SG_OK); /* both edges to a's accumulator */
     CHECK(aten_sum(aa, NULL, &y) == SG_OK);
     CHECK(sg_backward(&y, NULL, 1, false) == SG_OK);
@@ -304,8 +335,8 @@ static void test_retain_graph(void) {
 }
 
 static void test_inplace(void) {
-    sg_tensor *a = leaf(SG_FLOAT64, S6, 1, A), *c = make(SG_FLOAT64, S6, 1, B);
-    sg_tensor *k = make(SG_FLOAT64, S6, 1, (double[]){2, 2, 2, 2, 2, 2});
+    sg_tensor *a = leaf(SG_FLOAT64, S6, 1, A), *c = make_on(SG_FLOAT64, S6, 1, B);
+    sg_tensor *k = make_on(SG_FLOAT64, S6, 1, (double[]){2, 2, 2, 2, 2, 2});
     sg_tensor *ac = NULL, *y = NULL, *r = NULL;
     CHECK(aten_mul_Tensor(a, c, &ac) == SG_OK); /* saves c for a's gradient */
     CHECK(aten_sum(ac, NULL, &y) == SG_OK);
@@ -327,10 +358,10 @@ static void test_inplace(void) {
     bool was = sg_grad_set_enabled(false);
     CHECK(aten_mul__Tensor(a, k, &r) == SG_OK && r == a && sg_tensor_version(a) == 1);
     sg_grad_set_enabled(was);
-    CHECK(sg_tensor_is_leaf(a) && at(a, 0) == 1);
+    CHECK(sg_tensor_is_leaf(a) && val(a, 0) == 1);
     sg_tensor_release(r);
     /* an in-place op on a computed tensor rebases its history: y = (a*b*k).sum() */
-    sg_tensor *b = make(SG_FLOAT64, S6, 1, B), *ab = NULL;
+    sg_tensor *b = make_on(SG_FLOAT64, S6, 1, B), *ab = NULL;
     CHECK(aten_mul_Tensor(a, b, &ab) == SG_OK);
     sg_node *first = sg_tensor_grad_fn(ab);
     CHECK(aten_mul__Tensor(ab, k, &r) == SG_OK && r == ab);
@@ -350,7 +381,7 @@ static void test_inplace(void) {
 }
 
 static void test_no_grad(void) {
-    sg_tensor *a = leaf(SG_FLOAT32, S6, 1, A), *b = make(SG_FLOAT32, S6, 1, B);
+    sg_tensor *a = leaf(SG_FLOAT32, S6, 1, A), *b = make_on(SG_FLOAT32, S6, 1, B);
     sg_tensor *y = NULL, *z = NULL;
     bool       was = sg_grad_set_enabled(false);
     CHECK(aten_mul_Tensor(a, b, &y) == SG_OK);
@@ -384,7 +415,7 @@ static void test_broadcast_and_cast(void) {
     sg_tensor_release(aw);
     /* float32 leaf times a float64 tensor: the product and its gradient are float64, and the
      * leaf's .grad float32 */
-    sg_tensor *f = leaf(SG_FLOAT32, S6, 1, A), *d = make(SG_FLOAT64, S6, 1, B), *fd = NULL;
+    sg_tensor *f = leaf(SG_FLOAT32, S6, 1, A), *d = make_on(SG_FLOAT64, S6, 1, B), *fd = NULL;
     CHECK(aten_mul_Tensor(f, d, &fd) == SG_OK && fd->dtype == SG_FLOAT64);
     CHECK(aten_sum(fd, NULL, &y) == SG_OK);
     CHECK(sg_backward(&y, NULL, 1, false) == SG_OK);
@@ -399,8 +430,8 @@ static void test_broadcast_and_cast(void) {
 
 /* A root of several elements takes the gradient given. */
 static void test_given_grad(sg_dtype dt) {
-    sg_tensor *a = leaf(dt, S6, 1, A), *b = make(dt, S6, 1, B), *y = NULL;
-    sg_tensor *g = make(dt, S6, 1, (double[]){1, 2, 3, 4, 5, 6});
+    sg_tensor *a = leaf(dt, S6, 1, A), *b = make_on(dt, S6, 1, B), *y = NULL;
+    sg_tensor *g = make_on(dt, S6, 1, (double[]){1, 2, 3, 4, 5, 6});
     CHECK(aten_mul_Tensor(a, b, &y) == SG_OK);
     CHECK(sg_backward(&y, &g, 1, false) == SG_OK);
     double want[6];
@@ -413,7 +444,13 @@ static void test_given_grad(sg_dtype dt) {
 }
 
 int main(void) {
+#ifdef SG_AG_CUDA
+    const char *why = NULL;
+    if (sg_device_count(SG_DEV_CUDA, &why) == 0) SKIP("no usable GPU: %s", why ? why : "?");
+    CHECK(sg_aten_cuda_init() == SG_OK);
+#else
     CHECK(sg_aten_cpu_init() == SG_OK);
+#endif
     CHECK(aten_mul_Tensor_register(SG_KEY_AUTOGRAD, ag_mul, NULL) == SG_OK);
     CHECK(aten_mul__Tensor_register(SG_KEY_AUTOGRAD, ag_mul_, NULL) == SG_OK);
     CHECK(aten_add_Tensor_register(SG_KEY_AUTOGRAD, ag_add, NULL) == SG_OK);
@@ -429,5 +466,5 @@ int main(void) {
     test_given_grad(SG_FLOAT64);
     test_given_grad(SG_FLOAT32);
     sg_runtime_shutdown();
-    return check_result("test_cpu_autograd");
+    return check_result(AG_NAME);
 }
