@@ -24,6 +24,9 @@ void      sg__storage_release(sg_storage *s);
  * strides copied in. */
 sg_status sg__tensor_new(sg_storage *s, sg_dtype dtype, const int64_t *sizes,
                          const int64_t *strides, int32_t ndim, int64_t offset, sg_tensor **out);
+/* Frees t's autograd state (t->ag, not NULL) as t goes: drops its gradient and grad_fn
+ * (autograd.c). */
+void      sg__ag_meta_free(sg_tensor *t);
 /* The number of storage elements a view reaches past its offset (0 when any size is 0), for a
  * geometry sg__geometry accepted (so nothing overflows). */
 int64_t   sg__span_elems(const int64_t *sizes, const int64_t *strides, int32_t ndim);

@@ -33,7 +33,7 @@ extern "C" {
 #endif
 
 #define SG_RUNTIME_VERSION_MAJOR 0
-#define SG_RUNTIME_VERSION_MINOR 3
+#define SG_RUNTIME_VERSION_MINOR 4
 
 /* ---- statuses and errors ----------------------------------------------------------------- */
 

@@ -22,6 +22,7 @@ extern "C" {
 #endif
 
 typedef uint64_t sg_keyset; /* a set of dispatch keys: see sg_dispatch.h */
+typedef struct sg_ag_meta sg_ag_meta; /* a tensor's autograd state: see sg_autograd.h */
 
 enum { SG_MAX_DIMS = 64 };
 
@@ -41,6 +42,9 @@ struct sg_storage {
     int32_t    refs;   /* atomically updated; read it through nothing but the API */
     uint32_t   flags;  /* SG_STORAGE_* */
     sg_device  device;
+    /* In-place changes so far (sg_tensor_version, sg_autograd.h). Rationale: on the storage,
+     * so that every view of it shares one counter, as PyTorch's views share theirs. */
+    uint32_t   version;
     void      *data;   /* NULL for Meta; may be NULL for zero bytes */
     size_t     nbytes;
     /* Who frees data: the device's allocator (release NULL) or the owner of imported memory
@@ -62,15 +66,18 @@ struct sg_tensor {
     int32_t     cap;      /* room for this many dims (sg_tensor_resize_ stays within it) */
     int64_t    *sizes;    /* ndim entries, followed in memory by strides */
     int64_t    *strides;  /* ndim entries, in elements */
+    sg_ag_meta *ag;       /* autograd state (sg_autograd.h); NULL: none, as for most tensors */
 };
 
 #ifndef __cplusplus
 /* Rationale: these cross the ABI (generated code and kernels read them directly). */
 _Static_assert(sizeof(sg_device) == 2, "sg_device is c10::Device's two bytes");
-_Static_assert(sizeof(sg_tensor) == 56 && offsetof(sg_tensor, keys) == 8 &&
-                   offsetof(sg_tensor, storage) == 24 && offsetof(sg_tensor, sizes) == 40,
+_Static_assert(sizeof(sg_tensor) == 64 && offsetof(sg_tensor, keys) == 8 &&
+                   offsetof(sg_tensor, storage) == 24 && offsetof(sg_tensor, sizes) == 40 &&
+                   offsetof(sg_tensor, ag) == 56,
                "sg_tensor layout");
-_Static_assert(offsetof(sg_storage, data) == 16, "sg_storage layout");
+_Static_assert(offsetof(sg_storage, version) == 12 && offsetof(sg_storage, data) == 16,
+               "sg_storage layout");
 #endif
 
 /* ---- creating and releasing --------------------------------------------------------------- */

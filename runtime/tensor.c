@@ -45,9 +45,11 @@ static sg_tensor *header_new(int32_t cap) {
         sg_tensor *t = kept;
         kept = next_kept(t);
         nkept--;
-        return t;
+        return t; /* its ag is NULL: a header is released without autograd state */
     }
-    return malloc(sizeof(sg_tensor) + 2 * (size_t)cap * sizeof(int64_t));
+    sg_tensor *t = malloc(sizeof(sg_tensor) + 2 * (size_t)cap * sizeof(int64_t));
+    if (t) t->ag = NULL;
+    return t;
 }
 
 static void header_free(sg_tensor *t) {
@@ -225,6 +227,7 @@ sg_status sg_tensor_resize_(sg_tensor *t, const int64_t *sizes, int32_t ndim) {
     if (!fits) {
         sg_storage *s;
         if ((st = sg__storage_new(t->device, (size_t)e.need, &s))) return st;
+        s->version = t->storage->version; /* saved values compare against it (autograd) */
         sg__storage_release(t->storage);
         t->storage = s;
         t->offset = 0;
@@ -253,6 +256,7 @@ void sg_tensor_release(sg_tensor *t) {
         if (SG_UNLIKELY(r < 0)) released_twice(r);
         return;
     }
+    if (SG_UNLIKELY(t->ag)) sg__ag_meta_free(t);
     sg__storage_release(t->storage);
     header_free(t);
 }

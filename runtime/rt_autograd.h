@@ -1,0 +1,31 @@
+/* rt_autograd.h: what autograd.c and autograd_engine.c share and users do not see. */
+#ifndef SG_RT_AUTOGRAD_H
+#define SG_RT_AUTOGRAD_H
+
+#include "rt_internal.h"
+#include "sg_autograd.h"
+
+/* A tensor's autograd state (sg_tensor.ag), made the first time a tensor needs one. */
+struct sg_ag_meta {
+    sg_node   *grad_fn;       /* a reference; NULL for a leaf */
+    sg_node   *acc;           /* a leaf's accumulator, without a reference (it holds the leaf
+                                 and clears this as it goes) */
+    sg_tensor *grad;          /* a reference, or NULL */
+    uint32_t   output_nr;     /* which output of grad_fn */
+    bool       requires_grad; /* a leaf's flag */
+};
+
+/* The accumulator of a leaf (PyTorch's AccumulateGrad): one input, no edges. */
+typedef struct sg__acc_node {
+    sg_node    base;
+    sg_tensor *leaf; /* a reference */
+} sg__acc_node;
+
+/* The accumulator's apply (autograd_engine.c): .grad = grad, or .grad + grad. */
+sg_status sg__acc_apply(sg_node *n, sg_tensor *const *grads, sg_tensor **out);
+
+/* The accumulator of leaf t (which requires grad): the one the leaf has, retained, or a new
+ * one. */
+sg_status sg__acc_get(sg_tensor *t, sg_node **out);
+
+#endif
