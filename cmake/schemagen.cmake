@@ -2,7 +2,8 @@
 # Installed with the package (find_package(schemagen CONFIG) includes it) and used in this tree.
 #
 #   schemagen_add_library(TARGET LIB NAME SCHEMAS a.yaml ... [SOURCES kernel.c ...]
-#                         [SHARDS N] [TAGS tags.yaml ...] [KERNEL_KEYS key ... | NONE] [DSL D])
+#                         [SHARDS N] [TAGS tags.yaml ...] [KERNEL_KEYS key ... | NONE] [DSL D]
+#                         [DERIVATIVES derivatives.yaml])
 #
 # Runs schemagen at build time into ${CMAKE_CURRENT_BINARY_DIR}/TARGET-generated/ (NAME.h,
 # NAME_K.h and NAME_K.c for K < N, NAME_table.c) and compiles those files and SOURCES (the
@@ -17,10 +18,13 @@
 # schema, a tags file or the tool (its templates are built in) changed.
 # DSL D names an sg_add_dsl(D ...) of this source tree (cmake/dsl.cmake): where it exported
 # artifacts, schemagen also writes NAME_dsl.h and NAME_dsl.c, compiled in too.
+# DERIVATIVES: a derivatives.yaml (docs/autograd.md): schemagen also writes NAME_autograd.h and
+# NAME_autograd.c (the Autograd kernels; NAME_autograd_init() registers them), compiled in too.
 # Arguments are checked at configure time: anything wrong stops the configure with a message
 # naming the call (tests/glue_args.sh).
 #
-#   sg_add_glue(TARGET LIB NAME SHARDS N SCHEMAS ... [TAGS ...] [KERNEL_KEYS ...] [DSL D])
+#   sg_add_glue(TARGET LIB NAME SHARDS N SCHEMAS ... [TAGS ...] [KERNEL_KEYS ...] [DSL D]
+#               [DERIVATIVES d.yaml])
 #
 # The older name: SHARDS is required, and KERNEL_KEYS defaults to none.
 
@@ -35,12 +39,13 @@ function(_schemagen_rel out file)
 endfunction()
 
 function(_schemagen_library fn target shards_default keys_default)
-  cmake_parse_arguments(G "" "LIB;SHARDS;DSL" "SCHEMAS;TAGS;SOURCES;KERNEL_KEYS" ${ARGN})
+  cmake_parse_arguments(G "" "LIB;SHARDS;DSL;DERIVATIVES" "SCHEMAS;TAGS;SOURCES;KERNEL_KEYS"
+                        ${ARGN})
   set(where "${fn}(${target})")
   # checked here, not by the build's schemagen call (a missing SHARDS would name files NAME_-1.c)
   if(G_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "${where}: unknown arguments: ${G_UNPARSED_ARGUMENTS} "
-            "(known: LIB, SCHEMAS, SOURCES, SHARDS, TAGS, KERNEL_KEYS, DSL)")
+            "(known: LIB, SCHEMAS, SOURCES, SHARDS, TAGS, KERNEL_KEYS, DSL, DERIVATIVES)")
   endif()
   if(NOT "${G_LIB}" MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
     message(FATAL_ERROR "${where}: LIB needs a C identifier (the generated files' and "
@@ -105,6 +110,13 @@ function(_schemagen_library fn target shards_default keys_default)
     _schemagen_rel(rel ${f})
     list(APPEND schema_args ${rel})
   endforeach()
+  set(deriv_args "")
+  if(G_DERIVATIVES)
+    _schemagen_rel(rel ${G_DERIVATIVES})
+    set(deriv_args --derivatives ${rel})
+    list(APPEND headers ${dir}/${G_LIB}_autograd.h)
+    list(APPEND sources ${dir}/${G_LIB}_autograd.c)
+  endif()
   set(tag_args "")
   foreach(t ${G_TAGS})
     _schemagen_rel(rel ${t})
@@ -116,9 +128,9 @@ function(_schemagen_library fn target shards_default keys_default)
     OUTPUT ${dir}/stamp
     BYPRODUCTS ${headers} ${sources}
     COMMAND schemagen::schemagen --lib ${G_LIB} --shards ${G_SHARDS} ${tag_args} ${key_args}
-            ${dsl_args} -o ${dir} ${schema_args}
+            ${dsl_args} ${deriv_args} -o ${dir} ${schema_args}
     COMMAND ${CMAKE_COMMAND} -E touch ${dir}/stamp
-    DEPENDS schemagen::schemagen ${G_SCHEMAS} ${G_TAGS} ${dsl_deps}
+    DEPENDS schemagen::schemagen ${G_SCHEMAS} ${G_TAGS} ${G_DERIVATIVES} ${dsl_deps}
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
     COMMENT "schemagen: ${target}"
     VERBATIM)

@@ -273,8 +273,6 @@ static int parse_args(options *o, int argc, char **argv, FILE *err) {
         return usage_error(err, "no input files");
     if ((o->dsl_plan || o->dsl_artifacts) && !o->ndsl)
         return usage_error(err, "--dsl-plan and --dsl-artifacts need --dsl FILE");
-    if (o->emit == EMIT_DERIVATIVES && !o->derivatives)
-        return usage_error(err, "--emit=derivatives needs --derivatives FILE");
     if (o->ndsl && o->outdir && !o->dsl_artifacts)
         return usage_error(err, "--dsl with -o needs --dsl-artifacts DIR (the exported kernels)");
     if (o->kernel_list && !o->outdir && !o->help && !o->version)
@@ -433,6 +431,14 @@ static void load_inputs(sg_model *m, const options *o, sg_diag *d) {
                           o->tags[i]);
     }
     for (uint32_t i = 0; i < o->ninputs; i++) sg_load_file(m, o->inputs[i], d);
+    if (o->derivatives) {
+        const sg_source *before = m->derivatives;
+        uint32_t nops = m->nops, ntags = m->ntags;
+        sg_load_file(m, o->derivatives, d);
+        if (m->nops != nops || m->ntags != ntags || (m->derivatives == before && !d->nerrors))
+            sg_diag_plain(d, SG_ERROR, "'%s' was given with --derivatives but is no derivatives "
+                          "file (its entries are not 'name: SCHEMA')", o->derivatives);
+    }
 }
 
 /* "2 errors and 1 warning generated." */
@@ -534,9 +540,12 @@ static int run(const options *o, sg_model *m, sg_diag *d, FILE *out, FILE *err) 
     sg_validate(m, d);
     if (o->canonical_check && d->nerrors == 0) canonical_check(m, d);
     /* derivatives.yaml, against a model without errors (its entries name the model's ops) */
-    if (o->derivatives && d->nerrors == 0 && sg_deriv_load(&dv, m, o->derivatives, d) == 0 &&
+    if (d->nerrors == 0 && m->derivatives && sg_deriv_load(&dv, m, m->derivatives, d) == 0 &&
         sg_deriv_resolve(&dv, m) < 0)
         sg_diag_plain(d, SG_ERROR, "out of memory");
+    if (o->emit == EMIT_DERIVATIVES && !m->derivatives && d->nerrors == 0)
+        sg_diag_plain(d, SG_ERROR, "--emit=derivatives: no derivatives file among the inputs "
+                      "(--derivatives FILE, or a derivatives.yaml given as FILE)");
     /* generation works on the derived model: structured links, autogen variants */
     if (o->outdir && d->nerrors == 0) sg_model_derive(m, d);
     /* the kernels the schemas name under --kernel-keys, on the ops' C names */
@@ -547,7 +556,7 @@ static int run(const options *o, sg_model *m, sg_diag *d, FILE *out, FILE *err) 
     if (o->outdir && d->nerrors == 0 && (sg_dsl_mark_stale(&outs) != 0 ||
                                          sg_outputs_add_mark(&outs, sg_deriv_banner_mark) != 0))
         sg_diag_plain(d, SG_ERROR, "out of memory");
-    if (o->outdir && o->derivatives && d->nerrors == 0 &&
+    if (o->outdir && m->derivatives && d->nerrors == 0 &&
         sg_deriv_add_outputs(&outs, &dv, o->lib ? o->lib : "ops", o->inputs, o->ninputs) != 0)
         sg_diag_plain(d, SG_ERROR, "out of memory");
     if (o->ndsl && d->nerrors == 0) run_dsl(o, m, &ds, &outs, &plan, d);

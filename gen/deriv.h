@@ -57,11 +57,11 @@ typedef struct sg_deriv_set {
 int  sg_deriv_init(sg_deriv_set *s);
 void sg_deriv_free(sg_deriv_set *s);
 
-/* Reads derivatives.yaml at path against m's ops (aten's namespace). Entries of ops m lacks are
+/* Reads derivatives.yaml (src, one of m's sources) against m's ops (aten's namespace). Entries of ops m lacks are
  * skipped (counted); an entry whose op m has with another schema, a key that names neither an
  * input nor a result, a malformed value, an output_differentiability of the wrong length and
  * a second entry for one schema are errors at file:line:col. Returns the number of errors. */
-int sg_deriv_load(sg_deriv_set *s, const sg_model *m, const char *path, sg_diag *d);
+int sg_deriv_load(sg_deriv_set *s, const sg_model *m, const sg_source *src, sg_diag *d);
 
 /* Parses and types every backward formula against m's ops (deriv_type.h); a formula that does
  * not parse or resolve keeps why (it is listed, not an error: its op is not differentiable with

@@ -616,10 +616,11 @@ static void apply_fn(sg_buf *b, const plan *p) {
     for (uint32_t k = 0; k < p->dv->ngrads; k++) apply_key(&e, p, &p->dv->grads[k]);
     sg_buf_printf(b, "static sg_status sg_agb_%s(sg_node *sg_n, sg_tensor *const *grads, "
                   "sg_tensor **out) {\n    sg_agn_%s *n = (sg_agn_%s *)sg_n;\n"
-                  "    sg_status st = SG_OK;\n    (void)n, (void)grads;\n", c, c, c);
+                  "    sg_status st = SG_OK;\n    (void)n, (void)grads, (void)out;\n", c, c, c);
     sg_buf_printf(b, "    sg_tensor *sg_t[%u] = {NULL};\n", e.nt ? e.nt : 1);
     sg_buf_putbuf(b, &locals);
     sg_buf_putbuf(b, &unpack);
+    sg_buf_puts(b, "    if (st != SG_OK) goto done;\n"); /* the label has a use */
     sg_buf_putbuf(b, &body);
     sg_buf_puts(b, "done:\n");
     sg_buf_printf(b, "    for (int i = 0; i < %u; i++)\n        sg_tensor_release(sg_t[i]);\n",
@@ -749,7 +750,7 @@ void sg_deriv_emit_c(sg_buf *c, sg_buf *h, sg_deriv_set *s, const char *lib,
     sg_buf_puts(c, "/* size(d) with d wrapped as aten wraps it */\n"
                    "static inline int64_t sg_agh_size(const sg_tensor *t, int64_t d) {\n"
                    "    return t->sizes[d < 0 ? d + t->ndim : d];\n}\n\n"
-                   "static char *sg_agh_strdup(const char *s) {\n"
+                   "static inline char *sg_agh_strdup(const char *s) {\n"
                    "    size_t n = strlen(s) + 1;\n    char *p = malloc(n);\n"
                    "    if (p) memcpy(p, s, n);\n    return p;\n}\n\n");
     uint32_t nops = 0;

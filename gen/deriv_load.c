@@ -3,7 +3,6 @@
  * the text of the schema, so formatting aside the two must agree). Keys name inputs (backward
  * formulas), results (forward formulas), or are `dispatch` and `output_differentiability`. */
 #include "deriv.h"
-#include "read_file.h"
 #include "strmap.h"
 #include "yaml_tree.h"
 
@@ -362,30 +361,12 @@ void sg_deriv_free(sg_deriv_set *s) {
     memset(s, 0, sizeof *s);
 }
 
-int sg_deriv_load(sg_deriv_set *s, const sg_model *m, const char *path, sg_diag *d) {
+int sg_deriv_load(sg_deriv_set *s, const sg_model *m, const sg_source *src, sg_diag *d) {
     uint32_t before = d->nerrors;
-    sg_buf   b;
-    sg_buf_init(&b);
-    if (!sg_read_file(path, &b)) {
-        sg_diag_plain(d, SG_ERROR, "cannot read '%s': %s", path, strerror(errno));
-        sg_buf_free(&b);
-        return 1;
-    }
-    sg_source *src = sg_arena_alloc(s->a, sizeof *src);
-    if (src) {
-        src->path = sg_arena_strndup(s->a, path, strlen(path));
-        src->text = sg_arena_strndup(s->a, b.data ? b.data : "", b.len);
-        src->len = b.len;
-    }
-    sg_buf_free(&b);
-    if (!src || !src->path || !src->text) {
-        sg_diag_plain(d, SG_ERROR, "out of memory reading '%s'", path);
-        return 1;
-    }
     s->path = src->path;
     loader L = {.s = s, .m = m, .d = d};
     if (!index_ops(&L)) {
-        sg_diag_plain(d, SG_ERROR, "out of memory reading '%s'", path);
+        sg_diag_plain(d, SG_ERROR, "out of memory reading '%s'", src->path);
         return 1;
     }
     sg_yaml_read_piece(src, (sg_yaml_piece){0, src->len, 1}, s->a, d, on_entry, &L);

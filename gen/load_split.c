@@ -9,8 +9,8 @@
  * thread starts late or runs slowly (another program on its core), the first takes more.
  *
  * The pieces' work is kept only where it is sure to be what one pass over the file gives:
- * every piece read without a single message, and each as a schema file (a tags file is told
- * apart by its first entry, which only the first piece has); and no line before the last cut
+ * every piece read without a single message, and each as a schema file (a tags or derivatives
+ * file is told apart by its first entry, which only the first piece has); and no line before the last cut
  * starts "..." (a document end, after which a piece would be a second document). A cut that
  * falls inside a quoted scalar or a flow collection leaves a piece unfinished, which is an
  * error. Where anything is to be reported, the pieces' work is dropped and the caller loads
@@ -102,7 +102,7 @@ static bool has_doc_end(const char *t, size_t n) {
 /* Read without a message, as a schema file. */
 static bool clean(const worker *w) {
     return w->d.nerrors == 0 && w->d.nwarnings == 0 && w->d.out.len == 0 && !w->d.out.oom &&
-           !w->m.have_tags && w->m.ntags == 0;
+           !w->m.have_tags && w->m.ntags == 0 && !w->m.derivatives;
 }
 
 /* Moves the ops of every piece, in file order, after m's; false when out of memory. */

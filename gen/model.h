@@ -144,6 +144,7 @@ typedef struct sg_model {
     sg_tag     *tags;         /* from tags.yaml inputs */
     uint32_t    ntags, captags;
     bool        have_tags;    /* a tags file was given: tags are checked against it */
+    const sg_source *derivatives; /* a derivatives.yaml among the inputs (deriv.h), or NULL */
     sg_group  **groups;
     uint32_t    ngroups;
 } sg_model;

@@ -20,7 +20,7 @@ enum {
     SMALL_MAP = 16, /* maps up to this many pairs look for duplicate keys pairwise */
 };
 
-typedef enum file_kind { FILE_UNKNOWN, FILE_SCHEMA, FILE_TAGS } file_kind;
+typedef enum file_kind { FILE_UNKNOWN, FILE_SCHEMA, FILE_TAGS, FILE_DERIVATIVES } file_kind;
 
 typedef struct loader {
     sg_model        *m;
@@ -30,6 +30,7 @@ typedef struct loader {
     const sg_span   *spans; /* the last scalar's spans (the reader's, until it is asked again) */
     uint32_t         nspans;
     file_kind        kind;
+    const sg_source *src;
 } loader;
 
 /* Fills L->spans for scalar y, a node the reader made. */
@@ -433,14 +434,27 @@ static void tag_entry(loader *L, const sg_ynode *e) {
     if (!t->name) L->m->ntags--;
 }
 
-/* A complete top-level entry. The first one tells a tags file from a schema file. */
+/* A complete top-level entry. The first one tells a tags file (tag:) and a derivatives file
+ * (name:, derivatives.yaml) from a schema file. A derivatives file is only noted here: its
+ * entries name ops, so it is read once the model is whole (deriv.h). */
 static void entry(void *ud, sg_yreader *r, const sg_ynode *e) {
     loader *L = ud;
     L->r = r;
     if (L->kind == FILE_UNKNOWN && e->kind == SG_Y_MAP) {
-        L->kind = has_key(e, "tag") && !has_key(e, "func") ? FILE_TAGS : FILE_SCHEMA;
+        bool func = has_key(e, "func");
+        L->kind = has_key(e, "tag") && !func     ? FILE_TAGS
+                  : has_key(e, "name") && !func ? FILE_DERIVATIVES
+                                                : FILE_SCHEMA;
         if (L->kind == FILE_TAGS) L->m->have_tags = true;
+        if (L->kind == FILE_DERIVATIVES) {
+            if (L->m->derivatives)
+                sg_diag_report(L->d, SG_ERROR, e->pos, "a second derivatives file (the first: %s)",
+                               L->m->derivatives->path);
+            else
+                L->m->derivatives = L->src;
+        }
     }
+    if (L->kind == FILE_DERIVATIVES) return;
     if (e->kind != SG_Y_MAP) {
         char b[QBUF];
         sg_diag_report(L->d, SG_ERROR, e->pos, "expected an entry (a mapping with '%s:'), not %s",
@@ -457,7 +471,7 @@ static void entry(void *ud, sg_yreader *r, const sg_ynode *e) {
 
 int sg_yaml_load_piece(sg_model *m, const sg_source *src, sg_yaml_piece piece, sg_diag *d) {
     uint32_t before = d->nerrors;
-    loader L = {.m = m, .d = d, .a = m->arena};
+    loader L = {.m = m, .d = d, .a = m->arena, .src = src};
     sg_yaml_read_piece(src, piece, m->arena, d, entry, &L);
     return (int)(d->nerrors - before);
 }

@@ -173,9 +173,27 @@ case $err in *"bad.yaml:22:9: error: a second entry for 'mul.Tensor(Tensor self,
 t 1 --derivatives missing.yaml ops.yaml
 case $err in *"schemagen: error: cannot read 'missing.yaml': No such file or directory"*) ;;
 *) fail "a missing file: $err" ;; esac
-t 2 --emit=derivatives ops.yaml
-case $err in *"--emit=derivatives needs --derivatives FILE"*) ;; *) fail "usage: $err" ;; esac
+t 1 --emit=derivatives ops.yaml
+case $err in *"schemagen: error: --emit=derivatives: no derivatives file among the inputs (--derivatives FILE, or a derivatives.yaml given as FILE)"*) ;;
+*) fail "no derivatives file: $err" ;; esac
+# a derivatives file among the plain inputs is told by its entries (name:), as a tags file is,
+# and read once the schemas are (schemagen schemas/*.yaml takes it along)
+t 0 --emit=derivatives base.yaml ops.yaml
+case $out in *"aten::mul.Tensor  (base.yaml:1)"*"4 entries of base.yaml: 3 for ops"*) ;;
+*) fail "a derivatives file as FILE: $out" ;; esac
+cp base.yaml again.yaml
+t 1 --emit=derivatives base.yaml ops.yaml again.yaml
+case $err in *"again.yaml:1:3: error: a second derivatives file (the first: base.yaml)"*) ;;
+*) fail "two derivatives files: $err" ;; esac
+t 1 --derivatives ops.yaml ops.yaml
+case $err in *"schemagen: error: 'ops.yaml' was given with --derivatives but is no derivatives file (its entries are not 'name: SCHEMA')"*) ;;
+*) fail "--derivatives with a schema file: $err" ;; esac
 
+# the shipped schemas, derivatives included, as the README runs them
+t 0 "$root"/schemas/*.yaml
+t 0 --emit=derivatives "$root"/schemas/*.yaml
+case $out in *"entries of $root/schemas/derivatives_core.yaml: "*) ;;
+*) fail "schemas/*.yaml: the derivatives not read: $(echo "$out" | tail -2)" ;; esac
 # the shipped extract (schemas/derivatives_core.yaml) belongs wholly to the shipped schemas;
 # and where the corpus and python3 are, it is what schemas/extract.py makes of the corpus
 t 0 --derivatives "$root/schemas/derivatives_core.yaml" --emit=derivatives "$root/schemas/aten_core.yaml"
