@@ -557,7 +557,7 @@ static int run(const options *o, sg_model *m, sg_diag *d, FILE *out, FILE *err) 
                                          sg_outputs_add_mark(&outs, sg_deriv_banner_mark) != 0))
         sg_diag_plain(d, SG_ERROR, "out of memory");
     if (o->outdir && m->derivatives && d->nerrors == 0 &&
-        sg_deriv_add_outputs(&outs, &dv, o->lib ? o->lib : "ops", o->inputs, o->ninputs) != 0)
+        sg_deriv_add_outputs(&outs, &dv, m, o->lib ? o->lib : "ops", o->inputs, o->ninputs) != 0)
         sg_diag_plain(d, SG_ERROR, "out of memory");
     if (o->ndsl && d->nerrors == 0) run_dsl(o, m, &ds, &outs, &plan, d);
     fwrite(d->out.data ? d->out.data : "", 1, d->out.len, err);

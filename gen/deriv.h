@@ -75,11 +75,11 @@ void sg_deriv_emit(sg_buf *b, const sg_deriv_set *s);
 /* LIB_autograd.c and LIB_autograd.h (deriv_emit_c.c): a node type, backward function and
  * Autograd kernel per differentiable op of s (resolved), and LIB_autograd_init. inputs: the
  * schema files, for the banner. */
-void sg_deriv_emit_c(sg_buf *c, sg_buf *h, sg_deriv_set *s, const char *lib,
+void sg_deriv_emit_c(sg_buf *c, sg_buf *h, sg_deriv_set *s, const sg_model *m, const char *lib,
                      const char *const *inputs, uint32_t ninputs);
 /* ... as outputs of the run; -1 when out of memory. */
-int  sg_deriv_add_outputs(sg_outputs *outs, sg_deriv_set *s, const char *lib,
-                          const char *const *inputs, uint32_t ninputs);
+int  sg_deriv_add_outputs(sg_outputs *outs, sg_deriv_set *s, const sg_model *m,
+                          const char *lib, const char *const *inputs, uint32_t ninputs);
 /* What LIB_autograd.*'s banner ends with: their stale mark (sg_stale). */
 extern const char sg_deriv_banner_mark[];
 

@@ -716,6 +716,33 @@ static void kernel_fn(sg_buf *b, const plan *p) {
     sg_buf_puts(b, "    return st;\n}\n\n");
 }
 
+/* The Autograd kernel of an op whose node cannot be written (why): where an input needs a
+ * gradient, an error, rather than a result that would silently have none. */
+static void refusing_kernel(sg_buf *b, const sg_deriv *dv, const char *why) {
+    const sg_op *op = dv->op;
+    const sg_schema *sc = &op->schema;
+    sg_buf_printf(b, "/* %s::%s%s%s: no node (%s). */\nstatic sg_status sg_agk_%s(sg_keyset ks, ",
+                  op->ns, sc->name, *sc->overload ? "." : "", sc->overload, why, op->c->cname);
+    sg_dsl_c_params(b, op);
+    sg_dsl_c_rets(b, op);
+    sg_buf_puts(b, ") {\n    bool sg_need = false;\n");
+    for (uint32_t i = 0; i < sc->nargs; i++) {
+        int f = fam(sc->args[i].type);
+        const char *n = op->c->arg_cnames[i];
+        if (f == SG_FAM_TENSOR || f == SG_FAM_OPT_TENSOR)
+            sg_buf_printf(b, "    sg_need |= sg_tensor_requires_grad(%s);\n", n);
+        else if (f == SG_FAM_TENSOR_LIST)
+            sg_buf_printf(b, "    for (int32_t i = 0; i < %s.len; i++)\n        sg_need |= "
+                          "sg_tensor_requires_grad(%s.items[i]);\n", n, n);
+    }
+    sg_buf_printf(b, "    if (sg_need && sg_grad_enabled())\n        return sg_error(SG_EUNSUPPORTED, "
+                  "\"%s::%s%s%s: its gradient is not supported yet (%s)\");\n", op->ns, sc->name,
+                  *sc->overload ? "." : "", sc->overload, why);
+    sg_buf_printf(b, "    return %s_redispatch(ks & ~SG_KEYSET_AUTOGRAD, ", op->c->cname);
+    sg_dsl_c_args_rets(b, op);
+    sg_buf_puts(b, ");\n}\n\n");
+}
+
 /* ---- the files ------------------------------------------------------------------------------ */
 
 const char sg_deriv_banner_mark[] = " with schemagen --derivatives. Do not edit.";
@@ -730,7 +757,26 @@ static void banner(sg_buf *b, const sg_deriv_set *s, const char *const *inputs, 
     sg_buf_printf(b, "%s */\n", sg_deriv_banner_mark);
 }
 
-void sg_deriv_emit_c(sg_buf *c, sg_buf *h, sg_deriv_set *s, const char *lib,
+/* The kernels the helper ops (namespace autograd, schemas/autograd.yaml) name under
+ * CompositeExplicitAutograd: declared with their op's kernel type, registered by
+ * LIB_autograd_init. */
+static void helper_kernels(sg_buf *c, sg_buf *reg, const sg_model *m) {
+    for (uint32_t i = 0; i < m->nops; i++) {
+        const sg_op *op = m->ops[i];
+        if (!op->parsed || !op->c || strcmp(op->ns, "autograd") != 0) continue;
+        for (uint32_t k = 0; k < op->ndispatch; k++)
+            for (uint32_t j = 0; j < op->dispatch[k].nkeys; j++) {
+                if (strcmp(op->dispatch[k].keys[j], "CompositeExplicitAutograd") != 0) continue;
+                sg_buf_printf(c, "%s_fn %s;\n", op->c->cname, op->dispatch[k].kernel);
+                sg_buf_printf(reg, "    if (st == SG_OK) st = %s_register("
+                              "SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD, %s, NULL);\n", op->c->cname,
+                              op->dispatch[k].kernel);
+            }
+    }
+    sg_buf_putc(c, '\n');
+}
+
+void sg_deriv_emit_c(sg_buf *c, sg_buf *h, sg_deriv_set *s, const sg_model *m, const char *lib,
                      const char *const *inputs, uint32_t ninputs) {
     sg_buf_printf(h, "/* %s_autograd.h: the Autograd kernels of %s (docs/autograd.md).\n", lib,
                   lib);
@@ -742,8 +788,8 @@ void sg_deriv_emit_c(sg_buf *c, sg_buf *h, sg_deriv_set *s, const char *lib,
                   "#include \"sg_runtime.h\"\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", lib,
                   lib);
     sg_buf_printf(h, "/* Registers the Autograd kernel of every differentiable op at the Autograd "
-                  "key; call once,\n * after %s_init. */\nsg_status %s_autograd_init(void);\n\n",
-                  lib, lib);
+                  "key, and the kernels\n * of the formulas' helper ops; call once, after %s_init. "
+                  "*/\nsg_status %s_autograd_init(void);\n\n", lib, lib);
     sg_buf_puts(h, "#ifdef __cplusplus\n}\n#endif\n#endif\n");
     sg_buf_printf(c, "#include \"%s.h\"\n#include \"%s_autograd.h\"\n#include \"sg_autograd.h\"\n\n"
                   "#include <stdbool.h>\n#include <stdlib.h>\n#include <string.h>\n\n", lib, lib);
@@ -756,11 +802,20 @@ void sg_deriv_emit_c(sg_buf *c, sg_buf *h, sg_deriv_set *s, const char *lib,
     uint32_t nops = 0;
     sg_buf reg;
     sg_buf_init(&reg);
+    helper_kernels(c, &reg, m);
     for (uint32_t i = 0; i < s->n; i++) {
         const sg_deriv *dv = &s->items[i];
         if (!differentiable(dv)) continue;
         plan p;
-        if (make_plan(&p, dv)) continue;
+        const char *why = make_plan(&p, dv);
+        if (why) {
+            if (!strcmp(why, "no input has a gradient")) continue;
+            refusing_kernel(c, dv, why);
+            sg_buf_printf(&reg, "    if (st == SG_OK) st = %s_register(SG_KEY_AUTOGRAD, sg_agk_%s, "
+                          "NULL);\n", dv->op->c->cname, dv->op->c->cname);
+            nops++;
+            continue;
+        }
         p.node_name = node_name(s->a, s, dv);
         node_struct(c, &p);
         release_fn(c, &p);
@@ -776,12 +831,12 @@ void sg_deriv_emit_c(sg_buf *c, sg_buf *h, sg_deriv_set *s, const char *lib,
     sg_buf_free(&reg);
 }
 
-int sg_deriv_add_outputs(sg_outputs *outs, sg_deriv_set *s, const char *lib,
+int sg_deriv_add_outputs(sg_outputs *outs, sg_deriv_set *s, const sg_model *m, const char *lib,
                          const char *const *inputs, uint32_t ninputs) {
     sg_buf c, h;
     sg_buf_init(&c);
     sg_buf_init(&h);
-    sg_deriv_emit_c(&c, &h, s, lib, inputs, ninputs);
+    sg_deriv_emit_c(&c, &h, s, m, lib, inputs, ninputs);
     int rc = c.oom || h.oom ? -1 : 0;
     if (!rc) rc = sg_outputs_add(outs, lib, "_autograd.c", &c);
     if (!rc) rc = sg_outputs_add(outs, lib, "_autograd.h", &h);

@@ -2,9 +2,12 @@
  * schemas/derivatives_core.yaml; docs/autograd.md) on aten's CPU ops: after aten_autograd_init,
  * ops record nodes whose backward functions are derivatives.yaml's formulas compiled to C, and
  * sg_backward gives the gradients of hand computation: neg, transpose, view, mean, sum, tril,
- * masked_fill, maximum (ties split), where. An op whose formula the translator could not write
- * (mul.Tensor's mul_tensor_backward, a helper not written yet) fails at backward with a message
- * that names the node, the op, the input and why; no_grad records nothing. */
+ * masked_fill, maximum (ties split), where; and, against central differences in float64, ops
+ * whose formulas call the helper ops (schemas/autograd.yaml): mul, add and sub (alpha), div,
+ * mm, sigmoid, tanh, silu, exp, pow, _softmax, sum over dims, a chain (sqrt(x*x + 1)), and
+ * expand (sum_to). An op whose formula the translator could not write (slice.Tensor's
+ * slice_backward_wrapper, a helper not written yet) fails at backward with a message that
+ * names the node, the op, the input and why; no_grad records nothing. */
 #include "check.h"
 #include "cpu_tensors.h"
 #include "sg_aten_cpu.h"
@@ -103,16 +106,166 @@ static void test_ops(sg_dtype dt) {
     sg_tensor_release(x);
 }
 
-/* mul.Tensor's formulas call a helper not written yet: backward says so, naming all of it */
+/* slice.Tensor's formula calls a helper not written yet: backward says so, naming all of it */
 static void test_untranslated(void) {
     sg_tensor *x = leaf(SG_FLOAT32, S34, 2), *a = NULL, *b = NULL;
-    CHECK(aten_mul_Tensor(x, x, &a) == SG_OK);
+    CHECK(aten_slice_Tensor(x, 1, &(int64_t){1}, &(int64_t){3}, 1, &a) == SG_OK);
     CHECK(aten_sum(a, NULL, &b) == SG_OK);
     CHECK(sg_backward(&b, NULL, 1, false) == SG_EUNSUPPORTED);
     const char *m = sg_last_error();
-    CHECK(strstr(m, "MulBackward0: the derivative of aten::mul.Tensor for 'self' is not "
-                    "translated: no op or helper named 'mul_tensor_backward'") != NULL);
+    CHECK(strstr(m, "SliceBackward0: the derivative of aten::slice.Tensor for 'self' is not "
+                    "translated: no op or helper named 'slice_backward_wrapper'") != NULL);
     sg_tensor_release(a), sg_tensor_release(b), sg_tensor_release(x);
+}
+
+/* ---- against finite differences, float64 --------------------------------------------------- */
+
+/* Constants the cases use: c (3x4, away from 0), m (4x2), n (2x3), w (3x4 weights). */
+static sg_tensor *C, *M, *N, *W, *W32;
+
+static sg_tensor *values(const int64_t *sizes, int32_t nd, double base, double step) {
+    double v[12];
+    for (int i = 0; i < 12; i++) v[i] = base + step * (double)((i * 7) % 12);
+    return make(SG_FLOAT64, sizes, nd, v);
+}
+
+/* y = f(x); the case's root is sum(y * w) for weights of y's shape */
+typedef sg_status (*fn)(sg_tensor *x, sg_tensor **y);
+
+#define UNARY(name, call)                                                                     \
+    static sg_status name(sg_tensor *x, sg_tensor **y) { return call; }
+UNARY(f_mul_c, aten_mul_Tensor(x, C, y))
+UNARY(f_mul_xx, aten_mul_Tensor(x, x, y))
+UNARY(f_add_other, aten_add_Tensor(C, x, sg_scalar_float(2.5), y))
+UNARY(f_sub_other, aten_sub_Tensor(C, x, sg_scalar_float(1.5), y))
+UNARY(f_div_self, aten_div_Tensor(x, C, y))
+UNARY(f_div_other, aten_div_Tensor(C, x, y))
+UNARY(f_mm_self, aten_mm(x, M, y))
+UNARY(f_mm_mat2, aten_mm(N, x, y))
+UNARY(f_sigmoid, aten_sigmoid(x, y))
+UNARY(f_tanh, aten_tanh(x, y))
+UNARY(f_silu, aten_silu(x, y))
+UNARY(f_exp, aten_exp(x, y))
+UNARY(f_pow3, aten_pow_Tensor_Scalar(x, sg_scalar_int(3), y))
+UNARY(f_softmax, aten__softmax(x, 1, false, y))
+UNARY(f_sum_dim, aten_sum_dim_IntList(x, &(sg_int_list){(const int64_t[]){1}, 1}, false, NULL, y))
+UNARY(f_sum_dim_keep, aten_sum_dim_IntList(x, &(sg_int_list){(const int64_t[]){0}, 1}, true, NULL, y))
+
+/* sqrt(x * x + 1): a chain of three generated kernels */
+static sg_status f_sqrt_chain(sg_tensor *x, sg_tensor **y) {
+    sg_tensor *a = NULL, *b = NULL;
+    sg_status st = aten_mul_Tensor(x, x, &a);
+    if (st == SG_OK) st = aten_add_Scalar(a, sg_scalar_int(1), sg_scalar_int(1), &b);
+    if (st == SG_OK) st = aten_sqrt(b, y);
+    sg_tensor_release(a), sg_tensor_release(b);
+    return st;
+}
+
+/* expand(x[:, :1]) where x is 3x1: sum_to brings the gradient back */
+static const int64_t S31[2] = {3, 1};
+static sg_tensor *X31;
+static sg_status f_expand(sg_tensor *x, sg_tensor **y) {
+    (void)x;
+    return aten_expand(X31, (sg_int_list){S34, 2}, false, y);
+}
+
+/* sum(f(x) * w[: numel]) as a double; the weights reshaped to y's shape */
+static double root_of(fn f, sg_tensor *x, sg_tensor **root) {
+    sg_tensor *y = NULL, *wy = NULL, *p = NULL, *r = NULL;
+    CHECK(f(x, &y) == SG_OK);
+    if (!y) return NAN;
+    int64_t n = sg_tensor_numel(y);
+    CHECK(aten_view(W, (sg_int_list){(const int64_t[]){12}, 1}, &wy) == SG_OK);
+    sg_tensor *ws = NULL, *wv = NULL;
+    CHECK(aten_slice_Tensor(wy, 0, &(int64_t){0}, &n, 1, &ws) == SG_OK);
+    CHECK(aten_view(ws, (sg_int_list){y->sizes, y->ndim}, &wv) == SG_OK);
+    CHECK(aten_mul_Tensor(y, wv, &p) == SG_OK);
+    CHECK(aten_sum(p, NULL, &r) == SG_OK);
+    double v = r ? at(r, 0) : NAN;
+    if (root) *root = r;
+    else sg_tensor_release(r);
+    sg_tensor_release(y), sg_tensor_release(wy), sg_tensor_release(ws), sg_tensor_release(wv);
+    sg_tensor_release(p);
+    return v;
+}
+
+/* x's gradient by sg_backward against central differences of the same root */
+static void fd_case(const char *what, fn f, sg_tensor *x) {
+    sg_tensor *root = NULL;
+    root_of(f, x, &root);
+    sg_status st = root ? sg_backward(&root, NULL, 1, false) : SG_EINVAL;
+    if (st != SG_OK) fprintf(stderr, "%s: %s\n", what, sg_last_error());
+    CHECK(st == SG_OK);
+    sg_tensor *g = NULL;
+    CHECK(sg_tensor_grad(x, &g) == SG_OK && g);
+    bool was = sg_grad_set_enabled(false);
+    double *xd = sg_tensor_data(x);
+    int64_t n = sg_tensor_numel(x);
+    for (int64_t i = 0; g && i < n; i++) {
+        const double h = 1e-6, keep = xd[i];
+        xd[i] = keep + h;
+        double up = root_of(f, x, NULL);
+        xd[i] = keep - h;
+        double down = root_of(f, x, NULL);
+        xd[i] = keep;
+        double fd = (up - down) / (2 * h), got = at(g, i);
+        if (!(fabs(got - fd) <= 1e-5 * (1 + fabs(fd)))) {
+            fprintf(stderr, "%s: grad[%lld] = %.9g, finite differences %.9g\n", what,
+                    (long long)i, got, fd);
+            CHECK(false);
+            break;
+        }
+    }
+    sg_grad_set_enabled(was);
+    sg_tensor_release(g), sg_tensor_release(root);
+}
+
+static void test_finite_differences(void) {
+    C = values(S34, 2, 0.75, 0.25);
+    M = values((const int64_t[]){4, 2}, 2, -1, 0.3);
+    N = values((const int64_t[]){2, 3}, 2, 0.5, -0.2);
+    W = values(S34, 2, -0.6, 0.13);
+    static const struct {
+        const char *name;
+        fn          f;
+        bool        positive; /* x kept away from 0 (div's other, sqrt's chain stays fine) */
+    } cases[] = {
+        {"mul(x, c)", f_mul_c, false},          {"mul(x, x)", f_mul_xx, false},
+        {"add(c, x, alpha=2.5)", f_add_other, false},
+        {"sub(c, x, alpha=1.5)", f_sub_other, false},
+        {"div(x, c)", f_div_self, false},       {"div(c, x)", f_div_other, true},
+        {"mm(x, m)", f_mm_self, false},         {"mm(n, x)", f_mm_mat2, false},
+        {"sigmoid", f_sigmoid, false},          {"tanh", f_tanh, false},
+        {"silu", f_silu, false},                {"exp", f_exp, false},
+        {"pow(x, 3)", f_pow3, false},           {"_softmax(x, 1)", f_softmax, false},
+        {"sum(x, 1)", f_sum_dim, false},        {"sum(x, 0, keepdim)", f_sum_dim_keep, false},
+        {"sqrt(x * x + 1)", f_sqrt_chain, false},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        sg_tensor *x = cases[k].positive ? values(S34, 2, 0.5, 0.2) : values(S34, 2, -1.3, 0.21);
+        CHECK(sg_tensor_set_requires_grad(x, true) == SG_OK);
+        fd_case(cases[k].name, cases[k].f, x);
+        sg_tensor_release(x);
+    }
+    X31 = values(S31, 2, 0.1, 0.4);
+    CHECK(sg_tensor_set_requires_grad(X31, true) == SG_OK);
+    fd_case("expand(x, [3, 4])", f_expand, X31);
+    sg_tensor_release(X31);
+    sg_tensor_release(C), sg_tensor_release(M), sg_tensor_release(N), sg_tensor_release(W);
+    (void)W32;
+}
+
+/* cat takes a Tensor[]: no node yet, so an input that needs a gradient is refused up front */
+static void test_refused(void) {
+    sg_tensor *x = leaf(SG_FLOAT32, S34, 2), *y = make(SG_FLOAT32, S34, 2, NULL), *a = NULL;
+    sg_tensor *items[2] = {x, y};
+    CHECK(aten_cat((sg_tensor_list){items, 2}, 0, &a) == SG_EUNSUPPORTED && !a);
+    CHECK(strstr(sg_last_error(), "aten::cat: its gradient is not supported yet (a gradient for "
+                                  "an input that is not a Tensor (a list))") != NULL);
+    bool was = sg_grad_set_enabled(false); /* without a gradient to make, it runs */
+    CHECK(aten_cat((sg_tensor_list){items, 2}, 0, &a) == SG_OK && a);
+    sg_grad_set_enabled(was);
+    sg_tensor_release(a), sg_tensor_release(y), sg_tensor_release(x);
 }
 
 static void test_no_grad(void) {
@@ -135,7 +288,9 @@ int main(void) {
     test_ops(SG_FLOAT64);
     test_ops(SG_FLOAT32);
     test_untranslated();
+    test_refused();
     test_no_grad();
+    test_finite_differences();
     sg_runtime_shutdown();
     return check_result("test_cpu_autograd_gen");
 }
