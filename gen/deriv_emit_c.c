@@ -544,6 +544,39 @@ static void apply_locals(sg_buf *b, sg_buf *unpack, sg_buf *drop, const plan *p)
         }
 }
 
+/* A tuple of n tensors (a call that returns several, undefined tensors, or ?: of those) into n
+ * consecutive temporaries, each a reference or NULL; the first's index. */
+static uint32_t tuple_value(em *e, const sg_dtx *d, uint32_t n) {
+    if (d->what == SG_DT_OP && d->type == SG_FT_TUPLE && d->op->schema.nrets == n)
+        return call(e, d);
+    uint32_t r = e->nt;
+    e->nt += n;
+    if (d->what == SG_DT_UNDEFINED) return r;
+    if (d->what != SG_DT_TERNARY) {
+        e->why = "a formula for several inputs that is not a call, ?: or undefined tensors";
+        return r;
+    }
+    sg_buf cond;
+    sg_buf_init(&cond);
+    value(e, d->kids[0], SG_FAM_BOOL, &cond);
+    sg_buf_putc(&cond, '\0');
+    sg_buf_printf(e->stmts, "%sif (%s) {\n", e->ind, cond.oom ? "0" : cond.data);
+    sg_buf_free(&cond);
+    const char *ind = e->ind;
+    char deeper[80];
+    snprintf(deeper, sizeof deeper, "%s    ", ind);
+    for (int k = 1; k <= 2; k++) {
+        e->ind = deeper;
+        uint32_t t = tuple_value(e, d->kids[k], n);
+        for (uint32_t j = 0; j < n; j++)
+            sg_buf_printf(e->stmts, "%ssg_t[%u] = sg_t[%u];\n%ssg_t[%u] = NULL;\n", deeper, r + j,
+                          t + j, deeper, t + j);
+        e->ind = ind;
+        sg_buf_printf(e->stmts, k == 1 ? "%s} else {\n" : "%s}\n", ind);
+    }
+    return r;
+}
+
 /* One backward key: where any of its inputs needs a gradient, the formula, into out[]. */
 static void apply_key(em *e, const plan *p, const sg_deriv_formula *f) {
     const sg_op *op = p->dv->op;
@@ -570,8 +603,8 @@ static void apply_key(em *e, const plan *p, const sg_deriv_formula *f) {
         em k = {&body, p->dv, "            ", e->nt, NULL};
         sg_buf v;
         sg_buf_init(&v);
-        if (f->typed->what == SG_DT_OP && f->typed->type == SG_FT_TUPLE && ne > 1) {
-            uint32_t t = call(&k, f->typed);
+        if (ne > 1) {
+            uint32_t t = tuple_value(&k, f->typed, ne);
             for (uint32_t j = 0; j < ne; j++)
                 sg_buf_printf(&v, "            out[%u] = sg_t[%u];\n            sg_t[%u] = NULL;\n",
                               edges[j], t + j, t + j);
@@ -583,8 +616,6 @@ static void apply_key(em *e, const plan *p, const sg_deriv_formula *f) {
             sg_buf_printf(&v, "            out[%u] = sg_tensor_retain(%s);\n", edges[0],
                           x.oom ? "NULL" : x.data);
             sg_buf_free(&x);
-        } else {
-            k.why = "a formula for several inputs that is not one call";
         }
         why = k.why;
         if (!why) {
@@ -743,6 +774,16 @@ static void refusing_kernel(sg_buf *b, const sg_deriv *dv, const char *why) {
     sg_buf_puts(b, ");\n}\n\n");
 }
 
+/* The op's Autograd kernel at each backend's Autograd key, not the alias: a registration there
+ * comes before a CompositeImplicitAutograd kernel (sg_dispatch.h), so an op's formula is what
+ * differentiates it even where a backend's kernel for it is not made of differentiable ops; a
+ * backend that registers its own later (AutogradPrivateUse1) stacks over it. */
+static void register_at_keys(sg_buf *reg, const sg_op *op) {
+    sg_buf_printf(reg, "    for (size_t i = 0; st == SG_OK && i < sizeof sg_agh_keys / sizeof "
+                  "*sg_agh_keys; i++)\n        st = %s_register(sg_agh_keys[i], sg_agk_%s, NULL);\n",
+                  op->c->cname, op->c->cname);
+}
+
 /* ---- the files ------------------------------------------------------------------------------ */
 
 const char sg_deriv_banner_mark[] = " with schemagen --derivatives. Do not edit.";
@@ -796,6 +837,10 @@ void sg_deriv_emit_c(sg_buf *c, sg_buf *h, sg_deriv_set *s, const sg_model *m, c
     sg_buf_puts(c, "/* size(d) with d wrapped as aten wraps it */\n"
                    "static inline int64_t sg_agh_size(const sg_tensor *t, int64_t d) {\n"
                    "    return t->sizes[d < 0 ? d + t->ndim : d];\n}\n\n"
+                   "/* the Autograd keys of the backends: where each kernel is registered */\n"
+                   "static const sg_key sg_agh_keys[] = {SG_KEY_AUTOGRAD_CPU, SG_KEY_AUTOGRAD_CUDA,\n"
+                   "    SG_KEY_AUTOGRAD_PRIVATEUSE1, SG_KEY_AUTOGRAD_PRIVATEUSE2, "
+                   "SG_KEY_AUTOGRAD_PRIVATEUSE3,\n    SG_KEY_AUTOGRAD_META};\n\n"
                    "static inline char *sg_agh_strdup(const char *s) {\n"
                    "    size_t n = strlen(s) + 1;\n    char *p = malloc(n);\n"
                    "    if (p) memcpy(p, s, n);\n    return p;\n}\n\n");
@@ -811,8 +856,7 @@ void sg_deriv_emit_c(sg_buf *c, sg_buf *h, sg_deriv_set *s, const sg_model *m, c
         if (why) {
             if (!strcmp(why, "no input has a gradient")) continue;
             refusing_kernel(c, dv, why);
-            sg_buf_printf(&reg, "    if (st == SG_OK) st = %s_register(SG_KEY_AUTOGRAD, sg_agk_%s, "
-                          "NULL);\n", dv->op->c->cname, dv->op->c->cname);
+            register_at_keys(&reg, dv->op);
             nops++;
             continue;
         }
@@ -821,8 +865,7 @@ void sg_deriv_emit_c(sg_buf *c, sg_buf *h, sg_deriv_set *s, const sg_model *m, c
         release_fn(c, &p);
         apply_fn(c, &p);
         kernel_fn(c, &p);
-        sg_buf_printf(&reg, "    if (st == SG_OK) st = %s_register(SG_KEY_AUTOGRAD, sg_agk_%s, NULL);\n",
-                      dv->op->c->cname, dv->op->c->cname);
+        register_at_keys(&reg, dv->op);
         nops++;
     }
     sg_buf_printf(c, "sg_status %s_autograd_init(void) {\n    sg_status st = SG_OK;\n", lib);

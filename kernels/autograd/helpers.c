@@ -277,3 +277,36 @@ done:
     sg_tensor_release(gy), sg_tensor_release(s), sg_tensor_release(ys);
     return st;
 }
+
+/* linear's gradients: with g and x flattened to 2-D over the leading dims, grad_input is
+ * g @ weight (back to x's shape), grad_weight g^T @ x, grad_bias g summed over rows */
+sg_status sg_agf_linear_backward(sg_keyset ks, sg_tensor *self, sg_tensor *grad,
+                                 sg_tensor *weight, sg_bool_list mask, sg_tensor **gi,
+                                 sg_tensor **gw, sg_tensor **gb) {
+    (void)ks;
+    if (mask.len != 3)
+        return sg_error(SG_EINVAL, "autograd::linear_backward: output_mask has %d entries, not 3",
+                        (int)mask.len);
+    int64_t out = weight->sizes[0], in = weight->sizes[weight->ndim - 1];
+    sg_tensor *g2 = NULL, *x2 = NULL, *p = NULL, *gt = NULL;
+    sg_status st;
+    TRY(aten_reshape(grad, (sg_int_list){(const int64_t[]){-1, out}, 2}, &g2));
+    if (mask.items[0]) {
+        TRY(aten_mm(g2, weight, &p));
+        TRY(aten_reshape(p, (sg_int_list){self->sizes, self->ndim}, gi));
+    }
+    if (mask.items[1]) {
+        TRY(aten_reshape(self, (sg_int_list){(const int64_t[]){-1, in}, 2}, &x2));
+        TRY(aten_t(g2, &gt));
+        TRY(aten_mm(gt, x2, gw));
+    }
+    if (mask.items[2])
+        TRY(aten_sum_dim_IntList(g2, &(sg_int_list){(const int64_t[]){0}, 1}, false, NULL, gb));
+done:
+    sg_tensor_release(g2), sg_tensor_release(x2), sg_tensor_release(p), sg_tensor_release(gt);
+    if (st != SG_OK) {
+        sg_tensor_release(*gi), sg_tensor_release(*gw), sg_tensor_release(*gb);
+        *gi = *gw = *gb = NULL;
+    }
+    return st;
+}

@@ -4,7 +4,8 @@
  * sg_backward gives the gradients of hand computation: neg, transpose, view, mean, sum, tril,
  * masked_fill, maximum (ties split), where; and, against central differences in float64, ops
  * whose formulas call the helper ops (schemas/autograd.yaml): mul, add and sub (alpha), div,
- * mm, sigmoid, tanh, silu, exp, pow, _softmax, sum over dims, a chain (sqrt(x*x + 1)), and
+ * mm, sigmoid, tanh, silu, exp, pow, _softmax, sum over dims, a chain (sqrt(x*x + 1)),
+ * linear (each of input, weight and bias: one formula for three inputs, a tuple under ?:), and
  * expand (sum_to). An op whose formula the translator could not write (slice.Tensor's
  * slice_backward_wrapper, a helper not written yet) fails at backward with a message that
  * names the node, the op, the input and why; no_grad records nothing. */
@@ -161,6 +162,12 @@ static sg_status f_sqrt_chain(sg_tensor *x, sg_tensor **y) {
     return st;
 }
 
+/* linear(input, weight, bias), each the leaf in turn (the others: LX 3x4, LW 2x4, LB 2) */
+static sg_tensor *LX, *LW, *LB;
+static sg_status f_linear_input(sg_tensor *x, sg_tensor **y) { return aten_linear(x, LW, LB, y); }
+static sg_status f_linear_weight(sg_tensor *x, sg_tensor **y) { return aten_linear(LX, x, LB, y); }
+static sg_status f_linear_bias(sg_tensor *x, sg_tensor **y) { return aten_linear(LX, LW, x, y); }
+
 /* expand(x[:, :1]) where x is 3x1: sum_to brings the gradient back */
 static const int64_t S31[2] = {3, 1};
 static sg_tensor *X31;
@@ -247,6 +254,25 @@ static void test_finite_differences(void) {
         fd_case(cases[k].name, cases[k].f, x);
         sg_tensor_release(x);
     }
+    static const int64_t S24[2] = {2, 4}, S2[1] = {2};
+    LX = values(S34, 2, -0.9, 0.17);
+    LW = values(S24, 2, 0.4, -0.11);
+    LB = values(S2, 1, 0.3, 0.5);
+    static const struct {
+        const char    *name;
+        fn             f;
+        const int64_t *shape;
+        int32_t        nd;
+    } linear_cases[] = {{"linear: input", f_linear_input, S34, 2},
+                        {"linear: weight", f_linear_weight, S24, 2},
+                        {"linear: bias", f_linear_bias, S2, 1}};
+    for (size_t k = 0; k < 3; k++) {
+        sg_tensor *x = values(linear_cases[k].shape, linear_cases[k].nd, 0.2, 0.3);
+        CHECK(sg_tensor_set_requires_grad(x, true) == SG_OK);
+        fd_case(linear_cases[k].name, linear_cases[k].f, x);
+        sg_tensor_release(x);
+    }
+    sg_tensor_release(LX), sg_tensor_release(LW), sg_tensor_release(LB);
     X31 = values(S31, 2, 0.1, 0.4);
     CHECK(sg_tensor_set_requires_grad(X31, true) == SG_OK);
     fd_case("expand(x, [3, 4])", f_expand, X31);
