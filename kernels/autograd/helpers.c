@@ -310,3 +310,102 @@ done:
     }
     return st;
 }
+
+sg_status sg_agf_scalar_tensor(sg_keyset ks, sg_scalar s, const sg_dtype *dtype,
+                               const sg_layout *layout, const sg_device *device,
+                               const bool *pin_memory, sg_tensor **ret) {
+    (void)ks;
+    return aten_full((sg_int_list){NULL, 0}, s, dtype, layout, device, pin_memory, ret);
+}
+
+sg_status sg_agf_mean_backward(sg_keyset ks, sg_tensor *grad, sg_int_list shape,
+                               const sg_int_list *dim, int64_t numel, bool keepdim,
+                               sg_tensor **ret) {
+    sg_tensor *s = NULL;
+    sg_status  st = sg_agf_sum_backward(ks, grad, shape, dim, keepdim, &s);
+    if (st != SG_OK) return st;
+    /* how many elements each result averaged: all of them, or the reduced dims' product */
+    int64_t n = numel;
+    if (dim && dim->len) {
+        n = 1;
+        for (int32_t i = 0; i < dim->len; i++) {
+            int64_t d = dim->items[i] < 0 ? dim->items[i] + shape.len : dim->items[i];
+            n *= shape.items[d]; /* in range: sum_backward checked it */
+        }
+    }
+    st = aten_div_Scalar(s, sg_scalar_int(n), ret);
+    sg_tensor_release(s);
+    return st;
+}
+
+/* g with a dim of size 1 put back at each d < sizes.len where keep(d) and sizes[d] is 1 */
+static sg_status unsqueeze_where(sg_tensor *g, sg_int_list sizes, const bool *keep,
+                                 sg_tensor **ret) {
+    sg_tensor *t = sg_tensor_retain(g), *u = NULL;
+    sg_status st = SG_OK;
+    for (int32_t d = 0; d < sizes.len && st == SG_OK; d++) {
+        if (!keep[d] || sizes.items[d] != 1 || t->ndim >= sizes.len) continue;
+        st = aten_unsqueeze(t, d, &u);
+        sg_tensor_release(t);
+        t = u, u = NULL;
+    }
+    if (st == SG_OK) *ret = t;
+    else sg_tensor_release(t);
+    return st;
+}
+
+static sg_status dims_of(const char *fn, sg_int_list sizes, const int64_t *dims, int32_t n,
+                         bool *keep) {
+    for (int32_t i = 0; i < n; i++) {
+        int64_t d = dims[i] < 0 ? dims[i] + sizes.len : dims[i];
+        if (d < 0 || d >= sizes.len)
+            return sg_error(SG_EINVAL, "autograd::%s: dim %lld out of range for %d dims", fn,
+                            (long long)dims[i], (int)sizes.len);
+        keep[d] = true;
+    }
+    return SG_OK;
+}
+
+sg_status sg_agf_unsqueeze_to(sg_keyset ks, sg_tensor *self, sg_int_list sizes, sg_tensor **ret) {
+    (void)ks;
+    bool keep[SG_MAX_DIMS];
+    for (int32_t d = 0; d < SG_MAX_DIMS; d++) keep[d] = true;
+    return unsqueeze_where(self, sizes, keep, ret);
+}
+
+sg_status sg_agf_unsqueeze_to_dim(sg_keyset ks, sg_tensor *self, int64_t dim, sg_int_list sizes,
+                                  sg_tensor **ret) {
+    (void)ks;
+    bool keep[SG_MAX_DIMS] = {false};
+    sg_status st = dims_of("unsqueeze_to", sizes, &dim, 1, keep);
+    return st == SG_OK ? unsqueeze_where(self, sizes, keep, ret) : st;
+}
+
+sg_status sg_agf_unsqueeze_to_dims(sg_keyset ks, sg_tensor *self, sg_int_list dims,
+                                   sg_int_list sizes, sg_tensor **ret) {
+    (void)ks;
+    bool keep[SG_MAX_DIMS] = {false};
+    sg_status st = dims_of("unsqueeze_to", sizes, dims.items, dims.len, keep);
+    return st == SG_OK ? unsqueeze_where(self, sizes, keep, ret) : st;
+}
+
+/* zeros of the input's sizes, the gradient scattered along dim to where indices say */
+sg_status sg_agf_value_selecting_reduction_backward(sg_keyset ks, sg_tensor *grad, int64_t dim,
+                                                    sg_tensor *indices, sg_int_list sizes,
+                                                    bool keepdim, sg_tensor **ret) {
+    (void)ks;
+    sg_tensor *g = NULL, *i = NULL, *z = NULL;
+    sg_status st;
+    int64_t d = dim < 0 ? dim + sizes.len : dim;
+    if (keepdim || !sizes.len) {
+        g = sg_tensor_retain(grad), i = sg_tensor_retain(indices);
+    } else {
+        TRY(aten_unsqueeze(grad, d, &g));
+        TRY(aten_unsqueeze(indices, d, &i));
+    }
+    TRY(aten_zeros(sizes, &(sg_dtype){(sg_dtype)grad->dtype}, NULL, &grad->device, NULL, &z));
+    TRY(aten_scatter_src(z, d, i, g, ret));
+done:
+    sg_tensor_release(g), sg_tensor_release(i), sg_tensor_release(z);
+    return st;
+}

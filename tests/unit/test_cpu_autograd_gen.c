@@ -5,8 +5,10 @@
  * masked_fill, maximum (ties split), where; and, against central differences in float64, ops
  * whose formulas call the helper ops (schemas/autograd.yaml): mul, add and sub (alpha), div,
  * mm, sigmoid, tanh, silu, exp, pow, _softmax, sum over dims, a chain (sqrt(x*x + 1)),
- * linear (each of input, weight and bias: one formula for three inputs, a tuple under ?:), and
- * expand (sum_to). An op whose formula the translator could not write (slice.Tensor's
+ * linear (each of input, weight and bias: one formula for three inputs, a tuple under ?:),
+ * clamp_min (scalar_tensor), mean over dims (mean_backward), max over a dim (the values:
+ * value_selecting_reduction_backward), squeeze of one dim and of all (unsqueeze_to), and expand
+ * (sum_to). An op whose formula the translator could not write (slice.Tensor's
  * slice_backward_wrapper, a helper not written yet) fails at backward with a message that
  * names the node, the op, the input and why; no_grad records nothing. */
 #include "check.h"
@@ -152,6 +154,18 @@ UNARY(f_softmax, aten__softmax(x, 1, false, y))
 UNARY(f_sum_dim, aten_sum_dim_IntList(x, &(sg_int_list){(const int64_t[]){1}, 1}, false, NULL, y))
 UNARY(f_sum_dim_keep, aten_sum_dim_IntList(x, &(sg_int_list){(const int64_t[]){0}, 1}, true, NULL, y))
 
+UNARY(f_clamp_min, aten_clamp_min(x, sg_scalar_float(0.3), y))
+UNARY(f_mean_dim, aten_mean_dim(x, &(sg_int_list){(const int64_t[]){1}, 1}, false, NULL, y))
+UNARY(f_mean_dim_keep, aten_mean_dim(x, &(sg_int_list){(const int64_t[]){0}, 1}, true, NULL, y))
+
+/* max over dim 1: the values (the indices need no gradient) */
+static sg_status f_max_dim(sg_tensor *x, sg_tensor **y) {
+    sg_tensor *idx = NULL;
+    sg_status st = aten_max_dim(x, 1, false, y, &idx);
+    sg_tensor_release(idx);
+    return st;
+}
+
 /* sqrt(x * x + 1): a chain of three generated kernels */
 static sg_status f_sqrt_chain(sg_tensor *x, sg_tensor **y) {
     sg_tensor *a = NULL, *b = NULL;
@@ -175,6 +189,10 @@ static sg_status f_expand(sg_tensor *x, sg_tensor **y) {
     (void)x;
     return aten_expand(X31, (sg_int_list){S34, 2}, false, y);
 }
+
+/* squeeze of a 3x1 leaf: unsqueeze_to brings the gradient back */
+static sg_status f_squeeze_dim(sg_tensor *x, sg_tensor **y) { return aten_squeeze_dim(x, 1, y); }
+static sg_status f_squeeze(sg_tensor *x, sg_tensor **y) { return aten_squeeze(x, y); }
 
 /* sum(f(x) * w[: numel]) as a double; the weights reshaped to y's shape */
 static double root_of(fn f, sg_tensor *x, sg_tensor **root) {
@@ -247,6 +265,8 @@ static void test_finite_differences(void) {
         {"pow(x, 3)", f_pow3, false},           {"_softmax(x, 1)", f_softmax, false},
         {"sum(x, 1)", f_sum_dim, false},        {"sum(x, 0, keepdim)", f_sum_dim_keep, false},
         {"sqrt(x * x + 1)", f_sqrt_chain, false},
+        {"clamp_min(x, 0.3)", f_clamp_min, false}, {"mean(x, 1)", f_mean_dim, false},
+        {"mean(x, 0, keepdim)", f_mean_dim_keep, false}, {"max(x, 1).values", f_max_dim, false},
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         sg_tensor *x = cases[k].positive ? values(S34, 2, 0.5, 0.2) : values(S34, 2, -1.3, 0.21);
@@ -273,6 +293,14 @@ static void test_finite_differences(void) {
         sg_tensor_release(x);
     }
     sg_tensor_release(LX), sg_tensor_release(LW), sg_tensor_release(LB);
+    X31 = values(S31, 2, 0.1, 0.4);
+    CHECK(sg_tensor_set_requires_grad(X31, true) == SG_OK);
+    fd_case("squeeze(x, 1)", f_squeeze_dim, X31);
+    sg_tensor_release(X31);
+    X31 = values(S31, 2, 0.1, 0.4);
+    CHECK(sg_tensor_set_requires_grad(X31, true) == SG_OK);
+    fd_case("squeeze(x)", f_squeeze, X31);
+    sg_tensor_release(X31);
     X31 = values(S31, 2, 0.1, 0.4);
     CHECK(sg_tensor_set_requires_grad(X31, true) == SG_OK);
     fd_case("expand(x, [3, 4])", f_expand, X31);
