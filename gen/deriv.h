@@ -4,7 +4,9 @@
  *   deriv_load.c   the file's entries: each `name` parsed as a schema and matched to an op of
  *                  the model, its keys sorted into backward formulas (per input), forward ones
  *                  (per result), non-differentiable inputs and output_differentiability
- *   deriv_emit.c   --emit=derivatives: the entries as read, one line per formula
+ *   deriv_type.c   each backward formula typed, its calls resolved to ops (deriv_type.h)
+ *   deriv_listing.c  --emit=derivatives: the entries as read, one line per formula
+ *   deriv_emit_c.c, deriv_emit_value.c  LIB_autograd.c and LIB_autograd.h (deriv_emit.h)
  *
  * Everything lives in the set's arena; sg_deriv_free releases it at once. */
 #ifndef SG_DERIV_H

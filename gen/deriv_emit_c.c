@@ -7,22 +7,12 @@
  * Functional ops that return Tensors are differentiated; an op whose formula for an input
  * cannot be translated still records its node, whose backward fails with the reason should
  * that input need a gradient (PyTorch's not_implemented). */
-#include "deriv_type.h"
+#include "deriv_emit.h"
 #include "derive.h"
 #include "dsl_emit.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* The emitter of one backward function: each value's C goes to a buffer of the caller's, the
- * statements it needs first (calls, into temporaries sg_t[0..nt)) to stmts. */
-typedef struct em {
-    sg_buf         *stmts;
-    const sg_deriv *dv;
-    const char     *ind;     /* the statements' indentation */
-    uint32_t        nt;      /* temporaries used */
-    const char     *why;     /* set where a construct cannot be written */
-} em;
 
 /* ---- what a node keeps ----------------------------------------------------------------------- */
 
@@ -52,329 +42,6 @@ static bool keepable(int f) {
     }
 }
 
-static int fam(const sg_type *t) { return (int)sg_type_family_of(t); }
-
-static void sg_buf_putbuf(sg_buf *b, const sg_buf *x) {
-    if (x->len) sg_buf_putn(b, x->data, x->len);
-}
-
-/* ---- values ------------------------------------------------------------------------------- */
-
-static void value(em *e, const sg_dtx *d, int want, sg_buf *out);
-
-/* The C of a schema default, as a value of family f, to out; false where it is not written
- * here. */
-static bool default_c(const sg_arg *a, int f, sg_buf *out) {
-    const sg_value *v = a->default_value;
-    if (!v) return false;
-    switch (v->kind) {
-    case SG_VAL_NONE:
-        sg_buf_puts(out, "NULL");
-        return f != SG_FAM_TENSOR && f != SG_FAM_INT && f != SG_FAM_FLOAT && f != SG_FAM_BOOL &&
-               f != SG_FAM_SCALAR;
-    case SG_VAL_BOOL:
-        if (f == SG_FAM_OPT_BOOL) sg_buf_printf(out, "&(bool){%s}", v->u.b ? "true" : "false");
-        else sg_buf_puts(out, v->u.b ? "true" : "false");
-        return f == SG_FAM_BOOL || f == SG_FAM_OPT_BOOL;
-    case SG_VAL_INT:
-        if (f == SG_FAM_SCALAR) sg_buf_printf(out, "sg_scalar_int(INT64_C(%lld))", (long long)v->u.i);
-        else if (f == SG_FAM_INT) sg_buf_printf(out, "INT64_C(%lld)", (long long)v->u.i);
-        else if (f == SG_FAM_FLOAT) sg_buf_printf(out, "%lld.0", (long long)v->u.i);
-        else if (f == SG_FAM_INT_LIST) /* int[1] dim=0: one item */
-            sg_buf_printf(out, "(sg_int_list){(const int64_t[]){INT64_C(%lld)}, 1}", (long long)v->u.i);
-        else return false;
-        return true;
-    case SG_VAL_FLOAT:
-        if (f == SG_FAM_SCALAR) sg_buf_printf(out, "sg_scalar_float(%.17g)", v->u.f);
-        else if (f == SG_FAM_FLOAT) sg_buf_printf(out, "%.17g", v->u.f);
-        else return false;
-        return true;
-    case SG_VAL_LIST:
-        if (f != SG_FAM_INT_LIST) return false;
-        if (!v->u.list.n) {
-            sg_buf_puts(out, "(sg_int_list){NULL, 0}");
-            return true;
-        }
-        sg_buf_puts(out, "(sg_int_list){(const int64_t[]){");
-        for (uint32_t i = 0; i < v->u.list.n; i++) {
-            if (v->u.list.items[i].kind != SG_VAL_INT) return false;
-            sg_buf_printf(out, "%sINT64_C(%lld)", i ? ", " : "", (long long)v->u.list.items[i].u.i);
-        }
-        sg_buf_printf(out, "}, %u}", v->u.list.n);
-        return true;
-    default: return false;
-    }
-}
-
-/* A call of d->op, its arguments converted to its parameters' C types, its results in
- * temporaries; the first one's index. */
-static uint32_t call(em *e, const sg_dtx *d) {
-    const sg_schema *sc = &d->op->schema;
-    sg_buf args;
-    sg_buf_init(&args);
-    for (uint32_t p = 0; p < sc->nargs && !e->why; p++) {
-        const sg_dtx *k = d->kids[p];
-        int f = fam(sc->args[p].type);
-        if (p) sg_buf_puts(&args, ", ");
-        if (k && k->type == SG_FT_OPTIONS) { /* dtype?, layout?, device?, pin_memory? */
-            sg_buf t;
-            sg_buf_init(&t);
-            value(e, k->kids[0], SG_FAM_TENSOR, &t);
-            sg_buf_putc(&t, '\0');
-            const char *x = t.oom ? "NULL" : t.data;
-            sg_buf_printf(&args, "&(sg_dtype){(sg_dtype)(%s)->dtype}, NULL, &(%s)->device, NULL",
-                          x, x);
-            sg_buf_free(&t);
-            p += 3;
-        } else if (!k) {
-            if (!default_c(&sc->args[p], f, &args))
-                e->why = "a default value of a type the emitter does not write";
-        } else {
-            value(e, k, f, &args);
-        }
-    }
-    uint32_t first = e->nt;
-    e->nt += sc->nrets ? sc->nrets : 1;
-    sg_buf_printf(e->stmts, "%sst = %s(", e->ind, d->op->c->cname);
-    sg_buf_putbuf(e->stmts, &args);
-    for (uint32_t r = 0; r < sc->nrets; r++)
-        sg_buf_printf(e->stmts, "%s&sg_t[%u]", sc->nargs || r ? ", " : "", first + r);
-    sg_buf_printf(e->stmts, ");\n%sif (st != SG_OK) goto done;\n", e->ind);
-    sg_buf_free(&args);
-    return first;
-}
-
-static const char *dtype_const(const char *name) {
-    static const struct { const char *k, *c; } t[] = {
-        {"kFloat", "SG_FLOAT32"}, {"kDouble", "SG_FLOAT64"}, {"kLong", "SG_INT64"},
-        {"kInt", "SG_INT32"},     {"kBool", "SG_BOOL"},      {"kHalf", "SG_FLOAT16"},
-        {"kBFloat16", "SG_BFLOAT16"}};
-    for (size_t i = 0; i < sizeof t / sizeof *t; i++)
-        if (!strcmp(name, t[i].k)) return t[i].c;
-    return NULL;
-}
-
-/* d, a property of a tensor, as C of family want. */
-static void prop(em *e, const sg_dtx *d, int want, sg_buf *out) {
-    const char *p = d->text;
-    sg_buf t;
-    sg_buf_init(&t);
-    value(e, d->kids[0], SG_FAM_TENSOR, &t);
-    sg_buf_putc(&t, '\0');
-    const char *x = t.oom ? "NULL" : t.data;
-    if (strstr(p, "sizes") || strstr(p, "strides")) {
-        sg_buf_printf(out, "%s(sg_int_list){(%s)->%s, (%s)->ndim}",
-                      want == SG_FAM_OPT_INT_LIST ? "&" : "", x,
-                      strstr(p, "strides") ? "strides" : "sizes", x);
-    } else if (!strcmp(p, "size") || !strcmp(p, "sym_size")) {
-        sg_buf_printf(out, "sg_agh_size(%s, ", x);
-        value(e, d->kids[1], SG_FAM_INT, out);
-        sg_buf_putc(out, ')');
-    } else if (strstr(p, "numel")) {
-        sg_buf_printf(out, "sg_tensor_numel(%s)", x);
-    } else if (!strcmp(p, "dim")) {
-        sg_buf_printf(out, "(int64_t)(%s)->ndim", x);
-    } else if (!strcmp(p, "scalar_type")) {
-        sg_buf_printf(out, want == SG_FAM_OPT_DTYPE ? "&(sg_dtype){(sg_dtype)(%s)->dtype}"
-                                                    : "(sg_dtype)(%s)->dtype", x);
-    } else if (!strcmp(p, "defined")) {
-        sg_buf_printf(out, "(%s != NULL)", x);
-    } else if (!strcmp(p, "is_complex")) {
-        sg_buf_printf(out, "sg_dtype_is_complex((sg_dtype)(%s)->dtype)", x);
-    } else if (!strcmp(p, "is_cpu") || !strcmp(p, "is_cuda")) {
-        sg_buf_printf(out, "((%s)->device.type == %s)", x,
-                      !strcmp(p, "is_cpu") ? "SG_DEV_CPU" : "SG_DEV_CUDA");
-    } else if (!strcmp(p, "is_xpu")) {
-        sg_buf_puts(out, "false");
-    } else if (!strcmp(p, "layout")) {
-        sg_buf_puts(out, want == SG_FAM_OPT_LAYOUT ? "&(sg_layout){SG_STRIDED}" : "SG_STRIDED");
-    } else if (!strcmp(p, "suggest_memory_format")) {
-        sg_buf_puts(out, want == SG_FAM_OPT_MEMORY_FORMAT
-                             ? "&(sg_memory_format){SG_CONTIGUOUS_FORMAT}" : "SG_CONTIGUOUS_FORMAT");
-    } else if (!strcmp(p, "device")) {
-        sg_buf_printf(out, want == SG_FAM_OPT_DEVICE ? "&(%s)->device" : "(%s)->device", x);
-    } else if (strstr(p, "storage_offset")) {
-        sg_buf_printf(out, "(%s)->offset", x);
-    } else {
-        e->why = "a property of a tensor the emitter does not write";
-    }
-    sg_buf_free(&t);
-}
-
-/* d (a bool, int, float or Scalar) as an sg_scalar. */
-static void scalar_of(em *e, const sg_dtx *d, sg_buf *out) {
-    static const struct { int f; const char *fn; } k[] = {
-        {SG_FAM_INT, "sg_scalar_int("}, {SG_FAM_FLOAT, "sg_scalar_float("},
-        {SG_FAM_BOOL, "sg_scalar_bool("}};
-    if (d->type == SG_FAM_SCALAR) {
-        value(e, d, SG_FAM_SCALAR, out);
-        return;
-    }
-    for (size_t i = 0; i < sizeof k / sizeof *k; i++)
-        if (d->type == k[i].f) {
-            sg_buf_puts(out, k[i].fn);
-            value(e, d, d->type, out);
-            sg_buf_putc(out, ')');
-            return;
-        }
-    e->why = "a Scalar made of another type";
-}
-
-/* The optional families whose C parameter points to the plain one's value. */
-static const struct {
-    int         opt, plain;
-    const char *ctype;
-} optionals[] = {
-    {SG_FAM_OPT_INT, SG_FAM_INT, "int64_t"},       {SG_FAM_OPT_FLOAT, SG_FAM_FLOAT, "double"},
-    {SG_FAM_OPT_BOOL, SG_FAM_BOOL, "bool"},        {SG_FAM_OPT_DTYPE, SG_FAM_DTYPE, "sg_dtype"},
-    {SG_FAM_OPT_SCALAR, SG_FAM_SCALAR, "sg_scalar"},
-    {SG_FAM_OPT_INT_LIST, SG_FAM_INT_LIST, "sg_int_list"},
-};
-
-/* A tensor-valued ?:, as if / else around each branch's statements, into one temporary. */
-static void tensor_ternary(em *e, const sg_dtx *d, sg_buf *out) {
-    sg_buf cond;
-    sg_buf_init(&cond);
-    value(e, d->kids[0], SG_FAM_BOOL, &cond);
-    sg_buf_putc(&cond, '\0');
-    uint32_t t = e->nt++;
-    sg_buf_printf(e->stmts, "%sif (%s) {\n", e->ind, cond.oom ? "0" : cond.data);
-    sg_buf_free(&cond);
-    const char *ind = e->ind;
-    char deeper[80];
-    snprintf(deeper, sizeof deeper, "%s    ", ind);
-    for (int k = 1; k <= 2; k++) {
-        sg_buf v;
-        sg_buf_init(&v);
-        e->ind = deeper;
-        value(e, d->kids[k], SG_FAM_TENSOR, &v);
-        sg_buf_putc(&v, '\0');
-        sg_buf_printf(e->stmts, "%ssg_t[%u] = sg_tensor_retain(%s);\n", deeper, t,
-                      v.oom ? "NULL" : v.data);
-        sg_buf_free(&v);
-        e->ind = ind;
-        sg_buf_printf(e->stmts, k == 1 ? "%s} else {\n" : "%s}\n", ind);
-    }
-    sg_buf_printf(out, "sg_t[%u]", t);
-}
-
-static void constant(em *e, const sg_dtx *d, sg_buf *out) {
-    const char *t = d->text;
-    switch (d->type) {
-    case SG_FAM_DTYPE: {
-        const char *c = dtype_const(t);
-        if (c) sg_buf_puts(out, c);
-        else e->why = "a dtype constant the emitter does not know";
-        return;
-    }
-    case SG_FAM_INT: sg_buf_printf(out, "INT64_C(%s)", t); return;
-    case SG_FAM_FLOAT:
-        if (!strcmp(t, "M_PI")) sg_buf_puts(out, "3.14159265358979323846");
-        else sg_buf_printf(out, "%s%s", t, strpbrk(t, ".eE") ? "" : ".0");
-        return;
-    case SG_FAM_BOOL: sg_buf_puts(out, t); return;
-    case SG_FAM_STR: sg_buf_printf(out, "\"%s\"", t); return;
-    case SG_FAM_MEMORY_FORMAT: sg_buf_puts(out, "SG_CONTIGUOUS_FORMAT"); return;
-    case SG_FAM_LAYOUT: sg_buf_puts(out, "SG_STRIDED"); return;
-    default: e->why = "a constant of a type the emitter does not write"; return;
-    }
-}
-
-static void value(em *e, const sg_dtx *d, int want, sg_buf *out) {
-    if (e->why) return;
-    if (d->type == SG_FT_NONE || d->what == SG_DT_UNDEFINED) {
-        sg_buf_puts(out, "NULL");
-        return;
-    }
-    for (size_t i = 0; i < sizeof optionals / sizeof *optionals; i++)
-        if (optionals[i].opt == want && d->type != want) { /* a value's address */
-            sg_buf_printf(out, "&(%s){", optionals[i].ctype);
-            value(e, d, optionals[i].plain, out);
-            sg_buf_putc(out, '}');
-            return;
-        }
-    if (want == SG_FAM_SCALAR && d->type != SG_FAM_SCALAR) {
-        scalar_of(e, d, out);
-        return;
-    }
-    if (want == SG_FAM_INT_LIST && d->type == SG_FAM_INT) { /* one int for a list */
-        sg_buf_puts(out, "(sg_int_list){(const int64_t[]){");
-        value(e, d, SG_FAM_INT, out);
-        sg_buf_puts(out, "}, 1}");
-        return;
-    }
-    switch (d->what) {
-    case SG_DT_GRAD:
-        if (d->idx == UINT32_MAX)
-            sg_buf_printf(out, "(sg_tensor_list){grads, %u}", e->dv->op->schema.nrets);
-        else
-            sg_buf_printf(out, "grads[%u]", d->idx);
-        return;
-    case SG_DT_INPUT: sg_buf_printf(out, "a_%s", e->dv->op->c->arg_cnames[d->idx]); return;
-    case SG_DT_RESULT: sg_buf_printf(out, "r%u", d->idx); return;
-    case SG_DT_MASK: sg_buf_puts(out, "(sg_bool_list){sg_mask, SG_AG_NMASK}"); return;
-    case SG_DT_UNDEFINED: sg_buf_puts(out, "NULL"); return;
-    case SG_DT_CONST: constant(e, d, out); return;
-    case SG_DT_OP:
-        if (d->type == SG_FT_TUPLE) e->why = "a tuple used as one value";
-        else sg_buf_printf(out, "sg_t[%u]", call(e, d));
-        return;
-    case SG_DT_PROP: prop(e, d, want, out); return;
-    case SG_DT_CBIN:
-    case SG_DT_CUNARY:
-        if (d->type == SG_FAM_SCALAR) { /* a Scalar in C arithmetic: as a double */
-            e->why = "arithmetic on Scalars";
-            return;
-        }
-        sg_buf_putc(out, '(');
-        if (d->what == SG_DT_CUNARY) sg_buf_puts(out, d->text);
-        value(e, d->kids[0], d->kids[0]->type, out);
-        if (d->what == SG_DT_CBIN) {
-            sg_buf_printf(out, " %s ", d->text);
-            value(e, d->kids[1], d->kids[1]->type, out);
-        }
-        sg_buf_putc(out, ')');
-        return;
-    case SG_DT_LIST:
-        if (!d->nkids) {
-            sg_buf_puts(out, "(sg_int_list){NULL, 0}");
-            return;
-        }
-        sg_buf_puts(out, "(sg_int_list){(const int64_t[]){");
-        for (uint32_t i = 0; i < d->nkids; i++) {
-            if (i) sg_buf_puts(out, ", ");
-            value(e, d->kids[i], SG_FAM_INT, out);
-        }
-        sg_buf_printf(out, "}, %u}", d->nkids);
-        return;
-    case SG_DT_INDEX:
-        if (d->kids[0]->what == SG_DT_MASK) {
-            sg_buf_puts(out, "sg_mask[");
-        } else {
-            sg_buf_putc(out, '(');
-            value(e, d->kids[0], d->kids[0]->type, out);
-            sg_buf_puts(out, ").items[");
-        }
-        value(e, d->kids[1], SG_FAM_INT, out);
-        sg_buf_putc(out, ']');
-        return;
-    case SG_DT_TERNARY:
-        if (d->type == SG_FAM_TENSOR || d->type == SG_FAM_OPT_TENSOR) {
-            tensor_ternary(e, d, out);
-            return;
-        }
-        sg_buf_putc(out, '(');
-        value(e, d->kids[0], SG_FAM_BOOL, out);
-        sg_buf_puts(out, " ? ");
-        value(e, d->kids[1], want, out);
-        sg_buf_puts(out, " : ");
-        value(e, d->kids[2], want, out);
-        sg_buf_putc(out, ')');
-        return;
-    case SG_DT_GEOMETRY: e->why = "TensorGeometry"; return;
-    }
-}
-
 /* ---- one op ----------------------------------------------------------------------------------- */
 
 /* The inputs that get an edge: Tensor arguments a backward key names, in argument order. */
@@ -392,7 +59,7 @@ static bool differentiable(const sg_deriv *dv) {
     if (sc->kind != SG_KIND_FUNCTIONAL || !sc->nrets || sc->nargs > 256 || sc->nrets > 256)
         return false;
     for (uint32_t r = 0; r < sc->nrets; r++)
-        if (fam(sc->rets[r].type) != SG_FAM_TENSOR) return false;
+        if (sg_dem_fam(sc->rets[r].type) != SG_FAM_TENSOR) return false;
     return true;
 }
 
@@ -407,7 +74,7 @@ static const char *make_plan(plan *p, const sg_deriv *dv) {
         for (uint32_t j = 0; j < dv->grads[k].nnames; j++)
             for (uint32_t i = 0; i < sc->nargs; i++)
                 if (!strcmp(sc->args[i].name, dv->grads[k].names[j])) {
-                    int f = fam(sc->args[i].type);
+                    int f = sg_dem_fam(sc->args[i].type);
                     if (f != SG_FAM_TENSOR && f != SG_FAM_OPT_TENSOR)
                         return "a gradient for an input that is not a Tensor (a list)";
                     p->edge_of[i] = 0;
@@ -416,7 +83,7 @@ static const char *make_plan(plan *p, const sg_deriv *dv) {
         if (p->edge_of[i] != UINT32_MAX) p->edge_of[i] = p->nedges++;
     for (uint32_t k = 0; k < dv->ngrads; k++) walk_uses(dv->grads[k].typed, &p->u);
     for (uint32_t i = 0; i < sc->nargs; i++)
-        if (p->in[i] && !keepable(fam(sc->args[i].type)))
+        if (p->in[i] && !keepable(sg_dem_fam(sc->args[i].type)))
             return "an input of a type a node does not keep";
     return p->nedges ? NULL : "no input has a gradient";
 }
@@ -455,7 +122,7 @@ static void node_struct(sg_buf *b, const plan *p) {
     for (uint32_t i = 0; i < sc->nargs; i++) {
         if (!p->in[i]) continue;
         const char *n = op->c->arg_cnames[i];
-        int f = fam(sc->args[i].type);
+        int f = sg_dem_fam(sc->args[i].type);
         switch (f) {
         case SG_FAM_TENSOR: case SG_FAM_OPT_TENSOR: sg_buf_printf(b, "    sg_saved s_%s;\n", n); break;
         case SG_FAM_INT_LIST: case SG_FAM_OPT_INT_LIST:
@@ -464,8 +131,8 @@ static void node_struct(sg_buf *b, const plan *p) {
         case SG_FAM_STR: case SG_FAM_OPT_STR: sg_buf_printf(b, "    char *v_%s;\n", n); break;
         default: {
             int plain = f;
-            for (size_t k = 0; k < sizeof optionals / sizeof *optionals; k++)
-                if (optionals[k].opt == f) plain = optionals[k].plain;
+            for (size_t k = 0; k < SG_DEM_NOPTIONALS; k++)
+                if (sg_dem_optionals[k].opt == f) plain = sg_dem_optionals[k].plain;
             sg_buf_printf(b, "    %s v_%s;\n", ctype_of(plain), n);
             if (plain != f) sg_buf_printf(b, "    bool has_%s;\n", n);
         }
@@ -485,7 +152,7 @@ static void release_fn(sg_buf *b, const plan *p) {
     for (uint32_t i = 0; i < sc->nargs; i++) {
         if (!p->in[i]) continue;
         const char *n = op->c->arg_cnames[i];
-        int f = fam(sc->args[i].type);
+        int f = sg_dem_fam(sc->args[i].type);
         if (f == SG_FAM_TENSOR || f == SG_FAM_OPT_TENSOR)
             sg_buf_printf(b, "    sg_saved_release(&n->s_%s);\n", n);
         else if (f == SG_FAM_INT_LIST || f == SG_FAM_OPT_INT_LIST || f == SG_FAM_STR ||
@@ -504,7 +171,7 @@ static void apply_locals(sg_buf *b, sg_buf *unpack, sg_buf *drop, const plan *p)
     for (uint32_t i = 0; i < sc->nargs; i++) {
         if (!p->in[i]) continue;
         const char *n = op->c->arg_cnames[i];
-        int f = fam(sc->args[i].type);
+        int f = sg_dem_fam(sc->args[i].type);
         switch (f) {
         case SG_FAM_TENSOR: case SG_FAM_OPT_TENSOR:
             sg_buf_printf(b, "    sg_tensor *a_%s = NULL;\n", n);
@@ -525,8 +192,8 @@ static void apply_locals(sg_buf *b, sg_buf *unpack, sg_buf *drop, const plan *p)
         default: {
             const char *ct = ctype_of(f);
             bool is_opt = false;
-            for (size_t k = 0; k < sizeof optionals / sizeof *optionals; k++)
-                is_opt |= optionals[k].opt == f;
+            for (size_t k = 0; k < SG_DEM_NOPTIONALS; k++)
+                is_opt |= sg_dem_optionals[k].opt == f;
             if (is_opt)
                 sg_buf_printf(b, "    %sa_%s = n->has_%s ? &n->v_%s : NULL;\n", ct, n, n, n);
             else
@@ -542,39 +209,6 @@ static void apply_locals(sg_buf *b, sg_buf *unpack, sg_buf *drop, const plan *p)
                           "    if (st != SG_OK) goto done;\n", r, r);
             sg_buf_printf(drop, "    sg_tensor_release(r%u);\n", r);
         }
-}
-
-/* A tuple of n tensors (a call that returns several, undefined tensors, or ?: of those) into n
- * consecutive temporaries, each a reference or NULL; the first's index. */
-static uint32_t tuple_value(em *e, const sg_dtx *d, uint32_t n) {
-    if (d->what == SG_DT_OP && d->type == SG_FT_TUPLE && d->op->schema.nrets == n)
-        return call(e, d);
-    uint32_t r = e->nt;
-    e->nt += n;
-    if (d->what == SG_DT_UNDEFINED) return r;
-    if (d->what != SG_DT_TERNARY) {
-        e->why = "a formula for several inputs that is not a call, ?: or undefined tensors";
-        return r;
-    }
-    sg_buf cond;
-    sg_buf_init(&cond);
-    value(e, d->kids[0], SG_FAM_BOOL, &cond);
-    sg_buf_putc(&cond, '\0');
-    sg_buf_printf(e->stmts, "%sif (%s) {\n", e->ind, cond.oom ? "0" : cond.data);
-    sg_buf_free(&cond);
-    const char *ind = e->ind;
-    char deeper[80];
-    snprintf(deeper, sizeof deeper, "%s    ", ind);
-    for (int k = 1; k <= 2; k++) {
-        e->ind = deeper;
-        uint32_t t = tuple_value(e, d->kids[k], n);
-        for (uint32_t j = 0; j < n; j++)
-            sg_buf_printf(e->stmts, "%ssg_t[%u] = sg_t[%u];\n%ssg_t[%u] = NULL;\n", deeper, r + j,
-                          t + j, deeper, t + j);
-        e->ind = ind;
-        sg_buf_printf(e->stmts, k == 1 ? "%s} else {\n" : "%s}\n", ind);
-    }
-    return r;
 }
 
 /* One backward key: where any of its inputs needs a gradient, the formula, into out[]. */
@@ -604,14 +238,14 @@ static void apply_key(em *e, const plan *p, const sg_deriv_formula *f) {
         sg_buf v;
         sg_buf_init(&v);
         if (ne > 1) {
-            uint32_t t = tuple_value(&k, f->typed, ne);
+            uint32_t t = sg_dem_tuple(&k, f->typed, ne);
             for (uint32_t j = 0; j < ne; j++)
                 sg_buf_printf(&v, "            out[%u] = sg_t[%u];\n            sg_t[%u] = NULL;\n",
                               edges[j], t + j, t + j);
         } else if (ne == 1) {
             sg_buf x;
             sg_buf_init(&x);
-            value(&k, f->typed, SG_FAM_TENSOR, &x);
+            sg_dem_value(&k, f->typed, SG_FAM_TENSOR, &x);
             sg_buf_putc(&x, '\0');
             sg_buf_printf(&v, "            out[%u] = sg_tensor_retain(%s);\n", edges[0],
                           x.oom ? "NULL" : x.data);
@@ -619,7 +253,7 @@ static void apply_key(em *e, const plan *p, const sg_deriv_formula *f) {
         }
         why = k.why;
         if (!why) {
-            sg_buf_putbuf(&body, &v);
+            sg_dem_putbuf(&body, &v);
             e->nt = k.nt;
         }
         sg_buf_free(&v);
@@ -632,7 +266,7 @@ static void apply_key(em *e, const plan *p, const sg_deriv_formula *f) {
                       p->node_name, op->ns, sc->name, *sc->overload ? "." : "", sc->overload,
                       f->names[0], why);
     }
-    sg_buf_putbuf(b, &body);
+    sg_dem_putbuf(b, &body);
     sg_buf_free(&body);
     sg_buf_puts(b, "        }\n    }\n");
 }
@@ -649,14 +283,14 @@ static void apply_fn(sg_buf *b, const plan *p) {
                   "sg_tensor **out) {\n    sg_agn_%s *n = (sg_agn_%s *)sg_n;\n"
                   "    sg_status st = SG_OK;\n    (void)n, (void)grads, (void)out;\n", c, c, c);
     sg_buf_printf(b, "    sg_tensor *sg_t[%u] = {NULL};\n", e.nt ? e.nt : 1);
-    sg_buf_putbuf(b, &locals);
-    sg_buf_putbuf(b, &unpack);
+    sg_dem_putbuf(b, &locals);
+    sg_dem_putbuf(b, &unpack);
     sg_buf_puts(b, "    if (st != SG_OK) goto done;\n"); /* the label has a use */
-    sg_buf_putbuf(b, &body);
+    sg_dem_putbuf(b, &body);
     sg_buf_puts(b, "done:\n");
     sg_buf_printf(b, "    for (int i = 0; i < %u; i++)\n        sg_tensor_release(sg_t[i]);\n",
                   e.nt ? e.nt : 1);
-    sg_buf_putbuf(b, &drop);
+    sg_dem_putbuf(b, &drop);
     sg_buf_puts(b, "    return st;\n}\n\n");
     sg_buf_free(&locals), sg_buf_free(&unpack), sg_buf_free(&drop), sg_buf_free(&body);
 }
@@ -665,7 +299,7 @@ static void apply_fn(sg_buf *b, const plan *p) {
 static void keep(sg_buf *b, const plan *p, uint32_t i) {
     const sg_op *op = p->dv->op;
     const char *n = op->c->arg_cnames[i];
-    int f = fam(op->schema.args[i].type);
+    int f = sg_dem_fam(op->schema.args[i].type);
     switch (f) {
     case SG_FAM_TENSOR: case SG_FAM_OPT_TENSOR:
         sg_buf_printf(b, "    st = sg_saved_init(&n->s_%s, %s);\n    if (st != SG_OK) goto fail;\n", n, n);
@@ -690,8 +324,8 @@ static void keep(sg_buf *b, const plan *p, uint32_t i) {
                       n, n, n, p->node_name);
         return;
     default:
-        for (size_t k = 0; k < sizeof optionals / sizeof *optionals; k++)
-            if (optionals[k].opt == f) {
+        for (size_t k = 0; k < SG_DEM_NOPTIONALS; k++)
+            if (sg_dem_optionals[k].opt == f) {
                 sg_buf_printf(b, "    n->has_%s = %s != NULL;\n    if (%s) n->v_%s = *%s;\n", n, n,
                               n, n, n);
                 return;
@@ -758,7 +392,7 @@ static void refusing_kernel(sg_buf *b, const sg_deriv *dv, const char *why) {
     sg_dsl_c_rets(b, op);
     sg_buf_puts(b, ") {\n    bool sg_need = false;\n");
     for (uint32_t i = 0; i < sc->nargs; i++) {
-        int f = fam(sc->args[i].type);
+        int f = sg_dem_fam(sc->args[i].type);
         const char *n = op->c->arg_cnames[i];
         if (f == SG_FAM_TENSOR || f == SG_FAM_OPT_TENSOR)
             sg_buf_printf(b, "    sg_need |= sg_tensor_requires_grad(%s);\n", n);
@@ -869,7 +503,7 @@ void sg_deriv_emit_c(sg_buf *c, sg_buf *h, sg_deriv_set *s, const sg_model *m, c
         nops++;
     }
     sg_buf_printf(c, "sg_status %s_autograd_init(void) {\n    sg_status st = SG_OK;\n", lib);
-    sg_buf_putbuf(c, &reg);
+    sg_dem_putbuf(c, &reg);
     sg_buf_printf(c, "    return st; /* %u ops */\n}\n", nops);
     sg_buf_free(&reg);
 }

@@ -1,4 +1,4 @@
-/* deriv_emit.c: --emit=derivatives, the entries of derivatives.yaml as read (deriv.h): for each
+/* deriv_listing.c: --emit=derivatives, the entries of derivatives.yaml as read (deriv.h): for each
  * entry the op, then one line per key, so a user sees which formulas apply to which op. */
 #include "deriv_type.h"
 
