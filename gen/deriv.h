@@ -59,8 +59,8 @@ typedef struct sg_deriv_set {
 int  sg_deriv_init(sg_deriv_set *s);
 void sg_deriv_free(sg_deriv_set *s);
 
-/* Reads derivatives.yaml (src, one of m's sources) against m's ops (aten's namespace). Entries of ops m lacks are
- * skipped (counted); an entry whose op m has with another schema, a key that names neither an
+/* Reads derivatives.yaml (src, one of m's sources) against m's ops (aten's namespace).
+ * Entries of ops m lacks are skipped (counted); an entry whose op m has with another schema, a key that names neither an
  * input nor a result, a malformed value, an output_differentiability of the wrong length and
  * a second entry for one schema are errors at file:line:col. Returns the number of errors. */
 int sg_deriv_load(sg_deriv_set *s, const sg_model *m, const sg_source *src, sg_diag *d);

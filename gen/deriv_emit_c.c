@@ -42,7 +42,7 @@ static bool keepable(int f) {
     }
 }
 
-/* ---- one op ----------------------------------------------------------------------------------- */
+/* ---- one op ------------------------------------------------------------------------------- */
 
 /* The inputs that get an edge: Tensor arguments a backward key names, in argument order. */
 typedef struct plan {
@@ -124,7 +124,8 @@ static void node_struct(sg_buf *b, const plan *p) {
         const char *n = op->c->arg_cnames[i];
         int f = sg_dem_fam(sc->args[i].type);
         switch (f) {
-        case SG_FAM_TENSOR: case SG_FAM_OPT_TENSOR: sg_buf_printf(b, "    sg_saved s_%s;\n", n); break;
+        case SG_FAM_TENSOR:
+        case SG_FAM_OPT_TENSOR: sg_buf_printf(b, "    sg_saved s_%s;\n", n); break;
         case SG_FAM_INT_LIST: case SG_FAM_OPT_INT_LIST:
             sg_buf_printf(b, "    int64_t *v_%s;\n    int32_t n_%s;\n    bool has_%s;\n", n, n, n);
             break;
@@ -147,7 +148,8 @@ static void release_fn(sg_buf *b, const plan *p) {
     const sg_op *op = p->dv->op;
     const sg_schema *sc = &op->schema;
     const char *c = op->c->cname;
-    sg_buf_printf(b, "static void sg_agr_%s(sg_node *sg_n) {\n    sg_agn_%s *n = (sg_agn_%s *)sg_n;\n"
+    sg_buf_printf(b, "static void sg_agr_%s(sg_node *sg_n) {\n"
+                  "    sg_agn_%s *n = (sg_agn_%s *)sg_n;\n"
                   "    (void)n;\n", c, c, c);
     for (uint32_t i = 0; i < sc->nargs; i++) {
         if (!p->in[i]) continue;
@@ -223,7 +225,8 @@ static void apply_key(em *e, const plan *p, const sg_deriv_formula *f) {
     sg_buf_printf(b, "    { /* ");
     for (uint32_t j = 0; j < f->nnames; j++)
         sg_buf_printf(b, "%s%s", j ? ", " : "", f->names[j]);
-    sg_buf_printf(b, " */\n        enum { SG_AG_NMASK = %u };\n        bool sg_mask[SG_AG_NMASK] = {",
+    sg_buf_printf(b, " */\n        enum { SG_AG_NMASK = %u };\n"
+                  "        bool sg_mask[SG_AG_NMASK] = {",
                   ne);
     for (uint32_t j = 0; j < ne; j++)
         sg_buf_printf(b, "%ssg_n->next[%u].node != NULL", j ? ", " : "", edges[j]);
@@ -302,7 +305,8 @@ static void keep(sg_buf *b, const plan *p, uint32_t i) {
     int f = sg_dem_fam(op->schema.args[i].type);
     switch (f) {
     case SG_FAM_TENSOR: case SG_FAM_OPT_TENSOR:
-        sg_buf_printf(b, "    st = sg_saved_init(&n->s_%s, %s);\n    if (st != SG_OK) goto fail;\n", n, n);
+        sg_buf_printf(b, "    st = sg_saved_init(&n->s_%s, %s);\n"
+                      "    if (st != SG_OK) goto fail;\n", n, n);
         return;
     case SG_FAM_INT_LIST: case SG_FAM_OPT_INT_LIST: {
         bool o = f == SG_FAM_OPT_INT_LIST;
@@ -311,7 +315,8 @@ static void keep(sg_buf *b, const plan *p, uint32_t i) {
         if (o) sg_buf_printf(b, "    if (%s) {\n", n);
         sg_buf_printf(b, "    n->n_%s = %s%s).len;\n", n, src, n);
         sg_buf_printf(b, "    n->v_%s = malloc((size_t)n->n_%s * sizeof(int64_t) + 1);\n", n, n);
-        sg_buf_printf(b, "    if (!n->v_%s) {\n        st = sg_error(SG_ENOMEM, \"%s: out of memory\");\n"
+        sg_buf_printf(b, "    if (!n->v_%s) {\n"
+                      "        st = sg_error(SG_ENOMEM, \"%s: out of memory\");\n"
                       "        goto fail;\n    }\n", n, p->node_name);
         sg_buf_printf(b, "    if (n->n_%s) memcpy(n->v_%s, %s%s).items, (size_t)n->n_%s * "
                       "sizeof(int64_t));\n", n, n, src, n, n);
@@ -355,7 +360,8 @@ static void kernel_fn(sg_buf *b, const plan *p) {
     sg_buf_printf(b, ");\n    sg_status st = %s_redispatch(ks & ~SG_KEYSET_AUTOGRAD, ", c);
     sg_dsl_c_args_rets(b, op);
     sg_buf_puts(b, ");\n    if (st != SG_OK || !sg_need) return st;\n    sg_node *sg_n = NULL;\n");
-    sg_buf_printf(b, "    st = sg_node_new(sizeof(sg_agn_%s), \"%s\", %u, %u, sg_agb_%s, sg_agr_%s, "
+    sg_buf_printf(b, "    st = sg_node_new(sizeof(sg_agn_%s), \"%s\", %u, %u, "
+                  "sg_agb_%s, sg_agr_%s, "
                   "&sg_n);\n    if (st != SG_OK) goto fail;\n", c, p->node_name, sc->nrets,
                   p->nedges, c, c);
     sg_buf_printf(b, "    sg_agn_%s *n = (sg_agn_%s *)sg_n;\n    (void)n;\n", c, c);
@@ -374,7 +380,8 @@ static void kernel_fn(sg_buf *b, const plan *p) {
             sg_buf_printf(b, "    st = sg_saved_init(&n->r%u, *%s);\n    if (st != SG_OK) goto "
                           "fail;\n", r, op->c->ret_cnames[r]);
     }
-    sg_buf_puts(b, "    sg_node_release(sg_n);\n    return SG_OK;\nfail:\n    sg_node_release(sg_n);\n");
+    sg_buf_puts(b, "    sg_node_release(sg_n);\n    return SG_OK;\n"
+                   "fail:\n    sg_node_release(sg_n);\n");
     for (uint32_t r = 0; r < sc->nrets; r++)
         sg_buf_printf(b, "    sg_tensor_release(*%s);\n    *%s = NULL;\n", op->c->ret_cnames[r],
                       op->c->ret_cnames[r]);
@@ -400,7 +407,8 @@ static void refusing_kernel(sg_buf *b, const sg_deriv *dv, const char *why) {
             sg_buf_printf(b, "    for (int32_t i = 0; i < %s.len; i++)\n        sg_need |= "
                           "sg_tensor_requires_grad(%s.items[i]);\n", n, n);
     }
-    sg_buf_printf(b, "    if (sg_need && sg_grad_enabled())\n        return sg_error(SG_EUNSUPPORTED, "
+    sg_buf_printf(b, "    if (sg_need && sg_grad_enabled())\n"
+                  "        return sg_error(SG_EUNSUPPORTED, "
                   "\"%s::%s%s%s: its gradient is not supported yet (%s)\");\n", op->ns, sc->name,
                   *sc->overload ? "." : "", sc->overload, why);
     sg_buf_printf(b, "    return %s_redispatch(ks & ~SG_KEYSET_AUTOGRAD, ", op->c->cname);
@@ -414,7 +422,8 @@ static void refusing_kernel(sg_buf *b, const sg_deriv *dv, const char *why) {
  * backend that registers its own later (AutogradPrivateUse1) stacks over it. */
 static void register_at_keys(sg_buf *reg, const sg_op *op) {
     sg_buf_printf(reg, "    for (size_t i = 0; st == SG_OK && i < sizeof sg_agh_keys / sizeof "
-                  "*sg_agh_keys; i++)\n        st = %s_register(sg_agh_keys[i], sg_agk_%s, NULL);\n",
+                  "*sg_agh_keys; i++)\n"
+                  "        st = %s_register(sg_agh_keys[i], sg_agk_%s, NULL);\n",
                   op->c->cname, op->c->cname);
 }
 
@@ -460,7 +469,8 @@ void sg_deriv_emit_c(sg_buf *c, sg_buf *h, sg_deriv_set *s, const sg_model *m, c
                   "formulas (docs/autograd.md).\n", lib, lib);
     banner(c, s, inputs, ninputs);
     sg_buf_printf(h, "#ifndef SG_GEN_%s_AUTOGRAD_H\n#define SG_GEN_%s_AUTOGRAD_H\n\n"
-                  "#include \"sg_runtime.h\"\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", lib,
+                  "#include \"sg_runtime.h\"\n\n"
+                  "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", lib,
                   lib);
     sg_buf_printf(h, "/* Registers the Autograd kernel of every differentiable op at the Autograd "
                   "key, and the kernels\n * of the formulas' helper ops; call once, after %s_init. "
@@ -472,7 +482,8 @@ void sg_deriv_emit_c(sg_buf *c, sg_buf *h, sg_deriv_set *s, const sg_model *m, c
                    "static inline int64_t sg_agh_size(const sg_tensor *t, int64_t d) {\n"
                    "    return t->sizes[d < 0 ? d + t->ndim : d];\n}\n\n"
                    "/* the Autograd keys of the backends: where each kernel is registered */\n"
-                   "static const sg_key sg_agh_keys[] = {SG_KEY_AUTOGRAD_CPU, SG_KEY_AUTOGRAD_CUDA,\n"
+                   "static const sg_key sg_agh_keys[] = {"
+                   "SG_KEY_AUTOGRAD_CPU, SG_KEY_AUTOGRAD_CUDA,\n"
                    "    SG_KEY_AUTOGRAD_PRIVATEUSE1, SG_KEY_AUTOGRAD_PRIVATEUSE2, "
                    "SG_KEY_AUTOGRAD_PRIVATEUSE3,\n    SG_KEY_AUTOGRAD_META};\n\n"
                    "static inline char *sg_agh_strdup(const char *s) {\n"

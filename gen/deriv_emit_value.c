@@ -19,11 +19,13 @@ static bool default_c(const sg_arg *a, int f, sg_buf *out) {
         else sg_buf_puts(out, v->u.b ? "true" : "false");
         return f == SG_FAM_BOOL || f == SG_FAM_OPT_BOOL;
     case SG_VAL_INT:
-        if (f == SG_FAM_SCALAR) sg_buf_printf(out, "sg_scalar_int(INT64_C(%lld))", (long long)v->u.i);
+        if (f == SG_FAM_SCALAR)
+            sg_buf_printf(out, "sg_scalar_int(INT64_C(%lld))", (long long)v->u.i);
         else if (f == SG_FAM_INT) sg_buf_printf(out, "INT64_C(%lld)", (long long)v->u.i);
         else if (f == SG_FAM_FLOAT) sg_buf_printf(out, "%lld.0", (long long)v->u.i);
         else if (f == SG_FAM_INT_LIST) /* int[1] dim=0: one item */
-            sg_buf_printf(out, "(sg_int_list){(const int64_t[]){INT64_C(%lld)}, 1}", (long long)v->u.i);
+            sg_buf_printf(out, "(sg_int_list){(const int64_t[]){INT64_C(%lld)}, 1}",
+                          (long long)v->u.i);
         else return false;
         return true;
     case SG_VAL_FLOAT:
@@ -132,7 +134,8 @@ static void prop(em *e, const sg_dtx *d, int want, sg_buf *out) {
         sg_buf_puts(out, want == SG_FAM_OPT_LAYOUT ? "&(sg_layout){SG_STRIDED}" : "SG_STRIDED");
     } else if (!strcmp(p, "suggest_memory_format")) {
         sg_buf_puts(out, want == SG_FAM_OPT_MEMORY_FORMAT
-                             ? "&(sg_memory_format){SG_CONTIGUOUS_FORMAT}" : "SG_CONTIGUOUS_FORMAT");
+                             ? "&(sg_memory_format){SG_CONTIGUOUS_FORMAT}"
+                             : "SG_CONTIGUOUS_FORMAT");
     } else if (!strcmp(p, "device")) {
         sg_buf_printf(out, want == SG_FAM_OPT_DEVICE ? "&(%s)->device" : "(%s)->device", x);
     } else if (strstr(p, "storage_offset")) {

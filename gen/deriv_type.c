@@ -363,7 +363,8 @@ static sg_dtx *method(tctx *c, const sg_fx *x) {
             d->text = m;
             d->kids[0] = obj;
             if (nargs && !(d->kids[1] = expr(c, x->kids[1]))) return NULL;
-            if (nargs && d->kids[1]->type != SG_FAM_INT) return fail(c, x->kids[1], "'%s' takes an int", m);
+            if (nargs && d->kids[1]->type != SG_FAM_INT)
+                return fail(c, x->kids[1], "'%s' takes an int", m);
             return d;
         }
     if (obj->type == SG_FAM_SCALAR && strcmp(m, "conj") == 0 && !nargs)
