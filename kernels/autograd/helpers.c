@@ -409,3 +409,20 @@ done:
     sg_tensor_release(g), sg_tensor_release(i), sg_tensor_release(z);
     return st;
 }
+
+sg_status sg_agf_slice_backward_wrapper(sg_keyset ks, sg_tensor *grad, sg_int_list input_sizes,
+                                        int64_t dim, const int64_t *start, const int64_t *end,
+                                        int64_t step, sg_tensor **ret) {
+    (void)ks;
+    sg_tensor *z = NULL, *part = NULL, *same = NULL;
+    sg_status st;
+    TRY(aten_zeros(input_sizes, &(sg_dtype){(sg_dtype)grad->dtype}, NULL, &grad->device, NULL,
+                   &z));
+    TRY(aten_slice_Tensor(z, dim, start, end, step, &part));
+    TRY(aten_copy_(part, grad, false, &same));
+    *ret = z;
+    z = NULL;
+done:
+    sg_tensor_release(z), sg_tensor_release(part), sg_tensor_release(same);
+    return st;
+}

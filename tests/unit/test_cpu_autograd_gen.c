@@ -7,10 +7,10 @@
  * mm, sigmoid, tanh, silu, exp, pow, _softmax, sum over dims, a chain (sqrt(x*x + 1)),
  * linear (each of input, weight and bias: one formula for three inputs, a tuple under ?:),
  * clamp_min (scalar_tensor), mean over dims (mean_backward), max over a dim (the values:
- * value_selecting_reduction_backward), squeeze of one dim and of all (unsqueeze_to), and expand
- * (sum_to). An op whose formula the translator could not write (slice.Tensor's
- * slice_backward_wrapper, a helper not written yet) fails at backward with a message that
- * names the node, the op, the input and why; no_grad records nothing. */
+ * value_selecting_reduction_backward), squeeze of one dim and of all (unsqueeze_to), a strided
+ * slice (slice_backward_wrapper) and expand (sum_to). An op whose formula the translator could
+ * not write (cumsum's cumsum_backward, a helper not written yet) fails at backward with a
+ * message that names the node, the op, the input and why; no_grad records nothing. */
 #include "check.h"
 #include "cpu_tensors.h"
 #include "sg_aten_cpu.h"
@@ -109,15 +109,15 @@ static void test_ops(sg_dtype dt) {
     sg_tensor_release(x);
 }
 
-/* slice.Tensor's formula calls a helper not written yet: backward says so, naming all of it */
+/* cumsum's formula calls a helper not written yet: backward says so, naming all of it */
 static void test_untranslated(void) {
     sg_tensor *x = leaf(SG_FLOAT32, S34, 2), *a = NULL, *b = NULL;
-    CHECK(aten_slice_Tensor(x, 1, &(int64_t){1}, &(int64_t){3}, 1, &a) == SG_OK);
+    CHECK(aten_cumsum(x, 1, NULL, &a) == SG_OK);
     CHECK(aten_sum(a, NULL, &b) == SG_OK);
     CHECK(sg_backward(&b, NULL, 1, false) == SG_EUNSUPPORTED);
     const char *m = sg_last_error();
-    CHECK(strstr(m, "SliceBackward0: the derivative of aten::slice.Tensor for 'self' is not "
-                    "translated: no op or helper named 'slice_backward_wrapper'") != NULL);
+    CHECK(strstr(m, "CumsumBackward0: the derivative of aten::cumsum for 'self' is not "
+                    "translated: no op or helper named 'cumsum_backward'") != NULL);
     sg_tensor_release(a), sg_tensor_release(b), sg_tensor_release(x);
 }
 
@@ -155,6 +155,7 @@ UNARY(f_sum_dim, aten_sum_dim_IntList(x, &(sg_int_list){(const int64_t[]){1}, 1}
 UNARY(f_sum_dim_keep, aten_sum_dim_IntList(x, &(sg_int_list){(const int64_t[]){0}, 1}, true, NULL, y))
 
 UNARY(f_clamp_min, aten_clamp_min(x, sg_scalar_float(0.3), y))
+UNARY(f_slice, aten_slice_Tensor(x, 1, &(int64_t){1}, &(int64_t){4}, 2, y))
 UNARY(f_mean_dim, aten_mean_dim(x, &(sg_int_list){(const int64_t[]){1}, 1}, false, NULL, y))
 UNARY(f_mean_dim_keep, aten_mean_dim(x, &(sg_int_list){(const int64_t[]){0}, 1}, true, NULL, y))
 
@@ -267,6 +268,7 @@ static void test_finite_differences(void) {
         {"sqrt(x * x + 1)", f_sqrt_chain, false},
         {"clamp_min(x, 0.3)", f_clamp_min, false}, {"mean(x, 1)", f_mean_dim, false},
         {"mean(x, 0, keepdim)", f_mean_dim_keep, false}, {"max(x, 1).values", f_max_dim, false},
+        {"x[:, 1:4:2]", f_slice, false},
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         sg_tensor *x = cases[k].positive ? values(S34, 2, 0.5, 0.2) : values(S34, 2, -1.3, 0.21);
