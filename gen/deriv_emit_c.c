@@ -264,10 +264,17 @@ static void apply_key(em *e, const plan *p, const sg_deriv_formula *f) {
     if (why) {
         sg_buf_free(&body);
         sg_buf_init(&body);
-        sg_buf_printf(&body, "            st = sg_error(SG_EUNSUPPORTED, \"%s: the derivative of "
-                      "%s::%s%s%s for '%s' is not translated: %s\");\n            goto done;\n",
+        /* the reason may quote the formula: a C string of its own, never a format */
+        sg_buf msg;
+        sg_buf_init(&msg);
+        sg_buf_printf(&msg, "%s: the derivative of %s::%s%s%s for '%s' is not translated: %s",
                       p->node_name, op->ns, sc->name, *sc->overload ? "." : "", sc->overload,
                       f->names[0], why);
+        sg_buf_putc(&msg, '\0');
+        sg_buf_puts(&body, "            st = sg_error(SG_EUNSUPPORTED, \"%s\", ");
+        sg_dsl_c_string(&body, msg.oom ? "?" : msg.data);
+        sg_buf_puts(&body, ");\n            goto done;\n");
+        sg_buf_free(&msg);
     }
     sg_dem_putbuf(b, &body);
     sg_buf_free(&body);
@@ -408,9 +415,11 @@ static void refusing_kernel(sg_buf *b, const sg_deriv *dv, const char *why) {
                           "sg_tensor_requires_grad(%s.items[i]);\n", n, n);
     }
     sg_buf_printf(b, "    if (sg_need && sg_grad_enabled())\n"
-                  "        return sg_error(SG_EUNSUPPORTED, "
-                  "\"%s::%s%s%s: its gradient is not supported yet (%s)\");\n", op->ns, sc->name,
-                  *sc->overload ? "." : "", sc->overload, why);
+                  "        return sg_error(SG_EUNSUPPORTED, \"%s::%s%s%s: its gradient is not "
+                  "supported yet (%%s)\", ", op->ns, sc->name, *sc->overload ? "." : "",
+                  sc->overload);
+    sg_dsl_c_string(b, why);
+    sg_buf_puts(b, ");\n");
     sg_buf_printf(b, "    return %s_redispatch(ks & ~SG_KEYSET_AUTOGRAD, ", op->c->cname);
     sg_dsl_c_args_rets(b, op);
     sg_buf_puts(b, ");\n}\n\n");

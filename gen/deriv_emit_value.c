@@ -3,6 +3,7 @@
  * tensors read off them, ?: on tensors as if / else. */
 #include "deriv_emit.h"
 #include "derive.h"
+#include "dsl_emit.h"
 
 /* The C of a schema default, as a value of family f, to out; false where it is not written
  * here. */
@@ -217,7 +218,10 @@ static void constant(em *e, const sg_dtx *d, sg_buf *out) {
         else sg_buf_printf(out, "%s%s", t, strpbrk(t, ".eE") ? "" : ".0");
         return;
     case SG_FAM_BOOL: sg_buf_puts(out, t); return;
-    case SG_FAM_STR: sg_buf_printf(out, "\"%s\"", t); return;
+    case SG_FAM_STR: /* escapes as the formula wrote them are C++'s: not carried over */
+        if (strchr(t, '\\')) e->why = "a string with an escape";
+        else sg_dsl_c_string(out, t);
+        return;
     case SG_FAM_MEMORY_FORMAT: sg_buf_puts(out, "SG_CONTIGUOUS_FORMAT"); return;
     case SG_FAM_LAYOUT: sg_buf_puts(out, "SG_STRIDED"); return;
     default: e->why = "a constant of a type the emitter does not write"; return;

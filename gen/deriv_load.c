@@ -3,6 +3,7 @@
  * the text of the schema, so formatting aside the two must agree). Keys name inputs (backward
  * formulas), results (forward formulas), or are `dispatch` and `output_differentiability`. */
 #include "deriv.h"
+#include "derive.h"
 #include "strmap.h"
 #include "yaml_tree.h"
 
@@ -62,6 +63,15 @@ static char *canonical(loader *L, const sg_schema *sc) {
     return t;
 }
 
+/* A helper op's kernels, which LIB_autograd.c declares and registers by name (deriv_emit_c.c):
+ * C identifiers, or an error where the schema names them. */
+static void helper_kernel_names(loader *L, const sg_op *op) {
+    for (uint32_t k = 0; k < op->ndispatch; k++)
+        if (!sg_derive_c_identifier(op->dispatch[k].kernel, false))
+            err(L, op->dispatch[k].kernel_pos, "the kernel of helper op autograd::%s, '%s', is "
+                "not a C identifier", op->schema.name, op->dispatch[k].kernel);
+}
+
 static bool index_ops(loader *L) {
     const sg_model *m = L->m;
     if (sg_strmap_init(&L->by_schema, L->s->a, m->nops) || sg_strmap_init(&L->by_name, L->s->a,
@@ -70,6 +80,7 @@ static bool index_ops(loader *L) {
         return false;
     for (uint32_t i = 0; i < m->nops; i++) {
         const sg_op *op = m->ops[i];
+        if (op->parsed && !strcmp(op->ns, "autograd")) helper_kernel_names(L, op);
         if (!op->parsed || strcmp(op->ns, "aten") != 0) continue;
         char *c = canonical(L, &op->schema);
         char  nm[512];

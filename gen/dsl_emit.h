@@ -24,6 +24,9 @@ uint32_t sg_dsl_c_first_tensor(const sg_op *op);
 void     sg_dsl_c_on_device(sg_buf *b, const sg_op *op, const char *otherwise);
 /* s inside a C comment: a "*" "/" cannot end it early, a control byte cannot break it. */
 void     sg_dsl_c_comment_text(sg_buf *b, const char *s);
+/* s as a C string literal, quotes included: '"' and '\' escaped, and every byte outside
+ * printable ASCII (and '?', so no trigraph forms) as an octal escape. */
+void     sg_dsl_c_string(sg_buf *b, const char *s);
 /* A template's entry by point and its points' text (dsl_table_emit.c); their prototypes for
  * LIB_dsl.h. */
 void     sg_dsl_template_emit(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s,

@@ -144,6 +144,24 @@ typed 'grad * (1' \
     "not translated: expected ')' to close the parenthesis at 7, found the end of the formula, at 'grad * (1'"
 typed 'grad.sizes' "not translated: the member 'sizes' (not a call), at 'grad.sizes'"
 
+# text from the formulas reaches the generated C only as escaped string literals, never as a
+# format: a reason that quotes '%' and a string with '"', '%' and '??=' (a trigraph)
+printf -- '- name: mul.Tensor(Tensor self, Tensor other) -> Tensor\n  self: "grad %% \\"%%n?\\""\n' >hostile.yaml
+printf -- '  other: "grad.div(grad, \\"%%s??=\\")"\n' >>hostile.yaml
+printf -- '- func: div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor\n' >div.yaml
+t 0 --lib hostile -o gen_hostile ops.yaml div.yaml hostile.yaml
+grep -qF 'aten_div_Tensor_mode(grads[0], grads[0], "%s\077\077=", &sg_t[0]);' gen_hostile/hostile_autograd.c ||
+    fail "the string is not escaped: $(grep div_Tensor_mode gen_hostile/hostile_autograd.c)"
+grep -qF 'sg_error(SG_EUNSUPPORTED, "%s", "MulBackward0: the derivative of aten::mul.Tensor for '"'"'self'"'"' is not translated: '"'"'%'"'"' between tensor and str");' \
+    gen_hostile/hostile_autograd.c || fail "the reason is not one escaped argument: $(grep sg_error gen_hostile/hostile_autograd.c)"
+sg_test_compile gen_hostile gen_hostile/hostile_autograd.c
+
+# a helper op's kernel is named in C: a name that is no C identifier is refused
+printf -- '- func: autograd::h(Tensor a) -> Tensor\n  dispatch:\n    CompositeExplicitAutograd: "x;y"\n' >badhelper.yaml
+t 1 --emit=derivatives ops.yaml badhelper.yaml base.yaml
+case $err in *"badhelper.yaml:3:32: error: the kernel of helper op autograd::h, 'x;y', is not a C identifier"*) ;;
+*) fail "a helper kernel that is no C identifier: $err" ;; esac
+
 # refusals, each located
 refuse 's/^- name: mul.Tensor(Tensor self, Tensor other) -> Tensor/- name: mul.Tensor(Tensor self, Scalar other) -> Tensor/' \
     "bad.yaml:1:9: error: aten::mul.Tensor is 'mul.Tensor(Tensor self, Tensor other) -> Tensor' (ops.yaml:1), not this schema"
