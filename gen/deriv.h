@@ -70,6 +70,11 @@ int sg_deriv_load(sg_deriv_set *s, const sg_model *m, const sg_source *src, sg_d
  * respect to those inputs). -1 when out of memory, else the number of formulas resolved. */
 int sg_deriv_resolve(sg_deriv_set *s, const sg_model *m);
 
+/* The index of the result a formula calls `name` (a return's name; `result` for one unnamed
+ * return, `result0`, `result1`, ... for several), of the argument so named; -1 where none. */
+int sg_deriv_result_index(const sg_schema *sc, const char *name);
+int sg_deriv_arg_index(const sg_schema *sc, const char *name);
+
 /* --emit=derivatives: "aten::mul.Tensor  self: <formula>" per formula, in file order, then a
  * count of the entries skipped. */
 void sg_deriv_emit(sg_buf *b, const sg_deriv_set *s);

@@ -89,16 +89,6 @@ uint32_t sg_dem_call(em *e, const sg_dtx *d) {
     return first;
 }
 
-static const char *dtype_const(const char *name) {
-    static const struct { const char *k, *c; } t[] = {
-        {"kFloat", "SG_FLOAT32"}, {"kDouble", "SG_FLOAT64"}, {"kLong", "SG_INT64"},
-        {"kInt", "SG_INT32"},     {"kBool", "SG_BOOL"},      {"kHalf", "SG_FLOAT16"},
-        {"kBFloat16", "SG_BFLOAT16"}};
-    for (size_t i = 0; i < sizeof t / sizeof *t; i++)
-        if (!strcmp(name, t[i].k)) return t[i].c;
-    return NULL;
-}
-
 /* d, a property of a tensor, as C of family want. */
 static void prop(em *e, const sg_dtx *d, int want, sg_buf *out) {
     const char *p = d->text;
@@ -204,26 +194,18 @@ static void tensor_ternary(em *e, const sg_dtx *d, sg_buf *out) {
 }
 
 static void constant(em *e, const sg_dtx *d, sg_buf *out) {
-    const char *t = d->text;
-    switch (d->type) {
-    case SG_FAM_DTYPE: {
-        const char *c = dtype_const(t);
-        if (c) sg_buf_puts(out, c);
-        else e->why = "a dtype constant the emitter does not know";
+    const char *t = d->text, *c = sg_dt_const_c(t);
+    if (c) {
+        sg_buf_puts(out, c);
         return;
     }
+    switch (d->type) { /* literals, as written */
     case SG_FAM_INT: sg_buf_printf(out, "INT64_C(%s)", t); return;
-    case SG_FAM_FLOAT:
-        if (!strcmp(t, "M_PI")) sg_buf_puts(out, "3.14159265358979323846");
-        else sg_buf_printf(out, "%s%s", t, strpbrk(t, ".eE") ? "" : ".0");
-        return;
-    case SG_FAM_BOOL: sg_buf_puts(out, t); return;
+    case SG_FAM_FLOAT: sg_buf_printf(out, "%s%s", t, strpbrk(t, ".eE") ? "" : ".0"); return;
     case SG_FAM_STR: /* escapes as the formula wrote them are C++'s: not carried over */
         if (strchr(t, '\\')) e->why = "a string with an escape";
         else sg_dsl_c_string(out, t);
         return;
-    case SG_FAM_MEMORY_FORMAT: sg_buf_puts(out, "SG_CONTIGUOUS_FORMAT"); return;
-    case SG_FAM_LAYOUT: sg_buf_puts(out, "SG_STRIDED"); return;
     default: e->why = "a constant of a type the emitter does not write"; return;
     }
 }

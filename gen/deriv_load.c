@@ -93,29 +93,23 @@ static bool index_ops(loader *L) {
     return true;
 }
 
-/* The result names a forward formula may use: the returns' names, or "result" for one unnamed
- * return and "result0", "result1", ... for several. Whether name is one; its index in *i. */
-static bool result_name(const sg_schema *sc, const char *name, uint32_t *i) {
+int sg_deriv_result_index(const sg_schema *sc, const char *name) {
     for (uint32_t k = 0; k < sc->nrets; k++) {
-        char   own[24];
+        char        own[24];
         const char *rn = sc->rets[k].name;
         if (!rn) {
-            if (sc->nrets == 1) snprintf(own, sizeof own, "result");
-            else snprintf(own, sizeof own, "result%u", k);
+            snprintf(own, sizeof own, sc->nrets == 1 ? "result" : "result%u", k);
             rn = own;
         }
-        if (strcmp(rn, name) == 0) {
-            *i = k;
-            return true;
-        }
+        if (strcmp(rn, name) == 0) return (int)k;
     }
-    return false;
+    return -1;
 }
 
-static bool arg_name(const sg_schema *sc, const char *name) {
+int sg_deriv_arg_index(const sg_schema *sc, const char *name) {
     for (uint32_t k = 0; k < sc->nargs; k++)
-        if (strcmp(sc->args[k].name, name) == 0) return true;
-    return false;
+        if (strcmp(sc->args[k].name, name) == 0) return (int)k;
+    return -1;
 }
 
 /* "self, other" into its names (trimmed), each an input of op (backward) or each a result
@@ -139,8 +133,8 @@ static bool split_key(loader *L, const sg_deriv *dv, const sg_ynode *k, sg_deriv
             sg_yaml_oom(L->r);
             return false;
         }
-        uint32_t ri;
-        bool is_arg = arg_name(sc, name), is_ret = result_name(sc, name, &ri);
+        bool is_arg = sg_deriv_arg_index(sc, name) >= 0;
+        bool is_ret = sg_deriv_result_index(sc, name) >= 0;
         if (!*name || (!is_arg && !is_ret)) {
             err(L, p, "'%s' is neither an input nor a result of aten::%s%s%s", name,
                 sc->name, *sc->overload ? "." : "", sc->overload);

@@ -108,26 +108,6 @@ static const char *bare(const char *name) {
     return name;
 }
 
-/* The result index that `name` names (a return's name, result, resultN), or -1. */
-static int result_index(const sg_schema *sc, const char *name) {
-    for (uint32_t k = 0; k < sc->nrets; k++) {
-        char own[24];
-        const char *rn = sc->rets[k].name;
-        if (!rn) {
-            snprintf(own, sizeof own, sc->nrets == 1 ? "result" : "result%u", k);
-            rn = own;
-        }
-        if (strcmp(rn, name) == 0) return (int)k;
-    }
-    return -1;
-}
-
-static int arg_index(const sg_schema *sc, const char *name) {
-    for (uint32_t k = 0; k < sc->nargs; k++)
-        if (strcmp(sc->args[k].name, name) == 0) return (int)k;
-    return -1;
-}
-
 /* The first result that is differentiable: what `grad` is the gradient of. */
 static uint32_t first_diff(const sg_deriv *dv) {
     for (uint32_t i = 0; dv->out_diff && i < dv->nout_diff; i++)
@@ -135,20 +115,34 @@ static uint32_t first_diff(const sg_deriv *dv) {
     return 0;
 }
 
+/* The named constants formulas use: their type, and their C (deriv_emit_value.c writes it). */
 static const struct {
     const char *name;
     int         type;
+    const char *c;
 } named_consts[] = {
-    {"true", SG_FAM_BOOL},         {"false", SG_FAM_BOOL},
-    {"nullopt", SG_FT_NONE},       {"kFloat", SG_FAM_DTYPE},
-    {"kDouble", SG_FAM_DTYPE},     {"kLong", SG_FAM_DTYPE},
-    {"kInt", SG_FAM_DTYPE},        {"kBool", SG_FAM_DTYPE},
-    {"kHalf", SG_FAM_DTYPE},       {"kBFloat16", SG_FAM_DTYPE},
-    {"kStrided", SG_FAM_LAYOUT},   {"MemoryFormat::Contiguous", SG_FAM_MEMORY_FORMAT},
-    {"MemoryFormat::Preserve", SG_FAM_MEMORY_FORMAT},
-    {"LEGACY_CONTIGUOUS_MEMORY_FORMAT", SG_FAM_MEMORY_FORMAT},
-    {"M_PI", SG_FAM_FLOAT},
+    {"true", SG_FAM_BOOL, "true"},
+    {"false", SG_FAM_BOOL, "false"},
+    {"nullopt", SG_FT_NONE, "NULL"},
+    {"kFloat", SG_FAM_DTYPE, "SG_FLOAT32"},
+    {"kDouble", SG_FAM_DTYPE, "SG_FLOAT64"},
+    {"kLong", SG_FAM_DTYPE, "SG_INT64"},
+    {"kInt", SG_FAM_DTYPE, "SG_INT32"},
+    {"kBool", SG_FAM_DTYPE, "SG_BOOL"},
+    {"kHalf", SG_FAM_DTYPE, "SG_FLOAT16"},
+    {"kBFloat16", SG_FAM_DTYPE, "SG_BFLOAT16"},
+    {"kStrided", SG_FAM_LAYOUT, "SG_STRIDED"},
+    {"MemoryFormat::Contiguous", SG_FAM_MEMORY_FORMAT, "SG_CONTIGUOUS_FORMAT"},
+    {"MemoryFormat::Preserve", SG_FAM_MEMORY_FORMAT, "SG_PRESERVE_FORMAT"},
+    {"LEGACY_CONTIGUOUS_MEMORY_FORMAT", SG_FAM_MEMORY_FORMAT, "SG_CONTIGUOUS_FORMAT"},
+    {"M_PI", SG_FAM_FLOAT, "3.14159265358979323846"},
 };
+
+const char *sg_dt_const_c(const char *name) {
+    for (size_t k = 0; k < sizeof named_consts / sizeof *named_consts; k++)
+        if (strcmp(name, named_consts[k].name) == 0) return named_consts[k].c;
+    return NULL;
+}
 
 static sg_dtx *ident(tctx *c, const sg_fx *x) {
     const sg_schema *sc = c->sc;
@@ -160,20 +154,20 @@ static sg_dtx *ident(tctx *c, const sg_fx *x) {
         return d;
     }
     if (strncmp(n, "grad_", 5) == 0 && strcmp(n, "grad_input_mask") != 0) {
-        int r = result_index(sc, n + 5);
-        if (r >= 0 && sc->rets[r].name && arg_index(sc, n) < 0) {
+        int r = sg_deriv_result_index(sc, n + 5);
+        if (r >= 0 && sc->rets[r].name && sg_deriv_arg_index(sc, n) < 0) {
             if (!(d = node(c, SG_DT_GRAD, SG_FAM_TENSOR, x, 0))) return NULL;
             d->idx = (uint32_t)r;
             return d;
         }
     }
-    int i = arg_index(sc, n);
+    int i = sg_deriv_arg_index(sc, n);
     if (i >= 0) {
         if (!(d = node(c, SG_DT_INPUT, sg_type_family_of(sc->args[i].type), x, 0))) return NULL;
         d->idx = (uint32_t)i;
         return d;
     }
-    int r = result_index(sc, n);
+    int r = sg_deriv_result_index(sc, n);
     if (r >= 0) {
         if (!(d = node(c, SG_DT_RESULT, sg_type_family_of(sc->rets[r].type), x, 0)))
             return NULL;

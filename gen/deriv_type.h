@@ -69,6 +69,10 @@ bool sg_dt_formula(sg_arena *a, const sg_dt_ops *ops, const sg_deriv *dv,
  * a default), gradients as grads[i], results as resultI (--emit=derivatives, tests). */
 void sg_dt_print(sg_buf *b, const sg_dtx *d, const sg_deriv *dv);
 
+/* The C of a named constant of the formulas (true, kFloat, M_PI, ...: an SG_DT_CONST's text),
+ * or NULL for a literal. */
+const char *sg_dt_const_c(const char *name);
+
 /* "Tensor", "int[]", "TensorOptions", ...: a type for messages. */
 const char *sg_dt_type_name(int type);
 
