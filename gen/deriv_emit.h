@@ -41,4 +41,10 @@ uint32_t sg_dem_call(em *e, const sg_dtx *d);
  * consecutive temporaries, each a reference or NULL; the first's index. */
 uint32_t sg_dem_tuple(em *e, const sg_dtx *d, uint32_t n);
 
+/* Registers op's Autograd kernel sg_agk_<cname> at every backend's Autograd key (to reg). */
+void     sg_deriv_register_at_keys(sg_buf *reg, const sg_op *op);
+/* The Autograd kernels of the functional ops without a formula (deriv_emit_gate.c) to c, their
+ * registrations to reg; returns how many. */
+uint32_t sg_deriv_emit_gates(sg_buf *c, sg_buf *reg, const sg_deriv_set *s, const sg_model *m);
+
 #endif

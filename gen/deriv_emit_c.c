@@ -429,7 +429,7 @@ static void refusing_kernel(sg_buf *b, const sg_deriv *dv, const char *why) {
  * comes before a CompositeImplicitAutograd kernel (sg_dispatch.h), so an op's formula is what
  * differentiates it even where a backend's kernel for it is not made of differentiable ops; a
  * backend that registers its own later (AutogradPrivateUse1) stacks over it. */
-static void register_at_keys(sg_buf *reg, const sg_op *op) {
+void sg_deriv_register_at_keys(sg_buf *reg, const sg_op *op) {
     sg_buf_printf(reg, "    for (size_t i = 0; st == SG_OK && i < sizeof sg_agh_keys / sizeof "
                   "*sg_agh_keys; i++)\n"
                   "        st = %s_register(sg_agh_keys[i], sg_agk_%s, NULL);\n",
@@ -510,7 +510,7 @@ void sg_deriv_emit_c(sg_buf *c, sg_buf *h, sg_deriv_set *s, const sg_model *m, c
         if (why) {
             if (!strcmp(why, "no input has a gradient")) continue;
             refusing_kernel(c, dv, why);
-            register_at_keys(&reg, dv->op);
+            sg_deriv_register_at_keys(&reg, dv->op);
             nops++;
             continue;
         }
@@ -519,9 +519,10 @@ void sg_deriv_emit_c(sg_buf *c, sg_buf *h, sg_deriv_set *s, const sg_model *m, c
         release_fn(c, &p);
         apply_fn(c, &p);
         kernel_fn(c, &p);
-        register_at_keys(&reg, dv->op);
+        sg_deriv_register_at_keys(&reg, dv->op);
         nops++;
     }
+    nops += sg_deriv_emit_gates(c, &reg, s, m);
     sg_buf_printf(c, "sg_status %s_autograd_init(void) {\n    sg_status st = SG_OK;\n", lib);
     sg_dem_putbuf(c, &reg);
     sg_buf_printf(c, "    return st; /* %u ops */\n}\n", nops);

@@ -269,6 +269,10 @@ sg_status sg_tensor_set_grad_fn(sg_tensor *t, sg_node *n, uint32_t nr) {
     if (nr >= n->nin)
         return sg_error(SG_EINVAL, "%s: %s has %u inputs, so no output %u", fn, n->name, n->nin,
                         nr);
+    /* An output of an integral or bool dtype is not differentiable: no history, as in
+     * PyTorch, where such outputs never require grad. */
+    if (!sg_dtype_is_floating((sg_dtype)t->dtype) && !sg_dtype_is_complex((sg_dtype)t->dtype))
+        return SG_OK;
     if (t->ag && t->ag->requires_grad && !t->ag->grad_fn)
         return sg_error(SG_EINVAL, "%s: a leaf tensor that requires grad cannot be given a "
                                    "grad_fn (%s): it was used in an in-place operation",
@@ -281,6 +285,37 @@ sg_status sg_tensor_set_grad_fn(sg_tensor *t, sg_node *n, uint32_t nr) {
     t->ag->output_nr = nr;
     sg_node_release(old);
     return SG_OK;
+}
+
+/* ---- ops without a derivative ------------------------------------------------------------ */
+
+/* PyTorch's NotImplemented node: the history of an op that has no formula, whose backward
+ * fails, so a gradient that cannot be computed is an error rather than silently missing. */
+typedef struct ni_node {
+    sg_node     base;
+    const char *op;
+} ni_node;
+
+static sg_status ni_apply(sg_node *n, sg_tensor *const *grads, sg_tensor **out) {
+    (void)grads, (void)out;
+    return sg_error(SG_EUNSUPPORTED, "the derivative for '%s' is not implemented",
+                    ((ni_node *)n)->op);
+}
+
+sg_status sg_autograd_not_implemented(const char *op, sg_tensor *const *inputs, uint32_t nin,
+                                      sg_tensor *const *outputs, uint32_t nout) {
+    if (!op || (nin && !inputs) || (nout && !outputs) || nout == 0)
+        return sg_error(SG_EINVAL, "sg_autograd_not_implemented: %s",
+                        !op ? "the op name is NULL" : "no outputs, or a NULL array");
+    sg_node  *n;
+    sg_status st = sg_node_new(sizeof(ni_node), "NotImplemented", nout, nin, ni_apply, NULL, &n);
+    if (st) return st;
+    ((ni_node *)n)->op = op;
+    for (uint32_t i = 0; i < nin && !st; i++) st = sg_node_set_next(n, i, inputs[i]);
+    for (uint32_t i = 0; i < nout && !st; i++)
+        if (outputs[i]) st = sg_tensor_set_grad_fn(outputs[i], n, i);
+    sg_node_release(n);
+    return st;
 }
 
 /* ---- saved values ------------------------------------------------------------------------ */

@@ -325,6 +325,21 @@ sg_entry sg_op_entry(const sg_op *op, sg_key key) {
     return t->entry[key];
 }
 
+sg_entry sg_op_registered(const sg_op *op, sg_key key) {
+    sg_entry none = {0};
+    none.kind = SG_ENTRY_MISSING;
+    if (!op || (unsigned)key >= SG_KEY__ALIAS_END) {
+        sg_error(SG_EINVAL, "sg_op_registered: %s", !op ? "no op given (NULL)" : "no such key");
+        return none;
+    }
+    pthread_mutex_lock(&sg__lock);
+    const reg *r = op->regs[key];
+    while (r && r->what == REG_OVERRIDE) r = r->next;
+    sg_entry e = r && r->what == REG_KERNEL ? entry_of(r, SG_ENTRY_KERNEL) : none;
+    pthread_mutex_unlock(&sg__lock);
+    return e;
+}
+
 static uint64_t epoch = 1;
 
 uint64_t sg_runtime_epoch(void) { return __atomic_load_n(&epoch, __ATOMIC_ACQUIRE); }

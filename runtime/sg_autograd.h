@@ -162,6 +162,13 @@ sg_status sg_tensor_set_grad_fn(sg_tensor *t, sg_node *n, uint32_t nr);
 
 /* ---- saved values (PyTorch's SavedVariable) ---------------------------------------------- */
 
+/* The history of an op that has no derivative (op: its static name, "aten::foo"): one node
+ * whose edges go to inputs[0..nin) (NULL or not requiring grad: no edge) and which is the
+ * grad_fn of every floating output (NULL entries skipped); a backward through it fails with
+ * "the derivative for 'aten::foo' is not implemented". */
+sg_status sg_autograd_not_implemented(const char *op, sg_tensor *const *inputs, uint32_t nin,
+                                      sg_tensor *const *outputs, uint32_t nout);
+
 typedef struct sg_saved {
     sg_tensor *t;       /* a detached alias of what was saved; NULL: none */
     uint32_t   version; /* its version when saved */

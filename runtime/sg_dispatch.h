@@ -304,6 +304,11 @@ sg_status sg_handle_release(sg_handle *h);
  * entry gives an entry of kind SG_ENTRY_MISSING with no functions (and SG_EINVAL's message). */
 sg_entry  sg_op_entry(const sg_op *op, sg_key key);
 
+/* The kernel registered for key itself, the newest (alias keys too: what an op's
+ * CompositeImplicitAutograd kernel is, even where a backend's kernel shadows it in the table);
+ * kind SG_ENTRY_MISSING and no functions where there is none. */
+sg_entry  sg_op_registered(const sg_op *op, sg_key key);
+
 /* Frees every op, table and registration. No call may be in flight or follow. */
 void      sg_runtime_shutdown(void);
 /* Counts sg_runtime_shutdown calls: a library's init registers its kernels once per epoch. */

@@ -207,8 +207,10 @@ static sg_status sdpa_math_fn(sg_keyset ks, sg_tensor *query, sg_tensor *key, sg
                      enable_gqa, false, ret0, ret1);
 }
 
+sg_status sg_cpu_register_attention_ad(void); /* attention_ad.c */
+
 sg_status sg_cpu_register_attention(void) {
     SG_REG_CPU_META(aten_scaled_dot_product_attention, sdpa_fn);
     SG_REG_CPU_META(aten__scaled_dot_product_attention_math, sdpa_math_fn);
-    return SG_OK;
+    return sg_cpu_register_attention_ad();
 }

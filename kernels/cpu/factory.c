@@ -1295,7 +1295,8 @@ static sg_status to_run(sg_tensor *self, const sg_dtype *dtype, const sg_layout 
         *ret = sg_tensor_retain(self);
         return SG_OK;
     }
-    return to_copy_run(self, dtype, layout, device, mf, ret);
+    /* through the dispatcher, so that autograd records the copy (_to_copy has a formula) */
+    return aten__to_copy(self, dtype, layout, device, NULL, false, mf, ret);
 }
 
 static sg_status to_dtype_layout_k(sg_keyset ks, sg_tensor *self, const sg_dtype *dtype,
@@ -1345,7 +1346,8 @@ static sg_status contiguous_k(sg_keyset ks, sg_tensor *self, sg_memory_format mf
         *ret = sg_tensor_retain(self);
         return SG_OK;
     }
-    return clone_k(ks, self, &mf, ret);
+    (void)ks;
+    return aten_clone(self, &mf, ret); /* dispatched: autograd records it */
 }
 
 /* ---- registration ------------------------------------------------------------------------- */
@@ -1355,7 +1357,11 @@ static sg_status contiguous_k(sg_keyset ks, sg_tensor *self, sg_memory_format mf
         sg_status st_ = op##_register(SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD, fn, NULL);      \
         if (st_) return st_;                                                               \
     } while (0)
-
+#define AD(op, fn)                                                                        \
+    do {                                                                                   \
+        sg_status st_ = op##_register(SG_KEY_COMPOSITE_IMPLICIT_AUTOGRAD, fn, NULL);      \
+        if (st_) return st_;                                                               \
+    } while (0)
 
 sg_status sg_cpu_register_factory(void) {
     sg_generator_default();
@@ -1423,5 +1429,12 @@ sg_status sg_cpu_register_factory(void) {
     ANY(aten_to_other, to_other_k);
     ANY(aten_clone, clone_k);
     ANY(aten_contiguous, contiguous_k);
+    /* aten's CompositeImplicitAutograd ops among them: their kernels above are made of aten
+     * calls, so they are their differentiable decompositions too (docs/autograd.md) */
+    AD(aten_to_dtype_layout, to_dtype_layout_k);
+    AD(aten_to_device, to_device_k);
+    AD(aten_to_dtype, to_dtype_k);
+    AD(aten_to_other, to_other_k);
+    AD(aten_contiguous, contiguous_k);
     return SG_OK;
 }

@@ -309,7 +309,7 @@ static sg_status group_norm_fn(sg_keyset ks, sg_tensor *input, int64_t num_group
     if (st) return st;
     for (int32_t i = 2; i < input->ndim; i++) HxW *= input->sizes[i];
     sg_tensor *x = NULL, *mean = NULL, *rstd = NULL;
-    if ((st = sg_tensor_contiguous(input, &x))) return st;
+    if ((st = aten_contiguous(input, SG_CONTIGUOUS_FORMAT, &x))) return st;
     st = aten_native_group_norm(x, weight, bias, N, C, HxW, num_groups, eps, ret, &mean, &rstd);
     sg_tensor_release(x);
     sg_tensor_release(mean);

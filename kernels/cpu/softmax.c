@@ -399,20 +399,14 @@ static sg_status log_softmax_out(sg_keyset ks, sg_tensor *self, int64_t dim, boo
 
 /* ---- softmax.int / log_softmax.int: the input in `dtype` first ------------------------------ */
 
-/* self in dtype (a new reference): cast here on the CPU, through the dispatched to.dtype on
- * other devices (these front ends are registered for every backend, as aten's are) */
+/* self in dtype (a new reference), through the dispatched to.dtype: these front ends serve every
+ * backend, as aten's do, and are the ops' differentiable decompositions */
 static sg_status converted(sg_tensor *self, const sg_dtype *dtype, sg_tensor **x) {
     if (!dtype || *dtype == dtype_of(self)) {
         *x = sg_tensor_retain(self);
         return SG_OK;
     }
-    if (self->device.type != SG_DEV_CPU) return aten_to_dtype(self, *dtype, false, false, NULL, x);
-    sg_status st = sg_tensor_empty(self->sizes, self->ndim, *dtype, self->device, x);
-    if (!st && (st = sg_cast_copy_(*x, self))) {
-        sg_tensor_release(*x);
-        *x = NULL;
-    }
-    return st;
+    return aten_to_dtype(self, *dtype, false, false, NULL, x);
 }
 
 #define FRONT(NAME, FN, FN_OUT)                                                                \

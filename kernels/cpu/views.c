@@ -100,25 +100,39 @@ static sg_status view_k(sg_keyset ks, sg_tensor *self, sg_int_list size, sg_tens
     return st ? st : sg_tensor_view(self, shape, size.len, ret);
 }
 
-/* view when the strides allow it, else a view of a contiguous copy (aten's reshape) */
-static sg_status reshape_to(const char *op, sg_tensor *self, sg_int_list size, sg_tensor **ret) {
+/* view when the strides allow it, else a view of a contiguous copy (aten's reshape). With ad
+ * (the CompositeImplicitAutograd kernels, which run where an input requires grad) the view and
+ * the copy are aten calls, which autograd records. */
+static sg_status reshape_to(const char *op, sg_tensor *self, sg_int_list size, bool ad,
+                            sg_tensor **ret) {
     int64_t   shape[SG_MAX_DIMS];
     *ret = NULL;
     sg_status st = infer_size(op, size, sg_tensor_numel(self), shape);
     if (st) return st;
+    sg_int_list to = {shape, size.len};
     st = sg_tensor_view(self, shape, size.len, ret);
+    if (st == SG_OK && ad) {
+        sg_tensor_release(*ret);
+        return aten_view(self, to, ret);
+    }
     if (st != SG_EINVAL) return st; /* a view, or no memory */
     sg_error_clear();
     sg_tensor *c;
-    if ((st = sg_tensor_clone(self, &c))) return st;
-    st = sg_tensor_view(c, shape, size.len, ret);
+    sg_memory_format cf = SG_CONTIGUOUS_FORMAT;
+    if ((st = ad ? aten_clone(self, &cf, &c) : sg_tensor_clone(self, &c))) return st;
+    st = ad ? aten__unsafe_view(c, to, ret) : sg_tensor_view(c, shape, size.len, ret);
     sg_tensor_release(c);
     return st;
 }
 
 static sg_status reshape_k(sg_keyset ks, sg_tensor *self, sg_int_list shape, sg_tensor **ret) {
     (void)ks;
-    return reshape_to("reshape", self, shape, ret);
+    return reshape_to("reshape", self, shape, false, ret);
+}
+
+static sg_status reshape_ad(sg_keyset ks, sg_tensor *self, sg_int_list shape, sg_tensor **ret) {
+    (void)ks;
+    return reshape_to("reshape", self, shape, true, ret);
 }
 
 static sg_status as_strided_view(const char *op, sg_tensor *self, sg_int_list size,
@@ -282,7 +296,7 @@ static sg_status select_k(sg_keyset ks, sg_tensor *self, int64_t dim, int64_t in
 
 /* aten's narrow: start may count from the end (start == size is allowed), the length must fit */
 static sg_status narrow_view(const char *op, sg_tensor *self, int64_t dim, int64_t start,
-                             int64_t length, sg_tensor **ret) {
+                             int64_t length, bool ad, sg_tensor **ret) {
     *ret = NULL;
     if (self->ndim == 0)
         return sg_error(SG_EINVAL, "%s: narrow() cannot be applied to a 0-dim tensor.", op);
@@ -296,19 +310,26 @@ static sg_status narrow_view(const char *op, sg_tensor *self, int64_t dim, int64
         return sg_error(SG_EINVAL, "%s: start (%lld) + length (%lld) exceeds dimension size "
                                    "(%lld).",
                         op, (long long)start, (long long)length, (long long)size);
-    return sg_tensor_slice(self, dim, start, start + length, 1, ret);
+    int64_t end = start + length;
+    return ad ? aten_slice_Tensor(self, dim, &start, &end, 1, ret)
+              : sg_tensor_slice(self, dim, start, end, 1, ret);
 }
 
 static sg_status narrow_k(sg_keyset ks, sg_tensor *self, int64_t dim, int64_t start,
                           int64_t length, sg_tensor **ret) {
     (void)ks;
-    return narrow_view("narrow", self, dim, start, length, ret);
+    return narrow_view("narrow", self, dim, start, length, false, ret);
+}
+
+static sg_status narrow_ad(sg_keyset ks, sg_tensor *self, int64_t dim, int64_t start,
+                           int64_t length, sg_tensor **ret) {
+    (void)ks;
+    return narrow_view("narrow", self, dim, start, length, true, ret);
 }
 
 /* narrow.Tensor: start is a 0-dim integer tensor (read from any device) */
-static sg_status narrow_tensor_k(sg_keyset ks, sg_tensor *self, int64_t dim, sg_tensor *start,
-                                 int64_t length, sg_tensor **ret) {
-    (void)ks;
+static sg_status narrow_tensor(sg_tensor *self, int64_t dim, sg_tensor *start, int64_t length,
+                               bool ad, sg_tensor **ret) {
     *ret = NULL;
     if (start->ndim != 0 || !sg_dtype_is_integral((sg_dtype)start->dtype, false))
         return sg_error(SG_EINVAL, "narrow: start must be an 0-dim integral Tensor.");
@@ -322,7 +343,19 @@ static sg_status narrow_tensor_k(sg_keyset ks, sg_tensor *self, int64_t dim, sg_
     int64_t s = st ? 0 : *(const int64_t *)sg_tensor_data(v);
     sg_tensor_release(v);
     sg_tensor_release(c);
-    return st ? st : narrow_view("narrow", self, dim, s, length, ret);
+    return st ? st : narrow_view("narrow", self, dim, s, length, ad, ret);
+}
+
+static sg_status narrow_tensor_k(sg_keyset ks, sg_tensor *self, int64_t dim, sg_tensor *start,
+                                 int64_t length, sg_tensor **ret) {
+    (void)ks;
+    return narrow_tensor(self, dim, start, length, false, ret);
+}
+
+static sg_status narrow_tensor_ad(sg_keyset ks, sg_tensor *self, int64_t dim, sg_tensor *start,
+                                  int64_t length, sg_tensor **ret) {
+    (void)ks;
+    return narrow_tensor(self, dim, start, length, true, ret);
 }
 
 /* ---- changing the rank -------------------------------------------------------------------- */
@@ -405,11 +438,10 @@ static sg_status squeeze__dims_k(sg_keyset ks, sg_tensor *self, sg_int_list dims
 }
 
 /* flatten: dims start..end become one; a 0-dim tensor becomes [1]; start == end is self */
-static sg_status flatten_k(sg_keyset ks, sg_tensor *self, int64_t start, int64_t end,
-                           sg_tensor **ret) {
-    (void)ks;
+static sg_status flatten(sg_tensor *self, int64_t start, int64_t end, bool ad, sg_tensor **ret) {
     *ret = NULL;
-    if (self->ndim == 0) return reshape_to("flatten", self, (sg_int_list){(int64_t[]){1}, 1}, ret);
+    if (self->ndim == 0)
+        return reshape_to("flatten", self, (sg_int_list){(int64_t[]){1}, 1}, ad, ret);
     sg_status st = sg_check_dim("flatten", &start, self->ndim);
     if (st || (st = sg_check_dim("flatten", &end, self->ndim))) return st;
     if (start > end)
@@ -428,7 +460,19 @@ static sg_status flatten_k(sg_keyset ks, sg_tensor *self, int64_t start, int64_t
             if (d == end) shape[n++] = prod;
         }
     }
-    return reshape_to("flatten", self, (sg_int_list){shape, (int32_t)n}, ret);
+    return reshape_to("flatten", self, (sg_int_list){shape, (int32_t)n}, ad, ret);
+}
+
+static sg_status flatten_k(sg_keyset ks, sg_tensor *self, int64_t start, int64_t end,
+                           sg_tensor **ret) {
+    (void)ks;
+    return flatten(self, start, end, false, ret);
+}
+
+static sg_status flatten_ad(sg_keyset ks, sg_tensor *self, int64_t start, int64_t end,
+                            sg_tensor **ret) {
+    (void)ks;
+    return flatten(self, start, end, true, ret);
 }
 
 /* ---- splitting ---------------------------------------------------------------------------- */
@@ -440,7 +484,7 @@ static sg_status pieces(const char *op, sg_tensor *self, int64_t dim, const int6
     int64_t   at = 0;
     for (int64_t i = 0; i < n && !st; i++) {
         sg_tensor *v;
-        if (!(st = narrow_view(op, self, dim, at, sizes[i], &v))) list_put(ret, v);
+        if (!(st = narrow_view(op, self, dim, at, sizes[i], false, &v))) list_put(ret, v);
         at += sizes[i];
     }
     if (st) sg_tensor_list_release(ret);
@@ -679,6 +723,15 @@ static sg_status narrow_copy_out_k(sg_keyset ks, sg_tensor *self, int64_t dim, i
         if (st_) return st_;                                                               \
     } while (0)
 
+/* aten's CompositeImplicitAutograd kernels of the ops above that have no derivative formula:
+ * the same checks, the view or copy made by aten calls, which autograd records. The generated
+ * Autograd kernel runs them where an input requires grad (docs/autograd.md). */
+#define AD(op, fn)                                                                        \
+    do {                                                                                   \
+        sg_status st_ = op##_register(SG_KEY_COMPOSITE_IMPLICIT_AUTOGRAD, fn, NULL);      \
+        if (st_) return st_;                                                               \
+    } while (0)
+
 sg_status sg_cpu_register_views(void) {
     ANY(aten_view, view_k);
     ANY(aten_view_dtype, view_dtype_k);
@@ -707,6 +760,10 @@ sg_status sg_cpu_register_views(void) {
     ANY(aten_squeeze__dim, squeeze__dim_k);
     ANY(aten_squeeze__dims, squeeze__dims_k);
     ANY(aten_flatten_using_ints, flatten_k);
+    AD(aten_reshape, reshape_ad);
+    AD(aten_narrow, narrow_ad);
+    AD(aten_narrow_Tensor, narrow_tensor_ad);
+    AD(aten_flatten_using_ints, flatten_ad);
     ANY(aten_split_Tensor, split_k);
     ANY(aten_split_sizes, split_sizes_k);
     ANY(aten_split_with_sizes, split_with_sizes_k);
