@@ -35,12 +35,14 @@ def filled(seed, scale, *shape):
     return torch.tensor(vals, dtype=torch.float64).to(torch.float32).reshape(shape)
 
 
-def main():
+def build():
+    """The block's weights (a dict, in the C demo's order), input x, and rotary tables."""
     s, sh = 1 / math.sqrt(D), 1 / math.sqrt(HIDDEN)
-    wq, wk, wv, wo = (filled(i, s, D, D) for i in (1, 2, 3, 4))
-    w_gate, w_up = filled(5, s, HIDDEN, D), filled(6, s, HIDDEN, D)
-    w_down = filled(7, sh, D, HIDDEN)
-    norm1, norm2 = filled(8, 0.1, D) + 1, filled(9, 0.1, D) + 1
+    w = {}
+    w["wq"], w["wk"], w["wv"], w["wo"] = (filled(i, s, D, D) for i in (1, 2, 3, 4))
+    w["w_gate"], w["w_up"] = filled(5, s, HIDDEN, D), filled(6, s, HIDDEN, D)
+    w["w_down"] = filled(7, sh, D, HIDDEN)
+    w["norm1"], w["norm2"] = filled(8, 0.1, D) + 1, filled(9, 0.1, D) + 1
     x = filled(10, 1.0, T, D)
     cos = torch.empty(T, HD)
     sin = torch.empty(T, HD)
@@ -49,7 +51,10 @@ def main():
             inv = 10000.0 ** (-2.0 * (j % (HD // 2)) / HD)
             cos[t, j] = math.cos(t * inv)
             sin[t, j] = math.sin(t * inv)
+    return w, x, cos, sin
 
+
+def forward(w, x, cos, sin):
     def rotary(a):
         lo, hi = a[..., : HD // 2], a[..., HD // 2:]
         return a * cos + torch.cat([-hi, lo], dim=-1) * sin
@@ -57,12 +62,18 @@ def main():
     def heads(a):
         return a.view(T, H, HD).transpose(0, 1)
 
-    n1 = F.rms_norm(x, [D], norm1)
-    q, k, v = heads(F.linear(n1, wq)), heads(F.linear(n1, wk)), heads(F.linear(n1, wv))
+    n1 = F.rms_norm(x, [D], w["norm1"])
+    q, k, v = (heads(F.linear(n1, w[n])) for n in ("wq", "wk", "wv"))
     att = F.scaled_dot_product_attention(rotary(q), rotary(k), v, is_causal=True)
-    h = x + F.linear(att.transpose(0, 1).contiguous().view(T, D), wo)
-    n2 = F.rms_norm(h, [D], norm2)
-    y = h + F.linear(F.silu(F.linear(n2, w_gate)) * F.linear(n2, w_up), w_down)
+    h = x + F.linear(att.transpose(0, 1).contiguous().view(T, D), w["wo"])
+    n2 = F.rms_norm(h, [D], w["norm2"])
+    gate, up = F.linear(n2, w["w_gate"]), F.linear(n2, w["w_up"])
+    return h + F.linear(F.silu(gate) * up, w["w_down"])
+
+
+def main():
+    w, x, cos, sin = build()
+    y = forward(w, x, cos, sin)
     flat = y.flatten().double()
     print("# made by examples/llama_block_ref.py with torch", torch.__version__)
     print("checksum %.9f" % flat.sum().item())
