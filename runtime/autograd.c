@@ -320,6 +320,17 @@ sg_status sg_autograd_not_implemented(const char *op, sg_tensor *const *inputs, 
 
 /* ---- saved values ------------------------------------------------------------------------ */
 
+/* Bytes the live saved values hold, for sg_autograd_saved_bytes. Rationale: one relaxed atomic
+ * per save and release, next to the tensor header each already makes, keeps the figure exact
+ * without walking graphs whose nodes' layouts only the generated code knows. */
+static int64_t saved_bytes;
+
+static int64_t nbytes_of(const sg_tensor *t) {
+    return sg_tensor_numel(t) * (int64_t)sg_dtype_size((sg_dtype)t->dtype);
+}
+
+int64_t sg_autograd_saved_bytes(void) { return __atomic_load_n(&saved_bytes, __ATOMIC_RELAXED); }
+
 sg_status sg_saved_init(sg_saved *s, sg_tensor *t) {
     if (!s) return sg_error(SG_EINVAL, "sg_saved_init: the saved value is NULL");
     s->t = NULL;
@@ -328,6 +339,7 @@ sg_status sg_saved_init(sg_saved *s, sg_tensor *t) {
     sg_status st = sg_tensor_detach(t, &s->t);
     if (st) return sg_error(st, "sg_saved_init: %s", sg_last_error());
     s->version = sg_tensor_version(t);
+    __atomic_add_fetch(&saved_bytes, nbytes_of(s->t), __ATOMIC_RELAXED);
     return SG_OK;
 }
 
@@ -356,6 +368,7 @@ sg_status sg_saved_get(const sg_saved *s, const sg_node *n, sg_tensor **out) {
 
 void sg_saved_release(sg_saved *s) {
     if (!s) return;
+    if (s->t) __atomic_sub_fetch(&saved_bytes, nbytes_of(s->t), __ATOMIC_RELAXED);
     sg_tensor_release(s->t);
     s->t = NULL;
 }

@@ -182,6 +182,9 @@ sg_status sg_saved_init(sg_saved *s, sg_tensor *t);
  * place (version 1, saved at 0)"). n may be NULL (the message then names no node). */
 sg_status sg_saved_get(const sg_saved *s, const sg_node *n, sg_tensor **out);
 void      sg_saved_release(sg_saved *s);
+/* The bytes of the tensors that live saved values hold, over all threads: numel x element size
+ * of each (a storage saved twice counts twice), as PyTorch's saved-tensor hooks see them. */
+int64_t   sg_autograd_saved_bytes(void);
 
 /* ---- the engine -------------------------------------------------------------------------- */
 
