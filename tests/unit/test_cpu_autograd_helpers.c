@@ -479,14 +479,14 @@ static const tcase cases[] = {
     {"pow(x, e)", f_pow_tt, 2, {SK(POS, 3, 4), S(3, 4)}, "PowBackward1"},
     {"pow(x, e) broadcast", f_pow_tt, 2, {SK(POS, 2, 3), S(3)}, "PowBackward1"},
     {"pow(2.5, e)", f_pow_scalar, 1, {S(3, 4)}, "PowBackward2"},
-    {"matmul 1-D, 1-D", f_matmul, 2, {S(4), S(4)}, NULL},
+    {"matmul 1-D, 1-D", f_matmul, 2, {S(4), S(4)}, "MatmulBackward0"},
     {"matmul 2-D, 1-D", f_matmul, 2, {S(3, 4), S(4)}, NULL},
     {"matmul 1-D, 2-D", f_matmul, 2, {S(3), S(3, 4)}, NULL},
-    {"matmul 2-D, 2-D", f_matmul, 2, {S(3, 4), S(4, 2)}, NULL},
+    {"matmul 2-D, 2-D", f_matmul, 2, {S(3, 4), S(4, 2)}, "MatmulBackward0"},
     {"matmul 3-D, 2-D", f_matmul, 2, {S(2, 3, 4), S(4, 2)}, NULL},
     {"matmul 1-D, 3-D", f_matmul, 2, {S(3), S(2, 3, 4)}, NULL},
     {"matmul 3-D, 1-D", f_matmul, 2, {S(2, 3, 4), S(4)}, NULL},
-    {"matmul broadcast batch", f_matmul, 2, {S(2, 1, 3, 4), S(3, 4, 2)}, NULL},
+    {"matmul broadcast batch", f_matmul, 2, {S(2, 1, 3, 4), S(3, 4, 2)}, "MatmulBackward0"},
     {"_to_copy", f_to_copy, 1, {S(3, 4)}, "ToCopyBackward0"},
 };
 
