@@ -92,18 +92,20 @@ done:
     return st;
 }
 
-/* log_softmax's: grad - exp(y) * sum(grad, dim) */
+/* log_softmax's: grad - exp(y) * sum(grad, dim), in the input's dtype (half_to_float gave y
+ * in float32 for a half input) */
 sg_status sg_agf_log_softmax_backward_data(sg_keyset ks, sg_tensor *grad, sg_tensor *y,
                                            int64_t dim, sg_dtype input_dtype, sg_tensor **ret) {
-    (void)ks, (void)input_dtype;
-    sg_tensor *e = NULL, *s = NULL, *p = NULL;
+    (void)ks;
+    sg_tensor *e = NULL, *s = NULL, *p = NULL, *d = NULL;
     sg_status st;
     TRY(aten_exp(y, &e));
     TRY(aten_sum_dim_IntList(grad, &(sg_int_list){&dim, 1}, true, NULL, &s));
     TRY(aten_mul_Tensor(e, s, &p));
-    TRY(aten_sub_Tensor(grad, p, sg_scalar_int(1), ret));
+    TRY(aten_sub_Tensor(grad, p, sg_scalar_int(1), &d));
+    TRY(agf_to(d, input_dtype, ret));
 done:
-    RELEASE(e, s, p);
+    RELEASE(e, s, p, d);
     return st;
 }
 

@@ -162,13 +162,26 @@ static void compare_on(const tcase *c, sg_device dev, sg_dtype dt, sg_tensor *co
                 if (!(fabs(a - b) <= tol * (1 + fabs(b)))) {
                     fprintf(stderr, "%s: %s %s input %d grad[%lld] = %.9g, float64 on cpu %.9g\n",
                             c->name, dev.type == SG_DEV_CPU ? "cpu" : "cuda",
-                            dt == SG_FLOAT32 ? "float32" : "float64", k, (long long)i, a, b);
+                            dt == SG_FLOAT32   ? "float32"
+                            : dt == SG_FLOAT64 ? "float64"
+                                               : "bfloat16",
+                            k, (long long)i, a, b);
                     CHECK(false);
                     break;
                 }
             }
         }
     for (int k = 0; k < c->nin; k++) sg_tensor_release(x[k]), sg_tensor_release(gd[k]);
+}
+
+/* the cases also run from bfloat16 leaves: the norms, whose statistics are float32 there */
+static bool in_bf16(const tcase *c) {
+    static const char *const names[] = {"_fused_rms_norm [3,4] weight",
+                                        "_fused_rms_norm out + rstd", "native_layer_norm [3,4]",
+                                        "native_group_norm"};
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+        if (strcmp(c->name, names[k]) == 0) return true;
+    return false;
 }
 
 static void check_case(const tcase *c) {
@@ -207,6 +220,7 @@ static void check_case(const tcase *c) {
 #endif
     /* float32: the same values, gradients in float32 near the float64 ones */
     if (ok) compare_on(c, AG_DEV, SG_FLOAT32, g, 2e-4);
+    if (ok && in_bf16(c)) compare_on(c, AG_DEV, SG_BFLOAT16, g, 5e-2);
     for (int k = 0; k < c->nin; k++) sg_tensor_release(x[k]), sg_tensor_release(g[k]);
 }
 
@@ -570,6 +584,37 @@ static void test_sparse_refused(void) {
     sg_tensor_release(i), sg_tensor_release(w);
 }
 
+/* a helper called wrongly says which and what, and gives nothing; one called directly */
+static void test_helper_errors(void) {
+    sg_tensor *a = make_leaf(SG_FLOAT64, &(spec)S(3, 4), 0);
+    sg_tensor *b = make_leaf(SG_FLOAT64, &(spec)S(4), 1);
+    sg_tensor *g = make_leaf(SG_FLOAT64, &(spec)S(3), 2), *r0 = NULL, *r1 = NULL;
+    bool one[1] = {true}, two[2] = {true, true};
+    CHECK(autograd_matmul_backward(g, a, b, (sg_bool_list){one, 1}, &r0, &r1) == SG_EINVAL);
+    CHECK(strstr(sg_last_error(), "autograd::matmul_backward: the mask has 1 entries, not 2"));
+    CHECK(!r0 && !r1);
+    sg_tensor *rstd = make_leaf(SG_FLOAT64, &(spec)S(3, 1), 3);
+    CHECK(autograd__fused_rms_norm_backward(a, a, L(5), rstd, NULL, (sg_bool_list){two, 2}, &r0,
+                                            &r1) == SG_EINVAL);
+    CHECK(strstr(sg_last_error(), "autograd::rms_norm_backward: the input's dim 1 is 4, "
+                                  "normalized_shape says 5"));
+    CHECK(!r0 && !r1);
+    CHECK(autograd_gelu_backward(a, a, "fast", &r0) == SG_EINVAL && !r0);
+    CHECK(strstr(sg_last_error(), "autograd::gelu_backward: approximate is 'fast', not 'none' "
+                                  "or 'tanh'"));
+    sg_tensor *i = index_of(a, (const int64_t[]){1}, 1, (const double[]){0});
+    CHECK(autograd_index_select_backward(a, L(3, 4), 5, i, &r0) == SG_EINVAL && !r0);
+    CHECK(strstr(sg_last_error(), "autograd::index_select_backward: dim 5 out of range for 2 "
+                                  "dims"));
+    /* log_softmax's gradient comes in the input's dtype (half_to_float's y is wider) */
+    sg_tensor *y32 = make_leaf(SG_FLOAT32, &(spec)S(3, 4), 4);
+    CHECK(autograd__log_softmax_backward_data(y32, y32, 1, SG_FLOAT64, &r0) == SG_OK);
+    CHECK(r0 && (sg_dtype)r0->dtype == SG_FLOAT64 && shape_is(r0, y32->sizes, 2));
+    sg_tensor_release(r0), sg_tensor_release(y32);
+    sg_tensor_release(a), sg_tensor_release(b), sg_tensor_release(g), sg_tensor_release(rstd);
+    sg_tensor_release(i);
+}
+
 int main(void) {
 #ifdef SG_AG_CUDA
     const char *why = NULL;
@@ -585,6 +630,7 @@ int main(void) {
     test_to_copy_dtype();
     test_embedding_pad_freq();
     test_sparse_refused();
+    test_helper_errors();
 #endif
     sg_runtime_shutdown();
     return check_result(AG_NAME);
