@@ -31,10 +31,10 @@ static inline sg_status agf_to(sg_tensor *t, sg_dtype dt, sg_tensor **out) {
     return aten_to_dtype(t, dt, false, false, NULL, out);
 }
 
-/* d wrapped into [0, n), or an error naming fn */
+/* d wrapped into [0, n), or an error naming fn; a 0-dim tensor takes 0 and -1, as in aten */
 static inline sg_status agf_wrap_dim(const char *fn, int64_t d, int64_t n, int64_t *out) {
-    int64_t w = d < 0 ? d + n : d;
-    if (w < 0 || w >= (n ? n : 1))
+    int64_t m = n ? n : 1, w = d < 0 ? d + m : d;
+    if (w < 0 || w >= m)
         return sg_error(SG_EINVAL, "autograd::%s: dim %lld out of range for %lld dims", fn,
                         (long long)d, (long long)n);
     *out = w;
