@@ -30,10 +30,13 @@ sg_status sg_agf_matmul_backward(sg_keyset ks, sg_tensor *grad, sg_tensor *self,
         return sg_error(SG_EINVAL, "autograd::matmul_backward: the mask has %d entries, not 2",
                         (int)mask.len);
     if (!grad) return SG_OK;
+    sg_status st = agf_real("matmul_backward", grad);
+    if (st == SG_OK) st = agf_real("matmul_backward", self);
+    if (st == SG_OK) st = agf_real("matmul_backward", other);
+    if (st != SG_OK) return st;
     if (!self->ndim || !other->ndim)
         return sg_error(SG_EINVAL, "autograd::matmul_backward: a 0-dim operand");
     sg_tensor *a = NULL, *b = NULL, *g = NULL;
-    sg_status st;
     bool v1 = self->ndim == 1, v2 = other->ndim == 1;
     if (v1) TRY(aten_unsqueeze(self, 0, &a));
     else a = sg_tensor_retain(self);

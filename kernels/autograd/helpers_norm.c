@@ -50,7 +50,8 @@ sg_status sg_agf_rms_norm_backward(sg_keyset ks, sg_tensor *dy, sg_tensor *drstd
         return sg_error(SG_EINVAL, "autograd::rms_norm_backward: the mask has %d entries, not 2",
                         (int)mask.len);
     int64_t dims[SG_MAX_DIMS], N;
-    sg_status st = norm_dims("rms_norm_backward", input, ns, dims, &N);
+    sg_status st = agf_real("rms_norm_backward", input);
+    if (st == SG_OK) st = norm_dims("rms_norm_backward", input, ns, dims, &N);
     if (st != SG_OK) return st;
     sg_dtype ct = (sg_dtype)rstd->dtype;
     sg_tensor *x = NULL, *g = NULL, *gx_ = NULL, *s = NULL, *r2 = NULL, *r3 = NULL, *c = NULL;
@@ -176,7 +177,8 @@ sg_status sg_agf_native_layer_norm_backward(sg_keyset ks, sg_tensor *dy, sg_tens
                         "entries, not 3", (int)mask.len);
     if (!dy) return SG_OK; /* no gradient in, none out */
     int64_t dims[SG_MAX_DIMS], N;
-    sg_status st = norm_dims("native_layer_norm_backward", input, ns, dims, &N);
+    sg_status st = agf_real("native_layer_norm_backward", input);
+    if (st == SG_OK) st = norm_dims("native_layer_norm_backward", input, ns, dims, &N);
     if (st != SG_OK) return st;
     sg_dtype ct = (sg_dtype)rstd->dtype;
     int32_t lead = input->ndim - ns.len;
@@ -218,6 +220,8 @@ sg_status sg_agf_group_norm_backward(sg_keyset ks, sg_tensor *dy, sg_tensor *dme
                         "HxW=%lld group=%lld do not fit an input of %lld elements", (long long)N,
                         (long long)C, (long long)HxW, (long long)group,
                         (long long)sg_tensor_numel(input));
+    sg_status st = agf_real("native_group_norm_backward", input);
+    if (st != SG_OK) return st;
     sg_dtype ct = (sg_dtype)rstd->dtype;
     const int64_t D = C / group, x4[4] = {N, group, D, HxW}, s4[4] = {N, group, 1, 1};
     const int64_t w4[4] = {1, group, D, 1}, in2[2] = {2, 3}, out2[2] = {0, 3};
@@ -225,7 +229,6 @@ sg_status sg_agf_group_norm_backward(sg_keyset ks, sg_tensor *dy, sg_tensor *dme
     sg_tensor *x = NULL, *xv = NULL, *g = NULL, *gv = NULL, *m = NULL, *r = NULL, *w = NULL;
     sg_tensor *dm = NULL, *dr = NULL, *dx = NULL, *xhat = NULL, *p = NULL, *s = NULL;
     sg_tensor *t = NULL;
-    sg_status st;
     TRY(agf_to(input, ct, &x));
     TRY(aten_reshape(x, X4, &xv));
     if (dy) {

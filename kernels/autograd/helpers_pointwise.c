@@ -9,13 +9,6 @@
 /* C11 has no pi */
 static const double pi = 3.14159265358979323846, sqrt1_2 = 0.70710678118654752440;
 
-static sg_status real_only(const char *fn, const sg_tensor *t) {
-    return t && sg_dtype_is_complex((sg_dtype)t->dtype)
-               ? sg_error(SG_EUNSUPPORTED, "autograd::%s: complex gradients are not supported "
-                          "yet", fn)
-               : SG_OK;
-}
-
 /* grad where self > threshold, 0 elsewhere */
 sg_status sg_agf_threshold_backward(sg_keyset ks, sg_tensor *grad, sg_tensor *self,
                                     sg_scalar threshold, sg_tensor **ret) {
@@ -35,7 +28,7 @@ done:
 sg_status sg_agf_gelu_backward(sg_keyset ks, sg_tensor *grad, sg_tensor *x,
                                const char *approximate, sg_tensor **ret) {
     (void)ks;
-    sg_status st = real_only("gelu_backward", grad);
+    sg_status st = agf_real("gelu_backward", grad);
     if (st != SG_OK) return st;
     bool tanh_mode = approximate && strcmp(approximate, "tanh") == 0;
     if (!tanh_mode && approximate && strcmp(approximate, "none") != 0)
@@ -111,7 +104,7 @@ done:
 
 sg_status sg_agf_sgn(sg_keyset ks, sg_tensor *self, sg_tensor **ret) {
     (void)ks;
-    sg_status st = real_only("sgn", self);
+    sg_status st = agf_real("sgn", self);
     return st == SG_OK ? aten_sign(self, ret) : st;
 }
 
@@ -199,7 +192,7 @@ done:
 sg_status sg_agf_pow_backward_self(sg_keyset ks, sg_tensor *grad, sg_tensor *self,
                                    sg_tensor *exponent, sg_tensor **ret) {
     (void)ks;
-    sg_status st = real_only("pow_backward_self", grad);
+    sg_status st = agf_real("pow_backward_self", grad);
     if (st != SG_OK) return st;
     sg_tensor *em1 = NULL, *p = NULL, *q = NULL, *g = NULL, *z = NULL;
     TRY(aten_sub_Scalar(exponent, sg_scalar_int(1), sg_scalar_int(1), &em1));
@@ -217,7 +210,7 @@ done:
 sg_status sg_agf_pow_backward_exponent(sg_keyset ks, sg_tensor *grad, sg_tensor *self,
                                        sg_tensor *exponent, sg_tensor *result, sg_tensor **ret) {
     (void)ks;
-    sg_status st = real_only("pow_backward_exponent", grad);
+    sg_status st = agf_real("pow_backward_exponent", grad);
     if (st != SG_OK) return st;
     sg_tensor *l = NULL, *p = NULL, *a = NULL, *b = NULL, *c = NULL, *w = NULL;
     TRY(aten_log(self, &l));
@@ -236,7 +229,7 @@ sg_status sg_agf_pow_backward_exponent_scalar(sg_keyset ks, sg_tensor *grad, sg_
                                               sg_tensor *exponent, sg_tensor *result,
                                               sg_tensor **ret) {
     (void)ks;
-    sg_status st = real_only("pow_backward_exponent", grad);
+    sg_status st = agf_real("pow_backward_exponent", grad);
     if (st != SG_OK) return st;
     if (base.kind == SG_SCALAR_COMPLEX)
         return sg_error(SG_EUNSUPPORTED, "autograd::pow_backward_exponent: a complex base is "
@@ -274,9 +267,9 @@ sg_status sg_agf_to_copy_backward(sg_keyset ks, sg_tensor *grad, const sg_dtype 
                                   const sg_layout *layout, const sg_device *device,
                                   const bool *pin_memory, sg_tensor **ret) {
     (void)ks, (void)pin_memory;
-    sg_status st = real_only("_to_copy_backward", grad);
+    sg_status st = agf_real("_to_copy_backward", grad);
     if (st == SG_OK && dtype && sg_dtype_is_complex(*dtype))
-        st = real_only("_to_copy_backward", NULL);
+        st = agf_real("_to_copy_backward", NULL);
     if (st != SG_OK) return st;
     return aten__to_copy(grad, dtype, layout, device, NULL, false, NULL, ret);
 }

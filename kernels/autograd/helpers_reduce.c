@@ -48,7 +48,8 @@ sg_status sg_agf_logsumexp_backward(sg_keyset ks, sg_tensor *grad, sg_tensor *se
                                     sg_tensor **ret) {
     (void)ks;
     sg_tensor *g = NULL, *r = NULL, *d = NULL, *e = NULL;
-    sg_status st;
+    sg_status st = agf_real("logsumexp_backward", self);
+    if (st != SG_OK) return st;
     if (!keepdim && self->ndim && dim.len) {
         TRY(sg_agf_unsqueeze_multiple("logsumexp_backward", grad, dim, self->ndim, &g));
         TRY(sg_agf_unsqueeze_multiple("logsumexp_backward", result, dim, self->ndim, &r));
@@ -117,10 +118,11 @@ sg_status sg_agf_var_backward(sg_keyset ks, sg_tensor *grad, sg_tensor *self,
     (void)ks;
     if (correction && correction->kind == SG_SCALAR_COMPLEX)
         return sg_error(SG_EINVAL, "autograd::var_backward: a complex correction");
+    sg_status st = agf_real("var_backward", self);
+    if (st != SG_OK) return st;
     double corr = correction ? sg_scalar_to_double(*correction) : 1;
     bool all = !self->ndim || !dim || !dim->len;
     sg_tensor *g = NULL, *m = NULL, *xm = NULL, *p = NULL;
-    sg_status st;
     double n = 1;
     if (all) {
         n = (double)sg_tensor_numel(self);
@@ -170,6 +172,7 @@ static sg_status prod_along(sg_tensor *g, sg_tensor *x, int64_t dim, sg_tensor *
     sg_tensor *at0 = NULL, *c0 = NULL, *c1 = NULL, *t1 = NULL, *f = NULL;
     sg_dtype dt = (sg_dtype)x->dtype;
     sg_status st;
+    TRY(agf_real("prod_backward", x));
     TRY(aten_eq_Scalar(x, sg_scalar_int(0), &z));
     TRY(aten_sum_dim_IntList(z, &(sg_int_list){&dim, 1}, true, &dt, &nz));
     TRY(aten_where_ScalarSelf(z, sg_scalar_int(1), x, &x1));

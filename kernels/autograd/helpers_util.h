@@ -31,6 +31,15 @@ static inline sg_status agf_to(sg_tensor *t, sg_dtype dt, sg_tensor **out) {
     return aten_to_dtype(t, dt, false, false, NULL, out);
 }
 
+/* An error naming fn where t is complex: the helpers that would need conj() for it (products,
+ * logs) refuse it rather than give a wrong gradient. */
+static inline sg_status agf_real(const char *fn, const sg_tensor *t) {
+    return t && sg_dtype_is_complex((sg_dtype)t->dtype)
+               ? sg_error(SG_EUNSUPPORTED, "autograd::%s: complex gradients are not supported "
+                          "yet", fn)
+               : SG_OK;
+}
+
 /* d wrapped into [0, n), or an error naming fn; a 0-dim tensor takes 0 and -1, as in aten */
 static inline sg_status agf_wrap_dim(const char *fn, int64_t d, int64_t n, int64_t *out) {
     int64_t m = n ? n : 1, w = d < 0 ? d + m : d;

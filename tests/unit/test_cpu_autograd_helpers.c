@@ -608,6 +608,17 @@ static void test_helper_errors(void) {
     CHECK(autograd_index_select_backward(a, L(3, 4), 5, i, &r0) == SG_EINVAL && !r0);
     CHECK(strstr(sg_last_error(), "autograd::index_select_backward: dim 5 out of range for 2 "
                                   "dims"));
+    /* complex operands are refused where the gradient would need conj() */
+    sg_tensor *z = NULL;
+    CHECK(sg_tensor_empty((const int64_t[]){3, 4}, 2, SG_COMPLEX64, SG_CPU, &z) == SG_OK);
+    sg_tensor *z4 = NULL;
+    CHECK(sg_tensor_empty((const int64_t[]){4}, 1, SG_COMPLEX64, SG_CPU, &z4) == SG_OK);
+    CHECK(autograd_matmul_backward(z, z, z4, (sg_bool_list){two, 2}, &r0, &r1) ==
+          SG_EUNSUPPORTED);
+    CHECK(strstr(sg_last_error(), "autograd::matmul_backward: complex gradients are not "
+                                  "supported yet"));
+    CHECK(!r0 && !r1);
+    sg_tensor_release(z), sg_tensor_release(z4);
     /* log_softmax's gradient comes in the input's dtype (half_to_float's y is wider) */
     sg_tensor *y32 = make_leaf(SG_FLOAT32, &(spec)S(3, 4), 4);
     CHECK(autograd__log_softmax_backward_data(y32, y32, 1, SG_FLOAT64, &r0) == SG_OK);
