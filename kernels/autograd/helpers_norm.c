@@ -55,7 +55,7 @@ sg_status sg_agf_rms_norm_backward(sg_keyset ks, sg_tensor *dy, sg_tensor *drstd
     if (st != SG_OK) return st;
     sg_dtype ct = (sg_dtype)rstd->dtype;
     sg_tensor *x = NULL, *g = NULL, *gx_ = NULL, *s = NULL, *r2 = NULL, *r3 = NULL, *c = NULL;
-    sg_tensor *xc = NULL, *rg = NULL, *d = NULL, *xr = NULL, *p = NULL;
+    sg_tensor *xc = NULL, *rg = NULL, *xr = NULL, *p = NULL;
     TRY(agf_to(input, ct, &x));
     if (mask.items[0] && (dy || drstd)) {
         TRY(aten_mul_Tensor(rstd, rstd, &r2));
@@ -75,12 +75,12 @@ sg_status sg_agf_rms_norm_backward(sg_keyset ks, sg_tensor *dy, sg_tensor *drstd
         }
         TRY(aten_mul_Tensor(r3, s, &c));
         TRY(aten_mul_Tensor(x, c, &xc));
-        TRY(aten_div_Scalar(xc, sg_scalar_int(N), &d));
+        /* 1/N as sub's alpha: one pass over the input fewer */
         if (dy) {
             TRY(aten_mul_Tensor(g, rstd, &rg));
-            TRY(aten_sub_Tensor(rg, d, sg_scalar_int(1), &gx_));
+            TRY(aten_sub_Tensor(rg, xc, sg_scalar_float(1.0 / (double)N), &gx_));
         } else {
-            TRY(aten_neg(d, &gx_));
+            TRY(aten_mul_Scalar(xc, sg_scalar_float(-1.0 / (double)N), &gx_));
         }
         TRY(agf_to(gx_, (sg_dtype)input->dtype, gx));
     }
@@ -95,7 +95,7 @@ sg_status sg_agf_rms_norm_backward(sg_keyset ks, sg_tensor *dy, sg_tensor *drstd
         if (st != SG_OK) goto done;
     }
 done:
-    RELEASE(x, g, gx_, s, r2, r3, c, xc, rg, d, xr, p);
+    RELEASE(x, g, gx_, s, r2, r3, c, xc, rg, xr, p);
     if (st != SG_OK) {
         sg_tensor_release(*gx), sg_tensor_release(*gw);
         *gx = *gw = NULL;

@@ -586,6 +586,31 @@ static void test_sparse_refused(void) {
     sg_tensor_release(i), sg_tensor_release(w);
 }
 
+/* rstd alone from a weighted rms_norm: the weight gets no gradient (it does not reach rstd),
+ * the input rstd's */
+static void test_rms_rstd_weight(void) {
+    sg_tensor *x = make_leaf(SG_FLOAT64, &(spec)S(3, 4), 0);
+    sg_tensor *w = make_leaf(SG_FLOAT64, &(spec)S(4), 1), *out = NULL, *rstd = NULL;
+    sg_tensor *s = NULL, *gx = NULL, *gw = NULL;
+    CHECK(aten__fused_rms_norm(x, L(4), w, &(double){1e-5}, &out, &rstd) == SG_OK);
+    CHECK(aten_sum(rstd, NULL, &s) == SG_OK);
+    sg_status st = sg_backward(&s, NULL, 1, false);
+    if (st != SG_OK) fprintf(stderr, "rms rstd with weight: %s\n", sg_last_error());
+    CHECK(st == SG_OK);
+    CHECK(sg_tensor_grad(x, &gx) == SG_OK && gx);
+    CHECK(sg_tensor_grad(w, &gw) == SG_OK);
+    for (int64_t i = 0; gw && i < 4; i++) CHECK(at(gw, i) == 0);
+    /* d(sum r)/dx = -r^3 x / N per row */
+    for (int64_t i = 0; gx && i < 12; i++) {
+        double ss = 0, xi = at(x, i);
+        for (int64_t j = 0; j < 4; j++) ss += at(x, i / 4 * 4 + j) * at(x, i / 4 * 4 + j);
+        double r = 1 / sqrt(ss / 4 + 1e-5);
+        CHECK(fabs(at(gx, i) - (-r * r * r * xi / 4)) < 1e-9);
+    }
+    sg_tensor_release(out), sg_tensor_release(rstd), sg_tensor_release(s);
+    sg_tensor_release(gx), sg_tensor_release(gw), sg_tensor_release(x), sg_tensor_release(w);
+}
+
 /* a helper called wrongly says which and what, and gives nothing; one called directly */
 static void test_helper_errors(void) {
     sg_tensor *a = make_leaf(SG_FLOAT64, &(spec)S(3, 4), 0);
@@ -644,6 +669,7 @@ int main(void) {
     test_embedding_pad_freq();
     test_sparse_refused();
     test_helper_errors();
+    test_rms_rstd_weight();
 #endif
     sg_runtime_shutdown();
     return check_result(AG_NAME);
