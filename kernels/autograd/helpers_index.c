@@ -46,7 +46,7 @@ sg_status sg_agf_index_select_backward(sg_keyset ks, sg_tensor *grad, sg_int_lis
                                        int64_t dim, sg_tensor *index, sg_tensor **ret) {
     (void)ks;
     if (!sizes.len) return aten_reshape(grad, sizes, ret); /* a 0-dim input: one element */
-    int64_t d;
+    int64_t d = 0;
     sg_tensor *z = NULL, *idx = NULL;
     sg_status st;
     TRY(agf_wrap_dim("index_select_backward", dim, sizes.len, &d));
@@ -130,7 +130,7 @@ sg_status sg_agf_permute_backwards(sg_keyset ks, sg_tensor *grad, sg_int_list fw
         return sg_error(SG_EINVAL, "autograd::permute_backwards: %d dims for a %d-dim gradient",
                         (int)fwd.len, (int)grad->ndim);
     for (int32_t i = 0; i < fwd.len; i++) {
-        int64_t d;
+        int64_t d = 0;
         sg_status st = agf_wrap_dim("permute_backwards", fwd.items[i], fwd.len, &d);
         if (st != SG_OK) return st;
         inv[d] = i;

@@ -14,7 +14,7 @@ static sg_status mark_dims(const char *fn, sg_int_list dims, int64_t nd, bool *m
         return sg_error(SG_EINVAL, "autograd::%s: %lld dims, more than %d", fn, (long long)nd,
                         SG_MAX_DIMS);
     for (int32_t i = 0; i < dims.len; i++) {
-        int64_t d;
+        int64_t d = 0;
         sg_status st = agf_wrap_dim(fn, dims.items[i], nd, &d);
         if (st != SG_OK) return st;
         if (marks[d])
@@ -216,7 +216,7 @@ sg_status sg_agf_prod_backward_dim(sg_keyset ks, sg_tensor *grad, sg_tensor *inp
         *ret = sg_tensor_retain(grad);
         return SG_OK;
     }
-    int64_t d;
+    int64_t d = 0;
     sg_tensor *g = NULL;
     sg_status st;
     TRY(agf_wrap_dim("prod_backward", dim, input->ndim, &d));
@@ -231,7 +231,7 @@ done:
 /* the sum of grad from each index to the end of dim: sum - cumsum + grad */
 sg_status sg_agf_cumsum_backward(sg_keyset ks, sg_tensor *grad, int64_t dim, sg_tensor **ret) {
     (void)ks;
-    int64_t d;
+    int64_t d = 0;
     sg_status st = agf_wrap_dim("cumsum_backward", dim, grad->ndim, &d);
     if (st != SG_OK) return st;
     if (sg_tensor_numel(grad) <= 1 || !grad->ndim || grad->sizes[d] == 1) {
