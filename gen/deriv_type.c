@@ -6,6 +6,7 @@
  * layout, device and pin_memory that follow one another in the op's schema. */
 #include "deriv_type.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -361,6 +362,13 @@ static sg_dtx *method(tctx *c, const sg_fx *x) {
                 return fail(c, x->kids[1], "'%s' takes an int", m);
             return d;
         }
+    /* x.device().is_cpu(): the tensor's own property (a device has no other methods here) */
+    if (obj->what == SG_DT_PROP && strcmp(obj->text, "device") == 0 && !nargs &&
+        (strcmp(m, "is_cpu") == 0 || strcmp(m, "is_cuda") == 0 || strcmp(m, "is_xpu") == 0)) {
+        sg_dtx *d = node(c, SG_DT_PROP, SG_FAM_BOOL, x, 1);
+        if (d) d->text = m, d->kids[0] = obj->kids[0];
+        return d;
+    }
     if (obj->type == SG_FAM_SCALAR && strcmp(m, "conj") == 0 && !nargs)
         return obj; /* real scalars: conj is the value itself (complex Scalars: not yet) */
     if (!tensor)
@@ -371,6 +379,25 @@ static sg_dtx *method(tctx *c, const sg_fx *x) {
     for (uint32_t i = 0; i < nargs; i++)
         if (!(args[1 + i] = expr(c, x->kids[1 + i]))) return NULL;
     return call_op(c, x, m, args, nargs + 1, true);
+}
+
+/* C's math functions of a constant (sqrt(M_PI)): computed here, the value a float literal. */
+static const struct {
+    const char *name;
+    double (*fn)(double);
+} const_fns[] = {{"sqrt", sqrt}, {"exp", exp}, {"log", log}};
+
+static sg_dtx *const_fn(tctx *c, const sg_fx *x, size_t k, const sg_dtx *arg) {
+    const char *named = sg_dt_const_c(arg->text);
+    double v = const_fns[k].fn(strtod(named ? named : arg->text, NULL));
+    if (!isfinite(v)) return fail(c, x, "%s of %s is not a finite number", const_fns[k].name,
+                                  arg->text);
+    char buf[40];
+    snprintf(buf, sizeof buf, "%.17g", v);
+    sg_dtx *d = node(c, SG_DT_CONST, SG_FAM_FLOAT, x, 0);
+    if (d && !(d->text = sg_arena_strndup(c->a, buf, strlen(buf))))
+        return fail(c, x, "out of memory");
+    return d;
 }
 
 static sg_dtx *call(tctx *c, const sg_fx *x) {
@@ -412,6 +439,10 @@ static sg_dtx *call(tctx *c, const sg_fx *x) {
     if (nargs > 64) return fail(c, x, "too many arguments");
     for (uint32_t i = 0; i < nargs; i++)
         if (!(args[i] = expr(c, x->kids[1 + i]))) return NULL;
+    if (nargs == 1 && args[0]->what == SG_DT_CONST &&
+        (args[0]->type == SG_FAM_FLOAT || args[0]->type == SG_FAM_INT))
+        for (size_t k = 0; k < sizeof const_fns / sizeof *const_fns; k++)
+            if (strcmp(name, const_fns[k].name) == 0) return const_fn(c, x, k, args[0]);
     return call_op(c, x, name, args, nargs, false);
 }
 

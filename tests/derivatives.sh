@@ -143,6 +143,16 @@ typed 'grad * unknown_name' "not translated: unknown name 'unknown_name', at 'un
 typed 'grad * (1' \
     "not translated: expected ')' to close the parenthesis at 7, found the end of the formula, at 'grad * (1'"
 typed 'grad.sizes' "not translated: the member 'sizes' (not a call), at 'grad.sizes'"
+# C's math functions of a constant are computed (erf's 2.0 / sqrt(M_PI)); of anything else they
+# are calls like any other; a tensor's device().is_cpu() is the tensor's own property
+typed '2.0 / sqrt(M_PI) * grad' 'as aten::mul.Scalar(grads[0], (2.0 / 1.7724538509055159))'
+typed 'grad * exp(1)' 'as aten::mul.Scalar(grads[0], 2.7182818284590451)'
+typed 'grad * log(0)' "not translated: log of 0 is not a finite number, at 'log(0)'"
+typed 'grad * sqrt(self.dim())' "not translated: no op or helper named 'sqrt', at 'sqrt(self.dim())'"
+typed 'self.device().is_cpu() ? grad : grad.sin()' \
+    'as (self.is_cpu() ? grads[0] : aten::sin(grads[0]))'
+typed 'grad.device().is_xpu() ? grad : -grad' 'as (grads[0].is_xpu() ? grads[0] : aten::neg(grads[0]))'
+typed 'grad.device().is_gpu() ? grad : -grad' "not translated: '.is_gpu()' on device, at 'grad.device().is_gpu() ?'"
 
 # text from the formulas reaches the generated C only as escaped string literals, never as a
 # format: a reason that quotes '%' and a string with '"', '%' and '??=' (a trigraph)
