@@ -505,10 +505,12 @@ static sg_status split_k(sg_keyset ks, sg_tensor *self, int64_t split_size, int6
     return split_view("split", self, split_size, dim, ret);
 }
 
+/* split.sizes and chunk are CompositeImplicitAutograd, as in aten: each calls split_with_sizes or
+ * split through the dispatcher, so that under autograd those ops' nodes differentiate them. */
 static sg_status split_sizes_k(sg_keyset ks, sg_tensor *self, sg_int_list split, int64_t dim,
                                sg_tensor_list *ret) {
     (void)ks;
-    return split_with_sizes_view("split", self, split, dim, ret);
+    return aten_split_with_sizes(self, split, dim, ret);
 }
 
 static sg_status split_with_sizes_k(sg_keyset ks, sg_tensor *self, sg_int_list split,
@@ -532,11 +534,11 @@ static sg_status chunk_k(sg_keyset ks, sg_tensor *self, int64_t chunks, int64_t 
     if (split_size == 0 && size == 0) { /* chunks empty pieces */
         int64_t *zeros = calloc((size_t)chunks, sizeof *zeros);
         if (!zeros) return sg_error(SG_ENOMEM, "out of memory");
-        st = pieces("chunk", self, dim, zeros, chunks, ret);
+        st = aten_split_with_sizes(self, (sg_int_list){zeros, (int32_t)chunks}, dim, ret);
         free(zeros);
         return st;
     }
-    return split_view("chunk", self, split_size, dim, ret);
+    return aten_split_Tensor(self, split_size, dim, ret);
 }
 
 /* ---- the *_copy variants: the view, then a contiguous copy of it ---------------------------- */
@@ -678,6 +680,13 @@ static sg_status narrow_copy_out_k(sg_keyset ks, sg_tensor *self, int64_t dim, i
         sg_status st_ = op##_register(SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD, fn, NULL);      \
         if (st_) return st_;                                                               \
     } while (0)
+/* A decomposition into other ops (CompositeImplicitAutograd): for every backend and, where an
+ * op has no Autograd kernel, for autograd too. */
+#define IMPLICIT(op, fn)                                                                  \
+    do {                                                                                   \
+        sg_status st_ = op##_register(SG_KEY_COMPOSITE_IMPLICIT_AUTOGRAD, fn, NULL);      \
+        if (st_) return st_;                                                               \
+    } while (0)
 
 sg_status sg_cpu_register_views(void) {
     ANY(aten_view, view_k);
@@ -708,9 +717,9 @@ sg_status sg_cpu_register_views(void) {
     ANY(aten_squeeze__dims, squeeze__dims_k);
     ANY(aten_flatten_using_ints, flatten_k);
     ANY(aten_split_Tensor, split_k);
-    ANY(aten_split_sizes, split_sizes_k);
     ANY(aten_split_with_sizes, split_with_sizes_k);
-    ANY(aten_chunk, chunk_k);
+    IMPLICIT(aten_split_sizes, split_sizes_k);
+    IMPLICIT(aten_chunk, chunk_k);
     ANY(aten_view_copy, view_copy_k);
     ANY(aten_view_copy_dtype, view_copy_dtype_k);
     ANY(aten_as_strided_copy, as_strided_copy_k);
