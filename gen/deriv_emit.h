@@ -38,9 +38,10 @@ enum { SG_DEM_SIZES = 1, SG_DEM_DTYPES = 2 }; /* to_args_sizes, to_args_scalarty
 
 /* ---- ops with a Tensor[] input or result (deriv_emit_list.c) ---- */
 
-/* Whether dv's op gets no Autograd kernel: its entry's formulas are all not_implemented and its
- * schema names a CompositeImplicitAutograd kernel, whose decomposition differentiates it (as
- * chunk's entry says: "the default case will use the CompositeImplicitAutograd"). */
+/* Whether dv's op gets no Autograd kernel: its entry's formulas are all not_implemented and it
+ * has a CompositeImplicitAutograd kernel (named, or no dispatch table), whose decomposition
+ * differentiates it (as chunk's entry says: "the default case will use the
+ * CompositeImplicitAutograd"). */
 bool sg_dem_decomposed(const sg_deriv *dv);
 /* Whether sc's results are one Tensor[]. */
 bool sg_dem_list_result(const sg_schema *sc);

@@ -326,8 +326,8 @@ static void apply_fn(sg_buf *b, const plan *p) {
     sg_buf_printf(b, "    for (int i = 0; i < %u; i++)\n        sg_tensor_release(sg_t[i]);\n",
                   e.nt ? e.nt : 1);
     if (e.nl)
-        sg_buf_printf(b, "    for (int i = 0; i < %u; i++)\n        sg_tensor_list_release(&sg_l[i]);\n",
-                      e.nl);
+        sg_buf_printf(b, "    for (int i = 0; i < %u; i++)\n"
+                      "        sg_tensor_list_release(&sg_l[i]);\n", e.nl);
     sg_dem_putbuf(b, &drop);
     sg_buf_puts(b, "    return st;\n}\n\n");
     sg_buf_free(&locals), sg_buf_free(&unpack), sg_buf_free(&drop), sg_buf_free(&body);

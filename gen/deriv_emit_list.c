@@ -26,7 +26,8 @@ void sg_dem_rets(sg_buf *b, const sg_op *op) {
 
 bool sg_dem_decomposed(const sg_deriv *dv) {
     const sg_op *op = dv->op;
-    bool implicit = false;
+    /* torchgen's has_composite_implicit_autograd_kernel: named, or no table and no delegate */
+    bool implicit = !op->ndispatch && !op->structured_delegate;
     for (uint32_t k = 0; k < op->ndispatch; k++)
         for (uint32_t j = 0; j < op->dispatch[k].nkeys; j++)
             implicit |= !strcmp(op->dispatch[k].keys[j], "CompositeImplicitAutograd");

@@ -680,6 +680,12 @@ void sg_dt_print(sg_buf *b, const sg_dtx *d, const sg_deriv *dv) {
         sg_buf_putc(b, ')');
         return;
     case SG_DT_PROP:
+        if (!strncmp(d->text, "to_args_", 8)) { /* a function of a Tensor[], as written */
+            sg_buf_printf(b, "%s(", d->text);
+            sg_dt_print(b, d->kids[0], dv);
+            sg_buf_putc(b, ')');
+            return;
+        }
         sg_dt_print(b, d->kids[0], dv);
         sg_buf_printf(b, ".%s(", d->text);
         if (d->nkids > 1) sg_dt_print(b, d->kids[1], dv);
