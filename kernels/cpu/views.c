@@ -1,6 +1,6 @@
 /* views.c: the view ops (view, reshape, transpose, permute, expand, slice, select, narrow,
- * (un)squeeze, flatten, split, chunk, as_strided, alias, view.dtype), their in-place forms, and
- * their *_copy variants.
+ * (un)squeeze, flatten, split, chunk, unbind, as_strided, alias, view.dtype), their in-place
+ * forms, and their *_copy variants.
  *
  * A view is a new header over its input's storage: no element is read or written, so one kernel
  * serves every device. They are registered at CompositeExplicitAutograd, which makes them the
@@ -499,6 +499,29 @@ static sg_status split_view(const char *op, sg_tensor *self, int64_t split_size,
     return st;
 }
 
+/* unbind: the select view at each index along dim */
+static sg_status unbind_view(const char *op, sg_tensor *self, int64_t dim, sg_tensor_list *ret) {
+    ret->items = NULL, ret->len = 0;
+    if (self->ndim == 0)
+        return sg_error(SG_EINVAL, "%s: Dimension specified as %lld but tensor has no dimensions",
+                        op, (long long)dim);
+    sg_status st = sg_check_dim(op, &dim, self->ndim);
+    if (st) return st;
+    int64_t n = self->sizes[dim];
+    if ((st = list_new(n, ret))) return st;
+    for (int64_t i = 0; i < n && !st; i++) {
+        sg_tensor *v;
+        if (!(st = sg_tensor_select(self, dim, i, &v))) list_put(ret, v);
+    }
+    if (st) sg_tensor_list_release(ret);
+    return st;
+}
+
+static sg_status unbind_k(sg_keyset ks, sg_tensor *self, int64_t dim, sg_tensor_list *ret) {
+    (void)ks;
+    return unbind_view("unbind", self, dim, ret);
+}
+
 static sg_status split_k(sg_keyset ks, sg_tensor *self, int64_t split_size, int64_t dim,
                          sg_tensor_list *ret) {
     (void)ks;
@@ -629,6 +652,11 @@ static sg_status split_with_sizes_copy_k(sg_keyset ks, sg_tensor *self, sg_int_l
     return materialize_list(split_with_sizes_k(ks, self, split, dim, ret), ret);
 }
 
+static sg_status unbind_copy_k(sg_keyset ks, sg_tensor *self, int64_t dim, sg_tensor_list *ret) {
+    (void)ks;
+    return materialize_list(unbind_view("unbind_copy", self, dim, ret), ret);
+}
+
 /* out= forms: each out tensor takes its piece's shape (resized where it differs), then the
  * piece's elements (same dtype, as aten's copy variants ask) */
 static sg_status copy_into(const char *op, sg_tensor *out, const sg_tensor *v) {
@@ -659,6 +687,14 @@ static sg_status split_with_sizes_copy_out_k(sg_keyset ks, sg_tensor *self, sg_i
     sg_tensor_list v = {NULL, 0};
     sg_status      st = split_with_sizes_k(ks, self, split, dim, &v);
     return copy_list_out("split_with_sizes_copy", st, v, out);
+}
+
+static sg_status unbind_copy_out_k(sg_keyset ks, sg_tensor *self, int64_t dim,
+                                   sg_tensor_list out) {
+    (void)ks;
+    sg_tensor_list v = {NULL, 0};
+    sg_status      st = unbind_view("unbind_copy", self, dim, &v);
+    return copy_list_out("unbind_copy", st, v, out);
 }
 
 static sg_status narrow_copy_out_k(sg_keyset ks, sg_tensor *self, int64_t dim, int64_t start,
@@ -718,6 +754,7 @@ sg_status sg_cpu_register_views(void) {
     ANY(aten_flatten_using_ints, flatten_k);
     ANY(aten_split_Tensor, split_k);
     ANY(aten_split_with_sizes, split_with_sizes_k);
+    ANY(aten_unbind_int, unbind_k);
     IMPLICIT(aten_split_sizes, split_sizes_k);
     IMPLICIT(aten_chunk, chunk_k);
     ANY(aten_view_copy, view_copy_k);
@@ -741,5 +778,7 @@ sg_status sg_cpu_register_views(void) {
     ANY(aten_split_with_sizes_copy, split_with_sizes_copy_k);
     ANY(aten_split_copy_Tensor_out, split_copy_out_k);
     ANY(aten_split_with_sizes_copy_out, split_with_sizes_copy_out_k);
+    ANY(aten_unbind_copy_int, unbind_copy_k);
+    ANY(aten_unbind_copy_int_out, unbind_copy_out_k);
     return SG_OK;
 }

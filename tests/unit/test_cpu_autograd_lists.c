@@ -1,6 +1,6 @@
 /* test_cpu_autograd_lists.c: the generated Autograd kernels of ops with a Tensor[] input (cat,
- * stack: one edge per element) or a Tensor[] result (split.Tensor, split_with_sizes, and chunk
- * and split.sizes through them: one node input per piece) on aten's CPU ops, against central
+ * stack: one edge per element) or a Tensor[] result (split.Tensor, split_with_sizes, unbind,
+ * and chunk and split.sizes through them: one node input per piece) on aten's CPU ops, against central
  * differences in float64 (docs/autograd.md). Cat of one to three tensors of different sizes
  * along dim, a negative dim, an element that does not require grad (no .grad, the others
  * right), an empty 1-dim element (cat's legacy rule), float32 and float64 elements together (each
@@ -256,6 +256,12 @@ static sg_status split_sizes_loss(sg_tensor *const *xs, int n, sg_tensor **loss)
     return pieces_loss(aten_split_sizes(xs[0], (sg_int_list){SIZES, 3}, g_dim, &l), l, loss);
 }
 
+static sg_status unbind_loss(sg_tensor *const *xs, int n, sg_tensor **loss) {
+    (void)n;
+    sg_tensor_list l = {NULL, 0};
+    return pieces_loss(aten_unbind_int(xs[0], g_dim, &l), l, loss);
+}
+
 static sg_status chunk_loss(sg_tensor *const *xs, int n, sg_tensor **loss) {
     (void)n;
     sg_tensor_list l = {NULL, 0};
@@ -315,6 +321,17 @@ static void test_split(void) {
     x = leaf(S25, 2, 5, true);
     fd_check("chunk(2x5, 3, -1), pieces 1 and 2", chunk_loss, &x, 1);
     sg_tensor_release(x);
+    /* unbind(2x5, -1): five pieces, two reach the loss (unbind_backward stacks zeros for the
+     * others); along 0 */
+    g_dim = -1, g_used = 0x12;
+    x = leaf(S25, 2, 6, true);
+    fd_check("unbind(2x5, -1), pieces 1 and 4", unbind_loss, &x, 1);
+    expect_node(aten_unbind_int(x, 1, &l), l, "UnbindBackward0");
+    sg_tensor_release(x);
+    g_dim = 0, g_used = 0x1;
+    x = leaf(S25, 2, 7, true);
+    fd_check("unbind(2x5, 0), piece 0", unbind_loss, &x, 1);
+    sg_tensor_release(x);
     /* without grad mode, no node */
     x = leaf(S25, 2, 5, true);
     bool was = sg_grad_set_enabled(false);
@@ -324,8 +341,8 @@ static void test_split(void) {
     sg_tensor_release(x);
 }
 
-/* unbind_backward (no op of the set calls it yet): the gradients stacked along dim, zeros where
- * one is undefined */
+/* unbind_backward directly: the gradients stacked along dim, zeros where one is undefined; none
+ * defined is an error (the engine never calls a node so) */
 static void test_unbind_backward(void) {
     static const int64_t S3[1] = {3};
     double v[3] = {1, 2, 3};
