@@ -1,11 +1,12 @@
 /* test_cpu_autograd_lists.c: the generated Autograd kernels of ops with a Tensor[] input (cat,
  * stack: one edge per element) or a Tensor[] result (split.Tensor, split_with_sizes, unbind,
- * and chunk and split.sizes through them: one node input per piece) on aten's CPU ops, against central
- * differences in float64 (docs/autograd.md). Cat of one to three tensors of different sizes
- * along dim, a negative dim, an element that does not require grad (no .grad, the others
- * right), an empty 1-dim element (cat's legacy rule), float32 and float64 elements together (each
- * gradient in its input's dtype); stack; pieces of which only some reach the loss (the others'
- * gradients are zeros); unbind_backward's zeros for undefined gradients; no_grad. */
+ * and chunk and split.sizes through them: one node input per piece) on aten's CPU ops, against
+ * central differences in float64 (docs/autograd.md). Cat of one to three tensors of different
+ * sizes along dim, a negative dim, an element that does not require grad (no .grad, the others
+ * right), one tensor twice, an element with a history, an empty 1-dim element (cat's legacy
+ * rule), float32 and float64 elements together (each gradient in its input's dtype); stack;
+ * pieces of which only some reach the loss (the others' gradients are zeros); unbind_backward's
+ * zeros for undefined gradients; no_grad. */
 #include "check.h"
 #include "cpu_tensors.h"
 #include "sg_aten_cpu.h"
@@ -113,6 +114,18 @@ static sg_status cat_loss(sg_tensor *const *xs, int n, sg_tensor **loss) {
     return st;
 }
 
+/* cat([x * x, y], dim): an element with a history of its own (its edge leads to MulBackward0) */
+static sg_status cat_chain_loss(sg_tensor *const *xs, int n, sg_tensor **loss) {
+    (void)n;
+    sg_tensor *sq = NULL;
+    sg_status st = aten_mul_Tensor(xs[0], xs[0], &sq);
+    if (st != SG_OK) return st;
+    sg_tensor *items[2] = {sq, xs[1]};
+    st = cat_loss(items, 2, loss);
+    sg_tensor_release(sq);
+    return st;
+}
+
 static sg_status stack_loss(sg_tensor *const *xs, int n, sg_tensor **loss) {
     sg_tensor *y = NULL;
     sg_status st = aten_stack((sg_tensor_list){xs, n}, g_dim, &y);
@@ -158,6 +171,16 @@ static void test_cat(void) {
           sg_tensor_grad_fn(y)->next[0].node && sg_tensor_grad_fn(y)->next[2].node);
     sg_tensor_release(y);
     release_all(xs, 3);
+    /* one tensor twice: both gradients reach it, summed */
+    xs[0] = leaf(S21, 2, 1, true), xs[1] = xs[0];
+    fd_check("cat([x, x], -1)", cat_loss, xs, 2);
+    sg_tensor_release(xs[0]);
+    /* an element computed from a leaf */
+    g_dim = 0;
+    xs[0] = leaf(S23, 2, 1, true), xs[1] = leaf(S43, 2, 2, true);
+    fd_check("cat([x * x, y], 0)", cat_chain_loss, xs, 2);
+    release_all(xs, 2);
+    g_dim = -1;
     /* none requires grad: no node */
     xs[0] = leaf(S21, 2, 1, false), xs[1] = leaf(S23, 2, 2, false);
     CHECK(aten_cat((sg_tensor_list){xs, 2}, -1, &y) == SG_OK && !sg_tensor_grad_fn(y));
