@@ -198,6 +198,36 @@ static void test_cat(void) {
     release_all(xs, 3);
 }
 
+/* more elements than the engine's in-place room for a node's outputs (8): cat of 10 tensors,
+ * every other one requiring grad, and the 12 pieces of unbind, one of them in the loss */
+static void test_many(void) {
+    enum { N = 10 };
+    sg_tensor *xs[N], *y = NULL, *loss = NULL;
+    for (int i = 0; i < N; i++) xs[i] = leaf((const int64_t[]){1, 2}, 2, i, i % 2 == 0);
+    CHECK(aten_cat((sg_tensor_list){xs, N}, 0, &y) == SG_OK);
+    CHECK(y && sg_tensor_grad_fn(y) && sg_tensor_grad_fn(y)->nnext == N);
+    add_weighted(y, 5, &loss);
+    CHECK(loss && sg_backward(&loss, NULL, 1, false) == SG_OK);
+    for (int i = 0; i < N; i++) {
+        sg_tensor *g = NULL;
+        CHECK(sg_tensor_grad(xs[i], &g) == SG_OK && (g != NULL) == (i % 2 == 0));
+        for (int64_t j = 0; g && j < 2; j++) /* y's row i: weights 2i + j */
+            CHECK(fabs(at(g, j) - (0.5 + 0.13 * (double)(((2 * i + j) * 5 + 5) % 7))) < 1e-12);
+        sg_tensor_release(g);
+    }
+    sg_tensor_release(y), sg_tensor_release(loss);
+    release_all(xs, N);
+    sg_tensor *x = leaf((const int64_t[]){12}, 1, 1, true), *g = NULL;
+    sg_tensor_list l = {NULL, 0};
+    CHECK(aten_unbind_int(x, 0, &l) == SG_OK && l.len == 12);
+    CHECK(l.len == 12 && sg_tensor_grad_fn(l.items[11])->nin == 12);
+    CHECK(l.len == 12 && sg_backward((sg_tensor *const *)&l.items[10], NULL, 1, false) == SG_OK);
+    CHECK(sg_tensor_grad(x, &g) == SG_OK && g);
+    for (int64_t j = 0; g && j < 12; j++) CHECK(at(g, j) == (j == 10 ? 1 : 0));
+    sg_tensor_release(g), sg_tensor_release(x);
+    sg_tensor_list_release(&l);
+}
+
 /* float32 and float64 inputs: cat computes in float64, each gradient comes back in its input's
  * dtype (the weights' slice that input filled) */
 static void test_cat_mixed(void) {
@@ -387,6 +417,7 @@ int main(void) {
     CHECK(aten_autograd_init() == SG_OK);
     test_cat();
     test_cat_mixed();
+    test_many();
     test_stack();
     test_split();
     test_unbind_backward();
