@@ -6,12 +6,24 @@
  * right), one tensor twice, an element with a history, an empty 1-dim element (cat's legacy
  * rule), float32 and float64 elements together (each gradient in its input's dtype); stack;
  * pieces of which only some reach the loss (the others' gradients are zeros); unbind_backward's
- * zeros for undefined gradients; no_grad. */
+ * zeros for undefined gradients; no_grad.
+ *
+ * Built with SG_AG_CUDA (test_cuda_autograd_lists.c includes this file), every tensor lives on
+ * the GPU, the helpers and the engine run there, and values are read back through host copies;
+ * it skips (77) where no GPU is usable. */
 #include "check.h"
 #include "cpu_tensors.h"
 #include "sg_aten_cpu.h"
 #include "aten.h"
 #include "aten_autograd.h"
+#ifdef SG_AG_CUDA
+#include "sg_aten_cuda.h"
+#define AG_NAME "test_cuda_autograd_lists"
+#define AG_DEV  SG_CUDA(0)
+#else
+#define AG_NAME "test_cpu_autograd_lists"
+#define AG_DEV  SG_CPU
+#endif
 
 #include <string.h>
 
@@ -19,11 +31,34 @@ enum { MAXIN = 3 };
 
 static double val(int64_t i, int salt) { return 0.25 * (double)((i * 7 + salt * 3) % 11) - 1.1; }
 
+/* A tensor of the test's device made from values v (zeros where NULL). */
+static sg_tensor *on_dev(sg_dtype dt, const int64_t *sizes, int32_t nd, const double *v) {
+    sg_tensor *h = make(dt, sizes, nd, v), *t = NULL;
+    CHECK(h && sg_tensor_to(h, AG_DEV, &t) == SG_OK);
+    sg_tensor_release(h);
+    return t;
+}
+
+/* A host copy of t, to read with at() (NULL stays NULL). */
+static sg_tensor *host(sg_tensor *t) {
+    sg_tensor *h = NULL;
+    if (t) CHECK(sg_tensor_to(t, SG_CPU, &h) == SG_OK);
+    return h;
+}
+
+/* Element i of t, wherever t is. */
+static double at_any(sg_tensor *t, int64_t i) {
+    sg_tensor *h = host(t);
+    double v = h ? at(h, i) : NAN;
+    sg_tensor_release(h);
+    return v;
+}
+
 /* A float64 leaf of the given shape, requiring grad where rg. */
 static sg_tensor *leaf(const int64_t *sizes, int32_t nd, int salt, bool rg) {
     double v[64];
     for (int i = 0; i < 64; i++) v[i] = val(i, salt);
-    sg_tensor *t = make(SG_FLOAT64, sizes, nd, v);
+    sg_tensor *t = on_dev(SG_FLOAT64, sizes, nd, v);
     if (rg) CHECK(sg_tensor_set_requires_grad(t, true) == SG_OK);
     return t;
 }
@@ -34,7 +69,7 @@ static void add_weighted(sg_tensor *y, int salt, sg_tensor **acc) {
     int64_t n = sg_tensor_numel(y);
     double *v = calloc((size_t)n + 1, sizeof *v);
     for (int64_t i = 0; i < n; i++) v[i] = 0.5 + 0.13 * (double)((i * 5 + salt) % 7);
-    sg_tensor *w = make((sg_dtype)y->dtype, y->sizes, y->ndim, v), *p = NULL, *s = NULL;
+    sg_tensor *w = on_dev((sg_dtype)y->dtype, y->sizes, y->ndim, v), *p = NULL, *s = NULL;
     free(v);
     CHECK(aten_mul_Tensor(y, w, &p) == SG_OK);
     CHECK(aten_sum(p, NULL, &s) == SG_OK);
@@ -55,7 +90,7 @@ typedef sg_status (*loss_fn)(sg_tensor *const *xs, int n, sg_tensor **loss);
 static double loss_of(loss_fn f, sg_tensor *const *xs, int n, sg_tensor **keep) {
     sg_tensor *l = NULL;
     CHECK(f(xs, n, &l) == SG_OK);
-    double v = l ? at(l, 0) : NAN;
+    double v = l ? at_any(l, 0) : NAN;
     if (keep) *keep = l;
     else sg_tensor_release(l);
     return v;
@@ -81,15 +116,23 @@ static void fd_check(const char *what, loss_fn f, sg_tensor *const *xs, int n) {
         }
         if (!g) fprintf(stderr, "%s: input %d got no .grad\n", what, k);
         CHECK(g && shape_is(g, xs[k]->sizes, xs[k]->ndim) && g->dtype == xs[k]->dtype);
-        double *xd = sg_tensor_data(xs[k]);
-        for (int64_t i = 0; g && i < sg_tensor_numel(xs[k]); i++) {
+        CHECK(g && sg_device_eq(g->device, xs[k]->device));
+        sg_tensor *hx = host(xs[k]), *hg = host(g);
+        for (int64_t i = 0; hg && hx && i < sg_tensor_numel(xs[k]); i++) {
+            double *xd = sg_tensor_data(hx);
             const double h = 1e-6, keep = xd[i];
-            xd[i] = keep + h;
-            double up = loss_of(f, xs, n, NULL);
-            xd[i] = keep - h;
-            double down = loss_of(f, xs, n, NULL);
+            double side[2];
+            for (int s = 0; s < 2; s++) { /* the loss with x[i] +- h, every use of xs[k] */
+                xd[i] = keep + (s ? -h : h);
+                sg_tensor *moved = NULL, *ys[MAXIN + 8];
+                CHECK(sg_tensor_to(hx, AG_DEV, &moved) == SG_OK);
+                for (int j = 0; j < n; j++) ys[j] = xs[j] == xs[k] ? moved : xs[j];
+                side[s] = loss_of(f, ys, n, NULL);
+                sg_tensor_release(moved);
+            }
             xd[i] = keep;
-            double fd = (up - down) / (2 * h), got = at(g, i);
+            double up = side[0], down = side[1];
+            double fd = (up - down) / (2 * h), got = at(hg, i);
             if (!(fabs(got - fd) <= 1e-6 * (1 + fabs(fd)))) {
                 fprintf(stderr, "%s: input %d: grad[%lld] = %.9g, finite differences %.9g\n",
                         what, k, (long long)i, got, fd);
@@ -97,7 +140,7 @@ static void fd_check(const char *what, loss_fn f, sg_tensor *const *xs, int n) {
                 break;
             }
         }
-        sg_tensor_release(g);
+        sg_tensor_release(g), sg_tensor_release(hx), sg_tensor_release(hg);
     }
     sg_grad_set_enabled(was);
 }
@@ -194,6 +237,7 @@ static void test_cat(void) {
     fd_check("cat([2x3, [0], 2x2], -1)", cat_loss, xs, 3);
     sg_tensor *g = NULL;
     CHECK(sg_tensor_grad(xs[1], &g) == SG_OK && g && g->ndim == 1 && g->sizes[0] == 0);
+    CHECK(g && sg_device_eq(g->device, AG_DEV));
     sg_tensor_release(g);
     release_all(xs, 3);
 }
@@ -212,7 +256,7 @@ static void test_many(void) {
         sg_tensor *g = NULL;
         CHECK(sg_tensor_grad(xs[i], &g) == SG_OK && (g != NULL) == (i % 2 == 0));
         for (int64_t j = 0; g && j < 2; j++) /* y's row i: weights 2i + j */
-            CHECK(fabs(at(g, j) - (0.5 + 0.13 * (double)(((2 * i + j) * 5 + 5) % 7))) < 1e-12);
+            CHECK(fabs(at_any(g, j) - (0.5 + 0.13 * (double)(((2 * i + j) * 5 + 5) % 7))) < 1e-12);
         sg_tensor_release(g);
     }
     sg_tensor_release(y), sg_tensor_release(loss);
@@ -223,7 +267,7 @@ static void test_many(void) {
     CHECK(l.len == 12 && sg_tensor_grad_fn(l.items[11])->nin == 12);
     CHECK(l.len == 12 && sg_backward((sg_tensor *const *)&l.items[10], NULL, 1, false) == SG_OK);
     CHECK(sg_tensor_grad(x, &g) == SG_OK && g);
-    for (int64_t j = 0; g && j < 12; j++) CHECK(at(g, j) == (j == 10 ? 1 : 0));
+    for (int64_t j = 0; g && j < 12; j++) CHECK(at_any(g, j) == (j == 10 ? 1 : 0));
     sg_tensor_release(g), sg_tensor_release(x);
     sg_tensor_list_release(&l);
 }
@@ -233,7 +277,7 @@ static void test_many(void) {
 static void test_cat_mixed(void) {
     static const int64_t S23[2] = {2, 3}, S22[2] = {2, 2};
     double v[6] = {1, 2, 3, 4, 5, 6};
-    sg_tensor *a = make(SG_FLOAT32, S23, 2, v), *b = make(SG_FLOAT64, S22, 2, v), *y = NULL;
+    sg_tensor *a = on_dev(SG_FLOAT32, S23, 2, v), *b = on_dev(SG_FLOAT64, S22, 2, v), *y = NULL;
     CHECK(sg_tensor_set_requires_grad(a, true) == SG_OK);
     CHECK(sg_tensor_set_requires_grad(b, true) == SG_OK);
     sg_tensor *xs[2] = {a, b}, *loss = NULL, *ga = NULL, *gb = NULL;
@@ -248,7 +292,7 @@ static void test_cat_mixed(void) {
         for (int64_t c = 0; c < 5; c++) {
             int64_t i = r * 5 + c;
             double w = 0.5 + 0.13 * (double)((i * 5 + 4) % 7);
-            double got = c < 3 ? at(ga, r * 3 + c) : at(gb, r * 2 + (c - 3));
+            double got = c < 3 ? at_any(ga, r * 3 + c) : at_any(gb, r * 2 + (c - 3));
             CHECK(fabs(got - w) < (c < 3 ? 1e-6 : 1e-12));
         }
     sg_tensor_release(ga), sg_tensor_release(gb), sg_tensor_release(loss), sg_tensor_release(y);
@@ -399,11 +443,11 @@ static void test_split(void) {
 static void test_unbind_backward(void) {
     static const int64_t S3[1] = {3};
     double v[3] = {1, 2, 3};
-    sg_tensor *g0 = make(SG_FLOAT64, S3, 1, v), *r = NULL;
+    sg_tensor *g0 = on_dev(SG_FLOAT64, S3, 1, v), *r = NULL;
     sg_tensor *gs[3] = {NULL, g0, NULL};
     CHECK(autograd_unbind_backward((sg_tensor_list){gs, 3}, -1, &r) == SG_OK);
     CHECK(shape_is(r, (const int64_t[]){3, 3}, 2));
-    for (int64_t i = 0; r && i < 9; i++) CHECK(at(r, i) == (i % 3 == 1 ? v[i / 3] : 0));
+    for (int64_t i = 0; r && i < 9; i++) CHECK(at_any(r, i) == (i % 3 == 1 ? v[i / 3] : 0));
     sg_tensor_release(r);
     gs[1] = NULL;
     r = NULL;
@@ -413,7 +457,13 @@ static void test_unbind_backward(void) {
 }
 
 int main(void) {
+#ifdef SG_AG_CUDA
+    const char *why = NULL;
+    if (sg_device_count(SG_DEV_CUDA, &why) == 0) SKIP("no usable GPU: %s", why ? why : "?");
+    CHECK(sg_aten_cuda_init() == SG_OK);
+#else
     CHECK(sg_aten_cpu_init() == SG_OK);
+#endif
     CHECK(aten_autograd_init() == SG_OK);
     test_cat();
     test_cat_mixed();
@@ -422,5 +472,5 @@ int main(void) {
     test_split();
     test_unbind_backward();
     sg_runtime_shutdown();
-    return check_result("test_cpu_autograd_lists");
+    return check_result(AG_NAME);
 }
