@@ -221,7 +221,7 @@ static void apply_key(em *e, const plan *p, const sg_deriv_formula *f) {
     const sg_op *op = p->dv->op;
     const sg_schema *sc = &op->schema;
     uint32_t args[64], ne = 0;
-    char edges[64][48]; /* each one's (first) edge, as C */
+    char edges[64][128]; /* each one's (first) edge, as C */
     for (uint32_t j = 0; j < f->nnames && ne < 64; j++)
         for (uint32_t i = 0; i < sc->nargs; i++)
             if (!strcmp(sc->args[i].name, f->names[j])) {

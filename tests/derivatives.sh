@@ -166,6 +166,7 @@ cat >list_ops.yaml <<'YAML'
 - func: split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]
 - func: chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]
 - func: mul.Tensor(Tensor self, Tensor other) -> Tensor
+- func: lerp.Scalar(Tensor self, Tensor[] end, Scalar weight) -> Tensor
 - func: autograd::cat_tensors_backward(Tensor grad, SymInt[] sizes, int[] dtypes, int dim) -> Tensor[]
 - func: autograd::split_backward(Tensor?[] grads, SymInt split_size, int dim, SymInt[] sym_sizes, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 YAML
@@ -186,6 +187,10 @@ cat >list_d.yaml <<'YAML'
 
 - name: mul.Tensor(Tensor self, Tensor other) -> Tensor
   self: to_args_sizes(self)
+
+- name: lerp.Scalar(Tensor self, Tensor[] end, Scalar weight) -> Tensor
+  self: grad
+  end: cat_tensors_backward(grad, to_args_sizes(end), to_args_scalartypes(end), 0)
 YAML
 t 0 --derivatives list_d.yaml --emit=derivatives list_ops.yaml
 for want in \
@@ -214,6 +219,11 @@ grep -qF 'st = autograd_split_backward((sg_tensor_list){grads, (int32_t)sg_n->ni
 grep -q 'sg_agk_aten_chunk' "$c" && fail "chunk (decomposed) got an Autograd kernel"
 grep -qF 'StackBackward0: the derivative of aten::stack for '"'"'tensors'"'"' is not translated' "$c" ||
     fail "stack's untranslated formula: no message"
+# a Tensor beside a Tensor[] (a made-up lerp): its edge too is found at run time
+grep -qF 'uint32_t sg_e_self = sg_ne++;' "$c" && grep -qF 'n->e_self = sg_e_self;' "$c" &&
+    grep -qF 'sg_mask[0] = sg_n->next[n->e_self].node != NULL;' "$c" &&
+    grep -qF 'out[n->e_self] = sg_tensor_retain(grads[0]);' "$c" ||
+    fail "a Tensor beside a Tensor[]: its edge not kept in the node"
 sg_test_compile gen_lists "$c"
 
 # a helper op's kernel is named in C: a name that is no C identifier is refused

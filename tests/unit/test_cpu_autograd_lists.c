@@ -240,6 +240,10 @@ static void test_cat(void) {
     CHECK(g && sg_device_eq(g->device, AG_DEV));
     sg_tensor_release(g);
     release_all(xs, 3);
+    /* the empty one first: dim -1 wraps against the second */
+    xs[0] = leaf((const int64_t[]){0}, 1, 2, true), xs[1] = leaf(S23, 2, 1, true);
+    fd_check("cat([[0], 2x3], -1)", cat_loss, xs, 2);
+    release_all(xs, 2);
 }
 
 /* more elements than the engine's in-place room for a node's outputs (8): cat of 10 tensors,
