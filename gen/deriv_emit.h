@@ -9,14 +9,60 @@
 #include <string.h>
 
 /* The emitter of one backward function: each value's C goes to a buffer of the caller's, the
- * statements it needs first (calls, into temporaries sg_t[0..nt)) to stmts. */
+ * statements it needs first (calls, into temporaries sg_t[0..nt), lists into sg_l[0..nl)) to
+ * stmts. */
 typedef struct em {
     sg_buf         *stmts;
     const sg_deriv *dv;
     const char     *ind;     /* the statements' indentation */
     uint32_t        nt;      /* temporaries used */
     const char     *why;     /* set where a construct cannot be written */
+    uint32_t        nl;      /* Tensor[] temporaries used */
 } em;
+
+/* What a node keeps and where its edges go: one op's plan (deriv_emit_c.c makes it). */
+typedef struct sg_dem_plan {
+    const sg_deriv *dv;
+    uint32_t        edge_of[256]; /* per argument: its edge (the first, for a Tensor[]), or
+                                   * UINT32_MAX; with list_edges, only which have one */
+    uint32_t        nedges;
+    bool            in[256], res[256]; /* inputs and results the formulas read as values */
+    uint8_t         facts[256];        /* per Tensor[] input: SG_DEM_SIZES | SG_DEM_DTYPES */
+    bool            list_edges; /* a Tensor[] input has edges: their number is known at run
+                                 * time, so each input's first edge is kept in the node */
+    bool            list_out;   /* the one result is a Tensor[]: one node input per element */
+    const char     *node_name;
+} sg_dem_plan;
+
+enum { SG_DEM_SIZES = 1, SG_DEM_DTYPES = 2 }; /* to_args_sizes, to_args_scalartypes */
+
+/* ---- ops with a Tensor[] input or result (deriv_emit_list.c) ---- */
+
+/* Whether dv's op gets no Autograd kernel: its entry's formulas are all not_implemented and it
+ * has a CompositeImplicitAutograd kernel (named, or no dispatch table), whose decomposition
+ * differentiates it (as chunk's entry says: "the default case will use the
+ * CompositeImplicitAutograd"). */
+bool sg_dem_decomposed(const sg_deriv *dv);
+/* Whether sc's results are one Tensor[]. */
+bool sg_dem_list_result(const sg_schema *sc);
+/* A kernel's result parameters (", sg_tensor **ret", or ", sg_tensor_list *ret"). */
+void sg_dem_rets(sg_buf *b, const sg_op *op);
+/* The generated file's inline helpers for such ops (once, before the first). */
+void sg_dem_list_preamble(sg_buf *c);
+/* The node's fields for them: each edge input's first edge, each Tensor[]'s length, the
+ * elements' sizes and dtypes where read; and releasing those. */
+void sg_dem_list_fields(sg_buf *b, const sg_dem_plan *p);
+void sg_dem_list_release(sg_buf *b, const sg_dem_plan *p);
+/* The C of argument i's first edge in a backward function: a number, or n->e_NAME. */
+void sg_dem_list_edge(char *out, size_t cap, const sg_dem_plan *p, uint32_t i);
+/* Mask entry j of a backward key for argument i, as a statement. */
+void sg_dem_list_mask(sg_buf *b, const sg_dem_plan *p, uint32_t j, uint32_t i);
+/* The kernel's part: the node made with its edges (run-time counts), the facts kept; and the
+ * results given their grad_fn. */
+void sg_dem_list_node(sg_buf *b, const sg_dem_plan *p, const char *size_of, const char *apply,
+                      const char *release);
+void sg_dem_list_keep(sg_buf *b, const sg_dem_plan *p);
+void sg_dem_list_grad_fn(sg_buf *b, const sg_dem_plan *p);
 
 static inline int sg_dem_fam(const sg_type *t) { return (int)sg_type_family_of(t); }
 

@@ -4,9 +4,10 @@
  * the Autograd kernel that runs the op below autograd and records the node. C emission rather
  * than a template: each formula is compiled to C statements here, as DSL predicates are.
  *
- * Functional ops that return Tensors are differentiated; an op whose formula for an input
- * cannot be translated still records its node, whose backward fails with the reason should
- * that input need a gradient (PyTorch's not_implemented). */
+ * Functional ops that return Tensors, or one Tensor[], are differentiated; an op whose formula
+ * for an input cannot be translated still records its node, whose backward fails with the
+ * reason should that input need a gradient (PyTorch's not_implemented). What Tensor[] inputs and
+ * results add (edges and node inputs counted at run time) is in deriv_emit_list.c. */
 #include "deriv_emit.h"
 #include "derive.h"
 #include "dsl_emit.h"
@@ -16,17 +17,21 @@
 
 /* ---- what a node keeps ----------------------------------------------------------------------- */
 
-/* Which inputs and results the translated formulas read, as values (saved tensors) or only
- * through properties; per input of another type: read at all. */
-typedef struct uses {
-    bool *input;   /* per argument */
-    bool *result;  /* per return */
-} uses;
+typedef sg_dem_plan plan;
 
-static void walk_uses(const sg_dtx *d, uses *u) {
+/* Which inputs and results the translated formulas read, as values (saved tensors) or only
+ * through properties; per input of another type: read at all. A Tensor[] read only through
+ * to_args_sizes / to_args_scalartypes: those facts. */
+static void walk_uses(const sg_dtx *d, plan *u) {
     if (!d) return;
-    if (d->what == SG_DT_INPUT) u->input[d->idx] = true;
-    if (d->what == SG_DT_RESULT) u->result[d->idx] = true;
+    if (d->what == SG_DT_PROP && d->kids[0]->what == SG_DT_INPUT &&
+        !strncmp(d->text, "to_args_", 8)) {
+        u->facts[d->kids[0]->idx] |= strcmp(d->text, "to_args_sizes") ? SG_DEM_DTYPES
+                                                                        : SG_DEM_SIZES;
+        return;
+    }
+    if (d->what == SG_DT_INPUT) u->in[d->idx] = true;
+    if (d->what == SG_DT_RESULT) u->res[d->idx] = true;
     for (uint32_t i = 0; i < d->nkids; i++) walk_uses(d->kids[i], u);
 }
 
@@ -44,44 +49,40 @@ static bool keepable(int f) {
 
 /* ---- one op ------------------------------------------------------------------------------- */
 
-/* The inputs that get an edge: Tensor arguments a backward key names, in argument order. */
-typedef struct plan {
-    const sg_deriv *dv;
-    uint32_t        edge_of[256]; /* per argument: its edge, or UINT32_MAX */
-    uint32_t        nedges;
-    uses            u;
-    bool            in[256], res[256];
-    const char     *node_name;
-} plan;
-
 static bool differentiable(const sg_deriv *dv) {
     const sg_schema *sc = &dv->op->schema;
     if (sc->kind != SG_KIND_FUNCTIONAL || !sc->nrets || sc->nargs > 256 || sc->nrets > 256)
         return false;
+    if (sg_dem_list_result(sc)) return true;
     for (uint32_t r = 0; r < sc->nrets; r++)
         if (sg_dem_fam(sc->rets[r].type) != SG_FAM_TENSOR) return false;
     return true;
 }
 
-/* Whether plan p can be emitted at all (the op's edges are Tensor arguments); why not else. */
+/* Whether plan p can be emitted at all (the op's edges are Tensor or Tensor[] arguments); why
+ * not else. */
 static const char *make_plan(plan *p, const sg_deriv *dv) {
     const sg_schema *sc = &dv->op->schema;
     memset(p, 0, sizeof *p);
     p->dv = dv;
-    p->u.input = p->in, p->u.result = p->res;
+    p->list_out = sg_dem_list_result(sc);
     for (uint32_t i = 0; i < sc->nargs; i++) p->edge_of[i] = UINT32_MAX;
     for (uint32_t k = 0; k < dv->ngrads; k++)
         for (uint32_t j = 0; j < dv->grads[k].nnames; j++)
             for (uint32_t i = 0; i < sc->nargs; i++)
                 if (!strcmp(sc->args[i].name, dv->grads[k].names[j])) {
                     int f = sg_dem_fam(sc->args[i].type);
-                    if (f != SG_FAM_TENSOR && f != SG_FAM_OPT_TENSOR)
-                        return "a gradient for an input that is not a Tensor (a list)";
+                    if (f == SG_FAM_TENSOR_LIST && dv->grads[k].nnames > 1)
+                        return "a key naming a Tensor[] beside other inputs";
+                    if (f != SG_FAM_TENSOR && f != SG_FAM_OPT_TENSOR && f != SG_FAM_TENSOR_LIST)
+                        return "a gradient for an input that is not a Tensor or a Tensor[]";
+                    p->list_edges |= f == SG_FAM_TENSOR_LIST;
                     p->edge_of[i] = 0;
                 }
     for (uint32_t i = 0; i < sc->nargs; i++)
         if (p->edge_of[i] != UINT32_MAX) p->edge_of[i] = p->nedges++;
-    for (uint32_t k = 0; k < dv->ngrads; k++) walk_uses(dv->grads[k].typed, &p->u);
+    for (uint32_t k = 0; k < dv->ngrads; k++) walk_uses(dv->grads[k].typed, p);
+    if (p->list_out && p->res[0]) return "a formula that reads its Tensor[] result";
     for (uint32_t i = 0; i < sc->nargs; i++)
         if (p->in[i] && !keepable(sg_dem_fam(sc->args[i].type)))
             return "an input of a type a node does not keep";
@@ -139,6 +140,7 @@ static void node_struct(sg_buf *b, const plan *p) {
         }
         }
     }
+    sg_dem_list_fields(b, p);
     for (uint32_t r = 0; r < sc->nrets; r++)
         if (p->res[r]) sg_buf_printf(b, "    sg_saved r%u;\n", r);
     sg_buf_printf(b, "} sg_agn_%s;\n\n", op->c->cname);
@@ -161,6 +163,7 @@ static void release_fn(sg_buf *b, const plan *p) {
                  f == SG_FAM_OPT_STR)
             sg_buf_printf(b, "    free(n->v_%s);\n    n->v_%s = NULL;\n", n, n);
     }
+    sg_dem_list_release(b, p);
     for (uint32_t r = 0; r < sc->nrets; r++)
         if (p->res[r]) sg_buf_printf(b, "    sg_saved_release(&n->r%u);\n", r);
     sg_buf_puts(b, "}\n\n");
@@ -217,10 +220,14 @@ static void apply_locals(sg_buf *b, sg_buf *unpack, sg_buf *drop, const plan *p)
 static void apply_key(em *e, const plan *p, const sg_deriv_formula *f) {
     const sg_op *op = p->dv->op;
     const sg_schema *sc = &op->schema;
-    uint32_t edges[64], ne = 0;
+    uint32_t args[64], ne = 0;
+    char edges[64][128]; /* each one's (first) edge, as C */
     for (uint32_t j = 0; j < f->nnames && ne < 64; j++)
         for (uint32_t i = 0; i < sc->nargs; i++)
-            if (!strcmp(sc->args[i].name, f->names[j])) edges[ne++] = p->edge_of[i];
+            if (!strcmp(sc->args[i].name, f->names[j])) {
+                sg_dem_list_edge(edges[ne], sizeof edges[ne], p, i);
+                args[ne++] = i;
+            }
     sg_buf *b = e->stmts;
     sg_buf_printf(b, "    { /* ");
     for (uint32_t j = 0; j < f->nnames; j++)
@@ -228,29 +235,45 @@ static void apply_key(em *e, const plan *p, const sg_deriv_formula *f) {
     sg_buf_printf(b, " */\n        enum { SG_AG_NMASK = %u };\n"
                   "        bool sg_mask[SG_AG_NMASK] = {",
                   ne);
-    for (uint32_t j = 0; j < ne; j++)
-        sg_buf_printf(b, "%ssg_n->next[%u].node != NULL", j ? ", " : "", edges[j]);
-    sg_buf_puts(b, "};\n        (void)sg_mask;\n        if (");
+    if (p->list_edges) {
+        sg_buf_puts(b, "false};\n");
+        for (uint32_t j = 0; j < ne; j++) sg_dem_list_mask(b, p, j, args[j]);
+    } else {
+        for (uint32_t j = 0; j < ne; j++)
+            sg_buf_printf(b, "%ssg_n->next[%s].node != NULL", j ? ", " : "", edges[j]);
+        sg_buf_puts(b, "};\n");
+    }
+    sg_buf_puts(b, "        (void)sg_mask;\n        if (");
     for (uint32_t j = 0; j < ne; j++) sg_buf_printf(b, "%ssg_mask[%u]", j ? " || " : "", j);
     sg_buf_puts(b, ") {\n");
     const char *why = f->why;
     sg_buf body;
     sg_buf_init(&body);
     if (!why) {
-        em k = {&body, p->dv, "            ", e->nt, NULL};
+        em k = {&body, p->dv, "            ", e->nt, NULL, e->nl};
         sg_buf v;
         sg_buf_init(&v);
         if (ne > 1) {
             uint32_t t = sg_dem_tuple(&k, f->typed, ne);
             for (uint32_t j = 0; j < ne; j++)
-                sg_buf_printf(&v, "            out[%u] = sg_t[%u];\n            sg_t[%u] = NULL;\n",
+                sg_buf_printf(&v, "            out[%s] = sg_t[%u];\n            sg_t[%u] = NULL;\n",
                               edges[j], t + j, t + j);
+        } else if (ne == 1 && sg_dem_fam(sc->args[args[0]].type) == SG_FAM_TENSOR_LIST) {
+            sg_buf x; /* one gradient per element, each where its edge leads somewhere */
+            sg_buf_init(&x);
+            sg_dem_value(&k, f->typed, SG_FAM_TENSOR_LIST, &x);
+            sg_buf_putc(&x, '\0');
+            sg_buf_printf(&v, "            st = sg_agh_list_out(%s, sg_n, %s, n->len_%s, out);\n"
+                          "            if (st != SG_OK) goto done;\n",
+                          x.oom ? "(sg_tensor_list){NULL, 0}" : x.data, edges[0],
+                          op->c->arg_cnames[args[0]]);
+            sg_buf_free(&x);
         } else if (ne == 1) {
             sg_buf x;
             sg_buf_init(&x);
             sg_dem_value(&k, f->typed, SG_FAM_TENSOR, &x);
             sg_buf_putc(&x, '\0');
-            sg_buf_printf(&v, "            out[%u] = sg_tensor_retain(%s);\n", edges[0],
+            sg_buf_printf(&v, "            out[%s] = sg_tensor_retain(%s);\n", edges[0],
                           x.oom ? "NULL" : x.data);
             sg_buf_free(&x);
         }
@@ -258,6 +281,7 @@ static void apply_key(em *e, const plan *p, const sg_deriv_formula *f) {
         if (!why) {
             sg_dem_putbuf(&body, &v);
             e->nt = k.nt;
+            e->nl = k.nl;
         }
         sg_buf_free(&v);
     }
@@ -287,12 +311,13 @@ static void apply_fn(sg_buf *b, const plan *p) {
     sg_buf locals, unpack, drop, body;
     sg_buf_init(&locals), sg_buf_init(&unpack), sg_buf_init(&drop), sg_buf_init(&body);
     apply_locals(&locals, &unpack, &drop, p);
-    em e = {&body, p->dv, "    ", 0, NULL};
+    em e = {&body, p->dv, "    ", 0, NULL, 0};
     for (uint32_t k = 0; k < p->dv->ngrads; k++) apply_key(&e, p, &p->dv->grads[k]);
     sg_buf_printf(b, "static sg_status sg_agb_%s(sg_node *sg_n, sg_tensor *const *grads, "
                   "sg_tensor **out) {\n    sg_agn_%s *n = (sg_agn_%s *)sg_n;\n"
                   "    sg_status st = SG_OK;\n    (void)n, (void)grads, (void)out;\n", c, c, c);
     sg_buf_printf(b, "    sg_tensor *sg_t[%u] = {NULL};\n", e.nt ? e.nt : 1);
+    if (e.nl) sg_buf_printf(b, "    sg_tensor_list sg_l[%u] = {{NULL, 0}};\n", e.nl);
     sg_dem_putbuf(b, &locals);
     sg_dem_putbuf(b, &unpack);
     sg_buf_puts(b, "    if (st != SG_OK) goto done;\n"); /* the label has a use */
@@ -300,6 +325,9 @@ static void apply_fn(sg_buf *b, const plan *p) {
     sg_buf_puts(b, "done:\n");
     sg_buf_printf(b, "    for (int i = 0; i < %u; i++)\n        sg_tensor_release(sg_t[i]);\n",
                   e.nt ? e.nt : 1);
+    if (e.nl)
+        sg_buf_printf(b, "    for (int i = 0; i < %u; i++)\n"
+                      "        sg_tensor_list_release(&sg_l[i]);\n", e.nl);
     sg_dem_putbuf(b, &drop);
     sg_buf_puts(b, "    return st;\n}\n\n");
     sg_buf_free(&locals), sg_buf_free(&unpack), sg_buf_free(&drop), sg_buf_free(&body);
@@ -355,30 +383,42 @@ static void kernel_fn(sg_buf *b, const plan *p) {
                   *sc->overload ? "." : "", sc->overload);
     sg_buf_printf(b, "static sg_status sg_agk_%s(sg_keyset ks, ", c);
     sg_dsl_c_params(b, op);
-    sg_dsl_c_rets(b, op);
+    sg_dem_rets(b, op);
     sg_buf_puts(b, ") {\n    bool sg_need = sg_grad_enabled() && (");
     bool first = true;
     for (uint32_t i = 0; i < sc->nargs; i++)
         if (p->edge_of[i] != UINT32_MAX) {
-            sg_buf_printf(b, "%ssg_tensor_requires_grad(%s)", first ? "" : " || ",
+            sg_buf_printf(b, "%ssg_%s_requires_grad(%s)", first ? "" : " || ",
+                          sg_dem_fam(sc->args[i].type) == SG_FAM_TENSOR_LIST ? "agh_list"
+                                                                             : "tensor",
                           op->c->arg_cnames[i]);
             first = false;
         }
     sg_buf_printf(b, ");\n    sg_status st = %s_redispatch(ks & ~SG_KEYSET_AUTOGRAD, ", c);
     sg_dsl_c_args_rets(b, op);
     sg_buf_puts(b, ");\n    if (st != SG_OK || !sg_need) return st;\n    sg_node *sg_n = NULL;\n");
-    sg_buf_printf(b, "    st = sg_node_new(sizeof(sg_agn_%s), \"%s\", %u, %u, "
-                  "sg_agb_%s, sg_agr_%s, "
-                  "&sg_n);\n    if (st != SG_OK) goto fail;\n", c, p->node_name, sc->nrets,
-                  p->nedges, c, c);
-    sg_buf_printf(b, "    sg_agn_%s *n = (sg_agn_%s *)sg_n;\n    (void)n;\n", c, c);
-    for (uint32_t i = 0; i < sc->nargs; i++)
-        if (p->edge_of[i] != UINT32_MAX)
-            sg_buf_printf(b, "    st = sg_node_set_next(sg_n, %u, %s);\n    if (st != SG_OK) goto "
-                          "fail;\n", p->edge_of[i], op->c->arg_cnames[i]);
+    if (p->list_edges || p->list_out) {
+        char size_of[160], apply[140], release[140];
+        snprintf(size_of, sizeof size_of, "sizeof(sg_agn_%s)", c);
+        snprintf(apply, sizeof apply, "sg_agb_%s", c);
+        snprintf(release, sizeof release, "sg_agr_%s", c);
+        sg_dem_list_node(b, p, size_of, apply, release);
+    } else {
+        sg_buf_printf(b, "    st = sg_node_new(sizeof(sg_agn_%s), \"%s\", %u, %u, "
+                      "sg_agb_%s, sg_agr_%s, "
+                      "&sg_n);\n    if (st != SG_OK) goto fail;\n", c, p->node_name, sc->nrets,
+                      p->nedges, c, c);
+        sg_buf_printf(b, "    sg_agn_%s *n = (sg_agn_%s *)sg_n;\n    (void)n;\n", c, c);
+        for (uint32_t i = 0; i < sc->nargs; i++)
+            if (p->edge_of[i] != UINT32_MAX)
+                sg_buf_printf(b, "    st = sg_node_set_next(sg_n, %u, %s);\n    if (st != SG_OK) "
+                              "goto fail;\n", p->edge_of[i], op->c->arg_cnames[i]);
+    }
     for (uint32_t i = 0; i < sc->nargs; i++)
         if (p->in[i]) keep(b, p, i);
-    for (uint32_t r = 0; r < sc->nrets; r++) {
+    sg_dem_list_keep(b, p);
+    if (p->list_out) sg_dem_list_grad_fn(b, p);
+    for (uint32_t r = 0; r < sc->nrets && !p->list_out; r++) {
         bool diff = !p->dv->out_diff || p->dv->out_diff[r];
         if (diff)
             sg_buf_printf(b, "    st = sg_tensor_set_grad_fn(*%s, sg_n, %u);\n    if (st != SG_OK) "
@@ -389,7 +429,9 @@ static void kernel_fn(sg_buf *b, const plan *p) {
     }
     sg_buf_puts(b, "    sg_node_release(sg_n);\n    return SG_OK;\n"
                    "fail:\n    sg_node_release(sg_n);\n");
-    for (uint32_t r = 0; r < sc->nrets; r++)
+    if (p->list_out)
+        sg_buf_printf(b, "    sg_tensor_list_release(%s);\n", op->c->ret_cnames[0]);
+    for (uint32_t r = 0; r < sc->nrets && !p->list_out; r++)
         sg_buf_printf(b, "    sg_tensor_release(*%s);\n    *%s = NULL;\n", op->c->ret_cnames[r],
                       op->c->ret_cnames[r]);
     sg_buf_puts(b, "    return st;\n}\n\n");
@@ -403,7 +445,7 @@ static void refusing_kernel(sg_buf *b, const sg_deriv *dv, const char *why) {
     sg_buf_printf(b, "/* %s::%s%s%s: no node (%s). */\nstatic sg_status sg_agk_%s(sg_keyset ks, ",
                   op->ns, sc->name, *sc->overload ? "." : "", sc->overload, why, op->c->cname);
     sg_dsl_c_params(b, op);
-    sg_dsl_c_rets(b, op);
+    sg_dem_rets(b, op);
     sg_buf_puts(b, ") {\n    bool sg_need = false;\n");
     for (uint32_t i = 0; i < sc->nargs; i++) {
         int f = sg_dem_fam(sc->args[i].type);
@@ -502,9 +544,17 @@ void sg_deriv_emit_c(sg_buf *c, sg_buf *h, sg_deriv_set *s, const sg_model *m, c
     sg_buf reg;
     sg_buf_init(&reg);
     helper_kernels(c, &reg, m);
+    for (uint32_t i = 0; i < s->n; i++) { /* the inline helpers of Tensor[] ops, where any */
+        plan p;
+        if (differentiable(&s->items[i]) && !make_plan(&p, &s->items[i]) &&
+            (p.list_edges || p.list_out)) {
+            sg_dem_list_preamble(c);
+            break;
+        }
+    }
     for (uint32_t i = 0; i < s->n; i++) {
         const sg_deriv *dv = &s->items[i];
-        if (!differentiable(dv)) continue;
+        if (!differentiable(dv) || sg_dem_decomposed(dv)) continue;
         plan p;
         const char *why = make_plan(&p, dv);
         if (why) {

@@ -52,7 +52,8 @@ static bool default_c(const sg_arg *a, int f, sg_buf *out) {
 }
 
 /* A call of d->op, its arguments converted to its parameters' C types, its results in
- * temporaries; the first one's index. */
+ * temporaries; the first one's index (of sg_l, the Tensor[] temporaries, for a call whose
+ * result is a Tensor[]). */
 uint32_t sg_dem_call(em *e, const sg_dtx *d) {
     const sg_schema *sc = &d->op->schema;
     sg_buf args;
@@ -78,12 +79,14 @@ uint32_t sg_dem_call(em *e, const sg_dtx *d) {
             sg_dem_value(e, k, f, &args);
         }
     }
-    uint32_t first = e->nt;
-    e->nt += sc->nrets ? sc->nrets : 1;
+    bool list = sg_dem_list_result(sc);
+    uint32_t first = list ? e->nl++ : e->nt;
+    if (!list) e->nt += sc->nrets ? sc->nrets : 1;
     sg_buf_printf(e->stmts, "%sst = %s(", e->ind, d->op->c->cname);
     sg_dem_putbuf(e->stmts, &args);
     for (uint32_t r = 0; r < sc->nrets; r++)
-        sg_buf_printf(e->stmts, "%s&sg_t[%u]", sc->nargs || r ? ", " : "", first + r);
+        sg_buf_printf(e->stmts, "%s&sg_%c[%u]", sc->nargs || r ? ", " : "", list ? 'l' : 't',
+                      first + r);
     sg_buf_printf(e->stmts, ");\n%sif (st != SG_OK) goto done;\n", e->ind);
     sg_buf_free(&args);
     return first;
@@ -92,6 +95,12 @@ uint32_t sg_dem_call(em *e, const sg_dtx *d) {
 /* d, a property of a tensor, as C of family want. */
 static void prop(em *e, const sg_dtx *d, int want, sg_buf *out) {
     const char *p = d->text;
+    if (!strncmp(p, "to_args_", 8)) { /* a Tensor[] input's facts, as its node kept them */
+        const char *n = e->dv->op->c->arg_cnames[d->kids[0]->idx];
+        const char *k = strcmp(p, "to_args_sizes") ? "dtypes" : "sizes";
+        sg_buf_printf(out, "(sg_int_list){n->v_%s_%s, n->n_%s_%s}", n, k, n, k);
+        return;
+    }
     sg_buf t;
     sg_buf_init(&t);
     sg_dem_value(e, d->kids[0], SG_FAM_TENSOR, &t);
@@ -235,7 +244,9 @@ void sg_dem_value(em *e, const sg_dtx *d, int want, sg_buf *out) {
     }
     switch (d->what) {
     case SG_DT_GRAD:
-        if (d->idx == UINT32_MAX)
+        if (d->idx == UINT32_MAX && sg_dem_list_result(&e->dv->op->schema))
+            sg_buf_puts(out, "(sg_tensor_list){grads, (int32_t)sg_n->nin}");
+        else if (d->idx == UINT32_MAX)
             sg_buf_printf(out, "(sg_tensor_list){grads, %u}", e->dv->op->schema.nrets);
         else
             sg_buf_printf(out, "grads[%u]", d->idx);
@@ -247,6 +258,7 @@ void sg_dem_value(em *e, const sg_dtx *d, int want, sg_buf *out) {
     case SG_DT_CONST: constant(e, d, out); return;
     case SG_DT_OP:
         if (d->type == SG_FT_TUPLE) e->why = "a tuple used as one value";
+        else if (d->type == SG_FAM_TENSOR_LIST) sg_buf_printf(out, "sg_l[%u]", sg_dem_call(e, d));
         else sg_buf_printf(out, "sg_t[%u]", sg_dem_call(e, d));
         return;
     case SG_DT_PROP: prop(e, d, want, out); return;

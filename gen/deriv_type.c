@@ -183,8 +183,8 @@ static sg_dtx *ident(tctx *c, const sg_fx *x) {
             d->text = b;
             return d;
         }
-    if (strcmp(n, "grads") == 0) { /* all of them: an op whose result is a Tensor[] */
-        if (!(d = node(c, SG_DT_GRAD, SG_FAM_TENSOR_LIST, x, 0))) return NULL;
+    if (strcmp(n, "grads") == 0) { /* all of them (some undefined): Tensor?[] */
+        if (!(d = node(c, SG_DT_GRAD, SG_FAM_OPT_TENSOR_LIST, x, 0))) return NULL;
         d->idx = UINT32_MAX;
         return d;
     }
@@ -202,6 +202,8 @@ static int cost(int f, const sg_dtx *v) {
     case SG_FAM_TENSOR: return t == SG_FAM_TENSOR ? 0 : t == SG_FAM_OPT_TENSOR ? 1 : -1;
     case SG_FAM_OPT_TENSOR: return t == SG_FAM_OPT_TENSOR || none ? 0 : t == SG_FAM_TENSOR ? 1 : -1;
     case SG_FAM_TENSOR_LIST: return t == SG_FAM_TENSOR_LIST ? 0 : -1;
+    case SG_FAM_OPT_TENSOR_LIST:
+        return t == SG_FAM_OPT_TENSOR_LIST ? 0 : t == SG_FAM_TENSOR_LIST ? 1 : -1;
     case SG_FAM_SCALAR:
     case SG_FAM_OPT_SCALAR:
         if (t == SG_FAM_SCALAR || (none && f == SG_FAM_OPT_SCALAR)) return 0;
@@ -400,6 +402,22 @@ static sg_dtx *const_fn(tctx *c, const sg_fx *x, size_t k, const sg_dtx *arg) {
     return d;
 }
 
+/* to_args_sizes(l), to_args_scalartypes(l) of a Tensor[] input l: the elements' sizes and
+ * dtypes, as int lists (kernels/autograd/helpers_list.c says how they are laid out), which the
+ * node keeps in place of the tensors. */
+static sg_dtx *list_facts(tctx *c, const sg_fx *x, const char *name) {
+    if (x->nkids != 2) return fail(c, x, "'%s' takes one argument", name);
+    sg_dtx *l = expr(c, x->kids[1]);
+    if (!l) return NULL;
+    if (l->what != SG_DT_INPUT || l->type != SG_FAM_TENSOR_LIST)
+        return fail(c, x->kids[1], "'%s' of something other than a Tensor[] input", name);
+    sg_dtx *d = node(c, SG_DT_PROP, SG_FAM_INT_LIST, x, 1);
+    if (!d) return NULL;
+    d->text = strstr(name, "sizes") ? "to_args_sizes" : "to_args_scalartypes";
+    d->kids[0] = l;
+    return d;
+}
+
 static sg_dtx *call(tctx *c, const sg_fx *x) {
     const sg_fx *callee = x->kids[0];
     if (callee->kind == SG_FX_MEMBER) {
@@ -433,6 +451,9 @@ static sg_dtx *call(tctx *c, const sg_fx *x) {
         if (d && (d->kids[0] = expr(c, x->kids[1])) == NULL) return NULL;
         return d;
     }
+    if (strcmp(name, "to_args_sizes") == 0 || strcmp(name, "to_args_sizes_symint") == 0 ||
+        strcmp(name, "to_args_scalartypes") == 0)
+        return list_facts(c, x, name);
     if (strcmp(name, "not_implemented") == 0)
         return fail(c, x, "not implemented in PyTorch either (not_implemented)");
     sg_dtx *args[64];
@@ -622,10 +643,13 @@ bool sg_dt_formula(sg_arena *a, const sg_dt_ops *ops, const sg_deriv *dv,
     *out = d;
     if (!d) return false;
     bool tuple = f->nnames > 1;
+    int  arg = f->nnames == 1 ? sg_deriv_arg_index(c.sc, f->names[0]) : -1;
+    bool list = arg >= 0 && sg_type_family_of(c.sc->args[arg].type) == SG_FAM_TENSOR_LIST;
     if (tuple ? d->type != SG_FT_TUPLE && d->what != SG_DT_UNDEFINED
-              : !is_tensor(d) && d->what != SG_DT_UNDEFINED) {
+        : list ? d->type != SG_FAM_TENSOR_LIST
+               : !is_tensor(d) && d->what != SG_DT_UNDEFINED) {
         fail(&c, tree, "the formula gives %s, not %s", sg_dt_type_name(d->type),
-             tuple ? "a tuple of Tensors" : "a Tensor");
+             tuple ? "a tuple of Tensors" : list ? "a Tensor[]" : "a Tensor");
         *out = NULL;
         return false;
     }
@@ -687,6 +711,12 @@ void sg_dt_print(sg_buf *b, const sg_dtx *d, const sg_deriv *dv) {
         sg_buf_putc(b, ')');
         return;
     case SG_DT_PROP:
+        if (!strncmp(d->text, "to_args_", 8)) { /* a function of a Tensor[], as written */
+            sg_buf_printf(b, "%s(", d->text);
+            sg_dt_print(b, d->kids[0], dv);
+            sg_buf_putc(b, ')');
+            return;
+        }
         sg_dt_print(b, d->kids[0], dv);
         sg_buf_printf(b, ".%s(", d->text);
         if (d->nkids > 1) sg_dt_print(b, d->kids[1], dv);

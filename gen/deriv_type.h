@@ -30,7 +30,8 @@ typedef enum sg_dt_what {
     SG_DT_CONST,     /* text: a literal as written, or a named constant (true, kFloat, ...) */
     SG_DT_OP,        /* op's call: kids one per argument of its schema, NULL: the default */
     SG_DT_PROP,      /* text: a property of kids[0] (sizes, size, numel, dim, scalar_type, ...);
-                      * kids[1] its argument where it has one */
+                      * kids[1] its argument where it has one; to_args_sizes and
+                      * to_args_scalartypes of a Tensor[] input (int lists) */
     SG_DT_CBIN,      /* text: a C operator on ints or bools, kids[0] and kids[1] */
     SG_DT_CUNARY,    /* text: "-" or "!" on an int or a bool */
     SG_DT_TERNARY,   /* kids[0] ? kids[1] : kids[2] */

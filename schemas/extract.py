@@ -20,7 +20,7 @@ rand rand_like randn randn_like normal normal_functional uniform bernoulli copy 
 view view_copy reshape _reshape_alias _reshape_alias_copy transpose transpose_copy t t_copy
 permute permute_copy expand expand_copy slice slice_copy select select_copy narrow narrow_copy
 unsqueeze unsqueeze_copy squeeze squeeze_copy flatten split split_copy split_with_sizes
-split_with_sizes_copy chunk as_strided as_strided_copy alias alias_copy _unsafe_view
+split_with_sizes_copy chunk unbind unbind_copy as_strided as_strided_copy alias alias_copy _unsafe_view
 add sub mul div pow maximum minimum eq ne lt le gt ge where clamp clamp_min clamp_max
 masked_fill neg abs exp log sqrt rsqrt sin cos tanh sigmoid relu gelu silu erf reciprocal
 sign floor ceil round logical_and logical_or logical_xor logical_not

@@ -166,6 +166,76 @@ grep -qF 'sg_error(SG_EUNSUPPORTED, "%s", "MulBackward0: the derivative of aten:
     gen_hostile/hostile_autograd.c || fail "the reason is not one escaped argument: $(grep sg_error gen_hostile/hostile_autograd.c)"
 sg_test_compile gen_hostile gen_hostile/hostile_autograd.c
 
+# ops with a Tensor[] input (one edge per element, the elements' sizes and dtypes kept as int
+# lists) or a Tensor[] result (one node input per piece, the formulas reading grads as a
+# Tensor?[]); an entry that is all not_implemented for an op with a CompositeImplicitAutograd
+# kernel (here: no dispatch table) gets no Autograd kernel (its decomposition is differentiated)
+cat >list_ops.yaml <<'YAML'
+- func: cat(Tensor[] tensors, int dim=0) -> Tensor
+- func: stack(Tensor[] tensors, int dim=0) -> Tensor
+- func: split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]
+- func: chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]
+- func: mul.Tensor(Tensor self, Tensor other) -> Tensor
+- func: lerp.Scalar(Tensor self, Tensor[] end, Scalar weight) -> Tensor
+- func: autograd::cat_tensors_backward(Tensor grad, SymInt[] sizes, int[] dtypes, int dim) -> Tensor[]
+- func: autograd::split_backward(Tensor?[] grads, SymInt split_size, int dim, SymInt[] sym_sizes, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+YAML
+cat >list_d.yaml <<'YAML'
+- name: cat(Tensor[] tensors, int dim=0) -> Tensor
+  tensors: cat_tensors_backward(grad, to_args_sizes_symint(tensors), to_args_scalartypes(tensors), dim)
+
+- name: stack(Tensor[] tensors, int dim=0) -> Tensor
+  tensors: grad
+
+- name: split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]
+  self: split_backward(grads, split_size, dim, self.sym_sizes(), self.options())
+
+- name: chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]
+  dispatch:
+    Default:
+      self: not_implemented("chunk")
+
+- name: mul.Tensor(Tensor self, Tensor other) -> Tensor
+  self: to_args_sizes(self)
+
+- name: lerp.Scalar(Tensor self, Tensor[] end, Scalar weight) -> Tensor
+  self: grad
+  end: cat_tensors_backward(grad, to_args_sizes(end), to_args_scalartypes(end), 0)
+YAML
+t 0 --derivatives list_d.yaml --emit=derivatives list_ops.yaml
+for want in \
+    "    as autograd::cat_tensors_backward(grads[0], to_args_sizes(tensors), to_args_scalartypes(tensors), dim)" \
+    "    as autograd::split_backward(grads, split_size, dim, self.sym_sizes(), self.options(), _, _, _)" \
+    "    not translated: the formula gives tensor, not a Tensor[], at 'grad'" \
+    "    not translated: 'to_args_sizes' of something other than a Tensor[] input, at 'self)'"; do
+    case $out in *"$want"*) ;; *) fail "Tensor[] formulas: no '$want' in: $out" ;; esac
+done
+t 0 --lib lists -o gen_lists list_ops.yaml list_d.yaml
+c=gen_lists/lists_autograd.c
+grep -q 'no node (' "$c" && fail "a Tensor[] op got a refusing kernel: $(grep 'no node (' "$c")"
+grep -qF 'st = sg_node_new(sizeof(sg_agn_aten_cat), "CatBackward0", sg_nin, sg_ne,' "$c" ||
+    fail "cat's node: edges not counted at run time"
+grep -qF 'st = sg_node_set_next(sg_n, sg_e_tensors + (uint32_t)i, tensors.items[i]);' "$c" ||
+    fail "cat's node: no edge per element"
+grep -qF 'st = sg_agh_list_facts(tensors, true, "CatBackward0", &n->v_tensors_sizes, &n->n_tensors_sizes);' \
+    "$c" || fail "cat's node: the elements' sizes not kept"
+grep -q 'sg_saved s_tensors' "$c" && fail "cat's node keeps the tensors"
+grep -qF 'st = sg_agh_list_out(sg_l[0], sg_n, n->e_tensors, n->len_tensors, out);' "$c" ||
+    fail "cat's backward: the list not given out per element"
+grep -qF 'uint32_t sg_nin = (uint32_t)ret->len, sg_ne = 0;' "$c" ||
+    fail "split's node: not one input per piece"
+grep -qF 'st = autograd_split_backward((sg_tensor_list){grads, (int32_t)sg_n->nin},' "$c" ||
+    fail "split's backward: grads not the pieces' gradients"
+grep -q 'sg_agk_aten_chunk' "$c" && fail "chunk (decomposed) got an Autograd kernel"
+grep -qF 'StackBackward0: the derivative of aten::stack for '"'"'tensors'"'"' is not translated' "$c" ||
+    fail "stack's untranslated formula: no message"
+# a Tensor beside a Tensor[] (a made-up lerp): its edge too is found at run time
+grep -qF 'uint32_t sg_e_self = sg_ne++;' "$c" && grep -qF 'n->e_self = sg_e_self;' "$c" &&
+    grep -qF 'sg_mask[0] = sg_n->next[n->e_self].node != NULL;' "$c" &&
+    grep -qF 'out[n->e_self] = sg_tensor_retain(grads[0]);' "$c" ||
+    fail "a Tensor beside a Tensor[]: its edge not kept in the node"
+sg_test_compile gen_lists "$c"
+
 # a helper op's kernel is named in C: a name that is no C identifier is refused
 printf -- '- func: autograd::h(Tensor a) -> Tensor\n  dispatch:\n    CompositeExplicitAutograd: "x;y"\n' >badhelper.yaml
 t 1 --emit=derivatives ops.yaml badhelper.yaml base.yaml

@@ -1,6 +1,6 @@
 /* views.c: the view ops (view, reshape, transpose, permute, expand, slice, select, narrow,
- * (un)squeeze, flatten, split, chunk, as_strided, alias, view.dtype), their in-place forms, and
- * their *_copy variants.
+ * (un)squeeze, flatten, split, chunk, unbind, as_strided, alias, view.dtype), their in-place
+ * forms, and their *_copy variants.
  *
  * A view is a new header over its input's storage: no element is read or written, so one kernel
  * serves every device. They are registered at CompositeExplicitAutograd, which makes them the
@@ -543,16 +543,41 @@ static sg_status split_view(const char *op, sg_tensor *self, int64_t split_size,
     return st;
 }
 
+/* unbind: the select view at each index along dim */
+static sg_status unbind_view(const char *op, sg_tensor *self, int64_t dim, sg_tensor_list *ret) {
+    ret->items = NULL, ret->len = 0;
+    if (self->ndim == 0)
+        return sg_error(SG_EINVAL, "%s: Dimension specified as %lld but tensor has no dimensions",
+                        op, (long long)dim);
+    sg_status st = sg_check_dim(op, &dim, self->ndim);
+    if (st) return st;
+    int64_t n = self->sizes[dim];
+    if ((st = list_new(n, ret))) return st;
+    for (int64_t i = 0; i < n && !st; i++) {
+        sg_tensor *v;
+        if (!(st = sg_tensor_select(self, dim, i, &v))) list_put(ret, v);
+    }
+    if (st) sg_tensor_list_release(ret);
+    return st;
+}
+
+static sg_status unbind_k(sg_keyset ks, sg_tensor *self, int64_t dim, sg_tensor_list *ret) {
+    (void)ks;
+    return unbind_view("unbind", self, dim, ret);
+}
+
 static sg_status split_k(sg_keyset ks, sg_tensor *self, int64_t split_size, int64_t dim,
                          sg_tensor_list *ret) {
     (void)ks;
     return split_view("split", self, split_size, dim, ret);
 }
 
+/* split.sizes and chunk are CompositeImplicitAutograd, as in aten: each calls split_with_sizes or
+ * split through the dispatcher, so that under autograd those ops' nodes differentiate them. */
 static sg_status split_sizes_k(sg_keyset ks, sg_tensor *self, sg_int_list split, int64_t dim,
                                sg_tensor_list *ret) {
     (void)ks;
-    return split_with_sizes_view("split", self, split, dim, ret);
+    return aten_split_with_sizes(self, split, dim, ret);
 }
 
 static sg_status split_with_sizes_k(sg_keyset ks, sg_tensor *self, sg_int_list split,
@@ -576,11 +601,11 @@ static sg_status chunk_k(sg_keyset ks, sg_tensor *self, int64_t chunks, int64_t 
     if (split_size == 0 && size == 0) { /* chunks empty pieces */
         int64_t *zeros = calloc((size_t)chunks, sizeof *zeros);
         if (!zeros) return sg_error(SG_ENOMEM, "out of memory");
-        st = pieces("chunk", self, dim, zeros, chunks, ret);
+        st = aten_split_with_sizes(self, (sg_int_list){zeros, (int32_t)chunks}, dim, ret);
         free(zeros);
         return st;
     }
-    return split_view("chunk", self, split_size, dim, ret);
+    return aten_split_Tensor(self, split_size, dim, ret);
 }
 
 /* ---- the *_copy variants: the view, then a contiguous copy of it ---------------------------- */
@@ -671,6 +696,11 @@ static sg_status split_with_sizes_copy_k(sg_keyset ks, sg_tensor *self, sg_int_l
     return materialize_list(split_with_sizes_k(ks, self, split, dim, ret), ret);
 }
 
+static sg_status unbind_copy_k(sg_keyset ks, sg_tensor *self, int64_t dim, sg_tensor_list *ret) {
+    (void)ks;
+    return materialize_list(unbind_view("unbind_copy", self, dim, ret), ret);
+}
+
 /* out= forms: each out tensor takes its piece's shape (resized where it differs), then the
  * piece's elements (same dtype, as aten's copy variants ask) */
 static sg_status copy_into(const char *op, sg_tensor *out, const sg_tensor *v) {
@@ -703,6 +733,14 @@ static sg_status split_with_sizes_copy_out_k(sg_keyset ks, sg_tensor *self, sg_i
     return copy_list_out("split_with_sizes_copy", st, v, out);
 }
 
+static sg_status unbind_copy_out_k(sg_keyset ks, sg_tensor *self, int64_t dim,
+                                   sg_tensor_list out) {
+    (void)ks;
+    sg_tensor_list v = {NULL, 0};
+    sg_status      st = unbind_view("unbind_copy", self, dim, &v);
+    return copy_list_out("unbind_copy", st, v, out);
+}
+
 static sg_status narrow_copy_out_k(sg_keyset ks, sg_tensor *self, int64_t dim, int64_t start,
                                    int64_t length, sg_tensor *out, sg_tensor **ret) {
     sg_tensor *v;
@@ -720,6 +758,13 @@ static sg_status narrow_copy_out_k(sg_keyset ks, sg_tensor *self, int64_t dim, i
 #define ANY(op, fn)                                                                       \
     do {                                                                                   \
         sg_status st_ = op##_register(SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD, fn, NULL);      \
+        if (st_) return st_;                                                               \
+    } while (0)
+/* A decomposition into other ops (CompositeImplicitAutograd): for every backend and, where an
+ * op has no Autograd kernel, for autograd too. */
+#define IMPLICIT(op, fn)                                                                  \
+    do {                                                                                   \
+        sg_status st_ = op##_register(SG_KEY_COMPOSITE_IMPLICIT_AUTOGRAD, fn, NULL);      \
         if (st_) return st_;                                                               \
     } while (0)
 
@@ -765,9 +810,10 @@ sg_status sg_cpu_register_views(void) {
     AD(aten_narrow_Tensor, narrow_tensor_ad);
     AD(aten_flatten_using_ints, flatten_ad);
     ANY(aten_split_Tensor, split_k);
-    ANY(aten_split_sizes, split_sizes_k);
     ANY(aten_split_with_sizes, split_with_sizes_k);
-    ANY(aten_chunk, chunk_k);
+    ANY(aten_unbind_int, unbind_k);
+    IMPLICIT(aten_split_sizes, split_sizes_k);
+    IMPLICIT(aten_chunk, chunk_k);
     ANY(aten_view_copy, view_copy_k);
     ANY(aten_view_copy_dtype, view_copy_dtype_k);
     ANY(aten_as_strided_copy, as_strided_copy_k);
@@ -789,5 +835,7 @@ sg_status sg_cpu_register_views(void) {
     ANY(aten_split_with_sizes_copy, split_with_sizes_copy_k);
     ANY(aten_split_copy_Tensor_out, split_copy_out_k);
     ANY(aten_split_with_sizes_copy_out, split_with_sizes_copy_out_k);
+    ANY(aten_unbind_copy_int, unbind_copy_k);
+    ANY(aten_unbind_copy_int_out, unbind_copy_out_k);
     return SG_OK;
 }

@@ -10,7 +10,8 @@
  * value_selecting_reduction_backward), squeeze of one dim and of all (unsqueeze_to), a strided
  * slice (slice_backward_wrapper) and expand (sum_to). An op whose formula the translator could
  * not write (as_strided's as_strided_backward, a helper not written yet) fails at backward with a
- * message that names the node, the op, the input and why; no_grad records nothing. */
+ * message that names the node, the op, the input and why; no_grad records nothing. Ops with a
+ * Tensor[] input or result: test_cpu_autograd_lists.c. */
 #include "check.h"
 #include "cpu_tensors.h"
 #include "sg_aten_cpu.h"
@@ -312,19 +313,6 @@ static void test_finite_differences(void) {
     (void)W32;
 }
 
-/* cat takes a Tensor[]: no node yet, so an input that needs a gradient is refused up front */
-static void test_refused(void) {
-    sg_tensor *x = leaf(SG_FLOAT32, S34, 2), *y = make(SG_FLOAT32, S34, 2, NULL), *a = NULL;
-    sg_tensor *items[2] = {x, y};
-    CHECK(aten_cat((sg_tensor_list){items, 2}, 0, &a) == SG_EUNSUPPORTED && !a);
-    CHECK(strstr(sg_last_error(), "aten::cat: its gradient is not supported yet (a gradient for "
-                                  "an input that is not a Tensor (a list))") != NULL);
-    bool was = sg_grad_set_enabled(false); /* without a gradient to make, it runs */
-    CHECK(aten_cat((sg_tensor_list){items, 2}, 0, &a) == SG_OK && a);
-    sg_grad_set_enabled(was);
-    sg_tensor_release(a), sg_tensor_release(y), sg_tensor_release(x);
-}
-
 static void test_no_grad(void) {
     sg_tensor *x = leaf(SG_FLOAT64, S34, 2), *a = NULL;
     bool was = sg_grad_set_enabled(false);
@@ -345,7 +333,6 @@ int main(void) {
     test_ops(SG_FLOAT64);
     test_ops(SG_FLOAT32);
     test_untranslated();
-    test_refused();
     test_no_grad();
     test_finite_differences();
     sg_runtime_shutdown();

@@ -298,6 +298,15 @@ static void test_split_chunk(void) {
     CHECK(sg_tensor_empty((int64_t[]){0, 2}, 2, SG_FLOAT32, SG_CPU, &z) == SG_OK);
     CHECK(aten_chunk(z, 3, 0, &l) == SG_OK && l.len == 3 && l.items[0]->sizes[0] == 0);
     sg_tensor_list_release(&l);
+    /* unbind: a select view per index (x is 5x2: along -1, 2 pieces of 5), its copy */
+    CHECK(aten_unbind_int(x, -1, &l) == SG_OK && l.len == 2 && l.items[1]->ndim == 1);
+    CHECK(l.len == 2 && l.items[1]->sizes[0] == 5 && at(l.items[1], 3) == 7);
+    CHECK(l.len == 2 && l.items[1]->storage == x->storage);
+    sg_tensor_list_release(&l);
+    CHECK(aten_unbind_copy_int(x, 0, &l) == SG_OK && l.len == 5 && at(l.items[4], 1) == 9);
+    CHECK(l.len == 5 && l.items[4]->storage != x->storage);
+    sg_tensor_list_release(&l);
+    CHECK(aten_unbind_int(x, 2, &l) == SG_EINVAL && l.len == 0);
     /* the copies, and their out= forms */
     CHECK(aten_split_copy_Tensor(x, 3, 0, &l) == SG_OK && l.len == 2 && l.items[0]->storage != x->storage);
     CHECK(l.len == 2 && all_eq(l.items[1], (double[]){6, 7, 8, 9}, 4));
