@@ -637,6 +637,31 @@ static inline int ref_load(const char *path, const char magic[8], uint32_t versi
     return 0;
 }
 
+/* ---- the GPU ----------------------------------------------------------------------------- */
+
+/* Whether a GPU is usable: 0 where one is, 77 where none is (said), 1 where asking failed (said).
+ * Rationale: asked in a child, since a process that has started CUDA cannot use it in the
+ * children it forks, and the cases run in children. */
+static inline int ref_cuda_probe(void) {
+    fflush(stdout);
+    pid_t probe = fork();
+    if (probe == 0) {
+        const char *why = NULL;
+        if (sg_cuda_available(&why)) _exit(0);
+        printf("skipped: no usable GPU: %s\n", why);
+        fflush(stdout);
+        _exit(77);
+    }
+    int pst = 0;
+    while (probe > 0 && waitpid(probe, &pst, 0) < 0 && errno == EINTR) {
+    }
+    if (probe < 0 || !WIFEXITED(pst)) {
+        fprintf(stderr, "cannot probe for a GPU\n");
+        return 1;
+    }
+    return WEXITSTATUS(pst) != 0 ? 77 : 0;
+}
+
 /* ---- running cases, each in a child that a crash may take down ----------------------------
  * Rationale: the kernels are young, and one that crashes would otherwise hide every case after
  * it. A child runs the cases in order and sends a record for each through a pipe; where it

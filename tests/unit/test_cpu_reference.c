@@ -289,25 +289,8 @@ static void suite_child_done(void *ctx) {
 int main(int argc, char **argv) {
     const char *path = argc > 1 ? argv[1] : SG_TESTS_DIR "/data/cpu_reference.bin";
 #ifdef SG_REF_CUDA
-    /* Rationale: asked in a child, since a process that has started CUDA cannot use it in the
-     * children it forks, and the cases run in children. */
-    fflush(stdout);
-    pid_t probe = fork();
-    if (probe == 0) {
-        const char *why = NULL;
-        if (sg_cuda_available(&why)) _exit(0);
-        printf("skipped: no usable GPU: %s\n", why);
-        fflush(stdout);
-        _exit(77);
-    }
-    int pst = 0;
-    while (probe > 0 && waitpid(probe, &pst, 0) < 0 && errno == EINTR) {
-    }
-    if (probe < 0 || !WIFEXITED(pst)) {
-        fprintf(stderr, "cannot probe for a GPU\n");
-        return 1;
-    }
-    if (WEXITSTATUS(pst) != 0) return 77;
+    int probe = ref_cuda_probe();
+    if (probe) return probe;
     ref_dev = (sg_device){SG_DEV_CUDA, 0};
 #endif
     const char *env = getenv("SG_REF_VERBOSE");
