@@ -6,8 +6,8 @@
 # gradient for its indices); cumsum and an in-place op on a clone either match or are named as
 # not covered, never failed; a wrong element, a gradient where the file says None, a wrong shape
 # or dtype fail naming the case; a missing file skips (77); a truncated file, bytes past the
-# last case, a bad magic, a bad flag and a gradient count that is not the leaf count fail with
-# a message. Needs python3 (to write the files) and the test program beside schemagen.
+# last case, a bad magic, a bad flag, a gradient count that is not the leaf count and a case
+# with no upstream gradient at all fail with a message. Needs python3 (to write the files) and the test program beside schemagen.
 #
 #   bash tests/grad_reference_replay.sh SCHEMAGEN [CORPUS_DIR]
 . "$(dirname "${BASH_SOURCE[0]}")/sg_test.bash"
@@ -105,6 +105,11 @@ def cases(v):
     if v == "badflag":
         out[0] = out[0].replace(bytes([1, 1]) + struct.pack("<B", 1) + bytes([TENSOR]),
                                 bytes([2, 1]) + struct.pack("<B", 1) + bytes([TENSOR]), 1)
+    if v == "noroot":
+        out[3] = case("reduce", "aten::max", "dim",
+                      [tv(F64, [2, 3], m), struct.pack("<Bq", INT, 1),
+                       struct.pack("<BB", BOOL, 0)], [1, 0, 0], [none, none],
+                      [tv(F64, [2, 3], [0] * 6)])
     if v == "count":
         out[2] = case("reduce", "aten::sum", "", [tv(F32, [2, 2], [1, 2, 3, 4]), none], [1, 0],
                       [tv(F32, [], [1.5])], [want, want])
@@ -125,7 +130,7 @@ for v in variants:
 EOF
 }
 
-write good wrong none shape dtype truncated trailing badmagic badflag count ||
+write good wrong none shape dtype truncated trailing badmagic badflag count noroot ||
     fail_now "could not write the files"
 
 # run VARIANT STATUS: the replay of $tmp/VARIANT.bin exits with STATUS; its output in $out
@@ -170,6 +175,9 @@ has "$out" "a requires-grad flag is neither 0 nor 1"
 run count 1
 has "$out" "case 3 of 6"
 has "$out" "the count of gradients is not the count of leaves"
+run noroot 1
+has "$out" "case 4 of 6"
+has "$out" "no output gets an upstream gradient"
 
 st=0
 out=$("$replay" "$tmp/absent.bin" 2>&1) || st=$?

@@ -102,16 +102,22 @@ static bool parse_case(reader *r, arena *a, gcase *c) {
         leaves += c->args[i].len;
     }
     c->nout = rd_u8(r);
+    int roots = 0;
     for (int i = 0; i < c->nout && r->ok; i++) {
         rd_value(r, a, &c->up[i]);
         if (!tensor_or_none(&c->up[i])) c->bad = "an upstream gradient is neither tensor nor none";
+        roots += c->up[i].tag == SG_ANY_TENSOR;
     }
     c->nwant = rd_u8(r);
     for (int i = 0; i < c->nwant && r->ok; i++) {
         rd_value(r, a, &c->want[i]);
         if (!tensor_or_none(&c->want[i])) c->bad = "a gradient is neither tensor nor None";
     }
-    if (!r->ok) return false;
+    if (!r->ok) {
+        c->bad = NULL; /* what was read past the end says nothing */
+        return false;
+    }
+    if (!roots) c->bad = "no output gets an upstream gradient";
     if (c->flags & ~FLAG_INPLACE) c->bad = "unknown flags";
     if ((c->flags & FLAG_INPLACE) && (c->nargs < 1 || c->args[0].tag != SG_ANY_TENSOR ||
                                       !c->grad[0]))
