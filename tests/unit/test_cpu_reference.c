@@ -324,6 +324,7 @@ int main(int argc, char **argv) {
     free(a.ptrs);
     if (!readable || r.p != r.end) {
         fprintf(stderr, "%s: malformed or truncated (at byte %td of %zu)\n", path, r.p - buf, size);
+        free(c), free(cases), free(buf), free(ops);
         return 1;
     }
 
@@ -331,9 +332,12 @@ int main(int argc, char **argv) {
     ref_runner rn = {ncases, init_library, suite_run, suite_describe, suite_account,
                      suite_child_done, &su, OUT_FAIL};
     int        crashes = ref_run_all(&rn, nofork);
-    if (crashes < 0) return 1;
-    totals tot = su.tot;
     free(su.a.ptrs);
+    if (crashes < 0) {
+        free(c), free(cases), free(buf), free(ops);
+        return 1;
+    }
+    totals tot = su.tot;
 
     /* ops with more failures than printed, then ops not implemented yet, then families */
     for (size_t i = 0; i < nops; i++)
