@@ -175,8 +175,8 @@ static void run_grad_case(const gcase *c, arena *a, run *R, ref_record *rec, sbu
     }
     for (int i = 0; i < c->nargs; i++) {
         if (!c->grad[i]) continue;
-        bool       list = R->in[i].tag == SG_ANY_TENSOR_LIST;
-        int32_t    n = list ? R->in[i].len : 1;
+        bool    list = R->in[i].tag == SG_ANY_TENSOR_LIST;
+        int32_t n = list ? R->in[i].len : 1;
         for (int32_t k = 0; k < n; k++) {
             sg_tensor *t = list ? R->in[i].u.tensors[k] : R->in[i].u.t;
             st = sg_tensor_set_requires_grad(t, true);
