@@ -101,7 +101,8 @@ def load_derivatives():
             continue
         keys = [k.strip() for k in m.group(1).split(",")]
         if keys == ["output_differentiability"]:
-            outdiff = "True" in m.group(2)
+            # [False], [True, False], or a condition (_to_copy's): False only where all are
+            outdiff = any(x.strip() != "False" for x in m.group(2).strip("[] ").split(","))
         elif all(k in names for k in keys) and m.group(2).strip() != "non_differentiable":
             inputs.update(keys)
     return ops
