@@ -7,7 +7,8 @@
 # not covered, never failed; a wrong element, a gradient where the file says None, a wrong shape
 # or dtype fail naming the case; a missing file skips (77); a truncated file, bytes past the
 # last case, a bad magic, a bad flag, a gradient count that is not the leaf count and a case
-# with no upstream gradient at all fail with a message. Needs python3 (to write the files) and the test program beside schemagen.
+# with no upstream gradient at all fail with a message. Needs python3 (to write the files) and
+# the test program beside schemagen.
 #
 #   bash tests/grad_reference_replay.sh SCHEMAGEN [CORPUS_DIR]
 . "$(dirname "${BASH_SOURCE[0]}")/sg_test.bash"

@@ -136,8 +136,9 @@ def case(fam, opname, *args, _rg=None, _up=None, _label="", _inplace=False, _tol
     """One case. _rg: the arguments that require grad, by name or position (default: every
     floating tensor argument that derivatives.yaml differentiates). _up: per output tensor
     whether it gets an upstream gradient (default: every one that requires grad). _inplace:
-    argument 0 is passed as a clone of the leaf. _tol scales the tolerances. _ncgrad: the upstream gradients
-    are passed transposed (non-contiguous) where they have two dims or more."""
+    argument 0 is passed as a clone of the leaf. _tol scales the tolerances. _ncgrad: the
+    upstream gradients are passed transposed (non-contiguous) where they have two dims or
+    more."""
     CASES.append(GradCase(fam, opname, args, kwargs, _rg, _up, _label, _inplace, _tol, _ncgrad))
 
 
