@@ -1110,7 +1110,9 @@ def build_cases(seed=0):
 
 # ---- writing ----------------------------------------------------------------------------------
 
-def emit(w, fam, opname, args, kwargs, cls, label, core):
+def full_arguments(opname, args, kwargs):
+    """The op, its schema and its FULL boxed argument list [(type, name, kwarg_only, value)] in
+    schema order: args positionally, kwargs by name, the rest from the schema's defaults."""
     op = resolve(opname)
     schema = op._schema
     text = str(schema)
@@ -1137,6 +1139,12 @@ def emit(w, fam, opname, args, kwargs, cls, label, core):
     unknown = set(kwargs) - {n for _, n, _, _ in full}
     if unknown:
         raise ValueError("unknown arguments %s" % sorted(unknown))
+    return op, schema, full
+
+
+def emit(w, fam, opname, args, kwargs, cls, label, core):
+    op, schema, full = full_arguments(opname, args, kwargs)
+    sargs = schema.arguments
     # encode arguments before the call (an in-place op writes its inputs)
     aw = Writer()
     for typ, name, kw, v in full:

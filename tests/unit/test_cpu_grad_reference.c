@@ -1,0 +1,532 @@
+/* test_cpu_grad_reference.c: the generated Autograd kernels' gradients against PyTorch's own.
+ *
+ * tests/data/grad_reference.bin holds cases made by PyTorch 2.11 on the CPU
+ * (tests/reference/make_grad_reference.py, whose docstring has the format in full): an aten op
+ * of schemas/derivatives_core.yaml, its full boxed argument list, which tensor arguments require
+ * grad, an upstream gradient per output tensor (or none), and the gradient torch gave each
+ * tensor that requires grad (or None). Each case runs here as a user of the library runs it:
+ * the arguments built (transposed and expanded ones as views), the marked ones made leaves that
+ * require grad (for an in-place op, flag 1, argument 0 is passed as aten::clone of its leaf),
+ * the op called boxed through the dispatcher (the Autograd kernels registered by
+ * aten_autograd_init), sg_backward from the outputs with their upstream gradients, and each
+ * leaf's .grad compared with torch's: dtype and shape exactly, elements within the case's
+ * rtol/atol; a gradient where torch has None, or none where torch has one, fails.
+ *
+ * Not failures, but counted and named per op in the summary:
+ * - not covered: the op's backward is not available here: the node's formula was not
+ *   translated (sg_backward says SG_EUNSUPPORTED and why), or the op has no Autograd kernel
+ *   of its own and its outputs come back without a grad_fn;
+ * - not implemented: the forward has no kernel here (SG_ENOKERNEL, SG_EUNSUPPORTED).
+ * Everything else fails: an error, a mismatch, an output that does not require grad where the
+ * op has an Autograd kernel, a different number of output tensors, and a crash (the cases run in
+ * child processes, tests/unit/ref_data.h, so one crash fails its case and the rest still run).
+ *
+ * The path may be given as the first argument; the test skips (77) where the file is missing;
+ * a file that cannot be read, or is not such a file, fails with the byte where reading stopped
+ * and why. SG_REF_VERBOSE=1 prints every case; SG_REF_NOFORK=1 runs them in this process.
+ *
+ * Built with SG_REF_CUDA (test_cuda_grad_reference) the same cases run on the GPU: arguments and
+ * upstream gradients are built there, the gradients copied back to compare. It skips (77) where
+ * no GPU is usable. */
+#define _POSIX_C_SOURCE 200809L /* fork, pipe, waitpid, alarm, strsignal */
+#include "aten.h"
+#include "aten_autograd.h"
+#include "check.h"
+#include "ref_data.h"
+#include "sg_aten_cpu.h"
+#ifdef SG_REF_CUDA
+#include "sg_aten_cuda.h"
+#endif
+
+#ifndef SG_TESTS_DIR
+#define SG_TESTS_DIR "tests"
+#endif
+
+#ifdef SG_REF_CUDA
+#define TEST_NAME "test_cuda_grad_reference"
+#define AUTOGRAD_KEY SG_KEY_AUTOGRAD_CUDA
+#else
+#define TEST_NAME "test_cpu_grad_reference"
+#define AUTOGRAD_KEY SG_KEY_AUTOGRAD_CPU
+#endif
+
+enum { MAX_FAIL_PRINTS_PER_OP = 4, MAX_ITEMS = 255, FLAG_INPLACE = 1 };
+
+static sg_status init_library(void) {
+#ifdef SG_REF_CUDA
+    sg_status st = sg_aten_cuda_init();
+#else
+    sg_status st = sg_aten_cpu_init();
+#endif
+    return st ? st : aten_autograd_init();
+}
+
+/* ---- one case ---------------------------------------------------------------------------- */
+
+typedef struct gcase {
+    char       *family, *name, *overload, *label;
+    uint8_t     flags;
+    double      rtol, atol;
+    int         nargs, nout, nwant;
+    value       args[MAX_ITEMS];
+    uint8_t     grad[MAX_ITEMS]; /* 1: argument i requires grad */
+    value       up[MAX_ITEMS];   /* per output tensor: TENSOR, or NONE (no upstream gradient) */
+    value       want[MAX_ITEMS]; /* per tensor that requires grad: TENSOR, or NONE */
+    const char *bad;             /* why a case that read is not a valid one */
+} gcase;
+
+static bool tensor_or_none(const value *v) {
+    return v->tag == SG_ANY_TENSOR || v->tag == SG_ANY_NONE;
+}
+
+/* Reads the case at r into c (strings and lists in a); false where it does not read or is not
+ * a valid case (c->bad says why for the latter). */
+static bool parse_case(reader *r, arena *a, gcase *c) {
+    c->bad = NULL;
+    c->family = rd_str(r, a, NULL);
+    c->name = rd_str(r, a, NULL);
+    c->overload = rd_str(r, a, NULL);
+    c->label = rd_str(r, a, NULL);
+    c->flags = rd_u8(r);
+    c->rtol = rd_f64(r);
+    c->atol = rd_f64(r);
+    c->nargs = rd_u8(r);
+    for (int i = 0; i < c->nargs && r->ok; i++) rd_value(r, a, &c->args[i]);
+    int leaves = 0;
+    for (int i = 0; i < c->nargs && r->ok; i++) {
+        c->grad[i] = rd_u8(r);
+        if (c->grad[i] > 1) c->bad = "a requires-grad flag is neither 0 nor 1";
+        if (!c->grad[i]) continue;
+        if (c->args[i].tag != SG_ANY_TENSOR && c->args[i].tag != SG_ANY_TENSOR_LIST)
+            c->bad = "an argument that is no tensor requires grad";
+        leaves += c->args[i].len;
+    }
+    c->nout = rd_u8(r);
+    int roots = 0;
+    for (int i = 0; i < c->nout && r->ok; i++) {
+        rd_value(r, a, &c->up[i]);
+        if (!tensor_or_none(&c->up[i])) c->bad = "an upstream gradient is neither tensor nor none";
+        roots += c->up[i].tag == SG_ANY_TENSOR;
+    }
+    c->nwant = rd_u8(r);
+    for (int i = 0; i < c->nwant && r->ok; i++) {
+        rd_value(r, a, &c->want[i]);
+        if (!tensor_or_none(&c->want[i])) c->bad = "a gradient is neither tensor nor None";
+    }
+    if (!r->ok) {
+        c->bad = NULL; /* what was read past the end says nothing */
+        return false;
+    }
+    if (!roots) c->bad = "no output gets an upstream gradient";
+    if (c->flags & ~FLAG_INPLACE) c->bad = "unknown flags";
+    if ((c->flags & FLAG_INPLACE) && (c->nargs < 1 || c->args[0].tag != SG_ANY_TENSOR ||
+                                      !c->grad[0]))
+        c->bad = "an in-place case whose argument 0 is not a tensor that requires grad";
+    if (c->nwant != leaves) c->bad = "the count of gradients is not the count of leaves";
+    if (!(c->rtol >= 0 && c->atol >= 0 && isfinite(c->rtol) && isfinite(c->atol)))
+        c->bad = "a tolerance that is negative or not finite";
+    return c->bad == NULL;
+}
+
+static void describe_case(const gcase *c, sbuf *s) {
+    sb_printf(s, "[%s] %s%s%s(", c->family, c->name, *c->overload ? "." : "", c->overload);
+    for (int i = 0; i < c->nargs; i++) {
+        if (i) sb_printf(s, ", ");
+        sb_value(s, &c->args[i]);
+        if (c->grad[i]) sb_printf(s, " requires_grad");
+    }
+    sb_printf(s, ")%s%s%s", c->flags & FLAG_INPLACE ? " in-place on a clone" : "",
+              *c->label ? " " : "", c->label);
+}
+
+enum { OUT_PASS, OUT_FAIL, OUT_UNCOVERED, OUT_NOIMPL };
+
+/* Whether the op has an Autograd kernel of its own here (a generated one, or one a backend
+ * registered), rather than a fallthrough or a CompositeImplicitAutograd decomposition. */
+static bool has_autograd_kernel(const sg_op *op) {
+    sg_entry e = sg_op_entry(op, AUTOGRAD_KEY);
+    return (e.kind == SG_ENTRY_KERNEL || e.kind == SG_ENTRY_OVERRIDE ||
+            e.kind == SG_ENTRY_OVERRIDE_TYPED) &&
+           e.key != SG_KEY_COMPOSITE_IMPLICIT_AUTOGRAD;
+}
+
+/* The case's state, released in one place. */
+typedef struct run {
+    owned      o;
+    sg_any     in[MAX_ITEMS], out[MAX_ITEMS];
+    int32_t    nrets;
+    sg_tensor *leaves[MAX_ITEMS], *flat[MAX_ITEMS], *roots[MAX_ITEMS], *ups[MAX_ITEMS];
+    int        nleaves, nflat, nroots;
+} run;
+
+static int outcome_of(sg_status st) {
+    return st == SG_ENOKERNEL || st == SG_EUNSUPPORTED ? OUT_NOIMPL : OUT_FAIL;
+}
+
+/* Builds, calls, differentiates and compares; the outcome and why in rec. */
+static void run_grad_case(const gcase *c, arena *a, run *R, ref_record *rec, sbuf *why) {
+    sg_status st = SG_OK;
+    for (int i = 0; i < c->nargs && !st; i++) st = build_arg(&c->args[i], a, &R->o, &R->in[i]);
+    if (st) {
+        rec->outcome = OUT_FAIL;
+        sb_printf(why, "the harness could not build an argument: %s: %s", sg_status_name(st),
+                  sg_last_error());
+        return;
+    }
+    for (int i = 0; i < c->nargs; i++) {
+        if (!c->grad[i]) continue;
+        bool    list = R->in[i].tag == SG_ANY_TENSOR_LIST;
+        int32_t n = list ? R->in[i].len : 1;
+        for (int32_t k = 0; k < n; k++) {
+            sg_tensor *t = list ? R->in[i].u.tensors[k] : R->in[i].u.t;
+            st = sg_tensor_set_requires_grad(t, true);
+            if (st) {
+                rec->outcome = OUT_FAIL;
+                sb_printf(why, "argument %d: requires_grad: %s: %s", i, sg_status_name(st),
+                          sg_last_error());
+                return;
+            }
+            R->leaves[R->nleaves++] = t;
+        }
+    }
+    sg_op *op = NULL;
+    st = sg_op_find(c->name, c->overload, &op);
+    if (st) {
+        rec->outcome = OUT_FAIL;
+        sb_printf(why, "%s", sg_last_error());
+        return;
+    }
+    bool own_kernel = has_autograd_kernel(op);
+    if ((c->flags & FLAG_INPLACE) && !own_kernel) {
+        /* without one, the op would write the clone below autograd: no gradient to compare */
+        rec->outcome = OUT_UNCOVERED;
+        sb_printf(why, "no Autograd kernel (an in-place op needs its own)");
+        return;
+    }
+    if (c->flags & FLAG_INPLACE) {
+        sg_any cl = sg_any_none();
+        st = sg_call_by_name("aten::clone", "", &R->in[0], 1, &cl, 1);
+        if (st) {
+            rec->outcome = OUT_FAIL;
+            sb_printf(why, "aten::clone of argument 0: %s: %s", sg_status_name(st),
+                      sg_last_error());
+            return;
+        }
+        own(&R->o, cl.u.t);
+        R->in[0] = cl;
+    }
+    R->nrets = sg_op_nrets(op);
+    if (R->nrets < 0 || R->nrets > MAX_ITEMS) {
+        rec->outcome = OUT_FAIL;
+        sb_printf(why, "the op has %d results", R->nrets);
+        R->nrets = 0;
+        return;
+    }
+    sg_error_clear();
+    st = sg_op_call_boxed(op, R->in, c->nargs, R->out, R->nrets);
+    if (st) {
+        rec->outcome = outcome_of(st);
+        rec->status = st;
+        sb_printf(why, "%s: %s", sg_status_name(st), sg_last_error());
+        if (rec->outcome == OUT_NOIMPL && own_kernel) {
+            /* the Autograd kernel may be what refused (an input it cannot differentiate yet):
+             * then the forward works under no_grad, and the case is one not covered */
+            sg_any again[MAX_ITEMS];
+            bool   was = sg_grad_set_enabled(false);
+            bool   works = sg_op_call_boxed(op, R->in, c->nargs, again, R->nrets) == SG_OK;
+            sg_grad_set_enabled(was);
+            if (works) {
+                for (int32_t i = 0; i < R->nrets; i++) sg_any_release(&again[i]);
+                rec->outcome = OUT_UNCOVERED;
+            }
+        }
+        return;
+    }
+    /* the output tensors, a list's items one by one */
+    for (int32_t i = 0; i < R->nrets; i++) {
+        if (R->out[i].tag == SG_ANY_TENSOR) {
+            if (R->nflat < MAX_ITEMS) R->flat[R->nflat] = R->out[i].u.t;
+            R->nflat++;
+        } else if (R->out[i].tag == SG_ANY_TENSOR_LIST) {
+            for (int32_t k = 0; k < R->out[i].len; k++) {
+                if (R->nflat < MAX_ITEMS) R->flat[R->nflat] = R->out[i].u.tensors[k];
+                R->nflat++;
+            }
+        }
+    }
+    if (R->nflat != c->nout) {
+        rec->outcome = OUT_FAIL;
+        sb_printf(why, "%d output tensors, torch gave %d", R->nflat, c->nout);
+        return;
+    }
+    for (int k = 0; k < c->nout; k++) {
+        if (c->up[k].tag != SG_ANY_TENSOR) continue;
+        sg_tensor *root = R->flat[k];
+        if (!root || !sg_tensor_requires_grad(root)) {
+            rec->outcome = own_kernel ? OUT_FAIL : OUT_UNCOVERED;
+            sb_printf(why, own_kernel ? "output %d does not require grad; torch's does"
+                                      : "no Autograd kernel (output %d has no grad_fn)", k);
+            return;
+        }
+        sg_tensor *u = NULL;
+        st = build_tensor(c->up[k].ts, &u);
+        if (st) {
+            rec->outcome = OUT_FAIL;
+            sb_printf(why, "the harness could not build upstream gradient %d: %s: %s", k,
+                      sg_status_name(st), sg_last_error());
+            return;
+        }
+        own(&R->o, u);
+        R->roots[R->nroots] = root;
+        R->ups[R->nroots++] = u;
+    }
+    sg_error_clear();
+    st = sg_backward(R->roots, R->ups, (size_t)R->nroots, false);
+    if (st) {
+        rec->outcome = st == SG_EUNSUPPORTED ? OUT_UNCOVERED : OUT_FAIL;
+        rec->status = st;
+        sb_printf(why, "%s: %s", sg_status_name(st), sg_last_error()); /* names sg_backward */
+        return;
+    }
+    rec->outcome = OUT_PASS;
+    for (int j = 0; j < R->nleaves && rec->outcome == OUT_PASS; j++) {
+        sg_tensor *g = NULL;
+        st = sg_tensor_grad(R->leaves[j], &g);
+        if (st) {
+            rec->outcome = OUT_FAIL;
+            sb_printf(why, "leaf %d: sg_tensor_grad: %s: %s", j, sg_status_name(st),
+                      sg_last_error());
+        } else if (c->want[j].tag == SG_ANY_NONE) {
+            if (g) {
+                rec->outcome = OUT_FAIL;
+                sb_printf(why, "leaf %d: a gradient where torch gives None", j);
+            }
+        } else if (!g) {
+            rec->outcome = OUT_FAIL;
+            sb_printf(why, "leaf %d: no gradient (None) where torch gives one", j);
+        } else if (!compare_tensor(g, c->want[j].ts, c->rtol, c->atol, why)) {
+            rec->outcome = OUT_FAIL;
+            sb_printf(why, " (the gradient of leaf %d)", j);
+        }
+        sg_tensor_release(g);
+    }
+}
+
+static void run_case(const gcase *c, arena *a, ref_record *rec) {
+    sbuf desc = {{0}, 0}, why = {{0}, 0};
+    describe_case(c, &desc);
+    run *R = calloc(1, sizeof *R);
+    if (!R) {
+        fprintf(stderr, "out of memory\n");
+        exit(1);
+    }
+    run_grad_case(c, a, R, rec, &why);
+    for (int32_t i = 0; i < R->nrets; i++) sg_any_release(&R->out[i]);
+    release_owned(&R->o);
+    free(R->o.t);
+    free(R);
+    memcpy(rec->desc, desc.b, sizeof rec->desc);
+    memcpy(rec->why, why.b, sizeof rec->why);
+}
+
+/* ---- bookkeeping per op ------------------------------------------------------------------ */
+
+typedef struct opstat {
+    char key[96]; /* "aten::add.Tensor" */
+    int  total, passed, failed, uncovered, noimpl, printed;
+    char msg[240]; /* why the first case not covered or not implemented was */
+} opstat;
+
+static opstat *ops;
+static size_t  nops, capops;
+
+static size_t opstat_of(const char *name, const char *overload) {
+    char key[96];
+    snprintf(key, sizeof key, "%s%s%s", name, *overload ? "." : "", overload);
+    for (size_t i = 0; i < nops; i++)
+        if (!strcmp(ops[i].key, key)) return i;
+    if (nops == capops) {
+        capops = capops ? 2 * capops : 64;
+        opstat *p = realloc(ops, capops * sizeof *p);
+        if (!p) {
+            fprintf(stderr, "out of memory\n");
+            exit(1);
+        }
+        ops = p;
+    }
+    opstat *o = &ops[nops++];
+    memset(o, 0, sizeof *o);
+    snprintf(o->key, sizeof o->key, "%s", key);
+    return nops - 1;
+}
+
+typedef struct caseinfo {
+    size_t offset; /* into the file */
+    size_t op;     /* index into ops */
+} caseinfo;
+
+typedef struct totals {
+    int cases, passed, failed, uncovered, noimpl;
+} totals;
+
+static bool verbose;
+
+static void account(const ref_record *rec, opstat *os, totals *tot) {
+    os->total++;
+    tot->cases++;
+    if (rec->crashed) os->printed = 0; /* a crash is always printed */
+    switch (rec->outcome) {
+    case OUT_PASS:
+        os->passed++, tot->passed++;
+        if (verbose) printf("ok   %s\n", rec->desc);
+        break;
+    case OUT_UNCOVERED:
+    case OUT_NOIMPL:
+        if (rec->outcome == OUT_UNCOVERED)
+            os->uncovered++, tot->uncovered++;
+        else
+            os->noimpl++, tot->noimpl++;
+        if (!os->msg[0]) snprintf(os->msg, sizeof os->msg, "%.200s", rec->why);
+        if (verbose)
+            printf("%s %s\n     %s\n", rec->outcome == OUT_UNCOVERED ? "n/c " : "n/i ", rec->desc,
+                   rec->why);
+        break;
+    default:
+        os->failed++, tot->failed++;
+        if (os->printed++ < MAX_FAIL_PRINTS_PER_OP || verbose)
+            printf("FAIL %s\n     %s\n", rec->desc, rec->why);
+        break;
+    }
+    fflush(stdout);
+}
+
+/* ---- running (ref_run_all) --------------------------------------------------------------- */
+
+typedef struct suite {
+    const uint8_t  *buf;
+    size_t          size;
+    const caseinfo *cases;
+    gcase          *c;
+    arena           a;
+    totals          tot;
+} suite;
+
+static void suite_run(void *ctx, uint32_t i, ref_record *rec) {
+    suite *su = ctx;
+    reader r = {su->buf + su->cases[i].offset, su->buf + su->size, true};
+    parse_case(&r, &su->a, su->c); /* checked by the parent's first pass */
+    run_case(su->c, &su->a, rec);
+    arena_reset(&su->a);
+}
+
+static void suite_describe(void *ctx, uint32_t i, ref_record *rec) {
+    suite *su = ctx;
+    reader r = {su->buf + su->cases[i].offset, su->buf + su->size, true};
+    parse_case(&r, &su->a, su->c);
+    sbuf desc = {{0}, 0};
+    describe_case(su->c, &desc);
+    memcpy(rec->desc, desc.b, sizeof rec->desc);
+    arena_reset(&su->a);
+}
+
+static void suite_account(void *ctx, const ref_record *rec) {
+    suite *su = ctx;
+    account(rec, &ops[su->cases[rec->index].op], &su->tot);
+}
+
+static void suite_child_done(void *ctx) {
+    suite *su = ctx;
+    free(su->c), free((void *)su->cases), free((void *)su->buf), free(ops), free(su->a.ptrs);
+}
+
+/* Lists the ops with cases of outcome what (OUT_UNCOVERED or OUT_NOIMPL); their count. */
+static int list_ops(int what, const char *title) {
+    int n = 0;
+    for (size_t i = 0; i < nops; i++) {
+        int k = what == OUT_UNCOVERED ? ops[i].uncovered : ops[i].noimpl;
+        if (!k) continue;
+        n++;
+        printf("%s: %s (%d of %d cases): %s\n", title, ops[i].key, k, ops[i].total, ops[i].msg);
+    }
+    return n;
+}
+
+int main(int argc, char **argv) {
+    const char *path = argc > 1 ? argv[1] : SG_TESTS_DIR "/data/grad_reference.bin";
+#ifdef SG_REF_CUDA
+    int probe = ref_cuda_probe();
+    if (probe) return probe;
+    ref_dev = (sg_device){SG_DEV_CUDA, 0};
+#endif
+    const char *env = getenv("SG_REF_VERBOSE");
+    verbose = env && *env && strcmp(env, "0") != 0;
+    env = getenv("SG_REF_NOFORK");
+    bool nofork = env && *env && strcmp(env, "0") != 0;
+
+    uint8_t *buf;
+    size_t   size;
+    uint32_t ncases;
+    reader   r;
+    int      loaded = ref_load(path, "SGGRDREF", 1, "tests/reference/make_grad_reference.py",
+                               &buf, &size, &ncases, &r);
+    if (loaded) return loaded;
+
+    /* first pass: where each case starts, and that every one reads and is valid */
+    gcase    *c = malloc(sizeof *c);
+    caseinfo *cases = malloc((ncases ? ncases : 1) * sizeof *cases);
+    if (!c || !cases) {
+        fprintf(stderr, "out of memory\n");
+        return 1;
+    }
+    arena a = {NULL, 0, 0};
+    for (uint32_t i = 0; i < ncases; i++) {
+        cases[i].offset = (size_t)(r.p - buf);
+        if (!parse_case(&r, &a, c)) {
+            fprintf(stderr, "%s: case %u of %u (at byte %zu of %zu): %s\n", path, i + 1, ncases,
+                    cases[i].offset, size,
+                    c->bad ? c->bad : "malformed or truncated");
+            arena_reset(&a);
+            free(a.ptrs), free(c), free(cases), free(buf), free(ops);
+            return 1;
+        }
+        cases[i].op = opstat_of(c->name, c->overload);
+        arena_reset(&a);
+    }
+    free(a.ptrs);
+    if (r.p != r.end) {
+        fprintf(stderr, "%s: %td bytes after the last of %u cases\n", path, r.end - r.p, ncases);
+        free(c), free(cases), free(buf), free(ops);
+        return 1;
+    }
+
+    suite      su = {buf, size, cases, c, {NULL, 0, 0}, {0, 0, 0, 0, 0}};
+    ref_runner rn = {ncases, init_library, suite_run, suite_describe, suite_account,
+                     suite_child_done, &su, OUT_FAIL};
+    int        crashes = ref_run_all(&rn, nofork);
+    free(su.a.ptrs);
+    if (crashes < 0) {
+        free(c), free(cases), free(buf), free(ops);
+        return 1;
+    }
+    totals tot = su.tot;
+
+    for (size_t i = 0; i < nops; i++)
+        if (ops[i].failed > MAX_FAIL_PRINTS_PER_OP && !verbose)
+            printf("FAIL %s: %d of %d cases failed (%d printed)\n", ops[i].key, ops[i].failed,
+                   ops[i].total, MAX_FAIL_PRINTS_PER_OP);
+    int nuncovered = list_ops(OUT_UNCOVERED, "not covered");
+    int nnoimpl = list_ops(OUT_NOIMPL, "not implemented yet");
+    int nmatched = 0;
+    for (size_t i = 0; i < nops; i++) nmatched += ops[i].passed == ops[i].total;
+    printf("%s: %d cases: %d matched, %d failed (%d crashed), %d not covered (%d ops), %d not "
+           "implemented yet (%d ops); %d of %zu ops matched in every case\n",
+           TEST_NAME, tot.cases, tot.passed, tot.failed, crashes, tot.uncovered, nuncovered,
+           tot.noimpl, nnoimpl, nmatched, nops);
+
+    bool ok = tot.failed == 0 && crashes == 0 && tot.cases == (int)ncases;
+    free(ops);
+    free(cases);
+    free(c);
+    free(buf);
+    return ok ? 0 : 1;
+}
