@@ -1,9 +1,9 @@
 /* test_cpu_autograd_composite.c: the generated Autograd kernels of ops that derivatives.yaml
  * does not cover (gen/deriv_emit_gate.c; docs/autograd.md, "Ops without a formula"):
  *  - CompositeImplicitAutograd ops whose backends have faster kernels of their own (reshape,
- *    flatten, narrow, contiguous, softmax.int, scaled_dot_product_attention) run their aten
- *    decomposition where an input requires grad, and their gradients match central differences
- *    in float64; without grad the backends' kernels run, with the same values;
+ *    flatten, narrow, contiguous, softmax.int, where's scalar forms, scaled_dot_product_attention)
+ *    run their aten decomposition where an input requires grad, and their gradients match
+ *    central differences in float64; without grad the backends' kernels run, same values;
  *  - an op with no formula and no decomposition (view_copy) gets a NotImplemented node whose
  *    backward fails, naming the op;
  *  - integral outputs (max.dim's indices, argmax) never get a history. */
@@ -124,6 +124,16 @@ static sg_status f_contiguous(sg_tensor *x, sg_tensor **y) {
     return st;
 }
 static sg_status f_softmax_int(sg_tensor *x, sg_tensor **y) { return aten_softmax_int(x, 0, NULL, y); }
+/* where(x > 0.2, x, 0.5) + where(x > 0.2, -1.5, x): x reaches y through one side of each */
+static sg_status f_where_scalar(sg_tensor *x, sg_tensor **y) {
+    sg_tensor *c = NULL, *a = NULL, *b = NULL;
+    sg_status  st = aten_gt_Scalar(x, sg_scalar_float(0.2), &c);
+    if (!st) st = aten_where_ScalarOther(c, x, sg_scalar_float(0.5), &a);
+    if (!st) st = aten_where_ScalarSelf(c, sg_scalar_float(-1.5), x, &b);
+    if (!st) st = aten_add_Tensor(a, b, sg_scalar_int(1), y);
+    sg_tensor_release(c), sg_tensor_release(a), sg_tensor_release(b);
+    return st;
+}
 
 static void test_views(void) {
     static const struct {
@@ -135,6 +145,7 @@ static void test_views(void) {
         {"reshape(x^T, [2, -1])", f_reshape_t, S34, 2}, {"reshape(x, [6, 2])", f_reshape, S34, 2},
         {"flatten(x, 0, 1)", f_flatten, S232, 3},        {"narrow(x, 1, -3, 2)", f_narrow, S34, 2},
         {"contiguous(x^T)", f_contiguous, S34, 2},       {"softmax(x, 0)", f_softmax_int, S34, 2},
+        {"where(x > .2, x, .5) + where(x > .2, -1.5, x)", f_where_scalar, S34, 2},
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         sg_tensor *x = leaf(cases[k].sizes, cases[k].n, 0.9, 0.2);
