@@ -1,6 +1,7 @@
 /* autograd.c: grad mode, a tensor's autograd state, nodes and their edges, saved values. The
  * engine is in autograd_engine.c. */
 #include "rt_autograd.h"
+#include "sg_api.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -114,10 +115,24 @@ sg_status sg_tensor_detach(sg_tensor *t, sg_tensor **out) {
 }
 
 sg_status sg_autograd_check_inplace(const sg_tensor *t, const char *op) {
-    if (t && sg_grad_enabled() && t->ag && t->ag->requires_grad && !t->ag->grad_fn)
-        return sg_error(SG_EINVAL, "%s: a leaf tensor that requires grad is used in an in-place "
-                                   "operation",
+    if (!t || !t->ag || !sg_grad_enabled()) return SG_OK;
+    if (t->ag->requires_grad && !t->ag->grad_fn)
+        return sg_error(SG_EINVAL, "%s: a leaf Variable that requires grad is being used in an "
+                                   "in-place operation.",
                         op ? op : "?");
+    if (t->ag->view)
+        return sg_error(SG_EINVAL, "%s: a view of a tensor that requires grad is being used in "
+                                   "an in-place operation, which is not supported (its base's "
+                                   "history would need PyTorch's CopySlices): clone the view "
+                                   "first, or modify the base under no_grad",
+                        op ? op : "?");
+    return SG_OK;
+}
+
+sg_status sg_autograd_mark_view(sg_tensor *t) {
+    if (!t) return sg_error(SG_EINVAL, "sg_autograd_mark_view: the tensor is NULL");
+    if (!meta_of(t)) return sg_error(SG_ENOMEM, "sg_autograd_mark_view: out of memory");
+    t->ag->view = true;
     return SG_OK;
 }
 
@@ -289,6 +304,7 @@ sg_status sg_saved_init(sg_saved *s, sg_tensor *t) {
     if (!s) return sg_error(SG_EINVAL, "sg_saved_init: the saved value is NULL");
     s->t = NULL;
     s->version = 0;
+    s->meta_only = false;
     if (!t) return SG_OK;
     sg_status st = sg_tensor_detach(t, &s->t);
     if (st) return sg_error(st, "sg_saved_init: %s", sg_last_error());
@@ -296,8 +312,26 @@ sg_status sg_saved_init(sg_saved *s, sg_tensor *t) {
     return SG_OK;
 }
 
+sg_status sg_saved_init_original(sg_saved *s, sg_tensor *t) {
+    if (!s) return sg_error(SG_EINVAL, "sg_saved_init_original: the saved value is NULL");
+    s->t = NULL;
+    s->version = 0;
+    s->meta_only = false;
+    if (!t) return SG_OK;
+    sg_status st = sg_tensor_clone(t, &s->t);
+    if (st) return sg_error(st, "sg_saved_init_original: %s", sg_last_error());
+    s->version = sg_tensor_version(s->t);
+    return SG_OK;
+}
+
+sg_status sg_saved_init_meta(sg_saved *s, sg_tensor *t) {
+    sg_status st = sg_saved_init(s, t);
+    if (st) return st;
+    s->meta_only = true;
+    return SG_OK;
+}
+
 sg_status sg_saved_get(const sg_saved *s, const sg_node *n, sg_tensor **out) {
-    const char *name = n ? n->name : "a node";
     if (!out) return sg_error(SG_EINVAL, "sg_saved_get: out is NULL");
     *out = NULL;
     if (!s) return sg_error(SG_EINVAL, "sg_saved_get: the saved value is NULL");
@@ -305,15 +339,19 @@ sg_status sg_saved_get(const sg_saved *s, const sg_node *n, sg_tensor **out) {
         return sg_error(SG_ESTATE, "Trying to backward through the graph a second time: the "
                                    "values %s saved were freed by the first backward (pass "
                                    "retain_graph to sg_backward to keep them)",
-                        name);
+                        n->name);
     if (!s->t) return SG_OK;
     uint32_t now = sg_tensor_version(s->t);
-    if (now != s->version) {
-        char d[96];
-        sg_tensor_describe(s->t, d, sizeof d);
-        return sg_error(SG_EINVAL, "one of the tensors %s saved was modified in place (version "
-                                   "%u, saved at %u): a %s",
-                        name, now, s->version, d);
+    if (now != s->version && !s->meta_only) {
+        char shape[64];
+        sg__shape_str(shape, sizeof shape, s->t->sizes, s->t->ndim);
+        return sg_error(SG_EINVAL, "one of the variables needed for gradient computation has "
+                                   "been modified by an inplace operation: [%s %s]%s%s%s is at "
+                                   "version %u; expected version %u instead. Hint: it was "
+                                   "written in place after the node saved it; clone it before "
+                                   "the in-place op, or do that op out of place",
+                        sg_dtype_name((sg_dtype)s->t->dtype), shape, n ? ", which is saved by " : "",
+                        n ? n->name : "", n ? "," : "", now, s->version);
     }
     *out = sg_tensor_retain(s->t);
     return SG_OK;

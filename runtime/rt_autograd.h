@@ -13,6 +13,7 @@ struct sg_ag_meta {
     sg_tensor *grad;          /* a reference, or NULL */
     uint32_t   output_nr;     /* which output of grad_fn */
     bool       requires_grad; /* a leaf's flag */
+    bool       view;          /* a view of a tensor that requires grad (sg_autograd_mark_view) */
 };
 
 /* The accumulator of a leaf (PyTorch's AccumulateGrad): one input, no edges. */

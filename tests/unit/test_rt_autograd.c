@@ -94,10 +94,17 @@ static void test_metadata(void) {
     /* a leaf that requires grad takes no grad_fn, and refuses in-place ops under grad mode */
     CHECK(sg_tensor_set_grad_fn(a, n, 0) == SG_EINVAL);
     CHECK(sg_autograd_check_inplace(a, "aten::mul_.Tensor") == SG_EINVAL);
-    CHECK_STR(sg_last_error(), "aten::mul_.Tensor: a leaf tensor that requires grad is used in "
-                               "an in-place operation");
+    CHECK_STR(sg_last_error(), "aten::mul_.Tensor: a leaf Variable that requires grad is being "
+                               "used in an in-place operation.");
     CHECK(sg_autograd_check_inplace(d, "aten::mul_.Tensor") == SG_OK);
+    /* a view of a tensor that requires grad is refused too (no CopySlices), except under
+     * no_grad */
+    CHECK(sg_autograd_mark_view(d) == SG_OK);
+    CHECK(sg_autograd_check_inplace(d, "aten::add_.Tensor") == SG_EINVAL);
+    CHECK_HAS(sg_last_error(), "aten::add_.Tensor: a view of a tensor that requires grad is being "
+                               "used in an in-place operation, which is not supported");
     bool was = sg_grad_set_enabled(false);
+    CHECK(sg_autograd_check_inplace(d, "aten::add_.Tensor") == SG_OK);
     CHECK(sg_autograd_check_inplace(a, "aten::mul_.Tensor") == SG_OK);
     sg_grad_set_enabled(was);
     sg_node_release(n); /* d holds it */
@@ -271,8 +278,25 @@ static void test_saved(void) {
     CHECK(sg_node_new(sizeof(sg_node), "MulBackward0", 1, 0, nop_apply, NULL, &n) == SG_OK);
     sg_tensor_bump_version(x);
     CHECK(sg_saved_get(&s, n, &got) == SG_EINVAL && got == NULL);
-    CHECK_STR(sg_last_error(), "one of the tensors MulBackward0 saved was modified in place "
-                               "(version 1, saved at 0): a float64[2] on cpu");
+    CHECK_HAS(sg_last_error(), "one of the variables needed for gradient computation has been "
+                               "modified by an inplace operation: [float64 [2]], which is saved "
+                               "by MulBackward0, is at version 1; expected version 0 instead.");
+    /* a metadata-only save is not checked; an original (a clone) does not see the change */
+    sg_saved meta, orig;
+    CHECK(sg_saved_init_meta(&meta, x) == SG_OK && meta.t->storage == x->storage);
+    CHECK(sg_saved_init_original(&orig, x) == SG_OK && orig.t->storage != x->storage);
+    CHECK(orig.t->ag == NULL && ((double *)sg_tensor_data(orig.t))[1] == 4);
+    sg_tensor_bump_version(x);
+    ((double *)sg_tensor_data(x))[1] = 5;
+    CHECK(sg_saved_get(&meta, n, &got) == SG_OK && got == meta.t);
+    sg_tensor_release(got);
+    CHECK(sg_saved_get(&orig, n, &got) == SG_OK && ((double *)sg_tensor_data(got))[1] == 4);
+    sg_tensor_release(got);
+    CHECK(sg_saved_get(&s, n, &got) == SG_EINVAL); /* the plain one still is */
+    CHECK_HAS(sg_last_error(), "is at version 2; expected version 0 instead.");
+    ((double *)sg_tensor_data(x))[1] = 4;
+    sg_saved_release(&meta);
+    sg_saved_release(&orig);
     n->saved_released = true;
     CHECK(sg_saved_get(&s, n, &got) == SG_ESTATE);
     CHECK_HAS(sg_last_error(), "Trying to backward through the graph a second time: the values "
