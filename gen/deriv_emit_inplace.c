@@ -1,0 +1,356 @@
+/* deriv_emit_inplace.c: the Autograd kernels of in-place and out= ops in LIB_autograd.c
+ * (docs/autograd.md, "In-place and out= ops"), following torchgen's rules:
+ *
+ * - An in-place op `foo_` uses its own entry of derivatives.yaml where it has one, else the
+ *   entry of the functional op of its group (same signature, torchgen's find_info). Its kernel
+ *   records that entry's node (the type deriv_emit_c.c wrote for the functional op). A formula's
+ *   `self` is the value before the op: where a formula reads it, the kernel saves a clone taken
+ *   before the op (PyTorch's original_self); where formulas read only its properties, an alias
+ *   of its metadata. `result` is self after the op. Before it writes, the kernel refuses a leaf
+ *   that requires grad (check_inplace); after, it bumps the version and rebases self's history
+ *   onto the node, whose edge for self leads to self's old grad_fn (rebase_history).
+ * - An out= op refuses, while grad mode is on, an input its functional op differentiates or an
+ *   out= argument that requires grad (PyTorch's throw_error_out_requires_grad).
+ * - Every in-place and out= kernel bumps the version of what it wrote, grad mode on or off:
+ *   this kernel is the one place every call of a mutating op passes (sg_autograd.h).
+ * - An in-place op without a node (no formula, or one the functional op refuses) refuses to
+ *   run where grad mode is on and an input requires grad, rather than leave a wrong history.
+ *
+ * The op below autograd runs with grad mode off, as PyTorch's kernels run below the autograd
+ * keys: a backend kernel that calls other ops records nothing and trips no out= check. */
+#include "deriv_emit.h"
+#include "derive.h"
+#include "dsl_emit.h"
+
+#include <string.h>
+
+static const sg_deriv *entry_of(const sg_deriv_set *s, const sg_op *op) {
+    for (uint32_t i = 0; op && i < s->n; i++)
+        if (s->items[i].op == op) return &s->items[i];
+    return NULL;
+}
+
+static const char *qual(sg_buf *b, const sg_op *op) {
+    b->len = 0;
+    sg_buf_printf(b, "%s::%s%s%s", op->ns, op->schema.name, *op->schema.overload ? "." : "",
+                  op->schema.overload);
+    sg_buf_putc(b, '\0');
+    return b->oom ? "?" : b->data;
+}
+
+static bool implicit(const sg_op *op) {
+    if (op->c->implicit) return true;
+    for (uint32_t k = 0; k < op->c->nkernel_keys; k++)
+        if (!strcmp(op->c->kernel_keys[k], "CompositeImplicitAutograd")) return true;
+    return false;
+}
+
+static bool is_tensor(int f) { return f == SG_FAM_TENSOR || f == SG_FAM_OPT_TENSOR; }
+
+/* Whether every written argument of op is a Tensor, Tensor? or Tensor[] (what is bumped). */
+static bool writes_known(const sg_op *op) {
+    for (uint32_t i = 0; i < op->schema.nargs; i++) {
+        int f = sg_dem_fam(op->schema.args[i].type);
+        if (op->schema.args[i].write && !is_tensor(f) && f != SG_FAM_TENSOR_LIST) return false;
+    }
+    return true;
+}
+
+/* "sg_tensor_requires_grad(a) || ..." over op's arguments i where pick[i] (all Tensor-like ones
+ * where pick is NULL); "false" where none. */
+static void any_requires_grad(sg_buf *b, const sg_op *op, const bool *pick) {
+    bool first = true;
+    for (uint32_t i = 0; i < op->schema.nargs; i++) {
+        int f = sg_dem_fam(op->schema.args[i].type);
+        const char *n = op->c->arg_cnames[i];
+        if (pick ? !pick[i] : !(is_tensor(f) || f == SG_FAM_TENSOR_LIST)) continue;
+        if (f == SG_FAM_TENSOR_LIST)
+            sg_buf_printf(b, "%ssg_agh_list_requires_grad(%s)", first ? "" : " || ", n);
+        else if (is_tensor(f))
+            sg_buf_printf(b, "%ssg_tensor_requires_grad(%s)", first ? "" : " || ", n);
+        else
+            continue;
+        first = false;
+    }
+    if (first) sg_buf_puts(b, "false");
+}
+
+/* The version of each written argument bumped, at indentation ind. */
+static void bumps(sg_buf *b, const sg_op *op, const char *ind) {
+    for (uint32_t i = 0; i < op->schema.nargs; i++) {
+        if (!op->schema.args[i].write) continue;
+        int f = sg_dem_fam(op->schema.args[i].type);
+        const char *n = op->c->arg_cnames[i];
+        if (f == SG_FAM_TENSOR)
+            sg_buf_printf(b, "%ssg_tensor_bump_version(%s);\n", ind, n);
+        else if (f == SG_FAM_OPT_TENSOR)
+            sg_buf_printf(b, "%sif (%s) sg_tensor_bump_version(%s);\n", ind, n, n);
+        else
+            sg_buf_printf(b, "%ssg_agh_list_bump(%s);\n", ind, n);
+    }
+}
+
+static void head(sg_buf *b, const sg_op *op) {
+    sg_buf_printf(b, "static sg_status sg_agk_%s(sg_keyset ks, ", op->c->cname);
+    sg_dsl_c_params(b, op);
+    sg_dsl_c_rets(b, op);
+    sg_buf_puts(b, ") {\n");
+}
+
+/* The op below autograd into st; with grad mode off where it is recording (PyTorch's kernels
+ * run below the autograd keys), so that a backend kernel calling other ops records nothing. */
+static void redispatch(sg_buf *b, const sg_op *op, const char *ind, bool recording) {
+    if (recording) sg_buf_printf(b, "%ssg_grad_set_enabled(false);\n", ind);
+    sg_buf_printf(b, "%sst = %s_redispatch(ks & ~SG_KEYSET_AUTOGRAD, ", ind, op->c->cname);
+    sg_dsl_c_args_rets(b, op);
+    sg_buf_puts(b, ");\n");
+    if (recording) sg_buf_printf(b, "%ssg_grad_set_enabled(true);\n", ind);
+}
+
+/* The op below autograd and the bumps: the whole kernel where nothing is recorded. */
+static void run_and_bump(sg_buf *b, const sg_op *op, const char *ind) {
+    redispatch(b, op, ind, false);
+    sg_buf_printf(b, "%sif (st != SG_OK) return st;\n", ind);
+    bumps(b, op, ind);
+    sg_buf_printf(b, "%sreturn SG_OK;\n", ind);
+}
+
+/* ---- out= ---------------------------------------------------------------------------------- */
+
+/* op's functional entry dv (NULL: none): where grad mode is on and an input dv differentiates, or
+ * an out= argument, requires grad, PyTorch's error; then the op and the bumps. */
+static void out_kernel(sg_buf *b, const sg_op *op, const sg_deriv *dv) {
+    const sg_schema *sc = &op->schema;
+    bool pick[256] = {false}, any = false;
+    for (uint32_t i = 0; dv && i < sc->nargs && i < 256; i++) {
+        int f = sg_dem_fam(sc->args[i].type);
+        if (!is_tensor(f) && f != SG_FAM_TENSOR_LIST) continue;
+        bool named = sc->args[i].write;
+        for (uint32_t k = 0; k < dv->ngrads && !named; k++)
+            for (uint32_t j = 0; j < dv->grads[k].nnames; j++)
+                named |= !strcmp(dv->grads[k].names[j], sc->args[i].name);
+        pick[i] = named;
+        any |= named;
+    }
+    sg_buf q;
+    sg_buf_init(&q);
+    sg_buf_printf(b, "/* %s: an out= op; ", qual(&q, op));
+    if (any)
+        sg_buf_puts(b, "no autograd, so refused where an input requires grad (grad mode on). */\n");
+    else
+        sg_buf_puts(b, "not differentiable: it runs, and bumps the versions of what it wrote. */\n");
+    head(b, op);
+    sg_buf_puts(b, "    sg_status st;\n");
+    if (any) {
+        sg_buf_puts(b, "    if (sg_grad_enabled() && (");
+        any_requires_grad(b, op, pick);
+        sg_buf_printf(b, ")) {\n");
+        for (uint32_t r = 0; r < sc->nrets; r++)
+            sg_buf_printf(b, "        *%s = NULL;\n", op->c->ret_cnames[r]);
+        sg_buf_puts(b, "        return sg_error(SG_EINVAL, \"%s\", ");
+        q.len = 0;
+        sg_buf_printf(&q, "%s(): functions with out=... arguments don't support automatic "
+                      "differentiation, but one of the arguments requires grad.", sc->name);
+        sg_buf_putc(&q, '\0');
+        sg_dsl_c_string(b, q.oom ? "?" : q.data);
+        sg_buf_puts(b, ");\n    }\n");
+    }
+    run_and_bump(b, op, "    ");
+    sg_buf_puts(b, "}\n\n");
+    sg_buf_free(&q);
+}
+
+/* ---- in-place ---------------------------------------------------------------------------- */
+
+/* An in-place op whose node cannot be recorded (why): where grad mode is on and an input
+ * requires grad, check_inplace's error or why; else the op and the bumps. */
+static void refusing_inplace(sg_buf *b, const sg_op *op, const char *why) {
+    sg_buf q;
+    sg_buf_init(&q);
+    const char *name = qual(&q, op);
+    sg_buf_printf(b, "/* %s: no node (", name);
+    sg_dsl_c_comment_text(b, why);
+    sg_buf_puts(b, "). */\n");
+    head(b, op);
+    sg_buf_puts(b, "    sg_status st;\n    if (sg_grad_enabled() && (");
+    any_requires_grad(b, op, NULL);
+    sg_buf_puts(b, ")) {\n");
+    for (uint32_t i = 0; i < op->schema.nargs; i++)
+        if (op->schema.args[i].write && is_tensor(sg_dem_fam(op->schema.args[i].type))) {
+            sg_buf_printf(b, "        if ((st = sg_autograd_check_inplace(%s, ",
+                          op->c->arg_cnames[i]);
+            sg_dsl_c_string(b, name);
+            sg_buf_puts(b, ")) != SG_OK)\n            return st;\n");
+        }
+    sg_buf_puts(b, "        return sg_error(SG_EUNSUPPORTED, \"%s: its gradient is not supported "
+                   "yet (%s)\", ");
+    sg_dsl_c_string(b, name);
+    sg_buf_puts(b, ", ");
+    sg_dsl_c_string(b, why);
+    sg_buf_puts(b, ");\n    }\n");
+    run_and_bump(b, op, "    ");
+    sg_buf_puts(b, "}\n\n");
+    sg_buf_free(&q);
+}
+
+/* Whether d reads input i's value, not only its properties (sizes, dtype, options, ...). */
+static bool reads_value(const sg_dtx *d, uint32_t i) {
+    if (!d) return false;
+    if (d->what == SG_DT_INPUT) return d->idx == i;
+    for (uint32_t k = 0; k < d->nkids; k++) {
+        bool prop = (d->what == SG_DT_PROP || d->what == SG_DT_GEOMETRY) && k == 0 &&
+                    d->kids[0] && d->kids[0]->what == SG_DT_INPUT;
+        if (!prop && reads_value(d->kids[k], i)) return true;
+    }
+    return false;
+}
+
+/* Why op (in-place) cannot use dv's node nd, or NULL: every argument of dv's op must be one of
+ * op's, of the same C name and family, and dv's op must have one result. */
+static const char *lines_up(const sg_op *op, const sg_deriv *dv, uint32_t *arg_of) {
+    const sg_schema *f = &dv->op->schema, *sc = &op->schema;
+    if (f->nrets != 1 || sc->nrets != 1) return "a functional op of other than one result";
+    if (f->nargs != sc->nargs) return "its functional op has other arguments";
+    for (uint32_t i = 0; i < f->nargs; i++) {
+        arg_of[i] = UINT32_MAX;
+        for (uint32_t j = 0; j < sc->nargs; j++)
+            if (!strcmp(f->args[i].name, sc->args[j].name)) arg_of[i] = j;
+        if (arg_of[i] == UINT32_MAX ||
+            strcmp(dv->op->c->arg_cnames[i], op->c->arg_cnames[arg_of[i]]) ||
+            sg_dem_fam(f->args[i].type) != sg_dem_fam(sc->args[arg_of[i]].type))
+            return "its functional op has other arguments";
+    }
+    return NULL;
+}
+
+static void inplace_kernel(sg_buf *b, const sg_op *op, const sg_deriv *dv, const sg_dem_node *nd,
+                           const uint32_t *arg_of) {
+    const sg_op *fop = dv->op;
+    const sg_schema *f = &fop->schema, *sc = &op->schema;
+    const char *fc = fop->c->cname;
+    sg_buf q, fq;
+    sg_buf_init(&q);
+    sg_buf_init(&fq);
+    const char *name = qual(&q, op);
+    bool edge_arg[256] = {false};
+    for (uint32_t i = 0; i < f->nargs && i < 256; i++)
+        if (nd->edge_of[i] != UINT32_MAX) edge_arg[arg_of[i]] = true;
+    sg_buf_printf(b, "/* The Autograd kernel of %s: a node of %s's formulas (%s) for the change, "
+                  "self's\n * history rebased onto it. */\n", name, qual(&fq, fop), nd->name);
+    head(b, op);
+    sg_buf_puts(b, "    sg_status st;\n    if (!sg_grad_enabled() || !(");
+    any_requires_grad(b, op, edge_arg);
+    sg_buf_puts(b, ")) {\n");
+    run_and_bump(b, op, "        ");
+    sg_buf_puts(b, "    }\n");
+    sg_dsl_c_rets_null(b, op);
+    for (uint32_t i = 0; i < sc->nargs; i++)
+        if (sc->args[i].write) {
+            sg_buf_printf(b, "    if ((st = sg_autograd_check_inplace(%s, ", op->c->arg_cnames[i]);
+            sg_dsl_c_string(b, name);
+            sg_buf_puts(b, ")) != SG_OK)\n        return st;\n");
+        }
+    sg_buf_printf(b, "    sg_node *sg_n = NULL;\n    st = sg_node_new(sizeof(sg_agn_%s), \"%s\", 1, "
+                  "%u, sg_agb_%s, sg_agr_%s, &sg_n);\n    if (st != SG_OK) return st;\n"
+                  "    sg_agn_%s *n = (sg_agn_%s *)sg_n;\n    (void)n;\n", fc, nd->name,
+                  nd->nedges, fc, fc, fc, fc);
+    /* edges first: self's lead to its history before the change */
+    for (uint32_t i = 0; i < f->nargs; i++)
+        if (nd->edge_of[i] != UINT32_MAX)
+            sg_buf_printf(b, "    st = sg_node_set_next(sg_n, %u, %s);\n    if (st != SG_OK) goto "
+                          "fail;\n", nd->edge_of[i], op->c->arg_cnames[arg_of[i]]);
+    for (uint32_t i = 0; i < f->nargs; i++) {
+        if (!nd->kept[i]) continue;
+        if (!sc->args[arg_of[i]].write) {
+            sg_dem_keep(b, dv, nd->name, i);
+            continue;
+        }
+        bool value = false;
+        for (uint32_t k = 0; k < dv->ngrads; k++) value |= reads_value(dv->grads[k].typed, i);
+        sg_buf_printf(b, "    st = sg_saved_init_%s(&n->s_%s, %s); /* %s */\n"
+                      "    if (st != SG_OK) goto fail;\n", value ? "original" : "meta",
+                      fop->c->arg_cnames[i], op->c->arg_cnames[arg_of[i]],
+                      value ? "its value before the change" : "its properties only");
+    }
+    redispatch(b, op, "    ", true);
+    sg_buf_puts(b, "    if (st != SG_OK) goto fail;\n");
+    bumps(b, op, "    ");
+    /* the result is the written argument: self */
+    uint32_t self = UINT32_MAX;
+    for (uint32_t i = 0; i < sc->nargs && self == UINT32_MAX; i++)
+        if (sc->args[i].write) self = i;
+    const char *sn = op->c->arg_cnames[self];
+    if (!dv->out_diff || dv->out_diff[0])
+        sg_buf_printf(b, "    st = sg_tensor_set_grad_fn(%s, sg_n, 0);\n"
+                      "    if (st != SG_OK) goto fail;\n", sn);
+    if (nd->kept_result[0])
+        sg_buf_printf(b, "    st = sg_saved_init(&n->r0, %s);\n    if (st != SG_OK) goto fail;\n",
+                      sn);
+    sg_buf_printf(b, "    sg_node_release(sg_n);\n    return SG_OK;\nfail:\n    sg_node_release(sg_n);\n"
+                  "    sg_tensor_release(*%s);\n    *%s = NULL;\n    return st;\n}\n\n",
+                  op->c->ret_cnames[0], op->c->ret_cnames[0]);
+    sg_buf_free(&q);
+    sg_buf_free(&fq);
+}
+
+/* ---- all of them ------------------------------------------------------------------------- */
+
+void sg_dem_mark_views(sg_buf *b, const sg_op *op) {
+    const sg_schema *sc = &op->schema;
+    for (uint32_t r = 0; r < sc->nrets; r++)
+        if (sg_type_alias(sc->rets[r].type) && !sc->rets[r].write)
+            sg_buf_printf(b, "    st = sg_autograd_mark_view(*%s);\n    if (st != SG_OK) goto "
+                          "fail;\n", op->c->ret_cnames[r]);
+}
+
+static void helpers(sg_buf *c) {
+    sg_buf_puts(c, "/* ---- in-place and out= ops ---- */\n\n"
+                   "static inline bool sg_agh_list_requires_grad(sg_tensor_list l) {\n"
+                   "    for (int32_t i = 0; i < l.len; i++)\n"
+                   "        if (sg_tensor_requires_grad(l.items[i])) return true;\n"
+                   "    return false;\n}\n\n"
+                   "static inline void sg_agh_list_bump(sg_tensor_list l) {\n"
+                   "    for (int32_t i = 0; i < l.len; i++)\n"
+                   "        if (l.items[i]) sg_tensor_bump_version(l.items[i]);\n}\n\n");
+}
+
+uint32_t sg_dem_mutating(sg_buf *c, sg_buf *reg, sg_deriv_set *s, const sg_model *m) {
+    uint32_t n = 0;
+    bool     first = true;
+    for (uint32_t i = 0; i < m->nops; i++) {
+        const sg_op *op = m->ops[i];
+        if (!op->parsed || !op->c || strcmp(op->ns, "aten") != 0) continue;
+        sg_schema_kind k = op->schema.kind;
+        if ((k != SG_KIND_INPLACE && k != SG_KIND_OUT) || !writes_known(op)) continue;
+        /* a CompositeImplicitAutograd op gets no kernel, as in PyTorch: the ops it is made of
+         * check, record and bump */
+        if (op->schema.nargs > 256 || implicit(op)) continue;
+        if (first) helpers(c), first = false;
+        const sg_deriv *exact = entry_of(s, op);
+        const sg_op *fop = op->group ? op->group->ops[SG_KIND_FUNCTIONAL] : NULL;
+        const sg_deriv *dv = exact ? exact : entry_of(s, fop);
+        if (k == SG_KIND_OUT) {
+            out_kernel(c, op, dv);
+        } else if (!dv) {
+            refusing_inplace(c, op, "derivatives.yaml has no formula for it or its functional op");
+        } else {
+            sg_dem_node nd;
+            uint32_t arg_of[256];
+            /* an entry of the in-place op itself has no node yet: written here */
+            const char *why = sg_dem_node_of(s, dv, &nd, exact ? c : NULL);
+            if (!why && !exact && dv->op->schema.kind != SG_KIND_FUNCTIONAL)
+                why = "its group's entry is not a functional op's";
+            if (!why) why = lines_up(op, dv, arg_of);
+            if (why)
+                refusing_inplace(c, op, why);
+            else
+                inplace_kernel(c, op, dv, &nd, arg_of);
+        }
+        sg_buf_printf(reg, "    for (size_t i = 0; st == SG_OK && i < sizeof sg_agh_keys / "
+                      "sizeof *sg_agh_keys; i++)\n"
+                      "        st = %s_register(sg_agh_keys[i], sg_agk_%s, NULL);\n",
+                      op->c->cname, op->c->cname);
+        n++;
+    }
+    return n;
+}
