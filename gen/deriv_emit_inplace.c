@@ -75,16 +75,32 @@ static void any_requires_grad(sg_buf *b, const sg_op *op, const bool *pick) {
     if (first) sg_buf_puts(b, "false");
 }
 
-/* The version of each written argument bumped, at indentation ind. */
+/* The versions of the written arguments before the op (sg_v<i>), for bumps. */
+static void versions(sg_buf *b, const sg_op *op, const char *ind) {
+    for (uint32_t i = 0; i < op->schema.nargs; i++) {
+        if (!op->schema.args[i].write) continue;
+        int f = sg_dem_fam(op->schema.args[i].type);
+        const char *n = op->c->arg_cnames[i];
+        if (f == SG_FAM_TENSOR)
+            sg_buf_printf(b, "%suint32_t sg_v%u = sg_tensor_version(%s);\n", ind, i, n);
+        else if (f == SG_FAM_OPT_TENSOR)
+            sg_buf_printf(b, "%suint32_t sg_v%u = %s ? sg_tensor_version(%s) : 0;\n", ind, i, n, n);
+    }
+}
+
+/* The version of each written argument bumped, at indentation ind, unless the op bumped it
+ * itself (a backend kernel that calls another in-place op: PyTorch bumps once per call). */
 static void bumps(sg_buf *b, const sg_op *op, const char *ind) {
     for (uint32_t i = 0; i < op->schema.nargs; i++) {
         if (!op->schema.args[i].write) continue;
         int f = sg_dem_fam(op->schema.args[i].type);
         const char *n = op->c->arg_cnames[i];
         if (f == SG_FAM_TENSOR)
-            sg_buf_printf(b, "%ssg_tensor_bump_version(%s);\n", ind, n);
+            sg_buf_printf(b, "%sif (sg_tensor_version(%s) == sg_v%u) sg_tensor_bump_version(%s);\n",
+                          ind, n, i, n);
         else if (f == SG_FAM_OPT_TENSOR)
-            sg_buf_printf(b, "%sif (%s) sg_tensor_bump_version(%s);\n", ind, n, n);
+            sg_buf_printf(b, "%sif (%s && sg_tensor_version(%s) == sg_v%u) "
+                          "sg_tensor_bump_version(%s);\n", ind, n, n, i, n);
         else
             sg_buf_printf(b, "%ssg_agh_list_bump(%s);\n", ind, n);
     }
@@ -109,6 +125,7 @@ static void redispatch(sg_buf *b, const sg_op *op, const char *ind, bool recordi
 
 /* The op below autograd and the bumps: the whole kernel where nothing is recorded. */
 static void run_and_bump(sg_buf *b, const sg_op *op, const char *ind) {
+    versions(b, op, ind);
     redispatch(b, op, ind, false);
     sg_buf_printf(b, "%sif (st != SG_OK) return st;\n", ind);
     bumps(b, op, ind);
@@ -235,8 +252,8 @@ static void inplace_kernel(sg_buf *b, const sg_op *op, const sg_deriv *dv, const
     bool edge_arg[256] = {false};
     for (uint32_t i = 0; i < f->nargs && i < 256; i++)
         if (nd->edge_of[i] != UINT32_MAX) edge_arg[arg_of[i]] = true;
-    sg_buf_printf(b, "/* The Autograd kernel of %s: a node of %s's formulas (%s) for the change, "
-                  "self's\n * history rebased onto it. */\n", name, qual(&fq, fop), nd->name);
+    sg_buf_printf(b, "/* %s: a %s (%s's formulas) for the change;\n * self's history rebased "
+                  "onto it. */\n", name, nd->name, qual(&fq, fop));
     head(b, op);
     sg_buf_puts(b, "    sg_status st;\n    if (!sg_grad_enabled() || !(");
     any_requires_grad(b, op, edge_arg);
@@ -272,6 +289,7 @@ static void inplace_kernel(sg_buf *b, const sg_op *op, const sg_deriv *dv, const
                       fop->c->arg_cnames[i], op->c->arg_cnames[arg_of[i]],
                       value ? "its value before the change" : "its properties only");
     }
+    versions(b, op, "    ");
     redispatch(b, op, "    ", true);
     sg_buf_puts(b, "    if (st != SG_OK) goto fail;\n");
     bumps(b, op, "    ");

@@ -1,0 +1,302 @@
+/* test_cpu_autograd_inplace.c: the generated Autograd kernels of in-place and out= ops
+ * (gen/deriv_emit_inplace.c, docs/autograd.md "In-place and out= ops") on aten's CPU ops, on
+ * sg_backward, with PyTorch's rules:
+ * - in-place ops in the middle of a graph (add_, mul_ with an operand that requires grad,
+ *   sigmoid_, sub_ with a leaf) give the gradient of central differences in float64: self's
+ *   history is rebased onto the op's node, mul_ keeps self's value from before the change;
+ * - a tensor that does not require grad gains a history from an operand that does;
+ * - a leaf that requires grad, and a view of one, are refused in place under grad mode, with
+ *   PyTorch's message, and are left unchanged;
+ * - a saved tensor (an input, a result, an operand of the in-place op itself) changed in place
+ *   makes backward fail with PyTorch's version message;
+ * - under no_grad an SGD step (p -= lr * p.grad) runs on the leaf, bumps its version, keeps it
+ *   a leaf, and the next step's forward and backward work;
+ * - out= ops refuse an input or out= argument that requires grad under grad mode, with
+ *   PyTorch's message, and run (and bump the version of out) under no_grad. */
+#include "check.h"
+#include "cpu_tensors.h"
+#include "sg_aten_cpu.h"
+#include "aten.h"
+#include "aten_autograd.h"
+
+#include <string.h>
+
+static const int64_t S34[2] = {3, 4};
+
+static sg_tensor *values(double base, double step) {
+    double v[12];
+    for (int i = 0; i < 12; i++) v[i] = base + step * (double)((i * 7) % 12);
+    return make(SG_FLOAT64, S34, 2, v);
+}
+
+static sg_tensor *leaf(double base, double step) {
+    sg_tensor *t = values(base, step);
+    CHECK(sg_tensor_set_requires_grad(t, true) == SG_OK);
+    return t;
+}
+
+static sg_tensor *W; /* the weights of the root: sum(y * W) */
+
+static bool ok(sg_status st) {
+    if (st != SG_OK) fprintf(stderr, "unexpected: %s\n", sg_last_error());
+    return st == SG_OK;
+}
+
+/* An in-place op's result is self; the reference is dropped here. */
+static void same(sg_tensor *self, sg_tensor *r) {
+    CHECK(r == self);
+    sg_tensor_release(r);
+}
+
+/* y = sigmoid((2x + 1) * sigmoid(x) - 0.5 x), each step after the first in place on y */
+static sg_status chain(sg_tensor *x, sg_tensor **out) {
+    sg_tensor *y = NULL, *s = NULL, *r = NULL;
+    sg_status  st = aten_mul_Scalar(x, sg_scalar_float(2.0), &y);
+    if (st) return st;
+    if ((st = aten_add__Scalar(y, sg_scalar_int(1), sg_scalar_int(1), &r))) goto done;
+    same(y, r);
+    if ((st = aten_sigmoid(x, &s))) goto done;
+    if ((st = aten_mul__Tensor(y, s, &r))) goto done; /* self's old value is needed */
+    same(y, r);
+    if ((st = aten_sub__Tensor(y, x, sg_scalar_float(0.5), &r))) goto done;
+    same(y, r);
+    if ((st = aten_sigmoid_(y, &r))) goto done; /* the result is saved */
+    same(y, r);
+done:
+    sg_tensor_release(s);
+    if (st) sg_tensor_release(y);
+    else *out = y;
+    return st;
+}
+
+/* sum(f(x) * W) as a double (and the root, where asked) */
+static double root_of(sg_tensor *x, sg_tensor **root) {
+    sg_tensor *y = NULL, *p = NULL, *r = NULL;
+    if (!ok(chain(x, &y))) return NAN;
+    CHECK(ok(aten_mul_Tensor(y, W, &p)));
+    CHECK(ok(aten_sum(p, NULL, &r)));
+    double v = r ? at(r, 0) : NAN;
+    if (root) *root = r;
+    else sg_tensor_release(r);
+    sg_tensor_release(y), sg_tensor_release(p);
+    return v;
+}
+
+static void test_middle_of_graph(void) {
+    sg_tensor *x = leaf(-1.1, 0.19), *y = NULL, *root = NULL, *g = NULL;
+    /* the history: each in-place op's node is y's grad_fn in turn, its edge to the one before */
+    CHECK(ok(chain(x, &y)));
+    sg_node *n = sg_tensor_grad_fn(y);
+    CHECK(n && strcmp(n->name, "SigmoidBackward0") == 0);
+    CHECK(n && n->next[0].node && strcmp(n->next[0].node->name, "SubBackward0") == 0);
+    sg_node *m = n ? n->next[0].node->next[0].node : NULL;
+    CHECK(m && strcmp(m->name, "MulBackward0") == 0 && m->nnext == 2);
+    CHECK(m && strcmp(m->next[0].node->name, "AddBackward1") == 0);
+    CHECK(m && strcmp(m->next[1].node->name, "SigmoidBackward0") == 0);
+    CHECK(m && strcmp(m->next[0].node->next[0].node->name, "MulBackward1") == 0);
+    CHECK(sg_tensor_version(y) == 4 && !sg_tensor_is_leaf(y));
+    sg_tensor_release(y);
+
+    /* the gradient against central differences (run with grad mode off: plain in-place ops) */
+    root_of(x, &root);
+    CHECK(root && ok(sg_backward(&root, NULL, 1, false)));
+    CHECK(sg_tensor_grad(x, &g) == SG_OK && g);
+    bool    was = sg_grad_set_enabled(false);
+    double *xd = sg_tensor_data(x);
+    for (int64_t i = 0; g && i < 12; i++) {
+        const double h = 1e-6, keep = xd[i];
+        xd[i] = keep + h;
+        double up = root_of(x, NULL);
+        xd[i] = keep - h;
+        double down = root_of(x, NULL);
+        xd[i] = keep;
+        double fd = (up - down) / (2 * h), got = at(g, i);
+        if (!(fabs(got - fd) <= 1e-6 * (1 + fabs(fd)))) {
+            fprintf(stderr, "in-place chain: grad[%lld] = %.9g, finite differences %.9g\n",
+                    (long long)i, got, fd);
+            CHECK(false);
+            break;
+        }
+    }
+    sg_grad_set_enabled(was);
+    CHECK(sg_tensor_version(x) == 0); /* x itself was only read */
+    sg_tensor_release(g), sg_tensor_release(root), sg_tensor_release(x);
+}
+
+/* t (no grad) += x (a leaf that requires grad): t gains a history, x gets ones */
+static void test_gains_history(void) {
+    sg_tensor *x = leaf(0.5, 0.1), *t = values(0, 0), *r = NULL, *s = NULL, *g = NULL;
+    CHECK(sg_tensor_is_leaf(t) && !sg_tensor_requires_grad(t));
+    CHECK(ok(aten_add__Tensor(t, x, sg_scalar_float(3.0), &r)));
+    same(t, r);
+    CHECK(sg_tensor_requires_grad(t) && sg_tensor_grad_fn(t) &&
+          strcmp(sg_tensor_grad_fn(t)->name, "AddBackward0") == 0);
+    CHECK(sg_tensor_grad_fn(t)->next[0].node == NULL); /* t had no history to continue */
+    CHECK(ok(aten_sum(t, NULL, &s)) && ok(sg_backward(&s, NULL, 1, false)));
+    CHECK(sg_tensor_grad(x, &g) == SG_OK && g);
+    for (int64_t i = 0; g && i < 12; i++) CHECK(at(g, i) == 3.0);
+    sg_tensor_release(g), sg_tensor_release(s), sg_tensor_release(t), sg_tensor_release(x);
+}
+
+static void test_leaf_and_view_refused(void) {
+    sg_tensor *x = leaf(0.5, 0.1), *c = values(2, 0), *r = NULL, *v = NULL;
+    CHECK(aten_add__Tensor(x, c, sg_scalar_int(1), &r) == SG_EINVAL && r == NULL);
+    CHECK_STR(sg_last_error(), "aten::add_.Tensor: a leaf Variable that requires grad is being "
+                               "used in an in-place operation.");
+    CHECK(sg_tensor_version(x) == 0 && at(x, 0) == 0.5 && sg_tensor_is_leaf(x));
+    /* another in-place op refuses it the same way */
+    CHECK(aten_sigmoid_(x, &r) == SG_EINVAL && r == NULL);
+    CHECK_HAS(sg_last_error(), "aten::sigmoid_: a leaf Variable that requires grad");
+    /* a view of it: no CopySlices, so refused rather than wrong */
+    CHECK(ok(aten_transpose_int(x, 0, 1, &v)));
+    CHECK(aten_mul__Scalar(v, sg_scalar_float(2.0), &r) == SG_EINVAL && r == NULL);
+    CHECK_HAS(sg_last_error(), "aten::mul_.Scalar: a view of a tensor that requires grad is "
+                               "being used in an in-place operation, which is not supported");
+    CHECK(sg_tensor_version(x) == 0 && at(x, 0) == 0.5);
+    /* under no_grad both run */
+    bool was = sg_grad_set_enabled(false);
+    CHECK(ok(aten_mul__Scalar(v, sg_scalar_float(2.0), &r)));
+    same(v, r);
+    CHECK(sg_tensor_version(x) == 1); /* the view shares x's counter */
+    CHECK(ok(aten_add__Tensor(x, c, sg_scalar_int(1), &r)));
+    same(x, r);
+    sg_grad_set_enabled(was);
+    CHECK(sg_tensor_version(x) == 2 && at(x, 0) == 2 * 0.5 + 2);
+    sg_tensor_release(v), sg_tensor_release(c), sg_tensor_release(x);
+}
+
+#define VERSION_MSG                                                                          \
+    "one of the variables needed for gradient computation has been modified by an inplace "  \
+    "operation: [float64 [3, 4]], which is saved by "
+
+/* backward from sum(y) fails with PyTorch's message, naming node */
+static void backward_fails(sg_tensor *y, const char *node, unsigned now, unsigned saved) {
+    sg_tensor *s = NULL;
+    CHECK(ok(aten_sum(y, NULL, &s)));
+    CHECK(s && sg_backward(&s, NULL, 1, false) == SG_EINVAL);
+    char want[400];
+    snprintf(want, sizeof want, VERSION_MSG "%s, is at version %u; expected version %u instead.",
+             node, now, saved);
+    CHECK_HAS(sg_last_error(), want);
+    sg_tensor_release(s);
+}
+
+static void test_saved_modified(void) {
+    sg_tensor *x = leaf(0.5, 0.1), *c = values(2, 0.5), *y = NULL, *r = NULL, *g = NULL;
+    /* an input: y = x * c saves c, which then changes */
+    CHECK(ok(aten_mul_Tensor(x, c, &y)));
+    CHECK(ok(aten_add__Scalar(c, sg_scalar_int(1), sg_scalar_int(1), &r)));
+    same(c, r);
+    CHECK(sg_tensor_version(c) == 1);
+    backward_fails(y, "MulBackward0", 1, 0);
+    CHECK(sg_tensor_grad(x, &g) == SG_OK && g == NULL); /* nothing accumulated */
+    sg_tensor_release(y);
+    /* a result: sigmoid saves its output, which mul_ then changes (PyTorch fails the same) */
+    CHECK(ok(aten_sigmoid(x, &y)));
+    CHECK(ok(aten_mul__Scalar(y, sg_scalar_float(2.0), &r)));
+    same(y, r);
+    backward_fails(y, "SigmoidBackward0", 1, 0);
+    sg_tensor_release(y);
+    /* y.mul_(y): the other operand is y itself, saved before the change */
+    CHECK(ok(aten_mul_Scalar(x, sg_scalar_float(1.0), &y)));
+    CHECK(ok(aten_mul__Tensor(y, y, &r)));
+    same(y, r);
+    backward_fails(y, "MulBackward0", 1, 0);
+    sg_tensor_release(y);
+    /* a change before the save is no change: y = x * 1; y.add_(1); y * y works */
+    sg_tensor *p = NULL, *s = NULL;
+    CHECK(ok(aten_mul_Scalar(x, sg_scalar_float(1.0), &y)));
+    CHECK(ok(aten_add__Scalar(y, sg_scalar_int(1), sg_scalar_int(1), &r)));
+    same(y, r);
+    CHECK(ok(aten_mul_Tensor(y, y, &p)) && ok(aten_sum(p, NULL, &s)));
+    CHECK(ok(sg_backward(&s, NULL, 1, false)));
+    CHECK(sg_tensor_grad(x, &g) == SG_OK && g);
+    for (int64_t i = 0; g && i < 12; i++) CHECK(fabs(at(g, i) - 2 * (at(x, i) + 1)) < 1e-12);
+    sg_tensor_release(g), sg_tensor_release(s), sg_tensor_release(p), sg_tensor_release(y);
+    sg_tensor_release(c), sg_tensor_release(x);
+}
+
+/* two steps of SGD on sum(w * c): w.grad is c; under no_grad w -= lr * w.grad */
+static void test_sgd_step(void) {
+    sg_tensor *w = leaf(0.5, 0.1), *c = values(-1, 0.3);
+    double     w0[12];
+    for (int i = 0; i < 12; i++) w0[i] = at(w, i);
+    for (int step = 1; step <= 2; step++) {
+        sg_tensor *p = NULL, *s = NULL, *g = NULL, *u = NULL, *r = NULL;
+        CHECK(ok(aten_mul_Tensor(w, c, &p)) && ok(aten_sum(p, NULL, &s)));
+        CHECK(ok(sg_backward(&s, NULL, 1, false)));
+        CHECK(sg_tensor_grad(w, &g) == SG_OK && g);
+        bool was = sg_grad_set_enabled(false);
+        CHECK(ok(aten_mul_Scalar(g, sg_scalar_float(0.1), &u)));
+        CHECK(ok(aten_sub__Tensor(w, u, sg_scalar_int(1), &r)));
+        same(w, r);
+        sg_grad_set_enabled(was);
+        CHECK(sg_tensor_set_grad(w, NULL) == SG_OK); /* zero_grad(set_to_none) */
+        CHECK(sg_tensor_version(w) == (uint32_t)step);
+        CHECK(sg_tensor_is_leaf(w) && sg_tensor_requires_grad(w) && !sg_tensor_grad_fn(w));
+        for (int64_t i = 0; i < 12; i++)
+            CHECK(fabs(at(w, i) - (w0[i] - 0.1 * step * at(c, i))) < 1e-12);
+        sg_tensor_release(u), sg_tensor_release(g), sg_tensor_release(s), sg_tensor_release(p);
+    }
+    sg_tensor_release(c), sg_tensor_release(w);
+}
+
+#define OUT_MSG                                                                               \
+    "mul(): functions with out=... arguments don't support automatic differentiation, but "   \
+    "one of the arguments requires grad."
+
+static void test_out(void) {
+    sg_tensor *x = leaf(0.5, 0.1), *c = values(2, 0.5), *o = values(0, 0), *r = NULL;
+    CHECK(aten_mul_out(x, c, o, &r) == SG_EINVAL && r == NULL);
+    CHECK_STR(sg_last_error(), OUT_MSG);
+    CHECK(sg_tensor_version(o) == 0 && at(o, 3) == 0);
+    /* the out= argument requiring grad is refused too */
+    sg_tensor *lo = leaf(0, 0);
+    CHECK(aten_mul_out(c, c, lo, &r) == SG_EINVAL && r == NULL);
+    CHECK_STR(sg_last_error(), OUT_MSG);
+    /* without anything that requires grad it runs under grad mode */
+    CHECK(ok(aten_mul_out(c, c, o, &r)));
+    same(o, r);
+    CHECK(sg_tensor_version(o) == 1 && at(o, 3) == at(c, 3) * at(c, 3));
+    /* under no_grad it runs, writes, bumps, and records nothing */
+    bool was = sg_grad_set_enabled(false);
+    CHECK(ok(aten_mul_out(x, c, o, &r)));
+    same(o, r);
+    sg_grad_set_enabled(was);
+    CHECK(sg_tensor_version(o) == 2 && at(o, 5) == at(x, 5) * at(c, 5));
+    CHECK(!sg_tensor_requires_grad(o) && sg_tensor_version(x) == 0);
+    sg_tensor_release(lo), sg_tensor_release(o), sg_tensor_release(c), sg_tensor_release(x);
+}
+
+/* float32: add_ and mul_ in a graph, against the hand-computed gradient d/dx sum((x+1)*x) */
+static void test_float32(void) {
+    double     v[12];
+    for (int i = 0; i < 12; i++) v[i] = 0.25 * i - 1;
+    sg_tensor *x = make(SG_FLOAT32, S34, 2, v), *y = NULL, *r = NULL, *s = NULL, *g = NULL;
+    CHECK(sg_tensor_set_requires_grad(x, true) == SG_OK);
+    CHECK(ok(aten_mul_Scalar(x, sg_scalar_int(1), &y)));
+    CHECK(ok(aten_add__Scalar(y, sg_scalar_int(1), sg_scalar_int(1), &r)));
+    same(y, r);
+    CHECK(ok(aten_mul__Tensor(y, x, &r)));
+    same(y, r);
+    CHECK(ok(aten_sum(y, NULL, &s)) && ok(sg_backward(&s, NULL, 1, false)));
+    CHECK(sg_tensor_grad(x, &g) == SG_OK && g && g->dtype == SG_FLOAT32);
+    for (int64_t i = 0; g && i < 12; i++) CHECK(fabs(at(g, i) - (2 * v[i] + 1)) < 1e-6);
+    sg_tensor_release(g), sg_tensor_release(s), sg_tensor_release(y), sg_tensor_release(x);
+}
+
+int main(void) {
+    CHECK(sg_aten_cpu_init() == SG_OK);
+    CHECK(aten_autograd_init() == SG_OK);
+    W = values(-0.6, 0.13);
+    test_middle_of_graph();
+    test_gains_history();
+    test_leaf_and_view_refused();
+    test_saved_modified();
+    test_sgd_step();
+    test_out();
+    test_float32();
+    sg_tensor_release(W);
+    sg_runtime_shutdown();
+    return check_result("test_cpu_autograd_inplace");
+}
