@@ -41,7 +41,7 @@ uint32_t sg_dem_call(em *e, const sg_dtx *d);
  * consecutive temporaries, each a reference or NULL; the first's index. */
 uint32_t sg_dem_tuple(em *e, const sg_dtx *d, uint32_t n);
 
-/* ---- in-place and out= variants (deriv_emit_inplace.c) ---------------------------------------- */
+/* ---- in-place and out= variants (deriv_emit_inplace.c) ------------------------------------ */
 
 /* The node deriv_emit_c.c writes for entry dv: what an in-place variant's kernel reuses. */
 typedef struct sg_dem_node {

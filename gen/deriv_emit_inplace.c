@@ -155,7 +155,8 @@ static void out_kernel(sg_buf *b, const sg_op *op, const sg_deriv *dv) {
     if (any)
         sg_buf_puts(b, "no autograd, so refused where an input requires grad (grad mode on). */\n");
     else
-        sg_buf_puts(b, "not differentiable: it runs, and bumps the versions of what it wrote. */\n");
+        sg_buf_puts(b, "not differentiable: it runs, and bumps the versions of what it "
+                       "wrote. */\n");
     head(b, op);
     sg_buf_puts(b, "    sg_status st;\n");
     if (any) {
@@ -267,7 +268,8 @@ static void inplace_kernel(sg_buf *b, const sg_op *op, const sg_deriv *dv, const
             sg_dsl_c_string(b, name);
             sg_buf_puts(b, ")) != SG_OK)\n        return st;\n");
         }
-    sg_buf_printf(b, "    sg_node *sg_n = NULL;\n    st = sg_node_new(sizeof(sg_agn_%s), \"%s\", 1, "
+    sg_buf_printf(b, "    sg_node *sg_n = NULL;\n"
+                  "    st = sg_node_new(sizeof(sg_agn_%s), \"%s\", 1, "
                   "%u, sg_agb_%s, sg_agr_%s, &sg_n);\n    if (st != SG_OK) return st;\n"
                   "    sg_agn_%s *n = (sg_agn_%s *)sg_n;\n    (void)n;\n", fc, nd->name,
                   nd->nedges, fc, fc, fc, fc);
@@ -304,11 +306,86 @@ static void inplace_kernel(sg_buf *b, const sg_op *op, const sg_deriv *dv, const
     if (nd->kept_result[0])
         sg_buf_printf(b, "    st = sg_saved_init(&n->r0, %s);\n    if (st != SG_OK) goto fail;\n",
                       sn);
-    sg_buf_printf(b, "    sg_node_release(sg_n);\n    return SG_OK;\nfail:\n    sg_node_release(sg_n);\n"
-                  "    sg_tensor_release(*%s);\n    *%s = NULL;\n    return st;\n}\n\n",
+    sg_buf_printf(b, "    sg_node_release(sg_n);\n    return SG_OK;\n"
+                  "fail:\n    sg_node_release(sg_n);\n    sg_tensor_release(*%s);\n"
+                  "    *%s = NULL;\n    return st;\n}\n\n",
                   op->c->ret_cnames[0], op->c->ret_cnames[0]);
     sg_buf_free(&q);
     sg_buf_free(&fq);
+}
+
+/* ---- copy_ ------------------------------------------------------------------------------- */
+
+/* derivatives.yaml has no entry for copy_: PyTorch writes its autograd by hand (CopyBackwards,
+ * VariableTypeManual.cpp), and so does this, for aten::copy_(Tensor(a!) self, Tensor src, ...). */
+static bool is_copy_(const sg_op *op) {
+    const sg_schema *sc = &op->schema;
+    return !strcmp(sc->name, "copy_") && !*sc->overload && sc->nargs >= 2 && sc->nrets == 1 &&
+           sc->args[0].write && !sc->args[1].write &&
+           sg_dem_fam(sc->args[0].type) == SG_FAM_TENSOR &&
+           sg_dem_fam(sc->args[1].type) == SG_FAM_TENSOR;
+}
+
+/* aten::zeros_like where its arguments after self are all optional (NULL: the defaults). */
+static const sg_op *zeros_like_of(const sg_model *m) {
+    for (uint32_t i = 0; i < m->nops; i++) {
+        const sg_op *z = m->ops[i];
+        const sg_schema *sc = &z->schema;
+        if (!z->parsed || !z->c || strcmp(z->ns, "aten") || strcmp(sc->name, "zeros_like") ||
+            *sc->overload || sc->nrets != 1 || !sc->nargs ||
+            sg_dem_fam(sc->args[0].type) != SG_FAM_TENSOR)
+            continue;
+        bool optional = true; /* each a pointer in C */
+        for (uint32_t j = 1; j < sc->nargs; j++)
+            optional &= sc->args[j].type->kind == SG_TY_OPTIONAL;
+        if (optional) return z;
+    }
+    return NULL;
+}
+
+/* CopyBackwards: self's old value is overwritten, so its gradient is zeros (none where the
+ * schemas lack zeros_like); src's is the gradient itself, which the engine sums down to src's
+ * shape (src broadcasts) and casts to its dtype. */
+static void copy_kernel(sg_buf *b, const sg_op *op, const sg_model *m) {
+    const char *c = op->c->cname, *self = op->c->arg_cnames[0], *src = op->c->arg_cnames[1];
+    const sg_op *z = zeros_like_of(m);
+    sg_buf_printf(b, "/* CopyBackwards: the node of copy_ (written by hand in PyTorch too). */\n"
+                  "static sg_status sg_agb_%s(sg_node *sg_n, sg_tensor *const *grads, "
+                  "sg_tensor **out) {\n    sg_status st = SG_OK;\n", c);
+    if (z) {
+        sg_buf_printf(b, "    if (sg_n->next[0].node)\n        st = %s(grads[0]", z->c->cname);
+        for (uint32_t j = 1; j < z->schema.nargs; j++) sg_buf_puts(b, ", NULL");
+        sg_buf_puts(b, ", &out[0]);\n");
+    }
+    sg_buf_puts(b, "    if (st == SG_OK && sg_n->next[1].node)"
+                   " out[1] = sg_tensor_retain(grads[0]);\n"
+                   "    return st;\n}\n\n");
+    sg_buf_puts(b, "/* The Autograd kernel of aten::copy_: CopyBackwards for the change; self's "
+                   "history rebased onto it. */\n");
+    head(b, op);
+    sg_buf_printf(b, "    sg_status st;\n    sg_dtype sg_dt = (sg_dtype)%s->dtype;\n"
+                  "    if (!sg_grad_enabled() || !(sg_tensor_requires_grad(%s) || "
+                  "sg_tensor_requires_grad(%s)) ||\n        !(sg_dtype_is_floating(sg_dt) || "
+                  "sg_dtype_is_complex(sg_dt))) {\n", self, self, src);
+    run_and_bump(b, op, "        ");
+    sg_buf_puts(b, "    }\n");
+    sg_dsl_c_rets_null(b, op);
+    sg_buf_printf(b, "    if ((st = sg_autograd_check_inplace(%s, \"aten::copy_\")) != SG_OK)\n"
+                  "        return st;\n    sg_node *sg_n = NULL;\n"
+                  "    st = sg_node_new(sizeof(sg_node), \"CopyBackwards\", 1, 2, sg_agb_%s, NULL, "
+                  "&sg_n);\n    if (st != SG_OK) return st;\n", self, c);
+    sg_buf_printf(b, "    if ((st = sg_node_set_next(sg_n, 0, %s)) != SG_OK ||\n"
+                  "        (st = sg_node_set_next(sg_n, 1, %s)) != SG_OK)\n        goto fail;\n",
+                  self, src);
+    versions(b, op, "    ");
+    redispatch(b, op, "    ", true);
+    sg_buf_puts(b, "    if (st != SG_OK) goto fail;\n");
+    bumps(b, op, "    ");
+    sg_buf_printf(b, "    st = sg_tensor_set_grad_fn(%s, sg_n, 0);\n"
+                  "    if (st != SG_OK) goto fail;\n    sg_node_release(sg_n);\n"
+                  "    return SG_OK;\nfail:\n    sg_node_release(sg_n);\n"
+                  "    sg_tensor_release(*%s);\n    *%s = NULL;\n    return st;\n}\n\n", self,
+                  op->c->ret_cnames[0], op->c->ret_cnames[0]);
 }
 
 /* ---- all of them ------------------------------------------------------------------------- */
@@ -349,6 +426,8 @@ uint32_t sg_dem_mutating(sg_buf *c, sg_buf *reg, sg_deriv_set *s, const sg_model
         const sg_deriv *dv = exact ? exact : entry_of(s, fop);
         if (k == SG_KIND_OUT) {
             out_kernel(c, op, dv);
+        } else if (!dv && is_copy_(op)) {
+            copy_kernel(c, op, m);
         } else if (!dv) {
             refusing_inplace(c, op, "derivatives.yaml has no formula for it or its functional op");
         } else {

@@ -350,8 +350,9 @@ sg_status sg_saved_get(const sg_saved *s, const sg_node *n, sg_tensor **out) {
                                    "version %u; expected version %u instead. Hint: it was "
                                    "written in place after the node saved it; clone it before "
                                    "the in-place op, or do that op out of place",
-                        sg_dtype_name((sg_dtype)s->t->dtype), shape, n ? ", which is saved by " : "",
-                        n ? n->name : "", n ? "," : "", now, s->version);
+                        sg_dtype_name((sg_dtype)s->t->dtype), shape,
+                        n ? ", which is saved by " : "", n ? n->name : "", n ? "," : "", now,
+                        s->version);
     }
     *out = sg_tensor_retain(s->t);
     return SG_OK;

@@ -159,7 +159,8 @@ sg_test_compile gen_hostile gen_hostile/hostile_autograd.c
 # in-place and out= ops (docs/autograd.md, "In-place and out= ops"): mul_ records mul's node
 # and saves self's value before the change; sigmoid_ saves self after it as the result; add_
 # keeps only self's properties; mul.out refuses with PyTorch's message; neg_ (no formula)
-# refuses under grad; relu_ (CompositeImplicitAutograd) gets no kernel; each bumps versions
+# refuses under grad; relu_ (CompositeImplicitAutograd) gets no kernel; copy_ gets
+# CopyBackwards; each bumps versions
 cat >mut_ops.yaml <<'YAML'
 - func: mul.Tensor(Tensor self, Tensor other) -> Tensor
   dispatch:
@@ -196,6 +197,9 @@ cat >mut_ops.yaml <<'YAML'
   dispatch:
     CPU: relu_cpu
 - func: relu_(Tensor(a!) self) -> Tensor(a!)
+- func: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
+  dispatch:
+    CPU: copy__cpu
 YAML
 cat >mut.yaml <<'YAML'
 - name: mul.Tensor(Tensor self, Tensor other) -> Tensor
@@ -237,6 +241,11 @@ grep -q 'sg_agk_aten_relu_(' "$g" && fail "relu_ (CompositeImplicitAutograd) has
 has aten_expand 'st = sg_autograd_mark_view(*ret);'
 grep -q 'st = aten_sigmoid__register(sg_agh_keys\[i\], sg_agk_aten_sigmoid_, NULL);' "$g" ||
     fail "sigmoid_'s kernel is not registered"
+# copy_ has no entry (PyTorch's is written by hand): CopyBackwards, src's edge given the gradient
+has aten_copy_ 'st = sg_node_new(sizeof(sg_node), "CopyBackwards", 1, 2, sg_agb_aten_copy_, NULL, &sg_n);'
+has aten_copy_ 'st = sg_tensor_set_grad_fn(self, sg_n, 0);'
+grep -qF 'if (st == SG_OK && sg_n->next[1].node) out[1] = sg_tensor_retain(grads[0]);' "$g" ||
+    fail "CopyBackwards does not give src the gradient"
 sg_test_compile gen_mut "$g"
 
 # a helper op's kernel is named in C: a name that is no C identifier is refused

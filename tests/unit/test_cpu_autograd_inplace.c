@@ -12,7 +12,10 @@
  * - under no_grad an SGD step (p -= lr * p.grad) runs on the leaf, bumps its version, keeps it
  *   a leaf, and the next step's forward and backward work;
  * - out= ops refuse an input or out= argument that requires grad under grad mode, with
- *   PyTorch's message, and run (and bump the version of out) under no_grad. */
+ *   PyTorch's message, and run (and bump the version of out) under no_grad;
+ * - copy_ (CopyBackwards): src gets the gradient, summed down where it broadcast and cast to
+ *   its dtype; self's overwritten history gets zeros; the leaf is refused, except under
+ *   no_grad. */
 #include "check.h"
 #include "cpu_tensors.h"
 #include "sg_aten_cpu.h"
@@ -268,6 +271,62 @@ static void test_out(void) {
     sg_tensor_release(lo), sg_tensor_release(o), sg_tensor_release(c), sg_tensor_release(x);
 }
 
+/* copy_ (CopyBackwards, written by hand as in PyTorch): src gets the gradient, summed down
+ * where it broadcast and cast to its dtype; self's old history gets zeros */
+static void test_copy(void) {
+    sg_tensor *x = leaf(0.5, 0.1), *t = values(0, 0), *u = NULL, *r = NULL, *p = NULL,
+              *s = NULL, *g = NULL;
+    CHECK(ok(aten_mul_Scalar(x, sg_scalar_float(2.0), &u)));
+    CHECK(ok(aten_copy_(t, u, false, &r)));
+    same(t, r);
+    CHECK(sg_tensor_grad_fn(t) && strcmp(sg_tensor_grad_fn(t)->name, "CopyBackwards") == 0);
+    CHECK(sg_tensor_version(t) == 1 && at(t, 3) == 2 * at(x, 3));
+    CHECK(ok(aten_mul_Tensor(t, W, &p)) && ok(aten_sum(p, NULL, &s)));
+    CHECK(ok(sg_backward(&s, NULL, 1, false)));
+    CHECK(sg_tensor_grad(x, &g) == SG_OK && g);
+    for (int64_t i = 0; g && i < 12; i++) CHECK(fabs(at(g, i) - 2 * at(W, i)) < 1e-12);
+    sg_tensor_release(g), sg_tensor_release(s), sg_tensor_release(p), sg_tensor_release(u);
+    sg_tensor_release(t);
+    CHECK(sg_tensor_set_grad(x, NULL) == SG_OK);
+
+    /* y = x * 1, then y.copy_(b) with b of 4 broadcast over y's rows */
+    double bv[4] = {1, 2, 3, 4};
+    sg_tensor *b = make(SG_FLOAT64, (const int64_t[]){4}, 1, bv), *y = NULL, *gb = NULL;
+    CHECK(sg_tensor_set_requires_grad(b, true) == SG_OK);
+    CHECK(ok(aten_mul_Scalar(x, sg_scalar_float(1.0), &y)));
+    CHECK(ok(aten_copy_(y, b, false, &r)));
+    same(y, r);
+    CHECK(ok(aten_mul_Tensor(y, W, &p)) && ok(aten_sum(p, NULL, &s)));
+    CHECK(ok(sg_backward(&s, NULL, 1, false)));
+    CHECK(sg_tensor_grad(x, &g) == SG_OK && g && sg_tensor_grad(b, &gb) == SG_OK && gb);
+    for (int64_t i = 0; g && i < 12; i++) CHECK(at(g, i) == 0); /* overwritten: zeros */
+    for (int64_t j = 0; gb && j < 4; j++)
+        CHECK(fabs(at(gb, j) - (at(W, j) + at(W, 4 + j) + at(W, 8 + j))) < 1e-12);
+    sg_tensor_release(gb), sg_tensor_release(g), sg_tensor_release(s), sg_tensor_release(p);
+    sg_tensor_release(y), sg_tensor_release(b);
+
+    /* a float32 tensor takes a float64 one's values: the gradient is cast back */
+    sg_tensor *t32 = make(SG_FLOAT32, S34, 2, NULL);
+    CHECK(ok(aten_copy_(t32, x, false, &r)));
+    same(t32, r);
+    CHECK(ok(aten_sum(t32, NULL, &s)) && ok(sg_backward(&s, NULL, 1, false)));
+    CHECK(sg_tensor_grad(x, &g) == SG_OK && g && g->dtype == SG_FLOAT64);
+    for (int64_t i = 0; g && i < 12; i++) CHECK(at(g, i) == 1);
+    sg_tensor_release(g), sg_tensor_release(s), sg_tensor_release(t32);
+
+    /* the leaf itself: refused under grad mode, a plain copy under no_grad */
+    sg_tensor *c = values(2, 0.5);
+    CHECK(aten_copy_(x, c, false, &r) == SG_EINVAL && r == NULL);
+    CHECK_STR(sg_last_error(), "aten::copy_: a leaf Variable that requires grad is being used in "
+                               "an in-place operation.");
+    bool was = sg_grad_set_enabled(false);
+    CHECK(ok(aten_copy_(x, c, false, &r)));
+    same(x, r);
+    sg_grad_set_enabled(was);
+    CHECK(sg_tensor_version(x) == 1 && at(x, 7) == at(c, 7) && sg_tensor_is_leaf(x));
+    sg_tensor_release(c), sg_tensor_release(x);
+}
+
 /* float32: add_ and mul_ in a graph, against the hand-computed gradient d/dx sum((x+1)*x) */
 static void test_float32(void) {
     double     v[12];
@@ -295,6 +354,7 @@ int main(void) {
     test_saved_modified();
     test_sgd_step();
     test_out();
+    test_copy();
     test_float32();
     sg_tensor_release(W);
     sg_runtime_shutdown();
