@@ -64,5 +64,8 @@ uint32_t    sg_dem_mutating(sg_buf *c, sg_buf *reg, sg_deriv_set *s, const sg_mo
 /* For the kernel of a functional op: each result that is a view of an input (Tensor(a)) marked
  * so (sg_autograd_mark_view), where the node is recorded. */
 void        sg_dem_mark_views(sg_buf *b, const sg_op *op);
+/* ... and where no node is recorded (grad mode off) but an input requires grad: a view made
+ * under no_grad, which PyTorch refuses to modify in place once grad mode is back on. */
+void        sg_dem_mark_views_unrecorded(sg_buf *b, const sg_op *op);
 
 #endif

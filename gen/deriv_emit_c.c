@@ -369,8 +369,9 @@ static void kernel_fn(sg_buf *b, const plan *p) {
     sg_buf_printf(b, ");\n    if (sg_need) sg_grad_set_enabled(false);\n"
                   "    sg_status st = %s_redispatch(ks & ~SG_KEYSET_AUTOGRAD, ", c);
     sg_dsl_c_args_rets(b, op);
-    sg_buf_puts(b, ");\n    if (sg_need) sg_grad_set_enabled(true);\n"
-                   "    if (st != SG_OK || !sg_need) return st;\n    sg_node *sg_n = NULL;\n");
+    sg_buf_puts(b, ");\n    if (sg_need) sg_grad_set_enabled(true);\n");
+    sg_dem_mark_views_unrecorded(b, op);
+    sg_buf_puts(b, "    if (st != SG_OK || !sg_need) return st;\n    sg_node *sg_n = NULL;\n");
     sg_buf_printf(b, "    st = sg_node_new(sizeof(sg_agn_%s), \"%s\", %u, %u, "
                   "sg_agb_%s, sg_agr_%s, "
                   "&sg_n);\n    if (st != SG_OK) goto fail;\n", c, p->node_name, sc->nrets,

@@ -398,6 +398,26 @@ void sg_dem_mark_views(sg_buf *b, const sg_op *op) {
                           "fail;\n", op->c->ret_cnames[r]);
 }
 
+void sg_dem_mark_views_unrecorded(sg_buf *b, const sg_op *op) {
+    const sg_schema *sc = &op->schema;
+    bool view = false;
+    for (uint32_t r = 0; r < sc->nrets; r++)
+        view |= sg_type_alias(sc->rets[r].type) && !sc->rets[r].write;
+    if (!view) return;
+    sg_buf_puts(b, "    if (st == SG_OK && !sg_need && (");
+    any_requires_grad(b, op, NULL);
+    sg_buf_puts(b, ")) { /* a view made under no_grad */\n");
+    for (uint32_t r = 0; r < sc->nrets; r++)
+        if (sg_type_alias(sc->rets[r].type) && !sc->rets[r].write)
+            sg_buf_printf(b, "        if (st == SG_OK) st = sg_autograd_mark_view(*%s);\n",
+                          op->c->ret_cnames[r]);
+    sg_buf_puts(b, "        if (st != SG_OK) {\n");
+    for (uint32_t r = 0; r < sc->nrets; r++)
+        sg_buf_printf(b, "            sg_tensor_release(*%s);\n            *%s = NULL;\n",
+                      op->c->ret_cnames[r], op->c->ret_cnames[r]);
+    sg_buf_puts(b, "            return st;\n        }\n    }\n");
+}
+
 static void helpers(sg_buf *c) {
     sg_buf_puts(c, "/* ---- in-place and out= ops ---- */\n\n"
                    "static inline bool sg_agh_list_requires_grad(sg_tensor_list l) {\n"

@@ -239,6 +239,8 @@ has aten_neg_ 'return sg_error(SG_EUNSUPPORTED, "%s: its gradient is not support
 has aten_neg_ 'sg_tensor_bump_version(self);'
 grep -q 'sg_agk_aten_relu_(' "$g" && fail "relu_ (CompositeImplicitAutograd) has an Autograd kernel"
 has aten_expand 'st = sg_autograd_mark_view(*ret);'
+has aten_expand 'if (st == SG_OK && !sg_need && (sg_tensor_requires_grad(self))) { /* a view made under no_grad */'
+body aten_mul_Tensor | grep -q 'mark_view' && fail "mul's result is marked a view"
 grep -q 'st = aten_sigmoid__register(sg_agh_keys\[i\], sg_agk_aten_sigmoid_, NULL);' "$g" ||
     fail "sigmoid_'s kernel is not registered"
 # copy_ has no entry (PyTorch's is written by hand): CopyBackwards, src's edge given the gradient

@@ -6,7 +6,8 @@
  *   history is rebased onto the op's node, mul_ keeps self's value from before the change;
  * - a tensor that does not require grad gains a history from an operand that does;
  * - a leaf that requires grad, and a view of one, are refused in place under grad mode, with
- *   PyTorch's message, and are left unchanged;
+ *   PyTorch's message, and are left unchanged; so is a view made under no_grad, once grad mode
+ *   is on and an operand requires grad;
  * - a saved tensor (an input, a result, an operand of the in-place op itself) changed in place
  *   makes backward fail with PyTorch's version message;
  * - under no_grad an SGD step (p -= lr * p.grad) runs on the leaf, bumps its version, keeps it
@@ -165,7 +166,23 @@ static void test_leaf_and_view_refused(void) {
     same(x, r);
     sg_grad_set_enabled(was);
     CHECK(sg_tensor_version(x) == 2 && at(x, 0) == 2 * 0.5 + 2);
-    sg_tensor_release(v), sg_tensor_release(c), sg_tensor_release(x);
+    sg_tensor_release(v);
+    /* a view made under no_grad: written in place with grad mode on it is refused where an
+     * operand requires grad (PyTorch forbids it as ambiguous), and runs where none does */
+    sg_tensor *s = leaf(0.25, 0), *v2 = NULL;
+    was = sg_grad_set_enabled(false);
+    CHECK(ok(aten_transpose_int(x, 0, 1, &v2)));
+    sg_grad_set_enabled(was);
+    CHECK(!sg_tensor_requires_grad(v2));
+    sg_tensor *s43 = NULL;
+    CHECK(ok(aten_transpose_int(s, 0, 1, &s43)));
+    CHECK(aten_mul__Tensor(v2, s43, &r) == SG_EINVAL && r == NULL);
+    CHECK_HAS(sg_last_error(), "aten::mul_.Tensor: a view of a tensor that requires grad");
+    CHECK(ok(aten_mul__Scalar(v2, sg_scalar_float(1.0), &r)));
+    same(v2, r);
+    CHECK(!sg_tensor_requires_grad(v2) && sg_tensor_version(x) == 3);
+    sg_tensor_release(s43), sg_tensor_release(v2), sg_tensor_release(s);
+    sg_tensor_release(c), sg_tensor_release(x);
 }
 
 #define VERSION_MSG                                                                          \
