@@ -266,6 +266,9 @@ static void inplace_kernel(sg_buf *b, const sg_op *op, const sg_deriv *dv, const
         if (sc->args[i].write) {
             sg_buf_printf(b, "    if ((st = sg_autograd_check_inplace(%s, ", op->c->arg_cnames[i]);
             sg_dsl_c_string(b, name);
+            sg_buf_printf(b, ")) != SG_OK ||\n        (st = sg_autograd_check_inplace_shared(%s, ",
+                          op->c->arg_cnames[i]);
+            sg_dsl_c_string(b, name);
             sg_buf_puts(b, ")) != SG_OK)\n        return st;\n");
         }
     sg_buf_printf(b, "    sg_node *sg_n = NULL;\n"
@@ -370,10 +373,11 @@ static void copy_kernel(sg_buf *b, const sg_op *op, const sg_model *m) {
     run_and_bump(b, op, "        ");
     sg_buf_puts(b, "    }\n");
     sg_dsl_c_rets_null(b, op);
-    sg_buf_printf(b, "    if ((st = sg_autograd_check_inplace(%s, \"aten::copy_\")) != SG_OK)\n"
-                  "        return st;\n    sg_node *sg_n = NULL;\n"
+    sg_buf_printf(b, "    if ((st = sg_autograd_check_inplace(%s, \"aten::copy_\")) != SG_OK ||\n"
+                  "        (st = sg_autograd_check_inplace_shared(%s, \"aten::copy_\")) != "
+                  "SG_OK)\n        return st;\n    sg_node *sg_n = NULL;\n"
                   "    st = sg_node_new(sizeof(sg_node), \"CopyBackwards\", 1, 2, sg_agb_%s, NULL, "
-                  "&sg_n);\n    if (st != SG_OK) return st;\n", self, c);
+                  "&sg_n);\n    if (st != SG_OK) return st;\n", self, self, c);
     sg_buf_printf(b, "    if ((st = sg_node_set_next(sg_n, 0, %s)) != SG_OK ||\n"
                   "        (st = sg_node_set_next(sg_n, 1, %s)) != SG_OK)\n        goto fail;\n",
                   self, src);

@@ -114,8 +114,22 @@ sg_status sg_tensor_detach(sg_tensor *t, sg_tensor **out) {
     return SG_OK;
 }
 
+sg_status sg_autograd_check_inplace_shared(const sg_tensor *t, const char *op) {
+    if (!t || !sg_grad_enabled() || sg_tensor_requires_grad(t) ||
+        __atomic_load_n(&t->storage->refs, __ATOMIC_RELAXED) <= 1)
+        return SG_OK;
+    return sg_error(SG_EINVAL, "%s: the tensor written in place does not require grad but "
+                               "shares its storage with another tensor (a view, its base, or a "
+                               "value saved for backward), while an operand requires grad: the "
+                               "history the write gives it would not reach the others "
+                               "(PyTorch's CopySlices, not supported), so it is refused; clone "
+                               "it first, or write under no_grad",
+                    op ? op : "?");
+}
+
 sg_status sg_autograd_check_inplace(const sg_tensor *t, const char *op) {
-    if (!t || !t->ag || !sg_grad_enabled()) return SG_OK;
+    if (!t || !sg_grad_enabled()) return SG_OK;
+    if (!t->ag) return SG_OK;
     if (t->ag->requires_grad && !t->ag->grad_fn)
         return sg_error(SG_EINVAL, "%s: a leaf Variable that requires grad is being used in an "
                                    "in-place operation.",

@@ -87,6 +87,12 @@ uint32_t  sg_tensor_output_nr(const sg_tensor *t);
  * history onto its base (CopySlices), which is not done here, so the write is refused rather
  * than giving the base a wrong gradient. */
 sg_status sg_autograd_check_inplace(const sg_tensor *t, const char *op);
+/* For generated in-place kernels where an operand requires grad, after check_inplace: SG_EINVAL
+ * where grad mode is on and t, which does not require grad and so is about to gain a history
+ * from the operand, shares its storage with another tensor (a view not marked, a base with
+ * views, a value saved for backward): that history would not reach the others (PyTorch gives
+ * it to their base: CopySlices), so the write is refused rather than leave them without it. */
+sg_status sg_autograd_check_inplace_shared(const sg_tensor *t, const char *op);
 /* Marks t, an output of a view op (it shares its storage with an input), as a view of a tensor
  * that requires grad: generated kernels of view ops call it where an input requires grad and
  * grad mode is on. SG_ENOMEM only. */

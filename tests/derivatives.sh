@@ -221,6 +221,7 @@ g=gen_mut/mut_autograd.c
 body() { sed -n "/^static sg_status sg_agk_$1(/,/^}/p" "$g"; }
 has() { grep -qF -- "$2" <<<"$(body "$1")" || fail "$1's kernel has no '$2': $(body "$1")"; }
 has aten_mul__Tensor 'sg_autograd_check_inplace(self, "aten::mul_.Tensor")'
+has aten_mul__Tensor 'sg_autograd_check_inplace_shared(self, "aten::mul_.Tensor")'
 has aten_mul__Tensor 'sg_node_new(sizeof(sg_agn_aten_mul_Tensor), "MulBackward0", 1, 2, sg_agb_aten_mul_Tensor'
 has aten_mul__Tensor 'st = sg_saved_init_original(&n->s_self, self);'
 has aten_mul__Tensor 'st = sg_tensor_set_grad_fn(self, sg_n, 0);'

@@ -7,7 +7,9 @@
  * - a tensor that does not require grad gains a history from an operand that does;
  * - a leaf that requires grad, and a view of one, are refused in place under grad mode, with
  *   PyTorch's message, and are left unchanged; so is a view made under no_grad, once grad mode
- *   is on and an operand requires grad;
+ *   is on and an operand requires grad; so is a tensor that does not require grad and shares
+ *   its storage (a view of a plain buffer, the buffer while a view lives), which would gain a
+ *   history its sharers never see;
  * - a saved tensor (an input, a result, an operand of the in-place op itself) changed in place
  *   makes backward fail with PyTorch's version message;
  * - under no_grad an SGD step (p -= lr * p.grad) runs on the leaf, bumps its version, keeps it
@@ -183,6 +185,33 @@ static void test_leaf_and_view_refused(void) {
     CHECK(!sg_tensor_requires_grad(v2) && sg_tensor_version(x) == 3);
     sg_tensor_release(s43), sg_tensor_release(v2), sg_tensor_release(s);
     sg_tensor_release(c), sg_tensor_release(x);
+}
+
+/* a tensor that does not require grad and shares its storage (a view of a plain buffer, or
+ * the buffer while a view of it lives) would gain a history its sharers never see: refused,
+ * where PyTorch gives the buffer the history (CopySlices); fine once nothing shares it */
+static void test_shared_refused(void) {
+    sg_tensor *x = leaf(0.5, 0.1), *buf = values(0, 0), *v = NULL, *xs = NULL, *r = NULL;
+    int64_t    zero = 0, two = 2;
+    CHECK(ok(aten_slice_Tensor(buf, 0, &zero, &two, 1, &v)));
+    CHECK(ok(aten_slice_Tensor(x, 0, &zero, &two, 1, &xs)));
+    CHECK(aten_copy_(v, xs, false, &r) == SG_EINVAL && r == NULL);
+    CHECK_HAS(sg_last_error(), "aten::copy_: the tensor written in place does not require grad "
+                               "but shares its storage with another tensor");
+    CHECK(aten_add__Tensor(buf, x, sg_scalar_int(1), &r) == SG_EINVAL && r == NULL);
+    CHECK_HAS(sg_last_error(), "aten::add_.Tensor: the tensor written in place does not require "
+                               "grad but shares its storage");
+    CHECK(sg_tensor_version(buf) == 0 && at(buf, 0) == 0 && !sg_tensor_requires_grad(buf));
+    bool was = sg_grad_set_enabled(false); /* under no_grad it is a plain write */
+    CHECK(ok(aten_copy_(v, xs, false, &r)));
+    same(v, r);
+    sg_grad_set_enabled(was);
+    CHECK(at(buf, 5) == at(x, 5) && sg_tensor_version(buf) == 1);
+    sg_tensor_release(v);
+    CHECK(ok(aten_add__Tensor(buf, x, sg_scalar_int(1), &r))); /* nothing shares it now */
+    same(buf, r);
+    CHECK(sg_tensor_requires_grad(buf));
+    sg_tensor_release(xs), sg_tensor_release(buf), sg_tensor_release(x);
 }
 
 #define VERSION_MSG                                                                          \
@@ -368,6 +397,7 @@ int main(void) {
     test_middle_of_graph();
     test_gains_history();
     test_leaf_and_view_refused();
+    test_shared_refused();
     test_saved_modified();
     test_sgd_step();
     test_out();

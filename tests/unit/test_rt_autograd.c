@@ -103,7 +103,19 @@ static void test_metadata(void) {
     CHECK(sg_autograd_check_inplace(d, "aten::add_.Tensor") == SG_EINVAL);
     CHECK_HAS(sg_last_error(), "aten::add_.Tensor: a view of a tensor that requires grad is being "
                                "used in an in-place operation, which is not supported");
+    /* a tensor without grad whose storage is shared is refused: it would gain a history its
+     * sharers never see; alone it is not */
+    sg_tensor *plain = vec((double[]){1, 2}, 2), *alias = NULL;
+    CHECK(sg_autograd_check_inplace_shared(plain, "aten::add_.Tensor") == SG_OK);
+    CHECK(sg_tensor_detach(plain, &alias) == SG_OK);
+    CHECK(sg_autograd_check_inplace_shared(plain, "aten::add_.Tensor") == SG_EINVAL);
+    CHECK_HAS(sg_last_error(), "aten::add_.Tensor: the tensor written in place does not require "
+                               "grad but shares its storage with another tensor");
+    CHECK(sg_autograd_check_inplace_shared(alias, "aten::add_.Tensor") == SG_EINVAL);
+    CHECK(sg_autograd_check_inplace_shared(d, "aten::add_.Tensor") == SG_OK); /* has a history */
     bool was = sg_grad_set_enabled(false);
+    CHECK(sg_autograd_check_inplace_shared(plain, "aten::add_.Tensor") == SG_OK);
+    sg_tensor_release(alias), sg_tensor_release(plain);
     CHECK(sg_autograd_check_inplace(d, "aten::add_.Tensor") == SG_OK);
     CHECK(sg_autograd_check_inplace(a, "aten::mul_.Tensor") == SG_OK);
     sg_grad_set_enabled(was);
