@@ -459,6 +459,7 @@ uint32_t sg_dem_mutating(sg_buf *c, sg_buf *reg, sg_deriv_set *s, const sg_model
             uint32_t arg_of[256];
             /* an entry of the in-place op itself has no node yet: written here */
             const char *why = sg_dem_node_of(s, dv, &nd, exact ? c : NULL);
+            if (why && !strcmp(why, "out of memory")) c->oom = true; /* the run fails */
             if (!why && !exact && dv->op->schema.kind != SG_KIND_FUNCTIONAL)
                 why = "its group's entry is not a functional op's";
             if (!why) why = lines_up(op, dv, arg_of);
