@@ -28,6 +28,7 @@ void sg__ag_meta_free(sg_tensor *t) {
     t->ag = NULL;
     /* m->acc is NULL here: an accumulator holds its leaf, so the leaf outlives it. */
     sg_tensor_release(m->grad);
+    sg_tensor_release(m->base);
     sg_node_release(m->grad_fn);
     free(m);
 }
@@ -134,19 +135,43 @@ sg_status sg_autograd_check_inplace(const sg_tensor *t, const char *op) {
         return sg_error(SG_EINVAL, "%s: a leaf Variable that requires grad is being used in an "
                                    "in-place operation.",
                         op ? op : "?");
-    if (t->ag->view)
-        return sg_error(SG_EINVAL, "%s: a view of a tensor that requires grad is being used in "
-                                   "an in-place operation, which is not supported (its base's "
-                                   "history would need PyTorch's CopySlices): clone the view "
-                                   "first, or modify the base under no_grad",
+    if (t->ag->view_no_grad)
+        return sg_error(SG_EINVAL, "%s: A view was created in no_grad mode and is being modified "
+                                   "inplace with grad mode enabled. Given that this use case is "
+                                   "ambiguous and error-prone, it is forbidden. You can clarify "
+                                   "your code by moving both the view and the inplace either "
+                                   "both inside the no_grad block (if you don't want the inplace "
+                                   "to be tracked) or both outside (if you want the inplace to "
+                                   "be tracked).",
+                        op ? op : "?");
+    const sg_tensor *b = t->ag->base;
+    if (b && b->ag && b->ag->requires_grad && !b->ag->grad_fn)
+        return sg_error(SG_EINVAL, "%s: a view of a leaf Variable that requires grad is being "
+                                   "used in an in-place operation.",
+                        op ? op : "?");
+    if (b && !sg_tensor_is_contiguous(b))
+        return sg_error(SG_EINVAL, "%s: a view of a tensor that is not contiguous is being used "
+                                   "in an in-place operation that its base's history must take "
+                                   "(CopySlices), which needs a contiguous base here",
                         op ? op : "?");
     return SG_OK;
 }
 
-sg_status sg_autograd_mark_view(sg_tensor *t) {
-    if (!t) return sg_error(SG_EINVAL, "sg_autograd_mark_view: the tensor is NULL");
-    if (!meta_of(t)) return sg_error(SG_ENOMEM, "sg_autograd_mark_view: out of memory");
-    t->ag->view = true;
+sg_status sg_autograd_mark_view(sg_tensor *t, sg_tensor *base) {
+    const char *fn = "sg_autograd_mark_view";
+    if (!t || !base) return sg_error(SG_EINVAL, "%s: the %s is NULL", fn, t ? "base" : "view");
+    if (!meta_of(t)) return sg_error(SG_ENOMEM, "%s: out of memory", fn);
+    if (!sg_grad_enabled()) {
+        t->ag->view_no_grad = true;
+        return SG_OK;
+    }
+    if (base->ag && base->ag->base) base = base->ag->base;
+    if (base == t) return SG_OK;
+    sg_tensor *old = t->ag->base;
+    t->ag->view_no_grad = false; /* (a kernel's own view call under no_grad marked it so) */
+    t->ag->base = sg_tensor_retain(base);
+    t->ag->view_version = sg_tensor_version(t);
+    sg_tensor_release(old);
     return SG_OK;
 }
 
@@ -276,6 +301,11 @@ sg_status sg_node_set_next(sg_node *n, uint32_t i, sg_tensor *input) {
     if (i >= n->nnext)
         return sg_error(SG_EINVAL, "%s: %s has %u edges, not %u", fn, n->name, n->nnext, i + 1);
     sg_edge e = {NULL, 0};
+    if (input && input->ag && input->ag->base &&
+        input->ag->view_version != sg_tensor_version(input)) {
+        sg_status st = sg__view_refresh(input);
+        if (st) return sg_error(st, "%s: %s", fn, sg_last_error());
+    }
     if (sg_tensor_requires_grad(input)) {
         if (input->ag->grad_fn) {
             e.node = input->ag->grad_fn;

@@ -82,21 +82,29 @@ uint32_t  sg_tensor_output_nr(const sg_tensor *t);
 
 /* For generated in-place kernels, before they write t where an input needs a gradient and grad
  * mode is on (PyTorch's check_inplace): SG_EINVAL, naming op, where t is a leaf that requires
- * grad ("a leaf Variable that requires grad is being used in an in-place operation."), or a
- * view of a tensor that requires grad (sg_autograd_mark_view): PyTorch rebases such a view's
- * history onto its base (CopySlices), which is not done here, so the write is refused rather
- * than giving the base a wrong gradient. */
+ * grad ("a leaf Variable that requires grad is being used in an in-place operation."), a view
+ * of one ("a view of a leaf Variable ..."), a view made under no_grad of a tensor that requires
+ * grad (PyTorch forbids writing it under grad), or a view of a base that is not contiguous. */
 sg_status sg_autograd_check_inplace(const sg_tensor *t, const char *op);
+/* Marks t, a result of a view op that shares its storage with base (an input), as a view:
+ * generated kernels of view ops call it where an input requires grad. With grad mode on, t
+ * becomes a differentiable view of base (of base's base where base is a view itself): an
+ * in-place write through t then rebases base's history (sg_autograd_rebase_history). With grad
+ * mode off, t is a view made under no_grad, which check_inplace refuses. SG_ENOMEM, or
+ * SG_EINVAL for a NULL tensor. */
+sg_status sg_autograd_mark_view(sg_tensor *t, sg_tensor *base);
+/* What an in-place kernel calls after the op wrote t, with fn the node of the change (its edge
+ * 0 for t): t's grad_fn becomes fn (PyTorch's rebase_history). Where t is a differentiable view,
+ * its base's grad_fn becomes a CopySlices node that runs fn on the view's part of the base's
+ * gradient (edge 0: the base's history before; the others: fn's), and t's grad_fn is made again
+ * from the base's (an AsStridedBackward0 node). */
+sg_status sg_autograd_rebase_history(sg_tensor *t, sg_node *fn);
 /* For generated in-place kernels where an operand requires grad, after check_inplace: SG_EINVAL
  * where grad mode is on and t, which does not require grad and so is about to gain a history
  * from the operand, shares its storage with another tensor (a view not marked, a base with
  * views, a value saved for backward): that history would not reach the others (PyTorch gives
  * it to their base: CopySlices), so the write is refused rather than leave them without it. */
 sg_status sg_autograd_check_inplace_shared(const sg_tensor *t, const char *op);
-/* Marks t, an output of a view op (it shares its storage with an input), as a view of a tensor
- * that requires grad: generated kernels of view ops call it where an input requires grad and
- * grad mode is on. SG_ENOMEM only. */
-sg_status sg_autograd_mark_view(sg_tensor *t);
 
 /* ---- version counters -------------------------------------------------------------------- */
 

@@ -224,7 +224,7 @@ has aten_mul__Tensor 'sg_autograd_check_inplace(self, "aten::mul_.Tensor")'
 has aten_mul__Tensor 'sg_autograd_check_inplace_shared(self, "aten::mul_.Tensor")'
 has aten_mul__Tensor 'sg_node_new(sizeof(sg_agn_aten_mul_Tensor), "MulBackward0", 1, 2, sg_agb_aten_mul_Tensor'
 has aten_mul__Tensor 'st = sg_saved_init_original(&n->s_self, self);'
-has aten_mul__Tensor 'st = sg_tensor_set_grad_fn(self, sg_n, 0);'
+has aten_mul__Tensor 'st = sg_autograd_rebase_history(self, sg_n);'
 has aten_mul__Tensor 'sg_tensor_bump_version(self);'
 # the edges are set before the op runs, the history rebased after it
 [ "$(body aten_mul__Tensor | grep -n 'sg_node_set_next(sg_n, 0, self)' | cut -d: -f1)" -lt \
@@ -239,14 +239,14 @@ has aten_mul_out 'sg_tensor_bump_version(out);'
 has aten_neg_ 'return sg_error(SG_EUNSUPPORTED, "%s: its gradient is not supported yet (%s)", "aten::neg_"'
 has aten_neg_ 'sg_tensor_bump_version(self);'
 grep -q 'sg_agk_aten_relu_(' "$g" && fail "relu_ (CompositeImplicitAutograd) has an Autograd kernel"
-has aten_expand 'st = sg_autograd_mark_view(*ret);'
-has aten_expand 'if (st == SG_OK && !sg_need && (sg_tensor_requires_grad(self))) { /* a view made under no_grad */'
+has aten_expand 'st = sg_autograd_mark_view(*ret, self);'
+has aten_expand 'if (st == SG_OK && !sg_need && sg_tensor_requires_grad(self)) { /* a view made under no_grad */'
 body aten_mul_Tensor | grep -q 'mark_view' && fail "mul's result is marked a view"
 grep -q 'st = aten_sigmoid__register(sg_agh_keys\[i\], sg_agk_aten_sigmoid_, NULL);' "$g" ||
     fail "sigmoid_'s kernel is not registered"
 # copy_ has no entry (PyTorch's is written by hand): CopyBackwards, src's edge given the gradient
 has aten_copy_ 'st = sg_node_new(sizeof(sg_node), "CopyBackwards", 1, 2, sg_agb_aten_copy_, NULL, &sg_n);'
-has aten_copy_ 'st = sg_tensor_set_grad_fn(self, sg_n, 0);'
+has aten_copy_ 'st = sg_autograd_rebase_history(self, sg_n);'
 grep -qF 'if (st == SG_OK && sg_n->next[1].node) out[1] = sg_tensor_retain(grads[0]);' "$g" ||
     fail "CopyBackwards does not give src the gradient"
 sg_test_compile gen_mut "$g"

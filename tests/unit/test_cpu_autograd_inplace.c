@@ -18,7 +18,10 @@
  *   PyTorch's message, and run (and bump the version of out) under no_grad;
  * - copy_ (CopyBackwards): src gets the gradient, summed down where it broadcast and cast to
  *   its dtype; self's overwritten history gets zeros; the leaf is refused, except under
- *   no_grad. */
+ *   no_grad;
+ * - in-place ops on views of a tensor that requires grad (CopySlices): mul_ on rows, sigmoid_
+ *   on a view of a view (slice of a transpose), copy_ into rows, each against central
+ *   differences; another view of the base, overlapping, gets its grad_fn from the base again. */
 #include "check.h"
 #include "cpu_tensors.h"
 #include "sg_aten_cpu.h"
@@ -153,11 +156,11 @@ static void test_leaf_and_view_refused(void) {
     /* another in-place op refuses it the same way */
     CHECK(aten_sigmoid_(x, &r) == SG_EINVAL && r == NULL);
     CHECK_HAS(sg_last_error(), "aten::sigmoid_: a leaf Variable that requires grad");
-    /* a view of it: no CopySlices, so refused rather than wrong */
+    /* a view of it likewise */
     CHECK(ok(aten_transpose_int(x, 0, 1, &v)));
     CHECK(aten_mul__Scalar(v, sg_scalar_float(2.0), &r) == SG_EINVAL && r == NULL);
-    CHECK_HAS(sg_last_error(), "aten::mul_.Scalar: a view of a tensor that requires grad is "
-                               "being used in an in-place operation, which is not supported");
+    CHECK_STR(sg_last_error(), "aten::mul_.Scalar: a view of a leaf Variable that requires grad "
+                               "is being used in an in-place operation.");
     CHECK(sg_tensor_version(x) == 0 && at(x, 0) == 0.5);
     /* under no_grad both run */
     bool was = sg_grad_set_enabled(false);
@@ -179,7 +182,8 @@ static void test_leaf_and_view_refused(void) {
     sg_tensor *s43 = NULL;
     CHECK(ok(aten_transpose_int(s, 0, 1, &s43)));
     CHECK(aten_mul__Tensor(v2, s43, &r) == SG_EINVAL && r == NULL);
-    CHECK_HAS(sg_last_error(), "aten::mul_.Tensor: a view of a tensor that requires grad");
+    CHECK_HAS(sg_last_error(), "aten::mul_.Tensor: A view was created in no_grad mode and is "
+                               "being modified inplace with grad mode enabled.");
     CHECK(ok(aten_mul__Scalar(v2, sg_scalar_float(1.0), &r)));
     same(v2, r);
     CHECK(!sg_tensor_requires_grad(v2) && sg_tensor_version(x) == 3);
@@ -212,6 +216,117 @@ static void test_shared_refused(void) {
     same(buf, r);
     CHECK(sg_tensor_requires_grad(buf));
     sg_tensor_release(xs), sg_tensor_release(buf), sg_tensor_release(x);
+}
+
+/* CopySlices: y = x * 1.5 (3x4); a view of y written in place; the loss reads y. */
+static sg_tensor *S2;          /* 2x4, requires grad: the operand of the view's mul_ */
+static int        view_case;   /* which view */
+static sg_status  views(sg_tensor *x, sg_tensor **out) {
+    sg_tensor *y = NULL, *v = NULL, *r = NULL, *t = NULL;
+    int64_t    zero = 0, two = 2, one = 1, three = 3;
+    sg_status  st = aten_mul_Scalar(x, sg_scalar_float(1.5), &y);
+    if (st) return st;
+    switch (view_case) {
+    case 0: /* rows 0..1, then mul_ by S2 */
+        if (!(st = aten_slice_Tensor(y, 0, &zero, &two, 1, &v)) &&
+            !(st = aten_mul__Tensor(v, S2, &r)))
+            same(v, r);
+        break;
+    case 1: /* columns 1..2 of the transpose's rows: a view of a view, sigmoid_ */
+        if (!(st = aten_transpose_int(y, 0, 1, &t)) &&
+            !(st = aten_slice_Tensor(t, 0, &one, &three, 1, &v)) &&
+            !(st = aten_sigmoid_(v, &r)))
+            same(v, r);
+        break;
+    default: /* copy_ of S2 * x's rows into rows 1..2: the old values get no gradient */
+        if (!(st = aten_slice_Tensor(y, 0, &one, &three, 1, &v))) {
+            sg_tensor *xs = NULL, *p = NULL;
+            if (!(st = aten_slice_Tensor(x, 0, &zero, &two, 1, &xs)) &&
+                !(st = aten_mul_Tensor(xs, S2, &p)) && !(st = aten_copy_(v, p, false, &r)))
+                same(v, r);
+            sg_tensor_release(xs), sg_tensor_release(p);
+        }
+    }
+    sg_tensor_release(t), sg_tensor_release(v);
+    if (st) sg_tensor_release(y);
+    else *out = y;
+    return st;
+}
+
+/* d(sum(views(x) * W))/dx by sg_backward against central differences; and S2's by hand */
+static void fd_views(const char *what) {
+    sg_tensor *x = leaf(-0.7, 0.23), *y = NULL, *p = NULL, *root = NULL, *g = NULL;
+    CHECK(ok(views(x, &y)));
+    CHECK(y && sg_tensor_grad_fn(y) && strcmp(sg_tensor_grad_fn(y)->name, "CopySlices") == 0);
+    CHECK(ok(aten_mul_Tensor(y, W, &p)) && ok(aten_sum(p, NULL, &root)));
+    CHECK(root && ok(sg_backward(&root, NULL, 1, false)));
+    CHECK(sg_tensor_grad(x, &g) == SG_OK && g);
+    sg_tensor_release(y), sg_tensor_release(p), sg_tensor_release(root);
+    bool    was = sg_grad_set_enabled(false);
+    double *xd = sg_tensor_data(x);
+    for (int64_t i = 0; g && i < 12; i++) {
+        double f[2];
+        for (int k = 0; k < 2; k++) {
+            const double keep = xd[i];
+            xd[i] = keep + (k ? -1e-6 : 1e-6);
+            CHECK(ok(views(x, &y)) && ok(aten_mul_Tensor(y, W, &p)) &&
+                  ok(aten_sum(p, NULL, &root)));
+            f[k] = root ? at(root, 0) : NAN;
+            sg_tensor_release(y), sg_tensor_release(p), sg_tensor_release(root);
+            y = p = root = NULL;
+            xd[i] = keep;
+        }
+        double fd = (f[0] - f[1]) / 2e-6;
+        if (!(fabs(at(g, i) - fd) <= 1e-6 * (1 + fabs(fd)))) {
+            fprintf(stderr, "%s: grad[%lld] = %.9g, finite differences %.9g\n", what,
+                    (long long)i, at(g, i), fd);
+            CHECK(false);
+            break;
+        }
+    }
+    sg_grad_set_enabled(was);
+    sg_tensor_release(g), sg_tensor_release(x);
+}
+
+static void test_copy_slices(void) {
+    double sv[8];
+    for (int i = 0; i < 8; i++) sv[i] = 0.3 * i - 0.9;
+    S2 = make(SG_FLOAT64, (const int64_t[]){2, 4}, 2, sv);
+    CHECK(sg_tensor_set_requires_grad(S2, true) == SG_OK);
+    view_case = 0;
+    fd_views("y[0:2].mul_(s)");
+    /* s, the other input of the view's node, gets its gradient through CopySlices */
+    sg_tensor *gs = NULL;
+    CHECK(sg_tensor_grad(S2, &gs) == SG_OK && gs && shape_is(gs, (const int64_t[]){2, 4}, 2));
+    CHECK(sg_tensor_set_grad(S2, NULL) == SG_OK);
+    sg_tensor_release(gs);
+    view_case = 1;
+    fd_views("y.t()[1:3].sigmoid_()");
+    view_case = 2;
+    fd_views("y[1:3].copy_(x[0:2] * s)");
+    /* a view whose base was written through another view gets its grad_fn from the base again */
+    sg_tensor *x = leaf(0.2, 0.1), *y = NULL, *a = NULL, *b = NULL, *r = NULL, *s = NULL,
+              *g = NULL;
+    int64_t    zero = 0, one = 1, two = 2;
+    CHECK(ok(aten_mul_Scalar(x, sg_scalar_float(1.0), &y)));
+    CHECK(ok(aten_slice_Tensor(y, 0, &zero, &one, 1, &a)));  /* row 0 */
+    CHECK(ok(aten_slice_Tensor(y, 0, &zero, &two, 1, &b)));  /* rows 0..1, overlapping a */
+    CHECK(ok(aten_mul__Scalar(b, sg_scalar_float(3.0), &r)));
+    same(b, r);
+    CHECK(ok(aten_sum(a, NULL, &s)) && ok(sg_backward(&s, NULL, 1, true)));
+    CHECK(sg_tensor_grad(x, &g) == SG_OK && g);
+    for (int64_t i = 0; g && i < 12; i++) CHECK(at(g, i) == (i < 4 ? 3.0 : 0.0));
+    sg_tensor_release(g), sg_tensor_release(s), sg_tensor_release(b);
+    /* ... and so does one that is a root itself: a is 1x4, its gradient given */
+    CHECK(sg_tensor_set_grad(x, NULL) == SG_OK);
+    CHECK(ok(aten_mul__Scalar(y, sg_scalar_float(2.0), &r)));
+    same(y, r);
+    sg_tensor *ones = make(SG_FLOAT64, (const int64_t[]){1, 4}, 2, (double[]){1, 1, 1, 1});
+    CHECK(ok(sg_backward(&a, &ones, 1, false)));
+    CHECK(sg_tensor_grad(x, &g) == SG_OK && g);
+    for (int64_t i = 0; g && i < 12; i++) CHECK(at(g, i) == (i < 4 ? 6.0 : 0.0));
+    sg_tensor_release(g), sg_tensor_release(ones), sg_tensor_release(a);
+    sg_tensor_release(y), sg_tensor_release(x), sg_tensor_release(S2);
 }
 
 #define VERSION_MSG                                                                          \
@@ -398,6 +513,7 @@ int main(void) {
     test_gains_history();
     test_leaf_and_view_refused();
     test_shared_refused();
+    test_copy_slices();
     test_saved_modified();
     test_sgd_step();
     test_out();

@@ -97,12 +97,21 @@ static void test_metadata(void) {
     CHECK_STR(sg_last_error(), "aten::mul_.Tensor: a leaf Variable that requires grad is being "
                                "used in an in-place operation.");
     CHECK(sg_autograd_check_inplace(d, "aten::mul_.Tensor") == SG_OK);
-    /* a view of a tensor that requires grad is refused too (no CopySlices), except under
-     * no_grad */
-    CHECK(sg_autograd_mark_view(d) == SG_OK);
+    /* a view of that leaf is refused too, and a view made under no_grad; both run under
+     * no_grad (below) */
+    CHECK(sg_autograd_mark_view(d, a) == SG_OK);
     CHECK(sg_autograd_check_inplace(d, "aten::add_.Tensor") == SG_EINVAL);
-    CHECK_HAS(sg_last_error(), "aten::add_.Tensor: a view of a tensor that requires grad is being "
-                               "used in an in-place operation, which is not supported");
+    CHECK_STR(sg_last_error(), "aten::add_.Tensor: a view of a leaf Variable that requires grad "
+                               "is being used in an in-place operation.");
+    sg_tensor *nv = NULL;
+    CHECK(sg_tensor_detach(d, &nv) == SG_OK);
+    bool off = sg_grad_set_enabled(false);
+    CHECK(sg_autograd_mark_view(nv, d) == SG_OK);
+    sg_grad_set_enabled(off);
+    CHECK(sg_autograd_check_inplace(nv, "aten::add_.Tensor") == SG_EINVAL);
+    CHECK_HAS(sg_last_error(), "aten::add_.Tensor: A view was created in no_grad mode and is "
+                               "being modified inplace with grad mode enabled.");
+    CHECK(sg_autograd_mark_view(NULL, d) == SG_EINVAL);
     /* a tensor without grad whose storage is shared is refused: it would gain a history its
      * sharers never see; alone it is not */
     sg_tensor *plain = vec((double[]){1, 2}, 2), *alias = NULL;
@@ -114,6 +123,8 @@ static void test_metadata(void) {
     CHECK(sg_autograd_check_inplace_shared(alias, "aten::add_.Tensor") == SG_EINVAL);
     CHECK(sg_autograd_check_inplace_shared(d, "aten::add_.Tensor") == SG_OK); /* has a history */
     bool was = sg_grad_set_enabled(false);
+    CHECK(sg_autograd_check_inplace(nv, "aten::add_.Tensor") == SG_OK);
+    sg_tensor_release(nv);
     CHECK(sg_autograd_check_inplace_shared(plain, "aten::add_.Tensor") == SG_OK);
     sg_tensor_release(alias), sg_tensor_release(plain);
     CHECK(sg_autograd_check_inplace(d, "aten::add_.Tensor") == SG_OK);
