@@ -160,6 +160,8 @@ sg_status sg_autograd_check_inplace(const sg_tensor *t, const char *op) {
 sg_status sg_autograd_mark_view(sg_tensor *t, sg_tensor *base) {
     const char *fn = "sg_autograd_mark_view";
     if (!t || !base) return sg_error(SG_EINVAL, "%s: the %s is NULL", fn, t ? "base" : "view");
+    /* a kernel may give a copy for a view op's result: then it is no view */
+    if (t->storage != base->storage) return SG_OK;
     if (!meta_of(t)) return sg_error(SG_ENOMEM, "%s: out of memory", fn);
     if (!sg_grad_enabled()) {
         t->ag->view_no_grad = true;

@@ -90,8 +90,9 @@ sg_status sg_autograd_check_inplace(const sg_tensor *t, const char *op);
  * generated kernels of view ops call it where an input requires grad. With grad mode on, t
  * becomes a differentiable view of base (of base's base where base is a view itself): an
  * in-place write through t then rebases base's history (sg_autograd_rebase_history). With grad
- * mode off, t is a view made under no_grad, which check_inplace refuses. SG_ENOMEM, or
- * SG_EINVAL for a NULL tensor. */
+ * mode off, t is a view made under no_grad, which check_inplace refuses. A t that does not
+ * share base's storage (a kernel gave a copy) is left alone. SG_ENOMEM, or SG_EINVAL for a NULL
+ * tensor. */
 sg_status sg_autograd_mark_view(sg_tensor *t, sg_tensor *base);
 /* What an in-place kernel calls after the op wrote t, with fn the node of the change (its edge
  * 0 for t): t's grad_fn becomes fn (PyTorch's rebase_history). Where t is a differentiable view,

@@ -112,6 +112,9 @@ static void test_metadata(void) {
     CHECK_HAS(sg_last_error(), "aten::add_.Tensor: A view was created in no_grad mode and is "
                                "being modified inplace with grad mode enabled.");
     CHECK(sg_autograd_mark_view(NULL, d) == SG_EINVAL);
+    sg_tensor *copy = vec((double[]){1, 2}, 2); /* not sharing d's storage: no view */
+    CHECK(sg_autograd_mark_view(copy, d) == SG_OK && copy->ag == NULL);
+    sg_tensor_release(copy);
     /* a tensor without grad whose storage is shared is refused: it would gain a history its
      * sharers never see; alone it is not */
     sg_tensor *plain = vec((double[]){1, 2}, 2), *alias = NULL;
