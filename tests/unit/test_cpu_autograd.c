@@ -15,11 +15,9 @@
 #include "sg_aten_cuda.h"
 #define AG_NAME "test_cuda_autograd"
 #define AG_DEV  SG_CUDA(0)
-#define AG_DEV_NAME "cuda:0"
 #else
 #define AG_NAME "test_cpu_autograd"
 #define AG_DEV  SG_CPU
-#define AG_DEV_NAME "cpu"
 #endif
 
 #include <math.h>
