@@ -7,14 +7,18 @@
  *   `self` is the value before the op: where a formula reads it, the kernel saves a clone taken
  *   before the op (PyTorch's original_self); where formulas read only its properties, an alias
  *   of its metadata. `result` is self after the op. Before it writes, the kernel refuses a leaf
- *   that requires grad (check_inplace); after, it bumps the version and rebases self's history
- *   onto the node, whose edge for self leads to self's old grad_fn (rebase_history).
+ *   that requires grad or a view of one (check_inplace), and a tensor without grad whose
+ *   storage is shared; after, it bumps the version and rebases self's history onto the node,
+ *   whose edge for self leads to self's old grad_fn, or, through a view, the base's
+ *   (sg_autograd_rebase_history: CopySlices).
+ * - copy_ has no entry (PyTorch writes its kernel by hand): CopyBackwards, written here.
  * - An out= op refuses, while grad mode is on, an input its functional op differentiates or an
  *   out= argument that requires grad (PyTorch's throw_error_out_requires_grad).
  * - Every in-place and out= kernel bumps the version of what it wrote, grad mode on or off:
  *   this kernel is the one place every call of a mutating op passes (sg_autograd.h).
  * - An in-place op without a node (no formula, or one the functional op refuses) refuses to
  *   run where grad mode is on and an input requires grad, rather than leave a wrong history.
+ * - A view op's result is marked a view of its input (sg_dem_mark_views), for CopySlices.
  *
  * The op below autograd runs with grad mode off, as PyTorch's kernels run below the autograd
  * keys: a backend kernel that calls other ops records nothing and trips no out= check. */
