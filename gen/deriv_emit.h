@@ -93,4 +93,31 @@ void     sg_deriv_register_at_keys(sg_buf *reg, const sg_op *op);
  * registrations to reg; returns how many. */
 uint32_t sg_deriv_emit_gates(sg_buf *c, sg_buf *reg, const sg_deriv_set *s, const sg_model *m);
 
+/* ---- in-place and out= variants (deriv_emit_inplace.c) ------------------------------------ */
+
+/* The node deriv_emit_c.c writes for entry dv: what an in-place variant's kernel reuses. */
+typedef struct sg_dem_node {
+    const char *name;        /* "MulBackward0" */
+    uint32_t    nedges;
+    uint32_t   *edge_of;     /* per argument of dv's op: its edge, or UINT32_MAX */
+    bool       *kept;        /* per argument: kept by the node (sg_agn_*'s fields) */
+    bool       *kept_result; /* per result */
+} sg_dem_node;
+
+/* dv's node (deriv_emit_c.c), in s's arena; where c is not NULL, its type, release and backward
+ * functions written to c as well. Returns why there is none (not a Tensor-returning op, an
+ * input a node does not keep, no input with a gradient), else NULL. */
+const char *sg_dem_node_of(sg_deriv_set *s, const sg_deriv *dv, sg_dem_node *out, sg_buf *c);
+/* Keeping argument i of dv's op in node n of the kernel (deriv_emit_c.c's keep). */
+void        sg_dem_keep(sg_buf *b, const sg_deriv *dv, const char *node_name, uint32_t i);
+/* The Autograd kernels of the in-place and out= ops of m's aten namespace (docs/autograd.md)
+ * to c, their registrations to reg; how many. */
+uint32_t    sg_dem_mutating(sg_buf *c, sg_buf *reg, sg_deriv_set *s, const sg_model *m);
+/* For the kernel of a functional op: each result that is a view of an input (Tensor(a)) marked
+ * so (sg_autograd_mark_view), where the node is recorded. */
+void        sg_dem_mark_views(sg_buf *b, const sg_op *op);
+/* ... and where no node is recorded (grad mode off) but an input requires grad: a view made
+ * under no_grad, which PyTorch refuses to modify in place once grad mode is back on. */
+void        sg_dem_mark_views_unrecorded(sg_buf *b, const sg_op *op);
+
 #endif

@@ -394,9 +394,14 @@ static void kernel_fn(sg_buf *b, const plan *p) {
                           op->c->arg_cnames[i]);
             first = false;
         }
-    sg_buf_printf(b, ");\n    sg_status st = %s_redispatch(ks & ~SG_KEYSET_AUTOGRAD, ", c);
+    /* grad mode off below, where recording: a backend kernel's own op calls record nothing
+     * (PyTorch's kernels run below the autograd keys) */
+    sg_buf_printf(b, ");\n    if (sg_need) sg_grad_set_enabled(false);\n"
+                  "    sg_status st = %s_redispatch(ks & ~SG_KEYSET_AUTOGRAD, ", c);
     sg_dsl_c_args_rets(b, op);
-    sg_buf_puts(b, ");\n    if (st != SG_OK || !sg_need) return st;\n    sg_node *sg_n = NULL;\n");
+    sg_buf_puts(b, ");\n    if (sg_need) sg_grad_set_enabled(true);\n");
+    sg_dem_mark_views_unrecorded(b, op);
+    sg_buf_puts(b, "    if (st != SG_OK || !sg_need) return st;\n    sg_node *sg_n = NULL;\n");
     if (p->list_edges || p->list_out) {
         char size_of[160], apply[140], release[140];
         snprintf(size_of, sizeof size_of, "sizeof(sg_agn_%s)", c);
@@ -427,6 +432,7 @@ static void kernel_fn(sg_buf *b, const plan *p) {
             sg_buf_printf(b, "    st = sg_saved_init(&n->r%u, *%s);\n    if (st != SG_OK) goto "
                           "fail;\n", r, op->c->ret_cnames[r]);
     }
+    sg_dem_mark_views(b, op);
     sg_buf_puts(b, "    sg_node_release(sg_n);\n    return SG_OK;\n"
                    "fail:\n    sg_node_release(sg_n);\n");
     if (p->list_out)
@@ -573,6 +579,7 @@ void sg_deriv_emit_c(sg_buf *c, sg_buf *h, sg_deriv_set *s, const sg_model *m, c
         nops++;
     }
     nops += sg_deriv_emit_gates(c, &reg, s, m);
+    nops += sg_dem_mutating(c, &reg, s, m);
     sg_buf_printf(c, "sg_status %s_autograd_init(void) {\n    sg_status st = SG_OK;\n", lib);
     sg_dem_putbuf(c, &reg);
     sg_buf_printf(c, "    return st; /* %u ops */\n}\n", nops);
@@ -591,4 +598,46 @@ int sg_deriv_add_outputs(sg_outputs *outs, sg_deriv_set *s, const sg_model *m, c
     sg_buf_free(&c);
     sg_buf_free(&h);
     return rc;
+}
+
+/* ---- for deriv_emit_inplace.c --------------------------------------------------------------- */
+
+const char *sg_dem_node_of(sg_deriv_set *s, const sg_deriv *dv, sg_dem_node *out, sg_buf *c) {
+    const sg_schema *sc = &dv->op->schema;
+    if (!sc->nrets || sc->nargs > 256 || sc->nrets > 256) return "not an op with results";
+    for (uint32_t r = 0; r < sc->nrets; r++)
+        if (sg_dem_fam(sc->rets[r].type) != SG_FAM_TENSOR) return "a result that is not a Tensor";
+    plan *p = malloc(sizeof *p);
+    if (!p) return "out of memory";
+    const char *why = make_plan(p, dv);
+    if (!why) {
+        p->node_name = node_name(s->a, s, dv);
+        out->name = p->node_name;
+        out->nedges = p->nedges;
+        out->edge_of = sg_arena_alloc(s->a, (sc->nargs + 1) * sizeof *out->edge_of);
+        out->kept = sg_arena_alloc(s->a, sc->nargs + 1);
+        out->kept_result = sg_arena_alloc(s->a, sc->nrets + 1);
+        if (!out->edge_of || !out->kept || !out->kept_result) {
+            why = "out of memory";
+        } else {
+            memcpy(out->edge_of, p->edge_of, sc->nargs * sizeof *out->edge_of);
+            memcpy(out->kept, p->in, sc->nargs);
+            memcpy(out->kept_result, p->res, sc->nrets);
+            if (c) {
+                node_struct(c, p);
+                release_fn(c, p);
+                apply_fn(c, p);
+            }
+        }
+    }
+    free(p);
+    return why;
+}
+
+void sg_dem_keep(sg_buf *b, const sg_deriv *dv, const char *node_name, uint32_t i) {
+    plan p;
+    memset(&p, 0, sizeof p);
+    p.dv = dv;
+    p.node_name = node_name;
+    keep(b, &p, i);
 }

@@ -139,8 +139,11 @@ static void not_implemented_kernel(sg_buf *b, const sg_op *op) {
         sg_buf_puts(b, "}\n\n");
         return;
     }
+    /* grad mode off below, where recording, as deriv_emit_c.c's kernels do */
+    sg_buf_puts(b, "    if (sg_need) sg_grad_set_enabled(false);\n");
     below(b, op, "    sg_status st = ");
-    sg_buf_puts(b, "    if (st != SG_OK || !sg_need) return st;\n    sg_tensor *sg_in[] = {");
+    sg_buf_puts(b, "    if (sg_need) sg_grad_set_enabled(true);\n"
+                   "    if (st != SG_OK || !sg_need) return st;\n    sg_tensor *sg_in[] = {");
     for (uint32_t i = 0, k = 0; i < sc->nargs; i++)
         if (is_tensor(sg_dem_fam(sc->args[i].type)))
             sg_buf_printf(b, "%s%s", k++ ? ", " : "", op->c->arg_cnames[i]);

@@ -1,6 +1,7 @@
 /* autograd.c: grad mode, a tensor's autograd state, nodes and their edges, saved values. The
  * engine is in autograd_engine.c. */
 #include "rt_autograd.h"
+#include "sg_api.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@ void sg__ag_meta_free(sg_tensor *t) {
     t->ag = NULL;
     /* m->acc is NULL here: an accumulator holds its leaf, so the leaf outlives it. */
     sg_tensor_release(m->grad);
+    sg_tensor_release(m->base);
     sg_node_release(m->grad_fn);
     free(m);
 }
@@ -113,11 +115,65 @@ sg_status sg_tensor_detach(sg_tensor *t, sg_tensor **out) {
     return SG_OK;
 }
 
+sg_status sg_autograd_check_inplace_shared(const sg_tensor *t, const char *op) {
+    if (!t || !sg_grad_enabled() || sg_tensor_requires_grad(t) ||
+        __atomic_load_n(&t->storage->refs, __ATOMIC_RELAXED) <= 1)
+        return SG_OK;
+    return sg_error(SG_EINVAL, "%s: the tensor written in place does not require grad but "
+                               "shares its storage with another tensor (a view, its base, or a "
+                               "value saved for backward), while an operand requires grad: the "
+                               "history the write gives it would not reach the others "
+                               "(PyTorch's CopySlices, not supported), so it is refused; clone "
+                               "it first, or write under no_grad",
+                    op ? op : "?");
+}
+
 sg_status sg_autograd_check_inplace(const sg_tensor *t, const char *op) {
-    if (t && sg_grad_enabled() && t->ag && t->ag->requires_grad && !t->ag->grad_fn)
-        return sg_error(SG_EINVAL, "%s: a leaf tensor that requires grad is used in an in-place "
-                                   "operation",
+    if (!t || !sg_grad_enabled()) return SG_OK;
+    if (!t->ag) return SG_OK;
+    if (t->ag->requires_grad && !t->ag->grad_fn)
+        return sg_error(SG_EINVAL, "%s: a leaf Variable that requires grad is being used in an "
+                                   "in-place operation.",
                         op ? op : "?");
+    if (t->ag->view_no_grad)
+        return sg_error(SG_EINVAL, "%s: A view was created in no_grad mode and is being modified "
+                                   "inplace with grad mode enabled. Given that this use case is "
+                                   "ambiguous and error-prone, it is forbidden. You can clarify "
+                                   "your code by moving both the view and the inplace either "
+                                   "both inside the no_grad block (if you don't want the inplace "
+                                   "to be tracked) or both outside (if you want the inplace to "
+                                   "be tracked).",
+                        op ? op : "?");
+    const sg_tensor *b = t->ag->base;
+    if (b && b->ag && b->ag->requires_grad && !b->ag->grad_fn)
+        return sg_error(SG_EINVAL, "%s: a view of a leaf Variable that requires grad is being "
+                                   "used in an in-place operation.",
+                        op ? op : "?");
+    if (b && !sg_tensor_is_contiguous(b))
+        return sg_error(SG_EINVAL, "%s: a view of a tensor that is not contiguous is being used "
+                                   "in an in-place operation that its base's history must take "
+                                   "(CopySlices), which needs a contiguous base here",
+                        op ? op : "?");
+    return SG_OK;
+}
+
+sg_status sg_autograd_mark_view(sg_tensor *t, sg_tensor *base) {
+    const char *fn = "sg_autograd_mark_view";
+    if (!t || !base) return sg_error(SG_EINVAL, "%s: the %s is NULL", fn, t ? "base" : "view");
+    /* a kernel may give a copy for a view op's result: then it is no view */
+    if (t->storage != base->storage) return SG_OK;
+    if (!meta_of(t)) return sg_error(SG_ENOMEM, "%s: out of memory", fn);
+    if (!sg_grad_enabled()) {
+        t->ag->view_no_grad = true;
+        return SG_OK;
+    }
+    if (base->ag && base->ag->base) base = base->ag->base;
+    if (base == t) return SG_OK;
+    sg_tensor *old = t->ag->base;
+    t->ag->view_no_grad = false; /* (a kernel's own view call under no_grad marked it so) */
+    t->ag->base = sg_tensor_retain(base);
+    t->ag->view_version = sg_tensor_version(t);
+    sg_tensor_release(old);
     return SG_OK;
 }
 
@@ -247,6 +303,11 @@ sg_status sg_node_set_next(sg_node *n, uint32_t i, sg_tensor *input) {
     if (i >= n->nnext)
         return sg_error(SG_EINVAL, "%s: %s has %u edges, not %u", fn, n->name, n->nnext, i + 1);
     sg_edge e = {NULL, 0};
+    if (input && input->ag && input->ag->base &&
+        input->ag->view_version != sg_tensor_version(input)) {
+        sg_status st = sg__view_refresh(input);
+        if (st) return sg_error(st, "%s: %s", fn, sg_last_error());
+    }
     if (sg_tensor_requires_grad(input)) {
         if (input->ag->grad_fn) {
             e.node = input->ag->grad_fn;
@@ -335,6 +396,7 @@ sg_status sg_saved_init(sg_saved *s, sg_tensor *t) {
     if (!s) return sg_error(SG_EINVAL, "sg_saved_init: the saved value is NULL");
     s->t = NULL;
     s->version = 0;
+    s->meta_only = false;
     if (!t) return SG_OK;
     sg_status st = sg_tensor_detach(t, &s->t);
     if (st) return sg_error(st, "sg_saved_init: %s", sg_last_error());
@@ -343,8 +405,26 @@ sg_status sg_saved_init(sg_saved *s, sg_tensor *t) {
     return SG_OK;
 }
 
+sg_status sg_saved_init_original(sg_saved *s, sg_tensor *t) {
+    if (!s) return sg_error(SG_EINVAL, "sg_saved_init_original: the saved value is NULL");
+    s->t = NULL;
+    s->version = 0;
+    s->meta_only = false;
+    if (!t) return SG_OK;
+    sg_status st = sg_tensor_clone(t, &s->t);
+    if (st) return sg_error(st, "sg_saved_init_original: %s", sg_last_error());
+    s->version = sg_tensor_version(s->t);
+    return SG_OK;
+}
+
+sg_status sg_saved_init_meta(sg_saved *s, sg_tensor *t) {
+    sg_status st = sg_saved_init(s, t);
+    if (st) return st;
+    s->meta_only = true;
+    return SG_OK;
+}
+
 sg_status sg_saved_get(const sg_saved *s, const sg_node *n, sg_tensor **out) {
-    const char *name = n ? n->name : "a node";
     if (!out) return sg_error(SG_EINVAL, "sg_saved_get: out is NULL");
     *out = NULL;
     if (!s) return sg_error(SG_EINVAL, "sg_saved_get: the saved value is NULL");
@@ -352,15 +432,20 @@ sg_status sg_saved_get(const sg_saved *s, const sg_node *n, sg_tensor **out) {
         return sg_error(SG_ESTATE, "Trying to backward through the graph a second time: the "
                                    "values %s saved were freed by the first backward (pass "
                                    "retain_graph to sg_backward to keep them)",
-                        name);
+                        n->name);
     if (!s->t) return SG_OK;
     uint32_t now = sg_tensor_version(s->t);
-    if (now != s->version) {
-        char d[96];
-        sg_tensor_describe(s->t, d, sizeof d);
-        return sg_error(SG_EINVAL, "one of the tensors %s saved was modified in place (version "
-                                   "%u, saved at %u): a %s",
-                        name, now, s->version, d);
+    if (now != s->version && !s->meta_only) {
+        char shape[64];
+        sg__shape_str(shape, sizeof shape, s->t->sizes, s->t->ndim);
+        return sg_error(SG_EINVAL, "one of the variables needed for gradient computation has "
+                                   "been modified by an inplace operation: [%s %s]%s%s%s is at "
+                                   "version %u; expected version %u instead. Hint: it was "
+                                   "written in place after the node saved it; clone it before "
+                                   "the in-place op, or do that op out of place",
+                        sg_dtype_name((sg_dtype)s->t->dtype), shape,
+                        n ? ", which is saved by " : "", n ? n->name : "", n ? "," : "", now,
+                        s->version);
     }
     *out = sg_tensor_retain(s->t);
     return SG_OK;

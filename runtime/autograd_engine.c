@@ -296,6 +296,10 @@ static sg_status ones_like(const sg_tensor *t, sg_tensor **out) {
 
 /* The edge a root's gradient goes along. */
 static sg_status root_edge(sg_tensor *t, sg_edge *e) {
+    if (t->ag->base && t->ag->view_version != sg_tensor_version(t)) {
+        sg_status st = sg__view_refresh(t); /* a view whose base changed since */
+        if (st) return st;
+    }
     if (t->ag->grad_fn) {
         *e = (sg_edge){t->ag->grad_fn, t->ag->output_nr};
         sg_node_retain(e->node);

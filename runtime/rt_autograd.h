@@ -13,7 +13,17 @@ struct sg_ag_meta {
     sg_tensor *grad;          /* a reference, or NULL */
     uint32_t   output_nr;     /* which output of grad_fn */
     bool       requires_grad; /* a leaf's flag */
+    sg_tensor *base;          /* a view made while recording: its base (a reference; never a
+                                 view itself), whose history in-place writes rebase
+                                 (CopySlices, autograd_view.c) */
+    uint32_t   view_version;  /* the version the view's grad_fn was made at: after another
+                                 change it is made again from the base's history */
+    bool       view_no_grad;  /* a view made under no_grad of a tensor that requires grad */
 };
+
+/* The view's grad_fn made again from its base's history, where a change since it was made
+ * (an in-place write through the view, the base or another view) left it stale. */
+sg_status sg__view_refresh(sg_tensor *t);
 
 /* The accumulator of a leaf (PyTorch's AccumulateGrad): one input, no edges. */
 typedef struct sg__acc_node {

@@ -80,13 +80,41 @@ sg_node  *sg_tensor_grad_fn(const sg_tensor *t);
 /* Which output of its grad_fn t is (0 for a leaf). */
 uint32_t  sg_tensor_output_nr(const sg_tensor *t);
 
-/* For generated in-place kernels, before they write: SG_EINVAL where grad mode is on and t is
- * a leaf that requires grad ("a leaf tensor that requires grad is used in an in-place
- * operation"), naming op. */
+/* For generated in-place kernels, before they write t where an input needs a gradient and grad
+ * mode is on (PyTorch's check_inplace): SG_EINVAL, naming op, where t is a leaf that requires
+ * grad ("a leaf Variable that requires grad is being used in an in-place operation."), a view
+ * of one ("a view of a leaf Variable ..."), a view made under no_grad of a tensor that requires
+ * grad (PyTorch forbids writing it under grad), or a view of a base that is not contiguous. */
 sg_status sg_autograd_check_inplace(const sg_tensor *t, const char *op);
+/* Marks t, a result of a view op that shares its storage with base (an input), as a view:
+ * generated kernels of view ops call it where an input requires grad. With grad mode on, t
+ * becomes a differentiable view of base (of base's base where base is a view itself): an
+ * in-place write through t then rebases base's history (sg_autograd_rebase_history). With grad
+ * mode off, t is a view made under no_grad, which check_inplace refuses. A t that does not
+ * share base's storage (a kernel gave a copy) is left alone. SG_ENOMEM, or SG_EINVAL for a NULL
+ * tensor. */
+sg_status sg_autograd_mark_view(sg_tensor *t, sg_tensor *base);
+/* What an in-place kernel calls after the op wrote t, with fn the node of the change (its edge
+ * 0 for t): t's grad_fn becomes fn (PyTorch's rebase_history). Where t is a differentiable view,
+ * its base's grad_fn becomes a CopySlices node that runs fn on the view's part of the base's
+ * gradient (edge 0: the base's history before; the others: fn's), and t's grad_fn is made again
+ * from the base's (an AsStridedBackward0 node). */
+sg_status sg_autograd_rebase_history(sg_tensor *t, sg_node *fn);
+/* For generated in-place kernels where an operand requires grad, after check_inplace: SG_EINVAL
+ * where grad mode is on and t, which does not require grad and so is about to gain a history
+ * from the operand, shares its storage with another tensor (a view not marked, a base with
+ * views, a value saved for backward): that history would not reach the others (PyTorch gives
+ * it to their base: CopySlices), so the write is refused rather than leave them without it. */
+sg_status sg_autograd_check_inplace_shared(const sg_tensor *t, const char *op);
 
 /* ---- version counters -------------------------------------------------------------------- */
 
+/* Every in-place and out= op bumps the version of each tensor it writes. Rationale: the bump is
+ * in the generated Autograd kernel of every mutating op (LIB_autograd.c), which runs at the
+ * backend's Autograd key whether grad mode is on or off; functional ops pay nothing, and there
+ * is no extra dispatch key (PyTorch's ADInplaceOrView) to pass through. A caller that excludes
+ * the Autograd keys (sg_tls_keys_exclude) or calls a kernel below them writes without a bump,
+ * as PyTorch's inference mode does. */
 static inline uint32_t sg_tensor_version(const sg_tensor *t) {
     return __atomic_load_n(&t->storage->version, __ATOMIC_RELAXED);
 }
@@ -170,16 +198,27 @@ sg_status sg_autograd_not_implemented(const char *op, sg_tensor *const *inputs, 
                                       sg_tensor *const *outputs, uint32_t nout);
 
 typedef struct sg_saved {
-    sg_tensor *t;       /* a detached alias of what was saved; NULL: none */
-    uint32_t   version; /* its version when saved */
+    sg_tensor *t;         /* a detached alias (or clone) of what was saved; NULL: none */
+    uint32_t   version;   /* its version when saved */
+    bool       meta_only; /* only its sizes, strides, dtype and device are read: no version
+                             check (sg_saved_init_meta) */
 } sg_saved;
 
 /* Saves t (NULL saves "no tensor", an absent Tensor?). */
 sg_status sg_saved_init(sg_saved *s, sg_tensor *t);
+/* Saves t's value as it is now, for an in-place op that is about to change it and whose
+ * formulas read it (PyTorch's original_self): a clone, so the change does not reach it. */
+sg_status sg_saved_init_original(sg_saved *s, sg_tensor *t);
+/* Saves t for formulas that read only its properties (sizes, dtype, options): an alias as
+ * sg_saved_init makes, whose metadata a later in-place change (even squeeze_) does not touch,
+ * and whose version is not checked. */
+sg_status sg_saved_init_meta(sg_saved *s, sg_tensor *t);
 /* The saved tensor, a new reference (NULL where none was saved). Fails with SG_ESTATE naming n
  * where n's saved values were released by an earlier backward, and with SG_EINVAL where the
- * tensor was changed in place since ("one of the tensors MulBackward0 saved was modified in
- * place (version 1, saved at 0)"). n may be NULL (the message then names no node). */
+ * tensor was changed in place since, in PyTorch's words: "one of the variables needed for
+ * gradient computation has been modified by an inplace operation: [float32 [3]], which is
+ * saved by MulBackward0, is at version 1; expected version 0 instead. ...". n may be NULL (the
+ * message then names no node). */
 sg_status sg_saved_get(const sg_saved *s, const sg_node *n, sg_tensor **out);
 void      sg_saved_release(sg_saved *s);
 /* The bytes of the tensors that live saved values hold, over all threads: numel x element size

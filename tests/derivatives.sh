@@ -236,6 +236,101 @@ grep -qF 'uint32_t sg_e_self = sg_ne++;' "$c" && grep -qF 'n->e_self = sg_e_self
     fail "a Tensor beside a Tensor[]: its edge not kept in the node"
 sg_test_compile gen_lists "$c"
 
+# in-place and out= ops (docs/autograd.md, "In-place and out= ops"): mul_ records mul's node
+# and saves self's value before the change; sigmoid_ saves self after it as the result; add_
+# keeps only self's properties; mul.out refuses with PyTorch's message; neg_ (no formula)
+# refuses under grad; relu_ (CompositeImplicitAutograd) gets no kernel; copy_ gets
+# CopyBackwards; each bumps versions
+cat >mut_ops.yaml <<'YAML'
+- func: mul.Tensor(Tensor self, Tensor other) -> Tensor
+  dispatch:
+    CPU: mul_cpu
+- func: mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+  dispatch:
+    CPU: mul__cpu
+- func: mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+  dispatch:
+    CPU: mul_out_cpu
+- func: sigmoid(Tensor self) -> Tensor
+  dispatch:
+    CPU: sigmoid_cpu
+- func: sigmoid_(Tensor(a!) self) -> Tensor(a!)
+  dispatch:
+    CPU: sigmoid__cpu
+- func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+  dispatch:
+    CPU: add_cpu
+- func: add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
+  dispatch:
+    CPU: add__cpu
+- func: expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
+  dispatch:
+    CPU: expand_cpu
+- func: expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor
+  tags: view_copy
+  dispatch:
+    CompositeExplicitAutograd: expand_copy
+- func: neg_(Tensor(a!) self) -> Tensor(a!)
+  dispatch:
+    CPU: neg__cpu
+- func: relu(Tensor self) -> Tensor
+  dispatch:
+    CPU: relu_cpu
+- func: relu_(Tensor(a!) self) -> Tensor(a!)
+- func: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
+  dispatch:
+    CPU: copy__cpu
+YAML
+cat >mut.yaml <<'YAML'
+- name: mul.Tensor(Tensor self, Tensor other) -> Tensor
+  self: grad * other
+  other: grad * self
+- name: sigmoid(Tensor self) -> Tensor
+  self: grad * result
+- name: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+  self: grad.expand(self.sizes())
+  other: grad * alpha
+- name: relu(Tensor self) -> Tensor
+  self: grad * result
+- name: expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
+  self: grad
+YAML
+t 0 --lib mut -o gen_mut mut_ops.yaml mut.yaml
+g=gen_mut/mut_autograd.c
+# body OP: the generated Autograd kernel of OP (its C name), from its signature to its end
+body() { sed -n "/^static sg_status sg_agk_$1(/,/^}/p" "$g"; }
+has() { grep -qF -- "$2" <<<"$(body "$1")" || fail "$1's kernel has no '$2': $(body "$1")"; }
+has aten_mul__Tensor 'sg_autograd_check_inplace(self, "aten::mul_.Tensor")'
+has aten_mul__Tensor 'sg_autograd_check_inplace_shared(self, "aten::mul_.Tensor")'
+has aten_mul__Tensor 'sg_node_new(sizeof(sg_agn_aten_mul_Tensor), "MulBackward0", 1, 2, sg_agb_aten_mul_Tensor'
+has aten_mul__Tensor 'st = sg_saved_init_original(&n->s_self, self);'
+has aten_mul__Tensor 'st = sg_autograd_rebase_history(self, sg_n);'
+has aten_mul__Tensor 'sg_tensor_bump_version(self);'
+# the edges are set before the op runs, the history rebased after it
+[ "$(body aten_mul__Tensor | grep -n 'sg_node_set_next(sg_n, 0, self)' | cut -d: -f1)" -lt \
+  "$(body aten_mul__Tensor | grep -n 'aten_mul__Tensor_redispatch' | tail -1 | cut -d: -f1)" ] ||
+    fail "mul_: its edges are set after the op"
+has aten_sigmoid_ 'st = sg_saved_init(&n->r0, self);'
+body aten_sigmoid_ | grep -q 's_self' && fail "sigmoid_ saves self, which its formula does not read"
+has aten_add__Tensor 'st = sg_saved_init_meta(&n->s_self, self); /* its properties only */'
+has aten_mul_out 'return sg_error(SG_EINVAL, "%s", "mul(): functions with out=... arguments don'"'"'t support automatic differentiation, but one of the arguments requires grad.");'
+has aten_mul_out 'sg_tensor_requires_grad(self) || sg_tensor_requires_grad(other) || sg_tensor_requires_grad(out)'
+has aten_mul_out 'sg_tensor_bump_version(out);'
+has aten_neg_ 'return sg_error(SG_EUNSUPPORTED, "%s: its gradient is not supported yet (%s)", "aten::neg_"'
+has aten_neg_ 'sg_tensor_bump_version(self);'
+grep -q 'sg_agk_aten_relu_(' "$g" && fail "relu_ (CompositeImplicitAutograd) has an Autograd kernel"
+has aten_expand 'st = sg_autograd_mark_view(*ret, self);'
+has aten_expand 'if (st == SG_OK && !sg_need && sg_tensor_requires_grad(self)) { /* a view made under no_grad */'
+body aten_mul_Tensor | grep -q 'mark_view' && fail "mul's result is marked a view"
+grep -q 'st = aten_sigmoid__register(sg_agh_keys\[i\], sg_agk_aten_sigmoid_, NULL);' "$g" ||
+    fail "sigmoid_'s kernel is not registered"
+# copy_ has no entry (PyTorch's is written by hand): CopyBackwards, src's edge given the gradient
+has aten_copy_ 'st = sg_node_new(sizeof(sg_node), "CopyBackwards", 1, 2, sg_agb_aten_copy_, NULL, &sg_n);'
+has aten_copy_ 'st = sg_autograd_rebase_history(self, sg_n);'
+grep -qF 'if (st == SG_OK && sg_n->next[1].node) out[1] = sg_tensor_retain(grads[0]);' "$g" ||
+    fail "CopyBackwards does not give src the gradient"
+sg_test_compile gen_mut "$g"
+
 # a helper op's kernel is named in C: a name that is no C identifier is refused
 printf -- '- func: autograd::h(Tensor a) -> Tensor\n  dispatch:\n    CompositeExplicitAutograd: "x;y"\n' >badhelper.yaml
 t 1 --emit=derivatives ops.yaml badhelper.yaml base.yaml

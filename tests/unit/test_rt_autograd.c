@@ -94,10 +94,43 @@ static void test_metadata(void) {
     /* a leaf that requires grad takes no grad_fn, and refuses in-place ops under grad mode */
     CHECK(sg_tensor_set_grad_fn(a, n, 0) == SG_EINVAL);
     CHECK(sg_autograd_check_inplace(a, "aten::mul_.Tensor") == SG_EINVAL);
-    CHECK_STR(sg_last_error(), "aten::mul_.Tensor: a leaf tensor that requires grad is used in "
-                               "an in-place operation");
+    CHECK_STR(sg_last_error(), "aten::mul_.Tensor: a leaf Variable that requires grad is being "
+                               "used in an in-place operation.");
     CHECK(sg_autograd_check_inplace(d, "aten::mul_.Tensor") == SG_OK);
+    /* a view of that leaf is refused too, and a view made under no_grad; both run under
+     * no_grad (below) */
+    CHECK(sg_autograd_mark_view(d, a) == SG_OK);
+    CHECK(sg_autograd_check_inplace(d, "aten::add_.Tensor") == SG_EINVAL);
+    CHECK_STR(sg_last_error(), "aten::add_.Tensor: a view of a leaf Variable that requires grad "
+                               "is being used in an in-place operation.");
+    sg_tensor *nv = NULL;
+    CHECK(sg_tensor_detach(d, &nv) == SG_OK);
+    bool off = sg_grad_set_enabled(false);
+    CHECK(sg_autograd_mark_view(nv, d) == SG_OK);
+    sg_grad_set_enabled(off);
+    CHECK(sg_autograd_check_inplace(nv, "aten::add_.Tensor") == SG_EINVAL);
+    CHECK_HAS(sg_last_error(), "aten::add_.Tensor: A view was created in no_grad mode and is "
+                               "being modified inplace with grad mode enabled.");
+    CHECK(sg_autograd_mark_view(NULL, d) == SG_EINVAL);
+    sg_tensor *copy = vec((double[]){1, 2}, 2); /* not sharing d's storage: no view */
+    CHECK(sg_autograd_mark_view(copy, d) == SG_OK && copy->ag == NULL);
+    sg_tensor_release(copy);
+    /* a tensor without grad whose storage is shared is refused: it would gain a history its
+     * sharers never see; alone it is not */
+    sg_tensor *plain = vec((double[]){1, 2}, 2), *alias = NULL;
+    CHECK(sg_autograd_check_inplace_shared(plain, "aten::add_.Tensor") == SG_OK);
+    CHECK(sg_tensor_detach(plain, &alias) == SG_OK);
+    CHECK(sg_autograd_check_inplace_shared(plain, "aten::add_.Tensor") == SG_EINVAL);
+    CHECK_HAS(sg_last_error(), "aten::add_.Tensor: the tensor written in place does not require "
+                               "grad but shares its storage with another tensor");
+    CHECK(sg_autograd_check_inplace_shared(alias, "aten::add_.Tensor") == SG_EINVAL);
+    CHECK(sg_autograd_check_inplace_shared(d, "aten::add_.Tensor") == SG_OK); /* has a history */
     bool was = sg_grad_set_enabled(false);
+    CHECK(sg_autograd_check_inplace(nv, "aten::add_.Tensor") == SG_OK);
+    sg_tensor_release(nv);
+    CHECK(sg_autograd_check_inplace_shared(plain, "aten::add_.Tensor") == SG_OK);
+    sg_tensor_release(alias), sg_tensor_release(plain);
+    CHECK(sg_autograd_check_inplace(d, "aten::add_.Tensor") == SG_OK);
     CHECK(sg_autograd_check_inplace(a, "aten::mul_.Tensor") == SG_OK);
     sg_grad_set_enabled(was);
     sg_node_release(n); /* d holds it */
@@ -271,8 +304,25 @@ static void test_saved(void) {
     CHECK(sg_node_new(sizeof(sg_node), "MulBackward0", 1, 0, nop_apply, NULL, &n) == SG_OK);
     sg_tensor_bump_version(x);
     CHECK(sg_saved_get(&s, n, &got) == SG_EINVAL && got == NULL);
-    CHECK_STR(sg_last_error(), "one of the tensors MulBackward0 saved was modified in place "
-                               "(version 1, saved at 0): a float64[2] on cpu");
+    CHECK_HAS(sg_last_error(), "one of the variables needed for gradient computation has been "
+                               "modified by an inplace operation: [float64 [2]], which is saved "
+                               "by MulBackward0, is at version 1; expected version 0 instead.");
+    /* a metadata-only save is not checked; an original (a clone) does not see the change */
+    sg_saved meta, orig;
+    CHECK(sg_saved_init_meta(&meta, x) == SG_OK && meta.t->storage == x->storage);
+    CHECK(sg_saved_init_original(&orig, x) == SG_OK && orig.t->storage != x->storage);
+    CHECK(orig.t->ag == NULL && ((double *)sg_tensor_data(orig.t))[1] == 4);
+    sg_tensor_bump_version(x);
+    ((double *)sg_tensor_data(x))[1] = 5;
+    CHECK(sg_saved_get(&meta, n, &got) == SG_OK && got == meta.t);
+    sg_tensor_release(got);
+    CHECK(sg_saved_get(&orig, n, &got) == SG_OK && ((double *)sg_tensor_data(got))[1] == 4);
+    sg_tensor_release(got);
+    CHECK(sg_saved_get(&s, n, &got) == SG_EINVAL); /* the plain one still is */
+    CHECK_HAS(sg_last_error(), "is at version 2; expected version 0 instead.");
+    ((double *)sg_tensor_data(x))[1] = 4;
+    sg_saved_release(&meta);
+    sg_saved_release(&orig);
     n->saved_released = true;
     CHECK(sg_saved_get(&s, n, &got) == SG_ESTATE);
     CHECK_HAS(sg_last_error(), "Trying to backward through the graph a second time: the values "
