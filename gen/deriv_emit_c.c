@@ -543,6 +543,11 @@ void sg_deriv_emit_c(sg_buf *c, sg_buf *h, sg_deriv_set *s, const sg_model *m, c
                    "SG_KEY_AUTOGRAD_CPU, SG_KEY_AUTOGRAD_CUDA,\n"
                    "    SG_KEY_AUTOGRAD_PRIVATEUSE1, SG_KEY_AUTOGRAD_PRIVATEUSE2, "
                    "SG_KEY_AUTOGRAD_PRIVATEUSE3,\n    SG_KEY_AUTOGRAD_META};\n\n"
+                   "/* Whether an element of l requires grad. */\n"
+                   "static inline bool sg_agh_list_requires_grad(sg_tensor_list l) {\n"
+                   "    for (int32_t i = 0; i < l.len; i++)\n"
+                   "        if (sg_tensor_requires_grad(l.items[i])) return true;\n"
+                   "    return false;\n}\n\n"
                    "static inline char *sg_agh_strdup(const char *s) {\n"
                    "    size_t n = strlen(s) + 1;\n    char *p = malloc(n);\n"
                    "    if (p) memcpy(p, s, n);\n    return p;\n}\n\n");

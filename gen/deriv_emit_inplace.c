@@ -444,10 +444,6 @@ void sg_dem_mark_views_unrecorded(sg_buf *b, const sg_op *op) {
 
 static void helpers(sg_buf *c) {
     sg_buf_puts(c, "/* ---- in-place and out= ops ---- */\n\n"
-                   "static inline bool sg_agh_list_requires_grad(sg_tensor_list l) {\n"
-                   "    for (int32_t i = 0; i < l.len; i++)\n"
-                   "        if (sg_tensor_requires_grad(l.items[i])) return true;\n"
-                   "    return false;\n}\n\n"
                    "static inline void sg_agh_list_bump(sg_tensor_list l) {\n"
                    "    for (int32_t i = 0; i < l.len; i++)\n"
                    "        if (l.items[i]) sg_tensor_bump_version(l.items[i]);\n}\n\n");

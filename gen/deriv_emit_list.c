@@ -40,11 +40,6 @@ bool sg_dem_decomposed(const sg_deriv *dv) {
 void sg_dem_list_preamble(sg_buf *c) {
     sg_buf_puts(c,
         "/* ---- ops with a Tensor[] input or result ---- */\n\n"
-        "/* Whether an element of l requires grad. */\n"
-        "static inline bool sg_agh_list_requires_grad(sg_tensor_list l) {\n"
-        "    for (int32_t i = 0; i < l.len; i++)\n"
-        "        if (sg_tensor_requires_grad(l.items[i])) return true;\n"
-        "    return false;\n}\n\n"
         "/* What a node keeps of a Tensor[] (to_args_sizes: each element's number of dims, then "
         "its sizes;\n * to_args_scalartypes: each element's dtype), in a new array *v of *n "
         "items. */\n"

@@ -543,6 +543,49 @@ CMP_SCALAR(le)
 CMP_SCALAR(gt)
 CMP_SCALAR(ge)
 
+/* The in-place comparisons. PyTorch's comparison meta takes the dtype of the tensor written, so
+ * self keeps its dtype and gets 1 or 0, where the generated in-place composite (which checks the
+ * meta's bool against self) would refuse a non-bool self. The bool result is computed, must have
+ * self's shape (self cannot grow), and is copied into self with a cast. Dispatched calls, so the
+ * kernels serve every device; registered over the generated composites. */
+static sg_status cmp_into(const char *op, sg_tensor *self, sg_tensor *r, sg_tensor **ret) {
+    char a[256], b[256];
+    if (r->ndim != self->ndim ||
+        memcmp(r->sizes, self->sizes, (size_t)self->ndim * sizeof *self->sizes) != 0)
+        return sg_error(SG_EINVAL, "%s: output with shape %s doesn't match the broadcast shape %s",
+                        op, sg_shape_str(self->sizes, self->ndim, a, sizeof a),
+                        sg_shape_str(r->sizes, r->ndim, b, sizeof b));
+    return aten_copy_(self, r, false, ret);
+}
+
+#define CMP_INPLACE(NAME)                                                                      \
+    static sg_status NAME##_inplace_tensor(sg_keyset ks, sg_tensor *self, sg_tensor *other,    \
+                                           sg_tensor **ret) {                                  \
+        (void)ks;                                                                              \
+        sg_tensor *r = NULL;                                                                   \
+        *ret = NULL;                                                                           \
+        sg_status st = aten_##NAME##_Tensor(self, other, &r);                                  \
+        if (!st) st = cmp_into(#NAME "_", self, r, ret);                                       \
+        sg_tensor_release(r);                                                                  \
+        return st;                                                                             \
+    }                                                                                          \
+    static sg_status NAME##_inplace_scalar(sg_keyset ks, sg_tensor *self, sg_scalar other,     \
+                                           sg_tensor **ret) {                                  \
+        (void)ks;                                                                              \
+        sg_tensor *r = NULL;                                                                   \
+        *ret = NULL;                                                                           \
+        sg_status st = aten_##NAME##_Scalar(self, other, &r);                                  \
+        if (!st) st = cmp_into(#NAME "_", self, r, ret);                                       \
+        sg_tensor_release(r);                                                                  \
+        return st;                                                                             \
+    }
+CMP_INPLACE(eq)
+CMP_INPLACE(ne)
+CMP_INPLACE(lt)
+CMP_INPLACE(le)
+CMP_INPLACE(gt)
+CMP_INPLACE(ge)
+
 static sg_status maximum_meta(sg_tensor *self, sg_tensor *other, sg_meta *m) {
     return meta2(self, other, sg_pointwise_result(self, other, NULL), "maximum", m);
 }
@@ -836,6 +879,21 @@ sg_status sg_cpu_register_pointwise(void) {
     STRUCTURED(aten_le_Scalar_out, le_scalar_meta, le_scalar_out);
     STRUCTURED(aten_gt_Scalar_out, gt_scalar_meta, gt_scalar_out);
     STRUCTURED(aten_ge_Scalar_out, ge_scalar_meta, ge_scalar_out);
+#define REG_CMP_INPLACE(NAME)                                                                  \
+    do {                                                                                       \
+        sg_status st_ = aten_##NAME##__Tensor_register(SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD,     \
+                                                       NAME##_inplace_tensor, NULL);           \
+        if (!st_)                                                                              \
+            st_ = aten_##NAME##__Scalar_register(SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD,           \
+                                                 NAME##_inplace_scalar, NULL);                 \
+        if (st_) return st_;                                                                   \
+    } while (0)
+    REG_CMP_INPLACE(eq);
+    REG_CMP_INPLACE(ne);
+    REG_CMP_INPLACE(lt);
+    REG_CMP_INPLACE(le);
+    REG_CMP_INPLACE(gt);
+    REG_CMP_INPLACE(ge);
     STRUCTURED(aten_maximum_out, maximum_meta, maximum_out);
     STRUCTURED(aten_minimum_out, minimum_meta, minimum_out);
     STRUCTURED(aten_pow_Tensor_Tensor_out, pow_meta, pow_out);

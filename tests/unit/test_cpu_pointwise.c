@@ -296,8 +296,31 @@ static void test_type_names(void) {
     CHECK_STR(sg_meta_type_name((sg_dtype)-1), "?");
 }
 
+/* In place, a comparison writes 1 or 0 in self's dtype (PyTorch's comparison meta takes the
+ * written tensor's dtype); self cannot grow to the broadcast shape. */
+static void test_compare_inplace(void) {
+    int64_t    s23[2] = {2, 3}, s3[1] = {3};
+    sg_tensor *x = make(SG_FLOAT32, s23, 2, (double[]){1, 2, 3, 4, 5, 6}), *r = NULL;
+    sg_tensor *y = make(SG_INT64, s3, 1, (double[]){2, 2, 7});
+    CHECK(aten_lt__Tensor(x, y, &r) == SG_OK && r == x && x->dtype == SG_FLOAT32);
+    CHECK(all_eq(x, (double[]){1, 0, 1, 0, 0, 1}, 6));
+    sg_tensor_release(r);
+    CHECK(aten_eq__Scalar(x, sg_scalar_float(1.0), &r) == SG_OK && r == x);
+    CHECK(all_eq(x, (double[]){1, 0, 1, 0, 0, 1}, 6));
+    sg_tensor_release(r);
+    sg_tensor *i = make(SG_INT32, s3, 1, (double[]){-1, 0, 5});
+    CHECK(aten_ge__Scalar(i, sg_scalar_int(0), &r) == SG_OK && i->dtype == SG_INT32);
+    CHECK(all_eq(i, (double[]){0, 1, 1}, 3));
+    sg_tensor_release(r);
+    CHECK(aten_ne__Tensor(i, x, &r) == SG_EINVAL && !r); /* i would grow to [2, 3] */
+    CHECK(strstr(sg_last_error(), "ne_: output with shape [3] doesn't match the broadcast shape "
+                                  "[2, 3]") != NULL);
+    sg_tensor_release(i), sg_tensor_release(x), sg_tensor_release(y);
+}
+
 int main(void) {
     CHECK(sg_aten_cpu_init() == SG_OK);
+    test_compare_inplace();
     test_type_names();
     test_exp_accuracy();
     test_add_broadcast_promotion();
