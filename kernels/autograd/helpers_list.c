@@ -75,8 +75,8 @@ sg_status sg_agf_cat_tensors_backward(sg_keyset ks, sg_tensor *grad, sg_int_list
     sg_status st = no_complex(fn, grad);
     if (st != SG_OK) return st;
     int32_t n = dtypes.len, at = 0;
-    int64_t ndim;
-    const int64_t *shape;
+    int64_t ndim = 0;
+    const int64_t *shape = NULL;
     /* the dim wraps against the first input that is not legacy_empty (as aten's cat does) */
     for (int32_t i = 0; i < n; i++) {
         if ((st = next_shape(fn, sizes, &at, &ndim, &shape)) != SG_OK) return st;
