@@ -114,7 +114,9 @@ static sg_status f_reshape_t(sg_tensor *x, sg_tensor **y) { /* no view expresses
 static sg_status f_reshape(sg_tensor *x, sg_tensor **y) {
     return aten_reshape(x, (sg_int_list){(const int64_t[]){6, 2}, 2}, y);
 }
-static sg_status f_flatten(sg_tensor *x, sg_tensor **y) { return aten_flatten_using_ints(x, 0, 1, y); }
+static sg_status f_flatten(sg_tensor *x, sg_tensor **y) {
+    return aten_flatten_using_ints(x, 0, 1, y);
+}
 static sg_status f_narrow(sg_tensor *x, sg_tensor **y) { return aten_narrow(x, 1, -3, 2, y); }
 static sg_status f_contiguous(sg_tensor *x, sg_tensor **y) {
     sg_tensor *t = NULL;
@@ -123,7 +125,9 @@ static sg_status f_contiguous(sg_tensor *x, sg_tensor **y) {
     sg_tensor_release(t);
     return st;
 }
-static sg_status f_softmax_int(sg_tensor *x, sg_tensor **y) { return aten_softmax_int(x, 0, NULL, y); }
+static sg_status f_softmax_int(sg_tensor *x, sg_tensor **y) {
+    return aten_softmax_int(x, 0, NULL, y);
+}
 /* where(x > 0.2, x, 0.5) + where(x > 0.2, -1.5, x): x reaches y through one side of each */
 static sg_status f_where_scalar(sg_tensor *x, sg_tensor **y) {
     sg_tensor *c = NULL, *a = NULL, *b = NULL;
@@ -160,7 +164,7 @@ static void test_views(void) {
     sg_tensor_release(y), sg_tensor_release(x);
 }
 
-/* ---- attention -------------------------------------------------------------------------------- */
+/* ---- attention ------------------------------------------------------------------------------ */
 
 static const int64_t QS[4] = {1, 4, 3, 2}, KS[4] = {1, 4, 5, 2}, KG[4] = {1, 2, 5, 2};
 static sg_tensor *Q, *K, *V, *BM, *FM;
@@ -216,7 +220,7 @@ static void test_attention(void) {
     sg_tensor_release(BM), sg_tensor_release(FM);
 }
 
-/* ---- no formula, integral outputs ------------------------------------------------------------- */
+/* ---- no formula, integral outputs ----------------------------------------------------------- */
 
 static void test_not_implemented(void) {
     sg_tensor *x = leaf(S34, 2, 0.5, 0.0), *y = NULL, *r = NULL;
