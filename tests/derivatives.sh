@@ -389,6 +389,50 @@ case $out in *"entries of $root/schemas/derivatives_core.yaml: "*) ;;
 *) fail "schemas/*.yaml: the derivatives not read: $(echo "$out" | tail -2)" ;; esac
 # the shipped extract (schemas/derivatives_core.yaml) belongs wholly to the shipped schemas;
 # and where the corpus and python3 are, it is what schemas/extract.py makes of the corpus
+# ops without a formula (gen/deriv_emit_gate.c): a CompositeImplicitAutograd op (no dispatch
+# table) runs its decomposition where an input needs a gradient; a backend op gets a
+# NotImplemented node; zeros_like (DONT_REQUIRE_DERIVATIVE) gets no kernel, an in-place op is
+# left to the in-place rules, an op with a formula gets its own; a Tensor[] argument is refused
+# up front
+cat >gate_ops.yaml <<'YAML'
+- func: mul.Tensor(Tensor self, Tensor other) -> Tensor
+- func: reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
+- func: view_copy(Tensor self, SymInt[] size) -> Tensor
+  dispatch:
+    CompositeExplicitAutogradNonFunctional: view_copy
+- func: zeros_like(Tensor self, *, ScalarType? dtype=None) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: zeros_like
+- func: abs_(Tensor(a!) self) -> Tensor(a!)
+  dispatch:
+    CPU: abs_
+- func: block_sum(Tensor[] tensors) -> Tensor
+  dispatch:
+    CPU: block_sum
+YAML
+cat >gate_d.yaml <<'YAML'
+- name: mul.Tensor(Tensor self, Tensor other) -> Tensor
+  self: grad * other
+  other: grad * self
+YAML
+t 0 --lib gate -o gen_gate gate_ops.yaml gate_d.yaml
+c=gen_gate/gate_autograd.c
+grep -qF '/* aten::reshape: CompositeImplicitAutograd, no formula: differentiated through its decomposition. */' "$c" ||
+    fail "reshape: no decomposing kernel"
+grep -qF 'sg_entry sg_e = sg_op_registered(aten_reshape_op, SG_KEY_COMPOSITE_IMPLICIT_AUTOGRAD);' "$c" ||
+    fail "reshape's kernel does not look up the decomposition"
+grep -qF 'return aten_reshape_redispatch(ks & ~SG_KEYSET_AUTOGRAD, self, shape, ret);' "$c" ||
+    fail "reshape's kernel does not go below autograd without a gradient to make"
+grep -qF 'st = sg_autograd_not_implemented("aten::view_copy", sg_in, 1, sg_out, 1);' "$c" ||
+    fail "view_copy: no NotImplemented node"
+grep -qF 'aten::block_sum: an input requires grad, and the op has no derivative formula' "$c" ||
+    fail "block_sum (a Tensor[] argument): not refused"
+grep -q 'sg_agk_aten_zeros_like(' "$c" && fail "zeros_like got an Autograd kernel"
+grep -q 'aten::abs_: no formula' "$c" && fail "abs_ (in place) got a NotImplemented kernel"
+[ "$(grep -c 'static sg_status sg_agk_aten_mul_Tensor(' "$c")" = 1 ] ||
+    fail "mul.Tensor: not exactly its formula's kernel"
+sg_test_compile gen_gate "$c"
+
 t 0 --derivatives "$root/schemas/derivatives_core.yaml" --emit=derivatives "$root/schemas/aten_core.yaml"
 case $out in *" entries of $root/schemas/derivatives_core.yaml: "*" for ops of the schemas, 0 for other ops (skipped)"*) ;;
 *) fail "schemas/derivatives_core.yaml has entries of other ops: $(echo "$out" | tail -2)" ;; esac
