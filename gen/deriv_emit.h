@@ -70,6 +70,12 @@ static inline void sg_dem_putbuf(sg_buf *b, const sg_buf *x) {
     if (x->len) sg_buf_putn(b, x->data, x->len);
 }
 
+/* "ns::name.overload" (no '.' without an overload) of op, appended to b. */
+static inline void sg_dem_qual(sg_buf *b, const sg_op *op) {
+    sg_buf_printf(b, "%s::%s%s%s", op->ns, op->schema.name, *op->schema.overload ? "." : "",
+                  op->schema.overload);
+}
+
 /* The optional families whose C parameter points to the plain one's value. */
 typedef struct sg_dem_optional {
     int         opt, plain;

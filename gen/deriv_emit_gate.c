@@ -61,11 +61,6 @@ static int kind_of(const sg_deriv_set *s, const sg_op *op) {
     return sgv_has_cia(op) ? 'c' : 'n';
 }
 
-static void full_name(sg_buf *b, const sg_op *op) {
-    sg_buf_printf(b, "%s::%s%s%s", op->ns, op->schema.name, *op->schema.overload ? "." : "",
-                  op->schema.overload);
-}
-
 /* `bool sg_need = grad mode && an input requires grad;` over every Tensor-like argument. */
 static void need(sg_buf *b, const sg_op *op) {
     const sg_schema *sc = &op->schema;
@@ -97,7 +92,7 @@ static void below(sg_buf *b, const sg_op *op, const char *lead) {
 
 static void gate_kernel(sg_buf *b, const sg_op *op) {
     sg_buf_puts(b, "/* ");
-    full_name(b, op);
+    sg_dem_qual(b, op);
     sg_buf_puts(b, ": CompositeImplicitAutograd, no formula: differentiated through its "
                    "decomposition. */\n");
     head(b, op);
@@ -106,7 +101,7 @@ static void gate_kernel(sg_buf *b, const sg_op *op) {
     sg_buf_printf(b, "    sg_entry sg_e = sg_op_registered(%s_op, "
                   "SG_KEY_COMPOSITE_IMPLICIT_AUTOGRAD);\n    if (!sg_e.unboxed)\n"
                   "        return sg_error(SG_EUNSUPPORTED, \"", op->c->cname);
-    full_name(b, op);
+    sg_dem_qual(b, op);
     sg_buf_puts(b, ": an input requires grad, and the op has no derivative formula and no "
                    "CompositeImplicitAutograd kernel to differentiate through\");\n");
     sg_buf_printf(b, "    return ((%s_kernel)sg_e.unboxed)(ks, ", op->c->cname);
@@ -125,7 +120,7 @@ static void not_implemented_kernel(sg_buf *b, const sg_op *op) {
     }
     for (uint32_t r = 0; r < sc->nrets; r++) nout += is_tensor(sg_dem_fam(sc->rets[r].type));
     sg_buf_puts(b, "/* ");
-    full_name(b, op);
+    sg_dem_qual(b, op);
     sg_buf_puts(b, lists ? ": no formula; Tensor[] arguments: refused where an input "
                            "needs a gradient. */\n"
                          : ": no formula: a NotImplemented node. */\n");
@@ -133,7 +128,7 @@ static void not_implemented_kernel(sg_buf *b, const sg_op *op) {
     need(b, op);
     if (lists) {
         sg_buf_puts(b, "    if (sg_need)\n        return sg_error(SG_EUNSUPPORTED, \"");
-        full_name(b, op);
+        sg_dem_qual(b, op);
         sg_buf_puts(b, ": an input requires grad, and the op has no derivative formula\");\n");
         below(b, op, "    return ");
         sg_buf_puts(b, "}\n\n");
@@ -152,7 +147,7 @@ static void not_implemented_kernel(sg_buf *b, const sg_op *op) {
         if (is_tensor(sg_dem_fam(sc->rets[r].type)))
             sg_buf_printf(b, "%s*%s", k++ ? ", " : "", op->c->ret_cnames[r]);
     sg_buf_puts(b, "};\n    st = sg_autograd_not_implemented(\"");
-    full_name(b, op);
+    sg_dem_qual(b, op);
     sg_buf_printf(b, "\", sg_in, %u, sg_out, %u);\n    if (st != SG_OK) {\n", nin, nout);
     for (uint32_t r = 0; r < sc->nrets; r++)
         sg_buf_printf(b, "        sg_tensor_release(*%s);\n        *%s = NULL;\n",

@@ -36,8 +36,7 @@ static const sg_deriv *entry_of(const sg_deriv_set *s, const sg_op *op) {
 
 static const char *qual(sg_buf *b, const sg_op *op) {
     b->len = 0;
-    sg_buf_printf(b, "%s::%s%s%s", op->ns, op->schema.name, *op->schema.overload ? "." : "",
-                  op->schema.overload);
+    sg_dem_qual(b, op);
     sg_buf_putc(b, '\0');
     return b->oom ? "?" : b->data;
 }

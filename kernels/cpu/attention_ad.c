@@ -170,11 +170,7 @@ static sg_status sdpa_math_ad(sg_keyset ks, sg_tensor *query, sg_tensor *key, sg
 }
 
 sg_status sg_cpu_register_attention_ad(void) {
-    sg_status st =
-        aten_scaled_dot_product_attention_register(SG_KEY_COMPOSITE_IMPLICIT_AUTOGRAD, sdpa_ad,
-                                                   NULL);
-    if (!st)
-        st = aten__scaled_dot_product_attention_math_register(SG_KEY_COMPOSITE_IMPLICIT_AUTOGRAD,
-                                                              sdpa_math_ad, NULL);
-    return st;
+    SG_REG_DECOMP(aten_scaled_dot_product_attention, sdpa_ad);
+    SG_REG_DECOMP(aten__scaled_dot_product_attention_math, sdpa_math_ad);
+    return SG_OK;
 }

@@ -31,12 +31,20 @@ sg_status sg_cpu_register_views(void);
 #define SG_CLONES
 #endif
 
-/* Registers a typed kernel for CPU, returning early on failure. */
-#define SG_REG(op, fn)                                                    \
+/* Registers a typed kernel at key, returning early on failure. */
+#define SG_REG_AT(key, op, fn)                                            \
     do {                                                                  \
-        sg_status st_ = op##_register(SG_KEY_CPU, fn, NULL);              \
+        sg_status st_ = op##_register(key, fn, NULL);                     \
         if (st_) return st_;                                              \
     } while (0)
+
+/* Registers a typed kernel for CPU. */
+#define SG_REG(op, fn) SG_REG_AT(SG_KEY_CPU, op, fn)
+
+/* Registers an op's CompositeImplicitAutograd kernel: a decomposition made of dispatched aten
+ * calls, which the generated Autograd kernel runs where an input requires grad while the
+ * backends' own kernels serve every other call (docs/autograd.md, "Ops without a formula"). */
+#define SG_REG_DECOMP(op, fn) SG_REG_AT(SG_KEY_COMPOSITE_IMPLICIT_AUTOGRAD, op, fn)
 
 /* Registers a typed kernel for CPU and for Meta: for kernels whose shape work is the iterator's
  * (sg_iter_build) and whose compute is the iterator's loops, which do nothing on Meta, or is

@@ -1357,11 +1357,6 @@ static sg_status contiguous_k(sg_keyset ks, sg_tensor *self, sg_memory_format mf
         sg_status st_ = op##_register(SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD, fn, NULL);      \
         if (st_) return st_;                                                               \
     } while (0)
-#define AD(op, fn)                                                                        \
-    do {                                                                                   \
-        sg_status st_ = op##_register(SG_KEY_COMPOSITE_IMPLICIT_AUTOGRAD, fn, NULL);      \
-        if (st_) return st_;                                                               \
-    } while (0)
 
 sg_status sg_cpu_register_factory(void) {
     sg_generator_default();
@@ -1431,10 +1426,10 @@ sg_status sg_cpu_register_factory(void) {
     ANY(aten_contiguous, contiguous_k);
     /* aten's CompositeImplicitAutograd ops among them: their kernels above are made of aten
      * calls, so they are their differentiable decompositions too (docs/autograd.md) */
-    AD(aten_to_dtype_layout, to_dtype_layout_k);
-    AD(aten_to_device, to_device_k);
-    AD(aten_to_dtype, to_dtype_k);
-    AD(aten_to_other, to_other_k);
-    AD(aten_contiguous, contiguous_k);
+    SG_REG_DECOMP(aten_to_dtype_layout, to_dtype_layout_k);
+    SG_REG_DECOMP(aten_to_device, to_device_k);
+    SG_REG_DECOMP(aten_to_dtype, to_dtype_k);
+    SG_REG_DECOMP(aten_to_other, to_other_k);
+    SG_REG_DECOMP(aten_contiguous, contiguous_k);
     return SG_OK;
 }

@@ -1373,15 +1373,9 @@ sg_status sg_cpu_register_index(void) {
     COMPOSITE(aten_where_ScalarOther, where_scalar_other_k);
     COMPOSITE(aten_where_Scalar, where_scalar_k);
     /* where's scalar forms are aten's CompositeImplicitAutograd ops and their kernels above call
-     * where.self: they are the decompositions autograd runs too (docs/autograd.md) */
-    {
-        sg_status st_ = aten_where_ScalarSelf_register(SG_KEY_COMPOSITE_IMPLICIT_AUTOGRAD,
-                                                       where_scalar_self_k, NULL);
-        if (!st_)
-            st_ = aten_where_ScalarOther_register(SG_KEY_COMPOSITE_IMPLICIT_AUTOGRAD,
-                                                  where_scalar_other_k, NULL);
-        if (st_) return st_;
-    }
+     * where.self: they are the decompositions too */
+    SG_REG_DECOMP(aten_where_ScalarSelf, where_scalar_self_k);
+    SG_REG_DECOMP(aten_where_ScalarOther, where_scalar_other_k);
     SG_REG(aten_masked_fill__Scalar, masked_fill__scalar_k);
     SG_REG(aten_masked_fill__Tensor, masked_fill__tensor_k);
     SG_REG(aten_masked_fill_Scalar, masked_fill_scalar_k);

@@ -879,15 +879,9 @@ sg_status sg_cpu_register_pointwise(void) {
     STRUCTURED(aten_le_Scalar_out, le_scalar_meta, le_scalar_out);
     STRUCTURED(aten_gt_Scalar_out, gt_scalar_meta, gt_scalar_out);
     STRUCTURED(aten_ge_Scalar_out, ge_scalar_meta, ge_scalar_out);
-#define REG_CMP_INPLACE(NAME)                                                                  \
-    do {                                                                                       \
-        sg_status st_ = aten_##NAME##__Tensor_register(SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD,     \
-                                                       NAME##_inplace_tensor, NULL);           \
-        if (!st_)                                                                              \
-            st_ = aten_##NAME##__Scalar_register(SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD,           \
-                                                 NAME##_inplace_scalar, NULL);                 \
-        if (st_) return st_;                                                                   \
-    } while (0)
+#define REG_CMP_INPLACE(N)                                                                     \
+    SG_REG_AT(SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD, aten_##N##__Tensor, N##_inplace_tensor);     \
+    SG_REG_AT(SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD, aten_##N##__Scalar, N##_inplace_scalar)
     REG_CMP_INPLACE(eq);
     REG_CMP_INPLACE(ne);
     REG_CMP_INPLACE(lt);

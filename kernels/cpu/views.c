@@ -768,15 +768,6 @@ static sg_status narrow_copy_out_k(sg_keyset ks, sg_tensor *self, int64_t dim, i
         if (st_) return st_;                                                               \
     } while (0)
 
-/* aten's CompositeImplicitAutograd kernels of the ops above that have no derivative formula:
- * the same checks, the view or copy made by aten calls, which autograd records. The generated
- * Autograd kernel runs them where an input requires grad (docs/autograd.md). */
-#define AD(op, fn)                                                                        \
-    do {                                                                                   \
-        sg_status st_ = op##_register(SG_KEY_COMPOSITE_IMPLICIT_AUTOGRAD, fn, NULL);      \
-        if (st_) return st_;                                                               \
-    } while (0)
-
 sg_status sg_cpu_register_views(void) {
     ANY(aten_view, view_k);
     ANY(aten_view_dtype, view_dtype_k);
@@ -805,10 +796,11 @@ sg_status sg_cpu_register_views(void) {
     ANY(aten_squeeze__dim, squeeze__dim_k);
     ANY(aten_squeeze__dims, squeeze__dims_k);
     ANY(aten_flatten_using_ints, flatten_k);
-    AD(aten_reshape, reshape_ad);
-    AD(aten_narrow, narrow_ad);
-    AD(aten_narrow_Tensor, narrow_tensor_ad);
-    AD(aten_flatten_using_ints, flatten_ad);
+    /* their decompositions: the same checks, the view or copy made by aten calls */
+    SG_REG_DECOMP(aten_reshape, reshape_ad);
+    SG_REG_DECOMP(aten_narrow, narrow_ad);
+    SG_REG_DECOMP(aten_narrow_Tensor, narrow_tensor_ad);
+    SG_REG_DECOMP(aten_flatten_using_ints, flatten_ad);
     ANY(aten_split_Tensor, split_k);
     ANY(aten_split_with_sizes, split_with_sizes_k);
     ANY(aten_unbind_int, unbind_k);
