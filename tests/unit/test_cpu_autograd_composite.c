@@ -12,77 +12,13 @@
 #include "sg_aten_cpu.h"
 #include "aten.h"
 #include "aten_autograd.h"
+#include "autograd_fd.h"
 
 #include <string.h>
 
-static double wave(int64_t i, double a, double b) { return sin(a * (double)i + b); }
-
-static sg_tensor *filled(const int64_t *sizes, int32_t n, double a, double b) {
-    sg_tensor *t = make(SG_FLOAT64, sizes, n, NULL);
-    int64_t    k = t ? sg_tensor_numel(t) : 0;
-    for (int64_t i = 0; i < k; i++) ((double *)sg_tensor_data(t))[i] = wave(i, a, b);
-    return t;
-}
-
-static sg_tensor *leaf(const int64_t *sizes, int32_t n, double a, double b) {
-    sg_tensor *t = filled(sizes, n, a, b);
-    CHECK(sg_tensor_set_requires_grad(t, true) == SG_OK);
-    return t;
-}
-
-typedef sg_status (*fn)(sg_tensor *x, sg_tensor **y);
-
-/* sum(f(x) * w), w fixed weights of y's shape; *root keeps the graph where wanted */
-static double root_of(fn f, sg_tensor *x, sg_tensor **root) {
-    sg_tensor *y = NULL, *w = NULL, *p = NULL, *r = NULL;
-    sg_status  st = f(x, &y);
-    if (st != SG_OK) fprintf(stderr, "forward: %s\n", sg_last_error());
-    CHECK(st == SG_OK);
-    if (!y) return NAN;
-    w = filled(y->sizes, y->ndim, 0.37, 0.1);
-    CHECK(aten_mul_Tensor(y, w, &p) == SG_OK);
-    CHECK(aten_sum(p, NULL, &r) == SG_OK);
-    double v = r ? at(r, 0) : NAN;
-    if (root) *root = r;
-    else sg_tensor_release(r);
-    sg_tensor_release(y), sg_tensor_release(w), sg_tensor_release(p);
-    return v;
-}
-
-/* x's gradient by sg_backward against central differences */
-static void fd_case(const char *what, fn f, sg_tensor *x) {
-    sg_tensor *root = NULL;
-    root_of(f, x, &root);
-    sg_status st = root ? sg_backward(&root, NULL, 1, false) : SG_EINVAL;
-    if (st != SG_OK) fprintf(stderr, "%s: %s\n", what, sg_last_error());
-    CHECK(st == SG_OK);
-    sg_tensor *g = NULL;
-    CHECK(sg_tensor_grad(x, &g) == SG_OK && g);
-    CHECK(g && shape_is(g, x->sizes, x->ndim));
-    bool    was = sg_grad_set_enabled(false);
-    double *xd = sg_tensor_data(x);
-    for (int64_t i = 0, n = sg_tensor_numel(x); g && i < n; i++) {
-        const double h = 1e-6, keep = xd[i];
-        xd[i] = keep + h;
-        double up = root_of(f, x, NULL);
-        xd[i] = keep - h;
-        double down = root_of(f, x, NULL);
-        xd[i] = keep;
-        double fd = (up - down) / (2 * h), got = at(g, i);
-        if (!(fabs(got - fd) <= 1e-5 * (1 + fabs(fd)))) {
-            fprintf(stderr, "%s: grad[%lld] = %.9g, finite differences %.9g\n", what,
-                    (long long)i, got, fd);
-            CHECK(false);
-            break;
-        }
-    }
-    sg_grad_set_enabled(was);
-    sg_tensor_release(g), sg_tensor_release(root);
-}
-
 /* f(x) with x requiring grad equals f(x) without (the decomposition against the backend's own
  * kernel), element by element */
-static void same_values(const char *what, fn f, sg_tensor *x) {
+static void same_values(const char *what, ag_fn f, sg_tensor *x) {
     sg_tensor *a = NULL, *b = NULL;
     CHECK(f(x, &a) == SG_OK && a);
     bool was = sg_grad_set_enabled(false);
@@ -142,7 +78,7 @@ static sg_status f_where_scalar(sg_tensor *x, sg_tensor **y) {
 static void test_views(void) {
     static const struct {
         const char    *name;
-        fn             f;
+        ag_fn             f;
         const int64_t *sizes;
         int32_t        n;
     } cases[] = {
@@ -152,13 +88,13 @@ static void test_views(void) {
         {"where(x > .2, x, .5) + where(x > .2, -1.5, x)", f_where_scalar, S34, 2},
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
-        sg_tensor *x = leaf(cases[k].sizes, cases[k].n, 0.9, 0.2);
+        sg_tensor *x = ag_leaf(cases[k].sizes, cases[k].n, 0.9, 0.2);
         same_values(cases[k].name, cases[k].f, x);
-        fd_case(cases[k].name, cases[k].f, x);
+        ag_fd_case(cases[k].name, cases[k].f, x);
         sg_tensor_release(x);
     }
     /* a reshape that a view expresses stays a view under autograd, as in PyTorch */
-    sg_tensor *x = leaf(S34, 2, 0.5, 0.0), *y = NULL;
+    sg_tensor *x = ag_leaf(S34, 2, 0.5, 0.0), *y = NULL;
     CHECK(f_reshape(x, &y) == SG_OK && y && y->storage == x->storage);
     CHECK(y && sg_tensor_grad_fn(y) && !strcmp(sg_tensor_grad_fn(y)->name, "ViewBackward0"));
     sg_tensor_release(y), sg_tensor_release(x);
@@ -196,26 +132,26 @@ static void test_attention(void) {
     double bm[15];
     for (int i = 0; i < 15; i++) bm[i] = (i * 7) % 4 != 0 || i % 5 == 0;
     BM = make(SG_BOOL, (const int64_t[]){3, 5}, 2, bm);
-    FM = filled((const int64_t[]){1, 3, 5}, 3, 1.3, 0.4);
+    FM = ag_filled((const int64_t[]){1, 3, 5}, 3, 1.3, 0.4);
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         causal = cases[c].causal, gqa = cases[c].gqa, with_scale = cases[c].scale;
         masked = cases[c].masked;
         const int64_t *ks = gqa ? KG : KS;
         char           name[64];
-        Q = filled(QS, 4, 0.61, 0.3), K = filled(ks, 4, 0.43, 1.1), V = filled(ks, 4, 0.29, 2.0);
-        fn fs[3] = {f_q, f_k, f_v};
+        Q = ag_filled(QS, 4, 0.61, 0.3), K = ag_filled(ks, 4, 0.43, 1.1), V = ag_filled(ks, 4, 0.29, 2.0);
+        ag_fn fs[3] = {f_q, f_k, f_v};
         for (int which = 0; which < 3; which++) {
-            sg_tensor *x = leaf(which ? ks : QS, 4, 0.61 - 0.18 * which, 0.3 + 0.8 * which);
+            sg_tensor *x = ag_leaf(which ? ks : QS, 4, 0.61 - 0.18 * which, 0.3 + 0.8 * which);
             snprintf(name, sizeof name, "%s: d/d%c", cases[c].name, "qkv"[which]);
             same_values(name, fs[which], x);
-            fd_case(name, fs[which], x);
+            ag_fd_case(name, fs[which], x);
             sg_tensor_release(x);
         }
         sg_tensor_release(Q), sg_tensor_release(K), sg_tensor_release(V);
     }
-    Q = filled(QS, 4, 0.61, 0.3), K = filled(KS, 4, 0.43, 1.1), V = filled(KS, 4, 0.29, 2.0);
-    sg_tensor *m = leaf((const int64_t[]){1, 3, 5}, 3, 1.3, 0.4);
-    fd_case("sdpa: d/dmask", f_mask, m);
+    Q = ag_filled(QS, 4, 0.61, 0.3), K = ag_filled(KS, 4, 0.43, 1.1), V = ag_filled(KS, 4, 0.29, 2.0);
+    sg_tensor *m = ag_leaf((const int64_t[]){1, 3, 5}, 3, 1.3, 0.4);
+    ag_fd_case("sdpa: d/dmask", f_mask, m);
     sg_tensor_release(m), sg_tensor_release(Q), sg_tensor_release(K), sg_tensor_release(V);
     sg_tensor_release(BM), sg_tensor_release(FM);
 }
@@ -223,7 +159,7 @@ static void test_attention(void) {
 /* ---- no formula, integral outputs ----------------------------------------------------------- */
 
 static void test_not_implemented(void) {
-    sg_tensor *x = leaf(S34, 2, 0.5, 0.0), *y = NULL, *r = NULL;
+    sg_tensor *x = ag_leaf(S34, 2, 0.5, 0.0), *y = NULL, *r = NULL;
     CHECK(aten_view_copy(x, (sg_int_list){(const int64_t[]){12}, 1}, &y) == SG_OK);
     CHECK(y && sg_tensor_requires_grad(y));
     CHECK(y && sg_tensor_grad_fn(y) && !strcmp(sg_tensor_grad_fn(y)->name, "NotImplemented"));
@@ -240,7 +176,7 @@ static void test_not_implemented(void) {
 }
 
 static void test_integral_outputs(void) {
-    sg_tensor *x = leaf(S34, 2, 0.5, 0.0), *v = NULL, *i = NULL, *a = NULL;
+    sg_tensor *x = ag_leaf(S34, 2, 0.5, 0.0), *v = NULL, *i = NULL, *a = NULL;
     CHECK(aten_max_dim(x, 1, false, &v, &i) == SG_OK);
     CHECK(v && sg_tensor_requires_grad(v));
     CHECK(i && !sg_tensor_requires_grad(i) && !sg_tensor_grad_fn(i));
