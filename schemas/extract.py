@@ -25,7 +25,7 @@ add sub mul div pow maximum minimum eq ne lt le gt ge where clamp clamp_min clam
 masked_fill neg abs exp log sqrt rsqrt sin cos tanh sigmoid relu gelu silu erf reciprocal
 sign floor ceil round logical_and logical_or logical_xor logical_not
 sum mean prod amax amin max min argmax argmin var std logsumexp cumsum softmax log_softmax
-_softmax _log_softmax
+_softmax _log_softmax _safe_softmax
 native_layer_norm layer_norm rms_norm _fused_rms_norm group_norm native_group_norm
 mm bmm addmm matmul linear baddbmm scaled_dot_product_attention
 _scaled_dot_product_attention_math

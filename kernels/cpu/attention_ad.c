@@ -5,7 +5,8 @@
  *
  * The steps are those of aten's _scaled_dot_product_attention_math:
  *   q * sqrt(scale) @ (k^T * sqrt(scale)), plus the mask as an additive float mask (a bool one
- *   becomes 0 / -inf, is_causal the upper triangle of -inf), softmax over the last dim, dropout,
+ *   becomes 0 / -inf, is_causal the upper triangle of -inf), _safe_softmax over the last dim (a
+ *   fully masked row gives zeros), dropout,
  *   @ v; float16 and bfloat16 are computed in float32 and the results rounded back, as aten's
  *   math path does on the CPU. Grouped-query keys and values repeat their heads by
  *   unsqueeze / expand / reshape. */
@@ -134,7 +135,7 @@ static sg_status math_ad(sg_tensor *q, sg_tensor *k, sg_tensor *v, sg_tensor *ma
         (st = additive_mask(&p, mask, causal, bool_allows, L, S, cd, q->device, &m)))
         goto done;
     if (m && (st = keep(&p, aten_add_Tensor(s, m, sg_scalar_int(1), &sm), &sm))) goto done;
-    if ((st = keep(&p, aten__softmax(m ? sm : s, -1, false, &probs), &probs)) ||
+    if ((st = keep(&p, aten__safe_softmax(m ? sm : s, -1, NULL, &probs), &probs)) ||
         (st = dropout(&p, probs, vc, dp, dropout_mask, &a, &vv)) ||
         (st = keep(&p, aten_matmul(a, vv, &o), &o)))
         goto done;

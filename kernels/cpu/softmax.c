@@ -431,6 +431,26 @@ static sg_status converted(sg_tensor *self, const sg_dtype *dtype, sg_tensor **x
 FRONT(softmax, aten__softmax, aten__softmax_out)
 FRONT(log_softmax, aten__log_softmax, aten__log_softmax_out)
 
+/* ---- _safe_softmax: softmax, with rows whose inputs are all -inf giving zeros ---------------
+ * aten's math attention path uses it, so that a fully masked query row gives zeros, not NaN. A
+ * row is fully masked where its max is -inf (a NaN row keeps its NaN, as aten's all(x == -inf)
+ * does). Composed of dispatched ops: it serves every backend. */
+static sg_status safe_softmax(sg_keyset ks, sg_tensor *self, int64_t dim, const sg_dtype *dtype,
+                              sg_tensor **ret) {
+    (void)ks;
+    sg_tensor *out = NULL, *mx = NULL, *rows = NULL;
+    sg_status  st = aten_softmax_int(self, dim, dtype, &out);
+    if (st || sg_tensor_numel(self) == 0) {
+        *ret = out;
+        return st;
+    }
+    if (!(st = aten_amax(self, (sg_int_list){&dim, 1}, true, &mx)) &&
+        !(st = aten_eq_Scalar(mx, sg_scalar_float(-INFINITY), &rows)))
+        st = aten_masked_fill_Scalar(out, rows, sg_scalar_int(0), ret);
+    sg_tensor_release(out), sg_tensor_release(mx), sg_tensor_release(rows);
+    return st;
+}
+
 /* ---- registration --------------------------------------------------------------------------- */
 
 sg_status sg_cpu_register_softmax(void);
@@ -447,7 +467,9 @@ sg_status sg_cpu_register_softmax(void) {
         (st = aten_log_softmax_int_register(SG_KEY_COMPOSITE_IMPLICIT_AUTOGRAD, log_softmax_int,
                                             NULL)) ||
         (st = aten_log_softmax_int_out_register(SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD,
-                                                log_softmax_int_out, NULL)))
+                                                log_softmax_int_out, NULL)) ||
+        (st = aten__safe_softmax_register(SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD, safe_softmax,
+                                          NULL)))
         return st;
     return SG_OK;
 }

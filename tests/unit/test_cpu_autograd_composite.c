@@ -103,14 +103,14 @@ static void test_views(void) {
 /* ---- attention ------------------------------------------------------------------------------ */
 
 static const int64_t QS[4] = {1, 4, 3, 2}, KS[4] = {1, 4, 5, 2}, KG[4] = {1, 2, 5, 2};
-static sg_tensor *Q, *K, *V, *BM, *FM;
+static sg_tensor *Q, *K, *V, *MASKS[5];
 static bool       causal, gqa, with_scale;
-static int        masked; /* 0 none, 1 bool, 2 float */
+static int        masked; /* MASKS' index: 0 none, 1 bool, 2 float, 3 and 4 those with a dead row */
 
 static sg_status sdpa(sg_tensor *q, sg_tensor *k, sg_tensor *v, sg_tensor **y) {
     double s = 0.7;
-    return aten_scaled_dot_product_attention(q, k, v, masked == 1 ? BM : masked == 2 ? FM : NULL,
-                                             0.0, causal, with_scale ? &s : NULL, gqa, y);
+    return aten_scaled_dot_product_attention(q, k, v, MASKS[masked], 0.0, causal,
+                                             with_scale ? &s : NULL, gqa, y);
 }
 static sg_status f_q(sg_tensor *x, sg_tensor **y) { return sdpa(x, K, V, y); }
 static sg_status f_k(sg_tensor *x, sg_tensor **y) { return sdpa(Q, x, V, y); }
@@ -128,11 +128,18 @@ static void test_attention(void) {
         {"sdpa", false, false, false, 0},           {"sdpa causal", true, false, false, 0},
         {"sdpa bool mask", false, false, false, 1}, {"sdpa float mask", false, false, true, 2},
         {"sdpa gqa causal", true, true, false, 0},
+        /* a query row that sees no key gives zeros and no gradient (aten's _safe_softmax) */
+        {"sdpa bool mask, dead row", false, false, false, 3},
+        {"sdpa float mask, dead row", false, false, false, 4},
     };
     double bm[15];
     for (int i = 0; i < 15; i++) bm[i] = (i * 7) % 4 != 0 || i % 5 == 0;
-    BM = make(SG_BOOL, (const int64_t[]){3, 5}, 2, bm);
-    FM = ag_filled((const int64_t[]){1, 3, 5}, 3, 1.3, 0.4);
+    MASKS[1] = make(SG_BOOL, (const int64_t[]){3, 5}, 2, bm);
+    MASKS[2] = ag_filled((const int64_t[]){1, 3, 5}, 3, 1.3, 0.4);
+    for (int i = 5; i < 10; i++) bm[i] = 0;
+    MASKS[3] = make(SG_BOOL, (const int64_t[]){3, 5}, 2, bm);
+    MASKS[4] = ag_filled((const int64_t[]){1, 3, 5}, 3, 1.3, 0.4);
+    for (int i = 5; i < 10; i++) ((double *)sg_tensor_data(MASKS[4]))[i] = -INFINITY;
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         causal = cases[c].causal, gqa = cases[c].gqa, with_scale = cases[c].scale;
         masked = cases[c].masked;
@@ -153,7 +160,7 @@ static void test_attention(void) {
     sg_tensor *m = ag_leaf((const int64_t[]){1, 3, 5}, 3, 1.3, 0.4);
     ag_fd_case("sdpa: d/dmask", f_mask, m);
     sg_tensor_release(m), sg_tensor_release(Q), sg_tensor_release(K), sg_tensor_release(V);
-    sg_tensor_release(BM), sg_tensor_release(FM);
+    for (int i = 1; i < 5; i++) sg_tensor_release(MASKS[i]);
 }
 
 /* ---- no formula, integral outputs ----------------------------------------------------------- */

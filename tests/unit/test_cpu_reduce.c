@@ -752,6 +752,17 @@ static void test_softmax(void) {
     CHECK(aten_softmax_int(m, 1, NULL, &r) == SG_OK && at(r, 0) == 0 && at(r, 1) == 1);
     CHECK(isnan(at(r, 2)) && isnan(at(r, 3)));
     sg_tensor_release(r);
+    /* _safe_softmax: that row gives zeros; a row with a NaN keeps its NaN; dtype as softmax's */
+    sg_tensor *mn = make(SG_FLOAT32, (int64_t[]){3, 2}, 2,
+                         (double[]){-INFINITY, 0, -INFINITY, -INFINITY, NAN, -INFINITY});
+    CHECK(aten__safe_softmax(mn, 1, NULL, &r) == SG_OK && r->dtype == SG_FLOAT32);
+    CHECK(r && at(r, 0) == 0 && at(r, 1) == 1 && at(r, 2) == 0 && at(r, 3) == 0);
+    CHECK(r && isnan(at(r, 4)) && isnan(at(r, 5)));
+    sg_tensor_release(r);
+    CHECK(aten__safe_softmax(mn, 0, &f64, &r) == SG_OK && r->dtype == SG_FLOAT64);
+    CHECK(r && at(r, 1) == 1 && isnan(at(r, 0)) && at(r, 3) == 0 && at(r, 5) == 0);
+    sg_tensor_release(r);
+    sg_tensor_release(mn);
     /* 0-dim and empty */
     sg_tensor *z = make(SG_FLOAT32, NULL, 0, (double[]){-7});
     CHECK(aten_softmax_int(z, 0, NULL, &r) == SG_OK && r->ndim == 0 && all_eq(r, (double[]){1}, 1));
