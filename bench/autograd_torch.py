@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """autograd_torch.py: PyTorch eager doing bench/autograd.c's training step of the demo's block
-(examples/llama_block_ref.py's forward, mean squared error, backward, SGD with lr 1e-3 under
-no_grad, gradients cleared), timed the same way: the median of REPS steps after 3 warm-up
-steps, the device synchronized at each step's end; then the bytes its saved tensors hold once
-the forward is recorded (saved_tensors_hooks: numel x element size of each saved tensor), and
-the forward alone under no_grad.
+(examples/llama_block_ref.py's forward, mean squared error, backward, SGD with lr 1e-3 as
+torch.optim.SGD updates, p.add_(p.grad, alpha=-lr), under no_grad, gradients cleared), timed
+the same way: the median of REPS steps after 3 warm-up steps, the device synchronized at each
+step's end; then the bytes its saved tensors hold once the forward is recorded
+(saved_tensors_hooks: numel x element size of each saved tensor), and the forward alone under
+no_grad.
 
     python3 bench/autograd_torch.py [--reps N] [--smoke]
 
@@ -47,7 +48,7 @@ def run(dev, reps):
         loss_of().backward()
         with torch.no_grad():
             for p in w.values():
-                p -= LR * p.grad
+                p.add_(p.grad, alpha=-LR)
                 p.grad = None
         sync()
 

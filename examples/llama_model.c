@@ -198,18 +198,18 @@ sg_status llama_loss(const block *b, sg_tensor *x, sg_tensor *target, sg_tensor 
     return st;
 }
 
-/* p -= lr * p.grad for every parameter, under no_grad; the gradients are cleared */
+/* p.add_(p.grad, alpha=-lr) for every parameter, under no_grad, as torch.optim.SGD does; the
+ * gradients are cleared */
 sg_status llama_sgd(block *b, double lr) {
     bool      was = sg_grad_set_enabled(false);
     sg_status st = SG_OK;
     for (int i = 0; i < LLAMA_NPARAMS && !st; i++) {
-        sg_tensor *p = *llama_param(b, i), *g = NULL, *u = NULL, *same = NULL;
+        sg_tensor *p = *llama_param(b, i), *g = NULL, *same = NULL;
         if (!(st = sg_tensor_grad(p, &g)) && !g)
             st = sg_error(SG_EINVAL, "sgd: %s has no gradient", llama_param_names[i]);
-        if (!st) st = aten_mul_Scalar(g, sg_scalar_float(lr), &u);
-        if (!st) st = aten_sub__Tensor(p, u, sg_scalar_int(1), &same);
+        if (!st) st = aten_add__Tensor(p, g, sg_scalar_float(-lr), &same);
         if (!st) st = sg_tensor_set_grad(p, NULL);
-        sg_tensor_release(g), sg_tensor_release(u), sg_tensor_release(same);
+        sg_tensor_release(g), sg_tensor_release(same);
     }
     sg_grad_set_enabled(was);
     return st;

@@ -37,7 +37,8 @@ sg_tensor **llama_param(block *b, int i);
 sg_status   llama_forward(const block *b, sg_tensor *x, sg_tensor **out);
 /* mean((forward(x) - target)^2) */
 sg_status   llama_loss(const block *b, sg_tensor *x, sg_tensor *target, sg_tensor **loss);
-/* p -= lr * p.grad for every parameter under no_grad, the gradients cleared. */
+/* p.add_(p.grad, alpha=-lr) for every parameter under no_grad (torch.optim.SGD's update), the
+ * gradients cleared. */
 sg_status   llama_sgd(block *b, double lr);
 
 #endif

@@ -5,7 +5,7 @@
 
 The block, weights and input of llama_block_ref.py; the loss is mean((y - target)^2) against a
 target from the same generator (seed 11); each step is forward, loss, backward, then plain SGD
-(p -= LR * p.grad, under no_grad) with the gradients cleared. float32 on the CPU. Prints the loss
+(p.add_(p.grad, alpha=-LR), as torch.optim.SGD does, under no_grad) with the gradients cleared. float32 on the CPU. Prints the loss
 of every step and, for step 1, every parameter's gradient: its sum, the sum of absolute values
 and its first values (row-major).
 """
@@ -36,7 +36,7 @@ def main():
                                                  " ".join("%.9g" % v for v in g[:8].tolist())))
         with torch.no_grad():
             for p in w.values():
-                p -= LR * p.grad
+                p.add_(p.grad, alpha=-LR)
                 p.grad = None
 
 
