@@ -28,7 +28,7 @@
 #endif
 
 typedef enum emit_kind {
-    EMIT_DEFAULT, EMIT_SUMMARY, EMIT_JSON, EMIT_CANONICAL, EMIT_DERIVATIVES
+    EMIT_DEFAULT, EMIT_SUMMARY, EMIT_JSON, EMIT_CANONICAL, EMIT_DERIVATIVES, EMIT_CASES
 } emit_kind;
 
 typedef struct options {
@@ -72,6 +72,8 @@ static const char help_text[] =
     "                      canonical  every schema in canonical form, one per line\n"
     "                      derivatives  the --derivatives entries read, one line\n"
     "                                 per formula\n"
+    "                      cases      the conformance case plan, one line per\n"
+    "                                 case (docs/conformance.md)\n"
     "  -o, --output DIR  generate into DIR: the typed C API (LIB.h, which includes\n"
     "                    one header per shard, LIB_0.h, LIB_1.h, ...), each shard's\n"
     "                    wrappers, adapters and generated kernels (LIB_0.c, ...), the\n"
@@ -163,9 +165,11 @@ static int set_emit(options *o, const char *v, FILE *err) {
         o->emit = EMIT_CANONICAL;
     else if (strcmp(v, "derivatives") == 0)
         o->emit = EMIT_DERIVATIVES;
+    else if (strcmp(v, "cases") == 0)
+        o->emit = EMIT_CASES;
     else
-        return usage_error(err, "unknown --emit kind '%s' (summary, json, canonical or "
-                           "derivatives)", v);
+        return usage_error(err, "unknown --emit kind '%s' (summary, json, canonical, "
+                           "derivatives or cases)", v);
     return SG_EXIT_OK;
 }
 
@@ -458,6 +462,8 @@ static void emit(sg_buf *b, emit_kind kind, const sg_model *m, const sg_deriv_se
         sg_emit_json(b, m);
     else if (kind == EMIT_CANONICAL)
         sg_emit_canonical(b, m);
+    else if (kind == EMIT_CASES)
+        sg_emit_cases(b, m);
     else if (kind == EMIT_SUMMARY)
         emit_summary(b, m, d);
 }

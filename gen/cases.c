@@ -1,0 +1,444 @@
+/* cases.c: --emit=cases, the conformance case plan (docs/conformance.md): for each op of the
+ * model, cases drawn from rules per argument type family and per tag, one line each.
+ *
+ * A case is a list of argument tokens in schema order. An op's cases start from one primary
+ * case (every tensor input of a base shape, every other argument its primary sample); each
+ * variant changes one thing: the dtypes, the layout of the first tensor, the shapes, or one
+ * non-tensor argument. Rationale: one change at a time keeps the count linear in the rules and
+ * tells, where a case fails, what the failing thing is. The in-place and out= ops of a group
+ * take the cases of its functional op, their extra arguments derived (the out tensors empty,
+ * so both sides resize them). */
+#include "emit.h"
+#include "schema/sg_type_table.h"
+
+#include <stdio.h>
+#include <string.h>
+
+enum { MAX_ARGS = 24, TOK = 96 };
+
+/* One case: its tokens, each a small string. */
+typedef struct kase {
+    char tok[MAX_ARGS][TOK];
+    int  n;
+} kase;
+
+enum { MAX_OP_CASES = 512 };
+
+typedef struct plan {
+    sg_buf     *b;
+    const char *family;
+    uint32_t    ncases;
+    uint64_t    seen[MAX_OP_CASES]; /* hashes of the current op's cases: none twice */
+    uint32_t    nseen;
+} plan;
+
+static const char *const DTYPES[] = {"float32", "float64", "float16", "bfloat16", "int64",
+                                     "int32",   "int16",   "int8",    "uint8",    "bool"};
+enum { NDTYPES = sizeof DTYPES / sizeof DTYPES[0] };
+
+/* pairs of differing dtypes for ops of several tensor inputs: promotion */
+static const char *const MIXED[][2] = {{"float32", "int64"},  {"int32", "float16"},
+                                       {"bool", "float32"},   {"uint8", "int8"},
+                                       {"bfloat16", "float16"}, {"int64", "float64"}};
+
+static bool has_tag(const sg_op *op, const char *tag) {
+    for (uint32_t i = 0; i < op->tags.n; i++)
+        if (!strcmp(op->tags.items[i], tag)) return true;
+    return false;
+}
+
+static bool is_tensor(sg_type_family_id f) { return f == SG_FAM_TENSOR || f == SG_FAM_OPT_TENSOR; }
+
+/* The sizes a tensor input takes in the primary case of an op of this family. */
+static const char *base_sizes(const char *family) {
+    return !strcmp(family, "reduction") ? "2x3x4" : "2x3";
+}
+
+/* ---- tokens of non-tensor arguments ---------------------------------------------------------- */
+
+/* A schema default as a token; false where the plan has no token for it. */
+static bool default_token(const sg_arg *a, sg_type_family_id f, char *t) {
+    const sg_value *v = a->default_value;
+    if (!v) return false;
+    switch (v->kind) {
+    case SG_VAL_NONE: snprintf(t, TOK, "N"); return true;
+    case SG_VAL_BOOL: snprintf(t, TOK, "b%d", v->u.b); return true;
+    case SG_VAL_INT:
+        if (f == SG_FAM_SCALAR || f == SG_FAM_OPT_SCALAR) snprintf(t, TOK, "si%lld", (long long)v->u.i);
+        else if (f == SG_FAM_INT_LIST || f == SG_FAM_OPT_INT_LIST)
+            snprintf(t, TOK, "l%lld", (long long)v->u.i); /* int[1] dim=1: one int for the list */
+        else if (f == SG_FAM_FLOAT || f == SG_FAM_OPT_FLOAT) snprintf(t, TOK, "f%lld", (long long)v->u.i);
+        else snprintf(t, TOK, "i%lld", (long long)v->u.i);
+        return true;
+    case SG_VAL_FLOAT:
+        snprintf(t, TOK, "%s%.17g", f == SG_FAM_SCALAR || f == SG_FAM_OPT_SCALAR ? "sf" : "f", v->u.f);
+        return true;
+    case SG_VAL_STR: snprintf(t, TOK, "q%.*s", (int)v->u.str.len, v->u.str.s); return true;
+    case SG_VAL_LIST: {
+        int k = snprintf(t, TOK, "l");
+        for (uint32_t i = 0; i < v->u.list.n && k < TOK - 24; i++) {
+            if (v->u.list.items[i].kind != SG_VAL_INT) return false;
+            k += snprintf(t + k, (size_t)(TOK - k), "%s%lld", i ? "," : "",
+                          (long long)v->u.list.items[i].u.i);
+        }
+        return true;
+    }
+    case SG_VAL_IDENT: {
+        const char *s = v->u.str.s;
+        size_t      len = v->u.str.len;
+        if (f == SG_FAM_MEMORY_FORMAT || f == SG_FAM_OPT_MEMORY_FORMAT)
+            snprintf(t, TOK, "m%.*s", (int)len, s);
+        else if (f == SG_FAM_DTYPE || f == SG_FAM_OPT_DTYPE)
+            snprintf(t, TOK, "d%s", len == 4 && !memcmp(s, "long", 4) ? "int64" : "float32");
+        else if (len == 4 && !memcmp(s, "Mean", 4)) snprintf(t, TOK, "i1"); /* at::Reduction */
+        else return false;
+        return true;
+    }
+    default: return false;
+    }
+}
+
+/* The primary sample of a non-tensor argument where its default does not give one: by type
+ * family, and by name where the name says what the number means. False: no rule (the op is
+ * left out, and listed). */
+static bool primary_token(const sg_arg *a, sg_type_family_id f, int ndim, char *t) {
+    const char *nm = a->name ? a->name : "";
+    if (default_token(a, f, t)) return true;
+    switch (f) {
+    case SG_FAM_INT:
+        snprintf(t, TOK, "i%d", !strcmp(nm, "dim") || !strcmp(nm, "dim0") ? (ndim ? ndim - 1 : 0)
+                                : !strcmp(nm, "dim1")                    ? 0
+                                                                          : 1);
+        return true;
+    case SG_FAM_FLOAT: snprintf(t, TOK, "f0.5"); return true;
+    case SG_FAM_BOOL: snprintf(t, TOK, "b0"); return true;
+    case SG_FAM_SCALAR: snprintf(t, TOK, "si2"); return true;
+    case SG_FAM_DTYPE: snprintf(t, TOK, "dfloat64"); return true;
+    case SG_FAM_INT_LIST:
+        /* sizes of the base [2, 3] (6 elements) where the name says sizes, else dims */
+        if (!strcmp(nm, "size") || !strcmp(nm, "shape")) snprintf(t, TOK, ndim == 3 ? "l4,6" : "l3,2");
+        else if (!strcmp(nm, "dims")) snprintf(t, TOK, ndim == 3 ? "l2,0,1" : "l1,0");
+        else if (!strcmp(nm, "stride")) snprintf(t, TOK, "l1,3");
+        else if (!strcmp(nm, "dim")) snprintf(t, TOK, "l%d", ndim ? ndim - 1 : 0);
+        else snprintf(t, TOK, "l1");
+        return true;
+    case SG_FAM_STR: /* a Dimname names a dim of an unnamed tensor: an error either way */
+        if (!strcmp(nm, "reduce")) snprintf(t, TOK, "qadd");
+        else if (strstr(nm, "dim")) snprintf(t, TOK, "qa");
+        else return false;
+        return true;
+    case SG_FAM_STR_LIST: snprintf(t, TOK, "wa"); return true;
+    case SG_FAM_DEVICE: snprintf(t, TOK, "vcpu"); return true;
+    case SG_FAM_OPT_INT:
+    case SG_FAM_OPT_FLOAT:
+    case SG_FAM_OPT_BOOL:
+    case SG_FAM_OPT_SCALAR:
+    case SG_FAM_OPT_DTYPE:
+    case SG_FAM_OPT_LAYOUT:
+    case SG_FAM_OPT_DEVICE:
+    case SG_FAM_OPT_MEMORY_FORMAT:
+    case SG_FAM_OPT_INT_LIST:
+    case SG_FAM_OPT_STR:
+    case SG_FAM_OPT_STR_LIST:
+    case SG_FAM_GENERATOR: snprintf(t, TOK, "N"); return true;
+    default: return false;
+    }
+}
+
+/* Other values of a non-tensor argument, tried one at a time: what a demanding user passes
+ * (negative and out-of-range dims, repeated dims, each kind of Scalar, an optional present). */
+static int variant_tokens(const sg_arg *a, sg_type_family_id f, int ndim, char out[][TOK]) {
+    const char *nm = a->name ? a->name : "";
+    bool        dim = a->name && !strncmp(a->name, "dim", 3);
+    int         n = 0;
+    switch (f) {
+    case SG_FAM_INT:
+        if (dim) {
+            snprintf(out[n++], TOK, "i0");
+            snprintf(out[n++], TOK, "i-1");
+            snprintf(out[n++], TOK, "i%d", ndim + 1); /* out of range: an error either way */
+        }
+        break;
+    case SG_FAM_BOOL:
+        snprintf(out[n++], TOK, "b0");
+        snprintf(out[n++], TOK, "b1");
+        break;
+    case SG_FAM_SCALAR:
+        snprintf(out[n++], TOK, "si-3");
+        snprintf(out[n++], TOK, "sf0.5");
+        snprintf(out[n++], TOK, "sf-1.25");
+        snprintf(out[n++], TOK, "sb1");
+        break;
+    case SG_FAM_OPT_SCALAR:
+        snprintf(out[n++], TOK, "si1");
+        snprintf(out[n++], TOK, "sf0.5");
+        break;
+    case SG_FAM_FLOAT:
+    case SG_FAM_OPT_FLOAT:
+        snprintf(out[n++], TOK, "f0.25");
+        snprintf(out[n++], TOK, "f-1.5");
+        break;
+    case SG_FAM_OPT_INT:
+        if (dim) {
+            snprintf(out[n++], TOK, "i0");
+            snprintf(out[n++], TOK, "i-1");
+        } else {
+            snprintf(out[n++], TOK, "i1");
+        }
+        break;
+    case SG_FAM_OPT_DTYPE:
+        snprintf(out[n++], TOK, "dfloat64");
+        snprintf(out[n++], TOK, "dfloat16");
+        snprintf(out[n++], TOK, "dint64");
+        break;
+    case SG_FAM_OPT_BOOL:
+        snprintf(out[n++], TOK, "b0");
+        snprintf(out[n++], TOK, "b1");
+        break;
+    case SG_FAM_INT_LIST:
+    case SG_FAM_OPT_INT_LIST:
+        if (dim) {
+            snprintf(out[n++], TOK, "l");
+            snprintf(out[n++], TOK, "l0");
+            snprintf(out[n++], TOK, "l-1");
+            snprintf(out[n++], TOK, "l0,-1");
+            if (ndim >= 3) snprintf(out[n++], TOK, "l1,-2"); /* a dim twice: an error */
+            if (ndim >= 3) snprintf(out[n++], TOK, "l-3,-1");
+        }
+        break;
+    case SG_FAM_OPT_STR:
+        if (!strcmp(nm, "rounding_mode")) {
+            snprintf(out[n++], TOK, "qtrunc");
+            snprintf(out[n++], TOK, "qfloor");
+        }
+        break;
+    case SG_FAM_STR:
+        if (!strcmp(nm, "approximate")) snprintf(out[n++], TOK, "qtanh");
+        if (!strcmp(nm, "reduce")) snprintf(out[n++], TOK, "qmultiply");
+        break;
+    default: break;
+    }
+    return n;
+}
+
+/* ---- tensors --------------------------------------------------------------------------------- */
+
+/* A tensor input's token. Names carry what the type cannot: an index is int64 and in range of
+ * the smallest base size (2), a mask or condition bool. */
+static void tensor_token(const sg_arg *a, const char *dtype, const char *sizes, char layout,
+                         char *t) {
+    const char *nm = a->name ? a->name : "";
+    if (!strcmp(nm, "index") || !strcmp(nm, "indices"))
+        snprintf(t, TOK, "t%s:%s:%c:x2", !strcmp(dtype, "int32") ? "int32" : "int64", sizes, layout);
+    else if (!strcmp(nm, "mask") || !strcmp(nm, "condition"))
+        snprintf(t, TOK, "tbool:%s:%c:n", sizes, layout);
+    else
+        snprintf(t, TOK, "t%s:%s:%c:n", dtype, sizes, layout);
+}
+
+/* ---- one op ---------------------------------------------------------------------------------- */
+
+typedef struct opinfo {
+    const sg_op      *op;
+    sg_type_family_id fam[MAX_ARGS];
+    int               tensors[MAX_ARGS], ntensors; /* tensor inputs, by argument index */
+    int               ndim;                        /* of the base sizes */
+    const char       *sizes;
+} opinfo;
+
+static void put_case(plan *p, const sg_op *op, const kase *k) {
+    uint64_t h = 1469598103934665603u; /* FNV-1a over the tokens */
+    for (int i = 0; i < k->n; i++) {
+        for (const char *c = k->tok[i]; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211u;
+        h = (h ^ ' ') * 1099511628211u;
+    }
+    for (uint32_t i = 0; i < p->nseen; i++)
+        if (p->seen[i] == h) return;
+    if (p->nseen < MAX_OP_CASES) p->seen[p->nseen++] = h;
+    sg_buf_printf(p->b, "%s %s::%s %s", p->family, op->ns, op->schema.name,
+                  *op->schema.overload ? op->schema.overload : "-");
+    for (int i = 0; i < k->n; i++) sg_buf_printf(p->b, " %s", k->tok[i]);
+    sg_buf_putc(p->b, '\n');
+    p->ncases++;
+}
+
+/* The primary case in `dtype` for every tensor input, of the base sizes; false where an
+ * argument has no rule. */
+static bool primary(const opinfo *o, const char *dtype, kase *k) {
+    const sg_schema *s = &o->op->schema;
+    k->n = (int)s->nargs;
+    for (uint32_t i = 0; i < s->nargs; i++) {
+        const sg_arg *a = &s->args[i];
+        if (a->write && s->kind == SG_KIND_OUT) snprintf(k->tok[i], TOK, "t%s:0:c:z", dtype);
+        else if (is_tensor(o->fam[i])) tensor_token(a, dtype, o->sizes, 'c', k->tok[i]);
+        else if (o->fam[i] == SG_FAM_TENSOR_LIST)
+            snprintf(k->tok[i], TOK, "T[t%s:%s:c:n,t%s:%s:c:n]", dtype, o->sizes, dtype, o->sizes);
+        else if (!primary_token(a, o->fam[i], o->ndim, k->tok[i]))
+            return false;
+    }
+    return true;
+}
+
+/* Sets the tensor inputs' sizes: the first to `first`, the others to `rest`. */
+static void resize(const opinfo *o, kase *k, const char *dtype, const char *first,
+                   const char *rest) {
+    for (int j = 0; j < o->ntensors; j++) {
+        int i = o->tensors[j];
+        tensor_token(&o->op->schema.args[i], dtype, j ? rest : first, 'c', k->tok[i]);
+    }
+}
+
+/* The cases of one op with a rule for every argument; the count, or -1 where an argument has
+ * none (why: the argument). */
+static int op_cases(plan *p, const opinfo *o, const sg_arg **why) {
+    const sg_schema *s = &o->op->schema;
+    kase             k;
+    uint32_t         before = p->ncases;
+    /* every dtype, the first tensor in every layout */
+    for (int d = 0; d < NDTYPES; d++) {
+        if (!primary(o, DTYPES[d], &k)) {
+            for (uint32_t i = 0; i < s->nargs; i++) {
+                char t[TOK];
+                if (!is_tensor(o->fam[i]) && o->fam[i] != SG_FAM_TENSOR_LIST &&
+                    !primary_token(&s->args[i], o->fam[i], o->ndim, t))
+                    *why = &s->args[i];
+            }
+            return -1;
+        }
+        put_case(p, o->op, &k);
+        if (!o->ntensors || (d != 0 && d != 2 && d != 4)) continue; /* float32, float16, int64 */
+        static const char layouts[] = "tsoe";
+        for (const char *l = layouts; *l; l++) {
+            kase v = k;
+            int  i = o->tensors[0];
+            if (*l == 't' && o->ndim < 2) continue;
+            tensor_token(&s->args[i], DTYPES[d], o->sizes, *l, v.tok[i]);
+            put_case(p, o->op, &v);
+        }
+    }
+    if (o->ntensors) {
+        /* shapes: 0-d, size 0, rank 5 and 6, and broadcasting between the inputs */
+        static const char *const same[] = {"-", "0x3", "4", "2x1x2x1x2", "1x2x1x2x1x2"};
+        static const char *const pairs[][2] = {{"2x3", "3"}, {"2x1", "1x3"}, {"-", "2x3"},
+                                               {"3", "2x3"}, {"2x3", "4x3"}};
+        for (int d = 0; d < NDTYPES; d += 4) { /* float32, int64, bool */
+            primary(o, DTYPES[d], &k);
+            for (size_t j = 0; j < sizeof same / sizeof *same; j++) {
+                kase v = k;
+                resize(o, &v, DTYPES[d], same[j], same[j]);
+                put_case(p, o->op, &v);
+            }
+            for (size_t j = 0; o->ntensors > 1 && j < sizeof pairs / sizeof *pairs; j++) {
+                kase v = k;
+                resize(o, &v, DTYPES[d], pairs[j][0], pairs[j][1]);
+                put_case(p, o->op, &v);
+            }
+        }
+        /* promotion: the inputs in differing dtypes */
+        for (size_t j = 0; o->ntensors > 1 && j < sizeof MIXED / sizeof *MIXED; j++) {
+            primary(o, MIXED[j][1], &k);
+            int i = o->tensors[0];
+            tensor_token(&s->args[i], MIXED[j][0], o->sizes, 'c', k.tok[i]);
+            put_case(p, o->op, &k);
+        }
+    }
+    /* out=: a result tensor of another dtype than the inputs' (refused, or cast on store) */
+    static const char *const outs[][2] = {{"float32", "float64"}, {"int64", "float32"},
+                                          {"float16", "float32"}, {"float32", "int64"}};
+    for (size_t j = 0; s->kind == SG_KIND_OUT && j < sizeof outs / sizeof *outs; j++) {
+        primary(o, outs[j][0], &k);
+        for (uint32_t i = 0; i < s->nargs; i++)
+            if (s->args[i].write) snprintf(k.tok[i], TOK, "t%s:0:c:z", outs[j][1]);
+        put_case(p, o->op, &k);
+    }
+    /* a Scalar that does not fit the narrow integer dtypes */
+    for (uint32_t i = 0; i < s->nargs && o->ntensors; i++) {
+        if (o->fam[i] != SG_FAM_SCALAR) continue;
+        primary(o, "int8", &k);
+        snprintf(k.tok[i], TOK, "si300");
+        put_case(p, o->op, &k);
+        primary(o, "uint8", &k);
+        snprintf(k.tok[i], TOK, "si-1");
+        put_case(p, o->op, &k);
+    }
+    /* each non-tensor argument's other values, in float32 and int64 */
+    for (int d = 0; d < NDTYPES; d += 4) {
+        if (d == 8) break;
+        primary(o, DTYPES[d], &k);
+        for (uint32_t i = 0; i < s->nargs; i++) {
+            char alt[8][TOK];
+            int  n = is_tensor(o->fam[i]) ? 0 : variant_tokens(&s->args[i], o->fam[i], o->ndim, alt);
+            for (int j = 0; j < n; j++) {
+                if (!strcmp(alt[j], k.tok[i])) continue;
+                kase v = k;
+                memcpy(v.tok[i], alt[j], TOK);
+                put_case(p, o->op, &v);
+            }
+        }
+    }
+    return (int)(p->ncases - before);
+}
+
+static const char *family_of(const sg_op *op, int ntensors) {
+    if (has_tag(op, "nondeterministic_seeded")) return "random";
+    if (has_tag(op, "pointwise")) return "pointwise";
+    if (has_tag(op, "reduction")) return "reduction";
+    for (uint32_t i = 0; i < op->schema.nrets; i++)
+        if (op->schema.rets[i].type->alias && !op->schema.rets[i].type->alias->write)
+            return "view";
+    return ntensors ? "other" : "factory";
+}
+
+/* Why an op has no cases, or NULL where it has. */
+static const char *left_out(const sg_op *op) {
+    if (!op->parsed) return "its schema did not parse";
+    if (op->schema.nargs > MAX_ARGS) return "too many arguments";
+    if (op->schema.kind == SG_KIND_MUTABLE || op->schema.kind == SG_KIND_SCRATCH)
+        return "a mutable op";
+    return NULL;
+}
+
+void sg_emit_cases(sg_buf *b, const sg_model *m) {
+    plan p = {.b = b};
+    sg_buf_puts(b, "# conformance case plan (docs/conformance.md), made by schemagen --emit=cases"
+                   " from");
+    for (uint32_t i = 0; i < m->nsources; i++) {
+        const char *path = m->sources[i]->path, *base = strrchr(path, '/');
+        sg_buf_printf(b, " %s", base ? base + 1 : path);
+    }
+    sg_buf_putc(b, '\n');
+    sg_buf notes;
+    sg_buf_init(&notes);
+    uint32_t covered = 0, total = 0;
+    for (uint32_t n = 0; n < m->nops; n++) {
+        const sg_op *op = m->ops[n];
+        total++;
+        const char *why = left_out(op);
+        if (why) {
+            sg_buf_printf(&notes, "# not covered: %s::%s%s%s: %s\n", op->ns, op->schema.name,
+                          *op->schema.overload ? "." : "", op->schema.overload, why);
+            continue;
+        }
+        opinfo o = {op, {0}, {0}, 0, 0, NULL};
+        for (uint32_t i = 0; i < op->schema.nargs; i++) {
+            o.fam[i] = sg_type_family_of(op->schema.args[i].type);
+            bool out = op->schema.args[i].write && op->schema.kind == SG_KIND_OUT;
+            if (is_tensor(o.fam[i]) && !out) o.tensors[o.ntensors++] = (int)i;
+        }
+        p.family = family_of(op, o.ntensors);
+        o.sizes = base_sizes(p.family);
+        o.ndim = !strcmp(o.sizes, "2x3x4") ? 3 : 2;
+        const sg_arg *arg = NULL;
+        p.nseen = 0;
+        int           got = op_cases(&p, &o, &arg);
+        if (got < 0)
+            sg_buf_printf(&notes, "# not covered: %s::%s%s%s: no rule for argument '%s'\n", op->ns,
+                          op->schema.name, *op->schema.overload ? "." : "", op->schema.overload,
+                          arg && arg->name ? arg->name : "?");
+        else
+            covered++;
+    }
+    sg_buf_putn(b, notes.data, notes.len);
+    sg_buf_printf(b, "# %u cases; %u of %u ops covered\n", p.ncases, covered, total);
+    sg_buf_free(&notes);
+}
