@@ -301,8 +301,8 @@ static sg_status gather_check(sg_tensor *self, int64_t *dim, sg_tensor *index, s
     sg_status st = sg_check_dim("gather", dim, self->ndim);
     if (st) return st;
     if (sg_tensor_numel(index) != 0) {
-        if (dt(index) != SG_INT64)
-            return sg_error(SG_EINVAL, "gather: gather(): Expected dtype int64 for index");
+        if (dt(index) != SG_INT64 && dt(index) != SG_INT32)
+            return sg_error(SG_EINVAL, "gather: gather(): Expected dtype int32/int64 for index");
         if (ne_dim(self) != ne_dim(index))
             return sg_error(SG_EINVAL, "gather: Index tensor must have the same number of "
                                        "dimensions as input tensor");
@@ -352,17 +352,23 @@ static sg_status gather_out_k(sg_keyset ks, sg_tensor *self, int64_t dim, sg_ten
         (st = sg_index_no_overlap("gather", out, self)) ||
         (st = sg_index_no_overlap("gather", out, index)) || (st = prep_out("gather", out, &m, true)))
         return st;
+    sg_tensor *idx = NULL;
     if (sg_tensor_numel(index) > 0) {
-        if ((st = check_indices("gather", index, dim, ne_size(self, (int32_t)dim)))) return st;
+        if ((st = index_i64(index, &idx)) ||
+            (st = check_indices("gather", idx, dim, ne_size(self, (int32_t)dim)))) {
+            sg_tensor_release(idx);
+            return st;
+        }
         int64_t c[SG_MAX_DIMS] = {0}, sc[SG_MAX_DIMS], isz[SG_MAX_DIMS];
-        int32_t n = ne_dim(index);
+        int32_t n = ne_dim(idx);
         size_t  es = esize(self);
-        for (int32_t d = 0; d < n; d++) isz[d] = ne_size(index, d);
+        for (int32_t d = 0; d < n; d++) isz[d] = ne_size(idx, d);
         do {
             memcpy(sc, c, (size_t)n * sizeof *sc);
-            sc[dim] = *(const int64_t *)elem(index, c, n);
+            sc[dim] = *(const int64_t *)elem(idx, c, n);
             memcpy(elem(out, c, n), elem(self, sc, n), es);
         } while (next_coord(c, isz, n));
+        sg_tensor_release(idx);
     }
     *ret = sg_tensor_retain(out);
     return SG_OK;
@@ -373,8 +379,8 @@ static sg_status scatter_check(const char *op, sg_tensor *self, int64_t *dim, sg
     char      a[160], b[160], c[160];
     sg_status st = sg_check_dim(op, dim, self->ndim);
     if (st) return st;
-    if (sg_tensor_numel(index) != 0 && dt(index) != SG_INT64)
-        return sg_error(SG_EINVAL, "%s: %s(): Expected dtype int64 for index", op, op);
+    if (sg_tensor_numel(index) != 0 && dt(index) != SG_INT64 && dt(index) != SG_INT32)
+        return sg_error(SG_EINVAL, "%s: scatter(): Expected dtype int32/int64 for index", op);
     if (src && dt(src) != dt(self))
         return sg_error(SG_EINVAL, "%s: %s(): Expected self.dtype to be equal to src.dtype", op,
                         op);
@@ -467,11 +473,18 @@ static sg_status scatter_run(const char *op, sg_tensor *self, int64_t dim, sg_te
     if (mode && sg_dtype_is_complex(t)) return sg_not_implemented(op, t);
     char vbuf[16];
     if (value && (st = sg_index_scalar_bytes(op, *value, t, vbuf))) return st;
+    sg_tensor *idx = NULL; /* the index as int64 */
     if (sg_tensor_numel(index) > 0 &&
-        (st = check_indices(op, index, dim, ne_size(self, (int32_t)dim))))
+        ((st = index_i64(index, &idx)) ||
+         (st = check_indices(op, idx, dim, ne_size(self, (int32_t)dim))))) {
+        sg_tensor_release(idx);
         return st;
-    if (out != self && (st = sg_cast_copy_(out, self))) return st;
-    if (sg_tensor_numel(index) > 0) {
+    }
+    if (out != self && (st = sg_cast_copy_(out, self))) {
+        sg_tensor_release(idx);
+        return st;
+    }
+    if (idx) {
         if (mode && (t == SG_FLOAT16 || t == SG_BFLOAT16)) {
             /* reductions of the 16-bit floats accumulate in float, rounded once at the end
              * (aten's opmath) */
@@ -481,15 +494,16 @@ static sg_status scatter_run(const char *op, sg_tensor *self, int64_t dim, sg_te
             if (!st && src) st = sg_cast(src, SG_FLOAT32, &src32);
             if (!st && value) st = sg_index_scalar_bytes(op, *value, SG_FLOAT32, v32);
             if (!st) {
-                scatter_loop(acc, dim, index, src32, value ? v32 : NULL, mode);
+                scatter_loop(acc, dim, idx, src32, value ? v32 : NULL, mode);
                 st = sg_cast_copy_(out, acc);
             }
             sg_tensor_release(src32);
             sg_tensor_release(acc);
-            if (st) return st;
         } else {
-            scatter_loop(out, dim, index, src, value ? vbuf : NULL, mode);
+            scatter_loop(out, dim, idx, src, value ? vbuf : NULL, mode);
         }
+        sg_tensor_release(idx);
+        if (st) return st;
     }
     *ret = sg_tensor_retain(out);
     return SG_OK;

@@ -132,8 +132,13 @@ static void test_index_select_gather_embedding(void) {
     CHECK(aten_gather(g, 0, gi0, false, &r) == SG_OK && shape_is(r, S(1, 2)) && all_eq(r, V(3, 2), 2));
     sg_tensor_release(r);
     sg_tensor *gi32 = make(SG_INT32, S(2, 2), V(0, 0, 1, 0)), *gbad = make(SG_INT64, S(1, 2), V(0, 2));
-    CHECK(aten_gather(g, 1, gi32, false, &r) == SG_EINVAL);
-    CHECK_STR(sg_last_error(), "gather: gather(): Expected dtype int64 for index");
+    /* an int32 index as an int64 one; int16 refused, as aten does */
+    CHECK(aten_gather(g, 1, gi32, false, &r) == SG_OK && all_eq(r, V(1, 1, 4, 3), 4));
+    sg_tensor_release(r);
+    sg_tensor *gi16 = make(SG_INT16, S(2, 2), V(0, 0, 1, 0));
+    CHECK(aten_gather(g, 1, gi16, false, &r) == SG_EINVAL);
+    CHECK_STR(sg_last_error(), "gather: gather(): Expected dtype int32/int64 for index");
+    sg_tensor_release(gi16);
     CHECK(aten_gather(g, 1, gbad, false, &r) == SG_EINVAL);
     CHECK_STR(sg_last_error(), "gather: index 2 is out of bounds for dimension 1 with size 2");
     sg_tensor *gwide = make(SG_INT64, S(1, 3), V(0, 0, 0));
@@ -235,7 +240,15 @@ static void test_scatter(void) {
     CHECK_STR(sg_last_error(), "scatter: Expected index [1, 6] to be no larger than self [3, 5] apart from dimension 0 and to be no larger size than src [2, 5]");
     sg_tensor *fi = make(SG_FLOAT32, S(1, 1), V(0));
     CHECK(aten_scatter_value(twos, 0, fi, sg_scalar_int(1), &r) == SG_EINVAL);
-    CHECK_STR(sg_last_error(), "scatter: scatter(): Expected dtype int64 for index");
+    CHECK_STR(sg_last_error(), "scatter: scatter(): Expected dtype int32/int64 for index");
+    sg_tensor *ai32 = make(SG_INT32, S(1, 1), V(2));
+    CHECK(aten_scatter_add(acc, 0, ai32, ones, &r) == SG_OK);
+    sg_tensor *want = NULL;
+    sg_tensor *ai64 = make(SG_INT64, S(1, 1), V(2));
+    CHECK(aten_scatter_add(acc, 0, ai64, ones, &want) == SG_OK);
+    for (int64_t i = 0; r && want && i < 15; i++) CHECK(at(r, i) == at(want, i));
+    CHECK(r && at(r, 10) == at(acc, 10) + 1);
+    sg_tensor_release(r), sg_tensor_release(want), sg_tensor_release(ai32), sg_tensor_release(ai64);
     sg_tensor_release(fi);
     sg_tensor_release(wide);
     sg_tensor_release(bad);
