@@ -138,6 +138,7 @@ static sg_status build(sg_iter *it, const sg_iter_spec *s, sg_tensor **result, b
     *result = NULL;
     it->compute = s->compute;
     it->out_dtype = s->out_dtype;
+    it->round_to = reduce ? s->out_dtype : s->result;
     it->nops = 1 + s->nin;
 
     /* the broadcast shape */
@@ -206,8 +207,10 @@ static sg_status build(sg_iter *it, const sg_iter_spec *s, sg_tensor **result, b
         return st;
     }
 
-    /* where loops write: the output itself, or a staging tensor of out_dtype */
-    bool stage = dtype_of(it->out) != s->out_dtype;
+    /* where loops write: the output itself, or a staging tensor of out_dtype (also where the
+     * output must get the result dtype's rounding first: sg_iter_finish) */
+    bool stage = dtype_of(it->out) != s->out_dtype ||
+                 (dtype_of(it->out) != it->round_to && s->out_dtype != it->round_to);
     for (int32_t i = 0; i < s->nin && !stage; i++)
         stage = sg_may_overlap(it->out, s->in[i]) && !sg_same_view(it->out, s->in[i]);
     if (stage) {
@@ -534,7 +537,16 @@ void sg_iter_free(sg_iter *it) {
 }
 
 sg_status sg_iter_finish(sg_iter *it, sg_tensor **result) {
-    sg_status st = it->staged ? sg_cast_copy_(it->out, it->staged) : SG_OK;
+    sg_status st = SG_OK;
+    if (it->staged && dtype_of(it->out) != it->round_to && it->out_dtype != it->round_to) {
+        /* aten computes in the result dtype and casts on store: an out= of another dtype gets
+         * the result's rounding (sin of float16 into float32 is a float16 value) */
+        sg_tensor *r = NULL;
+        if (!(st = sg_cast(it->staged, it->round_to, &r))) st = sg_cast_copy_(it->out, r);
+        sg_tensor_release(r);
+    } else if (it->staged) {
+        st = sg_cast_copy_(it->out, it->staged);
+    }
     sg_iter_free(it);
     if (st) {
         sg_tensor_release(*result);

@@ -61,6 +61,9 @@ typedef struct sg_iter {
     int64_t    numel;
     sg_dtype   compute;                       /* the inputs' dtype as loops see them */
     sg_dtype   out_dtype;                     /* the output's dtype as loops see it */
+    sg_dtype   round_to;                      /* a staged output is rounded to it first where
+                                                 the real one's dtype differs (pointwise: the
+                                                 result's; reductions: out_dtype) */
     sg_device  device;                        /* where the operands are (but host scalars) */
     uint32_t   host_scalars;                  /* bit k: operand k is a 0-dim CPU tensor beside
                                                  another device's (data[k] is host memory) */

@@ -197,6 +197,13 @@ static void test_layouts_and_out(void) {
     CHECK(aten_mul_out(x, x, h, &r) == SG_OK && r == h);
     sg_tensor_release(r);
     CHECK(((uint16_t *)sg_tensor_data(h))[5] == 0x5790); /* 121 in binary16 */
+    /* a float16 op into a float32 out=: computed in float16's precision and widened on store,
+     * as aten does (sin(1) rounds to 0.84130859375 in binary16) */
+    sg_tensor *one = make(SG_FLOAT16, s1, 1, (double[]){1}), *f = NULL, *g = NULL;
+    CHECK(sg_tensor_empty(s1, 1, SG_FLOAT32, SG_CPU, &f) == SG_OK);
+    CHECK(aten_sin_out(one, f, &g) == SG_OK && g == f);
+    CHECK(*(float *)sg_tensor_data(f) == 0.84130859375f);
+    sg_tensor_release(g), sg_tensor_release(f), sg_tensor_release(one);
     sg_tensor_release(h);
     sg_tensor_release(iout);
     sg_tensor_release(out);
