@@ -54,6 +54,9 @@ File format (little-endian throughout; strings are u16 length + bytes, no NUL):
                              non-contiguous view with the sizes above (ndim >= 2)
                           2: u8 sndim, i64 ssizes[sndim]: data is a small contiguous tensor of
                              ssizes; the reader passes its expand(sizes), a broadcast view
+                          3: (version 2 only: tests/conformance/oracle.py) i64 strides[ndim],
+                             i64 storage offset, u64 base numel: data is a contiguous base of
+                             that many elements; the reader passes its as_strided view
                u64 nbytes, then nbytes of raw element data (numel * element size of what is
                stored; bool is one byte 0/1, float16/bfloat16 their 16-bit patterns)
     Results are always layout 0; a view result is compared element by element through its
@@ -100,12 +103,22 @@ class EX:
         self.small, self.sizes = small, list(sizes)
 
 
+class SV:
+    """An input passed as a strided view (sizes, strides, storage offset) of a contiguous base:
+    layout 3, version 2 only (tests/conformance/oracle.py writes it)."""
+    def __init__(self, base, sizes, strides, offset):
+        assert base.is_contiguous() and base.storage_offset() == 0
+        self.base, self.sizes, self.strides, self.offset = base, list(sizes), list(strides), offset
+
+
 def materialize(v):
     """The torch value a case passes for v (fresh storage: in-place ops may write it)."""
     if isinstance(v, NC):
         return v.t.transpose(-1, -2).contiguous().transpose(-1, -2)
     if isinstance(v, EX):
         return v.small.clone().expand(v.sizes)
+    if isinstance(v, SV):
+        return v.base.clone().as_strided(v.sizes, v.strides, v.offset)
     if isinstance(v, torch.Tensor):
         return v.clone()
     if isinstance(v, (list, tuple)):
@@ -117,7 +130,11 @@ def raw_bytes(t):
     t = t.detach().contiguous().reshape(-1)
     if t.numel() == 0:
         return b""
-    return t.view(torch.uint8).numpy().tobytes()
+    u = t.view(torch.uint8)
+    try:
+        return u.numpy().tobytes()
+    except RuntimeError:  # torch built or installed without numpy: slower, same bytes
+        return bytes(u.tolist())
 
 
 class Writer:
@@ -141,11 +158,13 @@ class Writer:
             t, layout = v.t, 1
         elif isinstance(v, EX):
             t, layout = v.small, 2
+        elif isinstance(v, SV):
+            t, layout = v.base, 3
         else:
             t, layout = v, 0
         if t.dtype not in DTYPE_CODE:
             raise ValueError("dtype %s has no code" % t.dtype)
-        sizes = v.sizes if isinstance(v, EX) else list(t.shape)
+        sizes = v.sizes if isinstance(v, (EX, SV)) else list(t.shape)
         self.u8(DTYPE_CODE[t.dtype])
         self.u8(len(sizes))
         for s in sizes:
@@ -153,6 +172,12 @@ class Writer:
         self.u8(layout)
         if layout == 1:
             data = raw_bytes(t.transpose(-1, -2))
+        elif layout == 3:
+            for s in v.strides:
+                self.i64(s)
+            self.i64(v.offset)
+            self.u64(t.numel())
+            data = raw_bytes(t)
         else:
             if layout == 2:
                 self.u8(t.dim())
@@ -390,21 +415,23 @@ def result_tensors(r):
 WIDTH = {F16: 0, BF16: 0, F32: 1, F64: 2}
 
 
-def tolerance(cls, results, inputs=()):
+def tolerance(cls, results, inputs=(), table=None):
+    # table: (rtol, atol) by class and dtype, TOL's form (oracle.py has its own); None: TOL.
     # A float64 result of narrower floating inputs (exp(f32, out=f64)) is computed in the
     # inputs' precision, aten's and ours alike: it gets the widest input's tolerance.
     narrow = [t.dtype for t in result_tensors(list(inputs)) if t.dtype in WIDTH]
     widest = max(narrow, key=lambda d: WIDTH[d]) if narrow else None
+    table = TOL if table is None else table
     rtol, atol = 0.0, 0.0
     for t in result_tensors(results):
         d = t.dtype
         if d == F64 and widest is not None and WIDTH[widest] < WIDTH[F64]:
             d = widest
-        if d in TOL[cls]:
-            r, a = TOL[cls][d]
+        if d in table[cls]:
+            r, a = table[cls][d]
             rtol, atol = max(rtol, r), max(atol, a)
     if rtol == 0.0:
-        rtol, atol = TOL[cls][F32]  # only float results compare with tolerance; harmless
+        rtol, atol = table[cls][F32]  # only float results compare with tolerance; harmless
     return rtol, atol
 
 

@@ -1,13 +1,16 @@
 /* ref_data.h: what the tests that replay PyTorch's recorded cases share (test_cpu_reference,
- * test_cuda_reference, test_cpu_grad_reference): reading the files that
- * tests/reference/make_cpu_reference.py and make_grad_reference.py write (the value and tensor
- * encoding, documented in make_cpu_reference.py), building the boxed arguments a case stands
- * for, comparing results with what torch gave, and running the cases in child processes so that
- * one that crashes fails alone.
+ * test_cuda_reference, test_cpu_grad_reference, test_cpu_conformance, test_meta_conformance):
+ * reading the files that tests/reference/make_cpu_reference.py, make_grad_reference.py and
+ * tests/conformance/oracle.py write (the value and tensor encoding, documented in
+ * make_cpu_reference.py; version 2's additions in oracle.py), building the boxed arguments a
+ * case stands for, comparing results with what torch gave, and running the cases in child
+ * processes so that one that crashes fails alone.
  *
  * ref_dev is where the arguments are built and the results must be: the CPU unless the test
- * sets it before building any. A reader that runs off its buffer or meets a value it does not
- * know sets ok to false and reads zeros from then on; callers check ok once per case. */
+ * sets it before building any. On Meta, tensors hold no data: arguments are built without
+ * values and results are compared by dtype and shape alone. A reader that runs off its buffer
+ * or meets a value it does not know sets ok to false and reads zeros from then on; callers check
+ * ok once per case. */
 #ifndef SG_TEST_REF_DATA_H
 #define SG_TEST_REF_DATA_H
 
@@ -94,11 +97,14 @@ static inline char *rd_str(reader *r, arena *a, int32_t *len) {
     return s;
 }
 
-/* A tensor as stored. */
+/* A tensor as stored. Layout 3 (a strided view of a base): strides and offset are the view's,
+ * and ssizes is the base's one size, its element count. */
 typedef struct tdesc {
     uint8_t        dtype, layout;
+    bool           none; /* an OPT_TENSOR_LIST's None item */
     int32_t        ndim, sndim;
-    int64_t       *sizes, *ssizes;
+    int64_t       *sizes, *ssizes, *strides;
+    int64_t        offset;
     const uint8_t *data; /* into the file (unaligned) */
     uint64_t       nbytes;
 } tdesc;
@@ -147,7 +153,23 @@ static inline void rd_tensor(reader *r, arena *a, tdesc *t) {
             t->ssizes[i] = rd_i64(r);
             if (t->ssizes[i] < 0 || t->ssizes[i] > (1 << 24)) r->ok = false;
         }
-    } else if (t->layout > 2) {
+    } else if (t->layout == 3) {
+        t->strides = arena_alloc(a, (size_t)(t->ndim ? t->ndim : 1) * sizeof(int64_t));
+        int64_t last = 0; /* the view's furthest element, past its offset */
+        for (int32_t i = 0; i < t->ndim; i++) {
+            t->strides[i] = rd_i64(r);
+            if (t->strides[i] < 0 || t->strides[i] > (1 << 24)) r->ok = false;
+            if (t->sizes[i] > 0) last += (t->sizes[i] - 1) * t->strides[i];
+        }
+        t->offset = rd_i64(r);
+        t->sndim = 1;
+        t->ssizes = arena_alloc(a, sizeof(int64_t));
+        uint64_t base = rd_u64(r);
+        t->ssizes[0] = base <= (1 << 24) ? (int64_t)base : -1;
+        if (t->offset < 0 || t->offset > (1 << 24) || t->ssizes[0] < 0 ||
+            (numel_of(t->sizes, t->ndim) > 0 && t->offset + last >= t->ssizes[0]))
+            r->ok = false;
+    } else if (t->layout > 3) {
         r->ok = false;
     }
     t->nbytes = rd_u64(r);
@@ -185,7 +207,8 @@ static inline void rd_value(reader *r, arena *a, value *v) {
     case SG_ANY_INT_LIST:
     case SG_ANY_FLOAT_LIST:
     case SG_ANY_BOOL_LIST:
-    case SG_ANY_TENSOR_LIST: {
+    case SG_ANY_TENSOR_LIST:
+    case SG_ANY_OPT_TENSOR_LIST: {
         uint32_t n = rd_u32(r);
         if (n > (1u << 20)) {
             r->ok = false;
@@ -203,7 +226,13 @@ static inline void rd_value(reader *r, arena *a, value *v) {
             for (uint32_t k = 0; k < n; k++) v->bools[k] = rd_u8(r) != 0;
         } else {
             v->ts = arena_alloc(a, n * sizeof *v->ts);
-            for (uint32_t k = 0; k < n && r->ok; k++) rd_tensor(r, a, &v->ts[k]);
+            for (uint32_t k = 0; k < n && r->ok; k++) {
+                /* Tensor?[] (version 2): a u8 before each item, 0 for None */
+                if (v->tag == SG_ANY_OPT_TENSOR_LIST && rd_u8(r) == 0)
+                    v->ts[k].none = true;
+                else
+                    rd_tensor(r, a, &v->ts[k]);
+            }
         }
         break;
     }
@@ -235,12 +264,21 @@ static inline void sb_sizes(sbuf *s, const int64_t *sizes, int32_t n) {
 }
 
 static inline void sb_tensor(sbuf *s, const tdesc *t) {
+    if (t->none) {
+        sb_printf(s, "None");
+        return;
+    }
     sb_printf(s, "%s", sg_dtype_name((sg_dtype)t->dtype));
     sb_sizes(s, t->sizes, t->ndim);
     if (t->layout == 1) sb_printf(s, " transposed");
     if (t->layout == 2) {
         sb_printf(s, " expanded from ");
         sb_sizes(s, t->ssizes, t->sndim);
+    }
+    if (t->layout == 3) {
+        sb_printf(s, " strides ");
+        sb_sizes(s, t->strides, t->ndim);
+        sb_printf(s, " offset %" PRId64 " of %" PRId64, t->offset, t->ssizes[0]);
     }
 }
 
@@ -268,6 +306,7 @@ static inline void sb_value(sbuf *s, const value *v) {
         sb_printf(s, "]");
         break;
     case SG_ANY_TENSOR_LIST:
+    case SG_ANY_OPT_TENSOR_LIST:
         sb_printf(s, "(");
         for (int32_t k = 0; k < v->len; k++) {
             if (k) sb_printf(s, ", ");
@@ -305,23 +344,26 @@ static inline void release_owned(owned *o) {
     o->n = 0;
 }
 
-/* The tensor a stored tensor stands for: contiguous, a transposed view, or an expanded one. */
+/* The tensor a stored tensor stands for: contiguous, a transposed view, an expanded one, or a
+ * strided view of a base. The base is made on ref_dev and the view there, so a view stays one. */
 static inline sg_status build_tensor(const tdesc *d, sg_tensor **out) {
     *out = NULL;
     int64_t   sizes[SG_MAX_DIMS];
     sg_tensor *base = NULL;
     sg_status st;
+    /* Meta holds no data: the base is made there directly */
+    sg_device where = ref_dev.type == SG_DEV_META ? ref_dev : SG_CPU;
     if (d->layout == 1) {
         memcpy(sizes, d->sizes, (size_t)d->ndim * sizeof *sizes);
         sizes[d->ndim - 1] = d->sizes[d->ndim - 2];
         sizes[d->ndim - 2] = d->sizes[d->ndim - 1];
-        st = sg_tensor_empty(sizes, d->ndim, (sg_dtype)d->dtype, SG_CPU, &base);
+        st = sg_tensor_empty(sizes, d->ndim, (sg_dtype)d->dtype, where, &base);
     } else {
-        st = sg_tensor_empty(d->ssizes, d->sndim, (sg_dtype)d->dtype, SG_CPU, &base);
+        st = sg_tensor_empty(d->ssizes, d->sndim, (sg_dtype)d->dtype, where, &base);
     }
     if (st) return st;
-    if (d->nbytes) memcpy(sg_tensor_data(base), d->data, d->nbytes);
-    if (ref_dev.type != SG_DEV_CPU) {
+    if (d->nbytes && where.type == SG_DEV_CPU) memcpy(sg_tensor_data(base), d->data, d->nbytes);
+    if (!sg_device_eq(where, ref_dev)) {
         sg_tensor *moved;
         st = sg_tensor_to(base, ref_dev, &moved);
         sg_tensor_release(base);
@@ -334,8 +376,10 @@ static inline sg_status build_tensor(const tdesc *d, sg_tensor **out) {
     }
     if (d->layout == 1)
         st = sg_tensor_transpose(base, d->ndim - 2, d->ndim - 1, out);
-    else
+    else if (d->layout == 2)
         st = sg_tensor_expand(base, d->sizes, d->ndim, out);
+    else
+        st = sg_tensor_as_strided(base, d->sizes, d->strides, d->ndim, d->offset, out);
     sg_tensor_release(base);
     return st;
 }
@@ -379,14 +423,17 @@ static inline sg_status build_arg(const value *v, arena *a, owned *o, sg_any *ou
         r = sg_any_tensor(t);
         break;
     }
-    case SG_ANY_TENSOR_LIST: {
+    case SG_ANY_TENSOR_LIST:
+    case SG_ANY_OPT_TENSOR_LIST: {
         sg_tensor **ts = arena_alloc(a, (size_t)v->len * sizeof *ts);
         for (int32_t k = 0; k < v->len; k++) {
+            if (v->ts[k].none) continue; /* NULL: None */
             sg_status st = build_tensor(&v->ts[k], &ts[k]);
             if (st) return st;
             own(o, ts[k]);
         }
         r = sg_any_tensor_list(ts, v->len);
+        r.tag = v->tag;
         break;
     }
     default: return sg_error(SG_EINVAL, "the harness cannot pass a value of tag %d", v->tag);
@@ -453,8 +500,27 @@ static inline bool float_close(double g, double w, double rtol, double atol) {
 static inline bool compare_host_tensor(const sg_tensor *g, const tdesc *w, double rtol, double atol,
                                        sbuf *why);
 
+/* Whether a result has the expected dtype and shape (on a mismatch, why says so). */
+static inline bool compare_geometry(const sg_tensor *g, const tdesc *w, sbuf *why) {
+    if (g->dtype != w->dtype) {
+        sb_printf(why, "dtype %s, want %s", sg_dtype_name((sg_dtype)g->dtype),
+                  sg_dtype_name((sg_dtype)w->dtype));
+        return false;
+    }
+    bool same = g->ndim == w->ndim;
+    for (int32_t d = 0; same && d < g->ndim; d++) same = g->sizes[d] == w->sizes[d];
+    if (!same) {
+        sb_printf(why, "shape ");
+        sb_sizes(why, g->sizes, g->ndim);
+        sb_printf(why, ", want ");
+        sb_sizes(why, w->sizes, w->ndim);
+    }
+    return same;
+}
+
 /* Compares a result tensor with the expected one; on a mismatch writes why into why. A result
- * must be on the device under test; it is read through a copy on the host. */
+ * must be on the device under test; it is read through a copy on the host (on Meta, which has
+ * no values, only its dtype and shape are compared). */
 static inline bool compare_tensor(const sg_tensor *g, const tdesc *w, double rtol, double atol,
                                   sbuf *why) {
     if (!g) {
@@ -465,6 +531,7 @@ static inline bool compare_tensor(const sg_tensor *g, const tdesc *w, double rto
         sb_printf(why, "got a tensor on %s", sg_device_type_name((sg_device_type)g->device.type));
         return false;
     }
+    if (g->device.type == SG_DEV_META) return compare_geometry(g, w, why);
     if (g->device.type == SG_DEV_CPU) return compare_host_tensor(g, w, rtol, atol, why);
     sg_tensor *host;
     sg_status  st = sg_tensor_to((sg_tensor *)g, (sg_device){SG_DEV_CPU, 0}, &host);
@@ -480,20 +547,7 @@ static inline bool compare_tensor(const sg_tensor *g, const tdesc *w, double rto
 
 static inline bool compare_host_tensor(const sg_tensor *g, const tdesc *w, double rtol, double atol,
                                        sbuf *why) {
-    if (g->dtype != w->dtype) {
-        sb_printf(why, "dtype %s, want %s", sg_dtype_name((sg_dtype)g->dtype),
-                  sg_dtype_name((sg_dtype)w->dtype));
-        return false;
-    }
-    bool same = g->ndim == w->ndim;
-    for (int32_t d = 0; same && d < g->ndim; d++) same = g->sizes[d] == w->sizes[d];
-    if (!same) {
-        sb_printf(why, "shape ");
-        sb_sizes(why, g->sizes, g->ndim);
-        sb_printf(why, ", want ");
-        sb_sizes(why, w->sizes, w->ndim);
-        return false;
-    }
+    if (!compare_geometry(g, w, why)) return false;
     int64_t n = numel_of(w->sizes, w->ndim);
     if (n == 0) return true;
     size_t      es = sg_dtype_size((sg_dtype)w->dtype);
@@ -545,22 +599,30 @@ static inline bool compare_host_tensor(const sg_tensor *g, const tdesc *w, doubl
     return false;
 }
 
+/* values false: tensors by dtype and shape alone (results whose values torch leaves undefined or
+ * draws at random, version 2's flags bit 1). */
 static inline bool compare_value(const sg_any *g, const value *w, double rtol, double atol,
-                                 sbuf *why) {
+                                 bool values, sbuf *why) {
     int32_t want_tag = w->tag;
     if (g->tag != want_tag) {
         sb_printf(why, "got a %s, want a %s", sg_any_tag_name(g->tag), sg_any_tag_name(want_tag));
         return false;
     }
     switch (w->tag) {
-    case SG_ANY_TENSOR: return compare_tensor(g->u.t, w->ts, rtol, atol, why);
+    case SG_ANY_NONE: return true;
+    case SG_ANY_TENSOR:
+        if (!values && g->u.t) return compare_geometry(g->u.t, w->ts, why);
+        return compare_tensor(g->u.t, w->ts, rtol, atol, why);
     case SG_ANY_TENSOR_LIST:
         if (g->len != w->len) {
             sb_printf(why, "%d tensors, want %d", g->len, w->len);
             return false;
         }
         for (int32_t k = 0; k < w->len; k++) {
-            if (!compare_tensor(g->u.tensors[k], &w->ts[k], rtol, atol, why)) {
+            const sg_tensor *gk = g->u.tensors[k];
+            bool             same = !values && gk ? compare_geometry(gk, &w->ts[k], why)
+                                              : compare_tensor(gk, &w->ts[k], rtol, atol, why);
+            if (!same) {
                 sb_printf(why, " (in tensor %d of the list)", k);
                 return false;
             }
@@ -578,6 +640,26 @@ static inline bool compare_value(const sg_any *g, const value *w, double rtol, d
         if (float_close(g->u.f, w->f, rtol, atol)) return true;
         sb_printf(why, "got %.17g, want %.17g", g->u.f, w->f);
         return false;
+    case SG_ANY_DTYPE:
+    case SG_ANY_LAYOUT:
+    case SG_ANY_MEMORY_FORMAT:
+        if (g->u.i == w->i) return true;
+        sb_printf(why, "got %" PRId64 ", want %" PRId64, g->u.i, w->i);
+        return false;
+    case SG_ANY_INT_LIST: {
+        bool same = g->len == w->len;
+        for (int32_t k = 0; same && k < w->len; k++) same = g->u.ints[k] == w->ints[k];
+        if (same) return true;
+        sb_printf(why, "got ");
+        sb_sizes(why, g->u.ints, g->len);
+        sb_printf(why, ", want ");
+        sb_sizes(why, w->ints, w->len);
+        return false;
+    }
+    case SG_ANY_STR:
+        if (g->len == w->len && !memcmp(g->u.s, w->s, (size_t)w->len)) return true;
+        sb_printf(why, "got '%.*s', want '%s'", (int)g->len, g->u.s, w->s);
+        return false;
     default:
         sb_printf(why, "the harness cannot compare a %s", sg_any_tag_name(w->tag));
         return false;
@@ -586,13 +668,13 @@ static inline bool compare_value(const sg_any *g, const value *w, double rtol, d
 
 /* ---- the file ---------------------------------------------------------------------------- */
 
-/* Reads the reference file at path whole and checks its header (magic, version). Returns 0 with
- * *buf (malloc'd), *size and *ncases set, and a reader placed after the header in *r; 77 where
- * the file is missing; 1 where it cannot be read or is not such a file. Either of the last two
- * has said why (maker: the script that makes the file). */
-static inline int ref_load(const char *path, const char magic[8], uint32_t version,
-                           const char *maker, uint8_t **buf, size_t *size, uint32_t *ncases,
-                           reader *r) {
+/* Reads the reference file at path whole and checks its header (magic, a version from vmin to
+ * vmax). Returns 0 with *buf (malloc'd), *size, *version and *ncases set, and a reader placed
+ * after the header in *r; 77 where the file is missing; 1 where it cannot be read or is not such
+ * a file. Either of the last two has said why (maker: the script that makes the file). */
+static inline int ref_load(const char *path, const char magic[8], uint32_t vmin, uint32_t vmax,
+                           const char *maker, uint8_t **buf, size_t *size, uint32_t *version,
+                           uint32_t *ncases, reader *r) {
     *buf = NULL;
     uint16_t one = 1;
     if (*(const uint8_t *)&one != 1) {
@@ -623,16 +705,23 @@ static inline int ref_load(const char *path, const char magic[8], uint32_t versi
     char got[8];
     take(r, got, 8);
     uint32_t v = rd_u32(r), k = rd_u32(r);
-    if (memcmp(got, magic, 8) != 0 || v != version || k > (1u << 20)) {
-        fprintf(stderr, "%s: not a version %u %.8s file (%s)\n", path, version, magic,
+    bool known = v >= vmin && v <= vmax;
+    if (memcmp(got, magic, 8) != 0 || !known || k > (1u << 20)) {
+        char vs[32];
+        if (vmin == vmax)
+            snprintf(vs, sizeof vs, "%u", vmin);
+        else
+            snprintf(vs, sizeof vs, "%u to %u", vmin, vmax);
+        fprintf(stderr, "%s: not a version %s %.8s file (%s)\n", path, vs, magic,
                 memcmp(got, magic, 8) ? "its first 8 bytes are not the magic"
-                : v != version        ? "another version"
+                : !known              ? "another version"
                                       : "too many cases");
         free(b);
         return 1;
     }
     *buf = b;
     *size = (size_t)n;
+    *version = v;
     *ncases = k;
     return 0;
 }

@@ -465,10 +465,10 @@ int main(int argc, char **argv) {
 
     uint8_t *buf;
     size_t   size;
-    uint32_t ncases;
+    uint32_t ncases, version;
     reader   r;
-    int      loaded = ref_load(path, "SGGRDREF", 1, "tests/reference/make_grad_reference.py",
-                               &buf, &size, &ncases, &r);
+    int      loaded = ref_load(path, "SGGRDREF", 1, 1, "tests/reference/make_grad_reference.py",
+                               &buf, &size, &version, &ncases, &r);
     if (loaded) return loaded;
 
     /* first pass: where each case starts, and that every one reads and is valid */

@@ -33,7 +33,17 @@
  * The same program built with SG_REF_CUDA (test_cuda_reference) runs every case on the GPU
  * instead: it moves each tensor argument there (views are made there from the
  * moved base, so transposed and expanded inputs stay what they are), passes device arguments
- * as CUDA, and copies results back to compare them. It skips (77) where no GPU is usable. */
+ * as CUDA, and copies results back to compare them. It skips (77) where no GPU is usable.
+ *
+ * Built with SG_REF_CONFORMANCE (test_cpu_conformance) it reads tests/data/conformance.bin
+ * instead: the cases tests/conformance/oracle.py recorded from a plan that schemagen
+ * --emit=cases wrote (docs/conformance.md). Either build reads versions 1 and 2 of the format;
+ * version 2 adds cases torch refused (flags bit 0: they pass where our call fails too, counted
+ * as "errors matched", and fail where it succeeds), results compared by dtype and shape alone
+ * (flags bit 1), strided views of a base (tensor layout 3) and Tensor?[] arguments. With
+ * SG_REF_META as well (test_meta_conformance) every case runs on the Meta device: arguments
+ * without values, results compared by dtype and shape; a case torch refused that Meta runs is
+ * "unchecked" rather than failed (the refusal may have been about values Meta does not have). */
 #define _POSIX_C_SOURCE 200809L /* fork, pipe, waitpid, alarm, strsignal */
 #include "aten.h"
 #include "check.h"
@@ -46,6 +56,14 @@
 
 #ifndef SG_TESTS_DIR
 #define SG_TESTS_DIR "tests"
+#endif
+
+#ifdef SG_REF_CONFORMANCE
+#define REF_FILE  "conformance.bin"
+#define REF_MAKER "tests/conformance/oracle.py"
+#else
+#define REF_FILE  "cpu_reference.bin"
+#define REF_MAKER "tests/reference/make_cpu_reference.py"
 #endif
 
 enum { MAX_FAIL_PRINTS_PER_OP = 4, MAX_ITEMS = 255 };
@@ -61,26 +79,35 @@ static sg_status init_library(void) {
 
 /* ---- one case ---------------------------------------------------------------------------- */
 
+/* Version 2's flags. */
+enum { FLAG_RAISED = 1, FLAG_UNCHECKED_VALUES = 2 };
+
 typedef struct parsed {
     char   *family, *name, *overload, *label;
+    char   *error; /* FLAG_RAISED: what torch raised */
     uint8_t flags;
     double  rtol, atol;
     int     nargs, nrets;
     value   args[MAX_ITEMS], rets[MAX_ITEMS];
 } parsed;
 
-/* Reads the case at r into c (strings and lists in a). */
-static bool parse_case(reader *r, arena *a, parsed *c) {
+/* Reads the case at r, of a file of that version, into c (strings and lists in a). */
+static bool parse_case(reader *r, uint32_t version, arena *a, parsed *c) {
     c->family = rd_str(r, a, NULL);
     c->name = rd_str(r, a, NULL);
     c->overload = rd_str(r, a, NULL);
     c->label = rd_str(r, a, NULL);
     c->flags = rd_u8(r);
+    c->error = NULL;
+    if (version < 2 && c->flags) r->ok = false; /* reserved in version 1 */
+    if (c->flags & ~(FLAG_RAISED | FLAG_UNCHECKED_VALUES)) r->ok = false;
+    if (c->flags & FLAG_RAISED) c->error = rd_str(r, a, NULL);
     c->rtol = rd_f64(r);
     c->atol = rd_f64(r);
     c->nargs = rd_u8(r);
     for (int i = 0; i < c->nargs && r->ok; i++) rd_value(r, a, &c->args[i]);
     c->nrets = rd_u8(r);
+    if ((c->flags & FLAG_RAISED) && c->nrets) r->ok = false;
     for (int i = 0; i < c->nrets && r->ok; i++) rd_value(r, a, &c->rets[i]);
     return r->ok;
 }
@@ -94,7 +121,8 @@ static void describe_case(const parsed *c, sbuf *s) {
     sb_printf(s, ")%s%s", *c->label ? " " : "", c->label);
 }
 
-enum { OUT_PASS, OUT_FAIL, OUT_NOIMPL };
+/* OUT_ERRMATCH: torch raised and so did we; OUT_UNCHECKED: torch raised, Meta ran the case. */
+enum { OUT_PASS, OUT_FAIL, OUT_NOIMPL, OUT_ERRMATCH, OUT_UNCHECKED };
 
 /* What running a case gave (ref_record): for OUT_NOIMPL, why is the kernel's message. */
 typedef ref_record record;
@@ -143,12 +171,33 @@ static void run_case(const parsed *c, arena *a, record *rec) {
         if (in[i].tag == SG_ANY_NONE && !strcmp(d->args[i].type, "Device?"))
             in[i] = sg_any_device(ref_dev);
     bool harness = st != SG_OK;
+    bool raised = c->flags & FLAG_RAISED;
+    /* a case torch refused records no results: the call still takes the op's */
+    sg_op  *op = NULL;
+    int32_t nrets = c->nrets;
+    if (raised && !sg_op_find(c->name, c->overload, &op)) nrets = sg_op_nrets(op);
     if (!st) {
         sg_error_clear();
-        st = sg_call_by_name(c->name, c->overload, in, c->nargs, out, c->nrets);
+        st = sg_call_by_name(c->name, c->overload, in, c->nargs, out, nrets);
     }
     rec->status = st;
-    if (st == SG_ENOKERNEL || st == SG_EUNSUPPORTED) {
+#ifdef SG_REF_CONFORMANCE
+    /* a plan's schema set may hold ops the library does not define: not implemented, whatever
+     * torch did */
+    bool undefined = st == SG_ENOTFOUND;
+#else
+    bool undefined = false;
+#endif
+    bool noimpl = st == SG_ENOKERNEL || st == SG_EUNSUPPORTED || undefined;
+    if (raised && !harness && !undefined) {
+        if (st) {
+            rec->outcome = OUT_ERRMATCH;
+            sb_printf(&why, "%s: %s", sg_status_name(st), sg_last_error());
+        } else {
+            rec->outcome = ref_dev.type == SG_DEV_META ? OUT_UNCHECKED : OUT_FAIL;
+            sb_printf(&why, "torch raised %s; our call succeeded", c->error);
+        }
+    } else if (noimpl) {
         rec->outcome = OUT_NOIMPL;
         sb_printf(&why, "%s", sg_last_error());
     } else if (st) {
@@ -161,14 +210,15 @@ static void run_case(const parsed *c, arena *a, record *rec) {
         if (!cuda_statistics(c, out, &why)) rec->outcome = OUT_FAIL;
 #endif
         for (int i = 0; rec->outcome == OUT_PASS && i < c->nrets; i++) {
-            if (!compare_value(&out[i], &c->rets[i], c->rtol, c->atol, &why)) {
+            if (!compare_value(&out[i], &c->rets[i], c->rtol, c->atol,
+                               !(c->flags & FLAG_UNCHECKED_VALUES), &why)) {
                 rec->outcome = OUT_FAIL;
                 if (c->nrets > 1) sb_printf(&why, " (result %d)", i);
                 break;
             }
         }
     }
-    for (int i = 0; i < c->nrets; i++) sg_any_release(&out[i]);
+    for (int i = 0; i < nrets; i++) sg_any_release(&out[i]);
     release_owned(&o);
     free(o.t);
     memcpy(rec->desc, desc.b, sizeof rec->desc);
@@ -180,7 +230,7 @@ static void run_case(const parsed *c, arena *a, record *rec) {
 typedef struct opstat {
     char key[96]; /* "aten::add.Tensor" */
     char family[16];
-    int  total, passed, failed, noimpl, printed;
+    int  total, passed, failed, noimpl, errmatch, unchecked, printed;
     char noimpl_msg[240];
 } opstat;
 
@@ -215,7 +265,7 @@ typedef struct caseinfo {
 } caseinfo;
 
 typedef struct totals {
-    int cases, passed, failed, noimpl;
+    int cases, passed, failed, noimpl, errmatch, unchecked;
 } totals;
 
 static bool verbose;
@@ -236,6 +286,14 @@ static void account(const record *rec, opstat *os, totals *tot) {
         os->passed++;
         tot->passed++;
         if (verbose) printf("ok   %s\n", rec->desc);
+    } else if (rec->outcome == OUT_ERRMATCH) {
+        os->errmatch++;
+        tot->errmatch++;
+        if (verbose) printf("err  %s\n     %s\n", rec->desc, rec->why);
+    } else if (rec->outcome == OUT_UNCHECKED) {
+        os->unchecked++;
+        tot->unchecked++;
+        if (verbose) printf("unch %s\n     %s\n", rec->desc, rec->why);
     } else {
         os->failed++;
         tot->failed++;
@@ -250,6 +308,7 @@ static void account(const record *rec, opstat *os, totals *tot) {
 typedef struct suite {
     const uint8_t  *buf;
     size_t          size;
+    uint32_t        version;
     const caseinfo *cases;
     parsed         *c;
     arena           a;
@@ -259,7 +318,7 @@ typedef struct suite {
 static void suite_run(void *ctx, uint32_t i, ref_record *rec) {
     suite *su = ctx;
     reader r = {su->buf + su->cases[i].offset, su->buf + su->size, true};
-    parse_case(&r, &su->a, su->c); /* checked by the parent's first pass */
+    parse_case(&r, su->version, &su->a, su->c); /* checked by the parent's first pass */
     run_case(su->c, &su->a, rec);
     arena_reset(&su->a);
 }
@@ -267,7 +326,7 @@ static void suite_run(void *ctx, uint32_t i, ref_record *rec) {
 static void suite_describe(void *ctx, uint32_t i, ref_record *rec) {
     suite *su = ctx;
     reader r = {su->buf + su->cases[i].offset, su->buf + su->size, true};
-    parse_case(&r, &su->a, su->c);
+    parse_case(&r, su->version, &su->a, su->c);
     sbuf desc = {{0}, 0};
     describe_case(su->c, &desc);
     memcpy(rec->desc, desc.b, sizeof rec->desc);
@@ -287,11 +346,14 @@ static void suite_child_done(void *ctx) {
 }
 
 int main(int argc, char **argv) {
-    const char *path = argc > 1 ? argv[1] : SG_TESTS_DIR "/data/cpu_reference.bin";
+    const char *path = argc > 1 ? argv[1] : SG_TESTS_DIR "/data/" REF_FILE;
+    const char *prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
 #ifdef SG_REF_CUDA
     int probe = ref_cuda_probe();
     if (probe) return probe;
     ref_dev = (sg_device){SG_DEV_CUDA, 0};
+#elif defined(SG_REF_META)
+    ref_dev = SG_META;
 #endif
     const char *env = getenv("SG_REF_VERBOSE");
     verbose = env && *env && strcmp(env, "0") != 0;
@@ -300,10 +362,9 @@ int main(int argc, char **argv) {
 
     uint8_t *buf;
     size_t   size;
-    uint32_t ncases;
+    uint32_t ncases, version;
     reader   r;
-    int      loaded = ref_load(path, "SGCPUREF", 1, "tests/reference/make_cpu_reference.py", &buf,
-                               &size, &ncases, &r);
+    int loaded = ref_load(path, "SGCPUREF", 1, 2, REF_MAKER, &buf, &size, &version, &ncases, &r);
     if (loaded) return loaded;
 
     /* first pass: where each case starts, and that all of them read */
@@ -317,7 +378,7 @@ int main(int argc, char **argv) {
     bool  readable = true;
     for (uint32_t i = 0; i < ncases && readable; i++) {
         cases[i].offset = (size_t)(r.p - buf);
-        readable = parse_case(&r, &a, c);
+        readable = parse_case(&r, version, &a, c);
         if (readable) cases[i].op = opstat_of(c->name, c->overload, c->family);
         arena_reset(&a);
     }
@@ -328,7 +389,7 @@ int main(int argc, char **argv) {
         return 1;
     }
 
-    suite      su = {buf, size, cases, c, {NULL, 0, 0}, {0, 0, 0, 0}};
+    suite      su = {buf, size, version, cases, c, {NULL, 0, 0}, {0, 0, 0, 0, 0, 0}};
     ref_runner rn = {ncases, init_library, suite_run, suite_describe, suite_account,
                      suite_child_done, &su, OUT_FAIL};
     int        crashes = ref_run_all(&rn, nofork);
@@ -362,17 +423,22 @@ int main(int argc, char **argv) {
         if (k == nf && nf < 32) fams[nf++] = ops[i].family;
     }
     for (int k = 0; k < nf; k++) {
-        int cs = 0, p = 0, fl = 0, ni = 0;
+        int cs = 0, p = 0, fl = 0, ni = 0, em = 0, un = 0;
         for (size_t i = 0; i < nops; i++) {
             if (strcmp(ops[i].family, fams[k])) continue;
             cs += ops[i].total, p += ops[i].passed, fl += ops[i].failed, ni += ops[i].noimpl;
+            em += ops[i].errmatch, un += ops[i].unchecked;
         }
-        printf("  %-10s %4d cases: %4d passed, %3d failed, %4d not implemented yet\n", fams[k], cs,
-               p, fl, ni);
+        printf("  %-10s %4d cases: %4d passed, %3d failed, %4d errors matched, %4d not "
+               "implemented yet", fams[k], cs, p, fl, em, ni);
+        if (ref_dev.type == SG_DEV_META) printf(", %4d unchecked", un);
+        printf("\n");
     }
-    printf("test_cpu_reference: %d cases, %d passed, %d failed (%d crashed), %d ops not "
-           "implemented yet (%d cases)\n",
-           tot.cases, tot.passed, tot.failed, crashes, nnoimpl, tot.noimpl);
+    printf("%s: %d cases, %d passed, %d failed (%d crashed), %d errors matched, %d ops not "
+           "implemented yet (%d cases)",
+           prog, tot.cases, tot.passed, tot.failed, crashes, tot.errmatch, nnoimpl, tot.noimpl);
+    if (ref_dev.type == SG_DEV_META) printf(", %d unchecked", tot.unchecked);
+    printf("\n");
 
     bool ok = tot.failed == 0 && crashes == 0 && tot.cases == (int)ncases;
     free(ops);
