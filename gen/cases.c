@@ -192,6 +192,7 @@ static int variant_tokens(const sg_arg *a, sg_type_family_id f, int ndim, char o
         snprintf(out[n++], TOK, "dint64");
         break;
     case SG_FAM_OPT_BOOL:
+        if (!strcmp(nm, "pin_memory")) break; /* pinned memory needs a GPU's driver */
         snprintf(out[n++], TOK, "b0");
         snprintf(out[n++], TOK, "b1");
         break;
@@ -269,7 +270,9 @@ static bool primary(const opinfo *o, const char *dtype, kase *k) {
     k->n = (int)s->nargs;
     for (uint32_t i = 0; i < s->nargs; i++) {
         const sg_arg *a = &s->args[i];
-        if (a->write && s->kind == SG_KIND_OUT) snprintf(k->tok[i], TOK, "t%s:0:c:z", dtype);
+        if (a->write && s->kind == SG_KIND_OUT && o->fam[i] == SG_FAM_TENSOR_LIST)
+            snprintf(k->tok[i], TOK, "T[t%s:0:c:z,t%s:0:c:z]", dtype, dtype);
+        else if (a->write && s->kind == SG_KIND_OUT) snprintf(k->tok[i], TOK, "t%s:0:c:z", dtype);
         else if (is_tensor(o->fam[i])) tensor_token(a, dtype, o->sizes, 'c', k->tok[i]);
         else if (o->fam[i] == SG_FAM_TENSOR_LIST)
             snprintf(k->tok[i], TOK, "T[t%s:%s:c:n,t%s:%s:c:n]", dtype, o->sizes, dtype, o->sizes);
@@ -348,7 +351,8 @@ static int op_cases(plan *p, const opinfo *o, const sg_arg **why) {
     for (size_t j = 0; s->kind == SG_KIND_OUT && j < sizeof outs / sizeof *outs; j++) {
         primary(o, outs[j][0], &k);
         for (uint32_t i = 0; i < s->nargs; i++)
-            if (s->args[i].write) snprintf(k.tok[i], TOK, "t%s:0:c:z", outs[j][1]);
+            if (s->args[i].write && o->fam[i] == SG_FAM_TENSOR)
+                snprintf(k.tok[i], TOK, "t%s:0:c:z", outs[j][1]);
         put_case(p, o->op, &k);
     }
     /* a Scalar that does not fit the narrow integer dtypes */

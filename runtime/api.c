@@ -217,24 +217,37 @@ sg_status sg_meta_empty(const sg_meta *m, sg_tensor **out) {
     return sg_tensor_empty(m->sizes, m->ndim, m->dtype, m->device, out);
 }
 
+/* c10::ScalarType's names, as aten's messages print them */
+#define C10_NAME(NAME, NUM, KIND, SIZE, CTYPE, SUF, DL, name, c10, cpp, meta) [SG_##NAME] = c10,
+static const char *const c10_names[SG_DTYPE__END] = {SG_DTYPES(C10_NAME)};
+#undef C10_NAME
+
+static size_t shape_text(char *buf, size_t len, const int64_t *sizes, int32_t n) {
+    size_t k = (size_t)snprintf(buf, len, "[");
+    for (int32_t i = 0; i < n && k < len; i++)
+        k += (size_t)snprintf(buf + k, len - k, "%s%lld", i ? ", " : "", (long long)sizes[i]);
+    if (k < len) k += (size_t)snprintf(buf + k, len - k, "]");
+    return k;
+}
+
 sg_status sg_meta_check(const sg_meta *m, const sg_tensor *t, const char *op) {
     if (!op) op = "sg_meta_check";
     if (!m || !t)
         return sg_error(SG_EINVAL, "%s: %s is NULL", op, m ? "the tensor" : "the meta");
-    bool same = m->ndim == t->ndim && m->dtype == (sg_dtype)t->dtype;
+    bool same = m->ndim == t->ndim;
     for (int32_t i = 0; same && i < m->ndim; i++) same = m->sizes[i] == t->sizes[i];
-    if (same) return SG_OK;
-    char have[160];
-    sg_tensor_describe(t, have, sizeof have);
-    char want[160];
-    size_t k = (size_t)snprintf(want, sizeof want, "%s[", sg_dtype_name(m->dtype));
-    for (int32_t i = 0; i < m->ndim && k < sizeof want; i++)
-        k += (size_t)snprintf(want + k, sizeof want - k, "%s%lld", i ? ", " : "",
-                              (long long)m->sizes[i]);
-    if (k < sizeof want) snprintf(want + k, sizeof want - k, "]");
-    return sg_error(SG_EINVAL, "%s: the result is %s, which the tensor written in place (%s) "
-                               "cannot hold",
-                    op, want, have);
+    if (!same) {
+        char have[160], want[160];
+        shape_text(have, sizeof have, t->sizes, t->ndim);
+        shape_text(want, sizeof want, m->sizes, m->ndim);
+        return sg_error(SG_EINVAL, "%s: output with shape %s doesn't match the broadcast shape %s",
+                        op, have, want);
+    }
+    if (!sg_dtype_can_cast(m->dtype, (sg_dtype)t->dtype))
+        return sg_error(SG_EINVAL, "%s: result type %s can't be cast to the desired output type %s",
+                        op, sg_dtype_valid((int)m->dtype) ? c10_names[m->dtype] : "?",
+                        sg_dtype_valid(t->dtype) ? c10_names[t->dtype] : "?");
+    return SG_OK;
 }
 
 sg_status sg_tensor_clone(const sg_tensor *t, sg_tensor **out) {

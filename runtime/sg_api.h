@@ -163,8 +163,8 @@ typedef struct sg_meta {
 
 /* A new contiguous tensor as m describes. */
 sg_status sg_meta_empty(const sg_meta *m, sg_tensor **out);
-/* SG_OK where t has m's shape and dtype (an in-place structured op writes into t); else an
- * error naming op and both shapes. */
+/* SG_OK where t can take what m describes (an in-place structured op writes into t): m's
+ * shape exactly, and a dtype m's can be cast to (sg_dtype_can_cast); else aten's error. */
 sg_status sg_meta_check(const sg_meta *m, const sg_tensor *t, const char *op);
 /* A copy of t: same sizes, dtype and device, contiguous. */
 sg_status sg_tensor_clone(const sg_tensor *t, sg_tensor **out);

@@ -116,6 +116,9 @@ const char *sg_dtype_name(sg_dtype t);          /* "float32"; "?" for an invalid
 bool        sg_dtype_is_floating(sg_dtype t);   /* float16, bfloat16, float32, float64 */
 bool        sg_dtype_is_complex(sg_dtype t);
 bool        sg_dtype_is_integral(sg_dtype t, bool include_bool);
+/* PyTorch's canCast, whether a result of `from` may be written into a tensor of `to`: no
+ * complex into non-complex, no floating into integral, nothing non-bool into bool. */
+bool        sg_dtype_can_cast(sg_dtype from, sg_dtype to);
 
 #ifdef __cplusplus
 }

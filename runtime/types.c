@@ -29,3 +29,8 @@ bool sg_dtype_is_integral(sg_dtype t, bool include_bool) {
            (dtypes[t].kind == KIND_UINT || dtypes[t].kind == KIND_SINT ||
             (include_bool && dtypes[t].kind == KIND_BOOL));
 }
+bool sg_dtype_can_cast(sg_dtype from, sg_dtype to) {
+    if (sg_dtype_is_complex(from) && !sg_dtype_is_complex(to)) return false;
+    if (sg_dtype_is_floating(from) && sg_dtype_is_integral(to, true)) return false;
+    return from == SG_BOOL || to != SG_BOOL;
+}

@@ -128,7 +128,7 @@ static sg_status cat_out_k(sg_keyset ks, sg_tensor_list ts, int64_t dim, sg_tens
     sg_status st = cat_check(ts, &dim, &m);
     *ret = NULL;
     if (st) return st;
-    if (!sg_can_cast(m.dtype, dt(out)))
+    if (!sg_dtype_can_cast(m.dtype, dt(out)))
         return sg_error(SG_EINVAL, "cat: input types can't be cast to the desired output type %s",
                         sg_aten_type_name(dt(out)));
     for (int32_t i = 0; i < ts.len; i++)

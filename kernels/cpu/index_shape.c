@@ -34,7 +34,7 @@ sg_status sg_index_out_ready(const char *op, sg_tensor *out, const sg_meta *m, b
     if (exact && dt(out) != m->dtype)
         return sg_error(SG_EINVAL, "%s: Expected out tensor to have dtype %s, but got %s instead",
                         op, sg_dtype_name(m->dtype), sg_dtype_name(dt(out)));
-    if (!sg_can_cast(m->dtype, dt(out)))
+    if (!sg_dtype_can_cast(m->dtype, dt(out)))
         return sg_error(SG_EINVAL, "%s: result type %s can't be cast to the desired output type "
                                    "%s",
                         op, sg_aten_type_name(m->dtype), sg_aten_type_name(dt(out)));

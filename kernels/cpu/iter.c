@@ -191,7 +191,7 @@ static sg_status build(sg_iter *it, const sg_iter_spec *s, sg_tensor **result, b
             return sg_error(SG_EINVAL, "%s: expected the out= tensor on %s, but it is on %s",
                             s->op, device_str(it->device, a, sizeof a),
                             device_str(out->device, b, sizeof b));
-        if (!sg_can_cast(s->result, dtype_of(out)))
+        if (!sg_dtype_can_cast(s->result, dtype_of(out)))
             return sg_error(SG_EINVAL, "%s: result type %s can't be cast to the desired output "
                                        "type %s",
                             s->op, sg_aten_type_name(s->result), sg_aten_type_name(dtype_of(out)));

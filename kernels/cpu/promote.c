@@ -123,11 +123,3 @@ sg_status sg_scalar_tensor(sg_scalar s, sg_tensor **out) {
     return SG_OK;
 }
 
-/* PyTorch's canCast: no complex into non-complex, no floating into integral, nothing
- * non-bool into bool. */
-bool sg_can_cast(sg_dtype from, sg_dtype to) {
-    if (sg_dtype_is_complex(from) && !sg_dtype_is_complex(to)) return false;
-    if (sg_dtype_is_floating(from) && sg_dtype_is_integral(to, true)) return false;
-    if (from != SG_BOOL && to == SG_BOOL) return false;
-    return true;
-}

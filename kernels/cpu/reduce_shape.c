@@ -176,7 +176,7 @@ sg_status sg_reduce_amax_args(const char *fn, const sg_tensor *self, sg_int_list
 sg_status sg_reduce_all_args(const char *fn, const sg_tensor *self, const sg_tensor *out,
                              sg_rdims *r) {
     sg_status st = sg_reduce_check_nonempty(fn, self, NULL, 0);
-    if (!st && !sg_can_cast(dtype_of(self), dtype_of(out)))
+    if (!st && !sg_dtype_can_cast(dtype_of(self), dtype_of(out)))
         st = sg_error(SG_EINVAL, "%s: result type %s can't be cast to the desired output type %s",
                       fn, sg_aten_type_name(dtype_of(self)), sg_aten_type_name(dtype_of(out)));
     return st ? st : sg_reduce_dims_list(self, NULL, r);
@@ -241,7 +241,7 @@ sg_status sg_reduce_var_args(const char *op, const sg_tensor *self, const sg_int
         return sg_error(SG_EINVAL, "std and var only support floating point and complex dtypes");
     if ((st = sg_reduce_no_complex(op, self)) || (st = sg_reduce_dims_list(self, dim, r)))
         return st;
-    if (!sg_can_cast(t, dtype_of(out)))
+    if (!sg_dtype_can_cast(t, dtype_of(out)))
         return sg_error(SG_EINVAL, "result type %s can't be cast to the desired output type %s",
                         sg_aten_type_name(t), sg_aten_type_name(dtype_of(out)));
     return sg_reduce_shape_out(out, self, r, keepdim);

@@ -36,7 +36,6 @@ void      sg_rt_init(sg_result_type *r);
 void      sg_rt_tensor(sg_result_type *r, const sg_tensor *t); /* NULL is skipped */
 void      sg_rt_scalar(sg_result_type *r, sg_scalar s);
 sg_dtype  sg_rt_result(const sg_result_type *r);
-bool      sg_can_cast(sg_dtype from, sg_dtype to);
 /* A Scalar as a 0-dim CPU tensor flagged as a wrapped number (bool, int64, float64, complex128). */
 sg_status sg_scalar_tensor(sg_scalar s, sg_tensor **out);
 

@@ -213,7 +213,7 @@ sg_status cat_out_k(sg_keyset ks, sg_tensor_list ts, int64_t dim, sg_tensor *out
     *ret = NULL;
     if (!aten_cat_out_meta) return no_meta("cat");
     if ((st = aten_cat_out_meta(ts, dim, &m)) || (st = need_cuda("cat", out))) return st;
-    if (!sg_can_cast(m.dtype, dt(out)))
+    if (!sg_dtype_can_cast(m.dtype, dt(out)))
         return sg_error(SG_EINVAL, "cat: input types can't be cast to the desired output type %s",
                         sg_aten_type_name(dt(out)));
     const sg_tensor *first = NULL;

@@ -378,7 +378,7 @@ bool scalar_is(sg_scalar s, double v) {
 /* An out= tensor made ready for a result of dtype r and self's shape: castable, resized,
  * without internal overlap. */
 sg_status prep_out(const char *op, sg_tensor *out, const int64_t *sizes, int32_t n, sg_dtype r) {
-    if (!sg_can_cast(r, dtype_of(out)))
+    if (!sg_dtype_can_cast(r, dtype_of(out)))
         return sg_error(SG_EINVAL, "%s: result type %s can't be cast to the desired output type "
                                    "%s",
                         op, sg_aten_type_name(r), sg_aten_type_name(dtype_of(out)));

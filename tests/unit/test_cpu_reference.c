@@ -122,7 +122,54 @@ static void describe_case(const parsed *c, sbuf *s) {
 }
 
 /* OUT_ERRMATCH: torch raised and so did we; OUT_UNCHECKED: torch raised, Meta ran the case. */
-enum { OUT_PASS, OUT_FAIL, OUT_NOIMPL, OUT_ERRMATCH, OUT_UNCHECKED };
+/* OUT_LISTED: a case tests/conformance/differ_*.txt lists that differs as listed. */
+enum { OUT_PASS, OUT_FAIL, OUT_NOIMPL, OUT_ERRMATCH, OUT_UNCHECKED, OUT_LISTED };
+
+/* ---- the listed differences ---------------------------------------------------------------
+ * The cases a file lists, by plan line, as differing from PyTorch (docs/conformance.md, "Listed
+ * differences"). A listed case that differs is counted apart; one that agrees fails, so that
+ * the list holds exactly what differs. Loaded before any case runs. */
+static char  **listed;
+static size_t  nlisted;
+
+static int cmp_str(const void *x, const void *y) {
+    return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* false where the file exists and cannot be read; a missing file lists nothing */
+static bool load_listed(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) return errno == ENOENT;
+    char   line[4096];
+    size_t cap = 0;
+    while (fgets(line, sizeof line, f)) {
+        size_t n = strcspn(line, "\r\n");
+        line[n] = 0;
+        if (!n || line[0] == '#') continue;
+        if (nlisted == cap) {
+            cap = cap ? 2 * cap : 256;
+            char **p = realloc(listed, cap * sizeof *p);
+            if (!p) break;
+            listed = p;
+        }
+        if (!(listed[nlisted] = strdup(line))) break;
+        nlisted++;
+    }
+    bool ok = !ferror(f) && feof(f);
+    fclose(f);
+    if (nlisted) qsort(listed, nlisted, sizeof *listed, cmp_str);
+    return ok;
+}
+
+static bool is_listed(const char *label) {
+    return nlisted && bsearch(&label, listed, nlisted, sizeof *listed, cmp_str);
+}
+
+static void free_listed(void) {
+    for (size_t i = 0; i < nlisted; i++) free(listed[i]);
+    free(listed);
+    listed = NULL, nlisted = 0;
+}
 
 /* What running a case gave (ref_record): for OUT_NOIMPL, why is the kernel's message. */
 typedef ref_record record;
@@ -218,6 +265,15 @@ static void run_case(const parsed *c, arena *a, record *rec) {
             }
         }
     }
+    if (is_listed(c->label)) {
+        if (rec->outcome == OUT_FAIL) {
+            rec->outcome = OUT_LISTED;
+        } else if (rec->outcome == OUT_PASS || rec->outcome == OUT_ERRMATCH) {
+            rec->outcome = OUT_FAIL;
+            why.n = 0, why.b[0] = 0;
+            sb_printf(&why, "listed as differing from PyTorch, but agrees: take it off the list");
+        }
+    }
     for (int i = 0; i < nrets; i++) sg_any_release(&out[i]);
     release_owned(&o);
     free(o.t);
@@ -230,7 +286,7 @@ static void run_case(const parsed *c, arena *a, record *rec) {
 typedef struct opstat {
     char key[96]; /* "aten::add.Tensor" */
     char family[16];
-    int  total, passed, failed, noimpl, errmatch, unchecked, printed;
+    int  total, passed, failed, noimpl, errmatch, unchecked, listed, printed;
     char noimpl_msg[240];
 } opstat;
 
@@ -265,7 +321,7 @@ typedef struct caseinfo {
 } caseinfo;
 
 typedef struct totals {
-    int cases, passed, failed, noimpl, errmatch, unchecked;
+    int cases, passed, failed, noimpl, errmatch, unchecked, listed;
 } totals;
 
 static bool verbose;
@@ -290,6 +346,10 @@ static void account(const record *rec, opstat *os, totals *tot) {
         os->errmatch++;
         tot->errmatch++;
         if (verbose) printf("err  %s\n     %s\n", rec->desc, rec->why);
+    } else if (rec->outcome == OUT_LISTED) {
+        os->listed++;
+        tot->listed++;
+        if (verbose) printf("list %s\n     %s\n", rec->desc, rec->why);
     } else if (rec->outcome == OUT_UNCHECKED) {
         os->unchecked++;
         tot->unchecked++;
@@ -343,6 +403,7 @@ static void suite_account(void *ctx, const ref_record *rec) {
 static void suite_child_done(void *ctx) {
     suite *su = ctx;
     free(su->c), free((void *)su->cases), free((void *)su->buf), free(ops), free(su->a.ptrs);
+    free_listed();
 }
 
 int main(int argc, char **argv) {
@@ -355,6 +416,11 @@ int main(int argc, char **argv) {
 #elif defined(SG_REF_META)
     ref_dev = SG_META;
 #endif
+    const char *list = argc > 2 ? argv[2] : NULL; /* the listed differences, if any */
+    if (list && !load_listed(list)) {
+        fprintf(stderr, "%s: %s: cannot read it\n", prog, list);
+        return 1;
+    }
     const char *env = getenv("SG_REF_VERBOSE");
     verbose = env && *env && strcmp(env, "0") != 0;
     env = getenv("SG_REF_NOFORK");
@@ -389,7 +455,7 @@ int main(int argc, char **argv) {
         return 1;
     }
 
-    suite      su = {buf, size, version, cases, c, {NULL, 0, 0}, {0, 0, 0, 0, 0, 0}};
+    suite      su = {buf, size, version, cases, c, {NULL, 0, 0}, {0, 0, 0, 0, 0, 0, 0}};
     ref_runner rn = {ncases, init_library, suite_run, suite_describe, suite_account,
                      suite_child_done, &su, OUT_FAIL};
     int        crashes = ref_run_all(&rn, nofork);
@@ -423,21 +489,23 @@ int main(int argc, char **argv) {
         if (k == nf && nf < 32) fams[nf++] = ops[i].family;
     }
     for (int k = 0; k < nf; k++) {
-        int cs = 0, p = 0, fl = 0, ni = 0, em = 0, un = 0;
+        int cs = 0, p = 0, fl = 0, ni = 0, em = 0, un = 0, li = 0;
         for (size_t i = 0; i < nops; i++) {
             if (strcmp(ops[i].family, fams[k])) continue;
             cs += ops[i].total, p += ops[i].passed, fl += ops[i].failed, ni += ops[i].noimpl;
-            em += ops[i].errmatch, un += ops[i].unchecked;
+            em += ops[i].errmatch, un += ops[i].unchecked, li += ops[i].listed;
         }
         printf("  %-10s %4d cases: %4d passed, %3d failed, %4d errors matched, %4d not "
                "implemented yet", fams[k], cs, p, fl, em, ni);
         if (ref_dev.type == SG_DEV_META) printf(", %4d unchecked", un);
+        if (nlisted) printf(", %3d listed", li);
         printf("\n");
     }
     printf("%s: %d cases, %d passed, %d failed (%d crashed), %d errors matched, %d ops not "
            "implemented yet (%d cases)",
            prog, tot.cases, tot.passed, tot.failed, crashes, tot.errmatch, nnoimpl, tot.noimpl);
     if (ref_dev.type == SG_DEV_META) printf(", %d unchecked", tot.unchecked);
+    if (nlisted) printf(", %d listed differences of %zu", tot.listed, nlisted);
     printf("\n");
 
     bool ok = tot.failed == 0 && crashes == 0 && tot.cases == (int)ncases;
@@ -445,5 +513,6 @@ int main(int argc, char **argv) {
     free(cases);
     free(c);
     free(buf);
+    free_listed();
     return ok ? 0 : 1;
 }
