@@ -632,9 +632,21 @@ UNARY_FLOAT(sin, sin_loops)
 UNARY_FLOAT(cos, cos_loops)
 UNARY_FLOAT(tanh, tanh_loops)
 UNARY_FLOAT(sigmoid, sigmoid_loops)
-UNARY_FLOAT(silu, silu_loops)
 UNARY_FLOAT(erf, erf_loops)
 UNARY_FLOAT(reciprocal, recip_loops)
+
+/* silu: floating types only; aten promotes no integer input for it */
+static sg_status silu_meta(sg_tensor *self, sg_meta *m) {
+    sg_dtype r = (sg_dtype)self->dtype;
+    return sg_dtype_is_floating(r) ? meta1(self, r, m) : not_implemented("silu", r);
+}
+static sg_status silu_out(sg_keyset ks, sg_tensor *self, sg_tensor *out, sg_tensor **ret) {
+    (void)ks;
+    ew       c = {0};
+    sg_dtype r = (sg_dtype)self->dtype, k = sg_compute_dtype(r);
+    if (!sg_dtype_is_floating(r)) return not_implemented("silu", r);
+    return run("silu", silu_loops, &c, out, self, NULL, r, k, k, ret);
+}
 
 /* dtype-keeping unary ops; floor/ceil/round of integers are copies */
 #define UNARY_SAME(NAME, LOOPS, INT_LOOPS, BOOL_OK)                                            \
@@ -651,9 +663,9 @@ UNARY_FLOAT(reciprocal, recip_loops)
         return run(#NAME, sg_dtype_is_integral(k, true) ? INT_LOOPS : LOOPS, &c, out, self,    \
                    NULL, r, k, k, ret);                                                        \
     }
-UNARY_SAME(floor, floor_loops, ident_loops, 1)
-UNARY_SAME(ceil, ceil_loops, ident_loops, 1)
-UNARY_SAME(round, round_loops, ident_loops, 1)
+UNARY_SAME(floor, floor_loops, ident_loops, 0)
+UNARY_SAME(ceil, ceil_loops, ident_loops, 0)
+UNARY_SAME(round, round_loops, ident_loops, 0)
 UNARY_SAME(sign, sign_loops, sign_loops, 1)
 
 static sg_status round_decimals_meta(sg_tensor *self, int64_t decimals, sg_meta *m) {
@@ -693,6 +705,7 @@ static sg_status abs_out(sg_keyset ks, sg_tensor *self, sg_tensor *out, sg_tenso
     (void)ks;
     ew       c = {0};
     sg_dtype r = (sg_dtype)self->dtype, k = sg_compute_dtype(r);
+    if (r == SG_BOOL) return not_implemented("abs", r);
     return run("abs", abs_loops, &c, out, self, NULL, r, k, k, ret);
 }
 static sg_status abs_fn(sg_keyset ks, sg_tensor *self, sg_tensor **ret) {
@@ -756,6 +769,13 @@ static sg_status gelu_out(sg_keyset ks, sg_tensor *self, const char *approximate
     }                                                                                          \
     static sg_status NAME##_inplace(sg_keyset ks, sg_tensor *self, sg_tensor *other,          \
                                     sg_tensor **ret) {                                         \
+        sg_meta   m; /* self is not resized: the broadcast shape must be its own */           \
+        sg_status st = meta2(self, other, SG_BOOL, #NAME "_", &m);                             \
+        if (!st) st = sg_meta_check(&m, self, #NAME "_");                                      \
+        if (st) {                                                                              \
+            *ret = NULL;                                                                       \
+            return st;                                                                         \
+        }                                                                                      \
         return NAME##_out(ks, self, other, self, ret);                                         \
     }
 LOGICAL(logical_and, land_loops)
