@@ -891,6 +891,13 @@ static sg_status where_scalars(sg_tensor *cond, const sg_scalar *a, sg_tensor *t
     sg_tensor *wa = NULL, *wb = NULL;
     sg_status  st = a ? sg_scalar_tensor(*a, &wa) : SG_OK;
     if (!st && b) st = sg_scalar_tensor(*b, &wb);
+    if (!st && (a == NULL) != (b == NULL)) { /* aten converts the scalar to the result type */
+        sg_dtype r = sg_pointwise_result(a ? wa : ta, b ? wb : tb, NULL);
+        if (sg_scalar_overflows(a ? *a : *b, r))
+            st = sg_error(SG_EINVAL, "where: value cannot be converted to type %s without "
+                                     "overflow",
+                          sg_cpp_type_name(r));
+    }
     if (!st) st = aten_where_self(cond, a ? wa : ta, b ? wb : tb, ret);
     sg_tensor_release(wa);
     sg_tensor_release(wb);
@@ -1138,7 +1145,10 @@ static sg_status clamp_min_meta(sg_tensor *self, sg_scalar min, sg_meta *m) {
 static sg_status clamp_min_out_k(sg_keyset ks, sg_tensor *self, sg_scalar min, sg_tensor *out,
                                  sg_tensor **ret) {
     (void)ks;
-    return clamp_scalar_run("clamp_min", self, &min, NULL, out, ret);
+    sg_dtype  r = SG_FLOAT32; /* aten's clamp_min.out keeps the dtype: its out= must have it */
+    sg_status st = sg_pointwise_clamp_scalar_type(self, &min, NULL, &r);
+    if (!st) st = sg_out_dtype_exact("clamp_min", out, r);
+    return st ? st : clamp_scalar_run("clamp_min", self, &min, NULL, out, ret);
 }
 static sg_status clamp_max_meta(sg_tensor *self, sg_scalar max, sg_meta *m) {
     return clamp_meta(self, NULL, &max, m);
@@ -1146,7 +1156,10 @@ static sg_status clamp_max_meta(sg_tensor *self, sg_scalar max, sg_meta *m) {
 static sg_status clamp_max_out_k(sg_keyset ks, sg_tensor *self, sg_scalar max, sg_tensor *out,
                                  sg_tensor **ret) {
     (void)ks;
-    return clamp_scalar_run("clamp_max", self, NULL, &max, out, ret);
+    sg_dtype  r = SG_FLOAT32; /* as clamp_min.out */
+    sg_status st = sg_pointwise_clamp_scalar_type(self, NULL, &max, &r);
+    if (!st) st = sg_out_dtype_exact("clamp_max", out, r);
+    return st ? st : clamp_scalar_run("clamp_max", self, NULL, &max, out, ret);
 }
 
 /* tensor bounds: promoted and broadcast with self (NULL bounds left out) */

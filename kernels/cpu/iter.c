@@ -536,6 +536,12 @@ void sg_iter_free(sg_iter *it) {
     it->staged = it->out = NULL;
 }
 
+sg_status sg_out_dtype_exact(const char *op, const sg_tensor *out, sg_dtype r) {
+    if (!out || dtype_of(out) == r) return SG_OK;
+    return sg_error(SG_EINVAL, "%s: Found dtype %s but expected %s", op,
+                    sg_aten_type_name(dtype_of(out)), sg_aten_type_name(r));
+}
+
 sg_status sg_iter_finish(sg_iter *it, sg_tensor **result) {
     sg_status st = SG_OK;
     if (it->staged && dtype_of(it->out) != it->round_to && it->out_dtype != it->round_to) {

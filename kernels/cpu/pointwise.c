@@ -645,6 +645,8 @@ static sg_status silu_out(sg_keyset ks, sg_tensor *self, sg_tensor *out, sg_tens
     ew       c = {0};
     sg_dtype r = (sg_dtype)self->dtype, k = sg_compute_dtype(r);
     if (!sg_dtype_is_floating(r)) return not_implemented("silu", r);
+    sg_status st = sg_out_dtype_exact("silu", out, r);
+    if (st) return st;
     return run("silu", silu_loops, &c, out, self, NULL, r, k, k, ret);
 }
 
@@ -660,6 +662,8 @@ static sg_status silu_out(sg_keyset ks, sg_tensor *self, sg_tensor *out, sg_tens
         sg_dtype r = (sg_dtype)self->dtype, k = sg_compute_dtype(r);                           \
         if (r == SG_BOOL && !(BOOL_OK))                                                        \
             return not_implemented(#NAME, r);                                                  \
+        sg_status st = sg_out_dtype_exact(#NAME, out, r);                                      \
+        if (st) return st;                                                                     \
         return run(#NAME, sg_dtype_is_integral(k, true) ? INT_LOOPS : LOOPS, &c, out, self,    \
                    NULL, r, k, k, ret);                                                        \
     }
@@ -680,6 +684,8 @@ static sg_status round_decimals_out(sg_keyset ks, sg_tensor *self, int64_t decim
     if (sg_dtype_is_integral(r, true))
         return sg_error(SG_EINVAL, "round_cpu not implemented for '%s' with decimals",
                         sg_dtype_name(r));
+    sg_status st = sg_out_dtype_exact("round", out, r);
+    if (st) return st;
     return run("round", roundd_loops, &c, out, self, NULL, r, k, k, ret);
 }
 
@@ -697,6 +703,7 @@ static sg_status neg_out(sg_keyset ks, sg_tensor *self, sg_tensor *out, sg_tenso
     if (st) return st;
     ew       c = {0};
     sg_dtype r = (sg_dtype)self->dtype, k = sg_compute_dtype(r);
+    if ((st = sg_out_dtype_exact("neg", out, r))) return st;
     return run("neg", neg_loops, &c, out, self, NULL, r, k, k, ret);
 }
 
@@ -706,6 +713,8 @@ static sg_status abs_out(sg_keyset ks, sg_tensor *self, sg_tensor *out, sg_tenso
     ew       c = {0};
     sg_dtype r = (sg_dtype)self->dtype, k = sg_compute_dtype(r);
     if (r == SG_BOOL) return not_implemented("abs", r);
+    sg_status st = sg_out_dtype_exact("abs", out, r);
+    if (st) return st;
     return run("abs", abs_loops, &c, out, self, NULL, r, k, k, ret);
 }
 static sg_status abs_fn(sg_keyset ks, sg_tensor *self, sg_tensor **ret) {
@@ -751,6 +760,7 @@ static sg_status gelu_out(sg_keyset ks, sg_tensor *self, const char *approximate
     sg_status st = gelu_mode(approximate, &mode);
     if (st) return st;
     sg_dtype r = (sg_dtype)self->dtype, k = sg_compute_dtype(r);
+    if ((st = sg_out_dtype_exact("gelu", out, r))) return st;
     return run("gelu", mode ? gelut_loops : gelu_loops, &c, out, self, NULL, r, k, k, ret);
 }
 

@@ -32,6 +32,9 @@ sg_status sg_pointwise_add_args(const char *op, const sg_tensor *self, const sg_
                         op);
     if (alpha.kind == SG_SCALAR_BOOL && *r != SG_BOOL)
         return sg_error(SG_EINVAL, "%s: boolean alpha only supported for Boolean results.", op);
+    if (sg_scalar_overflows(alpha, *r)) /* aten converts alpha to the result type, checked */
+        return sg_error(SG_EINVAL, "%s: value cannot be converted to type %s without overflow",
+                        op, sg_cpp_type_name(*r));
     *af = sg_scalar_to_double(alpha);
     *ai = alpha.kind == SG_SCALAR_INT ? alpha.u.i : (int64_t)*af;
     return SG_OK;

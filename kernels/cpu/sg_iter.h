@@ -91,6 +91,10 @@ typedef struct sg_iter_spec {
                                    being resized to the inputs' broadcast shape */
 } sg_iter_spec;
 
+/* SG_OK where out is NULL or of dtype r; else aten's error for the ops whose out= must have
+ * the result's dtype exactly (the dtype-keeping unary ops: abs, neg, floor, sign, ...). */
+sg_status sg_out_dtype_exact(const char *op, const sg_tensor *out, sg_dtype r);
+
 /* Builds the iteration; *result gets a new reference to the output. */
 sg_status sg_iter_build(sg_iter *it, const sg_iter_spec *s, sg_tensor **result);
 /* Runs fn over every element; nothing on Meta (the build, the op's shape function, made the
