@@ -156,8 +156,10 @@ sg_status sg_index_clamp_shape(const char *op, const sg_tensor *self, const sg_t
     *n = self->ndim;
     memcpy(shape, self->sizes, (size_t)*n * sizeof *shape);
     const sg_tensor *bs[2] = {lo, hi};
+    int64_t          prev[SG_MAX_DIMS]; /* sg_broadcast_shape's out may not alias an input */
     for (int i = 0; i < 2; i++)
-        if (bs[i] && !sg_broadcast_shape(shape, *n, bs[i]->sizes, bs[i]->ndim, shape, n))
+        if (bs[i] && (memcpy(prev, shape, (size_t)*n * sizeof *prev),
+                      !sg_broadcast_shape(prev, *n, bs[i]->sizes, bs[i]->ndim, shape, n)))
             return sg_error(SG_EINVAL, "%s: the size of tensor a %s must match the size of tensor "
                                        "b %s at a non-singleton dimension",
                             op, sg_shape_str(self->sizes, self->ndim, a, sizeof a),

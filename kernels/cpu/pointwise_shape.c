@@ -26,6 +26,10 @@ sg_status sg_pointwise_add_args(const char *op, const sg_tensor *self, const sg_
     if (sub && *r == SG_BOOL)
         return sg_error(SG_EINVAL, "Subtraction, the `-` operator, with two bool tensors is not "
                                    "supported. Use the `^` or `logical_xor()` operator instead.");
+    if (sub && (self->dtype == SG_BOOL || other->dtype == SG_BOOL))
+        return sg_error(SG_EINVAL, "Subtraction, the `-` operator, with a bool tensor is not "
+                                   "supported. If you are trying to invert a mask, use the `~` or "
+                                   "`logical_not()` operator instead.");
     if (alpha.kind == SG_SCALAR_FLOAT && sg_dtype_is_integral(*r, true))
         return sg_error(SG_EINVAL, "%s: for integral input tensors, argument alpha must not be a "
                                    "floating point number.",
