@@ -245,6 +245,9 @@ typedef struct opinfo {
     int               tensors[MAX_ARGS], ntensors; /* tensor inputs, by argument index */
     int               ndim;                        /* of the base sizes */
     const char       *sizes;
+    bool              geometry; /* the op takes sizes and strides of its own (as_strided): its
+                                   input keeps the base geometry, for a view past the storage
+                                   is undefined in aten (it reads out of bounds) */
 } opinfo;
 
 static void put_case(plan *p, const sg_op *op, const kase *k) {
@@ -309,7 +312,8 @@ static int op_cases(plan *p, const opinfo *o, const sg_arg **why) {
             return -1;
         }
         put_case(p, o->op, &k);
-        if (!o->ntensors || (d != 0 && d != 2 && d != 4)) continue; /* float32, float16, int64 */
+        if (!o->ntensors || o->geometry || (d != 0 && d != 2 && d != 4))
+            continue; /* layouts: float32, float16, int64 */
         static const char layouts[] = "tsoe";
         for (const char *l = layouts; *l; l++) {
             kase v = k;
@@ -319,7 +323,7 @@ static int op_cases(plan *p, const opinfo *o, const sg_arg **why) {
             put_case(p, o->op, &v);
         }
     }
-    if (o->ntensors) {
+    if (o->ntensors && !o->geometry) {
         /* shapes: 0-d, size 0, rank 5 and 6, and broadcasting between the inputs */
         static const char *const same[] = {"-", "0x3", "4", "2x1x2x1x2", "1x2x1x2x1x2"};
         static const char *const pairs[][2] = {{"2x3", "3"}, {"2x1", "1x3"}, {"-", "2x3"},
@@ -423,9 +427,10 @@ void sg_emit_cases(sg_buf *b, const sg_model *m) {
                           *op->schema.overload ? "." : "", op->schema.overload, why);
             continue;
         }
-        opinfo o = {op, {0}, {0}, 0, 0, NULL};
+        opinfo o = {op, {0}, {0}, 0, 0, NULL, false};
         for (uint32_t i = 0; i < op->schema.nargs; i++) {
             o.fam[i] = sg_type_family_of(op->schema.args[i].type);
+            o.geometry |= op->schema.args[i].name && !strcmp(op->schema.args[i].name, "stride");
             bool out = op->schema.args[i].write && op->schema.kind == SG_KIND_OUT;
             if (is_tensor(o.fam[i]) && !out) o.tensors[o.ntensors++] = (int)i;
         }

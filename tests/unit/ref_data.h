@@ -121,6 +121,8 @@ typedef struct value {
     double  *floats;
     bool    *bools;
     tdesc   *ts; /* TENSOR: one; TENSOR_LIST: len */
+    char   **strs; /* LIST (version 2): a list of strings, len items */
+    int32_t *slens;
     uint8_t  dev[2];
 } value;
 
@@ -236,6 +238,18 @@ static inline void rd_value(reader *r, arena *a, value *v) {
         }
         break;
     }
+    case SG_ANY_LIST: { /* version 2: strings (Dimname[]): u32 n, then n strings */
+        uint32_t n = rd_u32(r);
+        if (n > 255) {
+            r->ok = false;
+            break;
+        }
+        v->len = (int32_t)n;
+        v->strs = arena_alloc(a, n * sizeof *v->strs);
+        v->slens = arena_alloc(a, n * sizeof *v->slens);
+        for (uint32_t k = 0; k < n && r->ok; k++) v->strs[k] = rd_str(r, a, &v->slens[k]);
+        break;
+    }
     default: r->ok = false; break;
     }
 }
@@ -289,6 +303,11 @@ static inline void sb_value(sbuf *s, const value *v) {
     case SG_ANY_INT: sb_printf(s, "%" PRId64, v->i); break;
     case SG_ANY_FLOAT: sb_printf(s, "%.17g", v->f); break;
     case SG_ANY_STR: sb_printf(s, "'%s'", v->s); break;
+    case SG_ANY_LIST:
+        sb_printf(s, "[");
+        for (int32_t k = 0; k < v->len; k++) sb_printf(s, "%s'%s'", k ? ", " : "", v->strs[k]);
+        sb_printf(s, "]");
+        break;
     case SG_ANY_DTYPE: sb_printf(s, "%s", sg_dtype_name((sg_dtype)v->i)); break;
     case SG_ANY_LAYOUT: sb_printf(s, "layout %" PRId64, v->i); break;
     case SG_ANY_MEMORY_FORMAT: sb_printf(s, "memory_format %" PRId64, v->i); break;
@@ -392,6 +411,14 @@ static inline sg_status build_arg(const value *v, arena *a, owned *o, sg_any *ou
     case SG_ANY_INT: r = sg_any_int(v->i); break;
     case SG_ANY_FLOAT: r = sg_any_float(v->f); break;
     case SG_ANY_STR: r = sg_any_str(v->s, v->len); break;
+    case SG_ANY_LIST: {
+        sg_any *items = arena_alloc(a, (size_t)(v->len ? v->len : 1) * sizeof *items);
+        for (int32_t k = 0; k < v->len; k++) items[k] = sg_any_str(v->strs[k], v->slens[k]);
+        r.tag = SG_ANY_LIST;
+        r.len = v->len;
+        r.u.items = items;
+        break;
+    }
     case SG_ANY_DTYPE: r = sg_any_dtype((sg_dtype)v->i); break;
     case SG_ANY_LAYOUT:
     case SG_ANY_MEMORY_FORMAT:

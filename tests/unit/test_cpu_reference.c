@@ -407,7 +407,9 @@ static void suite_child_done(void *ctx) {
 }
 
 int main(int argc, char **argv) {
-    const char *path = argc > 1 ? argv[1] : SG_TESTS_DIR "/data/" REF_FILE;
+    /* the file: the first argument, else SG_REF_FILE, else the source tree's */
+    const char *path = argc > 1 ? argv[1] : getenv("SG_REF_FILE");
+    if (!path || !*path) path = SG_TESTS_DIR "/data/" REF_FILE;
     const char *prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
 #ifdef SG_REF_CUDA
     int probe = ref_cuda_probe();
@@ -416,7 +418,9 @@ int main(int argc, char **argv) {
 #elif defined(SG_REF_META)
     ref_dev = SG_META;
 #endif
-    const char *list = argc > 2 ? argv[2] : NULL; /* the listed differences, if any */
+    /* the listed differences, if any: the second argument, else SG_REF_DIFFER */
+    const char *list = argc > 2 ? argv[2] : getenv("SG_REF_DIFFER");
+    if (list && !*list) list = NULL;
     if (list && !load_listed(list)) {
         fprintf(stderr, "%s: %s: cannot read it\n", prog, list);
         return 1;
