@@ -23,13 +23,13 @@
     X1(aten_argmin_out, true, (sg_tensor *self, const int64_t *dim, bool keepdim),                 \
        (self, dim, keepdim))                                                                       \
     X1(aten_cat_out, false, (sg_tensor_list tensors, int64_t dim), (tensors, dim))                 \
-    X1(aten_ceil_out, false, (sg_tensor *self), (self))                                            \
+    X1(aten_ceil_out, true, (sg_tensor *self), (self))                                            \
     X1(aten_clamp_Tensor_out, false, (sg_tensor *self, sg_tensor *min, sg_tensor *max),            \
        (self, min, max))                                                                           \
     X1(aten_clamp_max_Tensor_out, false, (sg_tensor *self, sg_tensor *max), (self, max))           \
-    X1(aten_clamp_max_out, false, (sg_tensor *self, sg_scalar max), (self, max))                   \
+    X1(aten_clamp_max_out, true, (sg_tensor *self, sg_scalar max), (self, max))                   \
     X1(aten_clamp_min_Tensor_out, false, (sg_tensor *self, sg_tensor *min), (self, min))           \
-    X1(aten_clamp_min_out, false, (sg_tensor *self, sg_scalar min), (self, min))                   \
+    X1(aten_clamp_min_out, true, (sg_tensor *self, sg_scalar min), (self, min))                   \
     X1(aten_clamp_out, false, (sg_tensor *self, const sg_scalar *min, const sg_scalar *max),       \
        (self, min, max))                                                                           \
     X1(aten_cos_out, false, (sg_tensor *self), (self))                                             \
@@ -40,12 +40,12 @@
     X1(aten_eq_Tensor_out, false, (sg_tensor *self, sg_tensor *other), (self, other))              \
     X1(aten_erf_out, false, (sg_tensor *self), (self))                                             \
     X1(aten_exp_out, false, (sg_tensor *self), (self))                                             \
-    X1(aten_floor_out, false, (sg_tensor *self), (self))                                           \
+    X1(aten_floor_out, true, (sg_tensor *self), (self))                                           \
     X1(aten_gather_out, true, (sg_tensor *self, int64_t dim, sg_tensor *index, bool sparse_grad),  \
        (self, dim, index, sparse_grad))                                                            \
     X1(aten_ge_Scalar_out, false, (sg_tensor *self, sg_scalar other), (self, other))               \
     X1(aten_ge_Tensor_out, false, (sg_tensor *self, sg_tensor *other), (self, other))              \
-    X1(aten_gelu_out, false, (sg_tensor *self, const char *approximate), (self, approximate))      \
+    X1(aten_gelu_out, true, (sg_tensor *self, const char *approximate), (self, approximate))      \
     X1(aten_gt_Scalar_out, false, (sg_tensor *self, sg_scalar other), (self, other))               \
     X1(aten_gt_Tensor_out, false, (sg_tensor *self, sg_tensor *other), (self, other))              \
     X1(aten_le_Scalar_out, false, (sg_tensor *self, sg_scalar other), (self, other))               \
@@ -65,15 +65,15 @@
     X1(aten_mul_out, false, (sg_tensor *self, sg_tensor *other), (self, other))                    \
     X1(aten_ne_Scalar_out, false, (sg_tensor *self, sg_scalar other), (self, other))               \
     X1(aten_ne_Tensor_out, false, (sg_tensor *self, sg_tensor *other), (self, other))              \
-    X1(aten_neg_out, false, (sg_tensor *self), (self))                                             \
+    X1(aten_neg_out, true, (sg_tensor *self), (self))                                             \
     X1(aten_pow_Scalar_out, false, (sg_scalar self, sg_tensor *exponent), (self, exponent))        \
     X1(aten_pow_Tensor_Scalar_out, false, (sg_tensor *self, sg_scalar exponent),                   \
        (self, exponent))                                                                           \
     X1(aten_pow_Tensor_Tensor_out, false, (sg_tensor *self, sg_tensor *exponent),                  \
        (self, exponent))                                                                           \
     X1(aten_reciprocal_out, false, (sg_tensor *self), (self))                                      \
-    X1(aten_round_decimals_out, false, (sg_tensor *self, int64_t decimals), (self, decimals))      \
-    X1(aten_round_out, false, (sg_tensor *self), (self))                                           \
+    X1(aten_round_decimals_out, true, (sg_tensor *self, int64_t decimals), (self, decimals))      \
+    X1(aten_round_out, true, (sg_tensor *self), (self))                                           \
     X1(aten_rsqrt_out, false, (sg_tensor *self), (self))                                           \
     X1(aten_scatter_add_out, true,                                                                 \
        (sg_tensor *self, int64_t dim, sg_tensor *index, sg_tensor *src),                           \
@@ -91,8 +91,8 @@
        (sg_tensor *self, int64_t dim, sg_tensor *index, sg_scalar value, const char *reduce),      \
        (self, dim, index, value, reduce))                                                          \
     X1(aten_sigmoid_out, false, (sg_tensor *self), (self))                                         \
-    X1(aten_sign_out, false, (sg_tensor *self), (self))                                            \
-    X1(aten_silu_out, false, (sg_tensor *self), (self))                                            \
+    X1(aten_sign_out, true, (sg_tensor *self), (self))                                            \
+    X1(aten_silu_out, true, (sg_tensor *self), (self))                                            \
     X1(aten_sin_out, false, (sg_tensor *self), (self))                                             \
     X2(aten_sort_values_stable, true,                                                              \
        (sg_tensor *self, const bool *stable, int64_t dim, bool descending),                        \
