@@ -63,16 +63,20 @@ static bool default_token(const sg_arg *a, sg_type_family_id f, char *t) {
     switch (v->kind) {
     case SG_VAL_NONE: snprintf(t, TOK, "N"); return true;
     case SG_VAL_BOOL: snprintf(t, TOK, "b%d", v->u.b); return true;
-    case SG_VAL_INT:
-        if (f == SG_FAM_SCALAR || f == SG_FAM_OPT_SCALAR) snprintf(t, TOK, "si%lld", (long long)v->u.i);
-        else if (f == SG_FAM_INT_LIST || f == SG_FAM_OPT_INT_LIST)
-            snprintf(t, TOK, "l%lld", (long long)v->u.i); /* int[1] dim=1: one int for the list */
-        else if (f == SG_FAM_FLOAT || f == SG_FAM_OPT_FLOAT) snprintf(t, TOK, "f%lld", (long long)v->u.i);
-        else snprintf(t, TOK, "i%lld", (long long)v->u.i);
+    case SG_VAL_INT: {
+        const char *pre = f == SG_FAM_SCALAR || f == SG_FAM_OPT_SCALAR ? "si"
+                          : f == SG_FAM_INT_LIST || f == SG_FAM_OPT_INT_LIST
+                              ? "l" /* int[1] dim=1: one int for the list */
+                          : f == SG_FAM_FLOAT || f == SG_FAM_OPT_FLOAT ? "f"
+                                                                       : "i";
+        snprintf(t, TOK, "%s%lld", pre, (long long)v->u.i);
         return true;
-    case SG_VAL_FLOAT:
-        snprintf(t, TOK, "%s%.17g", f == SG_FAM_SCALAR || f == SG_FAM_OPT_SCALAR ? "sf" : "f", v->u.f);
+    }
+    case SG_VAL_FLOAT: {
+        bool scalar = f == SG_FAM_SCALAR || f == SG_FAM_OPT_SCALAR;
+        snprintf(t, TOK, "%s%.17g", scalar ? "sf" : "f", v->u.f);
         return true;
+    }
     case SG_VAL_STR: snprintf(t, TOK, "q%.*s", (int)v->u.str.len, v->u.str.s); return true;
     case SG_VAL_LIST: {
         int k = snprintf(t, TOK, "l");
@@ -116,7 +120,8 @@ static bool primary_token(const sg_arg *a, sg_type_family_id f, int ndim, char *
     case SG_FAM_DTYPE: snprintf(t, TOK, "dfloat64"); return true;
     case SG_FAM_INT_LIST:
         /* sizes of the base [2, 3] (6 elements) where the name says sizes, else dims */
-        if (!strcmp(nm, "size") || !strcmp(nm, "shape")) snprintf(t, TOK, ndim == 3 ? "l4,6" : "l3,2");
+        if (!strcmp(nm, "size") || !strcmp(nm, "shape"))
+            snprintf(t, TOK, ndim == 3 ? "l4,6" : "l3,2");
         else if (!strcmp(nm, "dims")) snprintf(t, TOK, ndim == 3 ? "l2,0,1" : "l1,0");
         else if (!strcmp(nm, "stride")) snprintf(t, TOK, "l1,3");
         else if (!strcmp(nm, "dim")) snprintf(t, TOK, "l%d", ndim ? ndim - 1 : 0);
@@ -230,7 +235,8 @@ static void tensor_token(const sg_arg *a, const char *dtype, const char *sizes, 
                          char *t) {
     const char *nm = a->name ? a->name : "";
     if (!strcmp(nm, "index") || !strcmp(nm, "indices"))
-        snprintf(t, TOK, "t%s:%s:%c:x2", !strcmp(dtype, "int32") ? "int32" : "int64", sizes, layout);
+        snprintf(t, TOK, "t%s:%s:%c:x2", !strcmp(dtype, "int32") ? "int32" : "int64", sizes,
+                 layout);
     else if (!strcmp(nm, "mask") || !strcmp(nm, "condition"))
         snprintf(t, TOK, "tbool:%s:%c:n", sizes, layout);
     else
@@ -375,7 +381,8 @@ static int op_cases(plan *p, const opinfo *o, const sg_arg **why) {
         primary(o, DTYPES[d], &k);
         for (uint32_t i = 0; i < s->nargs; i++) {
             char alt[8][TOK];
-            int  n = is_tensor(o->fam[i]) ? 0 : variant_tokens(&s->args[i], o->fam[i], o->ndim, alt);
+            int  n = is_tensor(o->fam[i]) ? 0
+                                          : variant_tokens(&s->args[i], o->fam[i], o->ndim, alt);
             for (int j = 0; j < n; j++) {
                 if (!strcmp(alt[j], k.tok[i])) continue;
                 kase v = k;

@@ -184,7 +184,8 @@ static bool cuda_statistics(const parsed *c, sg_any *out, sbuf *why) {
     for (int i = 1; i < 3; i++) {
         const value *w = &c->rets[i];
         sg_tensor   *g = out[i].tag == SG_ANY_TENSOR ? out[i].u.t : NULL;
-        if (!g || w->tag != SG_ANY_TENSOR || (w->ts->dtype != SG_FLOAT16 && w->ts->dtype != SG_BFLOAT16))
+        if (!g || w->tag != SG_ANY_TENSOR ||
+            (w->ts->dtype != SG_FLOAT16 && w->ts->dtype != SG_BFLOAT16))
             continue;
         if (g->dtype != SG_FLOAT32) {
             sb_printf(why, "result %d: dtype %s, want float32 (aten's CUDA kernel)", i,
