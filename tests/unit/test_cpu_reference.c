@@ -422,6 +422,7 @@ int main(int argc, char **argv) {
     /* the listed differences, if any: the second argument, else SG_REF_DIFFER */
     const char *list = argc > 2 ? argv[2] : getenv("SG_REF_DIFFER");
     if (list && !*list) list = NULL;
+    atexit(free_listed); /* every way out frees it (it may be freed twice: that is harmless) */
     if (list && !load_listed(list)) {
         fprintf(stderr, "%s: %s: cannot read it\n", prog, list);
         return 1;
