@@ -454,7 +454,7 @@ void sg_emit_cases(sg_buf *b, const sg_model *m) {
         else
             covered++;
     }
-    sg_buf_putn(b, notes.data, notes.len);
+    if (notes.len) sg_buf_putn(b, notes.data, notes.len);
     sg_buf_printf(b, "# %u cases; %u of %u ops covered\n", p.ncases, covered, total);
     sg_buf_free(&notes);
 }

@@ -215,15 +215,17 @@ BIN(divf16_float, float, float, narrow_to(c, (float)floor_div(a, b)))
     BIN(divf_##T, T, T,                                                                      \
         b == 0 ? (c->zero_div = true, 0) : (a / b - ((a % b != 0) && ((a < 0) != (b < 0)))))   \
     BIN(pow_##T, T, T, ipow((int64_t)a, (int64_t)b))
+/* Rationale: unsigned arithmetic, so that a power past the type wraps (as aten's does) without
+ * C's undefined signed overflow; the caller narrows the result to the element type. */
 static inline int64_t ipow(int64_t a, int64_t b) {
     if (b < 0) return a == 1 ? 1 : a == -1 ? (b % 2 ? -1 : 1) : 0;
-    int64_t r = 1;
+    uint64_t r = 1, x = (uint64_t)a;
     while (b) {
-        if (b & 1) r *= a;
-        a *= a;
+        if (b & 1) r *= x;
+        x *= x;
         b >>= 1;
     }
-    return r;
+    return (int64_t)r;
 }
 SG_FOR_INTEGRAL(DEF_IDIV)
 
