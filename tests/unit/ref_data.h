@@ -14,6 +14,7 @@
 #ifndef SG_TEST_REF_DATA_H
 #define SG_TEST_REF_DATA_H
 
+#include "dtype.h" /* the CPU kernels' float16 and bfloat16 conversions */
 #include "sg_runtime.h"
 
 #include <errno.h>
@@ -471,36 +472,14 @@ static inline sg_status build_arg(const value *v, arena *a, owned *o, sg_any *ou
 
 /* ---- comparing --------------------------------------------------------------------------- */
 
-static inline float half_to_float(uint16_t h) {
-    uint32_t sign = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 0x1f, m = h & 0x3ff, bits;
-    if (e == 0) {
-        float f = ldexpf((float)m, -24);
-        return sign ? -f : f;
-    }
-    if (e == 0x1f)
-        bits = sign | 0x7f800000u | m << 13;
-    else
-        bits = sign | (e + 112) << 23 | m << 13;
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-
-static inline float bf16_to_float(uint16_t h) {
-    uint32_t bits = (uint32_t)h << 16;
-    float    f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-
 static inline bool is_float_dtype(uint8_t dt) {
     return dt == SG_FLOAT16 || dt == SG_FLOAT32 || dt == SG_FLOAT64 || dt == SG_BFLOAT16;
 }
 
 static inline double read_float(const void *p, uint8_t dt) {
     switch (dt) {
-    case SG_FLOAT16: { uint16_t h; memcpy(&h, p, 2); return half_to_float(h); }
-    case SG_BFLOAT16: { uint16_t h; memcpy(&h, p, 2); return bf16_to_float(h); }
+    case SG_FLOAT16: { uint16_t h; memcpy(&h, p, 2); return sg_half_to_float(h); }
+    case SG_BFLOAT16: { uint16_t h; memcpy(&h, p, 2); return sg_bf16_to_float(h); }
     case SG_FLOAT32: { float f; memcpy(&f, p, 4); return f; }
     default: { double d; memcpy(&d, p, 8); return d; }
     }
