@@ -217,11 +217,6 @@ sg_status sg_meta_empty(const sg_meta *m, sg_tensor **out) {
     return sg_tensor_empty(m->sizes, m->ndim, m->dtype, m->device, out);
 }
 
-/* c10::ScalarType's names, as aten's messages print them */
-#define C10_NAME(NAME, NUM, KIND, SIZE, CTYPE, SUF, DL, name, c10, cpp, meta) [SG_##NAME] = c10,
-static const char *const c10_names[SG_DTYPE__END] = {SG_DTYPES(C10_NAME)};
-#undef C10_NAME
-
 static size_t shape_text(char *buf, size_t len, const int64_t *sizes, int32_t n) {
     size_t k = (size_t)snprintf(buf, len, "[");
     for (int32_t i = 0; i < n && k < len; i++)
@@ -245,8 +240,7 @@ sg_status sg_meta_check(const sg_meta *m, const sg_tensor *t, const char *op) {
     }
     if (!sg_dtype_can_cast(m->dtype, (sg_dtype)t->dtype))
         return sg_error(SG_EINVAL, "%s: result type %s can't be cast to the desired output type %s",
-                        op, sg_dtype_valid((int)m->dtype) ? c10_names[m->dtype] : "?",
-                        sg_dtype_valid(t->dtype) ? c10_names[t->dtype] : "?");
+                        op, sg_dtype_c10_name(m->dtype), sg_dtype_c10_name((sg_dtype)t->dtype));
     return SG_OK;
 }
 

@@ -113,6 +113,7 @@ enum { SG_DTYPE__COUNT = 0 SG_DTYPES(SG__DTYPE_ONE) }; /* how many dtypes there 
 bool        sg_dtype_valid(int dtype);
 size_t      sg_dtype_size(sg_dtype t);          /* bytes per element; 0 for an invalid dtype */
 const char *sg_dtype_name(sg_dtype t);          /* "float32"; "?" for an invalid dtype */
+const char *sg_dtype_c10_name(sg_dtype t);      /* "Float", as aten's messages print it */
 bool        sg_dtype_is_floating(sg_dtype t);   /* float16, bfloat16, float32, float64 */
 bool        sg_dtype_is_complex(sg_dtype t);
 bool        sg_dtype_is_integral(sg_dtype t, bool include_bool);

@@ -6,7 +6,7 @@
 
 sg_status sg_not_implemented(const char *kernel, sg_dtype t) {
     return sg_error(SG_EUNSUPPORTED, "\"%s\" not implemented for '%s'", kernel,
-                    sg_aten_type_name(t));
+                    sg_dtype_c10_name(t));
 }
 
 sg_status sg_check_dim(const char *op, int64_t *dim, int64_t ndim) {

@@ -130,12 +130,12 @@ sg_status sg_factory_uniform_check(sg_dtype t, double from, double to, float *fa
                : t == SG_FLOAT16 ? 65504.0 : 3.3895313892515355e38;
     if (from < -max || to > max)
         return sg_error(SG_EINVAL, "uniform_: %s is out of bounds for %s",
-                        from < -max ? "from" : "to", sg_aten_type_name(t));
+                        from < -max ? "from" : "to", sg_dtype_c10_name(t));
     if (to - from > max)
         return sg_error(SG_EINVAL, "uniform_: uniform_ expects to-from <= std::numeric_limits<%s>"
                                    "::max(), but found to=%g and from=%g which result in "
                                    "to-from to exceed the limit",
-                        sg_aten_type_name(t), to, from);
+                        sg_dtype_c10_name(t), to, from);
     if (t == SG_FLOAT32) {
         *fa = (float)from;
         *fd = (float)to - (float)from;

@@ -130,7 +130,7 @@ static sg_status cat_out_k(sg_keyset ks, sg_tensor_list ts, int64_t dim, sg_tens
     if (st) return st;
     if (!sg_dtype_can_cast(m.dtype, dt(out)))
         return sg_error(SG_EINVAL, "cat: input types can't be cast to the desired output type %s",
-                        sg_aten_type_name(dt(out)));
+                        sg_dtype_c10_name(dt(out)));
     for (int32_t i = 0; i < ts.len; i++)
         if ((st = need_cpu("cat", ts.items[i])) ||
             (st = sg_index_no_overlap("cat", out, ts.items[i])))

@@ -37,7 +37,7 @@ sg_status sg_index_out_ready(const char *op, sg_tensor *out, const sg_meta *m, b
     if (!sg_dtype_can_cast(m->dtype, dt(out)))
         return sg_error(SG_EINVAL, "%s: result type %s can't be cast to the desired output type "
                                    "%s",
-                        op, sg_aten_type_name(m->dtype), sg_aten_type_name(dt(out)));
+                        op, sg_dtype_c10_name(m->dtype), sg_dtype_c10_name(dt(out)));
     if ((st = sg_tensor_resize_out_(out, m->sizes, m->ndim))) return st;
     return sg_index_no_internal_overlap(op, out);
 }
@@ -121,7 +121,7 @@ sg_status sg_index_embedding_check(const sg_tensor *weight, const sg_tensor *ind
                                    "one of the following scalar types: Long, Int; but got "
                                    "torch.%sTensor instead (while checking arguments for "
                                    "embedding)",
-                        sg_aten_type_name(dt(indices)));
+                        sg_dtype_c10_name(dt(indices)));
     if (indices->ndim + 1 > SG_MAX_DIMS)
         return sg_error(SG_EINVAL, "embedding: too many dimensions");
     return SG_OK;

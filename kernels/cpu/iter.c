@@ -194,7 +194,7 @@ static sg_status build(sg_iter *it, const sg_iter_spec *s, sg_tensor **result, b
         if (!sg_dtype_can_cast(s->result, dtype_of(out)))
             return sg_error(SG_EINVAL, "%s: result type %s can't be cast to the desired output "
                                        "type %s",
-                            s->op, sg_aten_type_name(s->result), sg_aten_type_name(dtype_of(out)));
+                            s->op, sg_dtype_c10_name(s->result), sg_dtype_c10_name(dtype_of(out)));
         if (!reduce && (st = sg_tensor_resize_out_(out, it->out_shape, it->out_ndim)))
             return st;
         if (has_internal_overlap(out))
@@ -539,7 +539,7 @@ void sg_iter_free(sg_iter *it) {
 sg_status sg_out_dtype_exact(const char *op, const sg_tensor *out, sg_dtype r) {
     if (!out || dtype_of(out) == r) return SG_OK;
     return sg_error(SG_EINVAL, "%s: Found dtype %s but expected %s", op,
-                    sg_aten_type_name(dtype_of(out)), sg_aten_type_name(r));
+                    sg_dtype_c10_name(dtype_of(out)), sg_dtype_c10_name(r));
 }
 
 sg_status sg_iter_finish(sg_iter *it, sg_tensor **result) {

@@ -473,7 +473,7 @@ static sg_status dot_(pool *p, sg_tensor *a, sg_tensor *b, sg_tensor **ret) {
     if (a->dtype != b->dtype)
         return sg_error(SG_EINVAL, "dot : expected both vectors to have same dtype, but found "
                                    "%s and %s",
-                        sg_aten_type_name(dtype_of(a)), sg_aten_type_name(dtype_of(b)));
+                        sg_dtype_c10_name(dtype_of(a)), sg_dtype_c10_name(dtype_of(b)));
     if (a->sizes[0] != b->sizes[0])
         return sg_error(SG_EINVAL, "inconsistent tensor size, expected tensor [%lld] and src "
                                    "[%lld] to have the same number of elements, but got %lld "
@@ -498,7 +498,7 @@ static sg_status mv_(pool *p, sg_tensor *mat, sg_tensor *vec, sg_tensor **ret) {
                         (long long)mat->sizes[1], (long long)vec->sizes[0]);
     if (mat->dtype != vec->dtype) /* addmv's kernel reads vec as mat's type */
         return sg_error(SG_EINVAL, "expected scalar type %s but found %s",
-                        sg_aten_type_name(dtype_of(mat)), sg_aten_type_name(dtype_of(vec)));
+                        sg_dtype_c10_name(dtype_of(mat)), sg_dtype_c10_name(dtype_of(vec)));
     sg_tensor *cv, *r;
     sg_status  st;
     if ((st = sg_tensor_unsqueeze(vec, 1, &cv))) return st;

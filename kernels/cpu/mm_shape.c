@@ -111,7 +111,7 @@ sg_status sg_mm_bmm_checks(const sg_tensor *b1, const sg_tensor *b2, sg_meta *m)
 sg_status sg_mm_bmm_dtypes(const sg_tensor *b1, const sg_tensor *b2) {
     if (b1->dtype != b2->dtype)
         return sg_error(SG_EINVAL, "expected scalar type %s but found %s",
-                        sg_aten_type_name(dtype_of(b1)), sg_aten_type_name(dtype_of(b2)));
+                        sg_dtype_c10_name(dtype_of(b1)), sg_dtype_c10_name(dtype_of(b2)));
     return SG_OK;
 }
 
@@ -139,10 +139,10 @@ sg_status sg_mm_baddbmm_checks(sg_tensor *self, const sg_tensor *b1, const sg_te
 sg_status sg_mm_addmm_checks(sg_tensor *self, sg_tensor *mat1, sg_tensor *mat2, sg_meta *m) {
     if (self->dtype != mat2->dtype)
         return sg_error(SG_EINVAL, "self and mat2 must have the same dtype, but got %s and %s",
-                        sg_aten_type_name(dtype_of(self)), sg_aten_type_name(dtype_of(mat2)));
+                        sg_dtype_c10_name(dtype_of(self)), sg_dtype_c10_name(dtype_of(mat2)));
     if (mat1->dtype != mat2->dtype)
         return sg_error(SG_EINVAL, "mat1 and mat2 must have the same dtype, but got %s and %s",
-                        sg_aten_type_name(dtype_of(mat1)), sg_aten_type_name(dtype_of(mat2)));
+                        sg_dtype_c10_name(dtype_of(mat1)), sg_dtype_c10_name(dtype_of(mat2)));
     if (mat1->ndim != 2)
         return sg_error(SG_EINVAL, "mat1 must be a matrix, got %d-D tensor", mat1->ndim);
     if (mat2->ndim != 2)

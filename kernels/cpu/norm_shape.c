@@ -90,8 +90,8 @@ sg_status sg_norm_param_dtype(const sg_tensor *x, const sg_tensor *w, const sg_t
     }
     for (int i = 0; i < 2; i++)
         if (ps[i] && ps[i]->dtype != xt)
-            return sg_error(SG_EINVAL, "expected scalar type %s but found %s", sg_aten_type_name(xt),
-                            sg_aten_type_name(dtype_of(ps[i])));
+            return sg_error(SG_EINVAL, "expected scalar type %s but found %s", sg_dtype_c10_name(xt),
+                            sg_dtype_c10_name(dtype_of(ps[i])));
     *pd = xt;
     return SG_OK;
 }

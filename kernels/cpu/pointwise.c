@@ -335,7 +335,7 @@ TABLE(ident, FOR_SIGNED)
 
 static sg_status not_implemented(const char *op, sg_dtype t) {
     return sg_error(SG_EUNSUPPORTED, "\"%s_cpu\" not implemented for '%s'", op,
-                    sg_aten_type_name(t));
+                    sg_dtype_c10_name(t));
 }
 
 /* Runs loops[compute] over out = f(inputs); result dtype and compute dtype as given. With

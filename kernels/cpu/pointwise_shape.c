@@ -67,10 +67,10 @@ sg_status sg_pointwise_where_args(const sg_tensor *cond, const sg_tensor *self,
     if (dtype_of(cond) != SG_BOOL && dtype_of(cond) != SG_UINT8)
         return sg_error(SG_EINVAL, "where: where expected condition to be a boolean tensor, but "
                                    "got a tensor with dtype %s",
-                        sg_aten_type_name(dtype_of(cond)));
+                        sg_dtype_c10_name(dtype_of(cond)));
     if (out && dtype_of(out) != *r)
         return sg_error(SG_EINVAL, "where: Expected out type to be %s but got %s",
-                        sg_aten_type_name(*r), sg_aten_type_name(dtype_of(out)));
+                        sg_dtype_c10_name(*r), sg_dtype_c10_name(dtype_of(out)));
     return SG_OK;
 }
 

@@ -3,15 +3,10 @@
  * only moves the result to a higher category (bool < integral < floating < complex). */
 #include "cpu.h"
 
-/* The three spellings aten's messages use, from sg_dtypes.h's table. */
-#define C10_NAME(NAME, NUM, KIND, SIZE, CTYPE, SUF, DL, name, c10, cpp, meta) [SG_##NAME] = c10,
+/* The two other spellings aten's messages use, from sg_dtypes.h's table (c10's name:
+ * sg_dtype_c10_name). */
 #define CPP_NAME(NAME, NUM, KIND, SIZE, CTYPE, SUF, DL, name, c10, cpp, meta) [SG_##NAME] = cpp,
 #define META_NAME(NAME, NUM, KIND, SIZE, CTYPE, SUF, DL, name, c10, cpp, meta) [SG_##NAME] = meta,
-
-const char *sg_aten_type_name(sg_dtype t) {
-    static const char *const names[SG_DTYPE__END] = {SG_DTYPES(C10_NAME)};
-    return sg_dtype_valid((int)t) ? names[t] : "?";
-}
 
 const char *sg_meta_type_name(sg_dtype t) {
     static const char *const names[SG_DTYPE__END] = {SG_DTYPES(META_NAME)};

@@ -141,7 +141,7 @@ sg_status sg_reduce_mean_dtype(const sg_tensor *self, const sg_dtype *dtype) {
     return sg_error(SG_EINVAL, "mean(): could not infer output dtype. %s dtype must be either a "
                                "floating point or complex dtype. Got: %s",
                     dtype ? "Optional" : "Input",
-                    sg_aten_type_name(dtype ? *dtype : dtype_of(self)));
+                    sg_dtype_c10_name(dtype ? *dtype : dtype_of(self)));
 }
 
 sg_status sg_reduce_mean_args(const sg_tensor *self, const sg_int_list *dim,
@@ -151,7 +151,7 @@ sg_status sg_reduce_mean_args(const sg_tensor *self, const sg_int_list *dim,
     if (!st && !sg_dtype_is_floating(dtype_of(out)) && !sg_dtype_is_complex(dtype_of(out)))
         st = sg_error(SG_EINVAL, "mean(): result type Float can't be cast to the desired output "
                                  "type %s",
-                      sg_aten_type_name(dtype_of(out)));
+                      sg_dtype_c10_name(dtype_of(out)));
     return st;
 }
 
@@ -168,7 +168,7 @@ sg_status sg_reduce_amax_args(const char *fn, const sg_tensor *self, sg_int_list
     if (dtype_of(out) != dtype_of(self))
         return sg_error(SG_EINVAL, "Expected the dtype for input and out to match, but got %s for "
                                    "input's dtype and %s for out's dtype.",
-                        sg_aten_type_name(dtype_of(self)), sg_aten_type_name(dtype_of(out)));
+                        sg_dtype_c10_name(dtype_of(self)), sg_dtype_c10_name(dtype_of(out)));
     sg_status st = sg_reduce_dims_list(self, &dim, r);
     return st ? st : sg_reduce_check_nonempty(fn, self, dim.items, dim.len);
 }
@@ -178,7 +178,7 @@ sg_status sg_reduce_all_args(const char *fn, const sg_tensor *self, const sg_ten
     sg_status st = sg_reduce_check_nonempty(fn, self, NULL, 0);
     if (!st && !sg_dtype_can_cast(dtype_of(self), dtype_of(out)))
         st = sg_error(SG_EINVAL, "%s: result type %s can't be cast to the desired output type %s",
-                      fn, sg_aten_type_name(dtype_of(self)), sg_aten_type_name(dtype_of(out)));
+                      fn, sg_dtype_c10_name(dtype_of(self)), sg_dtype_c10_name(dtype_of(out)));
     return st ? st : sg_reduce_dims_list(self, NULL, r);
 }
 
@@ -243,7 +243,7 @@ sg_status sg_reduce_var_args(const char *op, const sg_tensor *self, const sg_int
         return st;
     if (!sg_dtype_can_cast(t, dtype_of(out)))
         return sg_error(SG_EINVAL, "result type %s can't be cast to the desired output type %s",
-                        sg_aten_type_name(t), sg_aten_type_name(dtype_of(out)));
+                        sg_dtype_c10_name(t), sg_dtype_c10_name(dtype_of(out)));
     return sg_reduce_shape_out(out, self, r, keepdim);
 }
 
@@ -253,7 +253,7 @@ sg_status sg_reduce_lse_args(const sg_tensor *self, sg_int_list dim, bool keepdi
     if (!sg_dtype_is_floating(dtype_of(out)))
         return sg_error(SG_EINVAL, "logsumexp(): Expected floating point type for result tensor, "
                                    "but got: %s",
-                        sg_aten_type_name(dtype_of(out)));
+                        sg_dtype_c10_name(dtype_of(out)));
     if ((st = sg_reduce_no_complex("logsumexp", self)) ||
         (st = sg_reduce_dims_list(self, &dim, r)))
         return st;

@@ -13,10 +13,8 @@
 extern "C" {
 #endif
 
-/* ---- names (promote.c) ----------------------------------------------------------------------- */
+/* ---- names (promote.c; c10::ScalarType's, "Float": the runtime's sg_dtype_c10_name) ---- */
 
-/* c10::ScalarType's name as aten's messages print it: "Float", "Long", "Half". */
-const char *sg_aten_type_name(sg_dtype t);
 /* caffe2::TypeMeta's name, as aten prints a tensor's dtype(): "float", "long int", "c10::Half". */
 const char *sg_meta_type_name(sg_dtype t);
 /* The C++ type aten's value-range checks print: "uint8_t", "int", "c10::Half". */

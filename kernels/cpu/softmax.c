@@ -358,7 +358,7 @@ static sg_status sm_run(bool log, sg_tensor *self, int64_t dim, bool half_to_flo
     if (!fn)
         return sg_error(SG_EUNSUPPORTED, "\"%s%s_kernel_impl\" not implemented for '%s'",
                         log ? "log_softmax" : "softmax", last ? "_lastdim" : "",
-                        sg_aten_type_name(m.dtype));
+                        sg_dtype_c10_name(m.dtype));
     sm p = {1, 1, 1, log, false};
     if ((st = sg_reduce_lines(self, dim, out, &p.outer, &p.len, &p.inner))) return st;
     if (sg_tensor_numel(self) == 0) return SG_OK;

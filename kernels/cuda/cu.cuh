@@ -88,7 +88,7 @@ template <class F> sg_status sg_cu_visit(sg_dtype dt, unsigned kinds, const char
     }
 #undef SG_CU_VISIT_CASE
     return sg_error(SG_EUNSUPPORTED, "%s: \"%s_cuda\" not implemented for '%s'", op, op,
-                    sg_aten_type_name(dt));
+                    sg_dtype_c10_name(dt));
 }
 
 /* ---- devices, streams, errors ------------------------------------------------------------- */

@@ -215,7 +215,7 @@ sg_status cat_out_k(sg_keyset ks, sg_tensor_list ts, int64_t dim, sg_tensor *out
     if ((st = aten_cat_out_meta(ts, dim, &m)) || (st = need_cuda("cat", out))) return st;
     if (!sg_dtype_can_cast(m.dtype, dt(out)))
         return sg_error(SG_EINVAL, "cat: input types can't be cast to the desired output type %s",
-                        sg_aten_type_name(dt(out)));
+                        sg_dtype_c10_name(dt(out)));
     const sg_tensor *first = NULL;
     for (int32_t i = 0; i < ts.len; i++) {
         if ((st = sg_cu_same_device("cat", ts.items[i], out->device)) ||

@@ -15,7 +15,7 @@
 
 sg_status sg_pw_not_implemented(const char *op, sg_dtype t) {
     return sg_error(SG_EUNSUPPORTED, "\"%s_cuda\" not implemented for '%s'", op,
-                    sg_aten_type_name(t));
+                    sg_dtype_c10_name(t));
 }
 
 

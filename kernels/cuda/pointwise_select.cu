@@ -381,7 +381,7 @@ sg_status prep_out(const char *op, sg_tensor *out, const int64_t *sizes, int32_t
     if (!sg_dtype_can_cast(r, dtype_of(out)))
         return sg_error(SG_EINVAL, "%s: result type %s can't be cast to the desired output type "
                                    "%s",
-                        op, sg_aten_type_name(r), sg_aten_type_name(dtype_of(out)));
+                        op, sg_dtype_c10_name(r), sg_dtype_c10_name(dtype_of(out)));
     sg_status st;
     if (!same_shape(out, sizes, n) && (st = sg_tensor_resize_(out, sizes, n))) return st;
     return sg_index_no_internal_overlap(op, out);

@@ -164,7 +164,7 @@ sg_status softmax_run(sg_tensor *self, int64_t dim, bool half_to_float, sg_tenso
         return sg_error(SG_EINVAL, "%s: expected the input and out on one CUDA device", op);
     if (!sg_dtype_is_floating(xt))
         return sg_error(SG_EUNSUPPORTED, "\"host_softmax\" not implemented for '%s'",
-                        sg_aten_type_name(xt));
+                        sg_dtype_c10_name(xt));
     sg_cu_guard guard(self->device);
     int64_t     outer, len, inner;
     if ((st = sg_reduce_lines(self, d, out, &outer, &len, &inner))) return st;

@@ -294,11 +294,11 @@ static void test_type_names(void) {
     };
     CHECK(sizeof want / sizeof want[0] == SG_DTYPE__COUNT);
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-        CHECK_STR(sg_aten_type_name(want[i].t), want[i].c10);
+        CHECK_STR(sg_dtype_c10_name(want[i].t), want[i].c10);
         CHECK_STR(sg_cpp_type_name(want[i].t), want[i].cpp);
         CHECK_STR(sg_meta_type_name(want[i].t), want[i].meta);
     }
-    CHECK_STR(sg_aten_type_name((sg_dtype)8), "?");
+    CHECK_STR(sg_dtype_c10_name((sg_dtype)8), "?");
     CHECK_STR(sg_cpp_type_name((sg_dtype)SG_DTYPE__END), "?");
     CHECK_STR(sg_meta_type_name((sg_dtype)-1), "?");
 }
