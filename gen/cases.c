@@ -151,80 +151,56 @@ static bool primary_token(const sg_arg *a, sg_type_family_id f, int ndim, char *
 }
 
 /* Other values of a non-tensor argument, tried one at a time: what a demanding user passes
- * (negative and out-of-range dims, repeated dims, each kind of Scalar, an optional present). */
+ * (negative and out-of-range dims, repeated dims, each kind of Scalar, an optional present).
+ * The first row that fits the argument gives its tokens; `dim*` fits a name that starts with
+ * "dim", NULL any name; `i+` is the dim one past the last (an error either way). */
+static const struct variants {
+    sg_type_family_id fam;
+    const char       *name;
+    int               min_ndim;
+    const char       *tokens; /* space-separated */
+} VARIANTS[] = {
+    {SG_FAM_INT, "dim*", 0, "i0 i-1 i+"},
+    {SG_FAM_BOOL, NULL, 0, "b0 b1"},
+    {SG_FAM_SCALAR, NULL, 0, "si-3 sf0.5 sf-1.25 sb1"},
+    {SG_FAM_OPT_SCALAR, NULL, 0, "si1 sf0.5"},
+    {SG_FAM_FLOAT, NULL, 0, "f0.25 f-1.5"},
+    {SG_FAM_OPT_FLOAT, NULL, 0, "f0.25 f-1.5"},
+    {SG_FAM_OPT_INT, "dim*", 0, "i0 i-1"},
+    {SG_FAM_OPT_INT, NULL, 0, "i1"},
+    {SG_FAM_OPT_DTYPE, NULL, 0, "dfloat64 dfloat16 dint64"},
+    {SG_FAM_OPT_BOOL, "pin_memory", 0, ""}, /* pinned memory needs a GPU's driver */
+    {SG_FAM_OPT_BOOL, NULL, 0, "b0 b1"},
+    {SG_FAM_INT_LIST, "dim*", 3, "l l0 l-1 l0,-1 l1,-2 l-3,-1"}, /* l1,-2: a dim twice */
+    {SG_FAM_INT_LIST, "dim*", 0, "l l0 l-1 l0,-1"},
+    {SG_FAM_OPT_INT_LIST, "dim*", 3, "l l0 l-1 l0,-1 l1,-2 l-3,-1"},
+    {SG_FAM_OPT_INT_LIST, "dim*", 0, "l l0 l-1 l0,-1"},
+    {SG_FAM_OPT_STR, "rounding_mode", 0, "qtrunc qfloor"},
+    {SG_FAM_STR, "approximate", 0, "qtanh"},
+    {SG_FAM_STR, "reduce", 0, "qmultiply"},
+};
+
+static bool name_fits(const char *want, const char *name) {
+    if (!want) return true;
+    if (!name) return false;
+    size_t n = strlen(want);
+    return want[n - 1] == '*' ? !strncmp(name, want, n - 1) : !strcmp(name, want);
+}
+
 static int variant_tokens(const sg_arg *a, sg_type_family_id f, int ndim, char out[][TOK]) {
-    const char *nm = a->name ? a->name : "";
-    bool        dim = a->name && !strncmp(a->name, "dim", 3);
-    int         n = 0;
-    switch (f) {
-    case SG_FAM_INT:
-        if (dim) {
-            snprintf(out[n++], TOK, "i0");
-            snprintf(out[n++], TOK, "i-1");
-            snprintf(out[n++], TOK, "i%d", ndim + 1); /* out of range: an error either way */
+    for (size_t r = 0; r < sizeof VARIANTS / sizeof *VARIANTS; r++) {
+        const struct variants *v = &VARIANTS[r];
+        if (v->fam != f || ndim < v->min_ndim || !name_fits(v->name, a->name)) continue;
+        int n = 0;
+        for (const char *t = v->tokens; *t && n < 8;) {
+            size_t len = strcspn(t, " ");
+            if (len == 2 && !memcmp(t, "i+", 2)) snprintf(out[n++], TOK, "i%d", ndim + 1);
+            else snprintf(out[n++], TOK, "%.*s", (int)len, t);
+            t += len + (t[len] == ' ');
         }
-        break;
-    case SG_FAM_BOOL:
-        snprintf(out[n++], TOK, "b0");
-        snprintf(out[n++], TOK, "b1");
-        break;
-    case SG_FAM_SCALAR:
-        snprintf(out[n++], TOK, "si-3");
-        snprintf(out[n++], TOK, "sf0.5");
-        snprintf(out[n++], TOK, "sf-1.25");
-        snprintf(out[n++], TOK, "sb1");
-        break;
-    case SG_FAM_OPT_SCALAR:
-        snprintf(out[n++], TOK, "si1");
-        snprintf(out[n++], TOK, "sf0.5");
-        break;
-    case SG_FAM_FLOAT:
-    case SG_FAM_OPT_FLOAT:
-        snprintf(out[n++], TOK, "f0.25");
-        snprintf(out[n++], TOK, "f-1.5");
-        break;
-    case SG_FAM_OPT_INT:
-        if (dim) {
-            snprintf(out[n++], TOK, "i0");
-            snprintf(out[n++], TOK, "i-1");
-        } else {
-            snprintf(out[n++], TOK, "i1");
-        }
-        break;
-    case SG_FAM_OPT_DTYPE:
-        snprintf(out[n++], TOK, "dfloat64");
-        snprintf(out[n++], TOK, "dfloat16");
-        snprintf(out[n++], TOK, "dint64");
-        break;
-    case SG_FAM_OPT_BOOL:
-        if (!strcmp(nm, "pin_memory")) break; /* pinned memory needs a GPU's driver */
-        snprintf(out[n++], TOK, "b0");
-        snprintf(out[n++], TOK, "b1");
-        break;
-    case SG_FAM_INT_LIST:
-    case SG_FAM_OPT_INT_LIST:
-        if (dim) {
-            snprintf(out[n++], TOK, "l");
-            snprintf(out[n++], TOK, "l0");
-            snprintf(out[n++], TOK, "l-1");
-            snprintf(out[n++], TOK, "l0,-1");
-            if (ndim >= 3) snprintf(out[n++], TOK, "l1,-2"); /* a dim twice: an error */
-            if (ndim >= 3) snprintf(out[n++], TOK, "l-3,-1");
-        }
-        break;
-    case SG_FAM_OPT_STR:
-        if (!strcmp(nm, "rounding_mode")) {
-            snprintf(out[n++], TOK, "qtrunc");
-            snprintf(out[n++], TOK, "qfloor");
-        }
-        break;
-    case SG_FAM_STR:
-        if (!strcmp(nm, "approximate")) snprintf(out[n++], TOK, "qtanh");
-        if (!strcmp(nm, "reduce")) snprintf(out[n++], TOK, "qmultiply");
-        break;
-    default: break;
+        return n;
     }
-    return n;
+    return 0;
 }
 
 /* ---- tensors --------------------------------------------------------------------------------- */
