@@ -29,6 +29,8 @@ sg_status sg__tensor_new(sg_storage *s, sg_dtype dtype, const int64_t *sizes,
 void      sg__ag_meta_free(sg_tensor *t);
 /* The number of storage elements a view reaches past its offset (0 when any size is 0), for a
  * geometry sg__geometry accepted (so nothing overflows). */
+/* Makes room for ndim dims in t's header (its sizes and strides may move); fn names the call. */
+sg_status sg__reserve_dims(const char *fn, sg_tensor *t, int32_t ndim);
 int64_t   sg__span_elems(const int64_t *sizes, const int64_t *strides, int32_t ndim);
 
 /* ---- checked arithmetic over sizes, strides and offsets (geometry.c) ----------------------

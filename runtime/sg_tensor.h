@@ -145,6 +145,11 @@ void    sg_tensor_describe(const sg_tensor *t, char *buf, size_t n);
 /* offset is the absolute storage offset in elements (as PyTorch's), not relative to t's. */
 sg_status sg_tensor_as_strided(sg_tensor *t, const int64_t *sizes, const int64_t *strides,
                                int32_t ndim, int64_t offset, sg_tensor **out);
+/* The same geometry given to t itself, in place (the in-place view ops: as_strided_,
+ * unsqueeze_, transpose_): checked as sg_tensor_as_strided checks it. t's sizes and strides
+ * arrays may move (to hold more dims), so pointers to them taken before are stale. */
+sg_status sg_tensor_as_strided_(sg_tensor *t, const int64_t *sizes, const int64_t *strides,
+                                int32_t ndim, int64_t offset);
 /* The same elements with new sizes; one size may be -1. Fails where the strides cannot express
  * it without a copy (as PyTorch's view does). */
 sg_status sg_tensor_view(sg_tensor *t, const int64_t *sizes, int32_t ndim, sg_tensor **out);
@@ -169,8 +174,8 @@ sg_status sg_tensor_squeeze(sg_tensor *t, int64_t dim, sg_tensor **out);
  * meta does nothing, meta to or from a device with memory is SG_EUNSUPPORTED. */
 sg_status sg_tensor_copy_(sg_tensor *dst, const sg_tensor *src);
 /* Gives t new sizes, contiguous, in place (an out= argument being resized): the storage is
- * replaced with a larger one of t's device where the new size needs more bytes. ndim must
- * not exceed t->cap. Views of the old storage keep it. */
+ * replaced with a larger one of t's device where the new size needs more bytes; t's sizes and
+ * strides arrays may move (to hold more dims). Views of the old storage keep it. */
 sg_status sg_tensor_resize_(sg_tensor *t, const int64_t *sizes, int32_t ndim);
 /* The same where t's sizes differ from sizes, else nothing (its strides stay): how an out=
  * argument is given the result's shape, as aten's resize_output does. */

@@ -52,7 +52,15 @@ static sg_tensor *header_new(int32_t cap) {
     return t;
 }
 
+/* Whether t's dims are in its header's own allocation (else sg__reserve_dims moved them). */
+static bool dims_inline(const sg_tensor *t) { return t->sizes == (int64_t *)(void *)(t + 1); }
+
 static void header_free(sg_tensor *t) {
+    if (!dims_inline(t)) {
+        free(t->sizes);
+        free(t);
+        return;
+    }
     if (SG_RT_KEEP && t->cap == SMALL_CAP && nkept < KEEP_MAX) {
         t->storage = (sg_storage *)(void *)kept;
         kept = t;
@@ -199,6 +207,24 @@ sg_status sg_tensor_from_blob(void *data, const int64_t *sizes, const int64_t *s
     return st;
 }
 
+/* Makes room for ndim dims in t. Rationale: a header holds its dims in its own allocation, so a
+ * view costs one malloc; the rare in-place resize or view past that room moves them to an
+ * allocation of their own (freed with the header) instead of refusing. */
+sg_status sg__reserve_dims(const char *fn, sg_tensor *t, int32_t ndim) {
+    if (ndim <= t->cap) return SG_OK;
+    int64_t *d = malloc(2 * (size_t)ndim * sizeof *d);
+    if (!d) return sg_error(SG_ENOMEM, "%s: out of memory", fn);
+    if (t->ndim) {
+        memcpy(d, t->sizes, (size_t)t->ndim * sizeof *d);
+        memcpy(d + ndim, t->strides, (size_t)t->ndim * sizeof *d);
+    }
+    if (!dims_inline(t)) free(t->sizes);
+    t->sizes = d;
+    t->strides = d + ndim;
+    t->cap = ndim;
+    return SG_OK;
+}
+
 sg_status sg_tensor_resize_out_(sg_tensor *t, const int64_t *sizes, int32_t ndim) {
     bool same = t && sizes && t->ndim == ndim;
     for (int32_t d = 0; same && d < ndim; d++) same = t->sizes[d] == sizes[d];
@@ -211,13 +237,10 @@ sg_status sg_tensor_resize_(sg_tensor *t, const int64_t *sizes, int32_t ndim) {
     sg__extent  e;
     sg_status   st;
     if (!t) return sg_error(SG_EINVAL, "%s: the tensor is NULL", fn);
-    if (ndim >= 0 && ndim <= SG_MAX_DIMS && ndim > t->cap)
-        return sg_error(SG_EUNSUPPORTED, "%s: a tensor made with %d dimensions cannot be "
-                                         "resized to %d",
-                        fn, t->ndim, ndim);
     size_t es = sg_dtype_size((sg_dtype)t->dtype);
     if ((st = check_new(fn, sizes, ndim, (sg_dtype)t->dtype, &(sg_tensor *){NULL})) ||
-        (st = sg__contiguous_strides(fn, sizes, ndim, es, strides, &e)))
+        (st = sg__contiguous_strides(fn, sizes, ndim, es, strides, &e)) ||
+        (st = sg__reserve_dims(fn, t, ndim)))
         return st;
     /* The view keeps its offset where the storage holds it there, else it gets new storage. */
     int64_t at = 0;

@@ -91,6 +91,27 @@ sg_status sg_tensor_as_strided(sg_tensor *t, const int64_t *sizes, const int64_t
     return make(fn, t, sizes, strides, ndim, offset, out);
 }
 
+sg_status sg_tensor_as_strided_(sg_tensor *t, const int64_t *sizes, const int64_t *strides,
+                                int32_t ndim, int64_t offset) {
+    const char *fn = "as_strided_";
+    sg__extent  e;
+    sg_status   st = check_args(fn, t, ndim, &(sg_tensor *){NULL});
+    if (st) return st;
+    size_t es = sg_dtype_size((sg_dtype)t->dtype);
+    if ((st = sg__geometry(fn, sizes, strides, ndim, offset, es, &e)) ||
+        (st = sg__check_in_storage(fn, sizes, strides, ndim, offset, es, &e, t->storage)) ||
+        (st = sg__reserve_dims(fn, t, ndim)))
+        return st;
+    /* memmove: sizes may be t's own (a caller passing t's geometry back) */
+    t->ndim = ndim;
+    if (ndim) {
+        memmove(t->sizes, sizes, (size_t)ndim * sizeof *sizes);
+        memmove(t->strides, strides, (size_t)ndim * sizeof *strides);
+    }
+    t->offset = offset;
+    return SG_OK;
+}
+
 /* ---- view --------------------------------------------------------------------------------- */
 
 /* The shape asked for with its -1 filled in, checked against numel (PyTorch's infer_size). */

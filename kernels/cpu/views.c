@@ -65,18 +65,9 @@ static sg_status same_view(sg_tensor *self, sg_tensor **out) {
 /* Gives self the geometry of v (an in-place view op) and releases v; *ret gets self. */
 static sg_status adopt(const char *op, sg_tensor *self, sg_tensor *v, sg_tensor **ret) {
     *ret = NULL;
-    if (v->ndim > self->cap) {
-        int32_t n = v->ndim;
-        sg_tensor_release(v);
-        return sg_error(SG_EUNSUPPORTED,
-                        "%s: the tensor was made with room for %d dimensions, %d are needed", op,
-                        self->cap, n);
-    }
-    self->ndim = v->ndim;
-    memcpy(self->sizes, v->sizes, (size_t)v->ndim * sizeof(int64_t));
-    memcpy(self->strides, v->strides, (size_t)v->ndim * sizeof(int64_t));
-    self->offset = v->offset;
+    sg_status st = sg_tensor_as_strided_(self, v->sizes, v->strides, v->ndim, v->offset);
     sg_tensor_release(v);
+    if (st) return sg_error(st, "%s: %s", op, sg_last_error());
     *ret = sg_tensor_retain(self);
     return SG_OK;
 }
@@ -722,11 +713,22 @@ static sg_status copy_list_out(const char *op, sg_status st, sg_tensor_list view
     return st;
 }
 
+/* Rationale: aten's split_copy.Tensor_out copy_s each piece into its out tensor, which is
+ * neither resized nor dtype-checked: a piece broadcasts to it and is cast, unlike the other
+ * copy variants here. */
 static sg_status split_copy_out_k(sg_keyset ks, sg_tensor *self, int64_t split_size,
                                   int64_t dim, sg_tensor_list out) {
     sg_tensor_list v = {NULL, 0};
     sg_status      st = split_k(ks, self, split_size, dim, &v);
-    return copy_list_out("split_copy", st, v, out);
+    if (!st && v.len != out.len)
+        st = sg_error(SG_EINVAL, "split_copy: expected %d output tensors, got %d", v.len, out.len);
+    for (int32_t i = 0; i < out.len && !st; i++) {
+        sg_tensor *r = NULL;
+        st = aten_copy_(out.items[i], v.items[i], false, &r);
+        sg_tensor_release(r);
+    }
+    if (v.items) sg_tensor_list_release(&v);
+    return st;
 }
 
 static sg_status split_with_sizes_copy_out_k(sg_keyset ks, sg_tensor *self, sg_int_list split,

@@ -238,6 +238,14 @@ static void test_squeeze_flatten(void) {
     CHECK(aten_unsqueeze_(y, 1, &r) == SG_OK && aten_squeeze_(y, &r) == SG_OK && shape_is(y, (int64_t[]){3, 2}, 2));
     sg_tensor_release(r);
     sg_tensor_release(r);
+    /* past the dims its header was made with room for: its sizes and strides move */
+    for (int i = 0; i < 5; i++) {
+        CHECK(aten_unsqueeze_(y, 0, &r) == SG_OK && r == y);
+        sg_tensor_release(r);
+    }
+    CHECK(shape_is(y, (int64_t[]){1, 1, 1, 1, 1, 3, 2}, 7) && y->strides[6] == 1);
+    CHECK(aten_transpose_(y, 0, 6, &r) == SG_OK && shape_is(y, (int64_t[]){2, 1, 1, 1, 1, 3, 1}, 7));
+    sg_tensor_release(r);
     /* a 0-dim tensor: dims -1 and 0 name it */
     sg_tensor *s0 = make(SG_FLOAT32, NULL, 0, (double[]){7});
     CHECK(aten_squeeze_dim(s0, -1, &r) == SG_OK && r->ndim == 0);

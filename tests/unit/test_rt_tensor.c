@@ -684,6 +684,28 @@ static void test_expand(void) {
     sg_tensor_release(a);
 }
 
+/* resize_ and as_strided_ past the dims a header was made with room for: its sizes and strides
+ * move to an allocation of their own (freed with it; ASan and valgrind see that) */
+static void test_dims_past_room(void) {
+    sg_tensor *a = arange(DIMS(6));
+    must(sg_tensor_resize_(a, I64(1, 2, 1, 3, 1, 1), 6));
+    CHECK(is_geom(a, 6, I64(1, 2, 1, 3, 1, 1), I64(6, 3, 3, 1, 1, 1), 0) &&
+          VALUES(a, 0, 1, 2, 3, 4, 5));
+    must(sg_tensor_resize_(a, I64(2, 1, 1, 1, 1, 1, 1, 3), 8)); /* again: moves again */
+    CHECK(is_geom(a, 8, I64(2, 1, 1, 1, 1, 1, 1, 3), I64(3, 3, 3, 3, 3, 3, 3, 1), 0));
+    must(sg_tensor_resize_(a, I64(3, 2), 2)); /* fewer: stays where it is */
+    CHECK(is_geom(a, 2, I64(3, 2), I64(2, 1), 0) && VALUES(a, 0, 1, 2, 3, 4, 5));
+    sg_tensor *b = arange(DIMS(2, 3));
+    must(sg_tensor_as_strided_(b, I64(3, 1, 1, 1, 2), I64(1, 1, 1, 1, 3), 5, 0));
+    CHECK(is_geom(b, 5, I64(3, 1, 1, 1, 2), I64(1, 1, 1, 1, 3), 0) &&
+          VALUES(b, 0, 3, 1, 4, 2, 5));
+    /* checked as as_strided is: past the storage is refused, the geometry unchanged */
+    CHECK(sg_tensor_as_strided_(b, I64(7), I64(1), 1, 0) == SG_EINVAL);
+    CHECK(is_geom(b, 5, I64(3, 1, 1, 1, 2), I64(1, 1, 1, 1, 3), 0));
+    sg_tensor_release(b);
+    sg_tensor_release(a);
+}
+
 static void test_unsqueeze_squeeze(void) {
     sg_tensor *a = arange(DIMS(2, 3)), *v, *w;
     v = OK(sg_tensor_unsqueeze(a, 0, &out));
@@ -1081,6 +1103,7 @@ int main(void) {
     test_slice_select();
     test_expand();
     test_unsqueeze_squeeze();
+    test_dims_past_room();
     test_copy_cpu();
     test_copy_random();
     test_copy_overlap();
