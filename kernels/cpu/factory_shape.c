@@ -184,7 +184,10 @@ sg_status sg_factory_normal_tensors(sg_tensor *mean_t, double mean, sg_tensor *s
     } else if (!(std >= 0.0)) {
         return sg_error(SG_EINVAL, "normal: normal expects std >= 0.0, but found std %g", std);
     }
-    const sg_tensor *x = mean_t ? mean_t : std_t, *y = mean_t && std_t ? std_t : x;
+    /* mean and std broadcast; a Tensor mean with a float std broadcasts with out's own sizes
+     * instead (aten draws into a std tensor shaped like out) */
+    const sg_tensor *x = mean_t ? mean_t : std_t;
+    const sg_tensor *y = mean_t && std_t ? std_t : mean_t && out ? out : x;
     if (!sg_broadcast_shape(x->sizes, x->ndim, y->sizes, y->ndim, shape, &n))
         return sg_error(SG_EINVAL, "normal: the size of tensor a %s must match the size of "
                                    "tensor b %s at a non-singleton dimension",

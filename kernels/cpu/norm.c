@@ -397,6 +397,9 @@ static sg_status fused_rms_norm_cpu(sg_keyset ks, sg_tensor *input, sg_int_list 
                                     sg_tensor *weight, const double *eps, sg_tensor **ret0,
                                     sg_tensor **ret1) {
     (void)ks;
+    int64_t M, N;
+    if (sg_norm_check_inputs(input, ns, weight, NULL, &M, &N))
+        return sg_norm_rms_composite(input, ns, weight, eps, ret0, ret1);
     return rms_norm_run(input, ns, weight, eps, ret0, ret1);
 }
 

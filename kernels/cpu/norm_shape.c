@@ -1,8 +1,10 @@
-/* norm_shape.c: the norms' argument checks and parameter dtypes (sg_norm_shape.h). */
+/* norm_shape.c: the norms' argument checks and parameter dtypes, and rms_norm's composite
+ * (sg_norm_shape.h). */
 #include "sg_norm_shape.h"
 
 #include "cpu.h"
 
+#include <float.h>
 #include <stdio.h>
 
 sg_status sg_norm_check_group_inputs(const sg_tensor *input, const sg_tensor *w,
@@ -144,5 +146,53 @@ sg_status sg_norm_rms_checks(const sg_tensor *input, sg_int_list ns, const sg_te
     if (!sg_norm_is_float(dtype_of(input)))
         return sg_not_implemented("rms_norm", dtype_of(input));
     stat_shape(input, ns.len, stat);
+    return SG_OK;
+}
+
+/* eps as aten's rms_norm_composite holds it: in the input's own dtype (its scalar_t) */
+static double eps_in(sg_dtype xt, double e) {
+    if (xt == SG_FLOAT16) return sg_half_to_float(sg_float_to_half((float)e));
+    if (xt == SG_BFLOAT16) return sg_bf16_to_float(sg_float_to_bf16((float)e));
+    return xt == SG_FLOAT32 ? (double)(float)e : e;
+}
+
+sg_status sg_norm_rms_composite(sg_tensor *input, sg_int_list ns, sg_tensor *weight,
+                                const double *eps, sg_tensor **out, sg_tensor **rstd_out) {
+    sg_dtype xt = dtype_of(input);
+    *out = NULL;
+    if (rstd_out) *rstd_out = NULL;
+    if (!sg_norm_is_float(xt)) return sg_not_implemented("rms_norm", xt);
+    if (ns.len > SG_MAX_DIMS)
+        return sg_error(SG_EINVAL, "rms_norm: normalized_shape has %d dims, more than %d",
+                        ns.len, SG_MAX_DIMS);
+    int64_t dims[SG_MAX_DIMS];
+    for (int32_t i = 0; i < ns.len; i++) dims[i] = (int64_t)input->ndim - i - 1;
+    sg_int_list dl = {dims, ns.len};
+    sg_dtype    acc = xt == SG_FLOAT64 ? SG_FLOAT64 : SG_FLOAT32;
+    double      e = eps_in(xt, eps ? *eps : acc == SG_FLOAT64 ? DBL_EPSILON : FLT_EPSILON);
+    sg_tensor  *x = NULL, *sq = NULL, *ms = NULL, *rstd = NULL, *y = NULL, *t = NULL;
+    sg_status   st = sg_cast(input, acc, &x);
+    if (!st) st = aten_pow_Tensor_Scalar(x, sg_scalar_int(2), &sq);
+    if (!st) st = aten_mean_dim(sq, &dl, true, NULL, &ms);
+    if (!st) st = aten_add__Scalar(ms, sg_scalar_float(e), sg_scalar_int(1), &t);
+    sg_tensor_release(t), t = NULL;
+    if (!st) st = aten_rsqrt(ms, &rstd);
+    if (!st) st = aten_mul_Tensor(x, rstd, &t);
+    if (!st) st = sg_cast(t, xt, &y);
+    sg_tensor_release(t), t = NULL;
+    if (!st && weight) {
+        st = aten_mul_Tensor(y, weight, &t);
+        sg_tensor_release(y), y = NULL;
+        if (!st) st = sg_cast(t, xt, &y);
+        sg_tensor_release(t);
+    }
+    sg_tensor_release(ms), sg_tensor_release(sq), sg_tensor_release(x);
+    if (st) {
+        sg_tensor_release(y), sg_tensor_release(rstd);
+        return st;
+    }
+    *out = y;
+    if (rstd_out) *rstd_out = rstd;
+    else sg_tensor_release(rstd);
     return SG_OK;
 }

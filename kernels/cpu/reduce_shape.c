@@ -175,8 +175,8 @@ sg_status sg_reduce_amax_args(const char *fn, const sg_tensor *self, sg_int_list
 
 sg_status sg_reduce_all_args(const char *fn, const sg_tensor *self, const sg_tensor *out,
                              sg_rdims *r) {
-    sg_status st = sg_reduce_check_nonempty(fn, self, NULL, 0);
-    if (!st && !sg_dtype_can_cast(dtype_of(self), dtype_of(out)))
+    sg_status st = SG_OK;
+    if (!sg_dtype_can_cast(dtype_of(self), dtype_of(out)))
         st = sg_error(SG_EINVAL, "%s: result type %s can't be cast to the desired output type %s",
                       fn, sg_dtype_c10_name(dtype_of(self)), sg_dtype_c10_name(dtype_of(out)));
     return st ? st : sg_reduce_dims_list(self, NULL, r);
@@ -257,6 +257,17 @@ sg_status sg_reduce_lse_args(const sg_tensor *self, sg_int_list dim, bool keepdi
     if ((st = sg_reduce_no_complex("logsumexp", self)) ||
         (st = sg_reduce_dims_list(self, &dim, r)))
         return st;
+    /* Rationale: aten adds the max, kept over the reduced dims and squeezed over the dims
+     * given, to the sum: with no dims given (all reduced) and keepdim false that max keeps
+     * self's rank, and the in-place add cannot broadcast it into the 0-d sum. */
+    if (!dim.len && !keepdim && self->ndim > 0 && sg_tensor_numel(self) != 0) {
+        char    b[160];
+        int64_t ones[SG_MAX_DIMS];
+        for (int32_t i = 0; i < self->ndim; i++) ones[i] = 1;
+        return sg_error(SG_EINVAL, "logsumexp: output with shape [] doesn't match the broadcast "
+                                   "shape %s",
+                        sg_shape_str(ones, self->ndim, b, sizeof b));
+    }
     return sg_reduce_shape_out(out, self, r, keepdim);
 }
 

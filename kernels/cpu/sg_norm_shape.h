@@ -39,6 +39,12 @@ sg_status sg_norm_group_checks(const sg_tensor *input, const sg_tensor *w, const
 /* _fused_rms_norm's checks: M rows of N, a floating input; stat gets rstd's shape. */
 sg_status sg_norm_rms_checks(const sg_tensor *input, sg_int_list ns, const sg_tensor *w,
                              int64_t *M, int64_t *N, int64_t *stat);
+/* aten's rms_norm_composite, which _fused_rms_norm is on the CPU (and Meta), by dispatched ops:
+ * the mean of squares over the last ns.len dims whatever their sizes, a weight that
+ * broadcasts, no shape checks. The fused kernels serve the inputs rms_norm's checks allow;
+ * this the rest. */
+sg_status sg_norm_rms_composite(sg_tensor *input, sg_int_list ns, sg_tensor *weight,
+                                const double *eps, sg_tensor **out, sg_tensor **rstd_out);
 
 #ifdef __cplusplus
 }

@@ -66,7 +66,9 @@ sg_status sg_reduce_prod_args(const sg_tensor *self, int64_t *dim, const sg_dtyp
 /* amax/amin.out's checks and dims; fn is "amax()" or "amin()". */
 sg_status sg_reduce_amax_args(const char *fn, const sg_tensor *self, sg_int_list dim,
                               const sg_tensor *out, sg_rdims *r);
-/* max()/min() into out: checks, and every dim; fn is "max()" or "min()". */
+/* max()/min() into out: checks, and every dim; fn is "max()" or "min()". An empty self is
+ * allowed (aten's max.unary_out writes the reduction's identity: -inf, the dtype's least, ...);
+ * the functional max() refuses it itself. */
 sg_status sg_reduce_all_args(const char *fn, const sg_tensor *self, const sg_tensor *out,
                              sg_rdims *r);
 /* max.dim / min.dim: *dim wrapped, and not empty. */

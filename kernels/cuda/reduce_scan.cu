@@ -156,7 +156,7 @@ sg_status scan_columns(const T *x, T *o, int64_t outer, int64_t len, int64_t inn
 /* out (of self's shape, dtype r) = the running sums of self along dim (wrapped) */
 sg_status cumsum_run(sg_tensor *self, int64_t dim, sg_dtype r, sg_tensor *out) {
     sg_status st;
-    if (sg_dtype_is_complex(r) || (!sg_dtype_is_floating(r) && !sg_dtype_is_integral(r, true)))
+    if (sg_dtype_is_complex(r) || (!sg_dtype_is_floating(r) && !sg_dtype_is_integral(r, false)))
         return sg_not_implemented("cumsum_out_cuda", r);
     if (self->device.type != SG_DEV_CUDA || out->device.type != SG_DEV_CUDA)
         return sg_error(SG_EINVAL, "cumsum: expected CUDA tensors");

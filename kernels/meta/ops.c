@@ -369,8 +369,10 @@ static sg_status native_group_norm_k(sg_keyset ks, sg_tensor *input, sg_tensor *
 static sg_status fused_rms_norm_k(sg_keyset ks, sg_tensor *input, sg_int_list ns,
                                   sg_tensor *weight, const double *eps, sg_tensor **ret0,
                                   sg_tensor **ret1) {
-    (void)ks, (void)eps;
-    int64_t   M, N, stat[SG_MAX_DIMS];
+    (void)ks;
+    int64_t M, N, stat[SG_MAX_DIMS];
+    if (sg_norm_check_inputs(input, ns, weight, NULL, &M, &N))
+        return sg_norm_rms_composite(input, ns, weight, eps, ret0, ret1);
     sg_status st = sg_norm_rms_checks(input, ns, weight, &M, &N, stat);
     *ret0 = *ret1 = NULL;
     sg_dtype acc = dt(input) == SG_FLOAT64 ? SG_FLOAT64 : SG_FLOAT32;

@@ -586,9 +586,12 @@ static void test_logsumexp(void) {
     CHECK(aten_logsumexp(x, d0, true, &r) == SG_OK && shape_is(r, (int64_t[]){1, 2}, 2));
     CHECK(all_eq(r, (double[]){1000, 1000}, 2));
     sg_tensor_release(r);
-    CHECK(aten_logsumexp(x, none_list, false, &r) == SG_OK && r->ndim == 0);
+    CHECK(aten_logsumexp(x, none_list, true, &r) == SG_OK && shape_is(r, (int64_t[]){1, 1}, 2));
     CHECK(all_eq(r, (double[]){1000 + log(2.0)}, 1));
     sg_tensor_release(r);
+    /* no dims without keepdim: aten cannot add its kept max to the 0-d sum, and refuses */
+    CHECK(aten_logsumexp(x, none_list, false, &r) == SG_EINVAL);
+    CHECK(strstr(sg_last_error(), "doesn't match the broadcast shape [1, 1]") != NULL);
     /* -inf everywhere stays -inf (no NaN); +inf gives +inf; NaN propagates */
     sg_tensor *y = make(SG_FLOAT64, (int64_t[]){3, 2}, 2,
                         (double[]){-INFINITY, -INFINITY, INFINITY, 1, NAN, 1});
