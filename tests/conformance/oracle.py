@@ -58,8 +58,8 @@ be encoded (a dtype without a code, a non-tensor result the format has no tag fo
 and named on stderr; where torch raises, the case is recorded with flag bit 0.
 
 Tolerances (rtol, atol) by the family's class and the result's dtype; where a case has several
-floating results the loosest applies, and a float64 result of narrower floating inputs gets
-the widest input's row (make_cpu_reference.tolerance):
+floating results the loosest applies, and a result wider than its floating inputs gets the
+widest input's row (make_cpu_reference.tolerance):
 
     class (families)                 float64        float32         float16       bfloat16
     pw  (pointwise, view, factory)   1e-10, 1e-12   1.3e-6, 1e-5    1e-3, 1e-5    1.6e-2, 1e-5

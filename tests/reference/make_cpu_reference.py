@@ -417,15 +417,16 @@ WIDTH = {F16: 0, BF16: 0, F32: 1, F64: 2}
 
 def tolerance(cls, results, inputs=(), table=None):
     # table: (rtol, atol) by class and dtype, TOL's form (oracle.py has its own); None: TOL.
-    # A float64 result of narrower floating inputs (exp(f32, out=f64)) is computed in the
-    # inputs' precision, aten's and ours alike: it gets the widest input's tolerance.
+    # A result wider than its floating inputs (exp(f32, out=f64), rsqrt(f16, out=f32)) is
+    # computed in the inputs' precision, aten's and ours alike: it gets the widest input's
+    # tolerance.
     narrow = [t.dtype for t in result_tensors(list(inputs)) if t.dtype in WIDTH]
     widest = max(narrow, key=lambda d: WIDTH[d]) if narrow else None
     table = TOL if table is None else table
     rtol, atol = 0.0, 0.0
     for t in result_tensors(results):
         d = t.dtype
-        if d == F64 and widest is not None and WIDTH[widest] < WIDTH[F64]:
+        if d in WIDTH and widest is not None and WIDTH[widest] < WIDTH[d]:
             d = widest
         if d in table[cls]:
             r, a = table[cls][d]
