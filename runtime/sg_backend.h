@@ -154,8 +154,9 @@ sg_status sg_op_allow_mixed_devices(const sg_op *op);
  *     view of the device tensor's storage with the CPU result's sizes, strides and offset where
  *     it returned a view (view ops);
  *   - copies every other tensor result to the device.
- * The device is that of the call's first tensor not on the CPU, or, for an op without one, its
- * Device argument (a factory op reached through BackendSelect). ctx is unused. */
+ * The device is the op's Device argument where it has one (a factory op reached through
+ * BackendSelect, empty_like(x, device=...)), else that of the call's first tensor not on the
+ * CPU. ctx is unused. */
 sg_status sg_cpu_fallback(const sg_op *op, sg_keyset ks, const sg_any *args, sg_any *rets,
                           int32_t nrets, void *ctx);
 

@@ -1056,11 +1056,12 @@ SCAN_LOOP(i8, int8_t, uint64_t, LOAD_WRAP, (int8_t))
 SCAN_LOOP(i16, int16_t, uint64_t, LOAD_WRAP, (int16_t))
 SCAN_LOOP(i32, int32_t, uint64_t, LOAD_WRAP, (int32_t))
 SCAN_LOOP(i64, int64_t, uint64_t, LOAD_WRAP, (int64_t))
-SCAN_LOOP(b8, bool, uint64_t, LOAD_WRAP, (bool))
 
+/* No bool: aten's cumsum_out_cpu has none (a bool input sums into int64 unless dtype= or an
+ * in-place or out= bool result asks for bool, which it refuses). */
 typedef void (*scan_fn)(const scan *p, const char *x, char *o, int64_t b, int64_t e);
 #define SCAN_ENTRY(NAME, NUM, KIND, SIZE, T, SUF, ...) [SG_##NAME] = scan_##SUF,
-static const scan_fn scans[SG_DTYPE__END] = {SG_DTYPES_WHERE(SCAN_ENTRY, 1, 1, 1, 1, 1, 0)};
+static const scan_fn scans[SG_DTYPE__END] = {SG_DTYPES_WHERE(SCAN_ENTRY, 0, 1, 1, 1, 1, 0)};
 
 /* Runs fn over every unit, in parallel where the work is large (a single line is serial). */
 static void scan_units(scan_fn fn, const scan *p, const char *x, char *o) {

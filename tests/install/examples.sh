@@ -57,7 +57,8 @@ gen=$tmp/pc/my_ops
     fail_now "build examples/my_ops with pkg-config"
 "$tmp/pc/my_ops_demo" || fail_now "examples/my_ops (pkg-config) failed"
 # shellcheck disable=SC2046
-"$cc" -Wall -o "$tmp/pc/npu_demo" "$src/examples/backend/npu.c" \
+"$cc" -Wall -o "$tmp/pc/npu_demo" "$src/examples/backend/main.c" \
+    "$src/examples/backend/npu_backend.c" \
     $(pkg-config --cflags --libs schemagen-aten schemagen-runtime) "$rpath" ||
     fail_now "build examples/backend with pkg-config"
 "$tmp/pc/npu_demo" || fail_now "examples/backend (pkg-config) failed"

@@ -1,5 +1,5 @@
 /* ref_data.h: what the tests that replay PyTorch's recorded cases share (test_cpu_reference,
- * test_cuda_reference, test_cpu_grad_reference, test_cpu_conformance, test_meta_conformance):
+ * test_cuda_reference, test_cpu_grad_reference, test_{cpu,meta,npu}_conformance):
  * reading the files that tests/reference/make_cpu_reference.py, make_grad_reference.py and
  * tests/conformance/oracle.py write (the value and tensor encoding, documented in
  * make_cpu_reference.py; version 2's additions in oracle.py), building the boxed arguments a
@@ -767,6 +767,7 @@ static inline int ref_cuda_probe(void) {
 typedef struct ref_record {
     int32_t index, outcome, status;
     int32_t crashed; /* set by the parent for the case a child died in */
+    int32_t mark;    /* the runner's own note on the case (test_npu_conformance: its route) */
     char    desc[1024];
     char    why[1024]; /* the mismatch or error */
 } ref_record;

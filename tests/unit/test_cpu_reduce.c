@@ -666,6 +666,13 @@ static void test_cumsum(void) {
     CHECK(aten_cumsum(b, 0, NULL, &r) == SG_OK && r->dtype == SG_INT64 &&
           all_eq(r, (double[]){1, 1, 2}, 3));
     sg_tensor_release(r);
+    /* a bool result, asked for by dtype=, in place or out=, aten's kernel has not */
+    sg_dtype bl = SG_BOOL;
+    CHECK(aten_cumsum(b, 0, &bl, &r) == SG_EUNSUPPORTED && !r);
+    CHECK(err_is("\"cumsum_out_cpu\" not implemented for 'Bool'"));
+    CHECK(aten_cumsum_(b, 0, NULL, &r) == SG_EUNSUPPORTED && !r);
+    CHECK(err_is("\"cumsum_out_cpu\" not implemented for 'Bool'"));
+    CHECK(all_eq(b, (double[]){1, 0, 1}, 3));
     /* in place on a non-contiguous view */
     sg_tensor *y = make(SG_FLOAT64, (int64_t[]){2, 3}, 2, (double[]){1, 2, 3, 4, 5, 6}), *yt = NULL;
     CHECK(sg_tensor_transpose(y, 0, 1, &yt) == SG_OK);

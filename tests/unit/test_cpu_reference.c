@@ -43,7 +43,9 @@
  * (flags bit 1), strided views of a base (tensor layout 3) and Tensor?[] arguments. With
  * SG_REF_META as well (test_meta_conformance) every case runs on the Meta device: arguments
  * without values, results compared by dtype and shape; a case torch refused that Meta runs is
- * "unchecked" rather than failed (the refusal may have been about values Meta does not have). */
+ * "unchecked" rather than failed (the refusal may have been about values Meta does not have).
+ * With SG_REF_NPU instead (test_npu_conformance) every case runs on the example plug-in backend
+ * and on the CPU, which it must agree with (ref_npu.h). */
 #define _POSIX_C_SOURCE 200809L /* fork, pipe, waitpid, alarm, strsignal */
 #include "aten.h"
 #include "check.h"
@@ -52,6 +54,9 @@
 #ifdef SG_REF_CUDA
 #include "sg_aten_cuda.h"
 #include "sg_iter.h"
+#endif
+#ifdef SG_REF_NPU
+#include "ref_npu.h" /* the example plug-in backend */
 #endif
 
 #ifndef SG_TESTS_DIR
@@ -72,6 +77,8 @@ enum { MAX_FAIL_PRINTS_PER_OP = 4, MAX_ITEMS = 255 };
 static sg_status init_library(void) {
 #ifdef SG_REF_CUDA
     return sg_aten_cuda_init();
+#elif defined(SG_REF_NPU)
+    return ref_npu_init();
 #else
     return sg_aten_cpu_init();
 #endif
@@ -228,6 +235,9 @@ static void run_case(const parsed *c, arena *a, record *rec) {
         sg_error_clear();
         st = sg_call_by_name(c->name, c->overload, in, c->nargs, out, nrets);
     }
+#ifdef SG_REF_NPU
+    if (!st) ref_npu_aliasing(in, c->nargs, out, nrets);
+#endif
     rec->status = st;
 #ifdef SG_REF_CONFORMANCE
     /* a plan's schema set may hold ops the library does not define: not implemented, whatever
@@ -380,7 +390,16 @@ static void suite_run(void *ctx, uint32_t i, ref_record *rec) {
     suite *su = ctx;
     reader r = {su->buf + su->cases[i].offset, su->buf + su->size, true};
     parse_case(&r, su->version, &su->a, su->c); /* checked by the parent's first pass */
+#ifdef SG_REF_NPU
+    /* on the CPU first: the npu must come out of the case as the CPU does (ref_npu.h) */
+    ref_npu_begin(SG_CPU);
+    run_case(su->c, &su->a, &npu_cpu);
+    ref_npu_begin(NPU0);
     run_case(su->c, &su->a, rec);
+    ref_npu_compare(rec, OUT_FAIL);
+#else
+    run_case(su->c, &su->a, rec);
+#endif
     arena_reset(&su->a);
 }
 
@@ -399,6 +418,9 @@ static void suite_account(void *ctx, const ref_record *rec) {
     opstat *os = &ops[su->cases[rec->index].op];
     if (rec->crashed) os->printed = 0; /* a crash is always printed */
     account(rec, os, &su->tot);
+#ifdef SG_REF_NPU
+    ref_npu_account(rec);
+#endif
 }
 
 static void suite_child_done(void *ctx) {
@@ -418,6 +440,8 @@ int main(int argc, char **argv) {
     ref_dev = (sg_device){SG_DEV_CUDA, 0};
 #elif defined(SG_REF_META)
     ref_dev = SG_META;
+#elif defined(SG_REF_NPU)
+    ref_dev = NPU0;
 #endif
     /* the listed differences, if any: the second argument, else SG_REF_DIFFER */
     const char *list = argc > 2 ? argv[2] : getenv("SG_REF_DIFFER");
@@ -507,6 +531,9 @@ int main(int argc, char **argv) {
         if (nlisted) printf(", %3d listed", li);
         printf("\n");
     }
+#ifdef SG_REF_NPU
+    ref_npu_report();
+#endif
     printf("%s: %d cases, %d passed, %d failed (%d crashed), %d errors matched, %d ops not "
            "implemented yet (%d cases)",
            prog, tot.cases, tot.passed, tot.failed, crashes, tot.errmatch, nnoimpl, tot.noimpl);
