@@ -43,8 +43,11 @@ typedef struct sg_deriv {
     const char      **non_diff;  /* inputs marked non_differentiable */
     uint32_t          nnon_diff;
     bool             *out_diff;  /* output_differentiability, one per result; NULL: absent */
+    bool             *out_diff_if; /* per result, where out_diff: a condition, not True */
     uint32_t          nout_diff;
     uint32_t          other_keys; /* dispatch entries for keys other than Default, not read */
+    uint32_t          copy_of;   /* a view_copy op's entry, made from its view op's (torchgen's
+                                  * add_view_copy_derivatives): 1 + that entry's index; else 0 */
 } sg_deriv;
 
 typedef struct sg_deriv_set {
@@ -60,9 +63,12 @@ int  sg_deriv_init(sg_deriv_set *s);
 void sg_deriv_free(sg_deriv_set *s);
 
 /* Reads derivatives.yaml (src, one of m's sources) against m's ops (aten's namespace).
- * Entries of ops m lacks are skipped (counted); an entry whose op m has with another schema, a key that names neither an
- * input nor a result, a malformed value, an output_differentiability of the wrong length and
- * a second entry for one schema are errors at file:line:col. Returns the number of errors. */
+ * A view op's entry serves its view_copy op too (`permute` -> `permute_copy`, same overload and
+ * arguments), as torchgen derives them: appended after the file's entries, copy_of set.
+ * Entries of ops m lacks are skipped (counted); an entry whose op m has with another schema, a
+ * key that names neither an input nor a result, a malformed value, an output_differentiability
+ * of the wrong length and a second entry for one schema are errors at file:line:col. Returns
+ * the number of errors. */
 int sg_deriv_load(sg_deriv_set *s, const sg_model *m, const sg_source *src, sg_diag *d);
 
 /* Parses and types every backward formula against m's ops (deriv_type.h); a formula that does

@@ -90,8 +90,17 @@ static const char *make_plan(plan *p, const sg_deriv *dv) {
 }
 
 /* "MulBackward0": the op's name in CamelCase, "Backward", and how many entries of that name
- * came before it (PyTorch's naming of its nodes). */
+ * came before it (PyTorch's naming of its nodes); a view_copy op's, its view op's and "_copy". */
 static const char *node_name(sg_arena *a, const sg_deriv_set *s, const sg_deriv *dv) {
+    if (dv->copy_of) { /* PyTorch's "PermuteBackward0_copy" */
+        const char *view = node_name(a, s, &s->items[dv->copy_of - 1]);
+        size_t      n = strlen(view);
+        char       *t = sg_arena_alloc(a, n + sizeof "_copy");
+        if (!t) return "Backward";
+        memcpy(t, view, n);
+        memcpy(t + n, "_copy", sizeof "_copy");
+        return t;
+    }
     uint32_t before = 0;
     for (const sg_deriv *o = s->items; o < dv; o++)
         before += !strcmp(o->op->schema.name, dv->op->schema.name);
@@ -425,9 +434,19 @@ static void kernel_fn(sg_buf *b, const plan *p) {
     if (p->list_out) sg_dem_list_grad_fn(b, p);
     for (uint32_t r = 0; r < sc->nrets && !p->list_out; r++) {
         bool diff = !p->dv->out_diff || p->dv->out_diff[r];
-        if (diff)
+        /* A result PyTorch's set_history is given (the one result, or one output_differentiability
+         * says True) is refused where its dtype has no gradient: sum(x, dtype=int64) of an x
+         * that requires grad. A conditional one (_to_copy's: isDifferentiableType of the dtype
+         * asked for), or one of several where the entry does not say (max.dim's indices: torchgen
+         * leaves those its formulas' `grad` does not name), gets no history there. */
+        bool strict = p->dv->out_diff ? !p->dv->out_diff_if[r] : sc->nrets == 1;
+        if (diff && !strict)
             sg_buf_printf(b, "    st = sg_tensor_set_grad_fn(*%s, sg_n, %u);\n    if (st != SG_OK) "
                           "goto fail;\n", op->c->ret_cnames[r], r);
+        else if (diff)
+            sg_buf_printf(b, "    st = sg_agh_set_history(*%s, sg_n, %u, \"%s::%s%s%s\");\n"
+                          "    if (st != SG_OK) goto fail;\n", op->c->ret_cnames[r], r, op->ns,
+                          sc->name, *sc->overload ? "." : "", sc->overload);
         if (p->res[r])
             sg_buf_printf(b, "    st = sg_saved_init(&n->r%u, *%s);\n    if (st != SG_OK) goto "
                           "fail;\n", r, op->c->ret_cnames[r]);
@@ -535,6 +554,15 @@ void sg_deriv_emit_c(sg_buf *c, sg_buf *h, sg_deriv_set *s, const sg_model *m, c
     sg_buf_puts(h, "#ifdef __cplusplus\n}\n#endif\n#endif\n");
     sg_buf_printf(c, "#include \"%s.h\"\n#include \"%s_autograd.h\"\n#include \"sg_autograd.h\"\n\n"
                   "#include <stdbool.h>\n#include <stdlib.h>\n#include <string.h>\n\n", lib, lib);
+    sg_buf_puts(c, "/* A differentiable result's history; one of a dtype that has no gradient is "
+                   "refused, as\n * PyTorch's set_history refuses it. */\n"
+                   "static inline sg_status sg_agh_set_history(sg_tensor *t, sg_node *n, "
+                   "uint32_t nr,\n                                           const char *op) {\n"
+                   "    sg_dtype d = (sg_dtype)t->dtype;\n"
+                   "    if (!sg_dtype_is_floating(d) && !sg_dtype_is_complex(d))\n"
+                   "        return sg_error(SG_EINVAL, \"%s: Autograd not support dtype: %s\", "
+                   "op,\n                        sg_dtype_c10_name(d));\n"
+                   "    return sg_tensor_set_grad_fn(t, n, nr);\n}\n\n");
     sg_buf_puts(c, "/* size(d) with d wrapped as aten wraps it */\n"
                    "static inline int64_t sg_agh_size(const sg_tensor *t, int64_t d) {\n"
                    "    return t->sizes[d < 0 ? d + t->ndim : d];\n}\n\n"

@@ -31,7 +31,12 @@ void sg_deriv_emit(sg_buf *b, const sg_deriv_set *s) {
     for (uint32_t i = 0; i < s->n; i++) {
         const sg_deriv *dv = &s->items[i];
         op_name(b, dv->op);
-        sg_buf_printf(b, "  (%s:%u)\n", s->path, dv->pos.line);
+        sg_buf_printf(b, "  (%s:%u", s->path, dv->pos.line);
+        if (dv->copy_of) {
+            sg_buf_puts(b, ", the entry of ");
+            op_name(b, s->items[dv->copy_of - 1].op);
+        }
+        sg_buf_puts(b, ")\n");
         formulas(b, "backward", dv, dv->grads, dv->ngrads);
         formulas(b, "forward", dv, dv->fwds, dv->nfwds);
         if (dv->nnon_diff) {
@@ -47,8 +52,11 @@ void sg_deriv_emit(sg_buf *b, const sg_deriv_set *s) {
             sg_buf_putc(b, '\n');
         }
     }
+    uint32_t copies = 0;
+    for (uint32_t i = 0; i < s->n; i++) copies += s->items[i].copy_of != 0;
     sg_buf_printf(b, "%u entries of %s: %u for ops of the schemas, %u for other ops (skipped)\n",
-                  s->entries, s->path ? s->path : "(none)", s->n, s->skipped);
+                  s->entries, s->path ? s->path : "(none)", s->n - copies, s->skipped);
+    if (copies) sg_buf_printf(b, "%u view_copy ops take their view op's entry\n", copies);
     uint32_t nb = 0, ok = 0;
     for (uint32_t i = 0; i < s->n; i++)
         for (uint32_t j = 0; j < s->items[i].ngrads; j++) {

@@ -242,7 +242,7 @@ static bool read_dispatch(loader *L, sg_deriv *dv, const sg_ynode *v) {
 }
 
 /* output_differentiability: one per result, each True or False, or a condition (C++) kept as
- * true here: the condition is the translator's to read. */
+ * true here and marked in out_diff_if: the condition is the translator's to read. */
 static bool read_out_diff(loader *L, sg_deriv *dv, const sg_ynode *v) {
     uint32_t nrets = dv->op->schema.nrets;
     if (v->kind != SG_Y_SEQ || v->nitems != nrets) {
@@ -250,7 +250,9 @@ static bool read_out_diff(loader *L, sg_deriv *dv, const sg_ynode *v) {
             nrets, v->kind == SG_Y_SEQ ? "another count" : "a single value");
         return false;
     }
-    if (!(dv->out_diff = alloc(L, nrets * sizeof *dv->out_diff))) return false;
+    if (!(dv->out_diff = alloc(L, nrets * sizeof *dv->out_diff)) ||
+        !(dv->out_diff_if = alloc(L, nrets * sizeof *dv->out_diff_if)))
+        return false;
     dv->nout_diff = nrets;
     for (uint32_t i = 0; i < nrets; i++) {
         const sg_ynode *x = v->items[i];
@@ -258,7 +260,9 @@ static bool read_out_diff(loader *L, sg_deriv *dv, const sg_ynode *v) {
             err(L, x->pos, "an entry of 'output_differentiability' is True, False or a condition");
             return false;
         }
+        bool yes = x->plain && (!strcmp(x->text, "True") || !strcmp(x->text, "true"));
         dv->out_diff[i] = !(x->plain && (!strcmp(x->text, "False") || !strcmp(x->text, "false")));
+        dv->out_diff_if[i] = dv->out_diff[i] && !yes;
     }
     return true;
 }
@@ -366,6 +370,70 @@ void sg_deriv_free(sg_deriv_set *s) {
     memset(s, 0, sizeof *s);
 }
 
+static bool same_type(const sg_type *a, const sg_type *b) {
+    sg_buf x, y;
+    sg_buf_init(&x);
+    sg_buf_init(&y);
+    sg_type_print(&x, a, false);
+    sg_type_print(&y, b, false);
+    bool same = !x.oom && !y.oom && x.len == y.len && !memcmp(x.data, y.data, x.len);
+    sg_buf_free(&x);
+    sg_buf_free(&y);
+    return same;
+}
+
+/* Whether op is a view op whose formulas serve cp, its view_copy op: a result of op aliases an
+ * input, and cp takes the same arguments (annotations aside) and gives as many results. */
+static bool view_copy_of(const sg_op *op, const sg_op *cp) {
+    const sg_schema *v = &op->schema, *c = &cp->schema;
+    bool view = false;
+    for (uint32_t r = 0; r < v->nrets; r++)
+        view |= sg_type_alias(v->rets[r].type) && !v->rets[r].write;
+    if (!view || v->kind != SG_KIND_FUNCTIONAL || c->kind != SG_KIND_FUNCTIONAL ||
+        v->nargs != c->nargs || v->nrets != c->nrets)
+        return false;
+    for (uint32_t i = 0; i < v->nargs; i++)
+        if (strcmp(v->args[i].name, c->args[i].name) != 0 ||
+            !same_type(v->args[i].type, c->args[i].type))
+            return false;
+    for (uint32_t r = 0; r < v->nrets; r++)
+        if (!same_type(v->rets[r].type, c->rets[r].type)) return false;
+    return true;
+}
+
+/* torchgen's add_view_copy_derivatives: each view op's entry, once more for its view_copy op
+ * where the model has one without an entry of its own. */
+static void add_view_copies(loader *L) {
+    sg_deriv_set *s = L->s;
+    uint32_t      n = s->n;
+    for (uint32_t i = 0; i < n; i++) {
+        const sg_op *op = s->items[i].op;
+        char         nm[512];
+        int k = snprintf(nm, sizeof nm, "%s_copy.%s", op->schema.name, op->schema.overload);
+        if (k < 0 || (size_t)k >= sizeof nm) continue;
+        const sg_op *cp = sg_strmap_get(&L->by_name, nm, (size_t)k);
+        if (!cp || !view_copy_of(op, cp)) continue;
+        bool own = false; /* an entry of its own */
+        for (uint32_t j = 0; j < s->n && !own; j++) own = s->items[j].op == cp;
+        if (own) continue;
+        sg_deriv dv = s->items[i];
+        dv.op = cp;
+        dv.copy_of = i + 1;
+        /* formulas of its own: each is typed against its entry's op */
+        dv.grads = sg_arena_alloc(s->a, (dv.ngrads + 1) * sizeof *dv.grads);
+        dv.fwds = sg_arena_alloc(s->a, (dv.nfwds + 1) * sizeof *dv.fwds);
+        sg_deriv *p = s->n < s->cap ? s->items : realloc(s->items, 2 * s->cap * sizeof *p);
+        if (!dv.grads || !dv.fwds || !p) {
+            sg_diag_plain(L->d, SG_ERROR, "out of memory reading '%s'", s->path);
+            return;
+        }
+        if (s->n == s->cap) s->items = p, s->cap *= 2; /* the cap is not 0: s->n is not */
+        if (dv.ngrads) memcpy(dv.grads, s->items[i].grads, dv.ngrads * sizeof *dv.grads);
+        if (dv.nfwds) memcpy(dv.fwds, s->items[i].fwds, dv.nfwds * sizeof *dv.fwds);
+        s->items[s->n++] = dv;
+    }
+}
+
 int sg_deriv_load(sg_deriv_set *s, const sg_model *m, const sg_source *src, sg_diag *d) {
     uint32_t before = d->nerrors;
     s->path = src->path;
@@ -375,5 +443,6 @@ int sg_deriv_load(sg_deriv_set *s, const sg_model *m, const sg_source *src, sg_d
         return 1;
     }
     sg_yaml_read_piece(src, (sg_yaml_piece){0, src->len, 1}, s->a, d, on_entry, &L);
+    if (d->nerrors == before && s->n) add_view_copies(&L);
     return (int)(d->nerrors - before);
 }

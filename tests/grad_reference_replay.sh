@@ -7,15 +7,21 @@
 # not covered, never failed; a wrong element, a gradient where the file says None, a wrong shape
 # or dtype fail naming the case; a missing file skips (77); a truncated file, bytes past the
 # last case, a bad magic, a bad flag, a gradient count that is not the leaf count and a case
-# with no upstream gradient at all fail with a message. Needs python3 (to write the files) and
-# the test program beside schemagen.
+# with no upstream gradient at all fail with a message. And test_cpu_grad_conformance (the same
+# program built for tests/data/conformance_grad.tar.xz) on version 2 files: a case torch raised
+# passes where our backward fails too ("errors matched") and fails where ours succeeds; a list
+# argument's integer item gets no gradient; a listed case that differs counts as listed, one that
+# agrees fails; a version 1 file is refused. Needs python3 (to write the files) and the test
+# programs beside schemagen.
 #
 #   bash tests/grad_reference_replay.sh SCHEMAGEN [CORPUS_DIR]
 . "$(dirname "${BASH_SOURCE[0]}")/sg_test.bash"
 sg_test_init grad_reference_replay "$@"
 
 replay=$(dirname "$tool")/tests/test_cpu_grad_reference
+conform=$(dirname "$tool")/tests/test_cpu_grad_conformance
 [ -x "$replay" ] || sg_test_skip "$replay is not built"
+[ -x "$conform" ] || sg_test_skip "$conform is not built"
 command -v python3 >/dev/null || sg_test_skip "no python3 to write the files"
 
 # writes $tmp/VARIANT.bin for each variant named
@@ -25,7 +31,7 @@ import struct, sys
 
 out, variants = sys.argv[1], sys.argv[2:]
 F32, F64, I64 = 6, 7, 4
-NONE, BOOL, INT, TENSOR = 0, 1, 2, 10
+NONE, BOOL, INT, TENSOR, TENSOR_LIST = 0, 1, 2, 10, 15
 
 
 def s(x):
@@ -47,8 +53,11 @@ def tv(*a, **k):
 
 
 def case(fam, name, overload, args, flags_rg, ups, wants, flags=0, label="",
-         rtol=1e-9, atol=1e-12):
-    b = s(fam) + s(name) + s(overload) + s(label) + struct.pack("<Bdd", flags, rtol, atol)
+         rtol=1e-9, atol=1e-12, error=None):
+    b = s(fam) + s(name) + s(overload) + s(label) + struct.pack("<B", flags)
+    if error is not None:  # version 2: flags bit 1, torch raised
+        b += s(error)
+    b += struct.pack("<dd", rtol, atol)
     b += struct.pack("<B", len(args)) + b"".join(args)
     b += bytes(flags_rg)
     b += struct.pack("<B", len(ups)) + b"".join(ups)
@@ -117,10 +126,34 @@ def cases(v):
     return out
 
 
+def v2_cases():
+    out = [case("binary", "aten::mul", "Tensor", [tv(F64, [2, 3], x), tv(F64, [3], y)],
+                [1, 1], [tv(F64, [2, 3], u)], [tv(F64, [2, 3], gx), tv(F64, [3], gy)],
+                label="binary aten::mul Tensor agrees")]
+    # torch raised in the backward; so does ours (narrow_copy has no derivative)
+    out.append(case("other", "aten::narrow_copy", "",
+                    [tv(F64, [2, 3], x), struct.pack("<Bq", INT, 1), struct.pack("<Bq", INT, 0),
+                     struct.pack("<Bq", INT, 2)], [1, 0, 0, 0], [tv(F64, [2, 2], [1] * 4)], [],
+                    flags=2, label="other aten::narrow_copy - raised",
+                    error="RuntimeError: the derivative for 'narrow_copy' is not implemented",
+                    rtol=0, atol=0))
+    # torch raised (says the file); ours gives gradients
+    out.append(case("reduce", "aten::sum", "", [tv(F32, [2, 2], [1, 2, 3, 4]), none], [1, 0],
+                    [tv(F32, [], [1.5])], [], flags=2, label="reduce aten::sum - differs",
+                    error="RuntimeError: made up", rtol=0, atol=0))
+    # cat of a float64 and an int64 tensor: only the first requires grad
+    cat = struct.pack("<BI", TENSOR_LIST, 2) + tensor(F64, [2], [1, 2]) + tensor(I64, [2], [3, 4])
+    out.append(case("other", "aten::cat", "", [cat, struct.pack("<Bq", INT, 0)], [1, 0],
+                    [tv(F64, [4], [0.5, -1, 2, 3])], [tv(F64, [2], [0.5, -1])],
+                    label="other aten::cat - an integer item"))
+    return out
+
+
 for v in variants:
-    cs = cases(v)
+    cs = v2_cases() if v == "v2" else cases(v)
     body = b"".join(cs)
-    head = (b"SGGRDREX" if v == "badmagic" else b"SGGRDREF") + struct.pack("<II", 1, len(cs))
+    head = (b"SGGRDREX" if v == "badmagic" else b"SGGRDREF") + struct.pack(
+        "<II", 2 if v == "v2" else 1, len(cs))
     data = head + body
     if v == "truncated":
         data = data[:-3]
@@ -131,7 +164,7 @@ for v in variants:
 EOF
 }
 
-write good wrong none shape dtype truncated trailing badmagic badflag count noroot ||
+write good wrong none shape dtype truncated trailing badmagic badflag count noroot v2 ||
     fail_now "could not write the files"
 
 # run VARIANT STATUS: the replay of $tmp/VARIANT.bin exits with STATUS; its output in $out
@@ -185,5 +218,28 @@ out=$("$replay" "$tmp/absent.bin" 2>&1) || st=$?
 [ "$st" -eq 77 ] || fail "absent: exit $st, want 77: $out"
 has "$out" "skipped: $tmp/absent.bin is missing"
 has "$out" "(make it with tests/reference/make_grad_reference.py)"
+
+# the conformance replay: FILE LIST STATUS
+conf() {
+    local st=0
+    out=$("$conform" "$tmp/$1.bin" "$2" 2>&1) || st=$?
+    [ "$st" -eq "$3" ] || fail "conformance $1 $2: exit $st, want $3; output:"$'\n'"$out"
+}
+: >"$tmp/empty.txt"
+printf '# to fix: made up\nreduce aten::sum - differs\n' >"$tmp/listed.txt"
+printf 'binary aten::mul Tensor agrees\nreduce aten::sum - differs\n' >"$tmp/agrees.txt"
+conf v2 "$tmp/empty.txt" 1
+has "$out" "FAIL [reduce] reduce aten::sum - differs"
+has "$out" "torch raised RuntimeError: made up; our backward succeeded"
+has "$out" "test_cpu_grad_conformance: 4 cases: 2 matched, 1 failed (0 crashed), 1 errors matched"
+has "$out" "  other         2 cases:    1 passed,   0 failed,    1 errors matched"
+conf v2 "$tmp/listed.txt" 0
+has "$out" " 0 failed (0 crashed)"
+has "$out" "; 1 listed differences of 1"
+conf v2 "$tmp/agrees.txt" 1
+has "$out" "FAIL [binary] binary aten::mul Tensor agrees"
+has "$out" "listed as differing from PyTorch, but agrees: take it off the list"
+conf good "$tmp/empty.txt" 1
+has "$out" "not a version 2 SGGRDREF file (another version)"
 
 sg_test_done "the replay matches, fails, skips and refuses as it should"

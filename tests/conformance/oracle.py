@@ -470,11 +470,13 @@ def run_line(line):
     return bytes(w.b), bool(flags & 1)
 
 
-def run_lines(items):
+def run_lines(items, fn=None):
     """Runs (lineno, line) items in a forked child, so that a case that crashes torch itself
     (an integer division by zero raises SIGFPE in some kernels) is named and left out, not the
     end of the run. Returns (lineno, line, outcome) triples in order; outcome is (bytes, raised),
-    or a string: why the case is left out. A crashed batch is split until the crash is alone."""
+    or a string: why the case is left out. A crashed batch is split until the crash is alone.
+    fn runs a line (default run_line; oracle_grad.py passes its own)."""
+    fn = fn or run_line
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -482,7 +484,7 @@ def run_lines(items):
         out = []
         for lineno, line in items:
             try:
-                out.append((lineno, line, run_line(line)))
+                out.append((lineno, line, fn(line)))
             except PlanError as e:
                 out.append((lineno, line, str(e)))
         with os.fdopen(w, "wb") as f:
@@ -499,10 +501,23 @@ def run_lines(items):
         why = "torch crashed (%s)" % (signal.Signals(sig).name if sig else "exit %d" % status)
         return [(items[0][0], items[0][1], why)]
     half = len(items) // 2
-    return run_lines(items[:half]) + run_lines(items[half:])
+    return run_lines(items[:half], fn) + run_lines(items[half:], fn)
 
 
 BATCH = 400
+
+
+def write_output(path, member, data):
+    """Writes data to path, or where path ends in .tar.xz (what the repository keeps) a tar of
+    the one file member, with no times or owners: the same data gives the same bytes."""
+    if path.endswith(".tar.xz"):
+        info = tarfile.TarInfo(member)
+        info.size, info.mtime, info.mode = len(data), 0, 0o644
+        with tarfile.open(path, "w:xz", format=tarfile.USTAR_FORMAT) as tf:
+            tf.addfile(info, io.BytesIO(data))
+    else:
+        with open(path, "wb") as f:
+            f.write(data)
 
 
 def main():
@@ -536,15 +551,7 @@ def main():
     head.b += b"SGCPUREF"
     head.u32(2)
     head.u32(n)
-    data = bytes(head.b) + bytes(body)
-    if opts.out.endswith(".tar.xz"):  # what the repository keeps: the file alone, no times
-        info = tarfile.TarInfo("conformance.bin")
-        info.size, info.mtime, info.mode = len(data), 0, 0o644
-        with tarfile.open(opts.out, "w:xz", format=tarfile.USTAR_FORMAT) as tf:
-            tf.addfile(info, io.BytesIO(data))
-    else:
-        with open(opts.out, "wb") as f:
-            f.write(data)
+    write_output(opts.out, "conformance.bin", bytes(head.b) + bytes(body))
     for s in left_out:
         print("left out: " + s, file=sys.stderr)
     print("torch %s: %d cases, %d bytes -> %s" % (torch.__version__, n, len(head.b) + len(body),

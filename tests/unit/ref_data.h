@@ -1,10 +1,11 @@
 /* ref_data.h: what the tests that replay PyTorch's recorded cases share (test_cpu_reference,
- * test_cuda_reference, test_cpu_grad_reference, test_{cpu,meta,npu}_conformance):
- * reading the files that tests/reference/make_cpu_reference.py, make_grad_reference.py and
- * tests/conformance/oracle.py write (the value and tensor encoding, documented in
- * make_cpu_reference.py; version 2's additions in oracle.py), building the boxed arguments a
- * case stands for, comparing results with what torch gave, and running the cases in child
- * processes so that one that crashes fails alone.
+ * test_cuda_reference, test_cpu_grad_reference, test_{cpu,meta,npu}_conformance,
+ * test_cpu_grad_conformance): reading the files that tests/reference/make_cpu_reference.py,
+ * make_grad_reference.py and tests/conformance/oracle.py (and oracle_grad.py) write (the value
+ * and tensor encoding, documented in make_cpu_reference.py; version 2's additions in oracle.py),
+ * building the boxed arguments a case stands for, comparing results with what torch gave, the
+ * lists of cases known to differ, and running the cases in child processes so that one that
+ * crashes fails alone.
  *
  * ref_dev is where the arguments are built and the results must be: the CPU unless the test
  * sets it before building any. On Meta, tensors hold no data: arguments are built without
@@ -730,6 +731,52 @@ static inline int ref_load(const char *path, const char magic[8], uint32_t vmin,
     *version = v;
     *ncases = k;
     return 0;
+}
+
+/* ---- the listed differences ---------------------------------------------------------------
+ * The cases a file lists, by plan line, as differing from PyTorch (docs/conformance.md, "Listed
+ * differences"; the gradients' list likewise). A listed case that differs is counted apart; one
+ * that agrees fails, so that the list holds exactly what differs. Loaded before any case runs. */
+static char  **listed;
+static size_t  nlisted;
+
+static inline int ref_cmp_str(const void *x, const void *y) {
+    return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* false where the file exists and cannot be read; a missing file lists nothing */
+static inline bool load_listed(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) return errno == ENOENT;
+    char   line[4096];
+    size_t cap = 0;
+    while (fgets(line, sizeof line, f)) {
+        size_t n = strcspn(line, "\r\n");
+        line[n] = 0;
+        if (!n || line[0] == '#') continue;
+        if (nlisted == cap) {
+            cap = cap ? 2 * cap : 256;
+            char **p = realloc(listed, cap * sizeof *p);
+            if (!p) break;
+            listed = p;
+        }
+        if (!(listed[nlisted] = strdup(line))) break;
+        nlisted++;
+    }
+    bool ok = !ferror(f) && feof(f);
+    fclose(f);
+    if (nlisted) qsort(listed, nlisted, sizeof *listed, ref_cmp_str);
+    return ok;
+}
+
+static inline bool is_listed(const char *label) {
+    return nlisted && bsearch(&label, listed, nlisted, sizeof *listed, ref_cmp_str);
+}
+
+static inline void free_listed(void) {
+    for (size_t i = 0; i < nlisted; i++) free(listed[i]);
+    free(listed);
+    listed = NULL, nlisted = 0;
 }
 
 /* ---- the GPU ----------------------------------------------------------------------------- */

@@ -10,7 +10,9 @@
  * value_selecting_reduction_backward), squeeze of one dim and of all (unsqueeze_to), a strided
  * slice (slice_backward_wrapper) and expand (sum_to). An op whose formula the translator could
  * not write (as_strided's as_strided_backward, a helper not written yet) fails at backward with a
- * message that names the node, the op, the input and why; no_grad records nothing. Ops with a
+ * message that names the node, the op, the input and why; no_grad records nothing; an integer
+ * result of a differentiable one (sum(x, dtype=int64)) is refused as PyTorch refuses it; view_copy
+ * ops (permute_copy, split_copy) differentiated by their view op's formula. Ops with a
  * Tensor[] input or result: test_cpu_autograd_lists.c. */
 #include "check.h"
 #include "cpu_tensors.h"
@@ -275,6 +277,57 @@ static void test_no_grad(void) {
     sg_tensor_release(a), sg_tensor_release(y), sg_tensor_release(x);
 }
 
+/* A differentiable result of a dtype without gradients is refused where an input requires grad,
+ * as PyTorch's set_history refuses it; _to_copy's conditional result and max.dim's indices get
+ * no history instead. */
+static void test_integral_results(void) {
+    sg_tensor *x = leaf(SG_FLOAT32, S34, 2), *a = NULL, *b = NULL;
+    sg_dtype   i64 = SG_INT64;
+    CHECK(aten_sum(x, &i64, &a) == SG_EINVAL && !a);
+    CHECK(strstr(sg_last_error(), "aten::sum: Autograd not support dtype: Long") != NULL);
+    CHECK(aten_cumsum(x, 1, &i64, &a) == SG_EINVAL && !a);
+    CHECK(strstr(sg_last_error(), "aten::cumsum: Autograd not support dtype: Long") != NULL);
+    /* under no_grad the op runs */
+    bool was = sg_grad_set_enabled(false);
+    CHECK(aten_sum(x, &i64, &a) == SG_OK && a && a->dtype == SG_INT64);
+    sg_grad_set_enabled(was);
+    sg_tensor_release(a), a = NULL;
+    CHECK(aten__to_copy(x, &i64, NULL, NULL, NULL, false, NULL, &a) == SG_OK && a);
+    CHECK(a && a->dtype == SG_INT64 && !sg_tensor_requires_grad(a) && !sg_tensor_grad_fn(a));
+    sg_tensor_release(a), a = NULL;
+    CHECK(aten_max_dim(x, 1, false, &a, &b) == SG_OK && a && b);
+    CHECK(sg_tensor_requires_grad(a) && b && !sg_tensor_requires_grad(b));
+    sg_tensor_release(a), sg_tensor_release(b), sg_tensor_release(x);
+}
+
+/* A view op's entry serves its view_copy op (torchgen's add_view_copy_derivatives): the node is
+ * the view's with "_copy", the gradients the view's. */
+static double twelfth(int64_t i) { (void)i; return 1.0 / 12; }
+static double first_rows(int64_t i) { return i < 8 ? 1 : 0; } /* split_copy(x, 2)[0] of 3x4 */
+
+static void test_view_copies(sg_dtype dt) {
+    sg_tensor *x = leaf(dt, S34, 2), *a = NULL, *b = NULL;
+    CHECK(aten_permute_copy(x, (sg_int_list){(const int64_t[]){1, 0}, 2}, &a) == SG_OK);
+    CHECK(a && sg_tensor_grad_fn(a) &&
+          !strcmp(sg_tensor_grad_fn(a)->name, "PermuteBackward0_copy"));
+    CHECK(aten_mean(a, NULL, &b) == SG_OK);
+    expect_grad("mean(permute_copy(x))", b, x, twelfth);
+    sg_tensor_release(a), sg_tensor_release(b), sg_tensor_release(x);
+    /* a Tensor[] result: each piece has the node at its index */
+    x = leaf(dt, S34, 2);
+    sg_tensor_list l = {NULL, 0};
+    CHECK(aten_split_copy_Tensor(x, 2, 0, &l) == SG_OK && l.len == 2);
+    CHECK(l.len == 2 && sg_tensor_grad_fn(l.items[1]) &&
+          !strcmp(sg_tensor_grad_fn(l.items[1])->name, "SplitBackward0_copy"));
+    if (l.len == 2) {
+        CHECK(aten_sum(l.items[0], NULL, &b) == SG_OK);
+        expect_grad("sum(split_copy(x, 2)[0])", b, x, first_rows);
+        sg_tensor_release(b);
+    }
+    sg_tensor_list_release(&l);
+    sg_tensor_release(x);
+}
+
 int main(void) {
     CHECK(sg_aten_cpu_init() == SG_OK);
     CHECK(aten_autograd_init() == SG_OK);
@@ -282,6 +335,9 @@ int main(void) {
     test_ops(SG_FLOAT32);
     test_untranslated();
     test_no_grad();
+    test_integral_results();
+    test_view_copies(SG_FLOAT64);
+    test_view_copies(SG_FLOAT32);
     test_finite_differences();
     sg_runtime_shutdown();
     return check_result("test_cpu_autograd_gen");

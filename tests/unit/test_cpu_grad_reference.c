@@ -27,7 +27,18 @@
  *
  * Built with SG_REF_CUDA (test_cuda_grad_reference) the same cases run on the GPU: arguments and
  * upstream gradients are built there, the gradients copied back to compare. It skips (77) where
- * no GPU is usable. */
+ * no GPU is usable.
+ *
+ * Built with SG_REF_GRAD_CONFORMANCE (test_cpu_grad_conformance) it replays the gradients of the
+ * conformance plan's cases instead (tests/conformance/oracle_grad.py, docs/conformance.md,
+ * "Gradients"): version 2 of the format, whose label is the plan line and whose flags bit 1 says
+ * torch raised (in the backward, or in the forward only under grad). Such a case passes where our
+ * forward or backward fails too, or our results carry no history ("errors matched"), and fails
+ * where ours gives gradients. A list argument's integer items never require grad. The file is
+ * the first argument, else SG_REF_FILE; the list of the cases known to differ
+ * (tests/conformance/differ_grad_cpu.txt) the second, else SG_REF_DIFFER: a listed case that
+ * differs counts as "listed", one that agrees fails. "Not covered" reads "no derivative" there,
+ * "not implemented" "no kernel", and the summary is per family as well as per op. */
 #define _POSIX_C_SOURCE 200809L /* fork, pipe, waitpid, alarm, strsignal */
 #include "aten.h"
 #include "aten_autograd.h"
@@ -45,12 +56,30 @@
 #ifdef SG_REF_CUDA
 #define TEST_NAME "test_cuda_grad_reference"
 #define AUTOGRAD_KEY SG_KEY_AUTOGRAD_CUDA
+#elif defined(SG_REF_GRAD_CONFORMANCE)
+#define TEST_NAME "test_cpu_grad_conformance"
+#define AUTOGRAD_KEY SG_KEY_AUTOGRAD_CPU
 #else
 #define TEST_NAME "test_cpu_grad_reference"
 #define AUTOGRAD_KEY SG_KEY_AUTOGRAD_CPU
 #endif
 
-enum { MAX_FAIL_PRINTS_PER_OP = 4, MAX_ITEMS = 255, FLAG_INPLACE = 1 };
+#ifdef SG_REF_GRAD_CONFORMANCE
+#define REF_FILE     "conformance_grad.bin"
+#define REF_MAKER    "tests/conformance/oracle_grad.py"
+#define REF_VERSION  2
+#define UNCOVERED_AS "no derivative"
+#define NOIMPL_AS    "no kernel"
+#else
+#define REF_FILE     "grad_reference.bin"
+#define REF_MAKER    "tests/reference/make_grad_reference.py"
+#define REF_VERSION  1
+#define UNCOVERED_AS "not covered"
+#define NOIMPL_AS    "not implemented yet"
+#endif
+
+/* FLAG_RAISED: version 2 only */
+enum { MAX_FAIL_PRINTS_PER_OP = 4, MAX_ITEMS = 255, FLAG_INPLACE = 1, FLAG_RAISED = 2 };
 
 static sg_status init_library(void) {
 #ifdef SG_REF_CUDA
@@ -65,6 +94,7 @@ static sg_status init_library(void) {
 
 typedef struct gcase {
     char       *family, *name, *overload, *label;
+    char       *error; /* FLAG_RAISED: what torch raised */
     uint8_t     flags;
     double      rtol, atol;
     int         nargs, nout, nwant;
@@ -79,15 +109,22 @@ static bool tensor_or_none(const value *v) {
     return v->tag == SG_ANY_TENSOR || v->tag == SG_ANY_NONE;
 }
 
-/* Reads the case at r into c (strings and lists in a); false where it does not read or is not
- * a valid case (c->bad says why for the latter). */
-static bool parse_case(reader *r, arena *a, gcase *c) {
+/* The tensors of an argument that require grad where its flag is set: a tensor; a list's floating
+ * items (version 1 lists hold only those). */
+static bool grad_item(const tdesc *t) {
+    return !t->none && is_float_dtype(t->dtype);
+}
+
+/* Reads the case at r, of a file of that version, into c (strings and lists in a); false where
+ * it does not read or is not a valid case (c->bad says why for the latter). */
+static bool parse_case(reader *r, uint32_t version, arena *a, gcase *c) {
     c->bad = NULL;
     c->family = rd_str(r, a, NULL);
     c->name = rd_str(r, a, NULL);
     c->overload = rd_str(r, a, NULL);
     c->label = rd_str(r, a, NULL);
     c->flags = rd_u8(r);
+    c->error = version >= 2 && (c->flags & FLAG_RAISED) ? rd_str(r, a, NULL) : NULL;
     c->rtol = rd_f64(r);
     c->atol = rd_f64(r);
     c->nargs = rd_u8(r);
@@ -97,9 +134,15 @@ static bool parse_case(reader *r, arena *a, gcase *c) {
         c->grad[i] = rd_u8(r);
         if (c->grad[i] > 1) c->bad = "a requires-grad flag is neither 0 nor 1";
         if (!c->grad[i]) continue;
-        if (c->args[i].tag != SG_ANY_TENSOR && c->args[i].tag != SG_ANY_TENSOR_LIST)
+        const value *v = &c->args[i];
+        if (v->tag != SG_ANY_TENSOR && v->tag != SG_ANY_TENSOR_LIST &&
+            v->tag != SG_ANY_OPT_TENSOR_LIST) {
             c->bad = "an argument that is no tensor requires grad";
-        leaves += c->args[i].len;
+            continue;
+        }
+        for (int32_t k = 0; k < v->len; k++) leaves += grad_item(&v->ts[k]);
+        if (v->tag == SG_ANY_TENSOR && !grad_item(v->ts))
+            c->bad = "a tensor that is not floating requires grad";
     }
     c->nout = rd_u8(r);
     int roots = 0;
@@ -117,18 +160,27 @@ static bool parse_case(reader *r, arena *a, gcase *c) {
         c->bad = NULL; /* what was read past the end says nothing */
         return false;
     }
-    if (!roots) c->bad = "no output gets an upstream gradient";
-    if (c->flags & ~FLAG_INPLACE) c->bad = "unknown flags";
+    bool raised = c->flags & FLAG_RAISED;
+    if (!roots && !raised) c->bad = "no output gets an upstream gradient";
+    if (c->flags & ~(version >= 2 ? FLAG_INPLACE | FLAG_RAISED : FLAG_INPLACE))
+        c->bad = "unknown flags";
     if ((c->flags & FLAG_INPLACE) && (c->nargs < 1 || c->args[0].tag != SG_ANY_TENSOR ||
                                       !c->grad[0]))
         c->bad = "an in-place case whose argument 0 is not a tensor that requires grad";
-    if (c->nwant != leaves) c->bad = "the count of gradients is not the count of leaves";
+    if (c->nwant != (raised ? 0 : leaves))
+        c->bad = raised ? "gradients where torch raised"
+                        : "the count of gradients is not the count of leaves";
     if (!(c->rtol >= 0 && c->atol >= 0 && isfinite(c->rtol) && isfinite(c->atol)))
         c->bad = "a tolerance that is negative or not finite";
     return c->bad == NULL;
 }
 
 static void describe_case(const gcase *c, sbuf *s) {
+#ifdef SG_REF_GRAD_CONFORMANCE
+    /* the plan line says it all, and is what the list of differences holds */
+    sb_printf(s, "[%s] %s", c->family, c->label);
+    return;
+#endif
     sb_printf(s, "[%s] %s%s%s(", c->family, c->name, *c->overload ? "." : "", c->overload);
     for (int i = 0; i < c->nargs; i++) {
         if (i) sb_printf(s, ", ");
@@ -139,7 +191,8 @@ static void describe_case(const gcase *c, sbuf *s) {
               *c->label ? " " : "", c->label);
 }
 
-enum { OUT_PASS, OUT_FAIL, OUT_UNCOVERED, OUT_NOIMPL };
+/* OUT_ERRMATCH: torch raised and so did we; OUT_LISTED: a listed case that differs (version 2) */
+enum { OUT_PASS, OUT_FAIL, OUT_UNCOVERED, OUT_NOIMPL, OUT_ERRMATCH, OUT_LISTED };
 
 /* Whether the op has an Autograd kernel of its own here (a generated one, or one a backend
  * registered), rather than a fallthrough or a CompositeImplicitAutograd decomposition. */
@@ -175,9 +228,10 @@ static void run_grad_case(const gcase *c, arena *a, run *R, ref_record *rec, sbu
     }
     for (int i = 0; i < c->nargs; i++) {
         if (!c->grad[i]) continue;
-        bool    list = R->in[i].tag == SG_ANY_TENSOR_LIST;
+        bool    list = R->in[i].tag != SG_ANY_TENSOR;
         int32_t n = list ? R->in[i].len : 1;
         for (int32_t k = 0; k < n; k++) {
+            if (!grad_item(&c->args[i].ts[k])) continue;
             sg_tensor *t = list ? R->in[i].u.tensors[k] : R->in[i].u.t;
             st = sg_tensor_set_requires_grad(t, true);
             if (st) {
@@ -222,22 +276,26 @@ static void run_grad_case(const gcase *c, arena *a, run *R, ref_record *rec, sbu
         R->nrets = 0;
         return;
     }
+    bool raised = c->flags & FLAG_RAISED;
     sg_error_clear();
     st = sg_op_call_boxed(op, R->in, c->nargs, R->out, R->nrets);
     if (st) {
         rec->outcome = outcome_of(st);
         rec->status = st;
         sb_printf(why, "%s: %s", sg_status_name(st), sg_last_error());
-        if (rec->outcome == OUT_NOIMPL && own_kernel) {
+        if (raised && rec->outcome == OUT_FAIL) {
+            rec->outcome = OUT_ERRMATCH; /* torch refused too */
+        } else if (rec->outcome == OUT_NOIMPL && own_kernel) {
             /* the Autograd kernel may be what refused (an input it cannot differentiate yet):
-             * then the forward works under no_grad, and the case is one not covered */
+             * then the forward works under no_grad, and the case is one not covered (or, where
+             * torch refused it too, an error matched) */
             sg_any again[MAX_ITEMS];
             bool   was = sg_grad_set_enabled(false);
             bool   works = sg_op_call_boxed(op, R->in, c->nargs, again, R->nrets) == SG_OK;
             sg_grad_set_enabled(was);
             if (works) {
                 for (int32_t i = 0; i < R->nrets; i++) sg_any_release(&again[i]);
-                rec->outcome = OUT_UNCOVERED;
+                rec->outcome = raised ? OUT_ERRMATCH : OUT_UNCOVERED;
             }
         }
         return;
@@ -254,6 +312,11 @@ static void run_grad_case(const gcase *c, arena *a, run *R, ref_record *rec, sbu
             }
         }
     }
+    if (raised && !c->nout) {
+        rec->outcome = OUT_FAIL;
+        sb_printf(why, "torch raised %s under grad; our forward succeeded", c->error);
+        return;
+    }
     if (R->nflat != c->nout) {
         rec->outcome = OUT_FAIL;
         sb_printf(why, "%d output tensors, torch gave %d", R->nflat, c->nout);
@@ -263,7 +326,7 @@ static void run_grad_case(const gcase *c, arena *a, run *R, ref_record *rec, sbu
         if (c->up[k].tag != SG_ANY_TENSOR) continue;
         sg_tensor *root = R->flat[k];
         if (!root || !sg_tensor_requires_grad(root)) {
-            rec->outcome = own_kernel ? OUT_FAIL : OUT_UNCOVERED;
+            rec->outcome = raised ? OUT_ERRMATCH : own_kernel ? OUT_FAIL : OUT_UNCOVERED;
             sb_printf(why, own_kernel ? "output %d does not require grad; torch's does"
                                       : "no Autograd kernel (output %d has no grad_fn)", k);
             return;
@@ -283,9 +346,14 @@ static void run_grad_case(const gcase *c, arena *a, run *R, ref_record *rec, sbu
     sg_error_clear();
     st = sg_backward(R->roots, R->ups, (size_t)R->nroots, false);
     if (st) {
-        rec->outcome = st == SG_EUNSUPPORTED ? OUT_UNCOVERED : OUT_FAIL;
+        rec->outcome = raised ? OUT_ERRMATCH : st == SG_EUNSUPPORTED ? OUT_UNCOVERED : OUT_FAIL;
         rec->status = st;
         sb_printf(why, "%s: %s", sg_status_name(st), sg_last_error()); /* names sg_backward */
+        return;
+    }
+    if (raised) {
+        rec->outcome = OUT_FAIL;
+        sb_printf(why, "torch raised %s; our backward succeeded", c->error);
         return;
     }
     rec->outcome = OUT_PASS;
@@ -321,6 +389,15 @@ static void run_case(const gcase *c, arena *a, ref_record *rec) {
         exit(1);
     }
     run_grad_case(c, a, R, rec, &why);
+    if (is_listed(c->label)) {
+        if (rec->outcome == OUT_FAIL) {
+            rec->outcome = OUT_LISTED;
+        } else if (rec->outcome == OUT_PASS || rec->outcome == OUT_ERRMATCH) {
+            rec->outcome = OUT_FAIL;
+            why.n = 0, why.b[0] = 0;
+            sb_printf(&why, "listed as differing from PyTorch, but agrees: take it off the list");
+        }
+    }
     for (int32_t i = 0; i < R->nrets; i++) sg_any_release(&R->out[i]);
     release_owned(&R->o);
     free(R->o.t);
@@ -333,14 +410,15 @@ static void run_case(const gcase *c, arena *a, ref_record *rec) {
 
 typedef struct opstat {
     char key[96]; /* "aten::add.Tensor" */
-    int  total, passed, failed, uncovered, noimpl, printed;
+    char family[16];
+    int  total, passed, failed, uncovered, noimpl, errmatch, listed, printed;
     char msg[240]; /* why the first case not covered or not implemented was */
 } opstat;
 
 static opstat *ops;
 static size_t  nops, capops;
 
-static size_t opstat_of(const char *name, const char *overload) {
+static size_t opstat_of(const char *name, const char *overload, const char *family) {
     char key[96];
     snprintf(key, sizeof key, "%s%s%s", name, *overload ? "." : "", overload);
     for (size_t i = 0; i < nops; i++)
@@ -357,6 +435,7 @@ static size_t opstat_of(const char *name, const char *overload) {
     opstat *o = &ops[nops++];
     memset(o, 0, sizeof *o);
     snprintf(o->key, sizeof o->key, "%s", key);
+    snprintf(o->family, sizeof o->family, "%s", family);
     return nops - 1;
 }
 
@@ -366,7 +445,7 @@ typedef struct caseinfo {
 } caseinfo;
 
 typedef struct totals {
-    int cases, passed, failed, uncovered, noimpl;
+    int cases, passed, failed, uncovered, noimpl, errmatch, listed;
 } totals;
 
 static bool verbose;
@@ -391,6 +470,14 @@ static void account(const ref_record *rec, opstat *os, totals *tot) {
             printf("%s %s\n     %s\n", rec->outcome == OUT_UNCOVERED ? "n/c " : "n/i ", rec->desc,
                    rec->why);
         break;
+    case OUT_ERRMATCH:
+        os->errmatch++, tot->errmatch++;
+        if (verbose) printf("err  %s\n     %s\n", rec->desc, rec->why);
+        break;
+    case OUT_LISTED:
+        os->listed++, tot->listed++;
+        if (verbose) printf("list %s\n     %s\n", rec->desc, rec->why);
+        break;
     default:
         os->failed++, tot->failed++;
         if (os->printed++ < MAX_FAIL_PRINTS_PER_OP || verbose)
@@ -405,6 +492,7 @@ static void account(const ref_record *rec, opstat *os, totals *tot) {
 typedef struct suite {
     const uint8_t  *buf;
     size_t          size;
+    uint32_t        version;
     const caseinfo *cases;
     gcase          *c;
     arena           a;
@@ -414,7 +502,7 @@ typedef struct suite {
 static void suite_run(void *ctx, uint32_t i, ref_record *rec) {
     suite *su = ctx;
     reader r = {su->buf + su->cases[i].offset, su->buf + su->size, true};
-    parse_case(&r, &su->a, su->c); /* checked by the parent's first pass */
+    parse_case(&r, su->version, &su->a, su->c); /* checked by the parent's first pass */
     run_case(su->c, &su->a, rec);
     arena_reset(&su->a);
 }
@@ -422,7 +510,7 @@ static void suite_run(void *ctx, uint32_t i, ref_record *rec) {
 static void suite_describe(void *ctx, uint32_t i, ref_record *rec) {
     suite *su = ctx;
     reader r = {su->buf + su->cases[i].offset, su->buf + su->size, true};
-    parse_case(&r, &su->a, su->c);
+    parse_case(&r, su->version, &su->a, su->c);
     sbuf desc = {{0}, 0};
     describe_case(su->c, &desc);
     memcpy(rec->desc, desc.b, sizeof rec->desc);
@@ -437,6 +525,7 @@ static void suite_account(void *ctx, const ref_record *rec) {
 static void suite_child_done(void *ctx) {
     suite *su = ctx;
     free(su->c), free((void *)su->cases), free((void *)su->buf), free(ops), free(su->a.ptrs);
+    free_listed();
 }
 
 /* Lists the ops with cases of outcome what (OUT_UNCOVERED or OUT_NOIMPL); their count. */
@@ -451,13 +540,48 @@ static int list_ops(int what, const char *title) {
     return n;
 }
 
+/* Per family: cases, passed, failed, errors matched, no derivative, no kernel, listed. */
+static void print_families(void) {
+    const char *fams[32];
+    int         nf = 0;
+    for (size_t i = 0; i < nops; i++) {
+        int k = 0;
+        while (k < nf && strcmp(fams[k], ops[i].family)) k++;
+        if (k == nf && nf < 32) fams[nf++] = ops[i].family;
+    }
+    for (int k = 0; k < nf; k++) {
+        totals t = {0, 0, 0, 0, 0, 0, 0};
+        for (size_t i = 0; i < nops; i++) {
+            if (strcmp(ops[i].family, fams[k])) continue;
+            t.cases += ops[i].total, t.passed += ops[i].passed, t.failed += ops[i].failed;
+            t.errmatch += ops[i].errmatch, t.uncovered += ops[i].uncovered;
+            t.noimpl += ops[i].noimpl, t.listed += ops[i].listed;
+        }
+        printf("  %-10s %4d cases: %4d passed, %3d failed, %4d errors matched, %4d %s, %3d %s",
+               fams[k], t.cases, t.passed, t.failed, t.errmatch, t.uncovered, UNCOVERED_AS,
+               t.noimpl, NOIMPL_AS);
+        if (nlisted) printf(", %3d listed", t.listed);
+        printf("\n");
+    }
+}
+
 int main(int argc, char **argv) {
-    const char *path = argc > 1 ? argv[1] : SG_TESTS_DIR "/data/grad_reference.bin";
+    /* the file: the first argument, else SG_REF_FILE, else the source tree's */
+    const char *path = argc > 1 ? argv[1] : getenv("SG_REF_FILE");
+    if (!path || !*path) path = SG_TESTS_DIR "/data/" REF_FILE;
 #ifdef SG_REF_CUDA
     int probe = ref_cuda_probe();
     if (probe) return probe;
     ref_dev = (sg_device){SG_DEV_CUDA, 0};
 #endif
+    /* the listed differences, if any: the second argument, else SG_REF_DIFFER */
+    const char *list = argc > 2 ? argv[2] : getenv("SG_REF_DIFFER");
+    if (list && !*list) list = NULL;
+    if (list && !load_listed(list)) {
+        fprintf(stderr, "%s: %s: cannot read it\n", TEST_NAME, list);
+        free_listed();
+        return 1;
+    }
     const char *env = getenv("SG_REF_VERBOSE");
     verbose = env && *env && strcmp(env, "0") != 0;
     env = getenv("SG_REF_NOFORK");
@@ -467,9 +591,12 @@ int main(int argc, char **argv) {
     size_t   size;
     uint32_t ncases, version;
     reader   r;
-    int      loaded = ref_load(path, "SGGRDREF", 1, 1, "tests/reference/make_grad_reference.py",
-                               &buf, &size, &version, &ncases, &r);
-    if (loaded) return loaded;
+    int loaded = ref_load(path, "SGGRDREF", REF_VERSION, REF_VERSION, REF_MAKER, &buf, &size,
+                          &version, &ncases, &r);
+    if (loaded) {
+        free_listed();
+        return loaded;
+    }
 
     /* first pass: where each case starts, and that every one reads and is valid */
     gcase    *c = malloc(sizeof *c);
@@ -481,31 +608,31 @@ int main(int argc, char **argv) {
     arena a = {NULL, 0, 0};
     for (uint32_t i = 0; i < ncases; i++) {
         cases[i].offset = (size_t)(r.p - buf);
-        if (!parse_case(&r, &a, c)) {
+        if (!parse_case(&r, version, &a, c)) {
             fprintf(stderr, "%s: case %u of %u (at byte %zu of %zu): %s\n", path, i + 1, ncases,
                     cases[i].offset, size,
                     c->bad ? c->bad : "malformed or truncated");
             arena_reset(&a);
-            free(a.ptrs), free(c), free(cases), free(buf), free(ops);
+            free(a.ptrs), free(c), free(cases), free(buf), free(ops), free_listed();
             return 1;
         }
-        cases[i].op = opstat_of(c->name, c->overload);
+        cases[i].op = opstat_of(c->name, c->overload, c->family);
         arena_reset(&a);
     }
     free(a.ptrs);
     if (r.p != r.end) {
         fprintf(stderr, "%s: %td bytes after the last of %u cases\n", path, r.end - r.p, ncases);
-        free(c), free(cases), free(buf), free(ops);
+        free(c), free(cases), free(buf), free(ops), free_listed();
         return 1;
     }
 
-    suite      su = {buf, size, cases, c, {NULL, 0, 0}, {0, 0, 0, 0, 0}};
+    suite      su = {buf, size, version, cases, c, {NULL, 0, 0}, {0, 0, 0, 0, 0, 0, 0}};
     ref_runner rn = {ncases, init_library, suite_run, suite_describe, suite_account,
                      suite_child_done, &su, OUT_FAIL};
     int        crashes = ref_run_all(&rn, nofork);
     free(su.a.ptrs);
     if (crashes < 0) {
-        free(c), free(cases), free(buf), free(ops);
+        free(c), free(cases), free(buf), free(ops), free_listed();
         return 1;
     }
     totals tot = su.tot;
@@ -514,19 +641,24 @@ int main(int argc, char **argv) {
         if (ops[i].failed > MAX_FAIL_PRINTS_PER_OP && !verbose)
             printf("FAIL %s: %d of %d cases failed (%d printed)\n", ops[i].key, ops[i].failed,
                    ops[i].total, MAX_FAIL_PRINTS_PER_OP);
-    int nuncovered = list_ops(OUT_UNCOVERED, "not covered");
-    int nnoimpl = list_ops(OUT_NOIMPL, "not implemented yet");
+    int nuncovered = list_ops(OUT_UNCOVERED, UNCOVERED_AS);
+    int nnoimpl = list_ops(OUT_NOIMPL, NOIMPL_AS);
     int nmatched = 0;
-    for (size_t i = 0; i < nops; i++) nmatched += ops[i].passed == ops[i].total;
-    printf("%s: %d cases: %d matched, %d failed (%d crashed), %d not covered (%d ops), %d not "
-           "implemented yet (%d ops); %d of %zu ops matched in every case\n",
-           TEST_NAME, tot.cases, tot.passed, tot.failed, crashes, tot.uncovered, nuncovered,
-           tot.noimpl, nnoimpl, nmatched, nops);
+    for (size_t i = 0; i < nops; i++) nmatched += ops[i].passed + ops[i].errmatch == ops[i].total;
+    if (version >= 2) print_families();
+    printf("%s: %d cases: %d matched, %d failed (%d crashed), ", TEST_NAME, tot.cases, tot.passed,
+           tot.failed, crashes);
+    if (version >= 2) printf("%d errors matched, ", tot.errmatch);
+    printf("%d %s (%d ops), %d %s (%d ops); %d of %zu ops matched in every case", tot.uncovered,
+           UNCOVERED_AS, nuncovered, tot.noimpl, NOIMPL_AS, nnoimpl, nmatched, nops);
+    if (nlisted) printf("; %d listed differences of %zu", tot.listed, nlisted);
+    printf("\n");
 
     bool ok = tot.failed == 0 && crashes == 0 && tot.cases == (int)ncases;
     free(ops);
     free(cases);
     free(c);
     free(buf);
+    free_listed();
     return ok ? 0 : 1;
 }

@@ -132,52 +132,6 @@ static void describe_case(const parsed *c, sbuf *s) {
 /* OUT_LISTED: a case tests/conformance/differ_*.txt lists that differs as listed. */
 enum { OUT_PASS, OUT_FAIL, OUT_NOIMPL, OUT_ERRMATCH, OUT_UNCHECKED, OUT_LISTED };
 
-/* ---- the listed differences ---------------------------------------------------------------
- * The cases a file lists, by plan line, as differing from PyTorch (docs/conformance.md, "Listed
- * differences"). A listed case that differs is counted apart; one that agrees fails, so that
- * the list holds exactly what differs. Loaded before any case runs. */
-static char  **listed;
-static size_t  nlisted;
-
-static int cmp_str(const void *x, const void *y) {
-    return strcmp(*(char *const *)x, *(char *const *)y);
-}
-
-/* false where the file exists and cannot be read; a missing file lists nothing */
-static bool load_listed(const char *path) {
-    FILE *f = fopen(path, "r");
-    if (!f) return errno == ENOENT;
-    char   line[4096];
-    size_t cap = 0;
-    while (fgets(line, sizeof line, f)) {
-        size_t n = strcspn(line, "\r\n");
-        line[n] = 0;
-        if (!n || line[0] == '#') continue;
-        if (nlisted == cap) {
-            cap = cap ? 2 * cap : 256;
-            char **p = realloc(listed, cap * sizeof *p);
-            if (!p) break;
-            listed = p;
-        }
-        if (!(listed[nlisted] = strdup(line))) break;
-        nlisted++;
-    }
-    bool ok = !ferror(f) && feof(f);
-    fclose(f);
-    if (nlisted) qsort(listed, nlisted, sizeof *listed, cmp_str);
-    return ok;
-}
-
-static bool is_listed(const char *label) {
-    return nlisted && bsearch(&label, listed, nlisted, sizeof *listed, cmp_str);
-}
-
-static void free_listed(void) {
-    for (size_t i = 0; i < nlisted; i++) free(listed[i]);
-    free(listed);
-    listed = NULL, nlisted = 0;
-}
-
 /* What running a case gave (ref_record): for OUT_NOIMPL, why is the kernel's message. */
 typedef ref_record record;
 
