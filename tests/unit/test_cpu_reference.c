@@ -43,7 +43,9 @@
  * (flags bit 1), strided views of a base (tensor layout 3) and Tensor?[] arguments. With
  * SG_REF_META as well (test_meta_conformance) every case runs on the Meta device: arguments
  * without values, results compared by dtype and shape; a case torch refused that Meta runs is
- * "unchecked" rather than failed (the refusal may have been about values Meta does not have). */
+ * "unchecked" rather than failed (the refusal may have been about values Meta does not have).
+ * With SG_REF_TYPED (the conformance builds) each case is called once more, through the typed
+ * C wrappers, and must have the boxed call's outcome (typed_replay.h). */
 #define _POSIX_C_SOURCE 200809L /* fork, pipe, waitpid, alarm, strsignal */
 #include "aten.h"
 #include "check.h"
@@ -52,6 +54,9 @@
 #ifdef SG_REF_CUDA
 #include "sg_aten_cuda.h"
 #include "sg_iter.h"
+#endif
+#ifdef SG_REF_TYPED
+#include "typed_replay.h"
 #endif
 
 #ifndef SG_TESTS_DIR
@@ -229,6 +234,13 @@ static void run_case(const parsed *c, arena *a, record *rec) {
         st = sg_call_by_name(c->name, c->overload, in, c->nargs, out, nrets);
     }
     rec->status = st;
+#ifdef SG_REF_TYPED
+    /* the same case through the typed wrappers, compared with the boxed call (typed_replay.h) */
+    typed_case    tc = {c->name, c->overload, c->args, c->nargs, in, !harness, st, out, nrets,
+                        !(c->flags & FLAG_UNCHECKED_VALUES)};
+    typed_outcome typed;
+    typed_replay(&tc, a, &typed);
+#endif
 #ifdef SG_REF_CONFORMANCE
     /* a plan's schema set may hold ops the library does not define: not implemented, whatever
      * torch did */
@@ -275,6 +287,9 @@ static void run_case(const parsed *c, arena *a, record *rec) {
             sb_printf(&why, "listed as differing from PyTorch, but agrees: take it off the list");
         }
     }
+#ifdef SG_REF_TYPED
+    typed_merge(&typed, rec, &why, OUT_FAIL); /* a difference from the boxed call fails it */
+#endif
     for (int i = 0; i < nrets; i++) sg_any_release(&out[i]);
     release_owned(&o);
     free(o.t);
@@ -399,6 +414,9 @@ static void suite_account(void *ctx, const ref_record *rec) {
     opstat *os = &ops[su->cases[rec->index].op];
     if (rec->crashed) os->printed = 0; /* a crash is always printed */
     account(rec, os, &su->tot);
+#ifdef SG_REF_TYPED
+    typed_account(rec);
+#endif
 }
 
 static void suite_child_done(void *ctx) {
@@ -507,6 +525,9 @@ int main(int argc, char **argv) {
         if (nlisted) printf(", %3d listed", li);
         printf("\n");
     }
+#ifdef SG_REF_TYPED
+    typed_report();
+#endif
     printf("%s: %d cases, %d passed, %d failed (%d crashed), %d errors matched, %d ops not "
            "implemented yet (%d cases)",
            prog, tot.cases, tot.passed, tot.failed, crashes, tot.errmatch, nnoimpl, tot.noimpl);
