@@ -44,6 +44,7 @@ typedef struct options {
     long         shards;          /* --shards N (wins over --shard-size) */
     const char **template_dirs;   /* --templates DIR... */
     uint32_t     ntemplate_dirs;
+    bool         user_only;       /* --no-builtin-templates */
     long long    template_budget; /* --template-budget N (0: the default) */
     bool         canonical_check; /* hidden: re-parse every canonical form */
     const char **dsl;             /* --dsl FILE... (docs/dsl.md) */
@@ -90,6 +91,9 @@ static const char help_text[] =
     "                    knows their names in advance\n"
     "  --templates DIR   also render DIR's templates (*.tpl, helpers in DIR/lib);\n"
     "                    one named like a built-in replaces it (docs/templates.md)\n"
+    "  --no-builtin-templates\n"
+    "                    render the --templates folders' templates alone, none of the\n"
+    "                    built-in ones (their lib/ modules can still be imported)\n"
     "  --template-budget N\n"
     "                    Lua instructions one render of a template may run before it\n"
     "                    stops with an error (default: 1000000000)\n"
@@ -253,6 +257,8 @@ static int parse_option(options *o, int argc, char **argv, int *i, FILE *err) {
         o->version = true;
     else if (strcmp(arg, "--canonical-check") == 0)
         o->canonical_check = true;
+    else if (strcmp(arg, "--no-builtin-templates") == 0)
+        o->user_only = true;
     else {
         int r = parse_valued(o, argc, argv, i, err);
         return r < 0 ? usage_error(err, "unknown option '%s'", arg) : r;
@@ -281,6 +287,9 @@ static int parse_args(options *o, int argc, char **argv, FILE *err) {
         return usage_error(err, "--dsl with -o needs --dsl-artifacts DIR (the exported kernels)");
     if (o->kernel_list && !o->outdir && !o->help && !o->version)
         return usage_error(err, "--kernel-keys needs -o DIR (it adds to the generated files)");
+    if (o->user_only && (!o->outdir || !o->ntemplate_dirs) && !o->help && !o->version)
+        return usage_error(err, "--no-builtin-templates needs -o DIR and --templates DIR (the "
+                           "templates it renders)");
     if (o->kernel_list) {
         char msg[512];
         if (sg_kernel_keys_parse(&o->kernel_keys, o->kernel_list, msg, sizeof msg) != 0) {
@@ -418,6 +427,7 @@ static int generate(const options *o, const sg_model *m, const sg_kernel_set *ke
         .ninputs = o->ninputs,
         .template_dirs = o->template_dirs,
         .ntemplate_dirs = o->ntemplate_dirs,
+        .user_only = o->user_only,
         .budget = (uint64_t)o->template_budget,
         .kernels = kernels,
     };

@@ -40,6 +40,8 @@ typedef struct sg_codegen_opts {
     uint32_t           ninputs;
     const char *const *template_dirs; /* user template folders, searched before the built-ins */
     uint32_t           ntemplate_dirs;
+    bool               user_only;  /* render those folders' templates alone, no built-in one
+                                      (the built-in lib/ modules stay importable) */
     uint32_t           threads;    /* Lua states rendering at once: 0 chooses (two where there
                                       are two CPUs and a big model), 1 or 2 says */
     uint64_t           budget;     /* Lua instructions a render may run (0: the default,

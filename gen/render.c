@@ -684,10 +684,12 @@ int sg_codegen(const sg_model *m, const sg_codegen_opts *o, sg_outputs *out, sg_
     for (uint32_t i = 0; i < o->ntemplate_dirs; i++)
         errors += sg_tpl_read_dir(&r.src, o->template_dirs[i], d);
     r.nuser = r.src.n;
-    for (size_t i = 0; i < sg_builtin_ntemplates; i++)
-        if (!sg_tpl_add(&r.src, sg_builtin_templates[i]) ||
-            !sg_tpl_add(&r.builtins, sg_builtin_templates[i]))
-            errors++;
+    for (size_t i = 0; i < sg_builtin_ntemplates; i++) {
+        const sg_tpl_file *t = &sg_builtin_templates[i];
+        /* user_only: the built-in modules stay, for import (plan renders src's *.tpl) */
+        bool render = !o->user_only || !sg_tpl_ends_with(t->name, ".tpl");
+        if ((render && !sg_tpl_add(&r.src, *t)) || !sg_tpl_add(&r.builtins, *t)) errors++;
+    }
     if (errors) goto done;
     if (!plan_shards(&r) || !plan(&r)) {
         sg_diag_plain(d, SG_ERROR, "out of memory");

@@ -150,6 +150,18 @@ extern sg_op sg_op_uninit;
 /* The cold path of a generated typed wrapper given NULL for the tensor argument `arg`:
  * SG_EINVAL naming the op and the argument (or SG_ESTATE where op is sg_op_uninit). */
 sg_status sg_op_null_arg(const sg_op *op, int32_t arg);
+/* Whether l, bound to a Tensor[] argument (optional_items false) or a Tensor?[] one, is what a
+ * boxed call takes: no negative length, items where there is a length, and in a Tensor[] no
+ * NULL item. A generated typed wrapper checks each such argument so before its keys are read;
+ * where one is not, sg_op_bad_list is its cold path: SG_EINVAL naming the op, the argument and
+ * what is wrong, as a boxed call says it (SG_ESTATE where op is sg_op_uninit). */
+static inline bool sg_tensor_list_ok(sg_tensor_list l, bool optional_items) {
+    if (l.len < 0 || (l.len > 0 && !l.items)) return false;
+    for (int32_t i = 0; !optional_items && i < l.len; i++)
+        if (!l.items[i]) return false;
+    return true;
+}
+sg_status sg_op_bad_list(const sg_op *op, int32_t arg, sg_tensor_list l, bool optional_items);
 
 /* ---- composite kernels the generator writes (structured ops, autogen variants) --------- */
 

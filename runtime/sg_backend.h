@@ -139,6 +139,21 @@ static inline sg_status sg_check_same_device_typed(const sg_op *op, const sg_ten
 static inline bool sg_tensor_other_device(const sg_tensor *a, const sg_tensor *b) {
     return b && !sg_device_eq(a->device, b->device);
 }
+/* For generated typed wrappers of ops with Tensor[] or Tensor?[] arguments: whether t (NULL:
+ * None) is on another device than *first, the first tensor met (set by the first call that
+ * meets one); the same over a list's items[0..n) (NULL items: None). Where one is, the wrapper
+ * runs sg_check_same_device on its tensor arguments boxed, as a boxed call would. */
+static inline bool sg_tensor_device_differs(const sg_tensor **first, const sg_tensor *t) {
+    if (!t) return false;
+    if (!*first) *first = t;
+    return !sg_device_eq(t->device, (*first)->device);
+}
+static inline bool sg_tensor_list_device_differs(const sg_tensor **first,
+                                                 sg_tensor *const *items, int32_t n) {
+    for (int32_t i = 0; i < n; i++)
+        if (sg_tensor_device_differs(first, items[i])) return true;
+    return false;
+}
 /* Exempts op from the check (an op that takes tensors of several devices on purpose). */
 sg_status sg_op_allow_mixed_devices(const sg_op *op);
 

@@ -1,6 +1,6 @@
 /* wrappers.c: what generated typed wrappers stand on where things are not as they should be:
  * the stand-in op their handles hold before their library's init (and after shutdown), and
- * the message for a NULL tensor argument.
+ * the messages for a NULL tensor argument and a malformed tensor list.
  *
  * Rationale: a handle that always points at an op with a table lets the wrappers' fast path
  * stay as it is (no test for an undefined op); the stand-in's table sends every key set to one
@@ -44,6 +44,18 @@ sg_status sg_op_null_arg(const sg_op *op, int32_t arg) {
     const char *name = arg >= 0 && arg < op->nargs ? op->schema.args[arg].name : NULL;
     return sg_error(SG_EINVAL, "%s%s%s: argument %d '%s' is a NULL tensor", op->name,
                     *op->overload ? "." : "", op->overload, (int)arg, name ? name : "?");
+}
+
+sg_status sg_op_bad_list(const sg_op *op, int32_t arg, sg_tensor_list l, bool optional_items) {
+    if (!op || op == &sg_op_uninit) return uninit_kernel(op, 0, NULL, NULL, 0, NULL);
+    const char *name = arg >= 0 && arg < op->nargs ? op->schema.args[arg].name : NULL;
+    const char *why = l.len < 0                ? "a list of negative length"
+                      : l.len > 0 && !l.items ? "a NULL item pointer with a nonzero length"
+                      : optional_items        ? "a malformed value"
+                                              : "a NULL tensor in a Tensor[] (a Tensor?[] takes "
+                                                "None items)";
+    return sg_error(SG_EINVAL, "%s%s%s: argument %d '%s' holds %s", op->name,
+                    *op->overload ? "." : "", op->overload, (int)arg, name ? name : "?", why);
 }
 
 /* ---- the libraries' handles, put back to the stand-in at shutdown ------------------------ */

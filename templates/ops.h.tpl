@@ -16,8 +16,9 @@
  *                                     conditional override (impl: a kernel of the op's type);
  *                                     typed calls consult it without boxing, boxed calls through
  *                                     the adapters of its C type
- * The typed call refuses a NULL Tensor argument (SG_EINVAL) and tensors on different devices
- * (aten's same-device rule); before $(lib)_init() (and after sg_runtime_shutdown) every op
+ * The typed call refuses a NULL Tensor argument, a Tensor[] with a NULL item and a malformed
+ * tensor list (SG_EINVAL), and tensors on different devices, lists' items included (aten's
+ * same-device rule); before $(lib)_init() (and after sg_runtime_shutdown) every op
  * handle is sg_op_uninit, and calls fail with SG_ESTATE.
  * A structured out op also has ns_name_overload_set_meta(fn): its functional and in-place
  * variants then work wherever the out op has a kernel. Variants that `autogen:` asks for, and

@@ -157,10 +157,16 @@ sg_status $(cn)_redispatch(sg_keyset sg_ks$(sep)$(params)) {
 }
 
 sg_status $(cn)($(params)) {
-%     local ts, ti = {}, {}
+%     local ts, ti, lists = {}, {}, {}
 %     for i, a in ipairs(op.args) do
 %       if a.family == "tensor" then
     if (SG_UNLIKELY(!$(a.cname))) return sg_op_null_arg($(cn)_op, $(i - 1));
+%       elseif a.family == "tensor_list" or a.family == "opt_tensor_list" then
+%         -- what a boxed call refuses in a list: refused before the keys read its items
+%         local opt = a.family == "opt_tensor_list" and "true" or "false"
+    if (SG_UNLIKELY(!sg_tensor_list_ok($(a.cname), $(opt))))
+        return sg_op_bad_list($(cn)_op, $(i - 1), $(a.cname), $(opt));
+%         lists[#lists + 1] = a.cname
 %       end
 %       if a.family == "tensor" or a.family == "opt_tensor" then
 %         ts[#ts + 1], ti[#ti + 1] = a.cname, i - 1
@@ -170,7 +176,23 @@ sg_status $(cn)($(params)) {
 %     -- quicker to compile than the general loop
 %     local ref
 %     for _, a in ipairs(op.args) do if not ref and a.family == "tensor" then ref = a.cname end end
-%     if #ts > 1 and ref then
+%     if #lists > 0 then
+%       -- tensor lists: every tensor against the first met; where one differs, the boxed
+%       -- call's check over the tensor arguments boxed (the others None: it reads none)
+%       local diff, boxed = {}, {}
+%       for _, t in ipairs(ts) do diff[#diff + 1] = "sg_tensor_device_differs(&sg_first, " .. t .. ")" end
+%       for _, l in ipairs(lists) do diff[#diff + 1] = "sg_tensor_list_device_differs(&sg_first, " .. l .. ".items, " .. l .. ".len)" end
+%       for _, a in ipairs(op.args) do
+%         local f = a.family
+%         local tensorish = f == "tensor" or f == "opt_tensor" or f == "tensor_list" or f == "opt_tensor_list"
+%         boxed[#boxed + 1] = tensorish and C.family(a).box(a.cname) or "sg_any_none()"
+%       end
+    const sg_tensor *sg_first = NULL;
+    if (SG_UNLIKELY($(table.concat(diff, " || ")))) {
+        sg_status sg_dst = sg_check_same_device($(cn)_op, (const sg_any[]){$(table.concat(boxed, ", "))}, $(#op.args));
+        if (sg_dst) return sg_dst; /* else a CPU scalar beside another device, or an op exempt */
+    }
+%     elseif #ts > 1 and ref then
 %       local diff = {}
 %       for _, t in ipairs(ts) do if t ~= ref then diff[#diff + 1] = "sg_tensor_other_device(" .. ref .. ", " .. t .. ")" end end
     if (SG_UNLIKELY($(table.concat(diff, " || ")))) {

@@ -135,6 +135,25 @@ printf '%%! output = "{lib}.md"\n# $(lib)\n%% for _, op in ipairs(model.ops) do\
 t 0 -o "$tmp/out4" --templates "$tmp/tpl" "$golden/ops.yaml"
 grep -q -F -- '- `my_ops::short_kernel(Tensor x) -> Tensor`' "$tmp/out4/ops.md" ||
     fail "the user template's output is missing or wrong"
+# --no-builtin-templates: the user's alone, which can still import the built-in lib/c.lua; the
+# built-ins' files in the folder stay (they are no stale files of this run's templates)
+printf '%%! output = "{lib}_c.txt"\n%% local C = import "c"\n$(C.params(model.ops[1]))\n' \
+    >"$tmp/tpl/c.txt.tpl"
+t 0 --no-builtin-templates -o "$tmp/out4" --templates "$tmp/tpl" "$golden/ops.yaml"
+want=$(printf 'ops.h\nops.md\nops_c.txt')
+[ "$(cd "$tmp/out4" && ls ops_c.txt ops.md ops.h 2>&1)" = "$want" ] ||
+    fail "--no-builtin-templates: not the files expected: $(ls "$tmp/out4")"
+grep -q -F 'sg_tensor *' "$tmp/out4/ops_c.txt" ||
+    fail "--no-builtin-templates: no import of lib/c.lua"
+t 0 --no-builtin-templates -o "$tmp/only" --templates "$tmp/tpl" "$golden/ops.yaml"
+[ "$(ls "$tmp/only")" = "$(printf 'ops.md\nops_c.txt')" ] ||
+    fail "--no-builtin-templates wrote a built-in template's file: $(ls "$tmp/only")"
+rm -r "$tmp/only" "$tmp/tpl/c.txt.tpl"
+t 2 --no-builtin-templates -o "$tmp/only" "$golden/ops.yaml"
+has "$err" "--no-builtin-templates needs -o DIR and --templates DIR"
+t 2 --no-builtin-templates --templates "$tmp/tpl" "$golden/ops.yaml"
+has "$err" "--no-builtin-templates needs -o DIR and --templates DIR"
+[ ! -e "$tmp/only" ] || fail "a refused --no-builtin-templates created the -o folder"
 printf '%%! output = "x.txt"\nline one\n%% local y = nil .. 1\n' >"$tmp/tpl/bad.tpl"
 t 1 -o "$tmp/out5" --templates "$tmp/tpl" "$golden/ops.yaml"
 has "$err" "$tmp/tpl/bad.tpl:3:"

@@ -1,7 +1,8 @@
 /* test_golden_glue.c: the glue of the golden case (every type family), linked and called: a
  * typed call that lands on a boxed kernel must box each kind of argument faithfully
  * (sg_call_boxed_sig) and unbox each kind of result; a boxed call must reach a typed kernel
- * with every argument unboxed (the generated adapters). */
+ * with every argument unboxed (the generated adapters); a typed call's tensor lists are checked
+ * as a boxed call's are. */
 #include "check.h"
 #include "golden.h"
 
@@ -80,6 +81,86 @@ static sg_status item_boxed(const sg_op *op, sg_keyset ks, const sg_any *a, sg_a
     return SG_OK;
 }
 
+/* typed aten::cat and aten::index.Tensor at the CPU and Meta keys: kernels that check nothing
+ * (as a plug-in backend's may not), counting their calls */
+static int cat_calls, index_calls;
+static sg_status cat_kernel(sg_keyset ks, sg_tensor_list tensors, int64_t dim, sg_tensor **ret) {
+    (void)ks, (void)dim;
+    cat_calls++;
+    CHECK(tensors.len > 0 && tensors.items);
+    for (int32_t i = 0; i < tensors.len; i++) CHECK(tensors.items[i] != NULL);
+    *ret = sg_tensor_retain(tensors.items[0]);
+    return SG_OK;
+}
+static sg_status index_kernel(sg_keyset ks, sg_tensor *self, sg_tensor_list indices,
+                              sg_tensor **ret) {
+    (void)ks;
+    index_calls++;
+    CHECK(indices.len > 0 && indices.items);
+    *ret = sg_tensor_retain(self);
+    return SG_OK;
+}
+
+/* A typed call with Tensor[] or Tensor?[] arguments is checked as a boxed one is before any
+ * kernel runs: no NULL item in a Tensor[], items where there is a length, no negative length,
+ * one device for every tensor (CPU 0-dim tensors aside), with the boxed call's message. */
+static void typed_lists(void) {
+    sg_handle *h[4];
+    CHECK(aten_cat_register(SG_KEY_CPU, cat_kernel, &h[0]) == SG_OK);
+    CHECK(aten_cat_register(SG_KEY_META, cat_kernel, &h[1]) == SG_OK);
+    CHECK(aten_index_Tensor_register(SG_KEY_CPU, index_kernel, &h[2]) == SG_OK);
+    CHECK(aten_index_Tensor_register(SG_KEY_META, index_kernel, &h[3]) == SG_OK);
+    int64_t    n[1] = {2};
+    sg_tensor *meta = NULL, *scalar = NULL, *out = NULL;
+    CHECK(sg_tensor_empty(n, 1, SG_FLOAT32, SG_META, &meta) == SG_OK);
+    CHECK(sg_tensor_zeros(NULL, 0, SG_FLOAT32, SG_CPU, &scalar) == SG_OK);
+
+    sg_tensor *with_null[2] = {t, NULL};
+    CHECK(aten_cat((sg_tensor_list){with_null, 2}, 0, &out) == SG_EINVAL && out == NULL);
+    CHECK(strstr(sg_last_error(), "aten::cat: argument 0 'tensors' holds a NULL tensor in a "
+                                  "Tensor[]") != NULL);
+    CHECK(aten_cat((sg_tensor_list){NULL, 1}, 0, &out) == SG_EINVAL);
+    CHECK(strstr(sg_last_error(), "a NULL item pointer with a nonzero length") != NULL);
+    CHECK(aten_cat((sg_tensor_list){with_null, -1}, 0, &out) == SG_EINVAL);
+    CHECK(strstr(sg_last_error(), "a list of negative length") != NULL);
+    CHECK(cat_calls == 0);
+
+    /* two devices: the boxed call's error, word for word */
+    sg_tensor *mixed[2] = {t, meta};
+    sg_any     args[2] = {sg_any_tensor_list(mixed, 2), sg_any_int(0)}, rets[1];
+    char       boxed[512];
+    CHECK(sg_op_call_boxed(aten_cat_op, args, 2, rets, 1) == SG_EINVAL);
+    snprintf(boxed, sizeof boxed, "%s", sg_last_error());
+    CHECK(strstr(boxed, "Expected all tensors to be on the same device") != NULL);
+    out = NULL;
+    CHECK(aten_cat((sg_tensor_list){mixed, 2}, 0, &out) == SG_EINVAL && out == NULL);
+    CHECK_STR(sg_last_error(), boxed);
+    CHECK(cat_calls == 0);
+    /* a CPU 0-dim tensor beside a Meta one passes, as in a boxed call; one device passes */
+    sg_tensor *beside[2] = {meta, scalar}, *same[2] = {t, t};
+    CHECK(aten_cat((sg_tensor_list){beside, 2}, 0, &out) == SG_OK && out == meta);
+    sg_tensor_release(out);
+    CHECK(aten_cat((sg_tensor_list){same, 2}, 0, &out) == SG_OK && out == t);
+    sg_tensor_release(out);
+    CHECK(cat_calls == 2);
+
+    /* Tensor?[]: None items pass; a list without items, or a tensor beside self on another
+     * device, does not */
+    sg_tensor *idx[2] = {NULL, t}, *idx_meta[2] = {NULL, meta};
+    CHECK(aten_index_Tensor(t, (sg_tensor_list){idx, 2}, &out) == SG_OK && out == t);
+    sg_tensor_release(out);
+    CHECK(aten_index_Tensor(t, (sg_tensor_list){NULL, 2}, &out) == SG_EINVAL);
+    CHECK(strstr(sg_last_error(), "a NULL item pointer with a nonzero length") != NULL);
+    out = NULL;
+    CHECK(aten_index_Tensor(t, (sg_tensor_list){idx_meta, 2}, &out) == SG_EINVAL && !out);
+    CHECK(strstr(sg_last_error(), "(argument 1 'indices' is on meta)") != NULL);
+    CHECK(index_calls == 1);
+
+    for (int i = 0; i < 4; i++) CHECK(sg_handle_release(h[i]) == SG_OK);
+    sg_tensor_release(meta);
+    sg_tensor_release(scalar);
+}
+
 int main(void) {
     CHECK(golden_init() == SG_OK);
     float   v[2] = {1, 2};
@@ -149,6 +230,8 @@ int main(void) {
     sg_scalar s;
     CHECK(aten_item(t, &s) == SG_OK && s.kind == SG_SCALAR_INT && s.u.i == -3);
     CHECK(sg_handle_release(h) == SG_OK);
+
+    typed_lists();
 
     sg_tensor_release(t);
     sg_runtime_shutdown();

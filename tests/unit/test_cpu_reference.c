@@ -45,7 +45,9 @@
  * without values, results compared by dtype and shape; a case torch refused that Meta runs is
  * "unchecked" rather than failed (the refusal may have been about values Meta does not have).
  * With SG_REF_NPU instead (test_npu_conformance) every case runs on the example plug-in backend
- * and on the CPU, which it must agree with (ref_npu.h). */
+ * and on the CPU, which it must agree with (ref_npu.h).
+ * With SG_REF_TYPED (the conformance builds) each case is called once more, through the typed
+ * C wrappers, and must have the boxed call's outcome (typed_replay.h). */
 #define _POSIX_C_SOURCE 200809L /* fork, pipe, waitpid, alarm, strsignal */
 #include "aten.h"
 #include "check.h"
@@ -57,6 +59,9 @@
 #endif
 #ifdef SG_REF_NPU
 #include "ref_npu.h" /* the example plug-in backend */
+#endif
+#ifdef SG_REF_TYPED
+#include "typed_replay.h"
 #endif
 
 #ifndef SG_TESTS_DIR
@@ -193,6 +198,13 @@ static void run_case(const parsed *c, arena *a, record *rec) {
     if (!st) ref_npu_aliasing(in, c->nargs, out, nrets);
 #endif
     rec->status = st;
+#ifdef SG_REF_TYPED
+    /* the same case through the typed wrappers, compared with the boxed call (typed_replay.h) */
+    typed_case    tc = {c->name, c->overload, c->args, c->nargs, in, !harness, st, out, nrets,
+                        !(c->flags & FLAG_UNCHECKED_VALUES)};
+    typed_outcome typed;
+    typed_replay(&tc, a, &typed);
+#endif
 #ifdef SG_REF_CONFORMANCE
     /* a plan's schema set may hold ops the library does not define: not implemented, whatever
      * torch did */
@@ -239,6 +251,9 @@ static void run_case(const parsed *c, arena *a, record *rec) {
             sb_printf(&why, "listed as differing from PyTorch, but agrees: take it off the list");
         }
     }
+#ifdef SG_REF_TYPED
+    typed_merge(&typed, rec, &why, OUT_FAIL); /* a difference from the boxed call fails it */
+#endif
     for (int i = 0; i < nrets; i++) sg_any_release(&out[i]);
     release_owned(&o);
     free(o.t);
@@ -375,6 +390,9 @@ static void suite_account(void *ctx, const ref_record *rec) {
 #ifdef SG_REF_NPU
     ref_npu_account(rec);
 #endif
+#ifdef SG_REF_TYPED
+    typed_account(rec);
+#endif
 }
 
 static void suite_child_done(void *ctx) {
@@ -487,6 +505,9 @@ int main(int argc, char **argv) {
     }
 #ifdef SG_REF_NPU
     ref_npu_report();
+#endif
+#ifdef SG_REF_TYPED
+    typed_report();
 #endif
     printf("%s: %d cases, %d passed, %d failed (%d crashed), %d errors matched, %d ops not "
            "implemented yet (%d cases)",

@@ -587,6 +587,13 @@ sg_status aten__foreach_add_ScalarList_redispatch(sg_keyset sg_ks, sg_tensor_lis
 }
 
 sg_status aten__foreach_add_ScalarList(sg_tensor_list self, sg_scalar_list scalars, sg_tensor_list *ret) {
+    if (SG_UNLIKELY(!sg_tensor_list_ok(self, false)))
+        return sg_op_bad_list(aten__foreach_add_ScalarList_op, 0, self, false);
+    const sg_tensor *sg_first = NULL;
+    if (SG_UNLIKELY(sg_tensor_list_device_differs(&sg_first, self.items, self.len))) {
+        sg_status sg_dst = sg_check_same_device(aten__foreach_add_ScalarList_op, (const sg_any[]){sg_box_tensor_list(self, false), sg_any_none()}, 2);
+        if (sg_dst) return sg_dst; /* else a CPU scalar beside another device, or an op exempt */
+    }
     return aten__foreach_add_ScalarList_redispatch(sg_tls_apply(sg_tensor_list_keys(self)), self, scalars, ret);
 }
 

@@ -463,6 +463,13 @@ sg_status aten_index_Tensor_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tens
 
 sg_status aten_index_Tensor(sg_tensor *self, sg_tensor_list indices, sg_tensor **ret) {
     if (SG_UNLIKELY(!self)) return sg_op_null_arg(aten_index_Tensor_op, 0);
+    if (SG_UNLIKELY(!sg_tensor_list_ok(indices, true)))
+        return sg_op_bad_list(aten_index_Tensor_op, 1, indices, true);
+    const sg_tensor *sg_first = NULL;
+    if (SG_UNLIKELY(sg_tensor_device_differs(&sg_first, self) || sg_tensor_list_device_differs(&sg_first, indices.items, indices.len))) {
+        sg_status sg_dst = sg_check_same_device(aten_index_Tensor_op, (const sg_any[]){sg_any_tensor(self), sg_box_tensor_list(indices, true)}, 2);
+        if (sg_dst) return sg_dst; /* else a CPU scalar beside another device, or an op exempt */
+    }
     return aten_index_Tensor_redispatch(sg_tls_apply(self->keys | sg_tensor_list_keys(indices)), self, indices, ret);
 }
 
@@ -478,6 +485,13 @@ sg_status aten_cat_redispatch(sg_keyset sg_ks, sg_tensor_list tensors, int64_t d
 }
 
 sg_status aten_cat(sg_tensor_list tensors, int64_t dim, sg_tensor **ret) {
+    if (SG_UNLIKELY(!sg_tensor_list_ok(tensors, false)))
+        return sg_op_bad_list(aten_cat_op, 0, tensors, false);
+    const sg_tensor *sg_first = NULL;
+    if (SG_UNLIKELY(sg_tensor_list_device_differs(&sg_first, tensors.items, tensors.len))) {
+        sg_status sg_dst = sg_check_same_device(aten_cat_op, (const sg_any[]){sg_box_tensor_list(tensors, false), sg_any_none()}, 2);
+        if (sg_dst) return sg_dst; /* else a CPU scalar beside another device, or an op exempt */
+    }
     return aten_cat_redispatch(sg_tls_apply(sg_tensor_list_keys(tensors)), tensors, dim, ret);
 }
 
@@ -609,6 +623,13 @@ sg_status aten__cudnn_rnn_flatten_weight_redispatch(sg_keyset sg_ks, sg_tensor_l
 }
 
 sg_status aten__cudnn_rnn_flatten_weight(sg_tensor_list weight_arr, int64_t weight_stride0, int64_t input_size, int64_t mode, int64_t hidden_size, int64_t proj_size, int64_t num_layers, bool batch_first, bool bidirectional, sg_tensor **ret) {
+    if (SG_UNLIKELY(!sg_tensor_list_ok(weight_arr, false)))
+        return sg_op_bad_list(aten__cudnn_rnn_flatten_weight_op, 0, weight_arr, false);
+    const sg_tensor *sg_first = NULL;
+    if (SG_UNLIKELY(sg_tensor_list_device_differs(&sg_first, weight_arr.items, weight_arr.len))) {
+        sg_status sg_dst = sg_check_same_device(aten__cudnn_rnn_flatten_weight_op, (const sg_any[]){sg_box_tensor_list(weight_arr, false), sg_any_none(), sg_any_none(), sg_any_none(), sg_any_none(), sg_any_none(), sg_any_none(), sg_any_none(), sg_any_none()}, 9);
+        if (sg_dst) return sg_dst; /* else a CPU scalar beside another device, or an op exempt */
+    }
     return aten__cudnn_rnn_flatten_weight_redispatch(sg_tls_apply(sg_tensor_list_keys(weight_arr)), weight_arr, weight_stride0, input_size, mode, hidden_size, proj_size, num_layers, batch_first, bidirectional, ret);
 }
 
