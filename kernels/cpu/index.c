@@ -1147,7 +1147,7 @@ static sg_status clamp_min_out_k(sg_keyset ks, sg_tensor *self, sg_scalar min, s
     (void)ks;
     sg_dtype  r = SG_FLOAT32; /* aten's clamp_min.out keeps the dtype: its out= must have it */
     sg_status st = sg_pointwise_clamp_scalar_type(self, &min, NULL, &r);
-    if (!st) st = sg_out_dtype_exact("clamp_min", out, r);
+    if (!st) st = sg_pointwise_keep_args("clamp_min", "cpu", r, out);
     return st ? st : clamp_scalar_run("clamp_min", self, &min, NULL, out, ret);
 }
 static sg_status clamp_max_meta(sg_tensor *self, sg_scalar max, sg_meta *m) {
@@ -1158,7 +1158,7 @@ static sg_status clamp_max_out_k(sg_keyset ks, sg_tensor *self, sg_scalar max, s
     (void)ks;
     sg_dtype  r = SG_FLOAT32; /* as clamp_min.out */
     sg_status st = sg_pointwise_clamp_scalar_type(self, NULL, &max, &r);
-    if (!st) st = sg_out_dtype_exact("clamp_max", out, r);
+    if (!st) st = sg_pointwise_keep_args("clamp_max", "cpu", r, out);
     return st ? st : clamp_scalar_run("clamp_max", self, NULL, &max, out, ret);
 }
 

@@ -645,15 +645,14 @@ static sg_status silu_meta(sg_tensor *self, sg_meta *m) {
 static sg_status silu_out(sg_keyset ks, sg_tensor *self, sg_tensor *out, sg_tensor **ret) {
     (void)ks;
     ew       c = {0};
-    sg_dtype r = (sg_dtype)self->dtype, k = sg_compute_dtype(r);
-    if (!sg_dtype_is_floating(r)) return not_implemented("silu", r);
-    sg_status st = sg_out_dtype_exact("silu", out, r);
+    sg_dtype  r = (sg_dtype)self->dtype, k = sg_compute_dtype(r);
+    sg_status st = sg_pointwise_keep_args("silu", "cpu", r, out);
     if (st) return st;
     return run("silu", silu_loops, &c, out, self, NULL, r, k, k, ret);
 }
 
 /* dtype-keeping unary ops; floor/ceil/round of integers are copies */
-#define UNARY_SAME(NAME, LOOPS, INT_LOOPS, BOOL_OK)                                            \
+#define UNARY_SAME(NAME, LOOPS, INT_LOOPS)                                                     \
     static sg_status NAME##_meta(sg_tensor *self, sg_meta *m) {                               \
         return meta1(self, (sg_dtype)self->dtype, m);                                          \
     }                                                                                          \
@@ -661,18 +660,16 @@ static sg_status silu_out(sg_keyset ks, sg_tensor *self, sg_tensor *out, sg_tens
                                 sg_tensor **ret) {                                             \
         (void)ks;                                                                              \
         ew       c = {0};                                                                      \
-        sg_dtype r = (sg_dtype)self->dtype, k = sg_compute_dtype(r);                           \
-        if (r == SG_BOOL && !(BOOL_OK))                                                        \
-            return not_implemented(#NAME, r);                                                  \
-        sg_status st = sg_out_dtype_exact(#NAME, out, r);                                      \
+        sg_dtype  r = (sg_dtype)self->dtype, k = sg_compute_dtype(r);                          \
+        sg_status st = sg_pointwise_keep_args(#NAME, "cpu", r, out);                           \
         if (st) return st;                                                                     \
         return run(#NAME, sg_dtype_is_integral(k, true) ? INT_LOOPS : LOOPS, &c, out, self,    \
                    NULL, r, k, k, ret);                                                        \
     }
-UNARY_SAME(floor, floor_loops, ident_loops, 0)
-UNARY_SAME(ceil, ceil_loops, ident_loops, 0)
-UNARY_SAME(round, round_loops, ident_loops, 0)
-UNARY_SAME(sign, sign_loops, sign_loops, 1)
+UNARY_SAME(floor, floor_loops, ident_loops)
+UNARY_SAME(ceil, ceil_loops, ident_loops)
+UNARY_SAME(round, round_loops, ident_loops)
+UNARY_SAME(sign, sign_loops, sign_loops)
 
 static sg_status round_decimals_meta(sg_tensor *self, int64_t decimals, sg_meta *m) {
     (void)decimals;
@@ -686,7 +683,7 @@ static sg_status round_decimals_out(sg_keyset ks, sg_tensor *self, int64_t decim
     if (sg_dtype_is_integral(r, true))
         return sg_error(SG_EINVAL, "round_cpu not implemented for '%s' with decimals",
                         sg_dtype_name(r));
-    sg_status st = sg_out_dtype_exact("round", out, r);
+    sg_status st = sg_pointwise_keep_args("round", "cpu", r, out);
     if (st) return st;
     return run("round", roundd_loops, &c, out, self, NULL, r, k, k, ret);
 }
@@ -705,7 +702,7 @@ static sg_status neg_out(sg_keyset ks, sg_tensor *self, sg_tensor *out, sg_tenso
     if (st) return st;
     ew       c = {0};
     sg_dtype r = (sg_dtype)self->dtype, k = sg_compute_dtype(r);
-    if ((st = sg_out_dtype_exact("neg", out, r))) return st;
+    if ((st = sg_pointwise_keep_args("neg", "cpu", r, out))) return st;
     return run("neg", neg_loops, &c, out, self, NULL, r, k, k, ret);
 }
 
@@ -713,9 +710,8 @@ static sg_status neg_out(sg_keyset ks, sg_tensor *self, sg_tensor *out, sg_tenso
 static sg_status abs_out(sg_keyset ks, sg_tensor *self, sg_tensor *out, sg_tensor **ret) {
     (void)ks;
     ew       c = {0};
-    sg_dtype r = (sg_dtype)self->dtype, k = sg_compute_dtype(r);
-    if (r == SG_BOOL) return not_implemented("abs", r);
-    sg_status st = sg_out_dtype_exact("abs", out, r);
+    sg_dtype  r = (sg_dtype)self->dtype, k = sg_compute_dtype(r);
+    sg_status st = sg_pointwise_keep_args("abs", "cpu", r, out);
     if (st) return st;
     return run("abs", abs_loops, &c, out, self, NULL, r, k, k, ret);
 }
@@ -762,7 +758,7 @@ static sg_status gelu_out(sg_keyset ks, sg_tensor *self, const char *approximate
     sg_status st = gelu_mode(approximate, &mode);
     if (st) return st;
     sg_dtype r = (sg_dtype)self->dtype, k = sg_compute_dtype(r);
-    if ((st = sg_out_dtype_exact("gelu", out, r))) return st;
+    if ((st = sg_pointwise_keep_args("gelu", "cpu", r, out))) return st;
     return run("gelu", mode ? gelut_loops : gelu_loops, &c, out, self, NULL, r, k, k, ret);
 }
 

@@ -83,3 +83,47 @@ sg_status sg_pointwise_clamp_scalar_type(const sg_tensor *self, const sg_scalar 
                                    "be None");
     return SG_OK;
 }
+
+/* One row per dtype-keeping unary op: whether a bool, an integer self has a kernel in aten
+ * (neg's bool refusal has a message of its own, given before this). */
+static const struct keep_rule {
+    const char *op;
+    bool        bools, ints;
+} KEEP_RULES[] = {
+    {"floor", false, true}, {"ceil", false, true},  {"round", false, true},
+    {"sign", true, true},   {"neg", true, true},    {"abs", false, true},
+    {"silu", false, false}, {"gelu", false, false}, {"clamp_min", true, true},
+    {"clamp_max", true, true},
+};
+
+sg_status sg_pointwise_keep_args(const char *op, const char *dev, sg_dtype r,
+                                 const sg_tensor *out) {
+    for (size_t i = 0; i < sizeof KEEP_RULES / sizeof *KEEP_RULES; i++) {
+        const struct keep_rule *k = &KEEP_RULES[i];
+        if (strcmp(k->op, op) != 0) continue;
+        if (r == SG_BOOL ? !k->bools : sg_dtype_is_integral(r, false) && !k->ints)
+            return sg_error(SG_EUNSUPPORTED, "\"%s_%s\" not implemented for '%s'", op, dev,
+                            sg_dtype_c10_name(r));
+        return sg_out_dtype_exact(op, out, r);
+    }
+    return sg_error(SG_EINVAL, "%s: not a dtype-keeping unary op", op);
+}
+
+sg_status sg_pointwise_inplace_shape(const char *op, const sg_tensor *self,
+                                     const sg_tensor *other) {
+    int64_t shape[SG_MAX_DIMS];
+    int32_t n = 0;
+    char    a[160], b[160];
+    if (!sg_broadcast_shape(self->sizes, self->ndim, other->sizes, other->ndim, shape, &n))
+        return sg_error(SG_EINVAL, "%s: the size of tensor a %s must match the size of tensor b "
+                                   "%s at a non-singleton dimension",
+                        op, sg_shape_str(self->sizes, self->ndim, a, sizeof a),
+                        sg_shape_str(other->sizes, other->ndim, b, sizeof b));
+    bool same = n == self->ndim;
+    for (int32_t i = 0; same && i < n; i++) same = shape[i] == self->sizes[i];
+    if (!same)
+        return sg_error(SG_EINVAL, "%s: output with shape %s doesn't match the broadcast shape %s",
+                        op, sg_shape_str(self->sizes, self->ndim, a, sizeof a),
+                        sg_shape_str(shape, n, b, sizeof b));
+    return SG_OK;
+}

@@ -28,6 +28,16 @@ sg_status sg_pointwise_where_args(const sg_tensor *cond, const sg_tensor *self,
 /* clamp(Scalar)'s checks (a bound given) and *r its result dtype. */
 sg_status sg_pointwise_clamp_scalar_type(const sg_tensor *self, const sg_scalar *lo,
                                          const sg_scalar *hi, sg_dtype *r);
+/* The dtype rules of aten's dtype-keeping unary ops (floor, ceil, round, sign, neg, abs, silu,
+ * gelu, clamp_min, clamp_max), one table for the CPU and CUDA kernels: whether self's dtype r
+ * has a kernel (dev names it in the message: "cpu", "cuda"), and an out= (NULL: none) of
+ * exactly r, as aten's out= checks for these ops ask. */
+sg_status sg_pointwise_keep_args(const char *op, const char *dev, sg_dtype r,
+                                 const sg_tensor *out);
+/* An in-place binary op's shape: self and other broadcast to self's own sizes (self is not
+ * resized), with aten's message where they do not. */
+sg_status sg_pointwise_inplace_shape(const char *op, const sg_tensor *self,
+                                     const sg_tensor *other);
 
 #ifdef __cplusplus
 }

@@ -100,7 +100,9 @@ sg_status logic_run(const char *op, int code, sg_tensor *self, sg_tensor *other,
         return NAME##_out(ks, self, other, NULL, ret);                                         \
     }                                                                                          \
     sg_status NAME##_inplace(sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_tensor **ret) { \
-        return NAME##_out(ks, self, other, self, ret);                                         \
+        sg_status st = sg_pointwise_inplace_shape(#NAME "_", self, other);                     \
+        *ret = NULL;                                                                           \
+        return st ? st : NAME##_out(ks, self, other, self, ret);                               \
     }
 LOGICAL(logical_and, AND)
 LOGICAL(logical_or, OR)

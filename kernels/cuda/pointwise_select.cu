@@ -2,8 +2,9 @@
  * (Scalar and Tensor values, in place and functional), clamp/clamp_min/clamp_max (Scalar and
  * Tensor bounds), and pow with a Scalar (Tensor_Scalar, Scalar). As kernels/cpu/index.c:
  * where needs a bool (or uint8) condition and promotes self with other, wrapped numbers ranked
- * lowest; clamp promotes an integral tensor with its bounds and propagates NaN; pow refuses
- * integers to negative integer powers and takes aten's shortcuts for common exponents.
+ * lowest (its Scalar overloads are the CPU's composites, which call where.self); clamp
+ * promotes an integral tensor with its bounds and propagates NaN; pow refuses integers to
+ * negative integer powers and takes aten's shortcuts for common exponents.
  *
  * where and masked_fill move elements as bytes (an unsigned type of the element's size: four
  * kernels serve every dtype); the condition or mask is read as it is (spec.keep), its bytes 0
@@ -54,33 +55,6 @@ sg_status where_out_k(sg_keyset ks, sg_tensor *cond, sg_tensor *self, sg_tensor 
     return where_run(cond, self, other, out, ret);
 }
 
-/* the Scalar overloads: wrapped numbers (host scalars to the kernel) */
-sg_status where_scalars(sg_tensor *cond, const sg_scalar *a, sg_tensor *ta, const sg_scalar *b,
-                        sg_tensor *tb, sg_tensor **ret) {
-    sg_tensor *wa = NULL, *wb = NULL;
-    sg_status  st = a ? sg_scalar_tensor(*a, &wa) : SG_OK;
-    *ret = NULL;
-    if (!st && b) st = sg_scalar_tensor(*b, &wb);
-    if (!st) st = where_run(cond, a ? wa : ta, b ? wb : tb, NULL, ret);
-    sg_tensor_release(wa);
-    sg_tensor_release(wb);
-    return st;
-}
-sg_status where_scalar_self_k(sg_keyset ks, sg_tensor *cond, sg_scalar self, sg_tensor *other,
-                              sg_tensor **ret) {
-    (void)ks;
-    return where_scalars(cond, &self, NULL, NULL, other, ret);
-}
-sg_status where_scalar_other_k(sg_keyset ks, sg_tensor *cond, sg_tensor *self, sg_scalar other,
-                               sg_tensor **ret) {
-    (void)ks;
-    return where_scalars(cond, NULL, self, &other, NULL, ret);
-}
-sg_status where_scalar_k(sg_keyset ks, sg_tensor *cond, sg_scalar self, sg_scalar other,
-                         sg_tensor **ret) {
-    (void)ks;
-    return where_scalars(cond, &self, NULL, &other, NULL, ret);
-}
 
 /* ---- masked_fill -------------------------------------------------------------------------- */
 
@@ -280,12 +254,20 @@ sg_status clamp_out_k(sg_keyset ks, sg_tensor *self, const sg_scalar *min, const
 sg_status clamp_min_out_k(sg_keyset ks, sg_tensor *self, sg_scalar min, sg_tensor *out,
                           sg_tensor **ret) {
     (void)ks;
-    return clamp_scalar_run("clamp_min", self, &min, NULL, out, ret);
+    sg_dtype  r = SG_FLOAT32; /* aten's clamp_min.out keeps the dtype: its out= must have it */
+    sg_status st = sg_pointwise_clamp_scalar_type(self, &min, NULL, &r);
+    if (!st) st = sg_pointwise_keep_args("clamp_min", "cuda", r, out);
+    *ret = NULL;
+    return st ? st : clamp_scalar_run("clamp_min", self, &min, NULL, out, ret);
 }
 sg_status clamp_max_out_k(sg_keyset ks, sg_tensor *self, sg_scalar max, sg_tensor *out,
                           sg_tensor **ret) {
     (void)ks;
-    return clamp_scalar_run("clamp_max", self, NULL, &max, out, ret);
+    sg_dtype  r = SG_FLOAT32; /* aten's clamp_max.out keeps the dtype: its out= must have it */
+    sg_status st = sg_pointwise_clamp_scalar_type(self, NULL, &max, &r);
+    if (!st) st = sg_pointwise_keep_args("clamp_max", "cuda", r, out);
+    *ret = NULL;
+    return st ? st : clamp_scalar_run("clamp_max", self, NULL, &max, out, ret);
 }
 
 sg_status clamp_tensor_run(const char *op, sg_tensor *self, sg_tensor *lo, sg_tensor *hi,
@@ -466,9 +448,6 @@ sg_status pow_s_out_k(sg_keyset ks, sg_scalar self, sg_tensor *exponent, sg_tens
 sg_status sg_pw_register_select(void) {
     SG_CU_REG(aten_where_self, where_k);
     SG_CU_REG(aten_where_self_out, where_out_k);
-    SG_CU_REG(aten_where_ScalarSelf, where_scalar_self_k);
-    SG_CU_REG(aten_where_ScalarOther, where_scalar_other_k);
-    SG_CU_REG(aten_where_Scalar, where_scalar_k);
     SG_CU_REG(aten_masked_fill__Scalar, masked_fill__scalar_k);
     SG_CU_REG(aten_masked_fill__Tensor, masked_fill__tensor_k);
     SG_CU_REG(aten_masked_fill_Scalar, masked_fill_scalar_k);

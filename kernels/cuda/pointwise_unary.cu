@@ -138,26 +138,37 @@ UNARY_FLOAT(sin, op_sin)
 UNARY_FLOAT(cos, op_cos)
 UNARY_FLOAT(tanh, op_tanh)
 UNARY_FLOAT(sigmoid, op_sigmoid)
-UNARY_FLOAT(silu, op_silu)
 UNARY_FLOAT(erf, op_erf)
 UNARY_FLOAT(reciprocal, op_recip)
 #undef UNARY_FLOAT
+
+sg_status silu_out(sg_keyset ks, sg_tensor *self, sg_tensor *out, sg_tensor **ret) {
+    (void)ks;
+    *ret = NULL;
+    sg_status st = sg_pointwise_keep_args("silu", "cuda", dtype_of(self), out);
+    return st ? st : float_run<op_silu>("silu", self, out, ret);
+}
 
 sg_status gelu_out(sg_keyset ks, sg_tensor *self, const char *approximate, sg_tensor *out,
                    sg_tensor **ret) {
     (void)ks;
     *ret = NULL;
+    sg_status st = sg_pointwise_keep_args("gelu", "cuda", dtype_of(self), out);
+    if (st) return st;
     if (!approximate || strcmp(approximate, "none") == 0)
         return float_run<op_gelu>("gelu", self, out, ret);
     if (strcmp(approximate, "tanh") == 0) return float_run<op_gelu_tanh>("gelu", self, out, ret);
     return sg_error(SG_EINVAL, "approximate argument must be either none or tanh.");
 }
 
-/* ---- dtype-keeping ops; floor/ceil/round of integers and bool are copies ------------------- */
+/* ---- dtype-keeping ops (sg_pointwise_keep_args); floor/ceil/round of integers are copies -- */
 
 template <class Op>
 sg_status same_run(const char *op, sg_tensor *self, sg_tensor *out, sg_tensor **ret) {
-    sg_dtype r = dtype_of(self);
+    sg_dtype  r = dtype_of(self);
+    sg_status st = sg_pointwise_keep_args(op, "cuda", r, out);
+    *ret = NULL;
+    if (st) return st;
     if (sg_dtype_is_integral(r, true))
         return un_run<SG_CU_INTS | SG_CU_BOOL, ident_fn>(op, self, r, out, ret, no_init);
     return un_run<SG_CU_FLOATS, float_of<Op>::template fn>(op, self, r, out, ret, no_init);
@@ -183,6 +194,8 @@ sg_status round_decimals_out(sg_keyset ks, sg_tensor *self, int64_t decimals, sg
     if (sg_dtype_is_integral(r, true))
         return sg_error(SG_EINVAL, "round_cuda not implemented for '%s' with decimals",
                         sg_dtype_name(r));
+    sg_status st = sg_pointwise_keep_args("round", "cuda", r, out);
+    if (st) return st;
     double ten = pow(10.0, (double)(decimals < 0 ? -decimals : decimals));
     return un_run<SG_CU_FLOATS, round_dec_fn>("round", self, r, out, ret, [&](auto &f) {
         f.ten = (decltype(f.ten))ten;
@@ -192,7 +205,10 @@ sg_status round_decimals_out(sg_keyset ks, sg_tensor *self, int64_t decimals, sg
 
 sg_status sign_out(sg_keyset ks, sg_tensor *self, sg_tensor *out, sg_tensor **ret) {
     (void)ks;
-    sg_dtype r = dtype_of(self);
+    sg_dtype  r = dtype_of(self);
+    sg_status st = sg_pointwise_keep_args("sign", "cuda", r, out);
+    *ret = NULL;
+    if (st) return st;
     if (r == SG_BOOL) return un_run<SG_CU_BOOL, ident_fn>("sign", self, r, out, ret, no_init);
     return un_run<NUM, sign_fn>("sign", self, r, out, ret, no_init);
 }
@@ -204,15 +220,18 @@ sg_status neg_out(sg_keyset ks, sg_tensor *self, sg_tensor *out, sg_tensor **ret
         return sg_error(SG_EINVAL, "Negation, the `-` operator, on a bool tensor is not "
                                    "supported. If you are trying to invert a mask, use the `~` or "
                                    "`logical_not()` operator instead.");
+    sg_status st = sg_pointwise_keep_args("neg", "cuda", dtype_of(self), out);
+    if (st) return st;
     return un_run<NUM, neg_fn>("neg", self, dtype_of(self), out, ret, no_init);
 }
 
 /* abs is not structured in aten: functional, in-place and out each */
 sg_status abs_out(sg_keyset ks, sg_tensor *self, sg_tensor *out, sg_tensor **ret) {
     (void)ks;
-    sg_dtype r = dtype_of(self);
-    if (r == SG_BOOL) return un_run<SG_CU_BOOL, ident_fn>("abs", self, r, out, ret, no_init);
-    return un_run<NUM, abs_fn>("abs", self, r, out, ret, no_init);
+    sg_dtype  r = dtype_of(self);
+    sg_status st = sg_pointwise_keep_args("abs", "cuda", r, out);
+    *ret = NULL;
+    return st ? st : un_run<NUM, abs_fn>("abs", self, r, out, ret, no_init);
 }
 sg_status abs_fn_k(sg_keyset ks, sg_tensor *self, sg_tensor **ret) {
     return abs_out(ks, self, NULL, ret);
