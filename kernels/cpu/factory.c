@@ -841,7 +841,7 @@ static void normal_fill(sg_generator *g, sg_dtype t, void *data, int64_t n, doub
  * iteration order (aten's normal_kernel). */
 static sg_status normal_run(sg_tensor *self, double mean, double std, sg_generator *gen) {
     sg_dtype  t = (sg_dtype)self->dtype;
-    sg_status st = sg_factory_normal_check("normal_kernel_cpu", t, std);
+    sg_status st = sg_factory_normal_check("normal_kernel_cpu", self, std);
     if (st) return st;
     if (self->device.type == SG_DEV_META || sg_tensor_numel(self) == 0) return SG_OK;
     if (self->device.type != SG_DEV_CPU)
@@ -895,7 +895,8 @@ static sg_status bernoulli_tensor_run(sg_tensor *self, sg_tensor *p, sg_generato
     sg_status st = bernoulli_check_self("bernoulli_", self);
     if (st) return st;
     sg_dtype pt = (sg_dtype)p->dtype;
-    if (!is_float_dtype(pt)) return sg_not_implemented("bernoulli_tensor_cpu_p_", pt);
+    if (!is_float_dtype(pt) && sg_tensor_numel(self) != 0) /* aten draws nothing first */
+        return sg_not_implemented("bernoulli_tensor_cpu_p_", pt);
     if (self->device.type == SG_DEV_META || sg_tensor_numel(self) == 0) return SG_OK;
     /* p on the CPU in float64 or float32, every element checked before any is drawn */
     sg_tensor *host = NULL, *pc = NULL;

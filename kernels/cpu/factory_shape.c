@@ -151,10 +151,13 @@ sg_status sg_factory_uniform_check(sg_dtype t, double from, double to, float *fa
     return SG_OK;
 }
 
-sg_status sg_factory_normal_check(const char *kernel, sg_dtype t, double std) {
+sg_status sg_factory_normal_check(const char *kernel, const sg_tensor *self, double std) {
+    sg_dtype t = dtype_of(self);
     if (!(std >= 0.0))
         return sg_error(SG_EINVAL, "normal_: normal expects std >= 0.0, but found std %g", std);
-    return sg_dtype_is_floating(t) ? SG_OK : sg_not_implemented(kernel, t);
+    /* an empty tensor is drawn by no kernel, so any dtype does, as in aten */
+    bool ok = sg_dtype_is_floating(t) || sg_tensor_numel(self) == 0;
+    return ok ? SG_OK : sg_not_implemented(kernel, t);
 }
 
 sg_status sg_factory_bernoulli_p_check(double p) {
@@ -213,11 +216,13 @@ sg_status sg_factory_normal_tensors(sg_tensor *mean_t, double mean, sg_tensor *s
     if (!st && mean_t) {
         st = aten_add__Tensor(o, mean_t, sg_scalar_int(1), &r);
     } else if (!st && mean != 0) {
-        sg_tensor *m;
-        if (!(st = sg_scalar_tensor(sg_scalar_float(mean), &m))) {
-            st = aten_add__Tensor(o, m, sg_scalar_int(1), &r);
-            sg_tensor_release(m);
-        }
+        /* aten adds mean as a 0-d tensor of out's own dtype */
+        sg_tensor *m = NULL, *mc = NULL;
+        if (!(st = sg_scalar_tensor(sg_scalar_float(mean), &m)) &&
+            !(st = sg_cast(m, dtype_of(o), &mc)))
+            st = aten_add__Tensor(o, mc, sg_scalar_int(1), &r);
+        sg_tensor_release(mc);
+        sg_tensor_release(m);
     }
     sg_tensor_release(r);
     if (st) {

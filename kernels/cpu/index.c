@@ -1088,8 +1088,21 @@ FOR_NUM(CLAMP_T)
 #define ENTRY_MIN(E, T) [E] = min_t_##T,
 static const sg_loop_fn clamp_s_loops[SG_DTYPE__END] = {FOR_NUM(ENTRY_S)};
 static const sg_loop_fn clamp_t_loops[SG_DTYPE__END] = {FOR_NUM(ENTRY_T)};
-static const sg_loop_fn max_t_loops[SG_DTYPE__END] = {FOR_NUM(ENTRY_MAX)};
-static const sg_loop_fn min_t_loops[SG_DTYPE__END] = {FOR_NUM(ENTRY_MIN)};
+/* one Tensor bound: aten's maximum or minimum, which take bool too (or, and) */
+static void max_t_b(void *ctx, char *const *d, const int64_t *s, int64_t n) {
+    (void)ctx;
+    char *o = d[0], *x = d[1], *l = d[2];
+    for (int64_t i = 0; i < n; i++, o += s[0], x += s[1], l += s[2])
+        *(bool *)o = *(const bool *)x || *(const bool *)l;
+}
+static void min_t_b(void *ctx, char *const *d, const int64_t *s, int64_t n) {
+    (void)ctx;
+    char *o = d[0], *x = d[1], *h = d[2];
+    for (int64_t i = 0; i < n; i++, o += s[0], x += s[1], h += s[2])
+        *(bool *)o = *(const bool *)x && *(const bool *)h;
+}
+static const sg_loop_fn max_t_loops[SG_DTYPE__END] = {FOR_NUM(ENTRY_MAX)[SG_BOOL] = max_t_b};
+static const sg_loop_fn min_t_loops[SG_DTYPE__END] = {FOR_NUM(ENTRY_MIN)[SG_BOOL] = min_t_b};
 
 static sg_status clamp_scalar_run(const char *op, sg_tensor *self, const sg_scalar *lo,
                                   const sg_scalar *hi, sg_tensor *out, sg_tensor **ret) {

@@ -42,8 +42,8 @@ sg_status sg_factory_arange_size(const char *kernel, sg_scalar start, sg_scalar 
  * float arithmetic has them (float32: rounded to float; the 16-bit floats: rounded to t as
  * c10::Half and BFloat16 values are; float64: unused). */
 sg_status sg_factory_uniform_check(sg_dtype t, double from, double to, float *fa, float *fd);
-/* normal_'s checks of std and dtype t; kernel names the backend's kernel. */
-sg_status sg_factory_normal_check(const char *kernel, sg_dtype t, double std);
+/* normal_'s checks of std and self's dtype; kernel names the backend's kernel. */
+sg_status sg_factory_normal_check(const char *kernel, const sg_tensor *self, double std);
 /* bernoulli_'s check of a float p. */
 sg_status sg_factory_bernoulli_p_check(double p);
 

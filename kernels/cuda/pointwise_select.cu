@@ -287,6 +287,9 @@ sg_status clamp_tensor_run(const char *op, sg_tensor *self, sg_tensor *lo, sg_te
     spec.nin = 3;
     spec.compute = spec.result = spec.out_dtype = r;
     int mode = lo && hi ? BOTH : lo ? LO_ONLY : HI_ONLY;
+    /* one Tensor bound: aten's maximum or minimum, which take bool too (or, and) */
+    if (mode != BOTH && r == SG_BOOL)
+        return sg_pw_run<bool, bool, bool, bool>(spec, clamp_t_fn<bool>{mode}, ret);
     return sg_pw_visit<NUM>(r, "clamp", [&](auto tag) {
         using T = typename decltype(tag)::type;
         return sg_pw_run<T, T, T, T>(spec, clamp_t_fn<T>{mode}, ret);

@@ -238,7 +238,7 @@ sg_status uniform_run(sg_tensor *self, double from, double to, sg_generator *gen
 }
 
 sg_status normal_run(sg_tensor *self, double mean, double std, sg_generator *gen) {
-    sg_status st = sg_factory_normal_check("normal_kernel_cuda", dt(self), std);
+    sg_status st = sg_factory_normal_check("normal_kernel_cuda", self, std);
     if (st) return st;
     rparams rp = {};
     rp.a = mean;
@@ -264,9 +264,8 @@ sg_status bernoulli_tensor_run(sg_tensor *self, sg_tensor *p, sg_generator *gen)
     sg_status st = bernoulli_check_self(self);
     if (st) return st;
     sg_dtype pt = dt(p);
-    if (!sg_dtype_is_floating(pt))
-        return sg_not_implemented("bernoulli_tensor_cuda_p_", pt);
-    if (sg_tensor_numel(self) == 0) return SG_OK;
+    if (sg_tensor_numel(self) == 0) return SG_OK; /* aten draws nothing before its dispatch */
+    if (!sg_dtype_is_floating(pt)) return sg_not_implemented("bernoulli_tensor_cuda_p_", pt);
     bool   bad = false;
     double v = 0;
     if ((st = first_bad("bernoulli_", p, true, &bad, &v))) return st;
