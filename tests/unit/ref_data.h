@@ -814,7 +814,8 @@ static inline int ref_cuda_probe(void) {
 typedef struct ref_record {
     int32_t index, outcome, status;
     int32_t crashed; /* set by the parent for the case a child died in */
-    int32_t mark;    /* the runner's own note on the case (test_npu_conformance: its route) */
+    int32_t mark;    /* the runner's own note on the case (test_npu_conformance: its route;
+                      * test_cuda_conformance: whether a DSL kernel took it) */
     int32_t typed;   /* the conformance runner's typed path (typed_replay.h); else 0 */
     char    desc[1024];
     char    why[1024]; /* the mismatch or error */

@@ -47,7 +47,9 @@
  * With SG_REF_NPU instead (test_npu_conformance) every case runs on the example plug-in backend
  * and on the CPU, which it must agree with (ref_npu.h).
  * With SG_REF_TYPED (the conformance builds) each case is called once more, through the typed
- * C wrappers, and must have the boxed call's outcome (typed_replay.h). */
+ * C wrappers, and must have the boxed call's outcome (typed_replay.h). test_cuda_conformance
+ * runs the DSL overrides the build has (sg_aten_cuda_init registers them) and counts the cases
+ * one of their kernels took. */
 #define _POSIX_C_SOURCE 200809L /* fork, pipe, waitpid, alarm, strsignal */
 #include "aten.h"
 #include "check.h"
@@ -55,6 +57,7 @@
 #include "sg_aten_cpu.h"
 #ifdef SG_REF_CUDA
 #include "sg_aten_cuda.h"
+#include "sg_dsl.h"
 #include "sg_iter.h"
 #endif
 #ifdef SG_REF_NPU
@@ -170,6 +173,18 @@ static bool cuda_statistics(const parsed *c, sg_any *out, sbuf *why) {
 }
 #endif
 
+#ifdef SG_REF_CUDA
+/* The launches of every DSL kernel so far: a case that adds to them was taken by a DSL override
+ * (docs/dsl.md), whose results are then the ones compared. */
+static uint64_t dsl_launches(void) {
+    const sg_dsl_artifact *a[256];
+    size_t                 n = sg_dsl_list(a, 256);
+    uint64_t               total = 0;
+    for (size_t i = 0; i < n && i < 256; i++) total += sg_dsl_launch_count(a[i]);
+    return total;
+}
+#endif
+
 static void run_case(const parsed *c, arena *a, record *rec) {
     sbuf desc = {{0}, 0}, why = {{0}, 0};
     describe_case(c, &desc);
@@ -191,8 +206,14 @@ static void run_case(const parsed *c, arena *a, record *rec) {
     int32_t nrets = c->nrets;
     if (raised && !sg_op_find(c->name, c->overload, &op)) nrets = sg_op_nrets(op);
     if (!st) {
+#ifdef SG_REF_CUDA
+        uint64_t launched = dsl_launches();
+#endif
         sg_error_clear();
         st = sg_call_by_name(c->name, c->overload, in, c->nargs, out, nrets);
+#ifdef SG_REF_CUDA
+        rec->mark = dsl_launches() > launched;
+#endif
     }
 #ifdef SG_REF_NPU
     if (!st) ref_npu_aliasing(in, c->nargs, out, nrets);
@@ -267,6 +288,7 @@ typedef struct opstat {
     char key[96]; /* "aten::add.Tensor" */
     char family[16];
     int  total, passed, failed, noimpl, errmatch, unchecked, listed, printed;
+    int  dsl; /* cases a DSL kernel took (test_cuda_conformance) */
     char noimpl_msg[240];
 } opstat;
 
@@ -387,6 +409,9 @@ static void suite_account(void *ctx, const ref_record *rec) {
     opstat *os = &ops[su->cases[rec->index].op];
     if (rec->crashed) os->printed = 0; /* a crash is always printed */
     account(rec, os, &su->tot);
+#ifdef SG_REF_CUDA
+    os->dsl += rec->mark != 0;
+#endif
 #ifdef SG_REF_NPU
     ref_npu_account(rec);
 #endif
@@ -505,6 +530,14 @@ int main(int argc, char **argv) {
     }
 #ifdef SG_REF_NPU
     ref_npu_report();
+#endif
+#ifdef SG_REF_CUDA
+    int ndsl = 0;
+    for (size_t i = 0; i < nops; i++) ndsl += ops[i].dsl;
+    printf("dsl: %d cases taken by DSL kernels", ndsl);
+    for (size_t i = 0, k = 0; i < nops; i++)
+        if (ops[i].dsl) printf("%s %s %d", k++ ? "," : ":", ops[i].key, ops[i].dsl);
+    printf("\n");
 #endif
 #ifdef SG_REF_TYPED
     typed_report();
