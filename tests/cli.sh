@@ -4,6 +4,7 @@
 #
 #   bash tests/cli.sh SCHEMAGEN [CORPUS_DIR]
 set -uo pipefail
+export LC_ALL=C # ls and sort order files by bytes, whatever the machine's locale
 
 # shellcheck source=SCRIPTDIR/sg_test.bash
 . "$(dirname "${BASH_SOURCE[0]}")/sg_test.bash"
