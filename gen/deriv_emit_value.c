@@ -72,6 +72,16 @@ uint32_t sg_dem_call(em *e, const sg_dtx *d) {
                           x, x);
             sg_buf_free(&t);
             p += 3;
+        } else if (k && k->type == SG_FT_GEOMETRY) { /* sizes, strides, storage offset */
+            sg_buf t;
+            sg_buf_init(&t);
+            sg_dem_value(e, k->kids[0], SG_FAM_TENSOR, &t);
+            sg_buf_putc(&t, '\0');
+            const char *x = t.oom ? "NULL" : t.data;
+            sg_buf_printf(&args, "(sg_int_list){(%s)->sizes, (%s)->ndim}, (sg_int_list){(%s)->"
+                          "strides, (%s)->ndim}, (%s)->offset", x, x, x, x, x);
+            sg_buf_free(&t);
+            p += 2;
         } else if (!k) {
             if (!default_c(&sc->args[p], f, &args))
                 e->why = "a default value of a type the emitter does not write";
@@ -313,7 +323,7 @@ void sg_dem_value(em *e, const sg_dtx *d, int want, sg_buf *out) {
         sg_dem_value(e, d->kids[2], want, out);
         sg_buf_putc(out, ')');
         return;
-    case SG_DT_GEOMETRY: e->why = "TensorGeometry"; return;
+    case SG_DT_GEOMETRY: e->why = "TensorGeometry other than as an argument"; return;
     }
 }
 

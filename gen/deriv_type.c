@@ -2,8 +2,9 @@
  * resolution, cut to what derivatives.yaml's formulas use: a call's candidates are the ops of
  * its name (`at::` and `_symint` dropped), each scored by the conversions its arguments need
  * (none for a Tensor passed as a Tensor, one for an int passed as a Scalar, ...), trailing
- * arguments taken from their defaults, and a TensorOptions argument standing for the dtype,
- * layout, device and pin_memory that follow one another in the op's schema. */
+ * arguments taken from their defaults, a TensorOptions argument standing for the dtype,
+ * layout, device and pin_memory that follow one another in the op's schema, and a
+ * TensorGeometry one for the sizes, strides and storage offset. */
 #include "deriv_type.h"
 
 #include <math.h>
@@ -248,8 +249,19 @@ static bool options_at(const sg_schema *sc, uint32_t p) {
     return true;
 }
 
+/* Whether params [p, p+3) of sc are int[], int[], int: the sizes, strides and storage offset a
+ * TensorGeometry argument stands for (the helpers take them so: the schema language has no
+ * geometry type). */
+static bool geometry_at(const sg_schema *sc, uint32_t p) {
+    static const int fams[3] = {SG_FAM_INT_LIST, SG_FAM_INT_LIST, SG_FAM_INT};
+    if (p + 3 > sc->nargs) return false;
+    for (int k = 0; k < 3; k++)
+        if ((int)sg_type_family_of(sc->args[p + k].type) != fams[k]) return false;
+    return true;
+}
+
 /* args (typed) against op's parameters: the total cost, or -1; the parameter each argument
- * lands on into slot[] (an OPTIONS argument: its first). */
+ * lands on into slot[] (an OPTIONS or GEOMETRY argument: its first). */
 static int match(const sg_op *op, sg_dtx *const *args, uint32_t nargs, uint32_t *slot) {
     const sg_schema *sc = &op->schema;
     uint32_t p = 0;
@@ -260,6 +272,12 @@ static int match(const sg_op *op, sg_dtx *const *args, uint32_t nargs, uint32_t 
             if (!options_at(sc, p)) return -1;
             slot[i] = p;
             p += 3;
+            continue;
+        }
+        if (args[i]->type == SG_FT_GEOMETRY) {
+            if (!geometry_at(sc, p)) return -1;
+            slot[i] = p;
+            p += 2;
             continue;
         }
         int k = cost((int)sg_type_family_of(sc->args[p].type), args[i]);
@@ -449,6 +467,9 @@ static sg_dtx *call(tctx *c, const sg_fx *x) {
     if (strcmp(name, "TensorGeometry") == 0 && nargs == 1) {
         sg_dtx *d = node(c, SG_DT_GEOMETRY, SG_FT_GEOMETRY, x, 1);
         if (d && (d->kids[0] = expr(c, x->kids[1])) == NULL) return NULL;
+        if (d && d->kids[0]->type != SG_FAM_TENSOR)
+            return fail(c, x->kids[1], "TensorGeometry takes a Tensor, not %s",
+                        sg_dt_type_name(d->kids[0]->type));
         return d;
     }
     if (strcmp(name, "to_args_sizes") == 0 || strcmp(name, "to_args_sizes_symint") == 0 ||

@@ -236,6 +236,35 @@ grep -qF 'uint32_t sg_e_self = sg_ne++;' "$c" && grep -qF 'n->e_self = sg_e_self
     fail "a Tensor beside a Tensor[]: its edge not kept in the node"
 sg_test_compile gen_lists "$c"
 
+# TensorGeometry(self) (as_strided's formula) stands for three parameters of the helper in a
+# row: self's sizes, strides and storage offset, read off the saved self; elsewhere it is not
+# translated
+cat >geo_ops.yaml <<'YAML'
+- func: as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)
+- func: mul.Tensor(Tensor self, Tensor other) -> Tensor
+- func: autograd::as_strided_backward(Tensor grad, SymInt[] input_sizes, SymInt[] input_strides, SymInt input_storage_offset, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor
+YAML
+cat >geo_d.yaml <<'YAML'
+- name: as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)
+  self: as_strided_backward(grad, TensorGeometry(self), size, stride, storage_offset)
+
+- name: mul.Tensor(Tensor self, Tensor other) -> Tensor
+  self: as_strided_backward(grad, TensorGeometry(self.dim()), {1}, {1}, 0)
+  other: as_strided_backward(grad, self.sizes(), self.strides(), 0, {1}, {1}, TensorGeometry(self))
+YAML
+t 0 --derivatives geo_d.yaml --emit=derivatives geo_ops.yaml
+for want in \
+    "    as autograd::as_strided_backward(grads[0], TensorGeometry(self), _, _, size, stride, storage_offset)" \
+    "    not translated: TensorGeometry takes a Tensor, not int, at 'self.dim()), {1}, {1}, 0'" \
+    "    not translated: no overload of 'as_strided_backward' takes (tensor, int_list, int_list, int, int_list, int_list, TensorGeometry), at 'as_strided_backward(grad'"; do
+    case $out in *"$want"*) ;; *) fail "TensorGeometry: no '$want' in: $out" ;; esac
+done
+t 0 --lib geo -o gen_geo geo_ops.yaml geo_d.yaml
+c=gen_geo/geo_autograd.c
+grep -qF 'st = autograd_as_strided_backward(grads[0], (sg_int_list){(a_self)->sizes, (a_self)->ndim}, (sg_int_list){(a_self)->strides, (a_self)->ndim}, (a_self)->offset, a_size, a_stride, a_storage_offset, &sg_t[0]);' \
+    "$c" || fail "TensorGeometry: not self's sizes, strides and offset: $(grep as_strided_backward "$c")"
+sg_test_compile gen_geo "$c"
+
 # in-place and out= ops (docs/autograd.md, "In-place and out= ops"): mul_ records mul's node
 # and saves self's value before the change; sigmoid_ saves self after it as the result; add_
 # keeps only self's properties; mul.out refuses with PyTorch's message; neg_ (no formula)

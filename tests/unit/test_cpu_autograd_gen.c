@@ -8,12 +8,12 @@
  * linear (each of input, weight and bias: one formula for three inputs, a tuple under ?:),
  * clamp_min (scalar_tensor), mean over dims (mean_backward), max over a dim (the values:
  * value_selecting_reduction_backward), squeeze of one dim and of all (unsqueeze_to), a strided
- * slice (slice_backward_wrapper) and expand (sum_to). An op whose formula the translator could
- * not write (as_strided's as_strided_backward, a helper not written yet) fails at backward with a
- * message that names the node, the op, the input and why; no_grad records nothing; an integer
+ * slice (slice_backward_wrapper) and expand (sum_to). no_grad records nothing; an integer
  * result of a differentiable one (sum(x, dtype=int64)) is refused as PyTorch refuses it; view_copy
- * ops (permute_copy, split_copy) differentiated by their view op's formula. Ops with a
- * Tensor[] input or result: test_cpu_autograd_lists.c. */
+ * ops (permute_copy, split_copy) differentiated by their view op's formula. Every formula of the
+ * core ops translates: the message of one that does not is checked in tests/derivatives.sh. Ops
+ * with a Tensor[] input or result: test_cpu_autograd_lists.c; as_strided:
+ * test_cpu_autograd_as_strided.c. */
 #include "check.h"
 #include "cpu_tensors.h"
 #include "sg_aten_cpu.h"
@@ -111,19 +111,6 @@ static void test_ops(sg_dtype dt) {
     expect_grad("sum(where(x > 0, x, 0))", b, x, positive);
     sg_tensor_release(a), sg_tensor_release(b), sg_tensor_release(cond), sg_tensor_release(zero);
     sg_tensor_release(x);
-}
-
-/* as_strided's formula calls a helper not written yet: backward says so, naming all of it */
-static void test_untranslated(void) {
-    sg_tensor *x = leaf(SG_FLOAT32, S34, 2), *a = NULL, *b = NULL;
-    CHECK(aten_as_strided(x, (sg_int_list){(const int64_t[]){2, 2}, 2},
-                          (sg_int_list){(const int64_t[]){4, 1}, 2}, NULL, &a) == SG_OK);
-    CHECK(aten_sum(a, NULL, &b) == SG_OK);
-    CHECK(sg_backward(&b, NULL, 1, false) == SG_EUNSUPPORTED);
-    const char *m = sg_last_error();
-    CHECK(strstr(m, "AsStridedBackward0: the derivative of aten::as_strided for 'self' is not "
-                    "translated: no op or helper named 'as_strided_backward'") != NULL);
-    sg_tensor_release(a), sg_tensor_release(b), sg_tensor_release(x);
 }
 
 /* ---- against finite differences, float64 --------------------------------------------------- */
@@ -333,7 +320,6 @@ int main(void) {
     CHECK(aten_autograd_init() == SG_OK);
     test_ops(SG_FLOAT64);
     test_ops(SG_FLOAT32);
-    test_untranslated();
     test_no_grad();
     test_integral_results();
     test_view_copies(SG_FLOAT64);

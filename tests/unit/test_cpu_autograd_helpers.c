@@ -5,8 +5,10 @@
  * central differences of the same root; then the same case from float32 leaves must give the
  * float64 gradients within float32's precision, in float32. Shapes include broadcast batch
  * dims, keepdim and negative dims where the op has them. Also: ties of amax share the gradient,
- * a zero in prod's input, a dtype-changing _to_copy brings the gradient back in the input's
- * dtype, and embedding's sparse=true and gather's sparse_grad are refused with a message.
+ * a zero in prod's input, as_strided with overlapping outputs and an expanded input (more in
+ * test_cpu_autograd_as_strided.c), a dtype-changing _to_copy brings the gradient back in the
+ * input's dtype, and embedding's sparse=true and gather's sparse_grad are refused with a
+ * message.
  * Built with SG_AG_CUDA (test_cuda_autograd_helpers.c includes this file), each case runs on the
  * GPU from float64 and float32 leaves, against the float64 gradients the CPU gives; it skips
  * (77) where no GPU is usable. */
@@ -273,6 +275,9 @@ F(f_cumsum_neg, aten_cumsum(x[0], -1, NULL, y))
 F(f_select1, aten_select_int(x[0], 1, 2, y))
 F(f_select_neg, aten_select_int(x[0], 0, -1, y))
 F(f_permute, aten_permute(x[0], L(2, 0, 1), y))
+F(f_as_strided, aten_as_strided(x[0], L(2, 2), L(4, 1), NULL, y))
+F(f_as_strided_windows, aten_as_strided(x[0], L(4, 3), L(1, 1), &(int64_t){1}, y))
+F(f_as_strided_copy, aten_as_strided_copy(x[0], L(3, 2), L(0, 2), &(int64_t){3}, y))
 F(f_clamp, aten_clamp(x[0], SP(sg_scalar_float(-0.5)), SP(sg_scalar_float(0.8)), y))
 F(f_clamp_min, aten_clamp(x[0], SP(sg_scalar_float(-0.5)), NULL, y))
 F(f_clamp_max, aten_clamp(x[0], NULL, SP(sg_scalar_int(1)), y))
@@ -282,6 +287,24 @@ F(f_pow_tt, aten_pow_Tensor_Tensor(x[0], x[1], y))
 F(f_pow_scalar, aten_pow_Scalar(sg_scalar_float(2.5), x[0], y))
 F(f_matmul, aten_matmul(x[0], x[1], y))
 F(f_to_copy, aten__to_copy(x[0], &(sg_dtype){SG_FLOAT64}, NULL, NULL, NULL, false, NULL, y))
+
+/* an expanded input (strides 0, 1) viewed by overlapping windows: its share of each location */
+static sg_status f_as_strided_expanded(sg_tensor *const *x, sg_tensor **y) {
+    sg_tensor *e = NULL;
+    sg_status st = aten_expand(x[0], L(3, 4), false, &e);
+    if (st == SG_OK) st = aten_as_strided(e, L(2, 3), L(1, 1), &(int64_t){0}, y);
+    sg_tensor_release(e);
+    return st;
+}
+
+/* in place on a clone */
+static sg_status f_as_strided_(sg_tensor *const *x, sg_tensor **y) {
+    sg_tensor *c = NULL;
+    sg_status st = aten_clone(x[0], NULL, &c);
+    if (st == SG_OK) st = aten_as_strided_(c, L(3, 3), L(2, 1), &(int64_t){2}, y);
+    sg_tensor_release(c);
+    return st;
+}
 
 /* a 3x4 mask of elements i % 3 == 0 */
 static sg_status f_masked_fill(sg_tensor *const *x, sg_tensor **y) {
@@ -486,6 +509,12 @@ static const tcase cases[] = {
     {"select dim 0 index -1", f_select_neg, 1, {S(2, 3, 2)}, "SelectBackward0"},
     {"embedding", f_embedding, 1, {S(5, 3)}, "EmbeddingBackward0"},
     {"permute", f_permute, 1, {S(2, 3, 4)}, "PermuteBackward0"},
+    {"as_strided, offset None", f_as_strided, 1, {S(3, 4)}, "AsStridedBackward0"},
+    {"as_strided overlapping windows", f_as_strided_windows, 1, {S(7)}, "AsStridedBackward0"},
+    {"as_strided of an expanded input", f_as_strided_expanded, 1, {S(1, 4)},
+     "AsStridedBackward0"},
+    {"as_strided_ on a clone", f_as_strided_, 1, {S(3, 4)}, "AsStridedBackward0"},
+    {"as_strided_copy, stride 0", f_as_strided_copy, 1, {S(8)}, "AsStridedBackward0_copy"},
     {"masked_fill.Tensor", f_masked_fill, 2, {S(3, 4), S0}, "MaskedFillBackward1"},
     {"clamp(min, max)", f_clamp, 1, {S(3, 4)}, "ClampBackward1"},
     {"clamp(min)", f_clamp_min, 1, {S(3, 4)}, "ClampBackward1"},
