@@ -8,13 +8,13 @@
  * tells, where a case fails, what the failing thing is. The in-place and out= ops of a group
  * take the cases of its functional op, their extra arguments derived (the out tensors empty,
  * so both sides resize them). */
-#include "emit.h"
-#include "schema/sg_type_table.h"
+#include "cases.h"
 
 #include <stdio.h>
 #include <string.h>
 
-enum { MAX_ARGS = 24, TOK = 96 };
+enum { MAX_ARGS = 24, TOK = SG_CASE_TOKEN_MAX + 1 };
+_Static_assert(TOK > 2 + 8 * (1 + 8 + 1 + 3 + 10) + 64 + 1, "a Tensor[] token fits");
 
 /* One case: its tokens, each a small string. */
 typedef struct kase {
@@ -203,34 +203,77 @@ static int variant_tokens(const sg_arg *a, sg_type_family_id f, int ndim, char o
     return 0;
 }
 
-/* ---- tensors --------------------------------------------------------------------------------- */
-
-/* A tensor input's token. Names carry what the type cannot: an index is int64 and in range of
- * the smallest base size (2), a mask or condition bool. */
-static void tensor_token(const sg_arg *a, const char *dtype, const char *sizes, char layout,
-                         char *t) {
-    const char *nm = a->name ? a->name : "";
-    if (!strcmp(nm, "index") || !strcmp(nm, "indices"))
-        snprintf(t, TOK, "t%s:%s:%c:x2", !strcmp(dtype, "int32") ? "int32" : "int64", sizes,
-                 layout);
-    else if (!strcmp(nm, "mask") || !strcmp(nm, "condition"))
-        snprintf(t, TOK, "tbool:%s:%c:n", sizes, layout);
-    else
-        snprintf(t, TOK, "t%s:%s:%c:n", dtype, sizes, layout);
-}
-
 /* ---- one op ---------------------------------------------------------------------------------- */
 
 typedef struct opinfo {
     const sg_op      *op;
     sg_type_family_id fam[MAX_ARGS];
     int               tensors[MAX_ARGS], ntensors; /* tensor inputs, by argument index */
-    int               ndim;                        /* of the base sizes */
-    const char       *sizes;
+    int               ndim;                        /* of the first tensor input's sizes */
+    const char       *sizes;                       /* the base sizes */
     bool              geometry; /* the op takes sizes and strides of its own (as_strided): its
                                    input keeps the base geometry, for a view past the storage
                                    is undefined in aten (it reads out of bounds) */
+    /* the override file's facts per argument (NULL: the rules'), and its extra cases */
+    const char         *sizes_of[MAX_ARGS], *values_of[MAX_ARGS], *dtype_of[MAX_ARGS];
+    const char         *token_of[MAX_ARGS];
+    const sg_case_fact *extra[MAX_OP_CASES];
+    int                 nextra;
 } opinfo;
+
+/* A tensor input's token; sizes NULL: the argument's own (the override file's, else the
+ * base). Names carry what the type cannot: an index is int64 and in range of the smallest base
+ * size (2), a mask or condition bool; the override file's dtype and values win over both. */
+static void tensor_token(const opinfo *o, int i, const char *dtype, const char *sizes,
+                         char layout, char *t) {
+    const sg_arg *a = &o->op->schema.args[i];
+    const char   *nm = a->name ? a->name : "", *values = "n";
+    if (!strcmp(nm, "index") || !strcmp(nm, "indices"))
+        dtype = !strcmp(dtype, "int32") ? "int32" : "int64", values = "x2";
+    else if (!strcmp(nm, "mask") || !strcmp(nm, "condition"))
+        dtype = "bool";
+    if (o->dtype_of[i]) dtype = o->dtype_of[i];
+    if (o->values_of[i]) values = o->values_of[i];
+    if (!sizes) sizes = o->sizes_of[i] ? o->sizes_of[i] : o->sizes;
+    snprintf(t, TOK, "t%s:%s:%c:%s", dtype, sizes, layout, values);
+}
+
+/* An out= tensor's token: zeros, empty (so both sides resize it) or of the override file's
+ * sizes, in the case's dtype or the file's. */
+static void out_token(const opinfo *o, int i, const char *dtype, char *t) {
+    snprintf(t, TOK, "t%s:%s:c:z", o->dtype_of[i] ? o->dtype_of[i] : dtype,
+             o->sizes_of[i] ? o->sizes_of[i] : "0");
+}
+
+/* A Tensor[]'s token: two items of the base sizes (out=: empty zeros), or one item per sizes
+ * of the override file's; its dtype and values apply to each. The file's limits (sizes= of at
+ * most 64 bytes and 8 items, xN of at most 9 digits) keep it within TOK. */
+static void list_token(const opinfo *o, int i, const char *dtype, bool out, char *t) {
+    char        two[TOK];
+    const char *values = o->values_of[i] ? o->values_of[i] : out ? "z" : "n";
+    const char *sizes = o->sizes_of[i];
+    if (!sizes) {
+        snprintf(two, TOK, "%s,%s", out ? "0" : o->sizes, out ? "0" : o->sizes);
+        sizes = two;
+    }
+    if (o->dtype_of[i]) dtype = o->dtype_of[i];
+    int k = snprintf(t, TOK, "T[");
+    for (const char *c = sizes; *c;) {
+        int n = (int)strcspn(c, ",");
+        k += snprintf(t + k, (size_t)(TOK - k), "%st%s:%.*s:c:%s", c == sizes ? "" : ",", dtype,
+                      n, c, values);
+        c += n + (c[n] == ',');
+    }
+    snprintf(t + k, (size_t)(TOK - k), "]");
+}
+
+/* The rank of sizes as the plan writes them (`-`: 0). */
+static int rank_of(const char *sizes) {
+    if (!strcmp(sizes, "-")) return 0;
+    int n = 1;
+    for (const char *c = sizes; *c; c++) n += *c == 'x';
+    return n;
+}
 
 static void put_case(plan *p, const sg_op *op, const kase *k) {
     uint64_t h = 1469598103934665603u; /* FNV-1a over the tokens */
@@ -248,31 +291,31 @@ static void put_case(plan *p, const sg_op *op, const kase *k) {
     p->ncases++;
 }
 
-/* The primary case in `dtype` for every tensor input, of the base sizes; false where an
+/* The primary case in `dtype` for every tensor input, of its own sizes; false where an
  * argument has no rule. */
 static bool primary(const opinfo *o, const char *dtype, kase *k) {
     const sg_schema *s = &o->op->schema;
     k->n = (int)s->nargs;
     for (uint32_t i = 0; i < s->nargs; i++) {
         const sg_arg *a = &s->args[i];
-        if (a->write && s->kind == SG_KIND_OUT && o->fam[i] == SG_FAM_TENSOR_LIST)
-            snprintf(k->tok[i], TOK, "T[t%s:0:c:z,t%s:0:c:z]", dtype, dtype);
-        else if (a->write && s->kind == SG_KIND_OUT) snprintf(k->tok[i], TOK, "t%s:0:c:z", dtype);
-        else if (is_tensor(o->fam[i])) tensor_token(a, dtype, o->sizes, 'c', k->tok[i]);
-        else if (o->fam[i] == SG_FAM_TENSOR_LIST)
-            snprintf(k->tok[i], TOK, "T[t%s:%s:c:n,t%s:%s:c:n]", dtype, o->sizes, dtype, o->sizes);
+        bool          out = a->write && s->kind == SG_KIND_OUT;
+        if (o->fam[i] == SG_FAM_TENSOR_LIST) list_token(o, (int)i, dtype, out, k->tok[i]);
+        else if (out) out_token(o, (int)i, dtype, k->tok[i]);
+        else if (is_tensor(o->fam[i])) tensor_token(o, (int)i, dtype, NULL, 'c', k->tok[i]);
+        else if (o->token_of[i]) snprintf(k->tok[i], TOK, "%s", o->token_of[i]);
         else if (!primary_token(a, o->fam[i], o->ndim, k->tok[i]))
             return false;
     }
     return true;
 }
 
-/* Sets the tensor inputs' sizes: the first to `first`, the others to `rest`. */
+/* Sets the tensor inputs' sizes: the first to `first`, the others to `rest` (those with sizes
+ * of their own in the override file keep them). */
 static void resize(const opinfo *o, kase *k, const char *dtype, const char *first,
                    const char *rest) {
     for (int j = 0; j < o->ntensors; j++) {
         int i = o->tensors[j];
-        tensor_token(&o->op->schema.args[i], dtype, j ? rest : first, 'c', k->tok[i]);
+        tensor_token(o, i, dtype, !j ? first : o->sizes_of[i] ? NULL : rest, 'c', k->tok[i]);
     }
 }
 
@@ -288,7 +331,7 @@ static int op_cases(plan *p, const opinfo *o, const sg_arg **why) {
             for (uint32_t i = 0; i < s->nargs; i++) {
                 char t[TOK];
                 if (!is_tensor(o->fam[i]) && o->fam[i] != SG_FAM_TENSOR_LIST &&
-                    !primary_token(&s->args[i], o->fam[i], o->ndim, t))
+                    !o->token_of[i] && !primary_token(&s->args[i], o->fam[i], o->ndim, t))
                     *why = &s->args[i];
             }
             return -1;
@@ -300,8 +343,9 @@ static int op_cases(plan *p, const opinfo *o, const sg_arg **why) {
         for (const char *l = layouts; *l; l++) {
             kase v = k;
             int  i = o->tensors[0];
-            if (*l == 't' && o->ndim < 2) continue;
-            tensor_token(&s->args[i], DTYPES[d], o->sizes, *l, v.tok[i]);
+            if ((*l == 't' && o->ndim < 2) || ((*l == 's' || *l == 'e') && o->ndim < 1))
+                continue;
+            tensor_token(o, i, DTYPES[d], NULL, *l, v.tok[i]);
             put_case(p, o->op, &v);
         }
     }
@@ -327,7 +371,7 @@ static int op_cases(plan *p, const opinfo *o, const sg_arg **why) {
         for (size_t j = 0; o->ntensors > 1 && j < sizeof MIXED / sizeof *MIXED; j++) {
             primary(o, MIXED[j][1], &k);
             int i = o->tensors[0];
-            tensor_token(&s->args[i], MIXED[j][0], o->sizes, 'c', k.tok[i]);
+            tensor_token(o, i, MIXED[j][0], NULL, 'c', k.tok[i]);
             put_case(p, o->op, &k);
         }
     }
@@ -338,7 +382,7 @@ static int op_cases(plan *p, const opinfo *o, const sg_arg **why) {
         primary(o, outs[j][0], &k);
         for (uint32_t i = 0; i < s->nargs; i++)
             if (s->args[i].write && o->fam[i] == SG_FAM_TENSOR)
-                snprintf(k.tok[i], TOK, "t%s:0:c:z", outs[j][1]);
+                out_token(o, (int)i, outs[j][1], k.tok[i]);
         put_case(p, o->op, &k);
     }
     /* a Scalar that does not fit the narrow integer dtypes */
@@ -367,6 +411,13 @@ static int op_cases(plan *p, const opinfo *o, const sg_arg **why) {
             }
         }
     }
+    /* the override file's cases, as written */
+    for (int e = 0; e < o->nextra; e++) {
+        const sg_case_fact *f = o->extra[e];
+        k.n = (int)f->ntokens;
+        for (uint32_t i = 0; i < f->ntokens; i++) snprintf(k.tok[i], TOK, "%s", f->tokens[i]);
+        put_case(p, o->op, &k);
+    }
     return (int)(p->ncases - before);
 }
 
@@ -389,13 +440,49 @@ static const char *left_out(const sg_op *op) {
     return NULL;
 }
 
-void sg_emit_cases(sg_buf *b, const sg_model *m) {
+/* The override file's facts for op, in file order (a later one wins), into o. The file was
+ * checked where it was read; a fact applies to the ops it names that have its argument, where
+ * the argument's type takes it, and an extra case to those whose arguments its tokens fit. */
+static void apply_overrides(opinfo *o, const sg_case_overrides *ov) {
+    const sg_schema *s = &o->op->schema;
+    for (uint32_t n = 0; ov && n < ov->n; n++) {
+        const sg_case_fact *f = &ov->facts[n];
+        if (!sg_case_fact_names(f, o->op)) continue;
+        if (!f->arg) {
+            bool fits = f->ntokens == s->nargs && o->nextra < MAX_OP_CASES;
+            for (uint32_t i = 0; fits && i < s->nargs; i++)
+                fits = !sg_case_token_misfit(o->fam[i], f->tokens[i]);
+            if (fits) o->extra[o->nextra++] = f;
+            continue;
+        }
+        for (uint32_t i = 0; i < s->nargs; i++) {
+            if (!s->args[i].name || strcmp(s->args[i].name, f->arg)) continue;
+            bool out = s->args[i].write && s->kind == SG_KIND_OUT;
+            bool list = o->fam[i] == SG_FAM_TENSOR_LIST;
+            if (f->token && !is_tensor(o->fam[i]) && !list &&
+                !sg_case_token_misfit(o->fam[i], f->token))
+                o->token_of[i] = f->token;
+            if ((!is_tensor(o->fam[i]) && !list) || (out && f->values) ||
+                (f->sizes && strchr(f->sizes, ',') && !list))
+                continue;
+            if (f->sizes) o->sizes_of[i] = f->sizes;
+            if (f->values) o->values_of[i] = f->values;
+            if (f->dtype) o->dtype_of[i] = f->dtype;
+        }
+    }
+}
+
+void sg_emit_cases(sg_buf *b, const sg_model *m, const sg_case_overrides *ov) {
     plan p = {.b = b};
     sg_buf_puts(b, "# conformance case plan (docs/conformance.md), made by schemagen --emit=cases"
                    " from");
     for (uint32_t i = 0; i < m->nsources; i++) {
         const char *path = m->sources[i]->path, *base = strrchr(path, '/');
         sg_buf_printf(b, " %s", base ? base + 1 : path);
+    }
+    if (ov) {
+        const char *base = strrchr(ov->path, '/');
+        sg_buf_printf(b, " with %s", base ? base + 1 : ov->path);
     }
     sg_buf_putc(b, '\n');
     sg_buf notes;
@@ -410,16 +497,20 @@ void sg_emit_cases(sg_buf *b, const sg_model *m) {
                           *op->schema.overload ? "." : "", op->schema.overload, why);
             continue;
         }
-        opinfo o = {op, {0}, {0}, 0, 0, NULL, false};
+        opinfo o;
+        memset(&o, 0, sizeof o);
+        o.op = op;
         for (uint32_t i = 0; i < op->schema.nargs; i++) {
             o.fam[i] = sg_type_family_of(op->schema.args[i].type);
             o.geometry |= op->schema.args[i].name && !strcmp(op->schema.args[i].name, "stride");
             bool out = op->schema.args[i].write && op->schema.kind == SG_KIND_OUT;
             if (is_tensor(o.fam[i]) && !out) o.tensors[o.ntensors++] = (int)i;
         }
+        apply_overrides(&o, ov);
         p.family = family_of(op, o.ntensors);
         o.sizes = base_sizes(p.family);
         o.ndim = !strcmp(o.sizes, "2x3x4") ? 3 : 2;
+        if (o.ntensors && o.sizes_of[o.tensors[0]]) o.ndim = rank_of(o.sizes_of[o.tensors[0]]);
         const sg_arg *arg = NULL;
         p.nseen = 0;
         int           got = op_cases(&p, &o, &arg);

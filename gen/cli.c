@@ -9,6 +9,7 @@
 
 #include "cli.h"
 
+#include "cases.h"
 #include "codegen.h"
 #include "deriv.h"
 #include "derive.h"
@@ -53,6 +54,7 @@ typedef struct options {
     const char  *dsl_artifacts;   /* --dsl-artifacts DIR */
     const char  *kernel_list;     /* --kernel-keys LIST, as given */
     const char  *derivatives;     /* --derivatives FILE (docs/autograd.md) */
+    const char  *case_overrides;  /* --case-overrides FILE (docs/conformance.md) */
     sg_kernel_keys kernel_keys;   /* ... parsed (parse_args) */
     bool         help, version;
 } options;
@@ -75,6 +77,9 @@ static const char help_text[] =
     "                                 per formula\n"
     "                      cases      the conformance case plan, one line per\n"
     "                                 case (docs/conformance.md)\n"
+    "  --case-overrides FILE\n"
+    "                    with --emit=cases, read FILE's per-op facts (argument\n"
+    "                    sizes, values, dtypes and tokens) and extra cases\n"
     "  -o, --output DIR  generate into DIR: the typed C API (LIB.h, which includes\n"
     "                    one header per shard, LIB_0.h, LIB_1.h, ...), each shard's\n"
     "                    wrappers, adapters and generated kernels (LIB_0.c, ...), the\n"
@@ -222,7 +227,8 @@ static int parse_valued(options *o, int argc, char **argv, int *i, FILE *err) {
     static const char *const names[] = {"--emit", "--output", "-o", "--tags", "--max-errors",
                                         "--lib", "--shard-size", "--templates", "--shards",
                                         "--template-budget", "--dsl", "--dsl-plan",
-                                        "--dsl-artifacts", "--kernel-keys", "--derivatives"};
+                                        "--dsl-artifacts", "--kernel-keys", "--derivatives",
+                                        "--case-overrides"};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         const char *v = NULL;
         int r = take_value(names[k], argc, argv, i, &v);
@@ -243,7 +249,8 @@ static int parse_valued(options *o, int argc, char **argv, int *i, FILE *err) {
         case 11: o->dsl_plan = v; return SG_EXIT_OK;
         case 12: o->dsl_artifacts = v; return SG_EXIT_OK;
         case 13: o->kernel_list = v; return SG_EXIT_OK;
-        default: o->derivatives = v; return SG_EXIT_OK;
+        case 14: o->derivatives = v; return SG_EXIT_OK;
+        default: o->case_overrides = v; return SG_EXIT_OK;
         }
     }
     return -1;
@@ -290,6 +297,8 @@ static int parse_args(options *o, int argc, char **argv, FILE *err) {
     if (o->user_only && (!o->outdir || !o->ntemplate_dirs) && !o->help && !o->version)
         return usage_error(err, "--no-builtin-templates needs -o DIR and --templates DIR (the "
                            "templates it renders)");
+    if (o->case_overrides && o->emit != EMIT_CASES && !o->help && !o->version)
+        return usage_error(err, "--case-overrides needs --emit=cases (it adds to the case plan)");
     if (o->kernel_list) {
         char msg[512];
         if (sg_kernel_keys_parse(&o->kernel_keys, o->kernel_list, msg, sizeof msg) != 0) {
@@ -465,7 +474,7 @@ static void print_counts(FILE *err, const sg_diag *d) {
 }
 
 static void emit(sg_buf *b, emit_kind kind, const sg_model *m, const sg_deriv_set *dv,
-                 const sg_diag *d) {
+                 const sg_case_overrides *ov, const sg_diag *d) {
     if (kind == EMIT_DERIVATIVES)
         sg_deriv_emit(b, dv);
     else if (kind == EMIT_JSON)
@@ -473,7 +482,7 @@ static void emit(sg_buf *b, emit_kind kind, const sg_model *m, const sg_deriv_se
     else if (kind == EMIT_CANONICAL)
         sg_emit_canonical(b, m);
     else if (kind == EMIT_CASES)
-        sg_emit_cases(b, m);
+        sg_emit_cases(b, m, ov);
     else if (kind == EMIT_SUMMARY)
         emit_summary(b, m, d);
 }
@@ -491,8 +500,8 @@ static bool write_out(void *ud, const char *data, size_t len) {
  * byte; with -o it is made in memory too, so that outputs that cannot be written leave
  * standard output empty. */
 static int write_results(const options *o, const sg_model *m, const sg_deriv_set *dv,
-                         const sg_diag *d, const sg_outputs *outs, const sg_buf *plan, FILE *out,
-                         FILE *err) {
+                         const sg_case_overrides *ov, const sg_diag *d, const sg_outputs *outs,
+                         const sg_buf *plan, FILE *out, FILE *err) {
     emit_kind kind = o->emit == EMIT_DEFAULT ? (o->outdir || o->ndsl ? EMIT_DEFAULT
                                                                          : EMIT_SUMMARY)
                                              : o->emit;
@@ -503,7 +512,7 @@ static int write_results(const options *o, const sg_model *m, const sg_deriv_set
         sg_buf_set_sink(&text, write_out, out);
         sg_emit_json(&text, m);
     } else {
-        emit(&text, kind, m, dv, d);
+        emit(&text, kind, m, dv, o->case_overrides ? ov : NULL, d);
     }
     int rc = SG_EXIT_OK;
     if (text.oom) {
@@ -547,6 +556,7 @@ static int run(const options *o, sg_model *m, sg_diag *d, FILE *out, FILE *err) 
     sg_kernel_set ks = {0};
     sg_dsl_set ds;
     sg_deriv_set dv;
+    sg_case_overrides ov = {0};
     sg_buf plan;
     sg_buf_init(&plan);
     int dsl_rc = sg_dsl_init(&ds), deriv_rc = sg_deriv_init(&dv); /* both, for the frees */
@@ -555,6 +565,9 @@ static int run(const options *o, sg_model *m, sg_diag *d, FILE *out, FILE *err) 
     sg_model_group(m, d);
     sg_validate(m, d);
     if (o->canonical_check && d->nerrors == 0) canonical_check(m, d);
+    /* the case plan's overrides, against a model without errors (they name its ops) */
+    if (o->case_overrides && d->nerrors == 0)
+        sg_case_overrides_load(&ov, m, o->case_overrides, d);
     /* derivatives.yaml, against a model without errors (its entries name the model's ops) */
     if (d->nerrors == 0 && m->derivatives && sg_deriv_load(&dv, m, m->derivatives, d) == 0 &&
         sg_deriv_resolve(&dv, m) < 0)
@@ -582,7 +595,8 @@ static int run(const options *o, sg_model *m, sg_diag *d, FILE *out, FILE *err) 
     print_counts(err, d);
     bool failed = d->nerrors || d->out.oom;
     if (plan.oom) failed = true, fputs("schemagen: error: out of memory\n", err);
-    int rc = failed ? SG_EXIT_FAIL : write_results(o, m, &dv, d, &outs, &plan, out, err);
+    int rc = failed ? SG_EXIT_FAIL : write_results(o, m, &dv, &ov, d, &outs, &plan, out, err);
+    sg_case_overrides_free(&ov);
     sg_outputs_free(&outs);
     sg_kernels_free(&ks);
     sg_buf_free(&plan);

@@ -21,9 +21,7 @@ void sg_emit_json(sg_buf *b, const sg_model *m);
  * ("aten::abs(Tensor self) -> Tensor"), as sg_schema_print prints it. */
 void sg_emit_canonical(sg_buf *b, const sg_model *m);
 
-/* The conformance case plan (docs/conformance.md): one line per case, for every op the rules
- * of cases.c cover; the ops they leave out are listed, with why, in comment lines. */
-void sg_emit_cases(sg_buf *b, const sg_model *m);
+/* The conformance case plan: cases.h. */
 
 /* One op's canonical line without the newline (the namespace always written; an op that did
  * not parse gives its func string as written). */

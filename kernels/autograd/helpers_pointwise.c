@@ -212,8 +212,11 @@ sg_status sg_agf_pow_backward_exponent(sg_keyset ks, sg_tensor *grad, sg_tensor 
     (void)ks;
     sg_status st = agf_real("pow_backward_exponent", grad);
     if (st != SG_OK) return st;
-    sg_tensor *l = NULL, *p = NULL, *a = NULL, *b = NULL, *c = NULL, *w = NULL;
-    TRY(aten_log(self, &l));
+    sg_tensor *s = NULL, *l = NULL, *p = NULL, *a = NULL, *b = NULL, *c = NULL, *w = NULL;
+    /* the log in the promoted dtype (the result's), as aten's: an int64 base with a float64
+     * exponent takes float64's log, not the float32 one log(int64) gives */
+    TRY(agf_to(self, (sg_dtype)result->dtype, &s));
+    TRY(aten_log(s, &l));
     TRY(aten_mul_Tensor(result, l, &p));
     TRY(aten_eq_Scalar(self, sg_scalar_int(0), &a));
     TRY(aten_ge_Scalar(exponent, sg_scalar_int(0), &b));
@@ -221,7 +224,7 @@ sg_status sg_agf_pow_backward_exponent(sg_keyset ks, sg_tensor *grad, sg_tensor 
     TRY(aten_where_ScalarSelf(c, sg_scalar_int(0), p, &w));
     TRY(aten_mul_Tensor(grad, w, ret));
 done:
-    RELEASE(l, p, a, b, c, w);
+    RELEASE(s, l, p, a, b, c, w);
     return st;
 }
 

@@ -75,7 +75,8 @@ sg_status sg_agf_restore_reduced_dims(sg_keyset ks, sg_tensor *output, sg_int_li
                                      output->ndim + dims.len, ret);
 }
 
-/* (grad / count) where mask is set, count how many are set over dims (all for none) */
+/* (grad / count) * mask, count how many are set over dims (all for none), as aten's: a slice
+ * with none set (amax of a NaN slice: no element equals it) gets 0 / 0 * 0, NaN */
 sg_status sg_agf_scale_grad_by_count(sg_keyset ks, sg_tensor *grad, sg_tensor *mask,
                                      sg_int_list dims, sg_tensor **ret) {
     (void)ks;
@@ -84,7 +85,7 @@ sg_status sg_agf_scale_grad_by_count(sg_keyset ks, sg_tensor *grad, sg_tensor *m
     sg_status st;
     TRY(aten_sum_dim_IntList(mask, dims.len ? &dims : NULL, true, &dt, &n));
     TRY(aten_div_Tensor(grad, n, &q));
-    TRY(aten_where_ScalarOther(mask, q, sg_scalar_int(0), ret));
+    TRY(aten_mul_Tensor(q, mask, ret));
 done:
     RELEASE(n, q);
     return st;
@@ -164,28 +165,76 @@ done:
     return st;
 }
 
-/* prod's along dim, g with dim kept: g times the product of the other elements, computed
- * without dividing by a zero: where the slice has no zero, prod / x; one zero, the product of
- * the rest at the zero and 0 elsewhere; more, 0 */
-static sg_status prod_along(sg_tensor *g, sg_tensor *x, int64_t dim, sg_tensor **ret) {
-    sg_tensor *z = NULL, *zf = NULL, *nz = NULL, *x1 = NULL, *p1 = NULL, *q = NULL;
-    sg_tensor *at0 = NULL, *c0 = NULL, *c1 = NULL, *t1 = NULL, *f = NULL;
-    sg_dtype dt = (sg_dtype)x->dtype;
-    sg_status st;
+/* t shifted by s along dim (0 < s < its size L there), the s places it leaves holding 1:
+ * toward the end (up) or toward the start */
+static sg_status shift_ones(sg_tensor *t, int64_t dim, int64_t s, bool up, sg_tensor **ret) {
+    int64_t    L = t->sizes[dim], a = up ? 0 : s, b = up ? L - s : L, shape[SG_MAX_DIMS];
+    sg_tensor *ones = NULL, *part = NULL;
+    sg_status  st;
+    memcpy(shape, t->sizes, (size_t)t->ndim * sizeof *shape);
+    shape[dim] = s;
+    TRY(aten_ones((sg_int_list){shape, t->ndim}, &(sg_dtype){(sg_dtype)t->dtype}, NULL,
+                  &t->device, NULL, &ones));
+    TRY(aten_slice_Tensor(t, dim, &a, &b, 1, &part));
+    {
+        sg_tensor *items[2] = {up ? ones : part, up ? part : ones};
+        TRY(aten_cat((sg_tensor_list){items, 2}, dim, ret));
+    }
+done:
+    RELEASE(ones, part);
+    return st;
+}
+
+/* For each element, the product of the others along dim: the exclusive prefix times the
+ * exclusive suffix product (aten's prod_safe_zeros_backward), each an inclusive scan by
+ * doubling (log2 of the size steps) shifted by one. No division, so a zero beside an inf or a
+ * NaN gives NaN, as aten's does. */
+static sg_status others_prod(sg_tensor *x, int64_t dim, sg_tensor **ret) {
+    int64_t    L = x->sizes[dim];
+    sg_tensor *scan[2] = {NULL, NULL}, *t = NULL, *u = NULL;
+    sg_status  st = SG_OK;
+    if (L <= 1) return aten_ones_like(x, NULL, NULL, NULL, NULL, NULL, ret);
+    for (int k = 0; k < 2; k++) {
+        scan[k] = sg_tensor_retain(x);
+        for (int64_t s = 1; s < L; s *= 2) {
+            TRY(shift_ones(scan[k], dim, s, k == 0, &t));
+            TRY(aten_mul_Tensor(scan[k], t, &u));
+            RELEASE(scan[k], t), scan[k] = u, t = u = NULL;
+        }
+        TRY(shift_ones(scan[k], dim, 1, k == 0, &t));
+        sg_tensor_release(scan[k]), scan[k] = t, t = NULL;
+    }
+    TRY(aten_mul_Tensor(scan[0], scan[1], ret));
+done:
+    RELEASE(scan[0], scan[1], t, u);
+    return st;
+}
+
+/* prod's along dim, g with dim kept, as aten's prod_backward: where the whole input holds no
+ * zero, g * prod / x; else g times the product of the others (others_prod); for the product
+ * of all (all), zeros where it holds more than one zero. Chosen element by element from both,
+ * so that no count is read back from the device. */
+static sg_status prod_along(sg_tensor *g, sg_tensor *x, int64_t dim, bool all, sg_tensor **ret) {
+    sg_tensor *z = NULL, *nz = NULL, *p = NULL, *q = NULL, *a = NULL, *o = NULL, *b = NULL;
+    sg_tensor *c0 = NULL, *c1 = NULL, *t = NULL;
+    sg_status  st;
     TRY(agf_real("prod_backward", x));
     TRY(aten_eq_Scalar(x, sg_scalar_int(0), &z));
-    TRY(aten_sum_dim_IntList(z, &(sg_int_list){&dim, 1}, true, &dt, &nz));
-    TRY(aten_where_ScalarSelf(z, sg_scalar_int(1), x, &x1));
-    TRY(aten_prod_dim_int(x1, dim, true, NULL, &p1));
-    TRY(aten_div_Tensor(p1, x1, &q));
-    TRY(aten_where_ScalarOther(z, p1, sg_scalar_int(0), &at0));
+    TRY(aten_sum(z, &(sg_dtype){SG_INT64}, &nz));
+    TRY(aten_prod_dim_int(x, dim, true, NULL, &p));
+    TRY(aten_div_Tensor(p, x, &q));
+    TRY(aten_mul_Tensor(g, q, &a));
+    TRY(others_prod(x, dim, &o));
+    TRY(aten_mul_Tensor(g, o, &b));
+    if (all) {
+        TRY(aten_gt_Scalar(nz, sg_scalar_int(1), &c1));
+        TRY(aten_where_ScalarSelf(c1, sg_scalar_int(0), b, &t));
+        sg_tensor_release(b), b = t, t = NULL;
+    }
     TRY(aten_eq_Scalar(nz, sg_scalar_int(0), &c0));
-    TRY(aten_eq_Scalar(nz, sg_scalar_int(1), &c1));
-    TRY(aten_where_ScalarOther(c1, at0, sg_scalar_int(0), &t1));
-    TRY(aten_where_self(c0, q, t1, &f));
-    TRY(aten_mul_Tensor(g, f, ret));
+    TRY(aten_where_self(c0, a, b, ret));
 done:
-    RELEASE(z, zf, nz, x1, p1, q, at0, c0, c1, t1, f);
+    RELEASE(z, nz, p, q, a, o, b, c0, c1, t);
     return st;
 }
 
@@ -201,7 +250,7 @@ sg_status sg_agf_prod_backward(sg_keyset ks, sg_tensor *grad, sg_tensor *input,
     sg_status st;
     TRY(aten_reshape(input, (sg_int_list){&n, 1}, &x));
     TRY(aten_reshape(grad, (sg_int_list){&one, 1}, &g));
-    TRY(prod_along(g, x, 0, &r));
+    TRY(prod_along(g, x, 0, true, &r));
     TRY(aten_reshape(r, (sg_int_list){input->sizes, input->ndim}, ret));
 done:
     RELEASE(x, g, r);
@@ -222,7 +271,7 @@ sg_status sg_agf_prod_backward_dim(sg_keyset ks, sg_tensor *grad, sg_tensor *inp
     TRY(agf_wrap_dim("prod_backward", dim, input->ndim, &d));
     if (keepdim) g = sg_tensor_retain(grad);
     else TRY(aten_unsqueeze(grad, d, &g));
-    TRY(prod_along(g, input, d, ret));
+    TRY(prod_along(g, input, d, false, ret));
 done:
     RELEASE(g);
     return st;

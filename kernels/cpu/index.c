@@ -1150,7 +1150,13 @@ static sg_status clamp_meta(sg_tensor *self, const sg_scalar *min, const sg_scal
 static sg_status clamp_out_k(sg_keyset ks, sg_tensor *self, const sg_scalar *min,
                              const sg_scalar *max, sg_tensor *out, sg_tensor **ret) {
     (void)ks;
-    return clamp_scalar_run("clamp", self, min, max, out, ret);
+    /* aten's clamp builds a unary op that checks every operand's dtype: an out= must have the
+     * result's (in place, self's own cast check speaks first) */
+    sg_dtype  r = SG_FLOAT32;
+    sg_status st = sg_pointwise_clamp_scalar_type(self, min, max, &r);
+    *ret = NULL;
+    if (!st && out != self) st = sg_out_dtype_exact("clamp", out, r);
+    return st ? st : clamp_scalar_run("clamp", self, min, max, out, ret);
 }
 static sg_status clamp_min_meta(sg_tensor *self, sg_scalar min, sg_meta *m) {
     return clamp_meta(self, &min, NULL, m);

@@ -317,9 +317,10 @@ static sg_status mm_compute(const char *op, sg_tensor *result, const sg_tensor *
     sg_dtype t = dtype_of(result);
     if (!sg_mm_dtype_ok(t)) return sg_not_implemented(op, t);
     if (sg_tensor_numel(result) == 0) return SG_OK;
+    sg_status st = sg_mm_scalars_check(op, t, a, beta, alpha);
+    if (st) return st;
     bool       beta0 = sg_mm_scalar_is_zero(beta);
     sg_tensor *w = result;
-    sg_status  st = SG_OK;
     if (!sg_mm_gemm_layout_ok(result) || sg_may_overlap(result, a) ||
         sg_may_overlap(result, b)) {
         if ((st = sg_tensor_empty(result->sizes, result->ndim, t, SG_CPU, &w))) return st;

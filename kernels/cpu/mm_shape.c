@@ -178,6 +178,16 @@ bool sg_mm_matrix_ok(const sg_tensor *t) {
     return sg_mm_row_major(r, c, rs, cs, &ld) || sg_mm_row_major(c, r, cs, rs, &ld);
 }
 
+sg_status sg_mm_scalars_check(const char *op, sg_dtype t, const sg_tensor *a, sg_scalar beta,
+                              sg_scalar alpha) {
+    sg_dtype acc = t == SG_FLOAT16 || t == SG_BFLOAT16 ? SG_FLOAT32 : t;
+    if (a->ndim < 1 || a->sizes[a->ndim - 1] == 0) return SG_OK; /* k = 0: beta alone */
+    if (sg_scalar_overflows(alpha, acc) || sg_scalar_overflows(beta, acc))
+        return sg_error(SG_EINVAL, "%s: value cannot be converted to type %s without overflow",
+                        op, sg_cpp_type_name(acc));
+    return SG_OK;
+}
+
 bool sg_mm_gemm_layout_ok(const sg_tensor *t) {
     if (t->ndim == 3 && t->sizes[0] > 1 && t->strides[0] == 0) return false;
     return sg_mm_matrix_ok(t);

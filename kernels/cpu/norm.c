@@ -7,9 +7,10 @@
  * its statistics are pairwise sums there, and the result is rounded once on the way out.
  *
  * Semantics follow PyTorch 2.11's CPU kernels:
- *  - layer/group norm: biased variance, rstd = 1 / sqrt(max(var, 0) + eps), the output in the
- *    input's dtype, mean and rstd in the input's dtype, or float32 for a float16/bfloat16
- *    input with float32 weight and bias (aten's mixed types); mean/rstd of a layer norm are
+ *  - layer/group norm: biased variance, rstd = 1 / sqrt(max(var, 0) + eps) (std::max's: a NaN
+ *    var stays NaN), the output in the input's dtype, mean and rstd in the input's dtype, or
+ *    float32 for a float16/bfloat16 input with float32 weight and bias (aten's mixed types);
+ *    mean/rstd of a layer norm are
  *    shaped input.shape[:axis] + [1] * len(normalized_shape), of a group norm [N, G].
  *  - rms_norm is aten's rms_norm_composite: x widened to float32 (float64 for float64),
  *    rstd = rsqrt(mean(x^2) + eps), y = x * rstd, then * weight in the promoted type, then
@@ -165,7 +166,7 @@ static const void *data_or_null(const sg_tensor *t) { return t ? sg_tensor_data(
             load_##SUF(x + (size_t)(r * N) * xs, xt, N, row);                                 \
             ACC mu = psum_##SUF(row, N) / (ACC)N;                                             \
             ACC var = psq_##SUF(row, N, mu) / (ACC)N;                                         \
-            ACC rs = (ACC)1 / (ACC)sqrt((double)((var > 0 ? var : 0) + eps));                 \
+            ACC rs = (ACC)1 / (ACC)sqrt((double)((var < 0 ? 0 : var) + eps));                 \
             ACC sh = -rs * mu;                                                                \
             for (int64_t j = 0; j < N; j++)                                                   \
                 row[j] = (row[j] * rs + sh) * (g ? g[j] : (ACC)1) + (b ? b[j] : (ACC)0);      \
@@ -241,7 +242,7 @@ static sg_status layer_norm_fn(sg_keyset ks, sg_tensor *input, sg_int_list ns, s
             load_##SUF(x + (size_t)(r * len) * xs, xt, len, row);                             \
             ACC mu = len ? psum_##SUF(row, len) / (ACC)len : (ACC)0;                          \
             ACC var = len ? psq_##SUF(row, len, mu) / (ACC)len : (ACC)0;                      \
-            ACC rs = (ACC)1 / (ACC)sqrt((double)((var > 0 ? var : 0) + eps));                 \
+            ACC rs = (ACC)1 / (ACC)sqrt((double)((var < 0 ? 0 : var) + eps));                 \
             int64_t c0 = (r % G) * D;                                                         \
             for (int64_t d = 0; d < D; d++) {                                                 \
                 ACC  sc = rs * (g ? g[c0 + d] : (ACC)1);                                      \

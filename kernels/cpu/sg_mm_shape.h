@@ -39,6 +39,12 @@ sg_status sg_mm_baddbmm_checks(sg_tensor *self, const sg_tensor *b1, const sg_te
                                sg_meta *m, sg_tensor **expanded);
 /* addmm's checks and result (its meta function without beta and alpha) */
 sg_status sg_mm_addmm_checks(sg_tensor *self, sg_tensor *mat1, sg_tensor *mat2, sg_meta *m);
+/* beta and alpha as aten's kernels convert them, checked, to the type they accumulate in
+ * (float for the 16-bit floats, else the result's dtype t), where a product of a (the first
+ * operand, its last dim k) remains to compute: a value that does not fit is refused with
+ * aten's message (an int8 addmm with beta 300). */
+sg_status sg_mm_scalars_check(const char *op, sg_dtype t, const sg_tensor *a, sg_scalar beta,
+                              sg_scalar alpha);
 /* A Scalar as an integer, as Scalar::to<int64_t>() gives it (floats truncate, saturating). */
 int64_t   sg_mm_scalar_to_int(sg_scalar s);
 /* Whether t's matrices (its last two dims) are each row- or column-major. */

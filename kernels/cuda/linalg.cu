@@ -660,6 +660,7 @@ sg_status mm_compute(const char *op, sg_tensor *result, sg_tensor *self, sg_tens
         (st = same_device(op, result, self)))
         return st;
     if (sg_tensor_numel(result) == 0) return SG_OK;
+    if ((st = sg_mm_scalars_check(op, t, a, beta, alpha))) return st;
     sg_cu_guard guard(result->device);
     bool        beta0 = sg_mm_scalar_is_zero(beta);
     sg_tensor  *w = result, *ao = nullptr, *bo = nullptr, *ua, *ub;

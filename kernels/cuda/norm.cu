@@ -5,7 +5,8 @@
  * The semantics and result dtypes are the CPU kernels' (kernels/cpu/norm.c), the checks and
  * messages one copy with theirs (sg_norm_shape.h):
  *  - layer/group norm: biased variance from a second pass over the row (x - mean)^2, rstd =
- *    1 / sqrt(max(var, 0) + eps), y = (x - mean) * rstd * weight + bias; mean and rstd in the
+ *    1 / sqrt(max(var, 0) + eps) (a NaN var kept: a row holding NaN gives NaN, as aten's
+ *    CPU kernel's std::max does), y = (x - mean) * rstd * weight + bias; mean and rstd in the
  *    input's dtype, or float32 for a float16/bfloat16 input with float32 parameters. (The CPU
  *    computes x * rstd - rstd * mean; the same within rounding, but here fused multiply-adds
  *    would leave a residue of rounding where x == mean, so constant rows would not give 0.)
@@ -100,7 +101,7 @@ __global__ void __launch_bounds__(WARP ? SG_ROWS_WARP_THREADS : SG_ROWS_MAX_BLOC
             }
             q = sg_rows_reduce<WARP>(q, sg_rows_sum{}, part, turn);
             A var = q / (A)n;
-            rs = nm_rsqrt((var > 0 ? var : A(0)) + eps);
+            rs = nm_rsqrt((var < 0 ? A(0) : var) + eps);
         }
         if (t == 0) {
             if constexpr (KIND == RMS) {
@@ -193,7 +194,7 @@ __global__ void __launch_bounds__(WARP ? SG_ROWS_WARP_THREADS : SG_ROWS_MAX_BLOC
             }
             q = sg_rows_reduce<WARP>(q, sg_rows_sum{}, part, turn);
             A var = (KIND == LAYER || n > 0) ? q / (A)n : A(0);
-            rs = nm_rsqrt((var > 0 ? var : A(0)) + eps);
+            rs = nm_rsqrt((var < 0 ? A(0) : var) + eps);
             if (t == 0) {
                 sg_rows_put_stat(a.mean, a.stat, row, mu);
                 sg_rows_put_stat(a.rstd, a.stat, row, rs);

@@ -249,7 +249,13 @@ sg_status clamp_scalar_run(const char *op, sg_tensor *self, const sg_scalar *lo,
 sg_status clamp_out_k(sg_keyset ks, sg_tensor *self, const sg_scalar *min, const sg_scalar *max,
                       sg_tensor *out, sg_tensor **ret) {
     (void)ks;
-    return clamp_scalar_run("clamp", self, min, max, out, ret);
+    /* aten's clamp builds a unary op that checks every operand's dtype: an out= must have the
+     * result's (in place, self's own cast check speaks first) */
+    sg_dtype  r = SG_FLOAT32;
+    sg_status st = sg_pointwise_clamp_scalar_type(self, min, max, &r);
+    *ret = NULL;
+    if (!st && out != self) st = sg_out_dtype_exact("clamp", out, r);
+    return st ? st : clamp_scalar_run("clamp", self, min, max, out, ret);
 }
 sg_status clamp_min_out_k(sg_keyset ks, sg_tensor *self, sg_scalar min, sg_tensor *out,
                           sg_tensor **ret) {

@@ -30,7 +30,7 @@
     X1(aten_clamp_max_out, true, (sg_tensor *self, sg_scalar max), (self, max))                   \
     X1(aten_clamp_min_Tensor_out, false, (sg_tensor *self, sg_tensor *min), (self, min))           \
     X1(aten_clamp_min_out, true, (sg_tensor *self, sg_scalar min), (self, min))                   \
-    X1(aten_clamp_out, false, (sg_tensor *self, const sg_scalar *min, const sg_scalar *max),       \
+    X1(aten_clamp_out, true, (sg_tensor *self, const sg_scalar *min, const sg_scalar *max),        \
        (self, min, max))                                                                           \
     X1(aten_cos_out, false, (sg_tensor *self), (self))                                             \
     X1(aten_div_out, false, (sg_tensor *self, sg_tensor *other), (self, other))                    \

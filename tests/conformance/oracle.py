@@ -2,7 +2,8 @@
 """oracle.py: runs every case of a case plan through PyTorch and records what it gives, for
 test_cpu_conformance (tests/unit/test_cpu_reference.c) to replay without PyTorch.
 
-    build/schemagen --emit=cases schemas/aten_core.yaml > plan.txt
+    build/schemagen --emit=cases --case-overrides tests/conformance/overrides.txt \\
+        schemas/aten_core.yaml > plan.txt
     python3 tests/conformance/oracle.py plan.txt tests/data/conformance.bin
 
 docs/conformance.md specifies the plan (one case per line: FAMILY OP OVERLOAD ARG...) and the

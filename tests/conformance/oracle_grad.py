@@ -3,7 +3,8 @@
 test_cpu_grad_conformance (tests/unit/test_cpu_grad_reference.c built with
 SG_REF_GRAD_CONFORMANCE) to replay without PyTorch.
 
-    build/schemagen --emit=cases schemas/aten_core.yaml > plan.txt
+    build/schemagen --emit=cases --case-overrides tests/conformance/overrides.txt \\
+        schemas/aten_core.yaml > plan.txt
     python3 tests/conformance/oracle_grad.py plan.txt tests/data/conformance_grad.tar.xz
 
 The plan and its inputs are oracle.py's (docs/conformance.md; this script imports it): the same
@@ -18,7 +19,10 @@ line gives the same inputs. A case is recorded where the op can be differentiate
 - torch runs the forward without grad (a case torch refuses is test_cpu_conformance's); a case
   torch refuses only under grad is recorded as raised;
 - some floating result requires grad (one that does not, or an integer result, gets no upstream
-  gradient; a case with none is left out).
+  gradient; a case with none is left out);
+- its tensor inputs hold at most LARGE (1,024) elements in all: the larger cases are the
+  override file's shapes for the GPU's DSL kernels (a row of 1,024 to 4,096), whose gradients
+  would grow the file tenfold and check no formula the small cases do not.
 
 Each floating result that requires grad (a Tensor[] result's items one by one) gets an upstream
 gradient drawn as inputs are (`n` values, contiguous, the result's dtype and sizes) from the
@@ -68,6 +72,7 @@ import torch  # noqa: E402
 
 ref = oracle.ref
 FLAG_INPLACE, FLAG_RAISED = 1, 2
+LARGE = 1024  # tensor input elements of a case, at most
 SCALE = {"pointwise": 1.0, "view": 1.0, "factory": 1.0, "reduction": 2.0}
 
 
@@ -134,6 +139,9 @@ def run_grad_line(line):
         except Exception as e:
             raise oracle.PlanError("argument %s (%s): %s: %s" % (aname, typ, type(e).__name__, e))
         values.append(v)
+    if sum(t.numel() for v in values for t in (v if isinstance(v, list) else [v])
+           if isinstance(t, torch.Tensor)) > LARGE:
+        raise Skip("large")
     # which arguments require grad: the floating ones it reads; an in-place op's self too
     rg = []
     for i, (v, a) in enumerate(zip(values, sargs)):

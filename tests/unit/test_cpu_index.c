@@ -486,7 +486,13 @@ static void test_clamp(void) {
     CHECK(sg_tensor_transpose(x2, 0, 1, &xt) == SG_OK);
     CHECK(aten_clamp_max_(xt, sg_scalar_int(1), &ret) == SG_OK && all_eq(x2, V(-2, 0.5, 1, 1), 4));
     sg_tensor_release(ret);
+    /* out= must have the result's dtype (aten's clamp checks every operand's), and is resized */
     sg_tensor *out = make(SG_FLOAT64, S(1), V(0));
+    ret = NULL;
+    CHECK(aten_clamp_out(x, &lo, &hi, out, &ret) == SG_EINVAL && !ret);
+    CHECK_STR(sg_last_error(), "clamp: Found dtype Double but expected Float");
+    sg_tensor_release(out);
+    out = make(SG_FLOAT32, S(1), V(0));
     CHECK(aten_clamp_out(x, &lo, &hi, out, &ret) == SG_OK && ret == out && shape_is(out, S(4)));
     CHECK(all_eq(out, V(-1, 0.5, 1, NAN), 4));
     sg_tensor_release(ret);
