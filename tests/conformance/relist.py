@@ -3,12 +3,13 @@
 verbose log, keeping the reasons written for the deliberate differences.
 
     SG_REF_VERBOSE=1 build/tests/test_cpu_conformance build/tests/conformance.bin /dev/null > log
-    python3 tests/conformance/relist.py log tests/conformance/differ_cpu.txt
+    python3 tests/conformance/relist.py log tests/conformance/differ_cpu.txt [OTHER_LIST...]
 
 The list's first comment block (its header) stays. Each group under a comment that starts
 "# deliberate" keeps the cases of it that still differ; a deliberate group with none left goes.
-Every other case that differs joins a "# to fix:" group named by what differs (numbers
-replaced by N). The list is rewritten in place; stdout says how many cases are in each kind.
+A case that differs and sits in a deliberate group of an OTHER_LIST (differ_cpu.txt, for the GPU's
+list) joins that group, with its reason. Every other case that differs joins a "# to fix:"
+group named by what differs (numbers replaced by N). The list is rewritten in place; stdout says how many cases are in each kind.
 """
 import re
 import sys
@@ -53,18 +54,23 @@ def read_log(path):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: relist.py LOG LIST")
+    if len(sys.argv) < 3:
+        sys.exit("usage: relist.py LOG LIST [OTHER_LIST...]")
     log, path = sys.argv[1], sys.argv[2]
     header, groups = read_list(path)
+    for other in sys.argv[3:]:
+        groups += [g for g in read_list(other)[1] if g[0] and g[0][0].startswith("# deliberate")]
     failing = read_log(log)
     out = header + [""]
     kept = set()
     ndeliberate = 0
+    merged = {}  # the deliberate groups, by their comment, in order
     for comment, cases in groups:
-        if not comment or not comment[0].startswith("# deliberate"):
-            continue
-        still = sorted(c for c in cases if c in failing)
+        if comment and comment[0].startswith("# deliberate"):
+            merged.setdefault(tuple(comment), set()).update(cases)
+    for comment, cases in merged.items():
+        comment = list(comment)
+        still = sorted(c for c in cases if c in failing and c not in kept)
         if still:
             out += comment + still + [""]
             kept.update(still)
