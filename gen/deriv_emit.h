@@ -26,7 +26,12 @@ typedef struct sg_dem_plan {
     uint32_t        edge_of[256]; /* per argument: its edge (the first, for a Tensor[]), or
                                    * UINT32_MAX; with list_edges, only which have one */
     uint32_t        nedges;
-    bool            in[256], res[256]; /* inputs and results the formulas read as values */
+    bool            in[256], res[256]; /* inputs and results the formulas read */
+    /* per Tensor input the formulas read: as a value (else only through PyTorch's metadata
+     * properties: the node keeps its metadata, sg_saved_init_meta), through those properties,
+     * and the edge whose need alone decides whether the value is kept (UINT32_MAX: always) */
+    bool            value[256], meta[256];
+    uint32_t        guard[256];
     uint8_t         facts[256];        /* per Tensor[] input: SG_DEM_SIZES | SG_DEM_DTYPES */
     bool            list_edges; /* a Tensor[] input has edges: their number is known at run
                                  * time, so each input's first edge is kept in the node */
@@ -114,8 +119,11 @@ typedef struct sg_dem_node {
  * functions written to c as well. Returns why there is none (not a Tensor-returning op, an
  * input a node does not keep, no input with a gradient), else NULL. */
 const char *sg_dem_node_of(sg_deriv_set *s, const sg_deriv *dv, sg_dem_node *out, sg_buf *c);
-/* Keeping argument i of dv's op in node n of the kernel (deriv_emit_c.c's keep). */
-void        sg_dem_keep(sg_buf *b, const sg_deriv *dv, const char *node_name, uint32_t i);
+/* Keeping argument i of dv's op in node n of the kernel (deriv_emit_c.c's keep), after its
+ * edges are set; where before_change (an in-place op's written argument), a value as it is
+ * before the op (sg_saved_init_original). */
+void        sg_dem_keep(sg_buf *b, const sg_deriv *dv, const char *node_name, uint32_t i,
+                        bool before_change);
 /* The Autograd kernels of the in-place and out= ops of m's aten namespace (docs/autograd.md)
  * to c, their registrations to reg; how many. */
 uint32_t    sg_dem_mutating(sg_buf *c, sg_buf *reg, sg_deriv_set *s, const sg_model *m);

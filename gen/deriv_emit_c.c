@@ -1,8 +1,10 @@
 /* deriv_emit_c.c: LIB_autograd.c and LIB_autograd.h from the typed formulas (deriv_type.h,
- * docs/autograd.md): per differentiable op, a node type that keeps what its formulas read, the
- * backward function that evaluates them (one formula per input that needs a gradient), and
- * the Autograd kernel that runs the op below autograd and records the node. C emission rather
- * than a template: each formula is compiled to C statements here, as DSL predicates are.
+ * docs/autograd.md): per differentiable op, a node type that keeps what its formulas read (as
+ * PyTorch's codegen keeps it: metadata where only that is read, a value only where the formula
+ * that reads it will run; save_modes), the backward function that evaluates them (one formula
+ * per input that needs a gradient), and the Autograd kernel that runs the op below autograd and
+ * records the node. C emission rather than a template: each formula is compiled to C statements
+ * here, as DSL predicates are.
  *
  * Functional ops that return Tensors, or one Tensor[], are differentiated; an op whose formula
  * for an input cannot be translated still records its node, whose backward fails with the
@@ -33,6 +35,62 @@ static void walk_uses(const sg_dtx *d, plan *u) {
     if (d->what == SG_DT_INPUT) u->in[d->idx] = true;
     if (d->what == SG_DT_RESULT) u->res[d->idx] = true;
     for (uint32_t i = 0; i < d->nkids; i++) walk_uses(d->kids[i], u);
+}
+
+/* The properties PyTorch's codegen keeps in a node in place of the tensor (load_derivatives.py's
+ * replacements: self_sym_sizes, self_options, self_scalar_type, ...; TensorGeometry(self) is
+ * self_geometry). Another property (defined(), device(), is_complex(), ...) leaves the tensor
+ * in the formula, and PyTorch saves it whole: so does this. */
+static bool meta_prop(const char *p) {
+    static const char *const names[] = {"sizes", "sym_sizes", "strides", "sym_strides", "size",
+                                        "sym_size", "numel", "sym_numel", "dim", "scalar_type",
+                                        "options", "layout"};
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+        if (!strcmp(p, names[k])) return true;
+    return false;
+}
+
+/* Which inputs d reads as values and which through metadata properties only. */
+static void walk_reads(const sg_dtx *d, bool *value, bool *meta) {
+    if (!d) return;
+    if (((d->what == SG_DT_PROP && meta_prop(d->text)) || d->what == SG_DT_GEOMETRY) &&
+        d->kids[0] && d->kids[0]->what == SG_DT_INPUT) {
+        meta[d->kids[0]->idx] = true;
+        for (uint32_t i = 1; i < d->nkids; i++) walk_reads(d->kids[i], value, meta);
+        return;
+    }
+    if (d->what == SG_DT_INPUT) value[d->idx] = true;
+    for (uint32_t i = 0; i < d->nkids; i++) walk_reads(d->kids[i], value, meta);
+}
+
+/* How the node keeps each Tensor input the formulas read (docs/autograd.md, "What a node
+ * keeps"): its metadata only where no formula reads its value; its value only where the edge
+ * of the one formula that reads it needs a gradient, where PyTorch's guard_for
+ * (gen_variable_type.py) would ask should_compute_output: an op of more than one
+ * differentiable input, no Tensor[] argument and no "backward" in its name, a Tensor (not a
+ * Tensor?) whose value one formula reads, a formula for one input. */
+static void save_modes(plan *p) {
+    const sg_deriv *dv = p->dv;
+    const sg_schema *sc = &dv->op->schema;
+    bool guards = p->nedges > 1 && !strstr(sc->name, "backward");
+    for (uint32_t i = 0; i < sc->nargs; i++) {
+        p->guard[i] = UINT32_MAX;
+        guards &= sg_dem_fam(sc->args[i].type) != SG_FAM_TENSOR_LIST;
+    }
+    uint32_t nread[256] = {0}, by[256] = {0}; /* formulas reading each value; the last one */
+    for (uint32_t k = 0; k < dv->ngrads; k++) {
+        bool value[256] = {false};
+        walk_reads(dv->grads[k].typed, value, p->meta);
+        for (uint32_t i = 0; i < sc->nargs; i++)
+            if (value[i]) nread[i]++, by[i] = k, p->value[i] = true;
+    }
+    for (uint32_t i = 0; i < sc->nargs && guards; i++) {
+        const sg_deriv_formula *f = &dv->grads[by[i]];
+        if (nread[i] != 1 || f->nnames != 1 || sg_dem_fam(sc->args[i].type) != SG_FAM_TENSOR)
+            continue;
+        for (uint32_t j = 0; j < sc->nargs; j++)
+            if (!strcmp(sc->args[j].name, f->names[0])) p->guard[i] = p->edge_of[j];
+    }
 }
 
 /* The families a node can keep by value (the others make the formula untranslated). */
@@ -82,6 +140,7 @@ static const char *make_plan(plan *p, const sg_deriv *dv) {
     for (uint32_t i = 0; i < sc->nargs; i++)
         if (p->edge_of[i] != UINT32_MAX) p->edge_of[i] = p->nedges++;
     for (uint32_t k = 0; k < dv->ngrads; k++) walk_uses(dv->grads[k].typed, p);
+    save_modes(p);
     if (p->list_out && p->res[0]) return "a formula that reads its Tensor[] result";
     for (uint32_t i = 0; i < sc->nargs; i++)
         if (p->in[i] && !keepable(sg_dem_fam(sc->args[i].type)))
@@ -342,15 +401,34 @@ static void apply_fn(sg_buf *b, const plan *p) {
     sg_buf_free(&locals), sg_buf_free(&unpack), sg_buf_free(&drop), sg_buf_free(&body);
 }
 
+/* Keeping Tensor input i, named n, in node n (save_modes); its value as it is now, or before
+ * the op where before_change. */
+static void keep_tensor(sg_buf *b, const plan *p, uint32_t i, const char *n, bool before_change) {
+    const char *whole = before_change ? "sg_saved_init_original" : "sg_saved_init";
+    uint32_t g = p->guard[i];
+    if (!p->value[i])
+        sg_buf_printf(b, "    st = sg_saved_init_meta(&n->s_%s, %s); /* its metadata only */\n",
+                      n, n);
+    else if (g == UINT32_MAX)
+        sg_buf_printf(b, "    st = %s(&n->s_%s, %s);\n", whole, n, n);
+    else if (p->meta[i]) /* the other formulas read its metadata */
+        sg_buf_printf(b, "    st = sg_n->next[%u].node ? %s(&n->s_%s, %s)\n"
+                      "                            : sg_saved_init_meta(&n->s_%s, %s);\n", g,
+                      whole, n, n, n, n);
+    else
+        sg_buf_printf(b, "    st = %s(&n->s_%s, sg_n->next[%u].node ? %s : NULL);\n", whole, n,
+                      g, n);
+    sg_buf_puts(b, "    if (st != SG_OK) goto fail;\n");
+}
+
 /* Keeping input i in node n (the kernel's side of node_struct). */
-static void keep(sg_buf *b, const plan *p, uint32_t i) {
+static void keep(sg_buf *b, const plan *p, uint32_t i, bool before_change) {
     const sg_op *op = p->dv->op;
     const char *n = op->c->arg_cnames[i];
     int f = sg_dem_fam(op->schema.args[i].type);
     switch (f) {
     case SG_FAM_TENSOR: case SG_FAM_OPT_TENSOR:
-        sg_buf_printf(b, "    st = sg_saved_init(&n->s_%s, %s);\n"
-                      "    if (st != SG_OK) goto fail;\n", n, n);
+        keep_tensor(b, p, i, n, before_change);
         return;
     case SG_FAM_INT_LIST: case SG_FAM_OPT_INT_LIST: {
         bool o = f == SG_FAM_OPT_INT_LIST;
@@ -429,7 +507,7 @@ static void kernel_fn(sg_buf *b, const plan *p) {
                               "goto fail;\n", p->edge_of[i], op->c->arg_cnames[i]);
     }
     for (uint32_t i = 0; i < sc->nargs; i++)
-        if (p->in[i]) keep(b, p, i);
+        if (p->in[i]) keep(b, p, i, false);
     sg_dem_list_keep(b, p);
     if (p->list_out) sg_dem_list_grad_fn(b, p);
     for (uint32_t r = 0; r < sc->nrets && !p->list_out; r++) {
@@ -667,10 +745,15 @@ const char *sg_dem_node_of(sg_deriv_set *s, const sg_deriv *dv, sg_dem_node *out
     return why;
 }
 
-void sg_dem_keep(sg_buf *b, const sg_deriv *dv, const char *node_name, uint32_t i) {
-    plan p;
-    memset(&p, 0, sizeof p);
-    p.dv = dv;
-    p.node_name = node_name;
-    keep(b, &p, i);
+void sg_dem_keep(sg_buf *b, const sg_deriv *dv, const char *node_name, uint32_t i,
+                 bool before_change) {
+    plan *p = malloc(sizeof *p);
+    if (!p || make_plan(p, dv)) { /* the caller made this plan already: only out of memory */
+        b->oom = true;
+        free(p);
+        return;
+    }
+    p->node_name = node_name;
+    keep(b, p, i, before_change);
+    free(p);
 }

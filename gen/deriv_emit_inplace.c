@@ -5,12 +5,12 @@
  *   entry of the functional op of its group (same signature, torchgen's find_info). Its kernel
  *   records that entry's node (the type deriv_emit_c.c wrote for the functional op). A formula's
  *   `self` is the value before the op: where a formula reads it, the kernel saves a clone taken
- *   before the op (PyTorch's original_self); where formulas read only its properties, an alias
- *   of its metadata. `result` is self after the op. Before it writes, the kernel refuses a leaf
- *   that requires grad or a view of one (check_inplace), and a tensor without grad whose
- *   storage is shared; after, it bumps the version and rebases self's history onto the node,
- *   whose edge for self leads to self's old grad_fn, or, through a view, the base's
- *   (sg_autograd_rebase_history: CopySlices).
+ *   before the op (PyTorch's original_self), where that formula will run; where formulas read
+ *   only its metadata, that metadata (deriv_emit_c.c's save_modes). `result` is self after the
+ *   op. Before it writes, the kernel refuses a leaf that requires grad or a view of one
+ *   (check_inplace), and a tensor without grad whose storage is shared; after, it bumps the
+ *   version and rebases self's history onto the node, whose edge for self leads to self's old
+ *   grad_fn, or, through a view, the base's (sg_autograd_rebase_history: CopySlices).
  * - copy_ has no entry (PyTorch writes its kernel by hand): CopyBackwards, written here.
  * - An out= op refuses, while grad mode is on, an input its functional op differentiates or an
  *   out= argument that requires grad (PyTorch's throw_error_out_requires_grad).
@@ -214,18 +214,6 @@ static void refusing_inplace(sg_buf *b, const sg_op *op, const char *why) {
     sg_buf_free(&q);
 }
 
-/* Whether d reads input i's value, not only its properties (sizes, dtype, options, ...). */
-static bool reads_value(const sg_dtx *d, uint32_t i) {
-    if (!d) return false;
-    if (d->what == SG_DT_INPUT) return d->idx == i;
-    for (uint32_t k = 0; k < d->nkids; k++) {
-        bool prop = (d->what == SG_DT_PROP || d->what == SG_DT_GEOMETRY) && k == 0 &&
-                    d->kids[0] && d->kids[0]->what == SG_DT_INPUT;
-        if (!prop && reads_value(d->kids[k], i)) return true;
-    }
-    return false;
-}
-
 /* Why op (in-place) cannot use dv's node nd, or NULL: every argument of dv's op must be one of
  * op's, of the same C name and family, and dv's op must have one result. */
 static const char *lines_up(const sg_op *op, const sg_deriv *dv, uint32_t *arg_of) {
@@ -284,19 +272,10 @@ static void inplace_kernel(sg_buf *b, const sg_op *op, const sg_deriv *dv, const
         if (nd->edge_of[i] != UINT32_MAX)
             sg_buf_printf(b, "    st = sg_node_set_next(sg_n, %u, %s);\n    if (st != SG_OK) goto "
                           "fail;\n", nd->edge_of[i], op->c->arg_cnames[arg_of[i]]);
-    for (uint32_t i = 0; i < f->nargs; i++) {
-        if (!nd->kept[i]) continue;
-        if (!sc->args[arg_of[i]].write) {
-            sg_dem_keep(b, dv, nd->name, i);
-            continue;
-        }
-        bool value = false;
-        for (uint32_t k = 0; k < dv->ngrads; k++) value |= reads_value(dv->grads[k].typed, i);
-        sg_buf_printf(b, "    st = sg_saved_init_%s(&n->s_%s, %s); /* %s */\n"
-                      "    if (st != SG_OK) goto fail;\n", value ? "original" : "meta",
-                      fop->c->arg_cnames[i], op->c->arg_cnames[arg_of[i]],
-                      value ? "its value before the change" : "its properties only");
-    }
+    /* a written argument's value as it is before the change (a clone), where a formula reads
+     * it; its metadata from before the change (squeeze_ changes it) */
+    for (uint32_t i = 0; i < f->nargs; i++)
+        if (nd->kept[i]) sg_dem_keep(b, dv, nd->name, i, sc->args[arg_of[i]].write);
     versions(b, op, "    ");
     redispatch(b, op, "    ", true);
     sg_buf_puts(b, "    if (st != SG_OK) goto fail;\n");

@@ -436,6 +436,17 @@ static sg_dtx *list_facts(tctx *c, const sg_fx *x, const char *name) {
     return d;
 }
 
+/* zeros_like(x) of an input x: zeros(x.sym_sizes(), x.options()), as PyTorch's codegen reads
+ * it (load_derivatives.py keeps x_info, x's sizes and options, and calls its zeros()), so the
+ * node keeps x's metadata rather than x. Where the schemas have no zeros, zeros_like stays. */
+static sg_dtx *zeros_of_input(tctx *c, const sg_fx *x, sg_dtx *in) {
+    sg_dtx *args[2] = {node(c, SG_DT_PROP, SG_FAM_INT_LIST, x, 1), NULL};
+    if (!args[0] || !(args[1] = node(c, SG_DT_PROP, SG_FT_OPTIONS, x, 1))) return NULL;
+    args[0]->text = "sym_sizes", args[0]->kids[0] = in;
+    args[1]->text = "options", args[1]->kids[0] = in;
+    return call_op(c, x, "zeros", args, 2, false);
+}
+
 static sg_dtx *call(tctx *c, const sg_fx *x) {
     const sg_fx *callee = x->kids[0];
     if (callee->kind == SG_FX_MEMBER) {
@@ -481,6 +492,9 @@ static sg_dtx *call(tctx *c, const sg_fx *x) {
     if (nargs > 64) return fail(c, x, "too many arguments");
     for (uint32_t i = 0; i < nargs; i++)
         if (!(args[i] = expr(c, x->kids[1 + i]))) return NULL;
+    if (nargs == 1 && strcmp(name, "zeros_like") == 0 && args[0]->what == SG_DT_INPUT &&
+        args[0]->type == SG_FAM_TENSOR && sg_strmap_get(&c->ops->by_name, "zeros", 5))
+        return zeros_of_input(c, x, args[0]);
     if (nargs == 1 && args[0]->what == SG_DT_CONST &&
         (args[0]->type == SG_FAM_FLOAT || args[0]->type == SG_FAM_INT))
         for (size_t k = 0; k < sizeof const_fns / sizeof *const_fns; k++)

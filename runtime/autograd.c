@@ -414,14 +414,19 @@ sg_status sg_saved_init_original(sg_saved *s, sg_tensor *t) {
     sg_status st = sg_tensor_clone(t, &s->t);
     if (st) return sg_error(st, "sg_saved_init_original: %s", sg_last_error());
     s->version = sg_tensor_version(s->t);
+    __atomic_add_fetch(&saved_bytes, nbytes_of(s->t), __ATOMIC_RELAXED);
     return SG_OK;
 }
 
 sg_status sg_saved_init_meta(sg_saved *s, sg_tensor *t) {
-    sg_status st = sg_saved_init(s, t);
-    if (st) return st;
+    if (!s) return sg_error(SG_EINVAL, "sg_saved_init_meta: the saved value is NULL");
+    s->t = NULL;
+    s->version = 0;
     s->meta_only = true;
-    return SG_OK;
+    if (!t) return SG_OK;
+    sg_status st = sg__tensor_meta(t, &s->t);
+    if (st) return sg_error(st, "sg_saved_init_meta: %s", sg_last_error());
+    return SG_OK; /* no bytes counted: it holds no elements (PyTorch's hooks never see these) */
 }
 
 sg_status sg_saved_get(const sg_saved *s, const sg_node *n, sg_tensor **out) {
@@ -434,8 +439,8 @@ sg_status sg_saved_get(const sg_saved *s, const sg_node *n, sg_tensor **out) {
                                    "retain_graph to sg_backward to keep them)",
                         n->name);
     if (!s->t) return SG_OK;
-    uint32_t now = sg_tensor_version(s->t);
-    if (now != s->version && !s->meta_only) {
+    uint32_t now = s->meta_only ? s->version : sg_tensor_version(s->t);
+    if (now != s->version) {
         char shape[64];
         sg__shape_str(shape, sizeof shape, s->t->sizes, s->t->ndim);
         return sg_error(SG_EINVAL, "one of the variables needed for gradient computation has "
@@ -453,7 +458,7 @@ sg_status sg_saved_get(const sg_saved *s, const sg_node *n, sg_tensor **out) {
 
 void sg_saved_release(sg_saved *s) {
     if (!s) return;
-    if (s->t) __atomic_sub_fetch(&saved_bytes, nbytes_of(s->t), __ATOMIC_RELAXED);
+    if (s->t && !s->meta_only) __atomic_sub_fetch(&saved_bytes, nbytes_of(s->t), __ATOMIC_RELAXED);
     sg_tensor_release(s->t);
     s->t = NULL;
 }

@@ -24,6 +24,10 @@ void      sg__storage_release(sg_storage *s);
  * strides copied in. */
 sg_status sg__tensor_new(sg_storage *s, sg_dtype dtype, const int64_t *sizes,
                          const int64_t *strides, int32_t ndim, int64_t offset, sg_tensor **out);
+/* A header holding t's metadata only (sizes, strides, offset, dtype, device; no storage, no
+ * autograd state), for a value saved for its properties (sg_saved_init_meta): it keeps none of
+ * t's elements alive. Never handed to an op (sg_tensor_data would have no storage to read). */
+sg_status sg__tensor_meta(const sg_tensor *t, sg_tensor **out);
 /* Frees t's autograd state (t->ag, not NULL) as t goes: drops its gradient and grad_fn
  * (autograd.c). */
 void      sg__ag_meta_free(sg_tensor *t);

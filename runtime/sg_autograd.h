@@ -198,10 +198,11 @@ sg_status sg_autograd_not_implemented(const char *op, sg_tensor *const *inputs, 
                                       sg_tensor *const *outputs, uint32_t nout);
 
 typedef struct sg_saved {
-    sg_tensor *t;         /* a detached alias (or clone) of what was saved; NULL: none */
+    sg_tensor *t;         /* a detached alias (or clone) of what was saved, or its metadata
+                             (meta_only); NULL: none */
     uint32_t   version;   /* its version when saved */
-    bool       meta_only; /* only its sizes, strides, dtype and device are read: no version
-                             check (sg_saved_init_meta) */
+    bool       meta_only; /* only its sizes, strides, offset, dtype and device were kept: no
+                             storage, no version check (sg_saved_init_meta) */
 } sg_saved;
 
 /* Saves t (NULL saves "no tensor", an absent Tensor?). */
@@ -209,20 +210,24 @@ sg_status sg_saved_init(sg_saved *s, sg_tensor *t);
 /* Saves t's value as it is now, for an in-place op that is about to change it and whose
  * formulas read it (PyTorch's original_self): a clone, so the change does not reach it. */
 sg_status sg_saved_init_original(sg_saved *s, sg_tensor *t);
-/* Saves t for formulas that read only its properties (sizes, dtype, options): an alias as
- * sg_saved_init makes, whose metadata a later in-place change (even squeeze_) does not touch,
- * and whose version is not checked. */
+/* Saves t for formulas that read only its properties (sizes, strides, dtype, options, geometry),
+ * as PyTorch saves self_sym_sizes or self_options in place of self: a header with t's metadata
+ * and no storage, so that none of t's elements stay alive for it (sg_autograd_saved_bytes counts
+ * nothing), a later in-place change (even squeeze_) does not touch it, and no version is
+ * checked. */
 sg_status sg_saved_init_meta(sg_saved *s, sg_tensor *t);
-/* The saved tensor, a new reference (NULL where none was saved). Fails with SG_ESTATE naming n
- * where n's saved values were released by an earlier backward, and with SG_EINVAL where the
- * tensor was changed in place since, in PyTorch's words: "one of the variables needed for
- * gradient computation has been modified by an inplace operation: [float32 [3]], which is
- * saved by MulBackward0, is at version 1; expected version 0 instead. ...". n may be NULL (the
- * message then names no node). */
+/* The saved tensor, a new reference (NULL where none was saved); for a value saved by
+ * sg_saved_init_meta, the header of its metadata, which has no storage: read its fields, never
+ * hand it to an op. Fails with SG_ESTATE naming n where n's saved values were released by an
+ * earlier backward, and with SG_EINVAL where the tensor was changed in place since, in
+ * PyTorch's words: "one of the variables needed for gradient computation has been modified by
+ * an inplace operation: [float32 [3]], which is saved by MulBackward0, is at version 1;
+ * expected version 0 instead. ...". n may be NULL (the message then names no node). */
 sg_status sg_saved_get(const sg_saved *s, const sg_node *n, sg_tensor **out);
 void      sg_saved_release(sg_saved *s);
 /* The bytes of the tensors that live saved values hold, over all threads: numel x element size
- * of each (a storage saved twice counts twice), as PyTorch's saved-tensor hooks see them. */
+ * of each (a storage saved twice counts twice; metadata saved alone holds none), as PyTorch's
+ * saved-tensor hooks see them. */
 int64_t   sg_autograd_saved_bytes(void);
 
 /* ---- the engine -------------------------------------------------------------------------- */

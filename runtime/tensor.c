@@ -107,6 +107,24 @@ sg_status sg__tensor_new(sg_storage *s, sg_dtype dtype, const int64_t *sizes,
     return SG_OK;
 }
 
+sg_status sg__tensor_meta(const sg_tensor *t, sg_tensor **out) {
+    int32_t    cap = t->ndim > SMALL_CAP ? t->ndim : SMALL_CAP;
+    sg_tensor *m = header_new(cap);
+    *out = NULL;
+    if (!m) return sg_error(SG_ENOMEM, "out of memory");
+    *m = (sg_tensor){.refs = 1, .dtype = t->dtype, .flags = t->flags, .device = t->device,
+                     .keys = t->keys, .offset = t->offset, .storage = NULL, .ndim = t->ndim,
+                     .cap = cap, .ag = NULL};
+    m->sizes = (int64_t *)(m + 1);
+    m->strides = m->sizes + cap;
+    if (t->ndim) {
+        memcpy(m->sizes, t->sizes, (size_t)t->ndim * sizeof *t->sizes);
+        memcpy(m->strides, t->strides, (size_t)t->ndim * sizeof *t->strides);
+    }
+    *out = m;
+    return SG_OK;
+}
+
 /* A new tensor over fresh storage for a geometry its caller checked (sg__geometry or
  * sg__contiguous_strides), e its extent. */
 static sg_status empty_checked(const char *fn, const int64_t *sizes, const int64_t *strides,

@@ -131,6 +131,16 @@ typed 'grad.expand_symint({ self.sym_size(0), 2 })' \
     'as aten::expand(grads[0], {self.sym_size(0), 2}, _)'
 typed 'at::zeros_like(grad, grad.options())' \
     'as aten::zeros_like(grads[0], grads[0].options(), _, _, _, _)'
+# zeros_like of an input is zeros of its sizes and options (PyTorch's TypeAndSize: the node
+# keeps the input's metadata, not the input), where the schemas have zeros
+typed 'zeros_like(other)' 'as aten::zeros_like(other, _, _, _, _, _)'
+cat >>typed_ops.yaml <<'YAML'
+- func: zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+  dispatch:
+    CompositeExplicitAutograd: zeros
+YAML
+typed 'zeros_like(other)' 'as aten::zeros(other.sym_sizes(), other.options(), _, _, _)'
+typed 'at::zeros_like(grad)' 'as aten::zeros_like(grads[0], _, _, _, _, _)'
 typed 'self.dim() > 1 ? grad * other : Tensor()' \
     'as ((self.dim() > 1) ? aten::mul.Tensor(grads[0], other) : undefined)'
 typed 'result * grad' 'as aten::mul.Tensor(result0, grads[0])'
@@ -332,7 +342,9 @@ has() { grep -qF -- "$2" <<<"$(body "$1")" || fail "$1's kernel has no '$2': $(b
 has aten_mul__Tensor 'sg_autograd_check_inplace(self, "aten::mul_.Tensor")'
 has aten_mul__Tensor 'sg_autograd_check_inplace_shared(self, "aten::mul_.Tensor")'
 has aten_mul__Tensor 'sg_node_new(sizeof(sg_agn_aten_mul_Tensor), "MulBackward0", 1, 2, sg_agb_aten_mul_Tensor'
-has aten_mul__Tensor 'st = sg_saved_init_original(&n->s_self, self);'
+# self's value before the change, where other's formula (the one that reads it) will run
+has aten_mul__Tensor 'st = sg_saved_init_original(&n->s_self, sg_n->next[1].node ? self : NULL);'
+has aten_mul_Tensor 'st = sg_saved_init(&n->s_other, sg_n->next[0].node ? other : NULL);'
 has aten_mul__Tensor 'st = sg_autograd_rebase_history(self, sg_n);'
 has aten_mul__Tensor 'sg_tensor_bump_version(self);'
 # the edges are set before the op runs, the history rebased after it
@@ -341,7 +353,9 @@ has aten_mul__Tensor 'sg_tensor_bump_version(self);'
     fail "mul_: its edges are set after the op"
 has aten_sigmoid_ 'st = sg_saved_init(&n->r0, self);'
 body aten_sigmoid_ | grep -q 's_self' && fail "sigmoid_ saves self, which its formula does not read"
-has aten_add__Tensor 'st = sg_saved_init_meta(&n->s_self, self); /* its properties only */'
+# a formula that reads only self.sizes(): its metadata, in place and not
+has aten_add__Tensor 'st = sg_saved_init_meta(&n->s_self, self); /* its metadata only */'
+has aten_add_Tensor 'st = sg_saved_init_meta(&n->s_self, self); /* its metadata only */'
 has aten_mul_out 'return sg_error(SG_EINVAL, "%s", "mul(): functions with out=... arguments don'"'"'t support automatic differentiation, but one of the arguments requires grad.");'
 has aten_mul_out 'sg_tensor_requires_grad(self) || sg_tensor_requires_grad(other) || sg_tensor_requires_grad(out)'
 has aten_mul_out 'sg_tensor_bump_version(out);'

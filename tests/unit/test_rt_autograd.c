@@ -307,9 +307,15 @@ static void test_saved(void) {
     CHECK_HAS(sg_last_error(), "one of the variables needed for gradient computation has been "
                                "modified by an inplace operation: [float64 [2]], which is saved "
                                "by MulBackward0, is at version 1; expected version 0 instead.");
-    /* a metadata-only save is not checked; an original (a clone) does not see the change */
+    /* a metadata-only save keeps no storage and no bytes, and is not checked; an original (a
+     * clone) does not see the change */
     sg_saved meta, orig;
-    CHECK(sg_saved_init_meta(&meta, x) == SG_OK && meta.t->storage == x->storage);
+    int64_t  bytes = sg_autograd_saved_bytes();
+    int32_t  srefs = x->storage->refs;
+    CHECK(sg_saved_init_meta(&meta, x) == SG_OK && meta.t && meta.t->storage == NULL);
+    CHECK(meta.t && meta.t->ndim == 1 && meta.t->sizes[0] == 2 && meta.t->strides[0] == 1 &&
+          meta.t->dtype == SG_FLOAT64 && meta.t->device.type == SG_DEV_CPU && !meta.t->ag);
+    CHECK(sg_autograd_saved_bytes() == bytes && x->storage->refs == srefs);
     CHECK(sg_saved_init_original(&orig, x) == SG_OK && orig.t->storage != x->storage);
     CHECK(orig.t->ag == NULL && ((double *)sg_tensor_data(orig.t))[1] == 4);
     sg_tensor_bump_version(x);
@@ -322,6 +328,7 @@ static void test_saved(void) {
     CHECK_HAS(sg_last_error(), "is at version 2; expected version 0 instead.");
     ((double *)sg_tensor_data(x))[1] = 4;
     sg_saved_release(&meta);
+    CHECK(meta.t == NULL && sg_autograd_saved_bytes() == bytes + 16); /* orig's 2 float64s */
     sg_saved_release(&orig);
     n->saved_released = true;
     CHECK(sg_saved_get(&s, n, &got) == SG_ESTATE);
