@@ -38,7 +38,8 @@
  * the first argument, else SG_REF_FILE; the list of the cases known to differ
  * (tests/conformance/differ_grad_cpu.txt) the second, else SG_REF_DIFFER: a listed case that
  * differs counts as "listed", one that agrees fails. "Not covered" reads "no derivative" there,
- * "not implemented" "no kernel", and the summary is per family as well as per op. */
+ * "not implemented" "no kernel", and the summary is per family as well as per op. With
+ * SG_REF_CUDA too (test_cuda_grad_conformance) they run on the GPU, against differ_grad_cuda.txt. */
 #define _POSIX_C_SOURCE 200809L /* fork, pipe, waitpid, alarm, strsignal */
 #include "aten.h"
 #include "aten_autograd.h"
@@ -53,7 +54,10 @@
 #define SG_TESTS_DIR "tests"
 #endif
 
-#ifdef SG_REF_CUDA
+#if defined(SG_REF_CUDA) && defined(SG_REF_GRAD_CONFORMANCE)
+#define TEST_NAME "test_cuda_grad_conformance"
+#define AUTOGRAD_KEY SG_KEY_AUTOGRAD_CUDA
+#elif defined(SG_REF_CUDA)
 #define TEST_NAME "test_cuda_grad_reference"
 #define AUTOGRAD_KEY SG_KEY_AUTOGRAD_CUDA
 #elif defined(SG_REF_GRAD_CONFORMANCE)
