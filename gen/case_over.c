@@ -296,8 +296,8 @@ static bool read_pair(reader *r, const field *f, sg_case_fact *fact) {
                   : k == 2 ? is_dtype(v, vn)
                            : is_word(v, vn);
         static const char *const want[] = {
-            "sizes as the plan writes them (2x3, 0x3, 4; - for 0-d; a Tensor[]'s items joined "
-            "by ',', at most 8 and 64 bytes)",
+            ("sizes as the plan writes them (2x3, 0x3, 4; - for 0-d; a Tensor[]'s items joined "
+             "by ',', at most 8 and 64 bytes)"),
             "a value kind (n, p, u, w, z, or xN for indices in [0, N), N of 9 digits at most)",
             "a dtype (float32, float64, float16, bfloat16, int64, int32, int16, int8, uint8, bool)",
             "a plan token"};
