@@ -238,20 +238,14 @@ def finish(fam, schema, line, aw, rg, inplace, ups, got, leaves, err):
     w.b += aw.b
     for f in rg:
         w.u8(1 if f else 0)
-    w.u8(len(ups))
-    for u in ups:
-        if u is None:
-            w.u8(ref.T_NONE)
-        else:
-            w.u8(ref.T_TENSOR)
-            w.tensor(u)
-    w.u8(len(got))
-    for g in got:
-        if g is None:
-            w.u8(ref.T_NONE)
-        else:
-            w.u8(ref.T_TENSOR)
-            w.tensor(g.detach())
+    for items in (ups, [None if g is None else g.detach() for g in got]):
+        w.u8(len(items))  # the upstream gradients, then the leaves' (None: no tensor)
+        for t in items:
+            if t is None:
+                w.u8(ref.T_NONE)
+            else:
+                w.u8(ref.T_TENSOR)
+                w.tensor(t)
     return bytes(w.b), err is not None
 
 
