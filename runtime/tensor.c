@@ -79,50 +79,42 @@ void sg__tensor_cache_flush(void) {
     nkept = 0;
 }
 
-sg_status sg__tensor_new(sg_storage *s, sg_dtype dtype, const int64_t *sizes,
-                         const int64_t *strides, int32_t ndim, int64_t offset, sg_tensor **out) {
+/* A header with refs 1 and the geometry given, over storage s (not retained here; NULL: none). */
+static sg_status header_make(sg_storage *s, sg_dtype dtype, sg_device dev, uint8_t flags,
+                             const int64_t *sizes, const int64_t *strides, int32_t ndim,
+                             int64_t offset, sg_tensor **out) {
     /* Rationale: one allocation holds the header and its dims, so a view costs one malloc;
      * room for 4 dims at least, so an out= tensor can be resized to a few more in place. */
     int32_t    cap = ndim > SMALL_CAP ? ndim : SMALL_CAP;
     sg_tensor *t = header_new(cap);
     *out = NULL;
     if (!t) return sg_error(SG_ENOMEM, "out of memory");
-    t->refs = 1;
-    t->dtype = (uint8_t)dtype;
-    t->flags = (uint8_t)(s->flags & SG_STORAGE_READ_ONLY);
-    t->device = s->device;
-    t->keys = sg_keyset_of_device(s->device);
-    t->offset = offset;
-    t->storage = s;
-    t->ndim = ndim;
-    t->cap = cap;
+    *t = (sg_tensor){.refs = 1, .dtype = (uint8_t)dtype, .flags = flags, .device = dev,
+                     .keys = sg_keyset_of_device(dev), .offset = offset, .storage = s,
+                     .ndim = ndim, .cap = cap, .ag = NULL};
     t->sizes = (int64_t *)(t + 1);
     t->strides = t->sizes + cap;
     if (ndim) {
         memcpy(t->sizes, sizes, (size_t)ndim * sizeof *sizes);
         memcpy(t->strides, strides, (size_t)ndim * sizeof *strides);
     }
-    __atomic_fetch_add(&s->refs, 1, __ATOMIC_RELAXED);
     *out = t;
     return SG_OK;
 }
 
+sg_status sg__tensor_new(sg_storage *s, sg_dtype dtype, const int64_t *sizes,
+                         const int64_t *strides, int32_t ndim, int64_t offset, sg_tensor **out) {
+    sg_status st = header_make(s, dtype, s->device, (uint8_t)(s->flags & SG_STORAGE_READ_ONLY),
+                               sizes, strides, ndim, offset, out);
+    if (!st) __atomic_fetch_add(&s->refs, 1, __ATOMIC_RELAXED);
+    return st;
+}
+
 sg_status sg__tensor_meta(const sg_tensor *t, sg_tensor **out) {
-    int32_t    cap = t->ndim > SMALL_CAP ? t->ndim : SMALL_CAP;
-    sg_tensor *m = header_new(cap);
-    *out = NULL;
-    if (!m) return sg_error(SG_ENOMEM, "out of memory");
-    *m = (sg_tensor){.refs = 1, .dtype = t->dtype, .flags = t->flags, .device = t->device,
-                     .keys = t->keys, .offset = t->offset, .storage = NULL, .ndim = t->ndim,
-                     .cap = cap, .ag = NULL};
-    m->sizes = (int64_t *)(m + 1);
-    m->strides = m->sizes + cap;
-    if (t->ndim) {
-        memcpy(m->sizes, t->sizes, (size_t)t->ndim * sizeof *t->sizes);
-        memcpy(m->strides, t->strides, (size_t)t->ndim * sizeof *t->strides);
-    }
-    *out = m;
-    return SG_OK;
+    sg_status st = header_make(NULL, (sg_dtype)t->dtype, t->device, t->flags, t->sizes,
+                               t->strides, t->ndim, t->offset, out);
+    if (!st) (*out)->keys = t->keys;
+    return st;
 }
 
 /* A new tensor over fresh storage for a geometry its caller checked (sg__geometry or
