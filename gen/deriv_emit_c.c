@@ -37,23 +37,10 @@ static void walk_uses(const sg_dtx *d, plan *u) {
     for (uint32_t i = 0; i < d->nkids; i++) walk_uses(d->kids[i], u);
 }
 
-/* The properties PyTorch's codegen keeps in a node in place of the tensor (load_derivatives.py's
- * replacements: self_sym_sizes, self_options, self_scalar_type, ...; TensorGeometry(self) is
- * self_geometry). Another property (defined(), device(), is_complex(), ...) leaves the tensor
- * in the formula, and PyTorch saves it whole: so does this. */
-static bool meta_prop(const char *p) {
-    static const char *const names[] = {"sizes", "sym_sizes", "strides", "sym_strides", "size",
-                                        "sym_size", "numel", "sym_numel", "dim", "scalar_type",
-                                        "options", "layout"};
-    for (size_t k = 0; k < sizeof names / sizeof *names; k++)
-        if (!strcmp(p, names[k])) return true;
-    return false;
-}
-
 /* Which inputs d reads as values and which through metadata properties only. */
 static void walk_reads(const sg_dtx *d, bool *value, bool *meta) {
     if (!d) return;
-    if (((d->what == SG_DT_PROP && meta_prop(d->text)) || d->what == SG_DT_GEOMETRY) &&
+    if (((d->what == SG_DT_PROP && sg_dt_prop_is_meta(d->text)) || d->what == SG_DT_GEOMETRY) &&
         d->kids[0] && d->kids[0]->what == SG_DT_INPUT) {
         meta[d->kids[0]->idx] = true;
         for (uint32_t i = 1; i < d->nkids; i++) walk_reads(d->kids[i], value, meta);

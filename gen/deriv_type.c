@@ -341,24 +341,34 @@ static sg_dtx *call_op(tctx *c, const sg_fx *x, const char *name, sg_dtx **args,
 
 static sg_dtx *expr(tctx *c, const sg_fx *x);
 
-/* Tensor properties: x.sizes(), x.size(d), ... (the C emitter reads them off the saved value) */
+/* Tensor properties: x.sizes(), x.size(d), ... (the C emitter reads them off the saved value).
+ * meta: PyTorch's codegen keeps it in a node in place of the tensor (self_sym_sizes, ...);
+ * another (defined(), device(), ...) leaves the tensor in the formula, saved whole. */
 static const struct {
     const char *name;
     int         nargs;
     int         type;
+    bool        meta;
 } props[] = {
-    {"sizes", 0, SG_FAM_INT_LIST},        {"sym_sizes", 0, SG_FAM_INT_LIST},
-    {"strides", 0, SG_FAM_INT_LIST},      {"sym_strides", 0, SG_FAM_INT_LIST},
-    {"size", 1, SG_FAM_INT},              {"sym_size", 1, SG_FAM_INT},
-    {"numel", 0, SG_FAM_INT},             {"sym_numel", 0, SG_FAM_INT},
-    {"dim", 0, SG_FAM_INT},               {"scalar_type", 0, SG_FAM_DTYPE},
-    {"options", 0, SG_FT_OPTIONS},        {"defined", 0, SG_FAM_BOOL},
-    {"is_complex", 0, SG_FAM_BOOL},       {"is_floating_point", 0, SG_FAM_BOOL},
-    {"layout", 0, SG_FAM_LAYOUT},         {"device", 0, SG_FAM_DEVICE},
-    {"is_cpu", 0, SG_FAM_BOOL},           {"is_cuda", 0, SG_FAM_BOOL},
-    {"is_xpu", 0, SG_FAM_BOOL},           {"suggest_memory_format", 0, SG_FAM_MEMORY_FORMAT},
-    {"sym_storage_offset", 0, SG_FAM_INT}, {"storage_offset", 0, SG_FAM_INT},
+    {"sizes", 0, SG_FAM_INT_LIST, true},     {"sym_sizes", 0, SG_FAM_INT_LIST, true},
+    {"strides", 0, SG_FAM_INT_LIST, true},   {"sym_strides", 0, SG_FAM_INT_LIST, true},
+    {"size", 1, SG_FAM_INT, true},           {"sym_size", 1, SG_FAM_INT, true},
+    {"numel", 0, SG_FAM_INT, true},          {"sym_numel", 0, SG_FAM_INT, true},
+    {"dim", 0, SG_FAM_INT, true},            {"scalar_type", 0, SG_FAM_DTYPE, true},
+    {"options", 0, SG_FT_OPTIONS, true},     {"defined", 0, SG_FAM_BOOL, false},
+    {"is_complex", 0, SG_FAM_BOOL, false},   {"is_floating_point", 0, SG_FAM_BOOL, false},
+    {"layout", 0, SG_FAM_LAYOUT, true},      {"device", 0, SG_FAM_DEVICE, false},
+    {"is_cpu", 0, SG_FAM_BOOL, false},       {"is_cuda", 0, SG_FAM_BOOL, false},
+    {"is_xpu", 0, SG_FAM_BOOL, false},
+    {"suggest_memory_format", 0, SG_FAM_MEMORY_FORMAT, false},
+    {"sym_storage_offset", 0, SG_FAM_INT, false}, {"storage_offset", 0, SG_FAM_INT, false},
 };
+
+bool sg_dt_prop_is_meta(const char *name) {
+    for (size_t k = 0; k < sizeof props / sizeof *props; k++)
+        if (!strcmp(name, props[k].name)) return props[k].meta;
+    return false;
+}
 
 static sg_dtx *method(tctx *c, const sg_fx *x) {
     const sg_fx *callee = x->kids[0];

@@ -76,5 +76,8 @@ const char *sg_dt_const_c(const char *name);
 
 /* "Tensor", "int[]", "TensorOptions", ...: a type for messages. */
 const char *sg_dt_type_name(int type);
+/* Whether a tensor property a formula reads (x.sizes(), x.options(), ...) is one PyTorch keeps
+ * in a node in place of the tensor (so the node keeps x's metadata only). */
+bool        sg_dt_prop_is_meta(const char *name);
 
 #endif
