@@ -214,6 +214,8 @@ sg_status sg_meta_empty(const sg_meta *m, sg_tensor **out) {
         if (out) *out = NULL;
         return sg_error(SG_EINVAL, "sg_meta_empty: the meta is NULL");
     }
+    if (m->strided)
+        return sg_tensor_empty_strided(m->sizes, m->strides, m->ndim, m->dtype, m->device, out);
     return sg_tensor_empty(m->sizes, m->ndim, m->dtype, m->device, out);
 }
 

@@ -112,10 +112,17 @@ static void free_args(sg_any *cpu, int32_t nargs) {
 }
 
 /* dev[...] = cpu[...] for a written argument, resizing dev first where the kernel resized its
- * CPU twin (an out= argument). */
+ * CPU twin (an out= argument): to the twin's strides too where they are dense in some order
+ * (a pointwise kernel gives a resized out= its inputs' layout). */
 static sg_status write_back(sg_tensor *dev, sg_tensor *cpu) {
     if (!dev || !cpu || dev == cpu || dev->device.type == SG_DEV_CPU) return SG_OK;
-    return sg_tensor_copy_out_(dev, cpu);
+    bool same = dev->ndim == cpu->ndim;
+    for (int32_t d = 0; same && d < cpu->ndim; d++) same = dev->sizes[d] == cpu->sizes[d];
+    if (same) return sg_tensor_copy_(dev, cpu);
+    sg_status st = sg_tensor_resize_(dev, cpu->sizes, cpu->ndim);
+    if (!st && sg_tensor_span(cpu) <= sg_tensor_numel(cpu))
+        st = sg_tensor_as_strided_(dev, cpu->sizes, cpu->strides, cpu->ndim, dev->offset);
+    return st ? st : sg_tensor_copy_(dev, cpu);
 }
 
 /* The device tensor for CPU result r, which may alias the argument pair (dev, cpu): dev itself
@@ -139,7 +146,19 @@ static sg_status result_back(sg_tensor *r, sg_tensor *dev, sg_tensor *cpu, sg_de
         *out = sg_tensor_retain(r);
         return SG_OK;
     }
-    return sg_tensor_to(r, target, out);
+    if (!r->offset) return sg_tensor_to(r, target, out);
+    /* a view into its storage (a row of where(condition)'s result): the storage moves whole,
+     * so the result keeps its offset as on the CPU */
+    int64_t    n = (int64_t)r->storage->nbytes, one = 1;
+    sg_tensor *whole = NULL, *moved = NULL;
+    sg_status  st = sg__tensor_new(r->storage, SG_UINT8, &n, &one, 1, 0, &whole);
+    if (!st) st = sg_tensor_to(whole, target, &moved);
+    if (!st)
+        st = sg__tensor_new(moved->storage, (sg_dtype)r->dtype, r->sizes, r->strides, r->ndim,
+                            r->offset, out);
+    sg_tensor_release(whole);
+    sg_tensor_release(moved);
+    return st;
 }
 
 /* The device results go to: the Device argument where one is given, else the device of the

@@ -165,15 +165,20 @@ sg_status sg_op_bad_list(const sg_op *op, int32_t arg, sg_tensor_list l, bool op
 
 /* ---- composite kernels the generator writes (structured ops, autogen variants) --------- */
 
-/* What a structured op's meta function says of one output: shape, dtype, device. */
+/* What a structured op's meta function says of one output: shape, dtype, device, and where
+ * the output does not come contiguous, its strides (aten's TensorIterator gives a pointwise
+ * op's output its inputs' layout). The caller sets strided false before it calls a meta
+ * function, so one that knows nothing of layouts leaves the output contiguous. */
 typedef struct sg_meta {
     int32_t   ndim;
     sg_dtype  dtype;
     sg_device device;
+    bool      strided; /* false: contiguous, strides unused */
     int64_t   sizes[SG_MAX_DIMS];
+    int64_t   strides[SG_MAX_DIMS];
 } sg_meta;
 
-/* A new contiguous tensor as m describes. */
+/* A new tensor as m describes (contiguous, or with m's strides). */
 sg_status sg_meta_empty(const sg_meta *m, sg_tensor **out);
 /* SG_OK where t can take what m describes (an in-place structured op writes into t): m's
  * shape exactly, and a dtype m's can be cast to (sg_dtype_can_cast); else aten's error. */

@@ -98,7 +98,8 @@ static sg_memory_format suggest_format(const sg_tensor *t) {
 }
 
 /* An uninitialised tensor shaped like t with format mf (NULL or preserve: t's own strides
- * where they are dense, else its suggested format), of dtype and device (aten's empty_like). */
+ * where they are dense, else dense ones in the order of t's), of dtype and device (aten's
+ * empty_like). */
 static sg_status empty_like_fmt(const char *op, const sg_tensor *t, const sg_memory_format *mf,
                                 sg_dtype dtype, sg_device dev, sg_tensor **out) {
     int64_t strides[SG_MAX_DIMS];
@@ -106,8 +107,8 @@ static sg_status empty_like_fmt(const char *op, const sg_tensor *t, const sg_mem
     if (!mf || *mf == SG_PRESERVE_FORMAT) {
         if (sg_factory_dense(t))
             return sg_tensor_empty_strided(t->sizes, t->strides, t->ndim, dtype, dev, out);
-        sg_status st = format_strides(op, t->sizes, t->ndim, suggest_format(t), strides);
-        return st ? st : sg_tensor_empty_strided(t->sizes, strides, t->ndim, dtype, dev, out);
+        sg_follow_strides(t->sizes, t->ndim, &t, 1, strides);
+        return sg_tensor_empty_strided(t->sizes, strides, t->ndim, dtype, dev, out);
     }
     sg_status st = format_strides(op, t->sizes, t->ndim, *mf, strides);
     return st ? st : sg_tensor_empty_strided(t->sizes, strides, t->ndim, dtype, dev, out);
@@ -1260,11 +1261,27 @@ static sg_status copy__k(sg_keyset ks, sg_tensor *self, sg_tensor *src, bool non
     return st;
 }
 
-/* copy(self, src): a new tensor like self, holding src */
+/* copy(self, src): src in a new tensor of self's geometry, its storage offset included
+ * (aten's clone_preserve_strides; one whose elements overlap is cloned as empty_like does) */
 static sg_status copy_k(sg_keyset ks, sg_tensor *self, sg_tensor *src, bool non_blocking,
                         sg_tensor **ret) {
     (void)ks, (void)non_blocking;
-    sg_status st = like("copy", self, NULL, NULL, NULL, NULL, NULL, ret);
+    sg_status st;
+    *ret = NULL;
+    bool overlap = false; /* aten's MemOverlap::Yes: a dim of several elements at stride 0 */
+    for (int32_t d = 0; d < self->ndim; d++) overlap |= self->sizes[d] > 1 && !self->strides[d];
+    if (overlap) {
+        st = like("copy", self, NULL, NULL, NULL, NULL, NULL, ret);
+    } else {
+        /* storage for the view's elements only: the ones around it are never read */
+        int64_t    n = self->offset + sg_tensor_span(self);
+        sg_tensor *base = NULL;
+        st = sg_tensor_empty(&n, 1, (sg_dtype)self->dtype, self->device, &base);
+        if (!st)
+            st = sg_tensor_as_strided(base, self->sizes, self->strides, self->ndim, self->offset,
+                                      ret);
+        sg_tensor_release(base);
+    }
     return st ? st : keep_if(copy_run(*ret, src), ret);
 }
 

@@ -734,6 +734,9 @@ static sg_status sort_meta(sg_tensor *self, const bool *stable, int64_t dim, boo
     if (st) return st;
     sg_index_meta_of(&m[0], self->sizes, self->ndim, dt(self), self->device);
     sg_index_meta_of(&m[1], self->sizes, self->ndim, SG_INT64, self->device);
+    /* aten sorts into self's layout (made dense where self is not) */
+    sg_meta_follow(&m[0], self, NULL, NULL);
+    sg_meta_follow(&m[1], self, NULL, NULL);
     return SG_OK;
 }
 
@@ -826,8 +829,12 @@ static sg_status where_cond_k(sg_keyset ks, sg_tensor *cond, sg_tensor_list *ret
     sg_tensor **items = calloc((size_t)n, sizeof *items);
     if (!items) return sg_error(SG_ENOMEM, "out of memory");
     ret->items = items;
+    /* rows of one [n, count] tensor, as aten's (nonzero's transposed result, unbound) */
+    sg_tensor *all = NULL;
+    st = sg_tensor_empty((int64_t[]){n, count}, 2, SG_INT64, SG_CPU, &all);
     for (int32_t d = 0; d < n && !st; d++)
-        if (!(st = sg_tensor_empty(&count, 1, SG_INT64, SG_CPU, &items[d]))) ret->len = d + 1;
+        if (!(st = sg_tensor_select(all, 0, d, &items[d]))) ret->len = d + 1;
+    sg_tensor_release(all);
     if (st) {
         sg_tensor_list_release(ret);
         return st;
@@ -1145,6 +1152,7 @@ static sg_status clamp_meta(sg_tensor *self, const sg_scalar *min, const sg_scal
         return sg_error(SG_EINVAL, "clamp: torch.clamp: At least one of 'min' or 'max' must not "
                                    "be None");
     sg_index_meta_of(m, self->sizes, self->ndim, r, self->device);
+    sg_meta_follow(m, self, NULL, NULL);
     return SG_OK;
 }
 static sg_status clamp_out_k(sg_keyset ks, sg_tensor *self, const sg_scalar *min,
@@ -1189,6 +1197,7 @@ static sg_status clamp_tensor_check(const char *op, sg_tensor *self, sg_tensor *
     sg_status st = sg_index_clamp_shape(op, self, lo, hi, shape, &n);
     if (st) return st;
     sg_index_meta_of(m, shape, n, sg_pointwise_result(self, lo, hi), self->device);
+    sg_meta_follow(m, self, lo, hi);
     return SG_OK;
 }
 
@@ -1308,6 +1317,7 @@ static sg_status pow_ts_meta(sg_tensor *self, sg_scalar exponent, sg_meta *m) {
     sg_status st = pow_ts_check(self, exponent, &r);
     if (st) return st;
     sg_index_meta_of(m, self->sizes, self->ndim, r, self->device);
+    sg_meta_follow(m, self, NULL, NULL);
     return SG_OK;
 }
 
@@ -1359,6 +1369,7 @@ static sg_status pow_s_meta(sg_scalar self, sg_tensor *exponent, sg_meta *m) {
     sg_rt_init(&rt);
     sg_rt_scalar(&rt, self);
     sg_rt_tensor(&rt, exponent);
+    /* contiguous, unlike pow(Tensor, Scalar): aten makes this result before its iterator */
     sg_index_meta_of(m, exponent->sizes, exponent->ndim, sg_rt_result(&rt), exponent->device);
     return SG_OK;
 }
@@ -1370,8 +1381,11 @@ static sg_status pow_s_out_k(sg_keyset ks, sg_scalar self, sg_tensor *exponent, 
     pow_s_meta(self, exponent, &m);
     *ret = NULL;
     if (scalar_is(self, 1.0)) return fill_one("pow", out, &m, ret);
+    /* out takes its shape here, contiguous, before pow(Tensor, Tensor) would give it
+     * exponent's layout: aten's meta function resizes it first */
     sg_tensor *base;
-    sg_status  st = sg_scalar_tensor(self, &base);
+    sg_status  st = sg_index_out_ready("pow", out, &m, false);
+    if (!st) st = sg_scalar_tensor(self, &base);
     if (st) return st;
     st = aten_pow_Tensor_Tensor_out(base, exponent, out, ret);
     sg_tensor_release(base);

@@ -38,7 +38,13 @@ sg_status sg_index_out_ready(const char *op, sg_tensor *out, const sg_meta *m, b
         return sg_error(SG_EINVAL, "%s: result type %s can't be cast to the desired output type "
                                    "%s",
                         op, sg_dtype_c10_name(m->dtype), sg_dtype_c10_name(dt(out)));
-    if ((st = sg_tensor_resize_out_(out, m->sizes, m->ndim))) return st;
+    bool same = out->ndim == m->ndim;
+    for (int32_t d = 0; same && d < m->ndim; d++) same = out->sizes[d] == m->sizes[d];
+    /* a resized out= takes the layout the op gives a new result, as aten's resize_out does */
+    if (!same && ((st = sg_tensor_resize_(out, m->sizes, m->ndim)) ||
+                  (m->strided && (st = sg_tensor_as_strided_(out, m->sizes, m->strides, m->ndim,
+                                                             out->offset)))))
+        return st;
     return sg_index_no_internal_overlap(op, out);
 }
 
@@ -47,6 +53,7 @@ void sg_index_meta_of(sg_meta *m, const int64_t *sizes, int32_t n, sg_dtype t, s
     memcpy(m->sizes, sizes, (size_t)n * sizeof *sizes);
     m->dtype = t;
     m->device = d;
+    m->strided = false;
 }
 
 

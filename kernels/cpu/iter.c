@@ -30,8 +30,64 @@ bool sg_broadcast_shape(const int64_t *a, int32_t na, const int64_t *b, int32_t 
 }
 
 
+/* Operand t's stride along dim d of shape as TensorIterator sees it: 0 where t broadcasts. */
+static int64_t follow_stride(const sg_tensor *t, const int64_t *shape, int32_t n, int32_t d) {
+    int32_t td = d - (n - t->ndim);
+    return td < 0 || (t->sizes[td] == 1 && shape[d] != 1) ? 0 : t->strides[td];
+}
 
+/* > 0 where dim a, now inside dim b, belongs outside it; < 0 where it stays; 0 where no
+ * operand tells (aten's should_swap). */
+static int follow_cmp(const int64_t *shape, int32_t n, const sg_tensor *const *ops,
+                      int32_t nops, int32_t a, int32_t b) {
+    for (int32_t k = 0; k < nops; k++) {
+        if (!ops[k]) continue;
+        int64_t sa = follow_stride(ops[k], shape, n, a), sb = follow_stride(ops[k], shape, n, b);
+        if (sa == 0 || sb == 0) continue;
+        if (sa != sb) return sa < sb ? -1 : 1;
+        if (shape[a] > shape[b]) return 1;
+    }
+    return 0;
+}
 
+bool sg_follow_strides(const int64_t *shape, int32_t n, const sg_tensor *const *ops,
+                       int32_t nops, int64_t *strides) {
+    int32_t perm[SG_MAX_DIMS]; /* innermost first */
+    for (int32_t i = 0; i < n; i++) perm[i] = n - 1 - i;
+    /* aten's insertion sort, which an undecided pair does not stop: the same order as its */
+    for (int32_t i = 1; i < n; i++) {
+        int32_t j1 = i;
+        for (int32_t j0 = i - 1; j0 >= 0; j0--) {
+            int c = follow_cmp(shape, n, ops, nops, perm[j0], perm[j1]);
+            if (c < 0) break;
+            if (c > 0) {
+                int32_t t = perm[j0];
+                perm[j0] = perm[j1];
+                perm[j1] = t;
+                j1 = j0;
+            }
+        }
+    }
+    bool    moved = false;
+    int64_t acc = 1;
+    for (int32_t i = 0; i < n; i++) {
+        moved |= perm[i] != n - 1 - i;
+        strides[perm[i]] = acc;
+        acc *= shape[perm[i]] > 1 ? shape[perm[i]] : 1;
+    }
+    return moved;
+}
+
+void sg_meta_follow(sg_meta *m, const sg_tensor *a, const sg_tensor *b, const sg_tensor *c) {
+    const sg_tensor *ops[3] = {a, b, c};
+    m->strided = sg_follow_strides(m->sizes, m->ndim, ops, 3, m->strides);
+}
+
+static bool same_sizes(const sg_tensor *t, const int64_t *sizes, int32_t n) {
+    bool same = t->ndim == n;
+    for (int32_t d = 0; same && d < n; d++) same = t->sizes[d] == sizes[d];
+    return same;
+}
 
 static bool has_internal_overlap(const sg_tensor *t) {
     for (int32_t i = 0; i < t->ndim; i++)
@@ -184,7 +240,12 @@ static sg_status build(sg_iter *it, const sg_iter_spec *s, sg_tensor **result, b
                             sg_shape_str(it->out_shape, it->out_ndim, b, sizeof b));
     }
 
-    /* the output: given (checked, resized) or allocated */
+    /* the output: given (checked, resized) or allocated, in the inputs' layout where aten
+     * gives it theirs (the inputs as given, before any cast) */
+    int64_t    follow[SG_MAX_DIMS];
+    bool       fresh = !reduce && (!s->out || !same_sizes(s->out, it->out_shape, it->out_ndim));
+    bool       permuted = fresh && !s->to_out &&
+                    sg_follow_strides(it->out_shape, it->out_ndim, s->in, s->nin, follow);
     sg_tensor *out = s->out;
     if (out) {
         if (!sg_device_eq(out->device, it->device))
@@ -195,15 +256,19 @@ static sg_status build(sg_iter *it, const sg_iter_spec *s, sg_tensor **result, b
             return sg_error(SG_EINVAL, "%s: result type %s can't be cast to the desired output "
                                        "type %s",
                             s->op, sg_dtype_c10_name(s->result), sg_dtype_c10_name(dtype_of(out)));
-        if (!reduce && (st = sg_tensor_resize_out_(out, it->out_shape, it->out_ndim)))
+        if (fresh && ((st = sg_tensor_resize_(out, it->out_shape, it->out_ndim)) ||
+                       (permuted && (st = sg_tensor_as_strided_(out, it->out_shape, follow,
+                                                                it->out_ndim, out->offset)))))
             return st;
         if (has_internal_overlap(out))
             return sg_error(SG_EINVAL, "%s: unsupported operation: more than one element of the "
                                        "written-to tensor refers to a single memory location",
                             s->op);
         it->out = sg_tensor_retain(out);
-    } else if ((st = sg_tensor_empty(it->out_shape, it->out_ndim, s->result, it->device,
-                                     &it->out))) {
+    } else if ((st = permuted ? sg_tensor_empty_strided(it->out_shape, follow, it->out_ndim,
+                                                        s->result, it->device, &it->out)
+                              : sg_tensor_empty(it->out_shape, it->out_ndim, s->result,
+                                                it->device, &it->out))) {
         return st;
     }
 

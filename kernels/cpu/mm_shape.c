@@ -51,6 +51,7 @@ void sg_mm_meta_set(sg_meta *m, const sg_tensor *like, sg_dtype dtype, const int
     m->ndim = n;
     m->dtype = dtype;
     m->device = like->device;
+    m->strided = false;
     memcpy(m->sizes, sizes, (size_t)n * sizeof *sizes);
 }
 

@@ -405,6 +405,7 @@ static sg_status meta2(const sg_tensor *a, const sg_tensor *b, sg_dtype dtype, c
                         sg_shape_str(b->sizes, b->ndim, y, sizeof y));
     m->dtype = dtype;
     m->device = a->ndim || !b->ndim ? a->device : b->device;
+    sg_meta_follow(m, a, b, NULL);
     return SG_OK;
 }
 
@@ -413,6 +414,7 @@ static sg_status meta1(const sg_tensor *a, sg_dtype dtype, sg_meta *m) {
     memcpy(m->sizes, a->sizes, (size_t)a->ndim * sizeof(int64_t));
     m->dtype = dtype;
     m->device = a->device;
+    sg_meta_follow(m, a, NULL, NULL);
     return SG_OK;
 }
 

@@ -35,6 +35,7 @@ static sg_status fill_meta(const sg_tensor *t, const sg_rdims *r, bool keepdim, 
     sg_reduce_shape(t, r, keepdim, m->sizes, &m->ndim);
     m->dtype = dtype;
     m->device = t->device;
+    m->strided = false;
     return SG_OK;
 }
 
@@ -1125,6 +1126,7 @@ static sg_status cumsum_meta(sg_tensor *self, int64_t dim, const sg_dtype *dtype
     memcpy(m->sizes, self->sizes, (size_t)self->ndim * sizeof(int64_t));
     m->dtype = dtype ? *dtype : sg_reduce_int_to_long(dtype_of(self));
     m->device = self->device;
+    m->strided = false;
     return SG_OK;
 }
 

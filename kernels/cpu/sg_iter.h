@@ -109,6 +109,18 @@ bool      sg_broadcast_shape(const int64_t *a, int32_t na, const int64_t *b, int
                              int64_t *out, int32_t *nout);
 /* "[2, 3]" into buf. */
 const char *sg_shape_str(const int64_t *sizes, int32_t n, char *buf, size_t len);
+/* The strides aten gives a new tensor of shape (n dims) that follows the layout of ops (nops
+ * tensors, NULL skipped, each right-aligned to shape): TensorIterator's order for the outputs
+ * it allocates, and with one operand empty_like's for a tensor that is not dense. Dims go
+ * innermost first as the first operand whose strides tell two apart orders them (a broadcast
+ * dim tells nothing; of equal strides the smaller size goes inside); the strides are dense in
+ * that order. Returns false where the order is the contiguous one. */
+bool        sg_follow_strides(const int64_t *shape, int32_t n, const sg_tensor *const *ops,
+                              int32_t nops, int64_t *strides);
+/* m (its sizes set) takes the layout of a, b, c (NULL skipped) as TensorIterator gives it:
+ * the meta function of an op whose kernel runs the iterator. */
+void        sg_meta_follow(sg_meta *m, const sg_tensor *a, const sg_tensor *b,
+                           const sg_tensor *c);
 
 /* ---- the iterator's reduction mode ----------------------------------------------------------
  * One driver for every reduction. spec.out is required and has the input's ndim with size 1

@@ -337,6 +337,7 @@ static sg_status sm_meta(sg_tensor *self, int64_t dim, bool half_to_float, sg_me
     memcpy(m->sizes, self->sizes, (size_t)self->ndim * sizeof(int64_t));
     m->dtype = half_to_float ? SG_FLOAT32 : dtype_of(self);
     m->device = self->device;
+    m->strided = false;
     return SG_OK;
 }
 

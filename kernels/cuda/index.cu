@@ -713,21 +713,29 @@ sg_status sg_cu_register_sort(void);
 /* where(condition): the coordinates of the nonzero elements. Rationale: the result's length is
  * the count of nonzero elements, which the host must know to allocate, so the condition is
  * read on the host anyway (aten's CUDA nonzero synchronises too); the CPU kernel finds the
- * coordinates there and they move back to the condition's device. */
+ * coordinates there and they move back to the condition's device, as the CPU's are: rows of
+ * one [n, count] tensor. */
 static sg_status where_cond_k(sg_keyset ks, sg_tensor *cond, sg_tensor_list *ret) {
     (void)ks;
     ret->items = NULL, ret->len = 0;
-    sg_tensor     *host = NULL;
+    sg_tensor     *host = NULL, *all = NULL, *dev = NULL;
     sg_tensor_list cpu = {NULL, 0};
     sg_status      st = sg_tensor_to(cond, sg_device{SG_DEV_CPU, 0}, &host);
     if (!st) st = aten_where(host, &cpu);
     sg_tensor_release(host);
     if (st) return st;
     int32_t     n = cpu.len;
+    int64_t     count = n ? cpu.items[0]->sizes[0] : 0;
     sg_tensor **items = (sg_tensor **)calloc((size_t)(n ? n : 1), sizeof *items);
     if (!items) st = sg_error(SG_ENOMEM, "where: out of memory");
-    for (int32_t d = 0; !st && d < n; d++)
-        st = sg_tensor_to(cpu.items[d], cond->device, &items[d]);
+    if (!st && n) {
+        int64_t sizes[2] = {n, count}, strides[2] = {count, 1};
+        st = sg_tensor_as_strided(cpu.items[0], sizes, strides, 2, 0, &all);
+    }
+    if (!st && n) st = sg_tensor_to(all, cond->device, &dev);
+    for (int32_t d = 0; !st && d < n; d++) st = sg_tensor_select(dev, 0, d, &items[d]);
+    sg_tensor_release(all);
+    sg_tensor_release(dev);
     sg_tensor_list_release(&cpu);
     if (st) {
         for (int32_t d = 0; items && d < n; d++) sg_tensor_release(items[d]);

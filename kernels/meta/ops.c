@@ -224,7 +224,7 @@ static sg_status stack_run(sg_tensor_list ts, int64_t dim, sg_tensor *out, sg_te
     if (!u) return sg_error(SG_ENOMEM, "stack: out of memory");
     for (int32_t i = 0; i < ts.len && !st; i++) st = sg_tensor_unsqueeze(ts.items[i], dim, &u[i]);
     aten_cat_out_meta_fn mf = __atomic_load_n(&aten_cat_out_meta, __ATOMIC_ACQUIRE);
-    sg_meta              m;
+    sg_meta              m = {.strided = false}; /* a meta function that knows no layouts */
     if (!st) st = mf ? mf((sg_tensor_list){u, ts.len}, dim, &m)
                      : sg_error(SG_EUNSUPPORTED, "stack: cat's meta function is not set");
     if (!st) st = give("stack", &m, out, false, ret);

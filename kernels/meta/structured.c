@@ -133,7 +133,7 @@ static sg_status out_ready(const sg_op *op, sg_tensor *out, const sg_meta *m, bo
         (void)ks;                                                                           \
         *ret = NULL;                                                                        \
         op##_meta_fn mf = __atomic_load_n(&op##_meta, __ATOMIC_ACQUIRE);                    \
-        sg_meta      m[1];                                                                  \
+        sg_meta      m[1] = {{.strided = false}};                                           \
         sg_status    st = mf ? mf(SG_UNPAREN A, m) : no_meta_fn(op##_op);                   \
         if (!st) st = out_ready(op##_op, out, &m[0], exact);                                \
         if (!st) *ret = sg_tensor_retain(out);                                              \
@@ -145,7 +145,7 @@ static sg_status out_ready(const sg_op *op, sg_tensor *out, const sg_meta *m, bo
         (void)ks;                                                                           \
         *r0 = *r1 = NULL;                                                                   \
         op##_meta_fn mf = __atomic_load_n(&op##_meta, __ATOMIC_ACQUIRE);                    \
-        sg_meta      m[2];                                                                  \
+        sg_meta      m[2] = {{.strided = false}, {.strided = false}};                       \
         sg_status    st = mf ? mf(SG_UNPAREN A, m) : no_meta_fn(op##_op);                   \
         if (!st) st = out_ready(op##_op, o0, &m[0], exact);                                 \
         if (!st) st = out_ready(op##_op, o1, &m[1], exact);                                 \

@@ -8,7 +8,7 @@ test_cpu_conformance (tests/unit/test_cpu_reference.c) to replay without PyTorch
 
 docs/conformance.md specifies the plan (one case per line: FAMILY OP OVERLOAD ARG...) and the
 recorded file: the format of tests/data/cpu_reference.bin (make_cpu_reference.py's docstring;
-its encoder is reused from there) at version 2, which adds
+its encoder is reused from there) at version 3, which adds
 
     case    := str family, str name, str overload, str label (the plan line), u8 flags,
                [str error, where flags bit 0 is set], f64 rtol, f64 atol,
@@ -22,6 +22,10 @@ its encoder is reused from there) at version 2, which adds
                17 LIST             u32 n, then n strings (a Dimname[])
     tensor  layout 3: i64 strides[ndim], i64 storage offset, u64 base numel, then u64 nbytes and
             the base's elements: the argument is base.as_strided(sizes, strides, offset)
+            layout 4 (every result tensor): i64 strides[ndim], i64 storage offset, then u64
+            nbytes and the elements in index order, as layout 0: the values and the geometry
+            torch gave (a result's strides and offset are compared where they matter: see
+            docs/conformance.md)
 
 Inputs. A tensor token tDTYPE:SIZES:LAYOUT:VALUES is built as:
 
@@ -54,7 +58,7 @@ Lists: an `l` token's items are read as the schema's element type (int, float or
 The call: torch.ops.<ns>.<name>.<overload or default>, with the schema's keyword-only arguments
 (out= ones included) passed by keyword and the rest positionally, one thread. For an in-place or
 out= op the result recorded is the tensor torch returns (the argument written); a view result
-is recorded by its values (layout 0). A case whose line cannot be built or whose results cannot
+is recorded by its values and its geometry (layout 4), as every result is. A case whose line cannot be built or whose results cannot
 be encoded (a dtype without a code, a non-tensor result the format has no tag for) is left out
 and named on stderr; where torch raises, the case is recorded with flag bit 0.
 
@@ -355,10 +359,34 @@ def encode_arg(w, typ, enc):
     ref.encode_value(w, typ, enc)
 
 
+class ResultWriter(ref.Writer):
+    """Writes result tensors as layout 4: their values in index order and their geometry."""
+
+    def tensor(self, v):
+        if not isinstance(v, torch.Tensor):
+            raise ValueError("a result of %s" % type(v).__name__)
+        if v.dtype not in ref.DTYPE_CODE:
+            raise ValueError("dtype %s has no code" % v.dtype)
+        self.u8(ref.DTYPE_CODE[v.dtype])
+        self.u8(v.dim())
+        for s in v.shape:
+            self.i64(s)
+        self.u8(4)
+        for s in v.stride():
+            self.i64(s)
+        self.i64(v.storage_offset())
+        data = ref.raw_bytes(v)
+        self.u64(len(data))
+        self.b += data
+
+
 def zeroed(r):
-    """r with its tensors' data replaced by zeros (results whose values are not compared)."""
+    """r with its tensors' data replaced by zeros, their geometry kept (results whose values
+    are not compared)."""
     if isinstance(r, torch.Tensor):
-        return torch.zeros(r.shape, dtype=r.dtype)
+        n = r.storage_offset() + 1 + sum((s - 1) * st for s, st in zip(r.shape, r.stride()))
+        base = torch.zeros(n if r.numel() else r.storage_offset(), dtype=r.dtype)
+        return base.as_strided(r.shape, r.stride(), r.storage_offset())
     if isinstance(r, (list, tuple)):
         return [zeroed(x) for x in r]
     return r
@@ -434,7 +462,7 @@ def run_line(line):
         msg = str(e).strip().splitlines()
         err = "%s: %s" % (type(e).__name__, msg[0] if msg else "")
         flags |= 1
-    rw = ref.Writer()
+    rw = ResultWriter()
     items = []
     rtol = atol = 0.0
     if not flags & 1:
@@ -550,7 +578,7 @@ def main():
             stat[1] += raised
     head = ref.Writer()
     head.b += b"SGCPUREF"
-    head.u32(2)
+    head.u32(3)
     head.u32(n)
     write_output(opts.out, "conformance.bin", bytes(head.b) + bytes(body))
     for s in left_out:

@@ -37,12 +37,13 @@
  *
  * Built with SG_REF_CONFORMANCE (test_cpu_conformance) it reads tests/data/conformance.bin
  * instead: the cases tests/conformance/oracle.py recorded from a plan that schemagen
- * --emit=cases wrote (docs/conformance.md). Either build reads versions 1 and 2 of the format;
+ * --emit=cases wrote (docs/conformance.md). Either build reads versions 1 to 3 of the format;
  * version 2 adds cases torch refused (flags bit 0: they pass where our call fails too, counted
  * as "errors matched", and fail where it succeeds), results compared by dtype and shape alone
- * (flags bit 1), strided views of a base (tensor layout 3) and Tensor?[] arguments. With
+ * (flags bit 1), strided views of a base (tensor layout 3) and Tensor?[] arguments; version 3
+ * records each result's strides and storage offset (layout 4), compared where they matter. With
  * SG_REF_META as well (test_meta_conformance) every case runs on the Meta device: arguments
- * without values, results compared by dtype and shape; a case torch refused that Meta runs is
+ * without values, results compared by dtype, shape and strides; a case torch refused that Meta runs is
  * "unchecked" rather than failed (the refusal may have been about values Meta does not have).
  * With SG_REF_NPU instead (test_npu_conformance) every case runs on the example plug-in backend
  * and on the CPU, which it must agree with (ref_npu.h).
@@ -457,7 +458,7 @@ int main(int argc, char **argv) {
     size_t   size;
     uint32_t ncases, version;
     reader   r;
-    int loaded = ref_load(path, "SGCPUREF", 1, 2, REF_MAKER, &buf, &size, &version, &ncases, &r);
+    int loaded = ref_load(path, "SGCPUREF", 1, 3, REF_MAKER, &buf, &size, &version, &ncases, &r);
     if (loaded) return loaded;
 
     /* first pass: where each case starts, and that all of them read */
