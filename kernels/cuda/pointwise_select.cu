@@ -10,6 +10,7 @@
  * kernels serve every dtype); the condition or mask is read as it is (spec.keep), its bytes 0
  * or 1. A masked_fill value tensor is an operand (0-dim, broadcast), so a value on the GPU is
  * never read back to the host. */
+#include "index.cuh"
 #include "pointwise.cuh"
 #include "sg_index_shape.h"
 
@@ -444,8 +445,13 @@ sg_status pow_s_out_k(sg_keyset ks, sg_scalar self, sg_tensor *exponent, sg_tens
     *ret = NULL;
     if (scalar_is(self, 1.0))
         return fill_one(out, exponent->sizes, exponent->ndim, sg_rt_result(&rt), ret);
+    /* out takes its shape here, contiguous, before pow(Tensor, Tensor) would give it
+     * exponent's layout: aten's meta function resizes it first */
+    sg_meta m;
+    sg_index_meta_of(&m, exponent->sizes, exponent->ndim, sg_rt_result(&rt), exponent->device);
     sg_tensor *base;
-    sg_status  st = sg_scalar_tensor(self, &base);
+    sg_status  st = sg_cu_prep_out("pow", out, &m, false);
+    if (!st) st = sg_scalar_tensor(self, &base);
     if (st) return st;
     st = aten_pow_Tensor_Tensor_out(base, exponent, out, ret);
     sg_tensor_release(base);
