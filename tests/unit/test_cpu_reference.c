@@ -39,8 +39,8 @@
  * instead: the cases tests/conformance/oracle.py recorded from a plan that schemagen
  * --emit=cases wrote (docs/conformance.md). Either build reads versions 1 to 3 of the format;
  * version 2 adds cases torch refused (flags bit 0: they pass where our call fails too, counted
- * as "errors matched", and fail where it succeeds), results compared by dtype and shape alone
- * (flags bit 1), strided views of a base (tensor layout 3) and Tensor?[] arguments; version 3
+ * as "errors matched", and fail where it succeeds), results compared without values (flags
+ * bit 1), strided views of a base (tensor layout 3) and Tensor?[] arguments; version 3
  * records each result's strides and storage offset (layout 4), compared where they matter. With
  * SG_REF_META as well (test_meta_conformance) every case runs on the Meta device: arguments
  * without values, results compared by dtype, shape and strides; a case torch refused that Meta runs is
