@@ -149,10 +149,12 @@ sg_status sg_autograd_check_inplace(const sg_tensor *t, const char *op) {
         return sg_error(SG_EINVAL, "%s: a view of a leaf Variable that requires grad is being "
                                    "used in an in-place operation.",
                         op ? op : "?");
-    if (b && !sg_tensor_is_contiguous(b))
-        return sg_error(SG_EINVAL, "%s: a view of a tensor that is not contiguous is being used "
-                                   "in an in-place operation that its base's history must take "
-                                   "(CopySlices), which needs a contiguous base here",
+    bool overlap = false; /* CopySlices lays the base's gradient out as the base */
+    for (int32_t d = 0; b && d < b->ndim; d++) overlap |= b->sizes[d] > 1 && !b->strides[d];
+    if (overlap)
+        return sg_error(SG_EINVAL, "%s: a view of a tensor whose elements overlap (an expanded "
+                                   "one) is being used in an in-place operation that its base's "
+                                   "history must take (CopySlices); clone the base first",
                         op ? op : "?");
     return SG_OK;
 }

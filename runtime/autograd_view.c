@@ -11,8 +11,10 @@
  * again when an edge is taken from it (sg__view_refresh), as PyTorch regenerates it.
  *
  * Rationale: the geometry (sizes, strides, storage offset relative to the base) is all a node
- * keeps of the view; the base must be contiguous (check_inplace refuses another), so a
- * contiguous gradient laid out as the base holds the view's elements where the view does. */
+ * keeps of the view and of the base. A gradient of the base is made with the base's strides
+ * over storage of the base's span, so the view's geometry picks out its elements there, as
+ * PyTorch's CopySlices does; a base whose elements overlap (check_inplace refuses one) would
+ * have no such layout. */
 #include "rt_autograd.h"
 #include "sg_api.h"
 
@@ -22,17 +24,35 @@
 typedef struct geometry {
     int32_t ndim;
     int64_t sizes[SG_MAX_DIMS], strides[SG_MAX_DIMS];
-    int64_t offset; /* the view's storage offset less the base's */
+    int64_t offset; /* a view's storage offset less its base's; a base's: 0 */
 } geometry;
 
-static void geometry_of(geometry *g, const sg_tensor *view, const sg_tensor *base) {
-    g->ndim = view->ndim;
-    memcpy(g->sizes, view->sizes, (size_t)view->ndim * sizeof *g->sizes);
-    memcpy(g->strides, view->strides, (size_t)view->ndim * sizeof *g->strides);
-    g->offset = view->offset - base->offset;
+static void geometry_of(geometry *g, const sg_tensor *t, const sg_tensor *base) {
+    g->ndim = t->ndim;
+    memcpy(g->sizes, t->sizes, (size_t)t->ndim * sizeof *g->sizes);
+    memcpy(g->strides, t->strides, (size_t)t->ndim * sizeof *g->strides);
+    g->offset = t->offset - base->offset;
 }
 
-/* The part of t (contiguous, the base's shape) that the view is. */
+/* A tensor of the base's geometry (offset 0 in storage of its span), of like's dtype and
+ * device: zeros, or a copy of like (the base's gradient). */
+static sg_status base_like(const geometry *b, const sg_tensor *like, bool zero, sg_tensor **out) {
+    int64_t    span = 1;
+    sg_tensor *s = NULL;
+    for (int32_t d = 0; d < b->ndim; d++)
+        if (b->sizes[d]) span += (b->sizes[d] - 1) * b->strides[d];
+    sg_status st = zero ? sg_tensor_zeros(&span, 1, (sg_dtype)like->dtype, like->device, &s)
+                        : sg_tensor_empty(&span, 1, (sg_dtype)like->dtype, like->device, &s);
+    if (!st) st = sg_tensor_as_strided(s, b->sizes, b->strides, b->ndim, 0, out);
+    sg_tensor_release(s);
+    if (!st && !zero && (st = sg_tensor_copy_(*out, like))) {
+        sg_tensor_release(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+/* The part of t (the base's geometry, as base_like makes it) that the view is. */
 static sg_status part_of(sg_tensor *t, const geometry *g, sg_tensor **out) {
     return sg_tensor_as_strided(t, g->sizes, g->strides, g->ndim, t->offset + g->offset, out);
 }
@@ -41,15 +61,13 @@ static sg_status part_of(sg_tensor *t, const geometry *g, sg_tensor **out) {
 
 typedef struct view_node {
     sg_node  base;
-    geometry view;
-    int32_t  base_ndim;
-    int64_t  base_sizes[SG_MAX_DIMS];
+    geometry view, of; /* the view's, and its base's */
 } view_node;
 
 static sg_status view_apply(sg_node *n, sg_tensor *const *grads, sg_tensor **out) {
     view_node *v = (view_node *)n;
     sg_tensor *r = NULL, *part = NULL, *g = grads[0];
-    sg_status  st = sg_tensor_zeros(v->base_sizes, v->base_ndim, (sg_dtype)g->dtype, g->device, &r);
+    sg_status  st = base_like(&v->of, g, true, &r);
     if (!st) st = part_of(r, &v->view, &part);
     if (!st) st = sg_tensor_copy_(part, g);
     sg_tensor_release(part);
@@ -69,8 +87,7 @@ sg_status sg__view_refresh(sg_tensor *t) {
     if (st) return st;
     view_node *v = (view_node *)n;
     geometry_of(&v->view, t, b);
-    v->base_ndim = b->ndim;
-    memcpy(v->base_sizes, b->sizes, (size_t)b->ndim * sizeof *v->base_sizes);
+    geometry_of(&v->of, b, b);
     /* the version first: set_next on the base must not come back here */
     t->ag->view_version = sg_tensor_version(t);
     if (!(st = sg_node_set_next(n, 0, b))) st = sg_tensor_set_grad_fn(t, n, 0);
@@ -83,7 +100,7 @@ sg_status sg__view_refresh(sg_tensor *t) {
 typedef struct copy_slices {
     sg_node  base;
     sg_node *fn; /* the in-place op's node (a reference, dropped with the saved values) */
-    geometry view;
+    geometry view, of; /* the view's, and its base's */
 } copy_slices;
 
 static sg_status slices_apply(sg_node *n, sg_tensor *const *grads, sg_tensor **out) {
@@ -94,7 +111,7 @@ static sg_status slices_apply(sg_node *n, sg_tensor *const *grads, sg_tensor **o
     sg_status    st;
     if (!fout) return sg_error(SG_ENOMEM, "CopySlices: out of memory");
     /* the base's gradient, a copy of its own: the view's part is overwritten below */
-    if ((st = sg_tensor_clone(grads[0], &r)) || (st = part_of(r, &c->view, &part)) ||
+    if ((st = base_like(&c->of, grads[0], false, &r)) || (st = part_of(r, &c->view, &part)) ||
         (st = sg_tensor_clone(part, &gv)) || (st = fn->apply(fn, &gv, fout)))
         goto done;
     if (n->next[0].node) {
@@ -143,6 +160,7 @@ sg_status sg_autograd_rebase_history(sg_tensor *t, sg_node *fn) {
     sg_node_retain(fn);
     c->fn = fn;
     geometry_of(&c->view, t, b);
+    geometry_of(&c->of, b, b);
     if ((st = sg_node_set_next(n, 0, b))) goto done;
     for (uint32_t i = 1; i < fn->nnext; i++) {
         n->next[i] = fn->next[i];

@@ -21,7 +21,8 @@
  *   no_grad;
  * - in-place ops on views of a tensor that requires grad (CopySlices): mul_ on rows, sigmoid_
  *   on a view of a view (slice of a transpose), copy_ into rows, each against central
- *   differences; another view of the base, overlapping, gets its grad_fn from the base again. */
+ *   differences, on a contiguous base and on a column-major one; another view of the base,
+ *   overlapping, gets its grad_fn from the base again. */
 #include "check.h"
 #include "cpu_tensors.h"
 #include "sg_aten_cpu.h"
@@ -218,21 +219,38 @@ static void test_shared_refused(void) {
     sg_tensor_release(xs), sg_tensor_release(buf), sg_tensor_release(x);
 }
 
-/* CopySlices: y = x * 1.5 (3x4); a view of y written in place; the loss reads y. */
+/* CopySlices: y = x * 1.5 (3x4); a view of y written in place; the loss reads y. From case
+ * 3 on, y is laid out column-major (strides [1, 3]: x.t().contiguous().t() * 1.5, as the product
+ * follows its input's layout), a base that is not contiguous. */
 static sg_tensor *S2;          /* 2x4, requires grad: the operand of the view's mul_ */
 static int        view_case;   /* which view */
-static sg_status  views(sg_tensor *x, sg_tensor **out) {
+
+/* x * 1.5, column-major from case 3 on */
+static sg_status scaled(sg_tensor *x, sg_tensor **y) {
+    if (view_case < 3) return aten_mul_Scalar(x, sg_scalar_float(1.5), y);
+    sg_tensor *t = NULL, *c = NULL, *p = NULL;
+    sg_status  st = aten_transpose_int(x, 0, 1, &t);
+    if (!st) st = aten_clone(t, &(sg_memory_format){SG_CONTIGUOUS_FORMAT}, &c);
+    if (!st) st = aten_transpose_int(c, 0, 1, &p);
+    if (!st) st = aten_mul_Scalar(p, sg_scalar_float(1.5), y);
+    sg_tensor_release(t), sg_tensor_release(c), sg_tensor_release(p);
+    return st;
+}
+
+static sg_status views(sg_tensor *x, sg_tensor **out) {
     sg_tensor *y = NULL, *v = NULL, *r = NULL, *t = NULL;
     int64_t    zero = 0, two = 2, one = 1, three = 3;
-    sg_status  st = aten_mul_Scalar(x, sg_scalar_float(1.5), &y);
+    sg_status  st = scaled(x, &y);
     if (st) return st;
     switch (view_case) {
     case 0: /* rows 0..1, then mul_ by S2 */
+    case 3:
         if (!(st = aten_slice_Tensor(y, 0, &zero, &two, 1, &v)) &&
             !(st = aten_mul__Tensor(v, S2, &r)))
             same(v, r);
         break;
     case 1: /* columns 1..2 of the transpose's rows: a view of a view, sigmoid_ */
+    case 4:
         if (!(st = aten_transpose_int(y, 0, 1, &t)) &&
             !(st = aten_slice_Tensor(t, 0, &one, &three, 1, &v)) &&
             !(st = aten_sigmoid_(v, &r)))
@@ -304,6 +322,15 @@ static void test_copy_slices(void) {
     fd_views("y.t()[1:3].sigmoid_()");
     view_case = 2;
     fd_views("y[1:3].copy_(x[0:2] * s)");
+    /* the same on a base that is not contiguous */
+    sg_tensor *yc = NULL, *xc = leaf(0.5, 0.1);
+    view_case = 3;
+    CHECK(ok(scaled(xc, &yc)) && yc && yc->strides[0] == 1 && yc->strides[1] == 3);
+    sg_tensor_release(yc), sg_tensor_release(xc);
+    CHECK(sg_tensor_set_grad(S2, NULL) == SG_OK);
+    fd_views("(x.t().contiguous().t() * 1.5)[0:2].mul_(s)");
+    view_case = 4;
+    fd_views("(x.t().contiguous().t() * 1.5).t()[1:3].sigmoid_()");
     /* a view whose base was written through another view gets its grad_fn from the base again */
     sg_tensor *x = leaf(0.2, 0.1), *y = NULL, *a = NULL, *b = NULL, *r = NULL, *s = NULL,
               *g = NULL;

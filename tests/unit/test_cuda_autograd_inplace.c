@@ -1,8 +1,8 @@
 /* test_cuda_autograd_inplace.c: the generated kernels of in-place and out= ops on the GPU
  * (docs/autograd.md, "In-place and out= ops"; test_cpu_autograd_inplace.c checks them against
  * finite differences on the CPU): each case runs on the CPU and on the GPU, and the gradients
- * agree: an in-place chain (add_, mul_, sub_, sigmoid_), CopySlices (mul_ on rows of a view),
- * copy_ of a broadcast source; and on the GPU, versions bumped once per call, a leaf refused
+ * agree: an in-place chain (add_, mul_, sub_, sigmoid_), CopySlices (mul_ on rows of a view,
+ * of a contiguous base and of a column-major one), copy_ of a broadcast source; and on the GPU, versions bumped once per call, a leaf refused
  * in place, an SGD step under no_grad, out= refused and run. Skips (77) without a GPU. */
 #include "check.h"
 #include "cpu_tensors.h"
@@ -51,6 +51,7 @@ static void same(sg_tensor *self, sg_tensor *r) {
 static void run_case(int k, sg_device dev, double *gx, double *gs) {
     sg_tensor *x = on(dev, S34, 2, -0.8, 0.19, true), *w = on(dev, S34, 2, 0.4, -0.13, false);
     sg_tensor *s = k == 2 ? on(dev, S4, 1, 1, 0.5, true) : on(dev, S24, 2, 0.2, 0.3, true);
+    sg_tensor *xt = NULL, *xc = NULL, *xp = NULL;
     sg_tensor *y = NULL, *r = NULL, *v = NULL, *t = NULL, *p = NULL, *root = NULL;
     int64_t    zero = 0, two = 2;
     if (k == 0) {
@@ -65,8 +66,14 @@ static void run_case(int k, sg_device dev, double *gx, double *gs) {
         CHECK(ok(aten_sigmoid_(y, &r)));
         same(y, r);
         CHECK(sg_tensor_version(y) == 4);
-    } else if (k == 1) {
-        CHECK(ok(aten_mul_Scalar(x, sg_scalar_float(1.5), &y)));
+    } else if (k == 1 || k == 3) {
+        if (k == 3) { /* y column-major: x.t().contiguous().t() * 1.5 */
+            CHECK(ok(aten_transpose_int(x, 0, 1, &xt)));
+            CHECK(ok(aten_clone(xt, &(sg_memory_format){SG_CONTIGUOUS_FORMAT}, &xc)));
+            CHECK(ok(aten_transpose_int(xc, 0, 1, &xp)));
+        }
+        CHECK(ok(aten_mul_Scalar(k == 3 ? xp : x, sg_scalar_float(1.5), &y)));
+        CHECK(y && (k == 1 || y->strides[0] == 1));
         CHECK(ok(aten_slice_Tensor(y, 0, &zero, &two, 1, &v)));
         CHECK(ok(aten_mul__Tensor(v, s, &r)));
         same(v, r);
@@ -82,12 +89,14 @@ static void run_case(int k, sg_device dev, double *gx, double *gs) {
     grad_to(x, gx, 12);
     if (k) grad_to(s, gs, k == 2 ? 4 : 8);
     sg_tensor_release(root), sg_tensor_release(p), sg_tensor_release(t), sg_tensor_release(v);
+    sg_tensor_release(xt), sg_tensor_release(xc), sg_tensor_release(xp);
     sg_tensor_release(y), sg_tensor_release(s), sg_tensor_release(w), sg_tensor_release(x);
 }
 
 static void test_cases(void) {
-    static const char *const names[] = {"chain", "CopySlices", "copy_"};
-    for (int k = 0; k < 3; k++) {
+    static const char *const names[] = {"chain", "CopySlices", "copy_",
+                                        "CopySlices of a column-major base"};
+    for (int k = 0; k < 4; k++) {
         double cx[12], cs[8] = {0}, gx[12], gs[8] = {0};
         run_case(k, SG_CPU, cx, cs);
         run_case(k, SG_CUDA(0), gx, gs);
