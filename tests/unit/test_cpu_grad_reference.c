@@ -45,6 +45,7 @@
 #include "aten_autograd.h"
 #include "check.h"
 #include "ref_data.h"
+#include "ref_tally.h"
 #include "sg_aten_cpu.h"
 #ifdef SG_REF_CUDA
 #include "sg_aten_cuda.h"
@@ -83,7 +84,7 @@
 #endif
 
 /* FLAG_RAISED: version 2 only */
-enum { MAX_FAIL_PRINTS_PER_OP = 4, MAX_ITEMS = 255, FLAG_INPLACE = 1, FLAG_RAISED = 2 };
+enum { MAX_ITEMS = 255, FLAG_INPLACE = 1, FLAG_RAISED = 2 };
 
 static sg_status init_library(void) {
 #ifdef SG_REF_CUDA
@@ -194,9 +195,6 @@ static void describe_case(const gcase *c, sbuf *s) {
     sb_printf(s, ")%s%s%s", c->flags & FLAG_INPLACE ? " in-place on a clone" : "",
               *c->label ? " " : "", c->label);
 }
-
-/* OUT_ERRMATCH: torch raised and so did we; OUT_LISTED: a listed case that differs (version 2) */
-enum { OUT_PASS, OUT_FAIL, OUT_UNCOVERED, OUT_NOIMPL, OUT_ERRMATCH, OUT_LISTED };
 
 /* Whether the op has an Autograd kernel of its own here (a generated one, or one a backend
  * registered), rather than a fallthrough or a CompositeImplicitAutograd decomposition. */
@@ -393,15 +391,7 @@ static void run_case(const gcase *c, arena *a, ref_record *rec) {
         exit(1);
     }
     run_grad_case(c, a, R, rec, &why);
-    if (is_listed(c->label)) {
-        if (rec->outcome == OUT_FAIL) {
-            rec->outcome = OUT_LISTED;
-        } else if (rec->outcome == OUT_PASS || rec->outcome == OUT_ERRMATCH) {
-            rec->outcome = OUT_FAIL;
-            why.n = 0, why.b[0] = 0;
-            sb_printf(&why, "listed as differing from PyTorch, but agrees: take it off the list");
-        }
-    }
+    tally_listed(c->label, &rec->outcome, &why);
     for (int32_t i = 0; i < R->nrets; i++) sg_any_release(&R->out[i]);
     release_owned(&R->o);
     free(R->o.t);
@@ -410,86 +400,10 @@ static void run_case(const gcase *c, arena *a, ref_record *rec) {
     memcpy(rec->why, why.b, sizeof rec->why);
 }
 
-/* ---- bookkeeping per op ------------------------------------------------------------------ */
-
-typedef struct opstat {
-    char key[96]; /* "aten::add.Tensor" */
-    char family[16];
-    int  total, passed, failed, uncovered, noimpl, errmatch, listed, printed;
-    char msg[240]; /* why the first case not covered or not implemented was */
-} opstat;
-
-static opstat *ops;
-static size_t  nops, capops;
-
-static size_t opstat_of(const char *name, const char *overload, const char *family) {
-    char key[96];
-    snprintf(key, sizeof key, "%s%s%s", name, *overload ? "." : "", overload);
-    for (size_t i = 0; i < nops; i++)
-        if (!strcmp(ops[i].key, key)) return i;
-    if (nops == capops) {
-        capops = capops ? 2 * capops : 64;
-        opstat *p = realloc(ops, capops * sizeof *p);
-        if (!p) {
-            fprintf(stderr, "out of memory\n");
-            exit(1);
-        }
-        ops = p;
-    }
-    opstat *o = &ops[nops++];
-    memset(o, 0, sizeof *o);
-    snprintf(o->key, sizeof o->key, "%s", key);
-    snprintf(o->family, sizeof o->family, "%s", family);
-    return nops - 1;
-}
-
 typedef struct caseinfo {
     size_t offset; /* into the file */
     size_t op;     /* index into ops */
 } caseinfo;
-
-typedef struct totals {
-    int cases, passed, failed, uncovered, noimpl, errmatch, listed;
-} totals;
-
-static bool verbose;
-
-static void account(const ref_record *rec, opstat *os, totals *tot) {
-    os->total++;
-    tot->cases++;
-    if (rec->crashed) os->printed = 0; /* a crash is always printed */
-    switch (rec->outcome) {
-    case OUT_PASS:
-        os->passed++, tot->passed++;
-        if (verbose) printf("ok   %s\n", rec->desc);
-        break;
-    case OUT_UNCOVERED:
-    case OUT_NOIMPL:
-        if (rec->outcome == OUT_UNCOVERED)
-            os->uncovered++, tot->uncovered++;
-        else
-            os->noimpl++, tot->noimpl++;
-        if (!os->msg[0]) snprintf(os->msg, sizeof os->msg, "%.200s", rec->why);
-        if (verbose)
-            printf("%s %s\n     %s\n", rec->outcome == OUT_UNCOVERED ? "n/c " : "n/i ", rec->desc,
-                   rec->why);
-        break;
-    case OUT_ERRMATCH:
-        os->errmatch++, tot->errmatch++;
-        if (verbose) printf("err  %s\n     %s\n", rec->desc, rec->why);
-        break;
-    case OUT_LISTED:
-        os->listed++, tot->listed++;
-        if (verbose) printf("list %s\n     %s\n", rec->desc, rec->why);
-        break;
-    default:
-        os->failed++, tot->failed++;
-        if (os->printed++ < MAX_FAIL_PRINTS_PER_OP || verbose)
-            printf("FAIL %s\n     %s\n", rec->desc, rec->why);
-        break;
-    }
-    fflush(stdout);
-}
 
 /* ---- running (ref_run_all) --------------------------------------------------------------- */
 
@@ -500,7 +414,7 @@ typedef struct suite {
     const caseinfo *cases;
     gcase          *c;
     arena           a;
-    totals          tot;
+    int             tot[OUT_N + 1]; /* cases per outcome; all */
 } suite;
 
 static void suite_run(void *ctx, uint32_t i, ref_record *rec) {
@@ -523,50 +437,13 @@ static void suite_describe(void *ctx, uint32_t i, ref_record *rec) {
 
 static void suite_account(void *ctx, const ref_record *rec) {
     suite *su = ctx;
-    account(rec, &ops[su->cases[rec->index].op], &su->tot);
+    tally(rec, &ops[su->cases[rec->index].op], su->tot);
 }
 
 static void suite_child_done(void *ctx) {
     suite *su = ctx;
     free(su->c), free((void *)su->cases), free((void *)su->buf), free(ops), free(su->a.ptrs);
     free_listed();
-}
-
-/* Lists the ops with cases of outcome what (OUT_UNCOVERED or OUT_NOIMPL); their count. */
-static int list_ops(int what, const char *title) {
-    int n = 0;
-    for (size_t i = 0; i < nops; i++) {
-        int k = what == OUT_UNCOVERED ? ops[i].uncovered : ops[i].noimpl;
-        if (!k) continue;
-        n++;
-        printf("%s: %s (%d of %d cases): %s\n", title, ops[i].key, k, ops[i].total, ops[i].msg);
-    }
-    return n;
-}
-
-/* Per family: cases, passed, failed, errors matched, no derivative, no kernel, listed. */
-static void print_families(void) {
-    const char *fams[32];
-    int         nf = 0;
-    for (size_t i = 0; i < nops; i++) {
-        int k = 0;
-        while (k < nf && strcmp(fams[k], ops[i].family)) k++;
-        if (k == nf && nf < 32) fams[nf++] = ops[i].family;
-    }
-    for (int k = 0; k < nf; k++) {
-        totals t = {0, 0, 0, 0, 0, 0, 0};
-        for (size_t i = 0; i < nops; i++) {
-            if (strcmp(ops[i].family, fams[k])) continue;
-            t.cases += ops[i].total, t.passed += ops[i].passed, t.failed += ops[i].failed;
-            t.errmatch += ops[i].errmatch, t.uncovered += ops[i].uncovered;
-            t.noimpl += ops[i].noimpl, t.listed += ops[i].listed;
-        }
-        printf("  %-10s %4d cases: %4d passed, %3d failed, %4d errors matched, %4d %s, %3d %s",
-               fams[k], t.cases, t.passed, t.failed, t.errmatch, t.uncovered, UNCOVERED_AS,
-               t.noimpl, NOIMPL_AS);
-        if (nlisted) printf(", %3d listed", t.listed);
-        printf("\n");
-    }
 }
 
 int main(int argc, char **argv) {
@@ -630,7 +507,7 @@ int main(int argc, char **argv) {
         return 1;
     }
 
-    suite      su = {buf, size, version, cases, c, {NULL, 0, 0}, {0, 0, 0, 0, 0, 0, 0}};
+    suite      su = {buf, size, version, cases, c, {NULL, 0, 0}, {0}};
     ref_runner rn = {ncases, init_library, suite_run, suite_describe, suite_account,
                      suite_child_done, &su, OUT_FAIL};
     int        crashes = ref_run_all(&rn, nofork);
@@ -639,26 +516,26 @@ int main(int argc, char **argv) {
         free(c), free(cases), free(buf), free(ops), free_listed();
         return 1;
     }
-    totals tot = su.tot;
+    const int *tot = su.tot;
 
-    for (size_t i = 0; i < nops; i++)
-        if (ops[i].failed > MAX_FAIL_PRINTS_PER_OP && !verbose)
-            printf("FAIL %s: %d of %d cases failed (%d printed)\n", ops[i].key, ops[i].failed,
-                   ops[i].total, MAX_FAIL_PRINTS_PER_OP);
-    int nuncovered = list_ops(OUT_UNCOVERED, UNCOVERED_AS);
-    int nnoimpl = list_ops(OUT_NOIMPL, NOIMPL_AS);
+    tally_report_failed();
+    int nuncovered = tally_report_ops(OUT_UNCOVERED, UNCOVERED_AS);
+    int nnoimpl = tally_report_ops(OUT_NOIMPL, NOIMPL_AS);
     int nmatched = 0;
-    for (size_t i = 0; i < nops; i++) nmatched += ops[i].passed + ops[i].errmatch == ops[i].total;
-    if (version >= 2) print_families();
-    printf("%s: %d cases: %d matched, %d failed (%d crashed), ", TEST_NAME, tot.cases, tot.passed,
-           tot.failed, crashes);
-    if (version >= 2) printf("%d errors matched, ", tot.errmatch);
-    printf("%d %s (%d ops), %d %s (%d ops); %d of %zu ops matched in every case", tot.uncovered,
-           UNCOVERED_AS, nuncovered, tot.noimpl, NOIMPL_AS, nnoimpl, nmatched, nops);
-    if (nlisted) printf("; %d listed differences of %zu", tot.listed, nlisted);
+    for (size_t i = 0; i < nops; i++)
+        nmatched += ops[i].n[OUT_PASS] + ops[i].n[OUT_ERRMATCH] == ops[i].total;
+    tally_col cols[2] = {{OUT_UNCOVERED, UNCOVERED_AS}, {OUT_NOIMPL, NOIMPL_AS}};
+    if (version >= 2) tally_report_families(cols, 2);
+    printf("%s: %d cases: %d matched, %d failed (%d crashed), ", TEST_NAME, tot[OUT_N],
+           tot[OUT_PASS], tot[OUT_FAIL], crashes);
+    if (version >= 2) printf("%d errors matched, ", tot[OUT_ERRMATCH]);
+    printf("%d %s (%d ops), %d %s (%d ops); %d of %zu ops matched in every case",
+           tot[OUT_UNCOVERED], UNCOVERED_AS, nuncovered, tot[OUT_NOIMPL], NOIMPL_AS, nnoimpl,
+           nmatched, nops);
+    if (nlisted) printf("; %d listed differences of %zu", tot[OUT_LISTED], nlisted);
     printf("\n");
 
-    bool ok = tot.failed == 0 && crashes == 0 && tot.cases == (int)ncases;
+    bool ok = tot[OUT_FAIL] == 0 && crashes == 0 && tot[OUT_N] == (int)ncases;
     free(ops);
     free(cases);
     free(c);

@@ -55,6 +55,7 @@
 #include "aten.h"
 #include "check.h"
 #include "ref_data.h"
+#include "ref_tally.h"
 #include "sg_aten_cpu.h"
 #ifdef SG_REF_CUDA
 #include "sg_aten_cuda.h"
@@ -80,7 +81,7 @@
 #define REF_MAKER "tests/reference/make_cpu_reference.py"
 #endif
 
-enum { MAX_FAIL_PRINTS_PER_OP = 4, MAX_ITEMS = 255 };
+enum { MAX_ITEMS = 255 };
 
 /* The library's init for where the cases run (ref_dev). */
 static sg_status init_library(void) {
@@ -137,11 +138,8 @@ static void describe_case(const parsed *c, sbuf *s) {
     sb_printf(s, ")%s%s", *c->label ? " " : "", c->label);
 }
 
-/* OUT_ERRMATCH: torch raised and so did we; OUT_UNCHECKED: torch raised, Meta ran the case. */
-/* OUT_LISTED: a case tests/conformance/differ_*.txt lists that differs as listed. */
-enum { OUT_PASS, OUT_FAIL, OUT_NOIMPL, OUT_ERRMATCH, OUT_UNCHECKED, OUT_LISTED };
-
-/* What running a case gave (ref_record): for OUT_NOIMPL, why is the kernel's message. */
+/* What running a case gave (ref_record; ref_tally.h has the outcomes): for OUT_NOIMPL, why is
+ * the kernel's status and message. */
 typedef ref_record record;
 
 /* Calls the case and compares its results. */
@@ -245,7 +243,7 @@ static void run_case(const parsed *c, arena *a, record *rec) {
         }
     } else if (noimpl) {
         rec->outcome = OUT_NOIMPL;
-        sb_printf(&why, "%s", sg_last_error());
+        sb_printf(&why, "%s: %s", sg_status_name(st), sg_last_error());
     } else if (st) {
         rec->outcome = OUT_FAIL;
         sb_printf(&why, "%s%s: %s", harness ? "the harness could not build an argument: " : "",
@@ -264,15 +262,7 @@ static void run_case(const parsed *c, arena *a, record *rec) {
             }
         }
     }
-    if (is_listed(c->label)) {
-        if (rec->outcome == OUT_FAIL) {
-            rec->outcome = OUT_LISTED;
-        } else if (rec->outcome == OUT_PASS || rec->outcome == OUT_ERRMATCH) {
-            rec->outcome = OUT_FAIL;
-            why.n = 0, why.b[0] = 0;
-            sb_printf(&why, "listed as differing from PyTorch, but agrees: take it off the list");
-        }
-    }
+    tally_listed(c->label, &rec->outcome, &why);
 #ifdef SG_REF_TYPED
     typed_merge(&typed, rec, &why, OUT_FAIL); /* a difference from the boxed call fails it */
 #endif
@@ -283,88 +273,11 @@ static void run_case(const parsed *c, arena *a, record *rec) {
     memcpy(rec->why, why.b, sizeof rec->why);
 }
 
-/* ---- bookkeeping per op ------------------------------------------------------------------ */
-
-typedef struct opstat {
-    char key[96]; /* "aten::add.Tensor" */
-    char family[16];
-    int  total, passed, failed, noimpl, errmatch, unchecked, listed, printed;
-    int  dsl; /* cases a DSL kernel took (test_cuda_conformance) */
-    char noimpl_msg[240];
-} opstat;
-
-static opstat *ops;
-static size_t  nops, capops;
-
-static size_t opstat_of(const char *name, const char *overload, const char *family) {
-    char key[96];
-    snprintf(key, sizeof key, "%s%s%s", name, *overload ? "." : "", overload);
-    for (size_t i = 0; i < nops; i++)
-        if (!strcmp(ops[i].key, key)) return i;
-    if (nops == capops) {
-        capops = capops ? 2 * capops : 64;
-        opstat *p = realloc(ops, capops * sizeof *p);
-        if (!p) {
-            fprintf(stderr, "out of memory\n");
-            exit(1);
-        }
-        ops = p;
-    }
-    opstat *o = &ops[nops++];
-    memset(o, 0, sizeof *o);
-    snprintf(o->key, sizeof o->key, "%s", key);
-    snprintf(o->family, sizeof o->family, "%s", family);
-    return nops - 1;
-}
-
 /* What the parent knows of each case before running any. */
 typedef struct caseinfo {
     size_t offset; /* into the file */
     size_t op;     /* index into ops (which grows: no pointers into it) */
 } caseinfo;
-
-typedef struct totals {
-    int cases, passed, failed, noimpl, errmatch, unchecked, listed;
-} totals;
-
-static bool verbose;
-
-static void account(const record *rec, opstat *os, totals *tot) {
-    os->total++;
-    tot->cases++;
-    if (rec->outcome == OUT_NOIMPL) {
-        if (!os->noimpl++) {
-            int w = snprintf(os->noimpl_msg, sizeof os->noimpl_msg, "%s: ",
-                             sg_status_name((sg_status)rec->status));
-            if (w > 0 && (size_t)w < sizeof os->noimpl_msg)
-                snprintf(os->noimpl_msg + w, sizeof os->noimpl_msg - (size_t)w, "%.200s", rec->why);
-        }
-        tot->noimpl++;
-        if (verbose) printf("n/i  %s\n", rec->desc);
-    } else if (rec->outcome == OUT_PASS) {
-        os->passed++;
-        tot->passed++;
-        if (verbose) printf("ok   %s\n", rec->desc);
-    } else if (rec->outcome == OUT_ERRMATCH) {
-        os->errmatch++;
-        tot->errmatch++;
-        if (verbose) printf("err  %s\n     %s\n", rec->desc, rec->why);
-    } else if (rec->outcome == OUT_LISTED) {
-        os->listed++;
-        tot->listed++;
-        if (verbose) printf("list %s\n     %s\n", rec->desc, rec->why);
-    } else if (rec->outcome == OUT_UNCHECKED) {
-        os->unchecked++;
-        tot->unchecked++;
-        if (verbose) printf("unch %s\n     %s\n", rec->desc, rec->why);
-    } else {
-        os->failed++;
-        tot->failed++;
-        if (os->printed++ < MAX_FAIL_PRINTS_PER_OP || verbose)
-            printf("FAIL %s\n     %s\n", rec->desc, rec->why);
-    }
-    fflush(stdout);
-}
 
 /* ---- running the cases (ref_run_all) ------------------------------------------------------ */
 
@@ -375,7 +288,7 @@ typedef struct suite {
     const caseinfo *cases;
     parsed         *c;
     arena           a;
-    totals          tot;
+    int             tot[OUT_N + 1]; /* cases per outcome; all */
 } suite;
 
 static void suite_run(void *ctx, uint32_t i, ref_record *rec) {
@@ -408,8 +321,7 @@ static void suite_describe(void *ctx, uint32_t i, ref_record *rec) {
 static void suite_account(void *ctx, const ref_record *rec) {
     suite  *su = ctx;
     opstat *os = &ops[su->cases[rec->index].op];
-    if (rec->crashed) os->printed = 0; /* a crash is always printed */
-    account(rec, os, &su->tot);
+    tally(rec, os, su->tot);
 #ifdef SG_REF_CUDA
     os->dsl += rec->mark != 0;
 #endif
@@ -483,7 +395,7 @@ int main(int argc, char **argv) {
         return 1;
     }
 
-    suite      su = {buf, size, version, cases, c, {NULL, 0, 0}, {0, 0, 0, 0, 0, 0, 0}};
+    suite      su = {buf, size, version, cases, c, {NULL, 0, 0}, {0}};
     ref_runner rn = {ncases, init_library, suite_run, suite_describe, suite_account,
                      suite_child_done, &su, OUT_FAIL};
     int        crashes = ref_run_all(&rn, nofork);
@@ -492,43 +404,13 @@ int main(int argc, char **argv) {
         free(c), free(cases), free(buf), free(ops);
         return 1;
     }
-    totals tot = su.tot;
+    const int *tot = su.tot;
 
     /* ops with more failures than printed, then ops not implemented yet, then families */
-    for (size_t i = 0; i < nops; i++)
-        if (ops[i].failed > MAX_FAIL_PRINTS_PER_OP && !verbose)
-            printf("FAIL %s: %d of %d cases failed (%d printed)\n", ops[i].key, ops[i].failed,
-                   ops[i].total, MAX_FAIL_PRINTS_PER_OP);
-    int nnoimpl = 0;
-    for (size_t i = 0; i < nops; i++) {
-        if (!ops[i].noimpl) continue;
-        nnoimpl++;
-        if (ops[i].noimpl == ops[i].total)
-            printf("not implemented yet: %s (%d cases)\n", ops[i].key, ops[i].total);
-        else
-            printf("not implemented yet: %s (%d of %d cases; %s)\n", ops[i].key, ops[i].noimpl,
-                   ops[i].total, ops[i].noimpl_msg);
-    }
-    const char *fams[32];
-    int         nf = 0;
-    for (size_t i = 0; i < nops; i++) {
-        int k = 0;
-        while (k < nf && strcmp(fams[k], ops[i].family)) k++;
-        if (k == nf && nf < 32) fams[nf++] = ops[i].family;
-    }
-    for (int k = 0; k < nf; k++) {
-        int cs = 0, p = 0, fl = 0, ni = 0, em = 0, un = 0, li = 0;
-        for (size_t i = 0; i < nops; i++) {
-            if (strcmp(ops[i].family, fams[k])) continue;
-            cs += ops[i].total, p += ops[i].passed, fl += ops[i].failed, ni += ops[i].noimpl;
-            em += ops[i].errmatch, un += ops[i].unchecked, li += ops[i].listed;
-        }
-        printf("  %-10s %4d cases: %4d passed, %3d failed, %4d errors matched, %4d not "
-               "implemented yet", fams[k], cs, p, fl, em, ni);
-        if (ref_dev.type == SG_DEV_META) printf(", %4d unchecked", un);
-        if (nlisted) printf(", %3d listed", li);
-        printf("\n");
-    }
+    tally_report_failed();
+    int       nnoimpl = tally_report_ops(OUT_NOIMPL, "not implemented yet");
+    tally_col cols[2] = {{OUT_NOIMPL, "not implemented yet"}, {OUT_UNCHECKED, "unchecked"}};
+    tally_report_families(cols, ref_dev.type == SG_DEV_META ? 2 : 1);
 #ifdef SG_REF_NPU
     ref_npu_report();
 #endif
@@ -545,12 +427,13 @@ int main(int argc, char **argv) {
 #endif
     printf("%s: %d cases, %d passed, %d failed (%d crashed), %d errors matched, %d ops not "
            "implemented yet (%d cases)",
-           prog, tot.cases, tot.passed, tot.failed, crashes, tot.errmatch, nnoimpl, tot.noimpl);
-    if (ref_dev.type == SG_DEV_META) printf(", %d unchecked", tot.unchecked);
-    if (nlisted) printf(", %d listed differences of %zu", tot.listed, nlisted);
+           prog, tot[OUT_N], tot[OUT_PASS], tot[OUT_FAIL], crashes, tot[OUT_ERRMATCH], nnoimpl,
+           tot[OUT_NOIMPL]);
+    if (ref_dev.type == SG_DEV_META) printf(", %d unchecked", tot[OUT_UNCHECKED]);
+    if (nlisted) printf(", %d listed differences of %zu", tot[OUT_LISTED], nlisted);
     printf("\n");
 
-    bool ok = tot.failed == 0 && crashes == 0 && tot.cases == (int)ncases;
+    bool ok = tot[OUT_FAIL] == 0 && crashes == 0 && tot[OUT_N] == (int)ncases;
     free(ops);
     free(cases);
     free(c);
