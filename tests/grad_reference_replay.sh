@@ -240,6 +240,6 @@ conf v2 "$tmp/agrees.txt" 1
 has "$out" "FAIL [binary] binary aten::mul Tensor agrees"
 has "$out" "listed as differing from PyTorch, but agrees: take it off the list"
 conf good "$tmp/empty.txt" 1
-has "$out" "not a version 2 SGGRDREF file (another version)"
+has "$out" "not a version 2 to 3 SGGRDREF file (another version)"
 
 sg_test_done "the replay matches, fails, skips and refuses as it should"

@@ -27,13 +27,15 @@ line gives the same inputs. A case is recorded where the op can be differentiate
 Each floating result that requires grad (a Tensor[] result's items one by one) gets an upstream
 gradient drawn as inputs are (`n` values, contiguous, the result's dtype and sizes) from the
 stream of key (256 + k) * 256 for the k-th result tensor: seed = mix(H ^ mix(key * G)), H the
-line's hash (oracle.py's docstring). torch.autograd.grad of those results with respect to the
-leaves (allow_unused: None where torch gives none) are the expected gradients; where the backward
-raises (or the forward raises only under grad) the case records the error instead.
+line's hash (oracle.py's docstring). torch.autograd.backward of those results, then each leaf's
+.grad (None where torch gives it none), are the expected gradients, values and geometry: .grad
+is laid out by AccumulateGrad's layout contract, which the library's engine follows too; where
+the backward raises (or the forward raises only under grad) the case records the error
+instead.
 
 File format: tests/data/grad_reference.bin's (make_grad_reference.py's docstring has it; the
-value encoder is make_cpu_reference.py's, as oracle.py's version 2 extends it: tensor layout 3,
-value tags 16 and 17) at version 2, which adds
+value encoder is make_cpu_reference.py's, as oracle.py's version 3 extends it: tensor layouts 3
+and 4, value tags 16 and 17) at version 3, which adds
 
     case    := str family, str name, str overload, str label (the plan line), u8 flags,
                [str error, where flags bit 1 is set], f64 rtol, f64 atol,
@@ -44,6 +46,8 @@ value tags 16 and 17) at version 2, which adds
                    "ExceptionType: the message's first line", nwant is 0, rtol and atol are 0
     grad    1: the argument's floating tensors require grad (a list: each floating item; an
             integer or bool item never does)
+    want    the leaves' .grad, each a tensor of layout 4 (its strides and storage offset as
+            torch's .grad had them) or NONE
 
 Tolerances (rtol, atol) by the loosest floating dtype among the leaves, the upstream gradients
 and the gradients, as make_grad_reference.py's (that script's GRAD_TOL, atol scaled by the
@@ -208,17 +212,17 @@ def run_grad_line(line):
     if not roots:
         raise Skip("no result requires grad")
     try:
-        got = torch.autograd.grad([o for o, _ in roots], leaves, [u for _, u in roots],
-                                  allow_unused=True)
+        torch.autograd.backward([o for o, _ in roots], [u for _, u in roots])
     except Exception as e:
         return finish(fam, schema, line, aw, rg, inplace, ups, [], leaves, error_text(e))
+    got = [t.grad for t in leaves]
     if any(g is not None and g.layout != torch.strided for g in got):
         raise Skip("sparse gradient")  # embedding(sparse=True), gather(sparse_grad=True)
     return finish(fam, schema, line, aw, rg, inplace, ups, list(got), leaves, None)
 
 
 def finish(fam, schema, line, aw, rg, inplace, ups, got, leaves, err):
-    """The case's bytes (version 2 of make_grad_reference.py's format) and whether it raised."""
+    """The case's bytes (version 3 of make_grad_reference.py's format) and whether it raised."""
     flags = (FLAG_INPLACE if inplace else 0) | (FLAG_RAISED if err is not None else 0)
     rtol = atol = 0.0
     if err is None:
@@ -238,14 +242,18 @@ def finish(fam, schema, line, aw, rg, inplace, ups, got, leaves, err):
     w.b += aw.b
     for f in rg:
         w.u8(1 if f else 0)
-    for items in (ups, [None if g is None else g.detach() for g in got]):
-        w.u8(len(items))  # the upstream gradients, then the leaves' (None: no tensor)
+    # the upstream gradients (layout 0), then the leaves' .grad with their geometry (layout 4);
+    # None: no tensor
+    for items, put in ((ups, ref.Writer.tensor),
+                       ([None if g is None else g.detach() for g in got],
+                        oracle.ResultWriter.tensor)):
+        w.u8(len(items))
         for t in items:
             if t is None:
                 w.u8(ref.T_NONE)
             else:
                 w.u8(ref.T_TENSOR)
-                w.tensor(t)
+                put(w, t)
     return bytes(w.b), err is not None
 
 
@@ -291,7 +299,7 @@ def main():
             stat[1] += raised
     head = ref.Writer()
     head.b += b"SGGRDREF"
-    head.u32(2)
+    head.u32(3)
     head.u32(n)
     oracle.write_output(opts.out, "conformance_grad.bin", bytes(head.b) + bytes(body))
     for s in left_out:

@@ -31,7 +31,8 @@
  *
  * Built with SG_REF_GRAD_CONFORMANCE (test_cpu_grad_conformance) it replays the gradients of the
  * conformance plan's cases instead (tests/conformance/oracle_grad.py, docs/conformance.md,
- * "Gradients"): version 2 of the format, whose label is the plan line and whose flags bit 1 says
+ * "Gradients"): versions 2 and 3 of the format (3 records each .grad's strides and storage
+ * offset, compared as the results' are), whose label is the plan line and whose flags bit 1 says
  * torch raised (in the backward, or in the forward only under grad). Such a case passes where our
  * forward or backward fails too, or our results carry no history ("errors matched"), and fails
  * where ours gives gradients. A list argument's integer items never require grad. The file is
@@ -72,12 +73,14 @@
 #ifdef SG_REF_GRAD_CONFORMANCE
 #define REF_FILE     "conformance_grad.bin"
 #define REF_MAKER    "tests/conformance/oracle_grad.py"
-#define REF_VERSION  2
+#define REF_VMIN     2 /* version 3 records the gradients' geometry */
+#define REF_VERSION  3
 #define UNCOVERED_AS "no derivative"
 #define NOIMPL_AS    "no kernel"
 #else
 #define REF_FILE     "grad_reference.bin"
 #define REF_MAKER    "tests/reference/make_grad_reference.py"
+#define REF_VMIN     1
 #define REF_VERSION  1
 #define UNCOVERED_AS "not covered"
 #define NOIMPL_AS    "not implemented yet"
@@ -472,7 +475,7 @@ int main(int argc, char **argv) {
     size_t   size;
     uint32_t ncases, version;
     reader   r;
-    int loaded = ref_load(path, "SGGRDREF", REF_VERSION, REF_VERSION, REF_MAKER, &buf, &size,
+    int loaded = ref_load(path, "SGGRDREF", REF_VMIN, REF_VERSION, REF_MAKER, &buf, &size,
                           &version, &ncases, &r);
     if (loaded) {
         free_listed();
