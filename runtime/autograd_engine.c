@@ -440,28 +440,6 @@ done:
 
 /* ---- the accumulator --------------------------------------------------------------------- */
 
-/* Whether t's elements fill their span without overlap (PyTorch's non-overlapping and dense),
- * so a gradient laid out as t is serves it. */
-static bool dense(const sg_tensor *t) {
-    int32_t order[SG_MAX_DIMS], m = 0;
-    for (int32_t d = 0; d < t->ndim; d++) {
-        if (t->sizes[d] == 0) return true;
-        if (t->sizes[d] == 1) continue;
-        int32_t at = m++;
-        while (at > 0 && t->strides[order[at - 1]] > t->strides[d]) {
-            order[at] = order[at - 1];
-            at--;
-        }
-        order[at] = d;
-    }
-    int64_t expect = 1;
-    for (int32_t j = 0; j < m; j++) {
-        if (t->strides[order[j]] != expect) return false;
-        expect *= t->sizes[order[j]];
-    }
-    return true;
-}
-
 /* Whether g is laid out as the leaf wants its .grad: the leaf's strides where the leaf is
  * dense, else contiguous. */
 static bool obeys_layout(const sg_tensor *leaf, const sg_tensor *g, const int64_t *want) {
@@ -493,7 +471,7 @@ sg_status sg__acc_apply(sg_node *n, sg_tensor *const *grads, sg_tensor **out) {
         if ((st = sg_result_tensor(&ret[0], &now))) return st;
     } else {
         int64_t want[SG_MAX_DIMS], s = 1;
-        if (dense(leaf)) {
+        if (sg_tensor_is_dense(leaf)) {
             memcpy(want, leaf->strides, (size_t)leaf->ndim * sizeof *want);
         } else {
             for (int32_t d = leaf->ndim - 1; d >= 0; d--) {

@@ -124,24 +124,6 @@ static size_t span_bytes(const sg_tensor *t) {
     return (size_t)sg__span_elems(t->sizes, t->strides, t->ndim) * (size_t)elem_size(t);
 }
 
-/* Whether the elements fill their span exactly once, in some dim order (a permuted contiguous
- * tensor): then writing the span back leaves nothing of what was there before. */
-static bool dense(const sg_tensor *t) {
-    int64_t sz[SG_MAX_DIMS], sd[SG_MAX_DIMS], expected = 1;
-    int32_t n = 0;
-    for (int32_t i = 0; i < t->ndim; i++) {
-        if (t->sizes[i] == 1) continue;
-        int32_t k = n++;
-        for (; k > 0 && sd[k - 1] > t->strides[i]; k--) sz[k] = sz[k - 1], sd[k] = sd[k - 1];
-        sz[k] = t->sizes[i], sd[k] = t->strides[i];
-    }
-    for (int32_t k = 0; k < n; k++) {
-        if (sd[k] != expected) return false;
-        expected *= sz[k];
-    }
-    return true;
-}
-
 static sg_status impl_of(sg_device d, const sg_device_impl **out) {
     *out = sg__device_impl((sg_device_type)d.type);
     if (*out) return SG_OK;
@@ -236,7 +218,7 @@ static sg_status copy_staged(sg_tensor *dst, const sg_tensor *src) {
     const char *sv = s;
     if (!sh && !(st = read_span(src, si, &sbuf))) sv = sbuf;
     if (!st && !dh) {
-        if (!dense(dst)) {
+        if (!sg_tensor_is_dense(dst)) {
             st = read_span(dst, di, &dbuf);
         } else if (!(dbuf = malloc(span_bytes(dst)))) {
             st = sg_error(SG_ENOMEM, "cannot allocate %zu bytes of host staging", span_bytes(dst));

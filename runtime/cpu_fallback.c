@@ -120,7 +120,7 @@ static sg_status write_back(sg_tensor *dev, sg_tensor *cpu) {
     for (int32_t d = 0; same && d < cpu->ndim; d++) same = dev->sizes[d] == cpu->sizes[d];
     if (same) return sg_tensor_copy_(dev, cpu);
     sg_status st = sg_tensor_resize_(dev, cpu->sizes, cpu->ndim);
-    if (!st && sg_tensor_span(cpu) <= sg_tensor_numel(cpu))
+    if (!st && sg_tensor_is_dense(cpu))
         st = sg_tensor_as_strided_(dev, cpu->sizes, cpu->strides, cpu->ndim, dev->offset);
     return st ? st : sg_tensor_copy_(dev, cpu);
 }

@@ -131,6 +131,10 @@ static inline void *sg_tensor_data(const sg_tensor *t) {
                : NULL;
 }
 bool    sg_tensor_is_contiguous(const sg_tensor *t);
+/* Whether the elements fill a span exactly once, in some order of the dims (c10's
+ * is_non_overlapping_and_dense: a permuted contiguous tensor is; an expanded or a sliced one
+ * is not). */
+bool    sg_tensor_is_dense(const sg_tensor *t);
 /* Whether the tensor may be written (false for read-only imports). t must not be NULL (the
  * dispatcher asks this per tensor argument). */
 static inline bool sg_tensor_writable(const sg_tensor *t) {

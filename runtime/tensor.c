@@ -334,6 +334,28 @@ bool sg_tensor_is_contiguous(const sg_tensor *t) {
     return true;
 }
 
+bool sg_tensor_is_dense(const sg_tensor *t) {
+    if (!t) return false;
+    int32_t perm[SG_MAX_DIMS], n = t->ndim;
+    if (n == 1) return t->sizes[0] < 2 || t->strides[0] == 1;
+    for (int32_t i = 0; i < n; i++) perm[i] = i;
+    for (int32_t i = 1; i < n; i++) /* insertion sort: sizes below 2 last, the rest by stride */
+        for (int32_t j = i; j > 0; j--) {
+            int32_t a = perm[j], b = perm[j - 1];
+            bool    less = t->sizes[a] >= 2 && (t->sizes[b] < 2 || t->strides[a] < t->strides[b]);
+            if (!less) break;
+            perm[j] = b, perm[j - 1] = a;
+        }
+    int64_t require = 1;
+    for (int32_t i = 0; i < n; i++) {
+        int64_t size = t->sizes[perm[i]];
+        if (size < 2) return true;
+        if (t->strides[perm[i]] != require) return false;
+        require *= size;
+    }
+    return true;
+}
+
 void sg_tensor_describe(const sg_tensor *t, char *buf, size_t n) {
     size_t k = 0;
     if (!buf || !n) return;

@@ -105,7 +105,7 @@ static sg_status empty_like_fmt(const char *op, const sg_tensor *t, const sg_mem
     int64_t strides[SG_MAX_DIMS];
     *out = NULL;
     if (!mf || *mf == SG_PRESERVE_FORMAT) {
-        if (sg_factory_dense(t))
+        if (sg_tensor_is_dense(t))
             return sg_tensor_empty_strided(t->sizes, t->strides, t->ndim, dtype, dev, out);
         sg_follow_strides(t->sizes, t->ndim, &t, 1, strides);
         return sg_tensor_empty_strided(t->sizes, strides, t->ndim, dtype, dev, out);

@@ -34,27 +34,6 @@ sg_status sg_factory_options(const char *op, const sg_dtype *dtype, sg_dtype def
     return SG_OK;
 }
 
-bool sg_factory_dense(const sg_tensor *t) {
-    int32_t perm[SG_MAX_DIMS], n = t->ndim;
-    if (n == 1) return t->sizes[0] < 2 || t->strides[0] == 1;
-    for (int32_t i = 0; i < n; i++) perm[i] = i;
-    for (int32_t i = 1; i < n; i++) /* insertion sort: size < 2 last, then by stride */
-        for (int32_t j = i; j > 0; j--) {
-            int32_t a = perm[j], b = perm[j - 1];
-            bool    less = t->sizes[a] >= 2 && (t->sizes[b] < 2 || t->strides[a] < t->strides[b]);
-            if (!less) break;
-            perm[j] = b, perm[j - 1] = a;
-        }
-    int64_t require = 1;
-    for (int32_t i = 0; i < n; i++) {
-        int64_t size = t->sizes[perm[i]];
-        if (size < 2) return true;
-        if (t->strides[perm[i]] != require) return false;
-        require *= size;
-    }
-    return true;
-}
-
 
 sg_dtype sg_factory_scalar_dtype(sg_scalar v) {
     switch (v.kind) {

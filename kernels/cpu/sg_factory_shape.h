@@ -25,8 +25,6 @@ sg_status sg_factory_check_sizes(const char *op, sg_int_list size);
 sg_status sg_factory_options(const char *op, const sg_dtype *dtype, sg_dtype def,
                              const sg_layout *layout, const sg_device *device, sg_device defdev,
                              sg_factory_opts *o);
-/* c10's compute_non_overlapping_and_dense: the elements fill a span exactly, in some order. */
-bool      sg_factory_dense(const sg_tensor *t);
 /* full's dtype where none is given: from the value's kind (the default dtype for floats) */
 sg_dtype  sg_factory_scalar_dtype(sg_scalar v);
 /* arange's dtype where none is given: float32 where any bound is a float, else int64 */

@@ -45,7 +45,7 @@ sg_status sg_cu_fill_bytes(sg_tensor *t, const void *value) {
     sg_cu_guard  guard(t->device);
     cudaStream_t s = sg_cu_stream();
     char        *p = (char *)sg_tensor_data(t);
-    bool         dense = sg_factory_dense(t); /* the elements fill [p, p + n) in some order */
+    bool         dense = sg_tensor_is_dense(t); /* the elements fill [p, p + n) in some order */
     return sg_cu_visit_size(es, [&](auto tag) -> sg_status {
         using E = typename decltype(tag)::type;
         E v;

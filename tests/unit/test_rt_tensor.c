@@ -930,6 +930,28 @@ static void test_copy_overlap(void) {
     sg_tensor_release(y);
 }
 
+/* sg_tensor_is_dense: c10's is_non_overlapping_and_dense */
+static void test_dense(void) {
+    sg_tensor *a = arange(DIMS(4, 6)), *v;
+    CHECK(sg_tensor_is_dense(a) && !sg_tensor_is_dense(NULL));
+    v = OK(sg_tensor_transpose(a, 0, 1, &out)); /* permuted: dense, not contiguous */
+    CHECK(sg_tensor_is_dense(v) && !sg_tensor_is_contiguous(v));
+    sg_tensor_release(v);
+    v = OK(sg_tensor_slice(a, 1, 0, 6, 2, &out)); /* every other column: gaps */
+    CHECK(!sg_tensor_is_dense(v));
+    sg_tensor_release(v);
+    v = OK(sg_tensor_as_strided(a, I64(3, 4), I64(0, 1), 2, 0, &out)); /* rows repeated */
+    CHECK(!sg_tensor_is_dense(v));
+    sg_tensor_release(v);
+    v = OK(sg_tensor_as_strided(a, I64(2, 1, 3), I64(1, 7, 2), 3, 0, &out)); /* a size-1 dim */
+    CHECK(sg_tensor_is_dense(v));
+    sg_tensor_release(v);
+    v = OK(sg_tensor_as_strided(a, I64(5), I64(2), 1, 0, &out));
+    CHECK(!sg_tensor_is_dense(v));
+    sg_tensor_release(v);
+    sg_tensor_release(a);
+}
+
 static void test_contiguous(void) {
     sg_tensor *a = arange(DIMS(2, 3)), *c;
     c = OK(sg_tensor_contiguous(a, &out));
@@ -1107,6 +1129,7 @@ int main(void) {
     test_copy_cpu();
     test_copy_random();
     test_copy_overlap();
+    test_dense();
     test_contiguous();
     test_meta();
     test_cuda_unavailable();
