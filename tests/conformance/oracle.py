@@ -56,11 +56,12 @@ on its line alone, never on other cases or on torch's generator. From r:
 Lists: an `l` token's items are read as the schema's element type (int, float or bool 0/1).
 
 The call: torch.ops.<ns>.<name>.<overload or default>, with the schema's keyword-only arguments
-(out= ones included) passed by keyword and the rest positionally, one thread. For an in-place or
-out= op the result recorded is the tensor torch returns (the argument written); a view result
-is recorded by its values and its geometry (layout 4), as every result is. A case whose line cannot be built or whose results cannot
-be encoded (a dtype without a code, a non-tensor result the format has no tag for) is left out
-and named on stderr; where torch raises, the case is recorded with flag bit 0.
+(out= ones included) passed by keyword and the rest positionally, one thread. For an in-place
+or out= op the result recorded is the tensor torch returns (the argument written); a view
+result is recorded by its values and its geometry (layout 4), as every result is. A case whose
+line cannot be built or whose results cannot be encoded (a dtype without a code, a non-tensor
+result the format has no tag for) is left out and named on stderr; where torch raises, the case
+is recorded with flag bit 0.
 
 Tolerances (rtol, atol) by the family's class and the result's dtype; where a case has several
 floating results the loosest applies, and a result wider than its floating inputs gets the

@@ -43,8 +43,9 @@
  * bit 1), strided views of a base (tensor layout 3) and Tensor?[] arguments; version 3
  * records each result's strides and storage offset (layout 4), compared where they matter. With
  * SG_REF_META as well (test_meta_conformance) every case runs on the Meta device: arguments
- * without values, results compared by dtype, shape and strides; a case torch refused that Meta runs is
- * "unchecked" rather than failed (the refusal may have been about values Meta does not have).
+ * without values, results compared by dtype, shape and strides; a case torch refused that Meta
+ * runs is "unchecked" rather than failed (the refusal may have been about values Meta does not
+ * have).
  * With SG_REF_NPU instead (test_npu_conformance) every case runs on the example plug-in backend
  * and on the CPU, which it must agree with (ref_npu.h).
  * With SG_REF_TYPED (the conformance builds) each case is called once more, through the typed

@@ -2,8 +2,9 @@
  * (docs/autograd.md, "In-place and out= ops"; test_cpu_autograd_inplace.c checks them against
  * finite differences on the CPU): each case runs on the CPU and on the GPU, and the gradients
  * agree: an in-place chain (add_, mul_, sub_, sigmoid_), CopySlices (mul_ on rows of a view,
- * of a contiguous base and of a column-major one), copy_ of a broadcast source; and on the GPU, versions bumped once per call, a leaf refused
- * in place, an SGD step under no_grad, out= refused and run. Skips (77) without a GPU. */
+ * of a contiguous base and of a column-major one), copy_ of a broadcast source; and on the
+ * GPU, versions bumped once per call, a leaf refused in place, an SGD step under no_grad, out=
+ * refused and run. Skips (77) without a GPU. */
 #include "check.h"
 #include "cpu_tensors.h"
 #include "sg_aten_cuda.h"
