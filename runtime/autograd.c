@@ -149,9 +149,7 @@ sg_status sg_autograd_check_inplace(const sg_tensor *t, const char *op) {
         return sg_error(SG_EINVAL, "%s: a view of a leaf Variable that requires grad is being "
                                    "used in an in-place operation.",
                         op ? op : "?");
-    bool overlap = false; /* CopySlices lays the base's gradient out as the base */
-    for (int32_t d = 0; b && d < b->ndim; d++) overlap |= b->sizes[d] > 1 && !b->strides[d];
-    if (overlap)
+    if (sg_tensor_overlaps(b)) /* CopySlices lays the base's gradient out as the base */
         return sg_error(SG_EINVAL, "%s: a view of a tensor whose elements overlap (an expanded "
                                    "one) is being used in an in-place operation that its base's "
                                    "history must take (CopySlices); clone the base first",

@@ -37,12 +37,10 @@ static void geometry_of(geometry *g, const sg_tensor *t, const sg_tensor *base) 
 /* A tensor of the base's geometry (offset 0 in storage of its span), of like's dtype and
  * device: zeros, or a copy of like (the base's gradient). */
 static sg_status base_like(const geometry *b, const sg_tensor *like, bool zero, sg_tensor **out) {
-    int64_t    span = 1;
+    int64_t    span = sg__span_elems(b->sizes, b->strides, b->ndim);
     sg_tensor *s = NULL;
-    for (int32_t d = 0; d < b->ndim; d++)
-        if (b->sizes[d]) span += (b->sizes[d] - 1) * b->strides[d];
-    sg_status st = zero ? sg_tensor_zeros(&span, 1, (sg_dtype)like->dtype, like->device, &s)
-                        : sg_tensor_empty(&span, 1, (sg_dtype)like->dtype, like->device, &s);
+    sg_status  st = zero ? sg_tensor_zeros(&span, 1, (sg_dtype)like->dtype, like->device, &s)
+                         : sg_tensor_empty(&span, 1, (sg_dtype)like->dtype, like->device, &s);
     if (!st) st = sg_tensor_as_strided(s, b->sizes, b->strides, b->ndim, 0, out);
     sg_tensor_release(s);
     if (!st && !zero && (st = sg_tensor_copy_(*out, like))) {

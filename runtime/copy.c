@@ -261,15 +261,14 @@ sg_status sg_tensor_copy_(sg_tensor *dst, const sg_tensor *src) {
         return sg_error(SG_EREADONLY, "copy_: dst %s is read-only", a);
     }
     /* As PyTorch's assert_no_internal_overlap: a broadcast dst would be written twice. */
-    for (int32_t i = 0; i < dst->ndim; i++)
-        if (dst->sizes[i] > 1 && dst->strides[i] == 0) {
-            sg_tensor_describe(dst, a, sizeof a);
-            return sg_error(SG_EINVAL,
-                            "copy_: unsupported operation: more than one element of the "
-                            "written-to tensor (dst %s) refers to a single memory location. "
-                            "Please clone() the tensor before performing the operation.",
-                            a);
-        }
+    if (sg_tensor_overlaps(dst)) {
+        sg_tensor_describe(dst, a, sizeof a);
+        return sg_error(SG_EINVAL,
+                        "copy_: unsupported operation: more than one element of the "
+                        "written-to tensor (dst %s) refers to a single memory location. "
+                        "Please clone() the tensor before performing the operation.",
+                        a);
+    }
     sg_status st = copy_data(dst, src);
     return st ? sg_error(st, "copy_: %s", sg_last_error()) : SG_OK;
 }

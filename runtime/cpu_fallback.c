@@ -116,12 +116,8 @@ static void free_args(sg_any *cpu, int32_t nargs) {
  * (a pointwise kernel gives a resized out= its inputs' layout). */
 static sg_status write_back(sg_tensor *dev, sg_tensor *cpu) {
     if (!dev || !cpu || dev == cpu || dev->device.type == SG_DEV_CPU) return SG_OK;
-    bool same = dev->ndim == cpu->ndim;
-    for (int32_t d = 0; same && d < cpu->ndim; d++) same = dev->sizes[d] == cpu->sizes[d];
-    if (same) return sg_tensor_copy_(dev, cpu);
-    sg_status st = sg_tensor_resize_(dev, cpu->sizes, cpu->ndim);
-    if (!st && sg_tensor_is_dense(cpu))
-        st = sg_tensor_as_strided_(dev, cpu->sizes, cpu->strides, cpu->ndim, dev->offset);
+    sg_status st = sg_tensor_resize_out_strided_(
+        dev, cpu->sizes, sg_tensor_is_dense(cpu) ? cpu->strides : NULL, cpu->ndim);
     return st ? st : sg_tensor_copy_(dev, cpu);
 }
 

@@ -135,6 +135,9 @@ bool    sg_tensor_is_contiguous(const sg_tensor *t);
  * is_non_overlapping_and_dense: a permuted contiguous tensor is; an expanded or a sliced one
  * is not). */
 bool    sg_tensor_is_dense(const sg_tensor *t);
+/* Whether a dim of more than one element has stride 0 (c10's has_internal_overlap "yes": a
+ * broadcast view), so that writing it would write one place twice. */
+bool    sg_tensor_overlaps(const sg_tensor *t);
 /* Whether the tensor may be written (false for read-only imports). t must not be NULL (the
  * dispatcher asks this per tensor argument). */
 static inline bool sg_tensor_writable(const sg_tensor *t) {
@@ -184,6 +187,11 @@ sg_status sg_tensor_resize_(sg_tensor *t, const int64_t *sizes, int32_t ndim);
 /* The same where t's sizes differ from sizes, else nothing (its strides stay): how an out=
  * argument is given the result's shape, as aten's resize_output does. */
 sg_status sg_tensor_resize_out_(sg_tensor *t, const int64_t *sizes, int32_t ndim);
+/* The same, and where t is resized it takes strides (NULL: contiguous; they must be dense in
+ * some order), its storage offset kept: an out= given the layout the op gives a new result,
+ * as aten's structured resize_out does. */
+sg_status sg_tensor_resize_out_strided_(sg_tensor *t, const int64_t *sizes,
+                                        const int64_t *strides, int32_t ndim);
 /* dst = src into an out= argument: dst resized to src's sizes first where they differ. */
 sg_status sg_tensor_copy_out_(sg_tensor *dst, const sg_tensor *src);
 /* A contiguous copy (or a new reference where t is contiguous already). */

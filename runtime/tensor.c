@@ -236,9 +236,17 @@ sg_status sg__reserve_dims(const char *fn, sg_tensor *t, int32_t ndim) {
 }
 
 sg_status sg_tensor_resize_out_(sg_tensor *t, const int64_t *sizes, int32_t ndim) {
+    return sg_tensor_resize_out_strided_(t, sizes, NULL, ndim);
+}
+
+sg_status sg_tensor_resize_out_strided_(sg_tensor *t, const int64_t *sizes,
+                                        const int64_t *strides, int32_t ndim) {
     bool same = t && sizes && t->ndim == ndim;
     for (int32_t d = 0; same && d < ndim; d++) same = t->sizes[d] == sizes[d];
-    return same ? SG_OK : sg_tensor_resize_(t, sizes, ndim);
+    if (same) return SG_OK;
+    sg_status st = sg_tensor_resize_(t, sizes, ndim);
+    if (!st && strides) st = sg_tensor_as_strided_(t, sizes, strides, ndim, t->offset);
+    return st;
 }
 
 sg_status sg_tensor_resize_(sg_tensor *t, const int64_t *sizes, int32_t ndim) {
@@ -354,6 +362,12 @@ bool sg_tensor_is_dense(const sg_tensor *t) {
         require *= size;
     }
     return true;
+}
+
+bool sg_tensor_overlaps(const sg_tensor *t) {
+    for (int32_t i = 0; t && i < t->ndim; i++)
+        if (t->sizes[i] > 1 && t->strides[i] == 0) return true;
+    return false;
 }
 
 void sg_tensor_describe(const sg_tensor *t, char *buf, size_t n) {

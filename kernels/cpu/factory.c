@@ -1268,9 +1268,7 @@ static sg_status copy_k(sg_keyset ks, sg_tensor *self, sg_tensor *src, bool non_
     (void)ks, (void)non_blocking;
     sg_status st;
     *ret = NULL;
-    bool overlap = false; /* aten's MemOverlap::Yes: a dim of several elements at stride 0 */
-    for (int32_t d = 0; d < self->ndim; d++) overlap |= self->sizes[d] > 1 && !self->strides[d];
-    if (overlap) {
+    if (sg_tensor_overlaps(self)) {
         st = like("copy", self, NULL, NULL, NULL, NULL, NULL, ret);
     } else {
         /* storage for the view's elements only: the ones around it are never read */

@@ -19,14 +19,11 @@ sg_status sg_index_no_overlap(const char *op, const sg_tensor *out, const sg_ten
 }
 
 sg_status sg_index_no_internal_overlap(const char *op, const sg_tensor *t) {
-    for (int32_t i = 0; i < t->ndim; i++)
-        if (t->sizes[i] > 1 && t->strides[i] == 0)
-            return sg_error(SG_EINVAL, "%s: unsupported operation: more than one element of the "
-                                       "written-to tensor refers to a single memory location. "
-                                       "Please clone() the tensor before performing the "
-                                       "operation.",
-                            op);
-    return SG_OK;
+    if (!sg_tensor_overlaps(t)) return SG_OK;
+    return sg_error(SG_EINVAL, "%s: unsupported operation: more than one element of the "
+                               "written-to tensor refers to a single memory location. Please "
+                               "clone() the tensor before performing the operation.",
+                    op);
 }
 
 sg_status sg_index_out_ready(const char *op, sg_tensor *out, const sg_meta *m, bool exact) {
@@ -38,12 +35,9 @@ sg_status sg_index_out_ready(const char *op, sg_tensor *out, const sg_meta *m, b
         return sg_error(SG_EINVAL, "%s: result type %s can't be cast to the desired output type "
                                    "%s",
                         op, sg_dtype_c10_name(m->dtype), sg_dtype_c10_name(dt(out)));
-    bool same = out->ndim == m->ndim;
-    for (int32_t d = 0; same && d < m->ndim; d++) same = out->sizes[d] == m->sizes[d];
-    /* a resized out= takes the layout the op gives a new result, as aten's resize_out does */
-    if (!same && ((st = sg_tensor_resize_(out, m->sizes, m->ndim)) ||
-                  (m->strided && (st = sg_tensor_as_strided_(out, m->sizes, m->strides, m->ndim,
-                                                             out->offset)))))
+    /* a resized out= takes the layout the op gives a new result */
+    if ((st = sg_tensor_resize_out_strided_(out, m->sizes, m->strided ? m->strides : NULL,
+                                            m->ndim)))
         return st;
     return sg_index_no_internal_overlap(op, out);
 }

@@ -54,7 +54,7 @@ bool sg_follow_strides(const int64_t *shape, int32_t n, const sg_tensor *const *
                        int32_t nops, int64_t *strides) {
     int32_t perm[SG_MAX_DIMS]; /* innermost first */
     for (int32_t i = 0; i < n; i++) perm[i] = n - 1 - i;
-    /* aten's insertion sort, which an undecided pair does not stop: the same order as its */
+    /* aten's insertion sort, which an undecided pair does not stop, so the order is aten's */
     for (int32_t i = 1; i < n; i++) {
         int32_t j1 = i;
         for (int32_t j0 = i - 1; j0 >= 0; j0--) {
@@ -87,12 +87,6 @@ static bool same_sizes(const sg_tensor *t, const int64_t *sizes, int32_t n) {
     bool same = t->ndim == n;
     for (int32_t d = 0; same && d < n; d++) same = t->sizes[d] == sizes[d];
     return same;
-}
-
-static bool has_internal_overlap(const sg_tensor *t) {
-    for (int32_t i = 0; i < t->ndim; i++)
-        if (t->sizes[i] > 1 && t->strides[i] == 0) return true;
-    return false;
 }
 
 /* The device an iteration runs on: the out= tensor's, else the first input's that is not a
@@ -256,11 +250,10 @@ static sg_status build(sg_iter *it, const sg_iter_spec *s, sg_tensor **result, b
             return sg_error(SG_EINVAL, "%s: result type %s can't be cast to the desired output "
                                        "type %s",
                             s->op, sg_dtype_c10_name(s->result), sg_dtype_c10_name(dtype_of(out)));
-        if (fresh && ((st = sg_tensor_resize_(out, it->out_shape, it->out_ndim)) ||
-                       (permuted && (st = sg_tensor_as_strided_(out, it->out_shape, follow,
-                                                                it->out_ndim, out->offset)))))
+        if (fresh && (st = sg_tensor_resize_out_strided_(out, it->out_shape,
+                                                         permuted ? follow : NULL, it->out_ndim)))
             return st;
-        if (has_internal_overlap(out))
+        if (sg_tensor_overlaps(out))
             return sg_error(SG_EINVAL, "%s: unsupported operation: more than one element of the "
                                        "written-to tensor refers to a single memory location",
                             s->op);

@@ -947,9 +947,31 @@ static void test_dense(void) {
     CHECK(sg_tensor_is_dense(v));
     sg_tensor_release(v);
     v = OK(sg_tensor_as_strided(a, I64(5), I64(2), 1, 0, &out));
-    CHECK(!sg_tensor_is_dense(v));
+    CHECK(!sg_tensor_is_dense(v) && !sg_tensor_overlaps(v));
+    sg_tensor_release(v);
+    /* sg_tensor_overlaps: a dim of several elements at stride 0, and nothing else */
+    v = OK(sg_tensor_as_strided(a, I64(3, 4), I64(0, 1), 2, 0, &out));
+    CHECK(sg_tensor_overlaps(v) && !sg_tensor_overlaps(a) && !sg_tensor_overlaps(NULL));
+    sg_tensor_release(v);
+    v = OK(sg_tensor_as_strided(a, I64(1, 4), I64(0, 1), 2, 0, &out));
+    CHECK(!sg_tensor_overlaps(v));
     sg_tensor_release(v);
     sg_tensor_release(a);
+}
+
+/* sg_tensor_resize_out_strided_: the strides given where it resizes, the offset kept; nothing
+ * where the sizes are already those */
+static void test_resize_out_strided(void) {
+    sg_tensor *base = arange(DIMS(8)), *t;
+    t = OK(sg_tensor_as_strided(base, I64(0), I64(1), 1, 2, &out));
+    must(sg_tensor_resize_out_strided_(t, I64(2, 3), I64(1, 2), 2));
+    CHECK(is_geom(t, 2, I64(2, 3), I64(1, 2), 2) && t->storage == base->storage);
+    must(sg_tensor_resize_out_strided_(t, I64(2, 3), NULL, 2));
+    CHECK(is_geom(t, 2, I64(2, 3), I64(1, 2), 2));
+    must(sg_tensor_resize_out_strided_(t, I64(3, 2), NULL, 2));
+    CHECK(is_geom(t, 2, I64(3, 2), I64(2, 1), 2));
+    sg_tensor_release(t);
+    sg_tensor_release(base);
 }
 
 static void test_contiguous(void) {
@@ -1130,6 +1152,7 @@ int main(void) {
     test_copy_random();
     test_copy_overlap();
     test_dense();
+    test_resize_out_strided();
     test_contiguous();
     test_meta();
     test_cuda_unavailable();
