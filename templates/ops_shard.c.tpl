@@ -249,7 +249,9 @@ sg_status $(cn)_composite(sg_keyset sg_ks, $(params)) {
     if (!sg_mf)
         return sg_error(SG_EUNSUPPORTED, $(cstr(op.qualified .. (op.overload ~= "" and "." .. op.overload or "") .. " runs as structured " .. x.qualified .. "." .. x.overload .. ", whose meta function is not set (" .. x.cname .. "_set_meta)")));
     sg_meta sg_m[$(#outs)];
-    for (int sg_i = 0; sg_i < $(#outs); sg_i++) sg_m[sg_i].strided = false;
+%       if op.kind ~= "inplace" then
+    for (int sg_i = 0; sg_i < $(#outs); sg_i++) sg_m[sg_i].strided = false; /* read by sg_meta_empty */
+%       end
     sg_status sg_st = sg_mf($(table.concat(margs, ", ")));
     if (sg_st) return sg_st;
 %       if op.kind == "inplace" then

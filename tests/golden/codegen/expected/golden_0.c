@@ -718,7 +718,7 @@ sg_status aten_add_Tensor_composite(sg_keyset sg_ks, sg_tensor *self, sg_tensor 
     if (!sg_mf)
         return sg_error(SG_EUNSUPPORTED, "aten::add.Tensor runs as structured aten::add.out, whose meta function is not set (aten_add_out_set_meta)");
     sg_meta sg_m[1];
-    for (int sg_i = 0; sg_i < 1; sg_i++) sg_m[sg_i].strided = false;
+    for (int sg_i = 0; sg_i < 1; sg_i++) sg_m[sg_i].strided = false; /* read by sg_meta_empty */
     sg_status sg_st = sg_mf(self, other, alpha, sg_m);
     if (sg_st) return sg_st;
     sg_tensor *sg_o[1] = {NULL};
@@ -741,7 +741,6 @@ sg_status aten_add__Tensor_composite(sg_keyset sg_ks, sg_tensor *self, sg_tensor
     if (!sg_mf)
         return sg_error(SG_EUNSUPPORTED, "aten::add_.Tensor runs as structured aten::add.out, whose meta function is not set (aten_add_out_set_meta)");
     sg_meta sg_m[1];
-    for (int sg_i = 0; sg_i < 1; sg_i++) sg_m[sg_i].strided = false;
     sg_status sg_st = sg_mf(self, other, alpha, sg_m);
     if (sg_st) return sg_st;
     if ((sg_st = sg_meta_check(&sg_m[0], self, "aten::add_"))) return sg_st;
