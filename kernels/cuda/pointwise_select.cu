@@ -78,24 +78,35 @@ sg_status mask_check(const sg_tensor *mask) {
 }
 
 /* out = mask ? value : self, value a 0-dim tensor (CPU or device) cast to self's dtype; out is
- * self (in place) or NULL (allocated at the broadcast shape) */
+ * self (in place) or a new contiguous tensor of the broadcast shape (aten clones self
+ * contiguous, then fills it, whatever the operands' layouts) */
 sg_status masked_run(sg_tensor *self, sg_tensor *mask, const sg_tensor *value, bool inplace,
                      sg_tensor **ret) {
     sg_dtype     t = dtype_of(self);
+    sg_tensor   *out = self;
+    sg_status    st;
+    if (!inplace) {
+        int64_t shape[SG_MAX_DIMS];
+        int32_t n;
+        sg_broadcast_shape(self->sizes, self->ndim, mask->sizes, mask->ndim, shape, &n);
+        if ((st = sg_tensor_empty(shape, n, t, self->device, &out))) return st;
+    }
     sg_iter_spec spec = {};
     spec.op = inplace ? "masked_fill_" : "masked_fill";
-    spec.out = inplace ? self : NULL;
+    spec.out = out;
     spec.in[0] = mask;
     spec.in[1] = self;
     spec.in[2] = value;
     spec.nin = 3;
     spec.compute = spec.result = spec.out_dtype = t;
     spec.keep = 1u; /* the mask as it is */
-    spec.to_out = inplace;
-    return sg_pw_visit_size(t, spec.op, [&](auto tag) {
+    spec.to_out = true;
+    st = sg_pw_visit_size(t, spec.op, [&](auto tag) {
         using U = typename decltype(tag)::type;
         return sg_pw_run<U, uint8_t, U, U>(spec, masked_fn<U>{}, ret);
     });
+    if (!inplace) sg_tensor_release(out);
+    return st;
 }
 
 /* the checks of both forms: the mask's dtype and shape (self's shape for the in-place one) */
