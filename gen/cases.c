@@ -341,13 +341,15 @@ static int op_cases(plan *p, const opinfo *o, const sg_arg **why) {
             continue; /* layouts: float32, float16, int64 */
         /* the first tensor in every layout; the second transposed or sliced, which is what
          * tells a result that follows one operand's layout from one that follows another's */
-        static const char layouts[] = "tsoe", second[] = "ts";
+        static const char layouts[] = "tsoep", second[] = "ts";
         for (int j = 0; j < 2 && j < o->ntensors; j++) {
             for (const char *l = j ? second : layouts; *l; l++) {
                 kase v = k;
                 int  i = o->tensors[j];
                 int  nd = j && o->sizes_of[i] ? rank_of(o->sizes_of[i]) : o->ndim;
-                if ((*l == 't' && nd < 2) || ((*l == 's' || *l == 'e') && nd < 1)) continue;
+                if ((*l == 't' && nd < 2) || ((*l == 's' || *l == 'e') && nd < 1) ||
+                    (*l == 'p' && nd < 3))
+                    continue;
                 tensor_token(o, i, DTYPES[d], NULL, *l, v.tok[i]);
                 put_case(p, o->op, &v);
             }

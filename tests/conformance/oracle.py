@@ -37,6 +37,8 @@ Inputs. A tensor token tDTYPE:SIZES:LAYOUT:VALUES is built as:
     o  a 1-d buffer of numel + 3 elements, viewed with       layout 3
        contiguous strides at storage offset 3
     e  a contiguous tensor of size 1 in dim 0, expanded      layout 2
+    p  a contiguous tensor whose first dim is innermost in    layout 3
+       memory: sizes[1:] + sizes[:1], its dims rotated back
 
 Values are drawn for the elements of what is stored (the base, in memory order), so the
 elements a view skips are drawn too. Each tensor has its own stream: seed = mix(H ^ mix(key *
@@ -228,6 +230,11 @@ def build_tensor(tok, seed):
             strides[d] = k
             k *= max(sizes[d], 1)
         view = base.as_strided(sizes, strides, 3)
+    elif layout == "p":
+        if nd < 3:
+            raise PlanError("layout p needs 3 dims: %r" % tok)
+        base = make_storage(kind, dtype, sizes[1:] + sizes[:1], seed)
+        view = base.permute([nd - 1] + list(range(nd - 1)))
     elif layout == "e":
         if nd < 1:
             raise PlanError("layout e needs a dim: %r" % tok)
