@@ -146,9 +146,14 @@ static void sym_c(void *ud, sg_buf *b, const sg_dsl_sym *s) {
 
 void sg_dsl_c_expr(sg_buf *b, const sg_dsl_expr *e, const sg_dsl_decl *dc,
                    const sg_dsl_artifact *a) {
+    sg_dsl_c_node(b, e->node, dc, a);
+}
+
+void sg_dsl_c_node(sg_buf *b, const sg_dsl_node *n, const sg_dsl_decl *dc,
+                   const sg_dsl_artifact *a) {
     point_env pe = {dc, a};
     sg_dsl_emit_env env = {sym_c, &pe};
-    sg_dsl_emit(b, e->node, &env);
+    sg_dsl_emit(b, n, &env);
 }
 
 /* ---- parameters of the op ---------------------------------------------------------------- */
@@ -188,87 +193,17 @@ uint32_t sg_dsl_c_first_tensor(const sg_op *op) {
     return 0; /* outputs' `like` and `sizes` need one: dsl_launch.c made sure */
 }
 
-/* ---- the _when function ------------------------------------------------------------------ */
+/* ---- what the _when function and the launch share ---------------------------------------- */
 
-/* Tensor j of those the launch makes: the outputs, then the scratch tensors; *name "out" or
- * "scratch" and *i its index among them. */
-static const sg_dsl_output *made_tensor(const sg_dsl_decl *dc, uint32_t j, const char **name,
-                                        uint32_t *i) {
+const sg_dsl_output *sg_dsl_c_made_tensor(const sg_dsl_decl *dc, uint32_t j, const char **name,
+                                          uint32_t *i) {
     bool out = j < dc->noutputs;
     *name = out ? "out" : "scratch";
     *i = out ? j : j - dc->noutputs;
     return out ? &dc->outputs[j] : &dc->scratch[j - dc->noutputs];
 }
 
-/* "&& sg_dslg_i32(its numel)" for an output with its own sizes: their product, each
- * multiplication guarded. */
-static void numel_i32(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_output *o,
-                      const sg_dsl_artifact *a) {
-    sg_buf_puts(b, "\n            && sg_dslg_i32(");
-    for (uint32_t k = 1; k < o->nsizes; k++) sg_buf_puts(b, "sg_dslg_mul(");
-    for (uint32_t k = 0; k < o->nsizes; k++) {
-        if (k) sg_buf_puts(b, ", ");
-        sg_dsl_c_expr(b, &o->sizes[k], dc, a);
-        if (k) sg_buf_puts(b, ", &sg_ok)");
-    }
-    sg_buf_putc(b, ')');
-}
-
-/* What the artifact's compiler assumed and what its launch needs, ANDed to the predicate. */
-static void assumptions(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact *a) {
-    for (uint32_t k = 0; k < dc->nparams; k++) {
-        const sg_dsl_param *p = &dc->params[k];
-        const sg_dsl_sym *s = sg_dsl_node_sym(p->value.node);
-        int pd = p->grid_var >= 0 ? (int)a->vals[p->grid_var].i : p->base;
-        if (p->ptr && s->kind == SG_DSLS_ARG) {
-            const char *t = dc->op->c->arg_cnames[s->index];
-            sg_buf_printf(b, "\n            && sg_dslg_dtype(%s, &sg_ok) == %s /* %s */", t,
-                          sg_dsl_dtypes[pd].cenum, p->name);
-            if (a->div16 && a->div16[k])
-                sg_buf_printf(b, "\n            && sg_dslg_aligned(%s, 16, &sg_ok)", t);
-            if (a->int32 && a->int32[k]) /* an object's tensors carry an int32 size */
-                sg_buf_printf(b, "\n            && sg_dslg_i32(sg_dslg_numel(%s, &sg_ok))", t);
-        } else if (p->ptr) { /* an output: like's dtype where it has none of its own */
-            const sg_dsl_output *o = s->kind == SG_DSLS_OUT ? &dc->outputs[s->index]
-                                                            : &dc->scratch[s->index];
-            if (o->dtype < 0 && o->dtype_var < 0)
-                sg_buf_printf(b, "\n            && sg_dslg_dtype(%s, &sg_ok) == %s /* %s */",
-                              dc->op->c->arg_cnames[o->like], sg_dsl_dtypes[pd].cenum, p->name);
-            if (a->int32 && a->int32[k] && o->nsizes) /* the product of its sizes */
-                numel_i32(b, dc, o, a);
-            else if (a->int32 && a->int32[k]) /* its numel is at most like's */
-                sg_buf_printf(b, "\n            && sg_dslg_i32(sg_dslg_numel(%s, &sg_ok))",
-                              dc->op->c->arg_cnames[o->like]);
-        } else {
-            bool i32 = strcmp(sg_dsl_dtypes[pd].triton, "i32") == 0;
-            sg_buf_puts(b, i32 ? "\n            && sg_dslg_i32(" : "\n            && ((void)(");
-            sg_dsl_c_expr(b, &p->value, dc, a);
-            sg_buf_printf(b, i32 ? ") /* %s */" : "), true) /* %s */", p->name);
-        }
-    }
-    for (uint32_t j = 0; j < dc->noutputs + dc->nscratch; j++) {
-        uint32_t i;
-        const char *name;
-        const sg_dsl_output *o = made_tensor(dc, j, &name, &i);
-        if (o->keep_last)
-            sg_buf_printf(b, "\n            && sg_dslg_dim(%s, &sg_ok) >= %lld",
-                          dc->op->c->arg_cnames[o->like], (long long)o->keep_last);
-        for (uint32_t k = 0; k < o->nsizes; k++) {
-            sg_buf_puts(b, "\n            && (");
-            sg_dsl_c_expr(b, &o->sizes[k], dc, a);
-            sg_buf_printf(b, ") >= 0 /* %s%u's size %u */", name, i, k);
-        }
-    }
-    if (dc->lang->object) return; /* its host function picks its grid */
-    sg_buf_puts(b, "\n            && sg_dslg_grid_ok(");
-    for (int g = 0; g < 3; g++) {
-        if (g) sg_buf_puts(b, ", ");
-        sg_dsl_c_expr(b, &dc->launch_grid[g], dc, a);
-    }
-    sg_buf_putc(b, ')');
-}
-
-static void point_comment(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact *a) {
+void sg_dsl_c_point_comment(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact *a) {
     sg_buf_printf(b, "/* %s:", a->prefix);
     for (uint32_t i = 0; i < dc->ngrid; i++) {
         const sg_dsl_value *v = &a->vals[i];
@@ -277,41 +212,6 @@ static void point_comment(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifac
         else sg_buf_printf(b, "%lld", (long long)v->i);
     }
     sg_buf_puts(b, " */");
-}
-
-static void when_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
-    sg_buf_printf(b, "/* The artifact of %s that takes the call (its index among the "
-                  "declaration's), or -1. Pure. */\n", dc->name);
-    if (dc->is_template) /* a table or the caller picks the point: only it is tested */
-        sg_buf_puts(b, "/* A template's: sg_only is the one artifact tested. */\n");
-    sg_buf_printf(b, "static int sg_dslg_%s_when(", dc->name);
-    sg_dsl_c_params(b, dc->op);
-    sg_buf_puts(b, dc->is_template ? ", int32_t sg_cap, int sg_only) {\n"
-                                   : ", int32_t sg_cap) {\n");
-    sg_dsl_c_void_args(b, dc->op);
-    sg_buf_puts(b, "    if (");
-    for (uint32_t k = 0; k < dc->narchs; k++)
-        sg_buf_printf(b, "%ssg_cap != %d", k ? " && " : "", dc->caps[k]);
-    sg_buf_puts(b, ") return -1;\n");
-    for (uint32_t i = 0; i < dc->nartifacts; i++) {
-        const sg_dsl_artifact *a = &s->arts[dc->first + i];
-        sg_buf_puts(b, "    ");
-        point_comment(b, dc, a);
-        sg_buf_printf(b, "\n    if (sg_cap == %d", dc->caps[a->arch]);
-        if (dc->is_template) sg_buf_printf(b, " && sg_only == %u", i);
-        sg_buf_puts(b, ") {\n        bool sg_ok = true;\n        if ((");
-        sg_dsl_c_expr(b, &dc->when, dc, a);
-        sg_buf_putc(b, ')');
-        assumptions(b, dc, a);
-        if (dc->when_c) { /* it sees no point: where it says no, no other point can run */
-            sg_buf_printf(b, "\n            && sg_ok)\n            return %s(", dc->when_c);
-            sg_dsl_c_args(b, dc->op);
-            sg_buf_printf(b, ") ? %u : -1;\n    }\n", i);
-        } else {
-            sg_buf_printf(b, "\n            && sg_ok)\n            return %u;\n    }\n", i);
-        }
-    }
-    sg_buf_puts(b, "    return -1;\n}\n\n");
 }
 
 /* ---- the predicate and the implementation ------------------------------------------------ */
@@ -377,7 +277,7 @@ static void sizes_c(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_output *o,
 static void eval_sizes(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s, uint32_t j) {
     uint32_t i;
     const char *name;
-    const sg_dsl_output *o = made_tensor(dc, j, &name, &i);
+    const sg_dsl_output *o = sg_dsl_c_made_tensor(dc, j, &name, &i);
     const sg_dsl_artifact *arts = &s->arts[dc->first];
     sg_buf first;
     sg_buf_init(&first);
@@ -399,7 +299,7 @@ static void eval_sizes(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s, ui
         sg_buf_puts(b, "        switch (sg_i) {\n");
         for (uint32_t k = 0; k < dc->nartifacts; k++) {
             sg_buf_printf(b, "        case %u: ", k);
-            point_comment(b, dc, &arts[k]);
+            sg_dsl_c_point_comment(b, dc, &arts[k]);
             sg_buf_putc(b, '\n');
             sizes_c(b, dc, o, &arts[k], "            ");
             sg_buf_puts(b, "            break;\n");
@@ -419,7 +319,7 @@ static void alloc_made(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s, ui
                        const char *t) {
     uint32_t i;
     const char *name;
-    const sg_dsl_output *o = made_tensor(dc, j, &name, &i);
+    const sg_dsl_output *o = sg_dsl_c_made_tensor(dc, j, &name, &i);
     const char *like = dc->op->c->arg_cnames[o->like];
     if (o->nsizes) {
         eval_sizes(b, dc, s, j);
@@ -499,7 +399,7 @@ static void object_case(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact 
 static void launch_case(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact *a, uint32_t i,
                         const char *t) {
     sg_buf_printf(b, "    case %u: { ", i);
-    point_comment(b, dc, a);
+    sg_dsl_c_point_comment(b, dc, a);
     sg_buf_puts(b, "\n        bool sg_ok = true;\n");
     if (dc->lang->object) {
         object_case(b, dc, a, i, t);
@@ -543,7 +443,7 @@ static void impl_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
     uint32_t most = 0, nmade = dc->noutputs + dc->nscratch, mi;
     const char *mn;
     for (uint32_t j = 0; j < nmade; j++) {
-        const sg_dsl_output *o = made_tensor(dc, j, &mn, &mi);
+        const sg_dsl_output *o = sg_dsl_c_made_tensor(dc, j, &mn, &mi);
         own |= o->keep_last != 0 || o->nsizes != 0;
         if (o->nsizes > most) most = o->nsizes;
     }
@@ -552,12 +452,12 @@ static void impl_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
         sg_buf_printf(b, "    _Static_assert(SG_MAX_DIMS >= %u, \"more sizes than the runtime's "
                       "SG_MAX_DIMS\");\n", most);
     for (uint32_t j = 0; j < nmade; j++) {
-        made_tensor(dc, j, &mn, &mi);
+        sg_dsl_c_made_tensor(dc, j, &mn, &mi);
         sg_buf_printf(b, "    sg_tensor *sg_%s%u = NULL;\n", mn, mi);
     }
     bool per_point = false;
     for (uint32_t j = 0; j < nmade; j++)
-        if (made_tensor(dc, j, &mn, &mi)->dtype_var >= 0) {
+        if (sg_dsl_c_made_tensor(dc, j, &mn, &mi)->dtype_var >= 0) {
             sg_buf_printf(b, "    sg_dtype sg_%s%u_dtype = SG_FLOAT32;\n", mn, mi);
             per_point = true;
         }
@@ -568,7 +468,7 @@ static void impl_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
             const sg_dsl_artifact *a = &s->arts[dc->first + i];
             sg_buf_printf(b, "    case %u:", i);
             for (uint32_t j = 0; j < nmade; j++) {
-                const sg_dsl_output *o = made_tensor(dc, j, &mn, &mi);
+                const sg_dsl_output *o = sg_dsl_c_made_tensor(dc, j, &mn, &mi);
                 if (o->dtype_var >= 0)
                     sg_buf_printf(b, " sg_%s%u_dtype = %s;", mn, mi,
                                   sg_dsl_dtypes[a->vals[o->dtype_var].i].cenum);
@@ -602,7 +502,7 @@ static void impl_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
         sg_buf_printf(b, "    *%s = sg_out%u;\n", op->c->ret_cnames[i], i);
     sg_buf_puts(b, "    return SG_OK;\nsg_fail:\n");
     for (uint32_t j = 0; j < nmade; j++) {
-        made_tensor(dc, j, &mn, &mi);
+        sg_dsl_c_made_tensor(dc, j, &mn, &mi);
         sg_buf_printf(b, "    sg_tensor_release(sg_%s%u);\n", mn, mi);
     }
     sg_buf_puts(b, "    return sg_st;\n}\n\n");
@@ -823,7 +723,7 @@ void sg_dsl_emit_c(sg_buf *c, sg_buf *h, const sg_dsl_set *s, const char *lib,
         sg_buf_printf(c, "/* ---- %s: %s (", dc->name, dc->op_name);
         sg_dsl_c_comment_text(c, dc->file);
         sg_buf_printf(c, ":%u) ---- */\n\n", dc->pos.line);
-        when_fn(c, dc, s);
+        sg_dsl_c_when(c, dc, s);
         if (!dc->is_template) pred_fn(c, dc);
         impl_fn(c, dc, s);
         if (dc->is_template) sg_dsl_template_emit(c, dc, s, lib);

@@ -605,6 +605,18 @@ const sg_dsl_sym *sg_dsl_node_sym(const sg_dsl_node *n) {
     return n->kind == N_NAME ? n->sym : NULL;
 }
 
+/* Rationale: `a && b && c` parses as ((a && b) && c), so the operands hang off the left spine;
+ * walking it in a loop needs no recursion however long the chain. */
+uint32_t sg_dsl_conjuncts(const sg_dsl_node *n, const sg_dsl_node **out, uint32_t max) {
+    uint32_t count = 1;
+    for (const sg_dsl_node *k = n; k->kind == N_BIN && k->op == T_AND; k = k->a) count++;
+    if (count > max) return count;
+    uint32_t i = count;
+    for (; n->kind == N_BIN && n->op == T_AND; n = n->a) out[--i] = n->b;
+    out[0] = n;
+    return count;
+}
+
 /* ---- C emission -------------------------------------------------------------------------- */
 
 /* A name's value: an optional one is read through a guard (None: the predicate is false). */

@@ -84,6 +84,9 @@ bool sg_dsl_check(sg_dsl_node *n, const sg_dsl_scope *sc, sg_dsl_type want, cons
 sg_dsl_type sg_dsl_node_type(const sg_dsl_node *n);
 /* The symbol a checked node names where it is a bare name, else NULL. */
 const sg_dsl_sym *sg_dsl_node_sym(const sg_dsl_node *n);
+/* The operands of n's top-level && chain, left to right (n alone where it is no &&), into out;
+ * their count. Where it is more than max, nothing is written. */
+uint32_t sg_dsl_conjuncts(const sg_dsl_node *n, const sg_dsl_node **out, uint32_t max);
 
 /* C for a checked node: env->sym writes a symbol's C expression (an argument's parameter, a
  * grid variable's value at the point being emitted). An optional symbol's value is read

@@ -1,7 +1,7 @@
 /* test_dsl_expr.c: the predicate language of DSL declarations (gen/dsl_expr.c): what parses
- * and type-checks, the C it becomes, constant evaluation, and every refusal with the column it
- * names inside the expression (a dtype compared with an int, an unknown argument, a Tensor used
- * as an int, nesting past the bound, bad syntax). */
+ * and type-checks, the C it becomes, the operands of a top-level && chain, constant evaluation,
+ * and every refusal with the column it names inside the expression (a dtype compared with an
+ * int, an unknown argument, a Tensor used as an int, nesting past the bound, bad syntax). */
 #define _POSIX_C_SOURCE 200809L
 #include "check.h"
 
@@ -201,7 +201,48 @@ static void test_eval(void) {
     }
 }
 
+/* The operands of a top-level && chain, each as C: text's, joined by " ; ". */
+static void expect_conjuncts(const char *text, const char *want) {
+    sg_arena *a = sg_arena_new(NULL, NULL);
+    sg_diag d;
+    sg_diag_init(&d);
+    sg_dsl_text  t = {text, strlen(text), {&src, 1, 9}, NULL, 0};
+    sg_dsl_scope sc = {lookup, NULL, "an argument of the op or a grid variable"};
+    sg_dsl_node *n = sg_dsl_parse(a, &t, &d);
+    CHECK(n && sg_dsl_check(n, &sc, SG_DSLT_BOOL, "it", &t, &d));
+    const sg_dsl_node *ops[4];
+    uint32_t           count = n ? sg_dsl_conjuncts(n, ops, 4) : 0;
+    sg_buf             b;
+    sg_buf_init(&b);
+    sg_dsl_emit_env env = {sym_c, NULL};
+    for (uint32_t i = 0; i < count && count <= 4; i++) {
+        if (i) sg_buf_puts(&b, " ; ");
+        sg_dsl_emit(&b, ops[i], &env);
+    }
+    if (count > 4) sg_buf_printf(&b, "%u operands", count);
+    sg_buf_putc(&b, '\0');
+    CHECK_STR(b.data, want);
+    sg_buf_free(&b);
+    sg_diag_free(&d);
+    sg_arena_free(a);
+}
+
+static void test_conjuncts(void) {
+    expect_conjuncts("input.contiguous", "sg_dslg_contiguous(input, &sg_ok)");
+    expect_conjuncts("input.dtype == dtype && input.contiguous && N > 2",
+                     "(sg_dslg_dtype(input, &sg_ok) == SG_FLOAT32) ; "
+                     "sg_dslg_contiguous(input, &sg_ok) ; (INT64_C(1024) > INT64_C(2))");
+    /* a parenthesised && and an || stay whole: only the top-level chain splits */
+    expect_conjuncts("input.contiguous && (N > 2 && N < 9) && (N == 1 || N == 2)",
+                     "sg_dslg_contiguous(input, &sg_ok) ; "
+                     "((INT64_C(1024) > INT64_C(2)) && (INT64_C(1024) < INT64_C(9))) ; "
+                     "((INT64_C(1024) == INT64_C(1)) || (INT64_C(1024) == INT64_C(2)))");
+    /* more than the room given: the count only */
+    expect_conjuncts("N > 1 && N > 2 && N > 3 && N > 4 && N > 5", "5 operands");
+}
+
 int main(void) {
+    test_conjuncts();
     test_eval();
     test_emits();
     test_refusals();
