@@ -124,6 +124,16 @@ grep -q "\.block_x = 256, \.shared = 0,$" gen/dslt_dsl.c && grep -q "\.nparams =
     fail "the launch facts (8 warps, 5 + 2 hidden parameters)"
 grep -q "sg_st = aten__fused_rms_norm_override(SG_KEY_CUDA, 0, sg_dslg_rms_norm_triton_pred, sg_dslg_rms_norm_triton_impl, NULL, NULL);" gen/dslt_dsl.c ||
     fail "the override's registration"
+# _when tests what its four points share once (contiguity, the list's length, the capability),
+# and at each point what sets it apart (N, the dtype)
+for c in "sg_dslg_contiguous(input, &sg_ok)" "(sg_dslg_len(normalized_shape) == INT64_C(1))" \
+    "(sg_cap >= INT64_C(90))" "sg_dslg_contiguous(weight, &sg_ok)"; do
+    [ "$(grep -cF "$c" gen/dslt_dsl.c)" = 1 ] || fail "_when: '$c' not tested once: $(grep -cF "$c" gen/dslt_dsl.c)"
+done
+[ "$(grep -cF "(sg_dslg_size(input, sg_dslg_sub(0, INT64_C(1), &sg_ok), &sg_ok) == INT64_C(1024))" gen/dslt_dsl.c)" = 2 ] ||
+    fail "_when: N=1024 not tested at its two points"
+[ "$(grep -cF "(sg_dslg_dtype(input, &sg_ok) == SG_BFLOAT16)" gen/dslt_dsl.c)" = 2 ] ||
+    fail "_when: bfloat16 not tested at its two points"
 # the same inputs, the same bytes
 cp -r gen gen.first
 t 0 --lib dslt --dsl rms_norm.yaml --dsl-artifacts art -o gen ops.yaml
