@@ -49,6 +49,9 @@ static bool has_tag(const sg_op *op, const char *tag) {
 
 static bool is_tensor(sg_type_family_id f) { return f == SG_FAM_TENSOR || f == SG_FAM_OPT_TENSOR; }
 
+/* The sizes of the cases with long rows (below). */
+#define LONG_SIZES "2x67"
+
 /* The sizes a tensor input takes in the primary case of an op of this family. */
 static const char *base_sizes(const char *family) {
     return !strcmp(family, "reduction") ? "2x3x4" : "2x3";
@@ -372,6 +375,14 @@ static int op_cases(plan *p, const opinfo *o, const sg_arg **why) {
                 resize(o, &v, DTYPES[d], pairs[j][0], pairs[j][1]);
                 put_case(p, o->op, &v);
             }
+        }
+        /* long rows, so that the kernels' vector loops run, not only their tails: 134 is 8
+         * vectors of 16 and 6 more, 16 of 8 and 6 more */
+        static const int longs[] = {0, 2, 3, 4, 8, 9};
+        for (size_t j = 0; j < sizeof longs / sizeof *longs; j++) {
+            primary(o, DTYPES[longs[j]], &k);
+            resize(o, &k, DTYPES[longs[j]], LONG_SIZES, LONG_SIZES);
+            put_case(p, o->op, &k);
         }
         /* promotion: the inputs in differing dtypes */
         for (size_t j = 0; o->ntensors > 1 && j < sizeof MIXED / sizeof *MIXED; j++) {
