@@ -7,6 +7,8 @@ verbose log, keeping the reasons written for the deliberate differences.
 
 The list's first comment block (its header) stays. Each group under a comment that starts
 "# deliberate" keeps the cases of it that still differ; a deliberate group with none left goes.
+A group under "# deliberate, nondeterministic:" keeps all its cases: what they give is not fixed
+(the runner lets them agree or differ).
 A case that differs and sits in a deliberate group of an OTHER_LIST (differ_cpu.txt, for the GPU's
 list) joins that group, with its reason. Every other case that differs joins a "# to fix:"
 group named by what differs (numbers replaced by N). The list is rewritten in place; stdout says how many cases are in each kind.
@@ -14,6 +16,7 @@ group named by what differs (numbers replaced by N). The list is rewritten in pl
 import re
 import sys
 
+UNORDERED = "# deliberate, nondeterministic:"  # tests/unit/ref_data.h's REF_UNORDERED
 FAIL = re.compile(r"^FAIL \[(\w+)\] .*? (\1 \w+::\S+ .*)$")
 
 
@@ -70,7 +73,9 @@ def main():
             merged.setdefault(tuple(comment), set()).update(cases)
     for comment, cases in merged.items():
         comment = list(comment)
-        still = sorted(c for c in cases if c in failing and c not in kept)
+        # an unordered group's cases may agree in one run and differ in the next: all stay
+        unordered = comment[0].startswith(UNORDERED)
+        still = sorted(c for c in cases if (unordered or c in failing) and c not in kept)
         if still:
             out += comment + still + [""]
             kept.update(still)

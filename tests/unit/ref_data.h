@@ -768,32 +768,52 @@ static inline int ref_load(const char *path, const char magic[8], uint32_t vmin,
 /* ---- the listed differences ---------------------------------------------------------------
  * The cases a file lists, by plan line, as differing from PyTorch (docs/conformance.md, "Listed
  * differences"; the gradients' list likewise). A listed case that differs is counted apart; one
- * that agrees fails, so that the list holds exactly what differs. Loaded before any case runs. */
-static char  **listed;
-static size_t  nlisted;
+ * that agrees fails, so that the list holds exactly what differs, except in a group whose
+ * comment starts with REF_UNORDERED: what such a case gives is not fixed (which of several writes
+ * to one element lands, on a GPU), so it may agree or differ. Loaded before any case runs. */
+#define REF_UNORDERED "# deliberate, nondeterministic:"
+
+typedef struct listed_case {
+    char *label;
+    bool  unordered; /* may agree too */
+} listed_case;
+
+static listed_case *listed;
+static size_t       nlisted;
 
 static inline int ref_cmp_str(const void *x, const void *y) {
     return strcmp(*(char *const *)x, *(char *const *)y);
 }
 
-/* false where the file exists and cannot be read; a missing file lists nothing */
+/* false where the file exists and cannot be read; a missing file lists nothing. A group is
+ * the case lines after a comment, up to the next blank line. */
 static inline bool load_listed(const char *path) {
     FILE *f = fopen(path, "r");
     if (!f) return errno == ENOENT;
     char   line[4096];
     size_t cap = 0;
+    bool   unordered = false, in_comment = false;
     while (fgets(line, sizeof line, f)) {
         size_t n = strcspn(line, "\r\n");
         line[n] = 0;
-        if (!n || line[0] == '#') continue;
+        if (!n) {
+            unordered = in_comment = false;
+            continue;
+        }
+        if (line[0] == '#') {
+            if (!in_comment) unordered = strncmp(line, REF_UNORDERED, strlen(REF_UNORDERED)) == 0;
+            in_comment = true;
+            continue;
+        }
+        in_comment = false;
         if (nlisted == cap) {
             cap = cap ? 2 * cap : 256;
-            char **p = realloc(listed, cap * sizeof *p);
+            listed_case *p = realloc(listed, cap * sizeof *p);
             if (!p) break;
             listed = p;
         }
-        if (!(listed[nlisted] = strdup(line))) break;
-        nlisted++;
+        if (!(listed[nlisted].label = strdup(line))) break;
+        listed[nlisted++].unordered = unordered;
     }
     bool ok = !ferror(f) && feof(f);
     fclose(f);
@@ -801,12 +821,13 @@ static inline bool load_listed(const char *path) {
     return ok;
 }
 
-static inline bool is_listed(const char *label) {
-    return nlisted && bsearch(&label, listed, nlisted, sizeof *listed, ref_cmp_str);
+/* The list's entry for label, or NULL. */
+static inline const listed_case *is_listed(const char *label) {
+    return nlisted ? bsearch(&label, listed, nlisted, sizeof *listed, ref_cmp_str) : NULL;
 }
 
 static inline void free_listed(void) {
-    for (size_t i = 0; i < nlisted; i++) free(listed[i]);
+    for (size_t i = 0; i < nlisted; i++) free(listed[i].label);
     free(listed);
     listed = NULL, nlisted = 0;
 }
