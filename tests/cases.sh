@@ -41,6 +41,9 @@ want() { grep -qxF "$1" <<<"$plan" || fail "no case: $1"; }
 want 'pointwise aten::add Tensor tfloat32:2x3:c:n tfloat32:2x3:c:n si1'     # primary
 want 'pointwise aten::add Tensor tbfloat16:2x3:c:n tbfloat16:2x3:c:n si1'   # every dtype
 want 'pointwise aten::add Tensor tint64:2x3:e:n tint64:2x3:c:n si1'         # expanded
+want 'pointwise aten::add Tensor tfloat32:2x3:c:n tfloat32:2x3:t:n si1'     # second transposed
+want 'reduction aten::sum dim_IntList tfloat32:2x3x4:p:n N b0 N'            # 3-d permuted
+want 'pointwise aten::add Tensor tbfloat16:2x67:c:n tbfloat16:2x67:c:n si1' # long rows
 want 'pointwise aten::add Tensor tfloat32:2x1:c:n tfloat32:1x3:c:n si1'     # broadcast
 want 'pointwise aten::add Tensor tfloat32:2x3:c:n tint64:2x3:c:n si1'       # promotion
 want 'pointwise aten::add Tensor tint8:2x3:c:n tint8:2x3:c:n si300'         # Scalar overflow
