@@ -35,8 +35,22 @@ static void sym_c(void *ud, sg_buf *b, const sg_dsl_sym *s) {
 
 static sg_source src = {"decl.yaml", "- when: x\n", 10};
 
-/* Parses and checks text as `want`; the C it becomes in *c (caller frees), messages in *msg. */
-static bool run(const char *text, sg_dsl_type want, char **c, char **msg) {
+/* The C of n, or with split the C of each operand of its top-level && chain joined by " ; "
+ * ("N operands" where there are more than 4). */
+static void emit_c(sg_buf *b, const sg_dsl_node *n, bool split) {
+    sg_dsl_emit_env    env = {sym_c, NULL};
+    const sg_dsl_node *ops[4] = {n};
+    uint32_t           count = split ? sg_dsl_conjuncts(n, ops, 4) : 1;
+    if (count > 4) sg_buf_printf(b, "%u operands", count);
+    for (uint32_t i = 0; i < count && count <= 4; i++) {
+        if (i) sg_buf_puts(b, " ; ");
+        sg_dsl_emit(b, ops[i], &env);
+    }
+}
+
+/* Parses and checks text as `want`; the C it becomes (emit_c) in *c (caller frees), messages
+ * in *msg. */
+static bool run_as(const char *text, sg_dsl_type want, bool split, char **c, char **msg) {
     sg_arena *a = sg_arena_new(NULL, NULL);
     sg_diag d;
     sg_diag_init(&d);
@@ -46,10 +60,7 @@ static bool run(const char *text, sg_dsl_type want, char **c, char **msg) {
     bool ok = n && sg_dsl_check(n, &sc, want, "the expression", &t, &d);
     sg_buf b;
     sg_buf_init(&b);
-    if (ok) {
-        sg_dsl_emit_env env = {sym_c, NULL};
-        sg_dsl_emit(&b, n, &env);
-    }
+    if (ok) emit_c(&b, n, split);
     sg_buf_putc(&b, '\0');
     *c = b.data;
     sg_buf_putc(&d.out, '\0');
@@ -58,6 +69,10 @@ static bool run(const char *text, sg_dsl_type want, char **c, char **msg) {
     sg_diag_free(&d);
     sg_arena_free(a);
     return ok;
+}
+
+static bool run(const char *text, sg_dsl_type want, char **c, char **msg) {
+    return run_as(text, want, false, c, msg);
 }
 
 static void expect_c(const char *text, sg_dsl_type want, const char *c_expected) {
@@ -201,30 +216,13 @@ static void test_eval(void) {
     }
 }
 
-/* The operands of a top-level && chain, each as C: text's, joined by " ; ". */
+/* The operands of text's top-level && chain, each as C, joined by " ; ". */
 static void expect_conjuncts(const char *text, const char *want) {
-    sg_arena *a = sg_arena_new(NULL, NULL);
-    sg_diag d;
-    sg_diag_init(&d);
-    sg_dsl_text  t = {text, strlen(text), {&src, 1, 9}, NULL, 0};
-    sg_dsl_scope sc = {lookup, NULL, "an argument of the op or a grid variable"};
-    sg_dsl_node *n = sg_dsl_parse(a, &t, &d);
-    CHECK(n && sg_dsl_check(n, &sc, SG_DSLT_BOOL, "it", &t, &d));
-    const sg_dsl_node *ops[4];
-    uint32_t           count = n ? sg_dsl_conjuncts(n, ops, 4) : 0;
-    sg_buf             b;
-    sg_buf_init(&b);
-    sg_dsl_emit_env env = {sym_c, NULL};
-    for (uint32_t i = 0; i < count && count <= 4; i++) {
-        if (i) sg_buf_puts(&b, " ; ");
-        sg_dsl_emit(&b, ops[i], &env);
-    }
-    if (count > 4) sg_buf_printf(&b, "%u operands", count);
-    sg_buf_putc(&b, '\0');
-    CHECK_STR(b.data, want);
-    sg_buf_free(&b);
-    sg_diag_free(&d);
-    sg_arena_free(a);
+    char *c, *msg;
+    CHECK(run_as(text, SG_DSLT_BOOL, true, &c, &msg));
+    CHECK_STR(c, want);
+    free(c);
+    free(msg);
 }
 
 static void test_conjuncts(void) {
