@@ -49,9 +49,6 @@ static bool has_tag(const sg_op *op, const char *tag) {
 
 static bool is_tensor(sg_type_family_id f) { return f == SG_FAM_TENSOR || f == SG_FAM_OPT_TENSOR; }
 
-/* The sizes of the cases with long rows (below). */
-#define LONG_SIZES "2x67"
-
 /* The sizes a tensor input takes in the primary case of an op of this family. */
 static const char *base_sizes(const char *family) {
     return !strcmp(family, "reduction") ? "2x3x4" : "2x3";
@@ -378,10 +375,11 @@ static int op_cases(plan *p, const opinfo *o, const sg_arg **why) {
         }
         /* long rows, so that the kernels' vector loops run, not only their tails: 134 is 8
          * vectors of 16 and 6 more, 16 of 8 and 6 more */
-        static const int longs[] = {0, 2, 3, 4, 8, 9};
+        static const char *const longs[] = {"float32", "float16", "bfloat16",
+                                            "int64",   "uint8",   "bool"};
         for (size_t j = 0; j < sizeof longs / sizeof *longs; j++) {
-            primary(o, DTYPES[longs[j]], &k);
-            resize(o, &k, DTYPES[longs[j]], LONG_SIZES, LONG_SIZES);
+            primary(o, longs[j], &k);
+            resize(o, &k, longs[j], "2x67", "2x67");
             put_case(p, o->op, &k);
         }
         /* promotion: the inputs in differing dtypes */

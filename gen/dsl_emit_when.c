@@ -16,8 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_CONJ = 256 };
-
 /* Ends a conjunct: each point's conjuncts lie in one buffer, each followed by a '\0'. */
 static void end(sg_buf *b) { sg_buf_putc(b, '\0'); }
 
@@ -112,28 +110,36 @@ typedef struct point {
     uint32_t     n;
 } point;
 
+static bool has(const point *pt, const char *c) {
+    for (uint32_t k = 0; k < pt->n; k++)
+        if (!strcmp(pt->at[k], c)) return true;
+    return false;
+}
+
 static bool point_make(point *pt, const sg_dsl_decl *dc, const sg_dsl_artifact *a) {
     sg_buf_init(&pt->text);
     pt->at = NULL, pt->shared = NULL, pt->n = 0;
-    const sg_dsl_node *ops[MAX_CONJ];
-    uint32_t           nops = sg_dsl_conjuncts(dc->when.node, ops, MAX_CONJ);
+    uint32_t            nops = sg_dsl_conjuncts(dc->when.node, NULL, 0);
+    const sg_dsl_node **ops = malloc(nops * sizeof *ops);
+    if (!ops) return false;
+    sg_dsl_conjuncts(dc->when.node, ops, nops);
     /* Rationale: the C of a node needs no parentheses of ours: an operator's comes in its own */
-    for (uint32_t k = 0; k < nops && nops <= MAX_CONJ; k++) {
+    for (uint32_t k = 0; k < nops; k++) {
         sg_dsl_c_node(&pt->text, ops[k], dc, a);
         end(&pt->text);
     }
-    if (nops > MAX_CONJ) { /* too long a chain to split: the whole predicate, one conjunct */
-        sg_dsl_c_expr(&pt->text, &dc->when, dc, a);
-        end(&pt->text);
-    }
+    free(ops);
     assumptions(&pt->text, dc, a);
     if (pt->text.oom) return false;
     for (size_t i = 0; i < pt->text.len; i++) pt->n += pt->text.data[i] == '\0';
     pt->at = malloc(pt->n * sizeof *pt->at);
     pt->shared = calloc(pt->n, sizeof *pt->shared);
     if (!pt->at || !pt->shared) return false;
-    const char *c = pt->text.data;
-    for (uint32_t k = 0; k < pt->n; k++, c += strlen(c) + 1) pt->at[k] = c;
+    /* a conjunct the point has already (two outputs like one input) is left out */
+    const char *c = pt->text.data, *stop = pt->text.data + pt->text.len;
+    pt->n = 0;
+    for (; c < stop; c += strlen(c) + 1)
+        if (!has(pt, c)) pt->at[pt->n++] = c;
     return true;
 }
 
@@ -141,12 +147,6 @@ static void point_free(point *pt) {
     sg_buf_free(&pt->text);
     free(pt->at);
     free(pt->shared);
-}
-
-static bool has(const point *pt, const char *c) {
-    for (uint32_t k = 0; k < pt->n; k++)
-        if (!strcmp(pt->at[k], c)) return true;
-    return false;
 }
 
 /* Marks in every point the conjuncts every point has. */
@@ -161,21 +161,17 @@ static void find_shared(point *pts, uint32_t n) {
     }
 }
 
-/* "C1\n            && C2...": point pt's conjuncts that are shared (or not); false where
+/* "C1\n            && C2...": point pt's conjuncts that are shared (or not); "true" where
  * there are none. */
-static bool conjuncts(sg_buf *b, const point *pt, bool shared, const char *sep) {
+static void conjuncts(sg_buf *b, const point *pt, bool shared, const char *sep) {
     bool any = false;
     for (uint32_t k = 0; k < pt->n; k++) {
         if (pt->shared[k] != shared) continue;
-        bool again = false; /* written already: the same text twice in one point */
-        for (uint32_t m = 0; m < k && !again; m++)
-            again = pt->shared[m] == shared && !strcmp(pt->at[m], pt->at[k]);
-        if (again) continue;
         if (any) sg_buf_puts(b, sep);
         sg_buf_puts(b, pt->at[k]);
         any = true;
     }
-    return any;
+    if (!any) sg_buf_puts(b, "true");
 }
 
 void sg_dsl_c_when(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
@@ -201,23 +197,21 @@ void sg_dsl_c_when(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
     } else {
         /* a template tests one point a call: nothing to share */
         if (n > 1 && !dc->is_template) find_shared(pts, n);
-        sg_buf shared;
-        sg_buf_init(&shared);
-        if (n > 0 && conjuncts(&shared, &pts[0], true, "\n              && ")) {
+        bool any = false;
+        for (uint32_t k = 0; n > 0 && k < pts[0].n; k++) any |= pts[0].shared[k];
+        if (any) {
             sg_buf_puts(b, "    /* what every point tests, once */\n    {\n"
                            "        bool sg_ok = true;\n        if (!(");
-            sg_buf_putn(b, shared.data, shared.len);
+            conjuncts(b, &pts[0], true, "\n              && ");
             sg_buf_puts(b, ")\n            || !sg_ok)\n            return -1;\n    }\n");
         }
-        if (shared.oom) b->oom = true;
-        sg_buf_free(&shared);
         for (uint32_t i = 0; i < n; i++) {
             sg_buf_puts(b, "    ");
             sg_dsl_c_point_comment(b, dc, &s->arts[dc->first + i]);
             sg_buf_printf(b, "\n    if (sg_cap == %d", dc->caps[s->arts[dc->first + i].arch]);
             if (dc->is_template) sg_buf_printf(b, " && sg_only == %u", i);
             sg_buf_puts(b, ") {\n        bool sg_ok = true;\n        if (");
-            if (!conjuncts(b, &pts[i], false, "\n            && ")) sg_buf_puts(b, "true");
+            conjuncts(b, &pts[i], false, "\n            && ");
             if (dc->when_c) { /* it sees no point: where it says no, no other point can run */
                 sg_buf_printf(b, "\n            && sg_ok)\n            return %s(", dc->when_c);
                 sg_dsl_c_args(b, dc->op);
