@@ -25,9 +25,11 @@
 #include "aten_typed_calls.h"
 #include "ref_data.h"
 
-/* ref_record.typed: 0 not run (the case crashed); TYPED_HOW + how where aten_typed_call said
- * the case cannot be made typed (how one of aten_typed_how but ATEN_TYPED_CALLED). */
-enum { TYPED_NOT_RUN, TYPED_AGREED, TYPED_DIFFERED, TYPED_NOT_BUILT, TYPED_HOW };
+/* ref_record.typed: 0 not run (the case crashed); TYPED_NONDET where the paths differed in a
+ * case listed as nondeterministic (two runs of it may differ too); TYPED_HOW + how where
+ * aten_typed_call said the case cannot be made typed (how one of aten_typed_how but
+ * ATEN_TYPED_CALLED). */
+enum { TYPED_NOT_RUN, TYPED_AGREED, TYPED_DIFFERED, TYPED_NONDET, TYPED_NOT_BUILT, TYPED_HOW };
 enum { TYPED_CODES = TYPED_HOW + ATEN_TYPED__COUNT };
 
 /* A case as run_case called it boxed. */
@@ -305,10 +307,12 @@ static inline void typed_replay(const typed_case *c, arena *a, typed_outcome *r)
 }
 
 /* Puts r into rec, once the runner has its outcome: where the paths differ, the case fails and
- * why says how (after what it said, where it failed already). */
-static inline void typed_merge(const typed_outcome *r, ref_record *rec, sbuf *why, int32_t fail) {
-    rec->typed = r->code;
-    if (r->code != TYPED_DIFFERED) return;
+ * why says how (after what it said, where it failed already), unless the case is nondeterministic
+ * (nondet: a list says two runs of it may differ). */
+static inline void typed_merge(const typed_outcome *r, ref_record *rec, sbuf *why, int32_t fail,
+                               bool nondet) {
+    rec->typed = r->code == TYPED_DIFFERED && nondet ? TYPED_NONDET : r->code;
+    if (rec->typed != TYPED_DIFFERED) return;
     if (rec->outcome == fail)
         sb_printf(why, "; and ");
     else
@@ -329,8 +333,11 @@ static inline void typed_account(const ref_record *rec) {
 static inline void typed_report(void) {
     int k = typed_counts[TYPED_NOT_BUILT];
     for (int h = 1; h < ATEN_TYPED__COUNT; h++) k += typed_counts[TYPED_HOW + h];
-    printf("typed: %d agreed, %d differed, %d not expressible", typed_counts[TYPED_AGREED],
-           typed_counts[TYPED_DIFFERED], k);
+    printf("typed: %d agreed, %d differed, ", typed_counts[TYPED_AGREED],
+           typed_counts[TYPED_DIFFERED]);
+    if (typed_counts[TYPED_NONDET])
+        printf("%d differed where the case is nondeterministic, ", typed_counts[TYPED_NONDET]);
+    printf("%d not expressible", k);
     const char *sep = " (";
     if (typed_counts[TYPED_NOT_BUILT]) {
         printf("%sthe harness could not build an argument: %d", sep,
