@@ -172,6 +172,7 @@ typedef struct cached {
 static _Thread_local cached tcache[CACHE_SLOTS];
 static _Thread_local int    tcache_n;
 static _Thread_local size_t tcache_bytes; /* the blocks' bytes */
+static _Thread_local bool   tcache_keyed; /* the key holds the thread's cache */
 static pthread_key_t        tcache_key;
 static pthread_once_t       tcache_once = PTHREAD_ONCE_INIT;
 
@@ -203,8 +204,11 @@ static void tcache_drop_oldest(void) {
     release_block(old.data, old.rec);
 }
 
+/* Rationale: pthread clears the key before calling this, so a block freed by a later
+ * destructor sets it again (tcache_keyed false) and this runs once more. */
 static void tcache_at_exit(void *unused) {
     (void)unused;
+    tcache_keyed = false;
     tcache_flush();
 }
 
@@ -282,9 +286,10 @@ static void cuda_free(sg_device dev, void *data, void *ctx) {
         while (tcache_n == CACHE_SLOTS ||
                (tcache_n > 0 && tcache_bytes + rec->bytes > CACHE_TOTAL_BYTES))
             tcache_drop_oldest();
-        if (tcache_n == 0) {
+        if (SG_UNLIKELY(!tcache_keyed)) {
             (void)pthread_once(&tcache_once, tcache_key_init);
-            (void)pthread_setspecific(tcache_key, tcache); /* so tcache_at_exit runs */
+            /* so tcache_at_exit runs */
+            tcache_keyed = pthread_setspecific(tcache_key, tcache) == 0;
         }
         tcache[tcache_n++] = (cached){data, rec};
         tcache_bytes += rec->bytes;

@@ -173,12 +173,11 @@ sg_status sg_device_check(sg_device dev) {
     if ((unsigned)dev.type >= SG_DEV__COUNT)
         return sg_error(SG_EINVAL, "device type %d does not exist", dev.type);
     int n = sg_device_count((sg_device_type)dev.type, &why);
+    if (SG_LIKELY(n > 0 && dev.index >= 0 && dev.index < n)) return SG_OK;
     const char *name = sg_device_type_name((sg_device_type)dev.type);
     if (n == 0) return sg_error(SG_EDEVICE, "the %s backend is unavailable: %s", name, why);
-    if (dev.index < 0 || dev.index >= n)
-        return sg_error(SG_EDEVICE, "device %s:%d does not exist (%d %s device%s found)", name,
-                        dev.index, n, name, n == 1 ? "" : "s");
-    return SG_OK;
+    return sg_error(SG_EDEVICE, "device %s:%d does not exist (%d %s device%s found)", name,
+                    dev.index, n, name, n == 1 ? "" : "s");
 }
 
 /* ---- storage ---------------------------------------------------------------------------- */
@@ -186,12 +185,15 @@ sg_status sg_device_check(sg_device dev) {
 /* Small CPU storage lives in one block with its header: [sg_storage | data at +64].
  * Rationale: a small op's output cost three allocations (header, data, tensor); this is one of
  * them less, and the data stays 64-byte aligned. */
-enum { INLINE_MAX = 4096, INLINE_AT = 64, STORAGE_INLINE = 1u << 8 };
+enum { INLINE_MAX = 4096, INLINE_AT = 64, STORAGE_INLINE = 1u << 8, STORAGE_BLOCK = 1u << 9 };
 _Static_assert(sizeof(sg_storage) <= INLINE_AT, "the storage header fits before its data");
 
-/* The smallest inline blocks (up to 64 data bytes) are kept per thread for reuse, as tensor
- * headers are (tensor.c): linked through ctx, so a kept storage's refs stays 0 and a second
- * release of it is detected. Off under ASan (SG_RT_KEEP). */
+/* Blocks of one size, INLINE_AT + KEEP_BYTES (STORAGE_BLOCK), hold the smallest inline storages
+ * and the headers of all others (device memory, large CPU memory); a released one is kept per
+ * thread for reuse, as tensor headers are (tensor.c), linked through ctx, so a kept storage's
+ * refs stays 0 and a second release of it is detected. Off under ASan (SG_RT_KEEP).
+ * Rationale: one size serves both, so a thread that allocates on the GPU reuses its headers
+ * as one on the CPU reuses its small storages. */
 enum { KEEP_BYTES = 64, KEEP_MAX = 64 };
 static _Thread_local sg_storage *kept;
 static _Thread_local int         nkept;
@@ -205,22 +207,43 @@ void sg__storage_cache_flush(void) {
     nkept = 0;
 }
 
+/* A STORAGE_BLOCK block, zeroed up to its data: a kept one where there is one. */
+static sg_storage *block_new(void) {
+    sg_storage *s;
+    if (SG_RT_KEEP && kept) {
+        s = kept;
+        kept = s->ctx;
+        nkept--;
+    } else if (!(s = aligned_alloc(64, INLINE_AT + KEEP_BYTES))) {
+        return NULL;
+    }
+    memset(s, 0, sizeof *s);
+    s->flags = STORAGE_BLOCK;
+    return s;
+}
+
+static void block_free(sg_storage *s) {
+    if (SG_RT_KEEP && nkept < KEEP_MAX) {
+        s->ctx = kept;
+        kept = s;
+        nkept++;
+    } else {
+        free(s);
+    }
+}
+
 sg_status sg__storage_new(sg_device dev, size_t nbytes, sg_storage **out) {
     *out = NULL;
     if (dev.type == SG_DEV_CPU && dev.index == 0 && nbytes <= INLINE_MAX) {
         sg_storage *s;
-        if (SG_RT_KEEP && nbytes <= KEEP_BYTES && kept) {
-            s = kept;
-            kept = s->ctx;
-            nkept--;
-        } else {
-            size_t block = INLINE_AT + (nbytes <= KEEP_BYTES ? KEEP_BYTES : (nbytes + 63) & ~(size_t)63);
-            s = aligned_alloc(64, block);
+        if (nbytes <= KEEP_BYTES) {
+            s = block_new();
+        } else if ((s = aligned_alloc(64, INLINE_AT + ((nbytes + 63) & ~(size_t)63)))) {
+            memset(s, 0, sizeof *s);
         }
         if (!s) return sg_error(SG_ENOMEM, "cannot allocate %zu bytes on cpu", nbytes);
-        memset(s, 0, sizeof *s);
         s->refs = 1;
-        s->flags = STORAGE_INLINE;
+        s->flags |= STORAGE_INLINE;
         s->device = dev;
         s->data = (char *)s + INLINE_AT;
         s->nbytes = nbytes;
@@ -230,11 +253,11 @@ sg_status sg__storage_new(sg_device dev, size_t nbytes, sg_storage **out) {
     sg_status st = sg_device_check(dev);
     if (st) return st;
     const sg_device_impl *impl = sg__device_impl((sg_device_type)dev.type);
-    sg_storage *s = calloc(1, sizeof *s);
+    sg_storage *s = block_new();
     if (!s) return sg_error(SG_ENOMEM, "out of memory");
     st = impl->alloc(dev, nbytes, &s->data, &s->ctx);
     if (st) {
-        free(s);
+        block_free(s);
         return st;
     }
     s->refs = 1;
@@ -258,21 +281,16 @@ void sg__storage_release(sg_storage *s) {
         if (SG_UNLIKELY(r < 0)) released_twice(r);
         return;
     }
-    if (s->flags & STORAGE_INLINE) {
-        if (SG_RT_KEEP && s->nbytes <= KEEP_BYTES && nkept < KEEP_MAX) {
-            s->ctx = kept;
-            kept = s;
-            nkept++;
+    if (!(s->flags & STORAGE_INLINE)) {
+        if (s->release) {
+            s->release(s);
         } else {
-            free(s);
+            const sg_device_impl *impl = sg__device_impl((sg_device_type)s->device.type);
+            if (impl) impl->free(s->device, s->data, s->ctx);
         }
-        return;
     }
-    if (s->release) {
-        s->release(s);
-    } else {
-        const sg_device_impl *impl = sg__device_impl((sg_device_type)s->device.type);
-        if (impl) impl->free(s->device, s->data, s->ctx);
-    }
-    free(s);
+    if (s->flags & STORAGE_BLOCK)
+        block_free(s);
+    else
+        free(s);
 }
