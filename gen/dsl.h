@@ -215,10 +215,17 @@ void sg_dsl_free(sg_dsl_set *s);
 /* The file's bytes as a source of the set's (diagnostics quote it); NULL after an error,
  * reported to d (dsl_set.c). */
 sg_source *sg_dsl_read_source(sg_dsl_set *s, const char *path, sg_diag *d);
+/* The same for len bytes of text, given as the file's (a copy is kept). */
+sg_source *sg_dsl_source(sg_dsl_set *s, const char *path, const char *text, size_t len,
+                         sg_diag *d);
 /* Reads the declarations of `path` against m (loaded and validated): errors to d. Returns the
  * number of errors added. Declarations of all files share one namespace of names and of
  * prefixes. */
 int sg_dsl_load(sg_dsl_set *s, const sg_model *m, const char *path, sg_diag *d);
+/* The same for len bytes of text read as the file `path` (files it names are found beside
+ * path). */
+int sg_dsl_load_buffer(sg_dsl_set *s, const sg_model *m, const char *path, const char *text,
+                       size_t len, sg_diag *d);
 /* The declaration or table (its dc) called name, among those read so far; NULL where none. */
 const sg_dsl_decl *sg_dsl_find_decl(const sg_dsl_set *s, const char *name);
 /* Expands dc's grid into artifacts of s (each point, for each arch), with their constexprs

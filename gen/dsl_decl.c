@@ -586,7 +586,9 @@ static void on_entry(void *ud, sg_yreader *r, const sg_ynode *e) {
     L->errors += (uint32_t)(bad ? bad : sg_dsl_when_c_reached(s, dc, L->d));
 }
 
-int sg_dsl_load(sg_dsl_set *s, const sg_model *m, const char *path, sg_diag *d) {
+/* Reads src, the declaration file `path` (given or read), into s. */
+static int load(sg_dsl_set *s, const sg_model *m, const char *path, const char *text, size_t len,
+                sg_diag *d) {
     const char **files = realloc(s->files, (s->nfiles + 1) * sizeof *files);
     if (!files) {
         sg_diag_plain(d, SG_ERROR, "out of memory");
@@ -594,7 +596,7 @@ int sg_dsl_load(sg_dsl_set *s, const sg_model *m, const char *path, sg_diag *d) 
     }
     s->files = files;
     s->files[s->nfiles++] = path;
-    sg_source *src = sg_dsl_read_source(s, path, d);
+    sg_source *src = text ? sg_dsl_source(s, path, text, len, d) : sg_dsl_read_source(s, path, d);
     if (!src) return 1;
     const char *slash = strrchr(path, '/');
     char *dir = sg_arena_strndup(s->a, path, slash ? (size_t)(slash - path) + 1 : 0);
@@ -602,4 +604,13 @@ int sg_dsl_load(sg_dsl_set *s, const sg_model *m, const char *path, sg_diag *d) 
     uint32_t before = d->nerrors;
     sg_yaml_read_piece(src, (sg_yaml_piece){0, src->len, 1}, s->a, d, on_entry, &L);
     return (int)(d->nerrors - before);
+}
+
+int sg_dsl_load(sg_dsl_set *s, const sg_model *m, const char *path, sg_diag *d) {
+    return load(s, m, path, NULL, 0, d);
+}
+
+int sg_dsl_load_buffer(sg_dsl_set *s, const sg_model *m, const char *path, const char *text,
+                       size_t len, sg_diag *d) {
+    return load(s, m, path, text ? text : "", len, d);
 }

@@ -32,13 +32,19 @@ sg_source *sg_dsl_read_source(sg_dsl_set *s, const char *path, sg_diag *d) {
         sg_buf_free(&b);
         return NULL;
     }
+    sg_source *src = sg_dsl_source(s, path, b.data ? b.data : "", b.len, d);
+    sg_buf_free(&b);
+    return src;
+}
+
+sg_source *sg_dsl_source(sg_dsl_set *s, const char *path, const char *text, size_t len,
+                         sg_diag *d) {
     sg_source *src = sg_arena_alloc(s->a, sizeof *src);
     if (src) {
         src->path = sg_arena_strndup(s->a, path, strlen(path));
-        src->text = sg_arena_strndup(s->a, b.data ? b.data : "", b.len);
-        src->len = b.len;
+        src->text = sg_arena_strndup(s->a, text, len);
+        src->len = len;
     }
-    sg_buf_free(&b);
     if (!src || !src->path || !src->text) {
         sg_diag_plain(d, SG_ERROR, "out of memory reading '%s'", path);
         return NULL;
