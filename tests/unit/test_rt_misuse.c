@@ -272,6 +272,14 @@ static void release_storage_twice(void) {
     sg__storage_release(s);
 }
 
+/* A storage whose data is apart from its header (which is kept as small storages are). */
+static void release_large_storage_twice(void) {
+    sg_storage *s;
+    if (sg__storage_new(SG_CPU, 1 << 16, &s)) exit(1);
+    sg__storage_release(s);
+    sg__storage_release(s);
+}
+
 static void test_double_release(void) {
 #ifdef UNDER_ASAN
     /* The caches are off under ASan, so the second release reads freed memory. */
@@ -280,6 +288,9 @@ static void test_double_release(void) {
     CHECK(text && failed);
     if (text) CHECK_HAS(text, "heap-use-after-free");
     text = in_child(release_storage_twice, &failed);
+    CHECK(text && failed);
+    if (text) CHECK_HAS(text, "heap-use-after-free");
+    text = in_child(release_large_storage_twice, &failed);
     CHECK(text && failed);
     if (text) CHECK_HAS(text, "heap-use-after-free");
 #else
@@ -293,12 +304,19 @@ static void test_double_release(void) {
     release_storage_twice();
     CHECK(sg_last_status() == SG_ESTATE);
     CHECK_HAS(sg_last_error(), "the storage was released already");
-    /* The kept header is whole: the next tensors work. */
-    sg_tensor *a = OK(sg_tensor_zeros(I64(1), 1, SG_FLOAT32, SG_CPU, &out));
-    sg_tensor *b = OK(sg_tensor_zeros(I64(1), 1, SG_FLOAT32, SG_CPU, &out));
-    CHECK(a != b && a->refs == 1 && b->refs == 1 && a->storage != b->storage);
-    sg_tensor_release(a);
-    sg_tensor_release(b);
+    sg_error_clear();
+    release_large_storage_twice(); /* its data is freed once: the allocator would abort */
+    CHECK(sg_last_status() == SG_ESTATE);
+    CHECK_HAS(sg_last_error(), "the storage was released already");
+    /* The kept headers are whole: the next tensors work. */
+    for (int64_t n = 1; n <= (1 << 14); n *= 1 << 14) {
+        sg_tensor *a = OK(sg_tensor_zeros(I64(n), 1, SG_FLOAT32, SG_CPU, &out));
+        sg_tensor *b = OK(sg_tensor_zeros(I64(n), 1, SG_FLOAT32, SG_CPU, &out));
+        CHECK(a != b && a->refs == 1 && b->refs == 1 && a->storage != b->storage);
+        CHECK(((float *)sg_tensor_data(a))[n - 1] == 0 && ((float *)sg_tensor_data(b))[0] == 0);
+        sg_tensor_release(a);
+        sg_tensor_release(b);
+    }
 #endif
 }
 
