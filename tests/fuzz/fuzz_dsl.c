@@ -50,11 +50,12 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     sg_dsl_load_buffer(&s, &model, "kernels/dsl/fuzz.yaml", (const char *)data, size, &d);
     if (!d.nerrors) sg_dsl_link_tables(&s, &d);
     if (!d.nerrors) {
-        static const char *const inputs[] = {"schemas/aten_core.yaml"};
+        static const char *const inputs[] = {"schemas/aten_core.yaml",
+                                             "kernels/dsl/schemas/fused.yaml"};
         sg_buf plan, c, h;
         sg_buf_init(&plan), sg_buf_init(&c), sg_buf_init(&h);
         sg_dsl_plan(&plan, &s);
-        sg_dsl_emit_c(&c, &h, &s, "fuzz", inputs, 1);
+        sg_dsl_emit_c(&c, &h, &s, "fuzz", inputs, 2);
         sg_buf_free(&plan), sg_buf_free(&c), sg_buf_free(&h);
     }
     sg_diag_free(&d);

@@ -50,10 +50,11 @@ static size_t opstat_of(const char *name, const char *overload, const char *fami
 }
 
 /* A case the list names: one that differs counts as listed; one that agrees fails, so that the
- * list holds exactly what differs (but in an unordered group, where it may agree). */
-static inline void tally_listed(const char *label, int32_t *outcome, sbuf *why) {
+ * list holds exactly what differs (but in an unordered group, where it may agree). Returns the
+ * list's entry for label, or NULL. */
+static inline const listed_case *tally_listed(const char *label, int32_t *outcome, sbuf *why) {
     const listed_case *l = is_listed(label);
-    if (!l) return;
+    if (!l) return NULL;
     if (*outcome == OUT_FAIL) {
         *outcome = OUT_LISTED;
     } else if ((*outcome == OUT_PASS || *outcome == OUT_ERRMATCH) && !l->unordered) {
@@ -61,6 +62,7 @@ static inline void tally_listed(const char *label, int32_t *outcome, sbuf *why) 
         why->n = 0, why->b[0] = 0;
         sb_printf(why, "listed as differing from PyTorch, but agrees: take it off the list");
     }
+    return l;
 }
 
 /* Counts rec into its op's tally and into tot (tot[k]: cases of outcome k, tot[OUT_N]: all),
