@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void count_hook(lua_State *L, lua_Debug *ar);
+
 /* Lua's memory: the caller's hook (sg_alloc_fn: blocks of a size, freed with size 0), or
  * realloc and free; every byte counted against the state's cap. */
 static void *alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
@@ -28,7 +30,11 @@ static void *alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
         return NULL;
     }
     if (nsize > osize && nsize - osize > mem->cap - mem->used) return NULL;
+    int64_t was = mem->left;
     mem->left -= (int64_t)(nsize >> 6);
+    /* a budget spent on memory stops the template at its next instruction, not at the next
+     * count: a loop of few instructions that allocates much would otherwise run on */
+    if (was >= 0 && mem->left < 0 && mem->L) lua_sethook(mem->L, count_hook, LUA_MASKCOUNT, 1);
     void *p;
     if (!mem->hook) {
         p = realloc(ptr, nsize);
@@ -90,6 +96,7 @@ int sg_lua_call(lua_State *L, int nargs, int nresults) {
     sg_lua_mem *mem;
     lua_getallocf(L, (void **)&mem);
     mem->left = mem->budget > INT64_MAX ? INT64_MAX : (int64_t)mem->budget;
+    lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_STEP);
     int base = lua_gettop(L) - nargs;
     lua_pushcfunction(L, traceback);
     lua_insert(L, base);
@@ -347,6 +354,7 @@ static int setup(lua_State *L) {
 /* A new state: base, string, table, math and utf8 libraries; no io, os, package, debug;
  * no dofile, loadfile, print or string.dump, and load takes text only. */
 lua_State *sg_lua_state_new(sg_lua_mem *mem, const sg_tpl_sources *libs) {
+    mem->L = NULL;
     lua_State *L = lua_newstate(alloc, mem);
     if (!L) return NULL;
     lua_gc(L, LUA_GCSTOP); /* render.c turns it on once the model is built */
@@ -357,5 +365,6 @@ lua_State *sg_lua_state_new(sg_lua_mem *mem, const sg_tpl_sources *libs) {
         return NULL;
     }
     lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_STEP);
+    mem->L = L;
     return L;
 }

@@ -60,6 +60,7 @@ typedef struct sg_lua_mem {
     void       *hook_ud;
     uint64_t    budget;    /* of each call */
     int64_t     left;
+    lua_State  *L;         /* the state this counts for, once made (its hook stops a call) */
     void       *render;    /* what the render running now writes into (render.c), or NULL */
     uint64_t    renders;   /* how many renders began: each one's _w knows its number */
 } sg_lua_mem;
