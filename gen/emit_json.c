@@ -19,15 +19,17 @@
 
 /* The writer: appends go to a chunk of memory that reaches the caller's sg_buf a chunk at a
  * time, so the inner loops cost a memcpy each rather than a call that checks capacity.
- * Schemas, which sg_schema prints into an sg_buf, are printed into `tmp` (reused) and copied
- * over. */
+ * Schemas and types, which sg_schema prints into an sg_buf, are printed before the first
+ * byte is written (see writer_new) and into `tmp` (reused), and copied over. */
 enum { WINDOW = SG_BUF_STREAM, SHORT = 4096 /* strings up to this long are copied in place */ };
 
 typedef struct jw {
-    sg_buf *b;   /* the destination */
-    size_t  n;   /* chunk[0..n) written */
-    sg_buf  tmp;
-    char    chunk[WINDOW];
+    sg_buf  *b;       /* the destination */
+    size_t   n;       /* chunk[0..n) written */
+    sg_buf   tmp;     /* a type, printed */
+    sg_buf   schemas; /* every op's canonical schema, one after another */
+    size_t  *ends;    /* where op i's ends in schemas (it starts where op i-1's ends) */
+    char     chunk[WINDOW];
 } jw;
 
 /* Hands the chunk to the destination. A stream gets the chunk as it is (sg_buf would copy a
@@ -346,7 +348,8 @@ static void put_yaml(jw *w, const sg_op *op) {
 
 /* ---- ops and tags ------------------------------------------------------------------------ */
 
-static void put_schema_fields(jw *w, const sg_op *op) {
+/* op is ops[i] of the model. */
+static void put_schema_fields(jw *w, const sg_op *op, uint32_t i) {
     const sg_schema *s = &op->schema;
     if (!op->parsed) {
         LIT(w, ",\n      \"name\": null,\n      \"overload\": null,\n      \"schema\": ");
@@ -360,9 +363,9 @@ static void put_schema_fields(jw *w, const sg_op *op) {
     LIT(w, ",\n      \"overload\": ");
     put_str(w, s->overload);
     LIT(w, ",\n      \"schema\": ");
-    w->tmp.len = 0;
-    sg_emit_canonical_op(&w->tmp, op);
-    put_strn(w, w->tmp.data, w->tmp.len); /* may hold quotes and backslashes (str defaults) */
+    size_t from = i ? w->ends[i - 1] : 0;
+    /* may hold quotes and backslashes (str defaults) */
+    put_strn(w, w->schemas.data + from, w->ends[i] - from);
     LIT(w, ",\n      \"kind\": ");
     put_str(w, sg_schema_kind_names[sg_schema_kind_of(s)]);
     LIT(w, ",\n      \"inplace\": ");
@@ -377,10 +380,11 @@ static void put_schema_fields(jw *w, const sg_op *op) {
     put_args(w, s, s->rets, s->nrets, true);
 }
 
-static void put_op(jw *w, const sg_op *op) {
+static void put_op(jw *w, const sg_model *m, uint32_t i) {
+    const sg_op *op = m->ops[i];
     LIT(w, "    {\n      \"namespace\": ");
     put_str(w, op->ns);
-    put_schema_fields(w, op);
+    put_schema_fields(w, op, i);
     LIT(w, ",\n      \"file\": ");
     put_str(w, op->pos.src ? op->pos.src->path : NULL);
     LIT(w, ",\n      \"line\": ");
@@ -403,24 +407,37 @@ static void put_tag(jw *w, const sg_tag *t) {
     putc1(w, '}');
 }
 
-/* Takes every piece of memory the writer will need before it writes a byte: its chunk, and
- * room in tmp for the longest schema (a type is printed there too, and is shorter than its
- * schema). Rationale: b may be a stream to standard output, and a run that fails must not
- * have printed half a document. NULL when out of memory. */
+/* Takes every piece of memory the writer will need before it writes a byte: its chunk, every
+ * op's schema printed, and room in tmp for the longest of them (a type is printed there, and
+ * is shorter than its schema). Rationale: b may be a stream to standard output, and a run that
+ * fails must not have printed half a document. NULL when out of memory. */
+static void writer_free(jw *w) {
+    sg_buf_free(&w->tmp);
+    sg_buf_free(&w->schemas);
+    free(w->ends);
+    free(w);
+}
+
 static jw *writer_new(sg_buf *b, const sg_model *m) {
     jw *w = malloc(sizeof *w); /* the chunk is too big for some threads' stacks */
     if (!w) return NULL;
     w->b = b;
     w->n = 0;
     sg_buf_init(&w->tmp);
-    sg_buf_putc(&w->tmp, '\0'); /* tmp.data is never NULL from here on */
-    for (uint32_t i = 0; i < m->nops && !w->tmp.oom; i++) {
-        w->tmp.len = 0;
-        sg_emit_canonical_op(&w->tmp, m->ops[i]);
+    sg_buf_init(&w->schemas);
+    w->ends = malloc(((size_t)m->nops + 1) * sizeof *w->ends);
+    size_t longest = 0;
+    for (uint32_t i = 0; w->ends && i < m->nops && !w->schemas.oom; i++) {
+        size_t from = w->schemas.len;
+        sg_emit_canonical_op(&w->schemas, m->ops[i]);
+        w->ends[i] = w->schemas.len;
+        if (w->schemas.len - from > longest) longest = w->schemas.len - from;
     }
-    if (!w->tmp.oom) return w;
-    sg_buf_free(&w->tmp);
-    free(w);
+    static const char room_for[256];
+    for (size_t k = 0; w->ends && !w->tmp.oom && k <= longest; k += sizeof room_for)
+        sg_buf_putn(&w->tmp, room_for, sizeof room_for); /* tmp.data is never NULL from here */
+    if (w->ends && !w->schemas.oom && !w->tmp.oom) return w;
+    writer_free(w);
     return NULL;
 }
 
@@ -433,7 +450,7 @@ void sg_emit_json(sg_buf *b, const sg_model *m) {
     LIT(w, "{\n  \"ops\": [");
     for (uint32_t i = 0; i < m->nops; i++) {
         puts0(w, i ? ",\n" : "\n");
-        put_op(w, m->ops[i]);
+        put_op(w, m, i);
     }
     puts0(w, m->nops ? "\n  ],\n  \"tags\": [" : "],\n  \"tags\": [");
     for (uint32_t i = 0; i < m->ntags; i++) {
@@ -443,6 +460,5 @@ void sg_emit_json(sg_buf *b, const sg_model *m) {
     puts0(w, m->ntags ? "\n  ]\n}\n" : "]\n}\n");
     flush(w);
     if (w->tmp.oom) b->oom = true;
-    sg_buf_free(&w->tmp);
-    free(w);
+    writer_free(w);
 }
