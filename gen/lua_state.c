@@ -55,11 +55,29 @@ static void count_hook(lua_State *L, lua_Debug *ar) {
     sg_lua_mem *mem;
     lua_getallocf(L, (void **)&mem);
     if ((mem->left -= HOOK_STEP) >= 0) return;
+    lua_sethook(L, count_hook, LUA_MASKCOUNT, 1); /* from now on every instruction fails */
     lua_getinfo(L, "Sl", ar);
     lua_pushfstring(L, "%s:%d: the template used up its budget of %I Lua instructions "
                        "(--template-budget)",
                     ar->short_src, ar->currentline, (lua_Integer)mem->budget);
     lua_error(L);
+}
+
+/* pcall and xpcall (the base library's, upvalue 1), except that an error caught after the
+ * budget is spent goes on. Rationale: a template that caught the budget's error in a loop
+ * would run for ever. */
+static int l_pcall(lua_State *L) {
+    int n = lua_gettop(L);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, n, LUA_MULTRET);
+    sg_lua_mem *mem;
+    lua_getallocf(L, (void **)&mem);
+    if (mem->left < 0 && lua_gettop(L) >= 2 && !lua_toboolean(L, 1)) {
+        lua_settop(L, 2);
+        return lua_error(L);
+    }
+    return lua_gettop(L);
 }
 
 /* The message handler: the message located, then the Lua functions it passed through. */
@@ -321,6 +339,12 @@ static int setup(lua_State *L) {
     for (size_t i = 0; i < sizeof opened / sizeof opened[0]; i++) {
         luaL_requiref(L, opened[i].name, opened[i].func, 1);
         lua_pop(L, 1);
+    }
+    static const char *const caught[] = {"pcall", "xpcall"};
+    for (size_t i = 0; i < sizeof caught / sizeof caught[0]; i++) {
+        lua_getglobal(L, caught[i]);
+        lua_pushcclosure(L, l_pcall, 1);
+        lua_setglobal(L, caught[i]);
     }
     /* what reads files or prints, and what makes or runs binary chunks */
     static const char *const gone[] = {"dofile", "loadfile", "print"};

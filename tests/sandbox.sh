@@ -53,6 +53,20 @@ start=$(date +%s)
 run_tpl 1 --template-budget 1000000
 has "$err" "$tmp/tpl/loop.tpl:3: the template used up its budget of 1000000 Lua instructions"
 [ $(($(date +%s) - start)) -lt 20 ] || fail "an endless loop took too long to stop"
+# pcall cannot hide a spent budget: the error goes on, and what catches it fails again
+tpl pcall.tpl '%! output = "pc.txt"
+% while true do pcall(function() while true do end end) end
+'
+start=$(date +%s)
+run_tpl 1 --template-budget 1000000
+has "$err" "$tmp/tpl/pcall.tpl:2: the template used up its budget"
+[ $(($(date +%s) - start)) -lt 20 ] || fail "a loop of pcalls took too long to stop"
+tpl xpcall.tpl '%! output = "xp.txt"
+% local n = 0
+% while true do xpcall(function() for i = 1, 100000 do n = n + i end end, function(e) return e end) end
+'
+run_tpl 1 --template-budget 1000000
+has "$err" "$tmp/tpl/xpcall.tpl:3: the template used up its budget"
 # a loop in the %! line too
 tpl head.tpl '%! output = (function() while true do end end)()
 '
