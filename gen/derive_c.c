@@ -33,8 +33,9 @@ static const char *const FILE_SCOPE[] = {"",          "_op",       "_fn",      "
 enum { NSCOPE = sizeof FILE_SCOPE / sizeof FILE_SCOPE[0] };
 
 /* C11 and C23 keywords, C++ keywords (the header is for C++ too), what the runtime's headers
- * (stdbool, stddef, stdint) define that the patterns in taken() do not catch, and ks and
- * outs, the templates' own parameters. */
+ * (stdbool, stddef, stdint) define that the patterns in taken() do not catch, the macros GNU
+ * C's dialects predefine outside the reserved space (gcc's default -std=gnu17 has linux and
+ * unix, and i386 on 32-bit x86), and ks and outs, the templates' own parameters. */
 static const char *const RESERVED[] = {
     "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
     "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
@@ -48,7 +49,7 @@ static const char *const RESERVED[] = {
     "friend", "mutable", "namespace", "new", "noexcept", "not", "not_eq", "operator", "or",
     "or_eq", "private", "protected", "public", "reinterpret_cast", "requires", "static_cast",
     "template", "this", "throw", "try", "typeid", "typename", "using", "virtual", "wchar_t",
-    "xor", "xor_eq", "ks", "outs"};
+    "xor", "xor_eq", "linux", "unix", "i386", "ks", "outs"};
 
 bool sg_derive_c_reserved_word(const char *s) {
     for (size_t i = 0; i < sizeof RESERVED / sizeof RESERVED[0]; i++)
@@ -82,7 +83,7 @@ typedef struct namer {
     sg_model *m;
     sg_diag  *d;
     sg_strmap   scope;    /* every op's file-scope names -> the op */
-    sg_strmap   reserved; /* RESERVED's words (a lookup, where a scan cost a third of naming) */
+    sg_strmap   reserved; /* RESERVED's words, for a lookup per name */
     sg_buf    tmp;
     bool      oom;
 } namer;

@@ -47,7 +47,7 @@ NAMES = ["int", "default", "_Bool", "__x", "_X", "sg_x", "SG_Y", "ks", "outs", "
          "NULL", "true", "offsetof", "out", "sg_i", "sg_ks", "sg_st", "sg_m", "static_assert",
          "x_op", "x_op0", "x_op0_op", "my_ops_op0_redispatch", "aten_op1", "int_", "ret_",
          "class", "new", "this", "template", "namespace", "and", "fz_ops", "fz_nops", "FZ_H",
-         "ctx", "key", "priority", "pred", "impl", "fn"]
+         "ctx", "key", "priority", "pred", "impl", "fn", "linux", "unix", "i386"]
 
 
 def hostile_text(rng, n=None):
@@ -309,6 +309,11 @@ def check_case(args, c, work, trigraphs=False):
                 return "%s does not compile %s:\n%s" % (cc, f, r.stderr.decode("utf-8", "replace")[:3000])
             if cc == args.cc[0]:
                 objs.append(o)
+                # GNU C's dialect predefines names outside the reserved space (linux, unix)
+                gnu = [x if x != "-std=c11" else "-std=gnu11" for x in flags if x != "-Wpedantic"]
+                r = run([cc] + gnu + ["-fsyntax-only", "-I", args.include, "-I", out, os.path.join(out, f)])
+                if r.returncode != 0:
+                    return "%s -std=gnu11 does not compile %s:\n%s" % (cc, f, r.stderr.decode("utf-8", "replace")[:3000])
     # every symbol the objects define is one the generator names for these ops
     allowed_ops = expected
     r = run(["nm", "--defined-only"] + objs)

@@ -67,7 +67,8 @@ static void test_names(void) {
             "- func: my::w(int int, int default, int _Bool, int __x, int _X, int sg_y, int SG_Z,"
             " int ks, int outs, int size_t, int INT64_MAX, int UINT8_C, int PTRDIFF_MIN, int bool,"
             " int NULL, int offsetof, int true, int static_assert, int my_g_op, int my_k,"
-            " int my_k_redispatch, int int_, int sg_i, int st, int m, int FZ_H, int class, int new)"
+            " int my_k_redispatch, int int_, int sg_i, int st, int m, int FZ_H, int class, int new,"
+            " int linux, int unix)"
             " -> ()\n");
     CHECK(f.errors == 0);
     CHECK_STR(params(&f.m, "g"), "self ret_a ret_a_");     /* two returns of one name */
@@ -76,7 +77,7 @@ static void test_names(void) {
     CHECK_STR(params(&f.m, "w"),
               "int_ default_ arg__Bool arg___x arg__X arg_sg_y arg_SG_Z ks_ outs_ size_t_ "
               "INT64_MAX_ UINT8_C_ PTRDIFF_MIN_ bool_ NULL_ offsetof_ true_ static_assert_ "
-              "my_g_op_ my_k_ my_k_redispatch_ int__ arg_sg_i st m FZ_H_ class_ new_");
+              "my_g_op_ my_k_ my_k_redispatch_ int__ arg_sg_i st m FZ_H_ class_ new_ linux_ unix_");
     const sg_op *w = find(&f.m, "w");
     CHECK(w && w->c && strcmp(w->c->cname, "my_w") == 0);
     done(&f);
