@@ -17,7 +17,7 @@
 
 /* The field names, made Lua strings once per model and kept on the stack at keys + K_*.
  * Rationale: lua_setfield looks its C string up again on every call (a cache probe and a
- * strcmp); with ~330,000 fields in the corpus's model that was a third of building it. */
+ * strcmp), and a big model sets hundreds of thousands of fields. */
 #define SG_MODEL_KEYS(X)                                                                      \
     X(after) X(alias) X(args) X(autogen) X(autogen_from) X(autogen_kind) X(base) X(before)     \
     X(boxed_name)                                                                             \
@@ -397,8 +397,8 @@ static void opmap_free(opmap *mp) {
 /* How many fields op's table gets: push_op's and the links' (protected_build, link_derived);
  * a field added there is counted here too (a miscount costs only a regrowth of the table;
  * op.shard, set after push_op, is counted where it is set).
- * Rationale: sized so at the start, a table is made once; at 26 to 34 fields, a third of the
- * corpus's ops grew from 32 slots to 64 midway, every field placed again. */
+ * Rationale: sized so at the start, a table is made once; otherwise a table of more than 32
+ * fields grows from 32 slots to 64 midway, every field placed again. */
 static int op_nfields(const sg_op *op, const opmap *mp) {
     int n = 19 + !!op->ns + !!op->func + !!op->pos.src + !!op->has_dispatch;
     if (op->c) n += 6 + !!op->c->composite;
@@ -597,7 +597,7 @@ typedef struct build {
 
 /* ---- op.dispatch, made when first read ---------------------------------------------------
  * Rationale: the built-in templates never read op.dispatch, and its tables (one per entry,
- * nearly every one an op's own) were a sixth of building the model, twice per run. So an
+ * nearly every one an op's own) are a large part of building the model. So an
  * op's table with a dispatch gets a metatable of its own (lazy) whose __index makes the field
  * on its first read, or makes it at once for next (lua_view.h), and then goes: the model is
  * the same as if it had been made with the rest, shared tables included, since what

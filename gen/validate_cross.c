@@ -109,7 +109,7 @@ static void simulate_autogen(pregroup *pg) {
     pg->gen_functional = !PG_FUNCTIONAL(pg) && (PG_OUT(pg) || pg->gen_out);
     if (!pg->gen_out && !pg->gen_functional) return;
     const char *name = k == SG_KIND_INPLACE ? s->base : s->name, *ov = s->overload;
-    /* Rationale: every group asks for these; joining by hand costs a tenth of snprintf */
+    /* Rationale: every group asks for these, and joining by hand is cheaper than snprintf */
     join(pg->out_name, (const char *[]){name, ".", ov, ov[0] ? "_out" : "out", NULL});
     join(pg->functional_name, (const char *[]){s->base, k == SG_KIND_MUTABLE ? "_functional" : "",
                                                ov[0] ? "." : "", ov, NULL});
@@ -127,7 +127,7 @@ static int cmp_str(const void *a, const void *b) {
 }
 
 /* Appends s to buf (n bytes, *used of them taken), cutting it where it does not fit.
- * Rationale: every group with autogen asks for two such lists; snprintf was 5 % of validation. */
+ * Rationale: every group with autogen asks for two such lists; snprintf is costlier. */
 static void append(char *buf, size_t n, size_t *used, const char *s) {
     size_t k = *used;
     while (*s && k + 1 < n) buf[k++] = *s++;

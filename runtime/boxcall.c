@@ -1,7 +1,7 @@
 /* boxcall.c: a typed call that lands on a boxed entry (a boxed kernel, a fallback, overrides,
  * or the error to report). Rationale: this path is cold, and writing it once, driven by a
- * signature string, instead of once per op, took a third off the generated code and its
- * compile time. The string has one letter per argument, '>', one letter per result: the
+ * signature string, instead of once per op, keeps the generated code and its compile time
+ * smaller. The string has one letter per argument, '>', one letter per result: the
  * letters of the type families (gen/schema/sg_type_table.h, docs/types.md). */
 #include "rt_dispatch.h"
 #include "sg_api.h"

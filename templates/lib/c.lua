@@ -274,8 +274,8 @@ end
 --   boxed_name  op.boxed_name: its boxing adapter's name, after the library's name and "_"
 --               (ops with one name share one adapter: its code never names the op)
 -- Rationale: every template asks every op for several of these; made in one pass over its
--- arguments and found with one lookup, they made the generator ~9% faster on the corpus than
--- helpers that each built and kept their own string.
+-- arguments and found with one lookup, they cost less than helpers that each built and kept
+-- their own string.
 local infos = {}
 local P, A = {}, {} -- scratch: parameters, call arguments
 
