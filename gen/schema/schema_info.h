@@ -10,4 +10,8 @@ int sg_constant_type(const char *name, size_t len);
  * "Mean" -> 1) in *value; -1 (and *value untouched) where no constant has the name. */
 int sg_constant_lookup(const char *name, size_t len, int64_t *value);
 
+/* The facts that every later pass asks for, many times per op, worked out once when s is
+ * parsed: each argument's write flag, self_index and kind (schema_facts.c). */
+void sg_schema_derive_facts(sg_schema *s);
+
 #endif
