@@ -16,6 +16,7 @@
 #include "dsl.h"
 #include "emit.h"
 #include "kernels.h"
+#include "strmap.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -312,20 +313,25 @@ static int parse_args(options *o, int argc, char **argv, FILE *err) {
 
 /* ---- summary ----------------------------------------------------------------------------- */
 
-/* Names with counts, in order of first appearance (few distinct names: a linear scan). */
+/* Names with counts, in order of first appearance; an index finds a name's count, so a model
+ * with very many distinct names (namespaces, tags) takes linear time. */
 typedef struct tally {
     const char **names;
     uint32_t    *counts;
     uint32_t     n, cap;
     bool         oom;
+    sg_arena    *arena; /* the index's */
+    sg_strmap    index; /* name -> its place + 1 */
 } tally;
 
+static void tally_init(tally *t) {
+    *t = (tally){0};
+    t->arena = sg_arena_new(NULL, NULL);
+    t->oom = !t->arena || sg_strmap_init(&t->index, t->arena, 16) != 0;
+}
+
 static void tally_add(tally *t, const char *name) {
-    for (uint32_t i = 0; i < t->n; i++)
-        if (strcmp(t->names[i], name) == 0) {
-            t->counts[i]++;
-            return;
-        }
+    if (t->oom) return;
     if (t->n == t->cap) {
         uint32_t cap = t->cap ? 2 * t->cap : 16;
         const char **names = realloc(t->names, cap * sizeof *names);
@@ -338,8 +344,15 @@ static void tally_add(tally *t, const char *name) {
         }
         t->cap = cap;
     }
-    t->names[t->n] = name;
-    t->counts[t->n++] = 1;
+    sg_strmap_slot *sl = sg_strmap_put(&t->index, name, strlen(name), (void *)(uintptr_t)(t->n + 1));
+    if (!sl) {
+        t->oom = true;
+    } else if ((uintptr_t)sl->value != t->n + 1) {
+        t->counts[(uintptr_t)sl->value - 1]++;
+    } else {
+        t->names[t->n] = name;
+        t->counts[t->n++] = 1;
+    }
 }
 
 static void tally_print(sg_buf *b, const tally *t) {
@@ -352,6 +365,8 @@ static void tally_print(sg_buf *b, const tally *t) {
 static void tally_free(tally *t) {
     free(t->names);
     free(t->counts);
+    sg_strmap_free(&t->index);
+    sg_arena_free(t->arena);
 }
 
 static void summary_kinds(sg_buf *b, const sg_model *m) {
@@ -365,7 +380,9 @@ static void summary_kinds(sg_buf *b, const sg_model *m) {
 }
 
 static void emit_summary(sg_buf *b, const sg_model *m, const sg_diag *d) {
-    tally ns = {0}, tags = {0};
+    tally ns, tags;
+    tally_init(&ns);
+    tally_init(&tags);
     uint32_t tagged = 0;
     for (uint32_t i = 0; i < m->nops; i++) {
         const sg_op *op = m->ops[i];

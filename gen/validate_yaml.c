@@ -132,16 +132,36 @@ static bool given_before(const sg_op *op, uint32_t i, uint32_t k, sg_pos *first)
     return false;
 }
 
+/* Up to this many keys a table is scanned; past it, its keys are hashed, so that a table of
+ * very many keys takes linear time. */
+enum { KEYS_SCANNED = 16 };
+
 /* A key listed twice in one table: the later kernel would silently replace the first. */
 void sgv_check_dispatch_once(sgv_ctx *cx, const sg_op *op) {
-    sg_pos first;
+    uint32_t total = 0;
+    for (uint32_t i = 0; i < op->ndispatch; i++) total += op->dispatch[i].nkeys;
+    sg_strmap seen;
+    bool      hashed = total > KEYS_SCANNED && sg_strmap_init(&seen, cx->m->arena, total) == 0;
     for (uint32_t i = 0; i < op->ndispatch; i++)
-        for (uint32_t k = 0; k < op->dispatch[i].nkeys; k++)
-            if (given_before(op, i, k, &first)) {
-                SGV_ERROR(cx, op->dispatch[i].key_pos[k], "dispatch key '%s' is given twice in "
-                          "one dispatch table [SG-210]", op->dispatch[i].keys[k]);
+        for (uint32_t k = 0; k < op->dispatch[i].nkeys; k++) {
+            const char     *key = op->dispatch[i].keys[k];
+            const sg_pos   *at = &op->dispatch[i].key_pos[k];
+            sg_strmap_slot *sl = hashed ? sg_strmap_put(&seen, key, strlen(key), (void *)at) : NULL;
+            sg_pos          first;
+            bool            twice;
+            if (sl) {
+                twice = sl->value != at;
+                if (twice) first = *(const sg_pos *)sl->value;
+            } else {
+                hashed = false; /* out of memory: scanning gives the same answers */
+                twice = given_before(op, i, k, &first);
+            }
+            if (twice) {
+                SGV_ERROR(cx, *at, "dispatch key '%s' is given twice in one dispatch table "
+                          "[SG-210]", key);
                 SGV_NOTE(cx, first, "first given here");
             }
+        }
 }
 
 /* torchgen's C++ name of the op: the name, with _out for an out operator. */

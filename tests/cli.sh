@@ -219,4 +219,33 @@ for emit in json canonical summary; do
     cmp -s "$tmp/a" "$tmp/b" || fail "two runs of --emit=$emit gave different bytes"
 done
 
+# ---- very many names in one op: linear time ----
+# A dispatch table of 290,000 keys (lines of one key repeated, each line a distinct YAML key)
+# and an op with 200,000 distinct tags. Each took a quadratic pass (a scan for the key given
+# before, a scan of the summary's counted names): about a minute each, against well under a
+# second now.
+awk 'BEGIN {
+    print "- func: my::f(Tensor self) -> Tensor\n  dispatch:"
+    n = split("CPU CUDA Meta MPS XPU HPU MTIA", k, " ")
+    split(", |,| ,", sep, "|")
+    for (r = 1; r <= 3; r++)
+        for (i = 1; i <= n; i++)
+            for (j = r == 1 ? 1 : 2; 6 * j < 1000; j++) {
+                line = "    " k[i]
+                for (c = 1; c < j; c++) line = line sep[r] k[i]
+                print line ": f"
+            }
+}' >"$tmp/keys.yaml"
+awk 'BEGIN { printf "- func: my::f(Tensor self) -> Tensor\n  tags: [t0"
+             for (i = 1; i < 200000; i++) printf ", t%d", i
+             print "]" }' >"$tmp/tags.yaml"
+t_limit=60
+start=$(date +%s)
+t 1 --max-errors 1 "$tmp/keys.yaml"
+has "$err" "dispatch key 'CPU' is given twice in one dispatch table"
+t 0 "$tmp/tags.yaml"
+has "$out" "tags:       0 defined, 200000 used, on 1 ops"
+[ $(($(date +%s) - start)) -lt 30 ] || fail "a table of many keys or an op of many tags took too long"
+unset t_limit
+
 sg_test_done "all checks passed"

@@ -208,6 +208,11 @@ static const bad_case bad[] = {
     /* SG-210 a key given twice in one table (every namespace) */
     {"- func: my_ops::f(Tensor self) -> Tensor\n  dispatch:\n    CPU, CUDA: f\n    CPU: g\n", 1, 4,
      "CPU", "dispatch key 'CPU' is given twice in one dispatch table"},
+    /* ... in a table of more keys than are scanned (they are hashed) */
+    {"- func: my_ops::f(Tensor self) -> Tensor\n  dispatch:\n    CPU, CUDA, MPS, XPU, MTIA, HPU, "
+     "Meta, MkldnnCPU, SparseCPU, SparseCUDA, SparseMPS, SparseXPU, SparseMeta, SparseCsrCPU, "
+     "SparseCsrCUDA, SparseCsrMPS, SparseCsrXPU: f\n    SparseMeta: g\n", 1, 4, "SparseMeta",
+     "dispatch key 'SparseMeta' is given twice in one dispatch table"},
     /* SG-211, SG-212 a sole CompositeImplicitAutograd entry */
     {"- func: f(Tensor self) -> Tensor\n  dispatch:\n    CompositeImplicitAutograd: f\n", 1, 3,
      "Composite", "says what having none says"},
