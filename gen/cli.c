@@ -344,10 +344,11 @@ static void tally_add(tally *t, const char *name) {
         }
         t->cap = cap;
     }
-    sg_strmap_slot *sl = sg_strmap_put(&t->index, name, strlen(name), (void *)(uintptr_t)(t->n + 1));
+    void           *place = (void *)(uintptr_t)(t->n + 1);
+    sg_strmap_slot *sl = sg_strmap_put(&t->index, name, strlen(name), place);
     if (!sl) {
         t->oom = true;
-    } else if ((uintptr_t)sl->value != t->n + 1) {
+    } else if (sl->value != place) {
         t->counts[(uintptr_t)sl->value - 1]++;
     } else {
         t->names[t->n] = name;

@@ -245,7 +245,8 @@ t 1 --max-errors 1 "$tmp/keys.yaml"
 has "$err" "dispatch key 'CPU' is given twice in one dispatch table"
 t 0 "$tmp/tags.yaml"
 has "$out" "tags:       0 defined, 200000 used, on 1 ops"
-[ $(($(date +%s) - start)) -lt 30 ] || fail "a table of many keys or an op of many tags took too long"
+[ $(($(date +%s) - start)) -lt 30 ] ||
+    fail "a table of many keys or an op of many tags took too long"
 unset t_limit
 
 sg_test_done "all checks passed"

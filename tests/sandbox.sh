@@ -63,7 +63,8 @@ has "$err" "$tmp/tpl/pcall.tpl:2: the template used up its budget"
 [ $(($(date +%s) - start)) -lt 20 ] || fail "a loop of pcalls took too long to stop"
 tpl xpcall.tpl '%! output = "xp.txt"
 % local n = 0
-% while true do xpcall(function() for i = 1, 100000 do n = n + i end end, function(e) return e end) end
+% local function sum() for i = 1, 100000 do n = n + i end end
+% while true do xpcall(sum, function(e) return e end) end
 '
 run_tpl 1 --template-budget 1000000
 has "$err" "$tmp/tpl/xpcall.tpl:3: the template used up its budget"
