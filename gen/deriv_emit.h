@@ -1,5 +1,7 @@
-/* deriv_emit.h: what deriv_emit_c.c (the files, node types, backward functions and kernels)
- * and deriv_emit_value.c (a typed formula's values as C) share. Private to gen/. */
+/* deriv_emit.h: what the writers of LIB_autograd.c share: deriv_emit_file.c (the files),
+ * deriv_emit_c.c (node types, backward functions and kernels), deriv_emit_value.c (a typed
+ * formula's values as C), deriv_emit_list.c (Tensor[] inputs and results), deriv_emit_gate.c
+ * and deriv_emit_inplace.c. Private to gen/. */
 #ifndef SG_DERIV_EMIT_H
 #define SG_DERIV_EMIT_H
 
@@ -98,6 +100,12 @@ uint32_t sg_dem_call(em *e, const sg_dtx *d);
  * consecutive temporaries, each a reference or NULL; the first's index. */
 uint32_t sg_dem_tuple(em *e, const sg_dtx *d, uint32_t n);
 
+/* Whether any differentiated op of s has Tensor[] edges or results (sg_dem_list_preamble's
+ * helpers are then needed). */
+bool     sg_dem_any_lists(const sg_deriv_set *s);
+/* The node types, backward functions and Autograd kernels of s's differentiated functional
+ * ops to c, their registrations to reg; returns how many kernels. */
+uint32_t sg_dem_functional(sg_buf *c, sg_buf *reg, sg_deriv_set *s);
 /* Registers op's Autograd kernel sg_agk_<cname> at every backend's Autograd key (to reg). */
 void     sg_deriv_register_at_keys(sg_buf *reg, const sg_op *op);
 /* The Autograd kernels of the functional ops without a formula (deriv_emit_gate.c) to c, their
@@ -127,8 +135,8 @@ void        sg_dem_keep(sg_buf *b, const sg_deriv *dv, const char *node_name, ui
 /* The Autograd kernels of the in-place and out= ops of m's aten namespace (docs/autograd.md)
  * to c, their registrations to reg; how many. */
 uint32_t    sg_dem_mutating(sg_buf *c, sg_buf *reg, sg_deriv_set *s, const sg_model *m);
-/* For the kernel of a functional op: each result that is a view of an input (Tensor(a)) marked
- * so (sg_autograd_mark_view), where the node is recorded. */
+/* For the kernel of a functional op (deriv_emit_c.c): each result that is a view of an input
+ * (Tensor(a)) marked so (sg_autograd_mark_view), where the node is recorded. */
 void        sg_dem_mark_views(sg_buf *b, const sg_op *op);
 /* ... and where no node is recorded (grad mode off) but an input requires grad: a view made
  * under no_grad, which PyTorch refuses to modify in place once grad mode is back on. */

@@ -376,49 +376,6 @@ static void copy_kernel(sg_buf *b, const sg_op *op, const sg_model *m) {
 
 /* ---- all of them ------------------------------------------------------------------------- */
 
-/* The argument a view result aliases: the first Tensor argument annotated as an alias (self of
- * view, transpose, slice, ...); UINT32_MAX where none. */
-static uint32_t view_base(const sg_op *op) {
-    const sg_schema *sc = &op->schema;
-    for (uint32_t i = 0; i < sc->nargs; i++)
-        if (sg_type_alias(sc->args[i].type) && !sc->args[i].write &&
-            sg_dem_fam(sc->args[i].type) == SG_FAM_TENSOR)
-            return i;
-    return UINT32_MAX;
-}
-
-static bool is_view_result(const sg_op *op, uint32_t r) {
-    return sg_type_alias(op->schema.rets[r].type) && !op->schema.rets[r].write &&
-           sg_dem_fam(op->schema.rets[r].type) == SG_FAM_TENSOR;
-}
-
-void sg_dem_mark_views(sg_buf *b, const sg_op *op) {
-    uint32_t base = view_base(op);
-    if (base == UINT32_MAX) return;
-    for (uint32_t r = 0; r < op->schema.nrets; r++)
-        if (is_view_result(op, r))
-            sg_buf_printf(b, "    st = sg_autograd_mark_view(*%s, %s);\n    if (st != SG_OK) goto "
-                          "fail;\n", op->c->ret_cnames[r], op->c->arg_cnames[base]);
-}
-
-void sg_dem_mark_views_unrecorded(sg_buf *b, const sg_op *op) {
-    const sg_schema *sc = &op->schema;
-    uint32_t base = view_base(op);
-    bool view = false;
-    for (uint32_t r = 0; r < sc->nrets; r++) view |= is_view_result(op, r);
-    if (!view || base == UINT32_MAX) return;
-    sg_buf_printf(b, "    if (st == SG_OK && !sg_need && sg_tensor_requires_grad(%s)) {"
-                  " /* a view made under no_grad */\n", op->c->arg_cnames[base]);
-    for (uint32_t r = 0; r < sc->nrets; r++)
-        if (is_view_result(op, r))
-            sg_buf_printf(b, "        if (st == SG_OK) st = sg_autograd_mark_view(*%s, %s);\n",
-                          op->c->ret_cnames[r], op->c->arg_cnames[base]);
-    sg_buf_puts(b, "        if (st != SG_OK) {\n");
-    for (uint32_t r = 0; r < sc->nrets; r++)
-        sg_buf_printf(b, "            sg_tensor_release(*%s);\n            *%s = NULL;\n",
-                      op->c->ret_cnames[r], op->c->ret_cnames[r]);
-    sg_buf_puts(b, "            return st;\n        }\n    }\n");
-}
 
 static void helpers(sg_buf *c) {
     sg_buf_puts(c, "/* ---- in-place and out= ops ---- */\n\n"

@@ -1,5 +1,6 @@
-/* dsl_emit.h: what dsl_emit.c (declarations and templates) and dsl_table_emit.c (decision
- * tables) share in writing LIB_dsl.c. Private to gen/. */
+/* dsl_emit.h: what dsl_emit.c (declarations and templates), dsl_emit_when.c (the _when
+ * functions) and dsl_table_emit.c (decision tables) share in writing LIB_dsl.c, from dsl_c.c
+ * unless said otherwise. Private to gen/. */
 #ifndef SG_DSL_EMIT_H
 #define SG_DSL_EMIT_H
 

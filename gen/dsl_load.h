@@ -1,6 +1,7 @@
-/* dsl_load.h: what the two readers of a declaration share (private to dsl_decl.c, which reads
- * the entry, its header keys and its grid, and dsl_launch.c, which reads its outputs and
- * launch): the loader, the checks of YAML values, and the expressions' scopes. */
+/* dsl_load.h: what the readers of a declaration share (private to them: dsl_decl.c reads the
+ * entry, its header keys and its grid, dsl_launch.c its outputs and launch, dsl_table.c a
+ * decision table; dsl_read.c holds what they all use): the loader, the checks of YAML values,
+ * the op and its symbols, and the expressions' scopes. */
 #ifndef SG_DSL_LOAD_H
 #define SG_DSL_LOAD_H
 
@@ -67,10 +68,12 @@ bool sg_dsl_read_scratch(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v,
 
 /* dsl_table.c: the entry e, which holds `table:` (a decision table); errors counted in L. */
 void sg_dsl_table_entry(sg_dsl_loader *L, const sg_ynode *e);
-/* dsl_decl.c: `op` ("aten::mm", or "mm") into dc->op and dc->op_name: an error naming the
+/* dsl_read.c: `op` ("aten::mm", or "mm") into dc->op and dc->op_name: an error naming the
  * closest where there is none, or where it is not a functional op that returns Tensors. */
 bool sg_dsl_read_op_name(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v);
 /* The symbols of dc's op's arguments and `capability`, for a declaration without a grid. */
 bool sg_dsl_arg_syms(sg_dsl_loader *L, sg_dsl_decl *dc);
+/* What the predicate language sees of argument i, a, of the op. */
+sg_dsl_sym sg_dsl_arg_sym(const sg_arg *a, uint32_t i);
 
 #endif

@@ -11,10 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* What the banner of LIB_dsl.c and LIB_dsl.h ends with (sg_stale's marks are " with LABEL.
- * Do not edit."). */
-const char sg_dsl_banner_mark[] = " with schemagen --dsl. Do not edit.";
-
 static bool same_bytes(const char *path, const sg_buf *b) {
     FILE *f = fopen(path, "rb");
     if (!f) return false;
