@@ -74,6 +74,42 @@ static inline sg_bf16 sg_float_to_bf16(float f) {
 #define sg_f16_to_float sg_half_to_float
 #define sg_float_to_f16 sg_float_to_half
 
+/* Code expanded from the dtype table reads and writes an element of a real dtype through these,
+ * by its KIND and SUF columns: SG_REAL_VALUE gives its value in the type arithmetic is done in
+ * (the 16-bit floats as float), SG_REAL_STORE makes an element of C type CTYPE from x. */
+#define SG_REAL_VALUE(KIND, SUF, v)            SG__REAL_VALUE_##KIND(SUF, v)
+#define SG__REAL_VALUE_BOOL(SUF, v)            (v)
+#define SG__REAL_VALUE_UINT(SUF, v)            (v)
+#define SG__REAL_VALUE_SINT(SUF, v)            (v)
+#define SG__REAL_VALUE_FLOAT(SUF, v)           (v)
+#define SG__REAL_VALUE_REDUCED(SUF, v)         sg_##SUF##_to_float(v)
+#define SG_REAL_STORE(KIND, SUF, CTYPE, x)     SG__REAL_STORE_##KIND(SUF, CTYPE, x)
+#define SG__REAL_STORE_BOOL(SUF, CTYPE, x)     ((x) != 0)
+#define SG__REAL_STORE_UINT(SUF, CTYPE, x)     ((CTYPE)(x))
+#define SG__REAL_STORE_SINT(SUF, CTYPE, x)     ((CTYPE)(x))
+#define SG__REAL_STORE_FLOAT(SUF, CTYPE, x)    ((CTYPE)(x))
+#define SG__REAL_STORE_REDUCED(SUF, CTYPE, x)  sg_float_to_##SUF((float)(x))
+
+/* One element at p of a real dtype t as a double; of an integral dtype or bool as an int64. */
+#define SG__LOAD_DOUBLE(NAME, NUM, KIND, SIZE, CTYPE, SUF, ...) \
+    case SG_##NAME: return (double)SG_REAL_VALUE(KIND, SUF, *(const CTYPE *)p);
+static inline double sg_load_double(sg_dtype t, const void *p) {
+    switch (t) {
+        SG_DTYPES_WHERE(SG__LOAD_DOUBLE, 1, 1, 1, 1, 1, 0)
+    default: return 0;
+    }
+}
+#undef SG__LOAD_DOUBLE
+#define SG__LOAD_INT64(E, C) \
+    case E: return (int64_t) * (const C *)p;
+static inline int64_t sg_load_int64(sg_dtype t, const void *p) {
+    switch (t) {
+        SG_DTYPES_CTYPES_WHERE(SG__LOAD_INT64, 1, 1, 1, 0, 0, 0)
+    default: return 0;
+    }
+}
+#undef SG__LOAD_INT64
+
 /* X(dtype enum, C type) for the dtypes loops are written for directly, from sg_dtypes.h's
  * table. float16 and bfloat16 are computed in float32 (as PyTorch's CPU kernels do) and only
  * converted. The flags are the kinds: bool, uint, sint, float, reduced, complex. */

@@ -660,31 +660,11 @@ static void merge_sort(const sorter *s, int64_t *idx, int64_t *tmp, int64_t n) {
     }
 }
 
-static double load_f(sg_dtype t, const char *p) {
-    switch (t) {
-    case SG_FLOAT16: return sg_half_to_float(*(const sg_half *)p);
-    case SG_BFLOAT16: return sg_bf16_to_float(*(const sg_bf16 *)p);
-    case SG_FLOAT32: return *(const float *)p;
-    default: return *(const double *)p;
-    }
-}
-
-static int64_t load_i(sg_dtype t, const char *p) {
-    switch (t) {
-    case SG_BOOL: return *(const bool *)p;
-    case SG_UINT8: return *(const uint8_t *)p;
-    case SG_INT8: return *(const int8_t *)p;
-    case SG_INT16: return *(const int16_t *)p;
-    case SG_INT32: return *(const int32_t *)p;
-    default: return *(const int64_t *)p;
-    }
-}
-
 static bool nonzero_at(const char *p, sg_dtype t) {
-    if (sg_dtype_is_floating(t)) return load_f(t, p) != 0;
+    if (sg_dtype_is_floating(t)) return sg_load_double(t, p) != 0;
     if (t == SG_COMPLEX64) return ((const float *)p)[0] != 0 || ((const float *)p)[1] != 0;
     if (t == SG_COMPLEX128) return ((const double *)p)[0] != 0 || ((const double *)p)[1] != 0;
-    return load_i(t, p) != 0;
+    return sg_load_int64(t, p) != 0;
 }
 
 /* Sorts every slice of self along dim and writes the first k of each (values: self's elements,
@@ -712,8 +692,8 @@ static sg_status sort_slices(sg_tensor *self, int64_t dim, bool desc, int64_t k,
     do {
         const char *sp = elem(self, c, n);
         for (int64_t i = 0; i < len; i++) {
-            if (fl) fk[i] = load_f(t, sp + i * ss);
-            else ik[i] = load_i(t, sp + i * ss);
+            if (fl) fk[i] = sg_load_double(t, sp + i * ss);
+            else ik[i] = sg_load_int64(t, sp + i * ss);
             idx[i] = i;
         }
         merge_sort(&s, idx, tmp, len);

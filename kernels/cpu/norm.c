@@ -61,37 +61,30 @@ enum { GRAIN = 32768 };
  * load/store convert a contiguous run between a floating dtype and ACC; psum is a pairwise sum
  * (error growing with log n rather than n); psq sums squares of (x - c). */
 
+/* one case of load_ and store_ per floating dtype, from the dtype table */
+#define LOAD_CASE(NAME, NUM, KIND, SIZE, CTYPE, SUF, ...)                                     \
+    case SG_##NAME:                                                                           \
+        for (int64_t i = 0; i < n; i++)                                                       \
+            d[i] = (acc)SG_REAL_VALUE(KIND, SUF, ((const CTYPE *)p)[i]);                      \
+        break;
+#define STORE_CASE(NAME, NUM, KIND, SIZE, CTYPE, SUF, ...)                                    \
+    case SG_##NAME:                                                                           \
+        for (int64_t i = 0; i < n; i++)                                                       \
+            ((CTYPE *)p)[i] = SG_REAL_STORE(KIND, SUF, CTYPE, s[i]);                          \
+        break;
+
 #define DEF_ROWS(ACC, SUF)                                                                    \
-    static void load_##SUF(const char *p, sg_dtype t, int64_t n, ACC *d) {                   \
+    static void load_##SUF(const char *p, sg_dtype t, int64_t n, ACC *d) {                    \
+        typedef ACC acc;                                                                      \
         switch (t) {                                                                          \
-        case SG_FLOAT16:                                                                      \
-            for (int64_t i = 0; i < n; i++) d[i] = (ACC)sg_half_to_float(((const sg_half *)p)[i]); \
-            break;                                                                            \
-        case SG_BFLOAT16:                                                                     \
-            for (int64_t i = 0; i < n; i++) d[i] = (ACC)sg_bf16_to_float(((const sg_bf16 *)p)[i]); \
-            break;                                                                            \
-        case SG_FLOAT32:                                                                      \
-            for (int64_t i = 0; i < n; i++) d[i] = (ACC)((const float *)p)[i];                \
-            break;                                                                            \
-        default:                                                                              \
-            for (int64_t i = 0; i < n; i++) d[i] = (ACC)((const double *)p)[i];               \
-            break;                                                                            \
+            SG_DTYPES_FLOATING(LOAD_CASE)                                                     \
+        default: break;                                                                       \
         }                                                                                     \
     }                                                                                         \
-    static void store_##SUF(char *p, sg_dtype t, int64_t n, const ACC *s) {                  \
+    static void store_##SUF(char *p, sg_dtype t, int64_t n, const ACC *s) {                   \
         switch (t) {                                                                          \
-        case SG_FLOAT16:                                                                      \
-            for (int64_t i = 0; i < n; i++) ((sg_half *)p)[i] = sg_float_to_half((float)s[i]); \
-            break;                                                                            \
-        case SG_BFLOAT16:                                                                     \
-            for (int64_t i = 0; i < n; i++) ((sg_bf16 *)p)[i] = sg_float_to_bf16((float)s[i]); \
-            break;                                                                            \
-        case SG_FLOAT32:                                                                      \
-            for (int64_t i = 0; i < n; i++) ((float *)p)[i] = (float)s[i];                    \
-            break;                                                                            \
-        default:                                                                              \
-            for (int64_t i = 0; i < n; i++) ((double *)p)[i] = (double)s[i];                  \
-            break;                                                                            \
+            SG_DTYPES_FLOATING(STORE_CASE)                                                    \
+        default: break;                                                                       \
         }                                                                                     \
     }                                                                                         \
     static ACC psum_##SUF(const ACC *x, int64_t n) {                                          \
