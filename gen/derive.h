@@ -29,6 +29,9 @@ typedef struct sg_op_c {
     bool         implicit;         /* CompositeImplicitAutograd: no dispatch, no delegate */
     bool         backend_kernel;   /* a kernel for a backend key, or a structured delegate */
     bool         composite_kernel; /* a kernel for a Composite* key */
+    bool         backend_must_implement; /* backend_kernel and not composite_kernel: a new
+                                            backend's own kernel is needed (PyTorch's
+                                            RegistrationDeclarations) */
     const char  *signature;    /* "ttS>t": argument letters, '>', result letters (types.md) */
     const char  *boxed_name;   /* its boxing adapter's name after "LIB_": "boxed_ttS_t" */
 } sg_op_c;

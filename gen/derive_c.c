@@ -306,6 +306,7 @@ static void kernel_keys(namer *x, const sg_op *op, sg_op_c *c) {
         if (composite_key(c->kernel_keys[j])) c->composite_kernel = true;
         else c->backend_kernel = true;
     }
+    c->backend_must_implement = c->backend_kernel && !c->composite_kernel;
 }
 
 /* ---- signature strings -------------------------------------------------------------------- */

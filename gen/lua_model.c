@@ -21,7 +21,8 @@
 #define SG_MODEL_KEYS(X)                                                                      \
     X(after) X(alias) X(args) X(autogen) X(autogen_from) X(autogen_kind) X(base) X(before)     \
     X(boxed_name)                                                                             \
-    X(backend_kernel) X(composite) X(composite_kernel) X(implicit) X(is_out) X(kernel_keys)   \
+    X(backend_kernel) X(backend_must_implement) X(composite) X(composite_kernel) X(implicit)  \
+    X(is_out) X(kernel_keys)                                                                  \
     X(outs) X(shard)                                                                          \
     X(category_override) X(cname) X(cpp_no_default_args) X(default) X(delegates) X(desc)     \
     X(device_check) X(device_guard) X(dispatch) X(dunder) X(family) X(file) X(files)         \
@@ -401,7 +402,7 @@ static void opmap_free(opmap *mp) {
  * fields grows from 32 slots to 64 midway, every field placed again. */
 static int op_nfields(const sg_op *op, const opmap *mp) {
     int n = 19 + !!op->ns + !!op->func + !!op->pos.src + !!op->has_dispatch;
-    if (op->c) n += 6 + !!op->c->composite;
+    if (op->c) n += 7 + !!op->c->composite;
     n += op->structured != SG_UNSET;
     n += !!op->structured_delegate + !!op->structured_inherits + !!op->device_check;
     n += !!op->precomputed.n + !!op->autogen.n + !!op->cpp_no_default_args.n;
@@ -464,6 +465,7 @@ static void push_op(pusher *p, const sg_op *op, uint32_t index, int nfields) {
         set_bool(p, K_implicit, c->implicit);
         set_bool(p, K_backend_kernel, c->backend_kernel);
         set_bool(p, K_composite_kernel, c->composite_kernel);
+        set_bool(p, K_backend_must_implement, c->backend_must_implement);
         set_str(p, K_signature, c->signature);
         set_str(p, K_boxed_name, c->boxed_name);
     }

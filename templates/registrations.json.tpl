@@ -9,7 +9,7 @@
 % for i, op in ipairs(model.ops) do
 %   local qk = {}
 %   for j, k in ipairs(op.kernel_keys) do qk[j] = q(k) end
-    {"schema": $(q(op.schema)), "kernels": [$(table.concat(qk, ", "))], "dispatch": $(tostring(op.backend_kernel)), "default": $(tostring(op.composite_kernel)), "backend_must_implement": $(tostring(op.backend_kernel and not op.composite_kernel))}$(i < nops and "," or "")
+    {"schema": $(q(op.schema)), "kernels": [$(table.concat(qk, ", "))], "dispatch": $(tostring(op.backend_kernel)), "default": $(tostring(op.composite_kernel)), "backend_must_implement": $(tostring(op.backend_must_implement))}$(i < nops and "," or "")
 % end
   ]
 }
