@@ -389,7 +389,7 @@ static bool library_name(const char *n, const char *lib, const char *upper) {
     if (strncmp(n, lib, k) != 0 || n[k] != '_') return false;
     n += k + 1;
     return strcmp(n, "init") == 0 || strcmp(n, "find") == 0 || strcmp(n, "ops") == 0 ||
-           strcmp(n, "nops") == 0 || strncmp(n, "boxed_", 6) == 0;
+           strcmp(n, "nops") == 0 || strncmp(n, "boxed_", 6) == 0 || strncmp(n, "over_", 5) == 0;
 }
 
 int sg_derive_check_lib(const sg_model *m, const char *lib, sg_diag *d) {

@@ -123,6 +123,18 @@ int sg_lua_call(lua_State *L, int nargs, int nresults) {
     return rc;
 }
 
+/* digest(s): 16 hex digits of s's FNV-1a hash (64 bits), for names made from content. */
+static int l_digest(lua_State *L) {
+    size_t      n;
+    const char *s = luaL_checklstring(L, 1, &n);
+    uint64_t    h = UINT64_C(14695981039346656037);
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * UINT64_C(1099511628211);
+    char hex[17];
+    snprintf(hex, sizeof hex, "%016llx", (unsigned long long)h);
+    lua_pushlstring(L, hex, 16);
+    return 1;
+}
+
 /* ---- the libraries ----------------------------------------------------------------------- */
 
 /* load(chunk [, name [, mode [, env]]]): the base library's, for text chunks only. Rationale:
@@ -372,6 +384,8 @@ static int setup(lua_State *L) {
     lua_setglobal(L, "jstr");
     lua_pushcfunction(L, l_ccomment);
     lua_setglobal(L, "ccomment");
+    lua_pushcfunction(L, l_digest);
+    lua_setglobal(L, "digest");
     return 0;
 }
 

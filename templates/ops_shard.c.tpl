@@ -22,14 +22,15 @@
 #include "$(lib)_$(k).h"
 % end
 
-/* ---- adapters, one set per C signature this shard's ops have (each shard has its own), each
- * written for the first op here of its signature, whose function types it uses:
+/* ---- adapters, one set per C signature this shard's ops have (each shard has its own), in
+ * the order of their names; each is written from the signature alone (positional names, the
+ * signature's own function types), so no op decides its text or its place:
  *   boxed_*  boxed call -> typed kernel (found through ctx: see sg_kernel); a Tensor result is
  *            written by the kernel into its result slot, which is tagged when the kernel succeeds
  *   over_*   typed call -> typed overrides (sg_override_set), then what stands behind them
  *            (not inlined: in the typed wrappers it would cost the fast path a frame); the
  *            kernel's parameters first, so a typed call reaches it with them in place */
-% local firsts = C.shard_adapters(ops)
+% local reps = C.shard_adapters(ops)
 % -- the declarations that unbox op's arguments from sg_args into a0, a1, ...
 % local function unbox_args(op)
 %   for i, a in ipairs(op.args) do
@@ -40,12 +41,29 @@
     $(C.decl(C.family(a).param, "a" .. (i - 1))) = $(expr);
 %   end
 % end
-% for _, op in ipairs(firsts) do
+% for _, op in ipairs(reps) do
 %   do
 %     local info = C.info(op)
 %     local bn = lib .. "_" .. info.boxed_name
 %     local sig = info.boxed_name:gsub("^boxed_", "")
 %     local nargs, nrets = #op.args, #op.returns
+%     -- the signature's parameters and arguments, by position: a0.. then r0..
+%     local pin, ain, pall, aall = {}, {}, {}, {}
+%     for i, a in ipairs(op.args) do
+%       pin[i], ain[i] = C.decl(C.family(a).param, "a" .. (i - 1)), "a" .. (i - 1)
+%     end
+%     for i = 1, nargs do pall[i], aall[i] = pin[i], ain[i] end
+%     for i, r in ipairs(op.returns) do
+%       pall[nargs + i] = C.decl(C.pointer_to(C.ret_family(r).target), "r" .. (i - 1))
+%       aall[nargs + i] = "r" .. (i - 1)
+%     end
+%     local in_params = #pin > 0 and ", " .. table.concat(pin, ", ") or ""
+%     local params = #pall > 0 and ", " .. table.concat(pall, ", ") or ""
+%     local args = #aall > 0 and ", " .. table.concat(aall, ", ") or ""
+%     local in_args = #ain > 0 and ", " .. table.concat(ain, ", ") or ""
+typedef sg_status sg_kfn_$(sig)(sg_keyset sg_ks$(params));
+typedef bool sg_pfn_$(sig)(void *sg_ctx, sg_keyset sg_ks$(in_params));
+
 static sg_status $(bn)(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_any *sg_rets,
                        int32_t sg_nrets, void *sg_ctx) {
     (void)sg_op_, (void)sg_nrets, (void)sg_args, (void)sg_rets;
@@ -62,7 +80,7 @@ static sg_status $(bn)(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_ar
 %     local call = {}
 %     for i = 1, nargs do call[#call + 1] = "a" .. (i - 1) end
 %     for i = 1, nrets do call[#call + 1] = in_slot[i] and "&sg_rets[" .. (i - 1) .. "].u.t" or "&r" .. (i - 1) end
-    sg_status sg_st = (($(op.cname)_kernel) * (const sg_fn *)sg_ctx)(sg_ks$(#call > 0 and ", " .. table.concat(call, ", ") or ""));
+    sg_status sg_st = ((sg_kfn_$(sig) *) * (const sg_fn *)sg_ctx)(sg_ks$(#call > 0 and ", " .. table.concat(call, ", ") or ""));
 %     local any_slot = false
 %     for i = 1, nrets do any_slot = any_slot or in_slot[i] end
 %     if any_slot then
@@ -87,27 +105,25 @@ static sg_status $(bn)(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_ar
     return SG_OK;
 }
 
-%     local args = info.call_args
-%     local argsep = args == "" and "" or ", "
-SG_NOINLINE static sg_status $(lib)_over_$(sig)(sg_keyset sg_ks$(info.params == "void" and "" or ", " .. info.params),
-                       const sg_override_set *sg_s, $(op.cname)_kernel sg_below) {
+SG_NOINLINE static sg_status $(lib)_over_$(sig)(sg_keyset sg_ks$(params),
+                       const sg_override_set *sg_s, sg_kfn_$(sig) *sg_below) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
     do
-        if ((($(op.cname)_pred_fn *)sg_o->pred)(sg_o->ctx, sg_ks$(info.in_args == "" and "" or ", " .. info.in_args)))
-            return (($(op.cname)_kernel)sg_o->impl)(sg_ks$(argsep)$(args));
+        if (((sg_pfn_$(sig) *)sg_o->pred)(sg_o->ctx, sg_ks$(in_args)))
+            return ((sg_kfn_$(sig) *)sg_o->impl)(sg_ks$(args));
     while ((++sg_o)->pred);
-    if (sg_o->impl) return (($(op.cname)_kernel)sg_o->impl)(sg_ks$(argsep)$(args));
+    if (sg_o->impl) return ((sg_kfn_$(sig) *)sg_o->impl)(sg_ks$(args));
     sg_s = sg_o->ctx;
-    if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key)$(argsep)$(args));
-    return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "$(info.signature)"$(argsep)$(args));
+    if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key)$(args));
+    return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "$(info.signature)"$(args));
 }
 
 %   end
 % end
-% if #firsts > 0 then
+% if #reps > 0 then
 /* the adapters by number: each op's _register and _override (in $(lib)_$(shard).h) name theirs */
 static const sg_boxed_fn sg_adapters[] = {
-%   for _, op in ipairs(firsts) do
+%   for _, op in ipairs(reps) do
     $(lib)_$(C.info(op).boxed_name),
 %   end
 };
@@ -115,7 +131,7 @@ static const sg_boxed_fn sg_adapters[] = {
 % end
 sg_status $(lib)_boxed_register_$(shard)(sg_op *op, unsigned adapter, sg_key key, sg_fn fn,
     sg_handle **out) {
-% if #firsts > 0 then
+% if #reps > 0 then
     if (adapter >= sizeof sg_adapters / sizeof sg_adapters[0])
         return sg_error(SG_EINVAL, "$(lib)_boxed_register_$(shard): no adapter %u", adapter);
     return sg_op_impl_typed(op, key, fn, sg_adapters[adapter], out);
@@ -127,7 +143,7 @@ sg_status $(lib)_boxed_register_$(shard)(sg_op *op, unsigned adapter, sg_key key
 
 sg_status $(lib)_boxed_override_$(shard)(sg_op *op, unsigned adapter, sg_key key,
     int32_t priority, sg_fn pred, sg_fn impl, void *ctx, sg_fn redispatch, sg_handle **out) {
-% if #firsts > 0 then
+% if #reps > 0 then
     if (adapter >= sizeof sg_adapters / sizeof sg_adapters[0])
         return sg_error(SG_EINVAL, "$(lib)_boxed_override_$(shard): no adapter %u", adapter);
     sg_override_typed sg_o = {pred, impl, ctx};

@@ -19,22 +19,35 @@
  * $(C.comment(banner)) */
 #include "$(lib).h"
 
-% -- one descriptor array per list: ops whose lists are the same share one table (the model's),
-% -- and so one array, named after the first op (in table order) that has it
-% local arrays = {}
+% -- one descriptor array per distinct list, named after what it holds (a digest of its
+% -- descriptors) and written in the order of those names, so that no op's place decides
+% -- an array's name or place; lists of the same descriptors share one array
+% local arrays, bodies, order = {}, {}, {}
 % for _, op in ipairs(sorted) do
 %   for part = 1, 2 do
 %     local list = part == 1 and op.args or op.returns
 %     if #list > 0 and not arrays[list] then
-%       local name = op.cname .. (part == 1 and "_args" or "_rets")
-%       arrays[list] = name
-static const sg_arg_desc $(name)[] = {
-%       for i = 1, #list do
-    $(desc(list[i])),
+%       local d = {}
+%       for i = 1, #list do d[i] = desc(list[i]) end
+%       local body = table.concat(d, ",\n    ")
+%       local name = "sg_argdesc_" .. digest(body) -- static: sg_ keeps it from every op's names
+%       if bodies[name] == nil then
+%         bodies[name] = body
+%         order[#order + 1] = name
+%       elseif bodies[name] ~= body then
+%         error("two argument lists have one digest, " .. name .. ": a collision of 64 bits")
 %       end
-};
+%       arrays[list] = name
 %     end
 %   end
+% end
+% table.sort(order)
+% for _, name in ipairs(order) do
+static const sg_arg_desc $(name)[] = {
+    $(bodies[name]),
+};
+% end
+% for _, op in ipairs(sorted) do
 %   if #op.tags > 0 then
 %     local tags = {}
 %     for i, g in ipairs(op.tags) do tags[i] = q(g) end

@@ -432,18 +432,21 @@ end
 C.find_arg = find_arg
 
 -- The boxing adapters a shard's ops need (each shard file defines its own, static): one per C
--- signature, in the order of the first op (of `ops`, a shard's ops) that has it. Returns the
--- list of those first ops, and each adapter's 0-based position by boxed name.
+-- signature, in the order of their names. Returns one op of each signature (of `ops`, a
+-- shard's ops; the adapters are written from its signature alone, so which op does not
+-- matter), and each adapter's 0-based position by boxed name.
 function C.shard_adapters(ops)
-  local firsts, index = {}, {}
+  local reps, index = {}, {}
   for _, op in ipairs(ops) do
     local info = C.info(op)
     if info.typed and not index[info.boxed_name] then
-      index[info.boxed_name] = #firsts
-      firsts[#firsts + 1] = op
+      index[info.boxed_name] = true
+      reps[#reps + 1] = op
     end
   end
-  return firsts, index
+  table.sort(reps, function(a, b) return C.info(a).boxed_name < C.info(b).boxed_name end)
+  for i, op in ipairs(reps) do index[C.info(op).boxed_name] = i - 1 end
+  return reps, index
 end
 
 -- Rationale: several templates ask the same op for the same strings; each is built once.

@@ -161,7 +161,7 @@ def random_case(rng, hostile=False):
             yq(hostile_text(rng, 4))))
         c.expect["%s::op8" % ns] = {"tags": [], "defaults": {}}
     if not hostile and rng.random() < 0.05:  # a name the library declares: refused (SG-409)
-        c.op(rng, LIB, rng.choice(["init", "find", "boxed_t"]), "")
+        c.op(rng, LIB, rng.choice(["init", "find", "boxed_t", "over_t_t"]), "")
     # a structured pair and an autogen'd out variant: schemas in the composite kernels' comments
     if hostile:
         c.filename = "h */ /* ??/ \\ #x\n#define Y.yaml"

@@ -143,17 +143,20 @@ static void test_library_names(void) {
     run(&f, "- func: fz::init(Tensor self) -> Tensor\n"
             "- func: FZ::H(Tensor self) -> Tensor\n"
             "- func: fz::boxed_t(Tensor self) -> Tensor\n"
+            "- func: fz::over_t_t(Tensor self) -> Tensor\n"  /* a shard's override walk */
             "- func: fz::no(Tensor self) -> Tensor\n"    /* fz_no_ops is no name of its */
             "- func: fz::ok(Tensor self, int fz_ops, int my_nops) -> Tensor\n");
     CHECK(f.errors == 0);
     CHECK_STR(params(&f.m, "ok"), "self fz_ops_ my_nops_ ret");
-    CHECK(sg_derive_check_lib(&f.m, "fz", &f.d) == 3);
+    CHECK(sg_derive_check_lib(&f.m, "fz", &f.d) == 4);
     CHECK(strstr(out(&f), "test.yaml:1:13: error: operator 'fz::init' would declare 'fz_init', "
                           "which the generated library 'fz' declares itself; rename the operator "
                           "or choose another --lib [SG-409]") != NULL);
     CHECK(strstr(out(&f), "test.yaml:2:13: error: operator 'FZ::H' would declare 'FZ_H'") != NULL);
     CHECK(strstr(out(&f), "test.yaml:3:13: error: operator 'fz::boxed_t' would declare "
                           "'fz_boxed_t'") != NULL);
+    CHECK(strstr(out(&f), "test.yaml:4:13: error: operator 'fz::over_t_t' would declare "
+                          "'fz_over_t_t'") != NULL);
     CHECK(sg_derive_check_lib(&f.m, "other", &f.d) == 0);
     done(&f);
 }

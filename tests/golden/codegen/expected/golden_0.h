@@ -28,12 +28,12 @@ typedef aten_add_Tensor_fn *aten_add_Tensor_kernel;
 aten_add_Tensor_fn aten_add_Tensor_redispatch;
 sg_status aten_add_Tensor(sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor **ret);
 static inline sg_status aten_add_Tensor_register(sg_key key, aten_add_Tensor_kernel fn, sg_handle **out) {
-    return golden_boxed_register_0(aten_add_Tensor_op, 0, key, (sg_fn)fn, out);
+    return golden_boxed_register_0(aten_add_Tensor_op, 11, key, (sg_fn)fn, out);
 }
 typedef bool aten_add_Tensor_pred_fn(void *sg_ctx, sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_scalar alpha);
 static inline sg_status aten_add_Tensor_override(sg_key key, int32_t priority, aten_add_Tensor_pred_fn *pred,
                                        aten_add_Tensor_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_0(aten_add_Tensor_op, 0, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+    return golden_boxed_override_0(aten_add_Tensor_op, 11, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
                                            (sg_fn)aten_add_Tensor_redispatch, out);
 }
 aten_add_Tensor_fn aten_add_Tensor_composite; /* the generator's kernel (structured) */
@@ -45,12 +45,12 @@ typedef aten_add__Tensor_fn *aten_add__Tensor_kernel;
 aten_add__Tensor_fn aten_add__Tensor_redispatch;
 sg_status aten_add__Tensor(sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor **ret);
 static inline sg_status aten_add__Tensor_register(sg_key key, aten_add__Tensor_kernel fn, sg_handle **out) {
-    return golden_boxed_register_0(aten_add__Tensor_op, 0, key, (sg_fn)fn, out);
+    return golden_boxed_register_0(aten_add__Tensor_op, 11, key, (sg_fn)fn, out);
 }
 typedef bool aten_add__Tensor_pred_fn(void *sg_ctx, sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_scalar alpha);
 static inline sg_status aten_add__Tensor_override(sg_key key, int32_t priority, aten_add__Tensor_pred_fn *pred,
                                        aten_add__Tensor_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_0(aten_add__Tensor_op, 0, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+    return golden_boxed_override_0(aten_add__Tensor_op, 11, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
                                            (sg_fn)aten_add__Tensor_redispatch, out);
 }
 aten_add__Tensor_fn aten_add__Tensor_composite; /* the generator's kernel (structured) */
@@ -62,12 +62,12 @@ typedef aten_add_out_fn *aten_add_out_kernel;
 aten_add_out_fn aten_add_out_redispatch;
 sg_status aten_add_out(sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor *out, sg_tensor **ret);
 static inline sg_status aten_add_out_register(sg_key key, aten_add_out_kernel fn, sg_handle **out) {
-    return golden_boxed_register_0(aten_add_out_op, 1, key, (sg_fn)fn, out);
+    return golden_boxed_register_0(aten_add_out_op, 12, key, (sg_fn)fn, out);
 }
 typedef bool aten_add_out_pred_fn(void *sg_ctx, sg_keyset ks, sg_tensor *self, sg_tensor *other, sg_scalar alpha, sg_tensor *out);
 static inline sg_status aten_add_out_override(sg_key key, int32_t priority, aten_add_out_pred_fn *pred,
                                        aten_add_out_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_0(aten_add_out_op, 1, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+    return golden_boxed_override_0(aten_add_out_op, 12, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
                                            (sg_fn)aten_add_out_redispatch, out);
 }
 /* structured: its functional and in-place variants run this meta function, then this op */
@@ -82,12 +82,12 @@ typedef aten_native_dropout_fn *aten_native_dropout_kernel;
 aten_native_dropout_fn aten_native_dropout_redispatch;
 sg_status aten_native_dropout(sg_tensor *input, double p, const bool *train, sg_tensor **ret0, sg_tensor **ret1);
 static inline sg_status aten_native_dropout_register(sg_key key, aten_native_dropout_kernel fn, sg_handle **out) {
-    return golden_boxed_register_0(aten_native_dropout_op, 2, key, (sg_fn)fn, out);
+    return golden_boxed_register_0(aten_native_dropout_op, 7, key, (sg_fn)fn, out);
 }
 typedef bool aten_native_dropout_pred_fn(void *sg_ctx, sg_keyset ks, sg_tensor *input, double p, const bool *train);
 static inline sg_status aten_native_dropout_override(sg_key key, int32_t priority, aten_native_dropout_pred_fn *pred,
                                        aten_native_dropout_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_0(aten_native_dropout_op, 2, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+    return golden_boxed_override_0(aten_native_dropout_op, 7, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
                                            (sg_fn)aten_native_dropout_redispatch, out);
 }
 
@@ -98,12 +98,12 @@ typedef aten_sum_dim_IntList_fn *aten_sum_dim_IntList_kernel;
 aten_sum_dim_IntList_fn aten_sum_dim_IntList_redispatch;
 sg_status aten_sum_dim_IntList(sg_tensor *self, const sg_int_list *dim, bool keepdim, const sg_dtype *dtype, sg_tensor **ret);
 static inline sg_status aten_sum_dim_IntList_register(sg_key key, aten_sum_dim_IntList_kernel fn, sg_handle **out) {
-    return golden_boxed_register_0(aten_sum_dim_IntList_op, 3, key, (sg_fn)fn, out);
+    return golden_boxed_register_0(aten_sum_dim_IntList_op, 2, key, (sg_fn)fn, out);
 }
 typedef bool aten_sum_dim_IntList_pred_fn(void *sg_ctx, sg_keyset ks, sg_tensor *self, const sg_int_list *dim, bool keepdim, const sg_dtype *dtype);
 static inline sg_status aten_sum_dim_IntList_override(sg_key key, int32_t priority, aten_sum_dim_IntList_pred_fn *pred,
                                        aten_sum_dim_IntList_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_0(aten_sum_dim_IntList_op, 3, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+    return golden_boxed_override_0(aten_sum_dim_IntList_op, 2, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
                                            (sg_fn)aten_sum_dim_IntList_redispatch, out);
 }
 
@@ -114,12 +114,12 @@ typedef aten_empty_memory_format_fn *aten_empty_memory_format_kernel;
 aten_empty_memory_format_fn aten_empty_memory_format_redispatch;
 sg_status aten_empty_memory_format(sg_int_list size, const sg_dtype *dtype, const sg_layout *layout, const sg_device *device, const bool *pin_memory, const sg_memory_format *memory_format, sg_tensor **ret);
 static inline sg_status aten_empty_memory_format_register(sg_key key, aten_empty_memory_format_kernel fn, sg_handle **out) {
-    return golden_boxed_register_0(aten_empty_memory_format_op, 4, key, (sg_fn)fn, out);
+    return golden_boxed_register_0(aten_empty_memory_format_op, 1, key, (sg_fn)fn, out);
 }
 typedef bool aten_empty_memory_format_pred_fn(void *sg_ctx, sg_keyset ks, sg_int_list size, const sg_dtype *dtype, const sg_layout *layout, const sg_device *device, const bool *pin_memory, const sg_memory_format *memory_format);
 static inline sg_status aten_empty_memory_format_override(sg_key key, int32_t priority, aten_empty_memory_format_pred_fn *pred,
                                        aten_empty_memory_format_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_0(aten_empty_memory_format_op, 4, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+    return golden_boxed_override_0(aten_empty_memory_format_op, 1, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
                                            (sg_fn)aten_empty_memory_format_redispatch, out);
 }
 
@@ -130,12 +130,12 @@ typedef aten_clamp_fn *aten_clamp_kernel;
 aten_clamp_fn aten_clamp_redispatch;
 sg_status aten_clamp(sg_tensor *self, const sg_scalar *min, const sg_scalar *max, sg_tensor **ret);
 static inline sg_status aten_clamp_register(sg_key key, aten_clamp_kernel fn, sg_handle **out) {
-    return golden_boxed_register_0(aten_clamp_op, 5, key, (sg_fn)fn, out);
+    return golden_boxed_register_0(aten_clamp_op, 3, key, (sg_fn)fn, out);
 }
 typedef bool aten_clamp_pred_fn(void *sg_ctx, sg_keyset ks, sg_tensor *self, const sg_scalar *min, const sg_scalar *max);
 static inline sg_status aten_clamp_override(sg_key key, int32_t priority, aten_clamp_pred_fn *pred,
                                        aten_clamp_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_0(aten_clamp_op, 5, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+    return golden_boxed_override_0(aten_clamp_op, 3, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
                                            (sg_fn)aten_clamp_redispatch, out);
 }
 
@@ -146,12 +146,12 @@ typedef aten__foreach_add_ScalarList_fn *aten__foreach_add_ScalarList_kernel;
 aten__foreach_add_ScalarList_fn aten__foreach_add_ScalarList_redispatch;
 sg_status aten__foreach_add_ScalarList(sg_tensor_list self, sg_scalar_list scalars, sg_tensor_list *ret);
 static inline sg_status aten__foreach_add_ScalarList_register(sg_key key, aten__foreach_add_ScalarList_kernel fn, sg_handle **out) {
-    return golden_boxed_register_0(aten__foreach_add_ScalarList_op, 6, key, (sg_fn)fn, out);
+    return golden_boxed_register_0(aten__foreach_add_ScalarList_op, 0, key, (sg_fn)fn, out);
 }
 typedef bool aten__foreach_add_ScalarList_pred_fn(void *sg_ctx, sg_keyset ks, sg_tensor_list self, sg_scalar_list scalars);
 static inline sg_status aten__foreach_add_ScalarList_override(sg_key key, int32_t priority, aten__foreach_add_ScalarList_pred_fn *pred,
                                        aten__foreach_add_ScalarList_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_0(aten__foreach_add_ScalarList_op, 6, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+    return golden_boxed_override_0(aten__foreach_add_ScalarList_op, 0, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
                                            (sg_fn)aten__foreach_add_ScalarList_redispatch, out);
 }
 
@@ -162,12 +162,12 @@ typedef aten_unflatten_Dimname_fn *aten_unflatten_Dimname_kernel;
 aten_unflatten_Dimname_fn aten_unflatten_Dimname_redispatch;
 sg_status aten_unflatten_Dimname(sg_tensor *self, const char *dim, sg_int_list sizes, sg_str_list names, sg_tensor **ret);
 static inline sg_status aten_unflatten_Dimname_register(sg_key key, aten_unflatten_Dimname_kernel fn, sg_handle **out) {
-    return golden_boxed_register_0(aten_unflatten_Dimname_op, 7, key, (sg_fn)fn, out);
+    return golden_boxed_register_0(aten_unflatten_Dimname_op, 9, key, (sg_fn)fn, out);
 }
 typedef bool aten_unflatten_Dimname_pred_fn(void *sg_ctx, sg_keyset ks, sg_tensor *self, const char *dim, sg_int_list sizes, sg_str_list names);
 static inline sg_status aten_unflatten_Dimname_override(sg_key key, int32_t priority, aten_unflatten_Dimname_pred_fn *pred,
                                        aten_unflatten_Dimname_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_0(aten_unflatten_Dimname_op, 7, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+    return golden_boxed_override_0(aten_unflatten_Dimname_op, 9, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
                                            (sg_fn)aten_unflatten_Dimname_redispatch, out);
 }
 
@@ -178,12 +178,12 @@ typedef aten_quantile_fn *aten_quantile_kernel;
 aten_quantile_fn aten_quantile_redispatch;
 sg_status aten_quantile(sg_tensor *self, sg_tensor *q, const int64_t *dim, bool keepdim, const char *interpolation, sg_tensor **ret);
 static inline sg_status aten_quantile_register(sg_key key, aten_quantile_kernel fn, sg_handle **out) {
-    return golden_boxed_register_0(aten_quantile_op, 8, key, (sg_fn)fn, out);
+    return golden_boxed_register_0(aten_quantile_op, 10, key, (sg_fn)fn, out);
 }
 typedef bool aten_quantile_pred_fn(void *sg_ctx, sg_keyset ks, sg_tensor *self, sg_tensor *q, const int64_t *dim, bool keepdim, const char *interpolation);
 static inline sg_status aten_quantile_override(sg_key key, int32_t priority, aten_quantile_pred_fn *pred,
                                        aten_quantile_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_0(aten_quantile_op, 8, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+    return golden_boxed_override_0(aten_quantile_op, 10, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
                                            (sg_fn)aten_quantile_redispatch, out);
 }
 
@@ -194,12 +194,12 @@ typedef aten__nnz_fn *aten__nnz_kernel;
 aten__nnz_fn aten__nnz_redispatch;
 sg_status aten__nnz(sg_tensor *self, int64_t *ret);
 static inline sg_status aten__nnz_register(sg_key key, aten__nnz_kernel fn, sg_handle **out) {
-    return golden_boxed_register_0(aten__nnz_op, 9, key, (sg_fn)fn, out);
+    return golden_boxed_register_0(aten__nnz_op, 5, key, (sg_fn)fn, out);
 }
 typedef bool aten__nnz_pred_fn(void *sg_ctx, sg_keyset ks, sg_tensor *self);
 static inline sg_status aten__nnz_override(sg_key key, int32_t priority, aten__nnz_pred_fn *pred,
                                        aten__nnz_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_0(aten__nnz_op, 9, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+    return golden_boxed_override_0(aten__nnz_op, 5, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
                                            (sg_fn)aten__nnz_redispatch, out);
 }
 
@@ -210,12 +210,12 @@ typedef aten_item_fn *aten_item_kernel;
 aten_item_fn aten_item_redispatch;
 sg_status aten_item(sg_tensor *self, sg_scalar *ret);
 static inline sg_status aten_item_register(sg_key key, aten_item_kernel fn, sg_handle **out) {
-    return golden_boxed_register_0(aten_item_op, 10, key, (sg_fn)fn, out);
+    return golden_boxed_register_0(aten_item_op, 4, key, (sg_fn)fn, out);
 }
 typedef bool aten_item_pred_fn(void *sg_ctx, sg_keyset ks, sg_tensor *self);
 static inline sg_status aten_item_override(sg_key key, int32_t priority, aten_item_pred_fn *pred,
                                        aten_item_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_0(aten_item_op, 10, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+    return golden_boxed_override_0(aten_item_op, 4, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
                                            (sg_fn)aten_item_redispatch, out);
 }
 
@@ -226,12 +226,12 @@ typedef golden_mix_fn *golden_mix_kernel;
 golden_mix_fn golden_mix_redispatch;
 sg_status golden_mix(sg_tensor *x, sg_complex c, const sg_any *extra, sg_layout layout, sg_memory_format mf, sg_device dev, const sg_float_list *weights, sg_bool_list mask, const sg_str_list *names, sg_str_list labels, const int64_t *k, sg_tensor **ret_out, double *ret_score);
 static inline sg_status golden_mix_register(sg_key key, golden_mix_kernel fn, sg_handle **out) {
-    return golden_boxed_register_0(golden_mix_op, 11, key, (sg_fn)fn, out);
+    return golden_boxed_register_0(golden_mix_op, 6, key, (sg_fn)fn, out);
 }
 typedef bool golden_mix_pred_fn(void *sg_ctx, sg_keyset ks, sg_tensor *x, sg_complex c, const sg_any *extra, sg_layout layout, sg_memory_format mf, sg_device dev, const sg_float_list *weights, sg_bool_list mask, const sg_str_list *names, sg_str_list labels, const int64_t *k);
 static inline sg_status golden_mix_override(sg_key key, int32_t priority, golden_mix_pred_fn *pred,
                                        golden_mix_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_0(golden_mix_op, 11, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+    return golden_boxed_override_0(golden_mix_op, 6, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
                                            (sg_fn)golden_mix_redispatch, out);
 }
 
@@ -242,12 +242,12 @@ typedef aten_native_dropout_out_fn *aten_native_dropout_out_kernel;
 aten_native_dropout_out_fn aten_native_dropout_out_redispatch;
 sg_status aten_native_dropout_out(sg_tensor *input, double p, const bool *train, sg_tensor *out0, sg_tensor *out1, sg_tensor **ret0, sg_tensor **ret1);
 static inline sg_status aten_native_dropout_out_register(sg_key key, aten_native_dropout_out_kernel fn, sg_handle **out) {
-    return golden_boxed_register_0(aten_native_dropout_out_op, 12, key, (sg_fn)fn, out);
+    return golden_boxed_register_0(aten_native_dropout_out_op, 8, key, (sg_fn)fn, out);
 }
 typedef bool aten_native_dropout_out_pred_fn(void *sg_ctx, sg_keyset ks, sg_tensor *input, double p, const bool *train, sg_tensor *out0, sg_tensor *out1);
 static inline sg_status aten_native_dropout_out_override(sg_key key, int32_t priority, aten_native_dropout_out_pred_fn *pred,
                                        aten_native_dropout_out_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_0(aten_native_dropout_out_op, 12, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+    return golden_boxed_override_0(aten_native_dropout_out_op, 8, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
                                            (sg_fn)aten_native_dropout_out_redispatch, out);
 }
 aten_native_dropout_out_fn aten_native_dropout_out_composite; /* the generator's kernel (out) */

@@ -28,12 +28,12 @@ typedef aten_relu__fn *aten_relu__kernel;
 aten_relu__fn aten_relu__redispatch;
 sg_status aten_relu_(sg_tensor *self, sg_tensor **ret);
 static inline sg_status aten_relu__register(sg_key key, aten_relu__kernel fn, sg_handle **out) {
-    return golden_boxed_register_1(aten_relu__op, 0, key, (sg_fn)fn, out);
+    return golden_boxed_register_1(aten_relu__op, 6, key, (sg_fn)fn, out);
 }
 typedef bool aten_relu__pred_fn(void *sg_ctx, sg_keyset ks, sg_tensor *self);
 static inline sg_status aten_relu__override(sg_key key, int32_t priority, aten_relu__pred_fn *pred,
                                        aten_relu__kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_1(aten_relu__op, 0, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+    return golden_boxed_override_1(aten_relu__op, 6, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
                                            (sg_fn)aten_relu__redispatch, out);
 }
 
@@ -44,12 +44,12 @@ typedef aten_index_Tensor_fn *aten_index_Tensor_kernel;
 aten_index_Tensor_fn aten_index_Tensor_redispatch;
 sg_status aten_index_Tensor(sg_tensor *self, sg_tensor_list indices, sg_tensor **ret);
 static inline sg_status aten_index_Tensor_register(sg_key key, aten_index_Tensor_kernel fn, sg_handle **out) {
-    return golden_boxed_register_1(aten_index_Tensor_op, 1, key, (sg_fn)fn, out);
+    return golden_boxed_register_1(aten_index_Tensor_op, 2, key, (sg_fn)fn, out);
 }
 typedef bool aten_index_Tensor_pred_fn(void *sg_ctx, sg_keyset ks, sg_tensor *self, sg_tensor_list indices);
 static inline sg_status aten_index_Tensor_override(sg_key key, int32_t priority, aten_index_Tensor_pred_fn *pred,
                                        aten_index_Tensor_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_1(aten_index_Tensor_op, 1, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+    return golden_boxed_override_1(aten_index_Tensor_op, 2, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
                                            (sg_fn)aten_index_Tensor_redispatch, out);
 }
 
@@ -60,12 +60,12 @@ typedef aten_cat_fn *aten_cat_kernel;
 aten_cat_fn aten_cat_redispatch;
 sg_status aten_cat(sg_tensor_list tensors, int64_t dim, sg_tensor **ret);
 static inline sg_status aten_cat_register(sg_key key, aten_cat_kernel fn, sg_handle **out) {
-    return golden_boxed_register_1(aten_cat_op, 2, key, (sg_fn)fn, out);
+    return golden_boxed_register_1(aten_cat_op, 0, key, (sg_fn)fn, out);
 }
 typedef bool aten_cat_pred_fn(void *sg_ctx, sg_keyset ks, sg_tensor_list tensors, int64_t dim);
 static inline sg_status aten_cat_override(sg_key key, int32_t priority, aten_cat_pred_fn *pred,
                                        aten_cat_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_1(aten_cat_op, 2, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+    return golden_boxed_override_1(aten_cat_op, 0, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
                                            (sg_fn)aten_cat_redispatch, out);
 }
 
@@ -76,12 +76,12 @@ typedef aten_bernoulli_p_fn *aten_bernoulli_p_kernel;
 aten_bernoulli_p_fn aten_bernoulli_p_redispatch;
 sg_status aten_bernoulli_p(sg_tensor *self, double p, sg_generator *generator, sg_tensor **ret);
 static inline sg_status aten_bernoulli_p_register(sg_key key, aten_bernoulli_p_kernel fn, sg_handle **out) {
-    return golden_boxed_register_1(aten_bernoulli_p_op, 3, key, (sg_fn)fn, out);
+    return golden_boxed_register_1(aten_bernoulli_p_op, 7, key, (sg_fn)fn, out);
 }
 typedef bool aten_bernoulli_p_pred_fn(void *sg_ctx, sg_keyset ks, sg_tensor *self, double p, sg_generator *generator);
 static inline sg_status aten_bernoulli_p_override(sg_key key, int32_t priority, aten_bernoulli_p_pred_fn *pred,
                                        aten_bernoulli_p_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_1(aten_bernoulli_p_op, 3, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+    return golden_boxed_override_1(aten_bernoulli_p_op, 7, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
                                            (sg_fn)aten_bernoulli_p_redispatch, out);
 }
 
@@ -92,12 +92,12 @@ typedef aten_upsample_linear1d_fn *aten_upsample_linear1d_kernel;
 aten_upsample_linear1d_fn aten_upsample_linear1d_redispatch;
 sg_status aten_upsample_linear1d(sg_tensor *self, sg_int_list output_size, bool align_corners, const double *scales, sg_tensor **ret);
 static inline sg_status aten_upsample_linear1d_register(sg_key key, aten_upsample_linear1d_kernel fn, sg_handle **out) {
-    return golden_boxed_register_1(aten_upsample_linear1d_op, 4, key, (sg_fn)fn, out);
+    return golden_boxed_register_1(aten_upsample_linear1d_op, 8, key, (sg_fn)fn, out);
 }
 typedef bool aten_upsample_linear1d_pred_fn(void *sg_ctx, sg_keyset ks, sg_tensor *self, sg_int_list output_size, bool align_corners, const double *scales);
 static inline sg_status aten_upsample_linear1d_override(sg_key key, int32_t priority, aten_upsample_linear1d_pred_fn *pred,
                                        aten_upsample_linear1d_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_1(aten_upsample_linear1d_op, 4, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+    return golden_boxed_override_1(aten_upsample_linear1d_op, 8, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
                                            (sg_fn)aten_upsample_linear1d_redispatch, out);
 }
 
@@ -108,12 +108,12 @@ typedef aten_max_pool3d_fn *aten_max_pool3d_kernel;
 aten_max_pool3d_fn aten_max_pool3d_redispatch;
 sg_status aten_max_pool3d(sg_tensor *self, sg_int_list kernel_size, sg_int_list stride, sg_int_list padding, sg_int_list dilation, bool ceil_mode, sg_tensor **ret);
 static inline sg_status aten_max_pool3d_register(sg_key key, aten_max_pool3d_kernel fn, sg_handle **out) {
-    return golden_boxed_register_1(aten_max_pool3d_op, 5, key, (sg_fn)fn, out);
+    return golden_boxed_register_1(aten_max_pool3d_op, 9, key, (sg_fn)fn, out);
 }
 typedef bool aten_max_pool3d_pred_fn(void *sg_ctx, sg_keyset ks, sg_tensor *self, sg_int_list kernel_size, sg_int_list stride, sg_int_list padding, sg_int_list dilation, bool ceil_mode);
 static inline sg_status aten_max_pool3d_override(sg_key key, int32_t priority, aten_max_pool3d_pred_fn *pred,
                                        aten_max_pool3d_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_1(aten_max_pool3d_op, 5, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+    return golden_boxed_override_1(aten_max_pool3d_op, 9, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
                                            (sg_fn)aten_max_pool3d_redispatch, out);
 }
 
@@ -124,12 +124,12 @@ typedef aten_result_type_Scalar_fn *aten_result_type_Scalar_kernel;
 aten_result_type_Scalar_fn aten_result_type_Scalar_redispatch;
 sg_status aten_result_type_Scalar(sg_tensor *tensor, sg_scalar other, sg_dtype *ret);
 static inline sg_status aten_result_type_Scalar_register(sg_key key, aten_result_type_Scalar_kernel fn, sg_handle **out) {
-    return golden_boxed_register_1(aten_result_type_Scalar_op, 6, key, (sg_fn)fn, out);
+    return golden_boxed_register_1(aten_result_type_Scalar_op, 3, key, (sg_fn)fn, out);
 }
 typedef bool aten_result_type_Scalar_pred_fn(void *sg_ctx, sg_keyset ks, sg_tensor *tensor, sg_scalar other);
 static inline sg_status aten_result_type_Scalar_override(sg_key key, int32_t priority, aten_result_type_Scalar_pred_fn *pred,
                                        aten_result_type_Scalar_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_1(aten_result_type_Scalar_op, 6, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+    return golden_boxed_override_1(aten_result_type_Scalar_op, 3, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
                                            (sg_fn)aten_result_type_Scalar_redispatch, out);
 }
 
@@ -140,12 +140,12 @@ typedef aten_is_nonzero_fn *aten_is_nonzero_kernel;
 aten_is_nonzero_fn aten_is_nonzero_redispatch;
 sg_status aten_is_nonzero(sg_tensor *self, bool *ret);
 static inline sg_status aten_is_nonzero_register(sg_key key, aten_is_nonzero_kernel fn, sg_handle **out) {
-    return golden_boxed_register_1(aten_is_nonzero_op, 7, key, (sg_fn)fn, out);
+    return golden_boxed_register_1(aten_is_nonzero_op, 5, key, (sg_fn)fn, out);
 }
 typedef bool aten_is_nonzero_pred_fn(void *sg_ctx, sg_keyset ks, sg_tensor *self);
 static inline sg_status aten_is_nonzero_override(sg_key key, int32_t priority, aten_is_nonzero_pred_fn *pred,
                                        aten_is_nonzero_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_1(aten_is_nonzero_op, 7, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+    return golden_boxed_override_1(aten_is_nonzero_op, 5, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
                                            (sg_fn)aten_is_nonzero_redispatch, out);
 }
 
@@ -156,12 +156,12 @@ typedef aten_set__source_Storage_fn *aten_set__source_Storage_kernel;
 aten_set__source_Storage_fn aten_set__source_Storage_redispatch;
 sg_status aten_set__source_Storage(sg_tensor *self, void *source, sg_tensor **ret);
 static inline sg_status aten_set__source_Storage_register(sg_key key, aten_set__source_Storage_kernel fn, sg_handle **out) {
-    return golden_boxed_register_1(aten_set__source_Storage_op, 8, key, (sg_fn)fn, out);
+    return golden_boxed_register_1(aten_set__source_Storage_op, 11, key, (sg_fn)fn, out);
 }
 typedef bool aten_set__source_Storage_pred_fn(void *sg_ctx, sg_keyset ks, sg_tensor *self, void *source);
 static inline sg_status aten_set__source_Storage_override(sg_key key, int32_t priority, aten_set__source_Storage_pred_fn *pred,
                                        aten_set__source_Storage_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_1(aten_set__source_Storage_op, 8, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+    return golden_boxed_override_1(aten_set__source_Storage_op, 11, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
                                            (sg_fn)aten_set__source_Storage_redispatch, out);
 }
 
@@ -172,12 +172,12 @@ typedef aten_record_stream_fn *aten_record_stream_kernel;
 aten_record_stream_fn aten_record_stream_redispatch;
 sg_status aten_record_stream(sg_tensor *self, void *s);
 static inline sg_status aten_record_stream_register(sg_key key, aten_record_stream_kernel fn, sg_handle **out) {
-    return golden_boxed_register_1(aten_record_stream_op, 9, key, (sg_fn)fn, out);
+    return golden_boxed_register_1(aten_record_stream_op, 10, key, (sg_fn)fn, out);
 }
 typedef bool aten_record_stream_pred_fn(void *sg_ctx, sg_keyset ks, sg_tensor *self, void *s);
 static inline sg_status aten_record_stream_override(sg_key key, int32_t priority, aten_record_stream_pred_fn *pred,
                                        aten_record_stream_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_1(aten_record_stream_op, 9, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+    return golden_boxed_override_1(aten_record_stream_op, 10, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
                                            (sg_fn)aten_record_stream_redispatch, out);
 }
 
@@ -188,12 +188,12 @@ typedef aten__cudnn_rnn_flatten_weight_fn *aten__cudnn_rnn_flatten_weight_kernel
 aten__cudnn_rnn_flatten_weight_fn aten__cudnn_rnn_flatten_weight_redispatch;
 sg_status aten__cudnn_rnn_flatten_weight(sg_tensor_list weight_arr, int64_t weight_stride0, int64_t input_size, int64_t mode, int64_t hidden_size, int64_t proj_size, int64_t num_layers, bool batch_first, bool bidirectional, sg_tensor **ret);
 static inline sg_status aten__cudnn_rnn_flatten_weight_register(sg_key key, aten__cudnn_rnn_flatten_weight_kernel fn, sg_handle **out) {
-    return golden_boxed_register_1(aten__cudnn_rnn_flatten_weight_op, 10, key, (sg_fn)fn, out);
+    return golden_boxed_register_1(aten__cudnn_rnn_flatten_weight_op, 1, key, (sg_fn)fn, out);
 }
 typedef bool aten__cudnn_rnn_flatten_weight_pred_fn(void *sg_ctx, sg_keyset ks, sg_tensor_list weight_arr, int64_t weight_stride0, int64_t input_size, int64_t mode, int64_t hidden_size, int64_t proj_size, int64_t num_layers, bool batch_first, bool bidirectional);
 static inline sg_status aten__cudnn_rnn_flatten_weight_override(sg_key key, int32_t priority, aten__cudnn_rnn_flatten_weight_pred_fn *pred,
                                        aten__cudnn_rnn_flatten_weight_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_1(aten__cudnn_rnn_flatten_weight_op, 10, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+    return golden_boxed_override_1(aten__cudnn_rnn_flatten_weight_op, 1, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
                                            (sg_fn)aten__cudnn_rnn_flatten_weight_redispatch, out);
 }
 
@@ -204,12 +204,12 @@ typedef aten__amp_update_scale__fn *aten__amp_update_scale__kernel;
 aten__amp_update_scale__fn aten__amp_update_scale__redispatch;
 sg_status aten__amp_update_scale_(sg_tensor *self, sg_tensor *growth_tracker, sg_tensor *found_inf, double scale_growth_factor, double scale_backoff_factor, int64_t growth_interval, sg_tensor **ret);
 static inline sg_status aten__amp_update_scale__register(sg_key key, aten__amp_update_scale__kernel fn, sg_handle **out) {
-    return golden_boxed_register_1(aten__amp_update_scale__op, 11, key, (sg_fn)fn, out);
+    return golden_boxed_register_1(aten__amp_update_scale__op, 13, key, (sg_fn)fn, out);
 }
 typedef bool aten__amp_update_scale__pred_fn(void *sg_ctx, sg_keyset ks, sg_tensor *self, sg_tensor *growth_tracker, sg_tensor *found_inf, double scale_growth_factor, double scale_backoff_factor, int64_t growth_interval);
 static inline sg_status aten__amp_update_scale__override(sg_key key, int32_t priority, aten__amp_update_scale__pred_fn *pred,
                                        aten__amp_update_scale__kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_1(aten__amp_update_scale__op, 11, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+    return golden_boxed_override_1(aten__amp_update_scale__op, 13, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
                                            (sg_fn)aten__amp_update_scale__redispatch, out);
 }
 
@@ -220,12 +220,12 @@ typedef golden_clean__fn *golden_clean__kernel;
 golden_clean__fn golden_clean__redispatch;
 sg_status golden_clean_(sg_tensor *self);
 static inline sg_status golden_clean__register(sg_key key, golden_clean__kernel fn, sg_handle **out) {
-    return golden_boxed_register_1(golden_clean__op, 12, key, (sg_fn)fn, out);
+    return golden_boxed_register_1(golden_clean__op, 4, key, (sg_fn)fn, out);
 }
 typedef bool golden_clean__pred_fn(void *sg_ctx, sg_keyset ks, sg_tensor *self);
 static inline sg_status golden_clean__override(sg_key key, int32_t priority, golden_clean__pred_fn *pred,
                                        golden_clean__kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_1(golden_clean__op, 12, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+    return golden_boxed_override_1(golden_clean__op, 4, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
                                            (sg_fn)golden_clean__redispatch, out);
 }
 
@@ -236,12 +236,12 @@ typedef aten_relu_fn *aten_relu_kernel;
 aten_relu_fn aten_relu_redispatch;
 sg_status aten_relu(sg_tensor *self, sg_tensor **ret);
 static inline sg_status aten_relu_register(sg_key key, aten_relu_kernel fn, sg_handle **out) {
-    return golden_boxed_register_1(aten_relu_op, 0, key, (sg_fn)fn, out);
+    return golden_boxed_register_1(aten_relu_op, 6, key, (sg_fn)fn, out);
 }
 typedef bool aten_relu_pred_fn(void *sg_ctx, sg_keyset ks, sg_tensor *self);
 static inline sg_status aten_relu_override(sg_key key, int32_t priority, aten_relu_pred_fn *pred,
                                        aten_relu_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_1(aten_relu_op, 0, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+    return golden_boxed_override_1(aten_relu_op, 6, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
                                            (sg_fn)aten_relu_redispatch, out);
 }
 aten_relu_fn aten_relu_composite; /* the generator's kernel (functional) */
@@ -253,12 +253,12 @@ typedef aten_relu_out_fn *aten_relu_out_kernel;
 aten_relu_out_fn aten_relu_out_redispatch;
 sg_status aten_relu_out(sg_tensor *self, sg_tensor *out, sg_tensor **ret);
 static inline sg_status aten_relu_out_register(sg_key key, aten_relu_out_kernel fn, sg_handle **out) {
-    return golden_boxed_register_1(aten_relu_out_op, 13, key, (sg_fn)fn, out);
+    return golden_boxed_register_1(aten_relu_out_op, 12, key, (sg_fn)fn, out);
 }
 typedef bool aten_relu_out_pred_fn(void *sg_ctx, sg_keyset ks, sg_tensor *self, sg_tensor *out);
 static inline sg_status aten_relu_out_override(sg_key key, int32_t priority, aten_relu_out_pred_fn *pred,
                                        aten_relu_out_kernel impl, void *ctx, sg_handle **out) {
-    return golden_boxed_override_1(aten_relu_out_op, 13, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
+    return golden_boxed_override_1(aten_relu_out_op, 12, key, priority, (sg_fn)pred, (sg_fn)impl, ctx,
                                            (sg_fn)aten_relu_out_redispatch, out);
 }
 aten_relu_out_fn aten_relu_out_composite; /* the generator's kernel (out_inplace) */
