@@ -343,37 +343,40 @@ static sg_status full_like_k(sg_keyset ks, sg_tensor *self, sg_scalar v, const s
 /* ---- arange ------------------------------------------------------------------------------- */
 
 /* Writes start + step * i into n elements of a contiguous CPU buffer of dtype t: in int64 for
- * integral dtypes, float for the 16-bit floats and double otherwise (aten's acc_type on CPU). */
+ * integral dtypes, float for the 16-bit floats and double otherwise (aten's acc_type on CPU).
+ * One loop per dtype, from the dtype table. */
+#define ARANGE_INT(E, C)                                                                       \
+    case E:                                                                                    \
+        for (int64_t i = 0; i < n; i++)                                                        \
+            ((C *)data)[i] = (C)(int64_t)((uint64_t)a + (uint64_t)s * (uint64_t)i);            \
+        break;
+#define ARANGE_AT_FLOAT   (a + s * (double)i)
+#define ARANGE_AT_REDUCED ((float)a + (float)s * (float)i)
+#define ARANGE_REAL(NAME, NUM, KIND, SIZE, CTYPE, SUF, ...)                                    \
+    case SG_##NAME:                                                                            \
+        for (int64_t i = 0; i < n; i++)                                                        \
+            ((CTYPE *)data)[i] = SG_REAL_STORE(KIND, SUF, CTYPE, ARANGE_AT_##KIND);            \
+        break;
 static void arange_fill(void *data, sg_dtype t, int64_t n, sg_scalar start, sg_scalar step) {
     if (sg_dtype_is_integral(t, false)) {
         int64_t a = start.kind == SG_SCALAR_INT ? start.u.i : (int64_t)sg_scalar_to_double(start);
         int64_t s = step.kind == SG_SCALAR_INT ? step.u.i : (int64_t)sg_scalar_to_double(step);
-        for (int64_t i = 0; i < n; i++) {
-            int64_t v = (int64_t)((uint64_t)a + (uint64_t)s * (uint64_t)i);
-            switch (t) {
-            case SG_UINT8: ((uint8_t *)data)[i] = (uint8_t)v; break;
-            case SG_INT8: ((int8_t *)data)[i] = (int8_t)v; break;
-            case SG_INT16: ((int16_t *)data)[i] = (int16_t)v; break;
-            case SG_INT32: ((int32_t *)data)[i] = (int32_t)v; break;
-            default: ((int64_t *)data)[i] = v; break;
-            }
+        switch (t) {
+            SG_DTYPES_CTYPES_WHERE(ARANGE_INT, 0, 1, 1, 0, 0, 0)
+        default: break;
         }
         return;
     }
     double a = sg_scalar_to_double(start), s = sg_scalar_to_double(step);
-    for (int64_t i = 0; i < n; i++) {
-        switch (t) {
-        case SG_FLOAT16:
-            ((sg_half *)data)[i] = sg_float_to_half((float)a + (float)s * (float)i);
-            break;
-        case SG_BFLOAT16:
-            ((sg_bf16 *)data)[i] = sg_float_to_bf16((float)a + (float)s * (float)i);
-            break;
-        case SG_FLOAT32: ((float *)data)[i] = (float)(a + s * (double)i); break;
-        default: ((double *)data)[i] = a + s * (double)i; break;
-        }
+    switch (t) {
+        SG_DTYPES_FLOATING(ARANGE_REAL)
+    default: break;
     }
 }
+#undef ARANGE_INT
+#undef ARANGE_AT_FLOAT
+#undef ARANGE_AT_REDUCED
+#undef ARANGE_REAL
 
 /* arange into out (resized to [size] where its element count differs, as aten does), or into
  * a new tensor of dtype t on dev. */
