@@ -399,9 +399,12 @@ end
 -- generated out kernels do, or None where optional.
 function C.call_of(target, subst, results, caller)
   local p = {}
-  local out
-  for _, a in ipairs(caller.args) do
-    if a.is_out and a.family == "tensor" then out = out or a.cname end
+  local out -- the caller's first out argument that is a Tensor (the model's op.outs)
+  for _, a in ipairs(caller.outs) do
+    if a.family == "tensor" then
+      out = a.cname
+      break
+    end
   end
   local nth = C.nth(target.args)
   for i, a in ipairs(target.args) do
