@@ -407,10 +407,6 @@ static void put_tag(jw *w, const sg_tag *t) {
     putc1(w, '}');
 }
 
-/* Takes every piece of memory the writer will need before it writes a byte: its chunk, every
- * op's schema printed, and room in tmp for the longest of them (a type is printed there, and
- * is shorter than its schema). Rationale: b may be a stream to standard output, and a run that
- * fails must not have printed half a document. NULL when out of memory. */
 static void writer_free(jw *w) {
     sg_buf_free(&w->tmp);
     sg_buf_free(&w->schemas);
@@ -418,6 +414,10 @@ static void writer_free(jw *w) {
     free(w);
 }
 
+/* Takes every piece of memory the writer will need before it writes a byte: its chunk, every
+ * op's schema printed, and room in tmp for the longest of them (a type is printed there, and
+ * is shorter than its schema). Rationale: b may be a stream to standard output, and a run that
+ * fails must not have printed half a document. NULL when out of memory. */
 static jw *writer_new(sg_buf *b, const sg_model *m) {
     jw *w = malloc(sizeof *w); /* the chunk is too big for some threads' stacks */
     if (!w) return NULL;

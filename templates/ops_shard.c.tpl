@@ -48,19 +48,15 @@
 %     local sig = info.boxed_name:gsub("^boxed_", "")
 %     local nargs, nrets = #op.args, #op.returns
 %     -- the signature's parameters and arguments, by position: a0.. then r0..
-%     local pin, ain, pall, aall = {}, {}, {}, {}
-%     for i, a in ipairs(op.args) do
-%       pin[i], ain[i] = C.decl(C.family(a).param, "a" .. (i - 1)), "a" .. (i - 1)
-%     end
-%     for i = 1, nargs do pall[i], aall[i] = pin[i], ain[i] end
+%     local P, A = {}, {}
+%     for i, a in ipairs(op.args) do P[i], A[i] = C.decl(C.family(a).param, "a" .. (i - 1)), "a" .. (i - 1) end
 %     for i, r in ipairs(op.returns) do
-%       pall[nargs + i] = C.decl(C.pointer_to(C.ret_family(r).target), "r" .. (i - 1))
-%       aall[nargs + i] = "r" .. (i - 1)
+%       P[nargs + i] = C.decl(C.pointer_to(C.ret_family(r).target), "r" .. (i - 1))
+%       A[nargs + i] = "r" .. (i - 1)
 %     end
-%     local in_params = #pin > 0 and ", " .. table.concat(pin, ", ") or ""
-%     local params = #pall > 0 and ", " .. table.concat(pall, ", ") or ""
-%     local args = #aall > 0 and ", " .. table.concat(aall, ", ") or ""
-%     local in_args = #ain > 0 and ", " .. table.concat(ain, ", ") or ""
+%     local function list(t, n) return n > 0 and ", " .. table.concat(t, ", ", 1, n) or "" end
+%     local params, args = list(P, nargs + nrets), list(A, nargs + nrets)
+%     local in_params, in_args = list(P, nargs), list(A, nargs)
 typedef sg_status sg_kfn_$(sig)(sg_keyset sg_ks$(params));
 typedef bool sg_pfn_$(sig)(void *sg_ctx, sg_keyset sg_ks$(in_params));
 

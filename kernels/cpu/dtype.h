@@ -74,9 +74,10 @@ static inline sg_bf16 sg_float_to_bf16(float f) {
 #define sg_f16_to_float sg_half_to_float
 #define sg_float_to_f16 sg_float_to_half
 
-/* Code expanded from the dtype table reads and writes an element of a real dtype through these,
- * by its KIND and SUF columns: SG_REAL_VALUE gives its value in the type arithmetic is done in
- * (the 16-bit floats as float), SG_REAL_STORE makes an element of C type CTYPE from x. */
+/* Code expanded from the dtype table reads and writes elements through these, by the KIND and
+ * SUF columns: SG_REAL_VALUE gives a real dtype's element in the type arithmetic is done in
+ * (the 16-bit floats as float); SG_REAL_STORE makes a floating dtype's element of C type CTYPE
+ * from x. */
 #define SG_REAL_VALUE(KIND, SUF, v)            SG__REAL_VALUE_##KIND(SUF, v)
 #define SG__REAL_VALUE_BOOL(SUF, v)            (v)
 #define SG__REAL_VALUE_UINT(SUF, v)            (v)
@@ -84,9 +85,6 @@ static inline sg_bf16 sg_float_to_bf16(float f) {
 #define SG__REAL_VALUE_FLOAT(SUF, v)           (v)
 #define SG__REAL_VALUE_REDUCED(SUF, v)         sg_##SUF##_to_float(v)
 #define SG_REAL_STORE(KIND, SUF, CTYPE, x)     SG__REAL_STORE_##KIND(SUF, CTYPE, x)
-#define SG__REAL_STORE_BOOL(SUF, CTYPE, x)     ((x) != 0)
-#define SG__REAL_STORE_UINT(SUF, CTYPE, x)     ((CTYPE)(x))
-#define SG__REAL_STORE_SINT(SUF, CTYPE, x)     ((CTYPE)(x))
 #define SG__REAL_STORE_FLOAT(SUF, CTYPE, x)    ((CTYPE)(x))
 #define SG__REAL_STORE_REDUCED(SUF, CTYPE, x)  sg_float_to_##SUF((float)(x))
 
@@ -101,7 +99,7 @@ static inline double sg_load_double(sg_dtype t, const void *p) {
 }
 #undef SG__LOAD_DOUBLE
 #define SG__LOAD_INT64(E, C) \
-    case E: return (int64_t) * (const C *)p;
+    case E: return (int64_t)*(const C *)p;
 static inline int64_t sg_load_int64(sg_dtype t, const void *p) {
     switch (t) {
         SG_DTYPES_CTYPES_WHERE(SG__LOAD_INT64, 1, 1, 1, 0, 0, 0)
