@@ -10,6 +10,7 @@
  */
 #include "rt_autograd.h"
 #include "sg_api.h"
+#include "sg_elem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -272,23 +273,21 @@ done:
     return st;
 }
 
-/* Ones shaped as t (one element, any dtype autograd takes). */
+/* Ones shaped as t (one element, any dtype autograd takes: floating or complex). */
 static sg_status ones_like(const sg_tensor *t, sg_tensor **out) {
     sg_tensor *h;
     sg_status  st = sg_tensor_empty(t->sizes, t->ndim, (sg_dtype)t->dtype, SG_CPU, &h);
     if (st) return st;
     void *p = sg_tensor_data(h);
+#define ONE(NAME, NUM, KIND, SIZE, CTYPE, SUF, ...) \
+    case SG_##NAME: *(CTYPE *)p = SG_REAL_STORE(KIND, SUF, CTYPE, 1.0); break;
     switch (t->dtype) {
-    case SG_FLOAT32: *(float *)p = 1.0f; break;
-    case SG_FLOAT64: *(double *)p = 1.0; break;
-    case SG_FLOAT16: *(uint16_t *)p = 0x3c00; break;
-    case SG_BFLOAT16: *(uint16_t *)p = 0x3f80; break;
-    case SG_COMPLEX64: ((float *)p)[0] = 1.0f, ((float *)p)[1] = 0.0f; break;
-    case SG_COMPLEX128: ((double *)p)[0] = 1.0, ((double *)p)[1] = 0.0; break;
+        SG_DTYPES_WHERE(ONE, 0, 0, 0, 1, 1, 1)
     default:
         sg_tensor_release(h);
         return sg_error(SG_EINVAL, "no gradient of ones for %s", sg_dtype_name((sg_dtype)t->dtype));
     }
+#undef ONE
     st = sg_tensor_to(h, t->device, out);
     sg_tensor_release(h);
     return st;

@@ -2,7 +2,7 @@
  *
  * SG_DTYPES(X) calls X once per dtype, in the order of the enum's numbers, with these columns:
  *
- *   X(NAME, NUM, KIND, SIZE, CTYPE, SUF, DL, "name", "c10", "cpp", "meta")
+ *   X(NAME, NUM, KIND, SIZE, CTYPE, SUF, DL, CU, DIGITS, "name", "c10", "cpp", "meta")
  *
  *   NAME   the enumerator without its prefix: SG_##NAME
  *   NUM    its number, c10::ScalarType's
@@ -12,6 +12,9 @@
  *   CTYPE  the C type of one element in host memory (sg_half and sg_bf16 hold the bits)
  *   SUF    a short suffix for names of per-dtype code (sum_f32, scan_b8)
  *   DL     the DLPack type code: SG_DL_##DL (sg_dlpack.h)
+ *   CU     the CUDA libraries' data type: CUDA_##CU (bool as uint8, whose bits it has)
+ *   DIGITS bits of precision, std::numeric_limits<T>::digits (a complex type's component's):
+ *          what aten's uniform distribution draws for a floating dtype
  *   name   sg_dtype_name's spelling ("float32")
  *   c10    c10::ScalarType's name, as aten's messages print it ("Float")
  *   cpp    aten's C++ element type, as its messages spell it ("c10::Half", "int64_t")
@@ -38,19 +41,19 @@ extern "C" {
 #endif
 
 /* clang-format off */
-#define SG__DTYPE_ROWS(F, X)                                                                                        \
-    F(X, UINT8,      0,  UINT,    1,  uint8_t, u8,   UINT,    "uint8",      "Byte",          "uint8_t",              "unsigned char") \
-    F(X, INT8,       1,  SINT,    1,  int8_t,  i8,   INT,     "int8",       "Char",          "int8_t",               "signed char")   \
-    F(X, INT16,      2,  SINT,    2,  int16_t, i16,  INT,     "int16",      "Short",         "int16_t",              "short int")     \
-    F(X, INT32,      3,  SINT,    4,  int32_t, i32,  INT,     "int32",      "Int",           "int",                  "int")           \
-    F(X, INT64,      4,  SINT,    8,  int64_t, i64,  INT,     "int64",      "Long",          "int64_t",              "long int")      \
-    F(X, FLOAT16,    5,  REDUCED, 2,  sg_half, f16,  FLOAT,   "float16",    "Half",          "c10::Half",            "c10::Half")     \
-    F(X, FLOAT32,    6,  FLOAT,   4,  float,   f32,  FLOAT,   "float32",    "Float",         "float",                "float")         \
-    F(X, FLOAT64,    7,  FLOAT,   8,  double,  f64,  FLOAT,   "float64",    "Double",        "double",               "double")        \
-    F(X, COMPLEX64,  9,  COMPLEX, 8,  sg_c64,  c64,  COMPLEX, "complex64",  "ComplexFloat",  "c10::complex<float>",  "c10::complex<float>")  \
-    F(X, COMPLEX128, 10, COMPLEX, 16, sg_c128, c128, COMPLEX, "complex128", "ComplexDouble", "c10::complex<double>", "c10::complex<double>") \
-    F(X, BOOL,       11, BOOL,    1,  bool,    b8,   BOOL,    "bool",       "Bool",          "bool",                 "bool")          \
-    F(X, BFLOAT16,   15, REDUCED, 2,  sg_bf16, bf16, BFLOAT,  "bfloat16",   "BFloat16",      "c10::BFloat16",        "c10::BFloat16")
+#define SG__DTYPE_ROWS(F, X)                                                                                                                             \
+    F(X, UINT8,      0,  UINT,    1,  uint8_t, u8,   UINT,    R_8U,   8,  "uint8",      "Byte",          "uint8_t",              "unsigned char"       ) \
+    F(X, INT8,       1,  SINT,    1,  int8_t,  i8,   INT,     R_8I,   7,  "int8",       "Char",          "int8_t",               "signed char"         ) \
+    F(X, INT16,      2,  SINT,    2,  int16_t, i16,  INT,     R_16I,  15, "int16",      "Short",         "int16_t",              "short int"           ) \
+    F(X, INT32,      3,  SINT,    4,  int32_t, i32,  INT,     R_32I,  31, "int32",      "Int",           "int",                  "int"                 ) \
+    F(X, INT64,      4,  SINT,    8,  int64_t, i64,  INT,     R_64I,  63, "int64",      "Long",          "int64_t",              "long int"            ) \
+    F(X, FLOAT16,    5,  REDUCED, 2,  sg_half, f16,  FLOAT,   R_16F,  11, "float16",    "Half",          "c10::Half",            "c10::Half"           ) \
+    F(X, FLOAT32,    6,  FLOAT,   4,  float,   f32,  FLOAT,   R_32F,  24, "float32",    "Float",         "float",                "float"               ) \
+    F(X, FLOAT64,    7,  FLOAT,   8,  double,  f64,  FLOAT,   R_64F,  53, "float64",    "Double",        "double",               "double"              ) \
+    F(X, COMPLEX64,  9,  COMPLEX, 8,  sg_c64,  c64,  COMPLEX, C_32F,  24, "complex64",  "ComplexFloat",  "c10::complex<float>",  "c10::complex<float>" ) \
+    F(X, COMPLEX128, 10, COMPLEX, 16, sg_c128, c128, COMPLEX, C_64F,  53, "complex128", "ComplexDouble", "c10::complex<double>", "c10::complex<double>") \
+    F(X, BOOL,       11, BOOL,    1,  bool,    b8,   BOOL,    R_8U,   1,  "bool",       "Bool",          "bool",                 "bool"                ) \
+    F(X, BFLOAT16,   15, REDUCED, 2,  sg_bf16, bf16, BFLOAT,  R_16BF, 8,  "bfloat16",   "BFloat16",      "c10::BFloat16",        "c10::BFloat16"       )
 /* clang-format on */
 
 /* Every dtype. */
@@ -113,6 +116,7 @@ enum { SG_DTYPE__COUNT = 0 SG_DTYPES(SG__DTYPE_ONE) }; /* how many dtypes there 
 bool        sg_dtype_valid(int dtype);
 size_t      sg_dtype_size(sg_dtype t);          /* bytes per element; 0 for an invalid dtype */
 const char *sg_dtype_name(sg_dtype t);          /* "float32"; "?" for an invalid dtype */
+int         sg_dtype_digits(sg_dtype t);        /* DIGITS: bits of precision; 0 if invalid */
 const char *sg_dtype_c10_name(sg_dtype t);      /* "Float", as aten's messages print it */
 bool        sg_dtype_is_floating(sg_dtype t);   /* float16, bfloat16, float32, float64 */
 bool        sg_dtype_is_complex(sg_dtype t);

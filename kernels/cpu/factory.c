@@ -573,14 +573,16 @@ uint64_t sg_generator_random64(sg_generator *g) {
     return r;
 }
 
-/* at::uniform_real_distribution<T>(0, 1) before its affine map: the low digits(T) bits of a
- * 32-bit draw (64-bit for double) scaled by 2^-digits */
-static float  u_float(sg_generator *g) { return (float)(mt_draw(g) & 0xffffffu) * 0x1p-24f; }
+/* at::uniform_real_distribution<T>(0, 1) before its affine map: the low digits(T) bits
+ * (sg_dtype_digits) of a 32-bit draw (64-bit for double) scaled by 2^-digits */
 static double u_double(sg_generator *g) {
     return (double)(mt_draw64(g) & ((UINT64_C(1) << 53) - 1)) * 0x1p-53;
 }
-static float u_half(sg_generator *g) { return (float)(mt_draw(g) & 0x7ffu) * 0x1p-11f; }
-static float u_bf16(sg_generator *g) { return (float)(mt_draw(g) & 0xffu) * 0x1p-8f; }
+static float u_digits(sg_generator *g, int digits) {
+    uint32_t one = UINT32_C(1) << digits;
+    return (float)(mt_draw(g) & (one - 1)) / (float)one;
+}
+static float u_float(sg_generator *g) { return u_digits(g, 24); }
 
 /* Which of aten's CPU kernels the random ops reproduce. PyTorch compiles its distribution
  * kernels once per CPU capability: the x86 AVX2 and AVX512 builds (what an x86 machine runs)
@@ -679,16 +681,15 @@ typedef struct rng {
     sg_dtype      t;
     double        a, b;   /* uniform: from, to; normal: mean, std; bernoulli: p */
     float         fa, fd; /* uniform in float: from, to - from (rounded as aten's types do) */
+    int           digits; /* uniform: sg_dtype_digits of t */
 } rng;
 
 static void uniform_elem(void *ctx, char *const *p) {
     rng *r = ctx;
-    switch (r->t) {
-    case SG_FLOAT32: *(float *)p[0] = maddf(u_float(r->g), r->fd, r->fa); break;
-    case SG_FLOAT64: *(double *)p[0] = madd(u_double(r->g), r->b - r->a, r->a); break;
-    case SG_FLOAT16: *(sg_half *)p[0] = sg_float_to_half(maddf(u_half(r->g), r->fd, r->fa)); break;
-    default: *(sg_bf16 *)p[0] = sg_float_to_bf16(maddf(u_bf16(r->g), r->fd, r->fa)); break;
-    }
+    if (r->t == SG_FLOAT64)
+        *(double *)p[0] = madd(u_double(r->g), r->b - r->a, r->a);
+    else /* computed in float; the store rounds float16 and bfloat16 */
+        store_real(r->t, p[0], maddf(u_digits(r->g, r->digits), r->fd, r->fa));
 }
 
 static bool is_float_dtype(sg_dtype t) { return sg_dtype_is_floating(t); }
@@ -696,7 +697,7 @@ static bool is_float_dtype(sg_dtype t) { return sg_dtype_is_floating(t); }
 /* uniform_: aten's checks, then one draw per element in iteration order. */
 static sg_status uniform_run(sg_tensor *self, double from, double to, sg_generator *gen) {
     sg_dtype  t = (sg_dtype)self->dtype;
-    rng       r = {gen_of(gen), t, from, to, 0, 0};
+    rng       r = {gen_of(gen), t, from, to, 0, 0, sg_dtype_digits(t)};
     sg_status st = sg_factory_uniform_check(t, from, to, &r.fa, &r.fd);
     if (st) return st;
     if (self->device.type == SG_DEV_META || sg_tensor_numel(self) == 0) return SG_OK;
@@ -821,7 +822,7 @@ static void normal_fill(sg_generator *g, sg_dtype t, void *data, int64_t n, doub
         return;
     }
     float *d = t == SG_FLOAT32 ? data : malloc((size_t)n * sizeof *d);
-    float (*u)(sg_generator *) = t == SG_FLOAT32 ? u_float : t == SG_FLOAT16 ? u_half : u_bf16;
+    int    digits = sg_dtype_digits(t);
     if (!d) { /* no memory for the 16-bit staging: the scalar path (statistically the same) */
         for (int64_t i = 0; i < n; i++)
             store_real(t, (char *)data + i * 2, normal_double(g, mean, std));
@@ -829,10 +830,10 @@ static void normal_fill(sg_generator *g, sg_dtype t, void *data, int64_t n, doub
     }
     void (*fill16)(float *, float, float) =
         t == SG_FLOAT32 && vec_kernels ? fill16_vec : fill16_float;
-    for (int64_t i = 0; i < n; i++) d[i] = u(g);
+    for (int64_t i = 0; i < n; i++) d[i] = u_digits(g, digits);
     for (int64_t i = 0; i + 16 <= n; i += 16) fill16(d + i, (float)mean, (float)std);
     if (n % 16) {
-        for (int64_t i = n - 16; i < n; i++) d[i] = u(g);
+        for (int64_t i = n - 16; i < n; i++) d[i] = u_digits(g, digits);
         fill16(d + n - 16, (float)mean, (float)std);
     }
     if (t != SG_FLOAT32) {
@@ -860,7 +861,7 @@ static sg_status normal_run(sg_tensor *self, double mean, double std, sg_generat
         pthread_mutex_unlock(&g->lock);
         return SG_OK;
     }
-    rng r = {g, t, mean, std, 0, 0};
+    rng r = {g, t, mean, std, 0, 0, 0};
     return run_serial("normal_", self, NULL, g, normal_elem, &r);
 }
 
@@ -891,7 +892,7 @@ static sg_status bernoulli_float_run(sg_tensor *self, double p, sg_generator *ge
     sg_status st = bernoulli_check_self("bernoulli_", self);
     if (st || (st = sg_factory_bernoulli_p_check(p))) return st;
     if (self->device.type == SG_DEV_META || sg_tensor_numel(self) == 0) return SG_OK;
-    rng r = {gen_of(gen), (sg_dtype)self->dtype, p, 0, 0, 0};
+    rng r = {gen_of(gen), (sg_dtype)self->dtype, p, 0, 0, 0, 0};
     return run_serial("bernoulli_", self, NULL, r.g, bernoulli_elem, &r);
 }
 
@@ -917,7 +918,7 @@ static sg_status bernoulli_tensor_run(sg_tensor *self, sg_tensor *p, sg_generato
                                      "but found %g",
                           v);
     }
-    rng r = {gen_of(gen), (sg_dtype)self->dtype, 0, 0, 0, 0};
+    rng r = {gen_of(gen), (sg_dtype)self->dtype, 0, 0, 0, 0, 0};
     if (!st)
         st = run_serial("bernoulli_", self, pc, r.g,
                         pt == SG_FLOAT64 ? bernoulli_tensor_double : bernoulli_tensor_float, &r);

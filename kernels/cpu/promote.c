@@ -5,8 +5,10 @@
 
 /* The two other spellings aten's messages use, from sg_dtypes.h's table (c10's name:
  * sg_dtype_c10_name). */
-#define CPP_NAME(NAME, NUM, KIND, SIZE, CTYPE, SUF, DL, name, c10, cpp, meta) [SG_##NAME] = cpp,
-#define META_NAME(NAME, NUM, KIND, SIZE, CTYPE, SUF, DL, name, c10, cpp, meta) [SG_##NAME] = meta,
+#define CPP_NAME(NAME, NUM, KIND, SIZE, CTYPE, SUF, DL, CU, DIGITS, name, c10, cpp, meta) \
+    [SG_##NAME] = cpp,
+#define META_NAME(NAME, NUM, KIND, SIZE, CTYPE, SUF, DL, CU, DIGITS, name, c10, cpp, meta) \
+    [SG_##NAME] = meta,
 
 const char *sg_meta_type_name(sg_dtype t) {
     static const char *const names[SG_DTYPE__END] = {SG_DTYPES(META_NAME)};

@@ -279,12 +279,13 @@ int32_t alignment(const void *p, int64_t batch_stride_bytes, int64_t batch) {
 }
 
 cudaDataType_t lt_type(sg_dtype t) {
+#define LT_TYPE(NAME, NUM, KIND, SIZE, CTYPE, SUF, DL, CU, ...) \
+    case SG_##NAME: return CUDA_##CU;
     switch (t) {
-    case SG_FLOAT16: return CUDA_R_16F;
-    case SG_BFLOAT16: return CUDA_R_16BF;
-    case SG_FLOAT64: return CUDA_R_64F;
+        SG_DTYPES(LT_TYPE)
     default: return CUDA_R_32F;
     }
+#undef LT_TYPE
 }
 
 sg_status layout(cublasLtMatrixLayout_t *l, cudaDataType_t t, int64_t rows, int64_t cols,

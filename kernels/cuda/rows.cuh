@@ -89,12 +89,15 @@ __device__ __forceinline__ void sg_rows_load_params(const W *p, int64_t e0, A *d
  * parameters', so it is read at run time; once per row). */
 template <class A>
 __device__ __forceinline__ void sg_rows_put_stat(void *p, sg_dtype dt, int64_t i, A v) {
+#define SG_ROWS_PUT(NAME, ...)                                                           \
+    case SG_##NAME:                                                                       \
+        static_cast<sg_cu_elem_t<SG_##NAME> *>(p)[i] = sg_cu_convert<sg_cu_elem_t<SG_##NAME>>(v); \
+        break;
     switch (dt) {
-    case SG_FLOAT64: static_cast<double *>(p)[i] = (double)v; break;
-    case SG_FLOAT16: static_cast<__half *>(p)[i] = __float2half_rn((float)v); break;
-    case SG_BFLOAT16: static_cast<__nv_bfloat16 *>(p)[i] = __float2bfloat16_rn((float)v); break;
-    default: static_cast<float *>(p)[i] = (float)v; break;
+        SG_DTYPES_FLOATING(SG_ROWS_PUT)
+    default: break;
     }
+#undef SG_ROWS_PUT
 }
 
 /* ---- launch shapes --------------------------------------------------------------------------- */

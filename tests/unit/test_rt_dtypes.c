@@ -3,6 +3,10 @@
  * and that the subsets kernels stamp code out from hold exactly the dtypes of their kinds. */
 #include "check.h"
 #include "sg_base.h"
+#include "sg_elem.h"
+
+#include <float.h>
+#include <math.h>
 
 /* c10::ScalarType's numbers and names, written out here rather than read from the table, so a
  * renumbered or renamed row fails. */
@@ -55,12 +59,44 @@ static void test_facts_per_number(void) {
     CHECK(valid == SG_DTYPE__COUNT);
 }
 
-/* Each row's SIZE is its CTYPE's size, and its number is its enumerator's. */
+/* The precision a row should state, from its kind and size; for the 16-bit floats, from their
+ * conversions: 1 + 2^(1-D) survives a round trip, 1 + 2^-D (a tie) rounds to 1. */
+static int reduced_digits(sg_dtype t) {
+    for (int d = 2; d < 24; d++) {
+        float a = 1.0f + ldexpf(1.0f, 1 - d), b = 1.0f + ldexpf(1.0f, -d);
+        float ra = t == SG_FLOAT16 ? sg_half_to_float(sg_float_to_half(a))
+                                   : sg_bf16_to_float(sg_float_to_bf16(a));
+        float rb = t == SG_FLOAT16 ? sg_half_to_float(sg_float_to_half(b))
+                                   : sg_bf16_to_float(sg_float_to_bf16(b));
+        if (ra == a && rb == 1.0f) return d;
+    }
+    return 0;
+}
+static int expected_digits(sg_dtype t, int size, char kind) {
+    switch (kind) {
+    case 'b': return 1;
+    case 'u': return 8 * size;
+    case 's': return 8 * size - 1;
+    case 'r': return reduced_digits(t);
+    case 'c': return size == 8 ? FLT_MANT_DIG : DBL_MANT_DIG; /* a component's */
+    default: return size == 4 ? FLT_MANT_DIG : DBL_MANT_DIG;
+    }
+}
+#define KIND_LETTER_BOOL    'b'
+#define KIND_LETTER_UINT    'u'
+#define KIND_LETTER_SINT    's'
+#define KIND_LETTER_FLOAT   'f'
+#define KIND_LETTER_REDUCED 'r'
+#define KIND_LETTER_COMPLEX 'c'
+
+/* Each row's SIZE is its CTYPE's size, its number is its enumerator's, and its DIGITS its type's
+ * precision. */
 static int rows_seen;
-#define ROW_CHECK(NAME, NUM, KIND, SIZE, CTYPE, SUF, DL, name, ...)               \
-    CHECK(sizeof(CTYPE) == (SIZE) && sg_dtype_size(SG_##NAME) == (SIZE));          \
-    CHECK(SG_##NAME == (NUM));                                                    \
-    CHECK_STR(sg_dtype_name(SG_##NAME), name);                                    \
+#define ROW_CHECK(NAME, NUM, KIND, SIZE, CTYPE, SUF, DL, CU, DIGITS, name, ...)             \
+    CHECK(sizeof(CTYPE) == (SIZE) && sg_dtype_size(SG_##NAME) == (SIZE));                  \
+    CHECK(SG_##NAME == (NUM));                                                            \
+    CHECK_STR(sg_dtype_name(SG_##NAME), name);                                            \
+    CHECK((DIGITS) == expected_digits(SG_##NAME, SIZE, KIND_LETTER_##KIND));               \
     rows_seen++;
 static void test_rows(void) {
     rows_seen = 0;
