@@ -15,6 +15,25 @@
 #include "model.h"
 #include "strmap.h"
 
+/* Where a composite kernel (sg_op_c.composite) takes one argument of the op it calls (the
+ * op's structured_out or autogen_from) from. */
+typedef enum sg_call_from {
+    SG_CALL_ARG,       /* the caller's argument `arg`, passed on */
+    SG_CALL_DTYPE_OF,  /* the dtype of the caller's out argument `arg` (an option torchgen's out
+                          variants drop: arange.out has no dtype) */
+    SG_CALL_DEVICE_OF, /* its device */
+    SG_CALL_NULL,      /* absent: an optional or a generator the caller lacks */
+    SG_CALL_STRIDED,   /* a layout the caller lacks: strided */
+    SG_CALL_FALSE,     /* a pin_memory the caller lacks: false */
+    SG_CALL_OWN,       /* the kernel's own: an out argument of a structured out op, which the
+                          kernel allocates (or, in place, its self) */
+} sg_call_from;
+
+typedef struct sg_call_arg {
+    uint8_t  from; /* sg_call_from */
+    uint32_t arg;  /* the caller's argument, for the first three */
+} sg_call_arg;
+
 /* What code generation needs of an op (sg_op.c), worked out once by sg_model_derive
  * (derive_c.c; docs/derive.md, "C facts"). Templates read it through the model. */
 typedef struct sg_op_c {
@@ -23,6 +42,7 @@ typedef struct sg_op_c {
     const char **ret_cnames;   /* per return: its result pointer's name ("ret", "ret_values") */
     const char  *composite;    /* the kernel the generator writes for it: "structured", "out",
                                   "out_inplace", "functional"; NULL where none */
+    const sg_call_arg *call_args; /* with composite: per argument of the op it calls */
     const char **kernel_keys;  /* the keys it has kernels for (dispatch keys, each once, or
                                   CompositeImplicitAutograd where implicit) */
     uint32_t     nkernel_keys;
@@ -43,8 +63,8 @@ typedef struct sg_op_c {
 int sg_model_derive(sg_model *m, sg_diag *d);
 
 /* The C facts alone (sg_model_derive's last step): sets sg_op.c on every parsed op. Errors:
- * SG-407 (two ops' C names meet), SG-408 (a C name in a reserved space). Returns their
- * number. */
+ * SG-407 (two ops' C names meet), SG-408 (a C name in a reserved space), SG-414 (a composite
+ * kernel lacks a value for an argument of the op it calls). Returns their number. */
 int sg_model_derive_c(sg_model *m, sg_diag *d);
 
 /* Whether s is a C or C++ keyword, or a name the runtime's headers define (bool, NULL,

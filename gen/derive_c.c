@@ -269,6 +269,53 @@ static const char *composite_of(const sg_op *op) {
     return strcmp(op->autogen_kind, "functional") == 0 ? "functional" : NULL;
 }
 
+/* The caller's argument named `name`, its nth of that name (from 1), or -1. */
+static int32_t arg_named(const sg_schema *s, const char *name, uint32_t nth) {
+    for (uint32_t i = 0; i < s->nargs; i++)
+        if (strcmp(s->args[i].name, name) == 0 && --nth == 0) return (int32_t)i;
+    return -1;
+}
+
+/* Where op's composite kernel takes each argument of the op it calls (sg_call_from), by name
+ * (the nth of a name that occurs more than once); an argument op lacks is an option torchgen's
+ * out variants drop. Returns false (an error in d) where op lacks one that cannot be made. */
+static bool call_args(namer *x, const sg_op *op, sg_op_c *c) {
+    const sg_op     *callee = op->structured_out ? op->structured_out : op->autogen_from;
+    const sg_schema *s = &op->schema, *t = &callee->schema;
+    sg_call_arg     *v = sg_arena_alloc(x->m->arena, (t->nargs ? t->nargs : 1) * sizeof *v);
+    if (!v) return !(x->oom = true);
+    int32_t out = -1; /* the caller's first out argument that is a tensor */
+    for (uint32_t i = 0; i < s->nargs && out < 0; i++)
+        if (sg_arg_is_out(s, &s->args[i]) && plain_tensor(s->args[i].type)) out = (int32_t)i;
+    for (uint32_t i = 0; i < t->nargs; i++) {
+        const sg_arg *a = &t->args[i];
+        uint32_t      nth = 1;
+        for (uint32_t j = 0; j < i; j++) nth += strcmp(t->args[j].name, a->name) == 0;
+        int32_t k = arg_named(s, a->name, nth);
+        bool    opt = a->type->kind == SG_TY_OPTIONAL || a->type->kind == SG_TY_GENERATOR;
+        v[i].arg = k >= 0 ? (uint32_t)k : (uint32_t)(out >= 0 ? out : 0);
+        if (op->structured_out && sg_arg_is_out(t, a)) v[i].from = SG_CALL_OWN;
+        else if (k >= 0) v[i].from = SG_CALL_ARG;
+        else if (strcmp(a->name, "dtype") == 0 && out >= 0) v[i].from = SG_CALL_DTYPE_OF;
+        else if (strcmp(a->name, "device") == 0 && out >= 0) v[i].from = SG_CALL_DEVICE_OF;
+        else if (opt) v[i].from = SG_CALL_NULL;
+        else if (strcmp(a->name, "layout") == 0) v[i].from = SG_CALL_STRIDED;
+        else if (strcmp(a->name, "pin_memory") == 0) v[i].from = SG_CALL_FALSE;
+        else {
+            char who[512], whom[512];
+            sgv_full_name(op, who, sizeof who);
+            sgv_full_name(callee, whom, sizeof whom);
+            sg_diag_report(x->d, SG_ERROR, name_pos(op),
+                           "the kernel generated for '%s::%s' calls '%s::%s', whose argument "
+                           "'%s' it has no value for [SG-414]",
+                           op->ns, who, callee->ns, whom, a->name);
+            return false;
+        }
+    }
+    c->call_args = v;
+    return true;
+}
+
 /* ---- the keys an op has kernels for ------------------------------------------------------- */
 
 static bool composite_key(const char *k) {
@@ -370,6 +417,7 @@ int sg_model_derive_c(sg_model *m, sg_diag *d) {
         if (!op->c) continue;
         name_params(&x, op, op->c);
         op->c->composite = composite_of(op);
+        if (op->c->composite && !call_args(&x, op, op->c)) op->c->composite = NULL;
         kernel_keys(&x, op, op->c);
         signatures(&x, op, op->c);
     }

@@ -9,6 +9,7 @@
 #include "derive.h"
 #include "strmap.h"
 #include "lua_model.h"
+#include "opmap.h"
 #include "sg_type_table.h"
 
 #include <lauxlib.h>
@@ -19,8 +20,8 @@
  * Rationale: lua_setfield looks its C string up again on every call (a cache probe and a
  * strcmp), and a big model sets hundreds of thousands of fields. */
 #define SG_MODEL_KEYS(X)                                                                      \
-    X(after) X(alias) X(args) X(autogen) X(autogen_from) X(autogen_kind) X(base) X(before)     \
-    X(boxed_name)                                                                             \
+    X(after) X(alias) X(arg) X(args) X(autogen) X(autogen_from) X(autogen_kind) X(base) X(before)     \
+    X(boxed_name) X(call_args) X(device_of) X(dtype_of)                                       \
     X(backend_kernel) X(backend_must_implement) X(composite) X(composite_kernel) X(implicit)  \
     X(is_out) X(kernel_keys)                                                                  \
     X(outs) X(shard)                                                                          \
@@ -32,7 +33,7 @@
     X(python_module) X(qualified) X(returns) X(schema) X(signature) X(size) X(sorted)         \
     X(structured) X(structured_delegate) X(structured_inherits) X(structured_is_out)         \
     X(structured_out) X(tags) X(tensor_like) X(text) X(type) X(use_const_ref_for_mutable_tensors) \
-    X(variants) X(varargs) X(varret) X(write)
+    X(variants) X(varargs) X(varret) X(write) X(written)
 #define SG_KEY_ENUM(k) K_##k,
 #define SG_KEY_NAME(k) #k,
 enum key { SG_MODEL_KEYS(SG_KEY_ENUM) K__COUNT };
@@ -58,6 +59,13 @@ static void setk(const pusher *p, enum key k) {
     lua_pushvalue(p->L, p->keys + (int)k);
     lua_insert(p->L, -2);
     lua_rawset(p->L, -3);
+}
+
+/* t[k] = v for v on top of the stack (popped) and t two below it. */
+static void setk2(const pusher *p, enum key k) {
+    lua_pushvalue(p->L, p->keys + (int)k);
+    lua_insert(p->L, -2);
+    lua_rawset(p->L, -4);
 }
 
 /* Rationale: lua_pushstring first looks the C pointer up in a cache of Lua's (a strcmp even
@@ -202,10 +210,10 @@ static void push_alias(const pusher *p, const sg_alias *a) {
 }
 
 /* Appends to key what an argument's (or return's) table holds: flags, its index, name, type,
- * default and alias annotation, each ended by a NUL. Two arguments with the same key get the
- * same table (push_arg). */
+ * default, alias annotation and C name, and for a return the argument it is (ret_arg, or -1),
+ * each ended by a NUL. Two arguments with the same key get the same table (push_arg). */
 static void arg_key(sg_buf *key, const sg_arg *a, bool is_ret, uint32_t index,
-                    const char *cname) {
+                    const char *cname, int32_t ret_arg) {
     const sg_alias *al = sg_type_alias(a->type);
     char head[3 + 10 + 1], *h = head + sizeof head; /* flags, then the index in decimal */
     *--h = '\0';
@@ -225,6 +233,7 @@ static void arg_key(sg_buf *key, const sg_arg *a, bool is_ret, uint32_t index,
     sg_buf_putc(key, '\0');
     if (cname) sg_buf_puts(key, cname); /* derive.c's, which depends on the op */
     sg_buf_putc(key, '\0');
+    if (ret_arg >= 0) sg_buf_putn(key, (const char *)&ret_arg, sizeof ret_arg);
 }
 
 /* Pushes the table of one argument or return, whose key (arg_key) is k[0..n).
@@ -234,7 +243,7 @@ static void arg_key(sg_buf *key, const sg_arg *a, bool is_ret, uint32_t index,
  * cache (templates treat the model as read-only: docs/templates.md). The key is everything
  * the table holds; the rest of it follows from the type. */
 static void push_arg(const pusher *p, const sg_arg *a, bool is_ret, uint32_t index,
-                     const char *cname, const char *k, size_t n) {
+                     const char *cname, int32_t ret_arg, const char *k, size_t n) {
     lua_State *L = p->L;
     uint32_t   e = shared(p, k, n);
     if (!e) return;
@@ -243,7 +252,9 @@ static void push_arg(const pusher *p, const sg_arg *a, bool is_ret, uint32_t ind
     bool            sized = u->kind == SG_TY_LIST && u->size >= 0;
     /* Rationale: a table of just the fields it gets (Lua rounds up to a power of two) is half
      * the memory of a generous one: 8 fields for most arguments, 6 for most returns. */
-    lua_createtable(L, 0, 6 + !!a->name + !is_ret + !!a->default_text + !!al + sized + !!cname);
+    lua_createtable(L, 0,
+                    6 + !!a->name + !is_ret + !!a->default_text + !!al + sized + !!cname +
+                        (ret_arg >= 0));
     set_str(p, K_name, a->name);
     set_str(p, K_cname, cname);
     if (!is_ret) set_bool(p, K_is_out, a->kwarg_only && sg_arg_is_write(a));
@@ -262,6 +273,7 @@ static void push_arg(const pusher *p, const sg_arg *a, bool is_ret, uint32_t ind
     set_bool(p, K_optional, a->type->kind == SG_TY_OPTIONAL);
     set_bool(p, K_tensor_like, sg_type_is_tensor_like(a->type));
     if (sized) set_int(p, K_size, u->size);
+    if (ret_arg >= 0) set_int(p, K_arg, ret_arg);
     seal(p);
     remember(p, e);
 }
@@ -269,21 +281,26 @@ static void push_arg(const pusher *p, const sg_arg *a, bool is_ret, uint32_t ind
 /* Pushes the list of an op's arguments or returns. Lists the same in every argument are one
  * table too (most ops of the corpus share theirs with another op): their key is the list's
  * argument keys, after 'L' (no argument's key starts so). */
-static void push_args(const pusher *p, const sg_arg *args, uint32_t n, bool is_ret,
+static void push_args(const pusher *p, const sg_schema *s, bool is_ret,
                       const char *const *cnames) {
-    lua_State *L = p->L;
-    sg_buf    *key = p->key;
+    lua_State    *L = p->L;
+    sg_buf       *key = p->key;
+    const sg_arg *args = is_ret ? s->rets : s->args;
+    uint32_t      n = is_ret ? s->nrets : s->nargs;
     key->len = 0;
     sg_buf_putc(key, 'L');
-    for (uint32_t i = 0; i < n; i++) arg_key(key, &args[i], is_ret, i, cnames ? cnames[i] : NULL);
+    for (uint32_t i = 0; i < n; i++)
+        arg_key(key, &args[i], is_ret, i, cnames ? cnames[i] : NULL,
+                is_ret ? sg_ret_arg(s, &args[i]) : -1);
     uint32_t e = shared(p, key->data ? key->data : "", key->len);
     if (!e) return;
     lua_createtable(L, (int)n, 0);
     for (uint32_t i = 0; i < n; i++) { /* the list's key is kept: key serves each arg's */
+        int32_t ret_arg = is_ret ? sg_ret_arg(s, &args[i]) : -1;
         key->len = 0;
-        arg_key(key, &args[i], is_ret, i, cnames ? cnames[i] : NULL);
-        push_arg(p, &args[i], is_ret, i, cnames ? cnames[i] : NULL, key->data ? key->data : "",
-                 key->len);
+        arg_key(key, &args[i], is_ret, i, cnames ? cnames[i] : NULL, ret_arg);
+        push_arg(p, &args[i], is_ret, i, cnames ? cnames[i] : NULL, ret_arg,
+                 key->data ? key->data : "", key->len);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     seal(p);
@@ -333,22 +350,24 @@ static void push_dispatch(const pusher *p, const sg_op *op) {
     setk(p, K_dispatch);
 }
 
-/* op.outs, with op.args's view on top: the out arguments' tables from it, shared by that
- * list and which of its arguments they are (key 'O', the list's address, the positions). */
-static void push_outs(const pusher *p, const sg_schema *s) {
+/* op.outs (outs_only) or op.written, with op.args's view on top: the tables from it of the
+ * written arguments (only the out ones for outs), shared by that list and which of its
+ * arguments they are (key 'O' or 'W', the list's address, the positions). */
+static void push_written(const pusher *p, const sg_schema *s, bool outs_only) {
     lua_State *L = p->L;
     sg_buf    *key = p->key;
     key->len = 0;
     const void *list = lua_topointer(L, -1); /* for hashing only: the list lives in seen */
-    sg_buf_putc(key, 'O');
+    sg_buf_putc(key, outs_only ? 'O' : 'W');
     sg_buf_putn(key, (const char *)&list, sizeof list);
     for (uint32_t i = 0; i < s->nargs; i++)
-        if (sg_arg_is_out(s, &s->args[i])) sg_buf_putn(key, (const char *)&i, sizeof i);
+        if (s->args[i].write && (!outs_only || sg_arg_is_out(s, &s->args[i])))
+            sg_buf_putn(key, (const char *)&i, sizeof i);
     uint32_t e = shared(p, key->data ? key->data : "", key->len);
     if (!e) return;
     lua_createtable(L, 0, 0);
     for (uint32_t i = 0, n = 0; i < s->nargs; i++) {
-        if (!sg_arg_is_out(s, &s->args[i])) continue;
+        if (!s->args[i].write || (outs_only && !sg_arg_is_out(s, &s->args[i]))) continue;
         lua_geti(L, -2, (lua_Integer)i + 1); /* through op.args's view */
         lua_rawseti(L, -2, (lua_Integer)++n);
     }
@@ -356,43 +375,32 @@ static void push_outs(const pusher *p, const sg_schema *s) {
     remember(p, e);
 }
 
-/* op -> its 1-based position in model.ops: links between ops (groups, structured delegates,
- * autogen sources) become references to the same Lua tables. */
-typedef struct opmap {
-    const sg_op **keys;
-    uint32_t     *vals;
-    size_t        cap;
-} opmap;
-
-static size_t slot(const opmap *mp, const sg_op *op) {
-    size_t h = ((uintptr_t)op >> 4) * 0x9E3779B97F4A7C15u;
-    size_t i = h & (mp->cap - 1);
-    while (mp->keys[i] && mp->keys[i] != op) i = (i + 1) & (mp->cap - 1);
-    return i;
-}
-
-static bool opmap_init(opmap *mp, const sg_model *m) {
-    mp->cap = 64;
-    while (mp->cap < 2 * (size_t)m->nops) mp->cap *= 2;
-    mp->keys = calloc(mp->cap, sizeof *mp->keys);
-    mp->vals = calloc(mp->cap, sizeof *mp->vals);
-    if (!mp->keys || !mp->vals) return false;
-    for (uint32_t i = 0; i < m->nops; i++) {
-        size_t at = slot(mp, m->ops[i]);
-        mp->keys[at] = m->ops[i];
-        mp->vals[at] = i + 1;
+/* op.call_args, with op.args's view on top: per argument of the op its composite kernel calls,
+ * that argument's table, {dtype_of = arg} or {device_of = arg}, or "null", "strided", "false",
+ * "own". */
+static void push_call_args(const pusher *p, const sg_op *op) {
+    static const char *const values[] = {[SG_CALL_NULL] = "null", [SG_CALL_STRIDED] = "strided",
+                                         [SG_CALL_FALSE] = "false", [SG_CALL_OWN] = "own"};
+    lua_State       *L = p->L;
+    const sg_op     *callee = op->structured_out ? op->structured_out : op->autogen_from;
+    uint32_t         n = callee->schema.nargs;
+    lua_createtable(L, (int)n, 0);
+    for (uint32_t i = 0; i < n; i++) {
+        const sg_call_arg *a = &op->c->call_args[i];
+        switch ((sg_call_from)a->from) {
+        case SG_CALL_ARG: lua_geti(L, -2, (lua_Integer)a->arg + 1); break;
+        case SG_CALL_DTYPE_OF:
+        case SG_CALL_DEVICE_OF:
+            lua_createtable(L, 0, 1);
+            lua_geti(L, -3, (lua_Integer)a->arg + 1);
+            setk(p, a->from == SG_CALL_DTYPE_OF ? K_dtype_of : K_device_of);
+            seal(p);
+            break;
+        default: push_cstr(L, values[a->from]); break;
+        }
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
-    return true;
-}
-
-static uint32_t opmap_get(const opmap *mp, const sg_op *op) {
-    size_t at = slot(mp, op);
-    return mp->keys[at] ? mp->vals[at] : 0;
-}
-
-static void opmap_free(opmap *mp) {
-    free(mp->keys);
-    free(mp->vals);
+    seal(p);
 }
 
 /* How many fields op's table gets: push_op's and the links' (protected_build, link_derived);
@@ -449,14 +457,23 @@ static void push_op(pusher *p, const sg_op *op, uint32_t index, int nfields) {
     set_bool(p, K_inplace, s->inplace);
     set_bool(p, K_dunder, s->dunder);
     set_bool(p, K_mutable, sg_schema_is_mutable(s));
-    push_args(p, s->args, s->nargs, false, c ? c->arg_cnames : NULL);
+    push_args(p, s, false, c ? c->arg_cnames : NULL);
     setk(p, K_args);
     lua_pushvalue(L, p->keys + K_args);
     lua_rawget(L, -2);
-    push_outs(p, s);
+    push_written(p, s, true);
     lua_remove(L, -2);
     setk(p, K_outs);
-    push_args(p, s->rets, s->nrets, true, c ? c->ret_cnames : NULL);
+    lua_pushvalue(L, p->keys + K_args);
+    lua_rawget(L, -2);
+    push_written(p, s, false);
+    setk2(p, K_written);
+    if (c && c->composite) {
+        push_call_args(p, op);
+        setk2(p, K_call_args);
+    }
+    lua_pop(L, 1);
+    push_args(p, s, true, c ? c->ret_cnames : NULL);
     setk(p, K_returns);
     if (c) {
         set_str(p, K_composite, c->composite);

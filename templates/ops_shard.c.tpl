@@ -350,20 +350,22 @@ sg_status $(cn)_composite(sg_keyset sg_ks, $(params)) {
 %       end
     return sg_st;
 %     elseif kind == "functional" then
+%       -- the mutable op b on clones of what it writes; its results: its returns (one that is a
+%       -- written argument, r.arg, is that argument's clone), then the clones it does not return
 %       local b = op.autogen_from
-%       local written, subst = {}, {}
-%       for _, a in ipairs(b.args) do if a.write then written[#written + 1] = a end end
+%       local subst, returned = {}, {}
     (void)sg_ks;
     sg_status sg_st = SG_OK;
-%       for i, a in ipairs(written) do
+%       for _, a in ipairs(b.written) do
+%         local c = "sg_c" .. a.index
 %         if a.family == "tensor_list" then
-    sg_tensor_list sg_c$(i - 1) = {NULL, 0};
-    if (!sg_st) sg_st = sg_tensor_list_clone($(C.param(op, a.name)), &sg_c$(i - 1));
+    sg_tensor_list $(c) = {NULL, 0};
+    if (!sg_st) sg_st = sg_tensor_list_clone($(C.param(op, a.name)), &$(c));
 %         else
-    sg_tensor *sg_c$(i - 1) = NULL;
-    if (!sg_st) sg_st = sg_tensor_clone($(C.param(op, a.name)), &sg_c$(i - 1));
+    sg_tensor *$(c) = NULL;
+    if (!sg_st) sg_st = sg_tensor_clone($(C.param(op, a.name)), &$(c));
 %         end
-%         subst[a.name] = "sg_c" .. (i - 1)
+%         subst[a.name] = c
 %       end
 %       local br = {}
 %       for i, r in ipairs(b.returns) do
@@ -372,45 +374,36 @@ sg_status $(cn)_composite(sg_keyset sg_ks, $(params)) {
 %       end
     if (!sg_st) sg_st = $(b.cname)($(C.call_of(b, subst, br, op)));
     if (SG_UNLIKELY(sg_st)) sg_st = sg_op_error_via(sg_st, $(cn)_op, $(b.cname)_op);
-%       -- results: the op's own returns (those that alias a written argument become its clone),
-%       -- then one clone per written argument it does not return
-%       local returned = {}
-%       for i, r in ipairs(b.returns) do
-%         local src = nil
-%         if r.alias and r.alias.write then
-%           for k, a in ipairs(written) do
-%             if a.alias and a.alias.before[1] == r.alias.before[1] then src = k end
-%           end
-%         end
-%         returned[i] = src
-%         if src then returned["w" .. src] = true end
+%       local function take(j, a) -- result j becomes the clone of written argument a
+%         local c = "sg_c" .. a.index
+    if (!sg_st) { *$(rets[j]) = $(c); $(c) = $(a.family == "tensor_list" and "(sg_tensor_list){NULL, 0}" or "NULL"); }
+%         returned[a.index] = true
 %       end
 %       local j = 0
 %       for i, r in ipairs(b.returns) do
 %         j = j + 1
-%         if returned[i] then
-%           local k = returned[i] - 1
+%         if r.arg then
 %           if r.family == "tensor_list" then
     sg_tensor_list_release(&sg_r$(i - 1));
 %           else
     sg_tensor_release(sg_r$(i - 1));
 %           end
-    if (!sg_st) { *$(rets[j]) = sg_c$(k); sg_c$(k) = $(written[k + 1].family == "tensor_list" and "(sg_tensor_list){NULL, 0}" or "NULL"); }
+%           take(j, b.args[r.arg + 1])
 %         else
     if (!sg_st) *$(rets[j]) = sg_r$(i - 1);
 %         end
 %       end
-%       for k, a in ipairs(written) do
-%         if not returned["w" .. k] and rets[j + 1] then
+%       for _, a in ipairs(b.written) do
+%         if not returned[a.index] and rets[j + 1] then
 %           j = j + 1
-    if (!sg_st) { *$(rets[j]) = sg_c$(k - 1); sg_c$(k - 1) = $(a.family == "tensor_list" and "(sg_tensor_list){NULL, 0}" or "NULL"); }
+%           take(j, a)
 %         end
 %       end
-%       for k, a in ipairs(written) do
+%       for _, a in ipairs(b.written) do
 %         if a.family == "tensor_list" then
-    sg_tensor_list_release(&sg_c$(k - 1));
+    sg_tensor_list_release(&sg_c$(a.index));
 %         else
-    sg_tensor_release(sg_c$(k - 1));
+    sg_tensor_release(sg_c$(a.index));
 %         end
 %       end
     return sg_st;

@@ -2,7 +2,7 @@
 # model_keys.sh: every key templates can read from the model is documented in
 # docs/templates.md. A template walks the model of the golden schemas (and of the corpus,
 # where present) and lists each table's keys by what the table is (model, op, arg, alias,
-# group, variants, dispatch, tag, type_family); each must appear in docs/templates.md as `key` in the
+# group, variants, dispatch, call_arg, tag, type_family); each must appear in docs/templates.md as `key` in the
 # table that describes that kind.
 #
 #   bash tests/model_keys.sh SCHEMAGEN [CORPUS_DIR]
@@ -35,6 +35,9 @@ cat >"$tmp/tpl/keys.tpl" <<'EOF'
 %   if op.group then add("group", op.group) end
 %   add("variants", op.variants)
 %   for _, d in ipairs(op.dispatch or {}) do add("dispatch", d) end
+%   for _, c in ipairs(op.call_args or {}) do
+%     if type(c) == "table" and not c.name then add("call_arg", c) end
+%   end
 % end
 % local lines = {}
 % for k in pairs(seen) do lines[#lines + 1] = k end

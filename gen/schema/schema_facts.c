@@ -24,6 +24,17 @@ bool sg_schema_is_mutable(const sg_schema *s) {
     return false;
 }
 
+int32_t sg_ret_arg(const sg_schema *s, const sg_arg *r) {
+    const sg_alias *ra = sg_type_alias(r->type);
+    if (!ra || !ra->write || !ra->nbefore) return -1;
+    for (uint32_t i = 0; i < s->nargs; i++) {
+        const sg_alias *aa = sg_type_alias(s->args[i].type);
+        if (sg_arg_is_write(&s->args[i]) && aa->nbefore && strcmp(aa->before[0], ra->before[0]) == 0)
+            return (int32_t)i;
+    }
+    return -1;
+}
+
 /* torchgen's SchemaKind: in-place by name; out by written keyword-only arguments (scratch when
  * one is named _scratch_*); mutable when a positional argument other than self is written. */
 /* Whether args[i] is self: the first positional argument named so. */

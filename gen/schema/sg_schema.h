@@ -269,6 +269,9 @@ static inline bool sg_arg_is_out(const sg_schema *s, const sg_arg *a) {
     return a->kwarg_only && a->write;
 }
 bool            sg_schema_is_mutable(const sg_schema *s); /* any argument written */
+/* The argument a return is: the written argument whose annotation's first set the return's
+ * written annotation names (`-> Tensor(a!)` of `Tensor(a!) self`), or -1 for a new result. */
+int32_t         sg_ret_arg(const sg_schema *s, const sg_arg *ret);
 /* The first annotation inside the type (Tensor(a!)[] gives a!), or NULL. */
 const sg_alias *sg_type_alias(const sg_type *t);
 /* The innermost element type of lists and optionals: Tensor for Tensor?[]. */

@@ -390,43 +390,29 @@ function C.nth(list)
   return nth
 end
 
--- Arguments for a call of target (its typed function) from caller's kernel: each by name from
--- the caller's parameters, where `subst` may replace some ({name = "expr"}); then its result
--- pointers.
---
--- An argument the caller lacks is one of the TensorOptions an out variant drops (dtype,
--- layout, device, pin_memory): it is taken from the caller's first out argument, as torchgen's
--- generated out kernels do, or None where optional.
+-- Arguments for a call of target (its typed function: the op caller's composite kernel calls)
+-- from caller's kernel, as the model's caller.call_args says where each comes from, where
+-- `subst` may replace some by name ({name = "expr"}); then its result pointers.
+local fills = {null = "NULL", strided = "SG_STRIDED", ["false"] = "false"}
 function C.call_of(target, subst, results, caller)
   local p = {}
-  local out -- the caller's first out argument that is a Tensor (the model's op.outs)
-  for _, a in ipairs(caller.outs) do
-    if a.family == "tensor" then
-      out = a.cname
-      break
-    end
-  end
-  local nth = C.nth(target.args)
   for i, a in ipairs(target.args) do
-    local e = (subst and subst[a.name])
-    local have = find_arg(caller, a.name, nth[i])
-    if not e and not have then
-      local f = a.family
-      if a.name == "dtype" and out then
-        e = f == "opt_dtype" and "&(sg_dtype){(sg_dtype)" .. out .. "->dtype}" or "(sg_dtype)" .. out .. "->dtype"
-      elseif a.name == "device" and out then
-        e = f == "opt_device" and "&" .. out .. "->device" or out .. "->device"
-      elseif a.optional or f:sub(1, 4) == "opt_" or f == "generator" then
-        e = "NULL"
-      elseif a.name == "layout" then
-        e = "SG_STRIDED"
-      elseif a.name == "pin_memory" then
-        e = "false"
+    local from = caller.call_args[i]
+    local e = subst and subst[a.name]
+    if not e then
+      if type(from) == "string" then
+        e = fills[from] or error(caller.cname .. ": no value for " .. a.name .. " (" .. from .. ")")
+      elseif from.dtype_of then
+        local out = from.dtype_of.cname
+        e = a.family == "opt_dtype" and "&(sg_dtype){(sg_dtype)" .. out .. "->dtype}" or "(sg_dtype)" .. out .. "->dtype"
+      elseif from.device_of then
+        local out = from.device_of.cname
+        e = a.family == "opt_device" and "&" .. out .. "->device" or out .. "->device"
       else
-        error("cannot call " .. target.schema .. " from " .. caller.schema .. ": no '" .. a.name .. "'")
+        e = from.cname
       end
     end
-    p[#p + 1] = e or have.cname
+    p[#p + 1] = e
   end
   for _, r in ipairs(results) do p[#p + 1] = r end
   return table.concat(p, ", ")

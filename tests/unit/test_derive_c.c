@@ -213,6 +213,52 @@ static void test_composite(void) {
     done(&f);
 }
 
+/* Where a composite kernel takes each argument of the op it calls (sg_op_c.call_args): passed
+ * on by name, the structured out op's out argument its own, the options an out variant drops
+ * from its out argument or defaults; an argument it has no value for is SG-414. */
+static void test_call_args(void) {
+    fixture f;
+    run(&f, "- func: my::s.out(Tensor self, int y=1, *, Tensor(a!) out) -> Tensor(a!)\n"
+            "  structured: True\n"
+            "  dispatch:\n    CPU: s_out\n"
+            "- func: my::s(Tensor self, int y=1) -> Tensor\n"
+            "  structured_delegate: s.out\n"
+            "- func: my::r(int n, *, ScalarType? dtype=None, Layout? layout=None, "
+            "Device? device=None, bool? pin_memory=None) -> Tensor\n"
+            "  autogen: r.out\n"
+            "  dispatch:\n    CPU: r\n");
+    CHECK(f.errors == 0);
+    const sg_op *op = find(&f.m, "s");
+    CHECK(op && op->c && op->c->call_args);
+    if (op && op->c && op->c->call_args) {
+        CHECK(op->c->call_args[0].from == SG_CALL_ARG && op->c->call_args[0].arg == 0);
+        CHECK(op->c->call_args[1].from == SG_CALL_ARG && op->c->call_args[1].arg == 1);
+        CHECK(op->c->call_args[2].from == SG_CALL_OWN);
+    }
+    op = find(&f.m, "r.out"); /* r.out(int n, *, Tensor(a!) out): the options dropped */
+    CHECK(op && op->c && op->c->call_args && op->schema.nargs == 2);
+    if (op && op->c && op->c->call_args) {
+        const sg_call_arg *c = op->c->call_args;
+        CHECK(c[0].from == SG_CALL_ARG && c[0].arg == 0);
+        CHECK(c[1].from == SG_CALL_DTYPE_OF && c[1].arg == 1);
+        CHECK(c[2].from == SG_CALL_NULL);
+        CHECK(c[3].from == SG_CALL_DEVICE_OF && c[3].arg == 1);
+        CHECK(c[4].from == SG_CALL_NULL); /* pin_memory is optional here */
+    }
+    done(&f);
+
+    run(&f, "- func: my::t.out(Tensor self, int y, *, Tensor(a!) out) -> Tensor(a!)\n"
+            "  structured: True\n"
+            "- func: my::t(Tensor self) -> Tensor\n"
+            "  structured_delegate: t.out\n");
+    CHECK(f.errors == 1);
+    CHECK(strstr(out(&f), "test.yaml:3:13: error: the kernel generated for 'my::t' calls "
+                          "'my::t.out', whose argument 'y' it has no value for [SG-414]") != NULL);
+    op = find(&f.m, "t");
+    CHECK(op && op->c && !op->c->composite);
+    done(&f);
+}
+
 /* A custom op may name two arguments alike (c10 accepts it; validation holds aten to
  * torchgen's rule): they get two C names, and a structured kernel passes the nth of each
  * name on to the nth of its out op's. Validation is left out here, as it refuses such names
@@ -282,6 +328,7 @@ int main(void) {
     test_op_collisions();
     test_library_names();
     test_composite();
+    test_call_args();
     test_duplicate_names();
     test_signatures();
     return check_result("test_derive_c");
