@@ -217,14 +217,14 @@ sg_status $(cn)($(params)) {
                                                   (const int32_t[]){$(table.concat(ti, ", "))}, $(#ts));
     if (SG_UNLIKELY(sg_dst)) return sg_dst;
 %     end
-%     for i, a in ipairs(op.args) do
-%       if a.write and (a.family == "tensor" or a.family == "opt_tensor") then
+%     for _, a in ipairs(op.written) do
+%       if a.family == "tensor" or a.family == "opt_tensor" then
     if (SG_UNLIKELY($(a.cname) && !sg_tensor_writable($(a.cname))))
-        return sg_op_check_writable($(cn)_op, $(i - 1), $(a.cname));
-%       elseif a.write then
+        return sg_op_check_writable($(cn)_op, $(a.index), $(a.cname));
+%       else
     for (int32_t sg_i = 0; sg_i < $(a.cname).len; sg_i++)
         if (SG_UNLIKELY($(a.cname).items[sg_i] && !sg_tensor_writable($(a.cname).items[sg_i])))
-            return sg_op_check_writable($(cn)_op, $(i - 1), $(a.cname).items[sg_i]);
+            return sg_op_check_writable($(cn)_op, $(a.index), $(a.cname).items[sg_i]);
 %       end
 %     end
     return $(cn)_redispatch(sg_tls_apply($(c.keys))$(argsep)$(args));
