@@ -42,7 +42,9 @@ typedef struct sg_op_c {
     const char **ret_cnames;   /* per return: its result pointer's name ("ret", "ret_values") */
     const char  *composite;    /* the kernel the generator writes for it: "structured", "out",
                                   "out_inplace", "functional"; NULL where none */
-    const sg_call_arg *call_args; /* with composite: per argument of the op it calls */
+    const sg_op *callee;       /* with composite: the op it calls (structured_out or
+                                  autogen_from) */
+    const sg_call_arg *callee_args; /* with composite: per argument of callee */
     const char **kernel_keys;  /* the keys it has kernels for (dispatch keys, each once, or
                                   CompositeImplicitAutograd where implicit) */
     uint32_t     nkernel_keys;

@@ -279,9 +279,10 @@ static int32_t arg_named(const sg_schema *s, const char *name, uint32_t nth) {
 /* Where op's composite kernel takes each argument of the op it calls (sg_call_from), by name
  * (the nth of a name that occurs more than once); an argument op lacks is an option torchgen's
  * out variants drop. Returns false (an error in d) where op lacks one that cannot be made. */
-static bool call_args(namer *x, const sg_op *op, sg_op_c *c) {
+static bool plan_callee_args(namer *x, const sg_op *op, sg_op_c *c) {
     const sg_op     *callee = op->structured_out ? op->structured_out : op->autogen_from;
     const sg_schema *s = &op->schema, *t = &callee->schema;
+    c->callee = callee;
     sg_call_arg     *v = sg_arena_alloc(x->m->arena, (t->nargs ? t->nargs : 1) * sizeof *v);
     if (!v) return !(x->oom = true);
     int32_t out = -1; /* the caller's first out argument that is a tensor */
@@ -312,7 +313,7 @@ static bool call_args(namer *x, const sg_op *op, sg_op_c *c) {
             return false;
         }
     }
-    c->call_args = v;
+    c->callee_args = v;
     return true;
 }
 
@@ -417,7 +418,7 @@ int sg_model_derive_c(sg_model *m, sg_diag *d) {
         if (!op->c) continue;
         name_params(&x, op, op->c);
         op->c->composite = composite_of(op);
-        if (op->c->composite && !call_args(&x, op, op->c)) op->c->composite = NULL;
+        if (op->c->composite && !plan_callee_args(&x, op, op->c)) op->c->composite = NULL;
         kernel_keys(&x, op, op->c);
         signatures(&x, op, op->c);
     }

@@ -20,8 +20,8 @@
  * Rationale: lua_setfield looks its C string up again on every call (a cache probe and a
  * strcmp), and a big model sets hundreds of thousands of fields. */
 #define SG_MODEL_KEYS(X)                                                                      \
-    X(after) X(alias) X(arg) X(args) X(autogen) X(autogen_from) X(autogen_kind) X(base) X(before)     \
-    X(boxed_name) X(call_args) X(device_of) X(dtype_of)                                       \
+    X(after) X(alias) X(arg) X(args) X(autogen) X(autogen_from) X(autogen_kind) X(base)       \
+    X(before) X(boxed_name) X(callee_args) X(device_of) X(dtype_of)                           \
     X(backend_kernel) X(backend_must_implement) X(composite) X(composite_kernel) X(implicit)  \
     X(is_out) X(kernel_keys)                                                                  \
     X(outs) X(shard)                                                                          \
@@ -375,18 +375,17 @@ static void push_written(const pusher *p, const sg_schema *s, bool outs_only) {
     remember(p, e);
 }
 
-/* op.call_args, with op.args's view on top: per argument of the op its composite kernel calls,
- * that argument's table, {dtype_of = arg} or {device_of = arg}, or "null", "strided", "false",
- * "own". */
-static void push_call_args(const pusher *p, const sg_op *op) {
+/* op.callee_args, with op.args's view on top: per argument of the op its composite kernel
+ * calls, that argument's table, {dtype_of = arg} or {device_of = arg}, or "null", "strided",
+ * "false", "own". */
+static void push_callee_args(const pusher *p, const sg_op *op) {
     static const char *const values[] = {[SG_CALL_NULL] = "null", [SG_CALL_STRIDED] = "strided",
                                          [SG_CALL_FALSE] = "false", [SG_CALL_OWN] = "own"};
-    lua_State       *L = p->L;
-    const sg_op     *callee = op->structured_out ? op->structured_out : op->autogen_from;
-    uint32_t         n = callee->schema.nargs;
+    lua_State *L = p->L;
+    uint32_t   n = op->c->callee->schema.nargs;
     lua_createtable(L, (int)n, 0);
     for (uint32_t i = 0; i < n; i++) {
-        const sg_call_arg *a = &op->c->call_args[i];
+        const sg_call_arg *a = &op->c->callee_args[i];
         switch ((sg_call_from)a->from) {
         case SG_CALL_ARG: lua_geti(L, -2, (lua_Integer)a->arg + 1); break;
         case SG_CALL_DTYPE_OF:
@@ -469,8 +468,8 @@ static void push_op(pusher *p, const sg_op *op, uint32_t index, int nfields) {
     push_written(p, s, false);
     setk2(p, K_written);
     if (c && c->composite) {
-        push_call_args(p, op);
-        setk2(p, K_call_args);
+        push_callee_args(p, op);
+        setk2(p, K_callee_args);
     }
     lua_pop(L, 1);
     push_args(p, s, true, c ? c->ret_cnames : NULL);

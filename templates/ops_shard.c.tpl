@@ -254,8 +254,7 @@ sg_status $(cn)_composite(sg_keyset sg_ks, $(params)) {
 %       local x = op.structured_out
 %       local subst, results = {}, {}
 %       local outs, margs = x.outs, {}
-%       local nth = C.nth(x.args)
-%       for i, a in ipairs(x.args) do if not a.is_out then margs[#margs + 1] = C.param(op, a.name, nth[i]) end end
+%       for i, a in ipairs(x.args) do if not a.is_out then margs[#margs + 1] = C.arg_value(op, i, a) end end
 %       margs[#margs + 1] = "sg_m"
     $(x.cname)_meta_fn sg_mf = __atomic_load_n(&$(x.cname)_meta, __ATOMIC_ACQUIRE);
     if (!sg_mf)
@@ -360,10 +359,10 @@ sg_status $(cn)_composite(sg_keyset sg_ks, $(params)) {
 %         local c = "sg_c" .. a.index
 %         if a.family == "tensor_list" then
     sg_tensor_list $(c) = {NULL, 0};
-    if (!sg_st) sg_st = sg_tensor_list_clone($(C.param(op, a.name)), &$(c));
+    if (!sg_st) sg_st = sg_tensor_list_clone($(C.arg_value(op, a.index + 1, a)), &$(c));
 %         else
     sg_tensor *$(c) = NULL;
-    if (!sg_st) sg_st = sg_tensor_clone($(C.param(op, a.name)), &$(c));
+    if (!sg_st) sg_st = sg_tensor_clone($(C.arg_value(op, a.index + 1, a)), &$(c));
 %         end
 %         subst[a.name] = c
 %       end

@@ -35,7 +35,7 @@ cat >"$tmp/tpl/keys.tpl" <<'EOF'
 %   if op.group then add("group", op.group) end
 %   add("variants", op.variants)
 %   for _, d in ipairs(op.dispatch or {}) do add("dispatch", d) end
-%   for _, c in ipairs(op.call_args or {}) do
+%   for _, c in ipairs(op.callee_args or {}) do
 %     if type(c) == "table" and not c.name then add("call_arg", c) end
 %   end
 % end

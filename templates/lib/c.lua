@@ -362,63 +362,33 @@ function C.meta_params(op)
   return table.concat(p, ", ")
 end
 
--- op's nth argument named `name` (the first where nth is nil). Rationale: a custom op may name
--- two arguments alike (their C names differ); the nth of one op's pairs with the nth of the
--- other's.
-local function find_arg(op, name, nth)
-  nth = nth or 1
-  for _, a in ipairs(op.args) do
-    if a.name == name then
-      nth = nth - 1
-      if nth == 0 then return a end
-    end
-  end
-end
-
--- The C name of op's parameter for its (nth) argument `name`.
-function C.param(op, name, nth)
-  return find_arg(op, name, nth).cname
-end
-
--- For each of list's arguments, which of that name it is: {1, 1, 2} for (x, y, x).
-function C.nth(list)
-  local seen, nth = {}, {}
-  for i, a in ipairs(list) do
-    seen[a.name] = (seen[a.name] or 0) + 1
-    nth[i] = seen[a.name]
-  end
-  return nth
-end
-
--- Arguments for a call of target (its typed function: the op caller's composite kernel calls)
--- from caller's kernel, as the model's caller.call_args says where each comes from, where
--- `subst` may replace some by name ({name = "expr"}); then its result pointers.
+-- The C expression for argument i (a, of the op that caller's composite kernel calls) as the
+-- model's caller.callee_args says where it comes from (derive.md, "C facts").
 local fills = {null = "NULL", strided = "SG_STRIDED", ["false"] = "false"}
+function C.arg_value(caller, i, a)
+  local from = caller.callee_args[i]
+  if type(from) == "string" then
+    return fills[from] or error(caller.cname .. ": no value for " .. a.name .. " (" .. from .. ")")
+  elseif from.dtype_of then
+    local out = from.dtype_of.cname
+    return a.family == "opt_dtype" and "&(sg_dtype){(sg_dtype)" .. out .. "->dtype}" or "(sg_dtype)" .. out .. "->dtype"
+  elseif from.device_of then
+    local out = from.device_of.cname
+    return a.family == "opt_device" and "&" .. out .. "->device" or out .. "->device"
+  end
+  return from.cname
+end
+
+-- Arguments for a call of target (the op caller's composite kernel calls) from caller's kernel:
+-- each C.arg_value, where `subst` may replace some by name ({name = "expr"}); then its result
+-- pointers.
 function C.call_of(target, subst, results, caller)
   local p = {}
-  for i, a in ipairs(target.args) do
-    local from = caller.call_args[i]
-    local e = subst and subst[a.name]
-    if not e then
-      if type(from) == "string" then
-        e = fills[from] or error(caller.cname .. ": no value for " .. a.name .. " (" .. from .. ")")
-      elseif from.dtype_of then
-        local out = from.dtype_of.cname
-        e = a.family == "opt_dtype" and "&(sg_dtype){(sg_dtype)" .. out .. "->dtype}" or "(sg_dtype)" .. out .. "->dtype"
-      elseif from.device_of then
-        local out = from.device_of.cname
-        e = a.family == "opt_device" and "&" .. out .. "->device" or out .. "->device"
-      else
-        e = from.cname
-      end
-    end
-    p[#p + 1] = e
-  end
+  for i, a in ipairs(target.args) do p[i] = subst and subst[a.name] or C.arg_value(caller, i, a) end
   for _, r in ipairs(results) do p[#p + 1] = r end
   return table.concat(p, ", ")
 end
 
-C.find_arg = find_arg
 
 -- The boxing adapters a shard's ops need (each shard file defines its own, static): one per C
 -- signature, in the order of their names. Returns one op of each signature (of `ops`, a

@@ -213,10 +213,10 @@ static void test_composite(void) {
     done(&f);
 }
 
-/* Where a composite kernel takes each argument of the op it calls (sg_op_c.call_args): passed
+/* Where a composite kernel takes each argument of the op it calls (sg_op_c.callee_args): passed
  * on by name, the structured out op's out argument its own, the options an out variant drops
  * from its out argument or defaults; an argument it has no value for is SG-414. */
-static void test_call_args(void) {
+static void test_callee_args(void) {
     fixture f;
     run(&f, "- func: my::s.out(Tensor self, int y=1, *, Tensor(a!) out) -> Tensor(a!)\n"
             "  structured: True\n"
@@ -229,16 +229,16 @@ static void test_call_args(void) {
             "  dispatch:\n    CPU: r\n");
     CHECK(f.errors == 0);
     const sg_op *op = find(&f.m, "s");
-    CHECK(op && op->c && op->c->call_args);
-    if (op && op->c && op->c->call_args) {
-        CHECK(op->c->call_args[0].from == SG_CALL_ARG && op->c->call_args[0].arg == 0);
-        CHECK(op->c->call_args[1].from == SG_CALL_ARG && op->c->call_args[1].arg == 1);
-        CHECK(op->c->call_args[2].from == SG_CALL_OWN);
+    CHECK(op && op->c && op->c->callee_args);
+    if (op && op->c && op->c->callee_args) {
+        CHECK(op->c->callee_args[0].from == SG_CALL_ARG && op->c->callee_args[0].arg == 0);
+        CHECK(op->c->callee_args[1].from == SG_CALL_ARG && op->c->callee_args[1].arg == 1);
+        CHECK(op->c->callee_args[2].from == SG_CALL_OWN);
     }
     op = find(&f.m, "r.out"); /* r.out(int n, *, Tensor(a!) out): the options dropped */
-    CHECK(op && op->c && op->c->call_args && op->schema.nargs == 2);
-    if (op && op->c && op->c->call_args) {
-        const sg_call_arg *c = op->c->call_args;
+    CHECK(op && op->c && op->c->callee_args && op->schema.nargs == 2);
+    if (op && op->c && op->c->callee_args) {
+        const sg_call_arg *c = op->c->callee_args;
         CHECK(c[0].from == SG_CALL_ARG && c[0].arg == 0);
         CHECK(c[1].from == SG_CALL_DTYPE_OF && c[1].arg == 1);
         CHECK(c[2].from == SG_CALL_NULL);
@@ -328,7 +328,7 @@ int main(void) {
     test_op_collisions();
     test_library_names();
     test_composite();
-    test_call_args();
+    test_callee_args();
     test_duplicate_names();
     test_signatures();
     return check_result("test_derive_c");
