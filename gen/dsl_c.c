@@ -2,12 +2,14 @@
  * dsl_table_emit.c) and of the generated backward kernels share: expressions at a grid point,
  * the op's parameters and results, the device test, comments and string literals, and the
  * generated files' banner mark. */
+#include "c_text.h"
 #include "derive.h"
 #include "dsl.h"
 #include "dsl_emit.h"
 
 #include "schema/sg_type_table.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* What the banner of LIB_dsl.c and LIB_dsl.h ends with (sg_stale's marks are " with LABEL.
@@ -138,23 +140,18 @@ void sg_dsl_c_on_device(sg_buf *b, const sg_op *op, const char *otherwise) {
     sg_buf_printf(b, "    int sg_dev = %s->device.index;\n", t);
 }
 
-/* s inside a C comment: a "*" "/" cannot end it early, a control byte cannot break the line. */
-void sg_dsl_c_comment_text(sg_buf *b, const char *s) {
-    for (; *s; s++) {
-        if (s[0] == '*' && s[1] == '/')
-            sg_buf_puts(b, "*\\");
-        else
-            sg_buf_putc(b, (unsigned char)*s < 0x20 || *s == 0x7F ? '?' : *s);
+/* The sg_buf forms of c_text.h's two (cold paths: a scratch copy each). */
+static void put_inert(sg_buf *b, const char *s, size_t (*f)(char *, const char *, size_t)) {
+    size_t n = strlen(s);
+    char  *d = malloc(SG_C_TEXT_MAX(n));
+    if (!d) {
+        b->oom = true;
+        return;
     }
+    sg_buf_putn(b, d, f(d, s, n));
+    free(d);
 }
 
-void sg_dsl_c_string(sg_buf *b, const char *s) {
-    sg_buf_putc(b, '"');
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') sg_buf_printf(b, "\\%c", c);
-        else if (c < 0x20 || c >= 0x7F || c == '?') sg_buf_printf(b, "\\%03o", c);
-        else sg_buf_putc(b, (char)c);
-    }
-    sg_buf_putc(b, '"');
-}
+void sg_dsl_c_comment_text(sg_buf *b, const char *s) { put_inert(b, s, sg_c_comment); }
+
+void sg_dsl_c_string(sg_buf *b, const char *s) { put_inert(b, s, sg_c_string); }

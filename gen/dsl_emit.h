@@ -34,10 +34,9 @@ uint32_t sg_dsl_c_first_tensor(const sg_op *op);
 /* Lines that run `otherwise;` unless the op's tensors are on one CUDA device, then define
  * `int sg_dev`, that device's index. */
 void     sg_dsl_c_on_device(sg_buf *b, const sg_op *op, const char *otherwise);
-/* s inside a C comment: a "*" "/" cannot end it early, a control byte cannot break it. */
+/* s made inert inside a C comment (sg_c_comment, c_text.h). */
 void     sg_dsl_c_comment_text(sg_buf *b, const char *s);
-/* s as a C string literal, quotes included: '"' and '\' escaped, and every byte outside
- * printable ASCII (and '?', so no trigraph forms) as an octal escape. */
+/* s as a C string literal, quotes included (sg_c_string, c_text.h). */
 void     sg_dsl_c_string(sg_buf *b, const char *s);
 /* A template's entry by point and its points' text (dsl_table_emit.c); their prototypes for
  * LIB_dsl.h. */

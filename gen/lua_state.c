@@ -5,6 +5,7 @@
  * debug library, loads text chunks only, and each protected call it makes is bounded in
  * memory (a cap on what the state holds) and in time (a budget of Lua instructions). */
 #include "tpl.h"
+#include "c_text.h"
 #include "json_str.h"
 
 #include <lauxlib.h>
@@ -185,14 +186,10 @@ static int l_import(lua_State *L) {
     return 1;
 }
 
-/* cstr(s): s as a C string literal ("NULL" for nil); jstr(s): s as a JSON string ("null").
- * Rationale: quoting every name, type and default of the corpus in Lua took longer than the
- * rest of the op table; these are the templates' two quoting needs, done once in C. Most
- * strings need no escape: those are quoted in a local buffer and pushed at once, with no
- * allocation but Lua's own string. */
-
-/* A C literal escapes a '?' after a '?' too, so that no trigraph (??/ ...) can form; control
- * bytes and 0x7f become octal escapes. */
+/* cstr(s): s as a C string literal, sg_c_string's ("NULL" for nil); jstr(s): s as a JSON
+ * string ("null"). Rationale: quoting every name, type and default of the corpus in Lua took
+ * longer than the rest of the op table; these are the templates' two quoting needs, done once
+ * in C. Short strings are quoted in a local buffer, with no allocation but Lua's string. */
 static int l_cstr(lua_State *L) {
     if (lua_isnoneornil(L, 1)) {
         lua_pushliteral(L, "NULL");
@@ -201,40 +198,13 @@ static int l_cstr(lua_State *L) {
     size_t      n;
     const char *s = luaL_checklstring(L, 1, &n);
     char        quick[1024];
-    if (n + 2 <= sizeof quick) {
-        size_t i = 0;
-        for (; i < n; i++) {
-            unsigned char c = (unsigned char)s[i];
-            if (c == '"' || c == '\\' || c < 0x20 || c == 0x7f) break;
-            if (c == '?' && i && s[i - 1] == '?') break;
-            quick[i + 1] = (char)c;
-        }
-        if (i == n) {
-            quick[0] = quick[n + 1] = '"';
-            lua_pushlstring(L, quick, n + 2);
-            return 1;
-        }
+    if (SG_C_TEXT_MAX(n) <= sizeof quick) {
+        lua_pushlstring(L, quick, sg_c_string(quick, s, n));
+        return 1;
     }
     luaL_Buffer b;
-    luaL_buffinitsize(L, &b, n + 2);
-    luaL_addchar(&b, '"');
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') {
-            luaL_addchar(&b, '\\');
-            luaL_addchar(&b, (char)c);
-        } else if (c == '?' && i && s[i - 1] == '?') {
-            luaL_addstring(&b, "\\?");
-        } else if (c < 0x20 || c == 0x7f) {
-            char e[8];
-            snprintf(e, sizeof e, "\\%03o", c);
-            luaL_addstring(&b, e);
-        } else {
-            luaL_addchar(&b, (char)c);
-        }
-    }
-    luaL_addchar(&b, '"');
-    luaL_pushresult(&b);
+    char       *d = luaL_buffinitsize(L, &b, SG_C_TEXT_MAX(n));
+    luaL_pushresultsize(&b, sg_c_string(d, s, n));
     return 1;
 }
 
@@ -271,72 +241,19 @@ static int l_jstr(lua_State *L) {
     return 1;
 }
 
-/* Whether s[0..n) is UTF-8 as Lua's utf8.len takes it: sequences of one to four bytes, no
- * overlong form, no surrogate, nothing past U+10FFFF. */
-static bool utf8_valid(const unsigned char *s, size_t n) {
-    for (size_t i = 0; i < n;) {
-        unsigned c = s[i];
-        size_t   len = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
-                     : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-        if (!len || len > n - i) return false;
-        /* the second byte's range: narrower after E0, ED, F0 and F4 */
-        unsigned lo = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : 0x80;
-        unsigned hi = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : 0xbf;
-        if (len > 1 && (s[i + 1] < lo || s[i + 1] > hi)) return false;
-        for (size_t k = 2; k < len; k++)
-            if ((s[i + k] & 0xc0) != 0x80) return false;
-        i += len;
-    }
-    return true;
-}
-
-/* ccomment(s): s made inert inside a C comment (C.comment in lib/c.lua, docs/templates.md):
- * a star then a slash, or a slash then a star (as the output has them), and "??" (as s has it)
- * get a backslash before their second character; control bytes, a backslash with nothing but
- * blanks after it (a line splice), and bytes past 0x7f where s is not UTF-8 become \ooo.
- * Rationale: the templates write every op's schema in comments; scanning each in Lua took a
- * tenth of the generator's instructions. */
+/* ccomment(s): sg_c_comment's text (C.comment in lib/c.lua, docs/templates.md); s itself
+ * where nothing needs breaking. Rationale: the templates write every op's schema in comments;
+ * scanning each in Lua took a tenth of the generator's instructions. */
 static int l_ccomment(lua_State *L) {
     size_t      n;
     const char *s = luaL_checklstring(L, 1, &n);
-    size_t      i = 0;
-    for (; i < n; i++) { /* printable ASCII with nothing to break: s itself */
-        unsigned char c = (unsigned char)s[i];
-        if (c < 0x20 || c > 0x7e || c == '\\') break;
-        if (i && ((c == '/' && s[i - 1] == '*') || (c == '*' && s[i - 1] == '/') ||
-                  (c == '?' && s[i - 1] == '?')))
-            break;
-    }
-    if (i == n) {
+    if (sg_c_comment_plain(s, n)) {
         lua_settop(L, 1);
         return 1;
     }
-    const unsigned char *u = (const unsigned char *)s;
-    bool   raw_high = utf8_valid(u, n);
-    size_t tail = n; /* the backslash that only blanks follow, if any */
-    for (size_t k = n; k-- > 0 && tail == n;) {
-        if (u[k] == '\\') tail = k;
-        else if (u[k] != ' ' && u[k] != '\t') break;
-    }
     luaL_Buffer b;
-    luaL_buffinitsize(L, &b, n + 16);
-    unsigned char prev = 0; /* the last byte written */
-    for (i = 0; i < n; i++) {
-        unsigned char c = u[i];
-        if (c < 0x20 || c == 0x7f || (c > 0x7f && !raw_high) || i == tail) {
-            char e[8];
-            snprintf(e, sizeof e, "\\%03o", c);
-            luaL_addstring(&b, e);
-            prev = (unsigned char)e[3];
-            continue;
-        }
-        if ((c == '/' && prev == '*') || (c == '*' && prev == '/') ||
-            (c == '?' && i && u[i - 1] == '?'))
-            luaL_addchar(&b, '\\');
-        luaL_addchar(&b, (char)c);
-        prev = c;
-    }
-    luaL_pushresult(&b);
+    char       *d = luaL_buffinitsize(L, &b, SG_C_TEXT_MAX(n));
+    luaL_pushresultsize(&b, sg_c_comment(d, s, n));
     return 1;
 }
 

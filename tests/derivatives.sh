@@ -170,7 +170,7 @@ printf -- '- name: mul.Tensor(Tensor self, Tensor other) -> Tensor\n  self: "gra
 printf -- '  other: "grad.div(grad, \\"%%s??=\\")"\n' >>hostile.yaml
 printf -- '- func: div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor\n' >div.yaml
 t 0 --lib hostile -o gen_hostile ops.yaml div.yaml hostile.yaml
-grep -qF 'aten_div_Tensor_mode(grads[0], grads[0], "%s\077\077=", &sg_t[0]);' gen_hostile/hostile_autograd.c ||
+grep -qF 'aten_div_Tensor_mode(grads[0], grads[0], "%s?\?=", &sg_t[0]);' gen_hostile/hostile_autograd.c ||
     fail "the string is not escaped: $(grep div_Tensor_mode gen_hostile/hostile_autograd.c)"
 grep -qF 'sg_error(SG_EUNSUPPORTED, "%s", "MulBackward0: the derivative of aten::mul.Tensor for '"'"'self'"'"' is not translated: '"'"'%'"'"' between tensor and str");' \
     gen_hostile/hostile_autograd.c || fail "the reason is not one escaped argument: $(grep sg_error gen_hostile/hostile_autograd.c)"

@@ -35,8 +35,6 @@ int32_t sg_ret_arg(const sg_schema *s, const sg_arg *r) {
     return -1;
 }
 
-/* torchgen's SchemaKind: in-place by name; out by written keyword-only arguments (scratch when
- * one is named _scratch_*); mutable when a positional argument other than self is written. */
 /* Whether args[i] is self: the first positional argument named so. */
 static bool is_self(const sg_schema *s, uint32_t i) {
     if (i >= s->npositional || strcmp(s->args[i].name, "self") != 0) return false;
@@ -45,6 +43,8 @@ static bool is_self(const sg_schema *s, uint32_t i) {
     return true;
 }
 
+/* torchgen's SchemaKind: in-place by name; out by written keyword-only arguments (scratch when
+ * one is named _scratch_*); mutable when a positional argument other than self is written. */
 static sg_schema_kind kind_of(const sg_schema *s) {
     bool out = false, scratch = false, mutated = false;
     for (uint32_t i = 0; i < s->nargs; i++) {

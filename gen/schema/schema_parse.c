@@ -760,7 +760,6 @@ static void check_default_order(parser *p, const sg_schema *s) {
     }
 }
 
-
 int sg_schema_parse(const char *text, size_t len, sg_arena *arena, sg_schema *out,
                     sg_schema_error *err) {
     parser p;
