@@ -82,6 +82,10 @@ typedef struct sg_outputs {
 void sg_outputs_free(sg_outputs *o);
 /* Adds LIB SUFFIX, taking text's bytes (text is left empty); -1 when out of memory. */
 int  sg_outputs_add(sg_outputs *outs, const char *lib, const char *suffix, sg_buf *text);
+/* LIB STEM.c and LIB STEM.h from c and h (left empty), as sg_outputs_add; -1 where either is
+ * out of memory. */
+int  sg_outputs_add_pair(sg_outputs *outs, const char *lib, const char *stem, sg_buf *c,
+                         sg_buf *h);
 /* Files whose banner ends with mark (" with LABEL. Do not edit.") are stale unless this run
  * writes them (sg_stale); -1 when out of memory. */
 int  sg_outputs_add_mark(sg_outputs *outs, const char *mark);

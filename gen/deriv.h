@@ -6,7 +6,8 @@
  *                  (per result), non-differentiable inputs and output_differentiability
  *   deriv_type.c   each backward formula typed, its calls resolved to ops (deriv_type.h)
  *   deriv_listing.c  --emit=derivatives: the entries as read, one line per formula
- *   deriv_emit_c.c, deriv_emit_value.c  LIB_autograd.c and LIB_autograd.h (deriv_emit.h)
+ *   deriv_emit_file.c  LIB_autograd.c and LIB_autograd.h, from the parts the others write
+ *                  (deriv_emit.h): deriv_emit_c.c, _value, _list, _gate and _inplace
  *
  * Everything lives in the set's arena; sg_deriv_free releases it at once. */
 #ifndef SG_DERIV_H
@@ -85,7 +86,7 @@ int sg_deriv_arg_index(const sg_schema *sc, const char *name);
  * count of the entries skipped. */
 void sg_deriv_emit(sg_buf *b, const sg_deriv_set *s);
 
-/* LIB_autograd.c and LIB_autograd.h (deriv_emit_c.c): a node type, backward function and
+/* LIB_autograd.c and LIB_autograd.h (deriv_emit_file.c): a node type, backward function and
  * Autograd kernel per differentiable op of s (resolved), and LIB_autograd_init. inputs: the
  * schema files, for the banner. */
 void sg_deriv_emit_c(sg_buf *c, sg_buf *h, sg_deriv_set *s, const sg_model *m, const char *lib,

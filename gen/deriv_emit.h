@@ -100,11 +100,9 @@ uint32_t sg_dem_call(em *e, const sg_dtx *d);
  * consecutive temporaries, each a reference or NULL; the first's index. */
 uint32_t sg_dem_tuple(em *e, const sg_dtx *d, uint32_t n);
 
-/* Whether any differentiated op of s has Tensor[] edges or results (sg_dem_list_preamble's
- * helpers are then needed). */
-bool     sg_dem_any_lists(const sg_deriv_set *s);
 /* The node types, backward functions and Autograd kernels of s's differentiated functional
- * ops to c, their registrations to reg; returns how many kernels. */
+ * ops to c (after the inline helpers of Tensor[] ops where one needs them), their
+ * registrations to reg; returns how many kernels. */
 uint32_t sg_dem_functional(sg_buf *c, sg_buf *reg, sg_deriv_set *s);
 /* Registers op's Autograd kernel sg_agk_<cname> at every backend's Autograd key (to reg). */
 void     sg_deriv_register_at_keys(sg_buf *reg, const sg_op *op);
@@ -135,11 +133,5 @@ void        sg_dem_keep(sg_buf *b, const sg_deriv *dv, const char *node_name, ui
 /* The Autograd kernels of the in-place and out= ops of m's aten namespace (docs/autograd.md)
  * to c, their registrations to reg; how many. */
 uint32_t    sg_dem_mutating(sg_buf *c, sg_buf *reg, sg_deriv_set *s, const sg_model *m);
-/* For the kernel of a functional op (deriv_emit_c.c): each result that is a view of an input
- * (Tensor(a)) marked so (sg_autograd_mark_view), where the node is recorded. */
-void        sg_dem_mark_views(sg_buf *b, const sg_op *op);
-/* ... and where no node is recorded (grad mode off) but an input requires grad: a view made
- * under no_grad, which PyTorch refuses to modify in place once grad mode is back on. */
-void        sg_dem_mark_views_unrecorded(sg_buf *b, const sg_op *op);
 
 #endif

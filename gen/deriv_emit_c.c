@@ -1,5 +1,5 @@
-/* deriv_emit_c.c: LIB_autograd.c and LIB_autograd.h from the typed formulas (deriv_type.h,
- * docs/autograd.md): per differentiable op, a node type that keeps what its formulas read (as
+/* deriv_emit_c.c: the functional ops' part of LIB_autograd.c (deriv_emit_file.c writes the
+ * files) from the typed formulas (deriv_type.h, docs/autograd.md): per differentiable op, a node type that keeps what its formulas read (as
  * PyTorch's codegen keeps it: metadata where only that is read, a value only where the formula
  * that reads it will run; save_modes), the backward function that evaluates them (one formula
  * per input that needs a gradient), and the Autograd kernel that runs the op below autograd and
@@ -408,6 +408,56 @@ static void keep_tensor(sg_buf *b, const plan *p, uint32_t i, const char *n, boo
     sg_buf_puts(b, "    if (st != SG_OK) goto fail;\n");
 }
 
+/* ---- views ---------------------------------------------------------------------------- */
+
+/* The argument a view result aliases: the first Tensor argument annotated as an alias (self of
+ * view, transpose, slice, ...); UINT32_MAX where none. */
+static uint32_t view_base(const sg_op *op) {
+    const sg_schema *sc = &op->schema;
+    for (uint32_t i = 0; i < sc->nargs; i++)
+        if (sg_type_alias(sc->args[i].type) && !sc->args[i].write &&
+            sg_dem_fam(sc->args[i].type) == SG_FAM_TENSOR)
+            return i;
+    return UINT32_MAX;
+}
+
+static bool is_view_result(const sg_op *op, uint32_t r) {
+    return sg_type_alias(op->schema.rets[r].type) && !op->schema.rets[r].write &&
+           sg_dem_fam(op->schema.rets[r].type) == SG_FAM_TENSOR;
+}
+
+/* For the kernel of a functional op: each result that is a view of an input (Tensor(a))
+ * marked so (sg_autograd_mark_view), where the node is recorded. */
+static void mark_views(sg_buf *b, const sg_op *op) {
+    uint32_t base = view_base(op);
+    if (base == UINT32_MAX) return;
+    for (uint32_t r = 0; r < op->schema.nrets; r++)
+        if (is_view_result(op, r))
+            sg_buf_printf(b, "    st = sg_autograd_mark_view(*%s, %s);\n    if (st != SG_OK) goto "
+                          "fail;\n", op->c->ret_cnames[r], op->c->arg_cnames[base]);
+}
+
+/* ... and where no node is recorded (grad mode off) but an input requires grad: a view made
+ * under no_grad, which PyTorch refuses to modify in place once grad mode is back on. */
+static void mark_views_unrecorded(sg_buf *b, const sg_op *op) {
+    const sg_schema *sc = &op->schema;
+    uint32_t base = view_base(op);
+    bool view = false;
+    for (uint32_t r = 0; r < sc->nrets; r++) view |= is_view_result(op, r);
+    if (!view || base == UINT32_MAX) return;
+    sg_buf_printf(b, "    if (st == SG_OK && !sg_need && sg_tensor_requires_grad(%s)) {"
+                  " /* a view made under no_grad */\n", op->c->arg_cnames[base]);
+    for (uint32_t r = 0; r < sc->nrets; r++)
+        if (is_view_result(op, r))
+            sg_buf_printf(b, "        if (st == SG_OK) st = sg_autograd_mark_view(*%s, %s);\n",
+                          op->c->ret_cnames[r], op->c->arg_cnames[base]);
+    sg_buf_puts(b, "        if (st != SG_OK) {\n");
+    for (uint32_t r = 0; r < sc->nrets; r++)
+        sg_buf_printf(b, "            sg_tensor_release(*%s);\n            *%s = NULL;\n",
+                      op->c->ret_cnames[r], op->c->ret_cnames[r]);
+    sg_buf_puts(b, "            return st;\n        }\n    }\n");
+}
+
 /* Keeping input i in node n (the kernel's side of node_struct). */
 static void keep(sg_buf *b, const plan *p, uint32_t i, bool before_change) {
     const sg_op *op = p->dv->op;
@@ -474,7 +524,7 @@ static void kernel_fn(sg_buf *b, const plan *p) {
                   "    sg_status st = %s_redispatch(ks & ~SG_KEYSET_AUTOGRAD, ", c);
     sg_dsl_c_args_rets(b, op);
     sg_buf_puts(b, ");\n    if (sg_need) sg_grad_set_enabled(true);\n");
-    sg_dem_mark_views_unrecorded(b, op);
+    mark_views_unrecorded(b, op);
     sg_buf_puts(b, "    if (st != SG_OK || !sg_need) return st;\n    sg_node *sg_n = NULL;\n");
     if (p->list_edges || p->list_out) {
         char size_of[160], apply[140], release[140];
@@ -516,7 +566,7 @@ static void kernel_fn(sg_buf *b, const plan *p) {
             sg_buf_printf(b, "    st = sg_saved_init(&n->r%u, *%s);\n    if (st != SG_OK) goto "
                           "fail;\n", r, op->c->ret_cnames[r]);
     }
-    sg_dem_mark_views(b, op);
+    mark_views(b, op);
     sg_buf_puts(b, "    sg_node_release(sg_n);\n    return SG_OK;\n"
                    "fail:\n    sg_node_release(sg_n);\n");
     if (p->list_out)
@@ -570,11 +620,12 @@ void sg_deriv_register_at_keys(sg_buf *reg, const sg_op *op) {
 
 /* ---- the differentiated ops ------------------------------------------------------------------ */
 
-bool sg_dem_any_lists(const sg_deriv_set *s) {
+/* Whether any op that gets a kernel here takes or returns a Tensor[]. */
+static bool any_lists(const sg_deriv_set *s) {
     for (uint32_t i = 0; i < s->n; i++) {
         plan p;
-        if (differentiable(&s->items[i]) && !make_plan(&p, &s->items[i]) &&
-            (p.list_edges || p.list_out))
+        if (differentiable(&s->items[i]) && !sg_dem_decomposed(&s->items[i]) &&
+            !make_plan(&p, &s->items[i]) && (p.list_edges || p.list_out))
             return true;
     }
     return false;
@@ -582,6 +633,7 @@ bool sg_dem_any_lists(const sg_deriv_set *s) {
 
 uint32_t sg_dem_functional(sg_buf *c, sg_buf *reg, sg_deriv_set *s) {
     uint32_t nops = 0;
+    if (any_lists(s)) sg_dem_list_preamble(c); /* the inline helpers of Tensor[] ops */
     for (uint32_t i = 0; i < s->n; i++) {
         const sg_deriv *dv = &s->items[i];
         if (!differentiable(dv) || sg_dem_decomposed(dv)) continue;
@@ -603,52 +655,6 @@ uint32_t sg_dem_functional(sg_buf *c, sg_buf *reg, sg_deriv_set *s) {
         nops++;
     }
     return nops;
-}
-
-/* ---- views ---------------------------------------------------------------------------- */
-
-/* The argument a view result aliases: the first Tensor argument annotated as an alias (self of
- * view, transpose, slice, ...); UINT32_MAX where none. */
-static uint32_t view_base(const sg_op *op) {
-    const sg_schema *sc = &op->schema;
-    for (uint32_t i = 0; i < sc->nargs; i++)
-        if (sg_type_alias(sc->args[i].type) && !sc->args[i].write &&
-            sg_dem_fam(sc->args[i].type) == SG_FAM_TENSOR)
-            return i;
-    return UINT32_MAX;
-}
-
-static bool is_view_result(const sg_op *op, uint32_t r) {
-    return sg_type_alias(op->schema.rets[r].type) && !op->schema.rets[r].write &&
-           sg_dem_fam(op->schema.rets[r].type) == SG_FAM_TENSOR;
-}
-
-void sg_dem_mark_views(sg_buf *b, const sg_op *op) {
-    uint32_t base = view_base(op);
-    if (base == UINT32_MAX) return;
-    for (uint32_t r = 0; r < op->schema.nrets; r++)
-        if (is_view_result(op, r))
-            sg_buf_printf(b, "    st = sg_autograd_mark_view(*%s, %s);\n    if (st != SG_OK) goto "
-                          "fail;\n", op->c->ret_cnames[r], op->c->arg_cnames[base]);
-}
-
-void sg_dem_mark_views_unrecorded(sg_buf *b, const sg_op *op) {
-    const sg_schema *sc = &op->schema;
-    uint32_t base = view_base(op);
-    bool view = false;
-    for (uint32_t r = 0; r < sc->nrets; r++) view |= is_view_result(op, r);
-    if (!view || base == UINT32_MAX) return;
-    sg_buf_printf(b, "    if (st == SG_OK && !sg_need && sg_tensor_requires_grad(%s)) {"
-                  " /* a view made under no_grad */\n", op->c->arg_cnames[base]);
-    for (uint32_t r = 0; r < sc->nrets; r++)
-        if (is_view_result(op, r))
-            sg_buf_printf(b, "        if (st == SG_OK) st = sg_autograd_mark_view(*%s, %s);\n",
-                          op->c->ret_cnames[r], op->c->arg_cnames[base]);
-    sg_buf_puts(b, "        if (st != SG_OK) {\n");
-    for (uint32_t r = 0; r < sc->nrets; r++)
-        sg_buf_printf(b, "            sg_tensor_release(*%s);\n            *%s = NULL;\n",
-                      op->c->ret_cnames[r], op->c->ret_cnames[r]);
-    sg_buf_puts(b, "            return st;\n        }\n    }\n");
 }
 
 /* ---- for deriv_emit_inplace.c --------------------------------------------------------------- */

@@ -6,7 +6,6 @@
 #include "derive.h"
 #include "dsl_emit.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 const char sg_deriv_banner_mark[] = " with schemagen --derivatives. Do not edit.";
@@ -87,7 +86,6 @@ void sg_deriv_emit_c(sg_buf *c, sg_buf *h, sg_deriv_set *s, const sg_model *m, c
     sg_buf reg;
     sg_buf_init(&reg);
     helper_kernels(c, &reg, m);
-    if (sg_dem_any_lists(s)) sg_dem_list_preamble(c); /* the inline helpers of Tensor[] ops */
     nops += sg_dem_functional(c, &reg, s);
     nops += sg_deriv_emit_gates(c, &reg, s, m);
     nops += sg_dem_mutating(c, &reg, s, m);
@@ -103,10 +101,5 @@ int sg_deriv_add_outputs(sg_outputs *outs, sg_deriv_set *s, const sg_model *m, c
     sg_buf_init(&c);
     sg_buf_init(&h);
     sg_deriv_emit_c(&c, &h, s, m, lib, inputs, ninputs);
-    int rc = c.oom || h.oom ? -1 : 0;
-    if (!rc) rc = sg_outputs_add(outs, lib, "_autograd.c", &c);
-    if (!rc) rc = sg_outputs_add(outs, lib, "_autograd.h", &h);
-    sg_buf_free(&c);
-    sg_buf_free(&h);
-    return rc;
+    return sg_outputs_add_pair(outs, lib, "_autograd", &c, &h);
 }

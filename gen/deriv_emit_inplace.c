@@ -18,7 +18,7 @@
  *   this kernel is the one place every call of a mutating op passes (sg_autograd.h).
  * - An in-place op without a node (no formula, or one the functional op refuses) refuses to
  *   run where grad mode is on and an input requires grad, rather than leave a wrong history.
- * - A view op's result is marked a view of its input (sg_dem_mark_views), for CopySlices.
+ * - A view op's result is marked a view of its input (deriv_emit_c.c's mark_views), for CopySlices.
  *
  * The op below autograd runs with grad mode off, as PyTorch's kernels run below the autograd
  * keys: a backend kernel that calls other ops records nothing and trips no out= check. */

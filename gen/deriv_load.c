@@ -63,7 +63,7 @@ static char *canonical(loader *L, const sg_schema *sc) {
     return t;
 }
 
-/* A helper op's kernels, which LIB_autograd.c declares and registers by name (deriv_emit_c.c):
+/* A helper op's kernels, which LIB_autograd.c declares and registers by name (deriv_emit_file.c):
  * C identifiers, or an error where the schema names them. */
 static void helper_kernel_names(loader *L, const sg_op *op) {
     for (uint32_t k = 0; k < op->ndispatch; k++)

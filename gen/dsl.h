@@ -1,15 +1,18 @@
 /* dsl.h: DSL kernels ahead of time, the generator's side (docs/dsl.md). Private to gen/.
  *
  *   dsl_decl.c     reads declarations (kernels/dsl/NAME.yaml) against the model: every key
- *                  checked, the op resolved, the predicate and launch expressions type-checked,
- *                  the grid expanded into artifacts with unique prefixes
- *   dsl_launch.c   ... their `outputs` and `launch` (dsl_load.h: what the two share)
+ *                  checked, the predicate type-checked, the grid expanded into artifacts with
+ *                  unique prefixes
+ *   dsl_launch.c   ... their `outputs` and `launch`
+ *   dsl_read.c     what the readers share (dsl_load.h): the op resolved, expressions read
+ *                  against its arguments
  *   dsl_set.c      the set of declarations: its arena, the declaration files read
  *   dsl_table.c    decision tables: shape classes of a matrix product and their backends
  *   dsl_when_c.c   `when_c`, the escape hatch: a user's C function, its name checked
  *   dsl_plan.c     the plan JSON the exporter builds from
  *   dsl_sidecar.c  the exporter's sidecars and binaries, checked against the plan
- *   dsl_emit.c     OUT/LIB_dsl.c and OUT/LIB_dsl.h
+ *   dsl_emit.c     OUT/LIB_dsl.c and OUT/LIB_dsl.h, with dsl_emit_when.c, dsl_table_emit.c
+ *                  and dsl_c.c (dsl_emit.h); dsl_out.c adds them to the run's outputs
  *
  * Everything lives in the set's arena; sg_dsl_free releases it at once. */
 #ifndef SG_DSL_H
@@ -264,7 +267,7 @@ int sg_dsl_link_tables(sg_dsl_set *s, sg_diag *d);
 /* Looks symbol up in an ELF64 image's symbol table: 0 a defined function, 1 another kind of
  * symbol, 2 absent, -1 not a well-formed ELF64 file (*why says how). Bounds-checked. */
 int sg_dsl_elf_symbol(const unsigned char *img, size_t n, const char *symbol, const char **why);
-/* Adds LIB_dsl.c and LIB_dsl.h to outs (dsl_emit.c). -1 when out of memory. */
+/* Adds LIB_dsl.c and LIB_dsl.h to outs (dsl_out.c). -1 when out of memory. */
 int sg_dsl_add_outputs(sg_outputs *outs, const sg_dsl_set *s, const char *lib,
                        const char *const *inputs, uint32_t ninputs);
 /* Marks the files an earlier run with --dsl wrote as stale for this run's outputs (removed

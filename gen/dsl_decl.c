@@ -1,17 +1,15 @@
 /* dsl_decl.c: DSL declarations (docs/dsl.md, "What a user writes") into sg_dsl_decl, read
  * through the schema loader's YAML tree (positions of every node and every byte of a scalar)
- * and checked against the model: keys, the op, the expressions, the grid, the prefixes. */
+ * and checked against the model (with dsl_read.c's helpers): keys, the op, the expressions,
+ * the grid, the prefixes. */
 #define _XOPEN_SOURCE 700 /* realpath */
 
 #include "derive.h"
 #include "dsl_load.h"
 #include "sha256.h"
 
-#include "schema/sg_type_table.h"
-
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,7 @@
 /* dsl_emit.h: what dsl_emit.c (declarations and templates), dsl_emit_when.c (the _when
- * functions) and dsl_table_emit.c (decision tables) share in writing LIB_dsl.c, from dsl_c.c
- * unless said otherwise. Private to gen/. */
+ * functions) and dsl_table_emit.c (decision tables) share in writing LIB_dsl.c, and the
+ * autograd writers (deriv_emit_*.c) use for C text, from dsl_c.c unless said otherwise.
+ * Private to gen/. */
 #ifndef SG_DSL_EMIT_H
 #define SG_DSL_EMIT_H
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 /* The op's Tensor argument (never None) called name; NULL: the first (whose device decides,
- * dsl_emit.c). -1: none. */
+ * dsl_c.c). -1: none. */
 static int tensor_arg(const sg_dsl_decl *dc, const char *name) {
     for (uint32_t i = 0; i < dc->nsyms; i++)
         if (dc->syms[i].kind == SG_DSLS_ARG && dc->syms[i].type == SG_DSLT_TENSOR &&

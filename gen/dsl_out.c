@@ -76,16 +76,24 @@ int sg_outputs_add(sg_outputs *outs, const char *lib, const char *suffix, sg_buf
     return 0;
 }
 
+int sg_outputs_add_pair(sg_outputs *outs, const char *lib, const char *stem, sg_buf *c,
+                        sg_buf *h) {
+    char suffix[64];
+    int  rc = c->oom || h->oom ? -1 : 0;
+    snprintf(suffix, sizeof suffix, "%s.c", stem);
+    if (!rc) rc = sg_outputs_add(outs, lib, suffix, c);
+    snprintf(suffix, sizeof suffix, "%s.h", stem);
+    if (!rc) rc = sg_outputs_add(outs, lib, suffix, h);
+    sg_buf_free(c);
+    sg_buf_free(h);
+    return rc;
+}
+
 int sg_dsl_add_outputs(sg_outputs *outs, const sg_dsl_set *s, const char *lib,
                        const char *const *inputs, uint32_t ninputs) {
     sg_buf c, h;
     sg_buf_init(&c);
     sg_buf_init(&h);
     sg_dsl_emit_c(&c, &h, s, lib, inputs, ninputs);
-    int rc = c.oom || h.oom ? -1 : 0;
-    if (!rc) rc = sg_outputs_add(outs, lib, "_dsl.c", &c);
-    if (!rc) rc = sg_outputs_add(outs, lib, "_dsl.h", &h);
-    sg_buf_free(&c);
-    sg_buf_free(&h);
-    return rc;
+    return sg_outputs_add_pair(outs, lib, "_dsl", &c, &h);
 }

@@ -2,7 +2,6 @@
  * dsl_launch.c): located errors, memory, the checks of a YAML value's kind, the op a
  * declaration names and its arguments as the predicate language sees them, expressions read
  * in a scope, and the names the grid and tables look up. */
-#include "derive.h"
 #include "dsl_load.h"
 
 #include "schema/sg_type_table.h"

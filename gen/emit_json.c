@@ -19,8 +19,9 @@
 
 /* The writer: appends go to a chunk of memory that reaches the caller's sg_buf a chunk at a
  * time, so the inner loops cost a memcpy each rather than a call that checks capacity.
- * Schemas and types, which sg_schema prints into an sg_buf, are printed before the first
- * byte is written (see writer_new) and into `tmp` (reused), and copied over. */
+ * Schemas, which sg_schema prints into an sg_buf, are printed into `schemas` before the
+ * first byte is written (writer_new); a type longer than put_type's stack buffer is printed
+ * into `tmp` (reused) and copied over. */
 enum { WINDOW = SG_BUF_STREAM, SHORT = 4096 /* strings up to this long are copied in place */ };
 
 typedef struct jw {
