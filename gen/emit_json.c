@@ -29,7 +29,7 @@ typedef struct jw {
     size_t   n;       /* chunk[0..n) written */
     sg_buf   tmp;     /* a type, printed */
     sg_buf   schemas; /* every op's canonical schema, one after another */
-    size_t  *ends;    /* where op i's ends in schemas (it starts where op i-1's ends) */
+    size_t  *starts;  /* op i's is schemas[starts[i] .. starts[i + 1]) (empty if unparsed) */
     char     chunk[WINDOW];
 } jw;
 
@@ -349,8 +349,8 @@ static void put_yaml(jw *w, const sg_op *op) {
 
 /* ---- ops and tags ------------------------------------------------------------------------ */
 
-/* op is ops[i] of the model. */
-static void put_schema_fields(jw *w, const sg_op *op, uint32_t i) {
+static void put_schema_fields(jw *w, const sg_model *m, uint32_t i) {
+    const sg_op     *op = m->ops[i];
     const sg_schema *s = &op->schema;
     if (!op->parsed) {
         LIT(w, ",\n      \"name\": null,\n      \"overload\": null,\n      \"schema\": ");
@@ -364,9 +364,8 @@ static void put_schema_fields(jw *w, const sg_op *op, uint32_t i) {
     LIT(w, ",\n      \"overload\": ");
     put_str(w, s->overload);
     LIT(w, ",\n      \"schema\": ");
-    size_t from = i ? w->ends[i - 1] : 0;
     /* may hold quotes and backslashes (str defaults) */
-    put_strn(w, w->schemas.data + from, w->ends[i] - from);
+    put_strn(w, w->schemas.data + w->starts[i], w->starts[i + 1] - w->starts[i]);
     LIT(w, ",\n      \"kind\": ");
     put_str(w, sg_schema_kind_names[sg_schema_kind_of(s)]);
     LIT(w, ",\n      \"inplace\": ");
@@ -385,7 +384,7 @@ static void put_op(jw *w, const sg_model *m, uint32_t i) {
     const sg_op *op = m->ops[i];
     LIT(w, "    {\n      \"namespace\": ");
     put_str(w, op->ns);
-    put_schema_fields(w, op, i);
+    put_schema_fields(w, m, i);
     LIT(w, ",\n      \"file\": ");
     put_str(w, op->pos.src ? op->pos.src->path : NULL);
     LIT(w, ",\n      \"line\": ");
@@ -411,7 +410,7 @@ static void put_tag(jw *w, const sg_tag *t) {
 static void writer_free(jw *w) {
     sg_buf_free(&w->tmp);
     sg_buf_free(&w->schemas);
-    free(w->ends);
+    free(w->starts);
     free(w);
 }
 
@@ -426,18 +425,17 @@ static jw *writer_new(sg_buf *b, const sg_model *m) {
     w->n = 0;
     sg_buf_init(&w->tmp);
     sg_buf_init(&w->schemas);
-    w->ends = malloc(((size_t)m->nops + 1) * sizeof *w->ends);
+    w->starts = malloc(((size_t)m->nops + 1) * sizeof *w->starts);
     size_t longest = 0;
-    for (uint32_t i = 0; w->ends && i < m->nops && !w->schemas.oom; i++) {
-        size_t from = w->schemas.len;
-        sg_emit_canonical_op(&w->schemas, m->ops[i]);
-        w->ends[i] = w->schemas.len;
-        if (w->schemas.len - from > longest) longest = w->schemas.len - from;
+    for (uint32_t i = 0; w->starts && i < m->nops && !w->schemas.oom; i++) {
+        w->starts[i] = w->schemas.len;
+        if (m->ops[i]->parsed) sg_emit_schema(&w->schemas, m->ops[i]->ns, &m->ops[i]->schema);
+        if (w->schemas.len - w->starts[i] > longest) longest = w->schemas.len - w->starts[i];
     }
-    static const char room_for[256];
-    for (size_t k = 0; w->ends && !w->tmp.oom && k <= longest; k += sizeof room_for)
-        sg_buf_putn(&w->tmp, room_for, sizeof room_for); /* tmp.data is never NULL from here */
-    if (w->ends && !w->schemas.oom && !w->tmp.oom) return w;
+    if (w->starts) w->starts[m->nops] = w->schemas.len;
+    /* room in tmp for the longest (tmp.data is never NULL from here) */
+    sg_buf_putn(&w->tmp, longest ? w->schemas.data : "", longest ? longest : 1);
+    if (w->starts && !w->schemas.oom && !w->tmp.oom) return w;
     writer_free(w);
     return NULL;
 }
