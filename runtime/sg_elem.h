@@ -8,25 +8,17 @@
 
 #include <string.h>
 
+/* Without branches, so that loops over it vectorise: the exponent rebiased (inf and nan to
+ * exponent 255), zero and subnormals as their integer times 2^-24, then the sign. */
 static inline float sg_half_to_float(sg_half h) {
-    uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
-    if (exp == 0) {
-        if (man == 0) {
-            bits = sign;
-        } else { /* subnormal: normalise */
-            int e = -1;
-            do {
-                e++;
-                man <<= 1;
-            } while (!(man & 0x400));
-            bits = sign | (uint32_t)(127 - 15 - e) << 23 | (man & 0x3ff) << 13;
-        }
-    } else if (exp == 0x1f) {
-        bits = sign | 0x7f800000u | man << 13; /* inf, nan */
-    } else {
-        bits = sign | (exp + 127 - 15) << 23 | man << 13;
-    }
+    uint32_t em = h & 0x7fffu, sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t bits = (em << 13) + (112u << 23);
+    bits += em >= 0x7c00u ? 112u << 23 : 0;
     float f;
+    memcpy(&f, &bits, 4);
+    f = em < 0x400u ? (float)em * 5.9604644775390625e-8f : f;
+    memcpy(&bits, &f, 4);
+    bits |= sign;
     memcpy(&f, &bits, 4);
     return f;
 }

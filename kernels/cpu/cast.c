@@ -39,15 +39,6 @@ static value load(sg_dtype t, const char *p) {
     return v;
 }
 
-/* A real value into an integer type: truncated toward zero as C (and PyTorch) cast; NaN and
- * out-of-range values give what the cast through int64 gives, without undefined behaviour. */
-static int64_t to_int(double x) {
-    if (x != x) return 0;
-    if (x >= 9.2233720368547758e18) return INT64_MAX;
-    if (x <= -9.2233720368547758e18) return INT64_MIN;
-    return (int64_t)x;
-}
-
 /* How a value stores into an element of each KIND of the dtype table, as load's. */
 #define STORE_BOOL(T, SUF)    *(T *)p = v.kind ? (v.re != 0 || v.im != 0) : v.i != 0
 #define STORE_UINT(T, SUF)    *(T *)p = (T)i
@@ -59,7 +50,7 @@ static int64_t to_int(double x) {
 
 static void store(sg_dtype t, char *p, value v) {
     double  re = v.kind ? v.re : (double)v.i;
-    int64_t i = v.kind ? to_int(v.re) : v.i;
+    int64_t i = v.kind ? sg_double_to_int64(v.re) : v.i;
     switch (t) {
         SG_DTYPES_WHERE(STORE_CASE, 1, 1, 1, 1, 1, 0)
     case SG_COMPLEX64: ((float *)p)[0] = (float)re, ((float *)p)[1] = (float)v.im; break;

@@ -29,6 +29,32 @@ static inline int64_t sg_load_int64(sg_dtype t, const void *p) {
 }
 #undef SG__LOAD_INT64
 
+/* A real value as an int64, as C (and PyTorch) cast it: truncated toward zero; NaN and values
+ * beyond int64's range give what that cast gives on x86, without undefined behaviour. */
+static inline int64_t sg_double_to_int64(double x) {
+    if (x != x) return 0;
+    if (x >= 9.2233720368547758e18) return INT64_MAX;
+    if (x <= -9.2233720368547758e18) return INT64_MIN;
+    return (int64_t)x;
+}
+
+/* x into an element at p of a real dtype t, as a cast does: bool takes x != 0, an integral
+ * dtype sg_double_to_int64(x) wrapped to its width. */
+#define SG__STORE_DOUBLE_BOOL(T, SUF)    *(T *)p = x != 0
+#define SG__STORE_DOUBLE_UINT(T, SUF)    *(T *)p = (T)sg_double_to_int64(x)
+#define SG__STORE_DOUBLE_SINT(T, SUF)    *(T *)p = (T)sg_double_to_int64(x)
+#define SG__STORE_DOUBLE_FLOAT(T, SUF)   *(T *)p = SG_REAL_STORE(FLOAT, SUF, T, x)
+#define SG__STORE_DOUBLE_REDUCED(T, SUF) *(T *)p = SG_REAL_STORE(REDUCED, SUF, T, x)
+#define SG__STORE_DOUBLE(NAME, NUM, KIND, SIZE, T, SUF, ...) \
+    case SG_##NAME: SG__STORE_DOUBLE_##KIND(T, SUF); break;
+static inline void sg_store_double(sg_dtype t, void *p, double x) {
+    switch (t) {
+        SG_DTYPES_WHERE(SG__STORE_DOUBLE, 1, 1, 1, 1, 1, 0)
+    default: break;
+    }
+}
+#undef SG__STORE_DOUBLE
+
 /* X(dtype enum, C type) for the dtypes loops are written for directly, from sg_dtypes.h's
  * table. float16 and bfloat16 are computed in float32 (as PyTorch's CPU kernels do) and only
  * converted. The flags are the kinds: bool, uint, sint, float, reduced, complex. */

@@ -578,11 +578,17 @@ uint64_t sg_generator_random64(sg_generator *g) {
 static double u_double(sg_generator *g) {
     return (double)(mt_draw64(g) & ((UINT64_C(1) << 53) - 1)) * 0x1p-53;
 }
-static float u_digits(sg_generator *g, int digits) {
-    uint32_t one = UINT32_C(1) << digits;
-    return (float)(mt_draw(g) & (one - 1)) / (float)one;
+/* ... and for a dtype of fewer than 32 digits (all but float64): its mask and 2^-digits. */
+typedef struct u_bits {
+    uint32_t mask;
+    float    unit;
+} u_bits;
+static u_bits u_bits_of(sg_dtype t) {
+    uint32_t one = UINT32_C(1) << sg_dtype_digits(t);
+    return (u_bits){one - 1, 1.0f / (float)one};
 }
-static float u_float(sg_generator *g) { return u_digits(g, 24); }
+static float u_draw(sg_generator *g, u_bits u) { return (float)(mt_draw(g) & u.mask) * u.unit; }
+static float u_float(sg_generator *g) { return u_draw(g, u_bits_of(SG_FLOAT32)); }
 
 /* Which of aten's CPU kernels the random ops reproduce. PyTorch compiles its distribution
  * kernels once per CPU capability: the x86 AVX2 and AVX512 builds (what an x86 machine runs)
@@ -660,28 +666,12 @@ static sg_status run_serial(const char *op, sg_tensor *self, const sg_tensor *p,
     return st;
 }
 
-/* Stores a real value into an element of dtype t. */
-/* How v stores into an element of each KIND of the dtype table (T its C type). */
-#define STORE_BOOL(T, SUF)    *(T *)p = v != 0
-#define STORE_UINT(T, SUF)    *(T *)p = (T)v
-#define STORE_SINT(T, SUF)    *(T *)p = (T)v
-#define STORE_FLOAT(T, SUF)   *(T *)p = (T)v
-#define STORE_REDUCED(T, SUF) *(T *)p = sg_float_to_##SUF((float)v)
-#define STORE_CASE(NAME, NUM, KIND, SIZE, T, SUF, ...) \
-    case SG_##NAME: STORE_##KIND(T, SUF); break;
-static void store_real(sg_dtype t, char *p, double v) {
-    switch (t) {
-        SG_DTYPES_WHERE(STORE_CASE, 1, 1, 1, 1, 1, 0)
-    default: break;
-    }
-}
-
 typedef struct rng {
     sg_generator *g;
     sg_dtype      t;
     double        a, b;   /* uniform: from, to; normal: mean, std; bernoulli: p */
     float         fa, fd; /* uniform in float: from, to - from (rounded as aten's types do) */
-    int           digits; /* uniform: sg_dtype_digits of t */
+    u_bits        u;      /* uniform below float64: its draw */
 } rng;
 
 static void uniform_elem(void *ctx, char *const *p) {
@@ -689,7 +679,7 @@ static void uniform_elem(void *ctx, char *const *p) {
     if (r->t == SG_FLOAT64)
         *(double *)p[0] = madd(u_double(r->g), r->b - r->a, r->a);
     else /* computed in float; the store rounds float16 and bfloat16 */
-        store_real(r->t, p[0], maddf(u_digits(r->g, r->digits), r->fd, r->fa));
+        sg_store_double(r->t, p[0], maddf(u_draw(r->g, r->u), r->fd, r->fa));
 }
 
 static bool is_float_dtype(sg_dtype t) { return sg_dtype_is_floating(t); }
@@ -697,9 +687,10 @@ static bool is_float_dtype(sg_dtype t) { return sg_dtype_is_floating(t); }
 /* uniform_: aten's checks, then one draw per element in iteration order. */
 static sg_status uniform_run(sg_tensor *self, double from, double to, sg_generator *gen) {
     sg_dtype  t = (sg_dtype)self->dtype;
-    rng       r = {gen_of(gen), t, from, to, 0, 0, sg_dtype_digits(t)};
+    rng       r = {gen_of(gen), t, from, to, 0, 0, {0, 0}};
     sg_status st = sg_factory_uniform_check(t, from, to, &r.fa, &r.fd);
     if (st) return st;
+    if (t != SG_FLOAT64) r.u = u_bits_of(t); /* a floating dtype, checked */
     if (self->device.type == SG_DEV_META || sg_tensor_numel(self) == 0) return SG_OK;
     if (self->device.type != SG_DEV_CPU)
         return sg_error(SG_EUNSUPPORTED, "uniform_: random numbers are made on the CPU only");
@@ -708,7 +699,7 @@ static sg_status uniform_run(sg_tensor *self, double from, double to, sg_generat
 
 static void normal_elem(void *ctx, char *const *p) {
     rng *r = ctx;
-    store_real(r->t, p[0], normal_double(r->g, r->a, r->b));
+    sg_store_double(r->t, p[0], normal_double(r->g, r->a, r->b));
 }
 
 /* aten's normal_fill_16 in float: blocks of 16 uniforms become 16 normals */
@@ -822,22 +813,22 @@ static void normal_fill(sg_generator *g, sg_dtype t, void *data, int64_t n, doub
         return;
     }
     float *d = t == SG_FLOAT32 ? data : malloc((size_t)n * sizeof *d);
-    int    digits = sg_dtype_digits(t);
+    u_bits u = u_bits_of(t);
     if (!d) { /* no memory for the 16-bit staging: the scalar path (statistically the same) */
         for (int64_t i = 0; i < n; i++)
-            store_real(t, (char *)data + i * 2, normal_double(g, mean, std));
+            sg_store_double(t, (char *)data + i * 2, normal_double(g, mean, std));
         return;
     }
     void (*fill16)(float *, float, float) =
         t == SG_FLOAT32 && vec_kernels ? fill16_vec : fill16_float;
-    for (int64_t i = 0; i < n; i++) d[i] = u_digits(g, digits);
+    for (int64_t i = 0; i < n; i++) d[i] = u_draw(g, u);
     for (int64_t i = 0; i + 16 <= n; i += 16) fill16(d + i, (float)mean, (float)std);
     if (n % 16) {
-        for (int64_t i = n - 16; i < n; i++) d[i] = u_digits(g, digits);
+        for (int64_t i = n - 16; i < n; i++) d[i] = u_draw(g, u);
         fill16(d + n - 16, (float)mean, (float)std);
     }
     if (t != SG_FLOAT32) {
-        for (int64_t i = 0; i < n; i++) store_real(t, (char *)data + i * 2, d[i]);
+        for (int64_t i = 0; i < n; i++) sg_store_double(t, (char *)data + i * 2, d[i]);
         free(d);
     }
 }
@@ -861,23 +852,23 @@ static sg_status normal_run(sg_tensor *self, double mean, double std, sg_generat
         pthread_mutex_unlock(&g->lock);
         return SG_OK;
     }
-    rng r = {g, t, mean, std, 0, 0, 0};
+    rng r = {g, t, mean, std, 0, 0, {0, 0}};
     return run_serial("normal_", self, NULL, g, normal_elem, &r);
 }
 
 static void bernoulli_elem(void *ctx, char *const *p) {
     rng *r = ctx;
-    store_real(r->t, p[0], u_double(r->g) < r->a);
+    sg_store_double(r->t, p[0], u_double(r->g) < r->a);
 }
 
 /* p broadcast beside self: a float64 p compares 53-bit uniforms, other dtypes 24-bit ones */
 static void bernoulli_tensor_double(void *ctx, char *const *p) {
     rng *r = ctx;
-    store_real(r->t, p[0], u_double(r->g) < *(const double *)p[1]);
+    sg_store_double(r->t, p[0], u_double(r->g) < *(const double *)p[1]);
 }
 static void bernoulli_tensor_float(void *ctx, char *const *p) {
     rng *r = ctx;
-    store_real(r->t, p[0], u_float(r->g) < *(const float *)p[1]);
+    sg_store_double(r->t, p[0], u_float(r->g) < *(const float *)p[1]);
 }
 
 static sg_status bernoulli_check_self(const char *op, const sg_tensor *self) {
@@ -892,7 +883,7 @@ static sg_status bernoulli_float_run(sg_tensor *self, double p, sg_generator *ge
     sg_status st = bernoulli_check_self("bernoulli_", self);
     if (st || (st = sg_factory_bernoulli_p_check(p))) return st;
     if (self->device.type == SG_DEV_META || sg_tensor_numel(self) == 0) return SG_OK;
-    rng r = {gen_of(gen), (sg_dtype)self->dtype, p, 0, 0, 0, 0};
+    rng r = {gen_of(gen), (sg_dtype)self->dtype, p, 0, 0, 0, {0, 0}};
     return run_serial("bernoulli_", self, NULL, r.g, bernoulli_elem, &r);
 }
 
@@ -918,7 +909,7 @@ static sg_status bernoulli_tensor_run(sg_tensor *self, sg_tensor *p, sg_generato
                                      "but found %g",
                           v);
     }
-    rng r = {gen_of(gen), (sg_dtype)self->dtype, 0, 0, 0, 0, 0};
+    rng r = {gen_of(gen), (sg_dtype)self->dtype, 0, 0, 0, 0, {0, 0}};
     if (!st)
         st = run_serial("bernoulli_", self, pc, r.g,
                         pt == SG_FLOAT64 ? bernoulli_tensor_double : bernoulli_tensor_float, &r);

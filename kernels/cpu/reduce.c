@@ -41,61 +41,20 @@ static sg_status fill_meta(const sg_tensor *t, const sg_rdims *r, bool keepdim, 
 
 /* ---- loading and storing --------------------------------------------------------------------- */
 
-/* float16 to float32 without branches, so that loops over it vectorise. */
-static inline float half_load(sg_half h) {
-    uint32_t em = h & 0x7fffu, sign = (uint32_t)(h & 0x8000u) << 16;
-    uint32_t bits = (em << 13) + (112u << 23);          /* rebias the exponent */
-    bits += em >= 0x7c00u ? 112u << 23 : 0;             /* inf and nan: exponent 255 */
-    float f;
-    memcpy(&f, &bits, 4);
-    f = em < 0x400u ? (float)em * 5.9604644775390625e-8f : f; /* zero, subnormal: em * 2^-24 */
-    memcpy(&bits, &f, 4);
-    bits |= sign;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-
-static inline float bf16_load(sg_bf16 b) {
-    uint32_t bits = (uint32_t)b << 16;
-    float    f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-
 #define LOAD_PLAIN(x) (x)
-#define LOAD_HALF(x)  half_load(x)
-#define LOAD_BF16(x)  bf16_load(x)
+#define LOAD_HALF(x)  sg_half_to_float(x)
+#define LOAD_BF16(x)  sg_bf16_to_float(x)
 
-/* Stores x (double) or i (int64) into an element of a dtype of the table's KIND. */
-#define STORE_X_FLOAT(T, SUF)   *(T *)p = (T)x
-#define STORE_X_REDUCED(T, SUF) *(T *)p = sg_float_to_##SUF((float)x)
-#define STORE_X(NAME, NUM, KIND, SIZE, T, SUF, ...) \
-    case SG_##NAME: STORE_X_##KIND(T, SUF); break;
+/* Stores i (int64) into an element of an integral dtype. */
 #define STORE_I(NAME, NUM, KIND, SIZE, T, ...) \
     case SG_##NAME: *(T *)p = (T)i; break;
-
-/* A real value into any dtype (as a cast would). */
-static void store_f(sg_dtype t, char *p, double x) {
-    switch (t) {
-        SG_DTYPES_FLOATING(STORE_X)
-    case SG_BOOL: *(bool *)p = x != 0; break;
-    default: {
-        int64_t i = x != x ? 0 : x >= 9.2233720368547758e18 ? INT64_MAX
-                  : x <= -9.2233720368547758e18 ? INT64_MIN : (int64_t)x;
-        switch (t) {
-            SG_DTYPES_INTEGRAL(STORE_I)
-        default: break;
-        }
-    }
-    }
-}
 
 /* An integer into any dtype (wrapping, as a cast does). */
 static void store_i(sg_dtype t, char *p, int64_t i) {
     switch (t) {
         SG_DTYPES_INTEGRAL(STORE_I)
     case SG_BOOL: *(bool *)p = i != 0; break;
-    default: store_f(t, p, (double)i); break;
+    default: sg_store_double(t, p, (double)i); break;
     }
 }
 
@@ -182,7 +141,7 @@ static void fin_f(void *ctx, const sg_rval *v, const int64_t *idx, int64_t n, in
     (void)idx;
     for (int64_t j = 0; j < n; j++) {
         double x = c->mean ? v[j].f / (double)count : v[j].f;
-        store_f(c->out, op[0] + j * os[0], x);
+        sg_store_double(c->out, op[0] + j * os[0], x);
     }
 }
 
@@ -202,7 +161,7 @@ static void fin_var(void *ctx, const sg_rval *v, const int64_t *idx, int64_t n, 
     if (!(den > 0)) den = 0;
     for (int64_t j = 0; j < n; j++) {
         double x = v[j].f / den;
-        store_f(c->out, op[0] + j * os[0], c->root ? sqrt(x) : x);
+        sg_store_double(c->out, op[0] + j * os[0], c->root ? sqrt(x) : x);
     }
 }
 
@@ -214,7 +173,7 @@ static void fin_lse(void *ctx, const sg_rval *v, const int64_t *idx, int64_t n, 
     (void)idx, (void)count;
     for (int64_t j = 0; j < n; j++) {
         double m = lse_shift(*(const double *)(op[2] + j * os[2]));
-        store_f(c->out, op[0] + j * os[0], log(v[j].f) + m);
+        sg_store_double(c->out, op[0] + j * os[0], log(v[j].f) + m);
     }
 }
 
@@ -223,7 +182,7 @@ static void fin_arg_f(void *ctx, const sg_rval *v, const int64_t *idx, int64_t n
     const rctx *c = ctx;
     (void)count;
     for (int64_t j = 0; j < n; j++) {
-        if (c->values >= 0) store_f(c->out, op[c->values] + j * os[c->values], v[j].f);
+        if (c->values >= 0) sg_store_double(c->out, op[c->values] + j * os[c->values], v[j].f);
         *(int64_t *)(op[c->indices] + j * os[c->indices]) = idx[j] < 0 ? 0 : idx[j];
     }
 }

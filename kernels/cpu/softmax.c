@@ -46,7 +46,7 @@ typedef struct sm {
 } sm;
 
 #define LOAD_PLAIN(x) (x)
-#define LOAD_HALF(x)  half_load(x)
+#define LOAD_HALF(x)  sg_half_to_float(x)
 #define LOAD_BF16(x)  sg_bf16_to_float(x)
 #define STORE_PLAIN(x) (x)
 #define STORE_HALF(x)  sg_float_to_half(x)
@@ -58,20 +58,6 @@ typedef struct sm {
 #define MAXN(a, x) ((((x) > (a)) | ((x) != (x))) ? (x) : (a))
 
 enum { LANES = 32 };
-
-/* float16 to float32 without branches, so that loops over it vectorise */
-static inline float half_load(sg_half h) {
-    uint32_t em = h & 0x7fffu, sign = (uint32_t)(h & 0x8000u) << 16;
-    uint32_t bits = (em << 13) + (112u << 23);
-    bits += em >= 0x7c00u ? 112u << 23 : 0;
-    float f;
-    memcpy(&f, &bits, 4);
-    f = em < 0x400u ? (float)em * 5.9604644775390625e-8f : f;
-    memcpy(&bits, &f, 4);
-    bits |= sign;
-    memcpy(&f, &bits, 4);
-    return f;
-}
 
 /* T: storage, C: compute. Where they are the same, exp values are kept in the output between
  * the sum and the scaling; otherwise they are computed again. Reductions along a line run in
