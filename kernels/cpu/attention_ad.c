@@ -106,7 +106,7 @@ static sg_status math_ad(sg_tensor *q, sg_tensor *k, sg_tensor *v, sg_tensor *ma
     if (st) return st;
     pool     p = {.n = 0};
     sg_dtype qt = (sg_dtype)q->dtype;
-    sg_dtype cd = qt == SG_FLOAT16 || qt == SG_BFLOAT16 ? SG_FLOAT32 : qt;
+    sg_dtype cd = sg_compute_dtype(qt);
     sg_tensor *qc = q, *kc = k, *vc = v, *qs, *kt, *kts, *s, *m = NULL, *sm = NULL, *probs;
     sg_tensor *a = NULL, *vv = NULL, *o = NULL;
     if (cd != qt) {

@@ -422,21 +422,19 @@ static void combine(sg_dtype t, int mode, char *d, const char *s) {
         *(T *)d = (T)(mode == 1 ? x + y : x * y);                                        \
         break;                                                                           \
     }
+#define COMBINE_REDUCED(NAME, NUM, KIND, SIZE, T, SUF, ...)                               \
+    case SG_##NAME: {                                                                     \
+        float x = SG_REAL_VALUE(KIND, SUF, *(T *)d), y = SG_REAL_VALUE(KIND, SUF, *(const T *)s); \
+        *(T *)d = SG_REAL_STORE(KIND, SUF, T, mode == 1 ? x + y : x * y);                 \
+        break;                                                                            \
+    }
     switch (t) {
         SG_FOR_REAL(COMBINE)
-    case SG_FLOAT16: {
-        float x = sg_half_to_float(*(sg_half *)d), y = sg_half_to_float(*(const sg_half *)s);
-        *(sg_half *)d = sg_float_to_half(mode == 1 ? x + y : x * y);
-        break;
-    }
-    case SG_BFLOAT16: {
-        float x = sg_bf16_to_float(*(sg_bf16 *)d), y = sg_bf16_to_float(*(const sg_bf16 *)s);
-        *(sg_bf16 *)d = sg_float_to_bf16(mode == 1 ? x + y : x * y);
-        break;
-    }
+        SG_DTYPES_WHERE(COMBINE_REDUCED, 0, 0, 0, 0, 1, 0)
     default: break;
     }
 #undef COMBINE
+#undef COMBINE_REDUCED
 }
 
 /* dst[index] (op)= src or the value's bytes, along dim, in the index's order (dst and src of

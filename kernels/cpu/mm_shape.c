@@ -181,7 +181,7 @@ bool sg_mm_matrix_ok(const sg_tensor *t) {
 
 sg_status sg_mm_scalars_check(const char *op, sg_dtype t, const sg_tensor *a, sg_scalar beta,
                               sg_scalar alpha) {
-    sg_dtype acc = t == SG_FLOAT16 || t == SG_BFLOAT16 ? SG_FLOAT32 : t;
+    sg_dtype acc = sg_compute_dtype(t);
     if (a->ndim < 1 || a->sizes[a->ndim - 1] == 0) return SG_OK; /* k = 0: beta alone */
     if (sg_scalar_overflows(alpha, acc) || sg_scalar_overflows(beta, acc))
         return sg_error(SG_EINVAL, "%s: value cannot be converted to type %s without overflow",
