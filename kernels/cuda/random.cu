@@ -55,6 +55,8 @@ struct rparams {
     uint64_t    seed, stream;
     double      a, b;   /* uniform: from, to - from; normal: mean, std; bernoulli: p */
     float       fa, fb; /* uniform in float: from, to - from (rounded as aten's types) */
+    uint32_t    mask;   /* uniform below float64: the low sg_dtype_digits bits of a draw, */
+    float       unit;   /* times 2^-digits (aten's uniform_real_distribution) */
     const void *p;      /* bernoulli's p per element (double or float, contiguous) */
 };
 
@@ -78,9 +80,7 @@ __global__ void __launch_bounds__(SG_CU_BLOCK) random_kernel(T *out, int64_t n, 
                 for (int j = 0; j < 2; j++) v[j] = __fma_rn(u53(w[2 * j], w[2 * j + 1]), rp.b, rp.a);
             } else {
                 for (int j = 0; j < 4; j++) {
-                    float u = std::is_same<T, float>::value ? (float)(w[j] & 0xffffffu) * 0x1p-24f
-                              : std::is_same<T, __half>::value ? (float)(w[j] & 0x7ffu) * 0x1p-11f
-                                                               : (float)(w[j] & 0xffu) * 0x1p-8f;
+                    float u = (float)(w[j] & rp.mask) * rp.unit;
                     v[j] = T(__fmaf_rn(u, rp.fb, rp.fa));
                 }
             }
@@ -234,6 +234,10 @@ sg_status uniform_run(sg_tensor *self, double from, double to, sg_generator *gen
     if (st) return st;
     rp.a = from;
     rp.b = to - from;
+    if (dt(self) != SG_FLOAT64) { /* a floating dtype, checked */
+        uint32_t one = 1u << sg_dtype_digits(dt(self));
+        rp.mask = one - 1, rp.unit = 1.0f / (float)one;
+    }
     return draw<UNIFORM>("uniform_", self, gen, rp, NULL, SG_CU_FLOATS);
 }
 
