@@ -25,10 +25,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#ifndef SG_VERSION
-#define SG_VERSION "unknown"
-#endif
-
 typedef enum emit_kind {
     EMIT_DEFAULT, EMIT_SUMMARY, EMIT_JSON, EMIT_CANONICAL, EMIT_DERIVATIVES, EMIT_CASES
 } emit_kind;

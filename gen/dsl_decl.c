@@ -163,15 +163,15 @@ static bool read_grid(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v) {
         for (uint32_t j = 0; j < dc->nsyms; j++)
             if (strcmp(dc->syms[j].name, k->text) == 0) {
                 sg_dsl_err(L, k->pos, "grid variable '%s' has the name of %s", k->text,
-                    dc->syms[j].kind == SG_DSLS_ARG ? "an argument of the op"
-                                                    : "another name");
+                    dc->syms[j].kind == SG_DSLS_ARG   ? "an argument of the op"
+                    : dc->syms[j].kind == SG_DSLS_CAP ? "the capability"
+                                                      : "another name");
                 return false;
             }
         const char *made = sg_dsl_made_name(k->text);
-        if (sg_dsl_dtype_find(k->text, k->len) >= 0 || made ||
-            strcmp(k->text, "capability") == 0) {
+        if (sg_dsl_dtype_find(k->text, k->len) >= 0 || made) {
             sg_dsl_err(L, k->pos, "grid variable '%s' has the name of %s", k->text,
-                       made ? made : k->text[0] == 'c' ? "the capability" : "a dtype");
+                       made ? made : "a dtype");
             return false;
         }
         if (!sg_dsl_want_kind(L, k->text, list, SG_Y_SEQ)) return false;
@@ -275,12 +275,9 @@ static bool read_entry(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *e) {
         }
     }
     const sg_schema *s = &dc->op->schema;
-    uint32_t cap = s->nargs + s->nrets + 1 + (v[GRID]->kind == SG_Y_MAP ? v[GRID]->nitems / 2 : 0)
-                   + (v[SCRATCH] && v[SCRATCH]->kind == SG_Y_SEQ ? v[SCRATCH]->nitems : 0);
-    if (!(dc->syms = sg_dsl_alloc(L, cap * sizeof *dc->syms))) return false;
-    for (uint32_t i = 0; i < s->nargs; i++) dc->syms[dc->nsyms++] = sg_dsl_arg_sym(&s->args[i], i);
-    if (!read_grid(L, dc, v[GRID])) return false;
-    dc->syms[dc->nsyms++] = (sg_dsl_sym){"capability", SG_DSLS_CAP, SG_DSLT_INT, false, 0, NULL};
+    uint32_t room = s->nrets + (v[GRID]->kind == SG_Y_MAP ? v[GRID]->nitems / 2 : 0) +
+                    (v[SCRATCH] && v[SCRATCH]->kind == SG_Y_SEQ ? v[SCRATCH]->nitems : 0);
+    if (!sg_dsl_arg_syms(L, dc, room) || !read_grid(L, dc, v[GRID])) return false;
     char scope[300];
     snprintf(scope, sizeof scope, "an argument of %s or a grid variable", dc->op_name);
     if (!sg_dsl_expression(L, dc, v[WHEN], &dc->when, SG_DSLT_BOOL, "the 'when' predicate",

@@ -16,10 +16,6 @@
 
 #include <string.h>
 
-#ifndef SG_VERSION
-#define SG_VERSION "unknown"
-#endif
-
 static const char helpers[] =
     "/* Rationale: not every declaration needs every helper. */\n"
     "#if defined(__GNUC__)\n"

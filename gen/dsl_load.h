@@ -71,9 +71,8 @@ void sg_dsl_table_entry(sg_dsl_loader *L, const sg_ynode *e);
 /* dsl_read.c: `op` ("aten::mm", or "mm") into dc->op and dc->op_name: an error naming the
  * closest where there is none, or where it is not a functional op that returns Tensors. */
 bool sg_dsl_read_op_name(sg_dsl_loader *L, sg_dsl_decl *dc, const sg_ynode *v);
-/* The symbols of dc's op's arguments and `capability`, for a declaration without a grid. */
-bool sg_dsl_arg_syms(sg_dsl_loader *L, sg_dsl_decl *dc);
-/* What the predicate language sees of argument i, a, of the op. */
-sg_dsl_sym sg_dsl_arg_sym(const sg_arg *a, uint32_t i);
+/* dc->syms: the symbols of dc's op's arguments and `capability`, with room for `room` more
+ * (a declaration's grid variables, results and scratch). */
+bool sg_dsl_arg_syms(sg_dsl_loader *L, sg_dsl_decl *dc, uint32_t room);
 
 #endif

@@ -168,7 +168,7 @@ static const sg_op *find_op(sg_dsl_loader *L, const sg_ynode *v) {
     return NULL;
 }
 
-sg_dsl_sym sg_dsl_arg_sym(const sg_arg *a, uint32_t i) {
+static sg_dsl_sym arg_sym(const sg_arg *a, uint32_t i) {
     sg_dsl_sym s = {a->name, SG_DSLS_ARG, SG_DSLT_ERROR, false, i, NULL};
     switch (sg_type_family_of(a->type)) {
     case SG_FAM_TENSOR: s.type = SG_DSLT_TENSOR; break;
@@ -188,10 +188,10 @@ sg_dsl_sym sg_dsl_arg_sym(const sg_arg *a, uint32_t i) {
     return s;
 }
 
-bool sg_dsl_arg_syms(sg_dsl_loader *L, sg_dsl_decl *dc) {
+bool sg_dsl_arg_syms(sg_dsl_loader *L, sg_dsl_decl *dc, uint32_t room) {
     const sg_schema *s = &dc->op->schema;
-    if (!(dc->syms = sg_dsl_alloc(L, (s->nargs + 1) * sizeof *dc->syms))) return false;
-    for (uint32_t i = 0; i < s->nargs; i++) dc->syms[dc->nsyms++] = sg_dsl_arg_sym(&s->args[i], i);
+    if (!(dc->syms = sg_dsl_alloc(L, (s->nargs + 1 + room) * sizeof *dc->syms))) return false;
+    for (uint32_t i = 0; i < s->nargs; i++) dc->syms[dc->nsyms++] = arg_sym(&s->args[i], i);
     dc->syms[dc->nsyms++] = (sg_dsl_sym){"capability", SG_DSLS_CAP, SG_DSLT_INT, false, 0, NULL};
     return true;
 }

@@ -343,7 +343,7 @@ void sg_dsl_table_entry(sg_dsl_loader *L, const sg_ynode *e) {
         return;
     }
     int64_t prio = 0;
-    if (!sg_dsl_read_op_name(L, dc, v[OP]) || !sg_dsl_arg_syms(L, dc) ||
+    if (!sg_dsl_read_op_name(L, dc, v[OP]) || !sg_dsl_arg_syms(L, dc, 0) ||
         (v[PRIORITY] && !sg_dsl_want_int(L, "priority", v[PRIORITY], INT32_MIN, INT32_MAX, &prio)))
         return;
     dc->priority = (int32_t)prio;

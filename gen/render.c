@@ -22,10 +22,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifndef SG_VERSION
-#define SG_VERSION "0"
-#endif
-
 void sg_outputs_free(sg_outputs *o) {
     for (uint32_t i = 0; i < o->n; i++) {
         free(o->items[i].name);
