@@ -55,6 +55,18 @@ static inline void sg_store_double(sg_dtype t, void *p, double x) {
 }
 #undef SG__STORE_DOUBLE
 
+/* x as a floating dtype t holds it (c10's scalar_t of a value): rounded to t's element and
+ * read back; x itself for other dtypes. */
+#define SG__ROUND_TO(NAME, NUM, KIND, SIZE, T, SUF, ...) \
+    case SG_##NAME: return SG_REAL_VALUE(KIND, SUF, SG_REAL_STORE(KIND, SUF, T, x));
+static inline double sg_round_to(sg_dtype t, double x) {
+    switch (t) {
+        SG_DTYPES_WHERE(SG__ROUND_TO, 0, 0, 0, 1, 1, 0)
+    default: return x;
+    }
+}
+#undef SG__ROUND_TO
+
 /* X(dtype enum, C type) for the dtypes loops are written for directly, from sg_dtypes.h's
  * table. float16 and bfloat16 are computed in float32 (as PyTorch's CPU kernels do) and only
  * converted. The flags are the kinds: bool, uint, sint, float, reduced, complex. */

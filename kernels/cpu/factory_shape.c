@@ -115,17 +115,11 @@ sg_status sg_factory_uniform_check(sg_dtype t, double from, double to, float *fa
                                    "::max(), but found to=%g and from=%g which result in "
                                    "to-from to exceed the limit",
                         sg_dtype_c10_name(t), to, from);
-    if (t == SG_FLOAT32) {
-        *fa = (float)from;
-        *fd = (float)to - (float)from;
-    } else if (t == SG_FLOAT16) { /* from, to and to - from are c10::Half values */
-        *fa = sg_half_to_float(sg_float_to_half((float)from));
-        float fb = sg_half_to_float(sg_float_to_half((float)to));
-        *fd = sg_half_to_float(sg_float_to_half(fb - *fa));
-    } else if (t == SG_BFLOAT16) {
-        *fa = sg_bf16_to_float(sg_float_to_bf16((float)from));
-        float fb = sg_bf16_to_float(sg_float_to_bf16((float)to));
-        *fd = sg_bf16_to_float(sg_float_to_bf16(fb - *fa));
+    if (t == SG_FLOAT32 || t == SG_FLOAT16 || t == SG_BFLOAT16) {
+        /* from, to and to - from are scalar_t values */
+        *fa = (float)sg_round_to(t, from);
+        float fb = (float)sg_round_to(t, to);
+        *fd = (float)sg_round_to(t, fb - *fa);
     }
     return SG_OK;
 }

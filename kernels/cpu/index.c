@@ -1108,8 +1108,7 @@ static sg_status clamp_scalar_run(const char *op, sg_tensor *self, const sg_scal
                             op, sg_cpp_type_name(r));
         double  f = sg_scalar_to_double(*b[i]);
         int64_t v = b[i]->kind == SG_SCALAR_INT ? b[i]->u.i : (int64_t)f;
-        if (r == SG_FLOAT16) f = sg_half_to_float(sg_float_to_half((float)f));
-        if (r == SG_BFLOAT16) f = sg_bf16_to_float(sg_float_to_bf16((float)f));
+        if (r == SG_FLOAT16 || r == SG_BFLOAT16) f = sg_round_to(r, f);
         if (i == 0) c.lof = f, c.loi = v;
         else c.hif = f, c.hii = v;
     }
@@ -1332,7 +1331,7 @@ static sg_status pow_ts_out_k(sg_keyset ks, sg_tensor *self, sg_scalar exponent,
                         sg_cpp_type_name(k));
     powc c = {sg_scalar_to_double(exponent),
               exponent.kind == SG_SCALAR_INT ? exponent.u.i : (int64_t)sg_scalar_to_double(exponent)};
-    if (r == SG_FLOAT16) c.e = sg_half_to_float(sg_float_to_half((float)c.e)); /* aten: Half exp */
+    if (r == SG_FLOAT16) c.e = sg_round_to(r, c.e); /* aten: Half exp */
     sg_iter      it;
     sg_iter_spec spec = {.op = "pow", .out = out, .in = {self}, .nin = 1, .compute = k,
                          .result = r, .out_dtype = k};

@@ -149,13 +149,6 @@ sg_status sg_norm_rms_checks(const sg_tensor *input, sg_int_list ns, const sg_te
     return SG_OK;
 }
 
-/* eps as aten's rms_norm_composite holds it: in the input's own dtype (its scalar_t) */
-static double eps_in(sg_dtype xt, double e) {
-    if (xt == SG_FLOAT16) return sg_half_to_float(sg_float_to_half((float)e));
-    if (xt == SG_BFLOAT16) return sg_bf16_to_float(sg_float_to_bf16((float)e));
-    return xt == SG_FLOAT32 ? (double)(float)e : e;
-}
-
 sg_status sg_norm_rms_composite(sg_tensor *input, sg_int_list ns, sg_tensor *weight,
                                 const double *eps, sg_tensor **out, sg_tensor **rstd_out) {
     sg_dtype xt = dtype_of(input);
@@ -169,7 +162,8 @@ sg_status sg_norm_rms_composite(sg_tensor *input, sg_int_list ns, sg_tensor *wei
     for (int32_t i = 0; i < ns.len; i++) dims[i] = (int64_t)input->ndim - i - 1;
     sg_int_list dl = {dims, ns.len};
     sg_dtype    acc = xt == SG_FLOAT64 ? SG_FLOAT64 : SG_FLOAT32;
-    double      e = eps_in(xt, eps ? *eps : acc == SG_FLOAT64 ? DBL_EPSILON : FLT_EPSILON);
+    /* eps as aten's rms_norm_composite holds it: in the input's own dtype (its scalar_t) */
+    double      e = sg_round_to(xt, eps ? *eps : acc == SG_FLOAT64 ? DBL_EPSILON : FLT_EPSILON);
     sg_tensor  *x = NULL, *sq = NULL, *ms = NULL, *rstd = NULL, *y = NULL, *t = NULL;
     sg_status   st = sg_cast(input, acc, &x);
     if (!st) st = aten_pow_Tensor_Scalar(x, sg_scalar_int(2), &sq);

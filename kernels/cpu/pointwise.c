@@ -27,9 +27,8 @@ typedef struct ew {
 
 /* x rounded to c->narrow (float16 or bfloat16), or x where there is none */
 static inline float narrow_to(const ew *c, float x) {
-    return c->narrow == SG_FLOAT16    ? sg_half_to_float(sg_float_to_half(x))
-           : c->narrow == SG_BFLOAT16 ? sg_bf16_to_float(sg_float_to_bf16(x))
-                                      : x;
+    return c->narrow == SG_FLOAT16 || c->narrow == SG_BFLOAT16 ? (float)sg_round_to(c->narrow, x)
+                                                                : x;
 }
 
 #define ALPHA(T) _Generic((T)0, float: (T)c->af, double: (T)c->af, default: (T)c->ai)
