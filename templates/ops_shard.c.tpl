@@ -33,14 +33,15 @@
  *            keeps); not inlined: in the typed wrappers it would cost the fast path a frame;
  *            the kernel's parameters first, so a typed call reaches it with them in place */
 % local reps = C.shard_adapters(ops)
+% local arg_at, room, a_, r_ = C.seq("(&sg_args[", "])"), C.seq("sg_room"), C.seq("a"), C.seq("r")
 % -- the declarations that unbox op's arguments from sg_args into a0, a1, ...
 % local function unbox_args(op)
 %   for i, a in ipairs(op.args) do
-%     local decl, expr = C.family(a).unbox("(&sg_args[" .. (i - 1) .. "])", "sg_room" .. (i - 1), a)
+%     local decl, expr = C.family(a).unbox(arg_at[i], room[i], a)
 %     if decl then
     $(decl)
 %     end
-    $(C.decl(C.family(a).param, "a" .. (i - 1))) = $(expr);
+    $(C.decl(C.family(a).param, a_[i])) = $(expr);
 %   end
 % end
 % for _, op in ipairs(reps) do
@@ -51,10 +52,10 @@
 %     local nargs, nrets = #op.args, #op.returns
 %     -- the signature's parameters and arguments, by position: a0.. then r0..
 %     local P, A = {}, {}
-%     for i, a in ipairs(op.args) do P[i], A[i] = C.decl(C.family(a).param, "a" .. (i - 1)), "a" .. (i - 1) end
+%     for i, a in ipairs(op.args) do P[i], A[i] = C.decl(C.family(a).param, a_[i]), a_[i] end
 %     for i, r in ipairs(op.returns) do
-%       P[nargs + i] = C.decl(C.pointer_to(C.ret_family(r).target), "r" .. (i - 1))
-%       A[nargs + i] = "r" .. (i - 1)
+%       P[nargs + i] = C.decl(C.pointer_to(C.ret_family(r).target), r_[i])
+%       A[nargs + i] = r_[i]
 %     end
 %     local function list(t, n) return n > 0 and ", " .. table.concat(t, ", ", 1, n) or "" end
 %     local params, args = list(P, nargs + nrets), list(A, nargs + nrets)
@@ -76,12 +77,12 @@ sg_status $(bn)(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_
 %     for i, r in ipairs(op.returns) do
 %       in_slot[i] = r.family == "tensor"
 %       if not in_slot[i] then
-    $(C.decl(C.ret_family(r).target, "r" .. (i - 1))) = $(C.ret_family(r).init);
+    $(C.decl(C.ret_family(r).target, r_[i])) = $(C.ret_family(r).init);
 %       end
 %     end
 %     local call = {}
-%     for i = 1, nargs do call[#call + 1] = "a" .. (i - 1) end
-%     for i = 1, nrets do call[#call + 1] = in_slot[i] and "&sg_rets[" .. (i - 1) .. "].u.t" or "&r" .. (i - 1) end
+%     for i = 1, nargs do call[#call + 1] = a_[i] end
+%     for i = 1, nrets do call[#call + 1] = in_slot[i] and C.seq("&sg_rets[", "].u.t")[i] or C.seq("&r")[i] end
     sg_status sg_st = ((sg_kfn_$(sig) *) * (const sg_fn *)sg_ctx)(sg_ks$(#call > 0 and ", " .. table.concat(call, ", ") or ""));
 %     local any_slot = false
 %     for i = 1, nrets do any_slot = any_slot or in_slot[i] end
@@ -101,7 +102,7 @@ sg_status $(bn)(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_
 %       if in_slot[i] then
     sg_rets[$(i - 1)].tag = SG_ANY_TENSOR;
 %       else
-    sg_rets[$(i - 1)] = $(C.ret_family(r).box("r" .. (i - 1)));
+    sg_rets[$(i - 1)] = $(C.ret_family(r).box(r_[i]));
 %       end
 %     end
     return SG_OK;
@@ -282,10 +283,10 @@ sg_status $(cn)_composite(sg_keyset sg_ks, $(params)) {
 %       else
     sg_tensor *sg_o[$(#outs)] = {NULL};
 %         for i, a in ipairs(outs) do
-%           subst[a.name] = "sg_o[" .. (i - 1) .. "]"
+%           subst[a.name] = C.seq("sg_o[", "]")[i]
 %         end
 %         local xr = {}
-%         for i = 1, #x.returns do xr[i] = "&sg_r[" .. (i - 1) .. "]" end
+%         for i = 1, #x.returns do xr[i] = C.seq("&sg_r[", "]")[i] end
     sg_tensor *sg_r[$(math.max(#x.returns, 1))] = {NULL};
     for (int sg_i = 0; sg_i < $(#outs) && !sg_st; sg_i++) sg_st = sg_meta_empty(&sg_m[sg_i], &sg_o[sg_i]);
     if (!sg_st) sg_st = $(x.cname)_redispatch(sg_ks, $(C.call_of(x, subst, xr, op)));
@@ -302,10 +303,10 @@ sg_status $(cn)_composite(sg_keyset sg_ks, $(params)) {
 %       local b = op.autogen_from
 %       local outs = op.outs
 %       local br = {}
-%       for i, r in ipairs(b.returns) do br[i] = "&sg_r" .. (i - 1) end
+%       for i, r in ipairs(b.returns) do br[i] = C.seq("&sg_r")[i] end
     (void)sg_ks;
 %       for i, r in ipairs(b.returns) do
-    $(C.decl(C.ret_family(r).target, "sg_r" .. (i - 1))) = $(C.ret_family(r).init);
+    $(C.decl(C.ret_family(r).target, C.seq("sg_r")[i])) = $(C.ret_family(r).init);
 %       end
     sg_status sg_st = $(b.cname)($(C.call_of(b, nil, br, op)));
     if (SG_UNLIKELY(sg_st)) sg_st = sg_op_error_via(sg_st, $(cn)_op, $(b.cname)_op);
@@ -332,7 +333,7 @@ sg_status $(cn)_composite(sg_keyset sg_ks, $(params)) {
 %       local b = op.autogen_from
 %       local self, out = op.args[1], op.outs[1]
 %       local br = {}
-%       for i = 1, #b.returns do br[i] = "&sg_r" .. (i - 1) end
+%       for i = 1, #b.returns do br[i] = C.seq("&sg_r")[i] end
     (void)sg_ks;
 %       if self.family == "tensor_list" then
     sg_status sg_st = sg_tensor_list_copy_out_($(out.cname), $(self.cname));
@@ -340,7 +341,7 @@ sg_status $(cn)_composite(sg_keyset sg_ks, $(params)) {
     sg_status sg_st = sg_tensor_copy_out_($(out.cname), $(self.cname));
 %       end
 %       for i, r in ipairs(b.returns) do
-    $(C.decl(C.ret_family(r).target, "sg_r" .. (i - 1))) = $(C.ret_family(r).init);
+    $(C.decl(C.ret_family(r).target, C.seq("sg_r")[i])) = $(C.ret_family(r).init);
 %       end
     if (!sg_st) sg_st = $(b.cname)($(C.call_of(b, {[b.args[1].name] = out.cname}, br, op)));
     if (SG_UNLIKELY(sg_st)) sg_st = sg_op_error_via(sg_st, $(cn)_op, $(b.cname)_op);
@@ -375,8 +376,8 @@ sg_status $(cn)_composite(sg_keyset sg_ks, $(params)) {
 %       end
 %       local br = {}
 %       for i, r in ipairs(b.returns) do
-    $(C.decl(C.ret_family(r).target, "sg_r" .. (i - 1))) = $(C.ret_family(r).init);
-%         br[i] = "&sg_r" .. (i - 1)
+    $(C.decl(C.ret_family(r).target, C.seq("sg_r")[i])) = $(C.ret_family(r).init);
+%         br[i] = C.seq("&sg_r")[i]
 %       end
     if (!sg_st) sg_st = $(b.cname)($(C.call_of(b, subst, br, op)));
     if (SG_UNLIKELY(sg_st)) sg_st = sg_op_error_via(sg_st, $(cn)_op, $(b.cname)_op);

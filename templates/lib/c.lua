@@ -394,17 +394,41 @@ end
 -- op.adapter_shard it is): one per C signature, in the order of their names. Returns one op of each signature (of `ops`, a
 -- shard's ops; the adapters are written from its signature alone, so which op does not
 -- matter), and each adapter's 0-based position by boxed name.
+-- Names by 1-based position i, PREFIX .. (i - 1) .. SUFFIX ("a0", "(&sg_args[0])"), each
+-- made once: C.seq("a")[i]. Rationale: a number in a concatenation is printed anew each time.
+local seqs = {}
+function C.seq(prefix, suffix)
+  suffix = suffix or ""
+  local key = prefix .. "\0" .. suffix
+  local t = seqs[key]
+  if not t then
+    t = setmetatable({}, {__index = function(t, i)
+      local v = prefix .. (i - 1) .. suffix
+      rawset(t, i, v)
+      return v
+    end})
+    seqs[key] = t
+  end
+  return t
+end
+
+-- Rationale: the names are sorted as strings, with no Lua function called per comparison.
 function C.shard_adapters(ops)
-  local reps, index = {}, {}
+  local first, names = {}, {}
   for _, op in ipairs(ops) do
     local info = C.info(op)
-    if info.typed and not index[info.boxed_name] then
-      index[info.boxed_name] = true
-      reps[#reps + 1] = op
+    local name = info.boxed_name
+    if info.typed and not first[name] then
+      first[name] = op
+      names[#names + 1] = name
     end
   end
-  table.sort(reps, function(a, b) return C.info(a).boxed_name < C.info(b).boxed_name end)
-  for i, op in ipairs(reps) do index[C.info(op).boxed_name] = i - 1 end
+  table.sort(names)
+  local reps, index = {}, {}
+  for i, name in ipairs(names) do
+    reps[i] = first[name]
+    index[name] = i - 1
+  end
   return reps, index
 end
 
