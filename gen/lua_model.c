@@ -20,8 +20,8 @@
  * Rationale: lua_setfield looks its C string up again on every call (a cache probe and a
  * strcmp), and a big model sets hundreds of thousands of fields. */
 #define SG_MODEL_KEYS(X)                                                                      \
-    X(adapter_shard) X(after) X(alias) X(arg) X(args) X(autogen) X(autogen_from)              \
-    X(autogen_kind) X(base) X(before) X(boxed_name) X(callee_args) X(device_of) X(dtype_of)   \
+    X(after) X(alias) X(arg) X(args) X(autogen) X(autogen_from) X(autogen_kind) X(base)       \
+    X(before) X(boxed_name) X(callee_args) X(device_of) X(dtype_of)                           \
     X(backend_kernel) X(backend_must_implement) X(composite) X(composite_kernel) X(implicit)  \
     X(is_out) X(kernel_keys)                                                                  \
     X(outs) X(shard)                                                                          \
@@ -607,7 +607,6 @@ static void push_sorted(const pusher *p, int ops, const sg_model *m, uint32_t *o
 typedef struct build {
     const sg_model *m;
     const uint32_t *shards; /* op.shard of each op (NULL: none) */
-    const uint32_t *adapter_shards; /* op.adapter_shard of each op (with shards) */
     opmap           mp;
     uint32_t       *order; /* for model.sorted */
     sg_arena       *memo_arena;
@@ -734,10 +733,8 @@ static int protected_build(lua_State *L) {
     lua_createtable(L, (int)m->nops, 0);        /* model.ops: the views */
     int ops = lua_gettop(L);
     for (uint32_t i = 0; i < m->nops; i++) {
-        push_op(&p, m->ops[i], i + 1, op_nfields(m->ops[i], &mp) + 2 * (b->shards != NULL));
+        push_op(&p, m->ops[i], i + 1, op_nfields(m->ops[i], &mp) + (b->shards != NULL));
         if (b->shards) set_int(&p, K_shard, b->shards[i]);
-        if (b->shards && b->adapter_shards[i] != UINT32_MAX)
-            set_int(&p, K_adapter_shard, b->adapter_shards[i]);
         if (m->ops[i]->has_dispatch) {
             lua_pushvalue(L, lazy_mt);
             lua_setmetatable(L, -2);
@@ -805,10 +802,8 @@ static int protected_build(lua_State *L) {
     return 1;
 }
 
-bool sg_lua_push_model(lua_State *L, const sg_model *m, const uint32_t *shards,
-                       const uint32_t *adapter_shards) {
-    build b = {.m = m, .shards = shards, .adapter_shards = adapter_shards,
-               .order = malloc((m->nops ? m->nops : 1) * sizeof *b.order)};
+bool sg_lua_push_model(lua_State *L, const sg_model *m, const uint32_t *shards) {
+    build b = {.m = m, .shards = shards, .order = malloc((m->nops ? m->nops : 1) * sizeof *b.order)};
     b.memo_arena = sg_arena_new(NULL, NULL);
     bool ok = opmap_init(&b.mp, m) && b.order && b.memo_arena &&
               sg_strmap_init(&b.memo, b.memo_arena, m->nops * 4 + 64) == 0;

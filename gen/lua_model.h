@@ -11,11 +11,9 @@
  * writing into one is an error at the line that wrote; reads, pairs, ipairs, next, # and
  * comparisons work as on plain tables. false (nothing pushed) when out of memory outside Lua;
  * Lua's own errors are raised as by any API call. shards (NULL: none) gives each op's
- * op.shard, in model order, and adapter_shards its op.adapter_shard (UINT32_MAX: none). m
- * must outlive L's use of the model: op.dispatch is made from it when a template first reads
- * it. */
-bool        sg_lua_push_model(lua_State *L, const sg_model *m, const uint32_t *shards,
-                              const uint32_t *adapter_shards);
+ * op.shard, in model order. m must outlive L's use of the model: op.dispatch is made from it
+ * when a template first reads it. */
+bool        sg_lua_push_model(lua_State *L, const sg_model *m, const uint32_t *shards);
 struct sg_kernel_set;
 /* Pushes kernel_keys, the keys --kernel-keys selects (a list of names), and kernels, the
  * kernels they register: a list of {name, op, registrations = {{op, key, constant}, ...}},

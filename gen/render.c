@@ -12,7 +12,6 @@
 #define _DEFAULT_SOURCE
 #include "derive.h"
 #include "lua_model.h"
-#include "strmap.h"
 #include "tpl.h"
 
 #include <lauxlib.h>
@@ -82,7 +81,6 @@ typedef struct run {
     const sg_codegen_opts *o;
     uint32_t               nshards;  /* of every per-shard template */
     uint32_t              *shard_of; /* each op's shard (op_shard), in model order */
-    uint32_t              *adapter_shard_of; /* each op's adapter shard (plan_shards) */
     sg_tpl_sources         src;      /* the user's files first, then the built-ins they leave */
     uint32_t               nuser;    /* how many of src are the user's */
     sg_tpl_sources         builtins; /* every built-in */
@@ -242,43 +240,15 @@ static uint32_t op_shard(const sg_op *op, uint32_t nshards) {
     return nshards > 1 ? h % nshards : 0;
 }
 
-/* Whether op has a typed API, and so a boxing adapter (boxed_name) and an override walk. */
-static bool has_adapter(const sg_op *op) {
-    return op->c && op->c->boxed_name && !op->schema.varargs && !op->schema.varret;
-}
-
-/* The number of shards (--shards, else enough of --shard-size for the ops), each op's shard,
- * and each op's adapter shard: the lowest shard among the ops of its C signature
- * (boxed_name), whose .c defines that signature's boxing adapter and override walk for all
- * (UINT32_MAX for an op with none). false when out of memory.
- * Rationale: the compiler's time follows the number of functions, and these were a third of
- * a shard's when every shard with a signature had its own; an edit that keeps an op's
- * signature still rewrites its own shard only. */
+/* The number of shards (--shards, else enough of --shard-size for the ops) and each op's
+ * shard. false when out of memory. */
 static bool plan_shards(run *r) {
     uint32_t nops = r->m->nops, size = r->o->shard_size;
     r->nshards = r->o->shards ? r->o->shards : size ? (nops + size - 1) / size : 1;
     if (r->nshards == 0) r->nshards = 1;
-    if (!(r->shard_of = malloc(2 * (nops ? nops : 1) * sizeof *r->shard_of))) return false;
-    r->adapter_shard_of = r->shard_of + nops;
+    if (!(r->shard_of = malloc((nops ? nops : 1) * sizeof *r->shard_of))) return false;
     for (uint32_t i = 0; i < nops; i++) r->shard_of[i] = op_shard(r->m->ops[i], r->nshards);
-    sg_arena *a = sg_arena_new(NULL, NULL);
-    sg_strmap lowest; /* boxed_name -> 1 + the lowest shard */
-    bool      ok = a && sg_strmap_init(&lowest, a, nops / 2 + 16) == 0;
-    for (int pass = 0; ok && pass < 2; pass++) {
-        for (uint32_t i = 0; ok && i < nops; i++) {
-            const sg_op *op = r->m->ops[i];
-            r->adapter_shard_of[i] = UINT32_MAX;
-            if (!has_adapter(op)) continue;
-            const char     *k = op->c->boxed_name;
-            uintptr_t       v = (uintptr_t)r->shard_of[i] + 1;
-            sg_strmap_slot *sl = sg_strmap_put(&lowest, k, strlen(k), (void *)v);
-            if (!sl) ok = false;
-            else if (pass == 0 && v < (uintptr_t)sl->value) sl->value = (void *)v;
-            else if (pass == 1) r->adapter_shard_of[i] = (uint32_t)((uintptr_t)sl->value - 1);
-        }
-    }
-    sg_arena_free(a);
-    return ok;
+    return true;
 }
 
 /* What a `%!` line sees beside Lua's globals: kernel_keys (nil without --kernel-keys), so
@@ -539,8 +509,7 @@ static int protected_env(lua_State *L) {
     lua_setfield(L, -2, "__index");
     lua_setmetatable(L, -2);
     sg_lua_open_readonly(L);
-    if (!sg_lua_push_model(L, r->m, r->shard_of, r->adapter_shard_of))
-        return luaL_error(L, "out of memory");
+    if (!sg_lua_push_model(L, r->m, r->shard_of)) return luaL_error(L, "out of memory");
     lua_setfield(L, -2, "model");
     lua_pushstring(L, r->o->lib);
     lua_setfield(L, -2, "lib");

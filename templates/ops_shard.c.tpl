@@ -22,16 +22,14 @@
 #include "$(lib)_$(k).h"
 % end
 
-/* ---- adapters, one set per C signature this shard's ops have, in the order of their names;
- * defined in the lowest shard with an op of the signature (op.adapter_shard), declared in the
- * others; each is written from the signature alone (positional names, the signature's own
- * function types), so no op decides its text or its place:
+/* ---- adapters, one set per C signature this shard's ops have (each shard has its own), in
+ * the order of their names; each is written from the signature alone (positional names, the
+ * signature's own function types), so no op decides its text or its place:
  *   boxed_*  boxed call -> typed kernel (found through ctx: see sg_kernel); a Tensor result is
  *            written by the kernel into its result slot, which is tagged when the kernel succeeds
  *   over_*   typed call -> typed overrides (sg_override_set), then what stands behind them
- *            (the stock's typed kernel, else the op's redispatch below the key, which the set
- *            keeps); not inlined: in the typed wrappers it would cost the fast path a frame;
- *            the kernel's parameters first, so a typed call reaches it with them in place */
+ *            (not inlined: in the typed wrappers it would cost the fast path a frame); the
+ *            kernel's parameters first, so a typed call reaches it with them in place */
 % local reps = C.shard_adapters(ops)
 % local arg_at, room, a_, r_ = C.seq("(&sg_args[", "])"), C.seq("sg_room"), C.seq("a"), C.seq("r")
 % -- the declarations that unbox op's arguments from sg_args into a0, a1, ...
@@ -62,12 +60,8 @@
 %     local in_params, in_args = list(P, nargs), list(A, nargs)
 typedef sg_status sg_kfn_$(sig)(sg_keyset sg_ks$(params));
 typedef bool sg_pfn_$(sig)(void *sg_ctx, sg_keyset sg_ks$(in_params));
-sg_status $(bn)(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_any *sg_rets,
-                       int32_t sg_nrets, void *sg_ctx);
-sg_status $(lib)_over_$(sig)(sg_keyset sg_ks$(params), const sg_override_set *sg_s);
-%     if op.adapter_shard == shard then
 
-sg_status $(bn)(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_any *sg_rets,
+static sg_status $(bn)(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_any *sg_rets,
                        int32_t sg_nrets, void *sg_ctx) {
     (void)sg_op_, (void)sg_nrets, (void)sg_args, (void)sg_rets;
 %     unbox_args(op)
@@ -108,7 +102,8 @@ sg_status $(bn)(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_args, sg_
     return SG_OK;
 }
 
-SG_NOINLINE sg_status $(lib)_over_$(sig)(sg_keyset sg_ks$(params), const sg_override_set *sg_s) {
+SG_NOINLINE static sg_status $(lib)_over_$(sig)(sg_keyset sg_ks$(params),
+                       const sg_override_set *sg_s, sg_kfn_$(sig) *sg_below) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
     do
         if (((sg_pfn_$(sig) *)sg_o->pred)(sg_o->ctx, sg_ks$(in_args)))
@@ -116,11 +111,9 @@ SG_NOINLINE sg_status $(lib)_over_$(sig)(sg_keyset sg_ks$(params), const sg_over
     while ((++sg_o)->pred);
     if (sg_o->impl) return ((sg_kfn_$(sig) *)sg_o->impl)(sg_ks$(args));
     sg_s = sg_o->ctx;
-    if (sg_s->stock_falls)
-        return ((sg_kfn_$(sig) *)sg_s->redispatch)(sg_keyset_below(sg_ks, (sg_key)sg_s->key)$(args));
+    if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key)$(args));
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "$(info.signature)"$(args));
 }
-%     end
 
 %   end
 % end
@@ -172,7 +165,7 @@ sg_status $(cn)_redispatch(sg_keyset sg_ks$(sep)$(params)) {
     const sg_entry *sg_e = sg_dispatch_entry($(cn)_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return (($(cn)_kernel)sg_e->unboxed)(sg_ks$(argsep)$(args));
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return $(lib)_over_$(c.boxed_name:gsub("^boxed_", ""))(sg_ks$(argsep)$(args), sg_e->ctx);
+        return $(lib)_over_$(c.boxed_name:gsub("^boxed_", ""))(sg_ks$(argsep)$(args), sg_e->ctx, $(cn)_redispatch);
     return sg_call_boxed_sig(sg_e, $(cn)_op, sg_ks, "$(c.signature)"$(argsep)$(args));
 }
 

@@ -390,8 +390,8 @@ function C.call_of(target, subst, results, caller)
 end
 
 
--- The boxing adapters a shard's ops need (a shard file declares each and defines those whose
--- op.adapter_shard it is): one per C signature, in the order of their names. Returns one op of each signature (of `ops`, a
+-- The boxing adapters a shard's ops need (each shard file defines its own, static): one per C
+-- signature, in the order of their names. Returns one op of each signature (of `ops`, a
 -- shard's ops; the adapters are written from its signature alone, so which op does not
 -- matter), and each adapter's 0-based position by boxed name.
 -- Names by 1-based position i, PREFIX .. (i - 1) .. SUFFIX ("a0", "(&sg_args[0])"), each
