@@ -281,7 +281,8 @@ sg_status sg_op_override_typed(sg_op *op, sg_key key, int32_t priority, sg_overr
  * one, and typed calls box for it. */
 typedef struct sg_override_set {
     /* first: the entry's boxed function is the op's adapter, whose ctx (this set) must point
-     * at the typed function it calls (sg_kernel): the op's typed redispatch */
+     * at the typed function it calls (sg_kernel): the op's typed redispatch, which the typed
+     * walk also calls below the key where stock_falls */
     sg_fn        redispatch;
     sg_entry     stock;
     const sg_op *op;

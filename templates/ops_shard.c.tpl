@@ -28,8 +28,9 @@
  *   boxed_*  boxed call -> typed kernel (found through ctx: see sg_kernel); a Tensor result is
  *            written by the kernel into its result slot, which is tagged when the kernel succeeds
  *   over_*   typed call -> typed overrides (sg_override_set), then what stands behind them
- *            (not inlined: in the typed wrappers it would cost the fast path a frame); the
- *            kernel's parameters first, so a typed call reaches it with them in place */
+ *            (the stock's typed kernel, else the op's redispatch below the key, which the set
+ *            keeps); not inlined: in the typed wrappers it would cost the fast path a frame;
+ *            the kernel's parameters first, so a typed call reaches it with them in place */
 % local reps = C.shard_adapters(ops)
 % local arg_at, room, a_, r_ = C.seq("(&sg_args[", "])"), C.seq("sg_room"), C.seq("a"), C.seq("r")
 % -- the declarations that unbox op's arguments from sg_args into a0, a1, ...
@@ -103,7 +104,7 @@ static sg_status $(bn)(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_ar
 }
 
 SG_NOINLINE static sg_status $(lib)_over_$(sig)(sg_keyset sg_ks$(params),
-                       const sg_override_set *sg_s, sg_kfn_$(sig) *sg_below) {
+                       const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
     do
         if (((sg_pfn_$(sig) *)sg_o->pred)(sg_o->ctx, sg_ks$(in_args)))
@@ -111,7 +112,8 @@ SG_NOINLINE static sg_status $(lib)_over_$(sig)(sg_keyset sg_ks$(params),
     while ((++sg_o)->pred);
     if (sg_o->impl) return ((sg_kfn_$(sig) *)sg_o->impl)(sg_ks$(args));
     sg_s = sg_o->ctx;
-    if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key)$(args));
+    if (sg_s->stock_falls)
+        return ((sg_kfn_$(sig) *)sg_s->redispatch)(sg_keyset_below(sg_ks, (sg_key)sg_s->key)$(args));
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "$(info.signature)"$(args));
 }
 
@@ -165,7 +167,7 @@ sg_status $(cn)_redispatch(sg_keyset sg_ks$(sep)$(params)) {
     const sg_entry *sg_e = sg_dispatch_entry($(cn)_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return (($(cn)_kernel)sg_e->unboxed)(sg_ks$(argsep)$(args));
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return $(lib)_over_$(c.boxed_name:gsub("^boxed_", ""))(sg_ks$(argsep)$(args), sg_e->ctx, $(cn)_redispatch);
+        return $(lib)_over_$(c.boxed_name:gsub("^boxed_", ""))(sg_ks$(argsep)$(args), sg_e->ctx);
     return sg_call_boxed_sig(sg_e, $(cn)_op, sg_ks, "$(c.signature)"$(argsep)$(args));
 }
 

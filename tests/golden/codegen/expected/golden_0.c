@@ -11,8 +11,9 @@
  *   boxed_*  boxed call -> typed kernel (found through ctx: see sg_kernel); a Tensor result is
  *            written by the kernel into its result slot, which is tagged when the kernel succeeds
  *   over_*   typed call -> typed overrides (sg_override_set), then what stands behind them
- *            (not inlined: in the typed wrappers it would cost the fast path a frame); the
- *            kernel's parameters first, so a typed call reaches it with them in place */
+ *            (the stock's typed kernel, else the op's redispatch below the key, which the set
+ *            keeps); not inlined: in the typed wrappers it would cost the fast path a frame;
+ *            the kernel's parameters first, so a typed call reaches it with them in place */
 typedef sg_status sg_kfn_lz_l(sg_keyset sg_ks, sg_tensor_list a0, sg_scalar_list a1, sg_tensor_list *r0);
 typedef bool sg_pfn_lz_l(void *sg_ctx, sg_keyset sg_ks, sg_tensor_list a0, sg_scalar_list a1);
 
@@ -30,7 +31,7 @@ static sg_status golden_boxed_lz_l(const sg_op *sg_op_, sg_keyset sg_ks, const s
 }
 
 SG_NOINLINE static sg_status golden_over_lz_l(sg_keyset sg_ks, sg_tensor_list a0, sg_scalar_list a1, sg_tensor_list *r0,
-                       const sg_override_set *sg_s, sg_kfn_lz_l *sg_below) {
+                       const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
     do
         if (((sg_pfn_lz_l *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1))
@@ -38,7 +39,8 @@ SG_NOINLINE static sg_status golden_over_lz_l(sg_keyset sg_ks, sg_tensor_list a0
     while ((++sg_o)->pred);
     if (sg_o->impl) return ((sg_kfn_lz_l *)sg_o->impl)(sg_ks, a0, a1, r0);
     sg_s = sg_o->ctx;
-    if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, r0);
+    if (sg_s->stock_falls)
+        return ((sg_kfn_lz_l *)sg_s->redispatch)(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, r0);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "lz>l", a0, a1, r0);
 }
 
@@ -70,7 +72,7 @@ static sg_status golden_boxed_nDYVBM_t(const sg_op *sg_op_, sg_keyset sg_ks, con
 }
 
 SG_NOINLINE static sg_status golden_over_nDYVBM_t(sg_keyset sg_ks, sg_int_list a0, const sg_dtype *a1, const sg_layout *a2, const sg_device *a3, const bool *a4, const sg_memory_format *a5, sg_tensor **r0,
-                       const sg_override_set *sg_s, sg_kfn_nDYVBM_t *sg_below) {
+                       const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
     do
         if (((sg_pfn_nDYVBM_t *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2, a3, a4, a5))
@@ -78,7 +80,8 @@ SG_NOINLINE static sg_status golden_over_nDYVBM_t(sg_keyset sg_ks, sg_int_list a
     while ((++sg_o)->pred);
     if (sg_o->impl) return ((sg_kfn_nDYVBM_t *)sg_o->impl)(sg_ks, a0, a1, a2, a3, a4, a5, r0);
     sg_s = sg_o->ctx;
-    if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, a2, a3, a4, a5, r0);
+    if (sg_s->stock_falls)
+        return ((sg_kfn_nDYVBM_t *)sg_s->redispatch)(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, a2, a3, a4, a5, r0);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "nDYVBM>t", a0, a1, a2, a3, a4, a5, r0);
 }
 
@@ -104,7 +107,7 @@ static sg_status golden_boxed_tN1bD_t(const sg_op *sg_op_, sg_keyset sg_ks, cons
 }
 
 SG_NOINLINE static sg_status golden_over_tN1bD_t(sg_keyset sg_ks, sg_tensor *a0, const sg_int_list *a1, bool a2, const sg_dtype *a3, sg_tensor **r0,
-                       const sg_override_set *sg_s, sg_kfn_tN1bD_t *sg_below) {
+                       const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
     do
         if (((sg_pfn_tN1bD_t *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2, a3))
@@ -112,7 +115,8 @@ SG_NOINLINE static sg_status golden_over_tN1bD_t(sg_keyset sg_ks, sg_tensor *a0,
     while ((++sg_o)->pred);
     if (sg_o->impl) return ((sg_kfn_tN1bD_t *)sg_o->impl)(sg_ks, a0, a1, a2, a3, r0);
     sg_s = sg_o->ctx;
-    if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, a2, a3, r0);
+    if (sg_s->stock_falls)
+        return ((sg_kfn_tN1bD_t *)sg_s->redispatch)(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, a2, a3, r0);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tNbD>t", a0, a1, a2, a3, r0);
 }
 
@@ -137,7 +141,7 @@ static sg_status golden_boxed_tQQ_t(const sg_op *sg_op_, sg_keyset sg_ks, const 
 }
 
 SG_NOINLINE static sg_status golden_over_tQQ_t(sg_keyset sg_ks, sg_tensor *a0, const sg_scalar *a1, const sg_scalar *a2, sg_tensor **r0,
-                       const sg_override_set *sg_s, sg_kfn_tQQ_t *sg_below) {
+                       const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
     do
         if (((sg_pfn_tQQ_t *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2))
@@ -145,7 +149,8 @@ SG_NOINLINE static sg_status golden_over_tQQ_t(sg_keyset sg_ks, sg_tensor *a0, c
     while ((++sg_o)->pred);
     if (sg_o->impl) return ((sg_kfn_tQQ_t *)sg_o->impl)(sg_ks, a0, a1, a2, r0);
     sg_s = sg_o->ctx;
-    if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, a2, r0);
+    if (sg_s->stock_falls)
+        return ((sg_kfn_tQQ_t *)sg_s->redispatch)(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, a2, r0);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tQQ>t", a0, a1, a2, r0);
 }
 
@@ -164,7 +169,7 @@ static sg_status golden_boxed_t_S(const sg_op *sg_op_, sg_keyset sg_ks, const sg
 }
 
 SG_NOINLINE static sg_status golden_over_t_S(sg_keyset sg_ks, sg_tensor *a0, sg_scalar *r0,
-                       const sg_override_set *sg_s, sg_kfn_t_S *sg_below) {
+                       const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
     do
         if (((sg_pfn_t_S *)sg_o->pred)(sg_o->ctx, sg_ks, a0))
@@ -172,7 +177,8 @@ SG_NOINLINE static sg_status golden_over_t_S(sg_keyset sg_ks, sg_tensor *a0, sg_
     while ((++sg_o)->pred);
     if (sg_o->impl) return ((sg_kfn_t_S *)sg_o->impl)(sg_ks, a0, r0);
     sg_s = sg_o->ctx;
-    if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, r0);
+    if (sg_s->stock_falls)
+        return ((sg_kfn_t_S *)sg_s->redispatch)(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, r0);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "t>S", a0, r0);
 }
 
@@ -191,7 +197,7 @@ static sg_status golden_boxed_t_i(const sg_op *sg_op_, sg_keyset sg_ks, const sg
 }
 
 SG_NOINLINE static sg_status golden_over_t_i(sg_keyset sg_ks, sg_tensor *a0, int64_t *r0,
-                       const sg_override_set *sg_s, sg_kfn_t_i *sg_below) {
+                       const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
     do
         if (((sg_pfn_t_i *)sg_o->pred)(sg_o->ctx, sg_ks, a0))
@@ -199,7 +205,8 @@ SG_NOINLINE static sg_status golden_over_t_i(sg_keyset sg_ks, sg_tensor *a0, int
     while ((++sg_o)->pred);
     if (sg_o->impl) return ((sg_kfn_t_i *)sg_o->impl)(sg_ks, a0, r0);
     sg_s = sg_o->ctx;
-    if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, r0);
+    if (sg_s->stock_falls)
+        return ((sg_kfn_t_i *)sg_s->redispatch)(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, r0);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "t>i", a0, r0);
 }
 
@@ -236,7 +243,7 @@ static sg_status golden_boxed_tcaymvRkWwI_tf(const sg_op *sg_op_, sg_keyset sg_k
 }
 
 SG_NOINLINE static sg_status golden_over_tcaymvRkWwI_tf(sg_keyset sg_ks, sg_tensor *a0, sg_complex a1, const sg_any *a2, sg_layout a3, sg_memory_format a4, sg_device a5, const sg_float_list *a6, sg_bool_list a7, const sg_str_list *a8, sg_str_list a9, const int64_t *a10, sg_tensor **r0, double *r1,
-                       const sg_override_set *sg_s, sg_kfn_tcaymvRkWwI_tf *sg_below) {
+                       const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
     do
         if (((sg_pfn_tcaymvRkWwI_tf *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10))
@@ -244,7 +251,8 @@ SG_NOINLINE static sg_status golden_over_tcaymvRkWwI_tf(sg_keyset sg_ks, sg_tens
     while ((++sg_o)->pred);
     if (sg_o->impl) return ((sg_kfn_tcaymvRkWwI_tf *)sg_o->impl)(sg_ks, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, r0, r1);
     sg_s = sg_o->ctx;
-    if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, r0, r1);
+    if (sg_s->stock_falls)
+        return ((sg_kfn_tcaymvRkWwI_tf *)sg_s->redispatch)(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, r0, r1);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tcaymvRkWwI>tf", a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, r0, r1);
 }
 
@@ -270,7 +278,7 @@ static sg_status golden_boxed_tfB_tt(const sg_op *sg_op_, sg_keyset sg_ks, const
 }
 
 SG_NOINLINE static sg_status golden_over_tfB_tt(sg_keyset sg_ks, sg_tensor *a0, double a1, const bool *a2, sg_tensor **r0, sg_tensor **r1,
-                       const sg_override_set *sg_s, sg_kfn_tfB_tt *sg_below) {
+                       const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
     do
         if (((sg_pfn_tfB_tt *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2))
@@ -278,7 +286,8 @@ SG_NOINLINE static sg_status golden_over_tfB_tt(sg_keyset sg_ks, sg_tensor *a0, 
     while ((++sg_o)->pred);
     if (sg_o->impl) return ((sg_kfn_tfB_tt *)sg_o->impl)(sg_ks, a0, a1, a2, r0, r1);
     sg_s = sg_o->ctx;
-    if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, a2, r0, r1);
+    if (sg_s->stock_falls)
+        return ((sg_kfn_tfB_tt *)sg_s->redispatch)(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, a2, r0, r1);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tfB>tt", a0, a1, a2, r0, r1);
 }
 
@@ -306,7 +315,7 @@ static sg_status golden_boxed_tfBtt_tt(const sg_op *sg_op_, sg_keyset sg_ks, con
 }
 
 SG_NOINLINE static sg_status golden_over_tfBtt_tt(sg_keyset sg_ks, sg_tensor *a0, double a1, const bool *a2, sg_tensor *a3, sg_tensor *a4, sg_tensor **r0, sg_tensor **r1,
-                       const sg_override_set *sg_s, sg_kfn_tfBtt_tt *sg_below) {
+                       const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
     do
         if (((sg_pfn_tfBtt_tt *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2, a3, a4))
@@ -314,7 +323,8 @@ SG_NOINLINE static sg_status golden_over_tfBtt_tt(sg_keyset sg_ks, sg_tensor *a0
     while ((++sg_o)->pred);
     if (sg_o->impl) return ((sg_kfn_tfBtt_tt *)sg_o->impl)(sg_ks, a0, a1, a2, a3, a4, r0, r1);
     sg_s = sg_o->ctx;
-    if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, a2, a3, a4, r0, r1);
+    if (sg_s->stock_falls)
+        return ((sg_kfn_tfBtt_tt *)sg_s->redispatch)(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, a2, a3, a4, r0, r1);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tfBtt>tt", a0, a1, a2, a3, a4, r0, r1);
 }
 
@@ -340,7 +350,7 @@ static sg_status golden_boxed_tsnw_t(const sg_op *sg_op_, sg_keyset sg_ks, const
 }
 
 SG_NOINLINE static sg_status golden_over_tsnw_t(sg_keyset sg_ks, sg_tensor *a0, const char *a1, sg_int_list a2, sg_str_list a3, sg_tensor **r0,
-                       const sg_override_set *sg_s, sg_kfn_tsnw_t *sg_below) {
+                       const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
     do
         if (((sg_pfn_tsnw_t *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2, a3))
@@ -348,7 +358,8 @@ SG_NOINLINE static sg_status golden_over_tsnw_t(sg_keyset sg_ks, sg_tensor *a0, 
     while ((++sg_o)->pred);
     if (sg_o->impl) return ((sg_kfn_tsnw_t *)sg_o->impl)(sg_ks, a0, a1, a2, a3, r0);
     sg_s = sg_o->ctx;
-    if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, a2, a3, r0);
+    if (sg_s->stock_falls)
+        return ((sg_kfn_tsnw_t *)sg_s->redispatch)(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, a2, a3, r0);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tsnw>t", a0, a1, a2, a3, r0);
 }
 
@@ -374,7 +385,7 @@ static sg_status golden_boxed_ttIbs_t(const sg_op *sg_op_, sg_keyset sg_ks, cons
 }
 
 SG_NOINLINE static sg_status golden_over_ttIbs_t(sg_keyset sg_ks, sg_tensor *a0, sg_tensor *a1, const int64_t *a2, bool a3, const char *a4, sg_tensor **r0,
-                       const sg_override_set *sg_s, sg_kfn_ttIbs_t *sg_below) {
+                       const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
     do
         if (((sg_pfn_ttIbs_t *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2, a3, a4))
@@ -382,7 +393,8 @@ SG_NOINLINE static sg_status golden_over_ttIbs_t(sg_keyset sg_ks, sg_tensor *a0,
     while ((++sg_o)->pred);
     if (sg_o->impl) return ((sg_kfn_ttIbs_t *)sg_o->impl)(sg_ks, a0, a1, a2, a3, a4, r0);
     sg_s = sg_o->ctx;
-    if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, a2, a3, a4, r0);
+    if (sg_s->stock_falls)
+        return ((sg_kfn_ttIbs_t *)sg_s->redispatch)(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, a2, a3, a4, r0);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "ttIbs>t", a0, a1, a2, a3, a4, r0);
 }
 
@@ -405,7 +417,7 @@ static sg_status golden_boxed_ttS_t(const sg_op *sg_op_, sg_keyset sg_ks, const 
 }
 
 SG_NOINLINE static sg_status golden_over_ttS_t(sg_keyset sg_ks, sg_tensor *a0, sg_tensor *a1, sg_scalar a2, sg_tensor **r0,
-                       const sg_override_set *sg_s, sg_kfn_ttS_t *sg_below) {
+                       const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
     do
         if (((sg_pfn_ttS_t *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2))
@@ -413,7 +425,8 @@ SG_NOINLINE static sg_status golden_over_ttS_t(sg_keyset sg_ks, sg_tensor *a0, s
     while ((++sg_o)->pred);
     if (sg_o->impl) return ((sg_kfn_ttS_t *)sg_o->impl)(sg_ks, a0, a1, a2, r0);
     sg_s = sg_o->ctx;
-    if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, a2, r0);
+    if (sg_s->stock_falls)
+        return ((sg_kfn_ttS_t *)sg_s->redispatch)(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, a2, r0);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "ttS>t", a0, a1, a2, r0);
 }
 
@@ -437,7 +450,7 @@ static sg_status golden_boxed_ttSt_t(const sg_op *sg_op_, sg_keyset sg_ks, const
 }
 
 SG_NOINLINE static sg_status golden_over_ttSt_t(sg_keyset sg_ks, sg_tensor *a0, sg_tensor *a1, sg_scalar a2, sg_tensor *a3, sg_tensor **r0,
-                       const sg_override_set *sg_s, sg_kfn_ttSt_t *sg_below) {
+                       const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
     do
         if (((sg_pfn_ttSt_t *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2, a3))
@@ -445,7 +458,8 @@ SG_NOINLINE static sg_status golden_over_ttSt_t(sg_keyset sg_ks, sg_tensor *a0, 
     while ((++sg_o)->pred);
     if (sg_o->impl) return ((sg_kfn_ttSt_t *)sg_o->impl)(sg_ks, a0, a1, a2, a3, r0);
     sg_s = sg_o->ctx;
-    if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, a2, a3, r0);
+    if (sg_s->stock_falls)
+        return ((sg_kfn_ttSt_t *)sg_s->redispatch)(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, a2, a3, r0);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "ttSt>t", a0, a1, a2, a3, r0);
 }
 
@@ -488,7 +502,7 @@ sg_status aten_add_Tensor_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tensor
     const sg_entry *sg_e = sg_dispatch_entry(aten_add_Tensor_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_add_Tensor_kernel)sg_e->unboxed)(sg_ks, self, other, alpha, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_ttS_t(sg_ks, self, other, alpha, ret, sg_e->ctx, aten_add_Tensor_redispatch);
+        return golden_over_ttS_t(sg_ks, self, other, alpha, ret, sg_e->ctx);
     return sg_call_boxed_sig(sg_e, aten_add_Tensor_op, sg_ks, "ttS>t", self, other, alpha, ret);
 }
 
@@ -510,7 +524,7 @@ sg_status aten_add__Tensor_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tenso
     const sg_entry *sg_e = sg_dispatch_entry(aten_add__Tensor_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_add__Tensor_kernel)sg_e->unboxed)(sg_ks, self, other, alpha, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_ttS_t(sg_ks, self, other, alpha, ret, sg_e->ctx, aten_add__Tensor_redispatch);
+        return golden_over_ttS_t(sg_ks, self, other, alpha, ret, sg_e->ctx);
     return sg_call_boxed_sig(sg_e, aten_add__Tensor_op, sg_ks, "ttS>t", self, other, alpha, ret);
 }
 
@@ -534,7 +548,7 @@ sg_status aten_add_out_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tensor *o
     const sg_entry *sg_e = sg_dispatch_entry(aten_add_out_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_add_out_kernel)sg_e->unboxed)(sg_ks, self, other, alpha, out, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_ttSt_t(sg_ks, self, other, alpha, out, ret, sg_e->ctx, aten_add_out_redispatch);
+        return golden_over_ttSt_t(sg_ks, self, other, alpha, out, ret, sg_e->ctx);
     return sg_call_boxed_sig(sg_e, aten_add_out_op, sg_ks, "ttSt>t", self, other, alpha, out, ret);
 }
 
@@ -559,7 +573,7 @@ sg_status aten_native_dropout_redispatch(sg_keyset sg_ks, sg_tensor *input, doub
     const sg_entry *sg_e = sg_dispatch_entry(aten_native_dropout_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_native_dropout_kernel)sg_e->unboxed)(sg_ks, input, p, train, ret0, ret1);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tfB_tt(sg_ks, input, p, train, ret0, ret1, sg_e->ctx, aten_native_dropout_redispatch);
+        return golden_over_tfB_tt(sg_ks, input, p, train, ret0, ret1, sg_e->ctx);
     return sg_call_boxed_sig(sg_e, aten_native_dropout_op, sg_ks, "tfB>tt", input, p, train, ret0, ret1);
 }
 
@@ -575,7 +589,7 @@ sg_status aten_sum_dim_IntList_redispatch(sg_keyset sg_ks, sg_tensor *self, cons
     const sg_entry *sg_e = sg_dispatch_entry(aten_sum_dim_IntList_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_sum_dim_IntList_kernel)sg_e->unboxed)(sg_ks, self, dim, keepdim, dtype, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tN1bD_t(sg_ks, self, dim, keepdim, dtype, ret, sg_e->ctx, aten_sum_dim_IntList_redispatch);
+        return golden_over_tN1bD_t(sg_ks, self, dim, keepdim, dtype, ret, sg_e->ctx);
     return sg_call_boxed_sig(sg_e, aten_sum_dim_IntList_op, sg_ks, "tNbD>t", self, dim, keepdim, dtype, ret);
 }
 
@@ -591,7 +605,7 @@ sg_status aten_empty_memory_format_redispatch(sg_keyset sg_ks, sg_int_list size,
     const sg_entry *sg_e = sg_dispatch_entry(aten_empty_memory_format_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_empty_memory_format_kernel)sg_e->unboxed)(sg_ks, size, dtype, layout, device, pin_memory, memory_format, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_nDYVBM_t(sg_ks, size, dtype, layout, device, pin_memory, memory_format, ret, sg_e->ctx, aten_empty_memory_format_redispatch);
+        return golden_over_nDYVBM_t(sg_ks, size, dtype, layout, device, pin_memory, memory_format, ret, sg_e->ctx);
     return sg_call_boxed_sig(sg_e, aten_empty_memory_format_op, sg_ks, "nDYVBM>t", size, dtype, layout, device, pin_memory, memory_format, ret);
 }
 
@@ -606,7 +620,7 @@ sg_status aten_clamp_redispatch(sg_keyset sg_ks, sg_tensor *self, const sg_scala
     const sg_entry *sg_e = sg_dispatch_entry(aten_clamp_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_clamp_kernel)sg_e->unboxed)(sg_ks, self, min, max, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tQQ_t(sg_ks, self, min, max, ret, sg_e->ctx, aten_clamp_redispatch);
+        return golden_over_tQQ_t(sg_ks, self, min, max, ret, sg_e->ctx);
     return sg_call_boxed_sig(sg_e, aten_clamp_op, sg_ks, "tQQ>t", self, min, max, ret);
 }
 
@@ -622,7 +636,7 @@ sg_status aten__foreach_add_ScalarList_redispatch(sg_keyset sg_ks, sg_tensor_lis
     const sg_entry *sg_e = sg_dispatch_entry(aten__foreach_add_ScalarList_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten__foreach_add_ScalarList_kernel)sg_e->unboxed)(sg_ks, self, scalars, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_lz_l(sg_ks, self, scalars, ret, sg_e->ctx, aten__foreach_add_ScalarList_redispatch);
+        return golden_over_lz_l(sg_ks, self, scalars, ret, sg_e->ctx);
     return sg_call_boxed_sig(sg_e, aten__foreach_add_ScalarList_op, sg_ks, "lz>l", self, scalars, ret);
 }
 
@@ -644,7 +658,7 @@ sg_status aten_unflatten_Dimname_redispatch(sg_keyset sg_ks, sg_tensor *self, co
     const sg_entry *sg_e = sg_dispatch_entry(aten_unflatten_Dimname_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_unflatten_Dimname_kernel)sg_e->unboxed)(sg_ks, self, dim, sizes, names, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tsnw_t(sg_ks, self, dim, sizes, names, ret, sg_e->ctx, aten_unflatten_Dimname_redispatch);
+        return golden_over_tsnw_t(sg_ks, self, dim, sizes, names, ret, sg_e->ctx);
     return sg_call_boxed_sig(sg_e, aten_unflatten_Dimname_op, sg_ks, "tsnw>t", self, dim, sizes, names, ret);
 }
 
@@ -660,7 +674,7 @@ sg_status aten_quantile_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tensor *
     const sg_entry *sg_e = sg_dispatch_entry(aten_quantile_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_quantile_kernel)sg_e->unboxed)(sg_ks, self, q, dim, keepdim, interpolation, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_ttIbs_t(sg_ks, self, q, dim, keepdim, interpolation, ret, sg_e->ctx, aten_quantile_redispatch);
+        return golden_over_ttIbs_t(sg_ks, self, q, dim, keepdim, interpolation, ret, sg_e->ctx);
     return sg_call_boxed_sig(sg_e, aten_quantile_op, sg_ks, "ttIbs>t", self, q, dim, keepdim, interpolation, ret);
 }
 
@@ -682,7 +696,7 @@ sg_status aten__nnz_redispatch(sg_keyset sg_ks, sg_tensor *self, int64_t *ret) {
     const sg_entry *sg_e = sg_dispatch_entry(aten__nnz_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten__nnz_kernel)sg_e->unboxed)(sg_ks, self, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_t_i(sg_ks, self, ret, sg_e->ctx, aten__nnz_redispatch);
+        return golden_over_t_i(sg_ks, self, ret, sg_e->ctx);
     return sg_call_boxed_sig(sg_e, aten__nnz_op, sg_ks, "t>i", self, ret);
 }
 
@@ -698,7 +712,7 @@ sg_status aten_item_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_scalar *ret)
     const sg_entry *sg_e = sg_dispatch_entry(aten_item_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_item_kernel)sg_e->unboxed)(sg_ks, self, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_t_S(sg_ks, self, ret, sg_e->ctx, aten_item_redispatch);
+        return golden_over_t_S(sg_ks, self, ret, sg_e->ctx);
     return sg_call_boxed_sig(sg_e, aten_item_op, sg_ks, "t>S", self, ret);
 }
 
@@ -714,7 +728,7 @@ sg_status golden_mix_redispatch(sg_keyset sg_ks, sg_tensor *x, sg_complex c, con
     const sg_entry *sg_e = sg_dispatch_entry(golden_mix_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((golden_mix_kernel)sg_e->unboxed)(sg_ks, x, c, extra, layout, mf, dev, weights, mask, names, labels, k, ret_out, ret_score);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tcaymvRkWwI_tf(sg_ks, x, c, extra, layout, mf, dev, weights, mask, names, labels, k, ret_out, ret_score, sg_e->ctx, golden_mix_redispatch);
+        return golden_over_tcaymvRkWwI_tf(sg_ks, x, c, extra, layout, mf, dev, weights, mask, names, labels, k, ret_out, ret_score, sg_e->ctx);
     return sg_call_boxed_sig(sg_e, golden_mix_op, sg_ks, "tcaymvRkWwI>tf", x, c, extra, layout, mf, dev, weights, mask, names, labels, k, ret_out, ret_score);
 }
 
@@ -730,7 +744,7 @@ sg_status aten_native_dropout_out_redispatch(sg_keyset sg_ks, sg_tensor *input, 
     const sg_entry *sg_e = sg_dispatch_entry(aten_native_dropout_out_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_native_dropout_out_kernel)sg_e->unboxed)(sg_ks, input, p, train, out0, out1, ret0, ret1);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tfBtt_tt(sg_ks, input, p, train, out0, out1, ret0, ret1, sg_e->ctx, aten_native_dropout_out_redispatch);
+        return golden_over_tfBtt_tt(sg_ks, input, p, train, out0, out1, ret0, ret1, sg_e->ctx);
     return sg_call_boxed_sig(sg_e, aten_native_dropout_out_op, sg_ks, "tfBtt>tt", input, p, train, out0, out1, ret0, ret1);
 }
 

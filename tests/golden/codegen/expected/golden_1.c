@@ -11,8 +11,9 @@
  *   boxed_*  boxed call -> typed kernel (found through ctx: see sg_kernel); a Tensor result is
  *            written by the kernel into its result slot, which is tagged when the kernel succeeds
  *   over_*   typed call -> typed overrides (sg_override_set), then what stands behind them
- *            (not inlined: in the typed wrappers it would cost the fast path a frame); the
- *            kernel's parameters first, so a typed call reaches it with them in place */
+ *            (the stock's typed kernel, else the op's redispatch below the key, which the set
+ *            keeps); not inlined: in the typed wrappers it would cost the fast path a frame;
+ *            the kernel's parameters first, so a typed call reaches it with them in place */
 typedef sg_status sg_kfn_li_t(sg_keyset sg_ks, sg_tensor_list a0, int64_t a1, sg_tensor **r0);
 typedef bool sg_pfn_li_t(void *sg_ctx, sg_keyset sg_ks, sg_tensor_list a0, int64_t a1);
 
@@ -31,7 +32,7 @@ static sg_status golden_boxed_li_t(const sg_op *sg_op_, sg_keyset sg_ks, const s
 }
 
 SG_NOINLINE static sg_status golden_over_li_t(sg_keyset sg_ks, sg_tensor_list a0, int64_t a1, sg_tensor **r0,
-                       const sg_override_set *sg_s, sg_kfn_li_t *sg_below) {
+                       const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
     do
         if (((sg_pfn_li_t *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1))
@@ -39,7 +40,8 @@ SG_NOINLINE static sg_status golden_over_li_t(sg_keyset sg_ks, sg_tensor_list a0
     while ((++sg_o)->pred);
     if (sg_o->impl) return ((sg_kfn_li_t *)sg_o->impl)(sg_ks, a0, a1, r0);
     sg_s = sg_o->ctx;
-    if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, r0);
+    if (sg_s->stock_falls)
+        return ((sg_kfn_li_t *)sg_s->redispatch)(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, r0);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "li>t", a0, a1, r0);
 }
 
@@ -68,7 +70,7 @@ static sg_status golden_boxed_liiiiiibb_t(const sg_op *sg_op_, sg_keyset sg_ks, 
 }
 
 SG_NOINLINE static sg_status golden_over_liiiiiibb_t(sg_keyset sg_ks, sg_tensor_list a0, int64_t a1, int64_t a2, int64_t a3, int64_t a4, int64_t a5, int64_t a6, bool a7, bool a8, sg_tensor **r0,
-                       const sg_override_set *sg_s, sg_kfn_liiiiiibb_t *sg_below) {
+                       const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
     do
         if (((sg_pfn_liiiiiibb_t *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2, a3, a4, a5, a6, a7, a8))
@@ -76,7 +78,8 @@ SG_NOINLINE static sg_status golden_over_liiiiiibb_t(sg_keyset sg_ks, sg_tensor_
     while ((++sg_o)->pred);
     if (sg_o->impl) return ((sg_kfn_liiiiiibb_t *)sg_o->impl)(sg_ks, a0, a1, a2, a3, a4, a5, a6, a7, a8, r0);
     sg_s = sg_o->ctx;
-    if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, a2, a3, a4, a5, a6, a7, a8, r0);
+    if (sg_s->stock_falls)
+        return ((sg_kfn_liiiiiibb_t *)sg_s->redispatch)(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, a2, a3, a4, a5, a6, a7, a8, r0);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "liiiiiibb>t", a0, a1, a2, a3, a4, a5, a6, a7, a8, r0);
 }
 
@@ -98,7 +101,7 @@ static sg_status golden_boxed_tL_t(const sg_op *sg_op_, sg_keyset sg_ks, const s
 }
 
 SG_NOINLINE static sg_status golden_over_tL_t(sg_keyset sg_ks, sg_tensor *a0, sg_tensor_list a1, sg_tensor **r0,
-                       const sg_override_set *sg_s, sg_kfn_tL_t *sg_below) {
+                       const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
     do
         if (((sg_pfn_tL_t *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1))
@@ -106,7 +109,8 @@ SG_NOINLINE static sg_status golden_over_tL_t(sg_keyset sg_ks, sg_tensor *a0, sg
     while ((++sg_o)->pred);
     if (sg_o->impl) return ((sg_kfn_tL_t *)sg_o->impl)(sg_ks, a0, a1, r0);
     sg_s = sg_o->ctx;
-    if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, r0);
+    if (sg_s->stock_falls)
+        return ((sg_kfn_tL_t *)sg_s->redispatch)(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, r0);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tL>t", a0, a1, r0);
 }
 
@@ -126,7 +130,7 @@ static sg_status golden_boxed_tS_d(const sg_op *sg_op_, sg_keyset sg_ks, const s
 }
 
 SG_NOINLINE static sg_status golden_over_tS_d(sg_keyset sg_ks, sg_tensor *a0, sg_scalar a1, sg_dtype *r0,
-                       const sg_override_set *sg_s, sg_kfn_tS_d *sg_below) {
+                       const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
     do
         if (((sg_pfn_tS_d *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1))
@@ -134,7 +138,8 @@ SG_NOINLINE static sg_status golden_over_tS_d(sg_keyset sg_ks, sg_tensor *a0, sg
     while ((++sg_o)->pred);
     if (sg_o->impl) return ((sg_kfn_tS_d *)sg_o->impl)(sg_ks, a0, a1, r0);
     sg_s = sg_o->ctx;
-    if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, r0);
+    if (sg_s->stock_falls)
+        return ((sg_kfn_tS_d *)sg_s->redispatch)(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, r0);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tS>d", a0, a1, r0);
 }
 
@@ -151,7 +156,7 @@ static sg_status golden_boxed_t_(const sg_op *sg_op_, sg_keyset sg_ks, const sg_
 }
 
 SG_NOINLINE static sg_status golden_over_t_(sg_keyset sg_ks, sg_tensor *a0,
-                       const sg_override_set *sg_s, sg_kfn_t_ *sg_below) {
+                       const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
     do
         if (((sg_pfn_t_ *)sg_o->pred)(sg_o->ctx, sg_ks, a0))
@@ -159,7 +164,8 @@ SG_NOINLINE static sg_status golden_over_t_(sg_keyset sg_ks, sg_tensor *a0,
     while ((++sg_o)->pred);
     if (sg_o->impl) return ((sg_kfn_t_ *)sg_o->impl)(sg_ks, a0);
     sg_s = sg_o->ctx;
-    if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0);
+    if (sg_s->stock_falls)
+        return ((sg_kfn_t_ *)sg_s->redispatch)(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "t>", a0);
 }
 
@@ -178,7 +184,7 @@ static sg_status golden_boxed_t_b(const sg_op *sg_op_, sg_keyset sg_ks, const sg
 }
 
 SG_NOINLINE static sg_status golden_over_t_b(sg_keyset sg_ks, sg_tensor *a0, bool *r0,
-                       const sg_override_set *sg_s, sg_kfn_t_b *sg_below) {
+                       const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
     do
         if (((sg_pfn_t_b *)sg_o->pred)(sg_o->ctx, sg_ks, a0))
@@ -186,7 +192,8 @@ SG_NOINLINE static sg_status golden_over_t_b(sg_keyset sg_ks, sg_tensor *a0, boo
     while ((++sg_o)->pred);
     if (sg_o->impl) return ((sg_kfn_t_b *)sg_o->impl)(sg_ks, a0, r0);
     sg_s = sg_o->ctx;
-    if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, r0);
+    if (sg_s->stock_falls)
+        return ((sg_kfn_t_b *)sg_s->redispatch)(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, r0);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "t>b", a0, r0);
 }
 
@@ -207,7 +214,7 @@ static sg_status golden_boxed_t_t(const sg_op *sg_op_, sg_keyset sg_ks, const sg
 }
 
 SG_NOINLINE static sg_status golden_over_t_t(sg_keyset sg_ks, sg_tensor *a0, sg_tensor **r0,
-                       const sg_override_set *sg_s, sg_kfn_t_t *sg_below) {
+                       const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
     do
         if (((sg_pfn_t_t *)sg_o->pred)(sg_o->ctx, sg_ks, a0))
@@ -215,7 +222,8 @@ SG_NOINLINE static sg_status golden_over_t_t(sg_keyset sg_ks, sg_tensor *a0, sg_
     while ((++sg_o)->pred);
     if (sg_o->impl) return ((sg_kfn_t_t *)sg_o->impl)(sg_ks, a0, r0);
     sg_s = sg_o->ctx;
-    if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, r0);
+    if (sg_s->stock_falls)
+        return ((sg_kfn_t_t *)sg_s->redispatch)(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, r0);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "t>t", a0, r0);
 }
 
@@ -238,7 +246,7 @@ static sg_status golden_boxed_tfg_t(const sg_op *sg_op_, sg_keyset sg_ks, const 
 }
 
 SG_NOINLINE static sg_status golden_over_tfg_t(sg_keyset sg_ks, sg_tensor *a0, double a1, sg_generator *a2, sg_tensor **r0,
-                       const sg_override_set *sg_s, sg_kfn_tfg_t *sg_below) {
+                       const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
     do
         if (((sg_pfn_tfg_t *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2))
@@ -246,7 +254,8 @@ SG_NOINLINE static sg_status golden_over_tfg_t(sg_keyset sg_ks, sg_tensor *a0, d
     while ((++sg_o)->pred);
     if (sg_o->impl) return ((sg_kfn_tfg_t *)sg_o->impl)(sg_ks, a0, a1, a2, r0);
     sg_s = sg_o->ctx;
-    if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, a2, r0);
+    if (sg_s->stock_falls)
+        return ((sg_kfn_tfg_t *)sg_s->redispatch)(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, a2, r0);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tfg>t", a0, a1, a2, r0);
 }
 
@@ -272,7 +281,7 @@ static sg_status golden_boxed_tn1bF_t(const sg_op *sg_op_, sg_keyset sg_ks, cons
 }
 
 SG_NOINLINE static sg_status golden_over_tn1bF_t(sg_keyset sg_ks, sg_tensor *a0, sg_int_list a1, bool a2, const double *a3, sg_tensor **r0,
-                       const sg_override_set *sg_s, sg_kfn_tn1bF_t *sg_below) {
+                       const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
     do
         if (((sg_pfn_tn1bF_t *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2, a3))
@@ -280,7 +289,8 @@ SG_NOINLINE static sg_status golden_over_tn1bF_t(sg_keyset sg_ks, sg_tensor *a0,
     while ((++sg_o)->pred);
     if (sg_o->impl) return ((sg_kfn_tn1bF_t *)sg_o->impl)(sg_ks, a0, a1, a2, a3, r0);
     sg_s = sg_o->ctx;
-    if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, a2, a3, r0);
+    if (sg_s->stock_falls)
+        return ((sg_kfn_tn1bF_t *)sg_s->redispatch)(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, a2, a3, r0);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tnbF>t", a0, a1, a2, a3, r0);
 }
 
@@ -310,7 +320,7 @@ static sg_status golden_boxed_tn3n3n3n3b_t(const sg_op *sg_op_, sg_keyset sg_ks,
 }
 
 SG_NOINLINE static sg_status golden_over_tn3n3n3n3b_t(sg_keyset sg_ks, sg_tensor *a0, sg_int_list a1, sg_int_list a2, sg_int_list a3, sg_int_list a4, bool a5, sg_tensor **r0,
-                       const sg_override_set *sg_s, sg_kfn_tn3n3n3n3b_t *sg_below) {
+                       const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
     do
         if (((sg_pfn_tn3n3n3n3b_t *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2, a3, a4, a5))
@@ -318,7 +328,8 @@ SG_NOINLINE static sg_status golden_over_tn3n3n3n3b_t(sg_keyset sg_ks, sg_tensor
     while ((++sg_o)->pred);
     if (sg_o->impl) return ((sg_kfn_tn3n3n3n3b_t *)sg_o->impl)(sg_ks, a0, a1, a2, a3, a4, a5, r0);
     sg_s = sg_o->ctx;
-    if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, a2, a3, a4, a5, r0);
+    if (sg_s->stock_falls)
+        return ((sg_kfn_tn3n3n3n3b_t *)sg_s->redispatch)(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, a2, a3, a4, a5, r0);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tnnnnb>t", a0, a1, a2, a3, a4, a5, r0);
 }
 
@@ -336,7 +347,7 @@ static sg_status golden_boxed_to_(const sg_op *sg_op_, sg_keyset sg_ks, const sg
 }
 
 SG_NOINLINE static sg_status golden_over_to_(sg_keyset sg_ks, sg_tensor *a0, void *a1,
-                       const sg_override_set *sg_s, sg_kfn_to_ *sg_below) {
+                       const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
     do
         if (((sg_pfn_to_ *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1))
@@ -344,7 +355,8 @@ SG_NOINLINE static sg_status golden_over_to_(sg_keyset sg_ks, sg_tensor *a0, voi
     while ((++sg_o)->pred);
     if (sg_o->impl) return ((sg_kfn_to_ *)sg_o->impl)(sg_ks, a0, a1);
     sg_s = sg_o->ctx;
-    if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1);
+    if (sg_s->stock_falls)
+        return ((sg_kfn_to_ *)sg_s->redispatch)(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "to>", a0, a1);
 }
 
@@ -366,7 +378,7 @@ static sg_status golden_boxed_to_t(const sg_op *sg_op_, sg_keyset sg_ks, const s
 }
 
 SG_NOINLINE static sg_status golden_over_to_t(sg_keyset sg_ks, sg_tensor *a0, void *a1, sg_tensor **r0,
-                       const sg_override_set *sg_s, sg_kfn_to_t *sg_below) {
+                       const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
     do
         if (((sg_pfn_to_t *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1))
@@ -374,7 +386,8 @@ SG_NOINLINE static sg_status golden_over_to_t(sg_keyset sg_ks, sg_tensor *a0, vo
     while ((++sg_o)->pred);
     if (sg_o->impl) return ((sg_kfn_to_t *)sg_o->impl)(sg_ks, a0, a1, r0);
     sg_s = sg_o->ctx;
-    if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, r0);
+    if (sg_s->stock_falls)
+        return ((sg_kfn_to_t *)sg_s->redispatch)(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, r0);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "to>t", a0, a1, r0);
 }
 
@@ -396,7 +409,7 @@ static sg_status golden_boxed_tt_t(const sg_op *sg_op_, sg_keyset sg_ks, const s
 }
 
 SG_NOINLINE static sg_status golden_over_tt_t(sg_keyset sg_ks, sg_tensor *a0, sg_tensor *a1, sg_tensor **r0,
-                       const sg_override_set *sg_s, sg_kfn_tt_t *sg_below) {
+                       const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
     do
         if (((sg_pfn_tt_t *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1))
@@ -404,7 +417,8 @@ SG_NOINLINE static sg_status golden_over_tt_t(sg_keyset sg_ks, sg_tensor *a0, sg
     while ((++sg_o)->pred);
     if (sg_o->impl) return ((sg_kfn_tt_t *)sg_o->impl)(sg_ks, a0, a1, r0);
     sg_s = sg_o->ctx;
-    if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, r0);
+    if (sg_s->stock_falls)
+        return ((sg_kfn_tt_t *)sg_s->redispatch)(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, r0);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tt>t", a0, a1, r0);
 }
 
@@ -430,7 +444,7 @@ static sg_status golden_boxed_tttffi_t(const sg_op *sg_op_, sg_keyset sg_ks, con
 }
 
 SG_NOINLINE static sg_status golden_over_tttffi_t(sg_keyset sg_ks, sg_tensor *a0, sg_tensor *a1, sg_tensor *a2, double a3, double a4, int64_t a5, sg_tensor **r0,
-                       const sg_override_set *sg_s, sg_kfn_tttffi_t *sg_below) {
+                       const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
     do
         if (((sg_pfn_tttffi_t *)sg_o->pred)(sg_o->ctx, sg_ks, a0, a1, a2, a3, a4, a5))
@@ -438,7 +452,8 @@ SG_NOINLINE static sg_status golden_over_tttffi_t(sg_keyset sg_ks, sg_tensor *a0
     while ((++sg_o)->pred);
     if (sg_o->impl) return ((sg_kfn_tttffi_t *)sg_o->impl)(sg_ks, a0, a1, a2, a3, a4, a5, r0);
     sg_s = sg_o->ctx;
-    if (sg_s->stock_falls) return sg_below(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, a2, a3, a4, a5, r0);
+    if (sg_s->stock_falls)
+        return ((sg_kfn_tttffi_t *)sg_s->redispatch)(sg_keyset_below(sg_ks, (sg_key)sg_s->key), a0, a1, a2, a3, a4, a5, r0);
     return sg_call_boxed_sig(&sg_s->stock, sg_s->op, sg_ks, "tttffi>t", a0, a1, a2, a3, a4, a5, r0);
 }
 
@@ -482,7 +497,7 @@ sg_status aten_relu__redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tensor **re
     const sg_entry *sg_e = sg_dispatch_entry(aten_relu__op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_relu__kernel)sg_e->unboxed)(sg_ks, self, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_t_t(sg_ks, self, ret, sg_e->ctx, aten_relu__redispatch);
+        return golden_over_t_t(sg_ks, self, ret, sg_e->ctx);
     return sg_call_boxed_sig(sg_e, aten_relu__op, sg_ks, "t>t", self, ret);
 }
 
@@ -500,7 +515,7 @@ sg_status aten_index_Tensor_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tens
     const sg_entry *sg_e = sg_dispatch_entry(aten_index_Tensor_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_index_Tensor_kernel)sg_e->unboxed)(sg_ks, self, indices, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tL_t(sg_ks, self, indices, ret, sg_e->ctx, aten_index_Tensor_redispatch);
+        return golden_over_tL_t(sg_ks, self, indices, ret, sg_e->ctx);
     return sg_call_boxed_sig(sg_e, aten_index_Tensor_op, sg_ks, "tL>t", self, indices, ret);
 }
 
@@ -523,7 +538,7 @@ sg_status aten_cat_redispatch(sg_keyset sg_ks, sg_tensor_list tensors, int64_t d
     const sg_entry *sg_e = sg_dispatch_entry(aten_cat_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_cat_kernel)sg_e->unboxed)(sg_ks, tensors, dim, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_li_t(sg_ks, tensors, dim, ret, sg_e->ctx, aten_cat_redispatch);
+        return golden_over_li_t(sg_ks, tensors, dim, ret, sg_e->ctx);
     return sg_call_boxed_sig(sg_e, aten_cat_op, sg_ks, "li>t", tensors, dim, ret);
 }
 
@@ -545,7 +560,7 @@ sg_status aten_bernoulli_p_redispatch(sg_keyset sg_ks, sg_tensor *self, double p
     const sg_entry *sg_e = sg_dispatch_entry(aten_bernoulli_p_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_bernoulli_p_kernel)sg_e->unboxed)(sg_ks, self, p, generator, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tfg_t(sg_ks, self, p, generator, ret, sg_e->ctx, aten_bernoulli_p_redispatch);
+        return golden_over_tfg_t(sg_ks, self, p, generator, ret, sg_e->ctx);
     return sg_call_boxed_sig(sg_e, aten_bernoulli_p_op, sg_ks, "tfg>t", self, p, generator, ret);
 }
 
@@ -561,7 +576,7 @@ sg_status aten_upsample_linear1d_redispatch(sg_keyset sg_ks, sg_tensor *self, sg
     const sg_entry *sg_e = sg_dispatch_entry(aten_upsample_linear1d_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_upsample_linear1d_kernel)sg_e->unboxed)(sg_ks, self, output_size, align_corners, scales, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tn1bF_t(sg_ks, self, output_size, align_corners, scales, ret, sg_e->ctx, aten_upsample_linear1d_redispatch);
+        return golden_over_tn1bF_t(sg_ks, self, output_size, align_corners, scales, ret, sg_e->ctx);
     return sg_call_boxed_sig(sg_e, aten_upsample_linear1d_op, sg_ks, "tnbF>t", self, output_size, align_corners, scales, ret);
 }
 
@@ -577,7 +592,7 @@ sg_status aten_max_pool3d_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_int_li
     const sg_entry *sg_e = sg_dispatch_entry(aten_max_pool3d_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_max_pool3d_kernel)sg_e->unboxed)(sg_ks, self, kernel_size, stride, padding, dilation, ceil_mode, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tn3n3n3n3b_t(sg_ks, self, kernel_size, stride, padding, dilation, ceil_mode, ret, sg_e->ctx, aten_max_pool3d_redispatch);
+        return golden_over_tn3n3n3n3b_t(sg_ks, self, kernel_size, stride, padding, dilation, ceil_mode, ret, sg_e->ctx);
     return sg_call_boxed_sig(sg_e, aten_max_pool3d_op, sg_ks, "tnnnnb>t", self, kernel_size, stride, padding, dilation, ceil_mode, ret);
 }
 
@@ -593,7 +608,7 @@ sg_status aten_result_type_Scalar_redispatch(sg_keyset sg_ks, sg_tensor *tensor,
     const sg_entry *sg_e = sg_dispatch_entry(aten_result_type_Scalar_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_result_type_Scalar_kernel)sg_e->unboxed)(sg_ks, tensor, other, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tS_d(sg_ks, tensor, other, ret, sg_e->ctx, aten_result_type_Scalar_redispatch);
+        return golden_over_tS_d(sg_ks, tensor, other, ret, sg_e->ctx);
     return sg_call_boxed_sig(sg_e, aten_result_type_Scalar_op, sg_ks, "tS>d", tensor, other, ret);
 }
 
@@ -609,7 +624,7 @@ sg_status aten_is_nonzero_redispatch(sg_keyset sg_ks, sg_tensor *self, bool *ret
     const sg_entry *sg_e = sg_dispatch_entry(aten_is_nonzero_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_is_nonzero_kernel)sg_e->unboxed)(sg_ks, self, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_t_b(sg_ks, self, ret, sg_e->ctx, aten_is_nonzero_redispatch);
+        return golden_over_t_b(sg_ks, self, ret, sg_e->ctx);
     return sg_call_boxed_sig(sg_e, aten_is_nonzero_op, sg_ks, "t>b", self, ret);
 }
 
@@ -625,7 +640,7 @@ sg_status aten_set__source_Storage_redispatch(sg_keyset sg_ks, sg_tensor *self, 
     const sg_entry *sg_e = sg_dispatch_entry(aten_set__source_Storage_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_set__source_Storage_kernel)sg_e->unboxed)(sg_ks, self, source, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_to_t(sg_ks, self, source, ret, sg_e->ctx, aten_set__source_Storage_redispatch);
+        return golden_over_to_t(sg_ks, self, source, ret, sg_e->ctx);
     return sg_call_boxed_sig(sg_e, aten_set__source_Storage_op, sg_ks, "to>t", self, source, ret);
 }
 
@@ -643,7 +658,7 @@ sg_status aten_record_stream_redispatch(sg_keyset sg_ks, sg_tensor *self, void *
     const sg_entry *sg_e = sg_dispatch_entry(aten_record_stream_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_record_stream_kernel)sg_e->unboxed)(sg_ks, self, s);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_to_(sg_ks, self, s, sg_e->ctx, aten_record_stream_redispatch);
+        return golden_over_to_(sg_ks, self, s, sg_e->ctx);
     return sg_call_boxed_sig(sg_e, aten_record_stream_op, sg_ks, "to>", self, s);
 }
 
@@ -661,7 +676,7 @@ sg_status aten__cudnn_rnn_flatten_weight_redispatch(sg_keyset sg_ks, sg_tensor_l
     const sg_entry *sg_e = sg_dispatch_entry(aten__cudnn_rnn_flatten_weight_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten__cudnn_rnn_flatten_weight_kernel)sg_e->unboxed)(sg_ks, weight_arr, weight_stride0, input_size, mode, hidden_size, proj_size, num_layers, batch_first, bidirectional, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_liiiiiibb_t(sg_ks, weight_arr, weight_stride0, input_size, mode, hidden_size, proj_size, num_layers, batch_first, bidirectional, ret, sg_e->ctx, aten__cudnn_rnn_flatten_weight_redispatch);
+        return golden_over_liiiiiibb_t(sg_ks, weight_arr, weight_stride0, input_size, mode, hidden_size, proj_size, num_layers, batch_first, bidirectional, ret, sg_e->ctx);
     return sg_call_boxed_sig(sg_e, aten__cudnn_rnn_flatten_weight_op, sg_ks, "liiiiiibb>t", weight_arr, weight_stride0, input_size, mode, hidden_size, proj_size, num_layers, batch_first, bidirectional, ret);
 }
 
@@ -683,7 +698,7 @@ sg_status aten__amp_update_scale__redispatch(sg_keyset sg_ks, sg_tensor *self, s
     const sg_entry *sg_e = sg_dispatch_entry(aten__amp_update_scale__op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten__amp_update_scale__kernel)sg_e->unboxed)(sg_ks, self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tttffi_t(sg_ks, self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval, ret, sg_e->ctx, aten__amp_update_scale__redispatch);
+        return golden_over_tttffi_t(sg_ks, self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval, ret, sg_e->ctx);
     return sg_call_boxed_sig(sg_e, aten__amp_update_scale__op, sg_ks, "tttffi>t", self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval, ret);
 }
 
@@ -710,7 +725,7 @@ sg_status golden_clean__redispatch(sg_keyset sg_ks, sg_tensor *self) {
     const sg_entry *sg_e = sg_dispatch_entry(golden_clean__op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((golden_clean__kernel)sg_e->unboxed)(sg_ks, self);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_t_(sg_ks, self, sg_e->ctx, golden_clean__redispatch);
+        return golden_over_t_(sg_ks, self, sg_e->ctx);
     return sg_call_boxed_sig(sg_e, golden_clean__op, sg_ks, "t>", self);
 }
 
@@ -728,7 +743,7 @@ sg_status aten_relu_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tensor **ret
     const sg_entry *sg_e = sg_dispatch_entry(aten_relu_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_relu_kernel)sg_e->unboxed)(sg_ks, self, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_t_t(sg_ks, self, ret, sg_e->ctx, aten_relu_redispatch);
+        return golden_over_t_t(sg_ks, self, ret, sg_e->ctx);
     return sg_call_boxed_sig(sg_e, aten_relu_op, sg_ks, "t>t", self, ret);
 }
 
@@ -744,7 +759,7 @@ sg_status aten_relu_out_redispatch(sg_keyset sg_ks, sg_tensor *self, sg_tensor *
     const sg_entry *sg_e = sg_dispatch_entry(aten_relu_out_op, sg_ks);
     if (SG_LIKELY(sg_e->unboxed != NULL)) return ((aten_relu_out_kernel)sg_e->unboxed)(sg_ks, self, out, ret);
     if (sg_e->kind == SG_ENTRY_OVERRIDE_TYPED)
-        return golden_over_tt_t(sg_ks, self, out, ret, sg_e->ctx, aten_relu_out_redispatch);
+        return golden_over_tt_t(sg_ks, self, out, ret, sg_e->ctx);
     return sg_call_boxed_sig(sg_e, aten_relu_out_op, sg_ks, "tt>t", self, out, ret);
 }
 
