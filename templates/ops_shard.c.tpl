@@ -12,6 +12,13 @@
 %   end
 % end
 % table.sort(others)
+% -- positional names by 1-based position (C.seq): the adapters' a0.., r0.., their boxed
+% -- arguments and result slots; the generated kernels' locals sg_r0.. and sg_o[0]..
+% local arg_name, ret_name = C.seq("a"), C.seq("r")
+% local boxed_arg, room = C.seq("(&sg_args[", "])"), C.seq("sg_room")
+% local ret_slot, ret_ref = C.seq("&sg_rets[", "].u.t"), C.seq("&r")
+% local local_ret, local_ret_ref = C.seq("sg_r"), C.seq("&sg_r")
+% local out_at, ret_at_ref = C.seq("sg_o[", "]"), C.seq("&sg_r[", "]")
 /* $(output): the $(#ops) ops of shard $(shard) of $(lib): typed wrappers, boxing adapters, and the
  * kernels the generator writes (the functional and in-place variants of structured ops: a meta
  * function, then the out kernel; the variants `autogen:` asks for), which $(lib)_init registers
@@ -32,15 +39,14 @@
  *            keeps); not inlined: in the typed wrappers it would cost the fast path a frame;
  *            the kernel's parameters first, so a typed call reaches it with them in place */
 % local reps = C.shard_adapters(ops)
-% local arg_at, room, a_, r_ = C.seq("(&sg_args[", "])"), C.seq("sg_room"), C.seq("a"), C.seq("r")
 % -- the declarations that unbox op's arguments from sg_args into a0, a1, ...
 % local function unbox_args(op)
 %   for i, a in ipairs(op.args) do
-%     local decl, expr = C.family(a).unbox(arg_at[i], room[i], a)
+%     local decl, expr = C.family(a).unbox(boxed_arg[i], room[i], a)
 %     if decl then
     $(decl)
 %     end
-    $(C.decl(C.family(a).param, a_[i])) = $(expr);
+    $(C.decl(C.family(a).param, arg_name[i])) = $(expr);
 %   end
 % end
 % for _, op in ipairs(reps) do
@@ -51,10 +57,10 @@
 %     local nargs, nrets = #op.args, #op.returns
 %     -- the signature's parameters and arguments, by position: a0.. then r0..
 %     local P, A = {}, {}
-%     for i, a in ipairs(op.args) do P[i], A[i] = C.decl(C.family(a).param, a_[i]), a_[i] end
+%     for i, a in ipairs(op.args) do P[i], A[i] = C.decl(C.family(a).param, arg_name[i]), arg_name[i] end
 %     for i, r in ipairs(op.returns) do
-%       P[nargs + i] = C.decl(C.pointer_to(C.ret_family(r).target), r_[i])
-%       A[nargs + i] = r_[i]
+%       P[nargs + i] = C.decl(C.pointer_to(C.ret_family(r).target), ret_name[i])
+%       A[nargs + i] = ret_name[i]
 %     end
 %     local function list(t, n) return n > 0 and ", " .. table.concat(t, ", ", 1, n) or "" end
 %     local params, args = list(P, nargs + nrets), list(A, nargs + nrets)
@@ -72,12 +78,12 @@ static sg_status $(bn)(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_ar
 %     for i, r in ipairs(op.returns) do
 %       in_slot[i] = r.family == "tensor"
 %       if not in_slot[i] then
-    $(C.decl(C.ret_family(r).target, r_[i])) = $(C.ret_family(r).init);
+    $(C.decl(C.ret_family(r).target, ret_name[i])) = $(C.ret_family(r).init);
 %       end
 %     end
 %     local call = {}
-%     for i = 1, nargs do call[#call + 1] = a_[i] end
-%     for i = 1, nrets do call[#call + 1] = in_slot[i] and C.seq("&sg_rets[", "].u.t")[i] or C.seq("&r")[i] end
+%     for i = 1, nargs do call[#call + 1] = arg_name[i] end
+%     for i = 1, nrets do call[#call + 1] = in_slot[i] and ret_slot[i] or ret_ref[i] end
     sg_status sg_st = ((sg_kfn_$(sig) *) * (const sg_fn *)sg_ctx)(sg_ks$(#call > 0 and ", " .. table.concat(call, ", ") or ""));
 %     local any_slot = false
 %     for i = 1, nrets do any_slot = any_slot or in_slot[i] end
@@ -97,7 +103,7 @@ static sg_status $(bn)(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_ar
 %       if in_slot[i] then
     sg_rets[$(i - 1)].tag = SG_ANY_TENSOR;
 %       else
-    sg_rets[$(i - 1)] = $(C.ret_family(r).box(r_[i]));
+    sg_rets[$(i - 1)] = $(C.ret_family(r).box(ret_name[i]));
 %       end
 %     end
     return SG_OK;
@@ -278,10 +284,10 @@ sg_status $(cn)_composite(sg_keyset sg_ks, $(params)) {
 %       else
     sg_tensor *sg_o[$(#outs)] = {NULL};
 %         for i, a in ipairs(outs) do
-%           subst[a.name] = C.seq("sg_o[", "]")[i]
+%           subst[a.name] = out_at[i]
 %         end
 %         local xr = {}
-%         for i = 1, #x.returns do xr[i] = C.seq("&sg_r[", "]")[i] end
+%         for i = 1, #x.returns do xr[i] = ret_at_ref[i] end
     sg_tensor *sg_r[$(math.max(#x.returns, 1))] = {NULL};
     for (int sg_i = 0; sg_i < $(#outs) && !sg_st; sg_i++) sg_st = sg_meta_empty(&sg_m[sg_i], &sg_o[sg_i]);
     if (!sg_st) sg_st = $(x.cname)_redispatch(sg_ks, $(C.call_of(x, subst, xr, op)));
@@ -298,10 +304,10 @@ sg_status $(cn)_composite(sg_keyset sg_ks, $(params)) {
 %       local b = op.autogen_from
 %       local outs = op.outs
 %       local br = {}
-%       for i, r in ipairs(b.returns) do br[i] = C.seq("&sg_r")[i] end
+%       for i, r in ipairs(b.returns) do br[i] = local_ret_ref[i] end
     (void)sg_ks;
 %       for i, r in ipairs(b.returns) do
-    $(C.decl(C.ret_family(r).target, C.seq("sg_r")[i])) = $(C.ret_family(r).init);
+    $(C.decl(C.ret_family(r).target, local_ret[i])) = $(C.ret_family(r).init);
 %       end
     sg_status sg_st = $(b.cname)($(C.call_of(b, nil, br, op)));
     if (SG_UNLIKELY(sg_st)) sg_st = sg_op_error_via(sg_st, $(cn)_op, $(b.cname)_op);
@@ -328,7 +334,7 @@ sg_status $(cn)_composite(sg_keyset sg_ks, $(params)) {
 %       local b = op.autogen_from
 %       local self, out = op.args[1], op.outs[1]
 %       local br = {}
-%       for i = 1, #b.returns do br[i] = C.seq("&sg_r")[i] end
+%       for i = 1, #b.returns do br[i] = local_ret_ref[i] end
     (void)sg_ks;
 %       if self.family == "tensor_list" then
     sg_status sg_st = sg_tensor_list_copy_out_($(out.cname), $(self.cname));
@@ -336,7 +342,7 @@ sg_status $(cn)_composite(sg_keyset sg_ks, $(params)) {
     sg_status sg_st = sg_tensor_copy_out_($(out.cname), $(self.cname));
 %       end
 %       for i, r in ipairs(b.returns) do
-    $(C.decl(C.ret_family(r).target, C.seq("sg_r")[i])) = $(C.ret_family(r).init);
+    $(C.decl(C.ret_family(r).target, local_ret[i])) = $(C.ret_family(r).init);
 %       end
     if (!sg_st) sg_st = $(b.cname)($(C.call_of(b, {[b.args[1].name] = out.cname}, br, op)));
     if (SG_UNLIKELY(sg_st)) sg_st = sg_op_error_via(sg_st, $(cn)_op, $(b.cname)_op);
@@ -371,8 +377,8 @@ sg_status $(cn)_composite(sg_keyset sg_ks, $(params)) {
 %       end
 %       local br = {}
 %       for i, r in ipairs(b.returns) do
-    $(C.decl(C.ret_family(r).target, C.seq("sg_r")[i])) = $(C.ret_family(r).init);
-%         br[i] = C.seq("&sg_r")[i]
+    $(C.decl(C.ret_family(r).target, local_ret[i])) = $(C.ret_family(r).init);
+%         br[i] = local_ret_ref[i]
 %       end
     if (!sg_st) sg_st = $(b.cname)($(C.call_of(b, subst, br, op)));
     if (SG_UNLIKELY(sg_st)) sg_st = sg_op_error_via(sg_st, $(cn)_op, $(b.cname)_op);

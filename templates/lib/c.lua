@@ -402,9 +402,9 @@ function C.seq(prefix, suffix)
   local key = prefix .. "\0" .. suffix
   local t = seqs[key]
   if not t then
-    t = setmetatable({}, {__index = function(t, i)
+    t = setmetatable({}, {__index = function(self, i)
       local v = prefix .. (i - 1) .. suffix
-      rawset(t, i, v)
+      rawset(self, i, v)
       return v
     end})
     seqs[key] = t
