@@ -243,7 +243,7 @@ static SG_COLD void node_released_twice(const sg_node *n, int32_t r) {
 
 /* Whether the last reference went (a count below zero is reported, not freed again). */
 static bool node_drop(sg_node *n) {
-    int32_t r = __atomic_sub_fetch(&n->refs, 1, __ATOMIC_ACQ_REL);
+    int32_t r = sg__unref(&n->refs);
     if (SG_LIKELY(r > 0)) return false;
     if (r < 0) node_released_twice(n, r);
     return r == 0;

@@ -276,7 +276,7 @@ static SG_COLD void released_twice(int32_t r) {
 /* As sg_tensor_release: a count below zero is reported (SG_ESTATE), not freed again. */
 void sg__storage_release(sg_storage *s) {
     if (!s) return;
-    int32_t r = __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL);
+    int32_t r = sg__unref(&s->refs);
     if (SG_LIKELY(r != 0)) {
         if (SG_UNLIKELY(r < 0)) released_twice(r);
         return;

@@ -17,6 +17,18 @@ const sg_device_impl *sg__cuda_impl(void);
  * "AutogradNPU"), or NULL (device_name.c). */
 const char *sg__key_renamed(int key);
 
+/* Drops one of the references counted at *refs; returns how many are left (below 0 where more
+ * were dropped than taken). Rationale: the holder of the only reference is the one thread that
+ * may change the count, so a count of 1 drops without a locked instruction; storing 0 keeps a
+ * second release as detectable as after the atomic decrement. */
+static inline int32_t sg__unref(int32_t *refs) {
+    if (__atomic_load_n(refs, __ATOMIC_ACQUIRE) == 1) {
+        __atomic_store_n(refs, 0, __ATOMIC_RELAXED);
+        return 0;
+    }
+    return __atomic_sub_fetch(refs, 1, __ATOMIC_ACQ_REL);
+}
+
 /* Storage of nbytes on dev through its device implementation, with one reference. */
 sg_status sg__storage_new(sg_device dev, size_t nbytes, sg_storage **out);
 void      sg__storage_release(sg_storage *s);

@@ -125,8 +125,9 @@ static sg_status empty_checked(const char *fn, const int64_t *sizes, const int64
     sg_storage *s;
     sg_status   st = sg__storage_new(dev, (size_t)e->need, &s);
     if (st) return sg_error(st, "%s: %s", fn, sg_last_error());
-    st = sg__tensor_new(s, dtype, sizes, strides, ndim, 0, out);
-    sg__storage_release(s);
+    /* the header takes over the new storage's one reference */
+    st = header_make(s, dtype, dev, 0, sizes, strides, ndim, 0, out);
+    if (st) sg__storage_release(s);
     return st;
 }
 
@@ -292,7 +293,7 @@ static SG_COLD void released_twice(int32_t r) {
  * freed twice. */
 void sg_tensor_release(sg_tensor *t) {
     if (!t) return;
-    int32_t r = __atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL);
+    int32_t r = sg__unref(&t->refs);
     if (SG_LIKELY(r != 0)) {
         if (SG_UNLIKELY(r < 0)) released_twice(r);
         return;
