@@ -257,6 +257,7 @@ typedef CUresult (*pfn_func_set)(CUfunction, CUfunction_attribute, int);
 typedef CUresult (*pfn_launch)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                                unsigned, unsigned, CUstream, void **, void **);
 typedef CUresult (*pfn_error_text)(CUresult, const char **);
+typedef CUresult (*pfn_ctx_current)(CUcontext *);
 
 static struct {
     pfn_load         load;
@@ -266,6 +267,7 @@ static struct {
     pfn_func_set     func_set;
     pfn_launch       launch;
     pfn_error_text   error_name, error_string;
+    pfn_ctx_current  ctx_current;
 } drv;
 static pthread_once_t drv_once = PTHREAD_ONCE_INIT;
 static char           drv_why[256]; /* empty where every entry point was found */
@@ -298,13 +300,14 @@ static void find_driver(void) {
         snprintf(drv_why, sizeof drv_why, "%s", why && *why ? why : "CUDA is unavailable");
         return;
     }
-    static const char *const names[8] = {"cuModuleLoadData",   "cuModuleUnload",
+    static const char *const names[9] = {"cuModuleLoadData",   "cuModuleUnload",
                                          "cuModuleGetFunction", "cuFuncGetAttribute",
                                          "cuFuncSetAttribute",  "cuLaunchKernel",
-                                         "cuGetErrorName",      "cuGetErrorString"};
-    void *p[8] = {0};
+                                         "cuGetErrorName",      "cuGetErrorString",
+                                         "cuCtxGetCurrent"};
+    void *p[9] = {0};
     bool  ok = true;
-    for (int i = 0; i < 8 && ok; i++) ok = entry(names[i], &p[i]);
+    for (int i = 0; i < 9 && ok; i++) ok = entry(names[i], &p[i]);
     if (!ok) return;
     /* Rationale: object pointers converted to function pointers through memcpy, which ISO C
      * allows where a cast is only a common extension. */
@@ -316,6 +319,7 @@ static void find_driver(void) {
     memcpy(&drv.launch, &p[5], sizeof p[5]);
     memcpy(&drv.error_name, &p[6], sizeof p[6]);
     memcpy(&drv.error_string, &p[7], sizeof p[7]);
+    memcpy(&drv.ctx_current, &p[8], sizeof p[8]);
 }
 
 /* Where the driver cannot be used, why; else NULL. */
@@ -483,7 +487,11 @@ static bool load_on(const sg_dsl_artifact *a, int device) {
             return false;
         }
     }
-    /* the module stays loaded for the process: its function is the handle launches use */
+    /* the module stays loaded for the process: its function is the handle launches use, in
+     * the context current now (make_current's) */
+    CUcontext ctx = NULL;
+    if (drv.ctx_current(&ctx) != CUDA_SUCCESS) ctx = NULL;
+    a->slot->ctx[device] = (void *)ctx;
     a->slot->func[device] = (void *)f;
     __atomic_fetch_add(&a->slot->loads, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&a->slot->state[device], LOADED, __ATOMIC_RELEASE);
@@ -617,6 +625,22 @@ bool sg_dsl_ready(const sg_dsl_artifact *a, int device) {
     return st == NOT_LOADED && ready_slow(a, device);
 }
 
+/* Launches an image artifact loaded on device, in the current context (its load's). */
+static sg_status launch_image(const sg_dsl_artifact *a, int device, const uint32_t grid[3],
+                              void **args, void *stream) {
+    sg_dsl_slot *s = a->slot;
+    CUresult     r = drv.launch((CUfunction)s->func[device], grid[0], grid[1], grid[2], a->block_x,
+                                1, 1, a->shared, (CUstream)stream, args, NULL);
+    if (r != CUDA_SUCCESS) {
+        char cu[300];
+        cu_text(r, cu, sizeof cu);
+        return sg_error(SG_EDEVICE, "sg_dsl_launch: %s on cuda:%d, grid [%u, %u, %u]: %s",
+                        a->prefix, device, grid[0], grid[1], grid[2], cu);
+    }
+    __atomic_fetch_add(&s->launches, 1, __ATOMIC_RELAXED);
+    return SG_OK;
+}
+
 sg_status sg_dsl_launch(const sg_dsl_artifact *a, int device, const uint32_t grid[3], void **args,
                         void *stream) {
     sg_status st = check_launch(a, device, grid, args);
@@ -648,6 +672,12 @@ sg_status sg_dsl_launch(const sg_dsl_artifact *a, int device, const uint32_t gri
         if (r == LOAD_FAILED)
             return sg_error(SG_EDEVICE, "sg_dsl_launch: %s", sg_dsl_failure(a));
     }
+    /* Rationale: an image's function needs the context it was loaded in to be current, and
+     * where it is, asking the driver costs far less than the runtime's cudaGetDevice; any
+     * other context goes the way below, which makes the device current and puts it back. */
+    CUcontext cur = NULL;
+    if (!object && drv.ctx_current(&cur) == CUDA_SUCCESS && cur && cur == s->ctx[device])
+        return launch_image(a, device, grid, args, stream);
     int         prev = device;
     cudaError_t err = cudaGetDevice(&prev);
     if (err == cudaSuccess && prev != device) err = cudaSetDevice(device);
@@ -667,17 +697,9 @@ sg_status sg_dsl_launch(const sg_dsl_artifact *a, int device, const uint32_t gri
         __atomic_fetch_add(&s->launches, 1, __ATOMIC_RELAXED);
         return SG_OK;
     }
-    CUresult r = drv.launch((CUfunction)s->func[device], grid[0], grid[1], grid[2], a->block_x, 1,
-                            1, a->shared, (CUstream)stream, args, NULL);
+    st = launch_image(a, device, grid, args, stream);
     if (prev != device && cudaSetDevice(prev) != cudaSuccess) (void)cudaGetLastError();
-    if (r != CUDA_SUCCESS) {
-        char cu[300];
-        cu_text(r, cu, sizeof cu);
-        return sg_error(SG_EDEVICE, "sg_dsl_launch: %s on cuda:%d, grid [%u, %u, %u]: %s",
-                        a->prefix, device, grid[0], grid[1], grid[2], cu);
-    }
-    __atomic_fetch_add(&s->launches, 1, __ATOMIC_RELAXED);
-    return SG_OK;
+    return st;
 }
 
 sg_status sg_dsl_preload(int device) {

@@ -43,6 +43,7 @@ typedef struct sg_dsl_slot {
     uint8_t                loader;                       /* object: load()'s outcome, as state */
     int32_t                loader_error;                 /* object: what a failed load() gave */
     void                  *func[SG_DSL_MAX_DEVICES];     /* the CUfunction, per device */
+    void                  *ctx[SG_DSL_MAX_DEVICES];      /* the CUcontext it was loaded in */
     uint64_t               launches;                     /* kernels launched, all devices */
     uint32_t               loads;                        /* successful loads, all devices */
     char                  *failure;                      /* the first load failure's message */
