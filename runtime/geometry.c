@@ -70,24 +70,30 @@ sg_status sg__geometry(const char *fn, const int64_t *sizes, const int64_t *stri
     return SG_OK;
 }
 
+/* sg__contiguous_strides' refusal, out of line so the common path keeps a small frame. */
+static SG_COLD sg_status contiguous_error(const char *fn, const int64_t *sizes, int32_t ndim) {
+    for (int32_t i = ndim - 1; i >= 0; i--)
+        if (sizes[i] < 0)
+            return sg_error(SG_EINVAL, "%s: negative size %lld at dimension %d", fn,
+                            (long long)sizes[i], i);
+    char a[256];
+    return sg_error(SG_EINVAL, "%s: the tensor is too large: sizes %s hold more than 2^63 bytes",
+                    fn, sg__shape_str(a, sizeof a, sizes, ndim));
+}
+
 sg_status sg__contiguous_strides(const char *fn, const int64_t *sizes, int32_t ndim,
                                  size_t itemsize, int64_t *strides, sg__extent *out) {
     int64_t acc = 1, numel = 1, bytes;
     bool    ok = itemsize <= INT64_MAX;
     for (int32_t i = ndim - 1; i >= 0; i--) {
         int64_t n = sizes[i];
-        if (n < 0)
-            return sg_error(SG_EINVAL, "%s: negative size %lld at dimension %d", fn,
-                            (long long)n, i);
+        if (n < 0) return contiguous_error(fn, sizes, ndim);
         strides[i] = acc;
         ok = ok && sg__mul(acc, n > 1 ? n : 1, &acc);
         numel = n ? numel : 0;
     }
-    if (!ok || !sg__mul(numel ? acc : 0, (int64_t)itemsize, &bytes)) {
-        char a[256];
-        return sg_error(SG_EINVAL, "%s: the tensor is too large: sizes %s hold more than "
-                                   "2^63 bytes", fn, sg__shape_str(a, sizeof a, sizes, ndim));
-    }
+    if (!ok || !sg__mul(numel ? acc : 0, (int64_t)itemsize, &bytes))
+        return contiguous_error(fn, sizes, ndim);
     out->numel = numel ? acc : 0;
     out->span = out->numel;
     out->need = bytes;

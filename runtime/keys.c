@@ -26,16 +26,20 @@ const char *sg_key_name(sg_key k) {
 
 bool sg_key_is_alias(sg_key k) { return k >= SG_KEY_AUTOGRAD && k < SG_KEY__ALIAS_END; }
 
+/* The device types with a backend key of the same name (SG_DEV_CUDA, SG_KEY_CUDA): one row each
+ * serves the backend keys and the key sets of tensors (backend and Autograd key). */
+#define SG_DEVICE_KEYS(X) X(CPU) X(CUDA) X(META) X(PRIVATEUSE1) X(PRIVATEUSE2) X(PRIVATEUSE3)
+#define SG_DEVICE_KEY(name) [SG_DEV_##name] = SG_KEY_##name,
+static const uint8_t backend_keys[SG_DEV__COUNT] = {SG_DEVICE_KEYS(SG_DEVICE_KEY)};
+#undef SG_DEVICE_KEY
+#define SG_DEVICE_KEYSET(name)                                                                 \
+    [SG_DEV_##name] = SG_KEYSET(SG_KEY_##name) |                                               \
+                      SG_KEYSET(SG_KEY_##name - SG_KEY_CPU + SG_KEY_AUTOGRAD_CPU),
+const sg_keyset sg__device_keysets[SG_DEV__COUNT] = {SG_DEVICE_KEYS(SG_DEVICE_KEYSET)};
+#undef SG_DEVICE_KEYSET
+
 sg_key sg_key_of_device(sg_device_type t) {
-    switch (t) {
-    case SG_DEV_CPU: return SG_KEY_CPU;
-    case SG_DEV_CUDA: return SG_KEY_CUDA;
-    case SG_DEV_META: return SG_KEY_META;
-    case SG_DEV_PRIVATEUSE1: return SG_KEY_PRIVATEUSE1;
-    case SG_DEV_PRIVATEUSE2: return SG_KEY_PRIVATEUSE2;
-    case SG_DEV_PRIVATEUSE3: return SG_KEY_PRIVATEUSE3;
-    default: return SG_KEY_UNDEFINED;
-    }
+    return (unsigned)t < SG_DEV__COUNT ? (sg_key)backend_keys[t] : SG_KEY_UNDEFINED;
 }
 
 sg_key sg_key_autograd_of(sg_key backend) {
@@ -43,7 +47,4 @@ sg_key sg_key_autograd_of(sg_key backend) {
     return (sg_key)(backend - SG_KEY_CPU + SG_KEY_AUTOGRAD_CPU);
 }
 
-sg_keyset sg_keyset_of_device(sg_device d) {
-    sg_key k = sg_key_of_device((sg_device_type)d.type);
-    return k == SG_KEY_UNDEFINED ? 0 : SG_KEYSET(k) | SG_KEYSET(sg_key_autograd_of(k));
-}
+sg_keyset sg_keyset_of_device(sg_device d) { return sg__keyset_of_device(d); }

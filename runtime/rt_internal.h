@@ -29,6 +29,22 @@ static inline int32_t sg__unref(int32_t *refs) {
     return __atomic_sub_fetch(refs, 1, __ATOMIC_ACQ_REL);
 }
 
+/* Bytes per element of dtype t, 0 where t is no dtype: sg_dtype_valid and sg_dtype_size in one
+ * load, for the paths that make every op's outputs. */
+#define SG__DTYPE_SIZE_AT(NAME, NUM, KIND, SIZE, ...) [NUM] = SIZE,
+static inline size_t sg__dtype_size(int t) {
+    static const uint8_t size[SG_DTYPE__END] = {SG_DTYPES(SG__DTYPE_SIZE_AT)};
+    return (unsigned)t < SG_DTYPE__END ? size[t] : 0;
+}
+#undef SG__DTYPE_SIZE_AT
+
+/* The keys a tensor on a device of type t carries: its backend's and that backend's Autograd
+ * key (sg_keyset_of_device), or none for no device type. */
+extern const sg_keyset sg__device_keysets[SG_DEV__COUNT];
+static inline sg_keyset sg__keyset_of_device(sg_device d) {
+    return (unsigned)d.type < SG_DEV__COUNT ? sg__device_keysets[d.type] : 0;
+}
+
 /* Storage of nbytes on dev through its device implementation, with one reference. */
 sg_status sg__storage_new(sg_device dev, size_t nbytes, sg_storage **out);
 void      sg__storage_release(sg_storage *s);

@@ -16,7 +16,7 @@ static sg_status check_new(const char *fn, const int64_t *sizes, int32_t ndim, s
     if (ndim > SG_MAX_DIMS)
         return sg_error(SG_EINVAL, "%s: %d dimensions (at most %d)", fn, ndim, SG_MAX_DIMS);
     if (ndim && !sizes) return sg_error(SG_EINVAL, "%s: sizes is NULL with ndim %d", fn, ndim);
-    if (!sg_dtype_valid((int)dtype)) return sg_error(SG_EINVAL, "%s: no dtype %d", fn, (int)dtype);
+    if (!sg__dtype_size((int)dtype)) return sg_error(SG_EINVAL, "%s: no dtype %d", fn, (int)dtype);
     return SG_OK;
 }
 
@@ -90,14 +90,12 @@ static sg_status header_make(sg_storage *s, sg_dtype dtype, sg_device dev, uint8
     *out = NULL;
     if (!t) return sg_error(SG_ENOMEM, "out of memory");
     *t = (sg_tensor){.refs = 1, .dtype = (uint8_t)dtype, .flags = flags, .device = dev,
-                     .keys = sg_keyset_of_device(dev), .offset = offset, .storage = s,
+                     .keys = sg__keyset_of_device(dev), .offset = offset, .storage = s,
                      .ndim = ndim, .cap = cap, .ag = NULL};
     t->sizes = (int64_t *)(t + 1);
     t->strides = t->sizes + cap;
-    if (ndim) {
-        memcpy(t->sizes, sizes, (size_t)ndim * sizeof *sizes);
-        memcpy(t->strides, strides, (size_t)ndim * sizeof *strides);
-    }
+    /* a loop, not memcpy: nearly every tensor has a few dims, fewer than a call costs */
+    for (int32_t i = 0; i < ndim; i++) t->sizes[i] = sizes[i], t->strides[i] = strides[i];
     *out = t;
     return SG_OK;
 }
@@ -147,7 +145,7 @@ static sg_status empty(const char *fn, const int64_t *sizes, int32_t ndim, sg_dt
     int64_t    strides[SG_MAX_DIMS];
     sg__extent e;
     sg_status  st = check_new(fn, sizes, ndim, dtype, out);
-    if (st || (st = sg__contiguous_strides(fn, sizes, ndim, sg_dtype_size(dtype), strides, &e)))
+    if (st || (st = sg__contiguous_strides(fn, sizes, ndim, sg__dtype_size(dtype), strides, &e)))
         return st;
     return empty_checked(fn, sizes, strides, ndim, dtype, dev, &e, out);
 }
