@@ -4,11 +4,13 @@
  *
  * Each point's test is a list of conjuncts: the operands of the declaration's `when` at that
  * point, then what the point's compiler assumed and its launch needs. A conjunct whose C is
- * the same at every point is tested once, before the points; a point then tests only what
- * tells it from the others. Rationale: a predicate runs on every call of its op, most often to
- * say no, and without this each point would test again what every point tests (contiguity,
- * alignment, dtypes). Moving a conjunct ahead of others changes nothing: each is pure, and a
- * guard that fails makes it false rather than faulting (dsl_expr.h). */
+ * the same at every point is tested once; a point tests only what tells it from the others.
+ * The order is by cost: the shared conjuncts that read fields (dtypes, sizes, scalars), then
+ * each point's own, cheap ones first, then the shared ones that call into the runtime
+ * (contiguity, numel, alignment), once a point is found. Rationale: a predicate runs on every
+ * call of its op, most often to say no, and a call no point takes (a size outside the grid)
+ * then never pays for the walks. Moving a conjunct ahead of others changes nothing but the
+ * cost: each is pure, and a guard that fails makes it false rather than faulting (dsl_expr.h). */
 #include "derive.h"
 #include "dsl.h"
 #include "dsl_emit.h"
@@ -161,17 +163,43 @@ static void find_shared(point *pts, uint32_t n) {
     }
 }
 
-/* "C1\n            && C2...": point pt's conjuncts that are shared (or not); "true" where
- * there are none. */
-static void conjuncts(sg_buf *b, const point *pt, bool shared, const char *sep) {
+/* Whether conjunct c calls into the runtime to walk or reach through a tensor (contiguity, numel,
+ * a data pointer's alignment), where the others read a field or compare: those come after the
+ * others, so a call the cheap tests decline never pays for them. */
+static bool costly(const char *c) {
+    return strstr(c, "sg_dslg_contiguous(") || strstr(c, "sg_dslg_numel(") ||
+           strstr(c, "sg_dslg_aligned(");
+}
+
+/* "C1\n            && C2...": point pt's conjuncts that are shared (or not), the cheap ones
+ * (cost 0), the costly ones (1) or both in that order (2); "true" where there are none. */
+static void conjuncts(sg_buf *b, const point *pt, bool shared, int cost, const char *sep) {
     bool any = false;
-    for (uint32_t k = 0; k < pt->n; k++) {
-        if (pt->shared[k] != shared) continue;
-        if (any) sg_buf_puts(b, sep);
-        sg_buf_puts(b, pt->at[k]);
-        any = true;
+    for (int pass = 0; pass < 2; pass++) {
+        if (cost != 2 && cost != pass) continue;
+        for (uint32_t k = 0; k < pt->n; k++) {
+            if (pt->shared[k] != shared || costly(pt->at[k]) != (pass == 1)) continue;
+            if (any) sg_buf_puts(b, sep);
+            sg_buf_puts(b, pt->at[k]);
+            any = true;
+        }
     }
     if (!any) sg_buf_puts(b, "true");
+}
+
+/* Whether pt has a shared conjunct of the cost (0 cheap, 1 costly). */
+static bool any_shared(const point *pt, int cost) {
+    for (uint32_t k = 0; k < pt->n; k++)
+        if (pt->shared[k] && costly(pt->at[k]) == (cost == 1)) return true;
+    return false;
+}
+
+/* The block that returns -1 where a shared conjunct of the cost fails. */
+static void shared_block(sg_buf *b, const point *pt, int cost, const char *what) {
+    if (!any_shared(pt, cost)) return;
+    sg_buf_printf(b, "    /* %s */\n    {\n        bool sg_ok = true;\n        if (!(", what);
+    conjuncts(b, pt, true, cost, "\n              && ");
+    sg_buf_puts(b, ")\n            || !sg_ok)\n            return -1;\n    }\n");
 }
 
 void sg_dsl_c_when(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
@@ -194,34 +222,34 @@ void sg_dsl_c_when(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
     for (uint32_t i = 0; i < n && ok; i++) ok = point_make(&pts[i], dc, &s->arts[dc->first + i]);
     if (!ok) {
         b->oom = true;
+        sg_buf_puts(b, "    return -1;\n}\n\n");
     } else {
         /* a template tests one point a call: nothing to share */
         if (n > 1 && !dc->is_template) find_shared(pts, n);
-        bool any = false;
-        for (uint32_t k = 0; n > 0 && k < pts[0].n; k++) any |= pts[0].shared[k];
-        if (any) {
-            sg_buf_puts(b, "    /* what every point tests, once */\n    {\n"
-                           "        bool sg_ok = true;\n        if (!(");
-            conjuncts(b, &pts[0], true, "\n              && ");
-            sg_buf_puts(b, ")\n            || !sg_ok)\n            return -1;\n    }\n");
-        }
+        shared_block(b, &pts[0], 0, "what every point tests, once: the fields");
+        sg_buf_puts(b, "    int sg_pick = -1;\n");
         for (uint32_t i = 0; i < n; i++) {
             sg_buf_puts(b, "    ");
             sg_dsl_c_point_comment(b, dc, &s->arts[dc->first + i]);
-            sg_buf_printf(b, "\n    if (sg_cap == %d", dc->caps[s->arts[dc->first + i].arch]);
+            sg_buf_printf(b, "\n    if (sg_pick < 0 && sg_cap == %d",
+                          dc->caps[s->arts[dc->first + i].arch]);
             if (dc->is_template) sg_buf_printf(b, " && sg_only == %u", i);
             sg_buf_puts(b, ") {\n        bool sg_ok = true;\n        if (");
-            conjuncts(b, &pts[i], false, "\n            && ");
-            if (dc->when_c) { /* it sees no point: where it says no, no other point can run */
-                sg_buf_printf(b, "\n            && sg_ok)\n            return %s(", dc->when_c);
-                sg_dsl_c_args(b, dc->op);
-                sg_buf_printf(b, ") ? %u : -1;\n    }\n", i);
-            } else {
-                sg_buf_printf(b, "\n            && sg_ok)\n            return %u;\n    }\n", i);
-            }
+            conjuncts(b, &pts[i], false, 2, "\n            && ");
+            sg_buf_printf(b, "\n            && sg_ok)\n            sg_pick = %u;\n    }\n", i);
+        }
+        sg_buf_puts(b, "    if (sg_pick < 0) return -1;\n");
+        if (n > 0)
+            shared_block(b, &pts[0], 1,
+                         "what every point tests, once a point is found: the runtime's walks");
+        if (dc->when_c) { /* it sees no point: where it says no, no other point can run */
+            sg_buf_printf(b, "    return %s(", dc->when_c);
+            sg_dsl_c_args(b, dc->op);
+            sg_buf_puts(b, ") ? sg_pick : -1;\n}\n\n");
+        } else {
+            sg_buf_puts(b, "    return sg_pick;\n}\n\n");
         }
     }
     for (uint32_t i = 0; pts && i < n; i++) point_free(&pts[i]);
     free(pts);
-    sg_buf_puts(b, "    return -1;\n}\n\n");
 }

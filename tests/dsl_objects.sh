@@ -70,7 +70,7 @@ grep -q "return (int)cute_dsl_${p}_wrapper(&sg_dslg_${p}_module," $c || fail "th
 grep -q "\.load = sg_dslg_${p}_load, \.run = sg_dslg_${p}_run}" $c || fail "the table's hooks"
 grep -q "image" $c && fail "an object artifact was embedded as an image"
 grep -q "sg_dslg_i32(sg_dslg_numel(gate, &sg_ok))" $c || fail "no int32 gate on the tensors' sizes"
-grep -q "return fused_same_sizes(gate, up) ? 0 : -1;" $c || fail "the when_c call"
+grep -q "return fused_same_sizes(gate, up) ? sg_pick : -1;" $c || fail "the when_c call"
 cp -r gen gen.first
 t 0 --lib fused --dsl silu_mul.yaml --dsl-artifacts art -o gen fused.yaml
 diff -r gen gen.first >/dev/null || fail "two runs gave different files"
