@@ -239,9 +239,8 @@ void sg_dsl_c_when(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
             sg_buf_printf(b, "\n            && sg_ok)\n            sg_pick = %u;\n    }\n", i);
         }
         sg_buf_puts(b, "    if (sg_pick < 0) return -1;\n");
-        if (n > 0)
-            shared_block(b, &pts[0], 1,
-                         "what every point tests, once a point is found: the runtime's walks");
+        shared_block(b, &pts[0], 1,
+                     "what every point tests, once a point is found: the runtime's walks");
         if (dc->when_c) { /* it sees no point: where it says no, no other point can run */
             sg_buf_printf(b, "    return %s(", dc->when_c);
             sg_dsl_c_args(b, dc->op);

@@ -29,12 +29,13 @@ bool sg_key_is_alias(sg_key k) { return k >= SG_KEY_AUTOGRAD && k < SG_KEY__ALIA
 /* The device types with a backend key of the same name (SG_DEV_CUDA, SG_KEY_CUDA): one row each
  * serves the backend keys and the key sets of tensors (backend and Autograd key). */
 #define SG_DEVICE_KEYS(X) X(CPU) X(CUDA) X(META) X(PRIVATEUSE1) X(PRIVATEUSE2) X(PRIVATEUSE3)
+/* a backend key's Autograd key (the static asserts above: same order) */
+#define SG_AUTOGRAD_OF(k) ((k) - SG_KEY_CPU + SG_KEY_AUTOGRAD_CPU)
 #define SG_DEVICE_KEY(name) [SG_DEV_##name] = SG_KEY_##name,
 static const uint8_t backend_keys[SG_DEV__COUNT] = {SG_DEVICE_KEYS(SG_DEVICE_KEY)};
 #undef SG_DEVICE_KEY
 #define SG_DEVICE_KEYSET(name)                                                                 \
-    [SG_DEV_##name] = SG_KEYSET(SG_KEY_##name) |                                               \
-                      SG_KEYSET(SG_KEY_##name - SG_KEY_CPU + SG_KEY_AUTOGRAD_CPU),
+    [SG_DEV_##name] = SG_KEYSET(SG_KEY_##name) | SG_KEYSET(SG_AUTOGRAD_OF(SG_KEY_##name)),
 const sg_keyset sg__device_keysets[SG_DEV__COUNT] = {SG_DEVICE_KEYS(SG_DEVICE_KEYSET)};
 #undef SG_DEVICE_KEYSET
 
@@ -44,7 +45,7 @@ sg_key sg_key_of_device(sg_device_type t) {
 
 sg_key sg_key_autograd_of(sg_key backend) {
     if (backend < SG_KEY_CPU || backend > SG_KEY_META) return SG_KEY_UNDEFINED;
-    return (sg_key)(backend - SG_KEY_CPU + SG_KEY_AUTOGRAD_CPU);
+    return (sg_key)SG_AUTOGRAD_OF(backend);
 }
 
 sg_keyset sg_keyset_of_device(sg_device d) { return sg__keyset_of_device(d); }

@@ -390,10 +390,6 @@ function C.call_of(target, subst, results, caller)
 end
 
 
--- The boxing adapters a shard's ops need (each shard file defines its own, static): one per C
--- signature, in the order of their names. Returns one op of each signature (of `ops`, a
--- shard's ops; the adapters are written from its signature alone, so which op does not
--- matter), and each adapter's 0-based position by boxed name.
 -- Names by 1-based position i, PREFIX .. (i - 1) .. SUFFIX ("a0", "(&sg_args[0])"), each
 -- made once: C.seq("a")[i]. Rationale: a number in a concatenation is printed anew each time.
 local seqs = {}
@@ -412,6 +408,10 @@ function C.seq(prefix, suffix)
   return t
 end
 
+-- The boxing adapters a shard's ops need (each shard file defines its own, static): one per C
+-- signature, in the order of their names. Returns one op of each signature (of `ops`, a
+-- shard's ops; the adapters are written from its signature alone, so which op does not
+-- matter), and each adapter's 0-based position by boxed name.
 -- Rationale: the names are sorted as strings, with no Lua function called per comparison.
 function C.shard_adapters(ops)
   local first, names = {}, {}
