@@ -7,9 +7,9 @@
  * LIB_dsl.c holds, in order: the guard helpers the predicates call (each clears `ok` where the
  * value cannot be had, so a predicate is false where it would fault); per artifact its binary
  * as a byte array and its runtime slot; the artifact table; per declaration a `_when` function
- * (pure: the op's arguments and a capability in, the matching artifact's index out, or -1), the
- * typed predicate and implementation registered as the op's override at the CUDA key; and
- * LIB_dsl_init. */
+ * (pure: the op's arguments and a capability in, the matching artifact's index out, or -1) and
+ * a `_launch`; per override (the declarations of one op at one priority) the typed predicate
+ * and implementation registered at the CUDA key; and LIB_dsl_init. */
 #include "derive.h"
 #include "dsl.h"
 #include "dsl_emit.h"
@@ -115,6 +115,93 @@ static const char helpers[] =
     "    return x >= 0 && x <= INT32_MAX && y >= 0 && y <= 65535 && z >= 0 && z <= 65535;\n"
     "}\n";
 
+
+/* ---- one override per op and priority ------------------------------------------------------
+ * Rationale: declarations of one op at one priority (an op's float32 and bfloat16 kernels, say)
+ * register one override, whose predicate tests the device and reads the capability once and
+ * then each declaration's points in order. A call they all decline then runs one predicate,
+ * not one per declaration: that is what every call the DSL kernels do not take pays. */
+
+/* Whether declarations a and c share an override. */
+static bool same_override(const sg_dsl_decl *a, const sg_dsl_decl *c) {
+    return !a->is_template && !c->is_template && a->op == c->op && a->priority == c->priority;
+}
+
+/* The first declaration of decl i's override. */
+static uint32_t group_first(const sg_dsl_set *s, uint32_t i) {
+    for (uint32_t j = 0; j < i; j++)
+        if (same_override(s->decls[j], s->decls[i])) return j;
+    return i;
+}
+
+/* How many declarations share decl i's override. */
+static uint32_t group_size(const sg_dsl_set *s, uint32_t i) {
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < s->ndecls; j++) n += same_override(s->decls[j], s->decls[i]);
+    return n;
+}
+
+/* The test of group member dc in the group's predicate and implementation: its point, and its
+ * artifact ready on the device. */
+static void member_test(sg_buf *b, const sg_dsl_decl *dc) {
+    sg_buf_printf(b, "    if ((sg_i = sg_dslg_%s_when(", dc->name);
+    sg_dsl_c_args(b, dc->op);
+    sg_buf_printf(b, ", sg_cap)) >= 0 &&\n        sg_dsl_ready(&sg_dslg_artifacts[%u + sg_i], "
+                  "sg_dev))\n", dc->first);
+}
+
+/* The predicate and implementation of the override that decl f and the later members of its
+ * group share, named after f. */
+static void group_fns(sg_buf *b, const sg_dsl_set *s, uint32_t f) {
+    const sg_dsl_decl *lead = s->decls[f];
+    const sg_op *op = lead->op;
+    const char *t = op->c->arg_cnames[sg_dsl_c_first_tensor(op)];
+    sg_buf_printf(b, "/* ---- %s at priority %d: one override for ", lead->op_name,
+                  (int)lead->priority);
+    sg_buf names;
+    sg_buf_init(&names);
+    for (uint32_t j = f; j < s->ndecls; j++)
+        if (same_override(s->decls[j], lead))
+            sg_buf_printf(&names, "%s%s", names.len ? ", " : "", s->decls[j]->name);
+    sg_buf_printf(b, "%s ---- */\n\n", names.data ? names.data : "");
+    sg_buf_printf(b, "/* The override's predicate: %s's tensors on one CUDA device, whose "
+                  "capability and the\n * arguments select an artifact of one of the "
+                  "declarations that can run. */\n", t);
+    sg_buf_printf(b, "static bool sg_dslg_%s_group_pred(void *sg_ctx, sg_keyset ks, ",
+                  lead->name);
+    sg_dsl_c_params(b, op);
+    sg_buf_puts(b, ") {\n    (void)sg_ctx, (void)ks;\n");
+    sg_dsl_c_on_device(b, op, "return false");
+    sg_buf_puts(b, "    int32_t sg_cap = sg_dsl_capability(sg_dev);\n    int sg_i;\n");
+    for (uint32_t j = f; j < s->ndecls; j++)
+        if (same_override(s->decls[j], lead)) {
+            member_test(b, s->decls[j]);
+            sg_buf_puts(b, "        return true;\n");
+        }
+    sg_buf_puts(b, "    return false;\n}\n\n");
+
+    sg_buf_puts(b, "/* The override's implementation: finds the declaration and its artifact "
+                "again, as the\n * predicate did, and runs it. */\n");
+    sg_buf_printf(b, "static sg_status sg_dslg_%s_group_impl(sg_keyset ks, ", lead->name);
+    sg_dsl_c_params(b, op);
+    sg_dsl_c_rets(b, op);
+    sg_buf_puts(b, ") {\n    (void)ks;\n");
+    sg_dsl_c_rets_null(b, op);
+    sg_buf_printf(b, "    int sg_dev = %s->device.index;\n", t);
+    sg_buf_puts(b, "    int32_t sg_cap = sg_dsl_capability(sg_dev);\n    int sg_i;\n");
+    for (uint32_t j = f; j < s->ndecls; j++)
+        if (same_override(s->decls[j], lead)) {
+            member_test(b, s->decls[j]);
+            sg_buf_printf(b, "        return sg_dslg_%s_launch(sg_i, sg_cap, ", s->decls[j]->name);
+            sg_dsl_c_args_rets(b, op);
+            sg_buf_puts(b, ");\n");
+        }
+    sg_buf_printf(b, "    return sg_error(SG_ESTATE, \"%s: the DSL kernels of %s were called "
+                  "for arguments their predicates decline\");\n}\n\n", lead->op_name,
+                  names.data ? names.data : "");
+    if (names.oom) b->oom = true;
+    sg_buf_free(&names);
+}
 
 static void pred_fn(sg_buf *b, const sg_dsl_decl *dc) {
     const sg_op *op = dc->op;
@@ -297,7 +384,9 @@ static void launch_case(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact 
                 "            sg_grid[sg_d] = (uint32_t)sg_g[sg_d];");
 }
 
-static void impl_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
+/* The launch function of dc, and where dc has an override of its own (alone) its
+ * implementation. */
+static void impl_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s, bool alone) {
     const sg_op *op = dc->op;
     const char *t = op->c->arg_cnames[sg_dsl_c_first_tensor(op)];
     sg_buf_printf(b, "/* Launches artifact sg_i (its index among %s's, which its test took): "
@@ -377,7 +466,7 @@ static void impl_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
         sg_buf_printf(b, "    sg_tensor_release(sg_%s%u);\n", mn, mi);
     }
     sg_buf_puts(b, "    return sg_st;\n}\n\n");
-    if (dc->is_template) return;
+    if (dc->is_template || !alone) return;
 
     sg_buf_puts(b, "/* The override's implementation: finds the artifact again and runs it. */\n");
     sg_buf_printf(b, "static sg_status sg_dslg_%s_impl(sg_keyset ks, ", dc->name);
@@ -529,9 +618,14 @@ static void init_fn(sg_buf *b, const sg_dsl_set *s, const char *lib) {
     for (uint32_t i = 0; i < s->ndecls + s->ntables; i++) {
         const sg_dsl_decl *dc = i < s->ndecls ? s->decls[i] : s->tables[i - s->ndecls]->dc;
         if (dc->is_template) continue; /* its tables register */
+        const char *kind = "";
+        if (i < s->ndecls) {
+            if (group_first(s, i) != i) continue; /* its group's first registers */
+            kind = group_size(s, i) > 1 ? "_group" : "";
+        }
         sg_buf_printf(b, "    if (sg_st == SG_OK)\n        sg_st = %s_override(SG_KEY_CUDA, %d, "
-                      "sg_dslg_%s_pred, sg_dslg_%s_impl, NULL, NULL);\n", dc->op->c->cname,
-                      dc->priority, dc->name, dc->name);
+                      "sg_dslg_%s%s_pred, sg_dslg_%s%s_impl, NULL, NULL);\n", dc->op->c->cname,
+                      dc->priority, dc->name, kind, dc->name, kind);
     }
     sg_buf_puts(b, "    return sg_st;\n}\n");
 }
@@ -573,11 +667,15 @@ void sg_dsl_emit_c(sg_buf *c, sg_buf *h, const sg_dsl_set *s, const char *lib,
         sg_buf_printf(c, "/* ---- %s: %s (", dc->name, dc->op_name);
         sg_dsl_c_comment_text(c, dc->file);
         sg_buf_printf(c, ":%u) ---- */\n\n", dc->pos.line);
+        bool alone = group_size(s, i) == 1;
         sg_dsl_c_when(c, dc, s);
-        if (!dc->is_template) pred_fn(c, dc);
-        impl_fn(c, dc, s);
+        if (!dc->is_template && alone) pred_fn(c, dc);
+        impl_fn(c, dc, s, alone);
         if (dc->is_template) sg_dsl_template_emit(c, dc, s, lib);
     }
+    for (uint32_t i = 0; i < s->ndecls; i++)
+        if (!s->decls[i]->is_template && group_first(s, i) == i && group_size(s, i) > 1)
+            group_fns(c, s, i);
     sg_dsl_template_lists(c, s, lib);
     for (uint32_t i = 0; i < s->ntables; i++) sg_dsl_table_emit(c, s->tables[i]);
     init_fn(c, s, lib);

@@ -166,6 +166,32 @@ grep -q "float sg_v4 = (float)(((eps == NULL) ? (double)sg_cap : " kgen/dslk_dsl
     fail "capability in a parameter's value: $(grep -m1 'sg_v4 =' kgen/dslk_dsl.c)"
 sg_test_compile kgen kgen/dslk_dsl.c
 
+# declarations of one op at one priority share one override, whose predicate tests each in
+# order; another priority keeps an override of its own
+{
+    cat rms_norm.yaml
+    sed -e 's/name: rms_norm_triton$/name: rms_norm_second/' -e 's/N: \[1024, 2048\]/N: [4096]/' \
+        rms_norm.yaml
+    sed -e 's/name: rms_norm_triton$/name: rms_norm_later/' -e 's/N: \[1024, 2048\]/N: [8192]/' \
+        -e 's/^  key: CUDA$/  key: CUDA\n  priority: 1/' rms_norm.yaml
+} >group.yaml
+t 0 --dsl group.yaml --dsl-plan gplan.json ops.yaml
+rm -rf gart && python3 "$here/dsl/make_artifacts.py" gplan.json gart
+t 0 --lib dslg --dsl group.yaml --dsl-artifacts gart -o ggen ops.yaml
+g=ggen/dslg_dsl.c
+[ "$(grep -c '_override(SG_KEY_CUDA' $g)" = 2 ] || fail "group: not two overrides registered"
+grep -q "aten__fused_rms_norm_override(SG_KEY_CUDA, 0, sg_dslg_rms_norm_triton_group_pred, sg_dslg_rms_norm_triton_group_impl, NULL, NULL);" $g &&
+    grep -q "aten__fused_rms_norm_override(SG_KEY_CUDA, 1, sg_dslg_rms_norm_later_pred, sg_dslg_rms_norm_later_impl, NULL, NULL);" $g ||
+    fail "group: the registrations: $(grep '_override(SG_KEY_CUDA' $g)"
+sed -n '/^static bool sg_dslg_rms_norm_triton_group_pred/,/^}/p' $g >gpred.c
+[ "$(grep -c 'sg_dsl_capability' gpred.c)" = 1 ] || fail "group: the capability not read once"
+grep -A1 "sg_dslg_rms_norm_triton_when(" gpred.c | grep -q "sg_dslg_artifacts\[0 + sg_i\]" &&
+    grep -A1 "sg_dslg_rms_norm_second_when(" gpred.c | grep -q "sg_dslg_artifacts\[4 + sg_i\]" ||
+    fail "group: the members' points not tested in order against their artifacts: $(cat gpred.c)"
+grep -q "sg_dslg_rms_norm_second_pred\|sg_dslg_rms_norm_second_impl" $g &&
+    fail "group: a member kept a predicate or implementation of its own"
+sg_test_compile ggen $g
+
 if [ -f "$build/libsg_runtime.a" ]; then
     sg_test_link gen dslt when_test "$here/dsl/when_test.c" || fail "when_test does not build"
     [ -x when_test ] && { ./when_test || fail "the generated predicates on CPU tensors"; }
