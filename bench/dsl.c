@@ -633,6 +633,7 @@ typedef struct variant {
     int         shape;     /* 0: 1 x 1000, 1: 0 x 1000, 2: 1 x 1024 */
     sg_bench_op       fn;
     int         launches; /* 0: no DSL launch; 1: the taken artifact's, once a call */
+    int         set;      /* 0: compared with and without overrides; 1: the launches' */
     double      ns[ROUNDS];
     bool        ok;
 } variant;
@@ -733,19 +734,19 @@ static void bench_host(void) {
     bool have_bare = ok && bare_load(a);
 
     variant v[] = {
-        {"no override, 1x1000", false, true, 0, op_rms_norm, 0, {0}, ok},
-        {"declined (N not in the grid), 1x1000", true, true, 0, op_rms_norm, 0, {0}, ok},
-        {"no override, 0x1000", false, true, 1, op_rms_norm, 0, {0}, ok && ok_empty},
-        {"declined (N not in the grid), 0x1000", true, true, 1, op_rms_norm, 0, {0},
+        {"no override, 1x1000", false, true, 0, op_rms_norm, 0, 0, {0}, ok},
+        {"declined (N not in the grid), 1x1000", true, true, 0, op_rms_norm, 0, 0, {0}, ok},
+        {"no override, 0x1000", false, true, 1, op_rms_norm, 0, 0, {0}, ok && ok_empty},
+        {"declined (N not in the grid), 0x1000", true, true, 1, op_rms_norm, 0, 0, {0},
          ok && ok_empty},
-        {"no override, 1x1024 (stock kernel)", false, true, 2, op_rms_norm, 0, {0}, ok},
-        {"DSL switched off, 1x1024", true, false, 2, op_rms_norm, 0, {0}, ok},
-        {"taken, 1x1024", true, true, 2, op_rms_norm, 1, {0}, ok},
+        {"no override, 1x1024 (stock kernel)", false, true, 2, op_rms_norm, 0, 0, {0}, ok},
+        {"DSL switched off, 1x1024", true, false, 2, op_rms_norm, 0, 0, {0}, ok},
+        {"taken, 1x1024", true, true, 2, op_rms_norm, 1, 1, {0}, ok},
         /* the bare launch does not pass the runtime's counter: no DSL launch counted */
-        {"bare cuLaunchKernel, 1x1024", true, true, 2, op_bare_launch, 0, {0}, have_bare},
-        {"sg_dsl_launch, 1x1024", true, true, 2, op_runtime_launch, 1, {0}, ok},
+        {"bare cuLaunchKernel, 1x1024", true, true, 2, op_bare_launch, 0, 1, {0}, have_bare},
+        {"sg_dsl_launch, 1x1024", true, true, 2, op_runtime_launch, 1, 1, {0}, ok},
         {"the taken call's two outputs allocated and released", true, true, 2, op_alloc_outputs,
-         0, {0}, ok},
+         0, 1, {0}, ok},
     };
     enum { NV = sizeof v / sizeof v[0] };
 
@@ -766,15 +767,19 @@ static void bench_host(void) {
         if (!setup_variant(&v[i]) || host_round(&v[i], CHUNK) < 0) v[i].ok = false;
     }
     /* Rationale: switching the overrides rebuilds every op's table (and keeps the old ones
-     * until shutdown), so the variants run grouped by that switch, one switch a round: the
-     * groups take turns going first, and within a group the order turns every round. */
+     * until shutdown), so set 0 runs grouped by that switch, one switch a round: the two sides
+     * take turns going first, and within a side the order turns every round. Both sides make
+     * the same calls (1x1000, 0x1000, 1x1024), so that they differ by the overrides alone and
+     * not by which other kernels the driver launched between them. Set 1 then runs with the
+     * overrides on, its order turning every round. */
     int rounds = sg_bench_smoke ? 1 : ROUNDS;
     for (int rd = 0; rd < rounds && !sg_bench_lost; rd++)
-        for (int half = 0; half < 2; half++) {
-            bool overrides = (half == 0) == (rd % 2 == 0);
+        for (int part = 0; part < 3; part++) {
+            bool overrides = (part == 0) == (rd % 2 == 0);
             for (int k = 0; k < NV; k++) {
                 variant *vv = &v[(k + rd) % NV];
-                if (!vv->ok || vv->overrides != overrides) continue;
+                if (!vv->ok || vv->set != (part == 2) || (part < 2 && vv->overrides != overrides))
+                    continue;
                 double t = setup_variant(vv) ? host_round(vv, sg_bench_smoke ? CHUNK : ROUND_CALLS) : -1;
                 if (t < 0) vv->ok = false;
                 vv->ns[rd] = t;
