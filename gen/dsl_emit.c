@@ -118,7 +118,7 @@ static const char helpers[] =
 
 /* ---- one override per op and priority ------------------------------------------------------
  * Rationale: declarations of one op at one priority (an op's float32 and bfloat16 kernels, say)
- * register one override, whose predicate tests the device and reads the capability once and
+ * register one override, whose predicate tests the devices and reads the capability once and
  * then each declaration's points in order. A call they all decline then runs one predicate,
  * not one per declaration: that is what every call the DSL kernels do not take pays. */
 
@@ -134,89 +134,72 @@ static uint32_t group_first(const sg_dsl_set *s, uint32_t i) {
     return i;
 }
 
-/* How many declarations share decl i's override. */
-static uint32_t group_size(const sg_dsl_set *s, uint32_t i) {
-    uint32_t n = 0;
-    for (uint32_t j = 0; j < s->ndecls; j++) n += same_override(s->decls[j], s->decls[i]);
-    return n;
-}
-
-/* The test of group member dc in the group's predicate and implementation: its point, and its
- * artifact ready on the device. */
-static void member_test(sg_buf *b, const sg_dsl_decl *dc) {
+/* The test of member dc: its point, and (ready) its artifact ready on the device. */
+static void member_test(sg_buf *b, const sg_dsl_decl *dc, bool ready) {
     sg_buf_printf(b, "    if ((sg_i = sg_dslg_%s_when(", dc->name);
     sg_dsl_c_args(b, dc->op);
-    sg_buf_printf(b, ", sg_cap)) >= 0 &&\n        sg_dsl_ready(&sg_dslg_artifacts[%u + sg_i], "
-                  "sg_dev))\n", dc->first);
+    sg_buf_puts(b, ", sg_cap)) >= 0");
+    if (ready)
+        sg_buf_printf(b, " &&\n        sg_dsl_ready(&sg_dslg_artifacts[%u + sg_i], sg_dev)",
+                      dc->first);
+    sg_buf_puts(b, ")\n");
 }
 
-/* The predicate and implementation of the override that decl f and the later members of its
- * group share, named after f. */
-static void group_fns(sg_buf *b, const sg_dsl_set *s, uint32_t f) {
+/* The predicate and implementation of the override of decl f and the later declarations that
+ * share it, named after f. */
+static void override_fns(sg_buf *b, const sg_dsl_set *s, uint32_t f) {
     const sg_dsl_decl *lead = s->decls[f];
     const sg_op *op = lead->op;
     const char *t = op->c->arg_cnames[sg_dsl_c_first_tensor(op)];
-    sg_buf_printf(b, "/* ---- %s at priority %d: one override for ", lead->op_name,
-                  (int)lead->priority);
+    uint32_t last = f;
     sg_buf names;
     sg_buf_init(&names);
     for (uint32_t j = f; j < s->ndecls; j++)
-        if (same_override(s->decls[j], lead))
+        if (same_override(s->decls[j], lead)) {
             sg_buf_printf(&names, "%s%s", names.len ? ", " : "", s->decls[j]->name);
-    sg_buf_printf(b, "%s ---- */\n\n", names.data ? names.data : "");
-    sg_buf_printf(b, "/* The override's predicate: %s's tensors on one CUDA device, whose "
-                  "capability and the\n * arguments select an artifact of one of the "
-                  "declarations that can run. */\n", t);
-    sg_buf_printf(b, "static bool sg_dslg_%s_group_pred(void *sg_ctx, sg_keyset ks, ",
-                  lead->name);
+            last = j;
+        }
+    const char *all = names.data ? names.data : "";
+    sg_buf_printf(b, "/* ---- the override of %s at priority %d: %s ---- */\n\n", lead->op_name,
+                  (int)lead->priority, all);
+    sg_buf_printf(b, "/* Its predicate: %s's tensors on one CUDA device, whose capability and "
+                  "the arguments\n * select an artifact that can run. */\n", t);
+    sg_buf_printf(b, "static bool sg_dslg_%s_pred(void *sg_ctx, sg_keyset ks, ", lead->name);
     sg_dsl_c_params(b, op);
     sg_buf_puts(b, ") {\n    (void)sg_ctx, (void)ks;\n");
     sg_dsl_c_on_device(b, op, "return false");
     sg_buf_puts(b, "    int32_t sg_cap = sg_dsl_capability(sg_dev);\n    int sg_i;\n");
-    for (uint32_t j = f; j < s->ndecls; j++)
+    for (uint32_t j = f; j <= last; j++)
         if (same_override(s->decls[j], lead)) {
-            member_test(b, s->decls[j]);
+            member_test(b, s->decls[j], true);
             sg_buf_puts(b, "        return true;\n");
         }
     sg_buf_puts(b, "    return false;\n}\n\n");
 
-    sg_buf_puts(b, "/* The override's implementation: finds the declaration and its artifact "
-                "again, as the\n * predicate did, and runs it. */\n");
-    sg_buf_printf(b, "static sg_status sg_dslg_%s_group_impl(sg_keyset ks, ", lead->name);
+    /* the last declaration's artifact is not asked again whether it is ready: the predicate
+     * held, so it was, unless an earlier declaration takes the call */
+    sg_buf_puts(b, "/* Its implementation: finds the declaration and artifact again, as the "
+                "predicate did, and\n * runs it. */\n");
+    sg_buf_printf(b, "static sg_status sg_dslg_%s_impl(sg_keyset ks, ", lead->name);
     sg_dsl_c_params(b, op);
     sg_dsl_c_rets(b, op);
     sg_buf_puts(b, ") {\n    (void)ks;\n");
     sg_dsl_c_rets_null(b, op);
+    /* a parameter's value, the launch grid and an output's sizes may name the capability */
     sg_buf_printf(b, "    int sg_dev = %s->device.index;\n", t);
     sg_buf_puts(b, "    int32_t sg_cap = sg_dsl_capability(sg_dev);\n    int sg_i;\n");
-    for (uint32_t j = f; j < s->ndecls; j++)
+    for (uint32_t j = f; j <= last; j++)
         if (same_override(s->decls[j], lead)) {
-            member_test(b, s->decls[j]);
+            member_test(b, s->decls[j], j != last);
             sg_buf_printf(b, "        return sg_dslg_%s_launch(sg_i, sg_cap, ", s->decls[j]->name);
             sg_dsl_c_args_rets(b, op);
             sg_buf_puts(b, ");\n");
         }
-    sg_buf_printf(b, "    return sg_error(SG_ESTATE, \"%s: the DSL kernels of %s were called "
-                  "for arguments their predicates decline\");\n}\n\n", lead->op_name,
-                  names.data ? names.data : "");
+    sg_buf_printf(b, "    (void)sg_dev;\n    return sg_error(SG_ESTATE, \"%s: the DSL kernels of "
+                  "%s were called for arguments their predicate declines\");\n}\n\n",
+                  lead->op_name, all);
     if (names.oom) b->oom = true;
     sg_buf_free(&names);
-}
-
-static void pred_fn(sg_buf *b, const sg_dsl_decl *dc) {
-    const sg_op *op = dc->op;
-    const char *t = op->c->arg_cnames[sg_dsl_c_first_tensor(op)];
-    sg_buf_printf(b, "/* The override's predicate: %s's tensors on one CUDA device, whose "
-                  "capability and\n * the arguments select an artifact that can run. */\n",
-                  t);
-    sg_buf_printf(b, "static bool sg_dslg_%s_pred(void *sg_ctx, sg_keyset ks, ", dc->name);
-    sg_dsl_c_params(b, op);
-    sg_buf_puts(b, ") {\n    (void)sg_ctx, (void)ks;\n");
-    sg_dsl_c_on_device(b, op, "return false");
-    sg_buf_printf(b, "    int sg_i = sg_dslg_%s_when(", dc->name);
-    sg_dsl_c_args(b, op);
-    sg_buf_printf(b, ", sg_dsl_capability(sg_dev));\n    return sg_i >= 0 && "
-                  "sg_dsl_ready(&sg_dslg_artifacts[%u + sg_i], sg_dev);\n}\n\n", dc->first);
 }
 
 /* "sg_sizes[k] = SIZE_k;" for output o at artifact a, each line after ind. */
@@ -384,9 +367,7 @@ static void launch_case(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_artifact 
                 "            sg_grid[sg_d] = (uint32_t)sg_g[sg_d];");
 }
 
-/* The launch function of dc, and where dc has an override of its own (alone) its
- * implementation. */
-static void impl_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s, bool alone) {
+static void launch_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
     const sg_op *op = dc->op;
     const char *t = op->c->arg_cnames[sg_dsl_c_first_tensor(op)];
     sg_buf_printf(b, "/* Launches artifact sg_i (its index among %s's, which its test took): "
@@ -466,24 +447,6 @@ static void impl_fn(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s, bool 
         sg_buf_printf(b, "    sg_tensor_release(sg_%s%u);\n", mn, mi);
     }
     sg_buf_puts(b, "    return sg_st;\n}\n\n");
-    if (dc->is_template || !alone) return;
-
-    sg_buf_puts(b, "/* The override's implementation: finds the artifact again and runs it. */\n");
-    sg_buf_printf(b, "static sg_status sg_dslg_%s_impl(sg_keyset ks, ", dc->name);
-    sg_dsl_c_params(b, op);
-    sg_dsl_c_rets(b, op);
-    sg_buf_puts(b, ") {\n    (void)ks;\n");
-    sg_dsl_c_rets_null(b, op);
-    /* a parameter's value, the launch grid and an output's sizes may name the capability */
-    sg_buf_printf(b, "    int32_t sg_cap = sg_dsl_capability(%s->device.index);\n", t);
-    sg_buf_printf(b, "    int sg_i = sg_dslg_%s_when(", dc->name);
-    sg_dsl_c_args(b, op);
-    sg_buf_puts(b, ", sg_cap);\n    if (sg_i < 0)\n");
-    sg_buf_printf(b, "        return sg_error(SG_ESTATE, \"%s: the DSL kernels of %s were called "
-                  "for arguments their predicate declines\");\n", dc->op_name, dc->name);
-    sg_buf_printf(b, "    return sg_dslg_%s_launch(sg_i, sg_cap, ", dc->name);
-    sg_dsl_c_args_rets(b, op);
-    sg_buf_puts(b, ");\n}\n\n");
 }
 
 /* The when_c functions, each once: defined in the user's .c files, which include this header
@@ -618,14 +581,10 @@ static void init_fn(sg_buf *b, const sg_dsl_set *s, const char *lib) {
     for (uint32_t i = 0; i < s->ndecls + s->ntables; i++) {
         const sg_dsl_decl *dc = i < s->ndecls ? s->decls[i] : s->tables[i - s->ndecls]->dc;
         if (dc->is_template) continue; /* its tables register */
-        const char *kind = "";
-        if (i < s->ndecls) {
-            if (group_first(s, i) != i) continue; /* its group's first registers */
-            kind = group_size(s, i) > 1 ? "_group" : "";
-        }
+        if (i < s->ndecls && group_first(s, i) != i) continue; /* registered by its first */
         sg_buf_printf(b, "    if (sg_st == SG_OK)\n        sg_st = %s_override(SG_KEY_CUDA, %d, "
-                      "sg_dslg_%s%s_pred, sg_dslg_%s%s_impl, NULL, NULL);\n", dc->op->c->cname,
-                      dc->priority, dc->name, kind, dc->name, kind);
+                      "sg_dslg_%s_pred, sg_dslg_%s_impl, NULL, NULL);\n", dc->op->c->cname,
+                      dc->priority, dc->name, dc->name);
     }
     sg_buf_puts(b, "    return sg_st;\n}\n");
 }
@@ -667,15 +626,12 @@ void sg_dsl_emit_c(sg_buf *c, sg_buf *h, const sg_dsl_set *s, const char *lib,
         sg_buf_printf(c, "/* ---- %s: %s (", dc->name, dc->op_name);
         sg_dsl_c_comment_text(c, dc->file);
         sg_buf_printf(c, ":%u) ---- */\n\n", dc->pos.line);
-        bool alone = group_size(s, i) == 1;
         sg_dsl_c_when(c, dc, s);
-        if (!dc->is_template && alone) pred_fn(c, dc);
-        impl_fn(c, dc, s, alone);
+        launch_fn(c, dc, s);
         if (dc->is_template) sg_dsl_template_emit(c, dc, s, lib);
     }
     for (uint32_t i = 0; i < s->ndecls; i++)
-        if (!s->decls[i]->is_template && group_first(s, i) == i && group_size(s, i) > 1)
-            group_fns(c, s, i);
+        if (!s->decls[i]->is_template && group_first(s, i) == i) override_fns(c, s, i);
     sg_dsl_template_lists(c, s, lib);
     for (uint32_t i = 0; i < s->ntables; i++) sg_dsl_table_emit(c, s->tables[i]);
     init_fn(c, s, lib);

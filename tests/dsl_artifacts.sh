@@ -180,10 +180,10 @@ rm -rf gart && python3 "$here/dsl/make_artifacts.py" gplan.json gart
 t 0 --lib dslg --dsl group.yaml --dsl-artifacts gart -o ggen ops.yaml
 g=ggen/dslg_dsl.c
 [ "$(grep -c '_override(SG_KEY_CUDA' $g)" = 2 ] || fail "group: not two overrides registered"
-grep -q "aten__fused_rms_norm_override(SG_KEY_CUDA, 0, sg_dslg_rms_norm_triton_group_pred, sg_dslg_rms_norm_triton_group_impl, NULL, NULL);" $g &&
+grep -q "aten__fused_rms_norm_override(SG_KEY_CUDA, 0, sg_dslg_rms_norm_triton_pred, sg_dslg_rms_norm_triton_impl, NULL, NULL);" $g &&
     grep -q "aten__fused_rms_norm_override(SG_KEY_CUDA, 1, sg_dslg_rms_norm_later_pred, sg_dslg_rms_norm_later_impl, NULL, NULL);" $g ||
     fail "group: the registrations: $(grep '_override(SG_KEY_CUDA' $g)"
-sed -n '/^static bool sg_dslg_rms_norm_triton_group_pred/,/^}/p' $g >gpred.c
+sed -n '/^static bool sg_dslg_rms_norm_triton_pred/,/^}/p' $g >gpred.c
 [ "$(grep -c 'sg_dsl_capability' gpred.c)" = 1 ] || fail "group: the capability not read once"
 grep -A1 "sg_dslg_rms_norm_triton_when(" gpred.c | grep -q "sg_dslg_artifacts\[0 + sg_i\]" &&
     grep -A1 "sg_dslg_rms_norm_second_when(" gpred.c | grep -q "sg_dslg_artifacts\[4 + sg_i\]" ||
