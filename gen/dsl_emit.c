@@ -134,11 +134,25 @@ static uint32_t group_first(const sg_dsl_set *s, uint32_t i) {
     return i;
 }
 
+/* The capability member dc is tested at: its one arch's as a constant, else the device's
+ * (sg_cap). Rationale: an artifact is ready only on a device of exactly the capability it was
+ * built for (sg_dsl_ready), so for a declaration of one arch the test at that capability
+ * decides as the device's would wherever the artifact can run, and elsewhere readiness says
+ * no. A decline then never asks the runtime for the capability. */
+static void member_cap(sg_buf *b, const sg_dsl_decl *dc) {
+    if (dc->narchs == 1)
+        sg_buf_printf(b, "%d", (int)dc->caps[0]);
+    else
+        sg_buf_puts(b, "sg_cap");
+}
+
 /* The test of member dc: its point, and (ready) its artifact ready on the device. */
 static void member_test(sg_buf *b, const sg_dsl_decl *dc, bool ready) {
     sg_buf_printf(b, "    if ((sg_i = sg_dslg_%s_when(", dc->name);
     sg_dsl_c_args(b, dc->op);
-    sg_buf_puts(b, ", sg_cap)) >= 0");
+    sg_buf_puts(b, ", ");
+    member_cap(b, dc);
+    sg_buf_puts(b, ")) >= 0");
     if (ready)
         sg_buf_printf(b, " &&\n        sg_dsl_ready(&sg_dslg_artifacts[%u + sg_i], sg_dev)",
                       dc->first);
@@ -152,14 +166,17 @@ static void override_fns(sg_buf *b, const sg_dsl_set *s, uint32_t f) {
     const sg_op *op = lead->op;
     const char *t = op->c->arg_cnames[sg_dsl_c_first_tensor(op)];
     uint32_t last = f;
+    bool cap = false; /* a member of several archs needs the device's */
     sg_buf names;
     sg_buf_init(&names);
     for (uint32_t j = f; j < s->ndecls; j++)
         if (same_override(s->decls[j], lead)) {
             sg_buf_printf(&names, "%s%s", names.len ? ", " : "", s->decls[j]->name);
+            cap |= s->decls[j]->narchs != 1;
             last = j;
         }
     const char *all = names.data ? names.data : "";
+    const char *read_cap = cap ? "    int32_t sg_cap = sg_dsl_capability(sg_dev);\n" : "";
     sg_buf_printf(b, "/* ---- the override of %s at priority %d: %s ---- */\n\n", lead->op_name,
                   (int)lead->priority, all);
     sg_buf_printf(b, "/* Its predicate: %s's tensors on one CUDA device, whose capability and "
@@ -168,7 +185,7 @@ static void override_fns(sg_buf *b, const sg_dsl_set *s, uint32_t f) {
     sg_dsl_c_params(b, op);
     sg_buf_puts(b, ") {\n    (void)sg_ctx, (void)ks;\n");
     sg_dsl_c_on_device(b, op, "return false");
-    sg_buf_puts(b, "    int32_t sg_cap = sg_dsl_capability(sg_dev);\n    int sg_i;\n");
+    sg_buf_printf(b, "%s    int sg_i;\n", read_cap);
     for (uint32_t j = f; j <= last; j++)
         if (same_override(s->decls[j], lead)) {
             member_test(b, s->decls[j], true);
@@ -186,12 +203,13 @@ static void override_fns(sg_buf *b, const sg_dsl_set *s, uint32_t f) {
     sg_buf_puts(b, ") {\n    (void)ks;\n");
     sg_dsl_c_rets_null(b, op);
     /* a parameter's value, the launch grid and an output's sizes may name the capability */
-    sg_buf_printf(b, "    int sg_dev = %s->device.index;\n", t);
-    sg_buf_puts(b, "    int32_t sg_cap = sg_dsl_capability(sg_dev);\n    int sg_i;\n");
+    sg_buf_printf(b, "    int sg_dev = %s->device.index;\n%s    int sg_i;\n", t, read_cap);
     for (uint32_t j = f; j <= last; j++)
         if (same_override(s->decls[j], lead)) {
             member_test(b, s->decls[j], j != last);
-            sg_buf_printf(b, "        return sg_dslg_%s_launch(sg_i, sg_cap, ", s->decls[j]->name);
+            sg_buf_printf(b, "        return sg_dslg_%s_launch(sg_i, ", s->decls[j]->name);
+            member_cap(b, s->decls[j]);
+            sg_buf_puts(b, ", ");
             sg_dsl_c_args_rets(b, op);
             sg_buf_puts(b, ");\n");
         }

@@ -157,6 +157,11 @@ t 0 --lib dslh --dsl hostile.yaml --dsl-artifacts hart -o hgen ops.yaml
 [ "$(grep -c 'sg_dslg_hostile__' hgen/dslh_dsl.c)" -ge 8 ] || fail "hostile: not 4 artifacts"
 grep -q "return hostile_gate(p, ok, sizes, i, st, device, grid, capability, stream, args, g, d, k) ? sg_pick : -1;" \
     hgen/dslh_dsl.c || fail "hostile: its when_c is not called with its arguments"
+# two archs: the predicate tests at the device's capability, read once
+sed -n '/^static bool sg_dslg_hostile_pred/,/^}/p' hgen/dslh_dsl.c >hpred.c
+[ "$(grep -c 'int32_t sg_cap = sg_dsl_capability(sg_dev);' hpred.c)" = 1 ] &&
+    grep -q "sg_dslg_hostile_when(.*, sg_cap)) >= 0" hpred.c ||
+    fail "hostile: two archs, and the capability not read once: $(cat hpred.c)"
 sg_test_compile hgen hgen/*.c
 
 # a parameter's value may name the capability: the implementation has it as the predicate does
@@ -184,9 +189,12 @@ grep -q "aten__fused_rms_norm_override(SG_KEY_CUDA, 0, sg_dslg_rms_norm_triton_p
     grep -q "aten__fused_rms_norm_override(SG_KEY_CUDA, 1, sg_dslg_rms_norm_later_pred, sg_dslg_rms_norm_later_impl, NULL, NULL);" $g ||
     fail "group: the registrations: $(grep '_override(SG_KEY_CUDA' $g)"
 sed -n '/^static bool sg_dslg_rms_norm_triton_pred/,/^}/p' $g >gpred.c
-[ "$(grep -c 'sg_dsl_capability' gpred.c)" = 1 ] || fail "group: the capability not read once"
-grep -A1 "sg_dslg_rms_norm_triton_when(" gpred.c | grep -q "sg_dslg_artifacts\[0 + sg_i\]" &&
-    grep -A1 "sg_dslg_rms_norm_second_when(" gpred.c | grep -q "sg_dslg_artifacts\[4 + sg_i\]" ||
+# one arch each: tested at its capability (readiness settles the device's), none read
+grep -q 'sg_dsl_capability' gpred.c && fail "group: the capability read: $(cat gpred.c)"
+grep -A1 "sg_dslg_rms_norm_triton_when(input, normalized_shape, weight, eps, 90)" gpred.c |
+    grep -q "sg_dslg_artifacts\[0 + sg_i\]" &&
+    grep -A1 "sg_dslg_rms_norm_second_when(input, normalized_shape, weight, eps, 90)" gpred.c |
+    grep -q "sg_dslg_artifacts\[4 + sg_i\]" ||
     fail "group: the members' points not tested in order against their artifacts: $(cat gpred.c)"
 grep -q "sg_dslg_rms_norm_second_pred\|sg_dslg_rms_norm_second_impl" $g &&
     fail "group: a member kept a predicate or implementation of its own"
