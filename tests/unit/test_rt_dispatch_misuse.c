@@ -237,6 +237,56 @@ static void malformed_values(void) {
     sg_tensor_release(cpu);
 }
 
+/* An op of one argument that takes a tensor has a boxed path of its own (call.c): it refuses
+ * what the general one refuses, with the same messages, and keeps its checks (a written
+ * argument, None for an optional tensor, any value for Any). */
+static void one_tensor(void) {
+    sg_op *plain = define("m6::plain(Tensor self) -> Tensor");
+    sg_op *opt = define("m6::opt(Tensor? self) -> Tensor");
+    sg_op *inplace = define("m6::inplace(Tensor(a!) self) -> Tensor(a!)");
+    sg_op *any = define("m6::any(Any self) -> Tensor");
+    sg_handle *h[4];
+    sg_op *ops[4] = {plain, opt, inplace, any};
+    for (int i = 0; i < 4; i++)
+        CHECK(sg_op_impl(ops[i], SG_KEY_CPU, (sg_kernel){NULL, kernel, NULL}, &h[i]) == SG_OK);
+    sg_tensor *cpu = tensor_on(SG_CPU);
+    sg_any     t = sg_any_tensor(cpu), ret;
+    for (int i = 0; i < 4; i++) { /* a tensor: the kernel runs, the result is its argument */
+        ran = 0;
+        CHECK(sg_op_call_boxed(ops[i], &t, 1, &ret, 1) == SG_OK && ran == 1);
+        CHECK(ret.tag == SG_ANY_TENSOR && ret.u.t == cpu);
+        sg_any_release(&ret);
+    }
+    ran = 0;
+    CHECK_EINVAL(sg_op_call_boxed(plain, NULL, 1, &ret, 1), "m6::plain: 1 argument, but args is NULL");
+    sg_any null_t = {SG_ANY_TENSOR, 0, {.t = NULL}}, five = sg_any_int(5), none = sg_any_none();
+    CHECK_EINVAL(sg_op_call_boxed(plain, &null_t, 1, &ret, 1),
+                 "m6::plain: argument 0 'self' holds a NULL tensor");
+    CHECK_EINVAL(sg_op_call_boxed(plain, &five, 1, &ret, 1),
+                 "m6::plain: argument 0 'self' expects Tensor, got int");
+    CHECK_EINVAL(sg_op_call_boxed(plain, &none, 1, &ret, 1),
+                 "m6::plain: argument 0 'self' expects Tensor, got None");
+    CHECK_EINVAL(sg_op_call_boxed(plain, &t, 1, NULL, 1), "m6::plain: 1 result slot, but rets is NULL");
+    CHECK(ran == 0);
+    /* None where a tensor is optional, an int where Any is taken: accepted, and with no tensor
+     * no backend is selected */
+    CHECK(sg_op_call_boxed(opt, &none, 1, &ret, 1) == SG_ENOKERNEL && ret.tag == SG_ANY_NONE);
+    CHECK(strstr(sg_last_error(), "m6::opt") && strstr(sg_last_error(), "select no backend"));
+    CHECK(sg_op_call_boxed(any, &five, 1, &ret, 1) == SG_ENOKERNEL);
+    CHECK(strstr(sg_last_error(), "m6::any") && strstr(sg_last_error(), "select no backend"));
+    /* a read-only tensor where the op writes: refused before the kernel */
+    int64_t    sizes[1] = {4};
+    sg_tensor *ro = NULL;
+    CHECK(sg_tensor_from_blob(cpu_buf, sizes, NULL, 1, SG_FLOAT32, SG_CPU, SG_STORAGE_READ_ONLY,
+                              NULL, NULL, &ro) == SG_OK);
+    sg_any rov = sg_any_tensor(ro);
+    CHECK(sg_op_call_boxed(inplace, &rov, 1, &ret, 1) == SG_EREADONLY && ran == 0);
+    CHECK(ret.tag == SG_ANY_NONE);
+    for (int i = 0; i < 4; i++) CHECK(sg_handle_release(h[i]) == SG_OK);
+    sg_tensor_release(ro);
+    sg_tensor_release(cpu);
+}
+
 /* The typed path's boxing (a generated wrapper whose entry has no typed kernel) hands a boxed
  * kernel no NULL tensor either. */
 static void typed_boxing(void) {
@@ -472,6 +522,7 @@ int main(void) {
     null_handles();
     malformed_values();
     typed_boxing();
+    one_tensor();
     messages();
     lookups();
     limits();
