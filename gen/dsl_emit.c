@@ -118,9 +118,9 @@ static const char helpers[] =
 
 /* ---- one override per op and priority ------------------------------------------------------
  * Rationale: declarations of one op at one priority (an op's float32 and bfloat16 kernels, say)
- * register one override, whose predicate tests the devices and reads the capability once and
- * then each declaration's points in order. A call they all decline then runs one predicate,
- * not one per declaration: that is what every call the DSL kernels do not take pays. */
+ * register one override, whose predicate tests the devices once and then each declaration's
+ * points in order. A call they all decline then runs one predicate, not one per declaration:
+ * that is what every call the DSL kernels do not take pays. */
 
 /* Whether declarations a and c share an override. */
 static bool same_override(const sg_dsl_decl *a, const sg_dsl_decl *c) {
@@ -202,8 +202,9 @@ static void override_fns(sg_buf *b, const sg_dsl_set *s, uint32_t f) {
     sg_dsl_c_rets(b, op);
     sg_buf_puts(b, ") {\n    (void)ks;\n");
     sg_dsl_c_rets_null(b, op);
-    /* a parameter's value, the launch grid and an output's sizes may name the capability */
     sg_buf_printf(b, "    int sg_dev = %s->device.index;\n%s    int sg_i;\n", t, read_cap);
+    /* the launch is given the capability: a parameter's value, the launch grid and an output's
+     * sizes may name it */
     for (uint32_t j = f; j <= last; j++)
         if (same_override(s->decls[j], lead)) {
             member_test(b, s->decls[j], j != last);
