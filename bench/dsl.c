@@ -688,7 +688,8 @@ static double min_of(const variant *v, int rounds) {
     return m;
 }
 
-/* The median over rounds of v - base, ns; said on stderr with both minima. */
+/* The median over rounds of v - base, ns; said on stderr with both minima and the paired
+ * differences' quartiles (their spread within a run, to set beside the spread between runs). */
 static double paired_median(const variant *v, const variant *base, int rounds) {
     double d[ROUNDS];
     for (int i = 0; i < rounds; i++) d[i] = v->ns[i] - base->ns[i];
@@ -696,9 +697,10 @@ static double paired_median(const variant *v, const variant *base, int rounds) {
     double med = rounds % 2 ? d[rounds / 2] : 0.5 * (d[rounds / 2 - 1] + d[rounds / 2]);
     fprintf(stderr,
             "sg_bench_dsl: %s: %.1f ns against %s: %.1f ns (best of %d rounds of %d calls); "
-            "median paired difference %.1f ns, difference of the bests %.1f ns\n",
+            "median paired difference %.1f ns (quartiles %.1f, %.1f), difference of the bests "
+            "%.1f ns\n",
             v->what, min_of(v, rounds), base->what, min_of(base, rounds), rounds, ROUND_CALLS,
-            med, min_of(v, rounds) - min_of(base, rounds));
+            med, d[rounds / 4], d[(3 * rounds) / 4], min_of(v, rounds) - min_of(base, rounds));
     return med;
 }
 
