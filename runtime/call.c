@@ -286,16 +286,6 @@ sg_status sg_op_call_boxed(const sg_op *op, const sg_any *args, int32_t nargs, s
     if (SG_UNLIKELY(!op || nargs != op->nargs || nrets < op->nrets))
         return count_error(op, args, nargs, rets, nrets);
     sg_keyset ks = 0;
-    if (op->one_tensor) {
-        /* Rationale: one argument that takes a tensor (a unary op's, as CPython's METH_O):
-         * its one test without the loop, and a single tensor cannot span several devices */
-        if (SG_UNLIKELY(!args)) return args_null(op, args, nargs, rets, nrets);
-        if (SG_UNLIKELY(args->tag != SG_ANY_TENSOR || !args->u.t))
-            return call_general(op, args, rets, nrets);
-        ks = args->u.t->keys;
-        if (SG_UNLIKELY(op->checks)) return call_checked(op, args, ks, rets, nrets);
-        return finish(op, args, ks, rets, nrets);
-    }
     if (nargs > 0) {
         if (SG_UNLIKELY(!args)) return args_null(op, args, nargs, rets, nrets);
         /* Rationale: an argument and its checks are as large (arg_check), so one byte offset

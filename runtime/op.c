@@ -247,7 +247,6 @@ static sg_status describe(sg_op *op) {
             op->device_arg = (int32_t)i;
     }
     if (op->nwritten) op->checks |= SG_OP_CHECK_WRITTEN;
-    op->one_tensor = s->nargs == 1 && op->argc[0].fast_tag == SG_ANY_TENSOR;
     if (op->ntensor_args) op->device_arg = -1; /* tensors pick the backend, not the device */
     return sg__op_defaults(op);
 }

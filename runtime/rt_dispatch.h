@@ -72,7 +72,6 @@ struct sg_op {
     int32_t    *written_args; /* tensor arguments the op writes ((a!)) */
     int32_t     nwritten;
     uint32_t    checks;       /* SG_OP_CHECK_*: what a boxed call checks after its one pass */
-    bool        one_tensor;   /* one argument, which takes a tensor: the boxed call's own path */
     int32_t     device_arg;   /* the Device argument of a factory op (no tensor arguments), or -1 */
     sg_any     *defaults;     /* per argument: its default as a boxed call passes it (where
                                  fill says SG_FILL_OK); NULL where the schema has none */

@@ -237,9 +237,9 @@ static void malformed_values(void) {
     sg_tensor_release(cpu);
 }
 
-/* An op of one argument that takes a tensor has a boxed path of its own (call.c): it refuses
- * what the general one refuses, with the same messages, and keeps its checks (a written
- * argument, None for an optional tensor, any value for Any). */
+/* Ops of one argument that takes a tensor, boxed: each refusal is named (NULL args, a NULL
+ * tensor, another tag, NULL rets), and the checks beyond tags hold (a written argument, None
+ * for an optional tensor, any value for Any). */
 static void one_tensor(void) {
     sg_op *plain = define("m6::plain(Tensor self) -> Tensor");
     sg_op *opt = define("m6::opt(Tensor? self) -> Tensor");
