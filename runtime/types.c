@@ -1,10 +1,10 @@
 /* types.c: facts about dtypes (expanded from sg_dtypes.h's table). Device type names: device_name.c. */
+#include "rt_internal.h"
 #include "sg_base.h"
 
 typedef struct dtype_info {
     const char *name; /* NULL for a number that is no dtype */
     const char *c10;  /* c10::ScalarType's name */
-    uint8_t     size;
     uint8_t     kind;   /* KIND_* */
     uint8_t     digits; /* bits of precision */
 } dtype_info;
@@ -12,12 +12,13 @@ typedef struct dtype_info {
 enum { KIND_BOOL = 1, KIND_UINT, KIND_SINT, KIND_FLOAT, KIND_REDUCED, KIND_COMPLEX };
 
 #define INFO(NAME, NUM, KIND, SIZE, CTYPE, SUF, DL, CU, DIGITS, name, c10, ...) \
-    [SG_##NAME] = {name, c10, SIZE, KIND_##KIND, DIGITS},
+    [SG_##NAME] = {name, c10, KIND_##KIND, DIGITS},
 static const dtype_info dtypes[SG_DTYPE__END] = {SG_DTYPES(INFO)};
 #undef INFO
 
 bool sg_dtype_valid(int t) { return t >= 0 && t < SG_DTYPE__END && dtypes[t].name; }
-size_t sg_dtype_size(sg_dtype t) { return sg_dtype_valid((int)t) ? dtypes[t].size : 0; }
+/* the sizes' one table: rt_internal.h's, which the paths making outputs inline */
+size_t sg_dtype_size(sg_dtype t) { return sg__dtype_size((int)t); }
 int sg_dtype_digits(sg_dtype t) { return sg_dtype_valid((int)t) ? dtypes[t].digits : 0; }
 const char *sg_dtype_name(sg_dtype t) { return sg_dtype_valid((int)t) ? dtypes[t].name : "?"; }
 const char *sg_dtype_c10_name(sg_dtype t) { return sg_dtype_valid((int)t) ? dtypes[t].c10 : "?"; }
