@@ -1,5 +1,5 @@
-/* sampler.c: a sampling profiler to LD_PRELOAD where no profiler is installed (the GPU machine
- * has neither perf nor valgrind, and its kernel exposes no performance counters).
+/* sampler.c: a sampling profiler to LD_PRELOAD where no profiler is installed and no
+ * performance counters are exposed (docs/perf.md, "Profiling where no profiler is installed").
  *
  *   SG_SAMPLER_OUT=FILE [SG_SAMPLER_US=100] LD_PRELOAD=libsg_sampler.so PROGRAM ARGS...
  *   python3 bench/sampler_report.py FILE [TOP]
