@@ -7,8 +7,12 @@
  *   direct    the kernel called by name (not inlined);
  *   unboxed   the generated typed wrapper, bench_noop: key set from the tensor and the
  *             thread's sets, the table entry, an indirect call with the typed signature;
- *   boxed     sg_op_call_boxed: checks, key set from the boxed arguments, the entry's boxed
- *             function (the generated boxing adapter), the typed kernel;
+ *   boxed     sg_op_call_boxed: the op's boxed entry (generated for its C signature: the
+ *             tags tested with constants, the arguments unboxed), then the typed wrapper;
+ *   generic   sg_op_call_boxed_generic, the boxed call of an op without an entry (which pays a
+ *             load and a branch more) and of what an entry hands on: checks, key set from the
+ *             boxed arguments, the table entry's boxed function (the generated boxing
+ *             adapter), the typed kernel;
  *   by name   sg_call_by_name: the lock-free name lookup, then the boxed call;
  *   declined  the typed wrapper with one typed override (bench_noop_override) whose
  *             predicate says no: the predicate, then the kernel;
@@ -82,6 +86,14 @@ static NOINLINE void loop_boxed(sg_tensor *t, long n) {
     }
 }
 
+static NOINLINE void loop_boxed_generic(sg_tensor *t, long n) {
+    for (long i = 0; i < n; i++) {
+        sg_any arg = sg_any_tensor(t), ret;
+        failures += sg_op_call_boxed_generic(bench_noop_op, &arg, 1, &ret, 1) != SG_OK;
+        sink = ret.u.t;
+    }
+}
+
 static NOINLINE void loop_by_name(sg_tensor *t, long n) {
     for (long i = 0; i < n; i++) {
         sg_any arg = sg_any_tensor(t), ret;
@@ -145,6 +157,7 @@ int main(int argc, char **argv) {
         loop_direct(t, count);
         loop_unboxed(t, count);
         loop_boxed(t, count);
+        loop_boxed_generic(t, count);
         loop_by_name(t, count);
         loop_impl(t, count);
         set_override(pred_no);
@@ -158,6 +171,7 @@ int main(int argc, char **argv) {
         double     direct = time_loop(loop_direct, t, n, batches);
         double     unboxed = time_loop(loop_unboxed, t, n, batches);
         double     boxed = time_loop(loop_boxed, t, n, batches);
+        double     generic = time_loop(loop_boxed_generic, t, n, batches);
         double     by_name = time_loop(loop_by_name, t, n / 4, batches);
         /* the override figures compare ways measured in turns, each its best over the turns,
          * so that a drifting machine moves both sides alike */
@@ -176,6 +190,7 @@ int main(int argc, char **argv) {
         printf("dispatch_unboxed_ns %.2f ns\n", unboxed);
         printf("dispatch_unboxed_extra_ns %.2f ns\n", unboxed - direct);
         printf("dispatch_boxed_ns %.2f ns\n", boxed);
+        printf("dispatch_boxed_generic_ns %.2f ns\n", generic);
         printf("dispatch_by_name_ns %.2f ns\n", by_name);
         printf("dispatch_unboxed_vs_direct %.2f ratio\n", unboxed / direct);
         printf("dispatch_boxed_vs_direct %.2f ratio\n", boxed / direct);

@@ -45,12 +45,7 @@ sg_status sg_op_check_writable(const sg_op *op, int32_t arg, const sg_tensor *t)
 
 #define TAG(t) (1u << (t))
 
-/* Tags whose payload a kernel follows or indexes a table with: checked beyond the tag. */
-#define CHECKED_TAGS                                                                          \
-    (TAG(SG_ANY_BOOL) | TAG(SG_ANY_COMPLEX) | TAG(SG_ANY_STR) | TAG(SG_ANY_DTYPE) |           \
-     TAG(SG_ANY_LAYOUT) | TAG(SG_ANY_MEMORY_FORMAT) | TAG(SG_ANY_DEVICE) |                    \
-     TAG(SG_ANY_INT_LIST) | TAG(SG_ANY_FLOAT_LIST) | TAG(SG_ANY_BOOL_LIST) |                  \
-     TAG(SG_ANY_TENSOR_LIST) | TAG(SG_ANY_OPT_TENSOR_LIST) | TAG(SG_ANY_LIST))
+#define CHECKED_TAGS SG_ANY_CHECKED_TAGS
 
 enum { ITEM_DEPTH = 4 }; /* lists in lists (type Any) deeper than this are refused */
 
@@ -124,21 +119,37 @@ bool sg__arg_value_ok(const sg_op *op, int32_t i, const sg_any *v) {
            !bad_value(v, op->argc[i].item_accepts, &unused, 0);
 }
 
+/* A refused call's result slots: None, as a failed kernel leaves them (sg_op_call_boxed
+ * zeroes them on entry). rets may be NULL or nrets not positive: nothing to clear then. */
+static sg_status refused(sg_status st, sg_any *rets, int32_t nrets) {
+    if (rets)
+        for (int32_t i = 0; i < nrets; i++) rets[i] = sg_any_none();
+    return st;
+}
+
 /* The errors of sg_op_call_boxed's first tests take its parameters as it received them, so
  * reaching them moves nothing on its fast path. A call that leaves trailing arguments out comes
  * here too, and goes on with the defaults filled in. */
 static __attribute__((noinline, cold)) sg_status count_error(const sg_op *op, const sg_any *args,
                                                              int32_t nargs, sg_any *rets,
                                                              int32_t nrets) {
-    (void)args, (void)rets;
-    if (!op) return sg_error(SG_EINVAL, "sg_op_call_boxed: no op given (NULL)");
-    if (op == &sg_op_uninit) return sg__uninit_error("sg_op_call_boxed");
-    if (nargs >= 0 && nargs < op->nargs) return sg__call_filling(op, args, nargs, rets, nrets);
+    if (!op) return refused(sg_error(SG_EINVAL, "sg_op_call_boxed: no op given (NULL)"), rets,
+                            nrets);
+    if (op == &sg_op_uninit) return refused(sg__uninit_error("sg_op_call_boxed"), rets, nrets);
+    if (nargs >= 0 && nargs < op->nargs) {
+        /* (a failed call's slots are None already; the filling's own refusals clear them) */
+        sg_status st = sg__call_filling(op, args, nargs, rets, nrets);
+        return st ? refused(st, rets, nrets) : SG_OK;
+    }
     if (nargs != op->nargs)
-        return sg_error(SG_EINVAL, "%s: expected %d argument%s, got %d (schema: %s)", op->name,
-                        (int)op->nargs, op->nargs == 1 ? "" : "s", (int)nargs, op->text);
-    return sg_error(SG_EINVAL, "%s: %d result slot%s given for %d result%s", op->name,
-                    (int)nrets, nrets == 1 ? "" : "s", (int)op->nrets, op->nrets == 1 ? "" : "s");
+        return refused(sg_error(SG_EINVAL, "%s: expected %d argument%s, got %d (schema: %s)",
+                                op->name, (int)op->nargs, op->nargs == 1 ? "" : "s", (int)nargs,
+                                op->text),
+                       rets, nrets);
+    return refused(sg_error(SG_EINVAL, "%s: %d result slot%s given for %d result%s", op->name,
+                            (int)nrets, nrets == 1 ? "" : "s", (int)op->nrets,
+                            op->nrets == 1 ? "" : "s"),
+                   rets, nrets);
 }
 
 /* what: "args" or "rets" */
@@ -176,8 +187,8 @@ static __attribute__((noinline, cold)) sg_status arg_error(const sg_op *op, cons
 static __attribute__((noinline, cold)) sg_status args_null(const sg_op *op, const sg_any *args,
                                                            int32_t nargs, sg_any *rets,
                                                            int32_t nrets) {
-    (void)args, (void)rets, (void)nrets;
-    return null_error(op, "args", nargs);
+    (void)args;
+    return refused(null_error(op, "args", nargs), rets, nrets);
 }
 
 static __attribute__((noinline)) sg_status check_written(const sg_op *op, const sg_any *args) {
@@ -252,7 +263,7 @@ static __attribute__((noinline)) sg_status call_checked(const sg_op *op, const s
     sg_status st = op->checks & SG_OP_CHECK_VALUES ? check_values(op, args) : SG_OK;
     if (!st && (op->checks & SG_OP_CHECK_WRITTEN)) st = check_written(op, args);
     if (!st && several_backends(ks)) st = sg_check_same_device(op, args, op->nargs);
-    return st ? st : finish(op, args, ks, rets, nrets);
+    return st ? refused(st, rets, nrets) : finish(op, args, ks, rets, nrets);
 }
 
 /* A boxed call with an argument the fast loop does not take (a tensor list, a NULL tensor, a
@@ -264,12 +275,13 @@ static __attribute__((noinline)) sg_status call_general(const sg_op *op, const s
         const sg_any *v = &args[i];
         uint32_t      tag = (uint32_t)v->tag;
         if (SG_UNLIKELY(tag >= SG_ANY__COUNT || !(op->argc[i].accepts >> tag & 1)))
-            return arg_error(op, args, i);
+            return refused(arg_error(op, args, i), rets, nrets);
         if (tag == SG_ANY_TENSOR) {
-            if (SG_UNLIKELY(!v->u.t)) return arg_error(op, args, i);
+            if (SG_UNLIKELY(!v->u.t)) return refused(arg_error(op, args, i), rets, nrets);
             ks |= v->u.t->keys;
         } else if (tag == SG_ANY_TENSOR_LIST || tag == SG_ANY_OPT_TENSOR_LIST) {
-            if (SG_UNLIKELY(!list_keys(v, &ks))) return arg_error(op, args, i);
+            if (SG_UNLIKELY(!list_keys(v, &ks)))
+                return refused(arg_error(op, args, i), rets, nrets);
         }
     }
     if (op->checks || several_backends(ks)) return call_checked(op, args, ks, rets, nrets);
@@ -281,8 +293,8 @@ static __attribute__((noinline)) sg_status call_general(const sg_op *op, const s
  * branch for the rare checks. Anything else goes to call_general or call_checked, and the
  * messages are built out of line, each reached by a tail call, so this function has no calls
  * of its own and no frame. */
-sg_status sg_op_call_boxed(const sg_op *op, const sg_any *args, int32_t nargs, sg_any *rets,
-                           int32_t nrets) {
+static inline sg_status call_boxed(const sg_op *op, const sg_any *args, int32_t nargs,
+                                   sg_any *rets, int32_t nrets) {
     if (SG_UNLIKELY(!op || nargs != op->nargs || nrets < op->nrets))
         return count_error(op, args, nargs, rets, nrets);
     sg_keyset ks = 0;
@@ -313,6 +325,39 @@ sg_status sg_op_call_boxed(const sg_op *op, const sg_any *args, int32_t nargs, s
     if (SG_UNLIKELY((op->checks | (b & (b - 1))) != 0)) /* several_backends, in one branch */
         return call_checked(op, args, ks, rets, nrets);
     return finish(op, args, ks, rets, nrets);
+}
+
+sg_status sg_op_call_boxed_generic(const sg_op *op, const sg_any *args, int32_t nargs,
+                                   sg_any *rets, int32_t nrets) {
+    return call_boxed(op, args, nargs, rets, nrets);
+}
+
+/* Rationale: the op's entry, where a generated library gave it one, is tried first and reached
+ * by a tail jump; an op without one pays a load and a branch before the generic call, which is
+ * inlined here rather than jumped to. */
+sg_status sg_op_call_boxed(const sg_op *op, const sg_any *args, int32_t nargs, sg_any *rets,
+                           int32_t nrets) {
+    if (SG_LIKELY(op != NULL)) {
+        sg_boxed_entry *e = __atomic_load_n(&op->entry, __ATOMIC_ACQUIRE);
+        if (e) return e(op, args, nargs, rets, nrets, op->typed);
+    }
+    return call_boxed(op, args, nargs, rets, nrets);
+}
+
+sg_status sg_op_set_boxed_entry(sg_op *op, sg_boxed_entry *entry, sg_fn typed) {
+    if (!op || op == &sg_op_uninit)
+        return op ? sg__uninit_error("sg_op_set_boxed_entry")
+                  : sg_error(SG_EINVAL, "sg_op_set_boxed_entry: no op given (NULL)");
+    if (!entry || !typed)
+        return sg_error(SG_EINVAL, "sg_op_set_boxed_entry: %s: the entry and the typed "
+                                   "function it calls are both needed", op->name);
+    pthread_mutex_lock(&sg__lock);
+    if (!op->entry) { /* the typed function first: a caller that sees the entry sees it */
+        op->typed = typed;
+        __atomic_store_n(&op->entry, entry, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&sg__lock);
+    return SG_OK;
 }
 
 sg_status sg_op_redispatch_boxed(const sg_op *op, sg_keyset ks, const sg_any *args,

@@ -58,6 +58,11 @@ _Static_assert(sizeof(arg_check) == sizeof(sg_any), "one index for both");
 
 struct sg_op {
     sg_op_head  head;
+    /* sg_op_call_boxed's first stop where a generated library gave one (atomic; set once under
+     * sg__lock, typed before it), and the typed function it calls. Beside head: a boxed call
+     * through them reads nothing else of the op. */
+    sg_boxed_entry *entry;
+    sg_fn           typed;
     sg_op      *all_next;   /* every op, definition order, for fallbacks and shutdown */
     char       *name;       /* "aten::add" */
     char       *overload;   /* "Tensor" or "" */

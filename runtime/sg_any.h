@@ -79,6 +79,24 @@ _Static_assert(sizeof(sg_any) == 16, "sg_any is 16 bytes");
 _Static_assert(SG_ANY_OPAQUE == 18, "the tags' numbers are the ABI's: new tags go last");
 #endif
 
+/* The tags whose payload a kernel follows or indexes a table with: a boxed call checks their
+ * values beyond the tag (a bool 0 or 1, an enum in range, a list's pointer and items). */
+#define SG_ANY_TAG_BIT(t) (1u << (t))
+#define SG_ANY_CHECKED_TAGS                                                                    \
+    (SG_ANY_TAG_BIT(SG_ANY_BOOL) | SG_ANY_TAG_BIT(SG_ANY_COMPLEX) | SG_ANY_TAG_BIT(SG_ANY_STR) | \
+     SG_ANY_TAG_BIT(SG_ANY_DTYPE) | SG_ANY_TAG_BIT(SG_ANY_LAYOUT) |                            \
+     SG_ANY_TAG_BIT(SG_ANY_MEMORY_FORMAT) | SG_ANY_TAG_BIT(SG_ANY_DEVICE) |                    \
+     SG_ANY_TAG_BIT(SG_ANY_INT_LIST) | SG_ANY_TAG_BIT(SG_ANY_FLOAT_LIST) |                     \
+     SG_ANY_TAG_BIT(SG_ANY_BOOL_LIST) | SG_ANY_TAG_BIT(SG_ANY_TENSOR_LIST) |                   \
+     SG_ANY_TAG_BIT(SG_ANY_OPT_TENSOR_LIST) | SG_ANY_TAG_BIT(SG_ANY_LIST))
+
+/* v carries one of `tags` (a mask of 1u << SG_ANY_x) whose value needs no check: what a
+ * generated boxed entry (sg_boxed_entry) takes of a plain argument without the boxed call's
+ * checks. A checked tag in the mask never passes. */
+static inline bool sg_any_plain(const sg_any *v, uint32_t tags) {
+    return (uint32_t)v->tag < 32u && ((tags & ~(uint32_t)SG_ANY_CHECKED_TAGS) >> v->tag & 1u);
+}
+
 /* Builders for arguments (borrowed). */
 static inline sg_any sg_any_none(void) { sg_any v = {SG_ANY_NONE, 0, {0}}; return v; }
 static inline sg_any sg_any_bool(bool b) { sg_any v = {SG_ANY_BOOL, 0, {0}}; v.u.b = b; return v; }

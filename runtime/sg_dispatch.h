@@ -325,9 +325,26 @@ uint64_t  sg_runtime_epoch(void);
  * Checks the count and the type of each argument, that each value is well-formed (no NULL
  * tensor, no NULL item pointer with a length, enums in range: docs/runtime.md lists it), that no
  * read-only tensor is bound to an argument the op writes, then dispatches. rets[0..nrets) are
- * zeroed by the callee on entry. args and rets may be NULL where their count is 0. */
+ * zeroed by the callee on entry, and are None after any failure. args and rets may be NULL
+ * where their count is 0. An op a generated library defined has a boxed entry
+ * (sg_boxed_entry) that does the same through the op's typed call. */
 sg_status sg_op_call_boxed(const sg_op *op, const sg_any *args, int32_t nargs, sg_any *rets,
                            int32_t nrets);
+/* A boxed call's first stop where the op has one: sg_op_call_boxed passes its parameters on,
+ * with the typed function given beside the entry. A generated library gives each op whose
+ * arguments need no check beyond their tags (tensors, numbers, scalars) an entry of its C
+ * signature: it tests the tags with constants, unboxes, and calls the op's typed wrapper, so a
+ * boxed call costs what a typed one does; whatever it does not take (another count, another
+ * tag, a NULL tensor) it hands to sg_op_call_boxed_generic, whose checks and messages are the
+ * boxed call's. */
+typedef sg_status sg_boxed_entry(const sg_op *op, const sg_any *args, int32_t nargs,
+                                 sg_any *rets, int32_t nrets, sg_fn typed);
+/* sg_op_call_boxed without the op's entry: what an entry calls for what it does not take. */
+sg_status sg_op_call_boxed_generic(const sg_op *op, const sg_any *args, int32_t nargs,
+                                   sg_any *rets, int32_t nrets);
+/* Gives op its boxed entry and the typed function the entry calls (a generated library's init
+ * does). An op keeps the first it is given, until sg_runtime_shutdown. */
+sg_status sg_op_set_boxed_entry(sg_op *op, sg_boxed_entry *entry, sg_fn typed);
 /* Calls the entry ks selects, without the thread's sets and without checks of the values (ks
  * as a kernel received it, narrowed with sg_keyset_below): a boxed kernel passes on what it
  * received, args holding sg_op_nargs(op) values. NULL op, args or rets are refused. */

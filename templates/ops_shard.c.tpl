@@ -49,6 +49,54 @@
     $(C.decl(C.family(a).param, arg_name[i])) = $(expr);
 %   end
 % end
+% -- the call of callee (a typed function's expression; lead, where given, its first argument)
+% -- with a0.. and the result slots, then the results boxed: a Tensor result goes straight into
+% -- its slot (zeroed by the caller: sg_boxed), which is tagged once the call succeeds; other
+% -- results go through a local
+% local function call_and_box(op, callee, lead)
+%   local nargs, nrets = #op.args, #op.returns
+%   local in_slot = {}
+%   for i, r in ipairs(op.returns) do
+%     in_slot[i] = r.family == "tensor"
+%     if not in_slot[i] then
+    $(C.decl(C.ret_family(r).target, ret_name[i])) = $(C.ret_family(r).init);
+%     end
+%   end
+%   local call = {lead}
+%   for i = 1, nargs do call[#call + 1] = arg_name[i] end
+%   for i = 1, nrets do call[#call + 1] = in_slot[i] and ret_slot[i] or ret_ref[i] end
+    sg_status sg_st = $(callee)($(table.concat(call, ", ")));
+%   local any_slot = false
+%   for i = 1, nrets do any_slot = any_slot or in_slot[i] end
+%   if any_slot then
+    if (SG_UNLIKELY(sg_st)) {
+%     for i = 1, nrets do
+%       if in_slot[i] then
+        sg_rets[$(i - 1)].u.t = NULL; /* a failed call's slots stay None */
+%       end
+%     end
+        return sg_st;
+    }
+%   else
+    if (sg_st) return sg_st;
+%   end
+%   for i, r in ipairs(op.returns) do
+%     if in_slot[i] then
+    sg_rets[$(i - 1)].tag = SG_ANY_TENSOR;
+%     else
+    sg_rets[$(i - 1)] = $(C.ret_family(r).box(ret_name[i]));
+%     end
+%   end
+    return SG_OK;
+% end
+% -- the boxed entry's name per signature, where every argument's family has a fast test
+% local entry_of, first_of = {}, {}
+% for _, op in ipairs(reps) do
+%   first_of[C.info(op).boxed_name] = op
+%   local fast = true
+%   for _, a in ipairs(op.args) do fast = fast and C.family(a).fast ~= nil end
+%   if fast then entry_of[op] = lib .. "_" .. C.info(op).boxed_name:gsub("^boxed_", "entry_") end
+% end
 % for _, op in ipairs(reps) do
 %   do
 %     local info = C.info(op)
@@ -72,43 +120,30 @@ static sg_status $(bn)(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_ar
                        int32_t sg_nrets, void *sg_ctx) {
     (void)sg_op_, (void)sg_nrets, (void)sg_args, (void)sg_rets;
 %     unbox_args(op)
-%     -- a Tensor result goes straight into its slot (zeroed by the caller: sg_boxed), which is
-%     -- tagged once the kernel succeeds; other results go through a local
-%     local in_slot = {}
-%     for i, r in ipairs(op.returns) do
-%       in_slot[i] = r.family == "tensor"
-%       if not in_slot[i] then
-    $(C.decl(C.ret_family(r).target, ret_name[i])) = $(C.ret_family(r).init);
-%       end
-%     end
-%     local call = {}
-%     for i = 1, nargs do call[#call + 1] = arg_name[i] end
-%     for i = 1, nrets do call[#call + 1] = in_slot[i] and ret_slot[i] or ret_ref[i] end
-    sg_status sg_st = ((sg_kfn_$(sig) *) * (const sg_fn *)sg_ctx)(sg_ks$(#call > 0 and ", " .. table.concat(call, ", ") or ""));
-%     local any_slot = false
-%     for i = 1, nrets do any_slot = any_slot or in_slot[i] end
-%     if any_slot then
-    if (SG_UNLIKELY(sg_st)) {
-%       for i = 1, nrets do
-%         if in_slot[i] then
-        sg_rets[$(i - 1)].u.t = NULL; /* a failed call's slots stay None */
-%         end
-%       end
-        return sg_st;
-    }
-%     else
-    if (sg_st) return sg_st;
-%     end
-%     for i, r in ipairs(op.returns) do
-%       if in_slot[i] then
-    sg_rets[$(i - 1)].tag = SG_ANY_TENSOR;
-%       else
-    sg_rets[$(i - 1)] = $(C.ret_family(r).box(ret_name[i]));
-%       end
-%     end
-    return SG_OK;
+%     call_and_box(op, "((sg_kfn_" .. sig .. " *) * (const sg_fn *)sg_ctx)", "sg_ks")
 }
 
+%     if entry_of[op] then
+typedef sg_status sg_wfn_$(sig)($(nargs + nrets > 0 and params:sub(3) or "void"));
+
+/* the boxed entry (sg_boxed_entry): what needs no check beyond these tests goes to the typed
+ * wrapper, the rest to the generic boxed call */
+static sg_status $(entry_of[op])(const sg_op *sg_op_, const sg_any *sg_args, int32_t sg_nargs,
+                       sg_any *sg_rets, int32_t sg_nrets, sg_fn sg_typed) {
+%       local tests = {"sg_nargs != " .. nargs, "sg_nrets != " .. nrets}
+%       if nargs > 0 then tests[#tests + 1] = "!sg_args" end
+%       if nrets > 0 then tests[#tests + 1] = "!sg_rets" end
+%       for i, a in ipairs(op.args) do tests[#tests + 1] = "!" .. C.family(a).fast(boxed_arg[i]) end
+    if (SG_UNLIKELY($(table.concat(tests, " ||\n                    "))))
+        return sg_op_call_boxed_generic(sg_op_, sg_args, sg_nargs, sg_rets, sg_nrets);
+%       for i = 1, nrets do
+    sg_rets[$(i - 1)] = sg_any_none();
+%       end
+%       unbox_args(op)
+%       call_and_box(op, "((sg_wfn_" .. sig .. " *)sg_typed)", nil)
+}
+
+%     end
 SG_NOINLINE static sg_status $(lib)_over_$(sig)(sg_keyset sg_ks$(params),
                        const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
@@ -444,6 +479,35 @@ sg_status $(lib)_boxed_composites_$(shard)(void) {
     for (size_t sg_i = 0; sg_i < sizeof sg_composites / sizeof sg_composites[0]; sg_i++) {
         sg_status sg_st = sg_op_impl_typed(*sg_composites[sg_i].op, SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD,
                                            sg_composites[sg_i].fn, sg_composites[sg_i].adapter, NULL);
+        if (sg_st) return sg_st;
+    }
+% end
+    return SG_OK;
+}
+
+/* The boxed entries of this shard's ops (sg_boxed_entry), each with the typed wrapper it calls:
+ * the ops whose signature has one. */
+% local entries = {}
+% for _, op in ipairs(ops) do
+%   if C.info(op).typed and entry_of[first_of[C.info(op).boxed_name]] then entries[#entries + 1] = op end
+% end
+% if #entries > 0 then
+static const struct {
+    sg_op         **op;
+    sg_boxed_entry *entry;
+    sg_fn           typed;
+} sg_entries[] = {
+%   for _, op in ipairs(entries) do
+    {&$(op.cname)_op, $(entry_of[first_of[C.info(op).boxed_name]]), (sg_fn)$(op.cname)},
+%   end
+};
+% end
+
+sg_status $(lib)_boxed_entries_$(shard)(void) {
+% if #entries > 0 then
+    for (size_t sg_i = 0; sg_i < sizeof sg_entries / sizeof sg_entries[0]; sg_i++) {
+        sg_status sg_st = sg_op_set_boxed_entry(*sg_entries[sg_i].op, sg_entries[sg_i].entry,
+                                                sg_entries[sg_i].typed);
         if (sg_st) return sg_st;
     }
 % end

@@ -14,6 +14,8 @@ extern "C" {
 
 /* Registers this shard's generated composite kernels ($(lib)_init calls it). */
 sg_status $(lib)_boxed_composites_$(shard)(void);
+/* Gives this shard's ops their boxed entries (sg_op_set_boxed_entry; $(lib)_init calls it). */
+sg_status $(lib)_boxed_entries_$(shard)(void);
 /* Registers fn, a typed kernel of op, with this shard's boxing adapter number `adapter`: what
  * each op's _register below does. */
 sg_status $(lib)_boxed_register_$(shard)(sg_op *op, unsigned adapter, sg_key key, sg_fn fn,

@@ -88,9 +88,9 @@ sg_status $(lib)_init(void) {
     sg_status st = sg_op_desc_define_all($(lib)_ops, $(lib)_nops);
     uint64_t  now = sg_runtime_epoch();
     if (st || __atomic_exchange_n(&registered, now, __ATOMIC_ACQ_REL) == now) return st;
-    /* each shard registers its own composite kernels */
+    /* each shard registers its own composite kernels and gives its ops their boxed entries */
 % for k = 0, nshards - 1 do
-    if ((st = $(lib)_boxed_composites_$(k)())) return st;
+    if ((st = $(lib)_boxed_composites_$(k)()) || (st = $(lib)_boxed_entries_$(k)())) return st;
 % end
 % if kernels then
     return $(lib)_boxed_kernels();

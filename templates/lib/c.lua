@@ -117,6 +117,25 @@ F.any = {
   unbox = function(a) return nil, a end,
 }
 
+-- fast(a): the test a generated boxed entry (sg_boxed_entry) makes of argument a, an
+-- expression of type const sg_any *, in place of the boxed call's checks: a tensor that is
+-- there, or a tag of the family whose value needs no check (sg_any_plain). Ops with an
+-- argument of a family without one take the generic boxed call.
+F.tensor.fast = function(a) return "(" .. a .. "->tag == SG_ANY_TENSOR && " .. a .. "->u.t)" end
+F.opt_tensor.fast = function(a)
+  return "(" .. a .. "->tag == SG_ANY_TENSOR ? " .. a .. "->u.t != NULL : " .. a .. "->tag == SG_ANY_NONE)"
+end
+local function plain(fam, optional_)
+  local m = {}
+  for i, t in ipairs(T[fam].tags) do m[i] = "SG_ANY_TAG_BIT(" .. t .. ")" end
+  if optional_ then m[#m + 1] = "SG_ANY_TAG_BIT(SG_ANY_NONE)" end
+  local mask = table.concat(m, " | ")
+  return function(a) return "sg_any_plain(" .. a .. ", " .. mask .. ")" end
+end
+F.int.fast, F.opt_int.fast = plain("int"), plain("opt_int", true)
+F.float.fast, F.opt_float.fast = plain("float"), plain("opt_float", true)
+F.scalar.fast, F.opt_scalar.fast = plain("scalar"), plain("opt_scalar", true)
+
 -- lists by value, and their optional forms as pointers
 local function list(box_fn, unbox_fn)
   return {

@@ -282,6 +282,15 @@ static void one_tensor(void) {
     sg_any rov = sg_any_tensor(ro);
     CHECK(sg_op_call_boxed(inplace, &rov, 1, &ret, 1) == SG_EREADONLY && ran == 0);
     CHECK(ret.tag == SG_ANY_NONE);
+    /* a refused call's slots are None, whatever they held */
+    ret = sg_any_int(5);
+    CHECK(sg_op_call_boxed(inplace, &rov, 1, &ret, 1) == SG_EREADONLY && ret.tag == SG_ANY_NONE);
+    ret = sg_any_int(5);
+    CHECK(sg_op_call_boxed(plain, &five, 1, &ret, 1) == SG_EINVAL && ret.tag == SG_ANY_NONE);
+    ret = sg_any_int(5);
+    CHECK(sg_op_call_boxed(plain, &t, 2, &ret, 1) == SG_EINVAL && ret.tag == SG_ANY_NONE);
+    ret = sg_any_int(5);
+    CHECK(sg_op_call_boxed(NULL, &t, 1, &ret, 1) == SG_EINVAL && ret.tag == SG_ANY_NONE);
     for (int i = 0; i < 4; i++) CHECK(sg_handle_release(h[i]) == SG_OK);
     sg_tensor_release(ro);
     sg_tensor_release(cpu);

@@ -140,6 +140,35 @@ static sg_status golden_boxed_tQQ_t(const sg_op *sg_op_, sg_keyset sg_ks, const 
     return SG_OK;
 }
 
+typedef sg_status sg_wfn_tQQ_t(sg_tensor *a0, const sg_scalar *a1, const sg_scalar *a2, sg_tensor **r0);
+
+/* the boxed entry (sg_boxed_entry): what needs no check beyond these tests goes to the typed
+ * wrapper, the rest to the generic boxed call */
+static sg_status golden_entry_tQQ_t(const sg_op *sg_op_, const sg_any *sg_args, int32_t sg_nargs,
+                       sg_any *sg_rets, int32_t sg_nrets, sg_fn sg_typed) {
+    if (SG_UNLIKELY(sg_nargs != 3 ||
+                    sg_nrets != 1 ||
+                    !sg_args ||
+                    !sg_rets ||
+                    !((&sg_args[0])->tag == SG_ANY_TENSOR && (&sg_args[0])->u.t) ||
+                    !sg_any_plain((&sg_args[1]), SG_ANY_TAG_BIT(SG_ANY_BOOL) | SG_ANY_TAG_BIT(SG_ANY_INT) | SG_ANY_TAG_BIT(SG_ANY_FLOAT) | SG_ANY_TAG_BIT(SG_ANY_COMPLEX) | SG_ANY_TAG_BIT(SG_ANY_NONE)) ||
+                    !sg_any_plain((&sg_args[2]), SG_ANY_TAG_BIT(SG_ANY_BOOL) | SG_ANY_TAG_BIT(SG_ANY_INT) | SG_ANY_TAG_BIT(SG_ANY_FLOAT) | SG_ANY_TAG_BIT(SG_ANY_COMPLEX) | SG_ANY_TAG_BIT(SG_ANY_NONE))))
+        return sg_op_call_boxed_generic(sg_op_, sg_args, sg_nargs, sg_rets, sg_nrets);
+    sg_rets[0] = sg_any_none();
+    sg_tensor *a0 = (&sg_args[0])->u.t;
+    sg_scalar sg_room1 = sg_unbox_scalar((&sg_args[1]));
+    const sg_scalar *a1 = ((&sg_args[1])->tag == SG_ANY_NONE ? NULL : &sg_room1);
+    sg_scalar sg_room2 = sg_unbox_scalar((&sg_args[2]));
+    const sg_scalar *a2 = ((&sg_args[2])->tag == SG_ANY_NONE ? NULL : &sg_room2);
+    sg_status sg_st = ((sg_wfn_tQQ_t *)sg_typed)(a0, a1, a2, &sg_rets[0].u.t);
+    if (SG_UNLIKELY(sg_st)) {
+        sg_rets[0].u.t = NULL; /* a failed call's slots stay None */
+        return sg_st;
+    }
+    sg_rets[0].tag = SG_ANY_TENSOR;
+    return SG_OK;
+}
+
 SG_NOINLINE static sg_status golden_over_tQQ_t(sg_keyset sg_ks, sg_tensor *a0, const sg_scalar *a1, const sg_scalar *a2, sg_tensor **r0,
                        const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
@@ -168,6 +197,27 @@ static sg_status golden_boxed_t_S(const sg_op *sg_op_, sg_keyset sg_ks, const sg
     return SG_OK;
 }
 
+typedef sg_status sg_wfn_t_S(sg_tensor *a0, sg_scalar *r0);
+
+/* the boxed entry (sg_boxed_entry): what needs no check beyond these tests goes to the typed
+ * wrapper, the rest to the generic boxed call */
+static sg_status golden_entry_t_S(const sg_op *sg_op_, const sg_any *sg_args, int32_t sg_nargs,
+                       sg_any *sg_rets, int32_t sg_nrets, sg_fn sg_typed) {
+    if (SG_UNLIKELY(sg_nargs != 1 ||
+                    sg_nrets != 1 ||
+                    !sg_args ||
+                    !sg_rets ||
+                    !((&sg_args[0])->tag == SG_ANY_TENSOR && (&sg_args[0])->u.t)))
+        return sg_op_call_boxed_generic(sg_op_, sg_args, sg_nargs, sg_rets, sg_nrets);
+    sg_rets[0] = sg_any_none();
+    sg_tensor *a0 = (&sg_args[0])->u.t;
+    sg_scalar r0 = {0};
+    sg_status sg_st = ((sg_wfn_t_S *)sg_typed)(a0, &r0);
+    if (sg_st) return sg_st;
+    sg_rets[0] = sg_box_scalar_result(r0);
+    return SG_OK;
+}
+
 SG_NOINLINE static sg_status golden_over_t_S(sg_keyset sg_ks, sg_tensor *a0, sg_scalar *r0,
                        const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
@@ -191,6 +241,27 @@ static sg_status golden_boxed_t_i(const sg_op *sg_op_, sg_keyset sg_ks, const sg
     sg_tensor *a0 = (&sg_args[0])->u.t;
     int64_t r0 = 0;
     sg_status sg_st = ((sg_kfn_t_i *) * (const sg_fn *)sg_ctx)(sg_ks, a0, &r0);
+    if (sg_st) return sg_st;
+    sg_rets[0] = sg_any_int(r0);
+    return SG_OK;
+}
+
+typedef sg_status sg_wfn_t_i(sg_tensor *a0, int64_t *r0);
+
+/* the boxed entry (sg_boxed_entry): what needs no check beyond these tests goes to the typed
+ * wrapper, the rest to the generic boxed call */
+static sg_status golden_entry_t_i(const sg_op *sg_op_, const sg_any *sg_args, int32_t sg_nargs,
+                       sg_any *sg_rets, int32_t sg_nrets, sg_fn sg_typed) {
+    if (SG_UNLIKELY(sg_nargs != 1 ||
+                    sg_nrets != 1 ||
+                    !sg_args ||
+                    !sg_rets ||
+                    !((&sg_args[0])->tag == SG_ANY_TENSOR && (&sg_args[0])->u.t)))
+        return sg_op_call_boxed_generic(sg_op_, sg_args, sg_nargs, sg_rets, sg_nrets);
+    sg_rets[0] = sg_any_none();
+    sg_tensor *a0 = (&sg_args[0])->u.t;
+    int64_t r0 = 0;
+    sg_status sg_st = ((sg_wfn_t_i *)sg_typed)(a0, &r0);
     if (sg_st) return sg_st;
     sg_rets[0] = sg_any_int(r0);
     return SG_OK;
@@ -416,6 +487,33 @@ static sg_status golden_boxed_ttS_t(const sg_op *sg_op_, sg_keyset sg_ks, const 
     return SG_OK;
 }
 
+typedef sg_status sg_wfn_ttS_t(sg_tensor *a0, sg_tensor *a1, sg_scalar a2, sg_tensor **r0);
+
+/* the boxed entry (sg_boxed_entry): what needs no check beyond these tests goes to the typed
+ * wrapper, the rest to the generic boxed call */
+static sg_status golden_entry_ttS_t(const sg_op *sg_op_, const sg_any *sg_args, int32_t sg_nargs,
+                       sg_any *sg_rets, int32_t sg_nrets, sg_fn sg_typed) {
+    if (SG_UNLIKELY(sg_nargs != 3 ||
+                    sg_nrets != 1 ||
+                    !sg_args ||
+                    !sg_rets ||
+                    !((&sg_args[0])->tag == SG_ANY_TENSOR && (&sg_args[0])->u.t) ||
+                    !((&sg_args[1])->tag == SG_ANY_TENSOR && (&sg_args[1])->u.t) ||
+                    !sg_any_plain((&sg_args[2]), SG_ANY_TAG_BIT(SG_ANY_BOOL) | SG_ANY_TAG_BIT(SG_ANY_INT) | SG_ANY_TAG_BIT(SG_ANY_FLOAT) | SG_ANY_TAG_BIT(SG_ANY_COMPLEX))))
+        return sg_op_call_boxed_generic(sg_op_, sg_args, sg_nargs, sg_rets, sg_nrets);
+    sg_rets[0] = sg_any_none();
+    sg_tensor *a0 = (&sg_args[0])->u.t;
+    sg_tensor *a1 = (&sg_args[1])->u.t;
+    sg_scalar a2 = sg_unbox_scalar((&sg_args[2]));
+    sg_status sg_st = ((sg_wfn_ttS_t *)sg_typed)(a0, a1, a2, &sg_rets[0].u.t);
+    if (SG_UNLIKELY(sg_st)) {
+        sg_rets[0].u.t = NULL; /* a failed call's slots stay None */
+        return sg_st;
+    }
+    sg_rets[0].tag = SG_ANY_TENSOR;
+    return SG_OK;
+}
+
 SG_NOINLINE static sg_status golden_over_ttS_t(sg_keyset sg_ks, sg_tensor *a0, sg_tensor *a1, sg_scalar a2, sg_tensor **r0,
                        const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
@@ -441,6 +539,35 @@ static sg_status golden_boxed_ttSt_t(const sg_op *sg_op_, sg_keyset sg_ks, const
     sg_scalar a2 = sg_unbox_scalar((&sg_args[2]));
     sg_tensor *a3 = (&sg_args[3])->u.t;
     sg_status sg_st = ((sg_kfn_ttSt_t *) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, &sg_rets[0].u.t);
+    if (SG_UNLIKELY(sg_st)) {
+        sg_rets[0].u.t = NULL; /* a failed call's slots stay None */
+        return sg_st;
+    }
+    sg_rets[0].tag = SG_ANY_TENSOR;
+    return SG_OK;
+}
+
+typedef sg_status sg_wfn_ttSt_t(sg_tensor *a0, sg_tensor *a1, sg_scalar a2, sg_tensor *a3, sg_tensor **r0);
+
+/* the boxed entry (sg_boxed_entry): what needs no check beyond these tests goes to the typed
+ * wrapper, the rest to the generic boxed call */
+static sg_status golden_entry_ttSt_t(const sg_op *sg_op_, const sg_any *sg_args, int32_t sg_nargs,
+                       sg_any *sg_rets, int32_t sg_nrets, sg_fn sg_typed) {
+    if (SG_UNLIKELY(sg_nargs != 4 ||
+                    sg_nrets != 1 ||
+                    !sg_args ||
+                    !sg_rets ||
+                    !((&sg_args[0])->tag == SG_ANY_TENSOR && (&sg_args[0])->u.t) ||
+                    !((&sg_args[1])->tag == SG_ANY_TENSOR && (&sg_args[1])->u.t) ||
+                    !sg_any_plain((&sg_args[2]), SG_ANY_TAG_BIT(SG_ANY_BOOL) | SG_ANY_TAG_BIT(SG_ANY_INT) | SG_ANY_TAG_BIT(SG_ANY_FLOAT) | SG_ANY_TAG_BIT(SG_ANY_COMPLEX)) ||
+                    !((&sg_args[3])->tag == SG_ANY_TENSOR && (&sg_args[3])->u.t)))
+        return sg_op_call_boxed_generic(sg_op_, sg_args, sg_nargs, sg_rets, sg_nrets);
+    sg_rets[0] = sg_any_none();
+    sg_tensor *a0 = (&sg_args[0])->u.t;
+    sg_tensor *a1 = (&sg_args[1])->u.t;
+    sg_scalar a2 = sg_unbox_scalar((&sg_args[2]));
+    sg_tensor *a3 = (&sg_args[3])->u.t;
+    sg_status sg_st = ((sg_wfn_ttSt_t *)sg_typed)(a0, a1, a2, a3, &sg_rets[0].u.t);
     if (SG_UNLIKELY(sg_st)) {
         sg_rets[0].u.t = NULL; /* a failed call's slots stay None */
         return sg_st;
@@ -842,6 +969,30 @@ sg_status golden_boxed_composites_0(void) {
     for (size_t sg_i = 0; sg_i < sizeof sg_composites / sizeof sg_composites[0]; sg_i++) {
         sg_status sg_st = sg_op_impl_typed(*sg_composites[sg_i].op, SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD,
                                            sg_composites[sg_i].fn, sg_composites[sg_i].adapter, NULL);
+        if (sg_st) return sg_st;
+    }
+    return SG_OK;
+}
+
+/* The boxed entries of this shard's ops (sg_boxed_entry), each with the typed wrapper it calls:
+ * the ops whose signature has one. */
+static const struct {
+    sg_op         **op;
+    sg_boxed_entry *entry;
+    sg_fn           typed;
+} sg_entries[] = {
+    {&aten_add_Tensor_op, golden_entry_ttS_t, (sg_fn)aten_add_Tensor},
+    {&aten_add__Tensor_op, golden_entry_ttS_t, (sg_fn)aten_add__Tensor},
+    {&aten_add_out_op, golden_entry_ttSt_t, (sg_fn)aten_add_out},
+    {&aten_clamp_op, golden_entry_tQQ_t, (sg_fn)aten_clamp},
+    {&aten__nnz_op, golden_entry_t_i, (sg_fn)aten__nnz},
+    {&aten_item_op, golden_entry_t_S, (sg_fn)aten_item},
+};
+
+sg_status golden_boxed_entries_0(void) {
+    for (size_t sg_i = 0; sg_i < sizeof sg_entries / sizeof sg_entries[0]; sg_i++) {
+        sg_status sg_st = sg_op_set_boxed_entry(*sg_entries[sg_i].op, sg_entries[sg_i].entry,
+                                                sg_entries[sg_i].typed);
         if (sg_st) return sg_st;
     }
     return SG_OK;

@@ -12,6 +12,8 @@ extern "C" {
 
 /* Registers this shard's generated composite kernels (golden_init calls it). */
 sg_status golden_boxed_composites_0(void);
+/* Gives this shard's ops their boxed entries (sg_op_set_boxed_entry; golden_init calls it). */
+sg_status golden_boxed_entries_0(void);
 /* Registers fn, a typed kernel of op, with this shard's boxing adapter number `adapter`: what
  * each op's _register below does. */
 sg_status golden_boxed_register_0(sg_op *op, unsigned adapter, sg_key key, sg_fn fn,

@@ -129,6 +129,29 @@ static sg_status golden_boxed_tS_d(const sg_op *sg_op_, sg_keyset sg_ks, const s
     return SG_OK;
 }
 
+typedef sg_status sg_wfn_tS_d(sg_tensor *a0, sg_scalar a1, sg_dtype *r0);
+
+/* the boxed entry (sg_boxed_entry): what needs no check beyond these tests goes to the typed
+ * wrapper, the rest to the generic boxed call */
+static sg_status golden_entry_tS_d(const sg_op *sg_op_, const sg_any *sg_args, int32_t sg_nargs,
+                       sg_any *sg_rets, int32_t sg_nrets, sg_fn sg_typed) {
+    if (SG_UNLIKELY(sg_nargs != 2 ||
+                    sg_nrets != 1 ||
+                    !sg_args ||
+                    !sg_rets ||
+                    !((&sg_args[0])->tag == SG_ANY_TENSOR && (&sg_args[0])->u.t) ||
+                    !sg_any_plain((&sg_args[1]), SG_ANY_TAG_BIT(SG_ANY_BOOL) | SG_ANY_TAG_BIT(SG_ANY_INT) | SG_ANY_TAG_BIT(SG_ANY_FLOAT) | SG_ANY_TAG_BIT(SG_ANY_COMPLEX))))
+        return sg_op_call_boxed_generic(sg_op_, sg_args, sg_nargs, sg_rets, sg_nrets);
+    sg_rets[0] = sg_any_none();
+    sg_tensor *a0 = (&sg_args[0])->u.t;
+    sg_scalar a1 = sg_unbox_scalar((&sg_args[1]));
+    sg_dtype r0 = SG_FLOAT32;
+    sg_status sg_st = ((sg_wfn_tS_d *)sg_typed)(a0, a1, &r0);
+    if (sg_st) return sg_st;
+    sg_rets[0] = sg_box_tag_i(SG_ANY_DTYPE, r0);
+    return SG_OK;
+}
+
 SG_NOINLINE static sg_status golden_over_tS_d(sg_keyset sg_ks, sg_tensor *a0, sg_scalar a1, sg_dtype *r0,
                        const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
@@ -151,6 +174,23 @@ static sg_status golden_boxed_t_(const sg_op *sg_op_, sg_keyset sg_ks, const sg_
     (void)sg_op_, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
     sg_status sg_st = ((sg_kfn_t_ *) * (const sg_fn *)sg_ctx)(sg_ks, a0);
+    if (sg_st) return sg_st;
+    return SG_OK;
+}
+
+typedef sg_status sg_wfn_t_(sg_tensor *a0);
+
+/* the boxed entry (sg_boxed_entry): what needs no check beyond these tests goes to the typed
+ * wrapper, the rest to the generic boxed call */
+static sg_status golden_entry_t_(const sg_op *sg_op_, const sg_any *sg_args, int32_t sg_nargs,
+                       sg_any *sg_rets, int32_t sg_nrets, sg_fn sg_typed) {
+    if (SG_UNLIKELY(sg_nargs != 1 ||
+                    sg_nrets != 0 ||
+                    !sg_args ||
+                    !((&sg_args[0])->tag == SG_ANY_TENSOR && (&sg_args[0])->u.t)))
+        return sg_op_call_boxed_generic(sg_op_, sg_args, sg_nargs, sg_rets, sg_nrets);
+    sg_tensor *a0 = (&sg_args[0])->u.t;
+    sg_status sg_st = ((sg_wfn_t_ *)sg_typed)(a0);
     if (sg_st) return sg_st;
     return SG_OK;
 }
@@ -183,6 +223,27 @@ static sg_status golden_boxed_t_b(const sg_op *sg_op_, sg_keyset sg_ks, const sg
     return SG_OK;
 }
 
+typedef sg_status sg_wfn_t_b(sg_tensor *a0, bool *r0);
+
+/* the boxed entry (sg_boxed_entry): what needs no check beyond these tests goes to the typed
+ * wrapper, the rest to the generic boxed call */
+static sg_status golden_entry_t_b(const sg_op *sg_op_, const sg_any *sg_args, int32_t sg_nargs,
+                       sg_any *sg_rets, int32_t sg_nrets, sg_fn sg_typed) {
+    if (SG_UNLIKELY(sg_nargs != 1 ||
+                    sg_nrets != 1 ||
+                    !sg_args ||
+                    !sg_rets ||
+                    !((&sg_args[0])->tag == SG_ANY_TENSOR && (&sg_args[0])->u.t)))
+        return sg_op_call_boxed_generic(sg_op_, sg_args, sg_nargs, sg_rets, sg_nrets);
+    sg_rets[0] = sg_any_none();
+    sg_tensor *a0 = (&sg_args[0])->u.t;
+    bool r0 = false;
+    sg_status sg_st = ((sg_wfn_t_b *)sg_typed)(a0, &r0);
+    if (sg_st) return sg_st;
+    sg_rets[0] = sg_any_bool(r0);
+    return SG_OK;
+}
+
 SG_NOINLINE static sg_status golden_over_t_b(sg_keyset sg_ks, sg_tensor *a0, bool *r0,
                        const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
@@ -205,6 +266,29 @@ static sg_status golden_boxed_t_t(const sg_op *sg_op_, sg_keyset sg_ks, const sg
     (void)sg_op_, (void)sg_nrets, (void)sg_args, (void)sg_rets;
     sg_tensor *a0 = (&sg_args[0])->u.t;
     sg_status sg_st = ((sg_kfn_t_t *) * (const sg_fn *)sg_ctx)(sg_ks, a0, &sg_rets[0].u.t);
+    if (SG_UNLIKELY(sg_st)) {
+        sg_rets[0].u.t = NULL; /* a failed call's slots stay None */
+        return sg_st;
+    }
+    sg_rets[0].tag = SG_ANY_TENSOR;
+    return SG_OK;
+}
+
+typedef sg_status sg_wfn_t_t(sg_tensor *a0, sg_tensor **r0);
+
+/* the boxed entry (sg_boxed_entry): what needs no check beyond these tests goes to the typed
+ * wrapper, the rest to the generic boxed call */
+static sg_status golden_entry_t_t(const sg_op *sg_op_, const sg_any *sg_args, int32_t sg_nargs,
+                       sg_any *sg_rets, int32_t sg_nrets, sg_fn sg_typed) {
+    if (SG_UNLIKELY(sg_nargs != 1 ||
+                    sg_nrets != 1 ||
+                    !sg_args ||
+                    !sg_rets ||
+                    !((&sg_args[0])->tag == SG_ANY_TENSOR && (&sg_args[0])->u.t)))
+        return sg_op_call_boxed_generic(sg_op_, sg_args, sg_nargs, sg_rets, sg_nrets);
+    sg_rets[0] = sg_any_none();
+    sg_tensor *a0 = (&sg_args[0])->u.t;
+    sg_status sg_st = ((sg_wfn_t_t *)sg_typed)(a0, &sg_rets[0].u.t);
     if (SG_UNLIKELY(sg_st)) {
         sg_rets[0].u.t = NULL; /* a failed call's slots stay None */
         return sg_st;
@@ -408,6 +492,31 @@ static sg_status golden_boxed_tt_t(const sg_op *sg_op_, sg_keyset sg_ks, const s
     return SG_OK;
 }
 
+typedef sg_status sg_wfn_tt_t(sg_tensor *a0, sg_tensor *a1, sg_tensor **r0);
+
+/* the boxed entry (sg_boxed_entry): what needs no check beyond these tests goes to the typed
+ * wrapper, the rest to the generic boxed call */
+static sg_status golden_entry_tt_t(const sg_op *sg_op_, const sg_any *sg_args, int32_t sg_nargs,
+                       sg_any *sg_rets, int32_t sg_nrets, sg_fn sg_typed) {
+    if (SG_UNLIKELY(sg_nargs != 2 ||
+                    sg_nrets != 1 ||
+                    !sg_args ||
+                    !sg_rets ||
+                    !((&sg_args[0])->tag == SG_ANY_TENSOR && (&sg_args[0])->u.t) ||
+                    !((&sg_args[1])->tag == SG_ANY_TENSOR && (&sg_args[1])->u.t)))
+        return sg_op_call_boxed_generic(sg_op_, sg_args, sg_nargs, sg_rets, sg_nrets);
+    sg_rets[0] = sg_any_none();
+    sg_tensor *a0 = (&sg_args[0])->u.t;
+    sg_tensor *a1 = (&sg_args[1])->u.t;
+    sg_status sg_st = ((sg_wfn_tt_t *)sg_typed)(a0, a1, &sg_rets[0].u.t);
+    if (SG_UNLIKELY(sg_st)) {
+        sg_rets[0].u.t = NULL; /* a failed call's slots stay None */
+        return sg_st;
+    }
+    sg_rets[0].tag = SG_ANY_TENSOR;
+    return SG_OK;
+}
+
 SG_NOINLINE static sg_status golden_over_tt_t(sg_keyset sg_ks, sg_tensor *a0, sg_tensor *a1, sg_tensor **r0,
                        const sg_override_set *sg_s) {
     const sg_override_typed *sg_o = sg_override_items(sg_s); /* one at least (sg_override_set) */
@@ -435,6 +544,39 @@ static sg_status golden_boxed_tttffi_t(const sg_op *sg_op_, sg_keyset sg_ks, con
     double a4 = (double)(&sg_args[4])->u.f;
     int64_t a5 = (int64_t)(&sg_args[5])->u.i;
     sg_status sg_st = ((sg_kfn_tttffi_t *) * (const sg_fn *)sg_ctx)(sg_ks, a0, a1, a2, a3, a4, a5, &sg_rets[0].u.t);
+    if (SG_UNLIKELY(sg_st)) {
+        sg_rets[0].u.t = NULL; /* a failed call's slots stay None */
+        return sg_st;
+    }
+    sg_rets[0].tag = SG_ANY_TENSOR;
+    return SG_OK;
+}
+
+typedef sg_status sg_wfn_tttffi_t(sg_tensor *a0, sg_tensor *a1, sg_tensor *a2, double a3, double a4, int64_t a5, sg_tensor **r0);
+
+/* the boxed entry (sg_boxed_entry): what needs no check beyond these tests goes to the typed
+ * wrapper, the rest to the generic boxed call */
+static sg_status golden_entry_tttffi_t(const sg_op *sg_op_, const sg_any *sg_args, int32_t sg_nargs,
+                       sg_any *sg_rets, int32_t sg_nrets, sg_fn sg_typed) {
+    if (SG_UNLIKELY(sg_nargs != 6 ||
+                    sg_nrets != 1 ||
+                    !sg_args ||
+                    !sg_rets ||
+                    !((&sg_args[0])->tag == SG_ANY_TENSOR && (&sg_args[0])->u.t) ||
+                    !((&sg_args[1])->tag == SG_ANY_TENSOR && (&sg_args[1])->u.t) ||
+                    !((&sg_args[2])->tag == SG_ANY_TENSOR && (&sg_args[2])->u.t) ||
+                    !sg_any_plain((&sg_args[3]), SG_ANY_TAG_BIT(SG_ANY_FLOAT)) ||
+                    !sg_any_plain((&sg_args[4]), SG_ANY_TAG_BIT(SG_ANY_FLOAT)) ||
+                    !sg_any_plain((&sg_args[5]), SG_ANY_TAG_BIT(SG_ANY_INT))))
+        return sg_op_call_boxed_generic(sg_op_, sg_args, sg_nargs, sg_rets, sg_nrets);
+    sg_rets[0] = sg_any_none();
+    sg_tensor *a0 = (&sg_args[0])->u.t;
+    sg_tensor *a1 = (&sg_args[1])->u.t;
+    sg_tensor *a2 = (&sg_args[2])->u.t;
+    double a3 = (double)(&sg_args[3])->u.f;
+    double a4 = (double)(&sg_args[4])->u.f;
+    int64_t a5 = (int64_t)(&sg_args[5])->u.i;
+    sg_status sg_st = ((sg_wfn_tttffi_t *)sg_typed)(a0, a1, a2, a3, a4, a5, &sg_rets[0].u.t);
     if (SG_UNLIKELY(sg_st)) {
         sg_rets[0].u.t = NULL; /* a failed call's slots stay None */
         return sg_st;
@@ -823,6 +965,31 @@ sg_status golden_boxed_composites_1(void) {
     for (size_t sg_i = 0; sg_i < sizeof sg_composites / sizeof sg_composites[0]; sg_i++) {
         sg_status sg_st = sg_op_impl_typed(*sg_composites[sg_i].op, SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD,
                                            sg_composites[sg_i].fn, sg_composites[sg_i].adapter, NULL);
+        if (sg_st) return sg_st;
+    }
+    return SG_OK;
+}
+
+/* The boxed entries of this shard's ops (sg_boxed_entry), each with the typed wrapper it calls:
+ * the ops whose signature has one. */
+static const struct {
+    sg_op         **op;
+    sg_boxed_entry *entry;
+    sg_fn           typed;
+} sg_entries[] = {
+    {&aten_relu__op, golden_entry_t_t, (sg_fn)aten_relu_},
+    {&aten_result_type_Scalar_op, golden_entry_tS_d, (sg_fn)aten_result_type_Scalar},
+    {&aten_is_nonzero_op, golden_entry_t_b, (sg_fn)aten_is_nonzero},
+    {&aten__amp_update_scale__op, golden_entry_tttffi_t, (sg_fn)aten__amp_update_scale_},
+    {&golden_clean__op, golden_entry_t_, (sg_fn)golden_clean_},
+    {&aten_relu_op, golden_entry_t_t, (sg_fn)aten_relu},
+    {&aten_relu_out_op, golden_entry_tt_t, (sg_fn)aten_relu_out},
+};
+
+sg_status golden_boxed_entries_1(void) {
+    for (size_t sg_i = 0; sg_i < sizeof sg_entries / sizeof sg_entries[0]; sg_i++) {
+        sg_status sg_st = sg_op_set_boxed_entry(*sg_entries[sg_i].op, sg_entries[sg_i].entry,
+                                                sg_entries[sg_i].typed);
         if (sg_st) return sg_st;
     }
     return SG_OK;

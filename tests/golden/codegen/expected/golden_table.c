@@ -289,8 +289,8 @@ sg_status golden_init(void) {
     sg_status st = sg_op_desc_define_all(golden_ops, golden_nops);
     uint64_t  now = sg_runtime_epoch();
     if (st || __atomic_exchange_n(&registered, now, __ATOMIC_ACQ_REL) == now) return st;
-    /* each shard registers its own composite kernels */
-    if ((st = golden_boxed_composites_0())) return st;
-    if ((st = golden_boxed_composites_1())) return st;
+    /* each shard registers its own composite kernels and gives its ops their boxed entries */
+    if ((st = golden_boxed_composites_0()) || (st = golden_boxed_entries_0())) return st;
+    if ((st = golden_boxed_composites_1()) || (st = golden_boxed_entries_1())) return st;
     return SG_OK;
 }
