@@ -30,6 +30,7 @@ enum { MAX_DEVICES = 128 };
 /* ---- finding devices (once per process) ------------------------------------------------- */
 
 static pthread_once_t count_once = PTHREAD_ONCE_INIT;
+static bool           devices_found; /* atomic: find_devices has run */
 static int            dev_count;
 static const char    *dev_why = "";
 
@@ -59,11 +60,15 @@ static void find_devices(void) {
         dev_why = "no CUDA device is present";
     }
     dev_count = n > MAX_DEVICES ? MAX_DEVICES : n;
+    __atomic_store_n(&devices_found, true, __ATOMIC_RELEASE);
 }
 
 /* The number of devices; where 0, *why (if given) says why. */
 static int cuda_count(const char **why) {
-    pthread_once(&count_once, find_devices);
+    /* Rationale: every allocation and stream lookup asks, some twice; once the devices are
+     * found a load answers, where pthread_once is a call into the C library each time */
+    if (SG_UNLIKELY(!__atomic_load_n(&devices_found, __ATOMIC_ACQUIRE)))
+        pthread_once(&count_once, find_devices);
     if (why && dev_count == 0) *why = dev_why;
     return dev_count;
 }
