@@ -89,13 +89,13 @@
 %   end
     return SG_OK;
 % end
-% -- the boxed entry's name per signature, where every argument's family has a fast test
-% local entry_of, first_of = {}, {}
+% -- the boxed entry's name by boxed_name, for signatures whose every argument's family has a
+% -- fast test
+% local entry_of = {}
 % for _, op in ipairs(reps) do
-%   first_of[C.info(op).boxed_name] = op
-%   local fast = true
+%   local fast, name = true, C.info(op).boxed_name
 %   for _, a in ipairs(op.args) do fast = fast and C.family(a).fast ~= nil end
-%   if fast then entry_of[op] = lib .. "_" .. C.info(op).boxed_name:gsub("^boxed_", "entry_") end
+%   if fast then entry_of[name] = lib .. "_" .. name:gsub("^boxed_", "entry_") end
 % end
 % for _, op in ipairs(reps) do
 %   do
@@ -123,12 +123,12 @@ static sg_status $(bn)(const sg_op *sg_op_, sg_keyset sg_ks, const sg_any *sg_ar
 %     call_and_box(op, "((sg_kfn_" .. sig .. " *) * (const sg_fn *)sg_ctx)", "sg_ks")
 }
 
-%     if entry_of[op] then
+%     if entry_of[info.boxed_name] then
 typedef sg_status sg_wfn_$(sig)($(nargs + nrets > 0 and params:sub(3) or "void"));
 
 /* the boxed entry (sg_boxed_entry): what needs no check beyond these tests goes to the typed
  * wrapper, the rest to the generic boxed call */
-static sg_status $(entry_of[op])(const sg_op *sg_op_, const sg_any *sg_args, int32_t sg_nargs,
+static sg_status $(entry_of[info.boxed_name])(const sg_op *sg_op_, const sg_any *sg_args, int32_t sg_nargs,
                        sg_any *sg_rets, int32_t sg_nrets, sg_fn sg_typed) {
 %       local tests = {"sg_nargs != " .. nargs, "sg_nrets != " .. nrets}
 %       if nargs > 0 then tests[#tests + 1] = "!sg_args" end
@@ -489,7 +489,7 @@ sg_status $(lib)_boxed_composites_$(shard)(void) {
  * the ops whose signature has one. */
 % local entries = {}
 % for _, op in ipairs(ops) do
-%   if C.info(op).typed and entry_of[first_of[C.info(op).boxed_name]] then entries[#entries + 1] = op end
+%   if C.info(op).typed and entry_of[C.info(op).boxed_name] then entries[#entries + 1] = op end
 % end
 % if #entries > 0 then
 static const struct {
@@ -498,7 +498,7 @@ static const struct {
     sg_fn           typed;
 } sg_entries[] = {
 %   for _, op in ipairs(entries) do
-    {&$(op.cname)_op, $(entry_of[first_of[C.info(op).boxed_name]]), (sg_fn)$(op.cname)},
+    {&$(op.cname)_op, $(entry_of[C.info(op).boxed_name]), (sg_fn)$(op.cname)},
 %   end
 };
 % end
