@@ -43,7 +43,7 @@ sg_status sg_op_check_writable(const sg_op *op, int32_t arg, const sg_tensor *t)
 /* ---- the boxed call ----------------------------------------------------------------------
  * One pass over the arguments checks each tag and gathers the tensors' keys. */
 
-#define TAG(t) (1u << (t))
+#define TAG SG_ANY_TAG_BIT
 
 #define CHECKED_TAGS SG_ANY_CHECKED_TAGS
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TAG(t) (1u << (t))
+#define TAG SG_ANY_TAG_BIT
 
 /* Where a conversion allocates: the op's arena, and whether an allocation failed (the
  * definition then fails with SG_ENOMEM rather than leave a default without its value). */

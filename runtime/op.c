@@ -184,7 +184,7 @@ sg_status sg_op_find(const char *name, const char *overload, sg_op **out) {
 
 /* ---- what a boxed call checks, from the schema ------------------------------------------- */
 
-#define TAG(t) (1u << (t))
+#define TAG SG_ANY_TAG_BIT
 
 /* The sg_any tags a value of type ty may take: its family's (sg_type_table.h), None where
  * optional, and one int where a list of ints has a fixed size (PyTorch broadcasts it). */
