@@ -10,9 +10,9 @@
  *   boxed     sg_op_call_boxed: the op's boxed entry (generated for its C signature: the
  *             tags tested with constants, the arguments unboxed), then the typed wrapper;
  *   generic   sg_op_call_boxed_generic, the boxed call of an op without an entry (which pays a
- *             load and a branch more) and of what an entry hands on: checks, key set from the
- *             boxed arguments, the table entry's boxed function (the generated boxing
- *             adapter), the typed kernel;
+ *             load, a branch and a jump more) and of what an entry hands on: checks, key set
+ *             from the boxed arguments, the table entry's boxed function (the generated
+ *             boxing adapter), the typed kernel;
  *   by name   sg_call_by_name: the lock-free name lookup, then the boxed call;
  *   declined  the typed wrapper with one typed override (bench_noop_override) whose
  *             predicate says no: the predicate, then the kernel;

@@ -293,7 +293,7 @@ static __attribute__((noinline)) sg_status call_general(const sg_op *op, const s
  * branch for the rare checks. Anything else goes to call_general or call_checked, and the
  * messages are built out of line, each reached by a tail call, so this function has no calls
  * of its own and no frame. */
-static inline sg_status call_boxed(const sg_op *op, const sg_any *args, int32_t nargs,
+sg_status sg_op_call_boxed_generic(const sg_op *op, const sg_any *args, int32_t nargs,
                                    sg_any *rets, int32_t nrets) {
     if (SG_UNLIKELY(!op || nargs != op->nargs || nrets < op->nrets))
         return count_error(op, args, nargs, rets, nrets);
@@ -327,21 +327,17 @@ static inline sg_status call_boxed(const sg_op *op, const sg_any *args, int32_t 
     return finish(op, args, ks, rets, nrets);
 }
 
-sg_status sg_op_call_boxed_generic(const sg_op *op, const sg_any *args, int32_t nargs,
-                                   sg_any *rets, int32_t nrets) {
-    return call_boxed(op, args, nargs, rets, nrets);
-}
-
 /* Rationale: the op's entry, where a generated library gave it one, is tried first and reached
- * by a tail jump; an op without one pays a load and a branch before the generic call, which is
- * inlined here rather than jumped to. */
+ * by a tail jump; an op without one pays a load, a branch and a jump before the generic call.
+ * Jumped to rather than inlined: inlined, its error paths made GCC move the parameters between
+ * registers before the entry's test, three instructions on every call through an entry. */
 sg_status sg_op_call_boxed(const sg_op *op, const sg_any *args, int32_t nargs, sg_any *rets,
                            int32_t nrets) {
     if (SG_LIKELY(op != NULL)) {
         sg_boxed_entry *e = __atomic_load_n(&op->entry, __ATOMIC_ACQUIRE);
         if (e) return e(op, args, nargs, rets, nrets, op->typed);
     }
-    return call_boxed(op, args, nargs, rets, nrets);
+    return sg_op_call_boxed_generic(op, args, nargs, rets, nrets);
 }
 
 sg_status sg_op_set_boxed_entry(sg_op *op, sg_boxed_entry *entry, sg_fn typed) {
