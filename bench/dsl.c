@@ -625,6 +625,29 @@ static sg_status op_alloc_outputs(void) {
     return st;
 }
 
+/* A bare launch writing into two outputs allocated for it and released after, as a taken call
+ * does: what a launcher without the dispatcher and the override would cost. */
+static sg_status op_alloc_bare_launch(void) {
+    static const int64_t s2[2] = {1, 1024}, one[2] = {1, 1};
+    const sg_dsl_artifact *a = bare.a;
+    sg_tensor *y = NULL, *rs = NULL;
+    calls_made++;
+    sg_status st = sg_tensor_empty(s2, 2, SG_FLOAT32, SG_CUDA(0), &y);
+    if (st == SG_OK) st = sg_tensor_empty(one, 2, SG_FLOAT32, SG_CUDA(0), &rs);
+    if (st == SG_OK) {
+        void *p[16], *args[16];
+        memcpy(p, bare.p, sizeof p);
+        p[2] = sg_tensor_data(y), p[3] = sg_tensor_data(rs);
+        for (uint32_t i = 0; i < a->nparams; i++) args[i] = &p[i];
+        args[4] = &bare.eps;
+        CUresult e = bare.launch(bare.fn, 1, 1, 1, a->block_x, 1, 1, a->shared,
+                                 (CUstream)sg_bench_stream, args, NULL);
+        if (e != CUDA_SUCCESS) st = sg_error(SG_EDEVICE, "cuLaunchKernel: CUresult %d", (int)e);
+    }
+    sg_tensor_release(y), sg_tensor_release(rs);
+    return st;
+}
+
 /* The host-cost variants: a setup (switches; not timed), a call, and what it must launch. */
 typedef struct variant {
     const char *what;
@@ -749,6 +772,8 @@ static void bench_host(void) {
         {"sg_dsl_launch, 1x1024", true, true, 2, op_runtime_launch, 1, 1, {0}, ok},
         {"the taken call's two outputs allocated and released", true, true, 2, op_alloc_outputs,
          0, 1, {0}, ok},
+        {"bare cuLaunchKernel into two outputs allocated and released", true, true, 2,
+         op_alloc_bare_launch, 0, 1, {0}, have_bare},
     };
     enum { NV = sizeof v / sizeof v[0] };
 
@@ -801,6 +826,12 @@ static void bench_host(void) {
     if (v[8].ok && v[7].ok)
         print_diff("dsl_runtime_launch_extra_us", paired_median(&v[8], &v[7], rounds) * 1e-3, "us",
                   3);
+    if (v[10].ok && v[7].ok)
+        print_diff("dsl_alloc_launch_extra_us", paired_median(&v[10], &v[7], rounds) * 1e-3,
+                   "us", 3);
+    if (v[6].ok && v[10].ok)
+        print_diff("dsl_taken_vs_alloc_launch_extra_us",
+                   paired_median(&v[6], &v[10], rounds) * 1e-3, "us", 3);
     if (v[9].ok) print_fig("dsl_outputs_alloc_us", min_of(&v[9], rounds) * 1e-3, "us", 3);
     if (v[6].ok) print_fig("dsl_taken_us", min_of(&v[6], rounds) * 1e-3, "us", 3);
     if (v[7].ok) print_fig("dsl_bare_launch_us", min_of(&v[7], rounds) * 1e-3, "us", 3);
