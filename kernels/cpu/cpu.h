@@ -46,6 +46,17 @@ sg_status sg_cpu_register_views(void);
  * backends' own kernels serve every other call (docs/autograd.md, "Ops without a formula"). */
 #define SG_REG_DECOMP(op, fn) SG_REG_AT(SG_KEY_COMPOSITE_IMPLICIT_AUTOGRAD, op, fn)
 
+/* Registers an op's CompositeExplicitAutograd kernel: one for every backend, as aten registers
+ * the ops whose kernel is written over other dispatched ops. */
+#define SG_REG_EXPLICIT(op, fn) SG_REG_AT(SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD, op, fn)
+
+/* Registers a structured op: its meta function (shapes and checks) and its out kernel for CPU. */
+#define SG_REG_STRUCTURED(out_op, meta, fn)                               \
+    do {                                                                  \
+        out_op##_set_meta(meta);                                          \
+        SG_REG(out_op, fn);                                               \
+    } while (0)
+
 /* Registers a typed kernel for CPU and for Meta: for kernels whose shape work is the iterator's
  * (sg_iter_build) and whose compute is the iterator's loops, which do nothing on Meta, or is
  * otherwise skipped there; the same checks and shapes serve both devices. */

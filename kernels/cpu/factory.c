@@ -28,7 +28,6 @@ static const double PI = 3.14159265358979323846;
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
-
 static bool same_shape(const sg_tensor *t, const int64_t *sizes, int32_t n) {
     if (t->ndim != n) return false;
     for (int32_t i = 0; i < n; i++)
@@ -115,7 +114,6 @@ static sg_status empty_like_fmt(const char *op, const sg_tensor *t, const sg_mem
 }
 
 /* ---- filling ------------------------------------------------------------------------------ */
-
 
 /* Every element of t (any device, any strides) becomes v converted to t's dtype. */
 static sg_status fill(const char *op, sg_tensor *t, sg_scalar v) {
@@ -1363,37 +1361,31 @@ static sg_status contiguous_k(sg_keyset ks, sg_tensor *self, sg_memory_format mf
 
 /* ---- registration ------------------------------------------------------------------------- */
 
-#define ANY(op, fn)                                                                       \
-    do {                                                                                   \
-        sg_status st_ = op##_register(SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD, fn, NULL);      \
-        if (st_) return st_;                                                               \
-    } while (0)
-
 sg_status sg_cpu_register_factory(void) {
     sg_generator_default();
     pick_kernels();
-    ANY(aten_empty_memory_format, empty_k);
-    ANY(aten_empty_names, empty_names_k);
-    ANY(aten_empty_out, empty_out_k);
-    ANY(aten_empty_strided, empty_strided_k);
-    ANY(aten_empty_like, empty_like_k);
-    ANY(aten_zeros, zeros_k);
-    ANY(aten_zeros_names, zeros_names_k);
-    ANY(aten_zeros_out, zeros_out_k);
-    ANY(aten_zeros_like, zeros_like_k);
-    ANY(aten_ones, ones_k);
-    ANY(aten_ones_names, ones_names_k);
-    ANY(aten_ones_out, ones_out_k);
-    ANY(aten_ones_like, ones_like_k);
-    ANY(aten_full, full_k);
-    ANY(aten_full_names, full_names_k);
-    ANY(aten_full_out, full_out_k);
-    ANY(aten_full_like, full_like_k);
-    ANY(aten_arange, arange_k);
-    ANY(aten_arange_start, arange_start_k);
-    ANY(aten_arange_start_step, arange_start_step_k);
-    ANY(aten_arange_out, arange_out_k);
-    ANY(aten_arange_start_out, arange_start_out_k);
+    SG_REG_EXPLICIT(aten_empty_memory_format, empty_k);
+    SG_REG_EXPLICIT(aten_empty_names, empty_names_k);
+    SG_REG_EXPLICIT(aten_empty_out, empty_out_k);
+    SG_REG_EXPLICIT(aten_empty_strided, empty_strided_k);
+    SG_REG_EXPLICIT(aten_empty_like, empty_like_k);
+    SG_REG_EXPLICIT(aten_zeros, zeros_k);
+    SG_REG_EXPLICIT(aten_zeros_names, zeros_names_k);
+    SG_REG_EXPLICIT(aten_zeros_out, zeros_out_k);
+    SG_REG_EXPLICIT(aten_zeros_like, zeros_like_k);
+    SG_REG_EXPLICIT(aten_ones, ones_k);
+    SG_REG_EXPLICIT(aten_ones_names, ones_names_k);
+    SG_REG_EXPLICIT(aten_ones_out, ones_out_k);
+    SG_REG_EXPLICIT(aten_ones_like, ones_like_k);
+    SG_REG_EXPLICIT(aten_full, full_k);
+    SG_REG_EXPLICIT(aten_full_names, full_names_k);
+    SG_REG_EXPLICIT(aten_full_out, full_out_k);
+    SG_REG_EXPLICIT(aten_full_like, full_like_k);
+    SG_REG_EXPLICIT(aten_arange, arange_k);
+    SG_REG_EXPLICIT(aten_arange_start, arange_start_k);
+    SG_REG_EXPLICIT(aten_arange_start_step, arange_start_step_k);
+    SG_REG_EXPLICIT(aten_arange_out, arange_out_k);
+    SG_REG_EXPLICIT(aten_arange_start_out, arange_start_out_k);
     SG_REG_CPU_META(aten_rand, rand_k);
     SG_REG_CPU_META(aten_rand_generator, rand_gen_k);
     SG_REG_CPU_META(aten_rand_names, rand_names_k);
@@ -1426,15 +1418,15 @@ sg_status sg_cpu_register_factory(void) {
     SG_REG_CPU_META(aten_bernoulli_p, bernoulli_p_k);
     SG_REG_CPU_META(aten_bernoulli__float, bernoulli__float_k);
     SG_REG_CPU_META(aten_bernoulli__Tensor, bernoulli__tensor_k);
-    ANY(aten_copy_, copy__k);
-    ANY(aten_copy, copy_k);
-    ANY(aten__to_copy, to_copy_k);
-    ANY(aten_to_dtype_layout, to_dtype_layout_k);
-    ANY(aten_to_device, to_device_k);
-    ANY(aten_to_dtype, to_dtype_k);
-    ANY(aten_to_other, to_other_k);
-    ANY(aten_clone, clone_k);
-    ANY(aten_contiguous, contiguous_k);
+    SG_REG_EXPLICIT(aten_copy_, copy__k);
+    SG_REG_EXPLICIT(aten_copy, copy_k);
+    SG_REG_EXPLICIT(aten__to_copy, to_copy_k);
+    SG_REG_EXPLICIT(aten_to_dtype_layout, to_dtype_layout_k);
+    SG_REG_EXPLICIT(aten_to_device, to_device_k);
+    SG_REG_EXPLICIT(aten_to_dtype, to_dtype_k);
+    SG_REG_EXPLICIT(aten_to_other, to_other_k);
+    SG_REG_EXPLICIT(aten_clone, clone_k);
+    SG_REG_EXPLICIT(aten_contiguous, contiguous_k);
     /* aten's CompositeImplicitAutograd ops among them: their kernels above are made of aten
      * calls, so they are their differentiable decompositions too (docs/autograd.md) */
     SG_REG_DECOMP(aten_to_dtype_layout, to_dtype_layout_k);

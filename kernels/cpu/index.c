@@ -24,7 +24,6 @@
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
-
 static sg_dtype dt(const sg_tensor *t) { return (sg_dtype)t->dtype; }
 static size_t   esize(const sg_tensor *t) { return sg_dtype_size(dt(t)); }
 
@@ -1371,44 +1370,32 @@ static sg_status pow_s_out_k(sg_keyset ks, sg_scalar self, sg_tensor *exponent, 
 
 /* ---- registration ------------------------------------------------------------------------- */
 
-#define STRUCTURED(OUT, META, KERNEL)                                                     \
-    do {                                                                                   \
-        OUT##_set_meta(META);                                                              \
-        SG_REG(OUT, KERNEL);                                                               \
-    } while (0)
-
-#define COMPOSITE(op, fn)                                                                 \
-    do {                                                                                   \
-        sg_status st_ = op##_register(SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD, fn, NULL);      \
-        if (st_) return st_;                                                               \
-    } while (0)
-
 sg_status sg_cpu_register_index(void) {
-    STRUCTURED(aten_cat_out, cat_meta, cat_out_k);
+    SG_REG_STRUCTURED(aten_cat_out, cat_meta, cat_out_k);
     SG_REG(aten_stack, stack_k);
     SG_REG(aten_stack_out, stack_out_k);
     SG_REG(aten_index_select, index_select_k);
     SG_REG(aten_index_select_out, index_select_out_k);
     SG_REG(aten_embedding, embedding_k);
-    STRUCTURED(aten_gather_out, gather_meta, gather_out_k);
-    STRUCTURED(aten_scatter_src_out, scatter_src_meta, scatter_src_out_k);
-    STRUCTURED(aten_scatter_value_out, scatter_value_meta, scatter_value_out_k);
-    STRUCTURED(aten_scatter_reduce_out, scatter_reduce_meta, scatter_reduce_out_k);
-    STRUCTURED(aten_scatter_value_reduce_out, scatter_value_reduce_meta,
+    SG_REG_STRUCTURED(aten_gather_out, gather_meta, gather_out_k);
+    SG_REG_STRUCTURED(aten_scatter_src_out, scatter_src_meta, scatter_src_out_k);
+    SG_REG_STRUCTURED(aten_scatter_value_out, scatter_value_meta, scatter_value_out_k);
+    SG_REG_STRUCTURED(aten_scatter_reduce_out, scatter_reduce_meta, scatter_reduce_out_k);
+    SG_REG_STRUCTURED(aten_scatter_value_reduce_out, scatter_value_reduce_meta,
                scatter_value_reduce_out_k);
-    STRUCTURED(aten_scatter_add_out, scatter_add_meta, scatter_add_out_k);
+    SG_REG_STRUCTURED(aten_scatter_add_out, scatter_add_meta, scatter_add_out_k);
     SG_REG(aten_where, where_cond_k);
-    STRUCTURED(aten_tril_out, tril_meta, tril_out_k);
-    STRUCTURED(aten_triu_out, triu_meta, triu_out_k);
-    STRUCTURED(aten_sort_values_stable, sort_meta, sort_out_k);
-    COMPOSITE(aten_sort, sort_k);
-    COMPOSITE(aten_sort_values, sort_values_k);
-    STRUCTURED(aten_topk_values, topk_meta, topk_out_k);
+    SG_REG_STRUCTURED(aten_tril_out, tril_meta, tril_out_k);
+    SG_REG_STRUCTURED(aten_triu_out, triu_meta, triu_out_k);
+    SG_REG_STRUCTURED(aten_sort_values_stable, sort_meta, sort_out_k);
+    SG_REG_EXPLICIT(aten_sort, sort_k);
+    SG_REG_EXPLICIT(aten_sort_values, sort_values_k);
+    SG_REG_STRUCTURED(aten_topk_values, topk_meta, topk_out_k);
     SG_REG_CPU_META(aten_where_self, where_k);
     SG_REG_CPU_META(aten_where_self_out, where_out_k);
-    COMPOSITE(aten_where_ScalarSelf, where_scalar_self_k);
-    COMPOSITE(aten_where_ScalarOther, where_scalar_other_k);
-    COMPOSITE(aten_where_Scalar, where_scalar_k);
+    SG_REG_EXPLICIT(aten_where_ScalarSelf, where_scalar_self_k);
+    SG_REG_EXPLICIT(aten_where_ScalarOther, where_scalar_other_k);
+    SG_REG_EXPLICIT(aten_where_Scalar, where_scalar_k);
     /* where's scalar forms are aten's CompositeImplicitAutograd ops and their kernels above call
      * where.self: they are the decompositions too */
     SG_REG_DECOMP(aten_where_ScalarSelf, where_scalar_self_k);
@@ -1417,13 +1404,13 @@ sg_status sg_cpu_register_index(void) {
     SG_REG(aten_masked_fill__Tensor, masked_fill__tensor_k);
     SG_REG(aten_masked_fill_Scalar, masked_fill_scalar_k);
     SG_REG(aten_masked_fill_Tensor, masked_fill_tensor_k);
-    STRUCTURED(aten_clamp_out, clamp_meta, clamp_out_k);
-    STRUCTURED(aten_clamp_Tensor_out, clamp_tensor_meta, clamp_tensor_out_k);
-    STRUCTURED(aten_clamp_min_out, clamp_min_meta, clamp_min_out_k);
-    STRUCTURED(aten_clamp_min_Tensor_out, clamp_min_tensor_meta, clamp_min_tensor_out_k);
-    STRUCTURED(aten_clamp_max_out, clamp_max_meta, clamp_max_out_k);
-    STRUCTURED(aten_clamp_max_Tensor_out, clamp_max_tensor_meta, clamp_max_tensor_out_k);
-    STRUCTURED(aten_pow_Tensor_Scalar_out, pow_ts_meta, pow_ts_out_k);
-    STRUCTURED(aten_pow_Scalar_out, pow_s_meta, pow_s_out_k);
+    SG_REG_STRUCTURED(aten_clamp_out, clamp_meta, clamp_out_k);
+    SG_REG_STRUCTURED(aten_clamp_Tensor_out, clamp_tensor_meta, clamp_tensor_out_k);
+    SG_REG_STRUCTURED(aten_clamp_min_out, clamp_min_meta, clamp_min_out_k);
+    SG_REG_STRUCTURED(aten_clamp_min_Tensor_out, clamp_min_tensor_meta, clamp_min_tensor_out_k);
+    SG_REG_STRUCTURED(aten_clamp_max_out, clamp_max_meta, clamp_max_out_k);
+    SG_REG_STRUCTURED(aten_clamp_max_Tensor_out, clamp_max_tensor_meta, clamp_max_tensor_out_k);
+    SG_REG_STRUCTURED(aten_pow_Tensor_Scalar_out, pow_ts_meta, pow_ts_out_k);
+    SG_REG_STRUCTURED(aten_pow_Scalar_out, pow_s_meta, pow_s_out_k);
     return SG_OK;
 }

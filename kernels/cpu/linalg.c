@@ -735,26 +735,14 @@ done:
 
 sg_status sg_cpu_register_attention(void); /* attention.c */
 
-#define STRUCTURED(OUT, META, KERNEL)                                                         \
-    do {                                                                                       \
-        OUT##_set_meta(META);                                                                  \
-        SG_REG(OUT, KERNEL);                                                                   \
-    } while (0)
-
-#define REG_KEY(op, key, fn)                                                                  \
-    do {                                                                                       \
-        sg_status st_ = op##_register(key, fn, NULL);                                          \
-        if (st_) return st_;                                                                   \
-    } while (0)
-
 sg_status sg_cpu_register_linalg(void) {
-    STRUCTURED(aten_mm_out, sg_mm_meta, mm_out);
-    STRUCTURED(aten_addmm_out, addmm_meta, addmm_out);
-    STRUCTURED(aten_bmm_out, bmm_meta, bmm_out);
-    STRUCTURED(aten_baddbmm_out, baddbmm_meta, baddbmm_out);
-    REG_KEY(aten_matmul, SG_KEY_COMPOSITE_IMPLICIT_AUTOGRAD, matmul_fn);
-    REG_KEY(aten_matmul_out, SG_KEY_COMPOSITE_IMPLICIT_AUTOGRAD, matmul_out_fn);
-    REG_KEY(aten_linear, SG_KEY_COMPOSITE_IMPLICIT_AUTOGRAD, linear_fn);
-    REG_KEY(aten_linear_out, SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD, linear_out_fn);
+    SG_REG_STRUCTURED(aten_mm_out, sg_mm_meta, mm_out);
+    SG_REG_STRUCTURED(aten_addmm_out, addmm_meta, addmm_out);
+    SG_REG_STRUCTURED(aten_bmm_out, bmm_meta, bmm_out);
+    SG_REG_STRUCTURED(aten_baddbmm_out, baddbmm_meta, baddbmm_out);
+    SG_REG_DECOMP(aten_matmul, matmul_fn);
+    SG_REG_DECOMP(aten_matmul_out, matmul_out_fn);
+    SG_REG_DECOMP(aten_linear, linear_fn);
+    SG_REG_EXPLICIT(aten_linear_out, linear_out_fn);
     return sg_cpu_register_attention();
 }

@@ -411,18 +411,12 @@ static sg_status rms_norm_fn(sg_keyset ks, sg_tensor *input, sg_int_list ns, sg_
 
 /* ---- registration ---------------------------------------------------------------------------- */
 
-#define REG_KEY(op, key, fn)                                                                  \
-    do {                                                                                       \
-        sg_status st_ = op##_register(key, fn, NULL);                                          \
-        if (st_) return st_;                                                                   \
-    } while (0)
-
 sg_status sg_cpu_register_norm(void) {
     SG_REG(aten_native_layer_norm, native_layer_norm_cpu);
     SG_REG(aten_native_group_norm, native_group_norm_cpu);
     SG_REG(aten__fused_rms_norm, fused_rms_norm_cpu);
-    REG_KEY(aten_layer_norm, SG_KEY_COMPOSITE_IMPLICIT_AUTOGRAD, layer_norm_fn);
-    REG_KEY(aten_group_norm, SG_KEY_COMPOSITE_IMPLICIT_AUTOGRAD, group_norm_fn);
-    REG_KEY(aten_rms_norm, SG_KEY_COMPOSITE_IMPLICIT_AUTOGRAD, rms_norm_fn);
+    SG_REG_DECOMP(aten_layer_norm, layer_norm_fn);
+    SG_REG_DECOMP(aten_group_norm, group_norm_fn);
+    SG_REG_DECOMP(aten_rms_norm, rms_norm_fn);
     return SG_OK;
 }

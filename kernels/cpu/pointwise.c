@@ -876,68 +876,54 @@ static sg_status div__scalar_mode(sg_keyset ks, sg_tensor *self, sg_scalar other
 
 /* ---- registration -------------------------------------------------------------------------- */
 
-/* A structured op: its meta function and its out kernel for the CPU. */
-#define STRUCTURED(OUT, META, KERNEL)                                                         \
-    do {                                                                                       \
-        OUT##_set_meta(META);                                                                  \
-        SG_REG(OUT, KERNEL);                                                                   \
-    } while (0)
-
-/* A kernel for every backend (CompositeExplicitAutograd), as aten registers these. */
-#define COMPOSITE(op, fn)                                                                     \
-    do {                                                                                       \
-        sg_status st_ = op##_register(SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD, fn, NULL);          \
-        if (st_) return st_;                                                                   \
-    } while (0)
-
 sg_status sg_cpu_register_pointwise(void) {
-    STRUCTURED(aten_add_out, add_meta, add_out);
-    STRUCTURED(aten_sub_out, sub_meta, sub_out);
-    STRUCTURED(aten_mul_out, mul_meta, mul_out);
-    STRUCTURED(aten_div_out, div_meta, div_out);
-    STRUCTURED(aten_div_out_mode, div_mode_meta, div_out_mode);
-    STRUCTURED(aten_eq_Tensor_out, eq_meta, eq_out);
-    STRUCTURED(aten_ne_Tensor_out, ne_meta, ne_out);
-    STRUCTURED(aten_lt_Tensor_out, lt_meta, lt_out);
-    STRUCTURED(aten_le_Tensor_out, le_meta, le_out);
-    STRUCTURED(aten_gt_Tensor_out, gt_meta, gt_out);
-    STRUCTURED(aten_ge_Tensor_out, ge_meta, ge_out);
-    STRUCTURED(aten_eq_Scalar_out, eq_scalar_meta, eq_scalar_out);
-    STRUCTURED(aten_ne_Scalar_out, ne_scalar_meta, ne_scalar_out);
-    STRUCTURED(aten_lt_Scalar_out, lt_scalar_meta, lt_scalar_out);
-    STRUCTURED(aten_le_Scalar_out, le_scalar_meta, le_scalar_out);
-    STRUCTURED(aten_gt_Scalar_out, gt_scalar_meta, gt_scalar_out);
-    STRUCTURED(aten_ge_Scalar_out, ge_scalar_meta, ge_scalar_out);
+    SG_REG_STRUCTURED(aten_add_out, add_meta, add_out);
+    SG_REG_STRUCTURED(aten_sub_out, sub_meta, sub_out);
+    SG_REG_STRUCTURED(aten_mul_out, mul_meta, mul_out);
+    SG_REG_STRUCTURED(aten_div_out, div_meta, div_out);
+    SG_REG_STRUCTURED(aten_div_out_mode, div_mode_meta, div_out_mode);
+    SG_REG_STRUCTURED(aten_eq_Tensor_out, eq_meta, eq_out);
+    SG_REG_STRUCTURED(aten_ne_Tensor_out, ne_meta, ne_out);
+    SG_REG_STRUCTURED(aten_lt_Tensor_out, lt_meta, lt_out);
+    SG_REG_STRUCTURED(aten_le_Tensor_out, le_meta, le_out);
+    SG_REG_STRUCTURED(aten_gt_Tensor_out, gt_meta, gt_out);
+    SG_REG_STRUCTURED(aten_ge_Tensor_out, ge_meta, ge_out);
+    SG_REG_STRUCTURED(aten_eq_Scalar_out, eq_scalar_meta, eq_scalar_out);
+    SG_REG_STRUCTURED(aten_ne_Scalar_out, ne_scalar_meta, ne_scalar_out);
+    SG_REG_STRUCTURED(aten_lt_Scalar_out, lt_scalar_meta, lt_scalar_out);
+    SG_REG_STRUCTURED(aten_le_Scalar_out, le_scalar_meta, le_scalar_out);
+    SG_REG_STRUCTURED(aten_gt_Scalar_out, gt_scalar_meta, gt_scalar_out);
+    SG_REG_STRUCTURED(aten_ge_Scalar_out, ge_scalar_meta, ge_scalar_out);
 #define REG_CMP_INPLACE(N)                                                                     \
-    SG_REG_AT(SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD, aten_##N##__Tensor, N##_inplace_tensor);     \
-    SG_REG_AT(SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD, aten_##N##__Scalar, N##_inplace_scalar)
+    SG_REG_EXPLICIT(aten_##N##__Tensor, N##_inplace_tensor);                                \
+    SG_REG_EXPLICIT(aten_##N##__Scalar, N##_inplace_scalar)
     REG_CMP_INPLACE(eq);
     REG_CMP_INPLACE(ne);
     REG_CMP_INPLACE(lt);
     REG_CMP_INPLACE(le);
     REG_CMP_INPLACE(gt);
     REG_CMP_INPLACE(ge);
-    STRUCTURED(aten_maximum_out, maximum_meta, maximum_out);
-    STRUCTURED(aten_minimum_out, minimum_meta, minimum_out);
-    STRUCTURED(aten_pow_Tensor_Tensor_out, pow_meta, pow_out);
-    STRUCTURED(aten_exp_out, exp_meta, exp_out);
-    STRUCTURED(aten_log_out, log_meta, log_out);
-    STRUCTURED(aten_sqrt_out, sqrt_meta, sqrt_out);
-    STRUCTURED(aten_rsqrt_out, rsqrt_meta, rsqrt_out);
-    STRUCTURED(aten_sin_out, sin_meta, sin_out);
-    STRUCTURED(aten_cos_out, cos_meta, cos_out);
-    STRUCTURED(aten_tanh_out, tanh_meta, tanh_out);
-    STRUCTURED(aten_sigmoid_out, sigmoid_meta, sigmoid_out);
-    STRUCTURED(aten_silu_out, silu_meta, silu_out);
-    STRUCTURED(aten_erf_out, erf_meta, erf_out);
-    STRUCTURED(aten_reciprocal_out, reciprocal_meta, reciprocal_out);
-    STRUCTURED(aten_floor_out, floor_meta, floor_out);
-    STRUCTURED(aten_ceil_out, ceil_meta, ceil_out);
-    STRUCTURED(aten_round_out, round_meta, round_out);
-    STRUCTURED(aten_round_decimals_out, round_decimals_meta, round_decimals_out);
-    STRUCTURED(aten_sign_out, sign_meta, sign_out);
-    STRUCTURED(aten_neg_out, neg_meta, neg_out);
-    STRUCTURED(aten_gelu_out, gelu_meta, gelu_out);
+    SG_REG_STRUCTURED(aten_maximum_out, maximum_meta, maximum_out);
+    SG_REG_STRUCTURED(aten_minimum_out, minimum_meta, minimum_out);
+    SG_REG_STRUCTURED(aten_pow_Tensor_Tensor_out, pow_meta, pow_out);
+    SG_REG_STRUCTURED(aten_exp_out, exp_meta, exp_out);
+    SG_REG_STRUCTURED(aten_log_out, log_meta, log_out);
+    SG_REG_STRUCTURED(aten_sqrt_out, sqrt_meta, sqrt_out);
+    SG_REG_STRUCTURED(aten_rsqrt_out, rsqrt_meta, rsqrt_out);
+    SG_REG_STRUCTURED(aten_sin_out, sin_meta, sin_out);
+    SG_REG_STRUCTURED(aten_cos_out, cos_meta, cos_out);
+    SG_REG_STRUCTURED(aten_tanh_out, tanh_meta, tanh_out);
+    SG_REG_STRUCTURED(aten_sigmoid_out, sigmoid_meta, sigmoid_out);
+    SG_REG_STRUCTURED(aten_silu_out, silu_meta, silu_out);
+    SG_REG_STRUCTURED(aten_erf_out, erf_meta, erf_out);
+    SG_REG_STRUCTURED(aten_reciprocal_out, reciprocal_meta, reciprocal_out);
+    SG_REG_STRUCTURED(aten_floor_out, floor_meta, floor_out);
+    SG_REG_STRUCTURED(aten_ceil_out, ceil_meta, ceil_out);
+    SG_REG_STRUCTURED(aten_round_out, round_meta, round_out);
+    SG_REG_STRUCTURED(aten_round_decimals_out, round_decimals_meta, round_decimals_out);
+    SG_REG_STRUCTURED(aten_sign_out, sign_meta, sign_out);
+    SG_REG_STRUCTURED(aten_neg_out, neg_meta, neg_out);
+    SG_REG_STRUCTURED(aten_gelu_out, gelu_meta, gelu_out);
     SG_REG_CPU_META(aten_abs, abs_fn);
     SG_REG_CPU_META(aten_abs_, abs_inplace);
     SG_REG_CPU_META(aten_abs_out, abs_out);
@@ -955,15 +941,15 @@ sg_status sg_cpu_register_pointwise(void) {
     SG_REG_CPU_META(aten_logical_not, logical_not_fn);
     SG_REG_CPU_META(aten_logical_not_, logical_not_inplace);
     SG_REG_CPU_META(aten_logical_not_out, logical_not_out);
-    COMPOSITE(aten_add_Scalar, add_scalar);
-    COMPOSITE(aten_add__Scalar, add__scalar);
-    COMPOSITE(aten_sub_Scalar, sub_scalar);
-    COMPOSITE(aten_sub__Scalar, sub__scalar);
-    COMPOSITE(aten_mul_Scalar, mul_scalar);
-    COMPOSITE(aten_mul__Scalar, mul__scalar);
-    COMPOSITE(aten_div_Scalar, div_scalar);
-    COMPOSITE(aten_div__Scalar, div__scalar);
-    COMPOSITE(aten_div_Scalar_mode, div_scalar_mode);
-    COMPOSITE(aten_div__Scalar_mode, div__scalar_mode);
+    SG_REG_EXPLICIT(aten_add_Scalar, add_scalar);
+    SG_REG_EXPLICIT(aten_add__Scalar, add__scalar);
+    SG_REG_EXPLICIT(aten_sub_Scalar, sub_scalar);
+    SG_REG_EXPLICIT(aten_sub__Scalar, sub__scalar);
+    SG_REG_EXPLICIT(aten_mul_Scalar, mul_scalar);
+    SG_REG_EXPLICIT(aten_mul__Scalar, mul__scalar);
+    SG_REG_EXPLICIT(aten_div_Scalar, div_scalar);
+    SG_REG_EXPLICIT(aten_div__Scalar, div__scalar);
+    SG_REG_EXPLICIT(aten_div_Scalar_mode, div_scalar_mode);
+    SG_REG_EXPLICIT(aten_div__Scalar_mode, div__scalar_mode);
     return SG_OK;
 }

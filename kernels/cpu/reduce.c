@@ -272,7 +272,6 @@ enum { ROWS = 8 };
             for (int64_t j = 0; j < n; j++) STEP(acc[j], (ACC)LOAD(*(const T *)(in + j * s)));  \
     }
 
-
 /* FAST(x, n, &total, &i) in a loop above: where it can, it runs the loop's first blocks itself
  * and advances i past them; NO_FAST leaves everything to the loop. */
 #define NO_FAST(x, n, total, i) ((void)0)
@@ -1129,33 +1128,19 @@ static sg_status min_other_out(sg_keyset ks, sg_tensor *self, sg_tensor *other, 
 
 /* ---- registration ---------------------------------------------------------------------------- */
 
-#define STRUCTURED(OUT, META, KERNEL)                                                         \
-    do {                                                                                       \
-        OUT##_set_meta(META);                                                                  \
-        SG_REG(OUT, KERNEL);                                                                   \
-    } while (0)
-
-#define COMPOSITE_AS(key, op, fn)                                                             \
-    do {                                                                                       \
-        sg_status st_ = op##_register(key, fn, NULL);                                          \
-        if (st_) return st_;                                                                   \
-    } while (0)
-#define EXPLICIT(op, fn) COMPOSITE_AS(SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD, op, fn)
-#define IMPLICIT(op, fn) COMPOSITE_AS(SG_KEY_COMPOSITE_IMPLICIT_AUTOGRAD, op, fn)
-
 sg_status sg_cpu_register_softmax(void);
 
 sg_status sg_cpu_register_reduce(void) {
-    STRUCTURED(aten_sum_IntList_out, sum_meta, sum_out);
-    STRUCTURED(aten_mean_out, mean_meta, mean_out);
-    STRUCTURED(aten_prod_int_out, prod_meta, prod_out);
-    STRUCTURED(aten_amax_out, amax_meta, amax_out);
-    STRUCTURED(aten_amin_out, amin_meta, amin_out);
-    STRUCTURED(aten_max_dim_max, max_dim_meta, max_dim_out);
-    STRUCTURED(aten_min_dim_min, min_dim_meta, min_dim_out);
-    STRUCTURED(aten_argmax_out, argmax_meta, argmax_out);
-    STRUCTURED(aten_argmin_out, argmin_meta, argmin_out);
-    STRUCTURED(aten_cumsum_out, cumsum_meta, cumsum_out);
+    SG_REG_STRUCTURED(aten_sum_IntList_out, sum_meta, sum_out);
+    SG_REG_STRUCTURED(aten_mean_out, mean_meta, mean_out);
+    SG_REG_STRUCTURED(aten_prod_int_out, prod_meta, prod_out);
+    SG_REG_STRUCTURED(aten_amax_out, amax_meta, amax_out);
+    SG_REG_STRUCTURED(aten_amin_out, amin_meta, amin_out);
+    SG_REG_STRUCTURED(aten_max_dim_max, max_dim_meta, max_dim_out);
+    SG_REG_STRUCTURED(aten_min_dim_min, min_dim_meta, min_dim_out);
+    SG_REG_STRUCTURED(aten_argmax_out, argmax_meta, argmax_out);
+    SG_REG_STRUCTURED(aten_argmin_out, argmin_meta, argmin_out);
+    SG_REG_STRUCTURED(aten_cumsum_out, cumsum_meta, cumsum_out);
     SG_REG(aten_cumsum_, cumsum_inplace);
     SG_REG(aten_prod, prod_all);
     SG_REG(aten_max, max_all);
@@ -1168,18 +1153,18 @@ sg_status sg_cpu_register_reduce(void) {
     SG_REG(aten_std_correction_out, std_correction_out);
     SG_REG(aten_logsumexp, logsumexp_fn);
     SG_REG(aten_logsumexp_out, logsumexp_out);
-    EXPLICIT(aten_sum, sum_all);
-    EXPLICIT(aten_mean, mean_all);
-    EXPLICIT(aten_mean_dtype_out, mean_dtype_out);
-    IMPLICIT(aten_var, var_unbiased);
-    IMPLICIT(aten_var_dim, var_dim);
-    IMPLICIT(aten_var_out, var_out);
-    IMPLICIT(aten_std, std_unbiased);
-    IMPLICIT(aten_std_dim, std_dim);
-    IMPLICIT(aten_std_out, std_out);
-    IMPLICIT(aten_max_other, max_other);
-    IMPLICIT(aten_max_out, max_other_out);
-    IMPLICIT(aten_min_other, min_other);
-    IMPLICIT(aten_min_out, min_other_out);
+    SG_REG_EXPLICIT(aten_sum, sum_all);
+    SG_REG_EXPLICIT(aten_mean, mean_all);
+    SG_REG_EXPLICIT(aten_mean_dtype_out, mean_dtype_out);
+    SG_REG_DECOMP(aten_var, var_unbiased);
+    SG_REG_DECOMP(aten_var_dim, var_dim);
+    SG_REG_DECOMP(aten_var_out, var_out);
+    SG_REG_DECOMP(aten_std, std_unbiased);
+    SG_REG_DECOMP(aten_std_dim, std_dim);
+    SG_REG_DECOMP(aten_std_out, std_out);
+    SG_REG_DECOMP(aten_max_other, max_other);
+    SG_REG_DECOMP(aten_max_out, max_other_out);
+    SG_REG_DECOMP(aten_min_other, min_other);
+    SG_REG_DECOMP(aten_min_out, min_other_out);
     return sg_cpu_register_softmax();
 }

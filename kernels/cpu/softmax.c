@@ -443,20 +443,12 @@ static sg_status safe_softmax(sg_keyset ks, sg_tensor *self, int64_t dim, const 
 sg_status sg_cpu_register_softmax(void);
 
 sg_status sg_cpu_register_softmax(void) {
-    aten__softmax_out_set_meta(sm_meta);
-    SG_REG(aten__softmax_out, softmax_out);
-    aten__log_softmax_out_set_meta(sm_meta);
-    SG_REG(aten__log_softmax_out, log_softmax_out);
-    sg_status st;
-    if ((st = aten_softmax_int_register(SG_KEY_COMPOSITE_IMPLICIT_AUTOGRAD, softmax_int, NULL)) ||
-        (st = aten_softmax_int_out_register(SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD, softmax_int_out,
-                                            NULL)) ||
-        (st = aten_log_softmax_int_register(SG_KEY_COMPOSITE_IMPLICIT_AUTOGRAD, log_softmax_int,
-                                            NULL)) ||
-        (st = aten_log_softmax_int_out_register(SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD,
-                                                log_softmax_int_out, NULL)) ||
-        (st = aten__safe_softmax_register(SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD, safe_softmax,
-                                          NULL)))
-        return st;
+    SG_REG_STRUCTURED(aten__softmax_out, sm_meta, softmax_out);
+    SG_REG_STRUCTURED(aten__log_softmax_out, sm_meta, log_softmax_out);
+    SG_REG_DECOMP(aten_softmax_int, softmax_int);
+    SG_REG_EXPLICIT(aten_softmax_int_out, softmax_int_out);
+    SG_REG_DECOMP(aten_log_softmax_int, log_softmax_int);
+    SG_REG_EXPLICIT(aten_log_softmax_int_out, log_softmax_int_out);
+    SG_REG_EXPLICIT(aten__safe_softmax, safe_softmax);
     return SG_OK;
 }

@@ -759,80 +759,68 @@ static sg_status narrow_copy_out_k(sg_keyset ks, sg_tensor *self, int64_t dim, i
 
 /* ---- registration ------------------------------------------------------------------------- */
 
-/* For every backend at once: the kernels touch no element, or copy through the runtime. */
-#define ANY(op, fn)                                                                       \
-    do {                                                                                   \
-        sg_status st_ = op##_register(SG_KEY_COMPOSITE_EXPLICIT_AUTOGRAD, fn, NULL);      \
-        if (st_) return st_;                                                               \
-    } while (0)
-/* A decomposition into other ops (CompositeImplicitAutograd): for every backend and, where an
- * op has no Autograd kernel, for autograd too. */
-#define IMPLICIT(op, fn)                                                                  \
-    do {                                                                                   \
-        sg_status st_ = op##_register(SG_KEY_COMPOSITE_IMPLICIT_AUTOGRAD, fn, NULL);      \
-        if (st_) return st_;                                                               \
-    } while (0)
-
+/* Every backend's at once (CompositeExplicitAutograd): the kernels touch no element, or copy
+ * through the runtime; decompositions into other ops are CompositeImplicitAutograd. */
 sg_status sg_cpu_register_views(void) {
-    ANY(aten_view, view_k);
-    ANY(aten_view_dtype, view_dtype_k);
-    ANY(aten_reshape, reshape_k);
-    ANY(aten__reshape_alias, reshape_alias_k);
-    ANY(aten__unsafe_view, unsafe_view_k);
-    ANY(aten_as_strided, as_strided_k);
-    ANY(aten_as_strided_, as_strided__k);
-    ANY(aten_alias, alias_k);
-    ANY(aten_transpose_int, transpose_k);
-    ANY(aten_transpose_, transpose__k);
-    ANY(aten_t, t_k);
-    ANY(aten_t_, t__k);
-    ANY(aten_permute, permute_k);
-    ANY(aten_expand, expand_k);
-    ANY(aten_slice_Tensor, slice_k);
-    ANY(aten_select_int, select_k);
-    ANY(aten_narrow, narrow_k);
-    ANY(aten_narrow_Tensor, narrow_tensor_k);
-    ANY(aten_unsqueeze, unsqueeze_k);
-    ANY(aten_unsqueeze_, unsqueeze__k);
-    ANY(aten_squeeze, squeeze_k);
-    ANY(aten_squeeze_dim, squeeze_dim_k);
-    ANY(aten_squeeze_dims, squeeze_dims_k);
-    ANY(aten_squeeze_, squeeze__k);
-    ANY(aten_squeeze__dim, squeeze__dim_k);
-    ANY(aten_squeeze__dims, squeeze__dims_k);
-    ANY(aten_flatten_using_ints, flatten_k);
+    SG_REG_EXPLICIT(aten_view, view_k);
+    SG_REG_EXPLICIT(aten_view_dtype, view_dtype_k);
+    SG_REG_EXPLICIT(aten_reshape, reshape_k);
+    SG_REG_EXPLICIT(aten__reshape_alias, reshape_alias_k);
+    SG_REG_EXPLICIT(aten__unsafe_view, unsafe_view_k);
+    SG_REG_EXPLICIT(aten_as_strided, as_strided_k);
+    SG_REG_EXPLICIT(aten_as_strided_, as_strided__k);
+    SG_REG_EXPLICIT(aten_alias, alias_k);
+    SG_REG_EXPLICIT(aten_transpose_int, transpose_k);
+    SG_REG_EXPLICIT(aten_transpose_, transpose__k);
+    SG_REG_EXPLICIT(aten_t, t_k);
+    SG_REG_EXPLICIT(aten_t_, t__k);
+    SG_REG_EXPLICIT(aten_permute, permute_k);
+    SG_REG_EXPLICIT(aten_expand, expand_k);
+    SG_REG_EXPLICIT(aten_slice_Tensor, slice_k);
+    SG_REG_EXPLICIT(aten_select_int, select_k);
+    SG_REG_EXPLICIT(aten_narrow, narrow_k);
+    SG_REG_EXPLICIT(aten_narrow_Tensor, narrow_tensor_k);
+    SG_REG_EXPLICIT(aten_unsqueeze, unsqueeze_k);
+    SG_REG_EXPLICIT(aten_unsqueeze_, unsqueeze__k);
+    SG_REG_EXPLICIT(aten_squeeze, squeeze_k);
+    SG_REG_EXPLICIT(aten_squeeze_dim, squeeze_dim_k);
+    SG_REG_EXPLICIT(aten_squeeze_dims, squeeze_dims_k);
+    SG_REG_EXPLICIT(aten_squeeze_, squeeze__k);
+    SG_REG_EXPLICIT(aten_squeeze__dim, squeeze__dim_k);
+    SG_REG_EXPLICIT(aten_squeeze__dims, squeeze__dims_k);
+    SG_REG_EXPLICIT(aten_flatten_using_ints, flatten_k);
     /* their decompositions: the same checks, the view or copy made by aten calls */
     SG_REG_DECOMP(aten_reshape, reshape_ad);
     SG_REG_DECOMP(aten_narrow, narrow_ad);
     SG_REG_DECOMP(aten_narrow_Tensor, narrow_tensor_ad);
     SG_REG_DECOMP(aten_flatten_using_ints, flatten_ad);
-    ANY(aten_split_Tensor, split_k);
-    ANY(aten_split_with_sizes, split_with_sizes_k);
-    ANY(aten_unbind_int, unbind_k);
-    IMPLICIT(aten_split_sizes, split_sizes_k);
-    IMPLICIT(aten_chunk, chunk_k);
-    ANY(aten_view_copy, view_copy_k);
-    ANY(aten_view_copy_dtype, view_copy_dtype_k);
-    ANY(aten_as_strided_copy, as_strided_copy_k);
-    ANY(aten_expand_copy, expand_copy_k);
-    ANY(aten_permute_copy, permute_copy_k);
-    ANY(aten__reshape_alias_copy, reshape_alias_copy_k);
-    ANY(aten_select_copy_int, select_copy_k);
-    ANY(aten_slice_copy_Tensor, slice_copy_k);
-    ANY(aten_squeeze_copy, squeeze_copy_k);
-    ANY(aten_squeeze_copy_dim, squeeze_copy_dim_k);
-    ANY(aten_squeeze_copy_dims, squeeze_copy_dims_k);
-    ANY(aten_t_copy, t_copy_k);
-    ANY(aten_transpose_copy_int, transpose_copy_k);
-    ANY(aten_unsqueeze_copy, unsqueeze_copy_k);
-    ANY(aten_alias_copy, alias_copy_k);
-    ANY(aten_narrow_copy, narrow_copy_k);
-    ANY(aten_narrow_copy_out, narrow_copy_out_k);
-    ANY(aten_split_copy_Tensor, split_copy_k);
-    ANY(aten_split_with_sizes_copy, split_with_sizes_copy_k);
-    ANY(aten_split_copy_Tensor_out, split_copy_out_k);
-    ANY(aten_split_with_sizes_copy_out, split_with_sizes_copy_out_k);
-    ANY(aten_unbind_copy_int, unbind_copy_k);
-    ANY(aten_unbind_copy_int_out, unbind_copy_out_k);
+    SG_REG_EXPLICIT(aten_split_Tensor, split_k);
+    SG_REG_EXPLICIT(aten_split_with_sizes, split_with_sizes_k);
+    SG_REG_EXPLICIT(aten_unbind_int, unbind_k);
+    SG_REG_DECOMP(aten_split_sizes, split_sizes_k);
+    SG_REG_DECOMP(aten_chunk, chunk_k);
+    SG_REG_EXPLICIT(aten_view_copy, view_copy_k);
+    SG_REG_EXPLICIT(aten_view_copy_dtype, view_copy_dtype_k);
+    SG_REG_EXPLICIT(aten_as_strided_copy, as_strided_copy_k);
+    SG_REG_EXPLICIT(aten_expand_copy, expand_copy_k);
+    SG_REG_EXPLICIT(aten_permute_copy, permute_copy_k);
+    SG_REG_EXPLICIT(aten__reshape_alias_copy, reshape_alias_copy_k);
+    SG_REG_EXPLICIT(aten_select_copy_int, select_copy_k);
+    SG_REG_EXPLICIT(aten_slice_copy_Tensor, slice_copy_k);
+    SG_REG_EXPLICIT(aten_squeeze_copy, squeeze_copy_k);
+    SG_REG_EXPLICIT(aten_squeeze_copy_dim, squeeze_copy_dim_k);
+    SG_REG_EXPLICIT(aten_squeeze_copy_dims, squeeze_copy_dims_k);
+    SG_REG_EXPLICIT(aten_t_copy, t_copy_k);
+    SG_REG_EXPLICIT(aten_transpose_copy_int, transpose_copy_k);
+    SG_REG_EXPLICIT(aten_unsqueeze_copy, unsqueeze_copy_k);
+    SG_REG_EXPLICIT(aten_alias_copy, alias_copy_k);
+    SG_REG_EXPLICIT(aten_narrow_copy, narrow_copy_k);
+    SG_REG_EXPLICIT(aten_narrow_copy_out, narrow_copy_out_k);
+    SG_REG_EXPLICIT(aten_split_copy_Tensor, split_copy_k);
+    SG_REG_EXPLICIT(aten_split_with_sizes_copy, split_with_sizes_copy_k);
+    SG_REG_EXPLICIT(aten_split_copy_Tensor_out, split_copy_out_k);
+    SG_REG_EXPLICIT(aten_split_with_sizes_copy_out, split_with_sizes_copy_out_k);
+    SG_REG_EXPLICIT(aten_unbind_copy_int, unbind_copy_k);
+    SG_REG_EXPLICIT(aten_unbind_copy_int_out, unbind_copy_out_k);
     return SG_OK;
 }
