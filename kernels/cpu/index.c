@@ -150,32 +150,18 @@ static sg_status cat_out_k(sg_keyset ks, sg_tensor_list ts, int64_t dim, sg_tens
     return st;
 }
 
-/* stack: every tensor of one shape, each unsqueezed at dim, then cat */
+/* stack: every tensor of one shape, each unsqueezed at dim, then cat. One kernel for every
+ * backend (CompositeExplicitAutograd, as aten's): the cat it calls is dispatched, so the
+ * backend's own cat does the work. */
 static sg_status stack_run(sg_tensor_list ts, int64_t dim, sg_tensor *out, sg_tensor **ret) {
     sg_status st = sg_index_stack_check(ts, &dim);
     *ret = NULL;
     if (st) return st;
     sg_tensor **u = calloc((size_t)ts.len, sizeof *u);
-    if (!u) return sg_error(SG_ENOMEM, "out of memory");
+    if (!u) return sg_error(SG_ENOMEM, "stack: out of memory");
     for (int32_t i = 0; i < ts.len && !st; i++) st = sg_tensor_unsqueeze(ts.items[i], dim, &u[i]);
     sg_tensor_list l = {u, ts.len};
-    if (!st) {
-        if (out) {
-            st = cat_out_k(0, l, dim, out, ret);
-        } else {
-            sg_meta    m;
-            sg_tensor *r = NULL;
-            int64_t    d = dim;
-            if (!(st = cat_check(l, &d, &m)) && !(st = sg_meta_empty(&m, ret))) {
-                st = cat_out_k(0, l, dim, *ret, &r);
-                sg_tensor_release(r);
-                if (st) {
-                    sg_tensor_release(*ret);
-                    *ret = NULL;
-                }
-            }
-        }
-    }
+    if (!st) st = out ? aten_cat_out(l, dim, out, ret) : aten_cat(l, dim, ret);
     for (int32_t i = 0; i < ts.len; i++) sg_tensor_release(u[i]);
     free(u);
     return st;
@@ -1372,8 +1358,8 @@ static sg_status pow_s_out_k(sg_keyset ks, sg_scalar self, sg_tensor *exponent, 
 
 sg_status sg_cpu_register_index(void) {
     SG_REG_STRUCTURED(aten_cat_out, cat_meta, cat_out_k);
-    SG_REG(aten_stack, stack_k);
-    SG_REG(aten_stack_out, stack_out_k);
+    SG_REG_EXPLICIT(aten_stack, stack_k);
+    SG_REG_EXPLICIT(aten_stack_out, stack_out_k);
     SG_REG(aten_index_select, index_select_k);
     SG_REG(aten_index_select_out, index_select_out_k);
     SG_REG(aten_embedding, embedding_k);

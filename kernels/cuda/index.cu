@@ -1,4 +1,4 @@
-/* index.cu: joining (cat, stack), indexing (index_select, embedding, gather, scatter,
+/* index.cu: joining (cat), indexing (index_select, embedding, gather, scatter,
  * scatter_add) and triangles (tril, triu) on CUDA, with kernels/cpu/index.c's semantics and
  * messages (its meta functions make the checks of the structured ops). sort and topk are in
  * sort.cu. where, masked_fill, clamp and pow are elsewhere.
@@ -231,48 +231,6 @@ sg_status cat_out_k(sg_keyset ks, sg_tensor_list ts, int64_t dim, sg_tensor *out
     }
     *ret = sg_tensor_retain(out);
     return SG_OK;
-}
-
-/* stack: every tensor of one shape, each unsqueezed at dim, then cat */
-sg_status stack_run(sg_tensor_list ts, int64_t dim, sg_tensor *out, sg_tensor **ret) {
-    sg_status st = sg_index_stack_check(ts, &dim);
-    *ret = NULL;
-    if (st) return st;
-    sg_tensor **u = (sg_tensor **)calloc((size_t)ts.len, sizeof *u);
-    if (!u) return sg_error(SG_ENOMEM, "out of memory");
-    for (int32_t i = 0; i < ts.len && !st; i++) st = sg_tensor_unsqueeze(ts.items[i], dim, &u[i]);
-    sg_tensor_list l = {u, ts.len};
-    if (!st) {
-        if (out) {
-            st = cat_out_k(0, l, dim, out, ret);
-        } else {
-            sg_meta    m;
-            sg_tensor *r = NULL;
-            if (!(st = aten_cat_out_meta ? aten_cat_out_meta(l, dim, &m) : no_meta("cat")) &&
-                !(st = sg_meta_empty(&m, ret))) {
-                st = cat_out_k(0, l, dim, *ret, &r);
-                sg_tensor_release(r);
-                if (st) {
-                    sg_tensor_release(*ret);
-                    *ret = NULL;
-                }
-            }
-        }
-    }
-    for (int32_t i = 0; i < ts.len; i++) sg_tensor_release(u[i]);
-    free(u);
-    return st;
-}
-
-sg_status stack_k(sg_keyset ks, sg_tensor_list ts, int64_t dim, sg_tensor **ret) {
-    (void)ks;
-    return stack_run(ts, dim, NULL, ret);
-}
-
-sg_status stack_out_k(sg_keyset ks, sg_tensor_list ts, int64_t dim, sg_tensor *out,
-                      sg_tensor **ret) {
-    (void)ks;
-    return stack_run(ts, dim, out, ret);
 }
 
 /* ---- index_select, embedding, gather ------------------------------------------------------ */
@@ -750,8 +708,6 @@ static sg_status where_cond_k(sg_keyset ks, sg_tensor *cond, sg_tensor_list *ret
 extern "C" sg_status sg_cu_register_index(void) {
     SG_CU_REG(aten_cat_out, cat_out_k);
     SG_CU_REG(aten_where, where_cond_k);
-    SG_CU_REG(aten_stack, stack_k);
-    SG_CU_REG(aten_stack_out, stack_out_k);
     SG_CU_REG(aten_index_select, index_select_k);
     SG_CU_REG(aten_index_select_out, index_select_out_k);
     SG_CU_REG(aten_embedding, embedding_k);

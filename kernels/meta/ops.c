@@ -215,33 +215,6 @@ static sg_status give(const char *op, const sg_meta *m, sg_tensor *out, bool exa
     return st;
 }
 
-/* stack: each tensor unsqueezed at dim, then cat's meta function */
-static sg_status stack_run(sg_tensor_list ts, int64_t dim, sg_tensor *out, sg_tensor **ret) {
-    sg_status st = sg_index_stack_check(ts, &dim);
-    *ret = NULL;
-    if (st) return st;
-    sg_tensor **u = calloc((size_t)ts.len, sizeof *u);
-    if (!u) return sg_error(SG_ENOMEM, "stack: out of memory");
-    for (int32_t i = 0; i < ts.len && !st; i++) st = sg_tensor_unsqueeze(ts.items[i], dim, &u[i]);
-    aten_cat_out_meta_fn mf = __atomic_load_n(&aten_cat_out_meta, __ATOMIC_ACQUIRE);
-    sg_meta              m = {.strided = false}; /* a meta function that knows no layouts */
-    if (!st) st = mf ? mf((sg_tensor_list){u, ts.len}, dim, &m)
-                     : sg_error(SG_EUNSUPPORTED, "stack: cat's meta function is not set");
-    if (!st) st = give("stack", &m, out, false, ret);
-    for (int32_t i = 0; i < ts.len; i++) sg_tensor_release(u[i]);
-    free(u);
-    return st;
-}
-static sg_status stack_k(sg_keyset ks, sg_tensor_list ts, int64_t dim, sg_tensor **ret) {
-    (void)ks;
-    return stack_run(ts, dim, NULL, ret);
-}
-static sg_status stack_out_k(sg_keyset ks, sg_tensor_list ts, int64_t dim, sg_tensor *out,
-                             sg_tensor **ret) {
-    (void)ks;
-    return stack_run(ts, dim, out, ret);
-}
-
 static sg_status index_select_run(const char *op, sg_tensor *self, int64_t dim, sg_tensor *index,
                                   sg_tensor *out, sg_tensor **ret) {
     sg_meta   m;
@@ -402,8 +375,6 @@ sg_status sg_meta_register_ops(void) {
     SG_REG_META(aten_std_correction_out, std_correction_out);
     SG_REG_META(aten_logsumexp, logsumexp_fn);
     SG_REG_META(aten_logsumexp_out, logsumexp_out);
-    SG_REG_META(aten_stack, stack_k);
-    SG_REG_META(aten_stack_out, stack_out_k);
     SG_REG_META(aten_index_select, index_select_k);
     SG_REG_META(aten_index_select_out, index_select_out_k);
     SG_REG_META(aten_embedding, embedding_k);
