@@ -251,7 +251,9 @@ static sg_status index_select_out_k(sg_keyset ks, sg_tensor *self, int64_t dim, 
     return index_select_run("index_select", self, dim, index, out, ret);
 }
 
-/* embedding: the rows of weight the indices name, shaped indices.shape + [weight.size(1)] */
+/* embedding: the rows of weight the indices name, shaped indices.shape + [weight.size(1)]. One
+ * kernel for every backend (CompositeExplicitAutograd, as aten's): the index_select it calls is
+ * dispatched, so the backend's own gathers the rows. */
 static sg_status embedding_k(sg_keyset ks, sg_tensor *weight, sg_tensor *indices,
                              int64_t padding_idx, bool scale_grad_by_freq, bool sparse,
                              sg_tensor **ret) {
@@ -259,17 +261,10 @@ static sg_status embedding_k(sg_keyset ks, sg_tensor *weight, sg_tensor *indices
     *ret = NULL;
     sg_status st = sg_index_embedding_check(weight, indices);
     if (st) return st;
-    int64_t    flat = sg_tensor_numel(indices), shape[SG_MAX_DIMS];
+    int64_t    all = -1, shape[SG_MAX_DIMS];
     sg_tensor *idx = NULL, *rows = NULL;
-    st = sg_tensor_is_contiguous(indices) ? sg_tensor_view(indices, &flat, 1, &idx) : SG_EINVAL;
-    if (st) {
-        sg_tensor *c = NULL;
-        sg_error_clear();
-        if (!(st = sg_cast(indices, dt(indices), &c))) st = sg_tensor_view(c, &flat, 1, &idx);
-        sg_tensor_release(c);
-    }
-    if (!st) st = index_select_run("embedding", weight, 0, idx, NULL, &rows);
-    if (!st) {
+    if (!(st = aten_reshape(indices, (sg_int_list){&all, 1}, &idx)) &&
+        !(st = aten_index_select(weight, 0, idx, &rows))) {
         memcpy(shape, indices->sizes, (size_t)indices->ndim * sizeof *shape);
         shape[indices->ndim] = weight->sizes[1];
         st = sg_tensor_view(rows, shape, indices->ndim + 1, ret);
@@ -1362,7 +1357,7 @@ sg_status sg_cpu_register_index(void) {
     SG_REG_EXPLICIT(aten_stack_out, stack_out_k);
     SG_REG(aten_index_select, index_select_k);
     SG_REG(aten_index_select_out, index_select_out_k);
-    SG_REG(aten_embedding, embedding_k);
+    SG_REG_EXPLICIT(aten_embedding, embedding_k);
     SG_REG_STRUCTURED(aten_gather_out, gather_meta, gather_out_k);
     SG_REG_STRUCTURED(aten_scatter_src_out, scatter_src_meta, scatter_src_out_k);
     SG_REG_STRUCTURED(aten_scatter_value_out, scatter_value_meta, scatter_value_out_k);

@@ -1,4 +1,4 @@
-/* index.cu: joining (cat), indexing (index_select, embedding, gather, scatter,
+/* index.cu: joining (cat), indexing (index_select, gather, scatter,
  * scatter_add) and triangles (tril, triu) on CUDA, with kernels/cpu/index.c's semantics and
  * messages (its meta functions make the checks of the structured ops). sort and topk are in
  * sort.cu. where, masked_fill, clamp and pow are elsewhere.
@@ -233,7 +233,7 @@ sg_status cat_out_k(sg_keyset ks, sg_tensor_list ts, int64_t dim, sg_tensor *out
     return SG_OK;
 }
 
-/* ---- index_select, embedding, gather ------------------------------------------------------ */
+/* ---- index_select, gather ---------------------------------------------------------------- */
 
 /* out[c] = self[c with c[dim] replaced by the index]: the index at c[dim] (index_select) or
  * at c itself (gather: the index has out's shape, contiguous). st[0]: out, st[1]: self. */
@@ -315,30 +315,6 @@ sg_status index_select_out_k(sg_keyset ks, sg_tensor *self, int64_t dim, sg_tens
                              sg_tensor *out, sg_tensor **ret) {
     (void)ks;
     return index_select_run("index_select", self, dim, index, out, ret);
-}
-
-/* embedding: the rows of weight the indices name, shaped indices.shape + [weight.size(1)] */
-sg_status embedding_k(sg_keyset ks, sg_tensor *weight, sg_tensor *indices, int64_t padding_idx,
-                      bool scale_grad_by_freq, bool sparse, sg_tensor **ret) {
-    (void)ks, (void)padding_idx, (void)scale_grad_by_freq, (void)sparse;
-    sg_status st = sg_index_embedding_check(weight, indices);
-    *ret = NULL;
-    if (st) return st;
-    int64_t    flat = sg_tensor_numel(indices), shape[SG_MAX_DIMS];
-    sg_tensor *idx = NULL, *c = NULL, *rows = NULL;
-    /* the indices as a vector (contiguous int64: a view of the copy sg_cast makes or keeps) */
-    st = sg_cu_index_i64("embedding", indices, weight->device, &c);
-    if (!st) st = sg_tensor_view(c, &flat, 1, &idx);
-    if (!st) st = index_select_run("embedding", weight, 0, idx, NULL, &rows);
-    if (!st) {
-        memcpy(shape, indices->sizes, (size_t)indices->ndim * sizeof *shape);
-        shape[indices->ndim] = weight->sizes[1];
-        st = sg_tensor_view(rows, shape, indices->ndim + 1, ret);
-    }
-    sg_tensor_release(rows);
-    sg_tensor_release(idx);
-    sg_tensor_release(c);
-    return st;
 }
 
 sg_status gather_out_k(sg_keyset ks, sg_tensor *self, int64_t dim, sg_tensor *index,
@@ -710,7 +686,6 @@ extern "C" sg_status sg_cu_register_index(void) {
     SG_CU_REG(aten_where, where_cond_k);
     SG_CU_REG(aten_index_select, index_select_k);
     SG_CU_REG(aten_index_select_out, index_select_out_k);
-    SG_CU_REG(aten_embedding, embedding_k);
     SG_CU_REG(aten_gather_out, gather_out_k);
     SG_CU_REG(aten_scatter_src_out, scatter_src_out_k);
     SG_CU_REG(aten_scatter_value_out, scatter_value_out_k);

@@ -235,22 +235,6 @@ static sg_status index_select_out_k(sg_keyset ks, sg_tensor *self, int64_t dim, 
     return index_select_run("index_select", self, dim, index, out, ret);
 }
 
-/* embedding: indices.shape + [weight.size(1)], weight's dtype */
-static sg_status embedding_k(sg_keyset ks, sg_tensor *weight, sg_tensor *indices,
-                             int64_t padding_idx, bool scale_grad_by_freq, bool sparse,
-                             sg_tensor **ret) {
-    (void)ks, (void)padding_idx, (void)scale_grad_by_freq, (void)sparse;
-    int64_t   shape[SG_MAX_DIMS];
-    sg_status st = sg_index_embedding_check(weight, indices);
-    *ret = NULL;
-    if (st) return st;
-    if (indices->ndim + 1 > SG_MAX_DIMS)
-        return sg_error(SG_EINVAL, "embedding: indices have too many dimensions");
-    memcpy(shape, indices->sizes, (size_t)indices->ndim * sizeof *shape);
-    shape[indices->ndim] = weight->sizes[1];
-    return like(shape, indices->ndim + 1, dt(weight), weight, ret);
-}
-
 static sg_status masked_fill__scalar_k(sg_keyset ks, sg_tensor *self, sg_tensor *mask,
                                        sg_scalar value, sg_tensor **ret) {
     (void)ks;
@@ -377,7 +361,6 @@ sg_status sg_meta_register_ops(void) {
     SG_REG_META(aten_logsumexp_out, logsumexp_out);
     SG_REG_META(aten_index_select, index_select_k);
     SG_REG_META(aten_index_select_out, index_select_out_k);
-    SG_REG_META(aten_embedding, embedding_k);
     SG_REG_META(aten_masked_fill__Scalar, masked_fill__scalar_k);
     SG_REG_META(aten_masked_fill__Tensor, masked_fill__tensor_k);
     SG_REG_META(aten_masked_fill_Scalar, masked_fill_scalar_k);
