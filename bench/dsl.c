@@ -600,12 +600,17 @@ static bool bare_load(const sg_dsl_artifact *a) {
 
 static const uint32_t one_block[3] = {1, 1, 1};
 
-static sg_status op_bare_launch(void) {
+/* cuLaunchKernel of the bare launch's function with args, on one block. */
+static sg_status launch_bare(void **args) {
     const sg_dsl_artifact *a = bare.a;
-    CUresult e = bare.launch(bare.fn, 1, 1, 1, a->block_x, 1, 1, a->shared, (CUstream)sg_bench_stream,
-                             bare.args, NULL);
-    calls_made++;
+    CUresult e = bare.launch(bare.fn, 1, 1, 1, a->block_x, 1, 1, a->shared,
+                             (CUstream)sg_bench_stream, args, NULL);
     return e == CUDA_SUCCESS ? SG_OK : sg_error(SG_EDEVICE, "cuLaunchKernel: CUresult %d", (int)e);
+}
+
+static sg_status op_bare_launch(void) {
+    calls_made++;
+    return launch_bare(bare.args);
 }
 
 static sg_status op_runtime_launch(void) {
@@ -615,12 +620,16 @@ static sg_status op_runtime_launch(void) {
 
 /* What a taken rms_norm call allocates and its caller releases: y (1x1024) and rstd (1x1), from
  * the caching allocator. Part of the taken call's cost that the bare launch does not pay. */
-static sg_status op_alloc_outputs(void) {
+static sg_status outputs_new(sg_tensor **y, sg_tensor **rstd) {
     static const int64_t s2[2] = {1, 1024}, one[2] = {1, 1};
+    sg_status st = sg_tensor_empty(s2, 2, SG_FLOAT32, SG_CUDA(0), y);
+    return st ? st : sg_tensor_empty(one, 2, SG_FLOAT32, SG_CUDA(0), rstd);
+}
+
+static sg_status op_alloc_outputs(void) {
     sg_tensor *y = NULL, *rs = NULL;
     calls_made++;
-    sg_status st = sg_tensor_empty(s2, 2, SG_FLOAT32, SG_CUDA(0), &y);
-    if (st == SG_OK) st = sg_tensor_empty(one, 2, SG_FLOAT32, SG_CUDA(0), &rs);
+    sg_status st = outputs_new(&y, &rs);
     sg_tensor_release(y), sg_tensor_release(rs);
     return st;
 }
@@ -628,21 +637,15 @@ static sg_status op_alloc_outputs(void) {
 /* A bare launch writing into two outputs allocated for it and released after, as a taken call
  * does: what a launcher without the dispatcher and the override would cost. */
 static sg_status op_alloc_bare_launch(void) {
-    static const int64_t s2[2] = {1, 1024}, one[2] = {1, 1};
-    const sg_dsl_artifact *a = bare.a;
     sg_tensor *y = NULL, *rs = NULL;
     calls_made++;
-    sg_status st = sg_tensor_empty(s2, 2, SG_FLOAT32, SG_CUDA(0), &y);
-    if (st == SG_OK) st = sg_tensor_empty(one, 2, SG_FLOAT32, SG_CUDA(0), &rs);
+    sg_status st = outputs_new(&y, &rs);
     if (st == SG_OK) {
-        void *p[16], *args[16];
-        memcpy(p, bare.p, sizeof p);
-        p[2] = sg_tensor_data(y), p[3] = sg_tensor_data(rs);
-        for (uint32_t i = 0; i < a->nparams; i++) args[i] = &p[i];
-        args[4] = &bare.eps;
-        CUresult e = bare.launch(bare.fn, 1, 1, 1, a->block_x, 1, 1, a->shared,
-                                 (CUstream)sg_bench_stream, args, NULL);
-        if (e != CUDA_SUCCESS) st = sg_error(SG_EDEVICE, "cuLaunchKernel: CUresult %d", (int)e);
+        /* the bare launch's arguments, y and rstd made to point at these outputs */
+        void *py = sg_tensor_data(y), *prs = sg_tensor_data(rs), *args[16];
+        memcpy(args, bare.args, sizeof args);
+        args[2] = &py, args[3] = &prs;
+        st = launch_bare(args);
     }
     sg_tensor_release(y), sg_tensor_release(rs);
     return st;

@@ -43,14 +43,10 @@ sg_status sg_op_check_writable(const sg_op *op, int32_t arg, const sg_tensor *t)
 /* ---- the boxed call ----------------------------------------------------------------------
  * One pass over the arguments checks each tag and gathers the tensors' keys. */
 
-#define TAG SG_ANY_TAG_BIT
-
-#define CHECKED_TAGS SG_ANY_CHECKED_TAGS
-
 enum { ITEM_DEPTH = 4 }; /* lists in lists (type Any) deeper than this are refused */
 
-/* What is wrong with v (a tag of CHECKED_TAGS, or a LIST's item of any tag), or NULL where it
- * is well-formed: a pointer where there are items (a string's always), no negative length,
+/* What is wrong with v (a tag of SG_ANY_CHECKED_TAGS, or a LIST's item of any tag), or NULL
+ * where it is well-formed: a pointer where there are items (a string's always), no negative length,
  * an enum in range, a bool 0 or 1, a TENSOR_LIST without NULLs, a list's items of the tags
  * `items` allows. Tensor lists add their tensors' keys to *ks. */
 static const char *bad_value(const sg_any *v, uint32_t items, sg_keyset *ks, int depth) {
@@ -78,7 +74,8 @@ static const char *bad_value(const sg_any *v, uint32_t items, sg_keyset *ks, int
                    ? NULL : "a device type or index that does not exist";
     default: break;
     }
-    if (!(TAG(v->tag) & CHECKED_TAGS)) return NULL; /* (tag already range-checked) */
+    /* (the tag is range-checked already) */
+    if (!(SG_ANY_TAG_BIT(v->tag) & SG_ANY_CHECKED_TAGS)) return NULL;
     if (v->len < 0) return "a list of negative length";
     if (v->len > 0 && !v->u.p) return "a NULL item pointer with a nonzero length";
     switch (v->tag) {
@@ -105,7 +102,7 @@ static const char *bad_value(const sg_any *v, uint32_t items, sg_keyset *ks, int
             if ((uint32_t)it->tag >= SG_ANY__COUNT || !(items >> it->tag & 1))
                 return "an item of a type the list does not take";
             sg_keyset  unused = 0;
-            const char *why = bad_value(it, TAG(SG_ANY__COUNT) - 1, &unused, depth + 1);
+            const char *why = bad_value(it, SG_ANY_TAG_BIT(SG_ANY__COUNT) - 1, &unused, depth + 1);
             if (why) return why;
         }
         return NULL;
@@ -220,12 +217,12 @@ static inline bool list_keys(const sg_any *v, sg_keyset *ks) {
     return true;
 }
 
-/* Checks the arguments of CHECKED_TAGS other than tensor lists (lists, strings, enums, bools):
- * run where op->checks says an argument may hold one. */
+/* Checks the arguments of SG_ANY_CHECKED_TAGS other than tensor lists (lists, strings, enums,
+ * bools): run where op->checks says an argument may hold one. */
 static __attribute__((noinline)) sg_status check_values(const sg_op *op, const sg_any *args) {
     for (int32_t i = 0; i < op->nargs; i++) {
         sg_keyset unused = 0;
-        if ((CHECKED_TAGS >> args[i].tag & 1) &&
+        if ((SG_ANY_CHECKED_TAGS >> args[i].tag & 1) &&
             bad_value(&args[i], op->argc[i].item_accepts, &unused, 0))
             return arg_error(op, args, i);
     }

@@ -1363,7 +1363,7 @@ sg_status sg_cpu_register_index(void) {
     SG_REG_STRUCTURED(aten_scatter_value_out, scatter_value_meta, scatter_value_out_k);
     SG_REG_STRUCTURED(aten_scatter_reduce_out, scatter_reduce_meta, scatter_reduce_out_k);
     SG_REG_STRUCTURED(aten_scatter_value_reduce_out, scatter_value_reduce_meta,
-               scatter_value_reduce_out_k);
+                      scatter_value_reduce_out_k);
     SG_REG_STRUCTURED(aten_scatter_add_out, scatter_add_meta, scatter_add_out_k);
     SG_REG(aten_where, where_cond_k);
     SG_REG_STRUCTURED(aten_tril_out, tril_meta, tril_out_k);
