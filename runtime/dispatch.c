@@ -97,7 +97,7 @@ void sg__free_tables(sg_op *op) {
 sg_status sg__rebuild(sg_op *op) {
     tbl *t = calloc(1, sizeof *t);
     if (!t) return sg_error(SG_ENOMEM, "out of memory");
-    bool on = sg__overrides_on();
+    bool on = sg__overrides_on() && !op->overrides_off;
     t->t.mask = 1; /* SG_KEY_UNDEFINED: what an empty key set lands on */
     for (int k = 0; k < SG_KEY__COUNT; k++) {
         bool     falls;

@@ -64,6 +64,27 @@ bool sg_overrides_enabled(void) {
     return on;
 }
 
+sg_status sg_op_set_overrides_enabled(sg_op *op, bool on) {
+    if (op == &sg_op_uninit) return sg__uninit_error("sg_op_set_overrides_enabled");
+    if (!op) return sg_error(SG_EINVAL, "sg_op_set_overrides_enabled: no op given (NULL)");
+    pthread_mutex_lock(&sg__lock);
+    sg_status st = SG_OK;
+    if (op->overrides_off == on) {
+        op->overrides_off = !on;
+        if ((st = sg__rebuild(op)) != SG_OK) op->overrides_off = on;
+    }
+    pthread_mutex_unlock(&sg__lock);
+    return st;
+}
+
+bool sg_op_overrides_enabled(const sg_op *op) {
+    if (!op || op == &sg_op_uninit) return false;
+    pthread_mutex_lock(&sg__lock);
+    bool on = !op->overrides_off;
+    pthread_mutex_unlock(&sg__lock);
+    return on;
+}
+
 static sg_status run(const sg_op *op, sg_keyset ks, const sg_any *args, sg_any *rets,
                      int32_t nrets, void *ctx) {
     const state *s = state_of(ctx);

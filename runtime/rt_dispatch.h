@@ -83,6 +83,7 @@ struct sg_op {
     uint8_t    *fill;         /* per argument: SG_FILL_*; NULL where the schema has no default */
     reg        *regs[SG_KEY__ALIAS_END]; /* per key, newest first */
     reg        *overrides[SG_KEY__COUNT]; /* priority high to low, then registration order */
+    bool        overrides_off; /* sg_op_set_overrides_enabled(op, false) */
     tbl        *current;
 };
 

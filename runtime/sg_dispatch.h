@@ -45,7 +45,9 @@
  * runs the first implementation whose predicate holds; where none holds it runs what the entry
  * would be without overrides, fallthrough included. An op with none pays nothing. Overrides are
  * switched off by sg_overrides_set_enabled(false) or by SG_DISABLE_OVERRIDES=1 in the
- * environment (read once, at the first registration or call that builds a table).
+ * environment (read once, at the first registration or call that builds a table), and one op's
+ * by sg_op_set_overrides_enabled(op, false). Switched off, they are out of the tables: calls
+ * pay nothing for them.
  */
 #ifndef SG_DISPATCH_H
 #define SG_DISPATCH_H
@@ -297,6 +299,11 @@ static inline const sg_override_typed *sg_override_items(const sg_override_set *
 
 void      sg_overrides_set_enabled(bool on);
 bool      sg_overrides_enabled(void);
+/* One op's overrides, at every key: they run where both this switch and the one above are on.
+ * Rebuilds that op's table only. SG_EINVAL for a NULL op (false from the query); SG_ENOMEM
+ * leaves the switch and the table as they were. */
+sg_status sg_op_set_overrides_enabled(sg_op *op, bool on);
+bool      sg_op_overrides_enabled(const sg_op *op);
 
 /* Undoes a registration; the handle is freed. SG_ESTATE for a handle released already. */
 sg_status sg_handle_release(sg_handle *h);

@@ -491,6 +491,36 @@ static void test_overrides(void) {
     sg_overrides_set_enabled(true);
     CHECK_STR(call1(op, cpu), "big10b");
 
+    /* one op switched off: its table alone loses them; both switches must be on */
+    sg_op     *other = define("t7::sgn(Tensor self) -> Tensor");
+    sg_handle *ok1, *ok2;
+    CHECK(sg_op_impl(other, SG_KEY_CPU, boxed("sgn"), &ok1) == SG_OK);
+    CHECK(sg_op_override(other, SG_KEY_CPU, 0, large, named, (void *)"sgn_big", &ok2) == SG_OK);
+    CHECK(sg_op_overrides_enabled(op));
+    CHECK(sg_op_set_overrides_enabled(op, false) == SG_OK);
+    CHECK(!sg_op_overrides_enabled(op) && sg_op_overrides_enabled(other));
+    CHECK(sg_op_entry(op, SG_KEY_CPU).kind == SG_ENTRY_KERNEL);
+    CHECK(sg_op_entry(other, SG_KEY_CPU).kind == SG_ENTRY_OVERRIDE);
+    pred_calls = 0;
+    CHECK_STR(call1(op, cpu), "stock");
+    CHECK(pred_calls == 0);
+    CHECK_STR(call1(other, cpu), "sgn_big");
+    sg_overrides_set_enabled(false); /* the op's switch outlives the global one's turns */
+    sg_overrides_set_enabled(true);
+    CHECK_STR(call1(op, cpu), "stock");
+    CHECK(sg_op_set_overrides_enabled(op, false) == SG_OK); /* again: no change */
+    sg_overrides_set_enabled(false);
+    CHECK(sg_op_set_overrides_enabled(op, true) == SG_OK); /* the global switch still off */
+    CHECK(sg_op_entry(op, SG_KEY_CPU).kind == SG_ENTRY_KERNEL);
+    CHECK_STR(call1(op, cpu), "stock");
+    sg_overrides_set_enabled(true);
+    CHECK_STR(call1(op, cpu), "big10b");
+    CHECK(sg_op_set_overrides_enabled(NULL, false) == SG_EINVAL);
+    CHECK(strstr(sg_last_error(), "NULL") != NULL);
+    CHECK(!sg_op_overrides_enabled(NULL));
+    CHECK(sg_op_set_overrides_enabled(&sg_op_uninit, false) == SG_ESTATE);
+    CHECK(sg_handle_release(ok2) == SG_OK && sg_handle_release(ok1) == SG_OK);
+
     /* the stock kernel changes underneath the overrides */
     sg_handle *stock2;
     CHECK(sg_op_impl(op, SG_KEY_CPU, boxed("stock2"), &stock2) == SG_OK);
