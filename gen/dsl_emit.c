@@ -16,6 +16,15 @@
 
 #include <string.h>
 
+/* Rationale: a declaration's test (sg_dslg_NAME_when) is inlined into its override's predicate
+ * and implementation, so that a call it declines runs no prologue of its own. */
+static const char inline_macro[] =
+    "#if defined(__GNUC__)\n"
+    "#define SG_DSLG_INLINE static inline __attribute__((always_inline))\n"
+    "#else\n"
+    "#define SG_DSLG_INLINE static inline\n"
+    "#endif\n";
+
 static const char helpers[] =
     "/* Rationale: not every declaration needs every helper. */\n"
     "#if defined(__GNUC__)\n"
@@ -635,6 +644,7 @@ void sg_dsl_emit_c(sg_buf *c, sg_buf *h, const sg_dsl_set *s, const char *lib,
                   lib,
                   lib);
     sg_buf_puts(c, "#include <stdbool.h>\n#include <stddef.h>\n#include <stdint.h>\n\n");
+    sg_buf_puts(c, inline_macro);
     sg_buf_puts(c, helpers);
     sg_buf_putc(c, '\n');
     object_headers(c, s);

@@ -207,7 +207,9 @@ void sg_dsl_c_when(sg_buf *b, const sg_dsl_decl *dc, const sg_dsl_set *s) {
                   "declaration's), or -1. Pure. */\n", dc->name);
     if (dc->is_template) /* a table or the caller picks the point: only it is tested */
         sg_buf_puts(b, "/* A template's: sg_only is the one artifact tested. */\n");
-    sg_buf_printf(b, "static int sg_dslg_%s_when(", dc->name);
+    /* a template's is called from its table's code: not inlined (SG_DSLG_INLINE) */
+    sg_buf_printf(b, "%s int sg_dslg_%s_when(", dc->is_template ? "static" : "SG_DSLG_INLINE",
+                  dc->name);
     sg_dsl_c_params(b, dc->op);
     sg_buf_puts(b, dc->is_template ? ", int32_t sg_cap, int sg_only) {\n"
                                    : ", int32_t sg_cap) {\n");
