@@ -655,8 +655,8 @@ static sg_status op_alloc_bare_launch(void) {
     return st;
 }
 
-/* The calls measured with a launch each, all with the op's overrides on: a setup (not timed),
- * a call, and what it must launch. */
+/* The calls that launch, timed with the op's overrides on: the call, and which DSL launches it
+ * must make. */
 typedef struct variant {
     const char *what;
     int         shape; /* 0: 1 x 1000, 1: 0 x 1000, 2: 1 x 1024 */
