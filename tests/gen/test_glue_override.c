@@ -238,6 +238,14 @@ static void test_typed_override(void) {
     reset();
     CHECK(typed_add(2, &st) == t && pred_calls == 0 && stock_runs == 1);
     sg_overrides_set_enabled(true);
+    /* the op's own switch: typed and boxed calls both skip its overrides */
+    CHECK(sg_op_set_overrides_enabled(aten_add_Tensor_op, false) == SG_OK);
+    CHECK(sg_op_entry(aten_add_Tensor_op, SG_KEY_AUTOGRAD_CPU).kind == SG_ENTRY_FALLTHROUGH);
+    reset();
+    CHECK(typed_add(2, &st) == t && boxed_add(2, &st) == t && pred_calls == 0 &&
+          stock_runs == 2);
+    CHECK(sg_op_set_overrides_enabled(aten_add_Tensor_op, true) == SG_OK);
+    CHECK(typed_add(2, &st) == u && pred_calls == 1);
     CHECK(sg_handle_release(o) == SG_OK);
     CHECK(sg_handle_release(k) == SG_OK);
 
