@@ -131,6 +131,8 @@ int main(void) {
         CHECK(sg_fallback_impl(SG_KEY_AUTOGRAD_CPU, kernel, (void *)(intptr_t)4, &f) == SG_OK);
         CHECK(sg_handle_release(f) == SG_OK);
         if (round % 2) sg_overrides_set_enabled(round % 4 == 1);
+        if (round % 3 == 0) /* the op's own switch too, turned every third round */
+            CHECK(sg_op_set_overrides_enabled(op, round % 6 != 0) == SG_OK);
         CHECK(sg_handle_release(o) == SG_OK);
         CHECK(sg_handle_release(k) == SG_OK);
         /* defining ops grows the name table while readers may look names up */
@@ -144,6 +146,7 @@ int main(void) {
             CHECK(sg_op_set_boxed_entry(op_e, entry_e, (sg_fn)call_e) == SG_OK);
     }
     sg_overrides_set_enabled(true);
+    CHECK(sg_op_set_overrides_enabled(op, true) == SG_OK && sg_op_overrides_enabled(op));
     __atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
     for (int i = 0; i < READERS; i++) pthread_join(th[i], NULL);
     CHECK(bad_calls == 0);
