@@ -203,12 +203,10 @@ static uint32_t accepts(const sg_type *ty) {
     return t;
 }
 
-/* Tags whose values a boxed call checks beyond the tag (call.c's CHECKED_TAGS, tensor lists
- * aside: the one pass checks those). */
-#define VALUE_TAGS                                                                            \
-    (TAG(SG_ANY_BOOL) | TAG(SG_ANY_COMPLEX) | TAG(SG_ANY_STR) | TAG(SG_ANY_DTYPE) |           \
-     TAG(SG_ANY_LAYOUT) | TAG(SG_ANY_MEMORY_FORMAT) | TAG(SG_ANY_DEVICE) |                    \
-     TAG(SG_ANY_INT_LIST) | TAG(SG_ANY_FLOAT_LIST) | TAG(SG_ANY_BOOL_LIST) | TAG(SG_ANY_LIST))
+/* Tags whose values a boxed call checks beyond the tag, tensor lists aside (the one pass checks
+ * those). */
+#define VALUE_TAGS \
+    (SG_ANY_CHECKED_TAGS & ~(TAG(SG_ANY_TENSOR_LIST) | TAG(SG_ANY_OPT_TENSOR_LIST)))
 
 /* The tags the items of a LIST bound to ty may carry: its element type's (Scalar[]: bool, int,
  * float, complex; str[]: str); any tag where ty is no list (type Any). */
