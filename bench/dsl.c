@@ -694,10 +694,10 @@ static int cmp_double(const void *pa, const void *pb) {
     return (a > c) - (a < c);
 }
 
-/* The median of d[0..n) (sorted in place); its quartiles into q. */
-static double median_of(double *d, int n, double q[2]) {
+/* The median of d[0..n) (sorted in place); its quartiles into q where not NULL. */
+static double median_of(double *d, int n, double *q) {
     qsort(d, (size_t)n, sizeof d[0], cmp_double);
-    q[0] = d[n / 4], q[1] = d[(3 * n) / 4];
+    if (q) q[0] = d[n / 4], q[1] = d[(3 * n) / 4];
     return n % 2 ? d[n / 2] : 0.5 * (d[n / 2 - 1] + d[n / 2]);
 }
 
@@ -705,7 +705,7 @@ static double median_of(double *d, int n, double q[2]) {
  * not timed. -1 on failure. Rationale: a launch now and then waits on the driver for many
  * times its usual time, whatever ran before it; the median call leaves those out. */
 static double time_chunk(sg_bench_op fn, const char *what) {
-    double t[CHUNK + 1], d[CHUNK], q[2];
+    double t[CHUNK + 1], d[CHUNK];
     t[0] = sg_bench_now_s();
     for (int i = 0; i < CHUNK; i++) {
         if (!sg_bench_op_ok(fn(), what, "the call")) return -1;
@@ -713,7 +713,7 @@ static double time_chunk(sg_bench_op fn, const char *what) {
     }
     if (!sg_bench_cuda_ok(cudaStreamSynchronize(sg_bench_stream), what, "synchronize")) return -1;
     for (int i = 0; i < CHUNK; i++) d[i] = (t[i + 1] - t[i]) * 1e9;
-    return median_of(d, CHUNK, q);
+    return median_of(d, CHUNK, NULL);
 }
 
 /* Whether the DSL launches moved from `before` to `want`; said where not. */
@@ -733,14 +733,14 @@ static double host_round(variant *v, int calls) {
     set_shape(v->shape);
     uint64_t before = v->launches ? sg_dsl_launch_count(a) : all_launches();
     calls_made = 0;
-    double t[ROUND_CALLS / CHUNK], q[2];
+    double t[ROUND_CALLS / CHUNK];
     int    n = 0;
     for (int done = 0; done < calls; done += CHUNK)
         if ((t[n++] = time_chunk(v->fn, v->what)) < 0) return -1;
     uint64_t after = v->launches ? sg_dsl_launch_count(a) : all_launches();
     uint64_t want = v->launches ? before + calls_made : before;
     if (!launches_ok(v->what, calls_made, before, after, want)) return -1;
-    return median_of(t, n, q);
+    return median_of(t, n, NULL);
 }
 
 /* npairs pairs of chunks of p's call, the side going first turning every pair; records the
