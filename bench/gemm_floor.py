@@ -25,7 +25,7 @@ import triton.language as tl
 from gemm_torch import FLUSH_BYTES, median_ms
 
 MAX_M = 64
-GRIDS = (264, 528, 1056, 2112)  # programs: multiples of an H100 SXM's 132 multiprocessors
+WAVES = (2, 4, 8, 16)  # programs per multiprocessor tried by the read
 BLOCKS = (1024, 2048, 4096)
 
 
@@ -84,7 +84,9 @@ def main(argv):
 
     x = torch.zeros(1, device="cuda")
     out("gemm_floor_empty_us", "%.2f" % (time(lambda: _empty[(1,)](x)) * 1e3), "us")
-    sums = torch.empty(max(GRIDS), device="cuda")
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    grids = [w * sms for w in WAVES]
+    sums = torch.empty(max(grids), device="cuda")
     floors = {}  # B's element count: its floor, ms
     ratios = []
     shapes = suite_shapes()
@@ -94,7 +96,7 @@ def main(argv):
         if k * n not in floors:
             floors[k * n] = min(
                 time(lambda: _read[(g,)](b, sums, k * n, BLOCK=bl))
-                for g in GRIDS for bl in BLOCKS if (k * n) % bl == 0)
+                for g in grids for bl in BLOCKS if (k * n) % bl == 0)
         mm = time(lambda: torch.mm(a, b))
         ratios.append(mm / floors[k * n])
         print("gemm_floor.py: %dx%dx%d: torch.mm %.2f us, reading B %.2f us: %.3f"
